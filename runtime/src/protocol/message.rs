@@ -1,0 +1,157 @@
+//! Incoming calls: requests, notifications, and the single-versus-batch rules.
+
+use std::borrow::Cow;
+
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+use serde_json::value::RawValue;
+
+use super::fields::{self, Fields, Member, ParseError, Top};
+use super::{ErrorObject, Id};
+
+/// A request: a call that expects a response.
+///
+/// `params` is borrowed from the message bytes, so generated code deserializes the typed
+/// arguments straight from them.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    /// The id the response must echo.
+    pub id: Id<'a>,
+    /// The method name.
+    pub method: Cow<'a, str>,
+    /// The params: a JSON array or object, or `None` when absent (or `null`).
+    pub params: Option<&'a RawValue>,
+}
+
+/// A notification: a call without an id, to which nothing is ever answered.
+#[derive(Debug, Clone)]
+pub struct Notification<'a> {
+    /// The method name.
+    pub method: Cow<'a, str>,
+    /// The params: a JSON array or object, or `None` when absent (or `null`).
+    pub params: Option<&'a RawValue>,
+}
+
+/// One call in a message: a request, a notification, or something that is not a valid call.
+#[derive(Debug, Clone)]
+pub enum Entry<'a> {
+    /// A call to answer.
+    Request(Request<'a>),
+    /// A call not to answer.
+    Notification(Notification<'a>),
+    /// Not a valid request: answered with this error and `id: null`.
+    Invalid(ErrorObject),
+}
+
+/// A whole incoming message, parsed once.
+///
+/// The rules follow the JSON-RPC 2.0 specification and its examples: invalid JSON and the
+/// empty batch are errors for the whole message ([`Message::parse`] returns them); anything
+/// else that is valid JSON but not a valid request becomes an [`Entry::Invalid`], in place
+/// inside a batch.
+///
+/// ```
+/// use rpcsmith::protocol::{Entry, Message};
+///
+/// let msg = Message::parse(br#"[{"jsonrpc":"2.0","method":"sum","params":[1,2],"id":"1"}, 1]"#).unwrap();
+/// let Message::Batch(entries) = msg else { panic!("a batch") };
+/// assert!(matches!(&entries[0], Entry::Request(r) if r.method == "sum" && r.id.as_json() == r#""1""#));
+/// assert!(matches!(&entries[1], Entry::Invalid(e) if e.code == -32600));
+/// assert_eq!(Message::parse(b"[]").unwrap_err().code, -32600);
+/// assert_eq!(Message::parse(b"{").unwrap_err().code, -32700);
+/// ```
+#[derive(Debug, Clone)]
+pub enum Message<'a> {
+    /// One call (a JSON object, or a JSON value that is not an array).
+    Single(Entry<'a>),
+    /// A non-empty batch (a JSON array), entries in the order received.
+    Batch(Vec<Entry<'a>>),
+}
+
+impl<'a> Message<'a> {
+    /// Parses a message, with no limit on the batch length.
+    ///
+    /// # Errors
+    ///
+    /// The error to answer, once, with `id: null`: [`ErrorObject::parse_error`] for invalid
+    /// JSON, [`ErrorObject::invalid_request`] for the empty batch `[]`.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, ErrorObject> {
+        Self::parse_limited(bytes, usize::MAX)
+    }
+
+    /// Parses a message, refusing batches longer than `max_batch_len` without reading them
+    /// whole.
+    ///
+    /// # Errors
+    ///
+    /// As [`Message::parse`], and [`ErrorObject::batch_too_large`] for a batch with more
+    /// than `max_batch_len` entries.
+    pub fn parse_limited(bytes: &'a [u8], max_batch_len: usize) -> Result<Self, ErrorObject> {
+        match fields::parse(bytes, max_batch_len) {
+            Ok(Top::Single(member)) => Ok(Message::Single(Entry::from_member(member))),
+            Ok(Top::Batch(members)) if members.is_empty() => Err(ErrorObject::invalid_request()),
+            Ok(Top::Batch(members)) => Ok(Message::Batch(
+                members.into_iter().map(Entry::from_member).collect(),
+            )),
+            Err(ParseError::Syntax) => Err(ErrorObject::parse_error()),
+            Err(ParseError::BatchTooLarge) => Err(ErrorObject::batch_too_large()),
+        }
+    }
+}
+
+impl<'a> Entry<'a> {
+    fn from_member(member: Member<'a>) -> Self {
+        let invalid = || Entry::Invalid(ErrorObject::invalid_request());
+        match member {
+            Member::Object(fields) => Self::from_fields(fields).unwrap_or_else(invalid),
+            Member::Other => invalid(),
+        }
+    }
+
+    fn from_fields(f: Fields<'a>) -> Option<Self> {
+        if f.duplicate || !fields::is_version_2(f.jsonrpc) {
+            return None;
+        }
+        let method = fields::raw_str(f.method?)?;
+        let params = match f.params {
+            None => None,
+            Some(raw) => match raw.get().as_bytes().first() {
+                Some(b'[' | b'{') => Some(raw),
+                Some(b'n') => None,
+                _ => return None,
+            },
+        };
+        Some(match f.id {
+            None => Entry::Notification(Notification { method, params }),
+            Some(raw) => Entry::Request(Request {
+                id: Id::from_raw(raw)?,
+                method,
+                params,
+            }),
+        })
+    }
+}
+
+impl Serialize for Request<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Request", 4)?;
+        s.serialize_field("jsonrpc", "2.0")?;
+        s.serialize_field("method", &self.method)?;
+        if let Some(params) = self.params {
+            s.serialize_field("params", params)?;
+        }
+        s.serialize_field("id", &self.id)?;
+        s.end()
+    }
+}
+
+impl Serialize for Notification<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Notification", 3)?;
+        s.serialize_field("jsonrpc", "2.0")?;
+        s.serialize_field("method", &self.method)?;
+        if let Some(params) = self.params {
+            s.serialize_field("params", params)?;
+        }
+        s.end()
+    }
+}

@@ -1,0 +1,34 @@
+//! The JSON-RPC 2.0 wire model: ids, calls, responses and error objects.
+//!
+//! This module knows serde and nothing else (no runtime, no I/O); the client and server
+//! engines build on it. Messages are parsed once: the envelope's `params`, `id` and
+//! `result` stay borrowed raw JSON ([`RawValue`](serde_json::value::RawValue)) that typed
+//! code deserializes straight from the message bytes, and responses are written straight
+//! into a byte buffer ([`write_result`], [`write_error`]) with no intermediate
+//! `serde_json::Value`.
+//!
+//! Parsing a server's input follows the specification's examples:
+//!
+//! | input | answer |
+//! |---|---|
+//! | invalid JSON | one `-32700` error, `id: null` |
+//! | `[]` | one `-32600` error, `id: null` |
+//! | valid JSON that is not a request (`42`, `{"method":1}`, `"params":"x"`, an id that is an object, array or boolean, `"jsonrpc"` other than `"2.0"`) | `-32600`, `id: null` |
+//! | `[1]`, `[1,2,3]` | an array with one `-32600` per entry, in place |
+//! | a batch | an array of the requests' responses, in request order |
+//! | a notification, or a batch of only notifications | nothing at all |
+//!
+//! `"params": null` is read as absent params, as many clients send it.
+
+mod error;
+mod fields;
+mod id;
+mod message;
+mod response;
+mod write;
+
+pub use error::{ErrorObject, code};
+pub use id::{Id, IdKind};
+pub use message::{Entry, Message, Notification, Request};
+pub use response::{DecodeError, Response, Responses};
+pub use write::{write_error, write_notification, write_request, write_result};
