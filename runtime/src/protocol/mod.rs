@@ -25,10 +25,12 @@ mod fields;
 mod id;
 mod message;
 mod response;
+mod typed;
 mod write;
 
 pub use error::{ErrorObject, code};
 pub use id::{Id, IdKind};
 pub use message::{Entry, Message, Notification, Request};
 pub use response::{DecodeError, Response, Responses};
+pub use typed::write_typed_call;
 pub use write::{write_error, write_notification, write_request, write_result};
