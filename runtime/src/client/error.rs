@@ -1,0 +1,155 @@
+//! What a call can fail with: [`Error<E>`], generic over the method's declared errors.
+
+use crate::protocol::ErrorObject;
+use crate::transport;
+use std::convert::Infallible;
+use std::fmt;
+
+/// The errors a method declares, built from the error object a server answered with.
+///
+/// Generated code implements it for each method's `<Method>Error` enum, matching on the
+/// error code (and decoding `data` where the document gives it a schema). A method that
+/// declares no errors uses [`Infallible`], for which every error object is undeclared.
+///
+/// ```
+/// use rpcsmith::client::DeclaredError;
+/// use rpcsmith::protocol::ErrorObject;
+///
+/// /// The errors `divide` declares.
+/// #[derive(Debug)]
+/// enum DivideError {
+///     /// Division by zero (code 1).
+///     ByZero,
+/// }
+///
+/// impl DeclaredError for DivideError {
+///     fn from_object(error: ErrorObject) -> Result<Self, ErrorObject> {
+///         match error.code {
+///             1 => Ok(DivideError::ByZero),
+///             _ => Err(error),
+///         }
+///     }
+/// }
+/// ```
+pub trait DeclaredError: Sized {
+    /// The declared error `error` stands for, or `error` itself, given back, when the
+    /// method does not declare it (unknown code, or `data` that does not fit).
+    ///
+    /// # Errors
+    ///
+    /// Returns `error` unchanged when it is not one of the declared errors.
+    fn from_object(error: ErrorObject) -> Result<Self, ErrorObject>;
+}
+
+impl DeclaredError for Infallible {
+    fn from_object(error: ErrorObject) -> Result<Self, ErrorObject> {
+        Err(error)
+    }
+}
+
+/// Why a call failed. `E` is the method's declared error type ([`DeclaredError`]);
+/// it defaults to [`Infallible`] for methods that declare none.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error<E = Infallible> {
+    /// The server answered with an error the method declares.
+    Declared(E),
+    /// The server answered with a JSON-RPC error the method does not declare (a
+    /// standard error such as `-32602 Invalid params`, or an unknown code).
+    Undeclared(ErrorObject),
+    /// The transport could not move the call or its answer.
+    Transport(transport::Error),
+    /// The params could not be serialised, or did not serialise to an array or an
+    /// object as JSON-RPC requires. Nothing was sent.
+    Encode(serde_json::Error),
+    /// The result did not fit the expected type; the message says where and why.
+    Decode(serde_json::Error),
+    /// The answer was not a JSON-RPC response.
+    InvalidResponse(String),
+    /// The server answered the exchange but not this call (a batch answer missing
+    /// this entry, or no body where a response was due).
+    MissingResponse,
+    /// No answer came within the call's timeout.
+    Timeout,
+    /// The connection closed before the answer came.
+    Closed,
+}
+
+impl Error<Infallible> {
+    /// The same error as an `Error<E>`: an error that cannot hold a declared error
+    /// fits any method's error type.
+    pub fn widen<E>(self) -> Error<E> {
+        match self {
+            Error::Declared(never) => match never {},
+            Error::Undeclared(error) => Error::Undeclared(error),
+            Error::Transport(error) => Error::Transport(error),
+            Error::Encode(error) => Error::Encode(error),
+            Error::Decode(error) => Error::Decode(error),
+            Error::InvalidResponse(reason) => Error::InvalidResponse(reason),
+            Error::MissingResponse => Error::MissingResponse,
+            Error::Timeout => Error::Timeout,
+            Error::Closed => Error::Closed,
+        }
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for Error<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Declared(error) => write!(f, "{error}"),
+            Error::Undeclared(error) => {
+                write!(f, "server error {}: {}", error.code, error.message)
+            }
+            Error::Transport(error) => write!(f, "transport error: {error}"),
+            Error::Encode(error) => write!(f, "could not encode params: {error}"),
+            Error::Decode(error) => write!(f, "could not decode result: {error}"),
+            Error::InvalidResponse(reason) => write!(f, "invalid response: {reason}"),
+            Error::MissingResponse => f.write_str("the server sent no response for this call"),
+            Error::Timeout => f.write_str("timed out waiting for the response"),
+            Error::Closed => f.write_str("connection closed"),
+        }
+    }
+}
+
+impl<E> std::error::Error for Error<E>
+where
+    E: std::error::Error + 'static,
+{
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Declared(error) => Some(error),
+            Error::Transport(error) => Some(error),
+            Error::Encode(error) | Error::Decode(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// Why a call failed, before it is typed: cheap to clone, so one failure can be given
+/// to every call of an exchange.
+#[derive(Debug, Clone)]
+pub(crate) enum Failure {
+    Error(ErrorObject),
+    Transport(transport::Error),
+    Invalid(String),
+    Missing,
+    Timeout,
+    Closed,
+}
+
+impl Failure {
+    /// The typed error, with error objects matched against the declared errors.
+    pub(crate) fn into_error<E: DeclaredError>(self) -> Error<E> {
+        match self {
+            Failure::Error(object) => match E::from_object(object) {
+                Ok(declared) => Error::Declared(declared),
+                Err(object) => Error::Undeclared(object),
+            },
+            Failure::Transport(error) => Error::Transport(error),
+            Failure::Invalid(reason) => Error::InvalidResponse(reason),
+            Failure::Missing => Error::MissingResponse,
+            Failure::Timeout => Error::Timeout,
+            Failure::Closed => Error::Closed,
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! The client engine: typed calls, notifications and batches over any [`Transport`].
+//!
+//! A [`Client`] writes each call into one buffer, hands the bytes to its transport,
+//! and routes the answer back to the call by id. Every call has a timeout; a call
+//! whose future is dropped leaves nothing behind. Results are deserialised straight
+//! from the answer's bytes into the type the caller asks for, and error objects are
+//! matched against the method's declared errors ([`DeclaredError`]), so a failed call
+//! is an [`Error<E>`] with `E` the method's own error type.
+//!
+//! ```
+//! # #[cfg(feature = "memory")]
+//! # async fn run(client: rpcsmith::client::Client) -> Result<(), rpcsmith::client::Error> {
+//! use rpcsmith::client::Handle;
+//!
+//! // A single call: params by position, a typed result.
+//! let sum: i64 = client.request("add", &[1, 2]).await?;
+//!
+//! // A notification: no answer is expected.
+//! client.notify("log", &["hello"]).await?;
+//!
+//! // A typed batch: each entry is read by its handle, in any order.
+//! let mut batch = client.batch();
+//! let first: Handle<i64> = batch.request("add", &[1, 2]);
+//! let second: Handle<i64> = batch.request("add", &[3, 4]);
+//! let mut replies = batch.send().await?;
+//! let (b, a) = (replies.take(second)?, replies.take(first)?);
+//! # let _ = (sum, a, b);
+//! # Ok(())
+//! # }
+//! ```
+
+mod batch;
+mod error;
+mod pending;
+mod route;
+mod wire;
+
+pub use batch::{Batch, Handle, Replies};
+pub use error::{DeclaredError, Error};
+pub use route::Inbox;
+
+use crate::transport::{self, ErrorKind, Reply, Transport};
+use bytes::Bytes;
+use error::Failure;
+use pending::{Ids, Pending, Registration};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// How long a call waits for its answer unless told otherwise: 30 seconds.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A JSON-RPC client over one [`Transport`].
+///
+/// Cheap to clone: clones share the transport, the id sequence and the table of
+/// pending calls, so any number of tasks can call through one client concurrently.
+/// Timeouts need a Tokio runtime with its timer enabled (`#[tokio::main]` has it).
+#[derive(Clone)]
+pub struct Client {
+    shared: Arc<Shared>,
+    timeout: Duration,
+}
+
+struct Shared {
+    transport: Box<dyn Transport>,
+    pending: Arc<Pending>,
+    next_id: AtomicU64,
+}
+
+/// Configures a [`Client`]; made by [`Client::builder`].
+#[derive(Debug, Clone)]
+pub struct Builder {
+    timeout: Duration,
+}
+
+impl Builder {
+    /// How long each call waits for its answer, sending included. The default is
+    /// [`DEFAULT_TIMEOUT`]; [`Client::with_timeout`] changes it per call.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Builds a client that speaks through `transport`.
+    pub fn build(self, mut transport: impl Transport) -> Client {
+        let pending = Arc::new(Pending::default());
+        transport.attach(Inbox::new(&pending));
+        Client {
+            shared: Arc::new(Shared {
+                transport: Box::new(transport),
+                pending,
+                next_id: AtomicU64::new(1),
+            }),
+            timeout: self.timeout,
+        }
+    }
+}
+
+impl Client {
+    /// A client that speaks through `transport`, with the default settings.
+    pub fn new(transport: impl Transport) -> Self {
+        Self::builder().build(transport)
+    }
+
+    /// Starts configuring a client.
+    pub fn builder() -> Builder {
+        Builder {
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// How long this client's calls wait for their answer.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// A handle to the same connection whose calls wait up to `timeout`: the way to
+    /// give one call, or one part of a program, its own timeout.
+    pub fn with_timeout(&self, timeout: Duration) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+            timeout,
+        }
+    }
+
+    /// How many calls are waiting for their answer.
+    pub fn pending(&self) -> usize {
+        self.shared.pending.len()
+    }
+
+    /// Whether the transport reported its connection closed; calls then fail at once
+    /// with [`Error::Closed`].
+    pub fn is_closed(&self) -> bool {
+        self.shared.pending.is_closed()
+    }
+
+    /// Calls `method` and decodes its result as `R`.
+    ///
+    /// `params` is serialised straight into the request: a tuple, slice or array
+    /// gives params by position, a struct or map gives them by name, and `&()` or
+    /// `&None::<()>` sends none. Pre-serialised params can be passed as a
+    /// [`RawValue`](serde_json::value::RawValue). Params are serialised before this
+    /// function returns, so the future borrows nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Declared`] or [`Error::Undeclared`] when the server answers with an
+    /// error, [`Error::Decode`] when the result does not fit `R`, [`Error::Encode`]
+    /// when the params cannot be serialised to an array or object, and the transport,
+    /// timeout and connection failures of [`Error`].
+    pub fn request<R, E, P>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> impl Future<Output = Result<R, Error<E>>> + Send + use<R, E, P>
+    where
+        R: DeserializeOwned,
+        E: DeclaredError,
+        P: Serialize + ?Sized,
+    {
+        let id = self.next_id();
+        let mut message = Vec::with_capacity(64 + method.len());
+        let encoded = wire::write_call(&mut message, Some(id), method, params);
+        let shared = Arc::clone(&self.shared);
+        let timeout = self.timeout;
+        async move {
+            encoded.map_err(Error::Encode)?;
+            let result = shared
+                .call(id, Bytes::from(message), timeout)
+                .await
+                .map_err(Failure::into_error)?;
+            serde_json::from_slice(&result).map_err(Error::Decode)
+        }
+    }
+
+    /// Sends `method` as a notification: no id, no result. `params` as in
+    /// [`request`](Self::request).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Encode`], transport, timeout and connection failures, and
+    /// [`Error::Undeclared`] when the server refuses the message as a whole with an
+    /// error whose id is null (a request too large, for instance).
+    pub fn notify<P>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> impl Future<Output = Result<(), Error>> + Send + use<P>
+    where
+        P: Serialize + ?Sized,
+    {
+        let mut message = Vec::with_capacity(64 + method.len());
+        let encoded = wire::write_call(&mut message, None, method, params);
+        let shared = Arc::clone(&self.shared);
+        let timeout = self.timeout;
+        async move {
+            encoded.map_err(Error::Encode)?;
+            shared
+                .notify(Bytes::from(message), timeout)
+                .await
+                .map_err(Failure::into_error)
+        }
+    }
+
+    /// Starts a batch: calls and notifications sent as one message, each call's
+    /// result read through its [`Handle`].
+    pub fn batch(&self) -> Batch {
+        Batch::new(self.clone())
+    }
+
+    fn next_id(&self) -> u64 {
+        self.shared.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("timeout", &self.timeout)
+            .field("pending", &self.pending())
+            .field("closed", &self.is_closed())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    /// Sends one call and waits for its result bytes.
+    async fn call(&self, id: u64, message: Bytes, timeout: Duration) -> Result<Bytes, Failure> {
+        let receiver = self.pending.insert(id);
+        let _registration = Registration::new(&self.pending, Ids::One(id));
+        let exchange = async {
+            match self.transport.send(message).await {
+                Ok(Reply::Answer(answer)) => route::route_answer(&self.pending, &answer, &[id]),
+                Ok(Reply::NoAnswer) => return Err(Failure::Missing),
+                Ok(Reply::Routed) => {}
+                Err(error) => return Err(failure(error)),
+            }
+            receiver.await.unwrap_or(Err(Failure::Closed))
+        };
+        tokio::time::timeout(timeout, exchange)
+            .await
+            .unwrap_or(Err(Failure::Timeout))
+    }
+
+    /// Sends a message that expects no answer (a notification, or a batch of them).
+    async fn notify(&self, message: Bytes, timeout: Duration) -> Result<(), Failure> {
+        if self.pending.is_closed() {
+            return Err(Failure::Closed);
+        }
+        let reply = tokio::time::timeout(timeout, self.transport.send(message))
+            .await
+            .map_err(|_| Failure::Timeout)?
+            .map_err(failure)?;
+        match reply {
+            Reply::Answer(answer) => refusal(&answer).map_or(Ok(()), Err),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// An error with a null id in an answer to a message that asked for none: the server
+/// refused the message as a whole.
+fn refusal(answer: &[u8]) -> Option<Failure> {
+    let mut refused = None;
+    let _ = wire::parse_answer(answer, |id, body| {
+        if let (wire::ResponseId::Null, Err(error)) = (id, body) {
+            refused.get_or_insert(Failure::Error(error));
+        }
+    });
+    refused
+}
+
+fn failure(error: transport::Error) -> Failure {
+    match error.kind() {
+        ErrorKind::Closed => Failure::Closed,
+        _ => Failure::Transport(error),
+    }
+}

@@ -1,0 +1,146 @@
+//! The table of calls waiting for their response, keyed by request id.
+
+use super::error::Failure;
+use bytes::Bytes;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use tokio::sync::oneshot;
+
+/// What a call receives: the bytes of its `result`, or why there is none.
+pub(crate) type Outcome = Result<Bytes, Failure>;
+
+/// Calls waiting for a response. A call registers before its message is sent, so an
+/// answer that overtakes `send` (on a message stream) still finds it.
+#[derive(Debug, Default)]
+pub(crate) struct Pending {
+    calls: Mutex<HashMap<u64, oneshot::Sender<Outcome>>>,
+    closed: AtomicBool,
+}
+
+impl Pending {
+    fn calls(&self) -> MutexGuard<'_, HashMap<u64, oneshot::Sender<Outcome>>> {
+        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers call `id`; the receiver gets its outcome.
+    pub(crate) fn insert(&self, id: u64) -> oneshot::Receiver<Outcome> {
+        let (sender, receiver) = oneshot::channel();
+        self.calls().insert(id, sender);
+        if self.is_closed() {
+            self.complete(id, Err(Failure::Closed));
+        }
+        receiver
+    }
+
+    /// Gives call `id` its outcome. Returns false when no such call is waiting (it was
+    /// answered already, timed out, or its future was dropped).
+    pub(crate) fn complete(&self, id: u64, outcome: Outcome) -> bool {
+        let sender = self.calls().remove(&id);
+        match sender {
+            Some(sender) => {
+                // The receiver may be gone already; the call then no longer cares.
+                let _ = sender.send(outcome);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Forgets call `id` without an outcome.
+    pub(crate) fn remove(&self, id: u64) {
+        self.calls().remove(&id);
+    }
+
+    /// Fails every waiting call with `Closed`, and every call registered later too.
+    pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        let calls = std::mem::take(&mut *self.calls());
+        for sender in calls.into_values() {
+            let _ = sender.send(Err(Failure::Closed));
+        }
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.calls().len()
+    }
+}
+
+/// Removes its calls from the table when dropped: a call whose future is dropped, or
+/// that timed out, leaves nothing behind.
+pub(crate) struct Registration<'a> {
+    pending: &'a Pending,
+    ids: Ids<'a>,
+}
+
+/// The ids a registration covers: one call, or the requests of a batch.
+pub(crate) enum Ids<'a> {
+    One(u64),
+    Many(&'a [u64]),
+}
+
+impl<'a> Registration<'a> {
+    pub(crate) fn new(pending: &'a Pending, ids: Ids<'a>) -> Self {
+        Self { pending, ids }
+    }
+}
+
+impl Drop for Registration<'_> {
+    fn drop(&mut self) {
+        match &self.ids {
+            Ids::One(id) => self.pending.remove(*id),
+            Ids::Many(ids) => {
+                let mut calls = self.pending.calls();
+                for id in *ids {
+                    calls.remove(id);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn complete_delivers_once() {
+        let pending = Pending::default();
+        let mut receiver = pending.insert(7);
+        assert_eq!(pending.len(), 1);
+        assert!(pending.complete(7, Ok(Bytes::from_static(b"1"))));
+        assert!(!pending.complete(7, Err(Failure::Missing)));
+        assert_eq!(
+            receiver.try_recv().ok().and_then(Result::ok),
+            Some(Bytes::from_static(b"1"))
+        );
+        assert_eq!(pending.len(), 0);
+    }
+
+    #[test]
+    fn registration_removes_on_drop() {
+        let pending = Pending::default();
+        let _one = pending.insert(1);
+        let _two = pending.insert(2);
+        let _three = pending.insert(3);
+        drop(Registration::new(&pending, Ids::Many(&[1, 2])));
+        assert_eq!(pending.len(), 1);
+        drop(Registration::new(&pending, Ids::One(3)));
+        assert_eq!(pending.len(), 0);
+    }
+
+    #[test]
+    fn close_fails_waiting_and_later_calls() {
+        let pending = Pending::default();
+        let mut before = pending.insert(1);
+        pending.close();
+        let mut after = pending.insert(2);
+        assert!(matches!(before.try_recv(), Ok(Err(Failure::Closed))));
+        assert!(matches!(after.try_recv(), Ok(Err(Failure::Closed))));
+        assert_eq!(pending.len(), 0);
+    }
+}

@@ -1,0 +1,142 @@
+//! Routing answers to the calls waiting for them, and the [`Inbox`] of stream transports.
+
+use super::error::Failure;
+use super::pending::{Outcome, Pending};
+use super::wire::{self, ResponseId};
+use crate::protocol::ErrorObject;
+use bytes::Bytes;
+use serde_json::value::RawValue;
+use std::sync::{Arc, Weak};
+
+/// Routes the answer to one request/response exchange (an HTTP response body, say) to
+/// the calls the exchange carried, `ids` in ascending order.
+///
+/// Responses are matched by id, only among `ids`. Because the pairing of request and
+/// answer is known here, an error response with `id: null` (the server could not read
+/// the id: invalid JSON, a refused body) is delivered to every call of the exchange
+/// left without a response of its own. Calls still unanswered after that get
+/// [`Failure::Missing`]; when the answer is not JSON-RPC at all they get
+/// [`Failure::Invalid`].
+pub(crate) fn route_answer(pending: &Pending, answer: &Bytes, ids: &[u64]) {
+    let mut null_error: Option<ErrorObject> = None;
+    let parsed = wire::parse_answer(answer, |id, body| match id {
+        ResponseId::Number(id) if ids.binary_search(&id).is_ok() => {
+            pending.complete(id, outcome(answer, body));
+        }
+        ResponseId::Null => {
+            if let Err(error) = body {
+                null_error.get_or_insert(error);
+            }
+        }
+        _ => tracing::debug!("ignored a response to a call this exchange did not carry"),
+    });
+    let leftover = match parsed {
+        Err(reason) => Failure::Invalid(reason),
+        Ok(()) => null_error.map_or(Failure::Missing, Failure::Error),
+    };
+    for &id in ids {
+        // Only the calls still waiting are completed; the others were answered above.
+        pending.complete(id, Err(leftover.clone()));
+    }
+}
+
+/// Where a message stream transport delivers what it receives; see
+/// [`Transport::attach`](crate::transport::Transport::attach).
+///
+/// Responses are routed to their calls by id, whatever order they arrive in.
+///
+/// **An error response with `id: null`** on a stream answers a message the server
+/// could not read, but nothing says which one: several calls may be in flight, and a
+/// stray answer to a notification looks the same. It is therefore delivered to no
+/// call (it is logged at `warn` level through `tracing`); the call it belonged to
+/// ends with [`Error::Timeout`](crate::client::Error::Timeout). Failing every pending
+/// call instead would break unrelated calls on a shared connection. (On
+/// request/response transports the pairing is known, and the error goes to the calls
+/// of that exchange.)
+///
+/// Messages that are not responses (requests and notifications from the peer) are
+/// ignored for now; a later version routes them to handlers the client registers.
+///
+/// Holding an inbox does not keep the client alive: once every clone of the client is
+/// dropped, deliveries are discarded.
+#[derive(Debug, Clone)]
+pub struct Inbox {
+    pending: Weak<Pending>,
+}
+
+impl Inbox {
+    pub(crate) fn new(pending: &Arc<Pending>) -> Self {
+        Self {
+            pending: Arc::downgrade(pending),
+        }
+    }
+
+    /// Routes one received message (a response or a batch of responses) to the calls
+    /// waiting for it.
+    pub fn deliver(&self, message: Bytes) {
+        let Some(pending) = self.pending.upgrade() else {
+            return;
+        };
+        let parsed = wire::parse_answer(&message, |id, body| match id {
+            ResponseId::Number(id) => {
+                if !pending.complete(id, outcome(&message, body)) {
+                    tracing::debug!(id, "ignored a response to no pending call");
+                }
+            }
+            ResponseId::Null => tracing::warn!(
+                "error response with id null on a message stream; no call can be told it"
+            ),
+            ResponseId::Other => tracing::debug!("ignored a response with a foreign id"),
+        });
+        if let Err(reason) = parsed {
+            tracing::debug!(%reason, "ignored a message that is not a response");
+        }
+    }
+
+    /// The connection is closed: every pending call, and every later one, fails with
+    /// [`Error::Closed`](crate::client::Error::Closed).
+    pub fn close(&self) {
+        if let Some(pending) = self.pending.upgrade() {
+            pending.close();
+        }
+    }
+}
+
+/// The outcome of one response: its `result` bytes, shared with the answer buffer
+/// rather than copied, or its error object.
+fn outcome(answer: &Bytes, body: Result<&RawValue, ErrorObject>) -> Outcome {
+    match body {
+        Ok(result) => Ok(slice_of(answer, result.get().as_bytes())),
+        Err(error) => Err(Failure::Error(error)),
+    }
+}
+
+/// `part` as a slice of `whole` when it lies inside it (no copy), else a copy.
+fn slice_of(whole: &Bytes, part: &[u8]) -> Bytes {
+    let start = whole.as_ptr() as usize;
+    let part_start = part.as_ptr() as usize;
+    let inside = part_start >= start
+        && part_start
+            .checked_add(part.len())
+            .is_some_and(|end| end <= start + whole.len());
+    if inside {
+        whole.slice_ref(part)
+    } else {
+        Bytes::copy_from_slice(part)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_share_or_copy() {
+        let whole = Bytes::from_static(b"{\"result\":[1,2]}");
+        let shared = slice_of(&whole, &whole[10..15]);
+        assert_eq!(&shared[..], b"[1,2]");
+        assert_eq!(shared.as_ptr(), whole[10..].as_ptr());
+        let copied = slice_of(&whole, b"[1,2]");
+        assert_eq!(&copied[..], b"[1,2]");
+    }
+}

@@ -1,0 +1,71 @@
+//! The client's side of the wire model: writing calls and reading answers, through
+//! [`protocol`](crate::protocol).
+
+use crate::protocol::{ErrorObject, IdKind, Response, Responses};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+/// The id of a response, as far as the client cares: it only issues `u64` ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ResponseId {
+    Number(u64),
+    Null,
+    Other,
+}
+
+/// Parses an answer (one response, or an array of them) and hands each response to
+/// `each`, its result borrowed from `bytes`.
+///
+/// # Errors
+///
+/// Why the bytes are not a JSON-RPC answer; nothing was handed to `each` then.
+pub(crate) fn parse_answer<'a>(
+    bytes: &'a [u8],
+    mut each: impl FnMut(ResponseId, Result<&'a RawValue, ErrorObject>),
+) -> Result<(), String> {
+    match Responses::parse(bytes).map_err(|error| error.to_string())? {
+        Responses::Single(response) => visit(response, &mut each),
+        Responses::Batch(responses) => {
+            for response in responses {
+                visit(response, &mut each);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn visit<'a>(
+    response: Response<'a>,
+    each: &mut impl FnMut(ResponseId, Result<&'a RawValue, ErrorObject>),
+) {
+    let id = match response.id.kind() {
+        IdKind::Null => ResponseId::Null,
+        IdKind::Number => response
+            .id
+            .as_u64()
+            .map_or(ResponseId::Other, ResponseId::Number),
+        _ => ResponseId::Other,
+    };
+    each(id, response.payload);
+}
+
+/// Appends a request (`id` given) or a notification to `out`, its params serialised
+/// straight into `out`.
+///
+/// # Errors
+///
+/// The params could not be serialised, or are not an array, an object or absent;
+/// `out` is left as it was.
+pub(crate) fn write_call<P: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    id: Option<u64>,
+    method: &str,
+    params: &P,
+) -> Result<(), serde_json::Error> {
+    let start = out.len();
+    let written = crate::protocol::write_typed_call(out, id, method, params);
+    if written.is_err() {
+        out.truncate(start);
+    }
+    written
+}

@@ -1,0 +1,102 @@
+//! The error a transport reports when it could not move a message.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// Why a transport could not move a message.
+///
+/// Cheap to clone: one failed exchange fails every call it carried (all the entries
+/// of a batch), and each of them gets a copy.
+#[derive(Clone)]
+pub struct Error {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    kind: ErrorKind,
+    message: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+/// The class of a transport [`Error`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The connection is closed and will carry no more messages.
+    Closed,
+    /// No connection could be made to the peer.
+    Connect,
+    /// The peer answered at the transport level with a failure (an HTTP status that
+    /// carries no JSON-RPC answer, for instance).
+    Status,
+    /// Reading or writing the connection failed.
+    Io,
+    /// The transport was configured wrongly (an invalid URL or header, for instance).
+    Config,
+}
+
+impl Error {
+    /// An error of `kind` described by `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                kind,
+                message: message.into(),
+                source: None,
+            }),
+        }
+    }
+
+    /// An error of `kind` described by `message`, caused by `source`.
+    pub fn with_source(
+        kind: ErrorKind,
+        message: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                kind,
+                message: message.into(),
+                source: Some(source.into()),
+            }),
+        }
+    }
+
+    /// The connection is closed.
+    pub fn closed() -> Self {
+        Self::new(ErrorKind::Closed, "connection closed")
+    }
+
+    /// The class of this error.
+    pub fn kind(&self) -> ErrorKind {
+        self.inner.kind
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut debug = f.debug_struct("Error");
+        debug
+            .field("kind", &self.inner.kind)
+            .field("message", &self.inner.message);
+        if let Some(source) = &self.inner.source {
+            debug.field("source", source);
+        }
+        debug.finish()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.inner.message)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.inner.source {
+            Some(source) => Some(source.as_ref()),
+            None => None,
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! The HTTP client transport: one POST per message, pooled keep-alive connections.
+
+use crate::transport::{self, ErrorKind, Reply, SendFuture, Transport};
+use ::http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use ::http::{Method, Request, Response, StatusCode, Uri};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper_util::client::legacy::Client as Pool;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+use std::time::Duration;
+
+/// The largest answer the client reads unless told otherwise: 10 MiB.
+pub const DEFAULT_MAX_RESPONSE_SIZE: usize = 10 * 1024 * 1024;
+
+/// A JSON-RPC client transport over HTTP/1.1 (or HTTP/2 with prior knowledge).
+///
+/// Each message is one `POST` to the URL; the response body is the answer. Connections
+/// are kept alive and reused across calls (hyper-util's pool), so one `Client` serves
+/// any number of concurrent calls. Cheap to clone: clones share the pool.
+///
+/// ```
+/// use rpcsmith::transport::http;
+///
+/// let transport = http::Client::builder("http://127.0.0.1:8545")
+///     .header("authorization", "Bearer secret")
+///     .build()?;
+/// let client = rpcsmith::client::Client::new(transport);
+/// # drop(client);
+/// # Ok::<(), rpcsmith::transport::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Client {
+    pool: Pool<HttpConnector, Full<Bytes>>,
+    uri: Uri,
+    headers: HeaderMap,
+    max_response_size: usize,
+}
+
+/// Configures an HTTP [`Client`]; made by [`Client::builder`].
+#[derive(Debug)]
+pub struct ClientBuilder {
+    url: String,
+    headers: HeaderMap,
+    connect_timeout: Option<Duration>,
+    idle_timeout: Duration,
+    http2_only: bool,
+    max_response_size: usize,
+    error: Option<transport::Error>,
+}
+
+impl Client {
+    /// A client for `url` with the default settings.
+    ///
+    /// # Errors
+    ///
+    /// A [`Config`](ErrorKind::Config) error when `url` is not a valid `http://` URL.
+    pub fn new(url: &str) -> Result<Self, transport::Error> {
+        Self::builder(url).build()
+    }
+
+    /// Starts configuring a client for `url`.
+    pub fn builder(url: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            url: url.into(),
+            headers: HeaderMap::new(),
+            connect_timeout: Some(Duration::from_secs(10)),
+            idle_timeout: Duration::from_secs(90),
+            http2_only: false,
+            max_response_size: DEFAULT_MAX_RESPONSE_SIZE,
+            error: None,
+        }
+    }
+
+    /// The URL every message is posted to.
+    pub fn uri(&self) -> &Uri {
+        &self.uri
+    }
+
+    fn request(&self, message: Bytes) -> Request<Full<Bytes>> {
+        let mut request = Request::new(Full::new(message));
+        *request.method_mut() = Method::POST;
+        *request.uri_mut() = self.uri.clone();
+        let headers = request.headers_mut();
+        headers.reserve(self.headers.len() + 2);
+        headers.insert(header::CONTENT_TYPE, json());
+        headers.insert(header::ACCEPT, json());
+        for (name, value) in &self.headers {
+            headers.insert(name, value.clone());
+        }
+        request
+    }
+
+    async fn exchange(&self, message: Bytes) -> Result<Reply, transport::Error> {
+        let response = self
+            .pool
+            .request(self.request(message))
+            .await
+            .map_err(|error| {
+                let kind = if error.is_connect() {
+                    ErrorKind::Connect
+                } else {
+                    ErrorKind::Io
+                };
+                transport::Error::with_source(kind, format!("HTTP request failed: {error}"), error)
+            })?;
+        self.reply(response).await
+    }
+
+    async fn reply(&self, response: Response<Incoming>) -> Result<Reply, transport::Error> {
+        let status = response.status();
+        let is_json = is_json(response.headers());
+        let body = Limited::new(response.into_body(), self.max_response_size)
+            .collect()
+            .await
+            .map_err(|error| {
+                transport::Error::with_source(
+                    ErrorKind::Io,
+                    "reading the HTTP response body failed",
+                    error,
+                )
+            })?
+            .to_bytes();
+        if status.is_success() {
+            return Ok(if body.is_empty() || status == StatusCode::NO_CONTENT {
+                Reply::NoAnswer
+            } else {
+                Reply::Answer(body)
+            });
+        }
+        // A refusal the server explains in JSON-RPC (413 with an error body, say) is an
+        // answer; anything else is a transport failure.
+        if is_json && !body.is_empty() {
+            return Ok(Reply::Answer(body));
+        }
+        Err(transport::Error::new(
+            ErrorKind::Status,
+            format!("HTTP status {status}"),
+        ))
+    }
+}
+
+impl Transport for Client {
+    fn send(&self, message: Bytes) -> SendFuture<'_> {
+        Box::pin(self.exchange(message))
+    }
+}
+
+impl ClientBuilder {
+    /// Adds a header sent with every request (authentication, for instance).
+    ///
+    /// An invalid name or value makes [`build`](Self::build) fail.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        match (HeaderName::try_from(name), HeaderValue::try_from(value)) {
+            (Ok(name), Ok(value)) => {
+                self.headers.append(name, value);
+            }
+            _ => {
+                self.error.get_or_insert_with(|| {
+                    transport::Error::new(
+                        ErrorKind::Config,
+                        format!("invalid HTTP header {name:?}"),
+                    )
+                });
+            }
+        }
+        self
+    }
+
+    /// Adds every header of `headers` to every request.
+    pub fn headers(mut self, headers: HeaderMap) -> Self {
+        self.headers.extend(headers);
+        self
+    }
+
+    /// How long connecting may take; `None` waits as long as the call's own timeout.
+    /// The default is 10 seconds.
+    pub fn connect_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long an idle kept-alive connection stays in the pool. The default is 90 seconds.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// Speaks HTTP/2 with prior knowledge instead of HTTP/1.1. Off by default.
+    pub fn http2_only(mut self, enabled: bool) -> Self {
+        self.http2_only = enabled;
+        self
+    }
+
+    /// The largest response body read; a larger one fails the exchange. The default
+    /// is [`DEFAULT_MAX_RESPONSE_SIZE`].
+    pub fn max_response_size(mut self, bytes: usize) -> Self {
+        self.max_response_size = bytes;
+        self
+    }
+
+    /// Builds the client. It connects lazily, on the first call.
+    ///
+    /// # Errors
+    ///
+    /// A [`Config`](ErrorKind::Config) error when the URL is not a valid `http://` URL
+    /// or a header given to [`header`](Self::header) was invalid.
+    pub fn build(self) -> Result<Client, transport::Error> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        let uri = parse_uri(&self.url)?;
+        let mut connector = HttpConnector::new();
+        connector.set_connect_timeout(self.connect_timeout);
+        connector.set_nodelay(true);
+        connector.set_keepalive(Some(self.idle_timeout));
+        let pool = Pool::builder(TokioExecutor::new())
+            .pool_timer(TokioTimer::new())
+            .pool_idle_timeout(self.idle_timeout)
+            .http2_only(self.http2_only)
+            .build(connector);
+        Ok(Client {
+            pool,
+            uri,
+            headers: self.headers,
+            max_response_size: self.max_response_size,
+        })
+    }
+}
+
+fn parse_uri(url: &str) -> Result<Uri, transport::Error> {
+    let invalid = |reason: &str| {
+        transport::Error::new(ErrorKind::Config, format!("invalid URL {url:?}: {reason}"))
+    };
+    let uri: Uri = url.parse().map_err(|_| invalid("not a URL"))?;
+    match uri.scheme_str() {
+        Some("http") => {}
+        Some(_) => return Err(invalid("only http:// is supported")),
+        None => return Err(invalid("no scheme")),
+    }
+    if uri.host().is_none() {
+        return Err(invalid("no host"));
+    }
+    Ok(uri)
+}
+
+fn json() -> HeaderValue {
+    HeaderValue::from_static("application/json")
+}
+
+/// Whether `headers` declare a JSON body (`application/json`, parameters allowed).
+pub(crate) fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            let essence = value.split(';').next().unwrap_or_default().trim();
+            essence.eq_ignore_ascii_case("application/json")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_checked() {
+        assert!(parse_uri("http://127.0.0.1:1/rpc").is_ok());
+        for bad in [
+            "https://example.com",
+            "127.0.0.1:80",
+            "not a url",
+            "http://",
+        ] {
+            let error = parse_uri(bad).expect_err(bad);
+            assert_eq!(error.kind(), ErrorKind::Config, "{bad}");
+        }
+    }
+
+    #[test]
+    fn invalid_headers_fail_the_build() {
+        let error = Client::builder("http://127.0.0.1:1")
+            .header("bad header", "x")
+            .build()
+            .expect_err("invalid header name");
+        assert_eq!(error.kind(), ErrorKind::Config);
+    }
+
+    #[test]
+    fn json_content_types() {
+        let mut headers = HeaderMap::new();
+        assert!(!is_json(&headers));
+        for (value, expected) in [
+            ("application/json", true),
+            ("Application/JSON; charset=utf-8", true),
+            ("text/plain", false),
+            ("application/jsonx", false),
+        ] {
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(value));
+            assert_eq!(is_json(&headers), expected, "{value}");
+        }
+    }
+}
