@@ -6,7 +6,6 @@ use rpcsmith::client::{Client, DeclaredError, Error, Inbox};
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::transport::{self, Reply, SendFuture, Transport};
 use serde_json::Value;
-use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -75,7 +74,7 @@ fn id_of(message: &Value) -> u64 {
 async fn concurrent_calls_are_routed_by_id_whatever_the_order() {
     let (client, mut peer) = connect(Duration::from_secs(5));
     let calls: Vec<_> = (0..10_i64)
-        .map(|n| tokio::spawn(client.request::<i64, Infallible, _>("double", &[n])))
+        .map(|n| tokio::spawn(client.request::<i64, _>("double", &[n])))
         .collect();
     let mut received = Vec::new();
     for _ in 0..10 {
@@ -103,7 +102,7 @@ async fn concurrent_calls_are_routed_by_id_whatever_the_order() {
 #[tokio::test]
 async fn dropping_a_call_removes_it_from_the_pending_table() {
     let (client, mut peer) = connect(Duration::from_secs(60));
-    let call = client.request::<i64, Infallible, _>("slow", &());
+    let call = client.request::<i64, _>("slow", &());
     let mut call = Box::pin(call);
     tokio::select! {
         _ = &mut call => panic!("no answer was sent"),
@@ -118,7 +117,7 @@ async fn dropping_a_call_removes_it_from_the_pending_table() {
 async fn a_call_without_answer_times_out_and_leaves_nothing() {
     let (client, mut peer) = connect(Duration::from_secs(60));
     let quick = client.with_timeout(Duration::from_millis(50));
-    let result = quick.request::<i64, Infallible, _>("slow", &()).await;
+    let result = quick.request::<i64, _>("slow", &()).await;
     assert!(matches!(result, Err(Error::Timeout)), "{result:?}");
     assert_eq!(client.pending(), 0);
     assert_eq!(peer.next().await["method"], "slow");
@@ -132,8 +131,8 @@ async fn a_call_without_answer_times_out_and_leaves_nothing() {
 #[tokio::test]
 async fn an_error_with_a_null_id_fails_no_call_on_a_stream() {
     let (client, mut peer) = connect(Duration::from_millis(300));
-    let first = tokio::spawn(client.request::<i64, Infallible, _>("a", &()));
-    let second = tokio::spawn(client.request::<i64, Infallible, _>("b", &()));
+    let first = tokio::spawn(client.request::<i64, _>("a", &()));
+    let second = tokio::spawn(client.request::<i64, _>("b", &()));
     let (one, two) = (peer.next().await, peer.next().await);
     peer.reply(r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#);
     let answered = if one["method"] == "a" { &one } else { &two };
@@ -150,7 +149,7 @@ async fn an_error_with_a_null_id_fails_no_call_on_a_stream() {
 async fn closing_fails_every_pending_call_at_once() {
     let (client, mut peer) = connect(Duration::from_secs(60));
     let calls: Vec<_> = (0..3)
-        .map(|_| tokio::spawn(client.request::<i64, Infallible, _>("wait", &())))
+        .map(|_| tokio::spawn(client.request::<i64, _>("wait", &())))
         .collect();
     for _ in 0..3 {
         peer.next().await;
@@ -164,7 +163,7 @@ async fn closing_fails_every_pending_call_at_once() {
         assert!(matches!(result, Err(Error::Closed)), "{result:?}");
     }
     assert!(client.is_closed());
-    let later = client.request::<i64, Infallible, _>("late", &()).await;
+    let later = client.request::<i64, _>("late", &()).await;
     assert!(matches!(later, Err(Error::Closed)), "{later:?}");
 }
 
@@ -198,7 +197,7 @@ async fn errors_are_declared_undeclared_or_decode_failures() {
     ];
     let mut results = Vec::new();
     for answer in answers {
-        let call = tokio::spawn(client.request::<i64, DivideError, _>("divide", &[7, 0]));
+        let call = tokio::spawn(client.request_declared::<i64, DivideError, _>("divide", &[7, 0]));
         let message = peer.next().await;
         peer.reply(&format!(
             r#"{{"jsonrpc":"2.0",{answer},"id":{}}}"#,
@@ -222,10 +221,10 @@ async fn errors_are_declared_undeclared_or_decode_failures() {
 async fn a_batch_is_read_by_handle_whatever_the_order() {
     let (client, mut peer) = connect(Duration::from_secs(5));
     let mut batch = client.batch();
-    let sum = batch.request::<i64, Infallible, _>("add", &[1, 2]);
+    let sum = batch.request::<i64, _>("add", &[1, 2]);
     batch.notify("log", &["x"]).expect("encodable");
-    let name = batch.request::<String, Infallible, _>("name", &());
-    let failing = batch.request::<i64, DivideError, _>("divide", &[1, 0]);
+    let name = batch.request::<String, _>("name", &());
+    let failing = batch.request_declared::<i64, DivideError, _>("divide", &[1, 0]);
     assert_eq!(batch.len(), 4);
     let send = tokio::spawn(batch.send());
     let message = peer.next().await;
@@ -253,8 +252,8 @@ async fn a_batch_is_read_by_handle_whatever_the_order() {
 async fn a_batch_times_out_as_a_whole() {
     let (client, mut peer) = connect(Duration::from_millis(50));
     let mut batch = client.batch();
-    let _one = batch.request::<i64, Infallible, _>("a", &());
-    let _two = batch.request::<i64, Infallible, _>("b", &());
+    let _one = batch.request::<i64, _>("a", &());
+    let _two = batch.request::<i64, _>("b", &());
     let result = batch.send().await;
     assert!(matches!(result, Err(Error::Timeout)), "{result:?}");
     assert_eq!(client.pending(), 0);
@@ -264,10 +263,10 @@ async fn a_batch_times_out_as_a_whole() {
 #[tokio::test]
 async fn params_that_are_not_structured_are_refused_before_sending() {
     let (client, mut peer) = connect(Duration::from_secs(5));
-    let result = client.request::<i64, Infallible, _>("m", &42).await;
+    let result = client.request::<i64, _>("m", &42).await;
     assert!(matches!(result, Err(Error::Encode(_))), "{result:?}");
     let mut batch = client.batch();
-    let bad = batch.request::<i64, Infallible, _>("m", &"scalar");
+    let bad = batch.request::<i64, _>("m", &"scalar");
     assert!(batch.notify("n", &true).is_err());
     assert!(batch.is_empty());
     let mut replies = batch.send().await.expect("nothing to send");

@@ -68,12 +68,22 @@ impl Batch {
         }
     }
 
-    /// Adds a call of `method`, `params` as in [`Client::request`], and returns the
-    /// handle that reads its result as `R` (declared errors `E`).
+    /// Adds a call of `method`, which declares no errors, `params` as in
+    /// [`Client::request`], and returns the handle that reads its result as `R`.
     ///
     /// Params that cannot be serialised leave the call out of the message; its handle
     /// then reads [`Error::Encode`].
-    pub fn request<R, E, P>(&mut self, method: &str, params: &P) -> Handle<R, E>
+    pub fn request<R, P>(&mut self, method: &str, params: &P) -> Handle<R>
+    where
+        R: DeserializeOwned,
+        P: Serialize + ?Sized,
+    {
+        self.request_declared(method, params)
+    }
+
+    /// Adds a call of `method`, whose declared errors are `E`, as in
+    /// [`request`](Self::request).
+    pub fn request_declared<R, E, P>(&mut self, method: &str, params: &P) -> Handle<R, E>
     where
         R: DeserializeOwned,
         E: DeclaredError,

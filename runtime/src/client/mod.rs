@@ -21,7 +21,7 @@
 //! // A typed batch: each entry is read by its handle, in any order.
 //! let mut batch = client.batch();
 //! let first: Handle<i64> = batch.request("add", &[1, 2]);
-//! let second: Handle<i64> = batch.request("add", &[3, 4]);
+//! let second = batch.request::<i64, _>("add", &[3, 4]);
 //! let mut replies = batch.send().await?;
 //! let (b, a) = (replies.take(second)?, replies.take(first)?);
 //! # let _ = (sum, a, b);
@@ -45,6 +45,7 @@ use error::Failure;
 use pending::{Ids, Pending, Registration};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -138,7 +139,7 @@ impl Client {
         self.shared.pending.is_closed()
     }
 
-    /// Calls `method` and decodes its result as `R`.
+    /// Calls `method`, which declares no errors, and decodes its result as `R`.
     ///
     /// `params` is serialised straight into the request: a tuple, slice or array
     /// gives params by position, a struct or map gives them by name, and `&()` or
@@ -148,11 +149,30 @@ impl Client {
     ///
     /// # Errors
     ///
+    /// As [`request_declared`](Self::request_declared), with every error response
+    /// [`Error::Undeclared`].
+    pub fn request<R, P>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> impl Future<Output = Result<R, Error>> + Send + use<R, P>
+    where
+        R: DeserializeOwned,
+        P: Serialize + ?Sized,
+    {
+        self.request_declared::<R, Infallible, P>(method, params)
+    }
+
+    /// Calls `method`, whose declared errors are `E`, and decodes its result as `R`;
+    /// `params` as in [`request`](Self::request). This is what generated clients call.
+    ///
+    /// # Errors
+    ///
     /// [`Error::Declared`] or [`Error::Undeclared`] when the server answers with an
     /// error, [`Error::Decode`] when the result does not fit `R`, [`Error::Encode`]
     /// when the params cannot be serialised to an array or object, and the transport,
     /// timeout and connection failures of [`Error`].
-    pub fn request<R, E, P>(
+    pub fn request_declared<R, E, P>(
         &self,
         method: &str,
         params: &P,

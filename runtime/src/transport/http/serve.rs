@@ -1,0 +1,94 @@
+//! Serving a [`Service`] on a TCP listener.
+
+use super::service::{PeerAddr, Service};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+/// Serves `service` on `listener` until `shutdown` resolves.
+///
+/// Each connection speaks HTTP/1.1 with keep-alive or HTTP/2 (detected from its first
+/// bytes) and carries its peer address to the engine as a [`PeerAddr`] extension.
+/// When `shutdown` resolves, the listener closes, every connection is asked to shut
+/// down gracefully (requests in progress are answered, idle keep-alive connections
+/// close), and `serve` returns once all of them have ended.
+///
+/// Failures to accept a connection (too many open files, say) are logged through
+/// `tracing` and retried after a short pause; they do not end the server.
+///
+/// ```no_run
+/// # async fn run(server: rpcsmith::server::Server) -> std::io::Result<()> {
+/// use rpcsmith::transport::http::{Service, serve};
+///
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8545").await?;
+/// serve(listener, Service::new(server), async {
+///     let _ = tokio::signal::ctrl_c().await;
+/// })
+/// .await;
+/// # Ok(())
+/// # }
+/// ```
+pub async fn serve<F>(listener: TcpListener, service: Service, shutdown: F)
+where
+    F: Future<Output = ()> + Send,
+{
+    let (stop, stopped) = watch::channel(false);
+    let mut connections = JoinSet::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) => {
+                    connections.spawn(connection(stream, peer, service.clone(), stopped.clone()));
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    let _ = stop.send(true);
+    while connections.join_next().await.is_some() {}
+}
+
+/// Serves one connection until it ends or the server shuts down.
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    service: Service,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let _ = stream.set_nodelay(true);
+    let hyper_service = hyper::service::service_fn(move |mut request: ::http::Request<Incoming>| {
+        request.extensions_mut().insert(PeerAddr(peer));
+        tower_service::Service::call(&mut service.clone(), request)
+    });
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder.http1().timer(TokioTimer::new());
+    builder.http2().timer(TokioTimer::new());
+    let connection = builder.serve_connection(TokioIo::new(stream), hyper_service);
+    let mut connection = std::pin::pin!(connection);
+    tokio::select! {
+        result = connection.as_mut() => {
+            if let Err(error) = result {
+                tracing::debug!(%error, %peer, "connection ended with an error");
+            }
+            return;
+        }
+        _ = stopped.wait_for(|stopped| *stopped) => {}
+    }
+    connection.as_mut().graceful_shutdown();
+    if let Err(error) = connection.await {
+        tracing::debug!(%error, %peer, "connection ended with an error during shutdown");
+    }
+}

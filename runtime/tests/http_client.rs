@@ -1,0 +1,308 @@
+//! The HTTP client transport against a raw hyper server whose answers each test
+//! scripts: reordered and incomplete batches, refusals, statuses, reuse, timeouts.
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rpcsmith::client::{Client, Error, Handle};
+use rpcsmith::transport::{ErrorKind, http};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+/// What the scripted server answers: status, content type and body.
+type Answer = (StatusCode, &'static str, String);
+
+struct Raw {
+    addr: SocketAddr,
+    connections: Arc<AtomicUsize>,
+}
+
+/// Serves `script` on a loopback port: it gets the request body (parsed) and headers.
+async fn raw_server<F>(script: F) -> Raw
+where
+    F: Fn(Value, &hyper::HeaderMap) -> Answer + Send + Sync + 'static,
+{
+    slow_server(Duration::ZERO, script).await
+}
+
+/// As [`raw_server`], answering each request after `delay`.
+async fn slow_server<F>(delay: Duration, script: F) -> Raw
+where
+    F: Fn(Value, &hyper::HeaderMap) -> Answer + Send + Sync + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
+    let addr = listener.local_addr().expect("local address");
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&connections);
+    let script = Arc::new(script);
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            counter.fetch_add(1, Ordering::SeqCst);
+            let script = Arc::clone(&script);
+            let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let script = Arc::clone(&script);
+                async move {
+                    let headers = request.headers().clone();
+                    let body = request.into_body().collect().await?.to_bytes();
+                    let value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    let (status, content_type, body) = script(value, &headers);
+                    tokio::time::sleep(delay).await;
+                    let mut response = Response::new(Full::new(Bytes::from(body)));
+                    *response.status_mut() = status;
+                    if !content_type.is_empty() {
+                        response
+                            .headers_mut()
+                            .insert("content-type", content_type.parse().expect("header"));
+                    }
+                    Ok::<_, hyper::Error>(response)
+                }
+            });
+            tokio::spawn(async move {
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    Raw { addr, connections }
+}
+
+fn client(raw: &Raw) -> Client {
+    let transport = http::Client::new(&format!("http://{}/", raw.addr)).expect("valid URL");
+    Client::builder()
+        .timeout(Duration::from_secs(5))
+        .build(transport)
+}
+
+fn ok(body: Value) -> Answer {
+    (StatusCode::OK, "application/json", body.to_string())
+}
+
+/// Answers `add` calls (one or a batch) with the sum of their params.
+fn sum(call: &Value) -> Value {
+    let total: i64 = call["params"]
+        .as_array()
+        .map_or(0, |p| p.iter().filter_map(Value::as_i64).sum());
+    json!({"jsonrpc": "2.0", "result": total, "id": call["id"]})
+}
+
+#[tokio::test]
+async fn batch_handles_read_any_order_while_the_server_answers_reversed() {
+    let raw = raw_server(|body, _| {
+        let calls = body.as_array().cloned().unwrap_or_default();
+        let answers: Vec<Value> = calls
+            .iter()
+            .rev()
+            .filter(|c| c.get("id").is_some())
+            .map(sum)
+            .collect();
+        ok(Value::Array(answers))
+    })
+    .await;
+    let client = client(&raw);
+    let mut batch = client.batch();
+    let handles: Vec<Handle<i64>> = (0..5).map(|n| batch.request("add", &[n, 100])).collect();
+    batch.notify("log", &["between"]).expect("encodable");
+    let last: Handle<String> = batch.request("add", &[1]);
+    let mut replies = batch.send().await.expect("answered");
+    assert!(
+        matches!(replies.take(last), Err(Error::Decode(_))),
+        "1 is not a string"
+    );
+    for (n, handle) in handles.into_iter().enumerate().rev() {
+        assert_eq!(replies.take(handle).expect("answered"), n as i64 + 100);
+    }
+}
+
+#[tokio::test]
+async fn an_entry_the_server_left_out_gets_missing_response() {
+    let raw = raw_server(|body, _| {
+        let calls = body.as_array().cloned().unwrap_or_default();
+        ok(Value::Array(calls.iter().skip(1).map(sum).collect()))
+    })
+    .await;
+    let client = client(&raw);
+    let mut batch = client.batch();
+    let first: Handle<i64> = batch.request("add", &[1]);
+    let second: Handle<i64> = batch.request("add", &[2]);
+    let mut replies = batch.send().await.expect("answered");
+    assert_eq!(replies.take(second).expect("answered"), 2);
+    assert!(matches!(replies.take(first), Err(Error::MissingResponse)));
+}
+
+#[tokio::test]
+async fn a_null_id_error_goes_to_the_calls_of_its_exchange() {
+    let refusal =
+        r#"{"jsonrpc":"2.0","error":{"code":-32007,"message":"Request too large"},"id":null}"#;
+    let raw = raw_server(move |_, _| {
+        (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "application/json",
+            refusal.to_owned(),
+        )
+    })
+    .await;
+    let client = client(&raw);
+    let single = client.request::<i64, _>("add", &[1]).await;
+    assert!(
+        matches!(&single, Err(Error::Undeclared(e)) if e.code == -32007),
+        "{single:?}"
+    );
+    let mut batch = client.batch();
+    let handles: Vec<Handle<i64>> = (0..3).map(|n| batch.request("add", &[n])).collect();
+    let mut replies = batch.send().await.expect("answered");
+    for handle in handles {
+        let entry = replies.take(handle);
+        assert!(
+            matches!(&entry, Err(Error::Undeclared(e)) if e.code == -32007),
+            "{entry:?}"
+        );
+    }
+    let notified = client.notify("log", &["x"]).await;
+    assert!(
+        matches!(&notified, Err(Error::Undeclared(e)) if e.code == -32007),
+        "{notified:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_null_id_error_in_a_batch_answer_fills_only_the_unanswered() {
+    let raw = raw_server(|body, _| {
+        let first = body.as_array().and_then(|calls| calls.first()).map(sum).unwrap_or(Value::Null);
+        let refused = json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null});
+        ok(json!([first, refused]))
+    })
+    .await;
+    let client = client(&raw);
+    let mut batch = client.batch();
+    let first: Handle<i64> = batch.request("add", &[4]);
+    let second: Handle<i64> = batch.request("add", &[5]);
+    let mut replies = batch.send().await.expect("answered");
+    assert_eq!(replies.take(first).expect("answered"), 4);
+    assert!(matches!(replies.take(second), Err(Error::Undeclared(e)) if e.code == -32600));
+}
+
+#[tokio::test]
+async fn statuses_without_a_json_rpc_body() {
+    let raw = raw_server(|body, _| match body["method"].as_str() {
+        Some("nothing") => (StatusCode::NO_CONTENT, "", String::new()),
+        Some("accepted") => (StatusCode::ACCEPTED, "", String::new()),
+        Some("garbage") => (StatusCode::OK, "application/json", "hello".to_owned()),
+        _ => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "text/plain",
+            "boom".to_owned(),
+        ),
+    })
+    .await;
+    let client = client(&raw);
+    let missing = client.request::<i64, _>("nothing", &()).await;
+    assert!(
+        matches!(missing, Err(Error::MissingResponse)),
+        "{missing:?}"
+    );
+    client
+        .notify("nothing", &())
+        .await
+        .expect("204 answers a notification");
+    client
+        .notify("accepted", &())
+        .await
+        .expect("202 answers a notification");
+    let garbage = client.request::<i64, _>("garbage", &()).await;
+    assert!(
+        matches!(garbage, Err(Error::InvalidResponse(_))),
+        "{garbage:?}"
+    );
+    match client.request::<i64, _>("fail", &()).await {
+        Err(Error::Transport(error)) => {
+            assert_eq!(error.kind(), ErrorKind::Status);
+            assert!(error.to_string().contains("500"), "{error}");
+        }
+        other => panic!("expected a status error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn custom_headers_are_sent_with_every_call() {
+    let raw = raw_server(|body, headers| {
+        let auth = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("none");
+        let content_type = headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("none");
+        ok(json!({"jsonrpc": "2.0", "result": [auth, content_type], "id": body["id"]}))
+    })
+    .await;
+    let transport = http::Client::builder(format!("http://{}", raw.addr))
+        .header("authorization", "Bearer token")
+        .build()
+        .expect("valid");
+    let client = Client::new(transport);
+    let seen: (String, String) = client
+        .request::<(String, String), _>("whoami", &())
+        .await
+        .expect("answered");
+    assert_eq!(
+        seen,
+        ("Bearer token".to_owned(), "application/json".to_owned())
+    );
+}
+
+#[tokio::test]
+async fn sequential_calls_reuse_one_kept_alive_connection() {
+    let raw = raw_server(|body, _| ok(sum(&body))).await;
+    let client = client(&raw);
+    for n in 0..20_i64 {
+        let total = client
+            .request::<i64, _>("add", &[n, 1])
+            .await
+            .expect("answered");
+        assert_eq!(total, n + 1);
+    }
+    assert_eq!(raw.connections.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_slow_answer_times_out_and_a_dropped_call_leaves_nothing() {
+    let raw = slow_server(Duration::from_millis(300), |body, _| ok(sum(&body))).await;
+    let client = client(&raw).with_timeout(Duration::from_millis(50));
+    let late = client.request::<i64, _>("add", &[1]).await;
+    assert!(matches!(late, Err(Error::Timeout)), "{late:?}");
+    assert_eq!(client.pending(), 0);
+    let mut call = Box::pin(
+        client
+            .with_timeout(Duration::from_secs(5))
+            .request::<i64, _>("add", &[1]),
+    );
+    tokio::select! {
+        _ = &mut call => panic!("the server is slower than this"),
+        () = tokio::time::sleep(Duration::from_millis(20)) => {}
+    }
+    assert_eq!(client.pending(), 1);
+    drop(call);
+    assert_eq!(client.pending(), 0);
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_a_connect_error() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    drop(listener);
+    let client = Client::new(http::Client::new(&format!("http://{addr}")).expect("valid"));
+    match client.request::<i64, _>("add", &()).await {
+        Err(Error::Transport(error)) => assert_eq!(error.kind(), ErrorKind::Connect),
+        other => panic!("expected a connect error, got {other:?}"),
+    }
+}
