@@ -2,6 +2,7 @@
 
 pub mod client;
 pub mod protocol;
+pub mod server;
 pub mod transport;
 
 /// The one surface generated code touches. Not a public API: it changes with the generator.

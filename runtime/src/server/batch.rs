@@ -1,0 +1,143 @@
+//! Batches: members run concurrently up to a limit, responses come out in request order.
+
+use futures_util::FutureExt;
+use futures_util::stream::{FuturesUnordered, StreamExt};
+
+use crate::protocol::{Entry, ErrorObject, Id, write_error};
+
+use super::call::{self, Started};
+use super::dispatch::CallResult;
+use super::engine::{ConnectionState, Shared, error_message, write_response};
+
+/// Runs a batch: answers each entry in place; `None` when every entry was a notification.
+///
+/// Calls start in order. One that finishes on its first poll is written out at once;
+/// one that does not joins a set of pending calls (at most `batch_concurrency`), and the
+/// calls after it are written aside until the earlier ones are done. No task is spawned.
+pub(crate) async fn run(
+    shared: &Shared,
+    connection: &ConnectionState,
+    entries: &[Entry<'_>],
+) -> Option<Vec<u8>> {
+    let limit = shared.limits.batch_concurrency.max(1);
+    let mut ordered = Ordered::new(entries, shared.limits.max_response_size);
+    let mut pending = FuturesUnordered::new();
+    for (index, entry) in entries.iter().enumerate() {
+        while pending.len() >= limit {
+            if let Some((done, result)) = pending.next().await {
+                ordered.complete(done, &result);
+            }
+        }
+        let (id, method, params) = match entry {
+            Entry::Request(r) => (Some(&r.id), &*r.method, r.params),
+            Entry::Notification(n) => (None, &*n.method, n.params),
+            Entry::Invalid(_) => {
+                ordered.complete(index, &Err(ErrorObject::invalid_request()));
+                continue;
+            }
+        };
+        match call::start(shared, connection, method, id, params) {
+            Started::Done(result) => ordered.complete(index, &result),
+            Started::Running(mut running) => match (&mut running).now_or_never() {
+                Some(result) => ordered.complete(index, &result),
+                None => pending.push(running.map(move |result| (index, result))),
+            },
+        }
+    }
+    while let Some((done, result)) = pending.next().await {
+        ordered.complete(done, &result);
+    }
+    ordered.finish()
+}
+
+/// The batch response under construction, in request order.
+struct Ordered<'e, 'a> {
+    entries: &'e [Entry<'a>],
+    out: Vec<u8>,
+    /// Responses written so far.
+    written: usize,
+    /// The first entry not yet written out.
+    next: usize,
+    /// Entries finished out of order: their response (empty: nothing to answer).
+    /// Allocated on the first out-of-order finish.
+    parked: Vec<Option<Vec<u8>>>,
+    max_size: usize,
+}
+
+impl<'e, 'a> Ordered<'e, 'a> {
+    fn new(entries: &'e [Entry<'a>], max_size: usize) -> Self {
+        let mut out = Vec::with_capacity(entries.len() * 48 + 2);
+        out.push(b'[');
+        Ordered {
+            entries,
+            out,
+            written: 0,
+            next: 0,
+            parked: Vec::new(),
+            max_size,
+        }
+    }
+
+    fn complete(&mut self, index: usize, result: &CallResult) {
+        if index != self.next {
+            if self.parked.is_empty() {
+                self.parked.resize(self.entries.len(), None);
+            }
+            let mut aside = Vec::new();
+            self.write(index, result, &mut aside);
+            if let Some(slot) = self.parked.get_mut(index) {
+                *slot = Some(aside);
+            }
+            return;
+        }
+        let mut out = std::mem::take(&mut self.out);
+        self.write_separated(index, result, &mut out);
+        self.next += 1;
+        while let Some(aside) = self.parked.get_mut(self.next).and_then(Option::take) {
+            if !aside.is_empty() {
+                self.separate(&mut out);
+                out.extend_from_slice(&aside);
+            }
+            self.next += 1;
+        }
+        self.out = out;
+    }
+
+    fn separate(&mut self, out: &mut Vec<u8>) {
+        if self.written > 0 {
+            out.push(b',');
+        }
+        self.written += 1;
+    }
+
+    fn write_separated(&mut self, index: usize, result: &CallResult, out: &mut Vec<u8>) {
+        let mark = out.len();
+        self.separate(out);
+        let body = out.len();
+        self.write(index, result, out);
+        if out.len() == body {
+            out.truncate(mark);
+            self.written -= 1;
+        }
+    }
+
+    /// Writes entry `index`'s response, or nothing for a notification.
+    fn write(&self, index: usize, result: &CallResult, out: &mut Vec<u8>) {
+        match self.entries.get(index) {
+            Some(Entry::Request(r)) => write_response(out, &r.id, result, self.max_size),
+            Some(Entry::Invalid(error)) => write_error(out, &Id::NULL, error),
+            Some(Entry::Notification(_)) | None => {}
+        }
+    }
+
+    fn finish(mut self) -> Option<Vec<u8>> {
+        if self.written == 0 {
+            return None;
+        }
+        self.out.push(b']');
+        if self.out.len() > self.max_size {
+            return Some(error_message(&ErrorObject::response_too_large()));
+        }
+        Some(self.out)
+    }
+}

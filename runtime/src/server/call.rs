@@ -1,0 +1,159 @@
+//! Running one call: the in-flight slot, reserved names, middleware, panics, the timeout
+//! and the tracing span.
+
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context as TaskContext, Poll};
+use std::time::Duration;
+
+use serde_json::value::RawValue;
+use tracing::Span;
+
+use crate::protocol::{ErrorObject, Id};
+
+use super::Context;
+use super::dispatch::{BoxFuture, CallResult, Reply, ReplyInner};
+use super::engine::{ConnectionState, Shared};
+use super::middleware::{Call, Next};
+
+/// A call that has started: answered already, or running.
+pub(crate) enum Started<'a> {
+    Done(CallResult),
+    Running(Running<'a>),
+}
+
+/// The end of the chain: answers `rpc.*` names itself, hands the rest to the dispatcher.
+pub(crate) fn dispatch(
+    shared: &Shared,
+    method: &str,
+    params: Option<&RawValue>,
+    context: Context,
+) -> Reply {
+    if method.starts_with("rpc.") {
+        return match (method, &shared.document) {
+            ("rpc.discover", Some(document)) => Reply::ready(Ok(document.clone())),
+            _ => Reply::err(ErrorObject::method_not_found()),
+        };
+    }
+    shared.dispatch.call(method, params, context)
+}
+
+/// Starts a call: takes an in-flight slot, builds its context and span, runs the sync part
+/// (decoding params) and returns the answer or the running future.
+pub(crate) fn start<'a>(
+    shared: &'a Shared,
+    connection: &'a ConnectionState,
+    method: &'a str,
+    id: Option<&Id<'a>>,
+    params: Option<&'a RawValue>,
+) -> Started<'a> {
+    let Some(slot) = Slot::acquire(&connection.in_flight, shared.limits.max_in_flight) else {
+        return Started::Done(Err(ErrorObject::server_busy()));
+    };
+    let span = tracing::debug_span!("call", method);
+    let context = Context::from_parts(method, id, connection.metadata.clone());
+    let entered = span.enter();
+    // `Ok(future)` to run, `Err(result)` answered at once.
+    let begun = catch_unwind(AssertUnwindSafe(|| {
+        if shared.middleware.is_empty() {
+            match dispatch(shared, method, params, context).0 {
+                ReplyInner::Ready(result) => Err(result),
+                ReplyInner::Pending(future) => Ok(future as BoxFuture<'a, CallResult>),
+            }
+        } else {
+            Ok(Next::start(shared).run(Call {
+                method,
+                params,
+                context,
+            }))
+        }
+    }));
+    drop(entered);
+    let future: BoxFuture<'a, CallResult> = match begun {
+        Ok(Ok(future)) => future,
+        Ok(Err(result)) => return Started::Done(result),
+        Err(_) => return Started::Done(Err(panicked(&span))),
+    };
+    Started::Running(Running {
+        future,
+        span,
+        _slot: slot,
+        timeout: shared.limits.handler_timeout,
+        sleep: None,
+    })
+}
+
+fn panicked(span: &Span) -> ErrorObject {
+    span.in_scope(|| tracing::error!("handler panicked; answering -32603"));
+    ErrorObject::internal_error()
+}
+
+/// A call whose handler is running. Catches panics, applies the timeout lazily (only once
+/// the handler has returned `Pending`), and frees its slot when dropped.
+pub(crate) struct Running<'a> {
+    future: BoxFuture<'a, CallResult>,
+    span: Span,
+    _slot: Slot<'a>,
+    timeout: Option<Duration>,
+    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl Future for Running<'_> {
+    type Output = CallResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<CallResult> {
+        let this = self.get_mut();
+        let entered = this.span.enter();
+        let polled = catch_unwind(AssertUnwindSafe(|| this.future.as_mut().poll(cx)));
+        drop(entered);
+        match polled {
+            Ok(Poll::Ready(result)) => Poll::Ready(result),
+            Ok(Poll::Pending) => this.poll_deadline(cx),
+            Err(_) => Poll::Ready(Err(panicked(&this.span))),
+        }
+    }
+}
+
+impl Running<'_> {
+    fn poll_deadline(&mut self, cx: &mut TaskContext<'_>) -> Poll<CallResult> {
+        if self.sleep.is_none() {
+            let Some(timeout) = self.timeout else {
+                return Poll::Pending;
+            };
+            if tokio::runtime::Handle::try_current().is_err() {
+                self.timeout = None;
+                return Poll::Pending;
+            }
+            self.sleep = Some(Box::pin(tokio::time::sleep(timeout)));
+        }
+        match self.sleep.as_mut().map(|sleep| sleep.as_mut().poll(cx)) {
+            Some(Poll::Ready(())) => {
+                self.span.in_scope(|| tracing::warn!("handler timed out"));
+                Poll::Ready(Err(ErrorObject::timeout()))
+            }
+            _ => Poll::Pending,
+        }
+    }
+}
+
+/// One of a connection's in-flight slots, released on drop.
+pub(crate) struct Slot<'a>(&'a AtomicUsize);
+
+impl<'a> Slot<'a> {
+    fn acquire(in_flight: &'a AtomicUsize, max: usize) -> Option<Self> {
+        let previous = in_flight.fetch_add(1, Ordering::Acquire);
+        if previous >= max {
+            in_flight.fetch_sub(1, Ordering::Release);
+            return None;
+        }
+        Some(Slot(in_flight))
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Release);
+    }
+}

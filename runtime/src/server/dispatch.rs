@@ -1,0 +1,114 @@
+//! The trait generated dispatchers implement, and what they return.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::protocol::ErrorObject;
+
+use super::Context;
+
+/// A boxed, sendable future, as middleware and handlers return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a call produces: the result as raw JSON, or the error to answer.
+pub type CallResult = Result<Box<RawValue>, ErrorObject>;
+
+/// Routes calls to handlers: what a generated dispatcher implements.
+///
+/// [`Dispatch::call`] runs synchronously with the params still borrowed from the message,
+/// so a dispatcher decodes them straight into typed arguments; it then returns either the
+/// answer at once ([`Reply::ready`]) or an owned handler future ([`Reply::future`]) that
+/// no longer borrows the message, so an engine may run it anywhere.
+///
+/// Names starting with `rpc.` never reach a dispatcher: the engine answers `rpc.discover`
+/// with [`Dispatch::document`] and every other `rpc.*` name with `-32601`.
+///
+/// ```
+/// use rpcsmith::protocol::ErrorObject;
+/// use rpcsmith::server::{Context, Dispatch, Reply};
+/// use serde_json::value::RawValue;
+///
+/// struct Calculator;
+///
+/// impl Dispatch for Calculator {
+///     fn call(&self, method: &str, params: Option<&RawValue>, _cx: Context) -> Reply {
+///         match method {
+///             "add" => match serde_json::from_str::<(i64, i64)>(params.map_or("null", RawValue::get)) {
+///                 Ok((a, b)) => Reply::future(async move { rpcsmith::server::encode(&(a + b)) }),
+///                 Err(e) => Reply::err(ErrorObject::invalid_params(e.to_string())),
+///             },
+///             _ => Reply::err(ErrorObject::method_not_found()),
+///         }
+///     }
+/// }
+/// ```
+pub trait Dispatch: Send + Sync + 'static {
+    /// Starts a call of `method` with its raw `params` (`None` when absent). Answer
+    /// `-32601` ([`ErrorObject::method_not_found`]) for a method you do not know and
+    /// `-32602` ([`ErrorObject::invalid_params`]) for params that do not decode.
+    fn call(&self, method: &str, params: Option<&RawValue>, context: Context) -> Reply;
+
+    /// The OpenRPC document answered on `rpc.discover` (JSON text), if any. Read once,
+    /// when the server is built; `None` (the default) makes `rpc.discover` answer `-32601`.
+    fn document(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// What [`Dispatch::call`] returns: a result now, or a future of one.
+#[must_use]
+pub struct Reply(pub(crate) ReplyInner);
+
+pub(crate) enum ReplyInner {
+    Ready(CallResult),
+    Pending(BoxFuture<'static, CallResult>),
+}
+
+impl Reply {
+    /// An answer available at once.
+    pub fn ready(result: CallResult) -> Self {
+        Reply(ReplyInner::Ready(result))
+    }
+
+    /// A successful result, serialized now.
+    pub fn ok<T: Serialize + ?Sized>(value: &T) -> Self {
+        Self::ready(encode(value))
+    }
+
+    /// An error answer.
+    pub fn err(error: ErrorObject) -> Self {
+        Self::ready(Err(error))
+    }
+
+    /// An answer the handler future will produce.
+    pub fn future<F>(future: F) -> Self
+    where
+        F: Future<Output = CallResult> + Send + 'static,
+    {
+        Reply(ReplyInner::Pending(Box::pin(future)))
+    }
+
+    /// Turns the reply into a future, whichever kind it is.
+    pub fn into_future(self) -> BoxFuture<'static, CallResult> {
+        match self.0 {
+            ReplyInner::Ready(result) => Box::pin(std::future::ready(result)),
+            ReplyInner::Pending(future) => future,
+        }
+    }
+}
+
+/// Serializes a handler's result to raw JSON.
+///
+/// # Errors
+///
+/// [`ErrorObject::internal_error`] when `value` fails to serialize (a map with non-string
+/// keys, a `Serialize` impl that fails); the cause is logged with `tracing`, not sent.
+pub fn encode<T: Serialize + ?Sized>(value: &T) -> CallResult {
+    serde_json::value::to_raw_value(value).map_err(|e| {
+        tracing::error!(error = %e, "result failed to serialize");
+        ErrorObject::internal_error()
+    })
+}

@@ -1,0 +1,244 @@
+//! The server: bytes in, bytes (or nothing) out.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::value::RawValue;
+
+use crate::protocol::{Entry, ErrorObject, Id, Message, write_error};
+
+use super::batch;
+use super::call::{self, Started};
+use super::dispatch::CallResult;
+use super::{Dispatch, Limits, Metadata, Middleware};
+
+/// What every clone of a [`Server`] shares.
+pub(crate) struct Shared {
+    pub(crate) dispatch: Box<dyn Dispatch>,
+    pub(crate) middleware: Vec<Box<dyn Middleware>>,
+    pub(crate) limits: Limits,
+    pub(crate) document: Option<Box<RawValue>>,
+}
+
+/// The JSON-RPC server engine: takes a message's bytes, returns the response's bytes, or
+/// `None` when nothing may be sent back (a notification, or a batch of notifications).
+///
+/// Cheap to clone (an `Arc` inside). Transports call [`Server::connection`] once per
+/// connection and [`Connection::handle`] per message, or [`Server::handle`] for one-shot
+/// messages.
+///
+/// ```
+/// use rpcsmith::server::{Context, Dispatch, Metadata, Reply, Server};
+/// use serde_json::value::RawValue;
+///
+/// struct Hello;
+/// impl Dispatch for Hello {
+///     fn call(&self, method: &str, _params: Option<&RawValue>, _cx: Context) -> Reply {
+///         match method {
+///             "hello" => Reply::ok("world"),
+///             _ => Reply::err(rpcsmith::protocol::ErrorObject::method_not_found()),
+///         }
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let server = Server::builder(Hello).build();
+/// let answer = server.handle(br#"{"jsonrpc":"2.0","method":"hello","id":1}"#, Metadata::default()).await;
+/// assert_eq!(answer.unwrap(), br#"{"jsonrpc":"2.0","result":"world","id":1}"#);
+/// assert!(server.handle(br#"{"jsonrpc":"2.0","method":"hello"}"#, Metadata::default()).await.is_none());
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Server {
+    shared: Arc<Shared>,
+}
+
+/// Builds a [`Server`]: the dispatcher, then limits and middleware, then [`Builder::build`].
+#[must_use]
+pub struct Builder {
+    dispatch: Box<dyn Dispatch>,
+    middleware: Vec<Box<dyn Middleware>>,
+    limits: Limits,
+}
+
+/// One connection's handle on the server: the same [`Connection::handle`], with the
+/// connection's metadata and its in-flight limit ([`Limits::max_in_flight`]) shared by
+/// every message handled through it (and its clones).
+#[derive(Clone)]
+pub struct Connection {
+    shared: Arc<Shared>,
+    state: Arc<ConnectionState>,
+}
+
+pub(crate) struct ConnectionState {
+    pub(crate) metadata: Arc<Metadata>,
+    pub(crate) in_flight: AtomicUsize,
+}
+
+impl Server {
+    /// Starts building a server around a dispatcher.
+    pub fn builder(dispatch: impl Dispatch) -> Builder {
+        Builder {
+            dispatch: Box::new(dispatch),
+            middleware: Vec::new(),
+            limits: Limits::default(),
+        }
+    }
+
+    /// The limits this server enforces (transports read `max_request_size` to stop reading
+    /// a body early).
+    pub fn limits(&self) -> &Limits {
+        &self.shared.limits
+    }
+
+    /// A handle for one connection, carrying what the transport knows about it.
+    pub fn connection(&self, metadata: Metadata) -> Connection {
+        Connection {
+            shared: self.shared.clone(),
+            state: Arc::new(ConnectionState {
+                metadata: Arc::new(metadata),
+                in_flight: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// Handles one message as if it came on a connection of its own.
+    pub fn handle<'a>(
+        &'a self,
+        message: &'a [u8],
+        metadata: Metadata,
+    ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
+        let connection = self.connection(metadata);
+        async move { connection.handle(message).await }
+    }
+}
+
+impl Builder {
+    /// The limits to enforce (default: [`Limits::default`]).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Adds a middleware; the first added runs outermost.
+    pub fn middleware(mut self, middleware: impl Middleware) -> Self {
+        self.middleware.push(Box::new(middleware));
+        self
+    }
+
+    /// Builds the server. The dispatcher's document is read here, once; a document that is
+    /// not valid JSON is logged and treated as absent.
+    pub fn build(self) -> Server {
+        let document = self.dispatch.document().and_then(|text| {
+            RawValue::from_string(text.to_owned())
+                .inspect_err(|e| tracing::error!(error = %e, "rpc.discover document is not JSON"))
+                .ok()
+        });
+        Server {
+            shared: Arc::new(Shared {
+                dispatch: self.dispatch,
+                middleware: self.middleware,
+                limits: self.limits,
+                document,
+            }),
+        }
+    }
+}
+
+impl Connection {
+    /// Handles one message: its response's bytes, or `None` when nothing may be sent back.
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "the signature promises `Send`, which transports that spawn rely on"
+    )]
+    pub fn handle<'a>(
+        &'a self,
+        message: &'a [u8],
+    ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
+        async move {
+            let limits = &self.shared.limits;
+            if message.len() > limits.max_request_size {
+                return Some(error_message(&ErrorObject::request_too_large()));
+            }
+            match Message::parse_limited(message, limits.max_batch_len) {
+                Err(error) => Some(error_message(&error)),
+                Ok(Message::Single(entry)) => self.single(&entry).await,
+                Ok(Message::Batch(entries)) => {
+                    batch::run(&self.shared, &self.state, &entries).await
+                }
+            }
+        }
+    }
+
+    /// What the transport said about this connection.
+    pub fn metadata(&self) -> &Metadata {
+        &self.state.metadata
+    }
+
+    /// How many calls are in flight on this connection now.
+    pub fn in_flight(&self) -> usize {
+        self.state.in_flight.load(Ordering::Relaxed)
+    }
+
+    async fn single(&self, entry: &Entry<'_>) -> Option<Vec<u8>> {
+        let (id, method, params) = match entry {
+            Entry::Request(r) => (Some(&r.id), &*r.method, r.params),
+            Entry::Notification(n) => (None, &*n.method, n.params),
+            Entry::Invalid(error) => return Some(error_message(error)),
+        };
+        let result = match call::start(&self.shared, &self.state, method, id, params) {
+            Started::Done(result) => result,
+            Started::Running(running) => running.await,
+        };
+        let id = id?;
+        let mut out = Vec::with_capacity(result.as_ref().map_or(64, |r| r.get().len() + 48));
+        write_response(&mut out, id, &result, self.shared.limits.max_response_size);
+        Some(out)
+    }
+}
+
+/// One error response with `id: null`.
+pub(crate) fn error_message(error: &ErrorObject) -> Vec<u8> {
+    let mut out = Vec::with_capacity(96);
+    write_error(&mut out, &Id::NULL, error);
+    out
+}
+
+/// Writes a call's response, replacing a result larger than `max_size` by an error.
+pub(crate) fn write_response(out: &mut Vec<u8>, id: &Id<'_>, result: &CallResult, max_size: usize) {
+    match result {
+        Ok(value) if value.get().len() > max_size => {
+            write_error(out, id, &ErrorObject::response_too_large());
+        }
+        Ok(value) => crate::protocol::write_result(out, id, value),
+        Err(error) => write_error(out, id, error),
+    }
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("limits", &self.shared.limits)
+            .field("middleware", &self.shared.middleware.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for Connection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connection")
+            .field("metadata", self.metadata())
+            .field("in_flight", &self.in_flight())
+            .finish()
+    }
+}

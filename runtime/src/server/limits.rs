@@ -1,0 +1,57 @@
+//! The server's limits, all with safe defaults.
+
+use std::time::Duration;
+
+/// Limits the server engine enforces. Every limit has a safe default; change the ones you
+/// need on a `Limits::default()`.
+///
+/// ```
+/// use std::time::Duration;
+/// use rpcsmith::server::Limits;
+///
+/// let mut limits = Limits::default();
+/// limits.max_batch_len = 100;
+/// limits.handler_timeout = Some(Duration::from_secs(5));
+/// assert_eq!(limits.max_request_size, 10 << 20);
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Largest message accepted, in bytes, checked before parsing (transports should also
+    /// stop reading a body past it). A larger message is answered with `-32007` (request
+    /// too large) and `id: null`. Default: 10 MiB.
+    pub max_request_size: usize,
+    /// Largest response sent, in bytes. A larger result is replaced by `-32008` (response
+    /// too large) for its call; a larger batch response by one such error with `id: null`.
+    /// Default: 10 MiB.
+    pub max_response_size: usize,
+    /// Most entries in a batch; a longer batch is answered with one `-32010` (batch too
+    /// large) and `id: null`, and is not read past the limit. Default: 1,024.
+    pub max_batch_len: usize,
+    /// How many calls of one batch may wait on their handlers at the same time (0 counts
+    /// as 1); the others start as these finish. Calls that finish on their first poll do
+    /// not count. Default: 64.
+    pub batch_concurrency: usize,
+    /// Most calls in flight on one connection; a call beyond it is answered with `-32009`
+    /// (server busy), and a notification beyond it is dropped. Default: 256.
+    pub max_in_flight: usize,
+    /// Longest a handler may run; a call still running after it is answered with `-32012`
+    /// (timeout) and its future is dropped. `None` lets handlers run for ever. Default: 60 s.
+    ///
+    /// The timer needs a Tokio runtime with time enabled, and is only set for a call whose
+    /// handler does not finish on its first poll; outside a Tokio runtime no timeout applies.
+    pub handler_timeout: Option<Duration>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_request_size: 10 << 20,
+            max_response_size: 10 << 20,
+            max_batch_len: 1024,
+            batch_concurrency: 64,
+            max_in_flight: 256,
+            handler_timeout: Some(Duration::from_secs(60)),
+        }
+    }
+}

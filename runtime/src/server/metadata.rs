@@ -1,0 +1,29 @@
+//! What a transport knows about the connection a message came on.
+
+use std::net::SocketAddr;
+
+/// What a transport knows about where a message came from, handed to every call's
+/// [`Context`](super::Context).
+///
+/// Transports fill in what they have: the HTTP transport sets the peer address, the
+/// request's headers and the request's extensions (so the typed data a tower auth layer
+/// put there reaches handlers); the in-memory transport sets nothing.
+///
+/// ```
+/// use rpcsmith::server::Metadata;
+///
+/// let mut meta = Metadata::default();
+/// meta.peer = Some("127.0.0.1:9000".parse().unwrap());
+/// meta.extensions.insert(String::from("user-42"));
+/// assert_eq!(meta.extensions.get::<String>().map(String::as_str), Some("user-42"));
+/// ```
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Metadata {
+    /// The peer's address, when the transport has one.
+    pub peer: Option<SocketAddr>,
+    /// The HTTP request's headers, for HTTP and WebSocket transports.
+    pub headers: Option<http::HeaderMap>,
+    /// Typed data from the transport and its layers (for instance an authenticated user).
+    pub extensions: http::Extensions,
+}
