@@ -8,12 +8,25 @@
 //! is an [`Error<E>`] with `E` the method's own error type.
 //!
 //! ```
-//! # #[cfg(feature = "memory")]
-//! # async fn run(client: rpcsmith::client::Client) -> Result<(), rpcsmith::client::Error> {
-//! use rpcsmith::client::Handle;
+//! # use rpcsmith::server::{Context, Dispatch, Reply, Server};
+//! # use serde_json::value::RawValue;
+//! # struct Calculator;
+//! # impl Dispatch for Calculator {
+//! #     fn call(&self, method: &str, params: Option<&RawValue>, _: Context) -> Reply {
+//! #         let (a, b): (i64, i64) = params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or((0, 0));
+//! #         Reply::ok(&(a + b))
+//! #     }
+//! # }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), rpcsmith::client::Error> {
+//! use rpcsmith::client::{Client, Handle};
+//! use rpcsmith::transport::memory::Link;
+//!
+//! let client = Client::new(Link::new(Server::builder(Calculator).build()));
 //!
 //! // A single call: params by position, a typed result.
 //! let sum: i64 = client.request("add", &[1, 2]).await?;
+//! assert_eq!(sum, 3);
 //!
 //! // A notification: no answer is expected.
 //! client.notify("log", &["hello"]).await?;
@@ -21,10 +34,10 @@
 //! // A typed batch: each entry is read by its handle, in any order.
 //! let mut batch = client.batch();
 //! let first: Handle<i64> = batch.request("add", &[1, 2]);
-//! let second = batch.request::<i64, _>("add", &[3, 4]);
+//! let second: Handle<i64> = batch.request("add", &[3, 4]);
 //! let mut replies = batch.send().await?;
-//! let (b, a) = (replies.take(second)?, replies.take(first)?);
-//! # let _ = (sum, a, b);
+//! assert_eq!(replies.take(second)?, 7);
+//! assert_eq!(replies.take(first)?, 3);
 //! # Ok(())
 //! # }
 //! ```

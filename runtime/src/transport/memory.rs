@@ -5,39 +5,53 @@
 //! so a test over this transport exercises both engines exactly as a socket would.
 
 use crate::client;
-use crate::server::{Metadata, Server};
+use crate::server::{Connection, Metadata, Server};
 use crate::transport::{Reply, SendFuture, Transport};
 use bytes::Bytes;
 
 /// A request/response [`Transport`] that hands each message to a [`Server`] in the
-/// same process.
+/// same process. A link is one connection of the server: its in-flight limit
+/// ([`Limits::max_in_flight`](crate::server::Limits::max_in_flight)) counts the calls
+/// of every clone of the link.
 ///
 /// ```
-/// # async fn run(server: rpcsmith::server::Server) -> Result<(), rpcsmith::client::Error> {
+/// # use rpcsmith::server::{Context, Dispatch, Reply, Server};
+/// # use serde_json::value::RawValue;
+/// # struct Echo;
+/// # impl Dispatch for Echo {
+/// #     fn call(&self, _: &str, params: Option<&RawValue>, _: Context) -> Reply {
+/// #         Reply::ok(&params)
+/// #     }
+/// # }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), rpcsmith::client::Error> {
 /// use rpcsmith::transport::memory::Link;
 ///
+/// let server = Server::builder(Echo).build();
 /// let client = rpcsmith::client::Client::new(Link::new(server));
-/// let sum: i64 = client.request("add", &[1, 2]).await?;
-/// # let _ = sum;
+/// let echoed: Vec<u8> = client.request("echo", &[1, 2]).await?;
+/// assert_eq!(echoed, [1, 2]);
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Link {
-    server: Server,
+    connection: Connection,
 }
 
 impl Link {
     /// A link to `server`.
     pub fn new(server: Server) -> Self {
-        Self { server }
+        Self {
+            connection: server.connection(Metadata::default()),
+        }
     }
 }
 
 impl Transport for Link {
     fn send(&self, message: Bytes) -> SendFuture<'_> {
         Box::pin(async move {
-            Ok(match self.server.handle(&message, Metadata::default()).await {
+            Ok(match self.connection.handle(&message).await {
                 Some(answer) => Reply::Answer(answer.into()),
                 None => Reply::NoAnswer,
             })
@@ -48,4 +62,12 @@ impl Transport for Link {
 /// A client connected to `server` through a [`Link`].
 pub fn connect(server: Server) -> client::Client {
     client::Client::new(Link::new(server))
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Link")
+            .field("in_flight", &self.connection.in_flight())
+            .finish_non_exhaustive()
+    }
 }

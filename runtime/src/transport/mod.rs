@@ -4,7 +4,7 @@
 //! side the boundary is one small trait, [`Transport`], that fits the two shapes
 //! JSON-RPC travels on:
 //!
-//! - **Request/response** (HTTP, `memory`): every message the client sends is one
+//! - **Request/response** (HTTP, [`memory`]): every message the client sends is one
 //!   exchange, and the exchange's answer (an HTTP response body) is the whole reply to
 //!   that message. [`Transport::send`] returns it as [`Reply::Answer`], or
 //!   [`Reply::NoAnswer`] when the peer answered with no body (a notification).
@@ -25,8 +25,8 @@ pub use crate::client::Inbox;
 mod error;
 #[cfg(feature = "http")]
 pub mod http;
-// WAIT-SERVER #[cfg(feature = "memory")]
-// WAIT-SERVER pub mod memory;
+#[cfg(feature = "memory")]
+pub mod memory;
 
 pub use error::{Error, ErrorKind};
 

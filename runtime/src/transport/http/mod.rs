@@ -1,22 +1,22 @@
-//! JSON-RPC over HTTP (hyper 1): a server that is a [`tower::Service`], a `serve`
+//! JSON-RPC over HTTP (hyper 1): a server that is a [`tower::Service`], a [`serve`]
 //! helper for a TCP listener, and a client transport with pooled keep-alive
 //! connections.
 //!
 //! # The server side
 //!
-//! `Service` answers `POST` requests whose body is a JSON-RPC message:
+//! [`Service`] answers `POST` requests whose body is a JSON-RPC message:
 //!
 //! | request | answer |
 //! |---|---|
 //! | a request or a batch with at least one request | `200 OK`, `Content-Type: application/json`, the response body |
-//! | a notification, or a batch of only notifications | `204 No Content` (or `202 Accepted`, see `Service::no_response_status`), no body |
-//! | a body larger than `Service::max_request_size` | `413 Payload Too Large` with a JSON-RPC error body (`-32007`, `id: null`), found while reading, before parsing |
+//! | a notification, or a batch of only notifications | `204 No Content` (or `202 Accepted`, see [`Service::no_response_status`]), no body |
+//! | a body larger than [`Service::max_request_size`] | `413 Payload Too Large` with a JSON-RPC error body (`-32007`, `id: null`), found while reading, before parsing |
 //! | a method other than `POST` | `405 Method Not Allowed`, `Allow: POST`, with a JSON-RPC error body |
-//! | a `Content-Type` other than `application/json` (parameters allowed) | `415 Unsupported Media Type` with a JSON-RPC error body, unless `Service::any_content_type` |
+//! | a `Content-Type` other than `application/json` (parameters allowed) | `415 Unsupported Media Type` with a JSON-RPC error body, unless [`Service::any_content_type`] |
 //!
-//! The request's headers and extensions, and the peer address when `serve` accepted
-//! the connection (a `PeerAddr` extension), reach the server engine through
-//! `server::Metadata`, so handlers can authenticate.
+//! The request's headers and extensions, and the peer address when [`serve`] accepted
+//! the connection (a [`PeerAddr`] extension), reach the server engine through
+//! [`server::Metadata`](crate::server::Metadata), so handlers can authenticate.
 //! Because it is a `tower::Service`, it mounts inside an axum or hyper application
 //! and takes tower-http layers.
 //!
@@ -27,9 +27,9 @@
 //! [`client::Client`](crate::client::Client).
 
 mod client;
-// WAIT-SERVER mod serve;
-// WAIT-SERVER mod service;
+mod serve;
+mod service;
 
 pub use client::{Client, ClientBuilder, DEFAULT_MAX_RESPONSE_SIZE};
-// WAIT-SERVER pub use serve::serve;
-// WAIT-SERVER pub use service::{DEFAULT_MAX_REQUEST_SIZE, NoResponse, PeerAddr, Service};
+pub use serve::serve;
+pub use service::{NoResponse, PeerAddr, Service};

@@ -22,15 +22,28 @@ use tokio::task::JoinSet;
 /// Failures to accept a connection (too many open files, say) are logged through
 /// `tracing` and retried after a short pause; they do not end the server.
 ///
-/// ```no_run
-/// # async fn run(server: rpcsmith::server::Server) -> std::io::Result<()> {
+/// ```
+/// # use rpcsmith::server::{Context, Dispatch, Reply, Server};
+/// # use serde_json::value::RawValue;
+/// # struct Nothing;
+/// # impl Dispatch for Nothing {
+/// #     fn call(&self, _: &str, _: Option<&RawValue>, _: Context) -> Reply {
+/// #         Reply::err(rpcsmith::protocol::ErrorObject::method_not_found())
+/// #     }
+/// # }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
 /// use rpcsmith::transport::http::{Service, serve};
 ///
-/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8545").await?;
-/// serve(listener, Service::new(server), async {
-///     let _ = tokio::signal::ctrl_c().await;
-/// })
-/// .await;
+/// let server = Server::builder(Nothing).build();
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+/// let serving = tokio::spawn(serve(listener, Service::new(server), async {
+///     let _ = stopped.await;
+/// }));
+/// // ... serve until it is time to stop:
+/// let _ = stop.send(());
+/// serving.await.expect("serve ends cleanly");
 /// # Ok(())
 /// # }
 /// ```
@@ -69,10 +82,11 @@ async fn connection(
     mut stopped: watch::Receiver<bool>,
 ) {
     let _ = stream.set_nodelay(true);
-    let hyper_service = hyper::service::service_fn(move |mut request: ::http::Request<Incoming>| {
-        request.extensions_mut().insert(PeerAddr(peer));
-        tower_service::Service::call(&mut service.clone(), request)
-    });
+    let hyper_service =
+        hyper::service::service_fn(move |mut request: ::http::Request<Incoming>| {
+            request.extensions_mut().insert(PeerAddr(peer));
+            tower_service::Service::call(&mut service.clone(), request)
+        });
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new());
     builder.http2().timer(TokioTimer::new());

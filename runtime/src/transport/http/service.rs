@@ -15,9 +15,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-/// The largest request body read unless told otherwise: 10 MiB.
-pub const DEFAULT_MAX_REQUEST_SIZE: usize = 10 * 1024 * 1024;
-
 /// The peer's address, as a request extension. [`serve`](super::serve) inserts it;
 /// an application that accepts connections itself can insert it too, and the
 /// [`Service`] passes it on as [`Metadata::peer`](crate::server::Metadata).
@@ -41,12 +38,30 @@ pub enum NoResponse {
 /// Cheap to clone. Its error type is [`Infallible`]: every failure is an HTTP answer.
 ///
 /// ```
+/// # use rpcsmith::server::{Context, Dispatch, Reply, Server};
+/// # use serde_json::value::RawValue;
+/// # struct Nothing;
+/// # impl Dispatch for Nothing {
+/// #     fn call(&self, _: &str, _: Option<&RawValue>, _: Context) -> Reply {
+/// #         Reply::ok(&())
+/// #     }
+/// # }
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
 /// use rpcsmith::transport::http::{NoResponse, Service};
-/// # fn make(server: rpcsmith::server::Server) {
-/// let service = Service::new(server)
+/// use tower::ServiceExt;
+///
+/// let service = Service::new(Server::builder(Nothing).build())
 ///     .max_request_size(1024 * 1024)
 ///     .no_response_status(NoResponse::Accepted);
-/// # drop(service);
+/// let request = http::Request::post("/")
+///     .header("content-type", "application/json")
+///     .body(http_body_util::Full::new(bytes::Bytes::from_static(
+///         br#"{"jsonrpc":"2.0","method":"ping"}"#,
+///     )))
+///     .expect("a valid request");
+/// let response = service.oneshot(request).await.expect("infallible");
+/// assert_eq!(response.status(), http::StatusCode::ACCEPTED);
 /// # }
 /// ```
 #[derive(Clone)]
@@ -57,7 +72,7 @@ pub struct Service {
 
 #[derive(Debug, Clone)]
 struct Config {
-    max_request_size: usize,
+    max_request_size: Option<usize>,
     no_response: NoResponse,
     any_content_type: bool,
 }
@@ -71,7 +86,7 @@ impl Service {
         Self {
             server,
             config: Arc::new(Config {
-                max_request_size: DEFAULT_MAX_REQUEST_SIZE,
+                max_request_size: None,
                 no_response: NoResponse::default(),
                 any_content_type: false,
             }),
@@ -79,9 +94,10 @@ impl Service {
     }
 
     /// The largest request body accepted, in bytes; a larger one is answered `413`
-    /// without being read to its end. The default is [`DEFAULT_MAX_REQUEST_SIZE`].
+    /// without being read to its end. The default is the server's own
+    /// [`Limits::max_request_size`](crate::server::Limits::max_request_size).
     pub fn max_request_size(mut self, bytes: usize) -> Self {
-        Arc::make_mut(&mut self.config).max_request_size = bytes;
+        Arc::make_mut(&mut self.config).max_request_size = Some(bytes);
         self
     }
 
@@ -145,8 +161,16 @@ impl Service {
         B: Body,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let limit = self.config.max_request_size;
-        let too_large = || refusal(StatusCode::PAYLOAD_TOO_LARGE, &ErrorObject::request_too_large());
+        let limit = self
+            .config
+            .max_request_size
+            .unwrap_or(self.server.limits().max_request_size);
+        let too_large = || {
+            refusal(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &ErrorObject::request_too_large(),
+            )
+        };
         let declared = headers
             .get(header::CONTENT_LENGTH)
             .and_then(|value| value.to_str().ok())
@@ -164,12 +188,11 @@ impl Service {
 
 /// What the engine learns of the HTTP request: peer, headers and extensions.
 fn metadata(parts: ::http::request::Parts) -> Metadata {
-    let peer = parts.extensions.get::<PeerAddr>().map(|peer| peer.0);
-    let mut meta = Metadata::default();
-    meta.peer = peer;
-    meta.headers = Some(parts.headers);
-    meta.extensions = parts.extensions;
-    meta
+    Metadata {
+        peer: parts.extensions.get::<PeerAddr>().map(|peer| peer.0),
+        headers: Some(parts.headers),
+        extensions: parts.extensions,
+    }
 }
 
 fn empty(status: StatusCode) -> Answer {
