@@ -4,7 +4,7 @@
 use bytes::Bytes;
 use rpcsmith::client::{Client, DeclaredError, Error, Inbox};
 use rpcsmith::protocol::ErrorObject;
-use rpcsmith::transport::{self, Reply, SendFuture, Transport};
+use rpcsmith::transport::{self, Delivery, SendFuture, Transport};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,7 +25,7 @@ impl Transport for Stream {
     fn send(&self, message: Bytes) -> SendFuture<'_> {
         let sent = self.outgoing.send(message);
         Box::pin(async move {
-            sent.map(|()| Reply::Routed)
+            sent.map(|()| Delivery::Routed)
                 .map_err(|_| transport::Error::closed())
         })
     }

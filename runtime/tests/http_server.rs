@@ -317,3 +317,32 @@ async fn shutdown_finishes_a_call_in_flight() {
         7
     );
 }
+
+#[tokio::test]
+async fn connections_beyond_the_limit_wait_for_a_free_slot() {
+    let running = start(Service::new(client_support::server()).max_connections(1)).await;
+    let first = running.client();
+    assert_eq!(
+        first
+            .request::<i64, _>("add", &[1, 1])
+            .await
+            .expect("answered"),
+        2
+    );
+    let second = running.client().with_timeout(Duration::from_millis(200));
+    let waiting = second.request::<i64, _>("add", &[2, 2]).await;
+    assert!(
+        matches!(waiting, Err(Error::Timeout)),
+        "the only slot is taken: {waiting:?}"
+    );
+    drop((first, second));
+    let third = running.client().with_timeout(Duration::from_secs(5));
+    assert_eq!(
+        third
+            .request::<i64, _>("add", &[3, 3])
+            .await
+            .expect("a slot is free"),
+        6
+    );
+    running.stop().await;
+}

@@ -4,7 +4,7 @@
 use super::error::Failure;
 use super::pending::{Ids, Outcome, Registration};
 use super::{Client, DeclaredError, Error, Shared, failure, route, wire};
-use crate::transport::Reply;
+use crate::transport::Delivery;
 use bytes::Bytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -207,13 +207,13 @@ impl Shared {
         let _registration = Registration::new(&self.pending, Ids::Many(ids));
         let exchange = async {
             match self.transport.send(message).await {
-                Ok(Reply::Answer(answer)) => route::route_answer(&self.pending, &answer, ids),
-                Ok(Reply::NoAnswer) => {
+                Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, ids),
+                Ok(Delivery::NoAnswer) => {
                     for &id in ids {
                         self.pending.complete(id, Err(Failure::Missing));
                     }
                 }
-                Ok(Reply::Routed) => {}
+                Ok(Delivery::Routed) => {}
                 Err(error) => return Err(failure(error)),
             }
             let mut outcomes = Vec::with_capacity(receivers.len());

@@ -52,7 +52,7 @@ pub use batch::{Batch, Handle, Replies};
 pub use error::{DeclaredError, Error};
 pub use route::Inbox;
 
-use crate::transport::{self, ErrorKind, Reply, Transport};
+use crate::transport::{self, Delivery, ErrorKind, Transport};
 use bytes::Bytes;
 use error::Failure;
 use pending::{Ids, Pending, Registration};
@@ -267,9 +267,9 @@ impl Shared {
         let _registration = Registration::new(&self.pending, Ids::One(id));
         let exchange = async {
             match self.transport.send(message).await {
-                Ok(Reply::Answer(answer)) => route::route_answer(&self.pending, &answer, &[id]),
-                Ok(Reply::NoAnswer) => return Err(Failure::Missing),
-                Ok(Reply::Routed) => {}
+                Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, &[id]),
+                Ok(Delivery::NoAnswer) => return Err(Failure::Missing),
+                Ok(Delivery::Routed) => {}
                 Err(error) => return Err(failure(error)),
             }
             receiver.await.unwrap_or(Err(Failure::Closed))
@@ -289,7 +289,7 @@ impl Shared {
             .map_err(|_| Failure::Timeout)?
             .map_err(failure)?;
         match reply {
-            Reply::Answer(answer) => refusal(&answer).map_or(Ok(()), Err),
+            Delivery::Answer(answer) => refusal(&answer).map_or(Ok(()), Err),
             _ => Ok(()),
         }
     }

@@ -129,6 +129,51 @@ fn slice_of(whole: &Bytes, part: &[u8]) -> Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// One response, with an id among the exchange's, foreign, or null.
+    fn response() -> impl Strategy<Value = String> {
+        let id = prop_oneof![
+            (1_u64..5).prop_map(|id| id.to_string()),
+            Just("null".to_owned()),
+            Just("\"x\"".to_owned()),
+            Just("1.5".to_owned()),
+        ];
+        let body = prop_oneof![
+            Just(r#""result":[1]"#.to_owned()),
+            Just(r#""error":{"code":-32600,"message":"m"}"#.to_owned()),
+            Just(r#""result":1,"error":{"code":1,"message":"m"}"#.to_owned()),
+        ];
+        (id, body).prop_map(|(id, body)| format!(r#"{{"jsonrpc":"2.0",{body},"id":{id}}}"#))
+    }
+
+    fn answer() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            proptest::collection::vec(any::<u8>(), 0..64),
+            response().prop_map(String::into_bytes),
+            proptest::collection::vec(response(), 0..6).prop_map(|responses| format!(
+                "[{}]",
+                responses.join(",")
+            )
+            .into_bytes()),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn any_answer_settles_every_call_of_its_exchange(answer in answer()) {
+            let pending = Arc::new(Pending::default());
+            let ids = [1, 2, 3];
+            let mut receivers: Vec<_> = ids.iter().map(|&id| pending.insert(id)).collect();
+            let _stray = pending.insert(4);
+            route_answer(&pending, &Bytes::from(answer.clone()), &ids);
+            prop_assert_eq!(pending.len(), 1, "only the call outside the exchange waits");
+            for receiver in &mut receivers {
+                prop_assert!(receiver.try_recv().is_ok());
+            }
+            Inbox::new(&pending).deliver(Bytes::from(answer));
+        }
+    }
 
     #[test]
     fn slices_share_or_copy() {

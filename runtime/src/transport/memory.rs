@@ -6,7 +6,7 @@
 
 use crate::client;
 use crate::server::{Connection, Metadata, Server};
-use crate::transport::{Reply, SendFuture, Transport};
+use crate::transport::{Delivery, SendFuture, Transport};
 use bytes::Bytes;
 
 /// A request/response [`Transport`] that hands each message to a [`Server`] in the
@@ -52,8 +52,8 @@ impl Transport for Link {
     fn send(&self, message: Bytes) -> SendFuture<'_> {
         Box::pin(async move {
             Ok(match self.connection.handle(&message).await {
-                Some(answer) => Reply::Answer(answer.into()),
-                None => Reply::NoAnswer,
+                Some(answer) => Delivery::Answer(answer.into()),
+                None => Delivery::NoAnswer,
             })
         })
     }

@@ -6,12 +6,12 @@
 //!
 //! - **Request/response** (HTTP, [`memory`]): every message the client sends is one
 //!   exchange, and the exchange's answer (an HTTP response body) is the whole reply to
-//!   that message. [`Transport::send`] returns it as [`Reply::Answer`], or
-//!   [`Reply::NoAnswer`] when the peer answered with no body (a notification).
+//!   that message. [`Transport::send`] returns it as [`Delivery::Answer`], or
+//!   [`Delivery::NoAnswer`] when the peer answered with no body (a notification).
 //! - **Symmetric message streams** (WebSocket, stdio, TCP, in a later version): a
 //!   message goes out, and replies arrive whenever the peer sends them, interleaved
 //!   with replies to other calls. Such a transport keeps the [`Inbox`] the client
-//!   hands it in [`Transport::attach`], returns [`Reply::Routed`] from `send`, and
+//!   hands it in [`Transport::attach`], returns [`Delivery::Routed`] from `send`, and
 //!   pushes every message it receives into [`Inbox::deliver`]; the client routes
 //!   responses to their calls by id through its table of pending calls. When the
 //!   connection ends, the transport calls [`Inbox::close`] and every pending call
@@ -35,12 +35,12 @@ use std::future::Future;
 use std::pin::Pin;
 
 /// The future [`Transport::send`] returns.
-pub type SendFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, Error>> + Send + 'a>>;
+pub type SendFuture<'a> = Pin<Box<dyn Future<Output = Result<Delivery, Error>> + Send + 'a>>;
 
 /// What a transport did with one message the client sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Reply {
+pub enum Delivery {
     /// The exchange carried an answer, and these bytes are the whole of it: the reply
     /// to exactly the message that was sent (request/response transports).
     Answer(Bytes),

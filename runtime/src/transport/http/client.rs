@@ -1,6 +1,6 @@
 //! The HTTP client transport: one POST per message, pooled keep-alive connections.
 
-use crate::transport::{self, ErrorKind, Reply, SendFuture, Transport};
+use crate::transport::{self, Delivery, ErrorKind, SendFuture, Transport};
 use ::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode, Uri};
 use bytes::Bytes;
@@ -92,7 +92,7 @@ impl Client {
         request
     }
 
-    async fn exchange(&self, message: Bytes) -> Result<Reply, transport::Error> {
+    async fn exchange(&self, message: Bytes) -> Result<Delivery, transport::Error> {
         let response = self
             .pool
             .request(self.request(message))
@@ -108,7 +108,7 @@ impl Client {
         self.reply(response).await
     }
 
-    async fn reply(&self, response: Response<Incoming>) -> Result<Reply, transport::Error> {
+    async fn reply(&self, response: Response<Incoming>) -> Result<Delivery, transport::Error> {
         let status = response.status();
         let is_json = is_json(response.headers());
         let body = Limited::new(response.into_body(), self.max_response_size)
@@ -124,15 +124,15 @@ impl Client {
             .to_bytes();
         if status.is_success() {
             return Ok(if body.is_empty() || status == StatusCode::NO_CONTENT {
-                Reply::NoAnswer
+                Delivery::NoAnswer
             } else {
-                Reply::Answer(body)
+                Delivery::Answer(body)
             });
         }
         // A refusal the server explains in JSON-RPC (413 with an error body, say) is an
         // answer; anything else is a transport failure.
         if is_json && !body.is_empty() {
-            return Ok(Reply::Answer(body));
+            return Ok(Delivery::Answer(body));
         }
         Err(transport::Error::new(
             ErrorKind::Status,

@@ -32,4 +32,4 @@ mod service;
 
 pub use client::{Client, ClientBuilder, DEFAULT_MAX_RESPONSE_SIZE};
 pub use serve::serve;
-pub use service::{NoResponse, PeerAddr, Service};
+pub use service::{DEFAULT_MAX_CONNECTIONS, NoResponse, PeerAddr, Service};

@@ -6,9 +6,10 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 
 /// Serves `service` on `listener` until `shutdown` resolves.
@@ -19,8 +20,10 @@ use tokio::task::JoinSet;
 /// down gracefully (requests in progress are answered, idle keep-alive connections
 /// close), and `serve` returns once all of them have ended.
 ///
-/// Failures to accept a connection (too many open files, say) are logged through
-/// `tracing` and retried after a short pause; they do not end the server.
+/// At most [`Service::max_connections`] connections are open at once; beyond that,
+/// new connections wait in the listener's backlog until one closes. Failures to
+/// accept a connection (too many open files, say) are logged through `tracing` and
+/// retried after a short pause; they do not end the server.
 ///
 /// ```
 /// # use rpcsmith::server::{Context, Dispatch, Reply, Server};
@@ -52,26 +55,43 @@ where
     F: Future<Output = ()> + Send,
 {
     let (stop, stopped) = watch::channel(false);
+    let permits = Arc::new(Semaphore::new(service.connection_limit()));
     let mut connections = JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        tokio::select! {
+        let (stream, peer, permit) = tokio::select! {
             () = &mut shutdown => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => {
-                    connections.spawn(connection(stream, peer, service.clone(), stopped.clone()));
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "accepting a connection failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            },
-            Some(_) = connections.join_next(), if !connections.is_empty() => {}
-        }
+            next = next_connection(&listener, &permits) => next,
+        };
+        while connections.try_join_next().is_some() {}
+        let (service, stopped) = (service.clone(), stopped.clone());
+        connections.spawn(async move {
+            connection(stream, peer, service, stopped).await;
+            drop(permit);
+        });
     }
     drop(listener);
     let _ = stop.send(true);
     while connections.join_next().await.is_some() {}
+}
+
+/// Waits for a free connection slot, then for a connection to accept.
+async fn next_connection(
+    listener: &TcpListener,
+    permits: &Arc<Semaphore>,
+) -> (TcpStream, SocketAddr, Option<OwnedSemaphorePermit>) {
+    // The semaphore is never closed, so a failed acquire cannot happen; were it to,
+    // the connection would simply go uncounted.
+    let permit = Arc::clone(permits).acquire_owned().await.ok();
+    loop {
+        match listener.accept().await {
+            Ok((stream, peer)) => return (stream, peer, permit),
+            Err(error) => {
+                tracing::warn!(%error, "accepting a connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
 }
 
 /// Serves one connection until it ends or the server shuts down.
