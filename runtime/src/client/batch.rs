@@ -204,7 +204,7 @@ impl Shared {
         timeout: Duration,
     ) -> Result<Vec<Outcome>, Failure> {
         let receivers: Vec<_> = ids.iter().map(|&id| self.pending.insert(id)).collect();
-        let _registration = Registration::new(&self.pending, Ids::Many(ids));
+        let mut registration = Registration::new(&self.pending, Ids::Many(ids));
         let exchange = async {
             match self.transport.send(message).await {
                 Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, ids),
@@ -220,6 +220,7 @@ impl Shared {
             for receiver in receivers {
                 outcomes.push(receiver.await.unwrap_or(Err(Failure::Closed)));
             }
+            registration.settled();
             Ok(outcomes)
         };
         tokio::time::timeout(timeout, exchange)

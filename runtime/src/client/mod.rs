@@ -264,7 +264,7 @@ impl Shared {
     /// Sends one call and waits for its result bytes.
     async fn call(&self, id: u64, message: Bytes, timeout: Duration) -> Result<Bytes, Failure> {
         let receiver = self.pending.insert(id);
-        let _registration = Registration::new(&self.pending, Ids::One(id));
+        let mut registration = Registration::new(&self.pending, Ids::One(id));
         let exchange = async {
             match self.transport.send(message).await {
                 Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, &[id]),
@@ -272,7 +272,9 @@ impl Shared {
                 Ok(Delivery::Routed) => {}
                 Err(error) => return Err(failure(error)),
             }
-            receiver.await.unwrap_or(Err(Failure::Closed))
+            let outcome = receiver.await.unwrap_or(Err(Failure::Closed));
+            registration.settled();
+            outcome
         };
         tokio::time::timeout(timeout, exchange)
             .await

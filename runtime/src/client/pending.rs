@@ -3,6 +3,7 @@
 use super::error::Failure;
 use bytes::Bytes;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use tokio::sync::oneshot;
@@ -10,16 +11,40 @@ use tokio::sync::oneshot;
 /// What a call receives: the bytes of its `result`, or why there is none.
 pub(crate) type Outcome = Result<Bytes, Failure>;
 
+/// The calls' table: ids are sequential `u64`s, so a multiplicative hash spreads them
+/// well at a fraction of SipHash's cost (ids are chosen by the client, not the peer).
+type Calls = HashMap<u64, oneshot::Sender<Outcome>, BuildHasherDefault<IdHasher>>;
+
+/// Fibonacci hashing of a `u64` id.
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        self.0 = id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
 /// Calls waiting for a response. A call registers before its message is sent, so an
 /// answer that overtakes `send` (on a message stream) still finds it.
 #[derive(Debug, Default)]
 pub(crate) struct Pending {
-    calls: Mutex<HashMap<u64, oneshot::Sender<Outcome>>>,
+    calls: Mutex<Calls>,
     closed: AtomicBool,
 }
 
 impl Pending {
-    fn calls(&self) -> MutexGuard<'_, HashMap<u64, oneshot::Sender<Outcome>>> {
+    fn calls(&self) -> MutexGuard<'_, Calls> {
         self.calls.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -75,6 +100,7 @@ impl Pending {
 pub(crate) struct Registration<'a> {
     pending: &'a Pending,
     ids: Ids<'a>,
+    settled: bool,
 }
 
 /// The ids a registration covers: one call, or the requests of a batch.
@@ -85,12 +111,24 @@ pub(crate) enum Ids<'a> {
 
 impl<'a> Registration<'a> {
     pub(crate) fn new(pending: &'a Pending, ids: Ids<'a>) -> Self {
-        Self { pending, ids }
+        Self {
+            pending,
+            ids,
+            settled: false,
+        }
+    }
+
+    /// Every call received its outcome, so none is left in the table to remove.
+    pub(crate) fn settled(&mut self) {
+        self.settled = true;
     }
 }
 
 impl Drop for Registration<'_> {
     fn drop(&mut self) {
+        if self.settled {
+            return;
+        }
         match &self.ids {
             Ids::One(id) => self.pending.remove(*id),
             Ids::Many(ids) => {
