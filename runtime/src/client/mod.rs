@@ -41,6 +41,23 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Failures
+//!
+//! - A call waits at most its timeout ([`Builder::timeout`], [`Client::with_timeout`]),
+//!   sending included, then fails with [`Error::Timeout`] and is forgotten.
+//! - Dropping a call's future removes it from the table of pending calls at once; a
+//!   late answer to it is ignored.
+//! - **Error responses with `id: null`** mean the server could not read the request's
+//!   id (invalid JSON, a body over its size limit). On request/response transports
+//!   (HTTP, in-memory) the answer is known to belong to the message just sent, so the
+//!   error is given to every call of that message that got no response of its own
+//!   (all entries of a refused batch, for instance) as [`Error::Undeclared`], and a
+//!   refused notification returns it too. On message streams (WebSocket, stdio, TCP)
+//!   nothing says which message it answers, so it fails no call: the call it belonged
+//!   to ends at its timeout, and unrelated calls on the same connection are not
+//!   broken. See [`Inbox`].
+//! - A closed connection fails every pending call at once with [`Error::Closed`].
 
 mod batch;
 mod error;
