@@ -1,0 +1,224 @@
+//! Limits, panics and timeouts.
+
+mod support;
+
+use std::time::Duration;
+
+use rpcsmith::protocol::code;
+use rpcsmith::server::{Limits, Metadata, Server};
+use support::{TestMethods, error_code, json, request};
+
+fn server(limits: Limits) -> Server {
+    Server::builder(TestMethods::default())
+        .limits(limits)
+        .build()
+}
+
+#[tokio::test]
+async fn request_size_is_checked_before_parsing() {
+    let mut limits = Limits::default();
+    limits.max_request_size = 100;
+    let server = server(limits);
+    let fits = request("echo", &format!("[\"{}\"]", "x".repeat(46)), 1);
+    assert_eq!(fits.len(), 100);
+    let answer = server
+        .handle(fits.as_bytes(), Metadata::default())
+        .await
+        .unwrap();
+    assert!(json(&answer)["result"].is_array());
+
+    // One byte over, and not even JSON: the size is what is reported, with `id: null`.
+    let too_big = [b'{'; 101];
+    let answer = server.handle(&too_big, Metadata::default()).await.unwrap();
+    assert_eq!(error_code(&answer), code::REQUEST_TOO_LARGE);
+    assert!(json(&answer)["id"].is_null());
+}
+
+#[tokio::test]
+async fn batch_length_is_limited() {
+    let mut limits = Limits::default();
+    limits.max_batch_len = 2;
+    let server = server(limits);
+    let call = request("add", "[1,2]", 1);
+    let two = format!("[{call},{call}]");
+    let answer = server
+        .handle(two.as_bytes(), Metadata::default())
+        .await
+        .unwrap();
+    assert_eq!(json(&answer).as_array().map(Vec::len), Some(2));
+    let three = format!("[{call},{call},{call}]");
+    let answer = server
+        .handle(three.as_bytes(), Metadata::default())
+        .await
+        .unwrap();
+    assert_eq!(error_code(&answer), code::BATCH_TOO_LARGE);
+    assert!(json(&answer)["id"].is_null());
+}
+
+#[tokio::test]
+async fn response_size_is_limited() {
+    let mut limits = Limits::default();
+    limits.max_response_size = 900;
+    let server = server(limits);
+    let answer = server
+        .handle(request("big", "[]", 4).as_bytes(), Metadata::default())
+        .await
+        .unwrap();
+    assert_eq!(error_code(&answer), code::RESPONSE_TOO_LARGE);
+    assert_eq!(json(&answer)["id"], 4);
+
+    // Each response fits, the batch does not.
+    let echo = request("echo", &format!("[\"{}\"]", "y".repeat(300)), 1);
+    let batch = format!("[{echo},{echo},{echo}]");
+    let answer = server
+        .handle(batch.as_bytes(), Metadata::default())
+        .await
+        .unwrap();
+    assert_eq!(error_code(&answer), code::RESPONSE_TOO_LARGE);
+}
+
+#[tokio::test(start_paused = true)]
+async fn calls_in_flight_per_connection_are_limited() {
+    let mut limits = Limits::default();
+    limits.max_in_flight = 1;
+    let server = server(limits);
+    let connection = server.connection(Metadata::default());
+    let slow = request("sleep", "[100]", 1);
+    let fast = request("add", "[1,2]", 2);
+    let (slow_answer, fast_answer) = tokio::join!(connection.handle(slow.as_bytes()), async {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        assert_eq!(connection.in_flight(), 1);
+        connection.handle(fast.as_bytes()).await
+    });
+    assert_eq!(json(&slow_answer.unwrap())["result"], 100);
+    assert_eq!(error_code(&fast_answer.unwrap()), code::SERVER_BUSY);
+    assert_eq!(connection.in_flight(), 0);
+
+    // Another connection has its own limit.
+    let other = server.connection(Metadata::default());
+    let (a, b) = tokio::join!(
+        connection.handle(slow.as_bytes()),
+        other.handle(slow.as_bytes())
+    );
+    assert_eq!(json(&a.unwrap())["result"], 100);
+    assert_eq!(json(&b.unwrap())["result"], 100);
+}
+
+#[tokio::test(start_paused = true)]
+async fn in_flight_limit_applies_inside_a_batch() {
+    let mut limits = Limits::default();
+    limits.max_in_flight = 2;
+    let server = server(limits);
+    let batch = format!(
+        "[{},{},{},{}]",
+        request("sleep", "[10]", 1),
+        request("sleep", "[10]", 2),
+        request("sleep", "[10]", 3),
+        r#"{"jsonrpc":"2.0","method":"sleep","params":[10]}"#
+    );
+    let answer = json(
+        &server
+            .handle(batch.as_bytes(), Metadata::default())
+            .await
+            .unwrap(),
+    );
+    assert_eq!(answer[0]["result"], 10);
+    assert_eq!(answer[1]["result"], 10);
+    assert_eq!(answer[2]["error"]["code"], code::SERVER_BUSY);
+    assert_eq!(
+        answer.as_array().map(Vec::len),
+        Some(3),
+        "the busy notification is dropped"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn slow_handlers_time_out() {
+    let mut limits = Limits::default();
+    limits.handler_timeout = Some(Duration::from_millis(50));
+    let server = server(limits);
+    let started = tokio::time::Instant::now();
+    let answer = server
+        .handle(request("never", "[]", 7).as_bytes(), Metadata::default())
+        .await;
+    let answer = answer.unwrap();
+    assert_eq!(error_code(&answer), code::TIMEOUT);
+    assert_eq!(json(&answer)["id"], 7);
+    assert_eq!(started.elapsed(), Duration::from_millis(50));
+
+    let within = server
+        .handle(request("sleep", "[40]", 8).as_bytes(), Metadata::default())
+        .await;
+    assert_eq!(json(&within.unwrap())["result"], 40);
+
+    let batch = format!(
+        "[{},{}]",
+        request("never", "[]", 1),
+        request("sleep", "[5]", 2)
+    );
+    let answer = json(
+        &server
+            .handle(batch.as_bytes(), Metadata::default())
+            .await
+            .unwrap(),
+    );
+    assert_eq!(answer[0]["error"]["code"], code::TIMEOUT);
+    assert_eq!(answer[1]["result"], 5);
+}
+
+#[tokio::test(start_paused = true)]
+async fn no_timeout_when_disabled() {
+    let mut limits = Limits::default();
+    limits.handler_timeout = None;
+    let server = server(limits);
+    let hour = request("sleep", "[3600000]", 1);
+    let answer = server
+        .handle(hour.as_bytes(), Metadata::default())
+        .await
+        .unwrap();
+    assert_eq!(json(&answer)["result"], 3_600_000);
+}
+
+#[tokio::test]
+async fn panics_become_internal_errors_without_their_text() {
+    let server = server(Limits::default());
+    for method in ["panic_now", "panic_later"] {
+        let answer = server
+            .handle(request(method, "[]", 3).as_bytes(), Metadata::default())
+            .await;
+        let answer = answer.unwrap();
+        assert_eq!(error_code(&answer), code::INTERNAL_ERROR, "{method}");
+        assert_eq!(json(&answer)["error"]["message"], "Internal error");
+        assert!(
+            !String::from_utf8_lossy(&answer).contains("secret"),
+            "{method}"
+        );
+    }
+    let batch = format!(
+        "[{},{},{}]",
+        request("panic_now", "[]", 1),
+        request("panic_later", "[]", 2),
+        request("add", "[2,3]", 3)
+    );
+    let answer = json(
+        &server
+            .handle(batch.as_bytes(), Metadata::default())
+            .await
+            .unwrap(),
+    );
+    assert_eq!(answer[0]["error"]["code"], code::INTERNAL_ERROR);
+    assert_eq!(answer[1]["error"]["code"], code::INTERNAL_ERROR);
+    assert_eq!(answer[2]["result"], 5);
+    // A panicking notification is answered by nothing at all.
+    let note = br#"{"jsonrpc":"2.0","method":"panic_later"}"#;
+    assert!(server.handle(note, Metadata::default()).await.is_none());
+}
+
+#[test]
+fn defaults_are_safe() {
+    let limits = Limits::default();
+    assert_eq!(limits.max_request_size, 10 << 20);
+    assert_eq!(limits.max_batch_len, 1024);
+    assert!(limits.max_in_flight > 0 && limits.batch_concurrency > 0);
+    assert_eq!(limits.handler_timeout, Some(Duration::from_secs(60)));
+}
