@@ -11,7 +11,7 @@ use hyper::{HeaderMap, Method, Request, StatusCode};
 use hyper_util::client::legacy::Client as Pool;
 use hyper_util::rt::TokioExecutor;
 use rpcsmith::client::{Client, Error, Handle};
-use rpcsmith::transport::http::{self, NoResponse, Service};
+use rpcsmith::transport::http::{self, NoResponse, Serve, Service};
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -40,15 +40,27 @@ impl Running {
     }
 }
 
+type Shutdown = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
 async fn start(service: Service) -> Running {
+    start_with(move |listener, shutdown| http::serve(listener, service, shutdown)).await
+}
+
+/// Runs what `run` makes of a loopback listener and a shutdown signal.
+async fn start_with<F, R>(run: F) -> Running
+where
+    F: FnOnce(TcpListener, Shutdown) -> R,
+    R: std::future::Future<Output = ()> + Send + 'static,
+{
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind loopback");
     let addr = listener.local_addr().expect("local address");
     let (stop, stopped) = oneshot::channel::<()>();
-    let serving = tokio::spawn(http::serve(listener, service, async {
+    let shutdown: Shutdown = Box::pin(async {
         let _ = stopped.await;
-    }));
+    });
+    let serving = tokio::spawn(run(listener, shutdown));
     Running {
         addr,
         stop,
@@ -320,7 +332,13 @@ async fn shutdown_finishes_a_call_in_flight() {
 
 #[tokio::test]
 async fn connections_beyond_the_limit_wait_for_a_free_slot() {
-    let running = start(Service::new(client_support::server()).max_connections(1)).await;
+    let service = Service::new(client_support::server());
+    let running = start_with(move |listener, shutdown| {
+        Serve::new(listener, service)
+            .max_connections(1)
+            .run(shutdown)
+    })
+    .await;
     let first = running.client();
     assert_eq!(
         first
@@ -343,6 +361,34 @@ async fn connections_beyond_the_limit_wait_for_a_free_slot() {
             .await
             .expect("a slot is free"),
         6
+    );
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_layered_service_is_served_and_its_extensions_reach_the_handler() {
+    let layered = tower::ServiceBuilder::new()
+        .map_request(|mut request: Request<hyper::body::Incoming>| {
+            request
+                .extensions_mut()
+                .insert(String::from("from a layer"));
+            request
+        })
+        .service(Service::new(client_support::server()));
+    let running =
+        start_with(move |listener, shutdown| http::serve(listener, layered, shutdown)).await;
+    let seen: (Option<String>, Option<String>, Option<String>) = running
+        .client()
+        .request("whoami", &())
+        .await
+        .expect("answered");
+    assert_eq!(
+        seen,
+        (
+            Some("127.0.0.1".to_owned()),
+            None,
+            Some("from a layer".to_owned())
+        )
     );
     running.stop().await;
 }

@@ -18,7 +18,8 @@
 //! the connection (a [`PeerAddr`] extension), reach the server engine through
 //! [`server::Metadata`](crate::server::Metadata), so handlers can authenticate.
 //! Because it is a `tower::Service`, it mounts inside an axum or hyper application
-//! and takes tower-http layers.
+//! and takes tower-http layers; [`serve`] (or [`Serve`], to limit connections) runs
+//! it, layered or not, on a TCP listener.
 //!
 //! # The client side
 //!
@@ -31,5 +32,5 @@ mod serve;
 mod service;
 
 pub use client::{Client, ClientBuilder, DEFAULT_MAX_RESPONSE_SIZE};
-pub use serve::serve;
-pub use service::{DEFAULT_MAX_CONNECTIONS, NoResponse, PeerAddr, Service};
+pub use serve::{DEFAULT_MAX_CONNECTIONS, Serve, serve};
+pub use service::{NoResponse, PeerAddr, Service};

@@ -1,7 +1,9 @@
-//! Serving a [`Service`] on a TCP listener.
+//! Serving an HTTP service (a [`Service`](super::Service), or any tower service
+//! around one) on a TCP listener.
 
-use super::service::{PeerAddr, Service};
-use hyper::body::Incoming;
+use super::service::PeerAddr;
+use ::http::{Request, Response};
+use hyper::body::{Body, Incoming};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use std::future::Future;
@@ -11,19 +13,18 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
+use tower::ServiceExt as _;
 
-/// Serves `service` on `listener` until `shutdown` resolves.
+/// How many connections [`serve`] keeps open at once unless told otherwise.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Serves `service` on `listener` until `shutdown` resolves, with the default
+/// settings: the shorthand for [`Serve::new`]`(listener, service).run(shutdown)`.
 ///
-/// Each connection speaks HTTP/1.1 with keep-alive or HTTP/2 (detected from its first
-/// bytes) and carries its peer address to the engine as a [`PeerAddr`] extension.
-/// When `shutdown` resolves, the listener closes, every connection is asked to shut
-/// down gracefully (requests in progress are answered, idle keep-alive connections
-/// close), and `serve` returns once all of them have ended.
-///
-/// At most [`Service::max_connections`] connections are open at once; beyond that,
-/// new connections wait in the listener's backlog until one closes. Failures to
-/// accept a connection (too many open files, say) are logged through `tracing` and
-/// retried after a short pause; they do not end the server.
+/// `service` is a [`Service`](super::Service), or any tower service around one (tower
+/// or tower-http layers: CORS, authentication, compression, timeouts).
 ///
 /// ```
 /// # use rpcsmith::server::{Context, Dispatch, Reply, Server};
@@ -50,29 +51,88 @@ use tokio::task::JoinSet;
 /// # Ok(())
 /// # }
 /// ```
-pub async fn serve<F>(listener: TcpListener, service: Service, shutdown: F)
+pub async fn serve<S, B, F>(listener: TcpListener, service: S, shutdown: F)
 where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
     F: Future<Output = ()> + Send,
 {
-    let (stop, stopped) = watch::channel(false);
-    let permits = Arc::new(Semaphore::new(service.connection_limit()));
-    let mut connections = JoinSet::new();
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let (stream, peer, permit) = tokio::select! {
-            () = &mut shutdown => break,
-            next = next_connection(&listener, &permits) => next,
-        };
-        while connections.try_join_next().is_some() {}
-        let (service, stopped) = (service.clone(), stopped.clone());
-        connections.spawn(async move {
-            connection(stream, peer, service, stopped).await;
-            drop(permit);
-        });
+    Serve::new(listener, service).run(shutdown).await;
+}
+
+/// Serves an HTTP service on a TCP listener; [`serve`] with settings.
+///
+/// Each connection speaks HTTP/1.1 with keep-alive or HTTP/2 (detected from its first
+/// bytes), and each request carries the connection's peer address as a [`PeerAddr`]
+/// extension, which [`Service`](super::Service) hands to the engine. At most
+/// [`max_connections`](Serve::max_connections) connections are open at once; beyond
+/// that, new connections wait in the listener's backlog until one closes. Failures to
+/// accept a connection (too many open files, say) are logged through `tracing` and
+/// retried after a short pause; they do not end the server.
+#[derive(Debug)]
+#[must_use = "nothing is served until `run` is awaited"]
+pub struct Serve<S> {
+    listener: TcpListener,
+    service: S,
+    max_connections: usize,
+}
+
+impl<S, B> Serve<S>
+where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    /// Prepares to serve `service` on `listener`.
+    pub fn new(listener: TcpListener, service: S) -> Self {
+        Self {
+            listener,
+            service,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+        }
     }
-    drop(listener);
-    let _ = stop.send(true);
-    while connections.join_next().await.is_some() {}
+
+    /// How many connections are open at once, at least one. The default is
+    /// [`DEFAULT_MAX_CONNECTIONS`].
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.clamp(1, Semaphore::MAX_PERMITS);
+        self
+    }
+
+    /// Serves until `shutdown` resolves. Then the listener closes, every connection
+    /// is asked to shut down gracefully (requests in progress are answered, idle
+    /// keep-alive connections close), and `run` returns once all of them have ended.
+    pub async fn run<F>(self, shutdown: F)
+    where
+        F: Future<Output = ()> + Send,
+    {
+        let (stop, stopped) = watch::channel(false);
+        let permits = Arc::new(Semaphore::new(self.max_connections));
+        let mut connections = JoinSet::new();
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            let (stream, peer, permit) = tokio::select! {
+                () = &mut shutdown => break,
+                next = next_connection(&self.listener, &permits) => next,
+            };
+            while connections.try_join_next().is_some() {}
+            let (service, stopped) = (self.service.clone(), stopped.clone());
+            connections.spawn(async move {
+                connection(stream, peer, service, stopped).await;
+                drop(permit);
+            });
+        }
+        drop(self.listener);
+        let _ = stop.send(true);
+        while connections.join_next().await.is_some() {}
+    }
 }
 
 /// Waits for a free connection slot, then for a connection to accept.
@@ -95,18 +155,24 @@ async fn next_connection(
 }
 
 /// Serves one connection until it ends or the server shuts down.
-async fn connection(
+async fn connection<S, B>(
     stream: TcpStream,
     peer: SocketAddr,
-    service: Service,
+    service: S,
     mut stopped: watch::Receiver<bool>,
-) {
+) where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
     let _ = stream.set_nodelay(true);
-    let hyper_service =
-        hyper::service::service_fn(move |mut request: ::http::Request<Incoming>| {
-            request.extensions_mut().insert(PeerAddr(peer));
-            tower_service::Service::call(&mut service.clone(), request)
-        });
+    let hyper_service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+        request.extensions_mut().insert(PeerAddr(peer));
+        service.clone().oneshot(request)
+    });
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new());
     builder.http2().timer(TokioTimer::new());

@@ -14,7 +14,6 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use tokio::sync::Semaphore;
 
 /// The peer's address, as a request extension. [`serve`](super::serve) inserts it;
 /// an application that accepts connections itself can insert it too, and the
@@ -76,12 +75,7 @@ struct Config {
     max_request_size: Option<usize>,
     no_response: NoResponse,
     any_content_type: bool,
-    max_connections: usize,
 }
-
-/// How many connections [`serve`](super::serve) keeps open at once unless told
-/// otherwise.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 
 /// The body of every answer.
 type Answer = Response<Full<Bytes>>;
@@ -95,7 +89,6 @@ impl Service {
                 max_request_size: None,
                 no_response: NoResponse::default(),
                 any_content_type: false,
-                max_connections: DEFAULT_MAX_CONNECTIONS,
             }),
         }
     }
@@ -120,19 +113,6 @@ impl Service {
     pub fn any_content_type(mut self, enabled: bool) -> Self {
         Arc::make_mut(&mut self.config).any_content_type = enabled;
         self
-    }
-
-    /// How many connections [`serve`](super::serve) keeps open at once (at least
-    /// one); further connections wait until one closes. The default is
-    /// [`DEFAULT_MAX_CONNECTIONS`]. Only `serve` reads it: an application that
-    /// accepts connections itself limits them itself.
-    pub fn max_connections(mut self, connections: usize) -> Self {
-        Arc::make_mut(&mut self.config).max_connections = connections.max(1);
-        self
-    }
-
-    pub(crate) fn connection_limit(&self) -> usize {
-        self.config.max_connections.min(Semaphore::MAX_PERMITS)
     }
 
     /// Answers one HTTP request.
