@@ -153,3 +153,72 @@ impl Failure {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[derive(Debug)]
+    struct Declared;
+
+    impl fmt::Display for Declared {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("declared")
+        }
+    }
+
+    impl std::error::Error for Declared {}
+
+    #[test]
+    fn messages_name_the_failure() {
+        let undeclared: Error = Error::Undeclared(ErrorObject::method_not_found());
+        assert_eq!(
+            undeclared.to_string(),
+            "server error -32601: Method not found"
+        );
+        assert_eq!(
+            Error::<Declared>::Declared(Declared).to_string(),
+            "declared"
+        );
+        let transport: Error = Error::Transport(transport::Error::closed());
+        assert_eq!(transport.to_string(), "transport error: connection closed");
+        assert!(transport.source().is_some());
+        let timeout: Error = Error::Timeout;
+        assert_eq!(timeout.to_string(), "timed out waiting for the response");
+    }
+
+    #[test]
+    fn widen_keeps_the_failure() {
+        let widened: Error<Declared> = Error::Undeclared(ErrorObject::internal_error()).widen();
+        assert!(matches!(widened, Error::Undeclared(e) if e.code == -32603));
+        assert!(matches!(Error::Closed.widen::<Declared>(), Error::Closed));
+    }
+
+    #[test]
+    fn failures_become_declared_only_when_the_method_declares_them() {
+        struct Code1;
+        impl DeclaredError for Code1 {
+            fn from_object(error: ErrorObject) -> Result<Self, ErrorObject> {
+                if error.code == 1 {
+                    Ok(Code1)
+                } else {
+                    Err(error)
+                }
+            }
+        }
+        let one = Failure::Error(ErrorObject::new(1, "one"));
+        assert!(matches!(
+            one.clone().into_error::<Code1>(),
+            Error::Declared(Code1)
+        ));
+        assert!(matches!(
+            one.into_error::<Infallible>(),
+            Error::Undeclared(_)
+        ));
+        assert!(matches!(
+            Failure::Missing.into_error::<Code1>(),
+            Error::MissingResponse
+        ));
+    }
+}
