@@ -12,26 +12,26 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-/// Scalars (and anything else that is not an object or array) are "other".
+/// Scalars (anything that is not an object or an array) are "other": `self.other()`.
 macro_rules! other_values {
-    ($value:expr) => {
+    () => {
         fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok($value)
+            Ok(self.other())
         }
         fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok($value)
+            Ok(self.other())
         }
         fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok($value)
+            Ok(self.other())
         }
         fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok($value)
+            Ok(self.other())
         }
         fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok($value)
+            Ok(self.other())
         }
         fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok($value)
+            Ok(self.other())
         }
     };
 }
@@ -54,10 +54,10 @@ pub(crate) enum Member<'a> {
     Other,
 }
 
-/// A whole message: a batch (array) or a single member.
-pub(crate) enum Top<'a> {
-    Single(Member<'a>),
-    Batch(Vec<Member<'a>>),
+/// A whole message: a batch (array) or a single member, each member converted to `T`.
+pub(crate) enum Top<T> {
+    Single(T),
+    Batch(Vec<T>),
 }
 
 #[derive(Deserialize)]
@@ -81,14 +81,25 @@ pub(crate) enum ParseError {
     BatchTooLarge,
 }
 
-/// Reads `bytes` in one pass; batches longer than `max_batch` stop the parse early.
-pub(crate) fn parse(bytes: &[u8], max_batch: usize) -> Result<Top<'_>, ParseError> {
+/// Reads `bytes` in one pass, converting each member as it is read; batches longer than
+/// `max_batch` stop the parse early.
+///
+/// The bytes are checked to be UTF-8 once, up front (JSON text must be), so that serde_json
+/// reads from a `&str` and does not validate every key and raw value again.
+pub(crate) fn parse<'a, T>(
+    bytes: &'a [u8],
+    max_batch: usize,
+    convert: fn(Member<'a>) -> T,
+) -> Result<Top<T>, ParseError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| ParseError::Syntax)?;
     let too_large = Cell::new(false);
     let seed = TopSeed {
         max_batch,
         too_large: &too_large,
+        convert,
+        input_len: bytes.len(),
     };
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let mut de = serde_json::Deserializer::from_str(text);
     let top = seed
         .deserialize(&mut de)
         .and_then(|top| de.end().map(|()| top));
@@ -115,45 +126,64 @@ pub(crate) fn is_version_2(jsonrpc: Option<&RawValue>) -> bool {
     jsonrpc.is_some_and(|raw| raw.get() == "\"2.0\"" || raw_str(raw).as_deref() == Some("2.0"))
 }
 
-struct TopSeed<'c> {
+struct TopSeed<'c, 'de, T> {
     max_batch: usize,
     too_large: &'c Cell<bool>,
+    convert: fn(Member<'de>) -> T,
+    input_len: usize,
 }
 
-impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
-    type Value = Top<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Top<'de>, D::Error> {
+impl<'de, T> DeserializeSeed<'de> for TopSeed<'_, 'de, T> {
+    type Value = Top<T>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Top<T>, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for TopSeed<'_> {
-    type Value = Top<'de>;
+/// The shortest call a batch can hold, `{"jsonrpc":"2.0","method":"a"}`, is 30 bytes:
+/// sizing the batch's vector from the input length avoids regrowing it.
+const MIN_MEMBER_LEN: usize = 30;
+
+impl<'de, T> Visitor<'de> for TopSeed<'_, 'de, T> {
+    type Value = Top<T>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON-RPC message")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top<'de>, A::Error> {
-        let mut members = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(self.max_batch));
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top<T>, A::Error> {
+        let guess = self.input_len / MIN_MEMBER_LEN + 1;
+        let mut members = Vec::with_capacity(guess.min(self.max_batch));
         while let Some(member) = seq.next_element::<Member<'de>>()? {
             if members.len() == self.max_batch {
                 self.too_large.set(true);
                 return Err(de::Error::custom("batch too large"));
             }
-            members.push(member);
+            members.push((self.convert)(member));
         }
         Ok(Top::Batch(members))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Top<'de>, A::Error> {
-        read_fields(map).map(|f| Top::Single(Member::Object(f)))
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Top<T>, A::Error> {
+        read_fields(map).map(|f| Top::Single((self.convert)(Member::Object(f))))
     }
 
-    other_values!(Top::Single(Member::Other));
+    other_values!();
 }
 
 struct MemberVisitor;
+
+impl MemberVisitor {
+    fn other<'de>(self) -> Member<'de> {
+        Member::Other
+    }
+}
+
+impl<T> TopSeed<'_, '_, T> {
+    fn other(self) -> Top<T> {
+        Top::Single((self.convert)(Member::Other))
+    }
+}
 
 impl<'de> Deserialize<'de> for Member<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -177,7 +207,7 @@ impl<'de> Visitor<'de> for MemberVisitor {
         read_fields(map).map(Member::Object)
     }
 
-    other_values!(Member::Other);
+    other_values!();
 }
 
 fn read_fields<'de, A: MapAccess<'de>>(mut map: A) -> Result<Fields<'de>, A::Error> {

@@ -31,4 +31,5 @@ pub use error::{ErrorObject, code};
 pub use id::{Id, IdKind};
 pub use message::{Entry, Message, Notification, Request};
 pub use response::{DecodeError, Response, Responses};
+pub(crate) use write::{RESULT_PREFIX, write_id_and_close};
 pub use write::{write_error, write_notification, write_request, write_result};
