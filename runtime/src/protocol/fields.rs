@@ -39,8 +39,8 @@ macro_rules! other_values {
 /// The top-level members of one JSON object; `duplicate` when a known key came twice.
 #[derive(Default)]
 pub(crate) struct Fields<'a> {
-    pub(crate) jsonrpc: Option<&'a RawValue>,
-    pub(crate) method: Option<&'a RawValue>,
+    pub(crate) jsonrpc: Option<Str<'a>>,
+    pub(crate) method: Option<Str<'a>>,
     pub(crate) params: Option<&'a RawValue>,
     pub(crate) id: Option<&'a RawValue>,
     pub(crate) result: Option<&'a RawValue>,
@@ -110,20 +110,72 @@ pub(crate) fn parse<'a, T>(
     }
 }
 
-/// Decodes a raw JSON string, borrowing when it has no escapes; `None` if not a string.
-pub(crate) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    let json = raw.get();
-    let inner = json.strip_prefix('"')?.strip_suffix('"')?;
-    if inner.contains('\\') {
-        serde_json::from_str::<String>(json).ok().map(Cow::Owned)
-    } else {
-        Some(Cow::Borrowed(inner))
+/// A member that should be a string: its text (borrowed unless it has escapes), or `None`
+/// when it is another kind of value. Read directly, without capturing raw JSON.
+pub(crate) struct Str<'a>(pub(crate) Option<Cow<'a, str>>);
+
+/// Whether `jsonrpc` is present and exactly the string `"2.0"`.
+pub(crate) fn is_version_2(jsonrpc: &Option<Str<'_>>) -> bool {
+    matches!(jsonrpc, Some(Str(Some(version))) if version == "2.0")
+}
+
+struct StrVisitor;
+
+impl StrVisitor {
+    fn other<'de>(self) -> Str<'de> {
+        Str(None)
     }
 }
 
-/// Whether `jsonrpc` is present and exactly the string `"2.0"`.
-pub(crate) fn is_version_2(jsonrpc: Option<&RawValue>) -> bool {
-    jsonrpc.is_some_and(|raw| raw.get() == "\"2.0\"" || raw_str(raw).as_deref() == Some("2.0"))
+impl<'de> Deserialize<'de> for Str<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(StrVisitor)
+    }
+}
+
+impl<'de> Visitor<'de> for StrVisitor {
+    type Value = Str<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Str<'de>, E> {
+        Ok(Str(Some(Cow::Borrowed(v))))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Str<'de>, E> {
+        Ok(Str(Some(Cow::Owned(v))))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Str<'de>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Str(None))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Str<'de>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Str(None))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Str<'de>, E> {
+        Ok(self.other())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Str<'de>, E> {
+        Ok(self.other())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Str<'de>, E> {
+        Ok(self.other())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Str<'de>, E> {
+        Ok(self.other())
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Str<'de>, E> {
+        Ok(Str(Some(Cow::Owned(v.to_owned()))))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Str<'de>, E> {
+        Ok(self.other())
+    }
 }
 
 struct TopSeed<'c, 'de, T> {
@@ -214,8 +266,16 @@ fn read_fields<'de, A: MapAccess<'de>>(mut map: A) -> Result<Fields<'de>, A::Err
     let mut f = Fields::default();
     while let Some(key) = map.next_key::<Key>()? {
         let slot = match key {
-            Key::Jsonrpc => &mut f.jsonrpc,
-            Key::Method => &mut f.method,
+            Key::Jsonrpc => {
+                let value = map.next_value::<Str<'de>>()?;
+                f.duplicate |= f.jsonrpc.replace(value).is_some();
+                continue;
+            }
+            Key::Method => {
+                let value = map.next_value::<Str<'de>>()?;
+                f.duplicate |= f.method.replace(value).is_some();
+                continue;
+            }
             Key::Params => &mut f.params,
             Key::Id => &mut f.id,
             Key::Result => &mut f.result,

@@ -106,10 +106,10 @@ impl<'a> Entry<'a> {
     }
 
     fn from_fields(f: Fields<'a>) -> Option<Self> {
-        if f.duplicate || !fields::is_version_2(f.jsonrpc) {
+        if f.duplicate || !fields::is_version_2(&f.jsonrpc) {
             return None;
         }
-        let method = fields::raw_str(f.method?)?;
+        let method = f.method?.0?;
         let params = match f.params {
             None => None,
             Some(raw) => match raw.get().as_bytes().first() {

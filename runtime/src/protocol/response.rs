@@ -77,7 +77,7 @@ impl<'a> Response<'a> {
         if f.duplicate {
             return Err(bad("a member appears twice"));
         }
-        if !fields::is_version_2(f.jsonrpc) {
+        if !fields::is_version_2(&f.jsonrpc) {
             return Err(bad("\"jsonrpc\" is not \"2.0\""));
         }
         let id = f.id.ok_or_else(|| bad("no \"id\""))?;
