@@ -12,26 +12,26 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-/// Scalars (and anything else that is not an object or array) are "other".
+/// Scalars (anything that is not an object or an array) are "other": `self.other()`.
 macro_rules! other_values {
-    ($value:expr) => {
+    () => {
         fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok($value)
+            Ok(self.other())
         }
         fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok($value)
+            Ok(self.other())
         }
         fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok($value)
+            Ok(self.other())
         }
         fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok($value)
+            Ok(self.other())
         }
         fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok($value)
+            Ok(self.other())
         }
         fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok($value)
+            Ok(self.other())
         }
     };
 }
@@ -39,8 +39,8 @@ macro_rules! other_values {
 /// The top-level members of one JSON object; `duplicate` when a known key came twice.
 #[derive(Default)]
 pub(crate) struct Fields<'a> {
-    pub(crate) jsonrpc: Option<&'a RawValue>,
-    pub(crate) method: Option<&'a RawValue>,
+    pub(crate) jsonrpc: Option<Str<'a>>,
+    pub(crate) method: Option<Str<'a>>,
     pub(crate) params: Option<&'a RawValue>,
     pub(crate) id: Option<&'a RawValue>,
     pub(crate) result: Option<&'a RawValue>,
@@ -54,10 +54,10 @@ pub(crate) enum Member<'a> {
     Other,
 }
 
-/// A whole message: a batch (array) or a single member.
-pub(crate) enum Top<'a> {
-    Single(Member<'a>),
-    Batch(Vec<Member<'a>>),
+/// A whole message: a batch (array) or a single member, each member converted to `T`.
+pub(crate) enum Top<T> {
+    Single(T),
+    Batch(Vec<T>),
 }
 
 #[derive(Deserialize)]
@@ -81,14 +81,25 @@ pub(crate) enum ParseError {
     BatchTooLarge,
 }
 
-/// Reads `bytes` in one pass; batches longer than `max_batch` stop the parse early.
-pub(crate) fn parse(bytes: &[u8], max_batch: usize) -> Result<Top<'_>, ParseError> {
+/// Reads `bytes` in one pass, converting each member as it is read; batches longer than
+/// `max_batch` stop the parse early.
+///
+/// The bytes are checked to be UTF-8 once, up front (JSON text must be), so that serde_json
+/// reads from a `&str` and does not validate every key and raw value again.
+pub(crate) fn parse<'a, T>(
+    bytes: &'a [u8],
+    max_batch: usize,
+    convert: fn(Member<'a>) -> T,
+) -> Result<Top<T>, ParseError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| ParseError::Syntax)?;
     let too_large = Cell::new(false);
     let seed = TopSeed {
         max_batch,
         too_large: &too_large,
+        convert,
+        input_len: bytes.len(),
     };
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let mut de = serde_json::Deserializer::from_str(text);
     let top = seed
         .deserialize(&mut de)
         .and_then(|top| de.end().map(|()| top));
@@ -99,61 +110,132 @@ pub(crate) fn parse(bytes: &[u8], max_batch: usize) -> Result<Top<'_>, ParseErro
     }
 }
 
-/// Decodes a raw JSON string, borrowing when it has no escapes; `None` if not a string.
-pub(crate) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    let json = raw.get();
-    let inner = json.strip_prefix('"')?.strip_suffix('"')?;
-    if inner.contains('\\') {
-        serde_json::from_str::<String>(json).ok().map(Cow::Owned)
-    } else {
-        Some(Cow::Borrowed(inner))
+/// A member that should be a string: its text (borrowed unless it has escapes), or `None`
+/// when it is another kind of value. Read directly, without capturing raw JSON.
+pub(crate) struct Str<'a>(pub(crate) Option<Cow<'a, str>>);
+
+/// Whether `jsonrpc` is present and exactly the string `"2.0"`.
+pub(crate) fn is_version_2(jsonrpc: &Option<Str<'_>>) -> bool {
+    matches!(jsonrpc, Some(Str(Some(version))) if version == "2.0")
+}
+
+struct StrVisitor;
+
+impl StrVisitor {
+    fn other<'de>(self) -> Str<'de> {
+        Str(None)
     }
 }
 
-/// Whether `jsonrpc` is present and exactly the string `"2.0"`.
-pub(crate) fn is_version_2(jsonrpc: Option<&RawValue>) -> bool {
-    jsonrpc.is_some_and(|raw| raw.get() == "\"2.0\"" || raw_str(raw).as_deref() == Some("2.0"))
+impl<'de> Deserialize<'de> for Str<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(StrVisitor)
+    }
 }
 
-struct TopSeed<'c> {
+impl<'de> Visitor<'de> for StrVisitor {
+    type Value = Str<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Str<'de>, E> {
+        Ok(Str(Some(Cow::Borrowed(v))))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Str<'de>, E> {
+        Ok(Str(Some(Cow::Owned(v))))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Str<'de>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Str(None))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Str<'de>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Str(None))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Str<'de>, E> {
+        Ok(self.other())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Str<'de>, E> {
+        Ok(self.other())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Str<'de>, E> {
+        Ok(self.other())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Str<'de>, E> {
+        Ok(self.other())
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Str<'de>, E> {
+        Ok(Str(Some(Cow::Owned(v.to_owned()))))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Str<'de>, E> {
+        Ok(self.other())
+    }
+}
+
+struct TopSeed<'c, 'de, T> {
     max_batch: usize,
     too_large: &'c Cell<bool>,
+    convert: fn(Member<'de>) -> T,
+    input_len: usize,
 }
 
-impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
-    type Value = Top<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Top<'de>, D::Error> {
+impl<'de, T> DeserializeSeed<'de> for TopSeed<'_, 'de, T> {
+    type Value = Top<T>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Top<T>, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for TopSeed<'_> {
-    type Value = Top<'de>;
+/// The shortest call a batch can hold, `{"jsonrpc":"2.0","method":"a"}`, is 30 bytes:
+/// sizing the batch's vector from the input length avoids regrowing it.
+const MIN_MEMBER_LEN: usize = 30;
+
+impl<'de, T> Visitor<'de> for TopSeed<'_, 'de, T> {
+    type Value = Top<T>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON-RPC message")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top<'de>, A::Error> {
-        let mut members = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(self.max_batch));
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top<T>, A::Error> {
+        let guess = self.input_len / MIN_MEMBER_LEN + 1;
+        let mut members = Vec::with_capacity(guess.min(self.max_batch));
         while let Some(member) = seq.next_element::<Member<'de>>()? {
             if members.len() == self.max_batch {
                 self.too_large.set(true);
                 return Err(de::Error::custom("batch too large"));
             }
-            members.push(member);
+            members.push((self.convert)(member));
         }
         Ok(Top::Batch(members))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Top<'de>, A::Error> {
-        read_fields(map).map(|f| Top::Single(Member::Object(f)))
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Top<T>, A::Error> {
+        read_fields(map).map(|f| Top::Single((self.convert)(Member::Object(f))))
     }
 
-    other_values!(Top::Single(Member::Other));
+    other_values!();
 }
 
 struct MemberVisitor;
+
+impl MemberVisitor {
+    fn other<'de>(self) -> Member<'de> {
+        Member::Other
+    }
+}
+
+impl<T> TopSeed<'_, '_, T> {
+    fn other(self) -> Top<T> {
+        Top::Single((self.convert)(Member::Other))
+    }
+}
 
 impl<'de> Deserialize<'de> for Member<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -177,15 +259,23 @@ impl<'de> Visitor<'de> for MemberVisitor {
         read_fields(map).map(Member::Object)
     }
 
-    other_values!(Member::Other);
+    other_values!();
 }
 
 fn read_fields<'de, A: MapAccess<'de>>(mut map: A) -> Result<Fields<'de>, A::Error> {
     let mut f = Fields::default();
     while let Some(key) = map.next_key::<Key>()? {
         let slot = match key {
-            Key::Jsonrpc => &mut f.jsonrpc,
-            Key::Method => &mut f.method,
+            Key::Jsonrpc => {
+                let value = map.next_value::<Str<'de>>()?;
+                f.duplicate |= f.jsonrpc.replace(value).is_some();
+                continue;
+            }
+            Key::Method => {
+                let value = map.next_value::<Str<'de>>()?;
+                f.duplicate |= f.method.replace(value).is_some();
+                continue;
+            }
             Key::Params => &mut f.params,
             Key::Id => &mut f.id,
             Key::Result => &mut f.result,

@@ -77,6 +77,14 @@ impl<'a> Id<'a> {
         }
     }
 
+    /// An id from JSON text already known to be a number, a string or `null` (text an `Id`
+    /// produced).
+    pub(crate) fn from_trusted(json: &'a str) -> Self {
+        Id {
+            json: Cow::Borrowed(json),
+        }
+    }
+
     /// Which kind of value this id is.
     pub fn kind(&self) -> IdKind {
         match self.json.as_bytes().first() {

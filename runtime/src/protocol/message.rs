@@ -86,12 +86,10 @@ impl<'a> Message<'a> {
     /// As [`Message::parse`], and [`ErrorObject::batch_too_large`] for a batch with more
     /// than `max_batch_len` entries.
     pub fn parse_limited(bytes: &'a [u8], max_batch_len: usize) -> Result<Self, ErrorObject> {
-        match fields::parse(bytes, max_batch_len) {
-            Ok(Top::Single(member)) => Ok(Message::Single(Entry::from_member(member))),
-            Ok(Top::Batch(members)) if members.is_empty() => Err(ErrorObject::invalid_request()),
-            Ok(Top::Batch(members)) => Ok(Message::Batch(
-                members.into_iter().map(Entry::from_member).collect(),
-            )),
+        match fields::parse(bytes, max_batch_len, Entry::from_member) {
+            Ok(Top::Single(entry)) => Ok(Message::Single(entry)),
+            Ok(Top::Batch(entries)) if entries.is_empty() => Err(ErrorObject::invalid_request()),
+            Ok(Top::Batch(entries)) => Ok(Message::Batch(entries)),
             Err(ParseError::Syntax) => Err(ErrorObject::parse_error()),
             Err(ParseError::BatchTooLarge) => Err(ErrorObject::batch_too_large()),
         }
@@ -108,10 +106,10 @@ impl<'a> Entry<'a> {
     }
 
     fn from_fields(f: Fields<'a>) -> Option<Self> {
-        if f.duplicate || !fields::is_version_2(f.jsonrpc) {
+        if f.duplicate || !fields::is_version_2(&f.jsonrpc) {
             return None;
         }
-        let method = fields::raw_str(f.method?)?;
+        let method = f.method?.0?;
         let params = match f.params {
             None => None,
             Some(raw) => match raw.get().as_bytes().first() {

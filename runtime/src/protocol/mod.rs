@@ -33,4 +33,5 @@ pub use id::{Id, IdKind};
 pub use message::{Entry, Message, Notification, Request};
 pub use response::{DecodeError, Response, Responses};
 pub use typed::write_typed_call;
+pub(crate) use write::{RESULT_PREFIX, write_id_and_close};
 pub use write::{write_error, write_notification, write_request, write_result};

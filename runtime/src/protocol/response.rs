@@ -77,7 +77,7 @@ impl<'a> Response<'a> {
         if f.duplicate {
             return Err(bad("a member appears twice"));
         }
-        if !fields::is_version_2(f.jsonrpc) {
+        if !fields::is_version_2(&f.jsonrpc) {
             return Err(bad("\"jsonrpc\" is not \"2.0\""));
         }
         let id = f.id.ok_or_else(|| bad("no \"id\""))?;
@@ -105,14 +105,13 @@ impl<'a> Responses<'a> {
     /// [`DecodeError`] when `bytes` is not valid JSON, is an empty array, or holds anything
     /// that is not a valid response object.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        match fields::parse(bytes, usize::MAX) {
-            Ok(Top::Single(member)) => Response::from_member(member).map(Responses::Single),
-            Ok(Top::Batch(members)) if members.is_empty() => {
+        match fields::parse(bytes, usize::MAX, Response::from_member) {
+            Ok(Top::Single(response)) => response.map(Responses::Single),
+            Ok(Top::Batch(responses)) if responses.is_empty() => {
                 Err(DecodeError::not_a_response("an empty array"))
             }
-            Ok(Top::Batch(members)) => members
+            Ok(Top::Batch(responses)) => responses
                 .into_iter()
-                .map(Response::from_member)
                 .collect::<Result<_, _>>()
                 .map(Responses::Batch),
             Err(ParseError::Syntax | ParseError::BatchTooLarge) => Err(DecodeError {

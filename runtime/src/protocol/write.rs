@@ -54,7 +54,7 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
 /// assert_eq!(out, br#"{"jsonrpc":"2.0","result":19,"id":1}"#);
 /// ```
 pub fn write_result(out: &mut Vec<u8>, id: &Id<'_>, result: &RawValue) {
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","result":"#);
+    out.extend_from_slice(RESULT_PREFIX);
     out.extend_from_slice(result.get().as_bytes());
     write_id_and_close(out, id);
 }
@@ -124,7 +124,11 @@ fn write_call(out: &mut Vec<u8>, method: &str, params: Option<&RawValue>) {
     }
 }
 
-fn write_id_and_close(out: &mut Vec<u8>, id: &Id<'_>) {
+/// What a success response starts with, up to its result.
+pub(crate) const RESULT_PREFIX: &[u8] = br#"{"jsonrpc":"2.0","result":"#;
+
+/// Ends a response or request: `,"id":…}`.
+pub(crate) fn write_id_and_close(out: &mut Vec<u8>, id: &Id<'_>) {
     out.extend_from_slice(br#","id":"#);
     out.extend_from_slice(id.as_json().as_bytes());
     out.push(b'}');

@@ -1,5 +1,7 @@
 //! Batches: members run concurrently up to a limit, responses come out in request order.
 
+use std::sync::Arc;
+
 use futures_util::FutureExt;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
@@ -16,7 +18,7 @@ use super::engine::{ConnectionState, Shared, error_message, write_response};
 /// calls after it are written aside until the earlier ones are done. No task is spawned.
 pub(crate) async fn run(
     shared: &Shared,
-    connection: &ConnectionState,
+    connection: &Arc<ConnectionState>,
     entries: &[Entry<'_>],
 ) -> Option<Vec<u8>> {
     let limit = shared.limits.batch_concurrency.max(1);

@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
@@ -44,7 +45,7 @@ pub(crate) fn dispatch(
 /// (decoding params) and returns the answer or the running future.
 pub(crate) fn start<'a>(
     shared: &'a Shared,
-    connection: &'a ConnectionState,
+    connection: &'a Arc<ConnectionState>,
     method: &'a str,
     id: Option<&Id<'a>>,
     params: Option<&'a RawValue>,
@@ -53,7 +54,7 @@ pub(crate) fn start<'a>(
         return Started::Done(Err(ErrorObject::server_busy()));
     };
     let span = tracing::debug_span!("call", method);
-    let context = Context::from_parts(method, id, connection.metadata.clone());
+    let context = Context::from_parts(method, id, connection.clone());
     let entered = span.enter();
     // `Ok(future)` to run, `Err(result)` answered at once.
     let begun = catch_unwind(AssertUnwindSafe(|| {

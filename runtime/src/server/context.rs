@@ -3,9 +3,12 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use std::sync::atomic::AtomicUsize;
+
 use crate::protocol::Id;
 
 use super::Metadata;
+use super::engine::ConnectionState;
 
 /// Everything a handler may want to know about its call besides the params: the method,
 /// the id, the transport's [`Metadata`] and typed extensions.
@@ -26,55 +29,73 @@ use super::Metadata;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Context {
-    method: Box<str>,
-    id: Option<Id<'static>>,
-    metadata: Arc<Metadata>,
+    /// The method name followed by the id's JSON text: one allocation per call.
+    text: Box<str>,
+    method_len: usize,
+    has_id: bool,
+    connection: Arc<ConnectionState>,
     extensions: http::Extensions,
 }
 
 impl Context {
     /// A context for a call of `method`; `id` is `None` for a notification.
     pub fn new(method: &str, id: Option<Id<'_>>, metadata: Metadata) -> Self {
-        Self::from_parts(method, id.as_ref(), Arc::new(metadata))
+        let connection = Arc::new(ConnectionState {
+            metadata,
+            in_flight: AtomicUsize::new(0),
+        });
+        Self::from_parts(method, id.as_ref(), connection)
     }
 
-    pub(crate) fn from_parts(method: &str, id: Option<&Id<'_>>, metadata: Arc<Metadata>) -> Self {
+    pub(crate) fn from_parts(
+        method: &str,
+        id: Option<&Id<'_>>,
+        connection: Arc<ConnectionState>,
+    ) -> Self {
+        let id_json = id.map_or("", Id::as_json);
+        let mut text = String::with_capacity(method.len() + id_json.len());
+        text.push_str(method);
+        text.push_str(id_json);
         Context {
-            method: method.into(),
-            id: id.map(|id| id.clone().into_owned()),
-            metadata,
+            text: text.into_boxed_str(),
+            method_len: method.len(),
+            has_id: id.is_some(),
+            connection,
             extensions: http::Extensions::new(),
         }
     }
 
     /// The method called.
     pub fn method(&self) -> &str {
-        &self.method
+        self.text.get(..self.method_len).unwrap_or_default()
     }
 
     /// The request's id; `None` for a notification.
-    pub fn id(&self) -> Option<&Id<'static>> {
-        self.id.as_ref()
+    pub fn id(&self) -> Option<Id<'_>> {
+        if !self.has_id {
+            return None;
+        }
+        self.text.get(self.method_len..).map(Id::from_trusted)
     }
 
     /// Whether the call is a notification (nothing will be answered).
     pub fn is_notification(&self) -> bool {
-        self.id.is_none()
+        !self.has_id
     }
 
     /// What the transport knows about the connection.
     pub fn metadata(&self) -> &Metadata {
-        &self.metadata
+        &self.connection.metadata
     }
 
     /// The peer's address, when the transport has one.
     pub fn peer(&self) -> Option<SocketAddr> {
-        self.metadata.peer
+        self.metadata().peer
     }
 
     /// The HTTP headers of the message, when it came over HTTP.
     pub fn headers(&self) -> Option<&http::HeaderMap> {
-        self.metadata.headers.as_ref()
+        self.metadata().headers.as_ref()
     }
 
     /// This call's typed extensions.

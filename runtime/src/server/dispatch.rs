@@ -9,12 +9,13 @@ use serde_json::value::RawValue;
 use crate::protocol::ErrorObject;
 
 use super::Context;
+use super::encoded::{Encoded, encode};
 
 /// A boxed, sendable future, as middleware and handlers return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// What a call produces: the result as raw JSON, or the error to answer.
-pub type CallResult = Result<Box<RawValue>, ErrorObject>;
+/// What a call produces: the result serialized, or the error to answer.
+pub type CallResult = Result<Encoded, ErrorObject>;
 
 /// Routes calls to handlers: what a generated dispatcher implements.
 ///
@@ -98,17 +99,4 @@ impl Reply {
             ReplyInner::Pending(future) => future,
         }
     }
-}
-
-/// Serializes a handler's result to raw JSON.
-///
-/// # Errors
-///
-/// [`ErrorObject::internal_error`] when `value` fails to serialize (a map with non-string
-/// keys, a `Serialize` impl that fails); the cause is logged with `tracing`, not sent.
-pub fn encode<T: Serialize + ?Sized>(value: &T) -> CallResult {
-    serde_json::value::to_raw_value(value).map_err(|e| {
-        tracing::error!(error = %e, "result failed to serialize");
-        ErrorObject::internal_error()
-    })
 }

@@ -12,14 +12,14 @@ use crate::protocol::{Entry, ErrorObject, Id, Message, write_error};
 use super::batch;
 use super::call::{self, Started};
 use super::dispatch::CallResult;
-use super::{Dispatch, Limits, Metadata, Middleware};
+use super::{Dispatch, Encoded, Limits, Metadata, Middleware};
 
 /// What every clone of a [`Server`] shares.
 pub(crate) struct Shared {
     pub(crate) dispatch: Box<dyn Dispatch>,
     pub(crate) middleware: Vec<Box<dyn Middleware>>,
     pub(crate) limits: Limits,
-    pub(crate) document: Option<Box<RawValue>>,
+    pub(crate) document: Option<Encoded>,
 }
 
 /// The JSON-RPC server engine: takes a message's bytes, returns the response's bytes, or
@@ -72,8 +72,10 @@ pub struct Connection {
     state: Arc<ConnectionState>,
 }
 
+/// What a connection's calls share: its metadata and its in-flight count.
+#[derive(Debug)]
 pub(crate) struct ConnectionState {
-    pub(crate) metadata: Arc<Metadata>,
+    pub(crate) metadata: Metadata,
     pub(crate) in_flight: AtomicUsize,
 }
 
@@ -98,7 +100,7 @@ impl Server {
         Connection {
             shared: self.shared.clone(),
             state: Arc::new(ConnectionState {
-                metadata: Arc::new(metadata),
+                metadata,
                 in_flight: AtomicUsize::new(0),
             }),
         }
@@ -132,9 +134,10 @@ impl Builder {
     /// not valid JSON is logged and treated as absent.
     pub fn build(self) -> Server {
         let document = self.dispatch.document().and_then(|text| {
-            RawValue::from_string(text.to_owned())
+            serde_json::from_str::<&RawValue>(text)
                 .inspect_err(|e| tracing::error!(error = %e, "rpc.discover document is not JSON"))
                 .ok()
+                .map(Encoded::from_raw)
         });
         Server {
             shared: Arc::new(Shared {
@@ -193,9 +196,15 @@ impl Connection {
             Started::Running(running) => running.await,
         };
         let id = id?;
-        let mut out = Vec::with_capacity(result.as_ref().map_or(64, |r| r.get().len() + 48));
-        write_response(&mut out, id, &result, self.shared.limits.max_response_size);
-        Some(out)
+        let max_size = self.shared.limits.max_response_size;
+        Some(match result {
+            Ok(encoded) if encoded.len() <= max_size => encoded.into_response(id),
+            _ => {
+                let mut out = Vec::with_capacity(96);
+                write_response(&mut out, id, &result, max_size);
+                out
+            }
+        })
     }
 }
 
@@ -209,10 +218,10 @@ pub(crate) fn error_message(error: &ErrorObject) -> Vec<u8> {
 /// Writes a call's response, replacing a result larger than `max_size` by an error.
 pub(crate) fn write_response(out: &mut Vec<u8>, id: &Id<'_>, result: &CallResult, max_size: usize) {
     match result {
-        Ok(value) if value.get().len() > max_size => {
+        Ok(encoded) if encoded.len() > max_size => {
             write_error(out, id, &ErrorObject::response_too_large());
         }
-        Ok(value) => crate::protocol::write_result(out, id, value),
+        Ok(encoded) => encoded.write_response(out, id),
         Err(error) => write_error(out, id, error),
     }
 }

@@ -24,13 +24,15 @@ mod batch;
 mod call;
 mod context;
 mod dispatch;
+mod encoded;
 mod engine;
 mod limits;
 mod metadata;
 mod middleware;
 
 pub use context::Context;
-pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply, encode};
+pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
+pub use encoded::{Encoded, encode};
 pub use engine::{Builder, Connection, Server};
 pub use limits::Limits;
 pub use metadata::Metadata;
