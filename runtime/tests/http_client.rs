@@ -306,3 +306,29 @@ async fn a_refused_connection_is_a_connect_error() {
         other => panic!("expected a connect error, got {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn an_answer_over_the_response_limit_is_a_transport_error() {
+    let raw = raw_server(|body, _| {
+        ok(json!({"jsonrpc": "2.0", "result": "x".repeat(4096), "id": body["id"]}))
+    })
+    .await;
+    let transport = http::Client::builder(format!("http://{}", raw.addr))
+        .max_response_size(1024)
+        .build()
+        .expect("valid");
+    let client = Client::new(transport);
+    match client.request::<String, _>("big", &()).await {
+        Err(Error::Transport(error)) => assert_eq!(error.kind(), ErrorKind::Io),
+        other => panic!("expected a transport error, got {other:?}"),
+    }
+    let roomy = Client::new(http::Client::new(&format!("http://{}", raw.addr)).expect("valid"));
+    assert_eq!(
+        roomy
+            .request::<String, _>("big", &())
+            .await
+            .expect("answered")
+            .len(),
+        4096
+    );
+}
