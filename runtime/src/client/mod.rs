@@ -332,3 +332,20 @@ fn failure(error: transport::Error) -> Failure {
         _ => Failure::Transport(error),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send_sync<T: Send + Sync + 'static>() {}
+
+    #[test]
+    fn client_types_cross_threads() {
+        send_sync::<Client>();
+        send_sync::<Batch>();
+        send_sync::<Replies>();
+        send_sync::<Handle<String, Infallible>>();
+        send_sync::<Error>();
+        send_sync::<Inbox>();
+    }
+}
