@@ -43,34 +43,27 @@ fn batch(len: usize) -> String {
     format!("[{}]", calls.join(","))
 }
 
-/// Median nanoseconds per call over `ROUNDS` rounds of `CALLS_PER_ROUND` calls.
-fn median_ns(mut round: impl FnMut() -> Duration) -> f64 {
-    round(); // warm-up
-    let mut per_call: Vec<f64> = (0..ROUNDS)
-        .map(|_| round().as_nanos() as f64 / CALLS_PER_ROUND as f64)
-        .collect();
-    per_call.sort_by(f64::total_cmp);
-    per_call[ROUNDS / 2]
+/// Nanoseconds per call in one round of `CALLS_PER_ROUND` calls.
+fn per_call(elapsed: Duration) -> f64 {
+    elapsed.as_nanos() as f64 / CALLS_PER_ROUND as f64
 }
 
-fn rpcsmith_ns(rt: &tokio::runtime::Runtime, server: &Server, batch_len: usize) -> f64 {
-    let message = if batch_len == 1 {
-        call(1)
-    } else {
-        batch(batch_len)
-    };
-    let messages = CALLS_PER_ROUND / batch_len;
-    median_ns(|| {
-        rt.block_on(async {
-            let start = Instant::now();
-            for _ in 0..messages {
-                let answer = server
-                    .handle(black_box(message.as_bytes()), Metadata::default())
-                    .await;
-                black_box(answer);
-            }
-            start.elapsed()
-        })
+/// Median and best of a set of rounds.
+fn summary(mut rounds: Vec<f64>) -> (f64, f64) {
+    rounds.sort_by(f64::total_cmp);
+    (rounds[rounds.len() / 2], rounds[0])
+}
+
+fn rpcsmith_round(rt: &tokio::runtime::Runtime, server: &Server, message: &str, len: usize) -> f64 {
+    rt.block_on(async {
+        let start = Instant::now();
+        for _ in 0..CALLS_PER_ROUND / len {
+            let answer = server
+                .handle(black_box(message.as_bytes()), Metadata::default())
+                .await;
+            black_box(answer);
+        }
+        per_call(start.elapsed())
     })
 }
 
@@ -86,22 +79,37 @@ fn jsonrpsee_module() -> RpcModule<()> {
 }
 
 /// jsonrpsee's `raw_json_request` takes one call at a time, so "inside a batch" is the same
-/// path called `batch_len` times per message.
-fn jsonrpsee_ns(rt: &tokio::runtime::Runtime, module: &RpcModule<()>, batch_len: usize) -> f64 {
-    let calls: Vec<String> = (0..batch_len).map(call).collect();
-    let messages = CALLS_PER_ROUND / batch_len;
-    median_ns(|| {
-        rt.block_on(async {
-            let start = Instant::now();
-            for _ in 0..messages {
-                for c in &calls {
-                    let answer = module.raw_json_request(black_box(c), 1).await;
-                    black_box(answer.expect("jsonrpsee answers add").0);
-                }
+/// path called once per call of the batch.
+fn jsonrpsee_round(rt: &tokio::runtime::Runtime, module: &RpcModule<()>, calls: &[String]) -> f64 {
+    rt.block_on(async {
+        let start = Instant::now();
+        for _ in 0..CALLS_PER_ROUND / calls.len() {
+            for c in calls {
+                let answer = module.raw_json_request(black_box(c), 1).await;
+                black_box(answer.expect("jsonrpsee answers add").0);
             }
-            start.elapsed()
-        })
+        }
+        per_call(start.elapsed())
     })
+}
+
+/// Rounds of both, interleaved so that load from elsewhere on the machine hits both alike.
+fn measure(
+    rt: &tokio::runtime::Runtime,
+    server: &Server,
+    module: &RpcModule<()>,
+    len: usize,
+) -> [(f64, f64); 2] {
+    let message = if len == 1 { call(1) } else { batch(len) };
+    let calls: Vec<String> = (0..len).map(call).collect();
+    rpcsmith_round(rt, server, &message, len); // warm-up
+    jsonrpsee_round(rt, module, &calls);
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        ours.push(rpcsmith_round(rt, server, &message, len));
+        theirs.push(jsonrpsee_round(rt, module, &calls));
+    }
+    [summary(ours), summary(theirs)]
 }
 
 fn main() {
@@ -137,20 +145,21 @@ fn main() {
     );
     println!("jsonrpsee: {}", theirs.0.get());
     println!();
-    println!("median ns per call, {ROUNDS} rounds of {CALLS_PER_ROUND} calls");
+    println!("ns per call: median (best) of {ROUNDS} rounds of {CALLS_PER_ROUND} calls");
     println!(
-        "{:<22} {:>10} {:>10} {:>8}",
-        "case", "rpcsmith", "jsonrpsee", "ratio"
+        "{:<18} {:>16} {:>16} {:>14}",
+        "case", "rpcsmith", "jsonrpsee", "ratio (median)"
     );
-    for (name, batch_len) in [
+    for (name, len) in [
         ("single call", 1),
         ("in batch of 100", 100),
         ("in batch of 1000", 1000),
     ] {
-        let ours = rpcsmith_ns(&rt, &server, batch_len);
-        let theirs = jsonrpsee_ns(&rt, &module, batch_len);
+        let [(ours, ours_best), (theirs, theirs_best)] = measure(&rt, &server, &module, len);
         println!(
-            "{name:<22} {ours:>10.0} {theirs:>10.0} {:>7.1}x",
+            "{name:<18} {:>16} {:>16} {:>13.1}x",
+            format!("{ours:.0} ({ours_best:.0})"),
+            format!("{theirs:.0} ({theirs_best:.0})"),
             theirs / ours
         );
     }

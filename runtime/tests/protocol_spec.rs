@@ -312,3 +312,41 @@ fn invalid_responses_are_decode_errors() {
     assert_eq!(r.payload.unwrap().get(), "null");
     assert_eq!(r.id.as_str().as_deref(), Some("7"));
 }
+
+/// Nested values are skipped without recursion, so depth cannot overflow the stack; deep
+/// but valid JSON is read like any other.
+#[test]
+fn deep_nesting_does_not_overflow_the_stack() {
+    for depth in [200, 100_000] {
+        let nested = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        match Message::parse(nested.as_bytes()) {
+            Ok(Message::Batch(entries)) => {
+                assert!(matches!(&entries[..], [Entry::Invalid(e)] if e.code == -32600));
+            }
+            other => panic!("{depth}: {other:?}"),
+        }
+        let params = format!(r#"{{"jsonrpc":"2.0","method":"m","params":{nested},"id":1}}"#);
+        match Message::parse(params.as_bytes()) {
+            Ok(Message::Single(Entry::Request(r))) => {
+                assert_eq!(r.params.map(|p| p.get().len()), Some(2 * depth));
+            }
+            other => panic!("{depth}: {other:?}"),
+        }
+        let unclosed = "[".repeat(depth);
+        assert_eq!(
+            Message::parse(unclosed.as_bytes()).unwrap_err().code,
+            -32700
+        );
+    }
+}
+
+#[test]
+fn invalid_utf8_is_a_parse_error() {
+    assert_eq!(
+        Message::parse(b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}")
+            .unwrap_err()
+            .code,
+        -32700
+    );
+    assert!(Responses::parse(b"[\xc3]").unwrap_err().is_syntax());
+}

@@ -217,18 +217,7 @@ async fn rpc_names_are_reserved() {
 #[tokio::test]
 async fn dispatcher_never_sees_rpc_names() {
     let methods = Arc::new(TestMethods::default());
-    struct Shared(Arc<TestMethods>);
-    impl rpcsmith::server::Dispatch for Shared {
-        fn call(
-            &self,
-            method: &str,
-            params: Option<&serde_json::value::RawValue>,
-            cx: rpcsmith::server::Context,
-        ) -> rpcsmith::server::Reply {
-            self.0.call(method, params, cx)
-        }
-    }
-    let server = Server::builder(Shared(methods.clone())).build();
+    let server = Server::new(methods.clone());
     for method in ["rpc.discover", "rpc.add", "add"] {
         server
             .handle(request(method, "[1,2]", 1).as_bytes(), Metadata::default())

@@ -59,6 +59,17 @@ pub trait Dispatch: Send + Sync + 'static {
     }
 }
 
+/// A shared dispatcher dispatches like the one it shares.
+impl<D: Dispatch + ?Sized> Dispatch for std::sync::Arc<D> {
+    fn call(&self, method: &str, params: Option<&RawValue>, context: Context) -> Reply {
+        (**self).call(method, params, context)
+    }
+
+    fn document(&self) -> Option<&str> {
+        (**self).document()
+    }
+}
+
 /// What [`Dispatch::call`] returns: a result now, or a future of one.
 #[must_use]
 pub struct Reply(pub(crate) ReplyInner);

@@ -80,6 +80,11 @@ pub(crate) struct ConnectionState {
 }
 
 impl Server {
+    /// A server around a dispatcher, with default limits and no middleware.
+    pub fn new(dispatch: impl Dispatch) -> Self {
+        Self::builder(dispatch).build()
+    }
+
     /// Starts building a server around a dispatcher.
     pub fn builder(dispatch: impl Dispatch) -> Builder {
         Builder {
@@ -152,6 +157,9 @@ impl Builder {
 
 impl Connection {
     /// Handles one message: its response's bytes, or `None` when nothing may be sent back.
+    ///
+    /// The future finishes when every call in the message has (notifications included),
+    /// so a transport that awaits it before answering applies backpressure.
     #[expect(
         clippy::manual_async_fn,
         reason = "the signature promises `Send`, which transports that spawn rely on"

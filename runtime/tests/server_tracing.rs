@@ -1,0 +1,96 @@
+//! Every call runs in a `call` span carrying its method; the engine's futures are `Send`.
+
+mod support;
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rpcsmith::server::{Metadata, Server};
+use support::{TestMethods, json, request};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata as TracingMetadata, Subscriber};
+
+/// Records the name and `method` field of every span created.
+#[derive(Clone, Default)]
+struct Spans {
+    seen: Arc<Mutex<Vec<String>>>,
+    next: Arc<AtomicU64>,
+}
+
+struct MethodField<'a>(&'a mut String);
+
+impl Visit for MethodField<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if field.name() == "method" {
+            *self.0 = format!("{value:?}");
+        }
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "method" {
+            *self.0 = value.to_owned();
+        }
+    }
+}
+
+impl Subscriber for Spans {
+    fn enabled(&self, _: &TracingMetadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, span: &Attributes<'_>) -> Id {
+        let mut method = String::new();
+        span.record(&mut MethodField(&mut method));
+        self.seen
+            .lock()
+            .unwrap()
+            .push(format!("{} {method}", span.metadata().name()));
+        Id::from_u64(self.next.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, _: &Event<'_>) {}
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
+
+#[test]
+fn each_call_gets_a_span_with_its_method() {
+    let spans = Spans::default();
+    let _guard = tracing::subscriber::set_default(spans.clone());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = Server::builder(TestMethods::default()).build();
+    let batch = format!(
+        r#"[{},{},{{"jsonrpc":"2.0","method":"sleep","params":[1]}},5]"#,
+        request("add", "[1,2]", 1),
+        request("rpc.discover", "[]", 2)
+    );
+    let answer = rt.block_on(server.handle(batch.as_bytes(), Metadata::default()));
+    assert_eq!(json(&answer.unwrap()).as_array().map(Vec::len), Some(3));
+    let seen = spans.seen.lock().unwrap().clone();
+    assert_eq!(seen, ["call add", "call rpc.discover", "call sleep"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handling_can_be_spawned() {
+    let server = Server::builder(TestMethods::default()).build();
+    let connection = server.connection(Metadata::default());
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let connection = connection.clone();
+            tokio::spawn(async move {
+                let message = request("sleep", "[2]", i);
+                connection.handle(message.as_bytes()).await
+            })
+        })
+        .collect();
+    for (i, task) in tasks.into_iter().enumerate() {
+        let answer = json(&task.await.unwrap().unwrap());
+        assert_eq!(answer["id"], i);
+        assert_eq!(answer["result"], 2);
+    }
+    assert_eq!(connection.in_flight(), 0);
+}
