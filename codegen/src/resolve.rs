@@ -337,13 +337,14 @@ impl Resolver {
     /// # Errors
     ///
     /// The first unresolvable link (see [`Resolver::resolve_ref`]), or a cycle of pure
-    /// references (`A → B → A`), reported at `location`'s `$ref`.
+    /// references (`A → B → A`), reported at the `$ref` of the cycle's smallest location
+    /// (so every way into one cycle gives the same diagnostic).
     pub fn deref(&mut self, location: &Location) -> Result<Location, Diagnostic> {
         let mut chain: Vec<Location> = Vec::new();
         let mut current = location.clone();
         while let Some(reference) = self.ref_at(&current).map(str::to_owned) {
             if let Some(start) = chain.iter().position(|l| *l == current) {
-                return Err(self.cycle_error(location, &chain[start..], &current));
+                return Err(self.cycle_error(&chain[start..]));
             }
             let next = self.resolve_ref(&current, &reference)?;
             chain.push(current);
@@ -352,14 +353,19 @@ impl Resolver {
         Ok(current)
     }
 
-    fn cycle_error(&self, at: &Location, cycle: &[Location], back: &Location) -> Diagnostic {
-        let steps: Vec<String> = cycle
+    /// The cycle, reported once however it is reached: at its smallest location, listed
+    /// from there.
+    fn cycle_error(&self, cycle: &[Location]) -> Diagnostic {
+        let start = (0..cycle.len()).min_by_key(|&i| &cycle[i]).unwrap_or(0);
+        let first = &cycle[start];
+        let steps: Vec<String> = cycle[start..]
             .iter()
-            .chain(std::iter::once(back))
-            .map(|l| self.describe(l, at.file))
+            .chain(&cycle[..start])
+            .chain(std::iter::once(first))
+            .map(|l| self.describe(l, first.file))
             .collect();
         let message = format!("$ref cycle: {}", steps.join(" -> "));
-        self.error_at(&at.key("$ref"), message)
+        self.error_at(&first.key("$ref"), message)
     }
 }
 
