@@ -1,6 +1,6 @@
 //! The front half's entry point: load → validate → resolve, with every problem collected.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use crate::document::{Builder, Document};
@@ -128,12 +128,13 @@ fn finish(
 /// distinct `$ref`s were resolved.
 fn resolve_all(
     resolver: &mut Resolver,
-    mut pending: Vec<(Location, Expect)>,
+    refs: Vec<(Location, Expect)>,
     diagnostics: &mut Diagnostics,
 ) -> usize {
+    let mut pending = VecDeque::from(refs);
     let mut sites: HashSet<Location> = HashSet::new();
     let mut checked: HashSet<Location> = HashSet::new();
-    while let Some((site, expect)) = pending.pop() {
+    while let Some((site, expect)) = pending.pop_front() {
         if !sites.insert(site.clone()) {
             continue;
         }
