@@ -133,3 +133,75 @@ fn remote_refs_are_refused() {
         "doc.json:1:8: at /a/$ref: unresolvable $ref \"https://example.com/s.json#/x\": remote references are not supported"
     );
 }
+
+/// A document using every kind of reference: method, param, error, tag and example by
+/// `$ref`, refs into extensions and schema insides, escapes, and another file that refers
+/// back.
+#[test]
+fn load_document_resolves_every_kind_of_reference() {
+    use rpcsmith_build::openrpc::ParamStructure;
+    use rpcsmith_build::{Options, load_document};
+
+    let doc = load_document("tests/fixtures/front/features.json", &Options::new()).unwrap();
+    assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
+    assert_eq!(doc.ref_count, 10);
+    assert_eq!(doc.resolver.file_count(), 2);
+    let names: Vec<&str> = doc.methods.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["ping", "pet.get", "notify"]);
+
+    let ping = &doc.methods[0];
+    assert_eq!(ping.location.pointer, "/x-methods/ping");
+    let pong = &ping.result.as_ref().unwrap().schema;
+    let mut resolver = doc.resolver;
+    let target = resolver.deref(pong).unwrap();
+    assert_eq!(target.pointer, "/x-schemas/Pong");
+
+    let get = &doc.methods[1];
+    assert_eq!(get.param_structure, ParamStructure::ByName);
+    assert_eq!(get.tags[0].name, "pets");
+    let id = &get.params[0];
+    assert_eq!((id.name.as_str(), id.required), ("id", true));
+    assert_eq!(id.site.pointer, "/methods/1/params/0");
+    assert_eq!(id.location.pointer, "/components/contentDescriptors/PetId");
+    assert_eq!(
+        id.schema.pointer,
+        "/components/contentDescriptors/PetId/schema"
+    );
+    let fields = resolver.deref(&get.params[1].schema).unwrap();
+    assert_eq!(fields.pointer, "/components/schemas/Pet/properties/a~1b");
+    let pet = resolver
+        .deref(&get.result.as_ref().unwrap().schema)
+        .unwrap();
+    assert_eq!(
+        resolver.display_path(pet.file),
+        Path::new("tests/fixtures/front/shared/types.json")
+    );
+    assert_eq!(pet.pointer, "/definitions/Pet Record");
+    let back = resolver.deref(&pet.key("properties").key("id")).unwrap();
+    assert_eq!(
+        back,
+        Location::new(ping.location.file, "/components/schemas/Id")
+    );
+    let codes: Vec<i64> = get.errors.iter().map(|e| e.error.code).collect();
+    assert_eq!(codes, [404, 2]);
+    assert_eq!(
+        get.errors[0].location.pointer,
+        "/components/errors/NotFound"
+    );
+    let example = &get.examples[0];
+    assert_eq!(example.params[0].example.value, Some(serde_json::json!(7)));
+    assert_eq!(
+        example.params[0].location.pointer,
+        "/components/examples/Id"
+    );
+    assert!(example.result.is_some());
+
+    let notify = &doc.methods[2];
+    assert!(notify.result.is_none());
+    assert_eq!(notify.extensions["x-notification"], true);
+    assert_eq!(
+        resolver.files_read().len(),
+        2,
+        "the root and shared/types.json, each once"
+    );
+}
