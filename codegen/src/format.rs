@@ -66,7 +66,10 @@ mod tests {
     fn names_the_template_and_place_of_a_mistake() {
         let err = format_rust("types.hbs", "", "pub struct A {\n  x: u8,,\n}").unwrap_err();
         assert_eq!(err.template, "types.hbs");
-        assert_eq!((err.line, err.column), (2, 8));
-        assert!(err.to_string().starts_with("template `types.hbs` produced invalid Rust at rendered line 2:8:"));
+        assert_eq!((err.line, err.column), (2, 9));
+        assert!(
+            err.to_string()
+                .starts_with("template `types.hbs` produced invalid Rust at rendered line 2:9:")
+        );
     }
 }

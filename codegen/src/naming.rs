@@ -41,7 +41,11 @@ fn words(raw: &str) -> String {
 /// with a digit (`1x` → `T1x` for types, `V1x` for variants: pass the prefix).
 pub(crate) fn type_name(raw: &str, prefix: &str, fallback: &str) -> String {
     let cased = words(raw).to_upper_camel_case();
-    let name = if cased.is_empty() { fallback.to_owned() } else { cased };
+    let name = if cased.is_empty() {
+        fallback.to_owned()
+    } else {
+        cased
+    };
     let name = if name.starts_with(|c: char| c.is_ascii_digit()) {
         format!("{prefix}{name}")
     } else {
@@ -85,7 +89,8 @@ pub(crate) fn title_is_identifier(title: &str) -> bool {
     !t.is_empty()
         && t.len() <= 48
         && t.starts_with(|c: char| c.is_ascii_alphabetic())
-        && t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '-' | '.'))
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '-' | '.'))
         && t.split_whitespace().count() <= 5
 }
 
@@ -124,8 +129,14 @@ mod tests {
     #[test]
     fn type_names_are_upper_camel_identifiers() {
         assert_eq!(type_name("BLOCK_HEADER", "T", "X"), "BlockHeader");
-        assert_eq!(type_name("eth_getBlockByHash", "T", "X"), "EthGetBlockByHash");
-        assert_eq!(type_name("Filecoin.ChainHead", "T", "X"), "FilecoinChainHead");
+        assert_eq!(
+            type_name("eth_getBlockByHash", "T", "X"),
+            "EthGetBlockByHash"
+        );
+        assert_eq!(
+            type_name("Filecoin.ChainHead", "T", "X"),
+            "FilecoinChainHead"
+        );
         assert_eq!(type_name("1inch", "T", "X"), "T1inch");
         assert_eq!(type_name("-1", "T", "X"), "Minus1");
         assert_eq!(type_name("", "T", "Fallback"), "Fallback");

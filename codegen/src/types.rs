@@ -4,40 +4,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::error::{Diagnostic, Error, ErrorKind};
+use crate::error::{Diagnostic, Diagnostics, Error, ErrorKind};
+use crate::load::{Options, load_document};
 use crate::render::{Renderer, ty_expr_in};
-use crate::resolve::Resolver;
 use crate::typespace::TypeSpace;
-
-/// Options for [`generate_types`].
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct TypesOptions {
-    /// Directories searched for files named by cross-file `$ref`s, after the referring
-    /// file's own directory (like `protoc -I`).
-    pub include_dirs: Vec<PathBuf>,
-    /// Turn warnings (such as fallbacks to `serde_json::Value`) into errors.
-    pub strict: bool,
-}
-
-impl TypesOptions {
-    /// Default options: no include directories, warnings stay warnings.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds an include directory.
-    pub fn include_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.include_dirs.push(dir.into());
-        self
-    }
-
-    /// Sets `strict`.
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-}
 
 /// An example or default value of the document, with the Rust type it should fit.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +41,9 @@ pub struct Report {
 /// Generates the types module of the OpenRPC document at `path` and writes it to `out`
 /// (only when its content changed, so builds that depend on it are not redone).
 ///
+/// The report's warnings include the front half's (validation) and the type space's
+/// (fallbacks to `serde_json::Value`, keywords that are not enforced).
+///
 /// # Errors
 ///
 /// An [`Error`] listing every problem when the document cannot be read or resolved,
@@ -79,7 +52,7 @@ pub struct Report {
 pub fn generate_types(
     path: impl AsRef<Path>,
     out: impl AsRef<Path>,
-    options: &TypesOptions,
+    options: &Options,
 ) -> Result<Report, Error> {
     let report = render_types(path, options)?;
     let out = out.as_ref();
@@ -98,19 +71,22 @@ pub fn generate_types(
 /// # Errors
 ///
 /// As [`generate_types`], except for writing.
-pub fn render_types(path: impl AsRef<Path>, options: &TypesOptions) -> Result<Report, Error> {
+pub fn render_types(path: impl AsRef<Path>, options: &Options) -> Result<Report, Error> {
     let path = path.as_ref();
-    let mut resolver = Resolver::new(options.include_dirs.clone());
-    let root = resolver.load(path)?;
-    let space = TypeSpace::build(&mut resolver, root);
-    let mut diagnostics = space.diagnostics().to_vec();
-    if options.strict {
-        diagnostics.iter_mut().for_each(|d| d.severity = crate::error::Severity::Error);
+    let mut document = load_document(path, options)?;
+    let space = TypeSpace::build(&mut document.resolver, document.root);
+    let mut collected = Diagnostics::new();
+    for d in document.warnings.iter().chain(space.diagnostics()) {
+        collected.push(ErrorKind::Generate, d.clone());
     }
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        return Err(Error::new(ErrorKind::Generate, diagnostics));
+    if options.is_strict() {
+        collected.make_strict();
     }
-    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let diagnostics = collected.finish()?;
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let source = Renderer::embedded()?.types(&space, &name)?;
     let examples = space
         .examples()
@@ -126,7 +102,7 @@ pub fn render_types(path: impl AsRef<Path>, options: &TypesOptions) -> Result<Re
         types: space.defs().len(),
         fallbacks: space.fallback_count(),
         warnings: diagnostics,
-        files_read: resolver.files_read(),
+        files_read: document.resolver.files_read(),
         examples,
     })
 }

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use rpcsmith_build::{TypesOptions, corpus, generate_types};
+use rpcsmith_build::{Options, corpus, generate_types};
 
 fn main() {
     println!("cargo:rerun-if-env-changed=RPCSMITH_CORPUS_DIR");
@@ -31,8 +31,15 @@ fn main() {
     std::fs::write(out_dir.join("corpus.rs"), text).expect("write corpus.rs");
 }
 
-fn generate_one(dir: &Path, id: &str, doc: &str, out_dir: &Path, modules: &mut String, table: &mut String) {
-    let mut options = TypesOptions::new();
+fn generate_one(
+    dir: &Path,
+    id: &str,
+    doc: &str,
+    out_dir: &Path,
+    modules: &mut String,
+    table: &mut String,
+) {
+    let mut options = Options::new();
     for inc in corpus::include_dirs(doc) {
         options = options.include_dir(dir.join(inc));
     }
@@ -49,7 +56,9 @@ fn generate_one(dir: &Path, id: &str, doc: &str, out_dir: &Path, modules: &mut S
     );
     let mut examples = String::new();
     for e in &report.examples {
-        let ty = e.rust_type.replace("types::", &format!("{module}::types::"));
+        let ty = e
+            .rust_type
+            .replace("types::", &format!("{module}::types::"));
         let json = serde_json::to_string(&e.value).expect("a JSON value serializes");
         let _ = writeln!(
             examples,

@@ -19,12 +19,30 @@ pub(crate) use rust::ty_expr_in;
 /// The embedded templates, by registered name.
 const TEMPLATES: &[(&str, &str)] = &[
     ("types", include_str!("../../../templates/types.hbs")),
-    ("types/struct", include_str!("../../../templates/types/struct.hbs")),
-    ("types/field", include_str!("../../../templates/types/field.hbs")),
-    ("types/enum", include_str!("../../../templates/types/enum.hbs")),
-    ("types/int_enum", include_str!("../../../templates/types/int_enum.hbs")),
-    ("types/alias", include_str!("../../../templates/types/alias.hbs")),
-    ("types/newtype", include_str!("../../../templates/types/newtype.hbs")),
+    (
+        "types/struct",
+        include_str!("../../../templates/types/struct.hbs"),
+    ),
+    (
+        "types/field",
+        include_str!("../../../templates/types/field.hbs"),
+    ),
+    (
+        "types/enum",
+        include_str!("../../../templates/types/enum.hbs"),
+    ),
+    (
+        "types/int_enum",
+        include_str!("../../../templates/types/int_enum.hbs"),
+    ),
+    (
+        "types/alias",
+        include_str!("../../../templates/types/alias.hbs"),
+    ),
+    (
+        "types/newtype",
+        include_str!("../../../templates/types/newtype.hbs"),
+    ),
 ];
 
 /// The template registry.

@@ -90,7 +90,11 @@ pub(crate) fn doc_attrs(text: &str) -> Vec<String> {
         let trimmed = line.trim_start();
         let shown = if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             in_fence = !in_fence;
-            if in_fence { "```text".to_owned() } else { "```".to_owned() }
+            if in_fence {
+                "```text".to_owned()
+            } else {
+                "```".to_owned()
+            }
         } else if in_fence {
             line.to_owned()
         } else {
@@ -119,7 +123,10 @@ pub(crate) fn type_docs(docs: &Docs, origin: &str) -> Vec<String> {
     if !out.is_empty() {
         out.push(doc_line(""));
     }
-    out.extend(doc_attrs(&format!("Generated from `{}`.", origin.replace('`', "'"))));
+    out.extend(doc_attrs(&format!(
+        "Generated from `{}`.",
+        origin.replace('`', "'")
+    )));
     out
 }
 
@@ -180,7 +187,10 @@ pub(crate) fn derives(eq: bool, copy: bool) -> Vec<String> {
     if copy {
         names.push("::std::hash::Hash");
     }
-    let serde = [format!("{SERDE}::Serialize"), format!("{SERDE}::Deserialize")];
+    let serde = [
+        format!("{SERDE}::Serialize"),
+        format!("{SERDE}::Deserialize"),
+    ];
     let mut all: Vec<String> = names.into_iter().map(str::to_owned).collect();
     all.extend(serde);
     vec![

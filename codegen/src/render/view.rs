@@ -165,16 +165,27 @@ fn tagging(t: &Tagging) -> Vec<String> {
 
 fn fields(s: &Struct, vis: &str, defs: &[TypeDef]) -> Vec<FieldView> {
     let mut namer = Namer::default();
-    let mut out: Vec<FieldView> = s.fields.iter().map(|f| field(f, vis, &mut namer, defs)).collect();
+    let mut out: Vec<FieldView> = s
+        .fields
+        .iter()
+        .map(|f| field(f, vis, &mut namer, defs))
+        .collect();
     for (i, t) in s.flattened.iter().enumerate() {
         let base = match t {
-            Ty::Named(id) => defs.get(id.0).map_or("flattened".to_owned(), |d| field_name(&d.name)),
+            Ty::Named(id) => defs
+                .get(id.0)
+                .map_or("flattened".to_owned(), |d| field_name(&d.name)),
             _ => format!("flattened_{i}"),
         };
         out.push(flat(namer.claim(&base), t, vis, defs));
     }
     if let Some(t) = &s.extra {
-        out.push(flat(namer.claim("extra"), &Ty::Map(Box::new(t.clone())), vis, defs));
+        out.push(flat(
+            namer.claim("extra"),
+            &Ty::Map(Box::new(t.clone())),
+            vis,
+            defs,
+        ));
     }
     out
 }
@@ -197,7 +208,8 @@ fn field(f: &Field, vis: &str, namer: &mut Namer, defs: &[TypeDef]) -> FieldView
     }
     if !f.required && matches!(f.ty, Ty::Option(_)) {
         attrs.push(
-            "#[serde(default, skip_serializing_if = \"::std::option::Option::is_none\")]".to_owned(),
+            "#[serde(default, skip_serializing_if = \"::std::option::Option::is_none\")]"
+                .to_owned(),
         );
     }
     if f.docs.deprecated {
@@ -211,7 +223,11 @@ fn field(f: &Field, vis: &str, namer: &mut Namer, defs: &[TypeDef]) -> FieldView
         text.push_str(&format!("Defaults to `{default}` when absent."));
     }
     FieldView {
-        docs: if text.is_empty() { Vec::new() } else { doc_attrs(&text) },
+        docs: if text.is_empty() {
+            Vec::new()
+        } else {
+            doc_attrs(&text)
+        },
         attrs,
         vis: vis.to_owned(),
         name,
@@ -226,7 +242,9 @@ fn variants(e: &Enum, defs: &[TypeDef]) -> Vec<VariantView> {
         .map(|v| {
             let base = match &v.hint {
                 VariantHint::Word(w) => type_name(w, "V", "Variant"),
-                VariantHint::Type(id) => defs.get(id.0).map_or("Variant".to_owned(), |d| d.name.clone()),
+                VariantHint::Type(id) => defs
+                    .get(id.0)
+                    .map_or("Variant".to_owned(), |d| d.name.clone()),
             };
             let name = namer.claim(&base);
             let mut attrs = Vec::new();

@@ -154,7 +154,10 @@ impl Converter<'_> {
     fn note_unenforced(&mut self, at: &Location, s: &Value) {
         for keyword in ["not", "if"] {
             if s.get(keyword).is_some() && !self.only_keyword(s, keyword) {
-                self.warn(at, format!("`{keyword}` is not expressed in the type (not enforced)"));
+                self.warn(
+                    at,
+                    format!("`{keyword}` is not expressed in the type (not enforced)"),
+                );
             }
         }
     }
@@ -217,7 +220,11 @@ impl Converter<'_> {
     }
 
     fn convert_array(&mut self, at: &Location, s: &Value) -> Ty {
-        let key = if s.get("prefixItems").is_some() { "prefixItems" } else { "items" };
+        let key = if s.get("prefixItems").is_some() {
+            "prefixItems"
+        } else {
+            "items"
+        };
         let items_at = at.key(key);
         let count = match self.resolver.get(&items_at) {
             None => return Ty::Vec(Box::new(Ty::Value)),
@@ -227,7 +234,9 @@ impl Converter<'_> {
         let min = s.get("minItems").and_then(Value::as_u64);
         let max = s.get("maxItems").and_then(Value::as_u64);
         let fixed = min.filter(|m| Some(*m) == max);
-        let tys: Vec<Ty> = (0..count).map(|i| self.convert(&items_at.index(i))).collect();
+        let tys: Vec<Ty> = (0..count)
+            .map(|i| self.convert(&items_at.index(i)))
+            .collect();
         match (tys.as_slice(), fixed) {
             ([], _) => Ty::Vec(Box::new(Ty::Value)),
             ([one], Some(n)) if n > 1 && n <= 32 => Ty::Array(Box::new(one.clone()), n as usize),
@@ -267,7 +276,11 @@ impl Converter<'_> {
 pub(super) fn type_list(s: &Value) -> (Vec<String>, bool) {
     let mut types: Vec<String> = match s.get("type") {
         Some(Value::String(t)) => vec![t.clone()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
         _ => Vec::new(),
     };
     let nullable = types.iter().any(|t| t == "null");

@@ -29,7 +29,8 @@ pub(super) fn break_cycles(
     let graph: Vec<Vec<usize>> = defs.iter().map(|d| by_value_edges(&d.kind)).collect();
     let component = strongly_connected(&graph);
     for i in 0..defs.len() {
-        let in_cycle = |t: usize| component[t] == component[i] && !matches!(defs[t].kind, Kind::Alias(_));
+        let in_cycle =
+            |t: usize| component[t] == component[i] && !matches!(defs[t].kind, Kind::Alias(_));
         let boxed: HashSet<usize> = graph[i].iter().copied().filter(|&t| in_cycle(t)).collect();
         if !boxed.is_empty() {
             for_each_ty(&mut defs[i].kind, &mut |ty| box_edges(ty, &boxed));
@@ -115,7 +116,10 @@ fn box_edges(ty: &mut Ty, boxed: &HashSet<usize>) {
 fn requirements(kind: &Kind) -> Vec<Vec<usize>> {
     let of_struct = |s: &super::Struct| {
         let mut out = Vec::new();
-        s.fields.iter().filter(|x| x.required).for_each(|x| required_by(&x.ty, &mut out));
+        s.fields
+            .iter()
+            .filter(|x| x.required)
+            .for_each(|x| required_by(&x.ty, &mut out));
         s.flattened.iter().for_each(|t| required_by(t, &mut out));
         out
     };
@@ -162,7 +166,10 @@ fn infinite_types(defs: &[TypeDef]) -> Vec<(TypeId, Vec<TypeId>)> {
         .map(|i| {
             let mut chain = vec![TypeId(i)];
             let mut at = i;
-            while let Some(&next) = reqs[at].first().and_then(|r| r.iter().find(|&&t| !finite[t])) {
+            while let Some(&next) = reqs[at]
+                .first()
+                .and_then(|r| r.iter().find(|&&t| !finite[t]))
+            {
                 chain.push(TypeId(next));
                 if chain[..chain.len() - 1].contains(&TypeId(next)) || chain.len() > defs.len() {
                     break;

@@ -21,14 +21,25 @@ struct Branch {
 
 impl Converter<'_> {
     /// The sum of the branches under `schema/key`, as a type named after `owner`.
-    pub(super) fn convert_branches(&mut self, owner: &Location, schema: &Location, key: &str) -> Ty {
+    pub(super) fn convert_branches(
+        &mut self,
+        owner: &Location,
+        schema: &Location,
+        key: &str,
+    ) -> Ty {
         let list = schema.key(key);
-        let count = self.resolver.get(&list).and_then(Value::as_array).map_or(0, Vec::len);
+        let count = self
+            .resolver
+            .get(&list)
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
         let mut branches = Vec::with_capacity(count);
         let mut nullable = false;
         for i in 0..count {
             let at = list.index(i);
-            let Some(target) = self.deref(&at) else { continue };
+            let Some(target) = self.deref(&at) else {
+                continue;
+            };
             let raw = self.resolver.get(&target).cloned_shallow();
             if is_null_schema(&raw) {
                 nullable = true;
@@ -140,7 +151,8 @@ impl Converter<'_> {
             .iter()
             .zip(values)
             .map(|(b, value)| {
-                let record = self.build_struct(std::slice::from_ref(&b.target), Vec::new(), Some(&tag));
+                let record =
+                    self.build_struct(std::slice::from_ref(&b.target), Vec::new(), Some(&tag));
                 Variant {
                     hint: VariantHint::Word(value.clone()),
                     wire: Some(value),
@@ -201,7 +213,11 @@ impl Converter<'_> {
             Ty::Named(id) => VariantHint::Type(*id),
             other => VariantHint::Word(word_for(other).to_owned()),
         };
-        let payload = if ty == Ty::Unit { Payload::Unit } else { Payload::Newtype(ty) };
+        let payload = if ty == Ty::Unit {
+            Payload::Unit
+        } else {
+            Payload::Newtype(ty)
+        };
         Variant {
             wire: None,
             hint,
@@ -227,7 +243,11 @@ impl Converter<'_> {
             Ty::Named(id) => match self.defs.get(id.0).map(|d| &d.kind) {
                 Some(Kind::Struct(s)) => {
                     let required = s.fields.iter().filter(|f| f.required).count() as i32;
-                    let base = if required == 0 && !s.deny_unknown { 20 } else { 100 };
+                    let base = if required == 0 && !s.deny_unknown {
+                        20
+                    } else {
+                        100
+                    };
                     base + 3 * required + if s.deny_unknown { 2 } else { 0 }
                 }
                 Some(Kind::Enum(e)) if e.variants.iter().all(|v| v.payload == Payload::Unit) => 80,
@@ -245,14 +265,21 @@ impl Converter<'_> {
 
     /// `enum: [...]`: string enum, integer enum, or the JSON type of the values.
     pub(super) fn convert_enum_values(&mut self, at: &Location, s: &Value) -> Ty {
-        let values = s.get("enum").and_then(Value::as_array).cloned().unwrap_or_default();
+        let values = s
+            .get("enum")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         let nullable = values.iter().any(Value::is_null);
         let rest: Vec<&Value> = values.iter().filter(|v| !v.is_null()).collect();
         let ty = if rest.is_empty() {
             Ty::Unit
         } else if rest.iter().all(|v| v.is_string()) {
             let docs = Docs::default();
-            let strings = rest.iter().filter_map(|v| v.as_str()).map(|v| (v.to_owned(), docs.clone()));
+            let strings = rest
+                .iter()
+                .filter_map(|v| v.as_str())
+                .map(|v| (v.to_owned(), docs.clone()));
             let strings = strings.collect();
             self.string_enum(at, strings)
         } else if rest.iter().all(|v| v.is_i64()) {
@@ -295,7 +322,13 @@ impl Converter<'_> {
                 docs,
             })
             .collect();
-        self.define(id, Kind::Enum(Enum { tagging: Tagging::External, variants }));
+        self.define(
+            id,
+            Kind::Enum(Enum {
+                tagging: Tagging::External,
+                variants,
+            }),
+        );
         Ty::Named(id)
     }
 
@@ -322,12 +355,21 @@ impl Converter<'_> {
             .iter()
             .map(|t| {
                 let ty = self.convert_typed(at, s, t);
-                (self.specificity(&ty), self.untagged_variant(ty, Docs::default()))
+                (
+                    self.specificity(&ty),
+                    self.untagged_variant(ty, Docs::default()),
+                )
             })
             .collect();
         variants.sort_by_key(|(score, _)| -score);
         let variants = variants.into_iter().map(|(_, v)| v).collect();
-        self.define(id, Kind::Enum(Enum { tagging: Tagging::Untagged, variants }));
+        self.define(
+            id,
+            Kind::Enum(Enum {
+                tagging: Tagging::Untagged,
+                variants,
+            }),
+        );
         Ty::Named(id)
     }
 }
@@ -336,8 +378,12 @@ impl Converter<'_> {
 fn is_null_schema(raw: &Value) -> bool {
     let t = raw.get("type");
     t == Some(&Value::String("null".into()))
-        || t.and_then(Value::as_array).is_some_and(|a| a.len() == 1 && a[0] == "null")
-        || raw.get("enum").and_then(Value::as_array).is_some_and(|a| a.len() == 1 && a[0].is_null())
+        || t.and_then(Value::as_array)
+            .is_some_and(|a| a.len() == 1 && a[0] == "null")
+        || raw
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.len() == 1 && a[0].is_null())
         || raw.get("const") == Some(&Value::Null)
 }
 
@@ -355,7 +401,10 @@ fn string_values(raw: &Value) -> Option<Vec<String>> {
         return Some(vec![c.clone()]);
     }
     let values = raw.get("enum")?.as_array()?;
-    values.iter().map(|v| v.as_str().map(str::to_owned)).collect()
+    values
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect()
 }
 
 /// The variant name of an untagged variant holding an unnamed type.

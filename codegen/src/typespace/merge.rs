@@ -82,9 +82,14 @@ impl Converter<'_> {
             self.warn(at, "`allOf` nested too deeply: inner members ignored");
             return;
         }
-        let is_object = ["properties", "required", "additionalProperties", "patternProperties"]
-            .iter()
-            .any(|k| s.get(k).is_some())
+        let is_object = [
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+        ]
+        .iter()
+        .any(|k| s.get(k).is_some())
             || s.get("type").and_then(Value::as_str) == Some("object");
         if is_object {
             out.objects.push(at.clone());
@@ -107,7 +112,9 @@ impl Converter<'_> {
         for member in inner {
             self.collect_member(&member, out, depth);
         }
-        let is_sum = ["allOf", "oneOf", "anyOf", "$ref"].iter().any(|k| s.get(k).is_some());
+        let is_sum = ["allOf", "oneOf", "anyOf", "$ref"]
+            .iter()
+            .any(|k| s.get(k).is_some());
         if !is_object && depth > 0 && !is_sum && !is_annotation_only(s) {
             out.scalars.push(at.clone());
         }

@@ -105,8 +105,14 @@ impl Validation {
         let f = |k: &str| schema.get(k).and_then(Value::as_f64);
         let u = |k: &str| schema.get(k).and_then(Value::as_u64);
         Validation {
-            format: schema.get("format").and_then(Value::as_str).map(str::to_owned),
-            pattern: schema.get("pattern").and_then(Value::as_str).map(str::to_owned),
+            format: schema
+                .get("format")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            pattern: schema
+                .get("pattern")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
             minimum: f("minimum").or_else(|| f("exclusiveMinimum")),
             maximum: f("maximum").or_else(|| f("exclusiveMaximum")),
             multiple_of: f("multipleOf"),

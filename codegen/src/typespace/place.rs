@@ -27,7 +27,11 @@ pub(super) fn is_component(at: &Location) -> bool {
     };
     match tokens.as_slice() {
         [.., c, s, _] if c == "components" && s == "schemas" => true,
-        [.., c, s, _, last] if c == "components" && s == "contentDescriptors" && last == "schema" => true,
+        [.., c, s, _, last]
+            if c == "components" && s == "contentDescriptors" && last == "schema" =>
+        {
+            true
+        }
         [.., d, _] if d == "definitions" || d == "$defs" => true,
         _ => false,
     }
@@ -69,15 +73,20 @@ fn place_name(resolver: &Resolver, at: &Location) -> (String, bool) {
                 2
             }
             ("methods", Some(_)) => {
-                parts = vec![name_at(resolver, &root, &tokens[..i + 2]).unwrap_or_else(|| "Method".into())];
+                parts = vec![
+                    name_at(resolver, &root, &tokens[..i + 2]).unwrap_or_else(|| "Method".into()),
+                ];
                 2
             }
             ("params", Some(_)) => {
-                parts.push(name_at(resolver, &root, &tokens[..i + 2]).unwrap_or_else(|| "Param".into()));
+                parts.push(
+                    name_at(resolver, &root, &tokens[..i + 2]).unwrap_or_else(|| "Param".into()),
+                );
                 2
             }
             ("errors", Some(n)) => {
-                let code = code_at(resolver, &root, &tokens[..i + 2]).unwrap_or_else(|| n.to_owned());
+                let code =
+                    code_at(resolver, &root, &tokens[..i + 2]).unwrap_or_else(|| n.to_owned());
                 parts.push(format!("Error {code}"));
                 2
             }
@@ -85,7 +94,11 @@ fn place_name(resolver: &Resolver, at: &Location) -> (String, bool) {
                 parts.push(key.to_owned());
                 2
             }
-            ("oneOf" | "anyOf", Some(_)) if tokens.get(i + 2).is_some_and(|t| t == "properties") => 2,
+            ("oneOf" | "anyOf", Some(_))
+                if tokens.get(i + 2).is_some_and(|t| t == "properties") =>
+            {
+                2
+            }
             ("oneOf" | "anyOf", Some(n)) => {
                 let n: usize = n.parse().unwrap_or(0);
                 parts.push(format!("Variant{}", n + 1));
@@ -140,7 +153,11 @@ fn code_at(resolver: &Resolver, root: &Location, tokens: &[Cow<'_, str>]) -> Opt
     let at = tokens.iter().fold(root.clone(), |l, t| l.key(t));
     let value = resolver.get(&at)?;
     if let Some(code) = value.get("code").and_then(Value::as_i64) {
-        return Some(if code < 0 { format!("minus {}", -code) } else { code.to_string() });
+        return Some(if code < 0 {
+            format!("minus {}", -code)
+        } else {
+            code.to_string()
+        });
     }
     let reference = value.get("$ref")?.as_str()?;
     reference.rsplit('/').next().map(str::to_owned)

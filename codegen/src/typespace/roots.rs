@@ -68,20 +68,31 @@ fn keys(cx: &Converter<'_>, at: &Location) -> Vec<String> {
 }
 
 fn len(cx: &Converter<'_>, at: &Location) -> usize {
-    cx.resolver.get(at).and_then(Value::as_array).map_or(0, Vec::len)
+    cx.resolver
+        .get(at)
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
 }
 
 fn method(cx: &mut Converter<'_>, at: &Location) -> MethodTypes {
     let name = string(cx, &at.key("name"));
     let mut params = Vec::new();
     for i in 0..len(cx, &at.key("params")) {
-        let Some(cd) = cx.deref(&at.key("params").index(i)) else { continue };
+        let Some(cd) = cx.deref(&at.key("params").index(i)) else {
+            continue;
+        };
         let ty = cx.convert(&cd.key("schema"));
         let required = cx.resolver.get(&cd.key("required")) == Some(&Value::Bool(true));
-        params.push(ParamType { name: string(cx, &cd.key("name")), ty, required });
+        params.push(ParamType {
+            name: string(cx, &cd.key("name")),
+            ty,
+            required,
+        });
     }
     let result = match cx.resolver.get(&at.key("result")) {
-        Some(_) => cx.deref(&at.key("result")).map(|cd| cx.convert(&cd.key("schema"))),
+        Some(_) => cx
+            .deref(&at.key("result"))
+            .map(|cd| cx.convert(&cd.key("schema"))),
         None => None,
     };
     let mut errors = Vec::new();
@@ -90,13 +101,22 @@ fn method(cx: &mut Converter<'_>, at: &Location) -> MethodTypes {
             errors.push(e);
         }
     }
-    let types = MethodTypes { name, params, result, errors };
+    let types = MethodTypes {
+        name,
+        params,
+        result,
+        errors,
+    };
     method_examples(cx, at, &types);
     types
 }
 
 fn string(cx: &Converter<'_>, at: &Location) -> String {
-    cx.resolver.get(at).and_then(Value::as_str).unwrap_or_default().to_owned()
+    cx.resolver
+        .get(at)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
 }
 
 fn error_type(cx: &mut Converter<'_>, at: &Location) -> Option<(i64, Option<Ty>)> {
@@ -115,7 +135,15 @@ fn error_type(cx: &mut Converter<'_>, at: &Location) -> Option<(i64, Option<Ty>)
 /// Keywords that show an error's `data` is written as a schema (OpenRPC says `data` is
 /// a value, but documents such as Starknet's describe it with a schema).
 const SCHEMA_WORDS: &[&str] = &[
-    "type", "$ref", "properties", "oneOf", "anyOf", "allOf", "enum", "items", "const",
+    "type",
+    "$ref",
+    "properties",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "enum",
+    "items",
+    "const",
 ];
 
 /// `data: "string"`: a JSON type named by a word (Starknet's shorthand).
@@ -134,12 +162,18 @@ fn type_word(word: &str) -> Option<Ty> {
 /// Records each example pairing's param values and result value with their types.
 fn method_examples(cx: &mut Converter<'_>, at: &Location, types: &MethodTypes) {
     for i in 0..len(cx, &at.key("examples")) {
-        let Some(pairing) = cx.deref(&at.key("examples").index(i)) else { continue };
+        let Some(pairing) = cx.deref(&at.key("examples").index(i)) else {
+            continue;
+        };
         for j in 0..len(cx, &pairing.key("params")) {
-            let Some(example) = cx.deref(&pairing.key("params").index(j)) else { continue };
+            let Some(example) = cx.deref(&pairing.key("params").index(j)) else {
+                continue;
+            };
             let name = string(cx, &example.key("name"));
             let by_name = types.params.iter().find(|p| p.name == name);
-            let Some(param) = by_name.or_else(|| types.params.get(j)) else { continue };
+            let Some(param) = by_name.or_else(|| types.params.get(j)) else {
+                continue;
+            };
             record(cx, &example.key("value"), param.ty.clone());
         }
         if let (Some(result), Some(ty)) = (cx.resolver.get(&pairing.key("result")), &types.result) {

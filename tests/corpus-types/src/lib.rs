@@ -38,7 +38,9 @@ pub struct Example {
 /// # Errors
 ///
 /// The decode error.
-pub fn round_trip<T: Serialize + DeserializeOwned>(json: &str) -> Result<serde_json::Value, String> {
+pub fn round_trip<T: Serialize + DeserializeOwned>(
+    json: &str,
+) -> Result<serde_json::Value, String> {
     let value: T = serde_json::from_str(json).map_err(|e| e.to_string())?;
     serde_json::to_value(&value).map_err(|e| e.to_string())
 }

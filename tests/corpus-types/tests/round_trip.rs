@@ -33,7 +33,10 @@ fn same(written: &Value, encoded: &Value) -> bool {
 #[test]
 fn corpus_was_built_when_required() {
     let required = std::env::var_os("RPCSMITH_REQUIRE_CORPUS").is_some_and(|v| v == "1");
-    assert!(CORPUS_PRESENT || !required, "the OpenRPC corpus is required but was not found");
+    assert!(
+        CORPUS_PRESENT || !required,
+        "the OpenRPC corpus is required but was not found"
+    );
 }
 
 #[test]
@@ -57,7 +60,12 @@ fn every_example_round_trips() {
                     cut(example.json),
                     cut(&encoded.to_string())
                 )),
-                Err(e) => failures.push(format!("{} {}: {e}\n  value: {}", doc.id, example.origin, cut(example.json))),
+                Err(e) => failures.push(format!(
+                    "{} {}: {e}\n  value: {}",
+                    doc.id,
+                    example.origin,
+                    cut(example.json)
+                )),
             }
         }
         let examples = format!("{ok}/{}", doc.examples.len());
@@ -65,18 +73,33 @@ fn every_example_round_trips() {
             "{:<5} {:<64} {:>6} {:>9} {:>8} {:>10}",
             doc.id, doc.path, doc.types, doc.fallbacks, doc.warnings, examples
         );
-        for (t, n) in totals.iter_mut().zip([doc.types, doc.fallbacks, doc.warnings, ok, doc.examples.len()]) {
+        for (t, n) in totals.iter_mut().zip([
+            doc.types,
+            doc.fallbacks,
+            doc.warnings,
+            ok,
+            doc.examples.len(),
+        ]) {
             *t += n;
         }
     }
     println!(
         "{:<5} {:<64} {:>6} {:>9} {:>8} {:>10}",
-        "all", "", totals[0], totals[1], totals[2], format!("{}/{}", totals[3], totals[4])
+        "all",
+        "",
+        totals[0],
+        totals[1],
+        totals[2],
+        format!("{}/{}", totals[3], totals[4])
     );
     for f in &failures {
         println!("{f}");
     }
-    assert!(failures.is_empty(), "{} examples do not round-trip", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} examples do not round-trip",
+        failures.len()
+    );
 }
 
 fn cut(s: &str) -> String {
