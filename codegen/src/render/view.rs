@@ -248,10 +248,8 @@ fn variants(e: &Enum, defs: &[TypeDef]) -> Vec<VariantView> {
             };
             let name = namer.claim(&base);
             let mut attrs = Vec::new();
-            if let Some(wire) = &v.wire {
-                if *wire != name {
-                    attrs.push(format!("#[serde(rename = {})]", string_literal(wire)));
-                }
+            if let Some(wire) = v.wire.as_ref().filter(|w| **w != name) {
+                attrs.push(format!("#[serde(rename = {})]", string_literal(wire)));
             }
             let (is_newtype, ty, is_struct, fields) = match &v.payload {
                 Payload::Unit => (false, String::new(), false, Vec::new()),

@@ -70,9 +70,17 @@ impl Converter<'_> {
         ty
     }
 
-    /// Whether `ty` is the named type made for the schema at `at` itself.
+    /// Whether `ty` is (an `Option` of) the named type made for the schema at `at` itself
+    /// (or for its `type` list): the component needs no alias then.
     fn names_itself(&self, ty: &Ty, at: &Location) -> bool {
-        matches!(ty, Ty::Named(id) if self.origins.get(id.0) == Some(at))
+        match ty {
+            Ty::Option(inner) => self.names_itself(inner, at),
+            Ty::Named(id) => self
+                .origins
+                .get(id.0)
+                .is_some_and(|o| o == at || *o == at.key("type")),
+            _ => false,
+        }
     }
 
     /// Starts a named type for the schema at `owner`, unless an identical schema already

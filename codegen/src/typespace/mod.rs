@@ -6,10 +6,10 @@
 //! strings, numbers, arrays and maps are used in place ([`Ty`]), except for component
 //! schemas, which always keep their name (as an alias).
 //!
-//! The conversion itself is split by concern: [`convert`] (dispatch on the schema's
-//! keywords, scalars, arrays), [`structs`] (objects), [`enums`] (`oneOf`/`anyOf`, `enum`,
-//! `const`), [`merge`] (`allOf`), [`cycles`] (boxing, and types with no finite value),
-//! [`place`] (names from where a schema sits) and [`roots`] (what the document reaches).
+//! The conversion itself is split by concern: `convert` (dispatch on the schema's
+//! keywords, scalars, arrays), `structs` (objects), `enums` (`oneOf`/`anyOf`, `enum`,
+//! `const`), `merge` (`allOf`), `cycles` (boxing, and types with no finite value),
+//! `place` (names from where a schema sits) and `roots` (what the document reaches).
 
 mod convert;
 mod cycles;

@@ -257,7 +257,7 @@ pub enum Kind {
 /// A type that gets a Rust name.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypeDef {
-    /// The final name (settled by [`super::TypeSpace::finish`]).
+    /// The final name (settled once every type is known, by rank of its candidates).
     pub name: String,
     /// Name candidates, best first: `(rank, base)`; lower rank wins the name.
     pub(crate) candidates: Vec<(u8, String)>,

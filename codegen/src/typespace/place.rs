@@ -40,14 +40,20 @@ pub(super) fn is_component(at: &Location) -> bool {
 /// Name candidates for the schema at `at`, best first, as `(rank, name)`.
 pub(super) fn candidates(resolver: &Resolver, at: &Location, schema: &Value) -> Vec<(u8, String)> {
     let mut out = Vec::with_capacity(2);
+    if let Some(parent) = at
+        .parent()
+        .filter(|p| at.pointer.ends_with("/type") && is_component(p))
+    {
+        let (place, _) = place_name(resolver, &parent);
+        out.push((RANK_COMPONENT, place));
+    }
     let (place, numbered) = place_name(resolver, at);
     if is_component(at) {
         out.push((RANK_COMPONENT, place.clone()));
     }
-    if let Some(title) = schema.get("title").and_then(Value::as_str) {
-        if title_is_identifier(title) {
-            out.push((RANK_TITLE, type_name(title, "T", "Type")));
-        }
+    let title = schema.get("title").and_then(Value::as_str);
+    if let Some(title) = title.filter(|t| title_is_identifier(t)) {
+        out.push((RANK_TITLE, type_name(title, "T", "Type")));
     }
     out.push((if numbered { RANK_VARIANT } else { RANK_PLACE }, place));
     out
@@ -108,6 +114,10 @@ fn place_name(resolver: &Resolver, at: &Location) -> (String, bool) {
             ("oneOf" | "anyOf", None) => {
                 parts.push("Kind".into());
                 1
+            }
+            ("allOf", Some(_)) if i + 2 == tokens.len() => {
+                parts.push("Kind".into());
+                2
             }
             ("allOf", Some(_)) => 2,
             ("items" | "prefixItems", Some(n)) if n.parse::<usize>().is_ok() => {

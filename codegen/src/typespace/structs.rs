@@ -39,7 +39,7 @@ impl Converter<'_> {
         }
         match self.start_named(at) {
             Ok(id) => {
-                let record = self.build_struct(&[at.clone()], Vec::new(), None);
+                let record = self.build_struct(std::slice::from_ref(at), Vec::new(), None);
                 self.define(id, Kind::Struct(record));
                 super::Ty::Named(id)
             }
