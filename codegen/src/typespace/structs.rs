@@ -11,8 +11,10 @@ use crate::resolve::Location;
 
 /// What `additionalProperties` says.
 enum Extra {
-    /// Absent or `true`: unknown members are accepted and dropped.
+    /// Absent: members the schema does not describe are accepted and dropped.
     Open,
+    /// `true` or `{}`: other members are part of the value and kept, as JSON values.
+    Kept,
     /// `false`.
     Deny,
     /// A schema for every other member.
@@ -34,7 +36,7 @@ impl Converter<'_> {
                 Some(Extra::Schema(loc)) => return Ty::Map(Box::new(self.convert(&loc))),
                 Some(Extra::Any) => return Ty::Map(Box::new(Ty::Value)),
                 Some(Extra::Deny) => {}
-                Some(Extra::Open) | None => return Ty::Object,
+                Some(Extra::Open | Extra::Kept) | None => return Ty::Object,
             }
         }
         match self.start_named(at) {
@@ -53,8 +55,8 @@ impl Converter<'_> {
         let ap = at.key("additionalProperties");
         match self.resolver.get(&ap) {
             Some(Value::Bool(false)) => return Some(Extra::Deny),
-            Some(Value::Bool(true)) => return Some(Extra::Open),
-            Some(Value::Object(o)) if o.is_empty() => return Some(Extra::Open),
+            Some(Value::Bool(true)) => return Some(Extra::Kept),
+            Some(Value::Object(o)) if o.is_empty() => return Some(Extra::Kept),
             Some(Value::Object(_)) => return Some(Extra::Schema(ap)),
             _ => {}
         }
@@ -114,7 +116,7 @@ impl Converter<'_> {
                     deny = false;
                     extra = extra.or(Some(Some(loc)));
                 }
-                Some(Extra::Any) => {
+                Some(Extra::Any | Extra::Kept) => {
                     deny = false;
                     extra = extra.or(Some(None));
                 }

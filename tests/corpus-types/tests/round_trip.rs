@@ -7,9 +7,44 @@
 //! - numbers compare by value (`1.0` and `1` are equal);
 //! - a member whose value is `null` may be absent after re-encoding (an optional,
 //!   nullable field: `Option<T>` cannot tell absent from `null`).
+//!
+//! Examples that the documents get wrong (checked with an independent validator) are
+//! listed, with the reason, in `known-failures.txt`; the test requires the failures to
+//! be exactly that list, so a new failure or a fixed one both show.
+
+use std::collections::BTreeSet;
 
 use rpcsmith_corpus_types::{CORPUS_PRESENT, DOCUMENTS};
 use serde_json::Value;
+
+/// The first place where `written` and `encoded` differ beyond the normalisation.
+fn first_difference(written: &Value, encoded: &Value, at: &str) -> Option<String> {
+    match (written, encoded) {
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (x, y))| first_difference(x, y, &format!("{at}/{i}"))),
+        (Value::Object(a), Value::Object(b)) => a
+            .iter()
+            .find_map(|(k, v)| match b.get(k) {
+                Some(w) => first_difference(v, w, &format!("{at}/{k}")),
+                None if v.is_null() => None,
+                None => Some(format!("{at}/{k}: dropped")),
+            })
+            .or_else(|| {
+                b.keys()
+                    .find(|k| !a.contains_key(*k))
+                    .map(|k| format!("{at}/{k}: added"))
+            }),
+        (a, b) if same(a, b) => None,
+        (a, b) => Some(format!(
+            "{at}: {} became {}",
+            cut(&a.to_string()),
+            cut(&b.to_string())
+        )),
+    }
+}
 
 /// Equal up to the normalisation above.
 fn same(written: &Value, encoded: &Value) -> bool {
@@ -53,18 +88,24 @@ fn every_example_round_trips() {
             let written: Value = serde_json::from_str(example.json).expect("stored as JSON");
             match (example.round_trip)(example.json) {
                 Ok(encoded) if same(&written, &encoded) => ok += 1,
-                Ok(encoded) => failures.push(format!(
-                    "{} {}: re-encoded differently:\n  written: {}\n  encoded: {}",
-                    doc.id,
-                    example.origin,
-                    cut(example.json),
-                    cut(&encoded.to_string())
-                )),
-                Err(e) => failures.push(format!(
-                    "{} {}: {e}\n  value: {}",
-                    doc.id,
-                    example.origin,
-                    cut(example.json)
+                Ok(encoded) => {
+                    let at = first_difference(&written, &encoded, "").unwrap_or_default();
+                    failures.push((
+                        format!("{} {}", doc.id, example.origin),
+                        format!(
+                            "{} {}: re-encoded differently at {at}",
+                            doc.id, example.origin
+                        ),
+                    ));
+                }
+                Err(e) => failures.push((
+                    format!("{} {}", doc.id, example.origin),
+                    format!(
+                        "{} {}: {e}\n  value: {}",
+                        doc.id,
+                        example.origin,
+                        cut(example.json)
+                    ),
                 )),
             }
         }
@@ -92,13 +133,33 @@ fn every_example_round_trips() {
         totals[2],
         format!("{}/{}", totals[3], totals[4])
     );
-    for f in &failures {
-        println!("{f}");
+    let known: BTreeSet<&str> = include_str!("../known-failures.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split('\t').next())
+        .collect();
+    let failed: BTreeSet<&str> = failures.iter().map(|(key, _)| key.as_str()).collect();
+    let new: Vec<&String> = failures
+        .iter()
+        .filter(|(key, _)| !known.contains(key.as_str()))
+        .map(|(_, why)| why)
+        .collect();
+    let fixed: Vec<&&str> = known.iter().filter(|k| !failed.contains(*k)).collect();
+    println!(
+        "{} examples fail as listed in known-failures.txt",
+        failed.len() - new.len()
+    );
+    for why in &new {
+        println!("NEW: {why}");
     }
     assert!(
-        failures.is_empty(),
-        "{} examples do not round-trip",
-        failures.len()
+        new.is_empty(),
+        "{} examples newly fail to round-trip (see NEW: above)",
+        new.len()
+    );
+    assert!(
+        fixed.is_empty() || !CORPUS_PRESENT,
+        "listed failures that now pass (remove them): {fixed:?}"
     );
 }
 

@@ -197,3 +197,9 @@ fn deprecated_items_still_work() {
     assert_eq!(d.new, None, "a default is documented, not filled in");
     let _ = Legacy::A;
 }
+
+#[test]
+fn explicit_additional_properties_are_kept() {
+    use maps::types::OpenEnded;
+    same::<OpenEnded>(json!({"justification": "j", "periodAmount": "0x1", "n": 3}));
+}

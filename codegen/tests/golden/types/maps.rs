@@ -66,4 +66,23 @@ pub mod types {
             ::std::string::String,
         >,
     }
+    /// Generated from `#/components/schemas/OpenEnded`.
+    #[derive(
+        ::std::fmt::Debug,
+        ::std::clone::Clone,
+        ::std::cmp::PartialEq,
+        ::std::cmp::Eq,
+        ::rpcsmith::__private::serde::Serialize,
+        ::rpcsmith::__private::serde::Deserialize
+    )]
+    #[serde(crate = "::rpcsmith::__private::serde")]
+    pub struct OpenEnded {
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub justification: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::rpcsmith::__private::serde_json::Value,
+        >,
+    }
 }
