@@ -9,10 +9,9 @@ use super::model::{Docs, Field, Kind, Struct, Ty, Validation};
 use super::{Converter, ShallowClone};
 use crate::resolve::Location;
 
-/// What `additionalProperties` says.
+/// What `additionalProperties` says (`None` when absent: members the schema does not
+/// describe are accepted and dropped).
 enum Extra {
-    /// Absent: members the schema does not describe are accepted and dropped.
-    Open,
     /// `true` or `{}`: other members are part of the value and kept, as JSON values.
     Kept,
     /// `false`.
@@ -36,7 +35,7 @@ impl Converter<'_> {
                 Some(Extra::Schema(loc)) => return Ty::Map(Box::new(self.convert(&loc))),
                 Some(Extra::Any) => return Ty::Map(Box::new(Ty::Value)),
                 Some(Extra::Deny) => {}
-                Some(Extra::Open | Extra::Kept) | None => return Ty::Object,
+                Some(Extra::Kept) | None => return Ty::Object,
             }
         }
         match self.start_named(at) {
@@ -120,7 +119,7 @@ impl Converter<'_> {
                     deny = false;
                     extra = extra.or(Some(None));
                 }
-                Some(Extra::Open) | None => deny = false,
+                None => deny = false,
             }
         }
         let fields = props
