@@ -1,0 +1,226 @@
+//! Spelling model pieces as Rust source text: type expressions, doc attributes,
+//! string literals, derives.
+
+use crate::typespace::{Docs, Int, Kind, Payload, Ty, TypeDef};
+
+/// The path generated code uses for serde.
+pub(crate) const SERDE: &str = "::rpcsmith::__private::serde";
+/// The path generated code uses for serde_json.
+pub(crate) const SERDE_JSON: &str = "::rpcsmith::__private::serde_json";
+
+/// A Rust type expression for `ty`, naming types of `defs` unqualified.
+pub(crate) fn ty_expr(ty: &Ty, defs: &[TypeDef]) -> String {
+    ty_expr_in(ty, defs, "")
+}
+
+/// A Rust type expression for `ty`, naming types of `defs` with `prefix` (`types::`).
+pub(crate) fn ty_expr_in(ty: &Ty, defs: &[TypeDef], prefix: &str) -> String {
+    let ty_expr = |t: &Ty, defs: &[TypeDef]| ty_expr_in(t, defs, prefix);
+    match ty {
+        Ty::Value => format!("{SERDE_JSON}::Value"),
+        Ty::Object => {
+            format!("{SERDE_JSON}::Map<::std::string::String, {SERDE_JSON}::Value>")
+        }
+        Ty::Unit => "()".to_owned(),
+        Ty::Bool => "bool".to_owned(),
+        Ty::String => "::std::string::String".to_owned(),
+        Ty::Int(i) => int_expr(*i).to_owned(),
+        Ty::Float => "f64".to_owned(),
+        Ty::Named(id) => defs
+            .get(id.0)
+            .map_or_else(|| "()".to_owned(), |d| format!("{prefix}{}", d.name)),
+        Ty::Option(t) => format!("::std::option::Option<{}>", ty_expr(t, defs)),
+        Ty::Vec(t) => format!("::std::vec::Vec<{}>", ty_expr(t, defs)),
+        Ty::Array(t, n) => format!("[{}; {n}]", ty_expr(t, defs)),
+        Ty::Tuple(ts) => {
+            let inner: Vec<String> = ts.iter().map(|t| ty_expr(t, defs)).collect();
+            format!("({},)", inner.join(", "))
+        }
+        Ty::Map(t) => format!(
+            "::std::collections::BTreeMap<::std::string::String, {}>",
+            ty_expr(t, defs)
+        ),
+        Ty::Box(t) => format!("::std::boxed::Box<{}>", ty_expr(t, defs)),
+    }
+}
+
+fn int_expr(i: Int) -> &'static str {
+    match i {
+        Int::I8 => "i8",
+        Int::I16 => "i16",
+        Int::I32 => "i32",
+        Int::I64 => "i64",
+        Int::I128 => "i128",
+        Int::U8 => "u8",
+        Int::U16 => "u16",
+        Int::U32 => "u32",
+        Int::U64 => "u64",
+        Int::U128 => "u128",
+    }
+}
+
+/// A Rust string literal holding `s`.
+pub(crate) fn string_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `#[doc = "…"]` attributes for a text, one per line, made safe for rustdoc: code
+/// fences become `text` blocks (never doctests), indentation that would start an
+/// indented code block is cut to three spaces.
+pub(crate) fn doc_attrs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for raw in text.lines() {
+        let line = raw.replace('\t', "    ");
+        let line = line.trim_end();
+        let trimmed = line.trim_start();
+        let shown = if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+            if in_fence {
+                "```text".to_owned()
+            } else {
+                "```".to_owned()
+            }
+        } else if in_fence {
+            line.to_owned()
+        } else {
+            let indent = (line.len() - trimmed.len()).min(3);
+            format!("{}{trimmed}", " ".repeat(indent))
+        };
+        out.push(doc_line(&shown));
+    }
+    if in_fence {
+        out.push(doc_line("```"));
+    }
+    out
+}
+
+fn doc_line(line: &str) -> String {
+    if line.is_empty() {
+        "#[doc = \"\"]".to_owned()
+    } else {
+        format!("#[doc = {}]", string_literal(&format!(" {line}")))
+    }
+}
+
+/// Doc attributes for a type: its docs, then where it came from.
+pub(crate) fn type_docs(docs: &Docs, origin: &str) -> Vec<String> {
+    let mut out = docs.text.as_deref().map(doc_attrs).unwrap_or_default();
+    if !out.is_empty() {
+        out.push(doc_line(""));
+    }
+    out.extend(doc_attrs(&format!(
+        "Generated from `{}`.",
+        origin.replace('`', "'")
+    )));
+    out
+}
+
+/// Whether each type can derive `Eq` (no `f64` anywhere inside).
+pub(crate) fn eq_types(defs: &[TypeDef]) -> Vec<bool> {
+    let mut eq = vec![true; defs.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (i, def) in defs.iter().enumerate() {
+            if eq[i] && !kind_is_eq(&def.kind, &eq) {
+                eq[i] = false;
+                changed = true;
+            }
+        }
+    }
+    eq
+}
+
+fn kind_is_eq(kind: &Kind, eq: &[bool]) -> bool {
+    let fields_eq = |s: &crate::typespace::Struct| {
+        s.fields.iter().all(|f| ty_is_eq(&f.ty, eq))
+            && s.flattened.iter().all(|t| ty_is_eq(t, eq))
+            && s.extra.as_ref().is_none_or(|t| ty_is_eq(t, eq))
+    };
+    match kind {
+        Kind::Struct(s) => fields_eq(s),
+        Kind::Enum(e) => e.variants.iter().all(|v| match &v.payload {
+            Payload::Unit => true,
+            Payload::Newtype(t) => ty_is_eq(t, eq),
+            Payload::Struct(s) => fields_eq(s),
+        }),
+        Kind::Alias(t) | Kind::Newtype(t) => ty_is_eq(t, eq),
+        Kind::IntEnum(_) | Kind::Never => true,
+    }
+}
+
+fn ty_is_eq(ty: &Ty, eq: &[bool]) -> bool {
+    match ty {
+        Ty::Float => false,
+        Ty::Named(id) => eq.get(id.0).copied().unwrap_or(true),
+        Ty::Option(t) | Ty::Vec(t) | Ty::Array(t, _) | Ty::Map(t) | Ty::Box(t) => ty_is_eq(t, eq),
+        Ty::Tuple(ts) => ts.iter().all(|t| ty_is_eq(t, eq)),
+        _ => true,
+    }
+}
+
+/// The derive attribute and the serde crate attribute.
+pub(crate) fn derives(eq: bool, copy: bool) -> Vec<String> {
+    let mut names = vec!["::std::fmt::Debug", "::std::clone::Clone"];
+    if copy {
+        names.push("::std::marker::Copy");
+    }
+    names.push("::std::cmp::PartialEq");
+    if eq {
+        names.push("::std::cmp::Eq");
+    }
+    if copy {
+        names.push("::std::hash::Hash");
+    }
+    let serde = [
+        format!("{SERDE}::Serialize"),
+        format!("{SERDE}::Deserialize"),
+    ];
+    let mut all: Vec<String> = names.into_iter().map(str::to_owned).collect();
+    all.extend(serde);
+    vec![
+        format!("#[derive({})]", all.join(", ")),
+        format!("#[serde(crate = \"{SERDE}\")]"),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_escape_quotes_and_controls() {
+        assert_eq!(string_literal("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\u{1}\"");
+    }
+
+    #[test]
+    fn docs_never_become_doctests() {
+        let lines = doc_attrs("Intro\n```\nlet x = 1;\n```\n\n        indented");
+        assert_eq!(
+            lines,
+            [
+                "#[doc = \" Intro\"]",
+                "#[doc = \" ```text\"]",
+                "#[doc = \" let x = 1;\"]",
+                "#[doc = \" ```\"]",
+                "#[doc = \"\"]",
+                "#[doc = \"    indented\"]",
+            ]
+        );
+    }
+}

@@ -1,0 +1,270 @@
+//! View structs: every decision about the Rust text, made here so templates only lay out.
+
+use serde::Serialize;
+
+use super::rust::{derives, doc_attrs, eq_types, string_literal, ty_expr, type_docs};
+use crate::naming::{Namer, field_name, type_name};
+use crate::typespace::{
+    Enum, Field, Kind, Payload, Struct, Tagging, Ty, TypeDef, TypeSpace, VariantHint,
+};
+
+/// The whole types module.
+#[derive(Debug, Serialize)]
+pub(crate) struct TypesFile {
+    /// Inner attributes of the module.
+    pub(crate) module_attrs: Vec<String>,
+    /// Items, sorted by name.
+    pub(crate) items: Vec<Item>,
+}
+
+/// One named type. Exactly one `is_*` flag is set.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct Item {
+    pub(crate) name: String,
+    pub(crate) docs: Vec<String>,
+    pub(crate) attrs: Vec<String>,
+    pub(crate) is_struct: bool,
+    pub(crate) is_enum: bool,
+    pub(crate) is_alias: bool,
+    pub(crate) is_newtype: bool,
+    pub(crate) is_int_enum: bool,
+    pub(crate) fields: Vec<FieldView>,
+    pub(crate) variants: Vec<VariantView>,
+    /// The aliased or wrapped type.
+    pub(crate) target: String,
+    pub(crate) int_variants: Vec<IntVariant>,
+    /// The accepted values, for the decode error message of an integer enum.
+    pub(crate) expected: String,
+}
+
+/// One field of a struct or struct variant.
+#[derive(Debug, Serialize)]
+pub(crate) struct FieldView {
+    pub(crate) docs: Vec<String>,
+    pub(crate) attrs: Vec<String>,
+    /// `pub ` for struct fields, empty in enum variants.
+    pub(crate) vis: String,
+    pub(crate) name: String,
+    pub(crate) ty: String,
+}
+
+/// One enum variant. At most one of `is_newtype`/`is_struct`.
+#[derive(Debug, Serialize)]
+pub(crate) struct VariantView {
+    pub(crate) docs: Vec<String>,
+    pub(crate) attrs: Vec<String>,
+    pub(crate) name: String,
+    pub(crate) is_newtype: bool,
+    pub(crate) is_struct: bool,
+    pub(crate) ty: String,
+    pub(crate) fields: Vec<FieldView>,
+}
+
+/// One variant of an integer enum.
+#[derive(Debug, Serialize)]
+pub(crate) struct IntVariant {
+    pub(crate) name: String,
+    pub(crate) value: String,
+}
+
+/// Lint levels for the generated module: deprecated items are used by the module's own
+/// code; fields and variants without a description have no docs; and clippy style lints
+/// that depend on the document's wording.
+const MODULE_ATTRS: &[&str] = &[
+    "#![allow(deprecated, missing_docs)]",
+    "#![allow(clippy::large_enum_variant, clippy::enum_variant_names, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::empty_docs, clippy::struct_field_names)]",
+];
+
+/// The view of every type of a type space.
+pub(crate) fn types_file(space: &TypeSpace) -> TypesFile {
+    let defs = space.defs();
+    let eq = eq_types(defs);
+    let mut items: Vec<Item> = defs
+        .iter()
+        .zip(&eq)
+        .map(|(def, &eq)| item(def, eq, defs))
+        .collect();
+    items.sort_by(|a, b| a.name.cmp(&b.name));
+    TypesFile {
+        module_attrs: MODULE_ATTRS.iter().map(|s| (*s).to_owned()).collect(),
+        items,
+    }
+}
+
+fn item(def: &TypeDef, eq: bool, defs: &[TypeDef]) -> Item {
+    let mut attrs = Vec::new();
+    if def.docs.deprecated {
+        attrs.push("#[deprecated]".to_owned());
+    }
+    let mut item = Item {
+        name: def.name.clone(),
+        docs: type_docs(&def.docs, &def.origin),
+        ..Item::default()
+    };
+    match &def.kind {
+        Kind::Struct(s) => {
+            attrs.extend(derives(eq, false));
+            if s.deny_unknown {
+                attrs.push("#[serde(deny_unknown_fields)]".to_owned());
+            }
+            item.is_struct = true;
+            item.fields = fields(s, "pub ", defs);
+        }
+        Kind::Enum(e) => {
+            let copy = e.variants.iter().all(|v| v.payload == Payload::Unit);
+            attrs.extend(derives(eq, copy));
+            attrs.extend(tagging(&e.tagging));
+            item.is_enum = true;
+            item.variants = variants(e, defs);
+        }
+        Kind::Never => {
+            attrs.extend(derives(true, true));
+            item.is_enum = true;
+        }
+        Kind::IntEnum(values) => int_enum(&mut item, &mut attrs, values),
+        Kind::Alias(t) => {
+            item.is_alias = true;
+            item.target = ty_expr(t, defs);
+        }
+        Kind::Newtype(t) => {
+            attrs.extend(derives(eq, false));
+            attrs.push("#[serde(transparent)]".to_owned());
+            item.is_newtype = true;
+            item.target = ty_expr(t, defs);
+        }
+    }
+    item.attrs = attrs;
+    item
+}
+
+fn int_enum(item: &mut Item, attrs: &mut Vec<String>, values: &[i64]) {
+    attrs.push(
+        "#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy, ::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]"
+            .to_owned(),
+    );
+    let mut namer = Namer::default();
+    item.is_int_enum = true;
+    item.int_variants = values
+        .iter()
+        .map(|v| IntVariant {
+            name: namer.claim(&type_name(&v.to_string(), "V", "Variant")),
+            value: format!("{v}_i64"),
+        })
+        .collect();
+    let listed: Vec<String> = values.iter().map(i64::to_string).collect();
+    item.expected = listed.join(", ");
+}
+
+fn tagging(t: &Tagging) -> Vec<String> {
+    match t {
+        Tagging::External => Vec::new(),
+        Tagging::Internal(tag) => vec![format!("#[serde(tag = {})]", string_literal(tag))],
+        Tagging::Untagged => vec!["#[serde(untagged)]".to_owned()],
+    }
+}
+
+fn fields(s: &Struct, vis: &str, defs: &[TypeDef]) -> Vec<FieldView> {
+    let mut namer = Namer::default();
+    let mut out: Vec<FieldView> = s
+        .fields
+        .iter()
+        .map(|f| field(f, vis, &mut namer, defs))
+        .collect();
+    for (i, t) in s.flattened.iter().enumerate() {
+        let base = match t {
+            Ty::Named(id) => defs
+                .get(id.0)
+                .map_or("flattened".to_owned(), |d| field_name(&d.name)),
+            _ => format!("flattened_{i}"),
+        };
+        out.push(flat(namer.claim(&base), t, vis, defs));
+    }
+    if let Some(t) = &s.extra {
+        out.push(flat(
+            namer.claim("extra"),
+            &Ty::Map(Box::new(t.clone())),
+            vis,
+            defs,
+        ));
+    }
+    out
+}
+
+fn flat(name: String, t: &Ty, vis: &str, defs: &[TypeDef]) -> FieldView {
+    FieldView {
+        docs: Vec::new(),
+        attrs: vec!["#[serde(flatten)]".to_owned()],
+        vis: vis.to_owned(),
+        name,
+        ty: ty_expr(t, defs),
+    }
+}
+
+fn field(f: &Field, vis: &str, namer: &mut Namer, defs: &[TypeDef]) -> FieldView {
+    let name = namer.claim(&field_name(&f.wire));
+    let mut attrs = Vec::new();
+    if name.trim_start_matches("r#") != f.wire {
+        attrs.push(format!("#[serde(rename = {})]", string_literal(&f.wire)));
+    }
+    if !f.required && matches!(f.ty, Ty::Option(_)) {
+        attrs.push(
+            "#[serde(default, skip_serializing_if = \"::std::option::Option::is_none\")]"
+                .to_owned(),
+        );
+    }
+    if f.docs.deprecated {
+        attrs.push("#[deprecated]".to_owned());
+    }
+    let mut text = f.docs.text.clone().unwrap_or_default();
+    if let Some(default) = &f.default {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(&format!("Defaults to `{default}` when absent."));
+    }
+    FieldView {
+        docs: if text.is_empty() {
+            Vec::new()
+        } else {
+            doc_attrs(&text)
+        },
+        attrs,
+        vis: vis.to_owned(),
+        name,
+        ty: ty_expr(&f.ty, defs),
+    }
+}
+
+fn variants(e: &Enum, defs: &[TypeDef]) -> Vec<VariantView> {
+    let mut namer = Namer::default();
+    e.variants
+        .iter()
+        .map(|v| {
+            let base = match &v.hint {
+                VariantHint::Word(w) => type_name(w, "V", "Variant"),
+                VariantHint::Type(id) => defs
+                    .get(id.0)
+                    .map_or("Variant".to_owned(), |d| d.name.clone()),
+            };
+            let name = namer.claim(&base);
+            let mut attrs = Vec::new();
+            if let Some(wire) = v.wire.as_ref().filter(|w| **w != name) {
+                attrs.push(format!("#[serde(rename = {})]", string_literal(wire)));
+            }
+            let (is_newtype, ty, is_struct, fields) = match &v.payload {
+                Payload::Unit => (false, String::new(), false, Vec::new()),
+                Payload::Newtype(t) => (true, ty_expr(t, defs), false, Vec::new()),
+                Payload::Struct(s) => (false, String::new(), true, self::fields(s, "", defs)),
+            };
+            VariantView {
+                docs: v.docs.text.as_deref().map(doc_attrs).unwrap_or_default(),
+                attrs,
+                name,
+                is_newtype,
+                is_struct,
+                ty,
+                fields,
+            }
+        })
+        .collect()
+}

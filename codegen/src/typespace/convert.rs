@@ -1,0 +1,369 @@
+//! Dispatch on a schema's keywords; scalars and arrays.
+
+use serde_json::Value;
+
+use super::model::{Int, Kind, Ty, TypeId};
+use super::{Converter, Example, ShallowClone, Slot};
+use crate::resolve::Location;
+
+/// Keywords that change what a `$ref` means when written beside it.
+const STRUCTURAL: &[&str] = &[
+    "properties",
+    "allOf",
+    "oneOf",
+    "anyOf",
+    "items",
+    "additionalProperties",
+    "patternProperties",
+];
+
+/// Keywords that only describe or constrain (they never change the Rust type).
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "examples",
+    "example",
+    "default",
+    "deprecated",
+    "$comment",
+    "$schema",
+    "$id",
+    "definitions",
+    "$defs",
+    "readOnly",
+    "writeOnly",
+    "externalDocs",
+    "summary",
+    "name",
+    "format",
+    "pattern",
+];
+
+impl Converter<'_> {
+    /// The type of the schema at `at`, converting it on first use.
+    pub(super) fn convert(&mut self, at: &Location) -> Ty {
+        match self.slots.get(at) {
+            Some(Slot::Done(ty)) => return ty.clone(),
+            Some(Slot::Busy(Some(id))) => return Ty::Named(*id),
+            Some(Slot::Busy(None)) => {
+                let id = self.reserve(at);
+                self.placeholders.insert(at.clone(), id);
+                self.slots.insert(at.clone(), Slot::Busy(Some(id)));
+                return Ty::Named(id);
+            }
+            None => {}
+        }
+        self.slots.insert(at.clone(), Slot::Busy(None));
+        let mut ty = self.convert_fresh(at);
+        if let Some(id) = self.placeholders.remove(at) {
+            if ty != Ty::Named(id) {
+                self.define(id, Kind::Newtype(ty));
+            }
+            ty = Ty::Named(id);
+        } else if super::place::is_component(at) && !self.names_itself(&ty, at) {
+            let id = self.reserve(at);
+            self.define(id, Kind::Alias(ty));
+            ty = Ty::Named(id);
+        }
+        self.slots.insert(at.clone(), Slot::Done(ty.clone()));
+        self.collect_examples(at, &ty);
+        ty
+    }
+
+    /// Whether `ty` is (an `Option` of) the named type made for the schema at `at` itself
+    /// (or for its `type` list): the component needs no alias then.
+    fn names_itself(&self, ty: &Ty, at: &Location) -> bool {
+        match ty {
+            Ty::Option(inner) => self.names_itself(inner, at),
+            Ty::Named(id) => self
+                .origins
+                .get(id.0)
+                .is_some_and(|o| o == at || *o == at.key("type")),
+            _ => false,
+        }
+    }
+
+    /// Starts a named type for the schema at `owner`, unless an identical schema already
+    /// has one (then `Err` with its type).
+    pub(super) fn start_named(&mut self, owner: &Location) -> Result<TypeId, Ty> {
+        let key = self
+            .resolver
+            .get(owner)
+            .filter(|_| !super::place::is_component(owner))
+            .and_then(|v| serde_json::to_string(v).ok())
+            .map(|text| (owner.file, text));
+        if let Some(ty) = key.as_ref().and_then(|k| self.shapes.get(k)) {
+            return Err(ty.clone());
+        }
+        let id = self.reserve(owner);
+        self.slots.insert(owner.clone(), Slot::Busy(Some(id)));
+        if let Some(key) = key {
+            self.shapes.insert(key, Ty::Named(id));
+        }
+        Ok(id)
+    }
+
+    fn convert_fresh(&mut self, at: &Location) -> Ty {
+        match self.resolver.get(at) {
+            Some(Value::Bool(true)) => Ty::Value,
+            Some(Value::Bool(false)) => match self.start_named(at) {
+                Ok(id) => Ty::Named(id),
+                Err(ty) => ty,
+            },
+            Some(Value::Object(_)) => {
+                let s = self.resolver.get(at).cloned_shallow();
+                let nullable = s.get("nullable") == Some(&Value::Bool(true));
+                let ty = self.convert_object_schema(at, &s);
+                if nullable { ty.optional() } else { ty }
+            }
+            Some(_) => {
+                self.error(at, "a schema must be an object or a boolean");
+                Ty::Value
+            }
+            None => {
+                self.error(at, "no schema at this location");
+                Ty::Value
+            }
+        }
+    }
+
+    fn convert_object_schema(&mut self, at: &Location, s: &Value) -> Ty {
+        let has = |k: &str| s.get(k).is_some();
+        if s.get("$ref").is_some_and(Value::is_string) {
+            if STRUCTURAL.iter().any(|k| has(k)) {
+                return self.convert_all_of(at, s);
+            }
+            return match self.deref(at) {
+                Some(target) => self.convert(&target),
+                None => Ty::Value,
+            };
+        }
+        self.note_unenforced(at, s);
+        if has("allOf") {
+            return self.convert_all_of(at, s);
+        }
+        if has("oneOf") || has("anyOf") {
+            if has("properties") {
+                return self.convert_all_of(at, s);
+            }
+            let key = if has("oneOf") { "oneOf" } else { "anyOf" };
+            return self.convert_branches(at, at, key);
+        }
+        if has("enum") {
+            return self.convert_enum_values(at, s);
+        }
+        if let Some(value) = s.get("const") {
+            return self.convert_const(at, value);
+        }
+        self.convert_by_type(at, s)
+    }
+
+    /// Warns about keywords that restrict values in ways the type cannot express.
+    fn note_unenforced(&mut self, at: &Location, s: &Value) {
+        for keyword in ["not", "if"] {
+            if s.get(keyword).is_some() && !self.only_keyword(s, keyword) {
+                self.warn(
+                    at,
+                    format!("`{keyword}` is not expressed in the type (not enforced)"),
+                );
+            }
+        }
+    }
+
+    /// Whether `keyword` (with `then`/`else` for `if`) is the only non-annotation keyword.
+    fn only_keyword(&self, s: &Value, keyword: &str) -> bool {
+        s.as_object().is_some_and(|o| {
+            o.keys().all(|k| {
+                k == keyword
+                    || (keyword == "if" && (k == "then" || k == "else"))
+                    || ANNOTATIONS.contains(&k.as_str())
+                    || k == "nullable"
+                    || k.starts_with("x-")
+            })
+        })
+    }
+
+    fn convert_by_type(&mut self, at: &Location, s: &Value) -> Ty {
+        let (types, nullable) = type_list(s);
+        let ty = match types.as_slice() {
+            [] if nullable => Ty::Unit,
+            [] => self.untyped(at, s),
+            [one] => self.convert_typed(at, s, one),
+            _ => self.convert_multi_type(at, s, &types),
+        };
+        if nullable { ty.optional() } else { ty }
+    }
+
+    /// A schema with no `type`: inferred from its keywords, else any value.
+    fn untyped(&mut self, at: &Location, s: &Value) -> Ty {
+        let has = |k: &str| s.get(k).is_some();
+        if has("properties") || has("additionalProperties") || has("patternProperties") {
+            self.convert_typed(at, s, "object")
+        } else if has("items") || has("prefixItems") {
+            self.convert_typed(at, s, "array")
+        } else if has("not") && self.only_keyword(s, "not") {
+            self.fallback(at, "a schema made only of `not` cannot be expressed")
+        } else if has("if") && self.only_keyword(s, "if") {
+            self.fallback(at, "`if`/`then`/`else` cannot be expressed")
+        } else {
+            Ty::Value
+        }
+    }
+
+    /// The type of the schema at `at` read as being of JSON type `ty` only.
+    pub(super) fn convert_typed(&mut self, at: &Location, s: &Value, ty: &str) -> Ty {
+        match ty {
+            "string" => Ty::String,
+            "integer" => Ty::Int(int_width(s)),
+            "number" => Ty::Float,
+            "boolean" => Ty::Bool,
+            "null" => Ty::Unit,
+            "array" => self.convert_array(at, s),
+            "object" => self.convert_object(at),
+            other => {
+                self.error(at, format!("unknown type \"{other}\""));
+                Ty::Value
+            }
+        }
+    }
+
+    fn convert_array(&mut self, at: &Location, s: &Value) -> Ty {
+        let key = if s.get("prefixItems").is_some() {
+            "prefixItems"
+        } else {
+            "items"
+        };
+        let items_at = at.key(key);
+        let count = match self.resolver.get(&items_at) {
+            None => return Ty::Vec(Box::new(Ty::Value)),
+            Some(Value::Array(a)) => a.len(),
+            Some(_) => return Ty::Vec(Box::new(self.convert(&items_at))),
+        };
+        let min = s.get("minItems").and_then(Value::as_u64);
+        let max = s.get("maxItems").and_then(Value::as_u64);
+        let fixed = min.filter(|m| Some(*m) == max);
+        let tys: Vec<Ty> = (0..count)
+            .map(|i| self.convert(&items_at.index(i)))
+            .collect();
+        match (tys.as_slice(), fixed) {
+            ([], _) => Ty::Vec(Box::new(Ty::Value)),
+            ([one], Some(n)) if n > 1 && n <= 32 => Ty::Array(Box::new(one.clone()), n as usize),
+            ([one], Some(1)) => Ty::Tuple(vec![one.clone()]),
+            ([one], _) => Ty::Vec(Box::new(one.clone())),
+            (many, _) if many.len() <= 16 => Ty::Tuple(many.to_vec()),
+            _ => self.fallback(at, "a tuple of more than 16 elements"),
+        }
+    }
+
+    /// Records the `examples` and `default` of the schema at `at` as values of `ty`.
+    fn collect_examples(&mut self, at: &Location, ty: &Ty) {
+        let Some(schema) = self.resolver.get(at).and_then(Value::as_object) else {
+            return;
+        };
+        let mut found = Vec::new();
+        if let Some(Value::Array(examples)) = schema.get("examples") {
+            for (i, v) in examples.iter().enumerate() {
+                found.push((v.clone(), at.key("examples").index(i)));
+            }
+        }
+        if let Some(v) = schema.get("default") {
+            found.push((v.clone(), at.key("default")));
+        }
+        for (value, place) in found {
+            let origin = self.resolver.describe(&place, self.root);
+            self.examples.push(Example {
+                ty: ty.clone(),
+                value,
+                origin,
+            });
+        }
+    }
+}
+
+/// The JSON types a schema allows, without `null`, and whether `null` is allowed.
+pub(super) fn type_list(s: &Value) -> (Vec<String>, bool) {
+    let mut types: Vec<String> = match s.get("type") {
+        Some(Value::String(t)) => vec![t.clone()],
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let nullable = types.iter().any(|t| t == "null");
+    types.retain(|t| t != "null");
+    types.dedup();
+    (types, nullable)
+}
+
+/// The integer width from `format`, else from `minimum`/`maximum`.
+fn int_width(s: &Value) -> Int {
+    let format = s.get("format").and_then(Value::as_str).unwrap_or_default();
+    match format {
+        "int8" => return Int::I8,
+        "int16" => return Int::I16,
+        "int32" => return Int::I32,
+        "int64" => return Int::I64,
+        "int128" => return Int::I128,
+        "uint8" => return Int::U8,
+        "uint16" => return Int::U16,
+        "uint32" => return Int::U32,
+        "uint64" | "uint" => return Int::U64,
+        "uint128" => return Int::U128,
+        _ => {}
+    }
+    let bound = |k: &str, ex: &str| s.get(k).or_else(|| s.get(ex)).and_then(Value::as_f64);
+    let min = bound("minimum", "exclusiveMinimum");
+    let max = bound("maximum", "exclusiveMaximum");
+    width_from_bounds(min, max)
+}
+
+fn width_from_bounds(min: Option<f64>, max: Option<f64>) -> Int {
+    match (min, max) {
+        (Some(lo), Some(hi)) if lo >= 0.0 => {
+            if hi <= f64::from(u8::MAX) {
+                Int::U8
+            } else if hi <= f64::from(u16::MAX) {
+                Int::U16
+            } else if hi <= f64::from(u32::MAX) {
+                Int::U32
+            } else {
+                Int::U64
+            }
+        }
+        (Some(lo), _) if lo >= 0.0 => Int::U64,
+        (Some(lo), Some(hi)) if lo >= f64::from(i32::MIN) && hi <= f64::from(i32::MAX) => {
+            if lo >= f64::from(i8::MIN) && hi <= f64::from(i8::MAX) {
+                Int::I8
+            } else if lo >= f64::from(i16::MIN) && hi <= f64::from(i16::MAX) {
+                Int::I16
+            } else {
+                Int::I32
+            }
+        }
+        _ => Int::I64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_from_bounds() {
+        assert_eq!(width_from_bounds(Some(0.0), Some(255.0)), Int::U8);
+        assert_eq!(width_from_bounds(Some(0.0), Some(70000.0)), Int::U32);
+        assert_eq!(width_from_bounds(Some(1.0), None), Int::U64);
+        assert_eq!(width_from_bounds(Some(-5.0), Some(5.0)), Int::I8);
+        assert_eq!(width_from_bounds(None, Some(5.0)), Int::I64);
+    }
+
+    #[test]
+    fn type_lists() {
+        let s = serde_json::json!({"type": ["string", "null"]});
+        assert_eq!(type_list(&s), (vec!["string".to_owned()], true));
+        let s = serde_json::json!({"type": ["object"]});
+        assert_eq!(type_list(&s), (vec!["object".to_owned()], false));
+    }
+}

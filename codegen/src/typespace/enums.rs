@@ -1,0 +1,426 @@
+//! Sums: `oneOf`/`anyOf`, `enum`, `const`, and schemas allowing several JSON types.
+//!
+//! A `oneOf`/`anyOf` becomes, in order of preference: `Option<T>` (one branch besides
+//! `null`); a string enum (every branch a string constant); an externally tagged enum
+//! (every branch a single-key object, or a string constant: serde's own shape); an
+//! internally tagged enum (inline object branches that share a required constant
+//! property); else an untagged enum, most specific variants first.
+
+use serde_json::Value;
+
+use super::model::{Docs, Enum, Kind, Payload, Tagging, Ty, Variant, VariantHint};
+use super::{Converter, ShallowClone};
+use crate::resolve::Location;
+
+/// One branch of a `oneOf`/`anyOf`: where it is written and what it resolves to.
+struct Branch {
+    at: Location,
+    target: Location,
+    raw: Value,
+}
+
+impl Converter<'_> {
+    /// The sum of the branches under `schema/key`, as a type named after `owner`.
+    pub(super) fn convert_branches(
+        &mut self,
+        owner: &Location,
+        schema: &Location,
+        key: &str,
+    ) -> Ty {
+        let list = schema.key(key);
+        let count = self
+            .resolver
+            .get(&list)
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        let mut branches = Vec::with_capacity(count);
+        let mut nullable = false;
+        for i in 0..count {
+            let at = list.index(i);
+            let Some(target) = self.deref(&at) else {
+                continue;
+            };
+            let raw = self.resolver.get(&target).cloned_shallow();
+            if is_null_schema(&raw) {
+                nullable = true;
+            } else {
+                branches.push(Branch { at, target, raw });
+            }
+        }
+        let ty = match branches.as_slice() {
+            [] => Ty::Unit,
+            [one] => {
+                let at = one.at.clone();
+                self.convert(&at)
+            }
+            _ => self.convert_sum(owner, &branches),
+        };
+        if nullable { ty.optional() } else { ty }
+    }
+
+    fn convert_sum(&mut self, owner: &Location, branches: &[Branch]) -> Ty {
+        let strings: Option<Vec<(String, Docs)>> = branches
+            .iter()
+            .map(|b| string_values(&b.raw).map(|vs| vs.into_iter().map(|v| (v, Docs::of(&b.raw)))))
+            .try_fold(Vec::new(), |mut acc, vs| {
+                acc.extend(vs?);
+                Some(acc)
+            });
+        if let Some(values) = strings {
+            return self.string_enum(owner, values);
+        }
+        let id = match self.start_named(owner) {
+            Ok(id) => id,
+            Err(ty) => return ty,
+        };
+        let sum = match self.external(branches) {
+            Some(sum) => sum,
+            None => match self.internal(branches) {
+                Some(sum) => sum,
+                None => self.untagged(branches),
+            },
+        };
+        self.define(id, Kind::Enum(sum));
+        Ty::Named(id)
+    }
+
+    /// Every branch a single-key object (`{"Key": payload}`) or a string constant.
+    fn external(&mut self, branches: &[Branch]) -> Option<Enum> {
+        let mut shapes = Vec::with_capacity(branches.len());
+        for b in branches {
+            if let Some(values) = string_values(&b.raw) {
+                shapes.extend(values.into_iter().map(|v| (v, None, Docs::of(&b.raw))));
+            } else {
+                let key = self.single_key(&b.target, &b.raw)?;
+                let payload_at = b.target.key("properties").key(&key);
+                shapes.push((key, Some(payload_at), Docs::of(&b.raw)));
+            }
+        }
+        let mut wires: Vec<&String> = shapes.iter().map(|s| &s.0).collect();
+        wires.sort();
+        wires.dedup();
+        if wires.len() != shapes.len() || shapes.iter().all(|s| s.1.is_none()) {
+            return None;
+        }
+        let variants = shapes
+            .into_iter()
+            .map(|(wire, payload_at, docs)| Variant {
+                hint: VariantHint::Word(wire.clone()),
+                wire: Some(wire),
+                payload: match payload_at {
+                    Some(at) => Payload::Newtype(self.convert(&at)),
+                    None => Payload::Unit,
+                },
+                docs,
+            })
+            .collect();
+        Some(Enum {
+            tagging: Tagging::External,
+            variants,
+        })
+    }
+
+    /// The one property of an object schema that lists exactly one, required.
+    fn single_key(&self, at: &Location, raw: &Value) -> Option<String> {
+        let props = self.resolver.get(&at.key("properties"))?.as_object()?;
+        let required = raw.get("required")?.as_array()?;
+        if props.len() != 1 || required.len() != 1 {
+            return None;
+        }
+        let key = props.keys().next()?;
+        (required[0].as_str() == Some(key.as_str())).then(|| key.clone())
+    }
+
+    /// Inline object branches sharing a required property that is a string constant.
+    fn internal(&mut self, branches: &[Branch]) -> Option<Enum> {
+        if branches.iter().any(|b| b.at != b.target) {
+            return None;
+        }
+        let first = branches.first()?;
+        let candidates: Vec<String> = self
+            .resolver
+            .get(&first.target.key("properties"))?
+            .as_object()?
+            .keys()
+            .cloned()
+            .collect();
+        let (tag, values) = candidates
+            .into_iter()
+            .find_map(|p| self.tag_values(branches, &p).map(|v| (p, v)))?;
+        let variants = branches
+            .iter()
+            .zip(values)
+            .map(|(b, value)| {
+                let record =
+                    self.build_struct(std::slice::from_ref(&b.target), Vec::new(), Some(&tag));
+                Variant {
+                    hint: VariantHint::Word(value.clone()),
+                    wire: Some(value),
+                    payload: Payload::Struct(record),
+                    docs: Docs::of(&b.raw),
+                }
+            })
+            .collect();
+        Some(Enum {
+            tagging: Tagging::Internal(tag),
+            variants,
+        })
+    }
+
+    /// The constant of property `p` in each branch, if `p` is required and constant in
+    /// all of them, with distinct values.
+    fn tag_values(&mut self, branches: &[Branch], p: &str) -> Option<Vec<String>> {
+        let mut values = Vec::with_capacity(branches.len());
+        for b in branches {
+            let required = b.raw.get("required")?.as_array()?;
+            if !required.iter().any(|r| r.as_str() == Some(p)) {
+                return None;
+            }
+            let prop = b.target.key("properties").key(p);
+            self.resolver.get(&prop)?;
+            let target = self.resolver.deref(&prop).ok()?;
+            let raw = self.resolver.get(&target).cloned_shallow();
+            match string_values(&raw)?.as_slice() {
+                [one] => values.push(one.clone()),
+                _ => return None,
+            }
+        }
+        let mut sorted = values.clone();
+        sorted.sort();
+        sorted.dedup();
+        (sorted.len() == values.len()).then_some(values)
+    }
+
+    /// The first branch that decodes wins: most specific first.
+    fn untagged(&mut self, branches: &[Branch]) -> Enum {
+        let mut variants: Vec<(i32, Variant)> = branches
+            .iter()
+            .map(|b| {
+                let ty = self.convert(&b.at);
+                let score = self.specificity(&ty);
+                (score, self.untagged_variant(ty, Docs::of(&b.raw)))
+            })
+            .collect();
+        variants.sort_by_key(|(score, _)| -score);
+        Enum {
+            tagging: Tagging::Untagged,
+            variants: variants.into_iter().map(|(_, v)| v).collect(),
+        }
+    }
+
+    pub(super) fn untagged_variant(&self, ty: Ty, docs: Docs) -> Variant {
+        let hint = match &ty {
+            Ty::Named(id) => VariantHint::Type(*id),
+            other => VariantHint::Word(word_for(other).to_owned()),
+        };
+        let payload = if ty == Ty::Unit {
+            Payload::Unit
+        } else {
+            Payload::Newtype(ty)
+        };
+        Variant {
+            wire: None,
+            hint,
+            payload,
+            docs,
+        }
+    }
+
+    /// How narrow the set of JSON values a type accepts is (higher: try first).
+    pub(super) fn specificity(&self, ty: &Ty) -> i32 {
+        match ty {
+            Ty::Unit => 90,
+            Ty::Bool => 85,
+            Ty::Int(_) => 75,
+            Ty::Float => 70,
+            Ty::Tuple(_) | Ty::Array(..) => 65,
+            Ty::Vec(_) => 45,
+            Ty::String => 40,
+            Ty::Map(_) => 15,
+            Ty::Object => 12,
+            Ty::Value => 0,
+            Ty::Option(inner) | Ty::Box(inner) => self.specificity(inner) - 1,
+            Ty::Named(id) => match self.defs.get(id.0).map(|d| &d.kind) {
+                Some(Kind::Struct(s)) => {
+                    let required = s.fields.iter().filter(|f| f.required).count() as i32;
+                    let base = if required == 0 && !s.deny_unknown {
+                        20
+                    } else {
+                        100
+                    };
+                    base + 3 * required + if s.deny_unknown { 2 } else { 0 }
+                }
+                Some(Kind::Enum(e)) if e.variants.iter().all(|v| v.payload == Payload::Unit) => 80,
+                Some(Kind::IntEnum(_)) => 78,
+                Some(Kind::Enum(_)) => 50,
+                Some(Kind::Alias(inner) | Kind::Newtype(inner)) => {
+                    let inner = inner.clone();
+                    self.specificity(&inner)
+                }
+                Some(Kind::Never) => 95,
+                None => 0,
+            },
+        }
+    }
+
+    /// `enum: [...]`: string enum, integer enum, or the JSON type of the values.
+    pub(super) fn convert_enum_values(&mut self, at: &Location, s: &Value) -> Ty {
+        let values = s
+            .get("enum")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let nullable = values.iter().any(Value::is_null);
+        let rest: Vec<&Value> = values.iter().filter(|v| !v.is_null()).collect();
+        let ty = if rest.is_empty() {
+            Ty::Unit
+        } else if rest.iter().all(|v| v.is_string()) {
+            let docs = Docs::default();
+            let strings = rest
+                .iter()
+                .filter_map(|v| v.as_str())
+                .map(|v| (v.to_owned(), docs.clone()));
+            let strings = strings.collect();
+            self.string_enum(at, strings)
+        } else if rest.iter().all(|v| v.is_i64()) {
+            self.int_enum(at, rest.iter().filter_map(|v| v.as_i64()).collect())
+        } else if rest.iter().all(|v| v.is_boolean()) {
+            Ty::Bool
+        } else if rest.iter().all(|v| v.is_number()) {
+            Ty::Float
+        } else {
+            self.fallback(at, "an `enum` mixing JSON types")
+        };
+        if nullable { ty.optional() } else { ty }
+    }
+
+    /// `const`: a one-value enum for strings and integers, else the value's JSON type.
+    pub(super) fn convert_const(&mut self, at: &Location, value: &Value) -> Ty {
+        match value {
+            Value::String(s) => self.string_enum(at, vec![(s.clone(), Docs::default())]),
+            Value::Number(n) if n.is_i64() => self.int_enum(at, n.as_i64().into_iter().collect()),
+            Value::Number(_) => Ty::Float,
+            Value::Bool(_) => Ty::Bool,
+            Value::Null => Ty::Unit,
+            _ => self.fallback(at, "a `const` object or array"),
+        }
+    }
+
+    fn string_enum(&mut self, owner: &Location, mut values: Vec<(String, Docs)>) -> Ty {
+        let mut seen = std::collections::HashSet::new();
+        values.retain(|(v, _)| seen.insert(v.clone()));
+        let id = match self.start_named(owner) {
+            Ok(id) => id,
+            Err(ty) => return ty,
+        };
+        let variants = values
+            .into_iter()
+            .map(|(wire, docs)| Variant {
+                hint: VariantHint::Word(wire.clone()),
+                wire: Some(wire),
+                payload: Payload::Unit,
+                docs,
+            })
+            .collect();
+        self.define(
+            id,
+            Kind::Enum(Enum {
+                tagging: Tagging::External,
+                variants,
+            }),
+        );
+        Ty::Named(id)
+    }
+
+    fn int_enum(&mut self, owner: &Location, mut values: Vec<i64>) -> Ty {
+        let mut seen = std::collections::HashSet::new();
+        values.retain(|v| seen.insert(*v));
+        match self.start_named(owner) {
+            Ok(id) => {
+                self.define(id, Kind::IntEnum(values));
+                Ty::Named(id)
+            }
+            Err(ty) => ty,
+        }
+    }
+
+    /// `type: ["string", "integer", …]`: an untagged enum with a variant per type.
+    pub(super) fn convert_multi_type(&mut self, at: &Location, s: &Value, types: &[String]) -> Ty {
+        let owner = at.key("type");
+        let id = match self.start_named(&owner) {
+            Ok(id) => id,
+            Err(ty) => return ty,
+        };
+        let mut variants: Vec<(i32, Variant)> = types
+            .iter()
+            .map(|t| {
+                let ty = self.convert_typed(at, s, t);
+                (
+                    self.specificity(&ty),
+                    self.untagged_variant(ty, Docs::default()),
+                )
+            })
+            .collect();
+        variants.sort_by_key(|(score, _)| -score);
+        let variants = variants.into_iter().map(|(_, v)| v).collect();
+        self.define(
+            id,
+            Kind::Enum(Enum {
+                tagging: Tagging::Untagged,
+                variants,
+            }),
+        );
+        Ty::Named(id)
+    }
+}
+
+/// `{"type": "null"}`, `{"type": ["null"]}`, `{"enum": [null]}` or `{"const": null}`.
+fn is_null_schema(raw: &Value) -> bool {
+    let t = raw.get("type");
+    t == Some(&Value::String("null".into()))
+        || t.and_then(Value::as_array)
+            .is_some_and(|a| a.len() == 1 && a[0] == "null")
+        || raw
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.len() == 1 && a[0].is_null())
+        || raw.get("const") == Some(&Value::Null)
+}
+
+/// The strings a string-constant schema allows (`const` or an all-string `enum`).
+fn string_values(raw: &Value) -> Option<Vec<String>> {
+    let typed_other = match raw.get("type") {
+        Some(Value::String(t)) => t != "string",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t != "string"),
+        _ => false,
+    };
+    if typed_other {
+        return None;
+    }
+    if let Some(Value::String(c)) = raw.get("const") {
+        return Some(vec![c.clone()]);
+    }
+    let values = raw.get("enum")?.as_array()?;
+    values
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The variant name of an untagged variant holding an unnamed type.
+fn word_for(ty: &Ty) -> &'static str {
+    match ty {
+        Ty::Value => "Value",
+        Ty::Object => "Object",
+        Ty::Unit => "Null",
+        Ty::Bool => "Bool",
+        Ty::String => "String",
+        Ty::Int(_) => "Integer",
+        Ty::Float => "Number",
+        Ty::Vec(_) => "Array",
+        Ty::Array(..) | Ty::Tuple(_) => "Tuple",
+        Ty::Map(_) => "Map",
+        Ty::Option(inner) | Ty::Box(inner) => word_for(inner),
+        Ty::Named(_) => "Type",
+    }
+}

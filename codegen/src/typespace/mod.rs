@@ -1,0 +1,255 @@
+//! The type space: every schema of a document as a language-neutral type.
+//!
+//! Each schema becomes one type, however many times it is referenced: identity is the
+//! resolved [`Location`] of the schema, and identical inline schemas (same JSON text in
+//! the same file) are merged. Records, sums and enumerations get a name ([`TypeDef`]);
+//! strings, numbers, arrays and maps are used in place ([`Ty`]), except for component
+//! schemas, which always keep their name (as an alias).
+//!
+//! The conversion itself is split by concern: `convert` (dispatch on the schema's
+//! keywords, scalars, arrays), `structs` (objects), `enums` (`oneOf`/`anyOf`, `enum`,
+//! `const`), `merge` (`allOf`), `cycles` (boxing, and types with no finite value),
+//! `place` (names from where a schema sits) and `roots` (what the document reaches).
+
+mod convert;
+mod cycles;
+mod enums;
+mod merge;
+mod model;
+mod place;
+mod roots;
+mod structs;
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::error::Diagnostic;
+use crate::naming::Namer;
+use crate::resolve::{FileId, Location, Resolver};
+
+pub use model::{
+    Docs, Enum, Field, Int, Kind, Payload, Struct, Tagging, Ty, TypeDef, TypeId, Validation,
+    Variant, VariantHint,
+};
+pub use roots::{MethodTypes, ParamType};
+
+/// A value found in the document (an example or a default) and the type it should fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Example {
+    /// The type the value belongs to.
+    pub ty: Ty,
+    /// The value.
+    pub value: Value,
+    /// Where it was written (`file#pointer`).
+    pub origin: String,
+}
+
+/// Every type of one document, named and ready to render.
+#[derive(Debug, Default)]
+pub struct TypeSpace {
+    defs: Vec<TypeDef>,
+    methods: Vec<MethodTypes>,
+    examples: Vec<Example>,
+    diagnostics: Vec<Diagnostic>,
+    fallbacks: usize,
+}
+
+impl TypeSpace {
+    /// Converts every schema reachable from the document `root` (methods' params, results,
+    /// errors' `data`, and `components`), then names the types and breaks cycles.
+    ///
+    /// Problems are collected, not returned: see [`TypeSpace::diagnostics`].
+    pub fn build(resolver: &mut Resolver, root: FileId) -> TypeSpace {
+        let mut cx = Converter::new(resolver, root);
+        let methods = roots::convert_document(&mut cx, root);
+        let mut space = TypeSpace {
+            defs: cx.defs,
+            methods,
+            examples: cx.examples,
+            diagnostics: cx.diagnostics,
+            fallbacks: cx.fallbacks,
+        };
+        space.settle_names();
+        let cycle_errors = cycles::break_cycles(&mut space.defs, &cx.origins, cx.resolver);
+        space.diagnostics.extend(cycle_errors);
+        space
+    }
+
+    /// The named types, in the order found.
+    pub fn defs(&self) -> &[TypeDef] {
+        &self.defs
+    }
+
+    /// The named type `id`.
+    pub fn def(&self, id: TypeId) -> Option<&TypeDef> {
+        self.defs.get(id.0)
+    }
+
+    /// The types of each method's params, result and errors, in document order.
+    pub fn methods(&self) -> &[MethodTypes] {
+        &self.methods
+    }
+
+    /// Every example and default found, with the type it should fit.
+    pub fn examples(&self) -> &[Example] {
+        &self.examples
+    }
+
+    /// Errors and warnings found while converting, in the order found.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// How many schemas fell back to `serde_json::Value` because they cannot be expressed.
+    pub fn fallback_count(&self) -> usize {
+        self.fallbacks
+    }
+
+    /// Gives each type its name: better-ranked candidates first (component keys, then
+    /// titles, then places), then in the order found; collisions get a number.
+    fn settle_names(&mut self) {
+        let mut order: Vec<usize> = (0..self.defs.len()).collect();
+        let rank = |d: &TypeDef| d.candidates.first().map_or(u8::MAX, |c| c.0);
+        order.sort_by_key(|&i| (rank(&self.defs[i]), i));
+        let mut namer = Namer::default();
+        for i in order {
+            let base = self.defs[i]
+                .candidates
+                .first()
+                .map_or_else(|| "Type".to_owned(), |c| c.1.clone());
+            self.defs[i].name = namer.claim(&base);
+        }
+    }
+}
+
+/// Where conversion of one location stands.
+#[derive(Debug, Clone)]
+enum Slot {
+    /// Converted.
+    Done(Ty),
+    /// Being converted; holds the id reserved for it if a cycle came back to it.
+    Busy(Option<TypeId>),
+}
+
+/// The state of one conversion run.
+struct Converter<'r> {
+    resolver: &'r mut Resolver,
+    /// The document's own file (other files are named in origins).
+    root: FileId,
+    defs: Vec<TypeDef>,
+    /// The location each def came from (for diagnostics), by def index.
+    origins: Vec<Location>,
+    slots: HashMap<Location, Slot>,
+    /// Types reserved because a cycle came back to a schema that is not named by itself.
+    placeholders: HashMap<Location, TypeId>,
+    /// Identical inline schemas: `(file, JSON text)` → type.
+    shapes: HashMap<(FileId, String), Ty>,
+    examples: Vec<Example>,
+    diagnostics: Vec<Diagnostic>,
+    fallbacks: usize,
+}
+
+impl<'r> Converter<'r> {
+    fn new(resolver: &'r mut Resolver, root: FileId) -> Self {
+        Converter {
+            resolver,
+            root,
+            placeholders: HashMap::new(),
+            defs: Vec::new(),
+            origins: Vec::new(),
+            slots: HashMap::new(),
+            shapes: HashMap::new(),
+            examples: Vec::new(),
+            diagnostics: Vec::new(),
+            fallbacks: 0,
+        }
+    }
+
+    /// Reserves a named type for the schema at `at`, to be filled in later.
+    fn reserve(&mut self, at: &Location) -> TypeId {
+        let id = TypeId(self.defs.len());
+        let schema = self.resolver.get(at).cloned_shallow();
+        let candidates = place::candidates(self.resolver, at, &schema);
+        self.defs.push(TypeDef {
+            name: String::new(),
+            candidates,
+            origin: self.resolver.describe(at, self.root),
+            docs: Docs::of(&schema),
+            validation: Validation::of(&schema),
+            kind: Kind::Never,
+        });
+        self.origins.push(at.clone());
+        id
+    }
+
+    /// Fills in a reserved type.
+    fn define(&mut self, id: TypeId, kind: Kind) {
+        if let Some(def) = self.defs.get_mut(id.0) {
+            def.kind = kind;
+        }
+    }
+
+    /// Records a warning at `at`.
+    fn warn(&mut self, at: &Location, message: impl Into<String>) {
+        let d = self.resolver.warning_at(at, message);
+        self.diagnostics.push(d);
+    }
+
+    /// Records an error at `at`.
+    fn error(&mut self, at: &Location, message: impl Into<String>) {
+        let d = self.resolver.error_at(at, message);
+        self.diagnostics.push(d);
+    }
+
+    /// Records a fallback to `serde_json::Value`, with the reason, and returns it.
+    fn fallback(&mut self, at: &Location, why: &str) -> Ty {
+        self.fallbacks += 1;
+        self.warn(at, format!("{why}: generated as serde_json::Value"));
+        Ty::Value
+    }
+
+    /// Follows `$ref`s from `at`; an unresolvable one is recorded and gives `None`.
+    fn deref(&mut self, at: &Location) -> Option<Location> {
+        match self.resolver.deref(at) {
+            Ok(l) => Some(l),
+            Err(d) => {
+                self.diagnostics.push(d);
+                None
+            }
+        }
+    }
+}
+
+/// A copy of a schema object without its children's contents: enough to read keywords.
+trait ShallowClone {
+    fn cloned_shallow(self) -> Value;
+}
+
+impl ShallowClone for Option<&Value> {
+    fn cloned_shallow(self) -> Value {
+        match self {
+            Some(Value::Object(map)) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| {
+                        let v = match v {
+                            Value::Object(_) | Value::Array(_) if !is_small(k) => Value::Null,
+                            other => other.clone(),
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect(),
+            ),
+            Some(other) => other.clone(),
+            None => Value::Null,
+        }
+    }
+}
+
+/// Keywords whose array/object values are small and read in full (`type`, `enum`, …).
+fn is_small(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "type" | "enum" | "required" | "const" | "examples" | "default"
+    )
+}

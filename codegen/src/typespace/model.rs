@@ -1,0 +1,272 @@
+//! The language-neutral model of types: what a schema means, before any Rust is written.
+
+use serde_json::Value;
+
+/// Index of a named type in a [`super::TypeSpace`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeId(pub(crate) usize);
+
+/// Integer widths, chosen from `format` or from `minimum`/`maximum`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Int {
+    /// `i8`
+    I8,
+    /// `i16`
+    I16,
+    /// `i32`
+    I32,
+    /// `i64`
+    I64,
+    /// `i128`
+    I128,
+    /// `u8`
+    U8,
+    /// `u16`
+    U16,
+    /// `u32`
+    U32,
+    /// `u64`
+    U64,
+    /// `u128`
+    U128,
+}
+
+/// A use of a type: what a field, parameter, result or variant holds.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// Any JSON value (`true`, `{}`, or a fallback).
+    Value,
+    /// A JSON object with any members (`{"type": "object"}` and nothing else).
+    Object,
+    /// `null` only.
+    Unit,
+    /// `true` or `false`.
+    Bool,
+    /// A string.
+    String,
+    /// An integer of a width.
+    Int(Int),
+    /// A JSON number that may have a fraction.
+    Float,
+    /// A named type of the type space.
+    Named(TypeId),
+    /// Absent or `null`.
+    Option(Box<Ty>),
+    /// A JSON array of any length.
+    Vec(Box<Ty>),
+    /// A JSON array of exactly this length, all elements alike.
+    Array(Box<Ty>, usize),
+    /// A JSON array of fixed length, element types by position.
+    Tuple(Vec<Ty>),
+    /// A JSON object whose members all hold one type (keys sorted on output).
+    Map(Box<Ty>),
+    /// Heap indirection, inserted to break a cycle of by-value containment.
+    Box(Box<Ty>),
+}
+
+impl Ty {
+    /// Wraps in `Option` unless it already is one (`Option<Option<T>>` collapses).
+    pub(crate) fn optional(self) -> Ty {
+        match self {
+            Ty::Option(_) => self,
+            other => Ty::Option(Box::new(other)),
+        }
+    }
+}
+
+/// Validation keywords kept from the schema; not enforced yet.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Validation {
+    /// `format`
+    pub format: Option<String>,
+    /// `pattern`
+    pub pattern: Option<String>,
+    /// `minimum` / `exclusiveMinimum`
+    pub minimum: Option<f64>,
+    /// `maximum` / `exclusiveMaximum`
+    pub maximum: Option<f64>,
+    /// `multipleOf`
+    pub multiple_of: Option<f64>,
+    /// `minLength`
+    pub min_length: Option<u64>,
+    /// `maxLength`
+    pub max_length: Option<u64>,
+    /// `minItems`
+    pub min_items: Option<u64>,
+    /// `maxItems`
+    pub max_items: Option<u64>,
+    /// `uniqueItems`
+    pub unique_items: bool,
+}
+
+impl Validation {
+    /// Reads the validation keywords of one schema object.
+    pub(crate) fn of(schema: &Value) -> Validation {
+        let f = |k: &str| schema.get(k).and_then(Value::as_f64);
+        let u = |k: &str| schema.get(k).and_then(Value::as_u64);
+        Validation {
+            format: schema
+                .get("format")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            pattern: schema
+                .get("pattern")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            minimum: f("minimum").or_else(|| f("exclusiveMinimum")),
+            maximum: f("maximum").or_else(|| f("exclusiveMaximum")),
+            multiple_of: f("multipleOf"),
+            min_length: u("minLength"),
+            max_length: u("maxLength"),
+            min_items: u("minItems"),
+            max_items: u("maxItems"),
+            unique_items: schema.get("uniqueItems") == Some(&Value::Bool(true)),
+        }
+    }
+}
+
+/// Text shown to the reader of generated code.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Docs {
+    /// `title` and `description`, joined.
+    pub text: Option<String>,
+    /// `deprecated: true`.
+    pub deprecated: bool,
+}
+
+impl Docs {
+    /// Reads `title`, `description` and `deprecated` of a schema object.
+    pub(crate) fn of(schema: &Value) -> Docs {
+        let title = schema.get("title").and_then(Value::as_str);
+        let description = schema.get("description").and_then(Value::as_str);
+        let text = match (title, description) {
+            (Some(t), Some(d)) if !d.trim().is_empty() && t.trim() != d.trim() => {
+                Some(format!("{}\n\n{}", t.trim(), d.trim()))
+            }
+            (_, Some(d)) if !d.trim().is_empty() => Some(d.trim().to_owned()),
+            (Some(t), _) if !t.trim().is_empty() => Some(t.trim().to_owned()),
+            _ => None,
+        };
+        Docs {
+            text,
+            deprecated: schema.get("deprecated") == Some(&Value::Bool(true)),
+        }
+    }
+}
+
+/// A member of a struct.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// The name on the wire.
+    pub wire: String,
+    /// The type held (for an optional field, the `Option`).
+    pub ty: Ty,
+    /// Listed in `required`.
+    pub required: bool,
+    /// Docs of the property schema.
+    pub docs: Docs,
+    /// The `default` of the property, shown in the docs.
+    pub default: Option<Value>,
+    /// Validation keywords of the property schema.
+    pub validation: Validation,
+}
+
+/// A record with named members.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Struct {
+    /// Known properties, in document order.
+    pub fields: Vec<Field>,
+    /// `additionalProperties: false`: unknown members are an error on decode.
+    pub deny_unknown: bool,
+    /// Other members, kept in a flattened map of this type.
+    pub extra: Option<Ty>,
+    /// Types merged in whole (an `allOf` member that is not a plain object).
+    pub flattened: Vec<Ty>,
+}
+
+/// How an enum is written on the wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tagging {
+    /// `{"Variant": payload}` or `"Variant"`.
+    External,
+    /// `{"tag": "Variant", …fields}`.
+    Internal(String),
+    /// The payload alone; the first variant that decodes wins.
+    Untagged,
+}
+
+/// What a variant carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Payload {
+    /// Nothing (a string value, or a tag alone).
+    Unit,
+    /// One value.
+    Newtype(Ty),
+    /// Named members (internally tagged variants).
+    Struct(Struct),
+}
+
+/// One variant of an enum.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variant {
+    /// The wire name (the tag value or key); `None` for untagged variants.
+    pub wire: Option<String>,
+    /// A name hint for the variant, re-cased and de-duplicated when rendered.
+    pub hint: VariantHint,
+    /// What it carries.
+    pub payload: Payload,
+    /// Docs of the branch.
+    pub docs: Docs,
+}
+
+/// Where a variant's Rust name comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VariantHint {
+    /// A fixed word (a wire name, `String`, `Integer`, …).
+    Word(String),
+    /// The name of a named type, once names are settled.
+    Type(TypeId),
+}
+
+/// A sum type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Enum {
+    /// Wire form.
+    pub tagging: Tagging,
+    /// Variants, in the order tried on decode.
+    pub variants: Vec<Variant>,
+}
+
+/// The shape of a named type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// A record.
+    Struct(Struct),
+    /// A sum of variants.
+    Enum(Enum),
+    /// Integer values (`enum: [1, 2]`), written as numbers.
+    IntEnum(Vec<i64>),
+    /// A name for another type (`type X = …`).
+    Alias(Ty),
+    /// A wrapper struct around another type (used where an alias would be cyclic).
+    Newtype(Ty),
+    /// No value is valid (the `false` schema).
+    Never,
+}
+
+/// A type that gets a Rust name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeDef {
+    /// The final name (settled once every type is known, by rank of its candidates).
+    pub name: String,
+    /// Name candidates, best first: `(rank, base)`; lower rank wins the name.
+    pub(crate) candidates: Vec<(u8, String)>,
+    /// The JSON pointer (and file) it came from, for docs and diagnostics.
+    pub origin: String,
+    /// Docs.
+    pub docs: Docs,
+    /// Validation keywords of the schema.
+    pub validation: Validation,
+    /// The shape.
+    pub kind: Kind,
+}

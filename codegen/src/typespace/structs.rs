@@ -1,0 +1,157 @@
+//! Objects: records with named fields, maps, and flattened extra members.
+
+use std::collections::HashSet;
+
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use super::model::{Docs, Field, Kind, Struct, Ty, Validation};
+use super::{Converter, ShallowClone};
+use crate::resolve::Location;
+
+/// What `additionalProperties` says (`None` when absent: members the schema does not
+/// describe are accepted and dropped).
+enum Extra {
+    /// `true` or `{}`: other members are part of the value and kept, as JSON values.
+    Kept,
+    /// `false`.
+    Deny,
+    /// A schema for every other member.
+    Schema(Location),
+    /// Several pattern schemas that differ: any value.
+    Any,
+}
+
+impl Converter<'_> {
+    /// An object schema: a struct when it lists properties, else a map or any object.
+    pub(super) fn convert_object(&mut self, at: &Location) -> Ty {
+        let has_props = self
+            .resolver
+            .get(&at.key("properties"))
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty());
+        if !has_props {
+            match self.extra_of(at) {
+                Some(Extra::Schema(loc)) => return Ty::Map(Box::new(self.convert(&loc))),
+                Some(Extra::Any) => return Ty::Map(Box::new(Ty::Value)),
+                Some(Extra::Deny) => {}
+                Some(Extra::Kept) | None => return Ty::Object,
+            }
+        }
+        match self.start_named(at) {
+            Ok(id) => {
+                let record = self.build_struct(std::slice::from_ref(at), Vec::new(), None);
+                self.define(id, Kind::Struct(record));
+                super::Ty::Named(id)
+            }
+            Err(ty) => ty,
+        }
+    }
+
+    /// Members other than the listed properties: `additionalProperties`, else a single
+    /// `patternProperties` schema. `None` when neither is written.
+    fn extra_of(&mut self, at: &Location) -> Option<Extra> {
+        let ap = at.key("additionalProperties");
+        match self.resolver.get(&ap) {
+            Some(Value::Bool(false)) => return Some(Extra::Deny),
+            Some(Value::Bool(true)) => return Some(Extra::Kept),
+            Some(Value::Object(o)) if o.is_empty() => return Some(Extra::Kept),
+            Some(Value::Object(_)) => return Some(Extra::Schema(ap)),
+            _ => {}
+        }
+        let pp = at.key("patternProperties");
+        let patterns: Vec<String> = match self.resolver.get(&pp) {
+            Some(Value::Object(o)) => o.keys().cloned().collect(),
+            _ => return None,
+        };
+        match patterns.as_slice() {
+            [] => None,
+            [one] => Some(Extra::Schema(pp.key(one))),
+            many => {
+                let first = self.resolver.get(&pp.key(&many[0])).cloned();
+                let same = many[1..]
+                    .iter()
+                    .all(|p| self.resolver.get(&pp.key(p)).cloned() == first);
+                if same {
+                    Some(Extra::Schema(pp.key(&many[0])))
+                } else {
+                    self.warn(&pp, "several `patternProperties` with different schemas: their values are generated as serde_json::Value");
+                    self.fallbacks += 1;
+                    Some(Extra::Any)
+                }
+            }
+        }
+    }
+
+    /// A struct from the properties of every object in `parts` (one for a plain object,
+    /// several for `allOf`), with `flattened` types merged in whole. The property `skip`
+    /// (an internal enum tag) is left out.
+    pub(super) fn build_struct(
+        &mut self,
+        parts: &[Location],
+        flattened: Vec<Ty>,
+        skip: Option<&str>,
+    ) -> Struct {
+        let mut props: IndexMap<String, Location> = IndexMap::new();
+        let mut required: HashSet<String> = HashSet::new();
+        let mut deny = !parts.is_empty();
+        let mut extra = None;
+        for part in parts {
+            let raw = self.resolver.get(part).cloned_shallow();
+            if let Some(Value::Array(req)) = raw.get("required") {
+                required.extend(req.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
+            let props_at = part.key("properties");
+            if let Some(Value::Object(p)) = self.resolver.get(&props_at) {
+                for key in p.keys() {
+                    if Some(key.as_str()) != skip && !props.contains_key(key) {
+                        props.insert(key.clone(), props_at.key(key));
+                    }
+                }
+            }
+            match self.extra_of(part) {
+                Some(Extra::Deny) => {}
+                Some(Extra::Schema(loc)) => {
+                    deny = false;
+                    extra = extra.or(Some(Some(loc)));
+                }
+                Some(Extra::Any | Extra::Kept) => {
+                    deny = false;
+                    extra = extra.or(Some(None));
+                }
+                None => deny = false,
+            }
+        }
+        let fields = props
+            .into_iter()
+            .map(|(wire, loc)| {
+                let is_required = required.contains(&wire);
+                self.field(wire, &loc, is_required)
+            })
+            .collect();
+        let extra = extra.map(|loc| match loc {
+            Some(loc) => self.convert(&loc),
+            None => Ty::Value,
+        });
+        Struct {
+            fields,
+            deny_unknown: deny && flattened.is_empty() && extra.is_none(),
+            extra,
+            flattened,
+        }
+    }
+
+    /// One field: the property schema's type, `Option` unless required.
+    fn field(&mut self, wire: String, at: &Location, required: bool) -> Field {
+        let ty = self.convert(at);
+        let raw = self.resolver.get(at).cloned_shallow();
+        Field {
+            wire,
+            ty: if required { ty } else { ty.optional() },
+            required,
+            docs: Docs::of(&raw),
+            default: raw.get("default").cloned(),
+            validation: Validation::of(&raw),
+        }
+    }
+}

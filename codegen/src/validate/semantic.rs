@@ -1,0 +1,90 @@
+//! Rules the meta-schemas cannot express, checked on the resolved methods.
+
+use std::collections::HashMap;
+
+use super::{Finding, Findings, Rule};
+use crate::document::{ResolvedError, ResolvedMethod};
+use crate::error::Severity::{Error, Warning};
+use crate::openrpc::ParamStructure;
+use crate::resolve::Resolver;
+
+/// Checks method names, param names and order, and error codes. A param whose name
+/// repeats an earlier one is dropped from its method (by-name calls can carry only one).
+pub fn check_semantics(resolver: &Resolver, methods: &mut [ResolvedMethod]) -> Vec<Finding> {
+    let mut findings = Findings::new(resolver);
+    let mut names: HashMap<&str, &ResolvedMethod> = HashMap::new();
+    for method in methods.iter() {
+        let at = method.location.key("name");
+        if method.name.starts_with("rpc.") {
+            let message = format!(
+                "method name \"{}\" is reserved: names starting with \"rpc.\" belong to JSON-RPC itself",
+                method.name
+            );
+            findings.report(Rule::ReservedName, Error, &at, message);
+        }
+        if let Some(first) = names.get(method.name.as_str()) {
+            let message = format!(
+                "duplicate method name \"{}\" (first at {})",
+                method.name,
+                resolver.describe(&first.location, method.location.file)
+            );
+            findings.report(Rule::DuplicateMethod, Error, &at, message);
+        } else {
+            names.insert(&method.name, method);
+        }
+    }
+    for method in methods.iter_mut() {
+        check_params(&mut findings, resolver, method);
+        check_error_codes(&mut findings, resolver, method);
+    }
+    findings.into_vec()
+}
+
+fn check_params(findings: &mut Findings<'_>, resolver: &Resolver, method: &mut ResolvedMethod) {
+    let mut kept: Vec<crate::document::ResolvedParam> = Vec::with_capacity(method.params.len());
+    for param in std::mem::take(&mut method.params) {
+        if let Some(first) = kept.iter().find(|p| p.name == param.name) {
+            let message = format!(
+                "duplicate param name \"{}\" (first at {}): the later one is ignored",
+                param.name,
+                resolver.describe(&first.site, param.site.file)
+            );
+            findings.report(Rule::DuplicateParam, Warning, &param.site, message);
+            continue;
+        }
+        kept.push(param);
+    }
+    method.params = kept;
+    if method.param_structure == ParamStructure::ByName {
+        return;
+    }
+    let mut optional: Option<&str> = None;
+    for param in &method.params {
+        match (param.required, optional) {
+            (false, None) => optional = Some(&param.name),
+            (true, Some(before)) => {
+                let message = format!(
+                    "required param \"{}\" comes after optional param \"{before}\": \
+                     positional calls must send null for \"{before}\"",
+                    param.name
+                );
+                findings.report(Rule::RequiredAfterOptional, Warning, &param.site, message);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn check_error_codes(findings: &mut Findings<'_>, resolver: &Resolver, method: &ResolvedMethod) {
+    for (i, error) in method.errors.iter().enumerate() {
+        let (code, text) = (error.error.code, &error.error.message);
+        let same = |e: &&ResolvedError| e.error.code == code && e.error.message == *text;
+        if let Some(first) = method.errors[..i].iter().find(same) {
+            let message = format!(
+                "error {code} \"{text}\" is declared twice (first at {})",
+                resolver.describe(&first.site, error.site.file)
+            );
+            findings.report(Rule::DuplicateErrorCode, Warning, &error.site, message);
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! Broken documents: every diagnostic, by its exact text.
+//!
+//! Fixtures are named by a relative path, as a user names them in build.rs (tests run in
+//! the package directory), so diagnostics show that path.
+
+use rpcsmith_build::{ErrorKind, Options, load_document};
+
+const DIR: &str = "tests/fixtures/broken";
+
+/// Loads a fixture that must fail; returns the error's kind and text.
+fn failure(name: &str, options: &Options) -> (ErrorKind, String) {
+    match load_document(format!("{DIR}/{name}"), options) {
+        Ok(doc) => panic!("{name} loaded, with warnings {:?}", doc.warnings),
+        Err(e) => (e.kind(), e.to_string()),
+    }
+}
+
+fn lines(text: &[&str]) -> String {
+    text.join("\n")
+}
+
+#[test]
+fn bad_json() {
+    let (kind, text) = failure("bad_json.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Syntax);
+    assert_eq!(
+        text,
+        "tests/fixtures/broken/bad_json.json:5:79: at /methods/0/params/0: invalid JSON: trailing comma"
+    );
+}
+
+#[test]
+fn unreadable_file() {
+    let (kind, text) = failure("absent.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Io);
+    assert_eq!(
+        text,
+        "tests/fixtures/broken/absent.json: at (root): cannot read file: No such file or directory"
+    );
+}
+
+#[test]
+fn unresolvable_local_refs() {
+    let (kind, text) = failure("unresolvable_local.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Resolve);
+    assert_eq!(
+        text,
+        lines(&[
+            "tests/fixtures/broken/unresolvable_local.json:7:20: at /methods/0/params/0/$ref: unresolvable $ref \"#/components/contentDescriptors/Missing\": no value at /components/contentDescriptors/Missing",
+            "tests/fixtures/broken/unresolvable_local.json:8:44: at /methods/0/result/schema/$ref: unresolvable $ref \"#/components/schemas/Nope\": no value at /components/schemas/Nope",
+        ])
+    );
+}
+
+#[test]
+fn unresolvable_cross_file_refs() {
+    let (kind, text) = failure("unresolvable_file.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Resolve);
+    assert_eq!(
+        text,
+        lines(&[
+            "tests/fixtures/broken/unresolvable_file.json:8:36: at /methods/0/params/0/schema/$ref: unresolvable $ref \"defs/types.json#/Nope\": no value at /Nope in tests/fixtures/broken/defs/types.json",
+            "tests/fixtures/broken/unresolvable_file.json:9:36: at /methods/0/params/1/schema/$ref: unresolvable $ref \"defs/absent.json#/A\": file not found (tried tests/fixtures/broken/defs/absent.json)",
+            "tests/fixtures/broken/defs/types.json:5:31: at /Inner/properties/next/$ref: unresolvable $ref \"#/Gone\": no value at /Gone",
+        ])
+    );
+}
+
+#[test]
+fn include_dirs_are_tried_after_the_referring_file() {
+    let options = Options::new().include_dir("tests/fixtures/broken/defs");
+    let (_, text) = failure("unresolvable_file.json", &options);
+    assert!(
+        text.contains("file not found (tried tests/fixtures/broken/defs/absent.json, tests/fixtures/broken/defs/defs/absent.json)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn ref_cycle_is_reported_once() {
+    let (kind, text) = failure("ref_cycle.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Resolve);
+    assert_eq!(
+        text,
+        "tests/fixtures/broken/ref_cycle.json:9:14: at /components/schemas/A/$ref: $ref cycle: #/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A"
+    );
+}
+
+#[test]
+fn unknown_type() {
+    let (kind, text) = failure("unknown_type.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Invalid);
+    assert_eq!(
+        text,
+        lines(&[
+            "tests/fixtures/broken/unknown_type.json:7:45: at /methods/0/params/0/schema/type: unknown type \"int\" (expected one of array, boolean, integer, null, number, object, string)",
+            "tests/fixtures/broken/unknown_type.json:8:63: at /methods/0/result/schema/type/1: unknown type \"bigint\" (expected one of array, boolean, integer, null, number, object, string)",
+        ])
+    );
+}
+
+#[test]
+fn duplicate_method_names() {
+    let (kind, text) = failure("duplicate_method.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Invalid);
+    assert_eq!(
+        text,
+        "tests/fixtures/broken/duplicate_method.json:7:7: at /methods/2/name: duplicate method name \"get\" (first at #/methods/0)"
+    );
+}
+
+#[test]
+fn unsupported_version_stops_before_resolution() {
+    let (kind, text) = failure("unsupported_version.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Invalid);
+    assert_eq!(
+        text,
+        "tests/fixtures/broken/unsupported_version.json:2:3: at /openrpc: unsupported OpenRPC version \"2.0.0\": rpcsmith reads 1.0.0-rc1 to 1.3.2 and 1.4.x"
+    );
+}
+
+#[test]
+fn reserved_method_name() {
+    let (kind, text) = failure("reserved_name.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Invalid);
+    assert_eq!(
+        text,
+        "tests/fixtures/broken/reserved_name.json:4:17: at /methods/0/name: method name \"rpc.discover\" is reserved: names starting with \"rpc.\" belong to JSON-RPC itself"
+    );
+}
+
+#[test]
+fn structure_errors_and_warnings_are_all_collected() {
+    let (kind, text) = failure("structure.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Invalid);
+    assert_eq!(
+        text,
+        lines(&[
+            "warning: tests/fixtures/broken/structure.json:3:3: at /info: missing required member \"title\" of the info object",
+            "tests/fixtures/broken/structure.json:6:7: at /methods/0/name: must not be empty",
+            "tests/fixtures/broken/structure.json:7:7: at /methods/0/paramStructure: paramStructure must be \"by-name\", \"by-position\" or \"either\", not \"positional\"",
+            "tests/fixtures/broken/structure.json:8:18: at /methods/0/params/0: missing required member \"name\" of the content descriptor object",
+            "tests/fixtures/broken/structure.json:8:68: at /methods/0/params/1/required: expected a boolean, found a string",
+            "tests/fixtures/broken/structure.json:9:20: at /methods/0/errors/0/code: expected an integer, found a string",
+            "warning: tests/fixtures/broken/structure.json:13:3: at /extra: unknown member \"extra\" in the OpenRPC document: ignored",
+        ])
+    );
+}
+
+const PARAMS_WARNINGS: [&str; 3] = [
+    "tests/fixtures/broken/params.json:16:57: at /components/errors/Oops/description: unknown member \"description\" in the error object: ignored",
+    "tests/fixtures/broken/params.json:11:9: at /methods/0/params/2: duplicate param name \"from\" (first at #/methods/0/params/0): the later one is ignored",
+    "tests/fixtures/broken/params.json:10:9: at /methods/0/params/1: required param \"to\" comes after optional param \"from\": positional calls must send null for \"from\"",
+];
+
+#[test]
+fn param_problems_are_warnings_and_the_duplicate_is_dropped() {
+    let doc = load_document(format!("{DIR}/params.json"), &Options::new()).unwrap();
+    let warnings: Vec<String> = doc.warnings.iter().map(ToString::to_string).collect();
+    let expected: Vec<String> = PARAMS_WARNINGS
+        .iter()
+        .map(|w| format!("warning: {w}"))
+        .collect();
+    assert_eq!(warnings, expected);
+    let names: Vec<&str> = doc.methods[0]
+        .params
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["from", "to"]);
+}
+
+#[test]
+fn strict_turns_the_warnings_into_errors() {
+    let (kind, text) = failure("params.json", &Options::new().strict(true));
+    assert_eq!(kind, ErrorKind::Invalid);
+    assert_eq!(text, lines(&PARAMS_WARNINGS));
+}

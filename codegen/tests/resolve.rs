@@ -1,0 +1,207 @@
+//! `$ref` resolution: local pointers, other files, include directories, cycles.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use rpcsmith_build::{Location, Resolver};
+
+/// Writes `files` (relative path, text) under a fresh directory.
+fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let p = dir.path().join(path);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+fn at(resolver: &mut Resolver, file: &Path, pointer: &str) -> (Location, String) {
+    let id = resolver.load(file).unwrap();
+    let from = Location::new(id, pointer);
+    let reference = resolver.ref_at(&from).unwrap().to_owned();
+    (from, reference)
+}
+
+#[test]
+fn local_pointers_with_escapes_and_percent_encoding() {
+    let doc = r##"{"a": {"$ref": "#/x/a~1b/c%20d/1"}, "x": {"a/b": {"c d": [0, {"ok": true}]}}}"##;
+    let dir = tree(&[("doc.json", doc)]);
+    let mut r = Resolver::new(vec![]);
+    let (from, reference) = at(&mut r, &dir.path().join("doc.json"), "/a");
+    let to = r.resolve_ref(&from, &reference).unwrap();
+    assert_eq!(to.pointer, "/x/a~1b/c d/1");
+    assert_eq!(r.get(&to).unwrap()["ok"], true);
+    assert_eq!(r.deref(&from).unwrap(), to);
+}
+
+#[test]
+fn relative_file_first_then_include_dirs() {
+    let dir = tree(&[
+        (
+            "repo/api/a.json",
+            r##"{"s": {"$ref": "b.json#/t"}, "u": {"$ref": "./api/c.json#/v"}}"##,
+        ),
+        ("repo/api/b.json", r##"{"t": 1}"##),
+        ("repo/api/c.json", r##"{"v": 2}"##),
+    ]);
+    let root = dir.path().join("repo");
+    let mut r = Resolver::new(vec![root.clone()]);
+    let (from, reference) = at(&mut r, &root.join("api/a.json"), "/s");
+    let to = r.resolve_ref(&from, &reference).unwrap();
+    assert_eq!(r.get(&to).unwrap(), 1);
+    assert_eq!(r.display_path(to.file), Path::new("b.json"));
+    let from = Location::new(from.file, "/u");
+    let to = r.resolve_ref(&from, "./api/c.json#/v").unwrap();
+    assert_eq!(r.get(&to).unwrap(), 2);
+    assert_eq!(r.files_read().len(), 3);
+}
+
+#[test]
+fn unresolvable_refs_name_the_ref_and_where_it_was_written() {
+    let dir = tree(&[
+        (
+            "d/a.json",
+            "{\n  \"s\": {\"$ref\": \"#/nope\"},\n  \"f\": {\"$ref\": \"../b.json#/x\"},\n  \"g\": {\"$ref\": \"e.json#/x\"}\n}",
+        ),
+        ("b.json", r##"{"y": 1}"##),
+    ]);
+    let mut r = Resolver::new(vec![PathBuf::from("/nonexistent-include")]);
+    let (from, reference) = at(&mut r, &dir.path().join("d/a.json"), "/s");
+    let e = r.resolve_ref(&from, &reference).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "a.json:2:9: at /s/$ref: unresolvable $ref \"#/nope\": no value at /nope"
+    );
+    let e = r.deref(&Location::new(from.file, "/f")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "a.json:3:9: at /f/$ref: unresolvable $ref \"../b.json#/x\": no value at /x in ../b.json"
+    );
+    let e = r.deref(&Location::new(from.file, "/g")).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("a.json:4:9: at /g/$ref: unresolvable $ref \"e.json#/x\": file not found (tried e.json, "),
+        "{msg}"
+    );
+}
+
+#[test]
+fn pure_ref_cycles_are_errors() {
+    let doc = r##"{"a": {"$ref": "#/b"}, "b": {"$ref": "#/a"}, "c": {"$ref": "#/c"}}"##;
+    let dir = tree(&[("doc.json", doc)]);
+    let mut r = Resolver::new(vec![]);
+    let id = r.load(dir.path().join("doc.json")).unwrap();
+    let e = r.deref(&Location::new(id, "/a")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "doc.json:1:8: at /a/$ref: $ref cycle: #/a -> #/b -> #/a"
+    );
+    let e = r.deref(&Location::new(id, "/c")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "doc.json:1:52: at /c/$ref: $ref cycle: #/c -> #/c"
+    );
+}
+
+#[test]
+fn definitions_resolve_inside_the_enclosing_schema() {
+    let doc = r##"{"components": {"schemas": {"S": {"$schema": "http://json-schema.org/draft-07/schema#",
+        "properties": {"p": {"$ref": "#/definitions/D"}}, "definitions": {"D": {"type": "string"}}}}}}"##;
+    let dir = tree(&[("doc.json", doc)]);
+    let mut r = Resolver::new(vec![]);
+    let (from, reference) = at(
+        &mut r,
+        &dir.path().join("doc.json"),
+        "/components/schemas/S/properties/p",
+    );
+    let to = r.resolve_ref(&from, &reference).unwrap();
+    assert_eq!(to.pointer, "/components/schemas/S/definitions/D");
+}
+
+#[test]
+fn remote_refs_are_refused() {
+    let dir = tree(&[(
+        "doc.json",
+        r##"{"a": {"$ref": "https://example.com/s.json#/x"}}"##,
+    )]);
+    let mut r = Resolver::new(vec![]);
+    let (from, reference) = at(&mut r, &dir.path().join("doc.json"), "/a");
+    let e = r.resolve_ref(&from, &reference).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "doc.json:1:8: at /a/$ref: unresolvable $ref \"https://example.com/s.json#/x\": remote references are not supported"
+    );
+}
+
+/// A document using every kind of reference: method, param, error, tag and example by
+/// `$ref`, refs into extensions and schema insides, escapes, and another file that refers
+/// back.
+#[test]
+fn load_document_resolves_every_kind_of_reference() {
+    use rpcsmith_build::openrpc::ParamStructure;
+    use rpcsmith_build::{Options, load_document};
+
+    let doc = load_document("tests/fixtures/front/features.json", &Options::new()).unwrap();
+    assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
+    assert_eq!(doc.ref_count, 10);
+    assert_eq!(doc.resolver.file_count(), 2);
+    let names: Vec<&str> = doc.methods.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["ping", "pet.get", "notify"]);
+
+    let ping = &doc.methods[0];
+    assert_eq!(ping.location.pointer, "/x-methods/ping");
+    let pong = &ping.result.as_ref().unwrap().schema;
+    let mut resolver = doc.resolver;
+    let target = resolver.deref(pong).unwrap();
+    assert_eq!(target.pointer, "/x-schemas/Pong");
+
+    let get = &doc.methods[1];
+    assert_eq!(get.param_structure, ParamStructure::ByName);
+    assert_eq!(get.tags[0].name, "pets");
+    let id = &get.params[0];
+    assert_eq!((id.name.as_str(), id.required), ("id", true));
+    assert_eq!(id.site.pointer, "/methods/1/params/0");
+    assert_eq!(id.location.pointer, "/components/contentDescriptors/PetId");
+    assert_eq!(
+        id.schema.pointer,
+        "/components/contentDescriptors/PetId/schema"
+    );
+    let fields = resolver.deref(&get.params[1].schema).unwrap();
+    assert_eq!(fields.pointer, "/components/schemas/Pet/properties/a~1b");
+    let pet = resolver
+        .deref(&get.result.as_ref().unwrap().schema)
+        .unwrap();
+    assert_eq!(
+        resolver.display_path(pet.file),
+        Path::new("tests/fixtures/front/shared/types.json")
+    );
+    assert_eq!(pet.pointer, "/definitions/Pet Record");
+    let back = resolver.deref(&pet.key("properties").key("id")).unwrap();
+    assert_eq!(
+        back,
+        Location::new(ping.location.file, "/components/schemas/Id")
+    );
+    let codes: Vec<i64> = get.errors.iter().map(|e| e.error.code).collect();
+    assert_eq!(codes, [404, 2]);
+    assert_eq!(
+        get.errors[0].location.pointer,
+        "/components/errors/NotFound"
+    );
+    let example = &get.examples[0];
+    assert_eq!(example.params[0].example.value, Some(serde_json::json!(7)));
+    assert_eq!(
+        example.params[0].location.pointer,
+        "/components/examples/Id"
+    );
+    assert!(example.result.is_some());
+
+    let notify = &doc.methods[2];
+    assert!(notify.result.is_none());
+    assert_eq!(notify.extensions["x-notification"], true);
+    assert_eq!(
+        resolver.files_read().len(),
+        2,
+        "the root and shared/types.json, each once"
+    );
+}

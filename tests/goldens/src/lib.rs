@@ -1,0 +1,93 @@
+//! Every golden of `codegen/tests/golden/types/`, compiled under `#![deny(warnings)]` so a
+//! golden that stops compiling (or starts warning) cannot slip in.
+#![deny(warnings)]
+
+/// Generated from `codegen/tests/fixtures/types/all_of.json`.
+pub mod all_of {
+    include!("../../../codegen/tests/golden/types/all_of.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/any_and_never.json`.
+pub mod any_and_never {
+    include!("../../../codegen/tests/golden/types/any_and_never.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/arrays.json`.
+pub mod arrays {
+    include!("../../../codegen/tests/golden/types/arrays.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/constants.json`.
+pub mod constants {
+    include!("../../../codegen/tests/golden/types/constants.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/docs.json`.
+pub mod docs {
+    include!("../../../codegen/tests/golden/types/docs.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/enums.json`.
+pub mod enums {
+    include!("../../../codegen/tests/golden/types/enums.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/fallbacks.json`.
+pub mod fallbacks {
+    include!("../../../codegen/tests/golden/types/fallbacks.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/integers.json`.
+pub mod integers {
+    include!("../../../codegen/tests/golden/types/integers.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/maps.json`.
+pub mod maps {
+    include!("../../../codegen/tests/golden/types/maps.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/methods.json`.
+pub mod methods {
+    include!("../../../codegen/tests/golden/types/methods.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/names.json`.
+pub mod names {
+    include!("../../../codegen/tests/golden/types/names.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/nullable.json`.
+pub mod nullable {
+    include!("../../../codegen/tests/golden/types/nullable.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/one_of_external.json`.
+pub mod one_of_external {
+    include!("../../../codegen/tests/golden/types/one_of_external.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/one_of_internal.json`.
+pub mod one_of_internal {
+    include!("../../../codegen/tests/golden/types/one_of_internal.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/one_of_untagged.json`.
+pub mod one_of_untagged {
+    include!("../../../codegen/tests/golden/types/one_of_untagged.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/recursive.json`.
+pub mod recursive {
+    include!("../../../codegen/tests/golden/types/recursive.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/required_optional.json`.
+pub mod required_optional {
+    include!("../../../codegen/tests/golden/types/required_optional.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/type_arrays.json`.
+pub mod type_arrays {
+    include!("../../../codegen/tests/golden/types/type_arrays.rs");
+}
