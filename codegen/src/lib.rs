@@ -45,6 +45,7 @@ pub mod validate;
 mod format;
 mod naming;
 mod render;
+pub mod settings;
 mod types;
 pub mod typespace;
 
@@ -55,4 +56,5 @@ pub use document::Document;
 pub use error::{Diagnostic, Diagnostics, Error, ErrorKind, Severity};
 pub use load::{Options, load_document};
 pub use resolve::{FileId, Location, Resolver};
+pub use settings::{Override, ParamsBy, Settings};
 pub use types::{ExampleValue, Report, generate_types, render_types};

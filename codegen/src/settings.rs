@@ -1,0 +1,66 @@
+//! What one generation is asked to produce: the settings the `build.rs` builder and the
+//! CLI collect, and the pipeline reads.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::load::Options;
+
+/// Everything a generation run is configured with.
+///
+/// The build.rs builder (`configure()`) and the CLI fill it; the pipeline only reads it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Settings {
+    /// How the document is loaded: include directories for `$ref`s, strictness.
+    pub load: Options,
+    /// Emit the typed client (`<Doc>Client` and its batch builder).
+    pub client: bool,
+    /// Emit the server trait (`<Doc>Server`) and its dispatcher.
+    pub server: bool,
+    /// The module name (file stem of the output, `include_api!` name); by default
+    /// derived from the document's file name.
+    pub module: Option<String>,
+    /// How a method whose `paramStructure` is `either` (or absent) sends its params.
+    pub either_default: ParamsBy,
+    /// Per-schema overrides, keyed by the schema's JSON pointer in the root document
+    /// (`/components/schemas/Pet`) or `file#pointer` for another file.
+    pub overrides: BTreeMap<String, Override>,
+    /// A directory whose `*.hbs` files replace the built-in templates of the same name.
+    pub templates_dir: Option<PathBuf>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            load: Options::new(),
+            client: true,
+            server: true,
+            module: None,
+            either_default: ParamsBy::Name,
+            overrides: BTreeMap::new(),
+            templates_dir: None,
+        }
+    }
+}
+
+/// How params go on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamsBy {
+    /// An object keyed by param name.
+    Name,
+    /// An array in declaration order.
+    Position,
+}
+
+/// What to do differently for one schema.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Override {
+    /// Give the generated type this name instead of the derived one.
+    pub rename: Option<String>,
+    /// Do not generate a type: use this existing Rust path (`crate::money::Amount`).
+    pub replace: Option<String>,
+    /// Extra derives on the generated type (`schemars::JsonSchema`).
+    pub derives: Vec<String>,
+}
