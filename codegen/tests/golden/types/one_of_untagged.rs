@@ -21,8 +21,8 @@ pub mod types {
     #[serde(crate = "::rpcsmith::__private::serde")]
     #[serde(untagged)]
     pub enum BlockId {
-        BlockIdVariant4(BlockIdVariant4),
-        BlockIdVariant3(BlockIdVariant3),
+        BlockIdBlockNumber(BlockIdBlockNumber),
+        BlockIdBlockHash(BlockIdBlockHash),
         Tag(Tag),
         /// block number
         Integer(i64),
@@ -39,7 +39,7 @@ pub mod types {
         ::rpcsmith::__private::serde::Deserialize
     )]
     #[serde(crate = "::rpcsmith::__private::serde")]
-    pub struct BlockIdVariant3 {
+    pub struct BlockIdBlockHash {
         pub block_hash: ::std::string::String,
     }
     /// Generated from `#/components/schemas/BlockId/oneOf/3`.
@@ -52,7 +52,7 @@ pub mod types {
         ::rpcsmith::__private::serde::Deserialize
     )]
     #[serde(crate = "::rpcsmith::__private::serde")]
-    pub struct BlockIdVariant4 {
+    pub struct BlockIdBlockNumber {
         pub block_number: i64,
         pub require_canonical: bool,
     }
@@ -69,7 +69,7 @@ pub mod types {
     #[serde(untagged)]
     pub enum Loose {
         Array(::std::vec::Vec<::std::string::String>),
-        LooseVariant1(LooseVariant1),
+        LooseA(LooseA),
         Value(::rpcsmith::__private::serde_json::Value),
     }
     /// Generated from `#/components/schemas/Loose/anyOf/0`.
@@ -82,7 +82,7 @@ pub mod types {
         ::rpcsmith::__private::serde::Deserialize
     )]
     #[serde(crate = "::rpcsmith::__private::serde")]
-    pub struct LooseVariant1 {
+    pub struct LooseA {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub a: ::std::option::Option<::std::string::String>,
     }
