@@ -176,3 +176,13 @@ fn strict_turns_the_warnings_into_errors() {
     assert_eq!(kind, ErrorKind::Invalid);
     assert_eq!(text, lines(&PARAMS_WARNINGS));
 }
+
+#[test]
+fn a_document_that_is_not_an_object() {
+    let (kind, text) = failure("not_an_object.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Invalid);
+    assert_eq!(
+        text,
+        "tests/fixtures/broken/not_an_object.json:1:1: at (root): expected an object (an OpenRPC document), found an array"
+    );
+}

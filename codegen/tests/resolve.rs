@@ -134,29 +134,38 @@ fn remote_refs_are_refused() {
     );
 }
 
-/// A document using every kind of reference: method, param, error, tag and example by
-/// `$ref`, refs into extensions and schema insides, escapes, and another file that refers
-/// back.
-#[test]
-fn load_document_resolves_every_kind_of_reference() {
-    use rpcsmith_build::openrpc::ParamStructure;
-    use rpcsmith_build::{Options, load_document};
+const FEATURES: &str = "tests/fixtures/front/features.json";
 
-    let doc = load_document("tests/fixtures/front/features.json", &Options::new()).unwrap();
+/// A method given by `$ref` into an extension, with a result schema in another extension,
+/// and a notification keeping its `x-` members.
+#[test]
+fn methods_by_ref_and_notifications() {
+    let doc = rpcsmith_build::load_document(FEATURES, &rpcsmith_build::Options::new()).unwrap();
     assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
     assert_eq!(doc.ref_count, 10);
     assert_eq!(doc.resolver.file_count(), 2);
     let names: Vec<&str> = doc.methods.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(names, ["ping", "pet.get", "notify"]);
-
     let ping = &doc.methods[0];
     assert_eq!(ping.location.pointer, "/x-methods/ping");
-    let pong = &ping.result.as_ref().unwrap().schema;
     let mut resolver = doc.resolver;
-    let target = resolver.deref(pong).unwrap();
-    assert_eq!(target.pointer, "/x-schemas/Pong");
+    let pong = resolver
+        .deref(&ping.result.as_ref().unwrap().schema)
+        .unwrap();
+    assert_eq!(pong.pointer, "/x-schemas/Pong");
+    let notify = &doc.methods[2];
+    assert!(notify.result.is_none());
+    assert_eq!(notify.extensions["x-notification"], true);
+}
 
+/// Params, errors, tags and examples by `$ref`; refs into schema insides with `~1` and
+/// `%20`; another file that refers back.
+#[test]
+fn params_errors_tags_and_examples_by_ref() {
+    use rpcsmith_build::openrpc::ParamStructure;
+    let doc = rpcsmith_build::load_document(FEATURES, &rpcsmith_build::Options::new()).unwrap();
     let get = &doc.methods[1];
+    let mut resolver = doc.resolver;
     assert_eq!(get.param_structure, ParamStructure::ByName);
     assert_eq!(get.tags[0].name, "pets");
     let id = &get.params[0];
@@ -172,16 +181,11 @@ fn load_document_resolves_every_kind_of_reference() {
     let pet = resolver
         .deref(&get.result.as_ref().unwrap().schema)
         .unwrap();
-    assert_eq!(
-        resolver.display_path(pet.file),
-        Path::new("tests/fixtures/front/shared/types.json")
-    );
+    let shown = resolver.display_path(pet.file);
+    assert_eq!(shown, Path::new("tests/fixtures/front/shared/types.json"));
     assert_eq!(pet.pointer, "/definitions/Pet Record");
     let back = resolver.deref(&pet.key("properties").key("id")).unwrap();
-    assert_eq!(
-        back,
-        Location::new(ping.location.file, "/components/schemas/Id")
-    );
+    assert_eq!(back, Location::new(doc.root, "/components/schemas/Id"));
     let codes: Vec<i64> = get.errors.iter().map(|e| e.error.code).collect();
     assert_eq!(codes, [404, 2]);
     assert_eq!(
@@ -195,13 +199,5 @@ fn load_document_resolves_every_kind_of_reference() {
         "/components/examples/Id"
     );
     assert!(example.result.is_some());
-
-    let notify = &doc.methods[2];
-    assert!(notify.result.is_none());
-    assert_eq!(notify.extensions["x-notification"], true);
-    assert_eq!(
-        resolver.files_read().len(),
-        2,
-        "the root and shared/types.json, each once"
-    );
+    assert_eq!(resolver.files_read().len(), 2, "each file read once");
 }

@@ -343,6 +343,7 @@ fn fixture_verdicts_agree_with_the_meta_schemas() {
     assert_eq!(
         invalid,
         [
+            "not_an_object.json",
             "params.json",
             "structure.json",
             "unknown_type.json",

@@ -356,7 +356,10 @@ fn check(findings: &mut Findings<'_>, at: &Location, value: &Value, kind: Kind, 
         Kind::Schema => super::check_schema_into(findings, at, value),
         Kind::Obj(spec) => match value.as_object() {
             Some(object) => check_members(findings, at, object, spec),
-            None => mismatch(findings, &format!("an object (a {})", spec.what)),
+            None => mismatch(
+                findings,
+                &format!("an object ({} {})", article(spec.what), spec.what),
+            ),
         },
         Kind::OrRef(spec) => match value.as_object() {
             Some(object) if object.contains_key("$ref") => {
@@ -365,7 +368,11 @@ fn check(findings: &mut Findings<'_>, at: &Location, value: &Value, kind: Kind, 
             Some(object) => check_members(findings, at, object, spec),
             None => mismatch(
                 findings,
-                &format!("an object (a {} or a reference)", spec.what),
+                &format!(
+                    "an object ({} {} or a reference)",
+                    article(spec.what),
+                    spec.what
+                ),
             ),
         },
         Kind::Array(item) => match value.as_array() {
@@ -385,6 +392,14 @@ fn check(findings: &mut Findings<'_>, at: &Location, value: &Value, kind: Kind, 
             None => mismatch(findings, "an object"),
         },
         Kind::Str | Kind::Bool | Kind::Int => {}
+    }
+}
+
+/// "a" or "an", for a spec's name.
+fn article(what: &str) -> &'static str {
+    match what.bytes().next() {
+        Some(b'a' | b'e' | b'i' | b'o' | b'u' | b'O') => "an",
+        _ => "a",
     }
 }
 
