@@ -6,7 +6,7 @@
 //! `$ref` sits in a literal value (D10 writes schemas as error `data`) and where other
 //! files hold refs.
 
-use rpcsmith_build::{Location, Options, Resolver, corpus, load_document};
+use rpcsmith_build::{ErrorKind, Location, Options, Resolver, corpus, load_document};
 use serde_json::Value;
 
 /// Every object holding a string `$ref`, anywhere in the value at `at` (a blind walk,
@@ -68,4 +68,29 @@ fn every_corpus_document_loads_and_resolves() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Under `strict`, exactly the documents with warnings fail, each with its warnings now
+/// errors.
+#[test]
+fn strict_fails_exactly_the_documents_with_warnings() {
+    let Some(dir) = corpus::dir() else { return };
+    let mut failed = Vec::new();
+    for (id, path) in corpus::DOCUMENTS {
+        let mut options = Options::new();
+        for include in corpus::include_dirs(path) {
+            options = options.include_dir(dir.join(include));
+        }
+        let lenient = load_document(dir.join(path), &options).unwrap();
+        match load_document(dir.join(path), &options.strict(true)) {
+            Ok(_) => assert!(lenient.warnings.is_empty(), "{id}"),
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::Invalid);
+                assert_eq!(e.diagnostics().len(), lenient.warnings.len(), "{id}");
+                assert!(e.diagnostics().iter().all(|d| d.is_error()));
+                failed.push(*id);
+            }
+        }
+    }
+    assert_eq!(failed, ["D02", "D18", "D23"]);
 }

@@ -147,8 +147,9 @@ fn structure_errors_and_warnings_are_all_collected() {
     );
 }
 
-const PARAMS_WARNINGS: [&str; 3] = [
-    "tests/fixtures/broken/params.json:16:57: at /components/errors/Oops/description: unknown member \"description\" in the error object: ignored",
+const PARAMS_WARNINGS: [&str; 4] = [
+    "tests/fixtures/broken/params.json:17:57: at /components/errors/Oops/description: unknown member \"description\" in the error object: ignored",
+    "tests/fixtures/broken/params.json:13:35: at /methods/0/links/0/method: link to method \"nowhere\", which the document does not define",
     "tests/fixtures/broken/params.json:11:9: at /methods/0/params/2: duplicate param name \"from\" (first at #/methods/0/params/0): the later one is ignored",
     "tests/fixtures/broken/params.json:10:9: at /methods/0/params/1: required param \"to\" comes after optional param \"from\": positional calls must send null for \"from\"",
 ];
