@@ -187,3 +187,20 @@ fn a_document_that_is_not_an_object() {
         "tests/fixtures/broken/not_an_object.json:1:1: at (root): expected an object (an OpenRPC document), found an array"
     );
 }
+
+#[test]
+fn a_mistyped_member_is_an_error_even_where_absence_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("info.json");
+    std::fs::write(
+        &file,
+        r#"{"openrpc": "1.4.1", "info": "text", "methods": []}"#,
+    )
+    .unwrap();
+    let e = load_document(&file, &Options::new()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Invalid);
+    assert_eq!(
+        e.to_string(),
+        "info.json:1:22: at /info: expected an object (an info object), found a string"
+    );
+}

@@ -70,7 +70,7 @@ pub(crate) struct Field {
     name: &'static str,
     kind: Kind,
     required: bool,
-    /// The severity when it is missing (if required) or of the wrong type.
+    /// The severity when it is missing (if required) or empty (a name).
     level: Severity,
 }
 
@@ -337,9 +337,10 @@ pub(crate) fn check_expected(
 }
 
 fn check(findings: &mut Findings<'_>, at: &Location, value: &Value, kind: Kind, level: Severity) {
+    // A value of the wrong type is always an error: the typed model cannot read it.
     let mismatch = |findings: &mut Findings<'_>, expected: &str| {
         let message = format!("expected {expected}, found {}", kind_of(value));
-        findings.report(Rule::Structure, level, at, message);
+        findings.report(Rule::Structure, Error, at, message);
     };
     match kind {
         Kind::Any => {}
