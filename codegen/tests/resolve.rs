@@ -201,3 +201,104 @@ fn params_errors_tags_and_examples_by_ref() {
     assert!(example.result.is_some());
     assert_eq!(resolver.files_read().len(), 2, "each file read once");
 }
+
+/// The corpus quirks: Starknet's root-relative cross-file refs need an include directory
+/// (and fail precisely without one), its proving API refers document-relatively, and
+/// midnight-node's `#/definitions/…` resolve inside their component schema.
+#[test]
+fn corpus_cross_file_and_nested_definitions() {
+    use rpcsmith_build::{Options, corpus, load_document};
+    let Some(dir) = corpus::dir() else { return };
+    let trace = dir.join("starknet-specs/api/starknet_trace_api_openrpc.json");
+    let e = load_document(&trace, &Options::new()).unwrap_err();
+    let first = e.diagnostics()[0].to_string();
+    assert!(
+        first.contains(": unresolvable $ref \"./api/starknet_api_openrpc.json#/components/")
+            && first.ends_with(": file not found (tried api/starknet_api_openrpc.json)"),
+        "{first}"
+    );
+    let options = Options::new().include_dir(dir.join("starknet-specs"));
+    let mut doc = load_document(&trace, &options).unwrap();
+    assert_eq!(doc.resolver.file_count(), 2);
+    let read = doc.resolver.files_read();
+    let opened = read[1].to_string_lossy();
+    assert!(
+        opened.ends_with("/starknet-specs/api/starknet_api_openrpc.json"),
+        "{read:?}"
+    );
+    let errors: Vec<Location> = doc
+        .methods
+        .iter()
+        .flat_map(|m| &m.errors)
+        .map(|e| e.location.clone())
+        .collect();
+    let elsewhere = errors
+        .iter()
+        .find(|l| l.file != doc.root)
+        .expect("an error from the other file");
+    assert_eq!(
+        doc.resolver.display_path(elsewhere.file),
+        Path::new("starknet_api_openrpc.json")
+    );
+    let _ = doc.resolver.deref(elsewhere).unwrap();
+
+    let proving = dir.join("starknet-specs/proving-api/starknet_proving_api_openrpc.json");
+    let doc = load_document(&proving, &Options::new()).unwrap();
+    assert_eq!(doc.resolver.file_count(), 2);
+
+    let mut doc = load_document(dir.join("midnight-node/openrpc.json"), &Options::new()).unwrap();
+    let root = doc.root;
+    let schemas = Location::new(root, "/components/schemas");
+    let names: Vec<String> = doc
+        .resolver
+        .get(&schemas)
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let mut nested = 0;
+    for name in names {
+        let mut sites = Vec::new();
+        collect_refs(&doc.resolver, &schemas.key(&name), &mut sites);
+        for site in sites {
+            if doc
+                .resolver
+                .ref_at(&site)
+                .unwrap()
+                .starts_with("#/definitions/")
+            {
+                let target = doc.resolver.deref(&site).unwrap();
+                let inside = format!("/components/schemas/{name}/definitions/");
+                assert!(
+                    target.pointer.starts_with(&inside),
+                    "{} -> {}",
+                    site.pointer,
+                    target.pointer
+                );
+                nested += 1;
+            }
+        }
+    }
+    assert_eq!(nested, 4, "the MANIFEST counts 4 nested definitions refs");
+}
+
+fn collect_refs(resolver: &Resolver, at: &Location, out: &mut Vec<Location>) {
+    match resolver.get(at) {
+        Some(serde_json::Value::Object(members)) => {
+            if resolver.ref_at(at).is_some() {
+                out.push(at.clone());
+            }
+            for k in members.keys() {
+                collect_refs(resolver, &at.key(k), out);
+            }
+        }
+        Some(serde_json::Value::Array(items)) => {
+            for i in 0..items.len() {
+                collect_refs(resolver, &at.index(i), out);
+            }
+        }
+        _ => {}
+    }
+}
