@@ -15,7 +15,13 @@ pub(crate) struct TypesFile {
     pub(crate) module_attrs: Vec<String>,
     /// Items, sorted by name.
     pub(crate) items: Vec<Item>,
+    /// Whether a field is required and nullable: the module then has the helper that
+    /// makes serde refuse the field's absence (serde takes a missing `Option` as `None`).
+    pub(crate) required_nullable: bool,
 }
+
+/// The helper named by required nullable fields (`deserialize_with`).
+pub(crate) const REQUIRED_NULLABLE: &str = "required_nullable";
 
 /// One named type. Exactly one `is_*` flag is set.
 #[derive(Debug, Default, Serialize)]
@@ -85,9 +91,18 @@ pub(crate) fn types_file(space: &TypeSpace) -> TypesFile {
         .map(|(def, &eq)| item(def, eq, defs))
         .collect();
     items.sort_by(|a, b| a.name.cmp(&b.name));
+    let helper = format!("deserialize_with = \"{REQUIRED_NULLABLE}\"");
+    let required_nullable = items.iter().any(|i| {
+        let in_variants = i.variants.iter().flat_map(|v| &v.fields);
+        i.fields
+            .iter()
+            .chain(in_variants)
+            .any(|f| f.attrs.iter().any(|a| a.contains(&helper)))
+    });
     TypesFile {
         module_attrs: MODULE_ATTRS.iter().map(|s| (*s).to_owned()).collect(),
         items,
+        required_nullable,
     }
 }
 
@@ -211,6 +226,10 @@ fn field(f: &Field, vis: &str, namer: &mut Namer, defs: &[TypeDef]) -> FieldView
             "#[serde(default, skip_serializing_if = \"::std::option::Option::is_none\")]"
                 .to_owned(),
         );
+    } else if f.required && matches!(f.ty, Ty::Option(_)) {
+        attrs.push(format!(
+            "#[serde(deserialize_with = \"{REQUIRED_NULLABLE}\")]"
+        ));
     }
     if f.docs.deprecated {
         attrs.push("#[deprecated]".to_owned());

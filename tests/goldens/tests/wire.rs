@@ -44,6 +44,10 @@ fn nullable_fields_take_null() {
     use nullable::types::Nullables;
     same::<Nullables>(json!({"a": null, "b": "x", "c": 3, "d": {"x": 1.5, "y": 2.0}}));
     same::<Nullables>(json!({"a": null, "b": null, "c": null, "d": null, "e": 7}));
+    refused::<Nullables>(
+        json!({"b": null, "c": null, "d": null}),
+        "missing field `a`",
+    );
 }
 
 #[test]
