@@ -74,10 +74,12 @@ pub(crate) struct IntVariant {
 }
 
 /// Lint levels for the generated module: deprecated items are used by the module's own
-/// code; fields and variants without a description have no docs; and clippy style lints
-/// that depend on the document's wording.
+/// code; fields and variants without a description have no docs; and clippy and rustdoc
+/// lints that depend on the document's wording (its descriptions are Markdown written
+/// for other tools: links, HTML and URLs are kept as written).
 const MODULE_ATTRS: &[&str] = &[
     "#![allow(deprecated, missing_docs)]",
+    "#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls, rustdoc::invalid_rust_codeblocks, rustdoc::redundant_explicit_links)]",
     "#![allow(clippy::large_enum_variant, clippy::enum_variant_names, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::empty_docs, clippy::struct_field_names)]",
 ];
 
