@@ -176,11 +176,12 @@ fn method_examples(cx: &mut Converter<'_>, at: &Location, types: &MethodTypes) {
             };
             record(cx, &example.key("value"), param.ty.clone());
         }
-        if let (Some(result), Some(ty)) = (cx.resolver.get(&pairing.key("result")), &types.result) {
-            let _ = result;
-            if let Some(example) = cx.deref(&pairing.key("result")) {
-                record(cx, &example.key("value"), ty.clone());
-            }
+        let Some(ty) = &types.result else { continue };
+        if cx.resolver.get(&pairing.key("result")).is_none() {
+            continue;
+        }
+        if let Some(example) = cx.deref(&pairing.key("result")) {
+            record(cx, &example.key("value"), ty.clone());
         }
     }
 }
