@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::rust::{derives, doc_attrs, eq_types, string_literal, ty_expr, type_docs};
+use super::rust::{Traits, derives, doc_attrs, eq_types, string_literal, ty_expr, type_docs};
 use crate::naming::{Namer, field_name, type_name};
 use crate::typespace::{
     Enum, Field, Kind, Payload, Struct, Tagging, Ty, TypeDef, TypeSpace, VariantHint,
@@ -120,7 +120,12 @@ fn item(def: &TypeDef, eq: bool, defs: &[TypeDef]) -> Item {
     };
     match &def.kind {
         Kind::Struct(s) => {
-            attrs.extend(derives(eq, false));
+            let default = s.flattened.is_empty() && s.fields.iter().all(|f| !f.required);
+            attrs.extend(derives(Traits {
+                eq,
+                copy: false,
+                default,
+            }));
             if s.deny_unknown {
                 attrs.push("#[serde(deny_unknown_fields)]".to_owned());
             }
@@ -129,13 +134,21 @@ fn item(def: &TypeDef, eq: bool, defs: &[TypeDef]) -> Item {
         }
         Kind::Enum(e) => {
             let copy = e.variants.iter().all(|v| v.payload == Payload::Unit);
-            attrs.extend(derives(eq, copy));
+            attrs.extend(derives(Traits {
+                eq,
+                copy,
+                default: false,
+            }));
             attrs.extend(tagging(&e.tagging));
             item.is_enum = true;
             item.variants = variants(e, defs);
         }
         Kind::Never => {
-            attrs.extend(derives(true, true));
+            attrs.extend(derives(Traits {
+                eq: true,
+                copy: true,
+                default: false,
+            }));
             item.is_enum = true;
         }
         Kind::IntEnum(values) => int_enum(&mut item, &mut attrs, values),
@@ -144,7 +157,11 @@ fn item(def: &TypeDef, eq: bool, defs: &[TypeDef]) -> Item {
             item.target = ty_expr(t, defs);
         }
         Kind::Newtype(t) => {
-            attrs.extend(derives(eq, false));
+            attrs.extend(derives(Traits {
+                eq,
+                copy: false,
+                default: false,
+            }));
             attrs.push("#[serde(transparent)]".to_owned());
             item.is_newtype = true;
             item.target = ty_expr(t, defs);

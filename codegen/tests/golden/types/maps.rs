@@ -27,6 +27,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -42,6 +43,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -77,6 +79,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,

@@ -46,6 +46,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -60,6 +61,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,

@@ -48,6 +48,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -62,6 +63,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -78,6 +80,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::rpcsmith::__private::serde::Serialize,
         ::rpcsmith::__private::serde::Deserialize
@@ -91,6 +94,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -105,6 +109,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::rpcsmith::__private::serde::Serialize,
         ::rpcsmith::__private::serde::Deserialize

@@ -83,6 +83,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,

@@ -20,6 +20,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::rpcsmith::__private::serde::Serialize,
         ::rpcsmith::__private::serde::Deserialize
