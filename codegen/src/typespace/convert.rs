@@ -270,7 +270,7 @@ impl Converter<'_> {
             found.push((v.clone(), at.key("default")));
         }
         for (value, place) in found {
-            let origin = self.resolver.describe(&place, self.root);
+            let origin = self.origin(&place);
             self.examples.push(Example {
                 ty: ty.clone(),
                 value,

@@ -174,13 +174,34 @@ impl<'r> Converter<'r> {
         self.defs.push(TypeDef {
             name: String::new(),
             candidates,
-            origin: self.resolver.describe(at, self.root),
+            origin: self.origin(at),
             docs: Docs::of(&schema),
             validation: Validation::of(&schema),
             kind: Kind::Never,
         });
         self.origins.push(at.clone());
         id
+    }
+
+    /// `file#pointer` of `at` for generated docs and reports: `#pointer` in the document,
+    /// and other files relative to the document's directory (so the output does not
+    /// depend on the directory the generator runs in).
+    fn origin(&self, at: &Location) -> String {
+        if at.file == self.root {
+            return format!("#{}", at.pointer);
+        }
+        let file = self.resolver.display_path(at.file);
+        let base = self
+            .resolver
+            .display_path(self.root)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        let shown = file.strip_prefix(base).unwrap_or(file);
+        let shown: Vec<String> = shown
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        format!("{}#{}", shown.join("/"), at.pointer)
     }
 
     /// Fills in a reserved type.

@@ -188,7 +188,7 @@ fn method_examples(cx: &mut Converter<'_>, at: &Location, types: &MethodTypes) {
 
 fn record(cx: &mut Converter<'_>, at: &Location, ty: Ty) {
     if let Some(value) = cx.resolver.get(at).cloned() {
-        let origin = cx.resolver.describe(at, cx.root);
+        let origin = cx.origin(at);
         cx.examples.push(Example { ty, value, origin });
     }
 }

@@ -207,3 +207,10 @@ fn explicit_additional_properties_are_kept() {
     use maps::types::OpenEnded;
     same::<OpenEnded>(json!({"justification": "j", "periodAmount": "0x1", "n": 3}));
 }
+
+#[test]
+fn types_from_other_files_are_shared() {
+    use cross_file::types::{Account, Transfer};
+    same::<Transfer>(json!({"from": {"address": "0x1"}, "to": {"address": "0x2", "nonce": 1}}));
+    let _: Account = serde_json::from_value(json!({"address": "0x1"})).unwrap();
+}
