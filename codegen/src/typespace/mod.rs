@@ -24,6 +24,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use crate::document::Document;
 use crate::error::Diagnostic;
 use crate::naming::Namer;
 use crate::resolve::{FileId, Location, Resolver};
@@ -56,13 +57,19 @@ pub struct TypeSpace {
 }
 
 impl TypeSpace {
-    /// Converts every schema reachable from the document `root` (methods' params, results,
+    /// Converts every schema reachable from a loaded document (methods' params, results,
     /// errors' `data`, and `components`), then names the types and breaks cycles.
     ///
     /// Problems are collected, not returned: see [`TypeSpace::diagnostics`].
-    pub fn build(resolver: &mut Resolver, root: FileId) -> TypeSpace {
-        let mut cx = Converter::new(resolver, root);
-        let methods = roots::convert_document(&mut cx, root);
+    pub fn build(document: &mut Document) -> TypeSpace {
+        let Document {
+            resolver,
+            root,
+            methods,
+            ..
+        } = document;
+        let mut cx = Converter::new(resolver, *root);
+        let methods = roots::convert_document(&mut cx, *root, methods);
         let mut space = TypeSpace {
             defs: cx.defs,
             methods,
