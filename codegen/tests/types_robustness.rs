@@ -71,3 +71,25 @@ fn deeply_nested_schemas_generate() {
     let source = generate(json!({ "Deep": schema })).expect("generates");
     assert!(source.contains("pub struct Deep {"));
 }
+
+#[test]
+fn schemas_with_the_same_type_list_stay_apart() {
+    let source = generate(json!({
+        "Holder": {
+            "type": "object",
+            "properties": {
+                "a": { "type": ["string", "object"], "properties": { "x": { "type": "string" } } },
+                "b": { "type": ["string", "object"], "properties": { "y": { "type": "string" } } }
+            }
+        }
+    }))
+    .expect("generates");
+    assert!(
+        source.contains("pub a: ::std::option::Option<HolderAKind>"),
+        "{source}"
+    );
+    assert!(
+        source.contains("pub b: ::std::option::Option<HolderBKind>"),
+        "{source}"
+    );
+}
