@@ -18,7 +18,7 @@
 //!   other `rpc.*` name `-32601`; a dispatcher never sees them.
 //! - **Every call** gets a [`Context`] (method, id, metadata, typed extensions), passes
 //!   through the [`Middleware`] chain, and runs inside a `tracing` span named `call` at
-//!   debug level, with the method as a field.
+//!   debug level, with the method and the id (its JSON text) as fields.
 
 mod batch;
 mod call;
