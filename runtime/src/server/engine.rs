@@ -259,3 +259,21 @@ impl fmt::Debug for Connection {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::{Context, Reply};
+
+    fn shareable<T: Send + Sync + 'static>() {}
+    fn sendable<T: Send + 'static>() {}
+
+    #[test]
+    fn handles_are_shareable_across_threads() {
+        shareable::<Server>();
+        shareable::<Connection>();
+        shareable::<Context>();
+        shareable::<Encoded>();
+        sendable::<Reply>();
+    }
+}
