@@ -270,3 +270,85 @@ async fn a_message_over_the_limit_is_refused_and_the_connection_goes_on() {
         assert_eq!(small, ["y"], "{wire:?}");
     }
 }
+
+/// A TCP server of [`ServerSide`] with `codec`, serving until the test ends.
+async fn raw_server(codec: Codec) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let builder = Peer::builder().serve(Server::new(ServerSide::default()));
+    tokio::spawn(stream::serve_tcp(
+        listener,
+        builder,
+        codec,
+        std::future::pending(),
+    ));
+    address
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_lines_are_answered_and_the_connection_survives() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let address = raw_server(Codec::Newline).await;
+    let mut socket = BufReader::new(tokio::net::TcpStream::connect(address).await.unwrap());
+    let input =
+        "not json\n{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[1,2],\"id\":\"a\"}\n";
+    socket.get_mut().write_all(input.as_bytes()).await.unwrap();
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        tokio::time::timeout(PATIENCE, socket.read_line(&mut line))
+            .await
+            .unwrap()
+            .unwrap();
+        answers.push(serde_json::from_str::<serde_json::Value>(&line).unwrap());
+    }
+    // Calls run concurrently, so the answers may come in either order.
+    answers.sort_by_key(|answer| answer["id"].is_null());
+    assert_eq!(
+        answers[0],
+        serde_json::json!({"jsonrpc": "2.0", "result": 3, "id": "a"})
+    );
+    assert_eq!(answers[1]["error"]["code"], -32700);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_header_closes_only_its_connection() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = raw_server(Codec::ContentLength).await;
+    let bystander = stream::connect_tcp(Peer::builder(), Codec::ContentLength, address)
+        .await
+        .unwrap();
+    let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
+    socket
+        .write_all(b"Content-Length: many\r\n\r\n{}")
+        .await
+        .unwrap();
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(PATIENCE, socket.read_to_end(&mut rest)).await;
+    assert!(
+        matches!(read, Ok(Ok(0))),
+        "closed without an answer: {read:?}"
+    );
+    let sum: i64 = bystander.client().request("add", &[1, 2]).await.unwrap();
+    assert_eq!(sum, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_to_a_peer_that_serves_nothing_are_method_not_found() {
+    let (near, far) = tokio::io::duplex(1024);
+    let (read, write) = tokio::io::split(far);
+    let quiet = Peer::builder().framed(Codec::Newline, read, write);
+    let (read, write) = tokio::io::split(near);
+    let caller = Peer::builder().framed(Codec::Newline, read, write);
+    let outcome = caller.client().request::<(), _>("anything", &()).await;
+    assert!(
+        matches!(outcome, Err(Error::Undeclared(ref e)) if e.code == -32601),
+        "{outcome:?}"
+    );
+    // Dropping one end closes the other.
+    drop(quiet);
+    tokio::time::timeout(PATIENCE, caller.closed())
+        .await
+        .unwrap();
+    assert!(caller.is_closed());
+}

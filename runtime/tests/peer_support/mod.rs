@@ -42,6 +42,7 @@ impl Dispatch for ServerSide {
     fn call(&self, method: &str, params: Option<&RawValue>, cx: Context) -> Reply {
         let reply = match method {
             "add" => decode::<(i64, i64)>(params).map(|(a, b)| Reply::ok(&(a + b))),
+            "aborted" => Ok(Reply::ok(&self.aborted.load(Ordering::SeqCst))),
             "echo" => decode::<serde_json::Value>(params).map(|v| Reply::ok(&v)),
             "hang" => {
                 self.started.fetch_add(1, Ordering::SeqCst);

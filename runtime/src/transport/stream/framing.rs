@@ -290,3 +290,124 @@ pub(crate) async fn put_frame<W: AsyncWrite + Unpin>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every frame of `input` (at most 64 reads), as text or the error's class.
+    async fn frames(input: &[u8], codec: Codec, max: usize) -> Vec<String> {
+        let mut reader = FrameReader::new(input, codec, max);
+        let mut out = Vec::new();
+        for _ in 0..64 {
+            match reader.read().await {
+                Ok(Some(frame)) => out.push(String::from_utf8_lossy(&frame).into_owned()),
+                Ok(None) => return out,
+                Err(FrameError::TooLarge { .. }) => out.push("<too large>".to_owned()),
+                Err(FrameError::Malformed(_)) => {
+                    out.push("<malformed>".to_owned());
+                    return out;
+                }
+                Err(FrameError::Io(_)) => {
+                    out.push("<io>".to_owned());
+                    return out;
+                }
+            }
+        }
+        out
+    }
+
+    fn run<T>(future: impl std::future::Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .map(|runtime| runtime.block_on(future))
+            .unwrap_or_else(|e| panic!("runtime: {e}"))
+    }
+
+    #[test]
+    fn newline_frames() {
+        let input = b"{\"a\":1}\n\r\n  \n{\"b\":2}\r\n0123456789ABC\n{\"c\":3}";
+        assert_eq!(
+            run(frames(input, Codec::Newline, 10)),
+            ["{\"a\":1}", "{\"b\":2}", "<too large>", "{\"c\":3}"]
+        );
+        assert_eq!(
+            run(frames(b"0123456789ABCDEF", Codec::Newline, 10)),
+            ["<too large>"]
+        );
+        assert!(run(frames(b"", Codec::Newline, 10)).is_empty());
+    }
+
+    #[test]
+    fn content_length_frames() {
+        let input =
+            b"Content-Length: 7\r\n\r\n{\"a\":1}content-length:3\r\nContent-Type: x\r\n\r\n[1]";
+        assert_eq!(
+            run(frames(input, Codec::ContentLength, 10)),
+            ["{\"a\":1}", "[1]"]
+        );
+        let big = b"Content-Length: 20\r\n\r\n01234567890123456789Content-Length: 2\r\n\r\n{}";
+        assert_eq!(
+            run(frames(big, Codec::ContentLength, 10)),
+            ["<too large>", "{}"]
+        );
+    }
+
+    #[test]
+    fn broken_content_length_headers() {
+        let cases: &[&[u8]] = &[
+            b"Content-Length: x\r\n\r\n{}",
+            b"\r\n{}",
+            b"{\"jsonrpc\":\"2.0\"}\r\n\r\n",
+            b"Content-Length: 99999999999999999999999\r\n\r\n",
+            b"Content-Length: -1\r\n\r\n",
+        ];
+        for case in cases {
+            assert_eq!(run(frames(case, Codec::ContentLength, 10)), ["<malformed>"]);
+        }
+        let long_header = [b"X-Long: ".as_slice(), &[b'a'; 2000], b"\r\n\r\n"].concat();
+        assert_eq!(
+            run(frames(&long_header, Codec::ContentLength, 10)),
+            ["<malformed>"]
+        );
+        let truncated = b"Content-Length: 5\r\n\r\n{}";
+        assert_eq!(run(frames(truncated, Codec::ContentLength, 10)), ["<io>"]);
+        let truncated_big = b"Content-Length: 50\r\n\r\n{}";
+        assert_eq!(
+            run(frames(truncated_big, Codec::ContentLength, 10)),
+            ["<io>"]
+        );
+    }
+
+    #[test]
+    fn written_frames_read_back() {
+        let messages: &[&[u8]] = &[b"{\"a\":\n 1}", b"[]", b"{\"s\":\"\\n\"}"];
+        for codec in [Codec::Newline, Codec::ContentLength] {
+            let mut wire = Vec::new();
+            for message in messages {
+                run(write_frame(&mut wire, codec, message)).unwrap();
+            }
+            let read = run(frames(&wire, codec, 100));
+            assert_eq!(
+                read[0],
+                if codec == Codec::Newline {
+                    "{\"a\":  1}"
+                } else {
+                    "{\"a\":\n 1}"
+                }
+            );
+            assert_eq!(read[1..], ["[]", "{\"s\":\"\\n\"}"]);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_bytes_end_in_frames_or_an_error(input in proptest::collection::vec(any::<u8>(), 0..256)) {
+            for codec in [Codec::Newline, Codec::ContentLength] {
+                let read = run(frames(&input, codec, 32));
+                prop_assert!(read.len() < 64);
+            }
+        }
+    }
+}
