@@ -266,11 +266,13 @@ impl Client {
         self.shared.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
+    #[cfg(feature = "stream")]
     /// An inbox for this client's pending calls, as [`Transport::attach`] receives.
     pub(crate) fn inbox(&self) -> Inbox {
         Inbox::new(&self.shared.pending)
     }
 
+    #[cfg(feature = "stream")]
     /// A handle that does not keep the client (and so its connection) alive.
     pub(crate) fn downgrade(&self) -> WeakClient {
         WeakClient {
@@ -281,12 +283,14 @@ impl Client {
 }
 
 /// A [`Client`] that does not keep its connection alive; see [`Client::downgrade`].
+#[cfg(feature = "stream")]
 #[derive(Clone)]
 pub(crate) struct WeakClient {
     shared: std::sync::Weak<Shared>,
     timeout: Duration,
 }
 
+#[cfg(feature = "stream")]
 impl WeakClient {
     /// The client, while any clone of it lives.
     pub(crate) fn upgrade(&self) -> Option<Client> {

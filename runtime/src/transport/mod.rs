@@ -32,6 +32,8 @@ pub mod memory;
 pub mod peer;
 #[cfg(feature = "stream")]
 pub mod stream;
+#[cfg(feature = "ws")]
+pub mod ws;
 
 pub use error::{Error, ErrorKind};
 

@@ -43,6 +43,12 @@ impl Dispatch for ServerSide {
         let reply = match method {
             "add" => decode::<(i64, i64)>(params).map(|(a, b)| Reply::ok(&(a + b))),
             "aborted" => Ok(Reply::ok(&self.aborted.load(Ordering::SeqCst))),
+            // The value of header `x-test` on the connection's (upgrade) request.
+            "header" => Ok(Reply::ok(
+                &cx.headers()
+                    .and_then(|h| h.get("x-test"))
+                    .and_then(|v| v.to_str().ok()),
+            )),
             "echo" => decode::<serde_json::Value>(params).map(|v| Reply::ok(&v)),
             "hang" => {
                 self.started.fetch_add(1, Ordering::SeqCst);

@@ -31,6 +31,9 @@ pub(crate) struct Reader {
     pub(crate) connection: Connection,
     pub(crate) outbox: mpsc::Sender<Bytes>,
     pub(crate) cancel: bool,
+    /// Whether the end of this connection is the end of the client (else the transport
+    /// reconnects, and only the pending calls fail).
+    pub(crate) final_connection: bool,
 }
 
 type Shared = Arc<Mutex<Running>>;
@@ -58,7 +61,11 @@ impl Reader {
                 Received::Closed => break,
             }
         }
-        self.inbox.close();
+        if self.final_connection {
+            self.inbox.close();
+        } else {
+            self.inbox.fail_pending();
+        }
     }
 
     fn route(&self, running: &Shared, message: Bytes) {

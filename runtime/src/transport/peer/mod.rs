@@ -33,6 +33,8 @@
 mod inbound;
 mod link;
 mod outbound;
+#[cfg(feature = "ws")]
+mod switch;
 pub(crate) mod wire;
 
 use crate::client::{self, Client, WeakClient};
@@ -46,6 +48,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+#[cfg(feature = "ws")]
+pub use switch::Reconnect;
+#[cfg(feature = "ws")]
+pub(crate) use switch::reconnecting;
 use tokio::sync::{mpsc, watch};
 use wire::{Incoming, Outgoing};
 
@@ -56,12 +62,12 @@ const DEFAULT_MAX_MESSAGE: usize = 10 << 20;
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct Builder {
-    server: Option<Server>,
-    metadata: Metadata,
-    cancel: Option<bool>,
-    timeout: Duration,
+    pub(crate) server: Option<Server>,
+    pub(crate) metadata: Metadata,
+    pub(crate) cancel: Option<bool>,
+    pub(crate) timeout: Duration,
     max_message_size: Option<usize>,
-    queue: usize,
+    pub(crate) queue: usize,
     hub: Option<Hub>,
 }
 
@@ -159,6 +165,7 @@ impl Builder {
             connection: server.connection(metadata),
             outbox,
             cancel,
+            final_connection: true,
         };
         let (closed_sender, closed) = watch::channel(false);
         let task = tokio::spawn(async move {
@@ -166,7 +173,7 @@ impl Builder {
             let _ = closed_sender.send(true);
         });
         let _ = slots.reader.set(task.abort_handle());
-        tokio::spawn(outbound::write_all(queue, outgoing, client.inbox()));
+        tokio::spawn(outbound::write_all(queue, outgoing, client.inbox(), true));
         if let Some(hub) = &self.hub {
             hub.insert(&client);
         }

@@ -34,6 +34,16 @@ pub(crate) trait Outgoing: Send + 'static {
     fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send;
     /// Ends the stream in an orderly way (a WebSocket close frame, a write shutdown).
     fn close(&mut self) -> impl Future<Output = ()> + Send;
+
+    /// How often to [`ping`](Self::ping) an idle connection; `None` (the default) never.
+    fn keep_alive(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// Sends a keep-alive probe (a WebSocket ping).
+    fn ping(&mut self) -> impl Future<Output = io::Result<()>> + Send {
+        std::future::ready(Ok(()))
+    }
 }
 
 /// What a received message is.
