@@ -106,8 +106,33 @@ pub(crate) fn parse<'a, T>(
     match top {
         Ok(top) => Ok(top),
         Err(_) if too_large.get() => Err(ParseError::BatchTooLarge),
-        Err(_) => Err(ParseError::Syntax),
+        Err(_) => recover(text, max_batch, convert),
     }
+}
+
+/// After a failed parse: valid JSON that serde_json still refuses to read as a value (a
+/// number out of `f64` range, like `1e400`, where a scalar was read) is not a request, but
+/// it is not a parse error either. Only text that skips as JSON gets here; each batch
+/// member is then read on its own.
+#[cold]
+fn recover<'a, T>(
+    text: &'a str,
+    max_batch: usize,
+    convert: fn(Member<'a>) -> T,
+) -> Result<Top<T>, ParseError> {
+    if serde_json::from_str::<IgnoredAny>(text).is_err() {
+        return Err(ParseError::Syntax);
+    }
+    let Ok(members) = serde_json::from_str::<Vec<&'a RawValue>>(text) else {
+        return Ok(Top::Single(convert(Member::Other)));
+    };
+    if members.len() > max_batch {
+        return Err(ParseError::BatchTooLarge);
+    }
+    let read = |raw: &'a RawValue| serde_json::from_str(raw.get()).unwrap_or(Member::Other);
+    Ok(Top::Batch(
+        members.into_iter().map(|raw| convert(read(raw))).collect(),
+    ))
 }
 
 /// A member that should be a string: its text (borrowed unless it has escapes), or `None`
