@@ -123,16 +123,57 @@ fn recover<'a, T>(
     if serde_json::from_str::<IgnoredAny>(text).is_err() {
         return Err(ParseError::Syntax);
     }
-    let Ok(members) = serde_json::from_str::<Vec<&'a RawValue>>(text) else {
+    if !text.trim_start().starts_with('[') {
         return Ok(Top::Single(convert(Member::Other)));
-    };
-    if members.len() > max_batch {
-        return Err(ParseError::BatchTooLarge);
     }
-    let read = |raw: &'a RawValue| serde_json::from_str(raw.get()).unwrap_or(Member::Other);
-    Ok(Top::Batch(
-        members.into_iter().map(|raw| convert(read(raw))).collect(),
-    ))
+    let too_large = Cell::new(false);
+    let seed = RawMembers {
+        max_batch,
+        too_large: &too_large,
+    };
+    match seed.deserialize(&mut serde_json::Deserializer::from_str(text)) {
+        Ok(members) => {
+            let read = |raw: &'a RawValue| serde_json::from_str(raw.get()).unwrap_or(Member::Other);
+            Ok(Top::Batch(
+                members.into_iter().map(|raw| convert(read(raw))).collect(),
+            ))
+        }
+        Err(_) if too_large.get() => Err(ParseError::BatchTooLarge),
+        Err(_) => Err(ParseError::Syntax),
+    }
+}
+
+/// A batch's members as raw JSON, refusing more than `max_batch` of them as they come.
+struct RawMembers<'c> {
+    max_batch: usize,
+    too_large: &'c Cell<bool>,
+}
+
+impl<'de> DeserializeSeed<'de> for RawMembers<'_> {
+    type Value = Vec<&'de RawValue>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RawMembers<'_> {
+    type Value = Vec<&'de RawValue>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a batch")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut members = Vec::new();
+        while let Some(member) = seq.next_element::<&'de RawValue>()? {
+            if members.len() == self.max_batch {
+                self.too_large.set(true);
+                return Err(de::Error::custom("batch too large"));
+            }
+            members.push(member);
+        }
+        Ok(members)
+    }
 }
 
 /// A member that should be a string: its text (borrowed unless it has escapes), or `None`
