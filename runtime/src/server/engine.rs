@@ -111,7 +111,9 @@ impl Server {
         }
     }
 
-    /// Handles one message as if it came on a connection of its own.
+    /// Handles one message as if it came on a connection of its own: its calls are the
+    /// only ones [`Limits::max_in_flight`] counts. Transports with long-lived connections
+    /// should hold a [`Server::connection`] instead.
     pub fn handle<'a>(
         &'a self,
         message: &'a [u8],
