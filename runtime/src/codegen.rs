@@ -275,14 +275,11 @@ pub fn error_with_data<D: Serialize + ?Sized>(
     error
 }
 
-/// Decodes the `data` of an error object as `D`.
-///
-/// # Errors
-///
-/// When there is no data or it does not decode as `D`.
-pub fn error_data<D: DeserializeOwned>(error: &ErrorObject) -> Result<D, ()> {
+/// Decodes the `data` of an error object as `D`; `None` when it does not decode (or
+/// there is none and `D` does not accept `null`).
+pub fn error_data<D: DeserializeOwned>(error: &ErrorObject) -> Option<D> {
     let raw = error.data.as_deref().map_or("null", RawValue::get);
-    serde_json::from_str(raw).map_err(|_| ())
+    serde_json::from_str(raw).ok()
 }
 
 impl From<Infallible> for ErrorObject {
@@ -376,7 +373,7 @@ mod tests {
         assert_eq!(other.unwrap_err().code, 7);
         assert_eq!(answer::<u8, Infallible>(Ok(3)).unwrap().json(), "3");
         let e = error_with_data(1, "m", &[1, 2]);
-        assert_eq!(error_data::<Vec<u8>>(&e), Ok(vec![1, 2]));
-        assert_eq!(error_data::<String>(&e), Err(()));
+        assert_eq!(error_data::<Vec<u8>>(&e), Some(vec![1, 2]));
+        assert_eq!(error_data::<String>(&e), None);
     }
 }
