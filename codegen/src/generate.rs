@@ -9,6 +9,7 @@ use crate::load::load_document;
 use crate::render::Renderer;
 use crate::service::Services;
 use crate::settings::Settings;
+use crate::types::{ExampleValue, examples};
 use crate::typespace::TypeSpace;
 
 /// One generated module, and what it took to make it.
@@ -29,6 +30,8 @@ pub struct Generated {
     pub methods: usize,
     /// How many schemas fell back to `serde_json::Value` (each also a warning).
     pub fallbacks: usize,
+    /// Every example and default of the document, with its Rust type.
+    pub examples: Vec<ExampleValue>,
 }
 
 /// Generates the module for the OpenRPC document at `path`: its types, and the typed
@@ -71,6 +74,7 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
         types: space.defs().len(),
         methods: document.methods.len(),
         fallbacks: space.fallback_count(),
+        examples: examples(&space),
     })
 }
 
