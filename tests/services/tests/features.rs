@@ -9,7 +9,8 @@ use std::time::Duration;
 use rpcsmith::client::{Client, Error};
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Failure, Server};
-use rpcsmith::transport::{http, memory};
+use rpcsmith::transport::peer::Peer;
+use rpcsmith::transport::{http, memory, stream, ws};
 use rpcsmith_services::features::{
     DivideError, FeaturesClient, FeaturesDispatcher, FeaturesServer, types,
 };
@@ -124,6 +125,51 @@ async fn over_http() -> Fixture {
     let transport = http::Client::new(&url).unwrap();
     Fixture {
         client: FeaturesClient::new(Client::new(transport)),
+        logs,
+        _stop: Some(stop),
+    }
+}
+
+/// Over WebSocket: the server on the HTTP port, the client a symmetric peer.
+async fn over_ws() -> Fixture {
+    let (server, logs) = server();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let service = http::Service::new(server).websocket(Peer::builder(), ws::Settings::default());
+    tokio::spawn(http::serve(listener, service, async {
+        let _ = stopped.await;
+    }));
+    let peer = ws::connect(url, Peer::builder(), &ws::Settings::default())
+        .await
+        .unwrap();
+    Fixture {
+        client: FeaturesClient::new(peer.into_client()),
+        logs,
+        _stop: Some(stop),
+    }
+}
+
+/// Over TCP with `Content-Length` framing, as language servers frame their messages.
+async fn over_tcp() -> Fixture {
+    let (server, logs) = server();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let codec = stream::Codec::ContentLength;
+    tokio::spawn(stream::serve_tcp(
+        listener,
+        Peer::builder().serve(server),
+        codec,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    let peer = stream::connect_tcp(Peer::builder(), codec, address)
+        .await
+        .unwrap();
+    Fixture {
+        client: FeaturesClient::new(peer.into_client()),
         logs,
         _stop: Some(stop),
     }
@@ -356,4 +402,44 @@ async fn discover_over_memory() {
 #[tokio::test]
 async fn discover_over_http() {
     discover(over_http().await).await;
+}
+
+#[tokio::test]
+async fn every_method_over_ws() {
+    every_method(over_ws().await).await;
+}
+
+#[tokio::test]
+async fn every_method_over_tcp() {
+    every_method(over_tcp().await).await;
+}
+
+#[tokio::test]
+async fn batch_over_ws() {
+    batch(over_ws().await).await;
+}
+
+#[tokio::test]
+async fn batch_over_tcp() {
+    batch(over_tcp().await).await;
+}
+
+#[tokio::test]
+async fn invalid_params_over_ws() {
+    invalid_params(over_ws().await).await;
+}
+
+#[tokio::test]
+async fn invalid_params_over_tcp() {
+    invalid_params(over_tcp().await).await;
+}
+
+#[tokio::test]
+async fn discover_over_ws() {
+    discover(over_ws().await).await;
+}
+
+#[tokio::test]
+async fn discover_over_tcp() {
+    discover(over_tcp().await).await;
 }
