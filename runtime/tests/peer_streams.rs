@@ -352,3 +352,31 @@ async fn requests_to_a_peer_that_serves_nothing_are_method_not_found() {
         .unwrap();
     assert!(caller.is_closed());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_beyond_the_in_flight_limit_are_refused_busy() {
+    let mut limits = rpcsmith::server::Limits::default();
+    limits.max_in_flight = 2;
+    let server = ServerSide::default();
+    let started = server.started.clone();
+    let server = Server::builder(server).limits(limits).build();
+    let (near, far) = tokio::io::duplex(4096);
+    let (read, write) = tokio::io::split(far);
+    let _server = Peer::builder()
+        .serve(server)
+        .framed(Codec::Newline, read, write);
+    let (read, write) = tokio::io::split(near);
+    let peer = Peer::builder().framed(Codec::Newline, read, write);
+    let hung: Vec<_> = (0..2)
+        .map(|_| tokio::spawn(peer.client().request::<(), _>("hang", &())))
+        .collect();
+    assert!(eventually(|| started.load(Ordering::SeqCst) == 2).await);
+    let busy = peer.client().request::<i64, _>("add", &[1, 1]).await;
+    assert!(
+        matches!(busy, Err(Error::Undeclared(ref e)) if e.code == -32009),
+        "{busy:?}"
+    );
+    for call in hung {
+        call.abort();
+    }
+}

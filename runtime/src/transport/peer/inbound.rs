@@ -34,6 +34,10 @@ pub(crate) struct Reader {
     /// Whether the end of this connection is the end of the client (else the transport
     /// reconnects, and only the pending calls fail).
     pub(crate) final_connection: bool,
+    /// Most messages from the peer being handled at once (the server's
+    /// `max_in_flight`): beyond it a message is refused without a task, so a peer that
+    /// sends without reading cannot pile up tasks.
+    pub(crate) max_tasks: usize,
 }
 
 type Shared = Arc<Mutex<Running>>;
@@ -72,7 +76,30 @@ impl Reader {
         match classify(&message, self.cancel) {
             Kind::Responses => self.inbox.deliver(message),
             Kind::Cancel(id) => self.cancel(running, id),
+            Kind::Calls if lock(running).tasks.len() >= self.max_tasks => self.refuse(&message),
             Kind::Calls => self.spawn(running, message),
+        }
+    }
+
+    /// Answers `-32009` (server busy) to a message that found every task slot taken:
+    /// to its id when it is one request, with `id: null` when it is a batch, not at
+    /// all when it is a notification. Never waits: with the queue full, the answer is
+    /// dropped (the peer is not reading).
+    fn refuse(&self, message: &[u8]) {
+        let is_batch = message.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+        let id = single_id(message);
+        let raw = id
+            .as_deref()
+            .and_then(|id| serde_json::from_str::<&RawValue>(id).ok());
+        let id = match (raw.and_then(Id::from_raw), is_batch) {
+            (Some(id), _) => id,
+            (None, true) => Id::NULL,
+            (None, false) => return,
+        };
+        let mut out = Vec::with_capacity(96);
+        write_error(&mut out, &id, &ErrorObject::server_busy());
+        if self.outbox.try_send(out.into()).is_err() {
+            tracing::debug!("dropped a busy answer: the peer is not reading");
         }
     }
 

@@ -166,6 +166,7 @@ impl Builder {
             outbox,
             cancel,
             final_connection: true,
+            max_tasks: server.limits().max_in_flight,
         };
         let (closed_sender, closed) = watch::channel(false);
         let task = tokio::spawn(async move {

@@ -180,6 +180,7 @@ impl Supervisor {
             outbox: outbox.clone(),
             cancel: self.cancel,
             final_connection: false,
+            max_tasks: server.limits().max_in_flight,
         };
         self.publish.send_replace(Some(outbox));
         reader.run(incoming).await;
