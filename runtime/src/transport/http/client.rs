@@ -319,8 +319,10 @@ mod tests {
     #[test]
     fn urls_are_checked() {
         assert!(parse_uri("http://127.0.0.1:1/rpc").is_ok());
+        // https:// needs the tls feature.
+        assert_eq!(parse_uri("https://example.com").is_ok(), cfg!(feature = "tls"));
         for bad in [
-            "https://example.com",
+            "ftp://example.com",
             "127.0.0.1:80",
             "not a url",
             "http://",
