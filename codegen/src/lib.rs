@@ -42,9 +42,12 @@ pub mod resolve;
 pub mod source;
 pub mod validate;
 
+mod bundle;
 mod format;
+pub mod generate;
 mod naming;
 mod render;
+mod service;
 pub mod settings;
 mod types;
 pub mod typespace;
@@ -54,6 +57,7 @@ pub mod corpus;
 
 pub use document::Document;
 pub use error::{Diagnostic, Diagnostics, Error, ErrorKind, Severity};
+pub use generate::{Generated, generate};
 pub use load::{Options, load_document};
 pub use resolve::{FileId, Location, Resolver};
 pub use settings::{Override, ParamsBy, Settings};

@@ -88,15 +88,7 @@ pub fn render_types(path: impl AsRef<Path>, options: &Options) -> Result<Report,
         |n| n.to_string_lossy().into_owned(),
     );
     let source = Renderer::embedded()?.types(&space, &name)?;
-    let examples = space
-        .examples()
-        .iter()
-        .map(|e| ExampleValue {
-            rust_type: ty_expr_in(&e.ty, space.defs(), "types::"),
-            value: e.value.clone(),
-            origin: e.origin.clone(),
-        })
-        .collect();
+    let examples = examples(&space);
     Ok(Report {
         source,
         types: space.defs().len(),
@@ -105,4 +97,17 @@ pub fn render_types(path: impl AsRef<Path>, options: &Options) -> Result<Report,
         files_read: document.resolver.files_read(),
         examples,
     })
+}
+
+/// Every example and default of `space`, with its Rust type.
+pub(crate) fn examples(space: &TypeSpace) -> Vec<ExampleValue> {
+    space
+        .examples()
+        .iter()
+        .map(|e| ExampleValue {
+            rust_type: ty_expr_in(&e.ty, space.defs(), "types::"),
+            value: e.value.clone(),
+            origin: e.origin.clone(),
+        })
+        .collect()
 }

@@ -120,7 +120,7 @@ fn main() {
     let server = Server::builder(Add).build();
     let module = jsonrpsee_module();
 
-    // For profiling (`valgrind --tool=callgrind`): one rpcsmith case, one round.
+    // For profiling (`valgrind --tool=callgrind`): one case of one side, one round.
     if let Ok(len) = std::env::var("RPCSMITH_PROFILE_BATCH") {
         let len: usize = len
             .parse()
@@ -131,6 +131,14 @@ fn main() {
                 black_box(server.handle(message.as_bytes(), Metadata::default()).await);
             }
         });
+        return;
+    }
+    if let Ok(len) = std::env::var("RPCSMITH_PROFILE_JSONRPSEE") {
+        let len: usize = len
+            .parse()
+            .expect("RPCSMITH_PROFILE_JSONRPSEE is a batch length");
+        let calls: Vec<String> = (0..len).map(call).collect();
+        jsonrpsee_round(&rt, &module, &calls);
         return;
     }
 

@@ -350,3 +350,39 @@ fn invalid_utf8_is_a_parse_error() {
     );
     assert!(Responses::parse(b"[\xc3]").unwrap_err().is_syntax());
 }
+
+/// Numbers beyond `f64` are valid JSON: where a request was expected they make an invalid
+/// request, not a parse error; inside params or an id they are kept as text.
+#[test]
+fn huge_numbers_are_valid_json() {
+    let invalid = |input: &str| match Message::parse(input.as_bytes()) {
+        Ok(Message::Single(Entry::Invalid(e))) => e.code == -32600,
+        _ => false,
+    };
+    assert!(invalid("1e400"));
+    assert!(invalid("-1e400"));
+    assert!(invalid(r#"{"jsonrpc":"2.0","method":1e400,"id":1}"#));
+    assert!(invalid(r#"{"jsonrpc":1e400,"method":"m","id":1}"#));
+    let batch = r#"[{"jsonrpc":"2.0","method":"m","id":1}, 1e400, {"method":1e999}]"#;
+    match Message::parse(batch.as_bytes()) {
+        Ok(Message::Batch(entries)) => {
+            assert!(matches!(&entries[0], Entry::Request(r) if r.id.as_json() == "1"));
+            assert!(matches!(&entries[1], Entry::Invalid(e) if e.code == -32600));
+            assert!(matches!(&entries[2], Entry::Invalid(e) if e.code == -32600));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        Message::parse_limited(b"[1e400,1,1]", 2).unwrap_err().code,
+        -32010
+    );
+    assert_eq!(Message::parse(b"[1e400,").unwrap_err().code, -32700);
+    let kept = r#"{"jsonrpc":"2.0","method":"m","params":[1e400],"id":1e400}"#;
+    match Message::parse(kept.as_bytes()) {
+        Ok(Message::Single(Entry::Request(r))) => {
+            assert_eq!(r.params.map(RawValue::get), Some("[1e400]"));
+            assert_eq!(r.id.as_json(), "1e400");
+        }
+        other => panic!("{other:?}"),
+    }
+}

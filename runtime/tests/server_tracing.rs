@@ -1,4 +1,4 @@
-//! Every call runs in a `call` span carrying its method; the engine's futures are `Send`.
+//! Every call runs in a `call` span carrying its method and id; the engine's futures are `Send`.
 
 mod support;
 
@@ -12,25 +12,23 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata as TracingMetadata, Subscriber};
 
-/// Records the name and `method` field of every span created.
+/// Records the name and fields of every span created.
 #[derive(Clone, Default)]
 struct Spans {
     seen: Arc<Mutex<Vec<String>>>,
     next: Arc<AtomicU64>,
 }
 
-struct MethodField<'a>(&'a mut String);
+/// Appends each recorded field's value.
+struct Fields<'a>(&'a mut String);
 
-impl Visit for MethodField<'_> {
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        if field.name() == "method" {
-            *self.0 = format!("{value:?}");
-        }
+impl Visit for Fields<'_> {
+    fn record_debug(&mut self, _: &Field, value: &dyn fmt::Debug) {
+        self.0.push_str(&format!(" {value:?}"));
     }
-    fn record_str(&mut self, field: &Field, value: &str) {
-        if field.name() == "method" {
-            *self.0 = value.to_owned();
-        }
+    fn record_str(&mut self, _: &Field, value: &str) {
+        self.0.push(' ');
+        self.0.push_str(value);
     }
 }
 
@@ -39,12 +37,9 @@ impl Subscriber for Spans {
         true
     }
     fn new_span(&self, span: &Attributes<'_>) -> Id {
-        let mut method = String::new();
-        span.record(&mut MethodField(&mut method));
-        self.seen
-            .lock()
-            .unwrap()
-            .push(format!("{} {method}", span.metadata().name()));
+        let mut seen = span.metadata().name().to_owned();
+        span.record(&mut Fields(&mut seen));
+        self.seen.lock().unwrap().push(seen);
         Id::from_u64(self.next.fetch_add(1, Ordering::Relaxed) + 1)
     }
     fn record(&self, _: &Id, _: &Record<'_>) {}
@@ -55,7 +50,7 @@ impl Subscriber for Spans {
 }
 
 #[test]
-fn each_call_gets_a_span_with_its_method() {
+fn each_call_gets_a_span_with_its_method_and_id() {
     let spans = Spans::default();
     let _guard = tracing::subscriber::set_default(spans.clone());
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -71,7 +66,7 @@ fn each_call_gets_a_span_with_its_method() {
     let answer = rt.block_on(server.handle(batch.as_bytes(), Metadata::default()));
     assert_eq!(json(&answer.unwrap()).as_array().map(Vec::len), Some(3));
     let seen = spans.seen.lock().unwrap().clone();
-    assert_eq!(seen, ["call add", "call rpc.discover", "call sleep"]);
+    assert_eq!(seen, ["call add 1", "call rpc.discover 2", "call sleep"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -265,6 +265,40 @@ impl Client {
     fn next_id(&self) -> u64 {
         self.shared.next_id.fetch_add(1, Ordering::Relaxed)
     }
+
+    #[cfg(feature = "stream")]
+    /// An inbox for this client's pending calls, as [`Transport::attach`] receives.
+    pub(crate) fn inbox(&self) -> Inbox {
+        Inbox::new(&self.shared.pending)
+    }
+
+    #[cfg(feature = "stream")]
+    /// A handle that does not keep the client (and so its connection) alive.
+    pub(crate) fn downgrade(&self) -> WeakClient {
+        WeakClient {
+            shared: Arc::downgrade(&self.shared),
+            timeout: self.timeout,
+        }
+    }
+}
+
+/// A [`Client`] that does not keep its connection alive; see [`Client::downgrade`].
+#[cfg(feature = "stream")]
+#[derive(Clone)]
+pub(crate) struct WeakClient {
+    shared: std::sync::Weak<Shared>,
+    timeout: Duration,
+}
+
+#[cfg(feature = "stream")]
+impl WeakClient {
+    /// The client, while any clone of it lives.
+    pub(crate) fn upgrade(&self) -> Option<Client> {
+        Some(Client {
+            shared: self.shared.upgrade()?,
+            timeout: self.timeout,
+        })
+    }
 }
 
 impl fmt::Debug for Client {
@@ -282,15 +316,21 @@ impl Shared {
     async fn call(&self, id: u64, message: Bytes, timeout: Duration) -> Result<Bytes, Failure> {
         let receiver = self.pending.insert(id);
         let mut registration = Registration::new(&self.pending, Ids::One(id));
+        let mut cancel = Cancel {
+            transport: &*self.transport,
+            id,
+            armed: false,
+        };
         let exchange = async {
             match self.transport.send(message).await {
                 Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, &[id]),
                 Ok(Delivery::NoAnswer) => return Err(Failure::Missing),
-                Ok(Delivery::Routed) => {}
+                Ok(Delivery::Routed) => cancel.armed = true,
                 Err(error) => return Err(failure(error)),
             }
             let outcome = receiver.await.unwrap_or(Err(Failure::Closed));
             registration.settled();
+            cancel.armed = false;
             outcome
         };
         tokio::time::timeout(timeout, exchange)
@@ -310,6 +350,22 @@ impl Shared {
         match reply {
             Delivery::Answer(answer) => refusal(&answer).map_or(Ok(()), Err),
             _ => Ok(()),
+        }
+    }
+}
+
+/// Tells the transport that a routed call was given up (its future dropped, or timed
+/// out) before its answer came: [`Transport::cancel`].
+struct Cancel<'a> {
+    transport: &'a dyn Transport,
+    id: u64,
+    armed: bool,
+}
+
+impl Drop for Cancel<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.transport.cancel(self.id);
         }
     }
 }

@@ -86,6 +86,15 @@ impl Pending {
         }
     }
 
+    /// Fails every waiting call with `Closed`; later calls are registered as usual (the
+    /// transport reconnects).
+    pub(crate) fn fail_waiting(&self) {
+        let calls = std::mem::take(&mut *self.calls());
+        for sender in calls.into_values() {
+            let _ = sender.send(Err(Failure::Closed));
+        }
+    }
+
     pub(crate) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::SeqCst)
     }

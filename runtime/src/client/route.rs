@@ -93,6 +93,15 @@ impl Inbox {
         }
     }
 
+    /// The connection was lost but the transport will open another: every pending call
+    /// fails with [`Error::Closed`](crate::client::Error::Closed) (its request may never
+    /// have arrived), and later calls are sent on the next connection.
+    pub fn fail_pending(&self) {
+        if let Some(pending) = self.pending.upgrade() {
+            pending.fail_waiting();
+        }
+    }
+
     /// The connection is closed: every pending call, and every later one, fails with
     /// [`Error::Closed`](crate::client::Error::Closed).
     pub fn close(&self) {

@@ -106,7 +106,73 @@ pub(crate) fn parse<'a, T>(
     match top {
         Ok(top) => Ok(top),
         Err(_) if too_large.get() => Err(ParseError::BatchTooLarge),
+        Err(_) => recover(text, max_batch, convert),
+    }
+}
+
+/// After a failed parse: valid JSON that serde_json still refuses to read as a value (a
+/// number out of `f64` range, like `1e400`, where a scalar was read) is not a request, but
+/// it is not a parse error either. Only text that skips as JSON gets here; each batch
+/// member is then read on its own.
+#[cold]
+fn recover<'a, T>(
+    text: &'a str,
+    max_batch: usize,
+    convert: fn(Member<'a>) -> T,
+) -> Result<Top<T>, ParseError> {
+    if serde_json::from_str::<IgnoredAny>(text).is_err() {
+        return Err(ParseError::Syntax);
+    }
+    if !text.trim_start().starts_with('[') {
+        return Ok(Top::Single(convert(Member::Other)));
+    }
+    let too_large = Cell::new(false);
+    let seed = RawMembers {
+        max_batch,
+        too_large: &too_large,
+    };
+    match seed.deserialize(&mut serde_json::Deserializer::from_str(text)) {
+        Ok(members) => {
+            let read = |raw: &'a RawValue| serde_json::from_str(raw.get()).unwrap_or(Member::Other);
+            Ok(Top::Batch(
+                members.into_iter().map(|raw| convert(read(raw))).collect(),
+            ))
+        }
+        Err(_) if too_large.get() => Err(ParseError::BatchTooLarge),
         Err(_) => Err(ParseError::Syntax),
+    }
+}
+
+/// A batch's members as raw JSON, refusing more than `max_batch` of them as they come.
+struct RawMembers<'c> {
+    max_batch: usize,
+    too_large: &'c Cell<bool>,
+}
+
+impl<'de> DeserializeSeed<'de> for RawMembers<'_> {
+    type Value = Vec<&'de RawValue>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RawMembers<'_> {
+    type Value = Vec<&'de RawValue>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a batch")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut members = Vec::new();
+        while let Some(member) = seq.next_element::<&'de RawValue>()? {
+            if members.len() == self.max_batch {
+                self.too_large.set(true);
+                return Err(de::Error::custom("batch too large"));
+            }
+            members.push(member);
+        }
+        Ok(members)
     }
 }
 

@@ -53,7 +53,7 @@ pub(crate) fn start<'a>(
     let Some(slot) = Slot::acquire(&connection.in_flight, shared.limits.max_in_flight) else {
         return Started::Done(Err(ErrorObject::server_busy()));
     };
-    let span = tracing::debug_span!("call", method);
+    let span = tracing::debug_span!("call", method, id = id.map(Id::as_json));
     let context = Context::from_parts(method, id, connection.clone());
     let entered = span.enter();
     // `Ok(future)` to run, `Err(result)` answered at once.

@@ -2,7 +2,6 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-
 use std::sync::atomic::AtomicUsize;
 
 use crate::protocol::Id;
@@ -29,8 +28,8 @@ use super::engine::ConnectionState;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Context {
-    /// The method name followed by the id's JSON text: one allocation per call.
-    text: Box<str>,
+    /// The method name followed by the id's JSON text.
+    text: Text,
     method_len: usize,
     has_id: bool,
     connection: Arc<ConnectionState>,
@@ -53,11 +52,8 @@ impl Context {
         connection: Arc<ConnectionState>,
     ) -> Self {
         let id_json = id.map_or("", Id::as_json);
-        let mut text = String::with_capacity(method.len() + id_json.len());
-        text.push_str(method);
-        text.push_str(id_json);
         Context {
-            text: text.into_boxed_str(),
+            text: Text::new(method, id_json),
             method_len: method.len(),
             has_id: id.is_some(),
             connection,
@@ -67,7 +63,10 @@ impl Context {
 
     /// The method called.
     pub fn method(&self) -> &str {
-        self.text.get(..self.method_len).unwrap_or_default()
+        self.text
+            .as_str()
+            .get(..self.method_len)
+            .unwrap_or_default()
     }
 
     /// The request's id; `None` for a notification.
@@ -75,7 +74,10 @@ impl Context {
         if !self.has_id {
             return None;
         }
-        self.text.get(self.method_len..).map(Id::from_trusted)
+        self.text
+            .as_str()
+            .get(self.method_len..)
+            .map(Id::from_trusted)
     }
 
     /// Whether the call is a notification (nothing will be answered).
@@ -106,5 +108,61 @@ impl Context {
     /// This call's typed extensions, for middleware to add to.
     pub fn extensions_mut(&mut self) -> &mut http::Extensions {
         &mut self.extensions
+    }
+}
+
+/// Short text (most method names with their id) kept inline, so a call's context costs no
+/// allocation; longer text on the heap.
+#[derive(Debug, Clone)]
+enum Text {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Heap(Box<str>),
+}
+
+const INLINE: usize = 38;
+
+impl Text {
+    fn new(first: &str, second: &str) -> Self {
+        let len = first.len() + second.len();
+        if len > INLINE {
+            return Text::Heap([first, second].concat().into_boxed_str());
+        }
+        let mut bytes = [0; INLINE];
+        bytes[..first.len()].copy_from_slice(first.as_bytes());
+        bytes[first.len()..len].copy_from_slice(second.as_bytes());
+        // `len <= INLINE < 256`.
+        Text::Inline {
+            len: len as u8,
+            bytes,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            // Two `str`s copied whole: always UTF-8.
+            Text::Inline { len, bytes } => {
+                std::str::from_utf8(bytes.get(..usize::from(*len)).unwrap_or_default())
+                    .unwrap_or_default()
+            }
+            Text::Heap(text) => text,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn method_and_id_short_and_long() {
+        let long = "m".repeat(60);
+        for method in ["", "add", "eth_getBalance", long.as_str()] {
+            for id in [None, Some(Id::number(12345)), Some(Id::string("é\\x"))] {
+                let cx = Context::new(method, id.clone(), Metadata::default());
+                assert_eq!(cx.method(), method);
+                assert_eq!(cx.id(), id);
+                assert_eq!(cx.is_notification(), id.is_none());
+            }
+        }
     }
 }

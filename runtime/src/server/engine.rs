@@ -111,7 +111,9 @@ impl Server {
         }
     }
 
-    /// Handles one message as if it came on a connection of its own.
+    /// Handles one message as if it came on a connection of its own: its calls are the
+    /// only ones [`Limits::max_in_flight`] counts. Transports with long-lived connections
+    /// should hold a [`Server::connection`] instead.
     pub fn handle<'a>(
         &'a self,
         message: &'a [u8],
@@ -257,5 +259,23 @@ impl fmt::Debug for Connection {
             .field("metadata", self.metadata())
             .field("in_flight", &self.in_flight())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::{Context, Reply};
+
+    fn shareable<T: Send + Sync + 'static>() {}
+    fn sendable<T: Send + 'static>() {}
+
+    #[test]
+    fn handles_are_shareable_across_threads() {
+        shareable::<Server>();
+        shareable::<Connection>();
+        shareable::<Context>();
+        shareable::<Encoded>();
+        sendable::<Reply>();
     }
 }

@@ -18,7 +18,48 @@
 //!   other `rpc.*` name `-32601`; a dispatcher never sees them.
 //! - **Every call** gets a [`Context`] (method, id, metadata, typed extensions), passes
 //!   through the [`Middleware`] chain, and runs inside a `tracing` span named `call` at
-//!   debug level, with the method as a field.
+//!   debug level, with the method and the id (its JSON text) as fields.
+//!
+//! ```
+//! use std::time::Duration;
+//! use rpcsmith::protocol::ErrorObject;
+//! use rpcsmith::server::{Context, Dispatch, Limits, Metadata, Reply, Server, encode};
+//! use serde_json::value::RawValue;
+//!
+//! /// What rpcsmith-build generates for a document with one method, `add(a, b)`.
+//! struct Calculator;
+//!
+//! impl Dispatch for Calculator {
+//!     fn call(&self, method: &str, params: Option<&RawValue>, _cx: Context) -> Reply {
+//!         match method {
+//!             "add" => match serde_json::from_str::<(i64, i64)>(params.map_or("null", RawValue::get)) {
+//!                 Ok((a, b)) => Reply::future(async move { encode(&(a + b)) }),
+//!                 Err(e) => Reply::err(ErrorObject::invalid_params(e.to_string())),
+//!             },
+//!             _ => Reply::err(ErrorObject::method_not_found()),
+//!         }
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let mut limits = Limits::default();
+//! limits.max_batch_len = 100;
+//! limits.handler_timeout = Some(Duration::from_secs(5));
+//! let server = Server::builder(Calculator).limits(limits).build();
+//!
+//! let batch = br#"[{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1},
+//!                  {"jsonrpc":"2.0","method":"add","params":[3,4]},
+//!                  {"jsonrpc":"2.0","method":"nope","id":"x"}]"#;
+//! let answer = server.handle(batch, Metadata::default()).await.unwrap();
+//! assert_eq!(
+//!     String::from_utf8(answer).unwrap(),
+//!     concat!(
+//!         r#"[{"jsonrpc":"2.0","result":3,"id":1},"#,
+//!         r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"x"}]"#
+//!     )
+//! );
+//! # });
+//! ```
 
 mod batch;
 mod call;
@@ -30,6 +71,7 @@ mod limits;
 mod metadata;
 mod middleware;
 
+pub use crate::codegen::Failure;
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
 pub use encoded::{Encoded, encode};

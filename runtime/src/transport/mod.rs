@@ -8,7 +8,7 @@
 //!   exchange, and the exchange's answer (an HTTP response body) is the whole reply to
 //!   that message. [`Transport::send`] returns it as [`Delivery::Answer`], or
 //!   [`Delivery::NoAnswer`] when the peer answered with no body (a notification).
-//! - **Symmetric message streams** (WebSocket, stdio, TCP, in a later version): a
+//! - **Symmetric message streams** ([`peer`]: byte streams framed by [`stream`], WebSocket): a
 //!   message goes out, and replies arrive whenever the peer sends them, interleaved
 //!   with replies to other calls. Such a transport keeps the [`Inbox`] the client
 //!   hands it in [`Transport::attach`], returns [`Delivery::Routed`] from `send`, and
@@ -27,6 +27,13 @@ mod error;
 pub mod http;
 #[cfg(feature = "memory")]
 pub mod memory;
+
+#[cfg(feature = "stream")]
+pub mod peer;
+#[cfg(feature = "stream")]
+pub mod stream;
+#[cfg(feature = "ws")]
+pub mod ws;
 
 pub use error::{Error, ErrorKind};
 
@@ -73,4 +80,12 @@ pub trait Transport: Send + Sync + 'static {
     /// A transport [`Error`] when the message could not be delivered or its answer
     /// could not be read. Every call the message carried fails with it.
     fn send(&self, message: Bytes) -> SendFuture<'_>;
+
+    /// Called when a call sent with [`Delivery::Routed`] is given up before its answer
+    /// came (its future was dropped, or it timed out). A message stream transport may
+    /// tell the peer, as the LSP's `$/cancelRequest` notification does; the default
+    /// does nothing. Must not block.
+    fn cancel(&self, id: u64) {
+        let _ = id;
+    }
 }

@@ -14,7 +14,14 @@ use std::time::Duration;
 /// The largest answer the client reads unless told otherwise: 10 MiB.
 pub const DEFAULT_MAX_RESPONSE_SIZE: usize = 10 * 1024 * 1024;
 
-/// A JSON-RPC client transport over HTTP/1.1 (or HTTP/2 with prior knowledge).
+/// What the pool connects with: plain TCP, or TCP then TLS for `https://` URLs.
+#[cfg(not(feature = "tls"))]
+type Connector = HttpConnector;
+#[cfg(feature = "tls")]
+type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+
+/// A JSON-RPC client transport over HTTP/1.1 (or HTTP/2 with prior knowledge), and over
+/// HTTPS with the `tls` feature (HTTP/2 then negotiated by ALPN).
 ///
 /// Each message is one `POST` to the URL; the response body is the answer. Connections
 /// are kept alive and reused across calls (hyper-util's pool), so one `Client` serves
@@ -32,7 +39,7 @@ pub const DEFAULT_MAX_RESPONSE_SIZE: usize = 10 * 1024 * 1024;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Client {
-    pool: Pool<HttpConnector, Full<Bytes>>,
+    pool: Pool<Connector, Full<Bytes>>,
     uri: Uri,
     headers: HeaderMap,
     max_response_size: usize,
@@ -48,6 +55,8 @@ pub struct ClientBuilder {
     http2_only: bool,
     max_response_size: usize,
     error: Option<transport::Error>,
+    #[cfg(feature = "tls")]
+    tls: Option<rustls::ClientConfig>,
 }
 
 impl Client {
@@ -70,6 +79,8 @@ impl Client {
             http2_only: false,
             max_response_size: DEFAULT_MAX_RESPONSE_SIZE,
             error: None,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 
@@ -200,6 +211,15 @@ impl ClientBuilder {
         self
     }
 
+    /// The TLS configuration for `https://` URLs (its root certificates, client
+    /// certificates, ALPN protocols are replaced by `h2` and `http/1.1`). By default the
+    /// system's root certificates are trusted.
+    #[cfg(feature = "tls")]
+    pub fn tls_config(mut self, config: rustls::ClientConfig) -> Self {
+        self.tls = Some(config);
+        self
+    }
+
     /// Builds the client. It connects lazily, on the first call.
     ///
     /// # Errors
@@ -215,6 +235,8 @@ impl ClientBuilder {
         connector.set_connect_timeout(self.connect_timeout);
         connector.set_nodelay(true);
         connector.set_keepalive(Some(self.idle_timeout));
+        #[cfg(feature = "tls")]
+        let connector = tls_connector(connector, self.tls)?;
         let pool = Pool::builder(TokioExecutor::new())
             .pool_timer(TokioTimer::new())
             .pool_idle_timeout(self.idle_timeout)
@@ -229,6 +251,27 @@ impl ClientBuilder {
     }
 }
 
+/// Wraps `http` in TLS for `https://` URLs, with `config` or the system's roots.
+#[cfg(feature = "tls")]
+fn tls_connector(
+    mut http: HttpConnector,
+    config: Option<rustls::ClientConfig>,
+) -> Result<Connector, transport::Error> {
+    http.enforce_http(false);
+    let builder = hyper_rustls::HttpsConnectorBuilder::new();
+    let builder = match config {
+        Some(config) => builder.with_tls_config(config),
+        None => builder.with_native_roots().map_err(|e| {
+            transport::Error::with_source(ErrorKind::Config, "no system root certificates", e)
+        })?,
+    };
+    Ok(builder
+        .https_or_http()
+        .enable_http1()
+        .enable_http2()
+        .wrap_connector(http))
+}
+
 fn parse_uri(url: &str) -> Result<Uri, transport::Error> {
     let invalid = |reason: &str| {
         transport::Error::new(ErrorKind::Config, format!("invalid URL {url:?}: {reason}"))
@@ -236,7 +279,16 @@ fn parse_uri(url: &str) -> Result<Uri, transport::Error> {
     let uri: Uri = url.parse().map_err(|_| invalid("not a URL"))?;
     match uri.scheme_str() {
         Some("http") => {}
-        Some(_) => return Err(invalid("only http:// is supported")),
+        #[cfg(feature = "tls")]
+        Some("https") => {}
+        #[cfg(not(feature = "tls"))]
+        Some(_) => {
+            return Err(invalid(
+                "only http:// is supported (https:// needs the tls feature)",
+            ));
+        }
+        #[cfg(feature = "tls")]
+        Some(_) => return Err(invalid("only http:// and https:// are supported")),
         None => return Err(invalid("no scheme")),
     }
     if uri.host().is_none() {
@@ -267,8 +319,10 @@ mod tests {
     #[test]
     fn urls_are_checked() {
         assert!(parse_uri("http://127.0.0.1:1/rpc").is_ok());
+        // https:// needs the tls feature.
+        assert_eq!(parse_uri("https://example.com").is_ok(), cfg!(feature = "tls"));
         for bad in [
-            "https://example.com",
+            "ftp://example.com",
             "127.0.0.1:80",
             "not a url",
             "http://",

@@ -176,7 +176,7 @@ async fn connection<S, B>(
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new());
     builder.http2().timer(TokioTimer::new());
-    let connection = builder.serve_connection(TokioIo::new(stream), hyper_service);
+    let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), hyper_service);
     let mut connection = std::pin::pin!(connection);
     tokio::select! {
         result = connection.as_mut() => {

@@ -75,6 +75,11 @@ struct Config {
     max_request_size: Option<usize>,
     no_response: NoResponse,
     any_content_type: bool,
+    #[cfg(feature = "ws")]
+    websocket: Option<(
+        crate::transport::peer::Builder,
+        crate::transport::ws::Settings,
+    )>,
 }
 
 /// The body of every answer.
@@ -89,6 +94,8 @@ impl Service {
                 max_request_size: None,
                 no_response: NoResponse::default(),
                 any_content_type: false,
+                #[cfg(feature = "ws")]
+                websocket: None,
             }),
         }
     }
@@ -115,12 +122,36 @@ impl Service {
         self
     }
 
+    /// Accepts WebSocket connections on the same path (`GET` with `Upgrade: websocket`):
+    /// each is a [`Peer`](crate::transport::peer::Peer) made by `peer` and served by
+    /// this service's server, its calls seeing the upgrade request's headers, peer
+    /// address and extensions in their metadata. Give `peer` a
+    /// [`Hub`](crate::transport::peer::Hub) to push to every connection. The HTTP
+    /// connection must allow upgrades ([`serve`](super::serve) does; so does axum).
+    #[cfg(feature = "ws")]
+    pub fn websocket(
+        mut self,
+        peer: crate::transport::peer::Builder,
+        settings: crate::transport::ws::Settings,
+    ) -> Self {
+        let peer = peer.serve(self.server.clone());
+        Arc::make_mut(&mut self.config).websocket = Some((peer, settings));
+        self
+    }
+
     /// Answers one HTTP request.
     async fn answer<B>(self, request: Request<B>) -> Answer
     where
         B: Body,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        #[cfg(feature = "ws")]
+        if let Some((peer, settings)) = &self.config.websocket
+            && crate::transport::ws::is_upgrade(&request)
+        {
+            let (peer, settings) = (peer.clone(), settings.clone());
+            return crate::transport::ws::upgrade(request, peer, settings, metadata);
+        }
         if request.method() != Method::POST {
             let mut answer = refusal(
                 StatusCode::METHOD_NOT_ALLOWED,

@@ -1,0 +1,79 @@
+//! The server side of the WebSocket handshake, inside the HTTP `Service`.
+
+use super::Settings;
+use crate::server::Metadata;
+use crate::transport::peer::Builder;
+use ::http::header::{self, HeaderMap, HeaderValue};
+use ::http::{Method, Request, Response, StatusCode};
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper_util::rt::TokioIo;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::Role;
+
+/// Whether `request` asks for a WebSocket.
+pub(crate) fn is_upgrade<B>(request: &Request<B>) -> bool {
+    request.method() == Method::GET && has_token(request.headers(), header::UPGRADE, "websocket")
+}
+
+fn has_token(headers: &HeaderMap, name: header::HeaderName, token: &str) -> bool {
+    headers
+        .get_all(name)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|part| part.trim().eq_ignore_ascii_case(token))
+}
+
+/// Answers a WebSocket upgrade request and, once hyper hands the connection over, runs
+/// a peer on it made by `builder` with the request's `metadata`.
+pub(crate) fn upgrade<B>(
+    mut request: Request<B>,
+    builder: Builder,
+    settings: Settings,
+    metadata: impl FnOnce(::http::request::Parts) -> Metadata,
+) -> Response<Full<Bytes>> {
+    let headers = request.headers();
+    let version_ok = headers
+        .get(header::SEC_WEBSOCKET_VERSION)
+        .is_some_and(|version| version == "13");
+    let Some(key) = headers
+        .get(header::SEC_WEBSOCKET_KEY)
+        .filter(|_| version_ok)
+    else {
+        let mut answer = Response::new(Full::new(Bytes::from_static(
+            b"WebSocket version 13 and a key are required",
+        )));
+        *answer.status_mut() = StatusCode::BAD_REQUEST;
+        answer.headers_mut().insert(
+            header::SEC_WEBSOCKET_VERSION,
+            HeaderValue::from_static("13"),
+        );
+        return answer;
+    };
+    let accept = derive_accept_key(key.as_bytes());
+    let on_upgrade = hyper::upgrade::on(&mut request);
+    let (parts, _) = request.into_parts();
+    let builder = builder.metadata(metadata(parts));
+    let config = super::config(&builder);
+    tokio::spawn(async move {
+        match on_upgrade.await {
+            Ok(upgraded) => {
+                let io = TokioIo::new(upgraded);
+                let stream = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
+                builder.websocket(stream, &settings).closed().await;
+            }
+            Err(error) => tracing::debug!(%error, "WebSocket upgrade failed"),
+        }
+    });
+    let mut answer = Response::new(Full::new(Bytes::new()));
+    *answer.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let headers = answer.headers_mut();
+    headers.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+    if let Ok(accept) = HeaderValue::from_str(&accept) {
+        headers.insert(header::SEC_WEBSOCKET_ACCEPT, accept);
+    }
+    answer
+}

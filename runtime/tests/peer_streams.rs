@@ -1,0 +1,382 @@
+//! The symmetric connection over byte streams, end to end on 127.0.0.1 (TCP), a Unix
+//! socket and an in-memory duplex: calls both ways, batches, notifications, push,
+//! cancellation, a peer that goes away, and size limits.
+
+mod peer_support;
+
+use peer_support::{PATIENCE, ServerSide, client_side, eventually};
+use rpcsmith::client::{Client, Error};
+use rpcsmith::server::Server;
+use rpcsmith::transport::peer::{Hub, Peer};
+use rpcsmith::transport::stream::{self, Codec};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot};
+
+#[derive(Debug, Clone, Copy)]
+enum Wire {
+    Duplex(Codec),
+    Tcp(Codec),
+    Unix(Codec),
+}
+
+const WIRES: [Wire; 5] = [
+    Wire::Duplex(Codec::Newline),
+    Wire::Tcp(Codec::Newline),
+    Wire::Tcp(Codec::ContentLength),
+    Wire::Unix(Codec::Newline),
+    Wire::Unix(Codec::ContentLength),
+];
+
+/// A connected client peer, what the server pushes to it, and the server's off switch
+/// (dropping it closes the server side).
+struct Setup {
+    peer: Peer,
+    pushed: mpsc::UnboundedReceiver<String>,
+    stop: Option<oneshot::Sender<()>>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+async fn setup(wire: Wire, server: ServerSide, hub: &Hub, cancel: bool) -> Setup {
+    let (handlers, pushed) = client_side();
+    let client = Peer::builder()
+        .serve(handlers)
+        .cancel(cancel)
+        .timeout(PATIENCE);
+    let builder = Peer::builder()
+        .serve(Server::new(server))
+        .cancel(cancel)
+        .hub(hub);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let shutdown = async move {
+        let _ = stopped.await;
+    };
+    let (peer, dir) = match wire {
+        Wire::Duplex(codec) => {
+            let (near, far) = tokio::io::duplex(4096);
+            let (far_read, far_write) = tokio::io::split(far);
+            let server_peer = builder.framed(codec, far_read, far_write);
+            tokio::spawn(async move {
+                tokio::select! { () = shutdown => {}, () = server_peer.closed() => {} }
+            });
+            let (read, write) = tokio::io::split(near);
+            (client.framed(codec, read, write), None)
+        }
+        Wire::Tcp(codec) => {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let address = listener.local_addr().unwrap();
+            tokio::spawn(stream::serve_tcp(listener, builder, codec, shutdown));
+            (
+                stream::connect_tcp(client, codec, address).await.unwrap(),
+                None,
+            )
+        }
+        Wire::Unix(codec) => {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("rpc.sock");
+            let listener = tokio::net::UnixListener::bind(&path).unwrap();
+            tokio::spawn(stream::serve_unix(listener, builder, codec, shutdown));
+            (
+                stream::connect_unix(client, codec, &path).await.unwrap(),
+                Some(dir),
+            )
+        }
+    };
+    Setup {
+        peer,
+        pushed,
+        stop: Some(stop),
+        _dir: dir,
+    }
+}
+
+async fn next(pushed: &mut mpsc::UnboundedReceiver<String>) -> String {
+    tokio::time::timeout(PATIENCE, pushed.recv())
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_batches_and_notifications_both_ways() {
+    for wire in WIRES {
+        let (notified, mut notes) = mpsc::unbounded_channel();
+        let server = ServerSide {
+            notified: Some(notified),
+            ..ServerSide::default()
+        };
+        let mut setup = setup(wire, server, &Hub::new(), false).await;
+        let client = setup.peer.client().clone();
+        let sum: i64 = client.request("add", &[2, 3]).await.unwrap();
+        assert_eq!(sum, 5, "{wire:?}");
+
+        let mut batch = client.batch();
+        let a = batch.request::<i64, _>("add", &[1, 1]);
+        let b = batch.request::<Vec<String>, _>("echo", &["x"]);
+        batch.notify("note", &["in a batch"]).unwrap();
+        let mut replies = batch.send().await.unwrap();
+        assert_eq!(replies.take(b).unwrap(), ["x"], "{wire:?}");
+        assert_eq!(replies.take(a).unwrap(), 2);
+        assert_eq!(next(&mut notes).await, r#"["in a batch"]"#);
+
+        client.notify("note", &["alone"]).await.unwrap();
+        assert_eq!(next(&mut notes).await, r#"["alone"]"#);
+
+        // Push from inside a handler, and a call from the server back to the client.
+        let pushed: String = client.request("push", &[7]).await.unwrap();
+        assert_eq!(pushed, "pushed");
+        assert_eq!(next(&mut setup.pushed).await, "[7]", "{wire:?}");
+        let doubled: i64 = client.request("ask", &[21]).await.unwrap();
+        assert_eq!(doubled, 42, "{wire:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_are_routed_by_id() {
+    for wire in WIRES {
+        let setup = setup(wire, ServerSide::default(), &Hub::new(), false).await;
+        let client = setup.peer.client().clone();
+        let calls = (0..100_i64).map(|n| {
+            let client = client.clone();
+            async move { (n, client.request::<i64, _>("add", &[n, n]).await) }
+        });
+        for (n, sum) in futures_util::future::join_all(calls).await {
+            assert_eq!(sum.unwrap(), 2 * n, "{wire:?}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hub_pushes_to_every_connection() {
+    let hub = Hub::new();
+    let mut setups = Vec::new();
+    for wire in WIRES {
+        setups.push(setup(wire, ServerSide::default(), &hub, false).await);
+    }
+    // Every connection has answered once, so each has registered in the hub.
+    for setup in &setups {
+        let _: i64 = setup.peer.client().request("add", &[0, 0]).await.unwrap();
+    }
+    assert_eq!(hub.notify_all("pushed", &["all"]).await, WIRES.len());
+    for setup in &mut setups {
+        assert_eq!(next(&mut setup.pushed).await, r#"["all"]"#);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_call_cancels_its_handler() {
+    for wire in WIRES {
+        let server = ServerSide::default();
+        let aborted = server.aborted.clone();
+        let setup = setup(wire, server, &Hub::new(), true).await;
+        let client = setup.peer.client().with_timeout(Duration::from_millis(100));
+        let hung = client.request::<(), _>("hang", &()).await;
+        assert!(matches!(hung, Err(Error::Timeout)), "{wire:?}: {hung:?}");
+        assert!(
+            eventually(|| aborted.load(Ordering::SeqCst) == 1).await,
+            "{wire:?}: the server aborted the handler"
+        );
+        // The connection still serves.
+        let sum: i64 = setup.peer.client().request("add", &[1, 2]).await.unwrap();
+        assert_eq!(sum, 3);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_cancellation_the_handler_runs_on() {
+    let server = ServerSide::default();
+    let aborted = server.aborted.clone();
+    let setup = setup(Wire::Tcp(Codec::Newline), server, &Hub::new(), false).await;
+    let client = setup.peer.client().with_timeout(Duration::from_millis(50));
+    assert!(matches!(
+        client.request::<(), _>("hang", &()).await,
+        Err(Error::Timeout)
+    ));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(aborted.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_goes_away_fails_pending_calls_at_once() {
+    for wire in WIRES {
+        let server = ServerSide::default();
+        let aborted = server.aborted.clone();
+        let started = server.started.clone();
+        let mut setup = setup(wire, server, &Hub::new(), false).await;
+        let client: Client = setup.peer.client().clone();
+        let calls: Vec<_> = (0..3)
+            .map(|_| tokio::spawn(client.request::<(), _>("hang", &())))
+            .collect();
+        assert!(eventually(|| started.load(Ordering::SeqCst) == 3).await);
+        let started = Instant::now();
+        drop(setup.stop.take());
+        for call in calls {
+            let outcome = call.await.unwrap();
+            assert!(
+                matches!(outcome, Err(Error::Closed)),
+                "{wire:?}: {outcome:?}"
+            );
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{wire:?}: promptly"
+        );
+        setup.peer.closed().await;
+        assert!(matches!(
+            client.request::<i64, _>("add", &[1, 1]).await,
+            Err(Error::Closed)
+        ));
+        assert!(
+            eventually(|| aborted.load(Ordering::SeqCst) == 3).await,
+            "{wire:?}: {}",
+            aborted.load(Ordering::SeqCst)
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_over_the_limit_is_refused_and_the_connection_goes_on() {
+    for wire in [Wire::Tcp(Codec::Newline), Wire::Tcp(Codec::ContentLength)] {
+        let (handlers, _pushed) = client_side();
+        let mut limits = rpcsmith::server::Limits::default();
+        limits.max_request_size = 1024;
+        let server = Server::builder(ServerSide::default())
+            .limits(limits)
+            .build();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let Wire::Tcp(codec) = wire else {
+            unreachable!()
+        };
+        let builder = Peer::builder().serve(server);
+        tokio::spawn(stream::serve_tcp(
+            listener,
+            builder,
+            codec,
+            std::future::pending(),
+        ));
+        let peer = stream::connect_tcp(Peer::builder().serve(handlers), codec, address)
+            .await
+            .unwrap();
+        // The refusal has id null, so no call can be told: the big call times out.
+        let client = peer.client().with_timeout(Duration::from_millis(300));
+        let big = "x".repeat(4096);
+        let refused = client.request::<Vec<String>, _>("echo", &[&big]).await;
+        assert!(
+            matches!(refused, Err(Error::Timeout)),
+            "{wire:?}: {refused:?}"
+        );
+        let small: Vec<String> = peer.client().request("echo", &["y"]).await.unwrap();
+        assert_eq!(small, ["y"], "{wire:?}");
+    }
+}
+
+/// A TCP server of [`ServerSide`] with `codec`, serving until the test ends.
+async fn raw_server(codec: Codec) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let builder = Peer::builder().serve(Server::new(ServerSide::default()));
+    tokio::spawn(stream::serve_tcp(
+        listener,
+        builder,
+        codec,
+        std::future::pending(),
+    ));
+    address
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_lines_are_answered_and_the_connection_survives() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let address = raw_server(Codec::Newline).await;
+    let mut socket = BufReader::new(tokio::net::TcpStream::connect(address).await.unwrap());
+    let input =
+        "not json\n{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[1,2],\"id\":\"a\"}\n";
+    socket.get_mut().write_all(input.as_bytes()).await.unwrap();
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        tokio::time::timeout(PATIENCE, socket.read_line(&mut line))
+            .await
+            .unwrap()
+            .unwrap();
+        answers.push(serde_json::from_str::<serde_json::Value>(&line).unwrap());
+    }
+    // Calls run concurrently, so the answers may come in either order.
+    answers.sort_by_key(|answer| answer["id"].is_null());
+    assert_eq!(
+        answers[0],
+        serde_json::json!({"jsonrpc": "2.0", "result": 3, "id": "a"})
+    );
+    assert_eq!(answers[1]["error"]["code"], -32700);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_header_closes_only_its_connection() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = raw_server(Codec::ContentLength).await;
+    let bystander = stream::connect_tcp(Peer::builder(), Codec::ContentLength, address)
+        .await
+        .unwrap();
+    let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
+    socket
+        .write_all(b"Content-Length: many\r\n\r\n{}")
+        .await
+        .unwrap();
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(PATIENCE, socket.read_to_end(&mut rest)).await;
+    assert!(
+        matches!(read, Ok(Ok(0))),
+        "closed without an answer: {read:?}"
+    );
+    let sum: i64 = bystander.client().request("add", &[1, 2]).await.unwrap();
+    assert_eq!(sum, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_to_a_peer_that_serves_nothing_are_method_not_found() {
+    let (near, far) = tokio::io::duplex(1024);
+    let (read, write) = tokio::io::split(far);
+    let quiet = Peer::builder().framed(Codec::Newline, read, write);
+    let (read, write) = tokio::io::split(near);
+    let caller = Peer::builder().framed(Codec::Newline, read, write);
+    let outcome = caller.client().request::<(), _>("anything", &()).await;
+    assert!(
+        matches!(outcome, Err(Error::Undeclared(ref e)) if e.code == -32601),
+        "{outcome:?}"
+    );
+    // Dropping one end closes the other.
+    drop(quiet);
+    tokio::time::timeout(PATIENCE, caller.closed())
+        .await
+        .unwrap();
+    assert!(caller.is_closed());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_beyond_the_in_flight_limit_are_refused_busy() {
+    let mut limits = rpcsmith::server::Limits::default();
+    limits.max_in_flight = 2;
+    let server = ServerSide::default();
+    let started = server.started.clone();
+    let server = Server::builder(server).limits(limits).build();
+    let (near, far) = tokio::io::duplex(4096);
+    let (read, write) = tokio::io::split(far);
+    let _server = Peer::builder()
+        .serve(server)
+        .framed(Codec::Newline, read, write);
+    let (read, write) = tokio::io::split(near);
+    let peer = Peer::builder().framed(Codec::Newline, read, write);
+    let hung: Vec<_> = (0..2)
+        .map(|_| tokio::spawn(peer.client().request::<(), _>("hang", &())))
+        .collect();
+    assert!(eventually(|| started.load(Ordering::SeqCst) == 2).await);
+    let busy = peer.client().request::<i64, _>("add", &[1, 1]).await;
+    assert!(
+        matches!(busy, Err(Error::Undeclared(ref e)) if e.code == -32009),
+        "{busy:?}"
+    );
+    for call in hung {
+        call.abort();
+    }
+}
