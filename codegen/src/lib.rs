@@ -33,6 +33,7 @@
 //! # Ok::<(), rpcsmith_build::Error>(())
 //! ```
 
+mod builder;
 pub mod document;
 pub mod error;
 pub mod load;
@@ -42,6 +43,7 @@ pub mod resolve;
 pub mod source;
 pub mod validate;
 
+mod emit;
 mod format;
 mod naming;
 mod render;
@@ -52,6 +54,7 @@ pub mod typespace;
 #[doc(hidden)]
 pub mod corpus;
 
+pub use builder::{Builder, Emitted, configure};
 pub use document::Document;
 pub use error::{Diagnostic, Diagnostics, Error, ErrorKind, Severity};
 pub use load::{Options, load_document};
