@@ -155,8 +155,8 @@ impl Builder {
             .clone()
             .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
             .ok_or_else(|| no_out_dir(path))?;
-        let module = module_name(&self.settings, path)?;
-        let generated = generate(path, &self.settings)?;
+        let module = self.settings.module_name(path)?;
+        let generated = crate::generate::generate(path, &self.settings)?;
         let mut files_read = vec![path.to_path_buf()];
         merge_files(&mut files_read, generated.files_read);
         let file = out_dir.join(format!("{module}.rs"));
@@ -175,22 +175,6 @@ impl Builder {
     }
 }
 
-/// The pipeline's output, until the service generator lands.
-struct Generated {
-    source: String,
-    warnings: Vec<Diagnostic>,
-    files_read: Vec<PathBuf>,
-}
-
-fn generate(path: &Path, settings: &Settings) -> Result<Generated, Error> {
-    let report = crate::types::render_types(path, &settings.load)?;
-    Ok(Generated {
-        source: report.source,
-        warnings: report.warnings,
-        files_read: report.files_read,
-    })
-}
-
 fn merge_files(files: &mut Vec<PathBuf>, more: Vec<PathBuf>) {
     for f in more {
         if !files.contains(&f) {
@@ -207,24 +191,6 @@ fn no_out_dir(path: &Path) -> Error {
         "OUT_DIR is not set: call compile from a build script, or set out_dir",
     );
     Error::new(ErrorKind::Io, vec![d])
-}
-
-/// The module name: the one set, or the document's file stem in snake case.
-///
-/// # Errors
-///
-/// [`ErrorKind::Invalid`] when the name set is not a Rust identifier.
-pub(crate) fn module_name(settings: &Settings, path: &Path) -> Result<String, Error> {
-    let Some(name) = &settings.module else {
-        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-        return Ok(crate::naming::module_name(&stem));
-    };
-    if syn::parse_str::<syn::Ident>(name).is_ok() && !name.starts_with("r#") {
-        return Ok(name.clone());
-    }
-    let message = format!("module name {name:?} is not a Rust identifier");
-    let d = Diagnostic::error(path, (0, 0), "", message);
-    Err(Error::new(ErrorKind::Invalid, vec![d]))
 }
 
 /// The file `include_api!("name")` includes: it declares the module and includes the

@@ -10,13 +10,14 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Diagnostic, Error, ErrorKind};
 
-/// Writes `contents` to `path` unless the file already holds exactly that text.
-/// Returns whether the file was written.
+/// Writes `contents` to `path` (creating its directory) unless the file already holds
+/// exactly that text, so an unchanged output keeps its modification time and nothing that
+/// depends on it is rebuilt. Returns whether the file was written.
 ///
 /// # Errors
 ///
 /// [`ErrorKind::Io`] naming `path` when it cannot be written.
-pub(crate) fn write_if_changed(path: &Path, contents: &str) -> Result<bool, Error> {
+pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool, Error> {
     let unchanged = std::fs::read(path).is_ok_and(|old| old == contents.as_bytes());
     if unchanged {
         return Ok(false);

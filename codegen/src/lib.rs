@@ -36,6 +36,7 @@
 mod builder;
 pub mod document;
 pub mod error;
+mod generate;
 pub mod load;
 pub mod openrpc;
 pub mod pointer;
@@ -56,7 +57,9 @@ pub mod corpus;
 
 pub use builder::{Builder, Emitted, configure};
 pub use document::Document;
+pub use emit::write_if_changed;
 pub use error::{Diagnostic, Diagnostics, Error, ErrorKind, Severity};
+pub use generate::{Generated, generate};
 pub use load::{Options, load_document};
 pub use resolve::{FileId, Location, Resolver};
 pub use settings::{Override, ParamsBy, Settings};

@@ -2,8 +2,9 @@
 //! CLI collect, and the pipeline reads.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::load::Options;
 
 /// Everything a generation run is configured with.
@@ -41,6 +42,28 @@ impl Default for Settings {
             overrides: BTreeMap::new(),
             templates_dir: None,
         }
+    }
+}
+
+impl Settings {
+    /// The module name for the document at `document`: the one set, or the document's file
+    /// name without extension in snake case (`refs-openrpc.json` → `refs_openrpc`).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Invalid`], naming the document, when the name set is not a Rust
+    /// identifier (a keyword, `my-api`, `r#x`).
+    pub fn module_name(&self, document: &Path) -> Result<String, Error> {
+        let Some(name) = &self.module else {
+            let stem = document.file_stem().unwrap_or_default().to_string_lossy();
+            return Ok(crate::naming::module_name(&stem));
+        };
+        if syn::parse_str::<syn::Ident>(name).is_ok() && !name.starts_with("r#") {
+            return Ok(name.clone());
+        }
+        let message = format!("module name {name:?} is not a Rust identifier");
+        let d = Diagnostic::error(document, (0, 0), "", message);
+        Err(Error::new(ErrorKind::Invalid, vec![d]))
     }
 }
 
