@@ -91,8 +91,8 @@ impl Builder {
 
     /// Names the type generated for the schema at `pointer` `name` instead of the derived
     /// name. `pointer` is the schema's JSON pointer in the document
-    /// (`/components/schemas/Pet`) or `file#pointer` for a schema in another file, with
-    /// the file named as in diagnostics (relative to the document).
+    /// (`/components/schemas/Pet`) or `file#pointer` for a schema in another file, the file
+    /// relative to the document (`defs/pet.json#/Pet`).
     pub fn rename(mut self, pointer: impl Into<String>, name: impl Into<String>) -> Self {
         self.entry(pointer).rename = Some(name.into());
         self

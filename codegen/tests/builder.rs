@@ -168,3 +168,87 @@ fn the_module_name_sets_the_file_names() {
         "{wrapper}"
     );
 }
+
+/// The generated source of `pets.json` with the builder's settings, or the error text.
+fn pets(builder: rpcsmith_build::Builder) -> Result<String, String> {
+    let out = tempfile::tempdir().unwrap();
+    let emitted = builder
+        .out_dir(out.path())
+        .include_dir(fixture("include"))
+        .emit(fixture("pets.json"))
+        .map_err(|e| e.to_string())?;
+    Ok(std::fs::read_to_string(emitted.file).unwrap())
+}
+
+#[test]
+fn overrides_rename_replace_and_derive() {
+    let source = pets(
+        configure()
+            .rename("/components/schemas/Price", "Cost")
+            .rename("defs/pet.json#/Pet", "Animal")
+            .replace("#/components/schemas/Money", "crate::money::Cents")
+            .derive("/components/schemas/Price", "schemars::JsonSchema")
+            .derive("/components/schemas/Price", "Default"),
+    )
+    .unwrap();
+    assert!(source.contains("pub struct Cost {"), "{source}");
+    assert!(source.contains("pub struct Animal {"), "{source}");
+    assert!(!source.contains("struct Price"), "{source}");
+    assert!(!source.contains("struct Pet "), "{source}");
+    assert!(!source.contains("struct Money"), "{source}");
+    assert!(
+        source.contains("pub amount: crate::money::Cents,"),
+        "{source}"
+    );
+    assert!(
+        source.contains("#[derive(schemars::JsonSchema, Default)]\n    pub struct Cost {"),
+        "{source}"
+    );
+    // The replacement is not known to be `Eq`, so neither is what holds it.
+    let cost = &source[source.find("pub struct Cost").unwrap() - 400..];
+    assert!(!cost[..400].contains("::std::cmp::Eq"), "{cost}");
+}
+
+#[test]
+fn derives_for_every_type() {
+    let source = pets(configure().derive("*", "schemars::JsonSchema")).unwrap();
+    // Pet, Tag, Money, Price: every struct and enum (aliases take no derive).
+    assert_eq!(
+        source.matches("#[derive(schemars::JsonSchema)]").count(),
+        4,
+        "{source}"
+    );
+}
+
+#[test]
+fn overrides_that_cannot_apply_are_errors() {
+    let cases = [
+        (
+            configure().rename("/components/schemas/Nope", "X"),
+            "tests/fixtures/builder/pets.json: at /components/schemas/Nope: override \"/components/schemas/Nope\": no generated type comes from this schema",
+        ),
+        (
+            configure().rename("/components/schemas/Money", "my type"),
+            "tests/fixtures/builder/pets.json: at /components/schemas/Money: override \"/components/schemas/Money\": rename: `my type` is not a Rust identifier",
+        ),
+        (
+            configure().replace("/components/schemas/Money", "a::<"),
+            "tests/fixtures/builder/pets.json: at /components/schemas/Money: override \"/components/schemas/Money\": replace: `a::<` is not a Rust type",
+        ),
+        (
+            configure().derive("*", "not a path"),
+            "tests/fixtures/builder/pets.json: at *: override \"*\": derive: `not a path` is not a Rust path",
+        ),
+        (
+            configure().rename("*", "All"),
+            "tests/fixtures/builder/pets.json: at *: override \"*\": only derives apply to every type",
+        ),
+        (
+            configure().rename("/components/schemas/Money", "Price"),
+            "tests/fixtures/builder/pets.json:18:7: at /components/schemas/Money: cannot rename to `Price`: another type has this name",
+        ),
+    ];
+    for (builder, expected) in cases {
+        assert_eq!(pets(builder).unwrap_err(), expected);
+    }
+}
