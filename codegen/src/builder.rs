@@ -62,8 +62,9 @@ impl Builder {
     }
 
     /// The module's name: the output is `<name>.rs`, and `include_api!("name")` includes
-    /// it (default: the document's file name without extension, in snake case:
-    /// `refs-openrpc.json` → `refs_openrpc`). It must be a Rust identifier.
+    /// it. It must be a Rust identifier. By default, the `<Doc>` of `<Doc>Client` in snake
+    /// case: from the document's `info.title` when it reads as a name (`Petstore` →
+    /// `petstore`), else from its file name (`refs-openrpc.json` → `refs`).
     pub fn module(mut self, name: impl Into<String>) -> Self {
         self.settings.module = Some(name.into());
         self
@@ -155,8 +156,8 @@ impl Builder {
             .clone()
             .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
             .ok_or_else(|| no_out_dir(path))?;
-        let module = self.settings.module_name(path)?;
         let generated = crate::generate::generate(path, &self.settings)?;
+        let module = generated.module;
         let mut files_read = vec![path.to_path_buf()];
         merge_files(&mut files_read, generated.files_read);
         let file = out_dir.join(format!("{module}.rs"));

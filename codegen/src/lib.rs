@@ -36,7 +36,6 @@
 mod builder;
 pub mod document;
 pub mod error;
-mod generate;
 pub mod load;
 pub mod openrpc;
 pub mod pointer;
@@ -44,10 +43,13 @@ pub mod resolve;
 pub mod source;
 pub mod validate;
 
+mod bundle;
 mod emit;
 mod format;
+pub mod generate;
 mod naming;
 mod render;
+mod service;
 pub mod settings;
 mod types;
 pub mod typespace;

@@ -19,8 +19,8 @@ pub struct Settings {
     pub client: bool,
     /// Emit the server trait (`<Doc>Server`) and its dispatcher.
     pub server: bool,
-    /// The module name (file stem of the output, `include_api!` name); by default
-    /// derived from the document's file name.
+    /// The module name (file stem of the output, `include_api!` name); by default the
+    /// `<Doc>` of `<Doc>Client` (the document's title, or its file name) in snake case.
     pub module: Option<String>,
     /// How a method whose `paramStructure` is `either` (or absent) sends its params.
     pub either_default: ParamsBy,
@@ -46,17 +46,16 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// The module name for the document at `document`: the one set, or the document's file
-    /// name without extension in snake case (`refs-openrpc.json` → `refs_openrpc`).
+    /// The module name: the one set, or `doc_name` (the `<Doc>` of `<Doc>Client`, from
+    /// the document's title or file name) in snake case.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Invalid`], naming the document, when the name set is not a Rust
+    /// [`ErrorKind::Invalid`], naming `document`, when the name set is not a Rust
     /// identifier (a keyword, `my-api`, `r#x`).
-    pub fn module_name(&self, document: &Path) -> Result<String, Error> {
+    pub(crate) fn module_name(&self, document: &Path, doc_name: &str) -> Result<String, Error> {
         let Some(name) = &self.module else {
-            let stem = document.file_stem().unwrap_or_default().to_string_lossy();
-            return Ok(crate::naming::module_name(&stem));
+            return Ok(crate::naming::module_name(doc_name));
         };
         if syn::parse_str::<syn::Ident>(name).is_ok() && !name.starts_with("r#") {
             return Ok(name.clone());

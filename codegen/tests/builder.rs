@@ -252,3 +252,14 @@ fn overrides_that_cannot_apply_are_errors() {
         assert_eq!(pets(builder).unwrap_err(), expected);
     }
 }
+
+#[test]
+fn the_default_module_name_comes_from_the_title() {
+    let out = tempfile::tempdir().unwrap();
+    let emitted = configure()
+        .out_dir(out.path())
+        .emit(fixture("warns.json"))
+        .unwrap();
+    assert_eq!(emitted.module, "warning_examples");
+    assert_eq!(emitted.file, out.path().join("warning_examples.rs"));
+}

@@ -59,8 +59,8 @@ struct Generate {
     /// Generate the server trait and dispatcher.
     #[arg(long)]
     server: bool,
-    /// The module name the generated code is named after (default: the document's file
-    /// name).
+    /// The name the generated code is named after (`<Name>Client`); default: the
+    /// document's title, or its file name.
     #[arg(long, value_name = "NAME")]
     module: Option<String>,
 }
@@ -119,9 +119,6 @@ fn generate(args: &Generate) -> anyhow::Result<ExitCode> {
         .server(both || args.server);
     if let Some(name) = &args.module {
         builder = builder.module(name);
-    }
-    if let Err(error) = builder.settings().module_name(&args.input.document) {
-        return failed(&args.input, &error);
     }
     let generated = match rpcsmith_build::generate(&args.input.document, builder.settings()) {
         Ok(generated) => generated,

@@ -30,6 +30,7 @@ mod limits;
 mod metadata;
 mod middleware;
 
+pub use crate::codegen::Failure;
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
 pub use encoded::{Encoded, encode};

@@ -1,0 +1,274 @@
+//! View structs of the client and the server: every decision about their Rust text.
+
+use serde::Serialize;
+
+use super::rust::{doc_attrs, string_literal, ty_expr_in};
+use crate::openrpc::ParamStructure;
+use crate::service::{DeclaredError, Method, Param, Services};
+use crate::settings::ParamsBy;
+use crate::typespace::{Ty, TypeDef};
+
+/// The runtime's support module, as generated code names it.
+const SUPPORT: &str = "::rpcsmith::codegen";
+
+/// The client and server of one document.
+#[derive(Debug, Serialize)]
+pub(crate) struct ServicesView {
+    /// `<Doc>Client`.
+    pub(crate) client_name: String,
+    /// `<Doc>Batch`.
+    pub(crate) batch_name: String,
+    /// `<Doc>Server`.
+    pub(crate) server_name: String,
+    /// `<Doc>Dispatcher`.
+    pub(crate) dispatcher_name: String,
+    /// The title shown in docs.
+    pub(crate) title: String,
+    /// Emit the client.
+    pub(crate) client: bool,
+    /// Emit the server.
+    pub(crate) server: bool,
+    /// The document answered on `rpc.discover`, as a Rust string literal.
+    pub(crate) document: String,
+    pub(crate) has_methods: bool,
+    pub(crate) methods: Vec<MethodView>,
+}
+
+/// One method.
+#[derive(Debug, Serialize)]
+pub(crate) struct MethodView {
+    /// The wire name as a Rust string literal.
+    pub(crate) wire: String,
+    /// The wire name for docs (backticks made safe).
+    pub(crate) shown: String,
+    pub(crate) rust: String,
+    pub(crate) docs: Vec<String>,
+    /// `#[deprecated]`, or nothing.
+    pub(crate) attrs: Vec<String>,
+    pub(crate) params: Vec<ParamView>,
+    pub(crate) has_params: bool,
+    /// `<Method>Params`.
+    pub(crate) params_name: String,
+    /// The params argument of a client call: `&()` or `&XParams { a, b }`.
+    pub(crate) params_expr: String,
+    /// The params as they reach the handler: `params.a, params.b`.
+    pub(crate) handler_args: String,
+    /// Serialize the params struct by name (else by position).
+    pub(crate) by_name: bool,
+    /// The number of params that are always sent by position.
+    pub(crate) fixed_len: usize,
+    /// The length of the positional array, as an expression over `self`.
+    pub(crate) len_expr: String,
+    /// `::rpcsmith::codegen::Structure::…`.
+    pub(crate) structure: String,
+    /// The param names, as a Rust array of string literals.
+    pub(crate) names: String,
+    pub(crate) is_notification: bool,
+    /// `<Method>Result`.
+    pub(crate) result_name: String,
+    pub(crate) result_ty: String,
+    pub(crate) has_errors: bool,
+    /// `<Method>Error`.
+    pub(crate) error_name: String,
+    /// The declared error type: `<Method>Error` or `Infallible`.
+    pub(crate) error_ty: String,
+    pub(crate) errors: Vec<ErrorView>,
+}
+
+/// One param.
+#[derive(Debug, Serialize)]
+pub(crate) struct ParamView {
+    pub(crate) rust: String,
+    pub(crate) docs: Vec<String>,
+    /// Serde attributes of the by-name field.
+    pub(crate) attrs: Vec<String>,
+    /// The field and argument type (`Option<T>` when optional).
+    pub(crate) ty: String,
+    /// `required` or `optional`: the decoding function.
+    pub(crate) decode: String,
+    pub(crate) index: usize,
+    /// Sent by position only when a later param is present.
+    pub(crate) conditional: bool,
+}
+
+/// One declared error.
+#[derive(Debug, Serialize)]
+pub(crate) struct ErrorView {
+    pub(crate) variant: String,
+    pub(crate) docs: Vec<String>,
+    pub(crate) code: String,
+    /// The declared message, as a Rust string literal.
+    pub(crate) message: String,
+    pub(crate) has_data: bool,
+    pub(crate) data_ty: String,
+}
+
+/// The view of `services`, whose types are `defs`; `document` is the JSON answered on
+/// `rpc.discover`.
+pub(crate) fn services_view(
+    services: &Services,
+    defs: &[TypeDef],
+    client: bool,
+    server: bool,
+    document: &str,
+) -> ServicesView {
+    let name = &services.name;
+    ServicesView {
+        client_name: format!("{name}Client"),
+        batch_name: format!("{name}Batch"),
+        server_name: format!("{name}Server"),
+        dispatcher_name: format!("{name}Dispatcher"),
+        title: literal_text(&services.title),
+        client,
+        server,
+        document: string_literal(document),
+        has_methods: !services.methods.is_empty(),
+        methods: services.methods.iter().map(|m| method(m, defs)).collect(),
+    }
+}
+
+/// `text` made safe to appear inside a Rust string literal, in backticks in docs.
+fn literal_text(text: &str) -> String {
+    let literal = string_literal(&text.replace('`', "'"));
+    literal[1..literal.len() - 1].to_owned()
+}
+
+fn method(m: &Method, defs: &[TypeDef]) -> MethodView {
+    let mut attrs = Vec::new();
+    if m.deprecated {
+        attrs.push("#[deprecated]".to_owned());
+    }
+    let shown = literal_text(&m.wire);
+    let mut text = m.docs.clone().unwrap_or_default();
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str(&format!("Calls `{}`.", m.wire.replace('`', "'")));
+    let fixed_len = m
+        .params
+        .iter()
+        .rposition(|p| p.required)
+        .map_or(0, |i| i + 1);
+    let params: Vec<ParamView> = m
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| param(p, i, fixed_len, defs))
+        .collect();
+    let fields: Vec<&str> = params.iter().map(|p| p.rust.as_str()).collect();
+    let params_name = format!("{}Params", m.base);
+    let params_expr = if params.is_empty() {
+        "&()".to_owned()
+    } else {
+        format!("&{params_name} {{ {} }}", fields.join(", "))
+    };
+    let handler_args: Vec<String> = fields.iter().map(|f| format!(", params.{f}")).collect();
+    let names: Vec<String> = m.params.iter().map(|p| string_literal(&p.wire)).collect();
+    let errors: Vec<ErrorView> = m.errors.iter().map(|e| error(e, defs)).collect();
+    let has_errors = !errors.is_empty() && m.result.is_some();
+    let error_name = format!("{}Error", m.base);
+    MethodView {
+        wire: string_literal(&m.wire),
+        shown,
+        rust: m.rust.clone(),
+        docs: doc_attrs(&text),
+        attrs,
+        has_params: !params.is_empty(),
+        len_expr: len_expr(&params, fixed_len),
+        params,
+        params_name,
+        params_expr,
+        handler_args: handler_args.concat(),
+        by_name: m.sends == ParamsBy::Name,
+        fixed_len,
+        structure: format!(
+            "{SUPPORT}::Structure::{}",
+            match m.accepts {
+                ParamStructure::ByName => "ByName",
+                ParamStructure::ByPosition => "ByPosition",
+                ParamStructure::Either => "Either",
+            }
+        ),
+        names: format!("[{}]", names.join(", ")),
+        is_notification: m.result.is_none(),
+        result_name: format!("{}Result", m.base),
+        result_ty: m
+            .result
+            .as_ref()
+            .map_or_else(|| "()".to_owned(), |t| ty_expr_in(t, defs, "types::")),
+        error_ty: if has_errors {
+            error_name.clone()
+        } else {
+            "::std::convert::Infallible".to_owned()
+        },
+        has_errors,
+        error_name,
+        errors,
+    }
+}
+
+fn param(p: &Param, index: usize, fixed_len: usize, defs: &[TypeDef]) -> ParamView {
+    let ty = if p.required {
+        p.ty.clone()
+    } else {
+        p.ty.clone().optional()
+    };
+    let mut attrs = Vec::new();
+    if p.rust.trim_start_matches("r#") != p.wire {
+        attrs.push(format!("#[serde(rename = {})]", string_literal(&p.wire)));
+    }
+    if !p.required {
+        attrs.push("#[serde(skip_serializing_if = \"::std::option::Option::is_none\")]".to_owned());
+    }
+    let mut text = p
+        .docs
+        .clone()
+        .unwrap_or_else(|| format!("The `{}` param.", p.wire.replace('`', "'")));
+    if p.deprecated {
+        text.push_str("\n\nDeprecated.");
+    }
+    ParamView {
+        rust: p.rust.clone(),
+        docs: doc_attrs(&text),
+        attrs,
+        ty: ty_expr_in(&ty, defs, "types::"),
+        decode: if p.required { "required" } else { "optional" }.to_owned(),
+        index,
+        conditional: index >= fixed_len,
+    }
+}
+
+/// The positional length: up to the last optional param given, else the fixed part.
+fn len_expr(params: &[ParamView], fixed_len: usize) -> String {
+    let mut expr = String::new();
+    for p in params.iter().rev().filter(|p| p.conditional) {
+        expr.push_str(&format!(
+            "if self.{}.is_some() {{ {} }} else ",
+            p.rust,
+            p.index + 1
+        ));
+    }
+    if expr.is_empty() {
+        fixed_len.to_string()
+    } else {
+        format!("{expr}{{ {fixed_len} }}")
+    }
+}
+
+fn error(e: &DeclaredError, defs: &[TypeDef]) -> ErrorView {
+    let mut docs = format!("`{}`: {}", e.code, e.message.trim());
+    if e.data.is_some() {
+        docs.push_str("\n\nCarries the error's `data`.");
+    }
+    ErrorView {
+        variant: e.variant.clone(),
+        docs: doc_attrs(&docs),
+        code: format!("{}_i64", e.code),
+        message: string_literal(&e.message),
+        has_data: e.data.is_some(),
+        data_ty: e
+            .data
+            .as_ref()
+            .map_or_else(String::new, |t: &Ty| ty_expr_in(t, defs, "types::")),
+    }
+}

@@ -1,0 +1,275 @@
+//! The service model: what a document's methods are, language-neutral apart from the
+//! names they get in Rust (decided here, once, for the client and the server alike).
+//!
+//! Each method of the [`Document`] is matched with its types in the [`TypeSpace`]: its
+//! params (names, types, required or optional, order), how they go on the wire
+//! (`paramStructure`, `either` resolved by [`Settings::either_default`]), its result (or
+//! none: a notification), and its declared errors (code, message, typed `data`).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::document::{Document, ResolvedError, ResolvedMethod};
+use crate::error::Diagnostic;
+use crate::naming::{Namer, field_name, title_is_identifier, type_name};
+use crate::openrpc::ParamStructure;
+use crate::settings::{ParamsBy, Settings};
+use crate::typespace::{MethodTypes, Ty, TypeSpace};
+
+/// Names the generated client and batch builder use for themselves: a method named like
+/// one of them gets another name.
+const CLIENT_WORDS: &[&str] = &[
+    "new",
+    "inner",
+    "into_inner",
+    "batch",
+    "send",
+    "len",
+    "is_empty",
+];
+
+/// Every method of one document, named for Rust.
+#[derive(Debug)]
+pub(crate) struct Services {
+    /// The document's name, upper camel case (`Petstore`): `PetstoreClient`, …
+    pub(crate) name: String,
+    /// The document's title (`info.title`), for docs.
+    pub(crate) title: String,
+    /// The methods, in document order.
+    pub(crate) methods: Vec<Method>,
+    /// Problems found (warnings).
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// One method.
+#[derive(Debug)]
+pub(crate) struct Method {
+    /// The name on the wire, exactly as written.
+    pub(crate) wire: String,
+    /// The Rust function name (`eth_get_balance`).
+    pub(crate) rust: String,
+    /// The base of its type names (`EthGetBalance`: `EthGetBalanceParams`, …).
+    pub(crate) base: String,
+    /// Summary and description.
+    pub(crate) docs: Option<String>,
+    /// Whether the method is deprecated.
+    pub(crate) deprecated: bool,
+    /// The params, in order.
+    pub(crate) params: Vec<Param>,
+    /// Which shapes the server accepts.
+    pub(crate) accepts: ParamStructure,
+    /// Which shape the client sends.
+    pub(crate) sends: ParamsBy,
+    /// The result type; `None` for a notification.
+    pub(crate) result: Option<Ty>,
+    /// The declared errors, one per code.
+    pub(crate) errors: Vec<DeclaredError>,
+}
+
+/// One param.
+#[derive(Debug)]
+pub(crate) struct Param {
+    /// The name on the wire.
+    pub(crate) wire: String,
+    /// The Rust identifier.
+    pub(crate) rust: String,
+    /// Its type (not wrapped in `Option` for being optional).
+    pub(crate) ty: Ty,
+    /// Whether it must be given.
+    pub(crate) required: bool,
+    /// Whether it is deprecated.
+    pub(crate) deprecated: bool,
+    /// Summary and description.
+    pub(crate) docs: Option<String>,
+}
+
+/// One declared error.
+#[derive(Debug)]
+pub(crate) struct DeclaredError {
+    /// The JSON-RPC code.
+    pub(crate) code: i64,
+    /// The declared message.
+    pub(crate) message: String,
+    /// The variant name (`PetNotFound`).
+    pub(crate) variant: String,
+    /// The type of `data`, when the document describes it.
+    pub(crate) data: Option<Ty>,
+}
+
+impl Services {
+    /// The service model of `document`, whose types are `space`.
+    pub(crate) fn build(document: &mut Document, space: &TypeSpace, settings: &Settings) -> Self {
+        let types: HashMap<&str, &MethodTypes> = space
+            .methods()
+            .iter()
+            .map(|m| (m.name.as_str(), m))
+            .collect();
+        let name = doc_name(document, settings);
+        let mut names = Names {
+            fns: Namer::default(),
+            bases: Namer::default(),
+        };
+        for word in CLIENT_WORDS {
+            names.fns.claim(word);
+        }
+        for suffix in ["Client", "Batch", "Server", "Dispatcher"] {
+            names.bases.claim(&format!("{name}{suffix}"));
+        }
+        let mut diagnostics = Vec::new();
+        let mut methods = Vec::new();
+        for m in &document.methods {
+            let Some(types) = types.get(m.name.as_str()) else {
+                let at = &m.location;
+                diagnostics.push(
+                    document
+                        .resolver
+                        .warning_at(at, "method left out: its types could not be generated"),
+                );
+                continue;
+            };
+            methods.push(method(
+                m,
+                types,
+                settings,
+                &mut names,
+                document,
+                &mut diagnostics,
+            ));
+        }
+        let title = match document.model.info.title.trim() {
+            "" => name.clone(),
+            title => title.to_owned(),
+        };
+        Services {
+            name,
+            title,
+            methods,
+            diagnostics,
+        }
+    }
+}
+
+/// `<Doc>`: the module name if given, else the title when it reads as a name, else the
+/// file name.
+pub(crate) fn doc_name(document: &Document, settings: &Settings) -> String {
+    if let Some(module) = &settings.module {
+        return type_name(module, "Api", "Api");
+    }
+    let title = document.model.info.title.trim();
+    if title_is_identifier(title) {
+        return type_name(title, "Api", "Api");
+    }
+    let path = document.resolver.display_path(document.root);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = stem
+        .trim_end_matches("-openrpc")
+        .trim_end_matches(".openrpc");
+    type_name(stem, "Api", "Api")
+}
+
+/// The names handed out so far in the module.
+struct Names {
+    /// Function names of the client, the batch builder and the server trait.
+    fns: Namer,
+    /// Type name bases.
+    bases: Namer,
+}
+
+fn method(
+    m: &ResolvedMethod,
+    types: &MethodTypes,
+    settings: &Settings,
+    names: &mut Names,
+    document: &Document,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Method {
+    let rust = names.fns.claim(&field_name(&m.name));
+    let base = names
+        .bases
+        .claim(&type_name(rust.trim_start_matches("r#"), "T", "Method"));
+    let mut args = Namer::default();
+    args.claim("cx");
+    args.claim("self_");
+    let params = m
+        .params
+        .iter()
+        .zip(&types.params)
+        .map(|(p, t)| Param {
+            wire: p.name.clone(),
+            rust: args.claim(&field_name(&p.name)),
+            ty: t.ty.clone(),
+            required: p.required,
+            deprecated: p.deprecated,
+            docs: docs(p.summary.as_deref(), p.description.as_deref()),
+        })
+        .collect();
+    let sends = match m.param_structure {
+        ParamStructure::ByName => ParamsBy::Name,
+        ParamStructure::ByPosition => ParamsBy::Position,
+        ParamStructure::Either => settings.either_default,
+    };
+    Method {
+        wire: m.name.clone(),
+        rust,
+        base,
+        docs: docs(m.summary.as_deref(), m.description.as_deref()),
+        deprecated: m.deprecated,
+        params,
+        accepts: m.param_structure,
+        sends,
+        result: types.result.clone(),
+        errors: errors(&m.errors, types, document, diagnostics),
+    }
+}
+
+/// The declared errors, one per code (a later one with the same code is left out, with a
+/// warning), named after their component key or their message.
+fn errors(
+    declared: &[ResolvedError],
+    types: &MethodTypes,
+    document: &Document,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<DeclaredError> {
+    let mut codes = HashSet::new();
+    let mut variants = Namer::default();
+    let mut out = Vec::new();
+    for e in declared {
+        let code = &e.error.code;
+        let data = types
+            .errors
+            .iter()
+            .find(|(c, _)| c == code)
+            .and_then(|(_, d)| d.as_ref());
+        if !codes.insert(*code) {
+            let message = format!("error code {code} is declared twice: the second is left out");
+            diagnostics.push(document.resolver.warning_at(&e.site, message));
+            continue;
+        }
+        let from_key = e
+            .location
+            .pointer
+            .strip_prefix("/components/errors/")
+            .filter(|k| !k.contains('/'));
+        let hint = from_key.unwrap_or(&e.error.message);
+        let fallback = format!("Code{}", code.unsigned_abs());
+        out.push(DeclaredError {
+            code: *code,
+            message: e.error.message.clone(),
+            variant: variants.claim(&type_name(hint, "E", &fallback)),
+            data: data.cloned(),
+        });
+    }
+    out
+}
+
+fn docs(summary: Option<&str>, description: Option<&str>) -> Option<String> {
+    let summary = summary.map(str::trim).filter(|s| !s.is_empty());
+    let description = description.map(str::trim).filter(|s| !s.is_empty());
+    match (summary, description) {
+        (Some(s), Some(d)) if s != d => Some(format!("{s}\n\n{d}")),
+        (Some(s), _) => Some(s.to_owned()),
+        (None, d) => d.map(str::to_owned),
+    }
+}
