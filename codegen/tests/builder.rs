@@ -62,7 +62,9 @@ fn writes_the_module_and_its_wrapper_only_when_changed() {
     assert!(source.contains("pub struct Pet {"), "{source}");
     let wrapper = std::fs::read_to_string(out.path().join("pets.mod.rs")).unwrap();
     assert!(
-        wrapper.ends_with("mod pets {\n    include!(\"pets.rs\");\n}\n"),
+        wrapper.ends_with(
+            "#[allow(dead_code, unreachable_pub)]\nmod pets {\n    include!(\"pets.rs\");\n}\n"
+        ),
         "{wrapper}"
     );
 

@@ -32,10 +32,13 @@ pub mod __private {
 ///   (`include_api!(#[allow(dead_code)] pub(crate) petstore)`), declares the module itself
 ///   and includes `petstore.rs`: `mod petstore { include!(concat!(env!("OUT_DIR"), "/petstore.rs")); }`.
 ///
-/// `petstore` is the builder's module name: the document's file name by default, or what
-/// `.module(..)` set. Both forms need the module written to cargo's `OUT_DIR` (the
-/// builder's default output directory). For code generated elsewhere (the `rpcsmith` CLI),
-/// declare the module as usual: `mod api;`.
+/// Both forms allow `dead_code` and `unreachable_pub` in the module: a program rarely
+/// uses every generated item, and generated items are `pub` by design.
+///
+/// `petstore` is the builder's module name: from the document's `info.title` (or its file
+/// name) by default, or what `.module(..)` set. Both forms need the module written to
+/// cargo's `OUT_DIR` (the builder's default output directory). For code generated
+/// elsewhere (the `rpcsmith` CLI), declare the module as usual: `mod api;`.
 #[macro_export]
 macro_rules! include_api {
     ($name:literal) => {
@@ -43,6 +46,7 @@ macro_rules! include_api {
     };
     ($(#[$attr:meta])* $vis:vis $name:ident) => {
         $(#[$attr])*
+        #[allow(dead_code, unreachable_pub)]
         $vis mod $name {
             include!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs"));
         }
