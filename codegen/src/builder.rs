@@ -84,7 +84,9 @@ impl Builder {
     }
 
     /// A directory whose `*.hbs` files replace the built-in templates of the same name
-    /// (`types.hbs`, `types/struct.hbs`, …); the others stay built in.
+    /// (`types.hbs`, `types/struct.hbs`, `client.hbs`, `server.hbs`, …; copy them from the
+    /// repository's `templates/`); the others stay built in. The output is still parsed
+    /// and formatted, so a template that writes invalid Rust fails the build, naming it.
     pub fn templates_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.settings.templates_dir = Some(dir.into());
         self
@@ -159,6 +161,8 @@ impl Builder {
         let generated = crate::generate::generate(path, &self.settings)?;
         let module = generated.module;
         let mut files_read = vec![path.to_path_buf()];
+        // The directory too: a template added to it must rerun the build.
+        files_read.extend(self.settings.templates_dir.clone());
         merge_files(&mut files_read, generated.files_read);
         let file = out_dir.join(format!("{module}.rs"));
         let written = write_if_changed(&file, &generated.source)?;

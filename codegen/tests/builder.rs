@@ -265,3 +265,45 @@ fn the_default_module_name_comes_from_the_title() {
     assert_eq!(emitted.module, "warning_examples");
     assert_eq!(emitted.file, out.path().join("warning_examples.rs"));
 }
+
+#[test]
+fn user_templates_replace_built_in_ones_and_rerun_the_build() {
+    let out = tempfile::tempdir().unwrap();
+    let emitted = configure()
+        .out_dir(out.path())
+        .include_dir(fixture("include"))
+        .templates_dir(fixture("templates"))
+        .emit(fixture("pets.json"))
+        .unwrap();
+    let source = std::fs::read_to_string(&emitted.file).unwrap();
+    // Money, Pet, Price are structs; Tag is an enum (built-in template).
+    assert_eq!(
+        source
+            .matches("/// Rendered by the user's template.")
+            .count(),
+        3,
+        "{source}"
+    );
+    let lines = emitted.cargo_lines();
+    assert!(lines.contains(&"cargo:rerun-if-changed=tests/fixtures/builder/templates".to_owned()));
+    assert!(lines.contains(
+        &"cargo:rerun-if-changed=tests/fixtures/builder/templates/types/struct.hbs".to_owned()
+    ));
+}
+
+#[test]
+fn a_broken_user_template_is_named() {
+    let out = tempfile::tempdir().unwrap();
+    let err = configure()
+        .out_dir(out.path())
+        .templates_dir(fixture("bad-templates"))
+        .emit(fixture("warns.json"))
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "tests/fixtures/builder/bad-templates/types.hbs: at (root): template error:"
+        ),
+        "{text}"
+    );
+}
