@@ -74,7 +74,7 @@ pub fn generate_types(
 pub fn render_types(path: impl AsRef<Path>, options: &Options) -> Result<Report, Error> {
     let path = path.as_ref();
     let mut document = load_document(path, options)?;
-    let space = TypeSpace::build(&mut document.resolver, document.root);
+    let space = TypeSpace::build(&mut document);
     let mut collected = Diagnostics::new();
     for d in document.warnings.iter().chain(space.diagnostics()) {
         collected.push(ErrorKind::Generate, d.clone());

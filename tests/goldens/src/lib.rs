@@ -23,6 +23,11 @@ pub mod constants {
     include!("../../../codegen/tests/golden/types/constants.rs");
 }
 
+/// Generated from `codegen/tests/fixtures/types/cross_file.json`.
+pub mod cross_file {
+    include!("../../../codegen/tests/golden/types/cross_file.rs");
+}
+
 /// Generated from `codegen/tests/fixtures/types/docs.json`.
 pub mod docs {
     include!("../../../codegen/tests/golden/types/docs.rs");
