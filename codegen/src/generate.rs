@@ -47,7 +47,7 @@ pub struct Generated {
 pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated, Error> {
     let path = path.as_ref();
     let mut document = load_document(path, &settings.load)?;
-    let space = TypeSpace::build(&mut document.resolver, document.root);
+    let space = TypeSpace::build(&mut document);
     let services = Services::build(&mut document, &space, settings);
     let mut collected = Diagnostics::new();
     let found = document.warnings.iter().chain(space.diagnostics());
