@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::Diagnostic;
-use crate::openrpc::{ErrorObject, Example, Extensions, OpenRpc, ParamStructure, Tag};
+use crate::openrpc::{ErrorObject, Example, Extensions, Link, OpenRpc, ParamStructure, Tag};
 use crate::resolve::{FileId, Location, Resolver};
 
 /// One OpenRPC document, loaded, validated and resolved.
@@ -52,6 +52,8 @@ pub struct ResolvedMethod {
     pub tags: Vec<Tag>,
     /// The examples.
     pub examples: Vec<ResolvedExamplePairing>,
+    /// The links to other methods.
+    pub links: Vec<ResolvedLink>,
     /// Whether the method is deprecated.
     pub deprecated: bool,
     /// The method's `x-…` members (`x-subscription` …).
@@ -88,6 +90,17 @@ pub struct ResolvedError {
     pub location: Location,
     /// The error object.
     pub error: ErrorObject,
+}
+
+/// A link, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedLink {
+    /// Where it is used.
+    pub site: Location,
+    /// Where the link object is.
+    pub location: Location,
+    /// The link object.
+    pub link: Link,
 }
 
 /// An example pairing, resolved.
@@ -146,6 +159,7 @@ impl Builder<'_> {
                 b.follow_read(at).map(|(_, t)| t)
             }),
             examples: self.each(&location.key("examples"), Self::pairing),
+            links: self.each(&location.key("links"), Self::link),
             extensions: self.extensions(&location),
             location,
             name: head.name,
@@ -178,6 +192,16 @@ impl Builder<'_> {
             site,
             location,
             error,
+        })
+    }
+
+    fn link(&mut self, site: &Location) -> Option<ResolvedLink> {
+        let (location, link) = self.follow_read(site)?;
+        let site = site.clone();
+        Some(ResolvedLink {
+            site,
+            location,
+            link,
         })
     }
 

@@ -9,6 +9,7 @@ use crate::load::load_document;
 use crate::render::Renderer;
 use crate::service::{Services, doc_name};
 use crate::settings::Settings;
+use crate::types::{ExampleValue, examples};
 use crate::typespace::TypeSpace;
 
 /// One generated module, and what it took to make it.
@@ -31,6 +32,8 @@ pub struct Generated {
     pub methods: usize,
     /// How many schemas fell back to `serde_json::Value` (each also a warning).
     pub fallbacks: usize,
+    /// Every example and default of the document, with its Rust type.
+    pub examples: Vec<ExampleValue>,
 }
 
 /// Generates the module for the OpenRPC document at `path`: its types, and the typed
@@ -47,7 +50,7 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
     let path = path.as_ref();
     let mut document = load_document(path, &settings.load)?;
     let module = settings.module_name(path, &doc_name(&document, settings))?;
-    let mut space = TypeSpace::build(&mut document.resolver, document.root);
+    let mut space = TypeSpace::build(&mut document);
     let override_errors =
         space.apply_overrides(&document.resolver, document.root, &settings.overrides);
     let services = Services::build(&mut document, &space, settings);
@@ -80,6 +83,7 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
         types: space.defs().len(),
         methods: document.methods.len(),
         fallbacks: space.fallback_count(),
+        examples: examples(&space),
     })
 }
 

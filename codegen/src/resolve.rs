@@ -291,13 +291,16 @@ impl Resolver {
         }
         let decoded = pointer::percent_decode(path_part)
             .ok_or_else(|| "bad percent-encoding in the file path".to_string())?;
-        let relative_path = Path::new(decoded.as_ref());
+        let relative_path: PathBuf = Path::new(decoded.as_ref())
+            .components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .collect();
         let from_dir = match self.files.get(from.file.index()) {
             Some(f) => f.dir.clone(),
             None => return Err("the referring file is not loaded".into()),
         };
-        let mut candidates = vec![from_dir.join(relative_path)];
-        candidates.extend(self.include_dirs.iter().map(|d| d.join(relative_path)));
+        let mut candidates = vec![from_dir.join(&relative_path)];
+        candidates.extend(self.include_dirs.iter().map(|d| d.join(&relative_path)));
         let Some(found) = candidates.iter().find(|c| c.is_file()) else {
             let tried: Vec<String> = candidates
                 .iter()

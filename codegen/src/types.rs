@@ -67,7 +67,7 @@ pub fn generate_types(
 pub fn render_types(path: impl AsRef<Path>, options: &Options) -> Result<Report, Error> {
     let path = path.as_ref();
     let mut document = load_document(path, options)?;
-    let space = TypeSpace::build(&mut document.resolver, document.root);
+    let space = TypeSpace::build(&mut document);
     let mut collected = Diagnostics::new();
     for d in document.warnings.iter().chain(space.diagnostics()) {
         collected.push(ErrorKind::Generate, d.clone());
@@ -81,15 +81,7 @@ pub fn render_types(path: impl AsRef<Path>, options: &Options) -> Result<Report,
         |n| n.to_string_lossy().into_owned(),
     );
     let source = Renderer::embedded()?.types(&space, &name)?;
-    let examples = space
-        .examples()
-        .iter()
-        .map(|e| ExampleValue {
-            rust_type: ty_expr_in(&e.ty, space.defs(), "types::"),
-            value: e.value.clone(),
-            origin: e.origin.clone(),
-        })
-        .collect();
+    let examples = examples(&space);
     Ok(Report {
         source,
         types: space.defs().len(),
@@ -98,4 +90,17 @@ pub fn render_types(path: impl AsRef<Path>, options: &Options) -> Result<Report,
         files_read: document.resolver.files_read(),
         examples,
     })
+}
+
+/// Every example and default of `space`, with its Rust type.
+pub(crate) fn examples(space: &TypeSpace) -> Vec<ExampleValue> {
+    space
+        .examples()
+        .iter()
+        .map(|e| ExampleValue {
+            rust_type: ty_expr_in(&e.ty, space.defs(), "types::"),
+            value: e.value.clone(),
+            origin: e.origin.clone(),
+        })
+        .collect()
 }

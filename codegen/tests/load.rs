@@ -147,8 +147,9 @@ fn structure_errors_and_warnings_are_all_collected() {
     );
 }
 
-const PARAMS_WARNINGS: [&str; 3] = [
-    "tests/fixtures/broken/params.json:16:57: at /components/errors/Oops/description: unknown member \"description\" in the error object: ignored",
+const PARAMS_WARNINGS: [&str; 4] = [
+    "tests/fixtures/broken/params.json:17:57: at /components/errors/Oops/description: unknown member \"description\" in the error object: ignored",
+    "tests/fixtures/broken/params.json:13:35: at /methods/0/links/0/method: link to method \"nowhere\", which the document does not define",
     "tests/fixtures/broken/params.json:11:9: at /methods/0/params/2: duplicate param name \"from\" (first at #/methods/0/params/0): the later one is ignored",
     "tests/fixtures/broken/params.json:10:9: at /methods/0/params/1: required param \"to\" comes after optional param \"from\": positional calls must send null for \"from\"",
 ];
@@ -175,4 +176,31 @@ fn strict_turns_the_warnings_into_errors() {
     let (kind, text) = failure("params.json", &Options::new().strict(true));
     assert_eq!(kind, ErrorKind::Invalid);
     assert_eq!(text, lines(&PARAMS_WARNINGS));
+}
+
+#[test]
+fn a_document_that_is_not_an_object() {
+    let (kind, text) = failure("not_an_object.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Invalid);
+    assert_eq!(
+        text,
+        "tests/fixtures/broken/not_an_object.json:1:1: at (root): expected an object (an OpenRPC document), found an array"
+    );
+}
+
+#[test]
+fn a_mistyped_member_is_an_error_even_where_absence_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("info.json");
+    std::fs::write(
+        &file,
+        r#"{"openrpc": "1.4.1", "info": "text", "methods": []}"#,
+    )
+    .unwrap();
+    let e = load_document(&file, &Options::new()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Invalid);
+    assert_eq!(
+        e.to_string(),
+        "info.json:1:22: at /info: expected an object (an info object), found a string"
+    );
 }

@@ -134,29 +134,38 @@ fn remote_refs_are_refused() {
     );
 }
 
-/// A document using every kind of reference: method, param, error, tag and example by
-/// `$ref`, refs into extensions and schema insides, escapes, and another file that refers
-/// back.
-#[test]
-fn load_document_resolves_every_kind_of_reference() {
-    use rpcsmith_build::openrpc::ParamStructure;
-    use rpcsmith_build::{Options, load_document};
+const FEATURES: &str = "tests/fixtures/front/features.json";
 
-    let doc = load_document("tests/fixtures/front/features.json", &Options::new()).unwrap();
+/// A method given by `$ref` into an extension, with a result schema in another extension,
+/// and a notification keeping its `x-` members.
+#[test]
+fn methods_by_ref_and_notifications() {
+    let doc = rpcsmith_build::load_document(FEATURES, &rpcsmith_build::Options::new()).unwrap();
     assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
     assert_eq!(doc.ref_count, 10);
     assert_eq!(doc.resolver.file_count(), 2);
     let names: Vec<&str> = doc.methods.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(names, ["ping", "pet.get", "notify"]);
-
     let ping = &doc.methods[0];
     assert_eq!(ping.location.pointer, "/x-methods/ping");
-    let pong = &ping.result.as_ref().unwrap().schema;
     let mut resolver = doc.resolver;
-    let target = resolver.deref(pong).unwrap();
-    assert_eq!(target.pointer, "/x-schemas/Pong");
+    let pong = resolver
+        .deref(&ping.result.as_ref().unwrap().schema)
+        .unwrap();
+    assert_eq!(pong.pointer, "/x-schemas/Pong");
+    let notify = &doc.methods[2];
+    assert!(notify.result.is_none());
+    assert_eq!(notify.extensions["x-notification"], true);
+}
 
+/// Params, errors, tags and examples by `$ref`; refs into schema insides with `~1` and
+/// `%20`; another file that refers back.
+#[test]
+fn params_errors_tags_and_examples_by_ref() {
+    use rpcsmith_build::openrpc::ParamStructure;
+    let doc = rpcsmith_build::load_document(FEATURES, &rpcsmith_build::Options::new()).unwrap();
     let get = &doc.methods[1];
+    let mut resolver = doc.resolver;
     assert_eq!(get.param_structure, ParamStructure::ByName);
     assert_eq!(get.tags[0].name, "pets");
     let id = &get.params[0];
@@ -172,16 +181,11 @@ fn load_document_resolves_every_kind_of_reference() {
     let pet = resolver
         .deref(&get.result.as_ref().unwrap().schema)
         .unwrap();
-    assert_eq!(
-        resolver.display_path(pet.file),
-        Path::new("tests/fixtures/front/shared/types.json")
-    );
+    let shown = resolver.display_path(pet.file);
+    assert_eq!(shown, Path::new("tests/fixtures/front/shared/types.json"));
     assert_eq!(pet.pointer, "/definitions/Pet Record");
     let back = resolver.deref(&pet.key("properties").key("id")).unwrap();
-    assert_eq!(
-        back,
-        Location::new(ping.location.file, "/components/schemas/Id")
-    );
+    assert_eq!(back, Location::new(doc.root, "/components/schemas/Id"));
     let codes: Vec<i64> = get.errors.iter().map(|e| e.error.code).collect();
     assert_eq!(codes, [404, 2]);
     assert_eq!(
@@ -195,13 +199,106 @@ fn load_document_resolves_every_kind_of_reference() {
         "/components/examples/Id"
     );
     assert!(example.result.is_some());
+    assert_eq!(resolver.files_read().len(), 2, "each file read once");
+}
 
-    let notify = &doc.methods[2];
-    assert!(notify.result.is_none());
-    assert_eq!(notify.extensions["x-notification"], true);
-    assert_eq!(
-        resolver.files_read().len(),
-        2,
-        "the root and shared/types.json, each once"
+/// The corpus quirks: Starknet's root-relative cross-file refs need an include directory
+/// (and fail precisely without one), its proving API refers document-relatively, and
+/// midnight-node's `#/definitions/…` resolve inside their component schema.
+#[test]
+fn corpus_cross_file_and_nested_definitions() {
+    use rpcsmith_build::{Options, corpus, load_document};
+    let Some(dir) = corpus::dir() else { return };
+    let trace = dir.join("starknet-specs/api/starknet_trace_api_openrpc.json");
+    let e = load_document(&trace, &Options::new()).unwrap_err();
+    let first = e.diagnostics()[0].to_string();
+    assert!(
+        first.contains(": unresolvable $ref \"./api/starknet_api_openrpc.json#/components/")
+            && first.ends_with(": file not found (tried api/starknet_api_openrpc.json)"),
+        "{first}"
     );
+    let options = Options::new().include_dir(dir.join("starknet-specs"));
+    let mut doc = load_document(&trace, &options).unwrap();
+    assert_eq!(doc.resolver.file_count(), 2);
+    let read = doc.resolver.files_read();
+    let opened = read[1].to_string_lossy();
+    assert!(
+        opened.ends_with("/starknet-specs/api/starknet_api_openrpc.json"),
+        "{read:?}"
+    );
+    let errors: Vec<Location> = doc
+        .methods
+        .iter()
+        .flat_map(|m| &m.errors)
+        .map(|e| e.location.clone())
+        .collect();
+    let elsewhere = errors
+        .iter()
+        .find(|l| l.file != doc.root)
+        .expect("an error from the other file");
+    assert_eq!(
+        doc.resolver.display_path(elsewhere.file),
+        Path::new("starknet_api_openrpc.json")
+    );
+    let _ = doc.resolver.deref(elsewhere).unwrap();
+
+    let proving = dir.join("starknet-specs/proving-api/starknet_proving_api_openrpc.json");
+    let doc = load_document(&proving, &Options::new()).unwrap();
+    assert_eq!(doc.resolver.file_count(), 2);
+
+    let mut doc = load_document(dir.join("midnight-node/openrpc.json"), &Options::new()).unwrap();
+    let root = doc.root;
+    let schemas = Location::new(root, "/components/schemas");
+    let names: Vec<String> = doc
+        .resolver
+        .get(&schemas)
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let mut nested = 0;
+    for name in names {
+        let mut sites = Vec::new();
+        collect_refs(&doc.resolver, &schemas.key(&name), &mut sites);
+        for site in sites {
+            if doc
+                .resolver
+                .ref_at(&site)
+                .unwrap()
+                .starts_with("#/definitions/")
+            {
+                let target = doc.resolver.deref(&site).unwrap();
+                let inside = format!("/components/schemas/{name}/definitions/");
+                assert!(
+                    target.pointer.starts_with(&inside),
+                    "{} -> {}",
+                    site.pointer,
+                    target.pointer
+                );
+                nested += 1;
+            }
+        }
+    }
+    assert_eq!(nested, 4, "the MANIFEST counts 4 nested definitions refs");
+}
+
+fn collect_refs(resolver: &Resolver, at: &Location, out: &mut Vec<Location>) {
+    match resolver.get(at) {
+        Some(serde_json::Value::Object(members)) => {
+            if resolver.ref_at(at).is_some() {
+                out.push(at.clone());
+            }
+            for k in members.keys() {
+                collect_refs(resolver, &at.key(k), out);
+            }
+        }
+        Some(serde_json::Value::Array(items)) => {
+            for i in 0..items.len() {
+                collect_refs(resolver, &at.index(i), out);
+            }
+        }
+        _ => {}
+    }
 }

@@ -151,3 +151,20 @@ fn the_report_lists_examples_with_their_types() {
         ]
     );
 }
+
+#[test]
+fn every_golden_is_compiled_by_the_goldens_crate() {
+    let lib = std::fs::read_to_string(dir("../../tests/goldens/src/lib.rs"))
+        .expect("tests/goldens/src/lib.rs");
+    for fixture in fixtures() {
+        let stem = fixture
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("utf-8 name");
+        let include = format!("include!(\"../../../codegen/tests/golden/types/{stem}.rs\");");
+        assert!(
+            lib.contains(&include),
+            "tests/goldens/src/lib.rs does not include the golden of {stem}"
+        );
+    }
+}

@@ -1,10 +1,11 @@
 //! Runs the generator on every corpus document, read in place, into `OUT_DIR`, and writes
-//! `corpus.rs`: a module per document and a table of its examples with their types.
+//! `corpus.rs`: a module per document (types, client and server) and a table of its
+//! examples with their types.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use rpcsmith_build::{Options, corpus, generate_types};
+use rpcsmith_build::{Settings, corpus, generate};
 
 fn main() {
     println!("cargo:rerun-if-env-changed=RPCSMITH_CORPUS_DIR");
@@ -39,20 +40,25 @@ fn generate_one(
     modules: &mut String,
     table: &mut String,
 ) {
-    let mut options = Options::new();
+    let mut settings = Settings::default();
     for inc in corpus::include_dirs(doc) {
-        options = options.include_dir(dir.join(inc));
+        settings.load = settings.load.include_dir(dir.join(inc));
     }
     let module = id.to_lowercase();
     let file = format!("{module}.rs");
-    let report = generate_types(dir.join(doc), out_dir.join(&file), &options)
-        .unwrap_or_else(|e| panic!("{id} {doc}:\n{e}"));
+    let started = std::time::Instant::now();
+    let report = generate(dir.join(doc), &settings).unwrap_or_else(|e| panic!("{id} {doc}:\n{e}"));
+    let generation_ms = started.elapsed().as_millis();
+    let path = out_dir.join(&file);
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(report.source.as_str()) {
+        std::fs::write(&path, &report.source).expect("write the generated module");
+    }
     for f in &report.files_read {
         println!("cargo:rerun-if-changed={}", f.display());
     }
     let _ = writeln!(
         modules,
-        "#[doc = \"Types of `{doc}`.\"]\npub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{file}\"));\n}}"
+        "#[doc = \"Types, client and server of `{doc}`.\"]\npub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{file}\"));\n}}"
     );
     let mut examples = String::new();
     for e in &report.examples {
@@ -68,9 +74,11 @@ fn generate_one(
     }
     let _ = writeln!(
         table,
-        "    Document {{ id: {id:?}, path: {doc:?}, types: {}, fallbacks: {}, warnings: {}, examples: &[\n{examples}    ] }},",
+        "    Document {{ id: {id:?}, path: {doc:?}, methods: {}, types: {}, fallbacks: {}, warnings: {}, generation_ms: {generation_ms}, source_bytes: {}, examples: &[\n{examples}    ] }},",
+        report.methods,
         report.types,
         report.fallbacks,
-        report.warnings.len()
+        report.warnings.len(),
+        report.source.len()
     );
 }

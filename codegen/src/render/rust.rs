@@ -179,9 +179,24 @@ fn ty_is_eq(ty: &Ty, eq: &[bool]) -> bool {
     }
 }
 
+/// Which optional traits a type derives (beyond `Debug`, `Clone`, `PartialEq` and serde).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Traits {
+    /// `Eq` (no `f64` inside).
+    pub(crate) eq: bool,
+    /// `Copy` and `Hash` (unit-only enums).
+    pub(crate) copy: bool,
+    /// `Default` (structs whose fields are all optional).
+    pub(crate) default: bool,
+}
+
 /// The derive attribute and the serde crate attribute.
-pub(crate) fn derives(eq: bool, copy: bool) -> Vec<String> {
+pub(crate) fn derives(traits: Traits) -> Vec<String> {
+    let Traits { eq, copy, default } = traits;
     let mut names = vec!["::std::fmt::Debug", "::std::clone::Clone"];
+    if default {
+        names.push("::std::default::Default");
+    }
     if copy {
         names.push("::std::marker::Copy");
     }

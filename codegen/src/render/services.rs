@@ -11,6 +11,11 @@ use crate::typespace::{Ty, TypeDef};
 /// The runtime's support module, as generated code names it.
 const SUPPORT: &str = "::rpcsmith::codegen";
 
+/// Lint levels for items that carry the document's own text (its Markdown is not
+/// rustdoc's) or its own shapes (deprecated types, long parameter lists). The `types`
+/// module sets them for itself; an included file cannot hold inner attributes.
+const ALLOW: &str = "#[allow(deprecated, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls, rustdoc::invalid_rust_codeblocks, rustdoc::redundant_explicit_links, clippy::too_many_arguments, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::empty_docs)]";
+
 /// The client and server of one document.
 #[derive(Debug, Serialize)]
 pub(crate) struct ServicesView {
@@ -24,6 +29,8 @@ pub(crate) struct ServicesView {
     pub(crate) dispatcher_name: String,
     /// The title shown in docs.
     pub(crate) title: String,
+    /// The lint levels of generated items.
+    pub(crate) allow: String,
     /// Emit the client.
     pub(crate) client: bool,
     /// Emit the server.
@@ -119,6 +126,7 @@ pub(crate) fn services_view(
         server_name: format!("{name}Server"),
         dispatcher_name: format!("{name}Dispatcher"),
         title: literal_text(&services.title),
+        allow: ALLOW.to_owned(),
         client,
         server,
         document: string_literal(document),

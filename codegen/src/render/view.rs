@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::rust::{derives, doc_attrs, eq_types, string_literal, ty_expr, type_docs};
+use super::rust::{Traits, derives, doc_attrs, eq_types, string_literal, ty_expr, type_docs};
 use crate::naming::{Namer, field_name, type_name};
 use crate::typespace::{
     Enum, Field, Kind, Payload, Struct, Tagging, Ty, TypeDef, TypeSpace, VariantHint,
@@ -15,7 +15,13 @@ pub(crate) struct TypesFile {
     pub(crate) module_attrs: Vec<String>,
     /// Items, sorted by name.
     pub(crate) items: Vec<Item>,
+    /// Whether a field is required and nullable: the module then has the helper that
+    /// makes serde refuse the field's absence (serde takes a missing `Option` as `None`).
+    pub(crate) required_nullable: bool,
 }
+
+/// The helper named by required nullable fields (`deserialize_with`).
+pub(crate) const REQUIRED_NULLABLE: &str = "required_nullable";
 
 /// One named type. Exactly one `is_*` flag is set.
 #[derive(Debug, Default, Serialize)]
@@ -68,10 +74,12 @@ pub(crate) struct IntVariant {
 }
 
 /// Lint levels for the generated module: deprecated items are used by the module's own
-/// code; fields and variants without a description have no docs; and clippy style lints
-/// that depend on the document's wording.
+/// code; fields and variants without a description have no docs; and clippy and rustdoc
+/// lints that depend on the document's wording (its descriptions are Markdown written
+/// for other tools: links, HTML and URLs are kept as written).
 const MODULE_ATTRS: &[&str] = &[
     "#![allow(deprecated, missing_docs)]",
+    "#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls, rustdoc::invalid_rust_codeblocks, rustdoc::redundant_explicit_links)]",
     "#![allow(clippy::large_enum_variant, clippy::enum_variant_names, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::empty_docs, clippy::struct_field_names)]",
 ];
 
@@ -86,9 +94,18 @@ pub(crate) fn types_file(space: &TypeSpace) -> TypesFile {
         .map(|(def, &eq)| item(def, eq, defs))
         .collect();
     items.sort_by(|a, b| a.name.cmp(&b.name));
+    let helper = format!("deserialize_with = \"{REQUIRED_NULLABLE}\"");
+    let required_nullable = items.iter().any(|i| {
+        let in_variants = i.variants.iter().flat_map(|v| &v.fields);
+        i.fields
+            .iter()
+            .chain(in_variants)
+            .any(|f| f.attrs.iter().any(|a| a.contains(&helper)))
+    });
     TypesFile {
         module_attrs: MODULE_ATTRS.iter().map(|s| (*s).to_owned()).collect(),
         items,
+        required_nullable,
     }
 }
 
@@ -104,7 +121,12 @@ fn item(def: &TypeDef, eq: bool, defs: &[TypeDef]) -> Item {
     };
     match &def.kind {
         Kind::Struct(s) => {
-            attrs.extend(derives(eq, false));
+            let default = s.flattened.is_empty() && s.fields.iter().all(|f| !f.required);
+            attrs.extend(derives(Traits {
+                eq,
+                copy: false,
+                default,
+            }));
             if s.deny_unknown {
                 attrs.push("#[serde(deny_unknown_fields)]".to_owned());
             }
@@ -113,13 +135,21 @@ fn item(def: &TypeDef, eq: bool, defs: &[TypeDef]) -> Item {
         }
         Kind::Enum(e) => {
             let copy = e.variants.iter().all(|v| v.payload == Payload::Unit);
-            attrs.extend(derives(eq, copy));
+            attrs.extend(derives(Traits {
+                eq,
+                copy,
+                default: false,
+            }));
             attrs.extend(tagging(&e.tagging));
             item.is_enum = true;
             item.variants = variants(e, defs);
         }
         Kind::Never => {
-            attrs.extend(derives(true, true));
+            attrs.extend(derives(Traits {
+                eq: true,
+                copy: true,
+                default: false,
+            }));
             item.is_enum = true;
         }
         Kind::IntEnum(values) => int_enum(&mut item, &mut attrs, values),
@@ -128,7 +158,11 @@ fn item(def: &TypeDef, eq: bool, defs: &[TypeDef]) -> Item {
             item.target = ty_expr(t, defs);
         }
         Kind::Newtype(t) => {
-            attrs.extend(derives(eq, false));
+            attrs.extend(derives(Traits {
+                eq,
+                copy: false,
+                default: false,
+            }));
             attrs.push("#[serde(transparent)]".to_owned());
             item.is_newtype = true;
             item.target = ty_expr(t, defs);
@@ -215,6 +249,10 @@ fn field(f: &Field, vis: &str, namer: &mut Namer, defs: &[TypeDef]) -> FieldView
             "#[serde(default, skip_serializing_if = \"::std::option::Option::is_none\")]"
                 .to_owned(),
         );
+    } else if f.required && matches!(f.ty, Ty::Option(_)) {
+        attrs.push(format!(
+            "#[serde(deserialize_with = \"{REQUIRED_NULLABLE}\")]"
+        ));
     }
     if f.docs.deprecated {
         attrs.push("#[deprecated]".to_owned());

@@ -86,12 +86,17 @@ impl Converter<'_> {
     /// Starts a named type for the schema at `owner`, unless an identical schema already
     /// has one (then `Err` with its type).
     pub(super) fn start_named(&mut self, owner: &Location) -> Result<TypeId, Ty> {
+        // A `type` list names a sum of the whole schema's readings: key it by the schema.
+        let (keyed, tag) = match owner.parent().filter(|_| owner.pointer.ends_with("/type")) {
+            Some(parent) => (parent, "type:"),
+            None => (owner.clone(), ""),
+        };
         let key = self
             .resolver
-            .get(owner)
-            .filter(|_| !super::place::is_component(owner))
+            .get(&keyed)
+            .filter(|_| !super::place::is_component(&keyed))
             .and_then(|v| serde_json::to_string(v).ok())
-            .map(|text| (owner.file, text));
+            .map(|text| (owner.file, format!("{tag}{text}")));
         if let Some(ty) = key.as_ref().and_then(|k| self.shapes.get(k)) {
             return Err(ty.clone());
         }
@@ -270,7 +275,7 @@ impl Converter<'_> {
             found.push((v.clone(), at.key("default")));
         }
         for (value, place) in found {
-            let origin = self.resolver.describe(&place, self.root);
+            let origin = self.origin(&place);
             self.examples.push(Example {
                 ty: ty.clone(),
                 value,

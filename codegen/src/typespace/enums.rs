@@ -61,7 +61,7 @@ impl Converter<'_> {
     fn convert_sum(&mut self, owner: &Location, branches: &[Branch]) -> Ty {
         let strings: Option<Vec<(String, Docs)>> = branches
             .iter()
-            .map(|b| string_values(&b.raw).map(|vs| vs.into_iter().map(|v| (v, Docs::of(&b.raw)))))
+            .map(|b| string_values(&b.raw).map(|vs| with_docs(vs, &b.raw)))
             .try_fold(Vec::new(), |mut acc, vs| {
                 acc.extend(vs?);
                 Some(acc)
@@ -89,7 +89,13 @@ impl Converter<'_> {
         let mut shapes = Vec::with_capacity(branches.len());
         for b in branches {
             if let Some(values) = string_values(&b.raw) {
-                shapes.extend(values.into_iter().map(|v| (v, None, Docs::of(&b.raw))));
+                // A branch of several constants describes the set, not each value.
+                let docs = if values.len() == 1 {
+                    Docs::of(&b.raw)
+                } else {
+                    Docs::default()
+                };
+                shapes.extend(values.into_iter().map(|v| (v, None, docs.clone())));
             } else {
                 let key = self.single_key(&b.target, &b.raw)?;
                 let payload_at = b.target.key("properties").key(&key);
@@ -385,6 +391,17 @@ fn is_null_schema(raw: &Value) -> bool {
             .and_then(Value::as_array)
             .is_some_and(|a| a.len() == 1 && a[0].is_null())
         || raw.get("const") == Some(&Value::Null)
+}
+
+/// Each value with the branch's docs when it is the branch's only value (a branch of
+/// several constants describes the set, not each value).
+fn with_docs(values: Vec<String>, raw: &Value) -> impl Iterator<Item = (String, Docs)> {
+    let docs = if values.len() == 1 {
+        Docs::of(raw)
+    } else {
+        Docs::default()
+    };
+    values.into_iter().map(move |v| (v, docs.clone()))
 }
 
 /// The strings a string-constant schema allows (`const` or an all-string `enum`).

@@ -25,6 +25,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use crate::document::Document;
 use crate::error::Diagnostic;
 use crate::naming::Namer;
 use crate::resolve::{FileId, Location, Resolver};
@@ -59,13 +60,19 @@ pub struct TypeSpace {
 }
 
 impl TypeSpace {
-    /// Converts every schema reachable from the document `root` (methods' params, results,
+    /// Converts every schema reachable from a loaded document (methods' params, results,
     /// errors' `data`, and `components`), then names the types and breaks cycles.
     ///
     /// Problems are collected, not returned: see [`TypeSpace::diagnostics`].
-    pub fn build(resolver: &mut Resolver, root: FileId) -> TypeSpace {
-        let mut cx = Converter::new(resolver, root);
-        let methods = roots::convert_document(&mut cx, root);
+    pub fn build(document: &mut Document) -> TypeSpace {
+        let Document {
+            resolver,
+            root,
+            methods,
+            ..
+        } = document;
+        let mut cx = Converter::new(resolver, *root);
+        let methods = roots::convert_document(&mut cx, *root, methods);
         let mut space = TypeSpace {
             defs: cx.defs,
             methods,
@@ -178,7 +185,7 @@ impl<'r> Converter<'r> {
         self.defs.push(TypeDef {
             name: String::new(),
             candidates,
-            origin: self.resolver.describe(at, self.root),
+            origin: self.origin(at),
             docs: Docs::of(&schema),
             validation: Validation::of(&schema),
             kind: Kind::Never,
@@ -187,6 +194,27 @@ impl<'r> Converter<'r> {
         });
         self.origins.push(at.clone());
         id
+    }
+
+    /// `file#pointer` of `at` for generated docs and reports: `#pointer` in the document,
+    /// and other files relative to the document's directory (so the output does not
+    /// depend on the directory the generator runs in).
+    fn origin(&self, at: &Location) -> String {
+        if at.file == self.root {
+            return format!("#{}", at.pointer);
+        }
+        let file = self.resolver.display_path(at.file);
+        let base = self
+            .resolver
+            .display_path(self.root)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        let shown = file.strip_prefix(base).unwrap_or(file);
+        let shown: Vec<String> = shown
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        format!("{}#{}", shown.join("/"), at.pointer)
     }
 
     /// Fills in a reserved type.

@@ -59,92 +59,110 @@ pub(super) fn candidates(resolver: &Resolver, at: &Location, schema: &Value) -> 
     out
 }
 
+/// What one step along a pointer contributes to a name.
+enum Step {
+    /// Start over from this name (a component, a method).
+    Reset(String),
+    /// Append this word.
+    Push(String),
+    /// Append a variant number (a last-resort name).
+    Numbered(String),
+    /// Nothing.
+    Skip,
+}
+
 /// The name of a place, and whether it had to number a variant.
 fn place_name(resolver: &Resolver, at: &Location) -> (String, bool) {
     let tokens: Vec<Cow<'_, str>> = pointer::tokens(&at.pointer).unwrap_or_default();
     let mut parts: Vec<String> = Vec::new();
     let mut numbered = false;
     let mut i = 0;
-    let root = Location::root(at.file);
     while i < tokens.len() {
-        let t = tokens[i].as_ref();
-        let next = tokens.get(i + 1).map(AsRef::as_ref);
-        let step = match (t, next) {
-            ("components", Some(_)) if i + 2 < tokens.len() => {
-                parts = vec![tokens[i + 2].to_string()];
-                3
-            }
-            ("definitions" | "$defs", Some(key)) => {
-                parts = vec![key.to_owned()];
-                2
-            }
-            ("methods", Some(_)) => {
-                parts = vec![
-                    name_at(resolver, &root, &tokens[..i + 2]).unwrap_or_else(|| "Method".into()),
-                ];
-                2
-            }
-            ("params", Some(_)) => {
-                parts.push(
-                    name_at(resolver, &root, &tokens[..i + 2]).unwrap_or_else(|| "Param".into()),
-                );
-                2
-            }
-            ("errors", Some(n)) => {
-                let code =
-                    code_at(resolver, &root, &tokens[..i + 2]).unwrap_or_else(|| n.to_owned());
-                parts.push(format!("Error {code}"));
-                2
-            }
-            ("properties", Some(key)) => {
-                parts.push(key.to_owned());
-                2
-            }
-            ("oneOf" | "anyOf", Some(_))
-                if tokens.get(i + 2).is_some_and(|t| t == "properties") =>
-            {
-                2
-            }
-            ("oneOf" | "anyOf", Some(n)) => {
-                let n: usize = n.parse().unwrap_or(0);
-                parts.push(format!("Variant{}", n + 1));
+        let (step, width) = step(resolver, at, &tokens, i);
+        match step {
+            Step::Reset(name) => parts = vec![name],
+            Step::Push(word) => parts.push(word),
+            Step::Numbered(word) => {
+                parts.push(word);
                 numbered = true;
-                2
             }
-            ("oneOf" | "anyOf", None) => {
-                parts.push("Kind".into());
-                1
-            }
-            ("allOf", Some(_)) if i + 2 == tokens.len() => {
-                parts.push("Kind".into());
-                2
-            }
-            ("allOf", Some(_)) => 2,
-            ("items" | "prefixItems", Some(n)) if n.parse::<usize>().is_ok() => {
-                parts.push(format!("Item{n}"));
-                2
-            }
-            ("items", _) => push(&mut parts, "Item"),
-            ("additionalProperties", _) => push(&mut parts, "Value"),
-            ("patternProperties", Some(_)) => {
-                parts.push("Value".into());
-                2
-            }
-            ("result", _) => push(&mut parts, "Result"),
-            ("data", _) => push(&mut parts, "Data"),
-            ("type", _) => push(&mut parts, "Kind"),
-            ("schema", _) => 1,
-            (other, _) => push(&mut parts, other),
-        };
-        i += step;
+            Step::Skip => {}
+        }
+        i += width;
     }
     let joined: String = parts.iter().map(|p| type_name(p, "T", "")).collect();
     (type_name(&joined, "T", "Type"), numbered)
 }
 
-fn push(parts: &mut Vec<String>, word: &str) -> usize {
-    parts.push(word.to_owned());
-    1
+/// The step at `tokens[i]`, and how many tokens it takes.
+fn step(resolver: &Resolver, at: &Location, tokens: &[Cow<'_, str>], i: usize) -> (Step, usize) {
+    let root = Location::root(at.file);
+    let t = tokens[i].as_ref();
+    let next = tokens.get(i + 1).map(AsRef::as_ref);
+    let last = i + 2 == tokens.len();
+    let word = |w: &str| Step::Push(w.to_owned());
+    match (t, next) {
+        ("components", Some(_)) if i + 2 < tokens.len() => {
+            (Step::Reset(tokens[i + 2].to_string()), 3)
+        }
+        ("definitions" | "$defs", Some(key)) => (Step::Reset(key.to_owned()), 2),
+        ("methods", Some(_)) => {
+            let name = name_at(resolver, &root, &tokens[..i + 2]);
+            (Step::Reset(name.unwrap_or_else(|| "Method".into())), 2)
+        }
+        ("params", Some(_)) => {
+            let name = name_at(resolver, &root, &tokens[..i + 2]);
+            (Step::Push(name.unwrap_or_else(|| "Param".into())), 2)
+        }
+        ("errors", Some(n)) => {
+            let code = code_at(resolver, &root, &tokens[..i + 2]).unwrap_or_else(|| n.to_owned());
+            (Step::Push(format!("Error {code}")), 2)
+        }
+        ("properties", Some(key)) => (word(key), 2),
+        ("oneOf" | "anyOf", Some(_)) if tokens.get(i + 2).is_some_and(|t| t == "properties") => {
+            (Step::Skip, 2)
+        }
+        ("oneOf" | "anyOf", Some(n)) if last => match branch_word(resolver, at) {
+            Some(w) => (Step::Push(w), 2),
+            None => (
+                Step::Numbered(format!("Variant{}", n.parse::<usize>().unwrap_or(0) + 1)),
+                2,
+            ),
+        },
+        ("oneOf" | "anyOf", Some(n)) => (
+            Step::Numbered(format!("Variant{}", n.parse::<usize>().unwrap_or(0) + 1)),
+            2,
+        ),
+        ("oneOf" | "anyOf", None) | ("type", _) => (word("Kind"), 1),
+        ("allOf", Some(_)) if last => (word("Kind"), 2),
+        ("allOf", Some(_)) => (Step::Skip, 2),
+        ("items" | "prefixItems", Some(n)) if n.parse::<usize>().is_ok() => {
+            (Step::Push(format!("Item{n}")), 2)
+        }
+        ("items", _) => (word("Item"), 1),
+        ("additionalProperties", _) => (word("Value"), 1),
+        ("patternProperties", Some(_)) => (word("Value"), 2),
+        ("result", _) => (word("Result"), 1),
+        ("data", _) => (word("Data"), 1),
+        ("schema", _) => (Step::Skip, 1),
+        (other, _) => (word(other), 1),
+    }
+}
+
+/// A word for an inline object branch of a sum: its first required property (else its
+/// first property): `BlockId` branch `{"block_hash": …}` → `BlockIdBlockHash`.
+fn branch_word(resolver: &Resolver, at: &Location) -> Option<String> {
+    let schema = resolver.get(at)?;
+    let props = schema.get("properties")?.as_object()?;
+    let required = schema.get("required").and_then(Value::as_array);
+    let first_required = required.and_then(|r| {
+        r.iter()
+            .filter_map(Value::as_str)
+            .find(|k| props.contains_key(*k))
+    });
+    first_required
+        .or_else(|| props.keys().next().map(String::as_str))
+        .map(str::to_owned)
 }
 
 /// The `name` member of the object at the pointer made of `tokens` (a method, a param).

@@ -1,10 +1,12 @@
-//! What a document reaches: `components`, then each method's params, result and errors;
-//! and the method examples, matched to the types of their params and result.
+//! What a document reaches: `components`, then each method's params, result and errors
+//! (as the front half resolved them); and the method examples, matched to the types of
+//! their params and result.
 
 use serde_json::Value;
 
 use super::model::Ty;
 use super::{Converter, Example};
+use crate::document::ResolvedMethod;
 use crate::resolve::{FileId, Location};
 
 /// The type of one method param.
@@ -32,9 +34,12 @@ pub struct MethodTypes {
 }
 
 /// Converts every schema the document reaches; returns the methods' types.
-pub(super) fn convert_document(cx: &mut Converter<'_>, root: FileId) -> Vec<MethodTypes> {
-    let doc = Location::root(root);
-    let components = doc.key("components");
+pub(super) fn convert_document(
+    cx: &mut Converter<'_>,
+    root: FileId,
+    methods: &[ResolvedMethod],
+) -> Vec<MethodTypes> {
+    let components = Location::root(root).key("components");
     for key in keys(cx, &components.key("schemas")) {
         cx.convert(&components.key("schemas").key(&key));
     }
@@ -45,19 +50,11 @@ pub(super) fn convert_document(cx: &mut Converter<'_>, root: FileId) -> Vec<Meth
         }
     }
     for key in keys(cx, &components.key("errors")) {
-        error_type(cx, &components.key("errors").key(&key));
+        if let Some(at) = cx.deref(&components.key("errors").key(&key)) {
+            error_type(cx, &at);
+        }
     }
-    let count = cx
-        .resolver
-        .get(&doc.key("methods"))
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    (0..count)
-        .filter_map(|i| {
-            let at = cx.deref(&doc.key("methods").index(i))?;
-            Some(method(cx, &at))
-        })
-        .collect()
+    methods.iter().map(|m| method(cx, m)).collect()
 }
 
 fn keys(cx: &Converter<'_>, at: &Location) -> Vec<String> {
@@ -67,60 +64,33 @@ fn keys(cx: &Converter<'_>, at: &Location) -> Vec<String> {
     }
 }
 
-fn len(cx: &Converter<'_>, at: &Location) -> usize {
-    cx.resolver
-        .get(at)
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len)
-}
-
-fn method(cx: &mut Converter<'_>, at: &Location) -> MethodTypes {
-    let name = string(cx, &at.key("name"));
-    let mut params = Vec::new();
-    for i in 0..len(cx, &at.key("params")) {
-        let Some(cd) = cx.deref(&at.key("params").index(i)) else {
-            continue;
-        };
-        let ty = cx.convert(&cd.key("schema"));
-        let required = cx.resolver.get(&cd.key("required")) == Some(&Value::Bool(true));
-        params.push(ParamType {
-            name: string(cx, &cd.key("name")),
-            ty,
-            required,
-        });
-    }
-    let result = match cx.resolver.get(&at.key("result")) {
-        Some(_) => cx
-            .deref(&at.key("result"))
-            .map(|cd| cx.convert(&cd.key("schema"))),
-        None => None,
-    };
-    let mut errors = Vec::new();
-    for i in 0..len(cx, &at.key("errors")) {
-        if let Some(e) = error_type(cx, &at.key("errors").index(i)) {
-            errors.push(e);
-        }
-    }
+fn method(cx: &mut Converter<'_>, m: &ResolvedMethod) -> MethodTypes {
+    let params = m
+        .params
+        .iter()
+        .map(|p| ParamType {
+            name: p.name.clone(),
+            ty: cx.convert(&p.schema),
+            required: p.required,
+        })
+        .collect();
+    let result = m.result.as_ref().map(|r| cx.convert(&r.schema));
+    let errors = m
+        .errors
+        .iter()
+        .filter_map(|e| error_type(cx, &e.location))
+        .collect();
     let types = MethodTypes {
-        name,
+        name: m.name.clone(),
         params,
         result,
         errors,
     };
-    method_examples(cx, at, &types);
+    method_examples(cx, m, &types);
     types
 }
 
-fn string(cx: &Converter<'_>, at: &Location) -> String {
-    cx.resolver
-        .get(at)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
-}
-
 fn error_type(cx: &mut Converter<'_>, at: &Location) -> Option<(i64, Option<Ty>)> {
-    let at = cx.deref(at)?;
     let code = cx.resolver.get(&at.key("code")).and_then(Value::as_i64)?;
     let data = match cx.resolver.get(&at.key("data")) {
         Some(Value::Object(o)) if o.keys().any(|k| SCHEMA_WORDS.contains(&k.as_str())) => {
@@ -159,35 +129,25 @@ fn type_word(word: &str) -> Option<Ty> {
     })
 }
 
-/// Records each example pairing's param values and result value with their types.
-fn method_examples(cx: &mut Converter<'_>, at: &Location, types: &MethodTypes) {
-    for i in 0..len(cx, &at.key("examples")) {
-        let Some(pairing) = cx.deref(&at.key("examples").index(i)) else {
-            continue;
-        };
-        for j in 0..len(cx, &pairing.key("params")) {
-            let Some(example) = cx.deref(&pairing.key("params").index(j)) else {
-                continue;
-            };
-            let name = string(cx, &example.key("name"));
-            let by_name = types.params.iter().find(|p| p.name == name);
-            let Some(param) = by_name.or_else(|| types.params.get(j)) else {
-                continue;
-            };
-            record(cx, &example.key("value"), param.ty.clone());
-        }
-        if let (Some(result), Some(ty)) = (cx.resolver.get(&pairing.key("result")), &types.result) {
-            let _ = result;
-            if let Some(example) = cx.deref(&pairing.key("result")) {
-                record(cx, &example.key("value"), ty.clone());
+/// Records each example pairing's param values (matched by name, else by position) and
+/// result value with their types.
+fn method_examples(cx: &mut Converter<'_>, m: &ResolvedMethod, types: &MethodTypes) {
+    for pairing in &m.examples {
+        for (j, example) in pairing.params.iter().enumerate() {
+            let by_name = types.params.iter().find(|p| p.name == example.example.name);
+            if let Some(param) = by_name.or_else(|| types.params.get(j)) {
+                record(cx, &example.location.key("value"), param.ty.clone());
             }
+        }
+        if let (Some(example), Some(ty)) = (&pairing.result, &types.result) {
+            record(cx, &example.location.key("value"), ty.clone());
         }
     }
 }
 
 fn record(cx: &mut Converter<'_>, at: &Location, ty: Ty) {
     if let Some(value) = cx.resolver.get(at).cloned() {
-        let origin = cx.resolver.describe(at, cx.root);
+        let origin = cx.origin(at);
         cx.examples.push(Example { ty, value, origin });
     }
 }

@@ -49,6 +49,8 @@ pub enum Rule {
     RequiredAfterOptional,
     /// A method declares the same error (code and message) twice.
     DuplicateErrorCode,
+    /// A link names a method the document does not define.
+    LinkTarget,
 }
 
 impl Rule {

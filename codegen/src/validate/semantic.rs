@@ -8,12 +8,26 @@ use crate::error::Severity::{Error, Warning};
 use crate::openrpc::ParamStructure;
 use crate::resolve::Resolver;
 
-/// Checks method names, param names and order, and error codes. A param whose name
-/// repeats an earlier one is dropped from its method (by-name calls can carry only one).
+/// Checks method names, links, param names and order, and error codes. A param whose
+/// name repeats an earlier one is dropped from its method (by-name calls can carry only
+/// one).
 pub fn check_semantics(resolver: &Resolver, methods: &mut [ResolvedMethod]) -> Vec<Finding> {
     let mut findings = Findings::new(resolver);
+    check_method_names(&mut findings, resolver, methods);
+    for method in methods.iter_mut() {
+        check_params(&mut findings, resolver, method);
+        check_error_codes(&mut findings, resolver, method);
+    }
+    findings.into_vec()
+}
+
+fn check_method_names(
+    findings: &mut Findings<'_>,
+    resolver: &Resolver,
+    methods: &[ResolvedMethod],
+) {
     let mut names: HashMap<&str, &ResolvedMethod> = HashMap::new();
-    for method in methods.iter() {
+    for method in methods {
         let at = method.location.key("name");
         if method.name.starts_with("rpc.") {
             let message = format!(
@@ -33,11 +47,20 @@ pub fn check_semantics(resolver: &Resolver, methods: &mut [ResolvedMethod]) -> V
             names.insert(&method.name, method);
         }
     }
-    for method in methods.iter_mut() {
-        check_params(&mut findings, resolver, method);
-        check_error_codes(&mut findings, resolver, method);
+    for link in methods.iter().flat_map(|m| &m.links) {
+        if let Some(target) = &link.link.method
+            && !names.contains_key(target.as_str())
+        {
+            let message =
+                format!("link to method \"{target}\", which the document does not define");
+            findings.report(
+                Rule::LinkTarget,
+                Warning,
+                &link.location.key("method"),
+                message,
+            );
+        }
     }
-    findings.into_vec()
 }
 
 fn check_params(findings: &mut Findings<'_>, resolver: &Resolver, method: &mut ResolvedMethod) {

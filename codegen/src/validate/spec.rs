@@ -70,7 +70,7 @@ pub(crate) struct Field {
     name: &'static str,
     kind: Kind,
     required: bool,
-    /// The severity when it is missing (if required) or of the wrong type.
+    /// The severity when it is missing (if required) or empty (a name).
     level: Severity,
 }
 
@@ -337,9 +337,10 @@ pub(crate) fn check_expected(
 }
 
 fn check(findings: &mut Findings<'_>, at: &Location, value: &Value, kind: Kind, level: Severity) {
+    // A value of the wrong type is always an error: the typed model cannot read it.
     let mismatch = |findings: &mut Findings<'_>, expected: &str| {
         let message = format!("expected {expected}, found {}", kind_of(value));
-        findings.report(Rule::Structure, level, at, message);
+        findings.report(Rule::Structure, Error, at, message);
     };
     match kind {
         Kind::Any => {}
@@ -356,7 +357,10 @@ fn check(findings: &mut Findings<'_>, at: &Location, value: &Value, kind: Kind, 
         Kind::Schema => super::check_schema_into(findings, at, value),
         Kind::Obj(spec) => match value.as_object() {
             Some(object) => check_members(findings, at, object, spec),
-            None => mismatch(findings, &format!("an object (a {})", spec.what)),
+            None => mismatch(
+                findings,
+                &format!("an object ({} {})", article(spec.what), spec.what),
+            ),
         },
         Kind::OrRef(spec) => match value.as_object() {
             Some(object) if object.contains_key("$ref") => {
@@ -365,7 +369,11 @@ fn check(findings: &mut Findings<'_>, at: &Location, value: &Value, kind: Kind, 
             Some(object) => check_members(findings, at, object, spec),
             None => mismatch(
                 findings,
-                &format!("an object (a {} or a reference)", spec.what),
+                &format!(
+                    "an object ({} {} or a reference)",
+                    article(spec.what),
+                    spec.what
+                ),
             ),
         },
         Kind::Array(item) => match value.as_array() {
@@ -385,6 +393,14 @@ fn check(findings: &mut Findings<'_>, at: &Location, value: &Value, kind: Kind, 
             None => mismatch(findings, "an object"),
         },
         Kind::Str | Kind::Bool | Kind::Int => {}
+    }
+}
+
+/// "a" or "an", for a spec's name.
+fn article(what: &str) -> &'static str {
+    match what.bytes().next() {
+        Some(b'a' | b'e' | b'i' | b'o' | b'u' | b'O') => "an",
+        _ => "a",
     }
 }
 

@@ -1,4 +1,4 @@
-//! The types generated for every corpus document, compiled under `#![deny(warnings)]`,
+//! The modules (types, client and server) generated for every corpus document, compiled under `#![deny(warnings)]`,
 //! and a table of the documents' examples with a round-trip function for each.
 #![deny(warnings)]
 
@@ -12,12 +12,18 @@ pub struct Document {
     pub id: &'static str,
     /// Its path in the corpus.
     pub path: &'static str,
+    /// Methods (each with a client method and a server trait method).
+    pub methods: usize,
     /// Named types emitted.
     pub types: usize,
     /// Schemas generated as `serde_json::Value` because they cannot be expressed.
     pub fallbacks: usize,
     /// Warnings.
     pub warnings: usize,
+    /// How long generation took in the build script, in milliseconds.
+    pub generation_ms: u128,
+    /// The size of the generated module, in bytes.
+    pub source_bytes: usize,
     /// Every example and default of the document.
     pub examples: &'static [Example],
 }

@@ -1,5 +1,6 @@
-//! Every golden of `codegen/tests/golden/types/`, compiled under `#![deny(warnings)]` so a
-//! golden that stops compiling (or starts warning) cannot slip in.
+//! Every golden of `codegen/tests/golden/types/` and `codegen/tests/golden/services/`,
+//! compiled under `#![deny(warnings)]` so a golden that stops compiling (or starts
+//! warning) cannot slip in.
 #![deny(warnings)]
 
 /// Generated from `codegen/tests/fixtures/types/all_of.json`.
@@ -20,6 +21,11 @@ pub mod arrays {
 /// Generated from `codegen/tests/fixtures/types/constants.json`.
 pub mod constants {
     include!("../../../codegen/tests/golden/types/constants.rs");
+}
+
+/// Generated from `codegen/tests/fixtures/types/cross_file.json`.
+pub mod cross_file {
+    include!("../../../codegen/tests/golden/types/cross_file.rs");
 }
 
 /// Generated from `codegen/tests/fixtures/types/docs.json`.
@@ -90,4 +96,32 @@ pub mod required_optional {
 /// Generated from `codegen/tests/fixtures/types/type_arrays.json`.
 pub mod type_arrays {
     include!("../../../codegen/tests/golden/types/type_arrays.rs");
+}
+
+/// Whole generated modules (types, client, server), from `codegen/tests/golden/services/`.
+pub mod services {
+    /// Generated from `codegen/tests/fixtures/services/features.json`.
+    pub mod features {
+        include!("../../../codegen/tests/golden/services/features.rs");
+    }
+
+    /// Generated from the corpus's `open-rpc-examples/petstore-openrpc.json`.
+    pub mod petstore {
+        include!("../../../codegen/tests/golden/services/petstore.rs");
+    }
+
+    /// Generated from the corpus's `open-rpc-examples/params-by-name-petstore-openrpc.json`.
+    pub mod params_by_name_petstore {
+        include!("../../../codegen/tests/golden/services/params_by_name_petstore.rs");
+    }
+
+    /// Generated from the corpus's `open-rpc-examples/simple-math-openrpc.json`.
+    pub mod simple_math {
+        include!("../../../codegen/tests/golden/services/simple_math.rs");
+    }
+
+    /// Generated from the corpus's `open-rpc-examples/link-example-openrpc.json`.
+    pub mod link_example {
+        include!("../../../codegen/tests/golden/services/link_example.rs");
+    }
 }

@@ -44,6 +44,10 @@ fn nullable_fields_take_null() {
     use nullable::types::Nullables;
     same::<Nullables>(json!({"a": null, "b": "x", "c": 3, "d": {"x": 1.5, "y": 2.0}}));
     same::<Nullables>(json!({"a": null, "b": null, "c": null, "d": null, "e": 7}));
+    refused::<Nullables>(
+        json!({"b": null, "c": null, "d": null}),
+        "missing field `a`",
+    );
 }
 
 #[test]
@@ -202,4 +206,11 @@ fn deprecated_items_still_work() {
 fn explicit_additional_properties_are_kept() {
     use maps::types::OpenEnded;
     same::<OpenEnded>(json!({"justification": "j", "periodAmount": "0x1", "n": 3}));
+}
+
+#[test]
+fn types_from_other_files_are_shared() {
+    use cross_file::types::{Account, Transfer};
+    same::<Transfer>(json!({"from": {"address": "0x1"}, "to": {"address": "0x2", "nonce": 1}}));
+    let _: Account = serde_json::from_value(json!({"address": "0x1"})).unwrap();
 }

@@ -2,6 +2,13 @@
 pub mod types {
     #![allow(deprecated, missing_docs)]
     #![allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls,
+        rustdoc::invalid_rust_codeblocks,
+        rustdoc::redundant_explicit_links
+    )]
+    #![allow(
         clippy::large_enum_variant,
         clippy::enum_variant_names,
         clippy::doc_lazy_continuation,

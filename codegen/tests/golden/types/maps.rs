@@ -2,6 +2,13 @@
 pub mod types {
     #![allow(deprecated, missing_docs)]
     #![allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls,
+        rustdoc::invalid_rust_codeblocks,
+        rustdoc::redundant_explicit_links
+    )]
+    #![allow(
         clippy::large_enum_variant,
         clippy::enum_variant_names,
         clippy::doc_lazy_continuation,
@@ -20,6 +27,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -35,6 +43,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -70,6 +79,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,

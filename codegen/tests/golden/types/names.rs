@@ -2,6 +2,13 @@
 pub mod types {
     #![allow(deprecated, missing_docs)]
     #![allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls,
+        rustdoc::invalid_rust_codeblocks,
+        rustdoc::redundant_explicit_links
+    )]
+    #![allow(
         clippy::large_enum_variant,
         clippy::enum_variant_names,
         clippy::doc_lazy_continuation,
@@ -41,6 +48,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -55,6 +63,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -71,6 +80,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::rpcsmith::__private::serde::Serialize,
         ::rpcsmith::__private::serde::Deserialize
@@ -84,6 +94,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -98,6 +109,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::rpcsmith::__private::serde::Serialize,
         ::rpcsmith::__private::serde::Deserialize

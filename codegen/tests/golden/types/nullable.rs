@@ -2,6 +2,13 @@
 pub mod types {
     #![allow(deprecated, missing_docs)]
     #![allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls,
+        rustdoc::invalid_rust_codeblocks,
+        rustdoc::redundant_explicit_links
+    )]
+    #![allow(
         clippy::large_enum_variant,
         clippy::enum_variant_names,
         clippy::doc_lazy_continuation,
@@ -19,9 +26,13 @@ pub mod types {
     )]
     #[serde(crate = "::rpcsmith::__private::serde")]
     pub struct Nullables {
+        #[serde(deserialize_with = "required_nullable")]
         pub a: ::std::option::Option<::std::string::String>,
+        #[serde(deserialize_with = "required_nullable")]
         pub b: ::std::option::Option<::std::string::String>,
+        #[serde(deserialize_with = "required_nullable")]
         pub c: ::std::option::Option<i64>,
+        #[serde(deserialize_with = "required_nullable")]
         pub d: ::std::option::Option<Point>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub e: ::std::option::Option<u32>,
@@ -38,5 +49,18 @@ pub mod types {
     pub struct Point {
         pub x: f64,
         pub y: f64,
+    }
+    /// Decodes a field that must be present but may be `null` (serde would take its
+    /// absence as `None`).
+    fn required_nullable<'de, D, T>(
+        deserializer: D,
+    ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
+    where
+        D: ::rpcsmith::__private::serde::Deserializer<'de>,
+        T: ::rpcsmith::__private::serde::Deserialize<'de>,
+    {
+        <::std::option::Option<
+            T,
+        > as ::rpcsmith::__private::serde::Deserialize<'de>>::deserialize(deserializer)
     }
 }

@@ -2,6 +2,13 @@
 pub mod types {
     #![allow(deprecated, missing_docs)]
     #![allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls,
+        rustdoc::invalid_rust_codeblocks,
+        rustdoc::redundant_explicit_links
+    )]
+    #![allow(
         clippy::large_enum_variant,
         clippy::enum_variant_names,
         clippy::doc_lazy_continuation,
@@ -21,8 +28,8 @@ pub mod types {
     #[serde(crate = "::rpcsmith::__private::serde")]
     #[serde(untagged)]
     pub enum BlockId {
-        BlockIdVariant4(BlockIdVariant4),
-        BlockIdVariant3(BlockIdVariant3),
+        BlockIdBlockNumber(BlockIdBlockNumber),
+        BlockIdBlockHash(BlockIdBlockHash),
         Tag(Tag),
         /// block number
         Integer(i64),
@@ -39,7 +46,7 @@ pub mod types {
         ::rpcsmith::__private::serde::Deserialize
     )]
     #[serde(crate = "::rpcsmith::__private::serde")]
-    pub struct BlockIdVariant3 {
+    pub struct BlockIdBlockHash {
         pub block_hash: ::std::string::String,
     }
     /// Generated from `#/components/schemas/BlockId/oneOf/3`.
@@ -52,7 +59,7 @@ pub mod types {
         ::rpcsmith::__private::serde::Deserialize
     )]
     #[serde(crate = "::rpcsmith::__private::serde")]
-    pub struct BlockIdVariant4 {
+    pub struct BlockIdBlockNumber {
         pub block_number: i64,
         pub require_canonical: bool,
     }
@@ -69,20 +76,21 @@ pub mod types {
     #[serde(untagged)]
     pub enum Loose {
         Array(::std::vec::Vec<::std::string::String>),
-        LooseVariant1(LooseVariant1),
+        LooseA(LooseA),
         Value(::rpcsmith::__private::serde_json::Value),
     }
     /// Generated from `#/components/schemas/Loose/anyOf/0`.
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
         ::rpcsmith::__private::serde::Deserialize
     )]
     #[serde(crate = "::rpcsmith::__private::serde")]
-    pub struct LooseVariant1 {
+    pub struct LooseA {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub a: ::std::option::Option<::std::string::String>,
     }

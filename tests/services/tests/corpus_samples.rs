@@ -1,0 +1,348 @@
+//! The bigger corpus documents: MetaMask's multichain API (notifications) served and
+//! called end to end; Starknet's main API (refs into other files) and Ethereum's
+//! `refs-openrpc.json`: a sample of their generated client methods against a canned
+//! server, their generated params decoders, declared errors, and the embedded document.
+//! Left out, with a message, where the corpus is absent.
+#![cfg(corpus)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rpcsmith::client::{Client, Error};
+use rpcsmith::protocol::ErrorObject;
+use rpcsmith::server::{Context, Dispatch, Failure, Reply, Server};
+use rpcsmith::transport::{http, memory};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+/// A server that records each call (method and params as sent) and answers from a table.
+#[derive(Clone, Default)]
+struct Canned {
+    answers: Arc<Vec<(&'static str, Result<Value, ErrorObject>)>>,
+    calls: Arc<Mutex<Vec<(String, Value)>>>,
+}
+
+impl Dispatch for Canned {
+    fn call(&self, method: &str, params: Option<&RawValue>, _cx: Context) -> Reply {
+        let sent = params.map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap());
+        self.calls.lock().unwrap().push((method.to_owned(), sent));
+        match self.answers.iter().find(|(m, _)| *m == method) {
+            Some((_, Ok(v))) => Reply::ok(v),
+            Some((_, Err(e))) => Reply::err(e.clone()),
+            None => Reply::err(ErrorObject::method_not_found()),
+        }
+    }
+}
+
+fn canned(answers: Vec<(&'static str, Result<Value, ErrorObject>)>) -> (Client, Canned) {
+    let canned = Canned {
+        answers: Arc::new(answers),
+        calls: Arc::default(),
+    };
+    (memory::connect(Server::new(canned.clone())), canned)
+}
+
+/// Every `$ref` of `document` stays inside it.
+fn self_contained(document: &Value) -> bool {
+    match document {
+        Value::Object(map) => map.iter().all(|(k, v)| match (k.as_str(), v) {
+            ("$ref", Value::String(r)) => r.starts_with('#'),
+            _ => self_contained(v),
+        }),
+        Value::Array(items) => items.iter().all(self_contained),
+        _ => true,
+    }
+}
+
+mod multichain {
+    use super::*;
+    use rpcsmith_services::multichain::{
+        MetaMaskMultichainApiClient as ApiClient, MetaMaskMultichainApiDispatcher as ApiDispatcher,
+        MetaMaskMultichainApiServer as ApiServer, WalletCreateSessionError, types,
+    };
+    use tokio::sync::mpsc;
+
+    struct Wallet {
+        notified: mpsc::UnboundedSender<String>,
+    }
+
+    impl ApiServer for Wallet {
+        async fn wallet_notify(
+            &self,
+            _cx: Context,
+            scope: String,
+            n: types::WalletNotifyNotification,
+        ) {
+            let _ = self
+                .notified
+                .send(format!("{scope} {}", n.method.unwrap_or_default()));
+        }
+
+        async fn wallet_invoke_method(
+            &self,
+            _cx: Context,
+            scope: String,
+            request: types::WalletNotifyNotification,
+        ) -> Result<Value, Failure> {
+            Ok(json!({ "scope": scope, "method": request.method }))
+        }
+
+        async fn wallet_revoke_session(
+            &self,
+            _cx: Context,
+        ) -> Result<bool, Failure<rpcsmith_services::multichain::WalletRevokeSessionError>>
+        {
+            Ok(true)
+        }
+
+        async fn wallet_session_changed(&self, _cx: Context, scopes: Option<types::SessionScopes>) {
+            let _ = self
+                .notified
+                .send(format!("changed {}", scopes.map_or(0, |s| s.len())));
+        }
+
+        async fn wallet_get_session(
+            &self,
+            _cx: Context,
+        ) -> Result<types::WalletGetSessionResult, Failure> {
+            Ok(types::WalletGetSessionResult {
+                session_scopes: None,
+            })
+        }
+
+        async fn wallet_create_session(
+            &self,
+            _cx: Context,
+            required: Option<std::collections::BTreeMap<String, types::Scope>>,
+            _optional: Option<std::collections::BTreeMap<String, types::Scope>>,
+            _properties: Option<serde_json::Map<String, Value>>,
+        ) -> Result<types::WalletCreateSessionResult, Failure<WalletCreateSessionError>> {
+            match required {
+                Some(scopes) if scopes.contains_key("bitcoin:mainnet") => {
+                    Err(WalletCreateSessionError::RequestedNetworksAreNotSupported.into())
+                }
+                scopes => Ok(types::WalletCreateSessionResult {
+                    session_scopes: scopes,
+                    session_properties: None,
+                }),
+            }
+        }
+    }
+
+    async fn run(over_http: bool) {
+        let (notified, mut received) = mpsc::unbounded_channel();
+        let server = Server::new(ApiDispatcher::new(Wallet { notified }));
+        let (inner, _stop) = if over_http {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let url = format!("http://{}", listener.local_addr().unwrap());
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            tokio::spawn(http::serve(listener, http::Service::new(server), async {
+                let _ = stopped.await;
+            }));
+            (Client::new(http::Client::new(&url).unwrap()), Some(stop))
+        } else {
+            (memory::connect(server), None)
+        };
+        let c = ApiClient::new(inner.clone());
+        let request = types::WalletNotifyNotification {
+            method: Some("eth_chainId".into()),
+            params: None,
+        };
+        c.wallet_notify("eip155:1".into(), request.clone())
+            .await
+            .unwrap();
+        let got = tokio::time::timeout(Duration::from_secs(5), received.recv())
+            .await
+            .unwrap();
+        assert_eq!(got.as_deref(), Some("eip155:1 eth_chainId"));
+        c.wallet_session_changed(None).await.unwrap();
+        let got = tokio::time::timeout(Duration::from_secs(5), received.recv())
+            .await
+            .unwrap();
+        assert_eq!(got.as_deref(), Some("changed 0"));
+        let invoked = c
+            .wallet_invoke_method("eip155:1".into(), request)
+            .await
+            .unwrap();
+        assert_eq!(
+            invoked,
+            json!({"scope": "eip155:1", "method": "eth_chainId"})
+        );
+        assert!(c.wallet_revoke_session().await.unwrap());
+        assert_eq!(c.wallet_get_session().await.unwrap().session_scopes, None);
+        let scope = types::Scope {
+            references: None,
+            methods: vec![],
+            notifications: vec![],
+            accounts: None,
+            extra: Default::default(),
+        };
+        let bad = [("bitcoin:mainnet".to_owned(), scope)]
+            .into_iter()
+            .collect();
+        let refused = c.wallet_create_session(Some(bad), None, None).await;
+        assert!(matches!(
+            refused,
+            Err(Error::Declared(
+                WalletCreateSessionError::RequestedNetworksAreNotSupported
+            ))
+        ));
+        let document: Value = inner.request("rpc.discover", &()).await.unwrap();
+        assert_eq!(document["methods"].as_array().map(Vec::len), Some(6));
+    }
+
+    #[tokio::test]
+    async fn over_memory() {
+        run(false).await;
+    }
+
+    #[tokio::test]
+    async fn over_http() {
+        run(true).await;
+    }
+}
+
+mod starknet {
+    use super::*;
+    use rpcsmith_services::starknet::{
+        DOCUMENT, StarkNetNodeApiClient as ApiClient, StarknetGetBlockWithTxHashesError,
+        StarknetGetStorageAtParams, StarknetGetTransactionStatusParams, types,
+    };
+
+    #[tokio::test]
+    async fn a_sample_of_methods_runs() {
+        let (inner, canned) = canned(vec![
+            ("starknet_specVersion", Ok(json!("0.10.0"))),
+            ("starknet_blockNumber", Ok(json!(7))),
+            ("starknet_getStorageAt", Ok(json!("0x1"))),
+            (
+                "starknet_getBlockWithTxHashes",
+                Err(ErrorObject::new(24, "Block not found")),
+            ),
+        ]);
+        let c = ApiClient::new(inner);
+        assert_eq!(c.starknet_spec_version().await.unwrap(), "0.10.0");
+        assert_eq!(c.starknet_block_number().await.unwrap(), 7);
+        let value = c
+            .starknet_get_storage_at("0xa".into(), "0xb".into(), types::BlockId::Latest, None)
+            .await;
+        assert!(value.is_ok(), "{value:?}");
+        let missing = c
+            .starknet_get_block_with_tx_hashes(types::BlockId::BlockNumber(9))
+            .await;
+        assert!(matches!(
+            missing,
+            Err(Error::Declared(
+                StarknetGetBlockWithTxHashesError::BlockNotFound
+            ))
+        ));
+        let calls = canned.calls.lock().unwrap().clone();
+        assert_eq!(
+            calls[2],
+            (
+                "starknet_getStorageAt".to_owned(),
+                json!({"contract_address": "0xa", "key": "0xb", "block_id": "latest"})
+            )
+        );
+        assert_eq!(calls[3].1, json!({"block_id": {"block_number": 9}}));
+    }
+
+    #[test]
+    fn params_decode_from_either_shape_or_by_name_only() {
+        let by_name = r#"{"contract_address":"0xa","key":"0xb","block_id":{"block_hash":"0xc"}}"#;
+        let by_position = r#"["0xa","0xb",{"block_hash":"0xc"}]"#;
+        for json in [by_name, by_position] {
+            let raw = RawValue::from_string(json.into()).unwrap();
+            let params = StarknetGetStorageAtParams::decode(Some(&raw)).unwrap();
+            assert_eq!(params.block_id, types::BlockId::BlockHash("0xc".into()));
+            assert_eq!(params.response_flags, None);
+        }
+        let raw = RawValue::from_string(
+            r#"{"contract_address":"0xa","key":"0xb","block_id":"newest"}"#.into(),
+        )
+        .unwrap();
+        let e = StarknetGetStorageAtParams::decode(Some(&raw)).unwrap_err();
+        assert!(
+            e.message.starts_with("invalid param `block_id`"),
+            "{}",
+            e.message
+        );
+        // `starknet_getTransactionStatus` is by name only.
+        let raw = RawValue::from_string(r#"["0x1"]"#.into()).unwrap();
+        let e = StarknetGetTransactionStatusParams::decode(Some(&raw)).unwrap_err();
+        assert_eq!(e.message, "params must be an object (by name)");
+    }
+
+    #[test]
+    fn the_embedded_document_bundles_the_other_files() {
+        let document: Value = serde_json::from_str(DOCUMENT).unwrap();
+        assert!(self_contained(&document));
+        assert!(!DOCUMENT.contains("starknet_api_openrpc.json#"));
+    }
+}
+
+mod starknet_ws {
+    use rpcsmith_services::starknet_ws::DOCUMENT;
+
+    #[test]
+    fn the_embedded_document_bundles_the_other_files() {
+        let document: serde_json::Value = serde_json::from_str(DOCUMENT).unwrap();
+        assert!(super::self_contained(&document));
+        assert!(document["components"]["schemas"]["BLOCK_HEADER"].is_object());
+    }
+}
+
+mod ethereum {
+    use super::*;
+    use rpcsmith_services::ethereum::{
+        DOCUMENT, EthGetBalanceParams, EthereumJsonRpcSpecificationClient as ApiClient, types,
+    };
+
+    #[tokio::test]
+    async fn a_sample_of_methods_runs() {
+        let (inner, canned) = canned(vec![
+            ("eth_chainId", Ok(json!("0x1"))),
+            ("eth_blockNumber", Ok(json!("0x10"))),
+            ("eth_getBalance", Ok(json!("0x0"))),
+        ]);
+        let c = ApiClient::new(inner);
+        assert_eq!(c.eth_chain_id().await.unwrap(), "0x1");
+        assert_eq!(c.eth_block_number().await.unwrap(), "0x10");
+        let tag = Some(types::BlockNumberOrTagOrHash::BlockTag(
+            types::BlockTag::Latest,
+        ));
+        assert_eq!(c.eth_get_balance("0xab".into(), tag).await.unwrap(), "0x0");
+        let calls = canned.calls.lock().unwrap().clone();
+        // `either` (no paramStructure) sends by name, the default of `Settings::either_default`.
+        assert_eq!(
+            calls[2],
+            (
+                "eth_getBalance".to_owned(),
+                json!({"Address": "0xab", "Block": "latest"})
+            )
+        );
+    }
+
+    #[test]
+    fn params_decode_from_either_shape() {
+        for json in [
+            r#"["0xab","latest"]"#,
+            r#"{"Block":"latest","Address":"0xab"}"#,
+        ] {
+            let raw = RawValue::from_string(json.into()).unwrap();
+            let params = EthGetBalanceParams::decode(Some(&raw)).unwrap();
+            assert_eq!(params.address, "0xab");
+        }
+    }
+
+    #[test]
+    fn the_embedded_document_parses() {
+        let document: Value = serde_json::from_str(DOCUMENT).unwrap();
+        assert!(self_contained(&document));
+        assert!(
+            document["methods"]
+                .as_array()
+                .is_some_and(|m| m.len() == 86)
+        );
+    }
+}
