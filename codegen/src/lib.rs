@@ -1,38 +1,64 @@
-//! `rpcsmith-build` turns an OpenRPC document into typed Rust.
+//! `rpcsmith-build` turns an OpenRPC document into typed Rust: every schema as a type, a
+//! typed client, and a server trait with its dispatcher, in one module per document.
 //!
-//! The pipeline is load → validate → resolve → model → render → format.
+//! # From build.rs
 //!
-//! The front half (load, validate, resolve) is [`load_document`]: it reads the document,
-//! checks it against the OpenRPC specification and the generator's own rules, resolves
-//! every `$ref` (in the document and in the other files it names), and returns a
-//! [`Document`]: the typed model, the [`Resolver`] holding every file read, the methods
-//! with their references resolved, and the warnings.
+//! ```toml
+//! # Cargo.toml
+//! [dependencies]
+//! rpcsmith = { path = "…/runtime" }
+//! [build-dependencies]
+//! rpcsmith-build = { path = "…/codegen" }
+//! ```
+//!
+//! ```no_run
+//! // build.rs, in `fn main`
+//! rpcsmith_build::configure()
+//!     .client(true)
+//!     .server(true)
+//!     .compile("openrpc.json")
+//!     .unwrap_or_else(|e| panic!("{e}"));
+//! ```
+//!
+//! ```ignore
+//! // src/main.rs or lib.rs: a document titled "Petstore" gives the module `petstore`
+//! rpcsmith::include_api!("petstore");
+//! use petstore::{PetstoreClient, PetstoreServer, types::Pet};
+//! ```
+//!
+//! [`configure`] returns a [`Builder`]; [`Builder::compile`] writes `OUT_DIR/<module>.rs`
+//! only when its content changed, prints `cargo:rerun-if-changed` for the document, every
+//! file its `$ref`s reach and every user template, and `cargo:warning` for each warning.
+//! Change the document and `cargo build` regenerates the module; whatever no longer fits
+//! fails to compile where it is used. A failure's `Display` lists every problem as
+//! `file:line:col: at /json/pointer: message`.
+//!
+//! The `rpcsmith` command-line tool (the `cli` feature) runs the same pipeline for people
+//! who commit generated code: `rpcsmith generate openrpc.json -o src/api.rs`, and
+//! `rpcsmith check openrpc.json`.
+//!
+//! # The pipeline
+//!
+//! load → validate → resolve → model → render → format. [`generate()`] runs all of it and
+//! returns the source without writing it. The front half (load, validate, resolve) is
+//! [`load_document`]: it reads the document, checks it against the OpenRPC specification
+//! and the generator's own rules, resolves every `$ref` (in the document and in the other
+//! files it names), and returns a [`Document`]: the typed model, the [`Resolver`] holding
+//! every file read, the methods with their references resolved, and the warnings.
 //!
 //! ```no_run
 //! let options = rpcsmith_build::Options::new().include_dir("specs");
 //! let document = rpcsmith_build::load_document("openrpc.json", &options)?;
 //! for warning in &document.warnings {
-//!     println!("cargo:warning={warning}");
-//! }
-//! for file in document.resolver.files_read() {
-//!     println!("cargo:rerun-if-changed={}", file.display());
+//!     println!("{warning}");
 //! }
 //! # Ok::<(), rpcsmith_build::Error>(())
 //! ```
 //!
-//! The types of a document (every schema as a Rust type, rendered through the
-//! handlebars templates and formatted with prettyplease) come from [`generate_types`]:
-//!
-//! ```no_run
-//! let options = rpcsmith_build::Options::new();
-//! let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("petstore.rs");
-//! let report = rpcsmith_build::generate_types("openrpc.json", &out, &options)?;
-//! for warning in &report.warnings {
-//!     println!("cargo:warning={warning}");
-//! }
-//! # Ok::<(), rpcsmith_build::Error>(())
-//! ```
+//! The types alone (every schema as a Rust type) come from [`generate_types`] and
+//! [`render_types`].
 
+mod builder;
 pub mod document;
 pub mod error;
 pub mod load;
@@ -43,6 +69,7 @@ pub mod source;
 pub mod validate;
 
 mod bundle;
+mod emit;
 mod format;
 pub mod generate;
 mod naming;
@@ -55,7 +82,9 @@ pub mod typespace;
 #[doc(hidden)]
 pub mod corpus;
 
+pub use builder::{Builder, Emitted, configure};
 pub use document::Document;
+pub use emit::write_if_changed;
 pub use error::{Diagnostic, Diagnostics, Error, ErrorKind, Severity};
 pub use generate::{Generated, generate};
 pub use load::{Options, load_document};

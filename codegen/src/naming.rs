@@ -71,6 +71,21 @@ pub(crate) fn field_name(raw: &str) -> String {
     escape_keyword(name)
 }
 
+/// A module (and output file) name: `refs-openrpc` → `refs_openrpc`, `1api` → `api_1api`.
+/// Never a raw identifier: it is also a file name and an `include_api!` argument.
+pub(crate) fn module_name(raw: &str) -> String {
+    let snake = words(raw).to_snake_case();
+    if snake.is_empty() {
+        "api".to_owned()
+    } else if snake.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("api_{snake}")
+    } else if NOT_RAW.contains(&snake.as_str()) || KEYWORDS.contains(&snake.as_str()) {
+        format!("{snake}_")
+    } else {
+        snake
+    }
+}
+
 /// Writes a keyword as a raw identifier, or with a trailing `_` where raw is not allowed.
 pub(crate) fn escape_keyword(name: String) -> String {
     if NOT_RAW.contains(&name.as_str()) {
@@ -151,6 +166,15 @@ mod tests {
         assert_eq!(field_name("0x"), "_0x");
         assert_eq!(field_name("$ref"), "r#ref");
         assert_eq!(field_name("@@"), "field");
+    }
+
+    #[test]
+    fn module_names_are_plain_snake_identifiers() {
+        assert_eq!(module_name("refs-openrpc"), "refs_openrpc");
+        assert_eq!(module_name("PetStore"), "pet_store");
+        assert_eq!(module_name("1api"), "api_1api");
+        assert_eq!(module_name("type"), "type_");
+        assert_eq!(module_name("..."), "api");
     }
 
     #[test]

@@ -150,7 +150,7 @@ impl Services {
 
 /// `<Doc>`: the module name if given, else the title when it reads as a name, else the
 /// file name.
-fn doc_name(document: &Document, settings: &Settings) -> String {
+pub(crate) fn doc_name(document: &Document, settings: &Settings) -> String {
     if let Some(module) = &settings.module {
         return type_name(module, "Api", "Api");
     }

@@ -2,8 +2,9 @@
 //! CLI collect, and the pipeline reads.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::load::Options;
 
 /// Everything a generation run is configured with.
@@ -18,8 +19,8 @@ pub struct Settings {
     pub client: bool,
     /// Emit the server trait (`<Doc>Server`) and its dispatcher.
     pub server: bool,
-    /// The module name (file stem of the output, `include_api!` name); by default
-    /// derived from the document's file name.
+    /// The module name (file stem of the output, `include_api!` name); by default the
+    /// `<Doc>` of `<Doc>Client` (the document's title, or its file name) in snake case.
     pub module: Option<String>,
     /// How a method whose `paramStructure` is `either` (or absent) sends its params.
     pub either_default: ParamsBy,
@@ -41,6 +42,27 @@ impl Default for Settings {
             overrides: BTreeMap::new(),
             templates_dir: None,
         }
+    }
+}
+
+impl Settings {
+    /// The module name: the one set, or `doc_name` (the `<Doc>` of `<Doc>Client`, from
+    /// the document's title or file name) in snake case.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Invalid`], naming `document`, when the name set is not a Rust
+    /// identifier (a keyword, `my-api`, `r#x`).
+    pub(crate) fn module_name(&self, document: &Path, doc_name: &str) -> Result<String, Error> {
+        let Some(name) = &self.module else {
+            return Ok(crate::naming::module_name(doc_name));
+        };
+        if syn::parse_str::<syn::Ident>(name).is_ok() && !name.starts_with("r#") {
+            return Ok(name.clone());
+        }
+        let message = format!("module name {name:?} is not a Rust identifier");
+        let d = Diagnostic::error(document, (0, 0), "", message);
+        Err(Error::new(ErrorKind::Invalid, vec![d]))
     }
 }
 

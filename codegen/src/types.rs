@@ -55,14 +55,7 @@ pub fn generate_types(
     options: &Options,
 ) -> Result<Report, Error> {
     let report = render_types(path, options)?;
-    let out = out.as_ref();
-    let unchanged = std::fs::read_to_string(out).is_ok_and(|old| old == report.source);
-    if !unchanged {
-        std::fs::write(out, &report.source).map_err(|e| {
-            let d = Diagnostic::error(out, (0, 0), "", format!("cannot write: {e}"));
-            Error::new(ErrorKind::Io, vec![d])
-        })?;
-    }
+    crate::emit::write_if_changed(out.as_ref(), &report.source)?;
     Ok(report)
 }
 

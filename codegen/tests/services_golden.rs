@@ -142,3 +142,22 @@ fn method_and_param_names_are_rust_names() {
         assert!(source.contains(expected), "missing `{expected}`");
     }
 }
+
+#[test]
+fn every_golden_is_compiled_by_the_goldens_crate() {
+    let crate_source = std::fs::read_to_string(manifest_dir().join("../tests/goldens/src/lib.rs"))
+        .expect("the goldens crate");
+    let goldens = std::fs::read_dir(manifest_dir().join("tests/golden/services")).expect("goldens");
+    let mut count = 0;
+    for entry in goldens {
+        let name = entry.expect("directory entry").file_name();
+        let name = name.to_string_lossy();
+        let include = format!("codegen/tests/golden/services/{name}\")");
+        assert!(
+            crate_source.contains(&include),
+            "{name} is not compiled by tests/goldens"
+        );
+        count += 1;
+    }
+    assert!(count >= 5, "goldens missing: {count}");
+}

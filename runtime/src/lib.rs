@@ -13,3 +13,42 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 }
+
+/// Includes the module that `rpcsmith_build` generated into `OUT_DIR` from a build script.
+///
+/// ```ignore
+/// // build.rs: rpcsmith_build::configure().compile("petstore.json")
+/// rpcsmith::include_api!("petstore");
+/// use petstore::{PetstoreClient, PetstoreServer, types::Pet};
+/// ```
+///
+/// Two forms, the same module:
+///
+/// - `include_api!("petstore")` declares a private `mod petstore` holding the generated
+///   code. A `macro_rules!` macro cannot turn a string into a module name, so the build
+///   script writes, beside `petstore.rs`, a one-line `petstore.mod.rs` that declares the
+///   module and includes `petstore.rs`; this form includes that file.
+/// - `include_api!(petstore)`, optionally with attributes and a visibility
+///   (`include_api!(#[allow(dead_code)] pub(crate) petstore)`), declares the module itself
+///   and includes `petstore.rs`: `mod petstore { include!(concat!(env!("OUT_DIR"), "/petstore.rs")); }`.
+///
+/// Both forms allow `dead_code` and `unreachable_pub` in the module: a program rarely
+/// uses every generated item, and generated items are `pub` by design.
+///
+/// `petstore` is the builder's module name: from the document's `info.title` (or its file
+/// name) by default, or what `.module(..)` set. Both forms need the module written to
+/// cargo's `OUT_DIR` (the builder's default output directory). For code generated
+/// elsewhere (the `rpcsmith` CLI), declare the module as usual: `mod api;`.
+#[macro_export]
+macro_rules! include_api {
+    ($name:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $name, ".mod.rs"));
+    };
+    ($(#[$attr:meta])* $vis:vis $name:ident) => {
+        $(#[$attr])*
+        #[allow(dead_code, unreachable_pub)]
+        $vis mod $name {
+            include!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs"));
+        }
+    };
+}

@@ -1,5 +1,177 @@
-//! The `rpcsmith` command-line tool.
+//! The `rpcsmith` command-line tool: the generator of `rpcsmith-build` for people who
+//! commit generated code, and a checker for OpenRPC documents.
 
-fn main() -> anyhow::Result<()> {
-    anyhow::bail!("the rpcsmith CLI is not built yet")
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use rpcsmith_build::{Diagnostic, Error, configure};
+
+const GENERATE_EXAMPLES: &str = "\
+Examples:
+  rpcsmith generate openrpc.json -o src/api.rs      client and server into src/api.rs
+  rpcsmith generate openrpc.json --client           the client only, to standard output
+  rpcsmith generate api/openrpc.json -I shared -o src/api.rs
+                                                    $refs also looked up in shared/
+
+Use the generated file as a module (`mod api;`); it links against the `rpcsmith` crate.";
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  rpcsmith check openrpc.json
+  rpcsmith check --strict -I shared api/openrpc.json
+
+Problems print as `file:line:col: at /json/pointer: message`, warnings prefixed with
+`warning: `. Exit status: 0 when the document generates (warnings allowed unless
+--strict), 1 when it does not.";
+
+/// Generates typed Rust JSON-RPC 2.0 clients, servers and types from OpenRPC documents.
+#[derive(Debug, Parser)]
+#[command(name = "rpcsmith", version)]
+#[command(after_long_help = "Run `rpcsmith help generate` or `rpcsmith help check` for examples.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Writes the Rust module for an OpenRPC document (types, client, server).
+    #[command(after_long_help = GENERATE_EXAMPLES)]
+    Generate(Generate),
+    /// Checks an OpenRPC document: prints every problem, fails on errors.
+    #[command(after_long_help = CHECK_EXAMPLES)]
+    Check(Check),
+}
+
+#[derive(Debug, Args)]
+struct Generate {
+    #[command(flatten)]
+    input: Input,
+    /// The file to write (only when its content changes); standard output when absent.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Generate the client. With neither --client nor --server, both are generated.
+    #[arg(long)]
+    client: bool,
+    /// Generate the server trait and dispatcher.
+    #[arg(long)]
+    server: bool,
+    /// The name the generated code is named after (`<Name>Client`); default: the
+    /// document's title, or its file name.
+    #[arg(long, value_name = "NAME")]
+    module: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct Check {
+    #[command(flatten)]
+    input: Input,
+}
+
+#[derive(Debug, Args)]
+struct Input {
+    /// The OpenRPC document (JSON).
+    #[arg(value_name = "DOC")]
+    document: PathBuf,
+    /// A directory where files named by `$ref`s are looked for after the referring file's
+    /// own directory. Repeatable.
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// Treat warnings as errors.
+    #[arg(long)]
+    strict: bool,
+}
+
+impl Input {
+    fn builder(&self) -> rpcsmith_build::Builder {
+        self.include
+            .iter()
+            .fold(configure(), |b, dir| b.include_dir(dir))
+            .strict(self.strict)
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Generate(args) => generate(args),
+        Command::Check(args) => check(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            // Writing to a closed stderr is not worth a panic.
+            let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn generate(args: &Generate) -> anyhow::Result<ExitCode> {
+    let both = !args.client && !args.server;
+    let mut builder = args
+        .input
+        .builder()
+        .client(both || args.client)
+        .server(both || args.server);
+    if let Some(name) = &args.module {
+        builder = builder.module(name);
+    }
+    let generated = match rpcsmith_build::generate(&args.input.document, builder.settings()) {
+        Ok(generated) => generated,
+        Err(error) => return failed(&args.input, &error),
+    };
+    print_diagnostics(&generated.warnings)?;
+    match &args.output {
+        Some(path) => {
+            if let Err(error) = rpcsmith_build::write_if_changed(path, &generated.source) {
+                return failed(&args.input, &error);
+            }
+        }
+        None => std::io::stdout()
+            .lock()
+            .write_all(generated.source.as_bytes())
+            .context("cannot write to standard output")?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check(args: &Check) -> anyhow::Result<ExitCode> {
+    let builder = args.input.builder();
+    match rpcsmith_build::generate(&args.input.document, builder.settings()) {
+        Ok(generated) => {
+            print_diagnostics(&generated.warnings)?;
+            let n = generated.warnings.len();
+            let summary = format!(
+                "{}: ok, {n} warning{}",
+                args.input.document.display(),
+                if n == 1 { "" } else { "s" }
+            );
+            writeln!(std::io::stderr(), "{summary}").context("cannot write to standard error")?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => failed(&args.input, &error),
+    }
+}
+
+/// Prints every diagnostic of a failed generation; exit status 1.
+fn failed(input: &Input, error: &Error) -> anyhow::Result<ExitCode> {
+    print_diagnostics(error.diagnostics())?;
+    let errors = error.diagnostics().iter().filter(|d| d.is_error()).count();
+    let plural = if errors == 1 { "" } else { "s" };
+    let doc = input.document.display();
+    writeln!(std::io::stderr(), "{doc}: failed, {errors} error{plural}")
+        .context("cannot write to standard error")?;
+    Ok(ExitCode::FAILURE)
+}
+
+fn print_diagnostics(diagnostics: &[Diagnostic]) -> anyhow::Result<()> {
+    let mut err = std::io::stderr().lock();
+    for d in diagnostics {
+        writeln!(err, "{d}").context("cannot write to standard error")?;
+    }
+    Ok(())
 }

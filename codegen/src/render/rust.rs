@@ -26,9 +26,13 @@ pub(crate) fn ty_expr_in(ty: &Ty, defs: &[TypeDef], prefix: &str) -> String {
         Ty::String => "::std::string::String".to_owned(),
         Ty::Int(i) => int_expr(*i).to_owned(),
         Ty::Float => "f64".to_owned(),
-        Ty::Named(id) => defs
-            .get(id.0)
-            .map_or_else(|| "()".to_owned(), |d| format!("{prefix}{}", d.name)),
+        Ty::Named(id) => defs.get(id.0).map_or_else(
+            || "()".to_owned(),
+            |d| match &d.replaced_by {
+                Some(path) => path.clone(),
+                None => format!("{prefix}{}", d.name),
+            },
+        ),
         Ty::Option(t) => format!("::std::option::Option<{}>", ty_expr(t, defs)),
         Ty::Vec(t) => format!("::std::vec::Vec<{}>", ty_expr(t, defs)),
         Ty::Array(t, n) => format!("[{}; {n}]", ty_expr(t, defs)),
@@ -137,7 +141,8 @@ pub(crate) fn eq_types(defs: &[TypeDef]) -> Vec<bool> {
     while changed {
         changed = false;
         for (i, def) in defs.iter().enumerate() {
-            if eq[i] && !kind_is_eq(&def.kind, &eq) {
+            // A replacement type is not known to be `Eq`.
+            if eq[i] && (def.replaced_by.is_some() || !kind_is_eq(&def.kind, &eq)) {
                 eq[i] = false;
                 changed = true;
             }

@@ -14,7 +14,7 @@ const SUPPORT: &str = "::rpcsmith::codegen";
 /// Lint levels for items that carry the document's own text (its Markdown is not
 /// rustdoc's) or its own shapes (deprecated types, long parameter lists). The `types`
 /// module sets them for itself; an included file cannot hold inner attributes.
-const ALLOW: &str = "#[allow(deprecated, clippy::too_many_arguments, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::empty_docs)]";
+const ALLOW: &str = "#[allow(deprecated, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls, rustdoc::invalid_rust_codeblocks, rustdoc::redundant_explicit_links, clippy::too_many_arguments, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::empty_docs)]";
 
 /// The client and server of one document.
 #[derive(Debug, Serialize)]

@@ -90,6 +90,7 @@ pub(crate) fn types_file(space: &TypeSpace) -> TypesFile {
     let mut items: Vec<Item> = defs
         .iter()
         .zip(&eq)
+        .filter(|(def, _)| def.replaced_by.is_none())
         .map(|(def, &eq)| item(def, eq, defs))
         .collect();
     items.sort_by(|a, b| a.name.cmp(&b.name));
@@ -166,6 +167,9 @@ fn item(def: &TypeDef, eq: bool, defs: &[TypeDef]) -> Item {
             item.is_newtype = true;
             item.target = ty_expr(t, defs);
         }
+    }
+    if !def.derives.is_empty() && !item.is_alias {
+        attrs.push(format!("#[derive({})]", def.derives.join(", ")));
     }
     item.attrs = attrs;
     item

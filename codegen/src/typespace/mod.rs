@@ -16,6 +16,7 @@ mod cycles;
 mod enums;
 mod merge;
 mod model;
+mod overrides;
 mod place;
 mod roots;
 mod structs;
@@ -54,6 +55,8 @@ pub struct TypeSpace {
     examples: Vec<Example>,
     diagnostics: Vec<Diagnostic>,
     fallbacks: usize,
+    /// Where each def came from, by def index (for diagnostics about it).
+    origins: Vec<Location>,
 }
 
 impl TypeSpace {
@@ -76,9 +79,10 @@ impl TypeSpace {
             examples: cx.examples,
             diagnostics: cx.diagnostics,
             fallbacks: cx.fallbacks,
+            origins: cx.origins,
         };
         space.settle_names();
-        let cycle_errors = cycles::break_cycles(&mut space.defs, &cx.origins, cx.resolver);
+        let cycle_errors = cycles::break_cycles(&mut space.defs, &space.origins, cx.resolver);
         space.diagnostics.extend(cycle_errors);
         space
     }
@@ -185,6 +189,8 @@ impl<'r> Converter<'r> {
             docs: Docs::of(&schema),
             validation: Validation::of(&schema),
             kind: Kind::Never,
+            replaced_by: None,
+            derives: Vec::new(),
         });
         self.origins.push(at.clone());
         id

@@ -269,4 +269,8 @@ pub struct TypeDef {
     pub validation: Validation,
     /// The shape.
     pub kind: Kind,
+    /// Set by an override: the existing Rust type used instead of generating this one.
+    pub replaced_by: Option<String>,
+    /// Set by overrides: derives added to the generated type (`schemars::JsonSchema`).
+    pub derives: Vec<String>,
 }

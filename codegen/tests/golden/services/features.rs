@@ -2,6 +2,13 @@
 pub mod types {
     #![allow(deprecated, missing_docs)]
     #![allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls,
+        rustdoc::invalid_rust_codeblocks,
+        rustdoc::redundant_explicit_links
+    )]
+    #![allow(
         clippy::large_enum_variant,
         clippy::enum_variant_names,
         clippy::doc_lazy_continuation,
@@ -9,7 +16,7 @@ pub mod types {
         clippy::empty_docs,
         clippy::struct_field_names
     )]
-    /// Generated from `tests/fixtures/services/shared.json#/components/schemas/Currency`.
+    /// Generated from `shared.json#/components/schemas/Currency`.
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
@@ -42,7 +49,7 @@ pub mod types {
     }
     /// Money
     ///
-    /// Generated from `tests/fixtures/services/shared.json#/components/schemas/Money`.
+    /// Generated from `shared.json#/components/schemas/Money`.
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
@@ -61,6 +68,11 @@ pub mod types {
 #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -72,13 +84,7 @@ pub struct AddParams {
     /// The `b` param.
     pub b: i64,
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl ::rpcsmith::__private::serde::Serialize for AddParams {
     fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
         &self,
@@ -104,6 +110,11 @@ pub type AddResult = i64;
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -131,6 +142,11 @@ pub type GreetResult = ::std::string::String;
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -148,6 +164,11 @@ pub type DivideResult = i64;
 #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -183,13 +204,7 @@ impl ::std::fmt::Display for DivideError {
     }
 }
 impl ::std::error::Error for DivideError {}
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl ::rpcsmith::client::DeclaredError for DivideError {
     fn from_object(
         error: ::rpcsmith::protocol::ErrorObject,
@@ -208,13 +223,7 @@ impl ::rpcsmith::client::DeclaredError for DivideError {
         }
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl ::std::convert::From<DivideError> for ::rpcsmith::protocol::ErrorObject {
     fn from(error: DivideError) -> Self {
         match error {
@@ -236,6 +245,11 @@ impl ::std::convert::From<DivideError> for ::rpcsmith::server::Failure<DivideErr
 #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -249,13 +263,7 @@ pub struct EthGetBalanceParams {
     /// The `unit` param.
     pub unit: ::std::option::Option<::std::string::String>,
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl ::rpcsmith::__private::serde::Serialize for EthGetBalanceParams {
     fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
         &self,
@@ -294,6 +302,11 @@ pub type FilecoinChainHeadResult = i64;
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -316,6 +329,11 @@ pub struct LogParams {
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -334,6 +352,11 @@ pub struct FeaturesClient {
 }
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -524,6 +547,11 @@ pub struct FeaturesBatch {
 }
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -668,13 +696,7 @@ impl FeaturesBatch {
             >("new", &New2Params { r#type })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl AddParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -697,13 +719,7 @@ impl AddParams {
         })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl GreetParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -727,13 +743,7 @@ impl GreetParams {
         })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl DivideParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -756,13 +766,7 @@ impl DivideParams {
         })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl EthGetBalanceParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -786,13 +790,7 @@ impl EthGetBalanceParams {
         })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl LogParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -815,13 +813,7 @@ impl LogParams {
         })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl New2Params {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -850,6 +842,11 @@ impl New2Params {
 /// method's error type) or any error object (`Failure::Object`).
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -975,13 +972,7 @@ impl<S> ::std::fmt::Debug for FeaturesDispatcher<S> {
         f.write_str("FeaturesDispatcher")
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
     fn call(
         &self,

@@ -2,6 +2,13 @@
 pub mod types {
     #![allow(deprecated, missing_docs)]
     #![allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls,
+        rustdoc::invalid_rust_codeblocks,
+        rustdoc::redundant_explicit_links
+    )]
+    #![allow(
         clippy::large_enum_variant,
         clippy::enum_variant_names,
         clippy::doc_lazy_continuation,
@@ -33,6 +40,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -53,6 +61,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -69,6 +78,7 @@ pub mod types {
     #[derive(
         ::std::fmt::Debug,
         ::std::clone::Clone,
+        ::std::default::Default,
         ::std::cmp::PartialEq,
         ::std::cmp::Eq,
         ::rpcsmith::__private::serde::Serialize,
@@ -92,6 +102,11 @@ pub mod types {
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -113,6 +128,11 @@ pub type GetUserByNameResult = types::User;
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -134,6 +154,11 @@ pub type GetRepositoriesByOwnerResult = ::std::vec::Vec<types::Repository>;
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -157,6 +182,11 @@ pub type GetRepositoryResult = types::Repository;
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -183,6 +213,11 @@ pub type GetPullRequestsByRepositoryResult = ::std::vec::Vec<types::Pullrequest>
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -208,6 +243,11 @@ pub type GetPullRequestsByIdResult = types::Pullrequest;
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -230,6 +270,11 @@ pub struct LinksClient {
 }
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -418,6 +463,11 @@ pub struct LinksBatch {
 }
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -563,13 +613,7 @@ impl LinksBatch {
             )
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl GetUserByNameParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -591,13 +635,7 @@ impl GetUserByNameParams {
         })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl GetRepositoriesByOwnerParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -619,13 +657,7 @@ impl GetRepositoriesByOwnerParams {
         })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl GetRepositoryParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -648,13 +680,7 @@ impl GetRepositoryParams {
         })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl GetPullRequestsByRepositoryParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -678,13 +704,7 @@ impl GetPullRequestsByRepositoryParams {
         })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl GetPullRequestsByIdParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -708,13 +728,7 @@ impl GetPullRequestsByIdParams {
         })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl MergePullRequestParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -745,6 +759,11 @@ impl MergePullRequestParams {
 /// method's error type) or any error object (`Failure::Object`).
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -856,13 +875,7 @@ impl<S> ::std::fmt::Debug for LinksDispatcher<S> {
         f.write_str("LinksDispatcher")
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
     fn call(
         &self,

@@ -2,6 +2,13 @@
 pub mod types {
     #![allow(deprecated, missing_docs)]
     #![allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls,
+        rustdoc::invalid_rust_codeblocks,
+        rustdoc::redundant_explicit_links
+    )]
+    #![allow(
         clippy::large_enum_variant,
         clippy::enum_variant_names,
         clippy::doc_lazy_continuation,
@@ -38,6 +45,11 @@ pub mod types {
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -56,6 +68,11 @@ pub type CreatePetResult = ::std::option::Option<()>;
 #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -65,13 +82,7 @@ pub struct GetPetParams {
     /// The id of the pet to retrieve
     pub pet_id: ::std::string::String,
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl ::rpcsmith::__private::serde::Serialize for GetPetParams {
     fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
         &self,
@@ -93,6 +104,11 @@ pub struct PetstoreByNameClient {
 }
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -187,6 +203,11 @@ pub struct PetstoreByNameBatch {
 }
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -253,13 +274,7 @@ impl PetstoreByNameBatch {
             >("get_pet", &GetPetParams { pet_id })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl ListPetsParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -279,13 +294,7 @@ impl ListPetsParams {
         ::std::result::Result::Ok(Self { limit: params.optional(0)? })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl GetPetParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -314,6 +323,11 @@ impl GetPetParams {
 /// method's error type) or any error object (`Failure::Object`).
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -390,13 +404,7 @@ impl<S> ::std::fmt::Debug for PetstoreByNameDispatcher<S> {
         f.write_str("PetstoreByNameDispatcher")
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl<S: PetstoreByNameServer> ::rpcsmith::server::Dispatch
 for PetstoreByNameDispatcher<S> {
     fn call(

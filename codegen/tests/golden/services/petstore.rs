@@ -2,6 +2,13 @@
 pub mod types {
     #![allow(deprecated, missing_docs)]
     #![allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls,
+        rustdoc::invalid_rust_codeblocks,
+        rustdoc::redundant_explicit_links
+    )]
+    #![allow(
         clippy::large_enum_variant,
         clippy::enum_variant_names,
         clippy::doc_lazy_continuation,
@@ -42,6 +49,11 @@ pub mod types {
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -58,6 +70,11 @@ pub type ListPetsResult = types::Pets;
 #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -87,13 +104,7 @@ impl ::std::fmt::Display for ListPetsError {
     }
 }
 impl ::std::error::Error for ListPetsError {}
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl ::rpcsmith::client::DeclaredError for ListPetsError {
     fn from_object(
         error: ::rpcsmith::protocol::ErrorObject,
@@ -104,13 +115,7 @@ impl ::rpcsmith::client::DeclaredError for ListPetsError {
         }
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl ::std::convert::From<ListPetsError> for ::rpcsmith::protocol::ErrorObject {
     fn from(error: ListPetsError) -> Self {
         match error {
@@ -135,6 +140,11 @@ impl ::std::convert::From<ListPetsError> for ::rpcsmith::server::Failure<ListPet
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -161,6 +171,11 @@ pub type CreatePetResult = types::PetId2;
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -180,6 +195,11 @@ pub struct PetstoreClient {
 }
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -282,6 +302,11 @@ pub struct PetstoreBatch {
 }
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -356,13 +381,7 @@ impl PetstoreBatch {
             >("get_pet", &GetPetParams { pet_id })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl ListPetsParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -382,13 +401,7 @@ impl ListPetsParams {
         ::std::result::Result::Ok(Self { limit: params.optional(0)? })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl CreatePetParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -411,13 +424,7 @@ impl CreatePetParams {
         })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl GetPetParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -446,6 +453,11 @@ impl GetPetParams {
 /// method's error type) or any error object (`Failure::Object`).
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -524,13 +536,7 @@ impl<S> ::std::fmt::Debug for PetstoreDispatcher<S> {
         f.write_str("PetstoreDispatcher")
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
     fn call(
         &self,

@@ -2,6 +2,13 @@
 pub mod types {
     #![allow(deprecated, missing_docs)]
     #![allow(
+        rustdoc::broken_intra_doc_links,
+        rustdoc::invalid_html_tags,
+        rustdoc::bare_urls,
+        rustdoc::invalid_rust_codeblocks,
+        rustdoc::redundant_explicit_links
+    )]
+    #![allow(
         clippy::large_enum_variant,
         clippy::enum_variant_names,
         clippy::doc_lazy_continuation,
@@ -24,6 +31,11 @@ pub mod types {
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -49,6 +61,11 @@ pub type AdditionResult = types::C;
 #[serde(crate = "::rpcsmith::__private::serde")]
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -71,6 +88,11 @@ pub struct SimpleMathClient {
 }
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -142,6 +164,11 @@ pub struct SimpleMathBatch {
 }
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -193,13 +220,7 @@ impl SimpleMathBatch {
             >("subtraction", &SubtractionParams { a, b })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl AdditionParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -222,13 +243,7 @@ impl AdditionParams {
         })
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl SubtractionParams {
     /// Decodes the params of a call, from an array or an object as the method allows.
     ///
@@ -258,6 +273,11 @@ impl SubtractionParams {
 /// method's error type) or any error object (`Failure::Object`).
 #[allow(
     deprecated,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks,
+    rustdoc::redundant_explicit_links,
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
@@ -320,13 +340,7 @@ impl<S> ::std::fmt::Debug for SimpleMathDispatcher<S> {
         f.write_str("SimpleMathDispatcher")
     }
 }
-#[allow(
-    deprecated,
-    clippy::too_many_arguments,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    clippy::empty_docs
-)]
+#[allow(deprecated)]
 impl<S: SimpleMathServer> ::rpcsmith::server::Dispatch for SimpleMathDispatcher<S> {
     fn call(
         &self,

@@ -1,0 +1,237 @@
+//! The build.rs front-end: [`configure`] → setters → [`Builder::compile`].
+
+use std::path::{Path, PathBuf};
+
+use crate::emit::{cargo_lines, write_if_changed};
+use crate::error::{Diagnostic, Error, ErrorKind};
+use crate::settings::{Override, ParamsBy, Settings};
+
+/// Starts configuring code generation from a build script.
+///
+/// ```no_run
+/// // in build.rs's `fn main`
+/// rpcsmith_build::configure()
+///     .client(true)
+///     .server(true)
+///     .compile("openrpc.json")
+///     .unwrap_or_else(|e| panic!("{e}"));
+/// ```
+pub fn configure() -> Builder {
+    Builder {
+        settings: Settings::default(),
+        out_dir: None,
+    }
+}
+
+/// What to generate and where; made by [`configure`], consumed by [`Builder::compile`].
+///
+/// Every setter takes and returns the builder by value.
+#[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until `compile` is called"]
+pub struct Builder {
+    settings: Settings,
+    out_dir: Option<PathBuf>,
+}
+
+impl Builder {
+    /// Whether to generate the typed client `<Doc>Client` and its batch builder
+    /// (default `true`).
+    pub fn client(mut self, enabled: bool) -> Self {
+        self.settings.client = enabled;
+        self
+    }
+
+    /// Whether to generate the server trait `<Doc>Server` and its dispatcher
+    /// (default `true`).
+    pub fn server(mut self, enabled: bool) -> Self {
+        self.settings.server = enabled;
+        self
+    }
+
+    /// The directory the module is written to (default: cargo's `OUT_DIR`).
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Adds a directory where files named by `$ref`s are looked for after the referring
+    /// file's own directory, like `protoc -I`. Repeatable; searched in the order added.
+    pub fn include_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.settings.load = self.settings.load.include_dir(dir);
+        self
+    }
+
+    /// The module's name: the output is `<name>.rs`, and `include_api!("name")` includes
+    /// it. It must be a Rust identifier. By default, the `<Doc>` of `<Doc>Client` in snake
+    /// case: from the document's `info.title` when it reads as a name (`Petstore` →
+    /// `petstore`), else from its file name (`refs-openrpc.json` → `refs`).
+    pub fn module(mut self, name: impl Into<String>) -> Self {
+        self.settings.module = Some(name.into());
+        self
+    }
+
+    /// Whether every warning fails the build (default `false`).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.settings.load = self.settings.load.strict(strict);
+        self
+    }
+
+    /// How the client sends the params of a method whose `paramStructure` is `either` or
+    /// absent (default [`ParamsBy::Name`]).
+    pub fn either_default(mut self, by: ParamsBy) -> Self {
+        self.settings.either_default = by;
+        self
+    }
+
+    /// A directory whose `*.hbs` files replace the built-in templates of the same name
+    /// (`types.hbs`, `types/struct.hbs`, `client.hbs`, `server.hbs`, …; copy them from the
+    /// repository's `templates/`); the others stay built in. The output is still parsed
+    /// and formatted, so a template that writes invalid Rust fails the build, naming it.
+    pub fn templates_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.settings.templates_dir = Some(dir.into());
+        self
+    }
+
+    /// Names the type generated for the schema at `pointer` `name` instead of the derived
+    /// name. `pointer` is the schema's JSON pointer in the document
+    /// (`/components/schemas/Pet`) or `file#pointer` for a schema in another file, the file
+    /// relative to the document (`defs/pet.json#/Pet`).
+    pub fn rename(mut self, pointer: impl Into<String>, name: impl Into<String>) -> Self {
+        self.entry(pointer).rename = Some(name.into());
+        self
+    }
+
+    /// Generates no type for the schema at `pointer` and uses the existing Rust type at
+    /// `path` (`crate::money::Amount`) wherever it is used. The type must implement what
+    /// generated types derive: `Debug`, `Clone`, `PartialEq`, `Serialize`, `Deserialize`.
+    pub fn replace(mut self, pointer: impl Into<String>, path: impl Into<String>) -> Self {
+        self.entry(pointer).replace = Some(path.into());
+        self
+    }
+
+    /// Adds a derive (`schemars::JsonSchema`) to the type generated for the schema at
+    /// `pointer`, or to every generated type when `pointer` is `*`. Repeatable.
+    pub fn derive(mut self, pointer: impl Into<String>, path: impl Into<String>) -> Self {
+        self.entry(pointer).derives.push(path.into());
+        self
+    }
+
+    fn entry(&mut self, pointer: impl Into<String>) -> &mut Override {
+        self.settings.overrides.entry(pointer.into()).or_default()
+    }
+
+    /// The settings collected so far.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Generates the module for the OpenRPC document at `path` and writes it to
+    /// `<out_dir>/<module>.rs` (and the one-line `<module>.mod.rs` that
+    /// `rpcsmith::include_api!("<module>")` includes) when its content changed, then prints
+    /// `cargo:rerun-if-changed=` for every file read and `cargo:warning=` for every warning.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error`] whose `Display` lists every problem as `file:line:col: at /pointer:
+    /// message`: the document cannot be read, is not valid OpenRPC, has a `$ref` that
+    /// cannot be resolved, cannot be generated, has warnings under [`strict`](Self::strict);
+    /// or `OUT_DIR` is not set, or the output cannot be written.
+    pub fn compile(self, path: impl AsRef<Path>) -> Result<(), Error> {
+        // A failed build script is always rerun by cargo, so a failure prints nothing.
+        let emitted = self.emit(path)?;
+        for line in emitted.cargo_lines() {
+            println!("{line}");
+        }
+        Ok(())
+    }
+
+    /// Like [`compile`](Self::compile), without printing: returns what was written and the
+    /// lines cargo should be told.
+    ///
+    /// # Errors
+    ///
+    /// As [`compile`](Self::compile).
+    pub fn emit(self, path: impl AsRef<Path>) -> Result<Emitted, Error> {
+        let path = path.as_ref();
+        let out_dir = self
+            .out_dir
+            .clone()
+            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
+            .ok_or_else(|| no_out_dir(path))?;
+        let generated = crate::generate::generate(path, &self.settings)?;
+        let module = generated.module;
+        let mut files_read = vec![path.to_path_buf()];
+        // The directory too: a template added to it must rerun the build.
+        files_read.extend(self.settings.templates_dir.clone());
+        merge_files(&mut files_read, generated.files_read);
+        let file = out_dir.join(format!("{module}.rs"));
+        let written = write_if_changed(&file, &generated.source)?;
+        write_if_changed(
+            &out_dir.join(format!("{module}.mod.rs")),
+            &wrapper(&module, path),
+        )?;
+        Ok(Emitted {
+            file,
+            module,
+            written,
+            files_read,
+            warnings: generated.warnings,
+        })
+    }
+}
+
+fn merge_files(files: &mut Vec<PathBuf>, more: Vec<PathBuf>) {
+    for f in more {
+        if !files.contains(&f) {
+            files.push(f);
+        }
+    }
+}
+
+fn no_out_dir(path: &Path) -> Error {
+    let d = Diagnostic::error(
+        path,
+        (0, 0),
+        "",
+        "OUT_DIR is not set: call compile from a build script, or set out_dir",
+    );
+    Error::new(ErrorKind::Io, vec![d])
+}
+
+/// The file `include_api!("name")` includes: it declares the module and includes the
+/// generated file beside it (`include!` paths are relative to the including file).
+/// A program rarely uses every generated item, and generated items are `pub` by design
+/// even in a binary: neither is worth a warning in the user's build.
+fn wrapper(module: &str, document: &Path) -> String {
+    let from = document.file_name().unwrap_or_default().to_string_lossy();
+    format!(
+        "// @generated by rpcsmith-build: the module `rpcsmith::include_api!(\"{module}\")` declares.\n\
+         /// The API generated from `{from}`.\n\
+         #[allow(dead_code, unreachable_pub)]\n\
+         mod {module} {{\n    include!(\"{module}.rs\");\n}}\n"
+    )
+}
+
+/// What [`Builder::emit`] did.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Emitted {
+    /// The file holding the module.
+    pub file: PathBuf,
+    /// The module name (the file's stem).
+    pub module: String,
+    /// Whether the file was written (`false`: it already held this content).
+    pub written: bool,
+    /// Every file read: the document, the files its `$ref`s reach, user templates.
+    pub files_read: Vec<PathBuf>,
+    /// The warnings.
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Emitted {
+    /// The lines [`Builder::compile`] prints: `cargo:rerun-if-changed=` for each file read,
+    /// then `cargo:warning=` for each warning, one line each.
+    pub fn cargo_lines(&self) -> Vec<String> {
+        cargo_lines(&self.files_read, &self.warnings)
+    }
+}
