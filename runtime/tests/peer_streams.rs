@@ -380,3 +380,109 @@ async fn calls_beyond_the_in_flight_limit_are_refused_busy() {
         call.abort();
     }
 }
+
+/// A TCP server of [`ServerSide`] with `codec` that refuses messages over 1 KiB.
+async fn limited_server(codec: Codec) -> std::net::SocketAddr {
+    let mut limits = rpcsmith::server::Limits::default();
+    limits.max_request_size = 1024;
+    let server = Server::builder(ServerSide::default())
+        .limits(limits)
+        .build();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(stream::serve_tcp(
+        listener,
+        Peer::builder().serve(server),
+        codec,
+        std::future::pending(),
+    ));
+    address
+}
+
+/// A raw connection to `address`: frames of `codec` read from it, its writing half.
+async fn raw_connection(
+    address: std::net::SocketAddr,
+    codec: Codec,
+) -> (
+    stream::FrameReader<tokio::io::BufReader<tokio::net::tcp::OwnedReadHalf>>,
+    tokio::net::tcp::OwnedWriteHalf,
+) {
+    let socket = tokio::net::TcpStream::connect(address).await.unwrap();
+    let (reader, writer) = socket.into_split();
+    let frames = stream::FrameReader::new(tokio::io::BufReader::new(reader), codec, 1 << 20);
+    (frames, writer)
+}
+
+/// The next message on a raw connection, as JSON.
+async fn next_answer<R: tokio::io::AsyncBufRead + Unpin>(
+    frames: &mut stream::FrameReader<R>,
+) -> serde_json::Value {
+    let frame = tokio::time::timeout(PATIENCE, frames.read())
+        .await
+        .expect("an answer in time")
+        .expect("a frame")
+        .expect("the connection is open");
+    serde_json::from_slice(&frame).unwrap()
+}
+
+const ADD: &[u8] = br#"{"jsonrpc":"2.0","method":"add","params":[1,2],"id":7}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_announced_frame_is_refused_before_its_body_arrives() {
+    use tokio::io::AsyncWriteExt;
+    let address = limited_server(Codec::ContentLength).await;
+    // A terabyte announced: refused at once (reading it into memory would abort the
+    // process; waiting for it would never answer).
+    let (mut frames, mut writer) = raw_connection(address, Codec::ContentLength).await;
+    writer
+        .write_all(b"Content-Length: 1099511627776\r\n\r\n{\"jsonrpc\"")
+        .await
+        .unwrap();
+    let refusal = next_answer(&mut frames).await;
+    assert_eq!(
+        (refusal["error"]["code"].clone(), refusal["id"].clone()),
+        (serde_json::json!(-32007), serde_json::Value::Null),
+        "{refusal}"
+    );
+    // A megabyte announced, refused before it is sent; once it has been sent (and
+    // skipped), the same connection serves the next frame.
+    let (mut frames, mut writer) = raw_connection(address, Codec::ContentLength).await;
+    writer
+        .write_all(b"Content-Length: 1048576\r\n\r\n")
+        .await
+        .unwrap();
+    assert_eq!(next_answer(&mut frames).await["error"]["code"], -32007);
+    writer.write_all(&vec![b' '; 1 << 20]).await.unwrap();
+    stream::write_frame(&mut writer, Codec::ContentLength, ADD)
+        .await
+        .unwrap();
+    assert_eq!(
+        next_answer(&mut frames).await,
+        serde_json::json!({"jsonrpc": "2.0", "result": 3, "id": 7})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_line_is_refused_before_its_end_and_skipped() {
+    use tokio::io::AsyncWriteExt;
+    let address = limited_server(Codec::Newline).await;
+    let (mut frames, mut writer) = raw_connection(address, Codec::Newline).await;
+    // 64 KiB and no newline yet: refused while the line is still coming.
+    writer.write_all(&vec![b'x'; 64 << 10]).await.unwrap();
+    let refusal = next_answer(&mut frames).await;
+    assert_eq!(
+        (refusal["error"]["code"].clone(), refusal["id"].clone()),
+        (serde_json::json!(-32007), serde_json::Value::Null),
+        "{refusal}"
+    );
+    // More of the same line, its end, then a call: answered on the same connection.
+    writer.write_all(&vec![b'x'; 64 << 10]).await.unwrap();
+    writer.write_all(b"\n").await.unwrap();
+    stream::write_frame(&mut writer, Codec::Newline, ADD)
+        .await
+        .unwrap();
+    assert_eq!(
+        next_answer(&mut frames).await,
+        serde_json::json!({"jsonrpc": "2.0", "result": 3, "id": 7})
+    );
+}
