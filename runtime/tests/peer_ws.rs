@@ -331,6 +331,30 @@ async fn a_message_over_the_limit_closes_the_connection() {
     assert!(matches!(outcome, Err(Error::Closed)), "{outcome:?}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_over_the_client_limit_closes_the_connection() {
+    let address = http_and_ws(ServerSide::default(), Peer::builder()).await;
+    let peer = ws::connect(
+        url(address),
+        Peer::builder().max_message_size(1024),
+        &Settings::default(),
+    )
+    .await
+    .unwrap();
+    let small: Vec<String> = peer.client().request("echo", &["x"]).await.unwrap();
+    assert_eq!(small, ["x"]);
+    // The request fits the server's limit; its 4 KiB echo does not fit the client's.
+    let big = "x".repeat(4096);
+    let outcome = peer
+        .client()
+        .request::<Vec<String>, _>("echo", &[&big])
+        .await;
+    assert!(matches!(outcome, Err(Error::Closed)), "{outcome:?}");
+    tokio::time::timeout(PATIENCE, peer.closed())
+        .await
+        .expect("the peer is closed");
+}
+
 /// A WebSocket server that completes the handshake, reads one message, then either
 /// drops the connection or stays silent (never reading, so never answering pings).
 async fn rude_server(silent: bool) -> SocketAddr {
