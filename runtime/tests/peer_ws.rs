@@ -319,6 +319,9 @@ async fn a_message_over_the_limit_closes_the_connection() {
         Peer::builder().max_message_size(1024),
     )
     .await;
+    let bystander = ws::connect(url(address), Peer::builder(), &Settings::default())
+        .await
+        .unwrap();
     let peer = ws::connect(url(address), Peer::builder(), &Settings::default())
         .await
         .unwrap();
@@ -329,6 +332,8 @@ async fn a_message_over_the_limit_closes_the_connection() {
         .await;
     // Closed, not a timeout: the closing connection failed the call.
     assert!(matches!(outcome, Err(Error::Closed)), "{outcome:?}");
+    let sum: i64 = bystander.client().request("add", &[1, 2]).await.unwrap();
+    assert_eq!(sum, 3, "other connections are served on");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
