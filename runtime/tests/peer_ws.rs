@@ -517,3 +517,43 @@ async fn without_reconnection_a_lost_connection_closes_the_client() {
         Err(Error::Closed)
     ));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutting_serve_down_closes_its_websocket_connections() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (server, mut events) = ServerSide::with_events();
+    let service =
+        http::Service::new(Server::new(server)).websocket(Peer::builder(), Settings::default());
+    let serving = tokio::spawn(http::serve(listener, service, async {
+        let _ = stopped.await;
+    }));
+    let peer = ws::connect(
+        url(address),
+        Peer::builder().timeout(PATIENCE),
+        &Settings::default(),
+    )
+    .await
+    .unwrap();
+    let sum: i64 = peer.client().request("add", &[1, 2]).await.unwrap();
+    assert_eq!(sum, 3);
+    let held = tokio::spawn(peer.client().request::<(), _>("hold", &()));
+    assert_eq!(next_event(&mut events).await, "started");
+
+    stop.send(()).unwrap();
+    tokio::time::timeout(PATIENCE, serving)
+        .await
+        .expect("serve returns")
+        .unwrap();
+    assert_eq!(
+        next_event(&mut events).await,
+        "dropped",
+        "the call in flight was abandoned"
+    );
+    tokio::time::timeout(PATIENCE, peer.closed())
+        .await
+        .expect("the server closed the WebSocket connection");
+    let held = held.await.unwrap();
+    assert!(matches!(held, Err(Error::Closed)), "{held:?}");
+}
