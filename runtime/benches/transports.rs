@@ -4,7 +4,7 @@
 //! (up to 100 calls in flight on one connection) and sequential round trips. Prints
 //! medians (best) of interleaved rounds, in nanoseconds per call, and ratios.
 //!
-//! Run with `cargo bench -p rpcsmith --all-features --bench transports`.
+//! Run with `cargo bench -p rpcsmith --bench transports`.
 
 use futures_util::StreamExt;
 use jsonrpsee::core::client::ClientT;

@@ -67,7 +67,7 @@ where
     }
 }
 
-/// `whoami` answers the user the layer let in.
+/// `whoami` answers the user the layer let in; `header` the request's `x-client`.
 struct WhoAmI;
 
 impl Dispatch for WhoAmI {
@@ -75,6 +75,11 @@ impl Dispatch for WhoAmI {
         match (method, cx.metadata().extensions.get::<User>()) {
             ("whoami", Some(user)) => Reply::ok(user.0),
             ("whoami", None) => Reply::err(ErrorObject::new(401, "nobody")),
+            ("header", _) => Reply::ok(
+                &cx.headers()
+                    .and_then(|headers| headers.get("x-client"))
+                    .and_then(|value| value.to_str().ok()),
+            ),
             _ => Reply::err(ErrorObject::method_not_found()),
         }
     }
@@ -116,6 +121,17 @@ async fn the_handler_reads_what_the_bearer_layer_decided() {
         .await
         .unwrap();
     assert_eq!(user, "ada");
+    let transport = http::Client::builder(format!("http://{address}/rpc"))
+        .header("authorization", "Bearer secret")
+        .header("x-client", "test suite")
+        .build()
+        .unwrap();
+    let header: Option<String> = Client::new(transport).request("header", &()).await.unwrap();
+    assert_eq!(
+        header.as_deref(),
+        Some("test suite"),
+        "a header through the context"
+    );
     let refused = rpc_client(address, Some("wrong"))
         .request::<String, _>("whoami", &())
         .await;

@@ -332,3 +332,47 @@ async fn an_answer_over_the_response_limit_is_a_transport_error() {
         4096
     );
 }
+
+// Linux drops connection attempts to a listener whose backlog is full (other systems
+// may refuse them instead).
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_connection_that_cannot_be_made_in_time_is_a_connect_error() {
+    // A listener that never accepts, its backlog full: the kernel drops further
+    // connection attempts, so connecting hangs until the connect timeout.
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind("127.0.0.1:0".parse().expect("address"))
+        .expect("bind");
+    let address = socket.local_addr().expect("address");
+    let listener = socket.listen(1).expect("listen");
+    let mut queued = Vec::new();
+    let filled = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let attempt = tokio::net::TcpStream::connect(address);
+            match tokio::time::timeout(Duration::from_millis(500), attempt).await {
+                Ok(Ok(stream)) => queued.push(stream),
+                Ok(Err(error)) => panic!("connecting failed: {error}"),
+                Err(_) => break,
+            }
+        }
+    })
+    .await;
+    assert!(
+        filled.is_ok(),
+        "the backlog never filled: {} queued",
+        queued.len()
+    );
+    let transport = http::Client::builder(format!("http://{address}"))
+        .connect_timeout(Some(Duration::from_millis(200)))
+        .build()
+        .expect("valid");
+    let client = Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build(transport);
+    match client.request::<i64, _>("add", &()).await {
+        Err(Error::Transport(error)) => assert_eq!(error.kind(), ErrorKind::Connect, "{error}"),
+        other => panic!("expected a connect error, got {other:?}"),
+    }
+    drop(listener);
+}

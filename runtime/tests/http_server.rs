@@ -11,14 +11,20 @@ use hyper::{HeaderMap, Method, Request, StatusCode};
 use hyper_util::client::legacy::Client as Pool;
 use hyper_util::rt::TokioExecutor;
 use rpcsmith::client::{Client, Error, Handle};
+use rpcsmith::protocol::ErrorObject;
+use rpcsmith::server::{Context, Dispatch, Reply, Server, encode};
 use rpcsmith::transport::http::{self, NoResponse, Serve, Service};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tower::ServiceExt as _;
+
+/// Every test waits at most this long for anything.
+const PATIENCE: Duration = Duration::from_secs(10);
 
 struct Running {
     addr: SocketAddr,
@@ -315,19 +321,202 @@ async fn http2_with_prior_knowledge() {
     running.stop().await;
 }
 
+/// A dispatcher whose `wait` reports it started and answers once the gate opens, and
+/// whose `where` answers the caller's port and the request's HTTP version (put in the
+/// extensions by a layer): which connection, and which protocol, carried the call.
+struct Gated {
+    started: tokio::sync::mpsc::UnboundedSender<()>,
+    gate: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Dispatch for Gated {
+    fn call(&self, method: &str, _: Option<&RawValue>, cx: Context) -> Reply {
+        match method {
+            "wait" => {
+                let _ = self.started.send(());
+                let mut gate = self.gate.clone();
+                Reply::future(async move {
+                    let _ = gate.wait_for(|open| *open).await;
+                    encode(&"done")
+                })
+            }
+            "where" => {
+                let version = cx.metadata().extensions.get::<hyper::Version>();
+                Reply::ok(&(cx.peer().map(|peer| peer.port()), format!("{version:?}")))
+            }
+            _ => Reply::err(ErrorObject::method_not_found()),
+        }
+    }
+}
+
+/// Serves [`Gated`] (its `wait` calls held until the returned sender says `true`).
+async fn start_gated() -> (
+    Running,
+    tokio::sync::mpsc::UnboundedReceiver<()>,
+    tokio::sync::watch::Sender<bool>,
+) {
+    let (started, started_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (open, gate) = tokio::sync::watch::channel(false);
+    let service = tower::ServiceBuilder::new()
+        .map_request(|mut request: Request<hyper::body::Incoming>| {
+            let version = request.version();
+            request.extensions_mut().insert(version);
+            request
+        })
+        .service(Service::new(Server::new(Gated { started, gate })));
+    let running =
+        start_with(move |listener, shutdown| http::serve(listener, service, shutdown)).await;
+    (running, started_rx, open)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_refuses_new_connections_and_finishes_a_call_in_flight() {
+    let (running, mut started, open) = start_gated().await;
+    let client = running.client().with_timeout(PATIENCE);
+    let call = tokio::spawn(client.request::<String, _>("wait", &()));
+    started.recv().await.expect("the call reached its handler");
+
+    let Running {
+        addr,
+        stop,
+        mut serving,
+    } = running;
+    stop.send(()).expect("the server is running");
+    // The listener closes: new connections are refused...
+    let mut refused = false;
+    for _ in 0..(PATIENCE.as_millis() / 5) {
+        if tokio::net::TcpStream::connect(addr).await.is_err() {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(refused, "new connections are refused once shutdown starts");
+    // ...while the call in flight holds the server open until it is answered.
+    assert!(!call.is_finished());
+    assert!(
+        futures_util::poll!(&mut serving).is_pending(),
+        "serve waits for the call in flight"
+    );
+    open.send_replace(true);
+    assert_eq!(call.await.expect("task").expect("answered"), "done");
+    tokio::time::timeout(PATIENCE, serving)
+        .await
+        .expect("serve returns once the call is answered")
+        .expect("serve does not panic");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http1_keeps_one_connection_alive_and_http2_multiplexes_one() {
+    let (running, _, _) = start_gated().await;
+    let url = format!("http://{}", running.addr);
+    for (http2, version) in [(false, "HTTP/1.1"), (true, "HTTP/2.0")] {
+        let transport = http::Client::builder(url.clone())
+            .http2_only(http2)
+            .build()
+            .expect("valid");
+        let client = Client::new(transport);
+        let mut ports = std::collections::BTreeSet::new();
+        for _ in 0..10 {
+            let (port, seen): (Option<u16>, String) =
+                client.request("where", &()).await.expect("answered");
+            assert_eq!(seen, format!("Some({version})"));
+            ports.insert(port.expect("serve sets the peer address"));
+        }
+        if http2 {
+            // Concurrent calls share the one HTTP/2 connection too.
+            let calls = (0..20).map(|_| client.request::<(Option<u16>, String), _>("where", &()));
+            for answer in futures_util::future::join_all(calls).await {
+                ports.insert(answer.expect("answered").0.expect("a peer address"));
+            }
+        }
+        assert_eq!(
+            ports.len(),
+            1,
+            "{version}: one connection, kept alive: {ports:?}"
+        );
+    }
+    running.stop().await;
+}
+
 #[tokio::test]
-async fn shutdown_finishes_a_call_in_flight() {
+async fn a_chunked_body_over_the_limit_is_refused_while_it_is_still_arriving() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let running = start(Service::new(client_support::server()).max_request_size(1024)).await;
+    let mut socket = tokio::net::TcpStream::connect(running.addr)
+        .await
+        .expect("connect");
+    let head = "POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+                transfer-encoding: chunked\r\n\r\n";
+    socket.write_all(head.as_bytes()).await.expect("write");
+    // 2 KiB of body, no length announced, and no final chunk: the body never ends.
+    for _ in 0..4 {
+        socket.write_all(b"200\r\n").await.expect("write");
+        socket.write_all(&[b' '; 512]).await.expect("write");
+        socket.write_all(b"\r\n").await.expect("write");
+    }
+    let mut answer = Vec::new();
+    let mut buffer = [0; 1024];
+    while !answer.windows(6).any(|w| w == b"-32007") {
+        let read = tokio::time::timeout(PATIENCE, socket.read(&mut buffer))
+            .await
+            .expect("an answer before the body ends")
+            .expect("read");
+        assert!(read > 0, "closed without an answer: {answer:?}");
+        answer.extend_from_slice(&buffer[..read]);
+    }
+    assert!(
+        answer.starts_with(b"HTTP/1.1 413"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn garbage_on_the_port_closes_that_connection_only() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let running = start(Service::new(client_support::server())).await;
     let client = running.client();
-    let call = tokio::spawn(client.request::<i64, _>("sleep", &(200, 7)));
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    running.stop().await;
     assert_eq!(
-        call.await
-            .expect("task")
-            .expect("answered before the server stopped"),
-        7
+        client
+            .request::<i64, _>("add", &[1, 2])
+            .await
+            .expect("answered"),
+        3
     );
+    let mut socket = tokio::net::TcpStream::connect(running.addr)
+        .await
+        .expect("connect");
+    socket
+        .write_all(b"\x16\x03\x01 this is not HTTP\r\n\r\n")
+        .await
+        .expect("write");
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(PATIENCE, socket.read_to_end(&mut rest)).await;
+    assert!(matches!(read, Ok(Ok(_))), "the server closed it: {read:?}");
+    assert!(
+        rest.is_empty() || rest.starts_with(b"HTTP/1.1 400"),
+        "{}",
+        String::from_utf8_lossy(&rest)
+    );
+    // The other client's kept-alive connection, and new ones, are still served.
+    assert_eq!(
+        client
+            .request::<i64, _>("add", &[2, 2])
+            .await
+            .expect("answered"),
+        4
+    );
+    assert_eq!(
+        running
+            .client()
+            .request::<i64, _>("add", &[3, 3])
+            .await
+            .expect("answered"),
+        6
+    );
+    running.stop().await;
 }
 
 #[tokio::test]

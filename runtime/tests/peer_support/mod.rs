@@ -21,12 +21,52 @@ fn decode<'a, T: serde::Deserialize<'a>>(params: Option<&'a RawValue>) -> Result
 }
 
 /// The server side. `hang` never answers; `started` counts its calls, `aborted` its
-/// futures dropped unfinished.
+/// futures dropped unfinished. `hold` never answers either, and reports to `events`:
+/// `"started"` when it starts, `"dropped"` when its future is dropped; so does any
+/// unknown method (`"unknown <name>"`).
 #[derive(Clone, Default)]
 pub struct ServerSide {
     pub aborted: Arc<AtomicUsize>,
     pub started: Arc<AtomicUsize>,
     pub notified: Option<mpsc::UnboundedSender<String>>,
+    pub events: Option<mpsc::UnboundedSender<String>>,
+}
+
+impl ServerSide {
+    /// A server side reporting to the returned receiver (see [`ServerSide::events`]).
+    pub fn with_events() -> (Self, mpsc::UnboundedReceiver<String>) {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let server = ServerSide {
+            events: Some(sender),
+            ..ServerSide::default()
+        };
+        (server, receiver)
+    }
+
+    fn report(&self, event: String) {
+        if let Some(events) = &self.events {
+            let _ = events.send(event);
+        }
+    }
+}
+
+/// Reports `"dropped"` when dropped: a handler's future given up before it finished.
+struct DropSignal(Option<mpsc::UnboundedSender<String>>);
+
+impl Drop for DropSignal {
+    fn drop(&mut self) {
+        if let Some(events) = &self.0 {
+            let _ = events.send("dropped".to_owned());
+        }
+    }
+}
+
+/// The next event, waiting at most [`PATIENCE`].
+pub async fn next_event(events: &mut mpsc::UnboundedReceiver<String>) -> String {
+    tokio::time::timeout(PATIENCE, events.recv())
+        .await
+        .expect("an event in time")
+        .expect("the server side is alive")
 }
 
 /// Counts a handler future dropped before it finished.
@@ -43,6 +83,7 @@ impl Dispatch for ServerSide {
         let reply = match method {
             "add" => decode::<(i64, i64)>(params).map(|(a, b)| Reply::ok(&(a + b))),
             "aborted" => Ok(Reply::ok(&self.aborted.load(Ordering::SeqCst))),
+            "started" => Ok(Reply::ok(&self.started.load(Ordering::SeqCst))),
             // The value of header `x-test` on the connection's (upgrade) request.
             "header" => Ok(Reply::ok(
                 &cx.headers()
@@ -59,6 +100,15 @@ impl Dispatch for ServerSide {
                     encode(&())
                 }))
             }
+            "hold" => {
+                self.report("started".to_owned());
+                let guard = DropSignal(self.events.clone());
+                Ok(Reply::future(async move {
+                    std::future::pending::<()>().await;
+                    drop(guard);
+                    encode(&())
+                }))
+            }
             // Pushes `pushed` with the params to the caller, then answers.
             "push" => Ok(push(params, cx)),
             // Asks the caller to `double` the number, answers with the result.
@@ -69,7 +119,10 @@ impl Dispatch for ServerSide {
                 }
                 Ok(Reply::ok(&()))
             }
-            _ => Err(Reply::err(ErrorObject::method_not_found())),
+            _ => {
+                self.report(format!("unknown {method}"));
+                Err(Reply::err(ErrorObject::method_not_found()))
+            }
         };
         reply.unwrap_or_else(|reply| reply)
     }

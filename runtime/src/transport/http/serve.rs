@@ -11,9 +11,26 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::JoinSet;
 use tower::ServiceExt as _;
+
+/// The server's shutdown, as a request extension, for connections that outlive their
+/// HTTP exchange (WebSocket): they end when it says so, and [`Serve::run`] returns only
+/// once every copy of it is gone.
+#[derive(Debug, Clone)]
+pub(crate) struct Stopping {
+    stopped: watch::Receiver<bool>,
+    _alive: mpsc::Sender<()>,
+}
+
+impl Stopping {
+    /// Resolves when the server shuts down.
+    pub(crate) async fn wait(&mut self) {
+        // An error means the server is gone, which is a shutdown too.
+        let _ = self.stopped.wait_for(|stopped| *stopped).await;
+    }
+}
 
 /// How many connections [`serve`] keeps open at once unless told otherwise.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
@@ -108,12 +125,19 @@ where
 
     /// Serves until `shutdown` resolves. Then the listener closes, every connection
     /// is asked to shut down gracefully (requests in progress are answered, idle
-    /// keep-alive connections close), and `run` returns once all of them have ended.
+    /// keep-alive connections close), WebSocket connections upgraded from it are closed
+    /// (calls in flight on them are abandoned), and `run` returns once all of them have
+    /// ended.
     pub async fn run<F>(self, shutdown: F)
     where
         F: Future<Output = ()> + Send,
     {
         let (stop, stopped) = watch::channel(false);
+        let (alive, mut all_gone) = mpsc::channel(1);
+        let stopping = Stopping {
+            stopped,
+            _alive: alive,
+        };
         let permits = Arc::new(Semaphore::new(self.max_connections));
         let mut connections = JoinSet::new();
         let mut shutdown = std::pin::pin!(shutdown);
@@ -123,15 +147,18 @@ where
                 next = next_connection(&self.listener, &permits) => next,
             };
             while connections.try_join_next().is_some() {}
-            let (service, stopped) = (self.service.clone(), stopped.clone());
+            let (service, stopping) = (self.service.clone(), stopping.clone());
             connections.spawn(async move {
-                connection(stream, peer, service, stopped).await;
+                connection(stream, peer, service, stopping).await;
                 drop(permit);
             });
         }
         drop(self.listener);
         let _ = stop.send(true);
+        drop(stopping);
         while connections.join_next().await.is_some() {}
+        // The upgraded connections hold the last copies.
+        let _ = all_gone.recv().await;
     }
 }
 
@@ -155,12 +182,8 @@ async fn next_connection(
 }
 
 /// Serves one connection until it ends or the server shuts down.
-async fn connection<S, B>(
-    stream: TcpStream,
-    peer: SocketAddr,
-    service: S,
-    mut stopped: watch::Receiver<bool>,
-) where
+async fn connection<S, B>(stream: TcpStream, peer: SocketAddr, service: S, mut stopping: Stopping)
+where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
     S::Future: Send + 'static,
     S::Error: Into<BoxError>,
@@ -169,8 +192,10 @@ async fn connection<S, B>(
     B::Error: Into<BoxError>,
 {
     let _ = stream.set_nodelay(true);
+    let for_requests = stopping.clone();
     let hyper_service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
         request.extensions_mut().insert(PeerAddr(peer));
+        request.extensions_mut().insert(for_requests.clone());
         service.clone().oneshot(request)
     });
     let mut builder = auto::Builder::new(TokioExecutor::new());
@@ -185,7 +210,7 @@ async fn connection<S, B>(
             }
             return;
         }
-        _ = stopped.wait_for(|stopped| *stopped) => {}
+        () = stopping.wait() => {}
     }
     connection.as_mut().graceful_shutdown();
     if let Err(error) = connection.await {

@@ -218,7 +218,9 @@ impl Service {
 }
 
 /// What the engine learns of the HTTP request: peer, headers and extensions.
-fn metadata(parts: ::http::request::Parts) -> Metadata {
+fn metadata(mut parts: ::http::request::Parts) -> Metadata {
+    // The server's shutdown signal is for the transport, not for handlers to keep.
+    parts.extensions.remove::<super::Stopping>();
     Metadata {
         peer: parts.extensions.get::<PeerAddr>().map(|peer| peer.0),
         headers: Some(parts.headers),

@@ -114,8 +114,9 @@ impl Builder {
         self
     }
 
-    /// Largest message read; a larger one is skipped unread and answered `-32007` with
-    /// `id: null`. Default: the server's
+    /// Largest message read. On a byte stream a larger one is answered `-32007` with
+    /// `id: null` and skipped unread; on a WebSocket it closes the connection (close
+    /// code 1009). Default: the server's
     /// [`max_request_size`](crate::server::Limits::max_request_size), or 10 MiB.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = Some(bytes);

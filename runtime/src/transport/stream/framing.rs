@@ -3,8 +3,9 @@
 //! Two codecs ([`Codec`]): one message per line (MCP's stdio transport, most TCP and
 //! Unix-socket peers), or a `Content-Length` header block before each message (the
 //! Language Server Protocol's base protocol). Frames larger than the limit are refused
-//! ([`FrameError::TooLarge`]) without being held in memory: their bytes are read and
-//! dropped, and the stream stays usable.
+//! ([`FrameError::TooLarge`]) as soon as that is known (from the `Content-Length`
+//! header, or once a line passes the limit), without being held in memory: the next
+//! read drops their remaining bytes as they arrive, and the stream stays usable.
 
 use bytes::Bytes;
 use std::fmt;
@@ -34,8 +35,9 @@ const MAX_HEADER_LINES: usize = 16;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum FrameError {
-    /// The frame was larger than the limit; its bytes were skipped and the stream can
-    /// be read on. `size` is its length when the header announced it.
+    /// The frame is larger than the limit. It is reported before its end has arrived;
+    /// the next [`read`](FrameReader::read) skips the rest of its bytes, and the stream
+    /// can be read on. `size` is its length when the header announced it.
     TooLarge {
         /// The announced size, when known before reading the frame.
         size: Option<usize>,
@@ -88,14 +90,31 @@ pub struct FrameReader<R> {
     reader: R,
     codec: Codec,
     max_size: usize,
+    /// What is left of a refused frame, dropped before the next frame is read.
+    skip: Skip,
+}
+
+/// The rest of a frame refused as too large.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Skip {
+    /// Nothing to skip.
+    Nothing,
+    /// Everything up to and including the next `\n`.
+    Line,
+    /// This many bytes.
+    Bytes(u64),
 }
 
 /// What [`read_line`] found.
 enum Line {
     /// A whole line, without its `\n` (nor a `\r` before it).
     Text(Vec<u8>),
-    /// A line longer than the limit, skipped to its end.
-    TooLong,
+    /// A line longer than the limit; `ended` when its `\n` was read too, otherwise
+    /// the rest of it is left unread.
+    TooLong {
+        /// Whether the line's end was read.
+        ended: bool,
+    },
     /// The stream ended before any byte of a line.
     End,
 }
@@ -107,6 +126,7 @@ impl<R: AsyncBufRead + Unpin> FrameReader<R> {
             reader,
             codec,
             max_size,
+            skip: Skip::Nothing,
         }
     }
 
@@ -117,6 +137,9 @@ impl<R: AsyncBufRead + Unpin> FrameReader<R> {
     /// [`FrameError::TooLarge`] for a frame over the limit (recoverable), otherwise
     /// the stream should be closed.
     pub async fn read(&mut self) -> Result<Option<Bytes>, FrameError> {
+        if !self.skip_refused().await? {
+            return Ok(None);
+        }
         match self.codec {
             Codec::Newline => self.read_line_frame().await,
             Codec::ContentLength => self.read_header_frame().await,
@@ -127,7 +150,12 @@ impl<R: AsyncBufRead + Unpin> FrameReader<R> {
         loop {
             match read_line(&mut self.reader, self.max_size).await? {
                 Line::End => return Ok(None),
-                Line::TooLong => return Err(FrameError::TooLarge { size: None }),
+                Line::TooLong { ended } => {
+                    if !ended {
+                        self.skip = Skip::Line;
+                    }
+                    return Err(FrameError::TooLarge { size: None });
+                }
                 Line::Text(line) if line.iter().all(u8::is_ascii_whitespace) => {}
                 Line::Text(line) => return Ok(Some(line.into())),
             }
@@ -139,19 +167,53 @@ impl<R: AsyncBufRead + Unpin> FrameReader<R> {
             return Ok(None);
         };
         if size > self.max_size {
-            let skipped = tokio::io::copy(
-                &mut (&mut self.reader).take(size as u64),
-                &mut tokio::io::sink(),
-            )
-            .await?;
-            if skipped < size as u64 {
-                return Err(io::Error::from(io::ErrorKind::UnexpectedEof).into());
-            }
+            self.skip = Skip::Bytes(size as u64);
             return Err(FrameError::TooLarge { size: Some(size) });
         }
         let mut body = vec![0; size];
         self.reader.read_exact(&mut body).await?;
         Ok(Some(body.into()))
+    }
+
+    /// Drops what is left of a refused frame, keeping count as it goes (so a read
+    /// cancelled midway resumes where it stopped). `false` when the stream ended.
+    async fn skip_refused(&mut self) -> Result<bool, FrameError> {
+        loop {
+            let wanted = match self.skip {
+                Skip::Nothing => return Ok(true),
+                Skip::Line => None,
+                Skip::Bytes(0) => {
+                    self.skip = Skip::Nothing;
+                    return Ok(true);
+                }
+                Skip::Bytes(left) => Some(left),
+            };
+            let buffer = self.reader.fill_buf().await?;
+            if buffer.is_empty() {
+                return match wanted {
+                    // A refused line may end with the stream.
+                    None => Ok(false),
+                    Some(_) => Err(io::Error::from(io::ErrorKind::UnexpectedEof).into()),
+                };
+            }
+            let used = match wanted {
+                None => match buffer.iter().position(|&b| b == b'\n') {
+                    Some(end) => {
+                        self.skip = Skip::Nothing;
+                        end + 1
+                    }
+                    None => buffer.len(),
+                },
+                Some(left) => {
+                    let used = buffer
+                        .len()
+                        .min(usize::try_from(left).unwrap_or(usize::MAX));
+                    self.skip = Skip::Bytes(left - used as u64);
+                    used
+                }
+            };
+            self.reader.consume(used);
+        }
     }
 
     /// Reads a header block; its `Content-Length`, or `None` at a clean end of stream.
@@ -161,7 +223,7 @@ impl<R: AsyncBufRead + Unpin> FrameReader<R> {
             let line = match read_line(&mut self.reader, MAX_HEADER_LINE).await? {
                 Line::End if index == 0 => return Ok(None),
                 Line::End => return Err(io::Error::from(io::ErrorKind::UnexpectedEof).into()),
-                Line::TooLong => return Err(malformed("header line too long")),
+                Line::TooLong { .. } => return Err(malformed("header line too long")),
                 Line::Text(line) => line,
             };
             if line.is_empty() {
@@ -198,38 +260,37 @@ fn header_value<'a>(line: &'a [u8], name: &str) -> Option<&'a [u8]> {
         .then(|| value.get(1..).unwrap_or_default())
 }
 
-/// Reads one line of at most `max` bytes; a longer one is skipped to its end.
+/// Reads one line of at most `max` bytes. A longer one is reported as soon as it
+/// passes the limit, its rest left unread.
 async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> io::Result<Line> {
     let mut line = Vec::new();
-    let mut too_long = false;
-    let mut seen = false;
     loop {
         let buffer = reader.fill_buf().await?;
         if buffer.is_empty() {
             // The stream ended: a last line without `\n` still counts.
-            return Ok(match (seen, too_long) {
-                (false, _) => Line::End,
-                (true, true) => Line::TooLong,
-                (true, false) => Line::Text(trim_cr(line)),
+            return Ok(if line.is_empty() {
+                Line::End
+            } else {
+                Line::Text(trim_cr(line))
             });
         }
-        seen = true;
         let (chunk, found) = match buffer.iter().position(|&b| b == b'\n') {
             Some(end) => (&buffer[..end], Some(end + 1)),
             None => (buffer, None),
         };
-        if !too_long && line.len() + chunk.len() <= max.saturating_add(1) {
-            line.extend_from_slice(chunk);
-        } else {
-            too_long = true;
-            line = Vec::new();
+        // One byte over the limit is allowed for a `\r` before the `\n`.
+        let room = max.saturating_add(1).saturating_sub(line.len());
+        if chunk.len() > room {
+            reader.consume(room);
+            return Ok(Line::TooLong { ended: false });
         }
+        line.extend_from_slice(chunk);
         let used = found.unwrap_or(buffer.len());
         reader.consume(used);
         if found.is_some() {
             let line = trim_cr(line);
-            return Ok(if too_long || line.len() > max {
-                Line::TooLong
+            return Ok(if line.len() > max {
+                Line::TooLong { ended: true }
             } else {
                 Line::Text(line)
             });
@@ -320,6 +381,7 @@ mod tests {
 
     fn run<T>(future: impl std::future::Future<Output = T>) -> T {
         tokio::runtime::Builder::new_current_thread()
+            .enable_time()
             .build()
             .map(|runtime| runtime.block_on(future))
             .unwrap_or_else(|e| panic!("runtime: {e}"))
@@ -337,6 +399,99 @@ mod tests {
             ["<too large>"]
         );
         assert!(run(frames(b"", Codec::Newline, 10)).is_empty());
+        // At the limit, one over it (with and without a `\r`), and a line ended by the
+        // end of the stream.
+        let edges = b"0123456789\n0123456789A\n0123456789\r\n{}\n0123456789AB";
+        assert_eq!(
+            run(frames(edges, Codec::Newline, 10)),
+            [
+                "0123456789",
+                "<too large>",
+                "0123456789",
+                "{}",
+                "<too large>"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_oversized_frame_is_refused_before_its_end_arrives() {
+        // The writer sends the start of a frame that never ends; the refusal comes
+        // anyway, and only then does the reader wait for more.
+        for (codec, start) in [
+            (Codec::Newline, b"0123456789ABCDEF".to_vec()),
+            (
+                Codec::ContentLength,
+                b"Content-Length: 1099511627776\r\n\r\n{".to_vec(),
+            ),
+        ] {
+            run(async {
+                let (mut writer, reader) = tokio::io::duplex(64);
+                writer.write_all(&start).await.unwrap();
+                let mut frames = FrameReader::new(tokio::io::BufReader::new(reader), codec, 10);
+                // Waiting for the frame's end would wait forever: the writer is open.
+                let read = tokio::time::timeout(std::time::Duration::from_secs(10), frames.read());
+                assert!(
+                    matches!(read.await, Ok(Err(FrameError::TooLarge { .. }))),
+                    "{codec:?}"
+                );
+            });
+        }
+    }
+
+    #[test]
+    fn a_refused_frame_is_skipped_across_reads() {
+        // The rest of a refused frame arrives in pieces: the next frame is still found.
+        let chunks: [&[u8]; 4] = [
+            b"Content-Length: 30\r\n\r\n0123456789",
+            b"0123456789",
+            b"0123456789Content-Length: 2\r\n",
+            b"\r\n[]",
+        ];
+        let reader = tokio_test_reader(&chunks);
+        let mut frames = FrameReader::new(reader, Codec::ContentLength, 10);
+        run(async {
+            assert!(matches!(
+                frames.read().await,
+                Err(FrameError::TooLarge { size: Some(30) })
+            ));
+            assert_eq!(frames.read().await.unwrap().as_deref(), Some(&b"[]"[..]));
+            assert!(frames.read().await.unwrap().is_none());
+        });
+        let chunks: [&[u8]; 3] = [b"0123456789AB", b"CDEF", b"GH\n{}\n"];
+        let mut frames = FrameReader::new(tokio_test_reader(&chunks), Codec::Newline, 10);
+        run(async {
+            assert!(matches!(
+                frames.read().await,
+                Err(FrameError::TooLarge { size: None })
+            ));
+            assert_eq!(frames.read().await.unwrap().as_deref(), Some(&b"{}"[..]));
+        });
+    }
+
+    /// A buffered reader that yields `chunks` one read at a time.
+    fn tokio_test_reader(chunks: &[&[u8]]) -> impl AsyncBufRead + Unpin + use<> {
+        tokio::io::BufReader::new(Chunks(chunks.iter().map(|c| c.to_vec()).collect()))
+    }
+
+    /// Bytes that arrive in the given pieces, one piece per read.
+    struct Chunks(std::collections::VecDeque<Vec<u8>>);
+
+    impl tokio::io::AsyncRead for Chunks {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<io::Result<()>> {
+            if let Some(mut chunk) = self.0.pop_front() {
+                let n = chunk.len().min(buf.remaining());
+                buf.put_slice(&chunk[..n]);
+                if n < chunk.len() {
+                    self.0.push_front(chunk.split_off(n));
+                }
+            }
+            std::task::Poll::Ready(Ok(()))
+        }
     }
 
     #[test]
@@ -373,10 +528,11 @@ mod tests {
         );
         let truncated = b"Content-Length: 5\r\n\r\n{}";
         assert_eq!(run(frames(truncated, Codec::ContentLength, 10)), ["<io>"]);
+        // Refused at once; then the stream ends inside the frame being skipped.
         let truncated_big = b"Content-Length: 50\r\n\r\n{}";
         assert_eq!(
             run(frames(truncated_big, Codec::ContentLength, 10)),
-            ["<io>"]
+            ["<too large>", "<io>"]
         );
     }
 

@@ -12,8 +12,10 @@
 //! With [`Codec::ContentLength`], cancellation (`$/cancelRequest`) is on unless the
 //! builder says otherwise ([`Builder::cancel`]), as the Language Server Protocol expects.
 //!
-//! A frame over the size limit is skipped unread and answered `-32007` with `id: null`;
-//! a newline-framed message that is not JSON is answered `-32700`; both leave the
+//! A frame over the size limit is answered `-32007` with `id: null` as soon as it is
+//! known to be too large (from its `Content-Length` header, or when a line passes the
+//! limit), never held in memory: its bytes are dropped as they arrive. A
+//! newline-framed message that is not JSON is answered `-32700`. Both leave the
 //! connection open. A broken `Content-Length` header block closes the connection (it
 //! cannot be resynchronised); other connections of the same server are unaffected.
 //!

@@ -15,7 +15,8 @@
 //!   [`Settings::keep_alive`] and closes it when nothing at all (not even a pong) arrived
 //!   for three periods; pending calls then fail with `Closed`.
 //! - **Close**: a close frame from the other side ends the connection cleanly; dropping
-//!   the last [`Peer`]/[`Client`](crate::client::Client) sends one.
+//!   the last [`Peer`]/[`Client`](crate::client::Client) sends one, and so does a
+//!   [`serve`](super::http::serve) that shuts down, for each connection it upgraded.
 
 mod reconnect;
 mod upgrade;

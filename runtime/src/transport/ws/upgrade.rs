@@ -2,6 +2,7 @@
 
 use super::Settings;
 use crate::server::Metadata;
+use crate::transport::http::Stopping;
 use crate::transport::peer::Builder;
 use ::http::header::{self, HeaderMap, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode};
@@ -54,6 +55,8 @@ pub(crate) fn upgrade<B>(
     };
     let accept = derive_accept_key(key.as_bytes());
     let on_upgrade = hyper::upgrade::on(&mut request);
+    // Under `serve`, the connection ends when the server shuts down.
+    let stopping = request.extensions_mut().remove::<Stopping>();
     let (parts, _) = request.into_parts();
     let builder = builder.metadata(metadata(parts));
     let config = super::config(&builder);
@@ -62,7 +65,15 @@ pub(crate) fn upgrade<B>(
             Ok(upgraded) => {
                 let io = TokioIo::new(upgraded);
                 let stream = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
-                builder.websocket(stream, &settings).closed().await;
+                let peer = builder.websocket(stream, &settings);
+                match stopping {
+                    Some(mut stopping) => tokio::select! {
+                        () = peer.closed() => {}
+                        () = stopping.wait() => {}
+                    },
+                    None => peer.closed().await,
+                }
+                // Dropping the peer closes the connection with a close frame.
             }
             Err(error) => tracing::debug!(%error, "WebSocket upgrade failed"),
         }
