@@ -69,6 +69,7 @@ pub mod source;
 pub mod validate;
 
 mod bundle;
+mod direction;
 mod emit;
 mod format;
 pub mod generate;

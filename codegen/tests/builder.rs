@@ -307,3 +307,49 @@ fn a_broken_user_template_is_named() {
         "{text}"
     );
 }
+
+const TICKER: &str = "tests/fixtures/services/ticker.json";
+
+#[test]
+fn server_to_client_patterns_choose_who_sends_each_method() {
+    let out = tempfile::tempdir().unwrap();
+    let emitted = configure()
+        .out_dir(out.path())
+        .server_to_client("ticker_tick")
+        .server_to_client("ticker_conf*")
+        .server_to_client("nothing*")
+        .emit(TICKER)
+        .unwrap();
+    let warnings: Vec<String> = emitted
+        .cargo_lines()
+        .into_iter()
+        .filter(|l| l.starts_with("cargo:warning="))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "cargo:warning=warning: tests/fixtures/services/ticker.json:8:3: at /methods: server_to_client pattern \"nothing*\" matches no method"
+        ]
+    );
+    let source = std::fs::read_to_string(&emitted.file).unwrap();
+    for expected in [
+        "pub struct TickerPush",
+        "pub trait TickerListener",
+        "pub struct TickerListenerDispatcher<S>",
+        "impl<S: TickerListener> ::rpcsmith::server::Dispatch for TickerListenerDispatcher<S>",
+        "pub struct TickerClient",
+        "pub trait TickerServer",
+    ] {
+        assert!(source.contains(expected), "missing `{expected}`");
+    }
+    let strict = configure()
+        .out_dir(out.path())
+        .server_to_client("nothing*")
+        .strict(true)
+        .emit(TICKER)
+        .unwrap_err();
+    assert_eq!(
+        strict.to_string(),
+        "tests/fixtures/services/ticker.json:8:3: at /methods: server_to_client pattern \"nothing*\" matches no method"
+    );
+}
