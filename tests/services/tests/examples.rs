@@ -274,7 +274,9 @@ mod simple_math {
 
 mod link_example {
     use super::*;
-    use rpcsmith_services::link_example::{LinksClient, LinksDispatcher, LinksServer, types};
+    use rpcsmith_services::link_example::{
+        LinkExampleClient, LinkExampleDispatcher, LinkExampleServer, types,
+    };
 
     struct Links;
 
@@ -301,7 +303,7 @@ mod link_example {
         }
     }
 
-    impl LinksServer for Links {
+    impl LinkExampleServer for Links {
         async fn get_user_by_name(
             &self,
             _cx: Context,
@@ -364,8 +366,9 @@ mod link_example {
     }
 
     async fn run(over_http: bool) {
-        let (inner, _stop) = connect(Server::new(LinksDispatcher::new(Links)), over_http).await;
-        let c = LinksClient::new(inner.clone());
+        let (inner, _stop) =
+            connect(Server::new(LinkExampleDispatcher::new(Links)), over_http).await;
+        let c = LinkExampleClient::new(inner.clone());
         assert_eq!(
             c.get_user_by_name("ada".into())
                 .await
