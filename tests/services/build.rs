@@ -6,8 +6,11 @@ use std::path::Path;
 
 use rpcsmith_build::{Builder, configure, corpus};
 
+/// What a document needs beyond its module name.
+type Configure = fn(Builder) -> Builder;
+
 /// The project's own documents: module name, path, how it is configured.
-const OURS: &[(&str, &str, fn(Builder) -> Builder)] = &[
+const OURS: &[(&str, &str, Configure)] = &[
     (
         "features",
         "../../codegen/tests/fixtures/services/features.json",
