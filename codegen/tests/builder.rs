@@ -82,6 +82,12 @@ fn writes_the_module_and_its_wrapper_only_when_changed() {
     assert_eq!(std::fs::read_to_string(&first.file).unwrap(), source);
 }
 
+/// The `cargo:warning=` lines of what was emitted.
+fn cargo_warnings(emitted: &rpcsmith_build::Emitted) -> Vec<String> {
+    let lines = emitted.cargo_lines().into_iter();
+    lines.filter(|l| l.starts_with("cargo:warning=")).collect()
+}
+
 #[test]
 fn warnings_become_one_cargo_warning_line_each() {
     let out = tempfile::tempdir().unwrap();
@@ -89,11 +95,7 @@ fn warnings_become_one_cargo_warning_line_each() {
         .out_dir(out.path())
         .emit(fixture("warns.json"))
         .unwrap();
-    let warnings: Vec<String> = emitted
-        .cargo_lines()
-        .into_iter()
-        .filter(|l| l.starts_with("cargo:warning="))
-        .collect();
+    let warnings = cargo_warnings(&emitted);
     assert_eq!(
         warnings,
         [
@@ -320,11 +322,7 @@ fn server_to_client_patterns_choose_who_sends_each_method() {
         .server_to_client("nothing*")
         .emit(TICKER)
         .unwrap();
-    let warnings: Vec<String> = emitted
-        .cargo_lines()
-        .into_iter()
-        .filter(|l| l.starts_with("cargo:warning="))
-        .collect();
+    let warnings = cargo_warnings(&emitted);
     assert_eq!(
         warnings,
         [

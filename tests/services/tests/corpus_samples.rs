@@ -5,13 +5,15 @@
 //! Left out, with a message, where the corpus is absent.
 #![cfg(corpus)]
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rpcsmith::client::{Client, Error};
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Failure, Reply, Server};
-use rpcsmith::transport::{http, memory};
+use rpcsmith::transport::memory;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -187,17 +189,7 @@ mod multichain {
 
     async fn run(over_http: bool) {
         let server = Server::new(MultichainDispatcher::new(Wallet));
-        let (inner, _stop) = if over_http {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let url = format!("http://{}", listener.local_addr().unwrap());
-            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-            tokio::spawn(http::serve(listener, http::Service::new(server), async {
-                let _ = stopped.await;
-            }));
-            (Client::new(http::Client::new(&url).unwrap()), Some(stop))
-        } else {
-            (memory::connect(server), None)
-        };
+        let (inner, _stop) = super::support::connect(server, over_http).await;
         let c = MultichainClient::new(inner);
         calls(&c).await;
         // Without a connection to push on, the wallet pushes nothing.

@@ -6,10 +6,11 @@
 //! absent.
 #![cfg(corpus)]
 
+mod support;
+
 use rpcsmith::client::{Client, Error};
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Failure, Server};
-use rpcsmith::transport::http;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -27,15 +28,10 @@ macro_rules! not_served {
 }
 
 /// A client of `dispatcher` served over HTTP on a loopback port, and what stops the server.
-async fn over_http(dispatcher: impl Dispatch) -> (Client, tokio::sync::oneshot::Sender<()>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let service = http::Service::new(Server::new(dispatcher));
-    tokio::spawn(http::serve(listener, service, async {
-        let _ = stopped.await;
-    }));
-    (Client::new(http::Client::new(&url).unwrap()), stop)
+async fn over_http(
+    dispatcher: impl Dispatch,
+) -> (Client, Option<tokio::sync::oneshot::Sender<()>>) {
+    support::connect(Server::new(dispatcher), true).await
 }
 
 /// `Err(Undeclared(-32601))`: a method the node does not serve.

@@ -134,6 +134,20 @@ struct Raw {
     child: Option<Child>,
 }
 
+impl Raw {
+    fn new(
+        reader: impl AsyncRead + Unpin + Send + 'static,
+        writer: impl AsyncWrite + Unpin + Send + 'static,
+        child: Option<Child>,
+    ) -> Raw {
+        Raw {
+            reader: Box::new(reader),
+            writer: Box::new(writer),
+            child,
+        }
+    }
+}
+
 impl Served {
     async fn start(wire: Wire) -> Served {
         let (stop, stopped) = oneshot::channel::<()>();
@@ -214,33 +228,18 @@ impl Served {
                     .kill_on_drop(true)
                     .spawn()
                     .unwrap();
-                Raw {
-                    reader: Box::new(child.stdout.take().unwrap()),
-                    writer: Box::new(child.stdin.take().unwrap()),
-                    child: Some(child),
-                }
+                let (reader, writer) = (child.stdout.take(), child.stdin.take());
+                Raw::new(reader.unwrap(), writer.unwrap(), Some(child))
             }
             Some(Address::Tcp(address)) => {
-                let (reader, writer) = tokio::net::TcpStream::connect(address)
-                    .await
-                    .unwrap()
-                    .into_split();
-                Raw {
-                    reader: Box::new(reader),
-                    writer: Box::new(writer),
-                    child: None,
-                }
+                let stream = tokio::net::TcpStream::connect(address).await.unwrap();
+                let (reader, writer) = stream.into_split();
+                Raw::new(reader, writer, None)
             }
             Some(Address::Unix(path)) => {
-                let (reader, writer) = tokio::net::UnixStream::connect(path)
-                    .await
-                    .unwrap()
-                    .into_split();
-                Raw {
-                    reader: Box::new(reader),
-                    writer: Box::new(writer),
-                    child: None,
-                }
+                let stream = tokio::net::UnixStream::connect(path).await.unwrap();
+                let (reader, writer) = stream.into_split();
+                Raw::new(reader, writer, None)
             }
         }
     }
