@@ -22,8 +22,10 @@ pub struct Limits {
     /// too large) and `id: null`. Default: 10 MiB.
     pub max_request_size: usize,
     /// Largest response sent, in bytes. A larger result is replaced by `-32008` (response
-    /// too large) for its call; a larger batch response by one such error with `id: null`.
-    /// Default: 10 MiB.
+    /// too large) for its call. A batch whose response grows past it is answered with one
+    /// such error with `id: null` as soon as it does, so the response is never buffered
+    /// beyond the limit: the batch's calls not yet started are not run, and those still
+    /// running are dropped. Default: 10 MiB.
     pub max_response_size: usize,
     /// Most entries in a batch; a longer batch is answered with one `-32010` (batch too
     /// large) and `id: null`, and is not read past the limit. Default: 1,024.
