@@ -23,9 +23,16 @@ type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 /// A JSON-RPC client transport over HTTP/1.1 (or HTTP/2 with prior knowledge), and over
 /// HTTPS with the `tls` feature (HTTP/2 then negotiated by ALPN).
 ///
-/// Each message is one `POST` to the URL; the response body is the answer. Connections
-/// are kept alive and reused across calls (hyper-util's pool), so one `Client` serves
-/// any number of concurrent calls. Cheap to clone: clones share the pool.
+/// Each message is one `POST` to the URL; the response body is the answer. One
+/// `Client` serves any number of concurrent calls: over HTTP/1.1 each exchange takes a
+/// connection of its own, over HTTP/2 they share one. Cheap to clone: clones share the
+/// pool.
+///
+/// Connections are kept alive and reused (hyper-util's pool), **as a best effort**: a
+/// call that finds no idle connection starts a new one, even when another call's
+/// connection is about to come back to the pool (the pool races the two, hyperium/hyper
+/// issue 4134). Sequential calls usually share one connection, but nothing bounds the
+/// number of connections a client opens.
 ///
 /// ```
 /// use rpcsmith::transport::http;
