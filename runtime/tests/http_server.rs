@@ -9,9 +9,9 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 use hyper_util::client::legacy::Client as Pool;
-use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use rpcsmith::client::{Client, Error, Handle};
-use rpcsmith::protocol::ErrorObject;
+use rpcsmith::protocol::{ErrorObject, code};
 use rpcsmith::server::{Context, Dispatch, Reply, Server, encode};
 use rpcsmith::transport::http::{self, NoResponse, Serve, Service};
 use serde_json::Value;
@@ -441,6 +441,62 @@ async fn http1_keeps_one_connection_alive_and_http2_multiplexes_one() {
             "{version}: one connection, kept alive: {ports:?}"
         );
     }
+    running.stop().await;
+}
+
+/// An HTTP/2 connection to `addr`, made by hand: every request sent through it is a
+/// stream of that one socket.
+async fn h2(addr: SocketAddr) -> hyper::client::conn::http2::SendRequest<Full<Bytes>> {
+    let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let (sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .expect("an HTTP/2 handshake");
+    tokio::spawn(connection);
+    sender
+}
+
+/// Posts one JSON-RPC message on `sender`'s connection; the answer as JSON.
+async fn h2_call(
+    mut sender: hyper::client::conn::http2::SendRequest<Full<Bytes>>,
+    message: &'static str,
+) -> Value {
+    let request = Request::post("http://localhost/")
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from_static(message.as_bytes())))
+        .expect("a request");
+    let response = sender.send_request(request).await.expect("answered");
+    let body = response.into_body().collect().await.expect("a body");
+    json(&body.to_bytes())
+}
+
+#[tokio::test]
+async fn http2_streams_of_one_connection_share_its_in_flight_limit() {
+    let (started, mut started_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (open, gate) = tokio::sync::watch::channel(false);
+    let mut limits = rpcsmith::server::Limits::default();
+    limits.max_in_flight = 1;
+    let server = Server::builder(Gated { started, gate })
+        .limits(limits)
+        .build();
+    let running = start(Service::new(server)).await;
+    let wait = r#"{"jsonrpc":"2.0","method":"wait","id":1}"#;
+    let probe = r#"{"jsonrpc":"2.0","method":"where","id":2}"#;
+
+    let one = h2(running.addr).await;
+    let waiting = tokio::spawn(h2_call(one.clone(), wait));
+    started_rx.recv().await.expect("the call reached its handler");
+    // Another stream of the same connection finds its one slot taken...
+    let busy = h2_call(one.clone(), probe).await;
+    assert_eq!(busy["error"]["code"], code::SERVER_BUSY, "{busy}");
+    // ...while another connection has a budget of its own.
+    let other = h2_call(h2(running.addr).await, probe).await;
+    assert!(other["result"].is_array(), "{other}");
+
+    open.send_replace(true);
+    assert_eq!(waiting.await.expect("task")["result"], "done");
+    let free = h2_call(one, probe).await;
+    assert!(free["result"].is_array(), "the slot is free again: {free}");
     running.stop().await;
 }
 

@@ -36,6 +36,12 @@ pub struct Limits {
     pub batch_concurrency: usize,
     /// Most calls in flight on one connection; a call beyond it is answered with `-32009`
     /// (server busy), and a notification beyond it is dropped. Default: 256.
+    ///
+    /// A connection is what the transport says it is: a [`Connection`](super::Connection)
+    /// (WebSocket, byte streams, an in-memory link), and over HTTP a socket accepted by
+    /// `http::serve`, whose requests (HTTP/1.1 keep-alive, HTTP/2 streams) share it. An
+    /// HTTP `Service` mounted in another server (axum) cannot tell sockets apart and
+    /// counts each request alone; [`Server::handle`](super::Server::handle) too.
     pub max_in_flight: usize,
     /// Longest a handler may run; a call still running after it is answered with `-32012`
     /// (timeout) and its future is dropped. `None` lets handlers run for ever. Default: 60 s.

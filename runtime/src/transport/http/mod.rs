@@ -32,6 +32,6 @@ mod serve;
 mod service;
 
 pub use client::{Client, ClientBuilder, DEFAULT_MAX_RESPONSE_SIZE};
-pub(crate) use serve::Stopping;
+pub(crate) use serve::Socket;
 pub use serve::{DEFAULT_MAX_CONNECTIONS, Serve, serve};
 pub use service::{NoResponse, PeerAddr, Service};
