@@ -129,6 +129,44 @@ async fn every_spec_example_over_http_with_its_status() {
     running.stop().await;
 }
 
+/// The client side of the same table: each example sent as it is written through the
+/// HTTP client transport, its answer and the server's status compared.
+#[tokio::test]
+async fn every_spec_example_through_the_http_client_transport() {
+    use rpcsmith::transport::{Delivery, Transport};
+    let (statuses, mut status) = tokio::sync::mpsc::unbounded_channel();
+    let service = tower::ServiceBuilder::new()
+        .map_response(move |response: hyper::Response<Full<Bytes>>| {
+            let _ = statuses.send(response.status());
+            response
+        })
+        .service(Service::new(client_support::server()));
+    let running =
+        start_with(move |listener, shutdown| http::serve(listener, service, shutdown)).await;
+    let transport = http::Client::new(&format!("http://{}", running.addr)).expect("valid URL");
+    for example in spec::EXAMPLES {
+        let delivery = transport
+            .send(Bytes::from_static(example.request.as_bytes()))
+            .await
+            .unwrap_or_else(|error| panic!("{}: {error}", example.name));
+        let status = status.recv().await.expect("the server answered");
+        match (example.response, delivery) {
+            (Some(expected), Delivery::Answer(answer)) => {
+                assert_eq!(status, StatusCode::OK, "{}", example.name);
+                assert_eq!(json(&answer), json(expected.as_bytes()), "{}", example.name);
+            }
+            (None, Delivery::NoAnswer) => {
+                assert_eq!(status, StatusCode::NO_CONTENT, "{}", example.name);
+            }
+            (expected, delivery) => panic!(
+                "{}: expected {expected:?}, the transport delivered {delivery:?}",
+                example.name
+            ),
+        }
+    }
+    running.stop().await;
+}
+
 #[tokio::test]
 async fn notifications_can_be_answered_202() {
     let running =
