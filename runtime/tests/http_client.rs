@@ -261,6 +261,43 @@ async fn custom_headers_are_sent_with_every_call() {
 }
 
 #[tokio::test]
+async fn a_header_given_several_times_is_sent_with_every_value() {
+    let raw = raw_server(|body, headers| {
+        let values = |name: &str| -> Vec<String> {
+            headers
+                .get_all(name)
+                .iter()
+                .filter_map(|v| v.to_str().ok().map(str::to_owned))
+                .collect()
+        };
+        let seen = json!([values("x-tag"), values("content-type"), values("accept")]);
+        ok(json!({"jsonrpc": "2.0", "result": seen, "id": body["id"]}))
+    })
+    .await;
+    let mut more = hyper::HeaderMap::new();
+    more.append("x-tag", "c".parse().expect("a value"));
+    more.append("x-tag", "d".parse().expect("a value"));
+    let transport = http::Client::builder(format!("http://{}", raw.addr))
+        .header("x-tag", "a")
+        .header("x-tag", "b")
+        .headers(more)
+        .header("accept", "application/json, text/plain")
+        .build()
+        .expect("valid");
+    let client = Client::new(transport);
+    let seen: Value = client.request("whoami", &()).await.expect("answered");
+    assert_eq!(
+        seen,
+        json!([
+            ["a", "b", "c", "d"],
+            ["application/json"],
+            ["application/json, text/plain"]
+        ]),
+        "every value, in order; a header the client sets by default is replaced, not doubled"
+    );
+}
+
+#[tokio::test]
 async fn sequential_calls_reuse_one_kept_alive_connection() {
     let raw = raw_server(|body, _| ok(sum(&body))).await;
     let client = client(&raw);
