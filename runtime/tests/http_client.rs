@@ -191,6 +191,35 @@ async fn a_null_id_error_in_a_batch_answer_fills_only_the_unanswered() {
 }
 
 #[tokio::test]
+async fn a_malformed_member_of_a_batch_answer_fails_only_the_calls_left_unanswered() {
+    let raw = raw_server(|body, _| {
+        let calls = body.as_array().cloned().unwrap_or_default();
+        let mut answers: Vec<Value> = calls.iter().map(sum).collect();
+        // The second call's answer has both a result and an error, the fourth is not
+        // an object: neither can be read, so nothing says which calls they answer.
+        if let Some(second) = answers.get_mut(1) {
+            second["error"] = json!({"code": 1, "message": "m"});
+        }
+        answers.push(json!(42));
+        answers.swap(3, 4);
+        ok(Value::Array(answers))
+    })
+    .await;
+    let client = client(&raw);
+    let mut batch = client.batch();
+    let handles: Vec<Handle<i64>> = (0..4).map(|n| batch.request("add", &[n, 10])).collect();
+    let mut replies = batch.send().await.expect("answered");
+    let outcomes: Vec<_> = handles.into_iter().map(|h| replies.take(h)).collect();
+    assert!(matches!(outcomes[0], Ok(10)), "{outcomes:?}");
+    assert!(
+        matches!(&outcomes[1], Err(Error::InvalidResponse(why)) if why.contains("exactly one")),
+        "{outcomes:?}"
+    );
+    assert!(matches!(outcomes[2], Ok(12)), "{outcomes:?}");
+    assert!(matches!(outcomes[3], Ok(13)), "{outcomes:?}");
+}
+
+#[tokio::test]
 async fn statuses_without_a_json_rpc_body() {
     let raw = raw_server(|body, _| match body["method"].as_str() {
         Some("nothing") => (StatusCode::NO_CONTENT, "", String::new()),

@@ -64,7 +64,9 @@ pub enum Error<E = Infallible> {
     Encode(serde_json::Error),
     /// The result did not fit the expected type; the message says where and why.
     Decode(serde_json::Error),
-    /// The answer was not a JSON-RPC response.
+    /// The answer was not a JSON-RPC response; or, in a batch answer, some member could
+    /// not be read and this call got no answer it could match (the unreadable member
+    /// may have been it). The calls whose answers could be read get them.
     InvalidResponse(String),
     /// The server answered the exchange but not this call (a batch answer missing
     /// this entry, or no body where a response was due).

@@ -57,6 +57,10 @@
 //!   nothing says which message it answers, so it fails no call: the call it belonged
 //!   to ends at its timeout, and unrelated calls on the same connection are not
 //!   broken. See [`Inbox`].
+//! - An answer that cannot be read fails the calls of its exchange with
+//!   [`Error::InvalidResponse`]. In a batch answer each member is read on its own: the
+//!   members that can be read reach their calls, and only the calls left unanswered
+//!   fail, when some member could not be read.
 //! - A closed connection fails every pending call at once with [`Error::Closed`].
 
 mod batch;
