@@ -361,6 +361,74 @@ async fn a_slow_answer_times_out_and_a_dropped_call_leaves_nothing() {
     assert_eq!(client.pending(), 0);
 }
 
+/// A server that reads the first connection's request and closes it without an
+/// answer, then answers every later connection with [`sum`].
+async fn hanging_up_server() -> SocketAddr {
+    use tokio::io::AsyncReadExt;
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
+    let addr = listener.local_addr().expect("local address");
+    tokio::spawn(async move {
+        let (mut first, _) = listener.accept().await.expect("a first connection");
+        let mut request = Vec::new();
+        let mut buffer = [0; 1024];
+        // The whole request: its head, then as many bytes as it announced.
+        while !request_is_complete(&request) {
+            let read = first.read(&mut buffer).await.expect("read");
+            assert!(read > 0, "the client hung up first");
+            request.extend_from_slice(&buffer[..read]);
+        }
+        drop(first);
+        while let Ok((stream, _)) = listener.accept().await {
+            let service = hyper::service::service_fn(|request: Request<Incoming>| async {
+                let body = request.into_body().collect().await?.to_bytes();
+                let call: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                let answer = Full::new(Bytes::from(sum(&call).to_string()));
+                let mut response = Response::new(answer);
+                response
+                    .headers_mut()
+                    .insert("content-type", "application/json".parse().expect("header"));
+                Ok::<_, hyper::Error>(response)
+            });
+            tokio::spawn(
+                hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service),
+            );
+        }
+    });
+    addr
+}
+
+fn request_is_complete(request: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(request);
+    let Some((head, body)) = text.split_once("\r\n\r\n") else {
+        return false;
+    };
+    let length = head
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(name, _)| name.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, value)| value.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    body.len() >= length
+}
+
+#[tokio::test]
+async fn a_server_that_hangs_up_mid_call_is_a_transport_error_and_the_client_goes_on() {
+    let addr = hanging_up_server().await;
+    let client = Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build(http::Client::new(&format!("http://{addr}")).expect("valid URL"));
+    match client.request::<i64, _>("add", &[1, 2]).await {
+        Err(Error::Transport(error)) => assert_eq!(error.kind(), ErrorKind::Io, "{error}"),
+        other => panic!("expected an I/O transport error, got {other:?}"),
+    }
+    assert!(!client.is_closed(), "over HTTP the client is not closed");
+    let sum: i64 = client.request("add", &[3, 4]).await.expect("a new connection");
+    assert_eq!(sum, 7);
+}
+
 #[tokio::test]
 async fn a_refused_connection_is_a_connect_error() {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");

@@ -57,7 +57,12 @@ pub enum Error<E = Infallible> {
     /// The server answered with a JSON-RPC error the method does not declare (a
     /// standard error such as `-32602 Invalid params`, or an unknown code).
     Undeclared(ErrorObject),
-    /// The transport could not move the call or its answer.
+    /// The transport could not move the call or its answer. Over HTTP this includes a
+    /// server that closes the connection before answering ([`ErrorKind::Io`]): the
+    /// request may or may not have run, and the client stays usable (the next call
+    /// opens a new connection).
+    ///
+    /// [`ErrorKind::Io`]: crate::transport::ErrorKind::Io
     Transport(transport::Error),
     /// The params could not be serialised, or did not serialise to an array or an
     /// object as JSON-RPC requires. Nothing was sent.
@@ -73,7 +78,10 @@ pub enum Error<E = Infallible> {
     MissingResponse,
     /// No answer came within the call's timeout.
     Timeout,
-    /// The connection closed before the answer came.
+    /// The connection closed before the answer came, and carries no more calls (a
+    /// message stream: WebSocket, stdio, TCP, Unix socket). HTTP exchanges are
+    /// independent, so a lost HTTP connection is a [`Transport`](Error::Transport) error
+    /// instead.
     Closed,
 }
 

@@ -61,7 +61,11 @@
 //!   [`Error::InvalidResponse`]. In a batch answer each member is read on its own: the
 //!   members that can be read reach their calls, and only the calls left unanswered
 //!   fail, when some member could not be read.
-//! - A closed connection fails every pending call at once with [`Error::Closed`].
+//! - A closed connection fails every pending call at once with [`Error::Closed`]: on
+//!   message streams, where the connection is the client's only one. Over HTTP, a server
+//!   that closes the connection before answering fails that exchange's calls with
+//!   [`Error::Transport`] (kind [`Io`](crate::transport::ErrorKind::Io)); the request
+//!   may or may not have run, and the next call opens a new connection.
 
 mod batch;
 mod error;
