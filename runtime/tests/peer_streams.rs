@@ -241,6 +241,63 @@ async fn cancel_requests_are_sent_by_default_only_with_content_length_framing() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_batch_cancels_each_of_its_calls_still_waiting() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let peer = stream::connect_tcp(Peer::builder().cancel(true), Codec::Newline, address)
+        .await
+        .unwrap();
+    let (socket, _) = listener.accept().await.unwrap();
+    let (read, mut write) = socket.into_split();
+    let mut frames = stream::FrameReader::new(tokio::io::BufReader::new(read), Codec::Newline, 1 << 20);
+
+    let mut batch = peer.client().batch();
+    let _handles: Vec<rpcsmith::client::Handle<i64>> =
+        (0..3).map(|n| batch.request("add", &[n, n])).collect();
+    let mut sending = Box::pin(batch.send());
+    let sent = tokio::select! {
+        outcome = &mut sending => panic!("nobody answers, yet: {outcome:?}"),
+        sent = next_answer(&mut frames) => sent,
+    };
+    let ids: Vec<serde_json::Value> = sent
+        .as_array()
+        .expect("a batch")
+        .iter()
+        .map(|call| call["id"].clone())
+        .collect();
+    // The first call is answered. The client reads in order, so once it has replied to
+    // the request sent after that answer, the answer has reached the first call.
+    let answer = serde_json::json!({"jsonrpc": "2.0", "result": 0, "id": ids[0]});
+    stream::write_frame(&mut write, Codec::Newline, answer.to_string().as_bytes())
+        .await
+        .unwrap();
+    let probe = br#"{"jsonrpc":"2.0","method":"probe","id":"p"}"#;
+    stream::write_frame(&mut write, Codec::Newline, probe)
+        .await
+        .unwrap();
+    let reply = tokio::select! {
+        outcome = &mut sending => panic!("two calls are still unanswered: {outcome:?}"),
+        reply = next_answer(&mut frames) => reply,
+    };
+    assert_eq!(reply["id"], "p", "{reply}");
+
+    drop(sending);
+    peer.client().notify("after", &()).await.unwrap();
+    let mut cancelled = Vec::new();
+    loop {
+        let message = next_answer(&mut frames).await;
+        if message["method"] == "after" {
+            break;
+        }
+        cancelled.push(message);
+    }
+    let cancel = |id: &serde_json::Value| {
+        serde_json::json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": id}})
+    };
+    assert_eq!(cancelled, [cancel(&ids[1]), cancel(&ids[2])]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_cancellation_a_cancel_request_is_an_ordinary_notification() {
     use tokio::io::AsyncWriteExt;
     let (server, mut events) = ServerSide::with_events();

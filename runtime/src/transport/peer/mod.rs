@@ -22,10 +22,12 @@
 //! reading, lets the queued messages out, and closes the stream.
 //!
 //! **Cancellation** ([`Builder::cancel`], off by default): a call whose future is dropped
-//! or that times out sends `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":…}}`,
-//! and a `$/cancelRequest` received aborts the named call, which is answered `-32013`
-//! (cancelled). The byte-stream transport turns it on for `Content-Length` framing, as
-//! the Language Server Protocol expects.
+//! or that times out sends `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":…}}`
+//! (a batch sends one for each of its calls still unanswered), and a `$/cancelRequest`
+//! received aborts the named call, which is answered `-32013` (cancelled). A batch
+//! received runs as one unit: a cancellation naming one of its calls aborts nothing. The
+//! byte-stream transport turns it on for `Content-Length` framing, as the Language
+//! Server Protocol expects.
 //!
 //! The transports that carry a peer are in [`stream`](super::stream) (stdio, TCP, Unix
 //! sockets) and, with the `ws` feature, `ws`.
