@@ -9,6 +9,7 @@ use rpcsmith::client::{Client, Error};
 use rpcsmith::server::Server;
 use rpcsmith::transport::peer::{Hub, Peer};
 use rpcsmith::transport::stream::{self, Codec};
+use futures_util::FutureExt;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -157,10 +158,70 @@ async fn the_hub_pushes_to_every_connection() {
     for setup in &setups {
         let _: i64 = setup.peer.client().request("add", &[0, 0]).await.unwrap();
     }
-    assert_eq!(hub.notify_all("pushed", &["all"]).await, WIRES.len());
+    let pushed = hub.notify_all("pushed", &["all"]).unwrap();
+    assert_eq!((pushed.sent, pushed.full.len()), (WIRES.len(), 0));
     for setup in &mut setups {
         assert_eq!(next(&mut setup.pushed).await, r#"["all"]"#);
     }
+}
+
+// One thread: nothing runs between the steps of this test but what it awaits, so the
+// stalled connection's queue, once full, stays full until the test reads from it.
+#[tokio::test]
+async fn a_stalled_connection_delays_no_push_and_is_reported_full() {
+    let hub = Hub::new();
+    let server = || Peer::builder().serve(Server::new(ServerSide::default())).hub(&hub);
+
+    // A live connection, whose client reports what is pushed to it.
+    let (near, far) = tokio::io::duplex(4096);
+    let (far_read, far_write) = tokio::io::split(far);
+    let _live_server = server().framed(Codec::Newline, far_read, far_write);
+    let (handlers, mut pushed) = client_side();
+    let (read, write) = tokio::io::split(near);
+    let _live_client = Peer::builder()
+        .serve(handlers)
+        .framed(Codec::Newline, read, write);
+
+    // A connection whose other end never reads: fill its queue to the brim.
+    let (stalled_end, far) = tokio::io::duplex(64);
+    let (far_read, far_write) = tokio::io::split(far);
+    let stalled = server().framed(Codec::Newline, far_read, far_write);
+    // Unconstrained: Tokio's cooperative budget would otherwise turn a send `Pending`
+    // after 128 of them, with room still in the queue.
+    let queued = tokio::task::unconstrained(async {
+        let mut queued = 0;
+        while let Some(sent) = stalled
+            .client()
+            .notify("filler", &[queued])
+            .now_or_never()
+        {
+            sent.unwrap();
+            queued += 1;
+        }
+        queued
+    })
+    .await;
+
+    let report = hub.notify_all("pushed", &["now"]).unwrap();
+    assert_eq!(report.sent, 1, "the live connection took it");
+    assert_eq!(report.full.len(), 1, "the stalled one is reported");
+    assert_eq!(next(&mut pushed).await, r#"["now"]"#);
+
+    // Once its peer reads again, the stalled connection gets the next pushes.
+    let (stalled_read, _stalled_write) = tokio::io::split(stalled_end);
+    let mut frames = stream::FrameReader::new(
+        tokio::io::BufReader::new(stalled_read),
+        Codec::Newline,
+        1 << 20,
+    );
+    for n in 0..queued {
+        let filler = next_answer(&mut frames).await;
+        assert_eq!(filler["params"], serde_json::json!([n]));
+    }
+    let report = hub.notify_all("pushed", &["later"]).unwrap();
+    assert_eq!((report.sent, report.full.len()), (2, 0));
+    assert_eq!(next(&mut pushed).await, r#"["later"]"#);
+    assert_eq!(next_answer(&mut frames).await["params"], serde_json::json!(["later"]));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
