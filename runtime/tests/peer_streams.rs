@@ -301,6 +301,43 @@ async fn cancel_requests_are_sent_by_default_only_with_content_length_framing() 
     assert_eq!(second["method"], "after", "no $/cancelRequest: {second}");
 }
 
+// One thread, so that nothing runs between `closed` returning and the check after it.
+#[tokio::test]
+async fn closed_means_what_was_queued_is_written_and_the_stream_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (near, far) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(near);
+    let peer = Peer::builder().framed(Codec::Newline, read, write);
+    for n in 0..100 {
+        // Queued, not yet written: the writer has not run.
+        peer.client()
+            .notify("note", &[n])
+            .now_or_never()
+            .expect("room in the queue")
+            .unwrap();
+    }
+    // The other side stops sending: this side's reading ends.
+    let (mut far_read, mut far_write) = tokio::io::split(far);
+    far_write.shutdown().await.unwrap();
+    peer.closed().await;
+    let mut written = Vec::new();
+    far_read
+        .read_to_end(&mut written)
+        .now_or_never()
+        .expect("everything is written and the stream closed")
+        .unwrap();
+    let notes: Vec<serde_json::Value> = written
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_slice::<serde_json::Value>(line).unwrap()["params"][0].clone())
+        .collect();
+    assert_eq!(notes, (0..100).map(serde_json::Value::from).collect::<Vec<_>>());
+    assert!(matches!(
+        peer.client().notify("late", &()).await,
+        Err(Error::Closed)
+    ));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_batch_cancels_each_of_its_calls_still_waiting() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

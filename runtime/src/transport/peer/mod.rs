@@ -18,8 +18,9 @@
 //! the calls the peer made that are still running are aborted.
 //!
 //! **Lifetime**: the connection stays open while the [`Peer`] or any clone of its
-//! [`Client`] lives (or until the other side closes it). Dropping the last of them stops
-//! reading, lets the queued messages out, and closes the stream.
+//! [`Client`] lives, until the other side closes it. Dropping the last of them stops
+//! reading; once reading has stopped, for whatever reason, the messages already queued
+//! are let out, the stream is closed, and [`Peer::closed`] returns.
 //!
 //! **Cancellation** ([`Builder::cancel`], off by default): a call whose future is dropped
 //! or that times out sends `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":…}}`
@@ -54,7 +55,7 @@ use std::time::Duration;
 pub use switch::Reconnect;
 #[cfg(feature = "ws")]
 pub(crate) use switch::reconnecting;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use bytes::Bytes;
 use wire::{Incoming, Outgoing};
 
@@ -173,16 +174,26 @@ impl Builder {
             final_connection: true,
             max_tasks: server.limits().max_in_flight,
         };
-        let (closed_sender, closed) = watch::channel(false);
-        let task = tokio::spawn(async move {
-            reader.run(incoming).await;
-            let _ = closed_sender.send(true);
-        });
-        let _ = slots.reader.set(task.abort_handle());
         if let Some(hub) = &self.hub {
             hub.insert(&client, &outbox_for_hub);
         }
-        tokio::spawn(outbound::write_all(queue, outgoing, client.inbox(), true));
+        let (reading, read) = oneshot::channel();
+        let writer = tokio::spawn(outbound::write_all(
+            queue,
+            outgoing,
+            client.inbox(),
+            true,
+            read,
+        ));
+        // Closed once reading has ended and the writer has let out what was queued.
+        let (closed_sender, closed) = watch::channel(false);
+        let task = tokio::spawn(async move {
+            reader.run(incoming).await;
+            drop(reading);
+            let _ = writer.await;
+            let _ = closed_sender.send(true);
+        });
+        let _ = slots.reader.set(task.abort_handle());
         Peer { client, closed }
     }
 }
@@ -210,12 +221,15 @@ impl Peer {
         self.client
     }
 
-    /// Whether the connection has ended.
+    /// Whether the connection has ended (see [`closed`](Self::closed)).
     pub fn is_closed(&self) -> bool {
         *self.closed.borrow() || self.closed.has_changed().is_err()
     }
 
-    /// Waits until the connection ends.
+    /// Waits until the connection has ended: reading has stopped (the other side closed
+    /// it, or it broke), and what was queued to be sent by then has been written and the
+    /// stream closed (or writing failed). A program may exit then without losing an
+    /// answer it had already produced.
     pub async fn closed(&self) {
         let mut closed = self.closed.clone();
         // An error means the reader is gone, which also ends the connection.
