@@ -425,7 +425,10 @@ async fn a_server_that_hangs_up_mid_call_is_a_transport_error_and_the_client_goe
         other => panic!("expected an I/O transport error, got {other:?}"),
     }
     assert!(!client.is_closed(), "over HTTP the client is not closed");
-    let sum: i64 = client.request("add", &[3, 4]).await.expect("a new connection");
+    let sum: i64 = client
+        .request("add", &[3, 4])
+        .await
+        .expect("a new connection");
     assert_eq!(sum, 7);
 }
 

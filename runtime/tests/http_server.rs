@@ -523,7 +523,10 @@ async fn http2_streams_of_one_connection_share_its_in_flight_limit() {
 
     let one = h2(running.addr).await;
     let waiting = tokio::spawn(h2_call(one.clone(), wait));
-    started_rx.recv().await.expect("the call reached its handler");
+    started_rx
+        .recv()
+        .await
+        .expect("the call reached its handler");
     // Another stream of the same connection finds its one slot taken...
     let busy = h2_call(one.clone(), probe).await;
     assert_eq!(busy["error"]["code"], code::SERVER_BUSY, "{busy}");

@@ -4,12 +4,12 @@
 
 mod peer_support;
 
+use futures_util::FutureExt;
 use peer_support::{PATIENCE, ServerSide, client_side, eventually, next_event};
 use rpcsmith::client::{Client, Error};
 use rpcsmith::server::Server;
 use rpcsmith::transport::peer::{Hub, Peer};
 use rpcsmith::transport::stream::{self, Codec};
-use futures_util::FutureExt;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -170,7 +170,11 @@ async fn the_hub_pushes_to_every_connection() {
 #[tokio::test]
 async fn a_stalled_connection_delays_no_push_and_is_reported_full() {
     let hub = Hub::new();
-    let server = || Peer::builder().serve(Server::new(ServerSide::default())).hub(&hub);
+    let server = || {
+        Peer::builder()
+            .serve(Server::new(ServerSide::default()))
+            .hub(&hub)
+    };
 
     // A live connection, whose client reports what is pushed to it.
     let (near, far) = tokio::io::duplex(4096);
@@ -190,11 +194,7 @@ async fn a_stalled_connection_delays_no_push_and_is_reported_full() {
     // after 128 of them, with room still in the queue.
     let queued = tokio::task::unconstrained(async {
         let mut queued = 0;
-        while let Some(sent) = stalled
-            .client()
-            .notify("filler", &[queued])
-            .now_or_never()
-        {
+        while let Some(sent) = stalled.client().notify("filler", &[queued]).now_or_never() {
             sent.unwrap();
             queued += 1;
         }
@@ -221,7 +221,10 @@ async fn a_stalled_connection_delays_no_push_and_is_reported_full() {
     let report = hub.notify_all("pushed", &["later"]).unwrap();
     assert_eq!((report.sent, report.full.len()), (2, 0));
     assert_eq!(next(&mut pushed).await, r#"["later"]"#);
-    assert_eq!(next_answer(&mut frames).await["params"], serde_json::json!(["later"]));
+    assert_eq!(
+        next_answer(&mut frames).await["params"],
+        serde_json::json!(["later"])
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -331,7 +334,10 @@ async fn closed_means_what_was_queued_is_written_and_the_stream_closed() {
         .filter(|line| !line.is_empty())
         .map(|line| serde_json::from_slice::<serde_json::Value>(line).unwrap()["params"][0].clone())
         .collect();
-    assert_eq!(notes, (0..100).map(serde_json::Value::from).collect::<Vec<_>>());
+    assert_eq!(
+        notes,
+        (0..100).map(serde_json::Value::from).collect::<Vec<_>>()
+    );
     assert!(matches!(
         peer.client().notify("late", &()).await,
         Err(Error::Closed)
@@ -347,7 +353,8 @@ async fn a_dropped_batch_cancels_each_of_its_calls_still_waiting() {
         .unwrap();
     let (socket, _) = listener.accept().await.unwrap();
     let (read, mut write) = socket.into_split();
-    let mut frames = stream::FrameReader::new(tokio::io::BufReader::new(read), Codec::Newline, 1 << 20);
+    let mut frames =
+        stream::FrameReader::new(tokio::io::BufReader::new(read), Codec::Newline, 1 << 20);
 
     let mut batch = peer.client().batch();
     let _handles: Vec<rpcsmith::client::Handle<i64>> =
@@ -389,9 +396,7 @@ async fn a_dropped_batch_cancels_each_of_its_calls_still_waiting() {
         }
         cancelled.push(message);
     }
-    let cancel = |id: &serde_json::Value| {
-        serde_json::json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": id}})
-    };
+    let cancel = |id: &serde_json::Value| serde_json::json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": id}});
     assert_eq!(cancelled, [cancel(&ids[1]), cancel(&ids[2])]);
 }
 

@@ -110,7 +110,10 @@ async fn chunks(method: &str, max_response_size: usize) -> (Vec<u8>, usize) {
     let entries: Vec<String> = (0..1024).map(|id| request(method, "[]", id)).collect();
     let batch = format!("[{}]", entries.join(","));
     let answer = server.handle(batch.as_bytes(), Metadata::default()).await;
-    (answer.expect("calls are answered"), calls.load(Ordering::SeqCst))
+    (
+        answer.expect("calls are answered"),
+        calls.load(Ordering::SeqCst),
+    )
 }
 
 #[tokio::test]
@@ -132,7 +135,10 @@ async fn a_batch_stops_as_soon_as_its_answer_outgrows_the_limit() {
 async fn a_batch_answer_exactly_at_the_limit_is_sent() {
     for method in ["now", "later"] {
         let (whole, ran) = chunks(method, usize::MAX).await;
-        assert_eq!((json(&whole).as_array().map(Vec::len), ran), (Some(1024), 1024));
+        assert_eq!(
+            (json(&whole).as_array().map(Vec::len), ran),
+            (Some(1024), 1024)
+        );
         let (answer, _) = chunks(method, whole.len()).await;
         assert_eq!(answer, whole, "{method}: the limit is inclusive");
         let (answer, _) = chunks(method, whole.len() - 1).await;

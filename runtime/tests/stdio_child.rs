@@ -9,10 +9,10 @@ mod peer_support;
 use peer_support::{PATIENCE, ServerSide, client_side, eventually};
 use rpcsmith::client::Error;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use serde_json::value::RawValue;
-use std::sync::Mutex;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
+use serde_json::value::RawValue;
+use std::sync::Mutex;
 use std::time::Duration;
 
 const CHILD: &str = "RPCSMITH_STDIO_CHILD";

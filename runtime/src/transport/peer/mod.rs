@@ -43,6 +43,7 @@ pub(crate) mod wire;
 use crate::client::{self, Client, WeakClient};
 use crate::protocol::ErrorObject;
 use crate::server::{Context, Dispatch, Metadata, Reply, Server};
+use bytes::Bytes;
 use inbound::Reader;
 use link::{Link, Slots};
 use serde::Serialize;
@@ -56,7 +57,6 @@ pub use switch::Reconnect;
 #[cfg(feature = "ws")]
 pub(crate) use switch::reconnecting;
 use tokio::sync::{mpsc, oneshot, watch};
-use bytes::Bytes;
 use wire::{Incoming, Outgoing};
 
 /// Largest message read when neither the builder nor the server says: 10 MiB.
@@ -371,7 +371,9 @@ impl Hub {
 
 impl Member {
     fn is_live(&self) -> bool {
-        self.client.upgrade().is_some_and(|client| !client.is_closed())
+        self.client
+            .upgrade()
+            .is_some_and(|client| !client.is_closed())
     }
 }
 
