@@ -124,15 +124,11 @@ impl Server {
 
     /// A handle for one connection, carrying what the transport knows about it.
     pub fn connection(&self, metadata: Metadata) -> Connection {
-        self.connection_counted(metadata, InFlight::Own(AtomicUsize::new(0)))
-    }
-
-    fn connection_counted(&self, metadata: Metadata, in_flight: InFlight) -> Connection {
         Connection {
             shared: self.shared.clone(),
             state: Arc::new(ConnectionState {
                 metadata,
-                in_flight,
+                in_flight: InFlight::Own(AtomicUsize::new(0)),
             }),
         }
     }
@@ -159,7 +155,13 @@ impl Server {
         metadata: Metadata,
         in_flight: Arc<AtomicUsize>,
     ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
-        let connection = self.connection_counted(metadata, InFlight::Shared(in_flight));
+        let connection = Connection {
+            shared: self.shared.clone(),
+            state: Arc::new(ConnectionState {
+                metadata,
+                in_flight: InFlight::Shared(in_flight),
+            }),
+        };
         async move { connection.handle(message).await }
     }
 }
