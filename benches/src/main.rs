@@ -1,0 +1,128 @@
+//! `rpcsmith-bench`: rpcsmith against jsonrpsee 0.26, side by side in one run, on
+//! loopback, for the same `add(a, b)`.
+//!
+//! ```sh
+//! cargo run --release -p rpcsmith-bench                                  # the whole report
+//! cargo run --release -p rpcsmith-bench -- serve --http 127.0.0.1:8080   # for wrk and friends
+//! ```
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+mod api;
+mod bench;
+mod clients;
+mod inprocess;
+mod load;
+mod proc;
+mod report;
+mod serve;
+
+use serve::{Impl, Transport};
+
+/// rpcsmith against jsonrpsee 0.26, side by side, on loopback.
+///
+/// Without a command: runs every scenario (HTTP and WebSocket servers under a load
+/// generator, HTTP batches, each implementation's client, one call in process) for
+/// several rounds, each on a fresh server process; prints a table, then `rss <scenario> <impl> <KiB>` and
+/// `ratio <name> <value>` lines (rpcsmith over jsonrpsee, or over the floor: a bare
+/// hyper server). A few minutes at most.
+#[derive(Debug, Parser)]
+#[command(
+    name = "rpcsmith-bench",
+    version,
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Tiny counts and durations, one round: checks that every
+    /// part runs (the smoke test uses it). The figures mean nothing.
+    #[arg(long)]
+    quick: bool,
+    /// Rounds (default 5; 1 with --quick).
+    #[arg(long, value_name = "N")]
+    rounds: Option<usize>,
+    /// The measured window of each scenario, after its warm-up (default 1500).
+    #[arg(long, value_name = "MS")]
+    window_ms: Option<u64>,
+    /// Tokio worker threads of every server and of the load generator.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    workers: usize,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve `add(a, b)` with rpcsmith's generated server until killed, for an external
+    /// load generator (wrk, say). Prints `serving add with rpcsmith on <url>` per address.
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// Serve JSON-RPC over HTTP on this address (port 0: any free port).
+    #[arg(long, value_name = "ADDRESS")]
+    http: Option<SocketAddr>,
+    /// Serve JSON-RPC over WebSocket on this address (port 0: any free port).
+    #[arg(long, value_name = "ADDRESS")]
+    ws: Option<SocketAddr>,
+    /// Tokio worker threads.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    workers: usize,
+    /// Which implementation serves (the benchmark's own use).
+    #[arg(long = "impl", value_enum, default_value = "rpcsmith", hide = true)]
+    implementation: Impl,
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    match start(cli) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            // The causes on one line; no backtrace, whatever RUST_BACKTRACE says.
+            eprintln!("error: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn start(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Some(Command::Serve(args)) => {
+            let listeners: Vec<(Transport, SocketAddr)> = [
+                args.http.map(|a| (Transport::Http, a)),
+                args.ws.map(|a| (Transport::Ws, a)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            serve::run(args.implementation, &listeners, args.workers)
+        }
+        None => run(&cli.run),
+    }
+}
+
+fn run(args: &RunArgs) -> anyhow::Result<()> {
+    let mut settings = if args.quick {
+        bench::Settings::quick()
+    } else {
+        bench::Settings::full()
+    };
+    settings.rounds = args.rounds.unwrap_or(settings.rounds).max(1);
+    if let Some(ms) = args.window_ms {
+        settings.window = Duration::from_millis(ms.max(1));
+    }
+    settings.workers = args.workers.max(1);
+    let results = bench::run(&settings)?;
+    report::table(&results, &settings);
+    report::lines(&results);
+    Ok(())
+}
