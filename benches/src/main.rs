@@ -1,5 +1,5 @@
 //! `rpcsmith-bench`: rpcsmith against jsonrpsee 0.26, side by side in one run, on
-//! loopback, for the same `add(a, b)`.
+//! loopback, for the same `add(a, b)`; then the generator's own figures.
 //!
 //! ```sh
 //! cargo run --release -p rpcsmith-bench                                  # the whole report
@@ -14,6 +14,7 @@ use clap::{Args, Parser, Subcommand};
 mod api;
 mod bench;
 mod clients;
+mod generator;
 mod inprocess;
 mod load;
 mod proc;
@@ -26,7 +27,8 @@ use serve::{Impl, Transport};
 ///
 /// Without a command: runs every scenario (HTTP and WebSocket servers under a load
 /// generator, HTTP batches, each implementation's client, one call in process) for
-/// several rounds, each on a fresh server process; prints a table, then `rss <scenario> <impl> <KiB>` and
+/// several rounds, each on a fresh server process, then times the generator on the
+/// OpenRPC corpus; prints a table, then `rss <scenario> <impl> <KiB>` and
 /// `ratio <name> <value>` lines (rpcsmith over jsonrpsee, or over the floor: a bare
 /// hyper server). A few minutes at most.
 #[derive(Debug, Parser)]
@@ -44,10 +46,13 @@ struct Cli {
 
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// Tiny counts and durations, one round: checks that every
+    /// Tiny counts and durations, one round, and no compile timing: checks that every
     /// part runs (the smoke test uses it). The figures mean nothing.
     #[arg(long)]
     quick: bool,
+    /// Skip the generator figures (generation and compile times on the corpus).
+    #[arg(long)]
+    skip_generator: bool,
     /// Rounds (default 5; 1 with --quick).
     #[arg(long, value_name = "N")]
     rounds: Option<usize>,
@@ -123,6 +128,11 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
     settings.workers = args.workers.max(1);
     let results = bench::run(&settings)?;
     report::table(&results, &settings);
+    if args.skip_generator {
+        println!("\nGenerator figures skipped (--skip-generator).");
+    } else {
+        generator::report(args.quick)?;
+    }
     report::lines(&results);
     Ok(())
 }
