@@ -18,6 +18,7 @@ mod generator;
 mod inprocess;
 mod load;
 mod proc;
+mod profile;
 mod report;
 mod serve;
 
@@ -53,10 +54,10 @@ struct RunArgs {
     /// Skip the generator figures (generation and compile times on the corpus).
     #[arg(long)]
     skip_generator: bool,
-    /// Rounds (default 5; 1 with --quick).
+    /// Rounds (default 7; 1 with --quick).
     #[arg(long, value_name = "N")]
     rounds: Option<usize>,
-    /// The measured window of each scenario, after its warm-up (default 1500).
+    /// The measured window of each scenario, after its warm-up (default 1000).
     #[arg(long, value_name = "MS")]
     window_ms: Option<u64>,
     /// Tokio worker threads of every server and of the load generator.
@@ -69,6 +70,43 @@ enum Command {
     /// Serve `add(a, b)` with rpcsmith's generated server until killed, for an external
     /// load generator (wrk, say). Prints `serving add with rpcsmith on <url>` per address.
     Serve(ServeArgs),
+    /// Load a server for a while and print how many calls completed (for profilers).
+    #[command(hide = true)]
+    Drive(DriveArgs),
+    /// Run one implementation's in-process calls in a loop (for profilers).
+    #[command(hide = true)]
+    Profile(ProfileArgs),
+}
+
+#[derive(Debug, Args)]
+struct DriveArgs {
+    /// The server's URL (`http://…` or `ws://…`).
+    #[arg(long)]
+    url: String,
+    /// Drive with this implementation's client instead of the raw load generator.
+    #[arg(long, value_enum)]
+    client: Option<Impl>,
+    /// Calls per HTTP request (raw load generator).
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    /// Connections (raw load generator) or calls in flight (clients).
+    #[arg(long, default_value_t = 32)]
+    connections: usize,
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+}
+
+#[derive(Debug, Args)]
+struct ProfileArgs {
+    #[arg(long = "impl", value_enum, default_value = "rpcsmith")]
+    implementation: Impl,
+    /// Calls per message (rpcsmith only).
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    #[arg(long, default_value_t = 100_000)]
+    calls: u64,
 }
 
 #[derive(Debug, Args)]
@@ -110,6 +148,22 @@ fn start(cli: Cli) -> anyhow::Result<()> {
             .flatten()
             .collect();
             serve::run(args.implementation, &listeners, args.workers)
+        }
+        Some(Command::Drive(args)) => {
+            let drive = match args.client {
+                Some(implementation) => profile::Drive::Client(implementation),
+                None => profile::Drive::Raw { batch: args.batch },
+            };
+            profile::drive(
+                &args.url,
+                drive,
+                args.connections,
+                args.seconds,
+                args.workers,
+            )
+        }
+        Some(Command::Profile(args)) => {
+            profile::in_process(args.implementation, args.batch, args.calls)
         }
         None => run(&cli.run),
     }
