@@ -93,9 +93,9 @@ pub(crate) struct Settings {
 impl Settings {
     pub(crate) fn full() -> Self {
         Settings {
-            rounds: 5,
-            warmup: Duration::from_millis(300),
-            window: Duration::from_millis(1500),
+            rounds: 7,
+            warmup: Duration::from_millis(250),
+            window: Duration::from_millis(1000),
             workers: 2,
             connections: 32,
             batch_connections: 8,

@@ -20,6 +20,7 @@ use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 use tokio::task::JoinSet;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use crate::api;
@@ -179,6 +180,10 @@ fn clone_parts(parts: &hyper::http::request::Parts) -> hyper::http::request::Par
 /// `connections` WebSocket connections to `url`, each sending the single-call body as a
 /// text message and waiting for its answer, one call in flight per connection.
 ///
+/// The read buffer is 8 KiB rather than tungstenite's 128 KiB: tungstenite zero-fills
+/// the free part of its read buffer before every read, which would make the load
+/// generator take cores from the server under test.
+///
 /// # Errors
 ///
 /// When a connection cannot be opened.
@@ -186,7 +191,8 @@ pub(crate) async fn ws(url: &str, connections: usize) -> anyhow::Result<Load> {
     let body = Utf8Bytes::from(api::call(1));
     let mut load = Load::default();
     for _ in 0..connections {
-        let (stream, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
+        let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+        let (stream, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true)
             .await
             .with_context(|| format!("WebSocket connection to {url}"))?;
         let body = body.clone();
@@ -194,6 +200,8 @@ pub(crate) async fn ws(url: &str, connections: usize) -> anyhow::Result<Load> {
     }
     Ok(load)
 }
+
+const READ_BUFFER: usize = 8 * 1024;
 
 type WsStream = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
 

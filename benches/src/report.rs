@@ -12,6 +12,9 @@ enum Metric {
     NsPerCall,
     ServerCpuPerCall,
     ClientCpuPerCall,
+    /// Calls per second of CPU, server and load generator together: throughput with the
+    /// share of the cores that other processes took out.
+    CallsPerCpuS,
 }
 
 impl Metric {
@@ -22,6 +25,7 @@ impl Metric {
             Metric::NsPerCall => sample.elapsed.as_nanos() as f64 / calls,
             Metric::ServerCpuPerCall => sample.server_cpu.as_nanos() as f64 / calls,
             Metric::ClientCpuPerCall => sample.client_cpu.as_nanos() as f64 / calls,
+            Metric::CallsPerCpuS => calls / (sample.server_cpu + sample.client_cpu).as_secs_f64(),
         }
     }
 }
@@ -67,6 +71,12 @@ const RATIOS: &[Ratio] = &[
         J,
     ),
     ratio("client_ws_calls_per_s", "client_ws", Metric::CallsPerS, J),
+    ratio(
+        "http_calls_per_cpu_s_vs_floor",
+        "http",
+        Metric::CallsPerCpuS,
+        Impl::Floor,
+    ),
     ratio("http_calls_per_s", "http", Metric::CallsPerS, J),
     ratio("ws_calls_per_s", "ws", Metric::CallsPerS, J),
     ratio(
