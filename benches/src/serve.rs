@@ -15,6 +15,7 @@ use hyper::body::Incoming;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use jsonrpsee::server::{BatchRequestConfig, ServerConfig};
+use rpcsmith::server::Limits;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::{http, ws};
 use tokio::net::TcpListener;
@@ -57,10 +58,6 @@ impl Transport {
         }
     }
 }
-
-/// The settings both servers share, where they have the same knob: rpcsmith's defaults.
-const MAX_CONNECTIONS: u32 = http::DEFAULT_MAX_CONNECTIONS as u32;
-const MAX_BATCH_LEN: u32 = 1024;
 
 /// A multi-thread Tokio runtime with `workers` worker threads: the same for every
 /// implementation, and for the load generator.
@@ -135,12 +132,16 @@ async fn rpcsmith(transport: Transport, address: SocketAddr) -> anyhow::Result<S
     Ok(bound)
 }
 
-/// jsonrpsee's server, limited as rpcsmith's defaults limit: 1,024 connections, batches
-/// of up to 1,024 calls, 10 MiB requests and responses (jsonrpsee's default too).
+/// jsonrpsee's server, limited as rpcsmith's server is by default where the two have the
+/// same knob: connections, batch length, request and response size.
 async fn jsonrpsee(transport: Transport, address: SocketAddr) -> anyhow::Result<SocketAddr> {
+    let limits = Limits::default();
+    let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let config = ServerConfig::builder()
-        .max_connections(MAX_CONNECTIONS)
-        .set_batch_request_config(BatchRequestConfig::Limit(MAX_BATCH_LEN));
+        .max_connections(clamp(http::DEFAULT_MAX_CONNECTIONS))
+        .set_batch_request_config(BatchRequestConfig::Limit(clamp(limits.max_batch_len)))
+        .max_request_body_size(clamp(limits.max_request_size))
+        .max_response_body_size(clamp(limits.max_response_size));
     let config = match transport {
         Transport::Http => config.http_only(),
         Transport::Ws => config.ws_only(),
