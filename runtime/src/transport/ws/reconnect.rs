@@ -57,7 +57,7 @@ impl Reconnecting {
                 e,
             )
         })?;
-        let config = config(&builder);
+        let config = config(&builder, &settings);
         let connect = move || {
             let request = request.clone();
             let keep_alive = settings.keep_alive;

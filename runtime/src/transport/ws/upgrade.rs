@@ -60,7 +60,7 @@ pub(crate) fn upgrade<B>(
     let socket = request.extensions_mut().remove::<Socket>();
     let (parts, _) = request.into_parts();
     let builder = builder.metadata(metadata(parts));
-    let config = super::config(&builder);
+    let config = super::config(&builder, &settings);
     tokio::spawn(async move {
         match on_upgrade.await {
             Ok(upgraded) => {
