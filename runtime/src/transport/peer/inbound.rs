@@ -1,18 +1,27 @@
-//! The receiving side of a connection: responses go to the client engine, calls to the
-//! server engine (each in a task of its own), `$/cancelRequest` aborts a running call.
+//! What the other side sends: responses go to the client engine, calls to the server
+//! engine, `$/cancelRequest` aborts a running call.
+//!
+//! A call runs in the connection's own task as far as it can: when the handler answers
+//! on its first poll (most do), the answer is written in the same wake-up, with no task
+//! spawned. Only a call still pending after that poll moves to a task of its own, which
+//! sends its answer through the connection's queue and which a cancellation, or the end
+//! of the connection, aborts.
 
-use super::wire::{Incoming, Kind, Received, classify};
+use super::wire::{Kind, classify};
 use crate::client::Inbox;
 use crate::protocol::{ErrorObject, Id, write_error};
 use crate::server::Connection;
 use bytes::Bytes;
 use serde_json::value::RawValue;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-/// The calls from the peer that are running, each a task.
+/// The calls from the other side that run in tasks of their own.
 #[derive(Default)]
 struct Running {
     next: u64,
@@ -25,67 +34,126 @@ struct Task {
     id: Option<Box<str>>,
 }
 
-/// Reads a connection until it ends.
-pub(crate) struct Reader {
-    pub(crate) inbox: Inbox,
-    pub(crate) connection: Connection,
-    pub(crate) outbox: mpsc::Sender<Bytes>,
-    pub(crate) cancel: bool,
-    /// Whether the end of this connection is the end of the client (else the transport
-    /// reconnects, and only the pending calls fail).
-    pub(crate) final_connection: bool,
-    /// Most messages from the peer being handled at once (the server's
-    /// `max_in_flight`): beyond it a message is refused without a task, so a peer that
-    /// sends without reading cannot pile up tasks.
-    pub(crate) max_tasks: usize,
-}
-
 type Shared = Arc<Mutex<Running>>;
 
 fn lock(running: &Shared) -> MutexGuard<'_, Running> {
     running.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-impl Reader {
-    /// Routes every message until the connection ends, then fails the client's pending
-    /// calls with `Closed` and aborts the calls still running.
-    pub(crate) async fn run(self, mut incoming: impl Incoming) {
-        let running = Shared::default();
-        let _abort_all = AbortAll(Arc::clone(&running));
-        loop {
-            match incoming.next().await {
-                Received::Message(message) => self.route(&running, message),
-                Received::TooLarge => {
-                    let mut out = Vec::with_capacity(96);
-                    write_error(&mut out, &Id::NULL, &ErrorObject::request_too_large());
-                    if self.outbox.send(out.into()).await.is_err() {
-                        break;
-                    }
-                }
-                Received::Closed => break,
-            }
-        }
-        if self.final_connection {
-            self.inbox.close();
-        } else {
-            self.inbox.fail_pending();
+/// Answers waiting for room on the connection, in the order they were made.
+pub(crate) type Answers = VecDeque<Bytes>;
+
+/// A message's calls, started: the future of the engine's answer.
+type Handling = Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>>;
+
+/// Routes what one connection receives.
+pub(crate) struct Inbound {
+    inbox: Inbox,
+    connection: Connection,
+    /// Where calls that run in tasks send their answers.
+    outbox: mpsc::Sender<Bytes>,
+    cancel: bool,
+    /// Most messages from the other side being handled at once (the server's
+    /// `max_in_flight`), answers not yet written included: beyond it a message is
+    /// refused, so a peer that sends without reading cannot pile up tasks or answers.
+    max_calls: usize,
+    /// Most answers held for the connection; a refusal beyond it is dropped.
+    max_answers: usize,
+    running: Shared,
+}
+
+impl Inbound {
+    pub(crate) fn new(
+        inbox: Inbox,
+        connection: Connection,
+        outbox: mpsc::Sender<Bytes>,
+        cancel: bool,
+        max_calls: usize,
+        max_answers: usize,
+    ) -> Self {
+        Self {
+            inbox,
+            connection,
+            outbox,
+            cancel,
+            max_calls,
+            max_answers,
+            running: Shared::default(),
         }
     }
 
-    fn route(&self, running: &Shared, message: Bytes) {
+    /// The client engine's inbox (responses, and the end of the connection).
+    pub(crate) fn inbox(&self) -> &Inbox {
+        &self.inbox
+    }
+
+    /// Routes one message. The answer to calls that finish at once is added to
+    /// `answers`; `cx` is the connection task's, which a call still pending leaves.
+    pub(crate) fn route(&self, message: Bytes, answers: &mut Answers, cx: &mut Context<'_>) {
         match classify(&message, self.cancel) {
             Kind::Responses => self.inbox.deliver(message),
-            Kind::Cancel(id) => self.cancel(running, id),
-            Kind::Calls if lock(running).tasks.len() >= self.max_tasks => self.refuse(&message),
-            Kind::Calls => self.spawn(running, message),
+            Kind::Cancel(id) => self.cancel(id, answers),
+            Kind::Calls if self.busy(answers) => self.refuse(&message, answers),
+            Kind::Calls => self.call(message, answers, cx),
         }
     }
 
-    /// Answers `-32009` (server busy) to a message that found every task slot taken:
-    /// to its id when it is one request, with `id: null` when it is a batch, not at
-    /// all when it is a notification. Never waits: with the queue full, the answer is
-    /// dropped (the peer is not reading).
-    fn refuse(&self, message: &[u8]) {
+    /// Answers `-32007` (too large), with `id: null`, to a message skipped unread.
+    pub(crate) fn too_large(&self, answers: &mut Answers) {
+        self.answer_if_room(null_error(&ErrorObject::request_too_large()), answers);
+    }
+
+    fn busy(&self, answers: &Answers) -> bool {
+        let running = lock(&self.running).tasks.len();
+        running + answers.len() >= self.max_calls
+    }
+
+    fn answer_if_room(&self, answer: Bytes, answers: &mut Answers) {
+        if answers.len() < self.max_answers {
+            answers.push_back(answer);
+        } else {
+            tracing::debug!("dropped an answer: the peer is not reading");
+        }
+    }
+
+    /// Runs the calls of `message`: here, when they finish on their first poll; else in
+    /// a task of their own.
+    fn call(&self, message: Bytes, answers: &mut Answers, cx: &mut Context<'_>) {
+        // Kept for a cancellation to name the call, should it not finish at once.
+        let kept = self.cancel.then(|| message.clone());
+        let connection = self.connection.clone();
+        let mut handling: Handling = Box::pin(async move { connection.handle(&message).await });
+        match handling.as_mut().poll(cx) {
+            Poll::Ready(Some(answer)) => answers.push_back(answer.into()),
+            Poll::Ready(None) => {}
+            Poll::Pending => self.spawn(handling, kept.as_deref().and_then(single_id)),
+        }
+    }
+
+    /// Finishes a call in a task; its answer goes out unless it was cancelled meanwhile.
+    fn spawn(&self, handling: Handling, id: Option<Box<str>>) {
+        let outbox = self.outbox.clone();
+        let tasks = Arc::clone(&self.running);
+        // The lock is held until the task is registered, so it cannot finish unseen.
+        let mut guard = lock(&self.running);
+        let serial = guard.next;
+        guard.next = guard.next.wrapping_add(1);
+        let handle = tokio::spawn(async move {
+            let answer = handling.await;
+            let still_wanted = lock(&tasks).tasks.remove(&serial).is_some();
+            if let (Some(answer), true) = (answer, still_wanted) {
+                let _ = outbox.send(answer.into()).await;
+            }
+        });
+        let abort = handle.abort_handle();
+        guard.tasks.insert(serial, Task { abort, id });
+    }
+
+    /// Answers `-32009` (server busy) to a message that found every slot taken: to its
+    /// id when it is one request, with `id: null` when it is a batch, not at all when it
+    /// is a notification. Never waits: with no room, the answer is dropped (the peer is
+    /// not reading).
+    fn refuse(&self, message: &[u8], answers: &mut Answers) {
         let is_batch = message.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
         let id = single_id(message);
         let raw = id
@@ -98,42 +166,14 @@ impl Reader {
         };
         let mut out = Vec::with_capacity(96);
         write_error(&mut out, &id, &ErrorObject::server_busy());
-        if self.outbox.try_send(out.into()).is_err() {
-            tracing::debug!("dropped a busy answer: the peer is not reading");
-        }
-    }
-
-    /// Runs the calls of `message` in a task; its answer goes out unless the call was
-    /// cancelled meanwhile.
-    fn spawn(&self, running: &Shared, message: Bytes) {
-        let id = if self.cancel {
-            single_id(&message)
-        } else {
-            None
-        };
-        let connection = self.connection.clone();
-        let outbox = self.outbox.clone();
-        let tasks = Arc::clone(running);
-        // The lock is held until the task is registered, so it cannot finish unseen.
-        let mut guard = lock(running);
-        let serial = guard.next;
-        guard.next = guard.next.wrapping_add(1);
-        let handle = tokio::spawn(async move {
-            let answer = connection.handle(&message).await;
-            let still_wanted = lock(&tasks).tasks.remove(&serial).is_some();
-            if let (Some(answer), true) = (answer, still_wanted) {
-                let _ = outbox.send(answer.into()).await;
-            }
-        });
-        let abort = handle.abort_handle();
-        guard.tasks.insert(serial, Task { abort, id });
+        self.answer_if_room(out.into(), answers);
     }
 
     /// Aborts the running call whose id is `id`, and answers it as cancelled.
-    fn cancel(&self, running: &Shared, id: &RawValue) {
+    fn cancel(&self, id: &RawValue, answers: &mut Answers) {
         let wanted = id.get();
         let task = {
-            let mut guard = lock(running);
+            let mut guard = lock(&self.running);
             let serial = guard
                 .tasks
                 .iter()
@@ -148,10 +188,24 @@ impl Reader {
         task.abort.abort();
         let mut out = Vec::with_capacity(96);
         write_error(&mut out, &id, &ErrorObject::cancelled());
-        if self.outbox.try_send(out.into()).is_err() {
-            tracing::debug!("no room to answer a cancelled call");
+        self.answer_if_room(out.into(), answers);
+    }
+}
+
+impl Drop for Inbound {
+    /// Aborts every call still running when the connection's reading ends.
+    fn drop(&mut self) {
+        let tasks = std::mem::take(&mut lock(&self.running).tasks);
+        for task in tasks.into_values() {
+            task.abort.abort();
         }
     }
+}
+
+fn null_error(error: &ErrorObject) -> Bytes {
+    let mut out = Vec::with_capacity(96);
+    write_error(&mut out, &Id::NULL, error);
+    out.into()
 }
 
 /// The id of a single request, as JSON text; `None` for anything else.
@@ -167,16 +221,4 @@ fn single_id(message: &[u8]) -> Option<Box<str>> {
     }
     let parsed: WithId<'_> = serde_json::from_slice(message).ok()?;
     parsed.id.map(|id| id.get().into())
-}
-
-/// Aborts every call still running when the reader ends (or is aborted).
-struct AbortAll(Shared);
-
-impl Drop for AbortAll {
-    fn drop(&mut self) {
-        let tasks = std::mem::take(&mut lock(&self.0).tasks);
-        for task in tasks.into_values() {
-            task.abort.abort();
-        }
-    }
 }

@@ -1,24 +1,48 @@
-//! The client engine's transport on a symmetric connection: messages go to the writer
-//! task's queue, answers come back through the reader.
+//! The client engine's transport on a symmetric connection: messages go to the
+//! connection's queue, answers come back through its reader; and the signal that stops
+//! the connection.
 
 use super::wire::cancel_message;
 use crate::transport::{Delivery, Error, SendFuture, Transport};
 use bytes::Bytes;
-use std::sync::{Arc, OnceLock};
+use futures_util::task::AtomicWaker;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
 use tokio::sync::mpsc;
-use tokio::task::AbortHandle;
 
-/// What the link shares with the code that starts the connection.
-#[derive(Default)]
-pub(crate) struct Slots {
-    /// The reader task, aborted when the last client is dropped.
-    pub(crate) reader: OnceLock<AbortHandle>,
+/// Tells a connection to stop reading (and then to let out what is queued and close):
+/// its last client is gone, or it was closed on purpose.
+#[derive(Debug, Default)]
+pub(crate) struct Stop {
+    stopped: AtomicBool,
+    waker: AtomicWaker,
+}
+
+impl Stop {
+    pub(crate) fn trigger(&self) {
+        self.stopped.store(true, Ordering::Release);
+        self.waker.wake();
+    }
+
+    /// Ready once triggered.
+    pub(crate) fn poll(&self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.stopped.load(Ordering::Acquire) {
+            return Poll::Ready(());
+        }
+        self.waker.register(cx.waker());
+        if self.stopped.load(Ordering::Acquire) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
 }
 
 pub(crate) struct Link {
     pub(crate) outbox: mpsc::Sender<Bytes>,
     pub(crate) cancel: bool,
-    pub(crate) slots: Arc<Slots>,
+    pub(crate) stop: Arc<Stop>,
 }
 
 impl Transport for Link {
@@ -41,10 +65,8 @@ impl Transport for Link {
 
 impl Drop for Link {
     fn drop(&mut self) {
-        // No client is left to read answers: stop reading. The writer drains its queue
-        // and closes the stream once the reader's and the handlers' senders are gone.
-        if let Some(reader) = self.slots.reader.get() {
-            reader.abort();
-        }
+        // No client is left to read answers: stop reading. The connection lets out what
+        // is queued, then closes the stream.
+        self.stop.trigger();
     }
 }

@@ -33,9 +33,9 @@
 //! The transports that carry a peer are in [`stream`](super::stream) (stdio, TCP, Unix
 //! sockets) and, with the `ws` feature, `ws`.
 
+mod driver;
 mod inbound;
 mod link;
-mod outbound;
 #[cfg(feature = "ws")]
 mod switch;
 pub(crate) mod wire;
@@ -44,8 +44,9 @@ use crate::client::{self, Client, WeakClient};
 use crate::protocol::ErrorObject;
 use crate::server::{Context, Dispatch, Metadata, Reply, Server};
 use bytes::Bytes;
-use inbound::Reader;
-use link::{Link, Slots};
+use driver::Driver;
+use inbound::Inbound;
+use link::{Link, Stop};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -56,8 +57,8 @@ use std::time::Duration;
 pub use switch::Reconnect;
 #[cfg(feature = "ws")]
 pub(crate) use switch::reconnecting;
-use tokio::sync::{mpsc, oneshot, watch};
-use wire::{Incoming, Outgoing};
+use tokio::sync::{mpsc, watch};
+use wire::Wire;
 
 /// Largest message read when neither the builder nor the server says: 10 MiB.
 const DEFAULT_MAX_MESSAGE: usize = 10 << 20;
@@ -151,50 +152,43 @@ impl Builder {
         self
     }
 
-    /// Starts the connection's reader and writer tasks.
-    pub(crate) fn start(self, incoming: impl Incoming, outgoing: impl Outgoing) -> Peer {
+    /// Starts the connection's task.
+    pub(crate) fn start(self, wire: impl Wire) -> Peer {
         let cancel = self.cancel.unwrap_or(false);
         let (outbox, queue) = mpsc::channel(self.queue.max(1));
-        let slots = Arc::new(Slots::default());
-        let outbox_for_hub = outbox.downgrade();
+        let stop = Arc::new(Stop::default());
         let link = Link {
             outbox: outbox.clone(),
             cancel,
-            slots: Arc::clone(&slots),
+            stop: Arc::clone(&stop),
         };
         let client = Client::builder().timeout(self.timeout).build(link);
         let server = self.server.unwrap_or_else(|| Server::new(NoMethods));
         let mut metadata = self.metadata;
         metadata.extensions.insert(Remote(client.downgrade()));
-        let reader = Reader {
-            inbox: client.inbox(),
-            connection: server.connection(metadata),
+        if let Some(hub) = &self.hub {
+            hub.insert(&client, &outbox.downgrade());
+        }
+        let inbound = Inbound::new(
+            client.inbox(),
+            server.connection(metadata),
             outbox,
             cancel,
-            final_connection: true,
-            max_tasks: server.limits().max_in_flight,
-        };
-        if let Some(hub) = &self.hub {
-            hub.insert(&client, &outbox_for_hub);
-        }
-        let (reading, read) = oneshot::channel();
-        let writer = tokio::spawn(outbound::write_all(
-            queue,
-            outgoing,
-            client.inbox(),
-            true,
-            read,
-        ));
-        // Closed once reading has ended and the writer has let out what was queued.
+            server.limits().max_in_flight,
+            self.queue,
+        );
+        let driver = Driver::new(wire, queue, inbound, Arc::clone(&stop), true);
+        // Closed once reading has ended and what was queued by then is let out.
         let (closed_sender, closed) = watch::channel(false);
-        let task = tokio::spawn(async move {
-            reader.run(incoming).await;
-            drop(reading);
-            let _ = writer.await;
+        tokio::spawn(async move {
+            driver.await;
             let _ = closed_sender.send(true);
         });
-        let _ = slots.reader.set(task.abort_handle());
-        Peer { client, closed }
+        Peer {
+            client,
+            closed,
+            stop,
+        }
     }
 }
 
@@ -203,6 +197,7 @@ impl Builder {
 pub struct Peer {
     client: Client,
     closed: watch::Receiver<bool>,
+    stop: Arc<Stop>,
 }
 
 impl Peer {
@@ -219,6 +214,15 @@ impl Peer {
     /// The client for calls to the other side, keeping the connection open.
     pub fn into_client(self) -> Client {
         self.client
+    }
+
+    /// Closes the connection now, whatever clients of it are still held: reading
+    /// stops, this side's pending calls and every later one fail with
+    /// [`client::Error::Closed`], the other side's calls still running are aborted,
+    /// what was queued is let out, and the stream is closed (a WebSocket with a close
+    /// frame). [`closed`](Self::closed) tells when that is done.
+    pub fn close(&self) {
+        self.stop.trigger();
     }
 
     /// Whether the connection has ended (see [`closed`](Self::closed)).

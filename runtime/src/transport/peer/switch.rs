@@ -2,9 +2,10 @@
 //! `Closed`, and a new connection is opened after the [`Reconnect`] policy's delay; calls
 //! made meanwhile wait for it (up to their timeout).
 
-use super::inbound::Reader;
-use super::outbound;
-use super::wire::{Incoming, Outgoing, cancel_message};
+use super::driver::Driver;
+use super::inbound::Inbound;
+use super::link::Stop;
+use super::wire::{Wire, cancel_message};
 use super::{Builder, NoMethods, Remote};
 use crate::client::{Client, Inbox};
 use crate::server::Server;
@@ -12,8 +13,9 @@ use crate::transport::{Delivery, Error, SendFuture, Transport};
 use bytes::Bytes;
 use std::future::Future;
 use std::io;
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 
 /// When to open a new connection after one is lost.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,16 +85,11 @@ impl Transport for Switch {
 
 /// A client whose connections `connect` opens, again after each is lost, per `policy`.
 /// The first connection is opened in the background: calls wait for it.
-pub(crate) fn reconnecting<C, F, I, O>(
-    mut builder: Builder,
-    policy: Reconnect,
-    connect: C,
-) -> Client
+pub(crate) fn reconnecting<C, F, W>(mut builder: Builder, policy: Reconnect, connect: C) -> Client
 where
     C: Fn() -> F + Send + Sync + 'static,
-    F: Future<Output = io::Result<(I, O)>> + Send + 'static,
-    I: Incoming,
-    O: Outgoing,
+    F: Future<Output = io::Result<W>> + Send + 'static,
+    W: Wire,
 {
     let cancel = builder.cancel.unwrap_or(false);
     let (publish, current) = watch::channel(None);
@@ -126,12 +123,11 @@ struct Supervisor {
 impl Supervisor {
     /// Connects, serves the connection until it ends, waits, and again, until the
     /// policy gives up or the client is dropped.
-    async fn run<C, F, I, O>(self, connect: C)
+    async fn run<C, F, W>(self, connect: C)
     where
         C: Fn() -> F,
-        F: Future<Output = io::Result<(I, O)>>,
-        I: Incoming,
-        O: Outgoing,
+        F: Future<Output = io::Result<W>>,
+        W: Wire,
     {
         let server = self
             .builder
@@ -140,18 +136,18 @@ impl Supervisor {
             .unwrap_or_else(|| Server::new(NoMethods));
         let mut attempt = 0;
         loop {
-            let session = async {
-                match connect().await {
-                    Ok((incoming, outgoing)) => {
-                        attempt = 0;
-                        self.serve(&server, incoming, outgoing).await;
-                    }
-                    Err(error) => tracing::debug!(%error, "reconnecting failed"),
-                }
-            };
-            tokio::select! {
+            let connected = tokio::select! {
                 () = self.publish.closed() => return,
-                () = session => {}
+                connected = connect() => connected,
+            };
+            match connected {
+                Ok(wire) => {
+                    attempt = 0;
+                    if self.serve(&server, wire).await == Ended::ClientGone {
+                        return;
+                    }
+                }
+                Err(error) => tracing::debug!(%error, "reconnecting failed"),
             }
             let Some(delay) = self.policy.delay(attempt) else {
                 break;
@@ -165,30 +161,47 @@ impl Supervisor {
         self.inbox.close();
     }
 
-    /// Runs one connection until it ends.
-    async fn serve(&self, server: &Server, incoming: impl Incoming, outgoing: impl Outgoing) {
+    /// Runs one connection until it ends, or until the client is gone (then closes it).
+    async fn serve(&self, server: &Server, wire: impl Wire) -> Ended {
         let (outbox, queue) = mpsc::channel(self.builder.queue.max(1));
-        let (reading, read) = oneshot::channel();
-        tokio::spawn(outbound::write_all(
-            queue,
-            outgoing,
+        let stop = Arc::new(Stop::default());
+        let inbound = Inbound::new(
             self.inbox.clone(),
-            false,
-            read,
+            server.connection(self.builder.metadata.clone()),
+            outbox.clone(),
+            self.cancel,
+            server.limits().max_in_flight,
+            self.builder.queue,
+        );
+        let mut driver = std::pin::pin!(Driver::new(
+            wire,
+            queue,
+            inbound,
+            Arc::clone(&stop),
+            false
         ));
-        let reader = Reader {
-            inbox: self.inbox.clone(),
-            connection: server.connection(self.builder.metadata.clone()),
-            outbox: outbox.clone(),
-            cancel: self.cancel,
-            final_connection: false,
-            max_tasks: server.limits().max_in_flight,
-        };
         self.publish.send_replace(Some(outbox));
-        reader.run(incoming).await;
-        drop(reading);
+        let ended = tokio::select! {
+            () = self.publish.closed() => Ended::ClientGone,
+            () = driver.as_mut() => Ended::Lost,
+        };
         self.publish.send_replace(None);
+        if ended == Ended::ClientGone {
+            // Let out what is queued, and close the stream.
+            stop.trigger();
+            driver.await;
+        }
+        ended
     }
+}
+
+/// How a connection of a reconnecting client ended.
+#[derive(Debug, PartialEq, Eq)]
+enum Ended {
+    /// It was lost: connect again.
+    Lost,
+    /// Every clone of the client is dropped: stop.
+    ClientGone,
 }
 
 #[cfg(test)]

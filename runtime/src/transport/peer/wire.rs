@@ -1,48 +1,60 @@
-//! What a message stream carries, as far as the connection must know: the two halves a
-//! transport provides, and how a received message is told apart (calls or responses).
+//! What a message stream carries, as far as the connection must know: the transport's
+//! side of it ([`Wire`]), and how a received message is told apart (calls or responses).
 
 use bytes::Bytes;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::future::Future;
 use std::io;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 /// One thing read from the connection.
 #[derive(Debug)]
 pub(crate) enum Received {
     /// A whole message.
     Message(Bytes),
+    /// Something that is no message (a WebSocket ping or pong): the other side is alive.
+    #[cfg_attr(not(feature = "ws"), allow(dead_code))]
+    Signal,
     /// A message over the size limit was skipped; the connection goes on.
     TooLarge,
     /// The connection ended (cleanly or not: the reason is logged by the transport).
     Closed,
 }
 
-/// The receiving half of a message stream.
-pub(crate) trait Incoming: Send + 'static {
-    /// The next message, or why there is none.
-    fn next(&mut self) -> impl Future<Output = Received> + Send;
-}
+/// A message stream as a transport provides it: both directions, polled by the one task
+/// that runs the connection (so a message read can be answered at once, in the same
+/// wake-up, and a stalled writer never stops reading).
+pub(crate) trait Wire: Send + Unpin + 'static {
+    /// The next thing read. After [`Received::Closed`] it is not polled again.
+    fn poll_receive(&mut self, cx: &mut Context<'_>) -> Poll<Received>;
 
-/// The sending half of a message stream.
-pub(crate) trait Outgoing: Send + 'static {
-    /// Queues one message (it may sit in a buffer until [`flush`](Self::flush)).
-    fn write(&mut self, message: Bytes) -> impl Future<Output = io::Result<()>> + Send;
-    /// Sends what is buffered.
-    fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send;
-    /// Ends the stream in an orderly way (a WebSocket close frame, a write shutdown).
-    fn close(&mut self) -> impl Future<Output = ()> + Send;
+    /// Ready when [`send`](Self::send) may take one more message (what is buffered may
+    /// have to be written first).
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
 
-    /// How often to [`ping`](Self::ping) an idle connection; `None` (the default) never.
-    fn keep_alive(&self) -> Option<std::time::Duration> {
+    /// Buffers one message; call only after [`poll_ready`](Self::poll_ready) said so.
+    fn send(&mut self, message: Bytes) -> io::Result<()>;
+
+    /// Writes out what is buffered.
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+
+    /// Ends the stream in an orderly way (a WebSocket close frame, a write shutdown),
+    /// after what is buffered. Failures are only logged: the stream is done either way.
+    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<()>;
+
+    /// How often to [`ping`](Self::ping) the other side, which is deemed gone after
+    /// three whole periods without a sign of life; `None` (the default) never.
+    fn keep_alive(&self) -> Option<Duration> {
         None
     }
 
-    /// Sends a keep-alive probe (a WebSocket ping).
-    fn ping(&mut self) -> impl Future<Output = io::Result<()>> + Send {
-        std::future::ready(Ok(()))
+    /// Buffers a keep-alive probe (a WebSocket ping); only after
+    /// [`poll_ready`](Self::poll_ready) said so.
+    fn ping(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 

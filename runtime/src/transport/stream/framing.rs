@@ -315,41 +315,33 @@ pub async fn write_frame<W: AsyncWrite + Unpin>(
     codec: Codec,
     message: &[u8],
 ) -> io::Result<()> {
-    put_frame(writer, codec, message).await?;
+    let mut frame = Vec::with_capacity(message.len() + 32);
+    put_frame(&mut frame, codec, message);
+    writer.write_all(&frame).await?;
     writer.flush().await
 }
 
-/// Writes one message as a frame of `codec`, without flushing.
-pub(crate) async fn put_frame<W: AsyncWrite + Unpin>(
-    writer: &mut W,
-    codec: Codec,
-    message: &[u8],
-) -> io::Result<()> {
+/// Appends one message to `out` as a frame of `codec`.
+pub(crate) fn put_frame(out: &mut Vec<u8>, codec: Codec, message: &[u8]) {
     match codec {
-        Codec::Newline if message.iter().any(|&b| b == b'\n' || b == b'\r') => {
-            // Raw line breaks can only be JSON whitespace (strings escape them).
-            let mut line: Vec<u8> = message
-                .iter()
-                .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
-                .collect();
-            line.push(b'\n');
-            writer.write_all(&line).await?;
-        }
         Codec::Newline => {
-            writer.write_all(message).await?;
-            writer.write_all(b"\n").await?;
+            let start = out.len();
+            out.extend_from_slice(message);
+            // Raw line breaks can only be JSON whitespace (strings escape them).
+            for byte in &mut out[start..] {
+                if *byte == b'\n' || *byte == b'\r' {
+                    *byte = b' ';
+                }
+            }
+            out.push(b'\n');
         }
         Codec::ContentLength => {
-            let mut header = itoa::Buffer::new();
-            writer.write_all(b"Content-Length: ").await?;
-            writer
-                .write_all(header.format(message.len()).as_bytes())
-                .await?;
-            writer.write_all(b"\r\n\r\n").await?;
-            writer.write_all(message).await?;
+            out.extend_from_slice(b"Content-Length: ");
+            out.extend_from_slice(itoa::Buffer::new().format(message.len()).as_bytes());
+            out.extend_from_slice(b"\r\n\r\n");
+            out.extend_from_slice(message);
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Accepting connections on TCP and Unix-socket listeners.
 
 use super::Codec;
-use crate::transport::peer::Builder;
+use crate::transport::peer::{Builder, Peer};
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
@@ -47,6 +47,15 @@ pub async fn serve_unix(
     serve(accept, builder, codec, shutdown).await;
 }
 
+/// Closes a connection of the server when the task that keeps it ends.
+struct CloseOnDrop(Peer);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
 async fn serve<A, F, R, W>(
     accept: A,
     builder: Builder,
@@ -69,7 +78,12 @@ async fn serve<A, F, R, W>(
                     let mut metadata = builder.metadata_template();
                     metadata.peer = address;
                     let peer = builder.clone().metadata(metadata).framed(codec, reader, writer);
-                    connections.spawn(async move { peer.closed().await });
+                    connections.spawn(async move {
+                        // Closed when the server shuts down (this task is aborted then),
+                        // whatever clients of it handlers still hold.
+                        let _close = CloseOnDrop(peer.clone());
+                        peer.closed().await;
+                    });
                 }
                 Err(error) => {
                     // Out of file descriptors, typically: wait rather than spin.

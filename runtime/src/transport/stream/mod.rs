@@ -40,11 +40,14 @@ mod listen;
 pub use framing::{Codec, FrameError, FrameReader, write_frame};
 pub use listen::{serve_tcp, serve_unix};
 
-use super::peer::wire::{Incoming, Outgoing, Received};
+use super::peer::wire::{Received, Wire};
 use super::peer::{Builder, Peer};
 use bytes::Bytes;
+use futures_util::Stream;
 use std::io;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 
 impl Builder {
     /// Starts a peer on a byte stream: frames of `codec` read from `reader`, written to
@@ -56,12 +59,14 @@ impl Builder {
     {
         let builder = self.cancel_by_default(codec == Codec::ContentLength);
         let limit = builder.message_limit();
-        let incoming = Frames(FrameReader::new(BufReader::new(reader), codec, limit));
-        let outgoing = Writer {
-            writer: BufWriter::new(writer),
+        let frames = FrameReader::new(BufReader::new(reader), codec, limit);
+        builder.start(Framed {
+            frames: Box::pin(frames_of(frames)),
+            writer,
             codec,
-        };
-        builder.start(incoming, outgoing)
+            out: Vec::new(),
+            written: 0,
+        })
     }
 }
 
@@ -157,11 +162,13 @@ pub async fn connect_unix(
     Ok(builder.framed(codec, reader, writer))
 }
 
-struct Frames<R>(FrameReader<BufReader<R>>);
-
-impl<R: AsyncRead + Unpin + Send + 'static> Incoming for Frames<R> {
-    async fn next(&mut self) -> Received {
-        match self.0.read().await {
+/// What is read from a byte stream, frame by frame.
+fn frames_of<R>(reader: FrameReader<BufReader<R>>) -> impl Stream<Item = Received> + Send
+where
+    R: AsyncRead + Unpin + Send + 'static,
+{
+    futures_util::stream::unfold(reader, |mut reader| async move {
+        let received = match reader.read().await {
             Ok(Some(message)) => Received::Message(message),
             Ok(None) => Received::Closed,
             Err(error) if error.is_recoverable() => {
@@ -172,25 +179,78 @@ impl<R: AsyncRead + Unpin + Send + 'static> Incoming for Frames<R> {
                 tracing::debug!(%error, "closing the stream");
                 Received::Closed
             }
-        }
-    }
+        };
+        Some((received, reader))
+    })
 }
 
-struct Writer<W> {
-    writer: BufWriter<W>,
+/// Frames buffered before [`Wire::poll_ready`] writes them out.
+const FLUSH_AT: usize = 64 * 1024;
+/// A write buffer grown past this (by one large message) is freed once written.
+const KEEP: usize = 1 << 20;
+
+/// A byte stream as the peer's [`Wire`].
+struct Framed<W> {
+    frames: Pin<Box<dyn Stream<Item = Received> + Send>>,
+    writer: W,
     codec: Codec,
+    /// Frames to write, from `written` on.
+    out: Vec<u8>,
+    written: usize,
 }
 
-impl<W: AsyncWrite + Unpin + Send + 'static> Outgoing for Writer<W> {
-    async fn write(&mut self, message: Bytes) -> io::Result<()> {
-        framing::put_frame(&mut self.writer, self.codec, &message).await
+impl<W: AsyncWrite + Unpin> Framed<W> {
+    fn poll_write_out(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while let Some(rest) = self.out.get(self.written..).filter(|rest| !rest.is_empty()) {
+            let n = ready!(Pin::new(&mut self.writer).poll_write(cx, rest))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.written += n;
+        }
+        self.written = 0;
+        if self.out.capacity() > KEEP {
+            self.out = Vec::new();
+        } else {
+            self.out.clear();
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> Wire for Framed<W> {
+    fn poll_receive(&mut self, cx: &mut Context<'_>) -> Poll<Received> {
+        self.frames
+            .as_mut()
+            .poll_next(cx)
+            .map(|received| received.unwrap_or(Received::Closed))
     }
 
-    async fn flush(&mut self) -> io::Result<()> {
-        self.writer.flush().await
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.out.len() < FLUSH_AT {
+            return Poll::Ready(Ok(()));
+        }
+        self.poll_write_out(cx)
     }
 
-    async fn close(&mut self) {
-        let _ = self.writer.shutdown().await;
+    fn send(&mut self, message: Bytes) -> io::Result<()> {
+        framing::put_frame(&mut self.out, self.codec, &message);
+        Ok(())
+    }
+
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.poll_write_out(cx))?;
+        Pin::new(&mut self.writer).poll_flush(cx)
+    }
+
+    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if let Err(error) = ready!(self.poll_flush(cx)) {
+            tracing::debug!(%error, "writing to the stream failed as it closed");
+            return Poll::Ready(());
+        }
+        if let Err(error) = ready!(Pin::new(&mut self.writer).poll_shutdown(cx)) {
+            tracing::debug!(%error, "closing the stream failed");
+        }
+        Poll::Ready(())
     }
 }

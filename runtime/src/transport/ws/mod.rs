@@ -24,19 +24,22 @@ mod upgrade;
 pub use reconnect::{Reconnect, Reconnecting};
 pub(crate) use upgrade::{is_upgrade, upgrade};
 
-use super::peer::wire::{Incoming, Outgoing, Received};
+use super::peer::wire::{Received, Wire};
 use super::peer::{Builder, Peer};
 use crate::transport::{self, ErrorKind};
 use bytes::Bytes;
-use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::{Sink, StreamExt};
 use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
 /// WebSocket settings beyond the [`Builder`]'s.
 #[derive(Debug, Clone)]
@@ -79,15 +82,7 @@ impl Builder {
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        let (sink, stream) = stream.split();
-        let idle = settings.keep_alive.map(|period| period.saturating_mul(3));
-        self.start(
-            Reader { stream, idle },
-            Writer {
-                sink,
-                keep_alive: settings.keep_alive,
-            },
-        )
+        self.start(Socket::new(stream, settings))
     }
 }
 
@@ -115,70 +110,97 @@ pub async fn connect(
     Ok(builder.websocket(stream, settings))
 }
 
-struct Reader<S> {
-    stream: SplitStream<WebSocketStream<S>>,
-    /// The longest silence tolerated, with keep-alive on.
-    idle: Option<Duration>,
+/// A WebSocket as the peer's [`Wire`]: one JSON-RPC message per text or binary
+/// message; pings and pongs are signs of life.
+struct Socket<S> {
+    stream: WebSocketStream<S>,
+    keep_alive: Option<Duration>,
+    /// The close frame to send instead of a plain one: why reading failed.
+    close: Option<CloseFrame>,
 }
 
-impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Incoming for Reader<S> {
-    async fn next(&mut self) -> Received {
-        loop {
-            let frame = match self.idle {
-                Some(idle) => match tokio::time::timeout(idle, self.stream.next()).await {
-                    Ok(frame) => frame,
-                    Err(_) => {
-                        tracing::debug!("WebSocket peer silent past keep-alive; closing");
-                        return Received::Closed;
-                    }
-                },
-                None => self.stream.next().await,
-            };
-            match frame {
-                Some(Ok(Message::Text(text))) => return Received::Message(text.into()),
-                Some(Ok(Message::Binary(bytes))) => return Received::Message(bytes),
-                Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {}
-                Some(Ok(Message::Close(_))) | None => return Received::Closed,
-                Some(Err(error)) => {
-                    tracing::debug!(%error, "WebSocket read failed; closing");
-                    return Received::Closed;
-                }
-            }
+impl<S> Socket<S> {
+    fn new(stream: WebSocketStream<S>, settings: &Settings) -> Self {
+        Self {
+            stream,
+            keep_alive: settings.keep_alive,
+            close: None,
         }
     }
 }
 
-struct Writer<S> {
-    sink: SplitSink<WebSocketStream<S>, Message>,
-    keep_alive: Option<Duration>,
+/// The close frame that answers a failed read, as RFC 6455 section 7.4.1 says.
+fn close_frame(error: &WsError) -> Option<CloseFrame> {
+    let (code, reason) = match error {
+        WsError::Capacity(_) => (CloseCode::Size, "message too big"),
+        WsError::Utf8(_) => (CloseCode::Invalid, "text is not UTF-8"),
+        WsError::Protocol(_) => (CloseCode::Protocol, "protocol error"),
+        _ => return None,
+    };
+    Some(CloseFrame {
+        code,
+        reason: reason.into(),
+    })
 }
 
-impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Outgoing for Writer<S> {
-    async fn write(&mut self, message: Bytes) -> io::Result<()> {
+impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
+    fn poll_receive(&mut self, cx: &mut Context<'_>) -> Poll<Received> {
+        Poll::Ready(match ready!(self.stream.poll_next_unpin(cx)) {
+            Some(Ok(Message::Text(text))) => Received::Message(text.into()),
+            Some(Ok(Message::Binary(bytes))) => Received::Message(bytes),
+            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {
+                Received::Signal
+            }
+            Some(Ok(Message::Close(_))) | None => Received::Closed,
+            Some(Err(error)) => {
+                tracing::debug!(%error, "WebSocket read failed; closing");
+                self.close = close_frame(&error);
+                Received::Closed
+            }
+        })
+    }
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream)
+            .poll_ready(cx)
+            .map_err(io::Error::other)
+    }
+
+    fn send(&mut self, message: Bytes) -> io::Result<()> {
         // Messages are JSON written by serde, so UTF-8; a foreign one goes as binary.
-        let message = match tokio_tungstenite::tungstenite::Utf8Bytes::try_from(message.clone()) {
+        let message = match Utf8Bytes::try_from(message.clone()) {
             Ok(text) => Message::Text(text),
             Err(_) => Message::Binary(message),
         };
-        self.sink.feed(message).await.map_err(io::Error::other)
+        Pin::new(&mut self.stream)
+            .start_send(message)
+            .map_err(io::Error::other)
     }
 
-    async fn flush(&mut self) -> io::Result<()> {
-        self.sink.flush().await.map_err(io::Error::other)
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream)
+            .poll_flush(cx)
+            .map_err(io::Error::other)
     }
 
-    async fn close(&mut self) {
-        let _ = self.sink.close().await;
+    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if let Some(frame) = self.close.take() {
+            // Queued by tungstenite, and sent by the close below.
+            let _ = Pin::new(&mut self.stream).start_send(Message::Close(Some(frame)));
+        }
+        if let Err(error) = ready!(Pin::new(&mut self.stream).poll_close(cx)) {
+            tracing::debug!(%error, "closing the WebSocket failed");
+        }
+        Poll::Ready(())
     }
 
     fn keep_alive(&self) -> Option<Duration> {
         self.keep_alive
     }
 
-    async fn ping(&mut self) -> io::Result<()> {
-        self.sink
-            .send(Message::Ping(Bytes::new()))
-            .await
+    fn ping(&mut self) -> io::Result<()> {
+        Pin::new(&mut self.stream)
+            .start_send(Message::Ping(Bytes::new()))
             .map_err(io::Error::other)
     }
 }

@@ -1,10 +1,9 @@
 //! A WebSocket client that reconnects.
 
-use super::{Reader, Settings, Writer, config};
+use super::{Settings, Socket, config};
 use crate::client::Client;
 pub use crate::transport::peer::Reconnect;
 use crate::transport::peer::{Builder, reconnecting};
-use futures_util::StreamExt;
 use std::io;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
@@ -60,15 +59,13 @@ impl Reconnecting {
         let config = config(&builder, &settings);
         let connect = move || {
             let request = request.clone();
-            let keep_alive = settings.keep_alive;
+            let settings = settings.clone();
             async move {
                 let (stream, _) =
                     tokio_tungstenite::connect_async_with_config(request, Some(config), true)
                         .await
                         .map_err(io::Error::other)?;
-                let (sink, stream) = stream.split();
-                let idle = keep_alive.map(|period| period.saturating_mul(3));
-                Ok((Reader { stream, idle }, Writer { sink, keep_alive }))
+                Ok(Socket::new(stream, &settings))
             }
         };
         Ok(reconnecting(builder, policy, connect))

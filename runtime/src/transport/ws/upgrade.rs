@@ -74,8 +74,10 @@ pub(crate) fn upgrade<B>(
                     },
                     None => peer.closed().await,
                 }
-                // Dropping the peer closes the connection with a close frame; the socket's
+                // The server's connection ends with the server, whatever clients of it
+                // handlers still hold: it is closed with a close frame. The socket's
                 // slot is freed as the task ends.
+                peer.close();
             }
             Err(error) => tracing::debug!(%error, "WebSocket upgrade failed"),
         }

@@ -1,0 +1,254 @@
+//! The task that runs one connection: it reads and routes what arrives, writes the
+//! answers and whatever else is queued, pings, and finally closes the stream.
+//!
+//! Reading and writing are polled side by side in this one task: a call answered at
+//! once is written in the same wake-up as its request was read (pipelined requests read
+//! together are answered with one write), and a writer that cannot make progress (the
+//! other side reads no more) never stops reading, so the two sides cannot block each
+//! other.
+
+use super::inbound::{Answers, Inbound};
+use super::link::Stop;
+use super::wire::{Received, Wire};
+use bytes::Bytes;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::time::{Instant, Sleep};
+
+/// Most messages read in a row before what they produced is written.
+const READ_BURST: usize = 32;
+/// Most bursts read in one wake-up before the task lets others run.
+const BURSTS: usize = 8;
+
+/// One connection, as a future that ends when the connection has: reading has stopped
+/// (the other side closed, [`Stop`], keep-alive, a broken stream), what was queued by
+/// then is written, and the stream is closed.
+pub(crate) struct Driver<W> {
+    wire: W,
+    /// Messages from clients, from pushes, and the answers of calls that ran in tasks.
+    queue: mpsc::Receiver<Bytes>,
+    /// `None` once reading has ended.
+    inbound: Option<Inbound>,
+    /// Answers made here, waiting for room.
+    answers: Answers,
+    /// A message taken out of turn, waiting for room.
+    held: Option<Bytes>,
+    stop: Arc<Stop>,
+    keep_alive: Option<KeepAlive>,
+    /// Whether the end of this connection is the end of its client (else the transport
+    /// opens another, and only the pending calls fail).
+    final_connection: bool,
+    unflushed: bool,
+    /// The queue is closed and empty.
+    queue_done: bool,
+    /// Writing is over: only the stream's close is left.
+    closing: bool,
+}
+
+impl<W: Wire> Driver<W> {
+    pub(crate) fn new(
+        wire: W,
+        queue: mpsc::Receiver<Bytes>,
+        inbound: Inbound,
+        stop: Arc<Stop>,
+        final_connection: bool,
+    ) -> Self {
+        let keep_alive = wire.keep_alive().map(KeepAlive::new);
+        Self {
+            wire,
+            queue,
+            inbound: Some(inbound),
+            answers: Answers::new(),
+            held: None,
+            stop,
+            keep_alive,
+            final_connection,
+            unflushed: false,
+            queue_done: false,
+            closing: false,
+        }
+    }
+
+    /// Reads up to [`READ_BURST`] messages and routes them; how many were read. Fewer
+    /// means that reading waits for the stream (or has ended).
+    fn poll_read(&mut self, cx: &mut Context<'_>) -> usize {
+        if self.inbound.is_none() {
+            return 0;
+        }
+        if self.stop.poll(cx).is_ready() {
+            self.end_reading();
+            return 0;
+        }
+        if let Some(keep_alive) = &mut self.keep_alive
+            && !keep_alive.poll(cx)
+        {
+            tracing::debug!("the other side was silent past keep-alive; closing");
+            self.end_reading();
+            return 0;
+        }
+        let mut read = 0;
+        while read < READ_BURST {
+            let Poll::Ready(received) = self.wire.poll_receive(cx) else {
+                break;
+            };
+            if let Some(keep_alive) = &mut self.keep_alive {
+                keep_alive.heard = true;
+            }
+            let Some(inbound) = &self.inbound else {
+                break;
+            };
+            match received {
+                Received::Message(message) => inbound.route(message, &mut self.answers, cx),
+                Received::TooLarge => inbound.too_large(&mut self.answers),
+                // A ping may have queued a pong.
+                Received::Signal => self.unflushed = true,
+                Received::Closed => {
+                    self.end_reading();
+                    break;
+                }
+            }
+            read += 1;
+        }
+        read
+    }
+
+    /// Fails this side's calls, aborts the other side's, and lets no more messages in.
+    fn end_reading(&mut self) {
+        if let Some(inbound) = self.inbound.take() {
+            if self.final_connection {
+                inbound.inbox().close();
+            } else {
+                inbound.inbox().fail_pending();
+            }
+        }
+        self.queue.close();
+        self.keep_alive = None;
+    }
+
+    /// Writes what is waiting, as far as the stream takes it, then flushes.
+    fn poll_write(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+        loop {
+            if self.held.is_none() {
+                self.held = self.answers.pop_front();
+            }
+            if self.held.is_none() && !self.queue_done {
+                match self.queue.poll_recv(cx) {
+                    Poll::Ready(Some(message)) => self.held = Some(message),
+                    Poll::Ready(None) => self.queue_done = true,
+                    Poll::Pending => {}
+                }
+            }
+            let ping = self.keep_alive.as_ref().is_some_and(|k| k.ping);
+            if self.held.is_none() && !ping {
+                break;
+            }
+            match self.wire.poll_ready(cx) {
+                Poll::Pending => break,
+                Poll::Ready(ready) => ready?,
+            }
+            match self.held.take() {
+                Some(message) => self.wire.send(message)?,
+                None => {
+                    self.wire.ping()?;
+                    if let Some(keep_alive) = &mut self.keep_alive {
+                        keep_alive.ping = false;
+                    }
+                }
+            }
+            self.unflushed = true;
+        }
+        if self.unflushed
+            && let Poll::Ready(flushed) = self.wire.poll_flush(cx)
+        {
+            flushed?;
+            self.unflushed = false;
+        }
+        Ok(())
+    }
+
+    /// Whether everything there was to write is written.
+    fn drained(&self) -> bool {
+        self.queue_done && self.held.is_none() && self.answers.is_empty() && !self.unflushed
+    }
+}
+
+impl<W: Wire> Future for Driver<W> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        for _ in 0..BURSTS {
+            if this.closing {
+                ready!(this.wire.poll_close(cx));
+                return Poll::Ready(());
+            }
+            let read = this.poll_read(cx);
+            if let Err(error) = this.poll_write(cx) {
+                tracing::debug!(%error, "writing to the connection failed");
+                this.end_reading();
+                this.closing = true;
+                continue;
+            }
+            if this.inbound.is_none() && this.drained() {
+                this.closing = true;
+                continue;
+            }
+            if read < READ_BURST {
+                return Poll::Pending;
+            }
+        }
+        // More is coming: read it after the others had their turn.
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// Pings every period, and tells when three whole periods passed with no sign of life
+/// from the other side. One timer, moved once a period; receiving only sets a flag.
+struct KeepAlive {
+    period: Duration,
+    timer: Pin<Box<Sleep>>,
+    /// Something arrived since the last tick.
+    heard: bool,
+    /// Ticks in a row with nothing heard.
+    silent: u8,
+    /// A ping is due.
+    ping: bool,
+}
+
+impl KeepAlive {
+    fn new(period: Duration) -> Self {
+        Self {
+            period,
+            timer: Box::pin(tokio::time::sleep(period)),
+            heard: false,
+            silent: 0,
+            ping: false,
+        }
+    }
+
+    /// `false` once the other side has been silent for three periods.
+    fn poll(&mut self, cx: &mut Context<'_>) -> bool {
+        while self.timer.as_mut().poll(cx).is_ready() {
+            if std::mem::take(&mut self.heard) {
+                self.silent = 0;
+            } else {
+                self.silent += 1;
+            }
+            if self.silent >= 3 {
+                return false;
+            }
+            self.ping = true;
+            // From now, not from the last deadline: a process that was not scheduled
+            // for a while must not count the periods it missed as silence.
+            let next = Instant::now() + self.period;
+            self.timer.as_mut().reset(next);
+        }
+        true
+    }
+}
