@@ -1,6 +1,6 @@
 //! A WebSocket client that reconnects.
 
-use super::{Settings, Socket, config};
+use super::{Settings, Socket, config, open};
 use crate::client::Client;
 pub use crate::transport::peer::Reconnect;
 use crate::transport::peer::{Builder, reconnecting};
@@ -56,15 +56,14 @@ impl Reconnecting {
                 e,
             )
         })?;
-        let config = config(&builder, &settings);
+        let config = config(&builder);
         let connect = move || {
             let request = request.clone();
             let settings = settings.clone();
             async move {
-                let (stream, _) =
-                    tokio_tungstenite::connect_async_with_config(request, Some(config), true)
-                        .await
-                        .map_err(io::Error::other)?;
+                let stream = open(request, config, &settings)
+                    .await
+                    .map_err(io::Error::other)?;
                 Ok(Socket::new(stream, &settings))
             }
         };

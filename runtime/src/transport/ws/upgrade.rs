@@ -60,11 +60,11 @@ pub(crate) fn upgrade<B>(
     let socket = request.extensions_mut().remove::<Socket>();
     let (parts, _) = request.into_parts();
     let builder = builder.metadata(metadata(parts));
-    let config = super::config(&builder, &settings);
+    let config = super::config(&builder);
     tokio::spawn(async move {
         match on_upgrade.await {
             Ok(upgraded) => {
-                let io = TokioIo::new(upgraded);
+                let io = super::buffered(&settings, TokioIo::new(upgraded));
                 let stream = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
                 let peer = builder.websocket(stream, &settings);
                 match socket {
