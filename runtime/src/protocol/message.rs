@@ -97,7 +97,7 @@ impl<'a> Message<'a> {
 }
 
 impl<'a> Entry<'a> {
-    fn from_member(member: Member<'a>) -> Self {
+    pub(crate) fn from_member(member: Member<'a>) -> Self {
         let invalid = || Entry::Invalid(ErrorObject::invalid_request());
         match member {
             Member::Object(fields) => Self::from_fields(fields).unwrap_or_else(invalid),

@@ -23,6 +23,8 @@
 mod error;
 mod fields;
 mod id;
+#[cfg(feature = "stream")]
+pub(crate) mod incoming;
 mod message;
 mod response;
 mod typed;

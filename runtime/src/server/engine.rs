@@ -227,6 +227,21 @@ impl Connection {
         }
     }
 
+    /// Handles a message its transport has already read (a symmetric connection reads
+    /// each message once, to tell calls from responses): [`handle`](Self::handle)
+    /// after its size check and parse.
+    #[cfg(feature = "stream")]
+    pub(crate) async fn handle_parsed(
+        &self,
+        message: Result<Message<'_>, ErrorObject>,
+    ) -> Option<Vec<u8>> {
+        match message {
+            Err(error) => Some(error_message(&error)),
+            Ok(Message::Single(entry)) => self.single(&entry).await,
+            Ok(Message::Batch(entries)) => batch::run(&self.shared, &self.state, &entries).await,
+        }
+    }
+
     /// What the transport said about this connection.
     pub fn metadata(&self) -> &Metadata {
         &self.state.metadata

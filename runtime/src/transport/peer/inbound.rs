@@ -7,10 +7,10 @@
 //! sends its answer through the connection's queue and which a cancellation, or the end
 //! of the connection, aborts.
 
-use super::wire::{Kind, classify};
 use crate::client::Inbox;
-use crate::protocol::{ErrorObject, Id, write_error};
-use crate::server::Connection;
+use crate::protocol::incoming::Incoming;
+use crate::protocol::{Entry, ErrorObject, Id, Message, write_error};
+use crate::server::{Connection, Limits};
 use bytes::Bytes;
 use serde_json::value::RawValue;
 use std::collections::{HashMap, VecDeque};
@@ -43,8 +43,18 @@ fn lock(running: &Shared) -> MutexGuard<'_, Running> {
 /// Answers waiting for room on the connection, in the order they were made.
 pub(crate) type Answers = VecDeque<Bytes>;
 
-/// A message's calls, started: the future of the engine's answer.
-type Handling = Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>>;
+/// A message, being handled.
+type Handling = Pin<Box<dyn Future<Output = Outcome> + Send>>;
+
+/// What became of a message.
+enum Outcome {
+    /// Its calls ran; the answer to send, if any.
+    Answer(Option<Vec<u8>>),
+    /// It is responses, for the client engine.
+    Responses,
+    /// It is a cancellation of the call with this id (JSON text).
+    Cancel(Box<str>),
+}
 
 /// Routes what one connection receives.
 pub(crate) struct Inbound {
@@ -59,6 +69,9 @@ pub(crate) struct Inbound {
     max_calls: usize,
     /// Most answers held for the connection; a refusal beyond it is dropped.
     max_answers: usize,
+    /// The server's limits on what the engine reads.
+    max_size: usize,
+    max_batch_len: usize,
     running: Shared,
 }
 
@@ -68,7 +81,7 @@ impl Inbound {
         connection: Connection,
         outbox: mpsc::Sender<Bytes>,
         cancel: bool,
-        max_calls: usize,
+        limits: &Limits,
         max_answers: usize,
     ) -> Self {
         Self {
@@ -76,8 +89,10 @@ impl Inbound {
             connection,
             outbox,
             cancel,
-            max_calls,
+            max_calls: limits.max_in_flight,
             max_answers,
+            max_size: limits.max_request_size,
+            max_batch_len: limits.max_batch_len,
             running: Shared::default(),
         }
     }
@@ -87,14 +102,63 @@ impl Inbound {
         &self.inbox
     }
 
-    /// Routes one message. The answer to calls that finish at once is added to
-    /// `answers`; `cx` is the connection task's, which a call still pending leaves.
+    /// Routes one message. It is read once, in the task that runs its calls (if it is
+    /// calls): here, when they finish on their first poll (their answer is added to
+    /// `answers`); else in a task of their own. `cx` is the connection task's, which a
+    /// call still pending leaves.
     pub(crate) fn route(&self, message: Bytes, answers: &mut Answers, cx: &mut Context<'_>) {
-        match classify(&message, self.cancel) {
-            Kind::Responses => self.inbox.deliver(message),
-            Kind::Cancel(id) => self.cancel(id, answers),
-            Kind::Calls if self.busy(answers) => self.refuse(&message, answers),
-            Kind::Calls => self.call(message, answers, cx),
+        if self.busy(answers) {
+            return self.route_busy(&message, answers);
+        }
+        let kept = message.clone();
+        let connection = self.connection.clone();
+        let (max_size, max_batch_len, cancel) = (self.max_size, self.max_batch_len, self.cancel);
+        let mut handling: Handling = Box::pin(async move {
+            let incoming = if message.len() > max_size {
+                Incoming::Calls {
+                    message: Err(ErrorObject::request_too_large()),
+                    cancel: None,
+                }
+            } else {
+                Incoming::parse(&message, max_batch_len)
+            };
+            match incoming {
+                Incoming::Responses => Outcome::Responses,
+                Incoming::Calls {
+                    message,
+                    cancel: params,
+                } => {
+                    if let Some(id) = params.filter(|_| cancel).and_then(cancelled_id) {
+                        return Outcome::Cancel(id.get().into());
+                    }
+                    Outcome::Answer(connection.handle_parsed(message).await)
+                }
+            }
+        });
+        match handling.as_mut().poll(cx) {
+            Poll::Ready(Outcome::Answer(Some(answer))) => answers.push_back(answer.into()),
+            Poll::Ready(Outcome::Answer(None)) => {}
+            Poll::Ready(Outcome::Responses) => self.inbox.deliver(kept),
+            Poll::Ready(Outcome::Cancel(id)) => self.cancel(&id, answers),
+            Poll::Pending => {
+                let id = if self.cancel { single_id(&kept) } else { None };
+                self.spawn(handling, id);
+            }
+        }
+    }
+
+    /// Routes a message that found every slot for calls taken: responses and
+    /// cancellations as usual, calls refused.
+    fn route_busy(&self, message: &Bytes, answers: &mut Answers) {
+        match Incoming::parse(message, self.max_batch_len) {
+            Incoming::Responses => self.inbox.deliver(message.clone()),
+            Incoming::Calls {
+                message: calls,
+                cancel: params,
+            } => match params.filter(|_| self.cancel).and_then(cancelled_id) {
+                Some(id) => self.cancel(id.get(), answers),
+                None => self.refuse(calls, answers),
+            },
         }
     }
 
@@ -103,6 +167,7 @@ impl Inbound {
         self.answer_if_room(null_error(&ErrorObject::request_too_large()), answers);
     }
 
+    /// Whether every slot for calls is taken.
     fn busy(&self, answers: &Answers) -> bool {
         let running = lock(&self.running).tasks.len();
         running + answers.len() >= self.max_calls
@@ -116,20 +181,6 @@ impl Inbound {
         }
     }
 
-    /// Runs the calls of `message`: here, when they finish on their first poll; else in
-    /// a task of their own.
-    fn call(&self, message: Bytes, answers: &mut Answers, cx: &mut Context<'_>) {
-        // Kept for a cancellation to name the call, should it not finish at once.
-        let kept = self.cancel.then(|| message.clone());
-        let connection = self.connection.clone();
-        let mut handling: Handling = Box::pin(async move { connection.handle(&message).await });
-        match handling.as_mut().poll(cx) {
-            Poll::Ready(Some(answer)) => answers.push_back(answer.into()),
-            Poll::Ready(None) => {}
-            Poll::Pending => self.spawn(handling, kept.as_deref().and_then(single_id)),
-        }
-    }
-
     /// Finishes a call in a task; its answer goes out unless it was cancelled meanwhile.
     fn spawn(&self, handling: Handling, id: Option<Box<str>>) {
         let outbox = self.outbox.clone();
@@ -139,9 +190,9 @@ impl Inbound {
         let serial = guard.next;
         guard.next = guard.next.wrapping_add(1);
         let handle = tokio::spawn(async move {
-            let answer = handling.await;
+            let outcome = handling.await;
             let still_wanted = lock(&tasks).tasks.remove(&serial).is_some();
-            if let (Some(answer), true) = (answer, still_wanted) {
+            if let (Outcome::Answer(Some(answer)), true) = (outcome, still_wanted) {
                 let _ = outbox.send(answer.into()).await;
             }
         });
@@ -149,39 +200,34 @@ impl Inbound {
         guard.tasks.insert(serial, Task { abort, id });
     }
 
-    /// Answers `-32009` (server busy) to a message that found every slot taken: to its
-    /// id when it is one request, with `id: null` when it is a batch, not at all when it
-    /// is a notification. Never waits: with no room, the answer is dropped (the peer is
-    /// not reading).
-    fn refuse(&self, message: &[u8], answers: &mut Answers) {
-        let is_batch = message.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
-        let id = single_id(message);
-        let raw = id
-            .as_deref()
-            .and_then(|id| serde_json::from_str::<&RawValue>(id).ok());
-        let id = match (raw.and_then(Id::from_raw), is_batch) {
-            (Some(id), _) => id,
-            (None, true) => Id::NULL,
-            (None, false) => return,
+    /// Answers `-32009` (server busy) to calls that found every slot taken: to the id
+    /// of a single request, with `id: null` to a batch, not at all to a notification.
+    /// Never waits: with no room, the answer is dropped (the peer is not reading).
+    fn refuse(&self, calls: Result<Message<'_>, ErrorObject>, answers: &mut Answers) {
+        let id = match &calls {
+            Ok(Message::Single(Entry::Request(request))) => request.id.clone(),
+            Ok(Message::Single(Entry::Notification(_))) => return,
+            _ => Id::NULL,
         };
         let mut out = Vec::with_capacity(96);
         write_error(&mut out, &id, &ErrorObject::server_busy());
         self.answer_if_room(out.into(), answers);
     }
 
-    /// Aborts the running call whose id is `id`, and answers it as cancelled.
-    fn cancel(&self, id: &RawValue, answers: &mut Answers) {
-        let wanted = id.get();
+    /// Aborts the running call whose id is `id` (JSON text), and answers it as
+    /// cancelled.
+    fn cancel(&self, id: &str, answers: &mut Answers) {
         let task = {
             let mut guard = lock(&self.running);
             let serial = guard
                 .tasks
                 .iter()
-                .find(|(_, task)| task.id.as_deref() == Some(wanted))
+                .find(|(_, task)| task.id.as_deref() == Some(id))
                 .map(|(&serial, _)| serial);
             serial.and_then(|serial| guard.tasks.remove(&serial))
         };
-        let (Some(task), Some(id)) = (task, Id::from_raw(id)) else {
+        let raw = serde_json::from_str::<&RawValue>(id).ok();
+        let (Some(task), Some(id)) = (task, raw.and_then(Id::from_raw)) else {
             tracing::debug!("$/cancelRequest for no running call");
             return;
         };
@@ -190,6 +236,22 @@ impl Inbound {
         write_error(&mut out, &id, &ErrorObject::cancelled());
         self.answer_if_room(out.into(), answers);
     }
+}
+
+/// The id a `$/cancelRequest`'s params name (`{"id": …}`), if they do.
+fn cancelled_id(params: &RawValue) -> Option<&RawValue> {
+    #[derive(serde::Deserialize)]
+    struct CancelParams<'a> {
+        #[serde(borrow)]
+        id: &'a RawValue,
+    }
+    // By name only: serde would read `[x]` as the struct too.
+    if !params.get().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<CancelParams<'_>>(params.get())
+        .ok()
+        .map(|params| params.id)
 }
 
 impl Drop for Inbound {

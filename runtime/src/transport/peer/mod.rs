@@ -174,7 +174,7 @@ impl Builder {
             server.connection(metadata),
             outbox,
             cancel,
-            server.limits().max_in_flight,
+            server.limits(),
             self.queue,
         );
         let driver = Driver::new(wire, queue, inbound, Arc::clone(&stop), true);

@@ -170,16 +170,11 @@ impl Supervisor {
             server.connection(self.builder.metadata.clone()),
             outbox.clone(),
             self.cancel,
-            server.limits().max_in_flight,
+            server.limits(),
             self.builder.queue,
         );
-        let mut driver = std::pin::pin!(Driver::new(
-            wire,
-            queue,
-            inbound,
-            Arc::clone(&stop),
-            false
-        ));
+        let mut driver =
+            std::pin::pin!(Driver::new(wire, queue, inbound, Arc::clone(&stop), false));
         self.publish.send_replace(Some(outbox));
         let ended = tokio::select! {
             () = self.publish.closed() => Ended::ClientGone,

@@ -35,13 +35,13 @@ use std::task::{Context, Poll, ready};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::net::TcpStream;
+use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::error::UrlError;
 use tokio_tungstenite::tungstenite::handshake::client::Request;
-use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
 /// WebSocket settings beyond the [`Builder`]'s.
@@ -186,9 +186,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
         Poll::Ready(match ready!(self.stream.poll_next_unpin(cx)) {
             Some(Ok(Message::Text(text))) => Received::Message(text.into()),
             Some(Ok(Message::Binary(bytes))) => Received::Message(bytes),
-            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {
-                Received::Signal
-            }
+            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => Received::Signal,
             Some(Ok(Message::Close(_))) | None => Received::Closed,
             Some(Err(error)) => {
                 tracing::debug!(%error, "WebSocket read failed; closing");

@@ -1,0 +1,167 @@
+//! A message received on a symmetric connection, where the other side's responses
+//! arrive among its calls: read once, and told apart as it is read, so that the
+//! engine it is for need not read it again.
+
+use serde_json::value::RawValue;
+
+use super::fields::{self, Member, ParseError, Top};
+use super::{Entry, ErrorObject, Message};
+
+/// The LSP's cancellation notification.
+pub(crate) const CANCEL_METHOD: &str = "$/cancelRequest";
+
+/// What a received message is.
+#[derive(Debug)]
+pub(crate) enum Incoming<'a> {
+    /// One response, or a non-empty batch of nothing else (objects with `result` or
+    /// `error` and no `method`): for the client engine.
+    Responses,
+    /// Calls for the server engine, or the error it answers for the message.
+    Calls {
+        message: Result<Message<'a>, ErrorObject>,
+        /// For a single message named `$/cancelRequest` (well formed or not), its
+        /// params: the transport decides whether it is a cancellation.
+        cancel: Option<&'a RawValue>,
+    },
+}
+
+/// One member, before it is known whether the message is calls or responses.
+enum Part<'a> {
+    Response,
+    Entry {
+        entry: Entry<'a>,
+        cancel: Option<&'a RawValue>,
+    },
+}
+
+impl<'a> Part<'a> {
+    fn from_member(member: Member<'a>) -> Self {
+        let cancel = match &member {
+            Member::Object(f) => {
+                if !f.duplicate && f.method.is_none() && (f.result.is_some() || f.error.is_some()) {
+                    return Part::Response;
+                }
+                match &f.method {
+                    Some(fields::Str(Some(method))) if method == CANCEL_METHOD => f.params,
+                    _ => None,
+                }
+            }
+            Member::Other => None,
+        };
+        Part::Entry {
+            entry: Entry::from_member(member),
+            cancel,
+        }
+    }
+
+    fn into_entry(self) -> Entry<'a> {
+        match self {
+            Part::Entry { entry, .. } => entry,
+            Part::Response => Entry::Invalid(ErrorObject::invalid_request()),
+        }
+    }
+}
+
+impl<'a> Incoming<'a> {
+    /// Reads `bytes` once, refusing batches longer than `max_batch_len` as
+    /// [`Message::parse_limited`] does; for calls, the result is what it returns.
+    pub(crate) fn parse(bytes: &'a [u8], max_batch_len: usize) -> Self {
+        let calls = |message| Incoming::Calls {
+            message,
+            cancel: None,
+        };
+        match fields::parse(bytes, max_batch_len, Part::from_member) {
+            Ok(Top::Single(Part::Response)) => Incoming::Responses,
+            Ok(Top::Single(Part::Entry { entry, cancel })) => Incoming::Calls {
+                message: Ok(Message::Single(entry)),
+                cancel,
+            },
+            Ok(Top::Batch(parts)) if parts.is_empty() => calls(Err(ErrorObject::invalid_request())),
+            Ok(Top::Batch(parts)) if parts.iter().all(|part| matches!(part, Part::Response)) => {
+                Incoming::Responses
+            }
+            Ok(Top::Batch(parts)) => calls(Ok(Message::Batch(
+                parts.into_iter().map(Part::into_entry).collect(),
+            ))),
+            Err(ParseError::Syntax) => calls(Err(ErrorObject::parse_error())),
+            Err(ParseError::BatchTooLarge) => calls(Err(ErrorObject::batch_too_large())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(message: &str) -> &'static str {
+        match Incoming::parse(message.as_bytes(), 1024) {
+            Incoming::Responses => "responses",
+            Incoming::Calls {
+                cancel: Some(_), ..
+            } => "cancel",
+            Incoming::Calls {
+                message: Err(_), ..
+            } => "error",
+            Incoming::Calls { .. } => "calls",
+        }
+    }
+
+    #[test]
+    fn kinds() {
+        let table: &[(&str, &str)] = &[
+            (r#"{"jsonrpc":"2.0","result":null,"id":1}"#, "responses"),
+            (
+                r#"{"jsonrpc":"2.0","error":{"code":1,"message":"m"},"id":null}"#,
+                "responses",
+            ),
+            (r#"{"result":1,"id":1}"#, "responses"),
+            (r#"[{"result":1,"id":1},{"error":{},"id":2}]"#, "responses"),
+            (r#"[{"result":1,"id":1},{"method":"m"}]"#, "calls"),
+            (r#"[{"result":1,"id":1},2]"#, "calls"),
+            (r#"{"jsonrpc":"2.0","method":"m","id":1}"#, "calls"),
+            (r#"{"jsonrpc":"2.0","method":"m"}"#, "calls"),
+            (r#"{"result":1,"method":"m"}"#, "calls"),
+            (r#"{"method":1,"result":2}"#, "calls"),
+            (r#"{"result":1,"result":2,"id":1}"#, "calls"),
+            (r#"{"id":1}"#, "calls"),
+            ("42", "calls"),
+            ("[]", "error"),
+            ("{", "error"),
+            (r#"{"result":1,"id":1} x"#, "error"),
+            (
+                r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"a"}}"#,
+                "cancel",
+            ),
+            (
+                r#"{"params":{"id":7},"method":"$/cancelRequest"}"#,
+                "cancel",
+            ),
+            (
+                r#"[{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}]"#,
+                "calls",
+            ),
+        ];
+        for (message, want) in table {
+            assert_eq!(kind(message), *want, "{message}");
+        }
+    }
+
+    #[test]
+    fn calls_read_as_the_engine_reads_them() {
+        let batch = br#"[{"jsonrpc":"2.0","method":"a","id":1},{"result":1,"id":2},3]"#;
+        let Incoming::Calls {
+            message: Ok(Message::Batch(entries)),
+            ..
+        } = Incoming::parse(batch, 1024)
+        else {
+            panic!("calls");
+        };
+        assert!(matches!(&entries[0], Entry::Request(r) if r.method == "a"));
+        assert!(matches!(&entries[1], Entry::Invalid(e) if e.code == -32600));
+        assert!(matches!(&entries[2], Entry::Invalid(e) if e.code == -32600));
+        let Incoming::Calls { message, .. } = Incoming::parse(b"[1,2,3]", 2) else {
+            panic!("calls");
+        };
+        assert_eq!(message.map(|_| ()).unwrap_err().code, -32010);
+    }
+}
