@@ -466,6 +466,44 @@ async fn a_server_that_goes_away_fails_pending_calls_at_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_closes_a_connection_whose_client_a_handler_task_holds() {
+    for codec in [Codec::Newline, Codec::ContentLength] {
+        let (server, mut events) = ServerSide::with_events();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let serving = tokio::spawn(stream::serve_tcp(
+            listener,
+            Peer::builder().serve(Server::new(server)),
+            codec,
+            async {
+                let _ = stopped.await;
+            },
+        ));
+        let (handlers, mut pushed) = client_side();
+        let peer = stream::connect_tcp(Peer::builder().serve(handlers), codec, address)
+            .await
+            .unwrap();
+        let answer: String = peer.client().request("pushing", &()).await.unwrap();
+        assert_eq!(answer, "pushing");
+        assert_eq!(next(&mut pushed).await, "[0]", "{codec:?}");
+
+        drop(stop);
+        serving.await.unwrap();
+        // The server closed the connection, though the handler's task holds its client...
+        tokio::time::timeout(PATIENCE, peer.closed())
+            .await
+            .expect("the connection is closed");
+        // ...and that task's next push fails at once.
+        assert_eq!(
+            next_event(&mut events).await,
+            "push failed: Closed",
+            "{codec:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_over_the_limit_is_refused_and_the_connection_goes_on() {
     for wire in [Wire::Tcp(Codec::Newline), Wire::Tcp(Codec::ContentLength)] {
         let (handlers, _pushed) = client_side();

@@ -313,6 +313,42 @@ async fn the_server_pings_and_closes_a_client_that_stopped_reading() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_closes_a_websocket_whose_client_a_handler_task_holds() {
+    let (server, mut events) = ServerSide::with_events();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let service =
+        http::Service::new(Server::new(server)).websocket(Peer::builder(), Settings::default());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http::serve(listener, service, async {
+        let _ = stopped.await;
+    }));
+    let (handlers, mut pushed) = client_side();
+    let peer = ws::connect(
+        url(address),
+        Peer::builder().serve(handlers),
+        &Settings::default(),
+    )
+    .await
+    .unwrap();
+    let answer: String = peer.client().request("pushing", &()).await.unwrap();
+    assert_eq!(answer, "pushing");
+    assert_eq!(next(&mut pushed).await, "[0]");
+
+    drop(stop);
+    tokio::time::timeout(PATIENCE, serving)
+        .await
+        .expect("serve returns once its WebSockets are closed")
+        .unwrap();
+    // The server closed the connection, though the handler's task holds its client...
+    tokio::time::timeout(PATIENCE, peer.closed())
+        .await
+        .expect("the connection is closed");
+    // ...and that task's next push fails at once.
+    assert_eq!(next_event(&mut events).await, "push failed: Closed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_over_the_limit_closes_the_connection() {
     let address = http_and_ws(
         ServerSide::default(),

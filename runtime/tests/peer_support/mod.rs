@@ -111,6 +111,9 @@ impl Dispatch for ServerSide {
             }
             // Pushes `pushed` with the params to the caller, then answers.
             "push" => Ok(push(params, cx)),
+            // Starts a task that pushes `pushed` with 0, 1, 2... to the caller until a
+            // push fails, then reports `"push failed: <error>"`; answers at once.
+            "pushing" => Ok(pushing(cx, self.events.clone())),
             // Asks the caller to `double` the number, answers with the result.
             "ask" => decode::<(i64,)>(params).map(|(n,)| ask(n, cx)),
             "note" => {
@@ -140,6 +143,26 @@ fn push(params: Option<&RawValue>, cx: Context) -> Reply {
             .map_err(|_| ErrorObject::internal_error())?;
         encode(&"pushed")
     })
+}
+
+fn pushing(cx: Context, events: Option<mpsc::UnboundedSender<String>>) -> Reply {
+    let Some(client) = remote(&cx) else {
+        return Reply::err(ErrorObject::internal_error());
+    };
+    tokio::spawn(async move {
+        let mut n = 0_u64;
+        let error = loop {
+            if let Err(error) = client.notify("pushed", &[n]).await {
+                break error;
+            }
+            n += 1;
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        };
+        if let Some(events) = events {
+            let _ = events.send(format!("push failed: {error:?}"));
+        }
+    });
+    Reply::ok(&"pushing")
 }
 
 fn ask(n: i64, cx: Context) -> Reply {

@@ -3,9 +3,12 @@
 //!
 //! A [`Peer`] joins the two engines on one connection: a [`Client`] for the calls this
 //! side makes (its table of pending calls receives the responses), and a [`Server`]
-//! connection for the calls the other side makes (each runs in a task of its own, up to
-//! [`Limits::max_in_flight`](crate::server::Limits::max_in_flight) at once, beyond which
-//! calls are answered `-32009`). Which side opened the socket does not matter:
+//! connection for the calls the other side makes (up to
+//! [`Limits::max_in_flight`](crate::server::Limits::max_in_flight) at once, answers not
+//! yet written included, beyond which calls are answered `-32009`). One task runs the
+//! connection: it reads each message once, runs a call in place when its handler
+//! answers on the first poll, and gives a task of its own only to a call still pending
+//! then. Which side opened the socket does not matter:
 //!
 //! - a **server** pushes a notification, or calls the client back, from inside a handler
 //!   through [`remote`], and from anywhere through a [`Hub`] of its connections;
@@ -17,10 +20,19 @@
 //! [`client::Error::Closed`], and so does every later one;
 //! the calls the peer made that are still running are aborted.
 //!
-//! **Lifetime**: the connection stays open while the [`Peer`] or any clone of its
-//! [`Client`] lives, until the other side closes it. Dropping the last of them stops
-//! reading; once reading has stopped, for whatever reason, the messages already queued
-//! are let out, the stream is closed, and [`Peer::closed`] returns.
+//! **Lifetime**: a connection ends when the other side closes it (or it breaks), or
+//! when this side closes it: with [`Peer::close`], or by letting go of it, once the
+//! [`Peer`] and every clone of its [`Client`] are dropped. A connection a server
+//! accepted belongs to the server: [`serve_tcp`](super::stream::serve_tcp),
+//! [`serve_unix`](super::stream::serve_unix) and the HTTP service's WebSocket upgrades
+//! close it when the server shuts down, whatever clients of it are still held by
+//! handlers and the tasks they spawned ([`remote`], [`Hub::clients`], a generated
+//! `<Doc>Push`). Such clients never keep a connection open: once it has ended, their
+//! calls and notifications fail at once with [`client::Error::Closed`], which is how a
+//! subscription's task learns to stop. (A server that accepts connections itself closes
+//! each with [`Peer::close`] when it stops.) Once reading has stopped, for whatever
+//! reason, the messages already queued are let out, the stream is closed, and
+//! [`Peer::closed`] returns.
 //!
 //! **Cancellation** ([`Builder::cancel`], off by default): a call whose future is dropped
 //! or that times out sends `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":…}}`
