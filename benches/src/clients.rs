@@ -56,7 +56,7 @@ where
 async fn rpcsmith_client(transport: Transport, url: &str) -> anyhow::Result<AddClient> {
     let client = match transport {
         Transport::Http => Client::new(http::Client::new(url)?),
-        Transport::Ws => ws::connect(url, Peer::builder(), &ws::Settings::default())
+        Transport::Ws => ws::connect(url, Peer::builder(), ws::Settings::default())
             .await?
             .into_client(),
     };

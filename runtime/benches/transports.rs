@@ -108,7 +108,7 @@ async fn jsonrpsee_ws_server() -> (String, jsonrpsee::server::ServerHandle) {
 }
 
 async fn rpcsmith_ws(url: &str) -> Caller {
-    let peer = ws::connect(url, Peer::builder(), &ws::Settings::default())
+    let peer = ws::connect(url, Peer::builder(), ws::Settings::default())
         .await
         .expect("connect");
     Caller::Rpcsmith(peer.into_client())

@@ -102,7 +102,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let headers = request.headers_mut();
     headers.insert("authorization", "Bearer s3cret".parse()?);
     headers.insert("x-client", "over WebSocket".parse()?);
-    let peer = ws::connect(request, Peer::builder(), &ws::Settings::default()).await?;
+    let peer = ws::connect(request, Peer::builder(), ws::Settings::default()).await?;
     let seen: (Option<String>, Option<String>) = peer.client().request("whoami", &()).await?;
     println!(
         "over WebSocket, the handler saw user {:?} and x-client {:?}",

@@ -181,7 +181,7 @@ async fn websocket_through_the_router_and_its_layers() {
     request
         .headers_mut()
         .insert("authorization", "Bearer secret".parse().unwrap());
-    let peer = ws::connect(request, Peer::builder(), &Settings::default())
+    let peer = ws::connect(request, Peer::builder(), Settings::default())
         .await
         .unwrap();
     let user: String = peer.client().request("whoami", &()).await.unwrap();
@@ -189,7 +189,7 @@ async fn websocket_through_the_router_and_its_layers() {
 
     let unauthorized = format!("ws://{address}/rpc");
     assert!(
-        ws::connect(unauthorized, Peer::builder(), &Settings::default())
+        ws::connect(unauthorized, Peer::builder(), Settings::default())
             .await
             .is_err()
     );

@@ -44,7 +44,7 @@ async fn websocket_and_http_share_a_port() {
     let peer = ws::connect(
         request,
         Peer::builder().serve(handlers),
-        &Settings::default(),
+        Settings::default(),
     )
     .await
     .unwrap();
@@ -96,7 +96,7 @@ async fn cancellation_over_websocket() {
     let (server, mut events) = ServerSide::with_events();
     let address = http_and_ws(server, Peer::builder().cancel(true)).await;
     let builder = Peer::builder().cancel(true);
-    let peer = ws::connect(url(address), builder, &Settings::default())
+    let peer = ws::connect(url(address), builder, Settings::default())
         .await
         .unwrap();
     let mut call = Box::pin(peer.client().request::<(), _>("hold", &()));
@@ -225,7 +225,7 @@ async fn a_close_frame_from_the_server_fails_the_calls_and_closes_the_peer() {
     let peer = ws::connect(
         url(address),
         Peer::builder().timeout(PATIENCE),
-        &Settings::default(),
+        Settings::default(),
     )
     .await
     .unwrap();
@@ -260,7 +260,7 @@ async fn dropping_the_peer_sends_a_close_frame() {
         }
         seen
     });
-    let peer = ws::connect(url(address), Peer::builder(), &Settings::default())
+    let peer = ws::connect(url(address), Peer::builder(), Settings::default())
         .await
         .unwrap();
     peer.client().notify("bye", &()).await.unwrap();
@@ -327,7 +327,7 @@ async fn shutdown_closes_a_websocket_whose_client_a_handler_task_holds() {
     let peer = ws::connect(
         url(address),
         Peer::builder().serve(handlers),
-        &Settings::default(),
+        Settings::default(),
     )
     .await
     .unwrap();
@@ -355,10 +355,10 @@ async fn a_message_over_the_limit_closes_the_connection() {
         Peer::builder().max_message_size(1024),
     )
     .await;
-    let bystander = ws::connect(url(address), Peer::builder(), &Settings::default())
+    let bystander = ws::connect(url(address), Peer::builder(), Settings::default())
         .await
         .unwrap();
-    let peer = ws::connect(url(address), Peer::builder(), &Settings::default())
+    let peer = ws::connect(url(address), Peer::builder(), Settings::default())
         .await
         .unwrap();
     let big = "x".repeat(4096);
@@ -378,7 +378,7 @@ async fn an_answer_over_the_client_limit_closes_the_connection() {
     let peer = ws::connect(
         url(address),
         Peer::builder().max_message_size(1024),
-        &Settings::default(),
+        Settings::default(),
     )
     .await
     .unwrap();
@@ -416,7 +416,7 @@ async fn rude_server(silent: bool) -> SocketAddr {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_drops_the_connection_fails_the_call_promptly() {
     let address = rude_server(false).await;
-    let peer = ws::connect(url(address), Peer::builder(), &Settings::default())
+    let peer = ws::connect(url(address), Peer::builder(), Settings::default())
         .await
         .unwrap();
     let outcome = peer.client().request::<(), _>("anything", &()).await;
@@ -430,7 +430,7 @@ async fn keep_alive_closes_a_silent_peer_and_keeps_a_live_one() {
     settings.keep_alive = Some(Duration::from_millis(50));
 
     let address = http_and_ws(ServerSide::default(), Peer::builder()).await;
-    let live = ws::connect(url(address), Peer::builder(), &settings)
+    let live = ws::connect(url(address), Peer::builder(), settings.clone())
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(400)).await;
@@ -438,7 +438,7 @@ async fn keep_alive_closes_a_silent_peer_and_keeps_a_live_one() {
     assert_eq!(sum, 2, "pongs kept an idle connection open");
 
     let address = rude_server(true).await;
-    let silent = ws::connect(url(address), Peer::builder(), &settings)
+    let silent = ws::connect(url(address), Peer::builder(), settings)
         .await
         .unwrap();
     let outcome = silent.client().request::<(), _>("anything", &()).await;
@@ -458,7 +458,7 @@ async fn droppable_server(address: SocketAddr) -> tokio::sync::oneshot::Sender<(
                 let (socket, _) = listener.accept().await.unwrap();
                 let stream = tokio_tungstenite::accept_async(socket).await.unwrap();
                 let builder = Peer::builder().serve(Server::new(ServerSide::default()));
-                peers.push(builder.websocket(stream, &Settings::default()));
+                peers.push(builder.websocket(stream, Settings::default()));
             }
         };
         tokio::select! { _ = stopped => {}, () = accept => {} }
@@ -568,7 +568,7 @@ async fn shutting_serve_down_closes_its_websocket_connections() {
     let peer = ws::connect(
         url(address),
         Peer::builder().timeout(PATIENCE),
-        &Settings::default(),
+        Settings::default(),
     )
     .await
     .unwrap();
@@ -605,7 +605,7 @@ async fn an_upgraded_websocket_keeps_its_connection_slot_until_it_closes() {
             .max_connections(1)
             .run(std::future::pending()),
     );
-    let peer = ws::connect(url(address), Peer::builder(), &Settings::default())
+    let peer = ws::connect(url(address), Peer::builder(), Settings::default())
         .await
         .unwrap();
     let sum: i64 = peer.client().request("add", &[1, 2]).await.unwrap();

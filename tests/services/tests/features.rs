@@ -136,7 +136,7 @@ async fn over_ws() -> Fixture {
     tokio::spawn(http::serve(listener, service, async {
         let _ = stopped.await;
     }));
-    let peer = ws::connect(url, Peer::builder(), &ws::Settings::default())
+    let peer = ws::connect(url, Peer::builder(), ws::Settings::default())
         .await
         .unwrap();
     Fixture {

@@ -264,7 +264,7 @@ async fn new_heads_are_pushed_typed_over_a_websocket_until_unsubscribed() {
     let (heads, mut received) = mpsc::unbounded_channel();
     let listening =
         Peer::builder().serve(Server::new(StarknetWsListenerDispatcher::new(Heads(heads))));
-    let peer = ws::connect(url, listening, &ws::Settings::default())
+    let peer = ws::connect(url, listening, ws::Settings::default())
         .await
         .unwrap();
     let client = StarknetWsClient::new(peer.client().clone());

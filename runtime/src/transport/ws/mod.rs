@@ -118,11 +118,11 @@ impl Builder {
     /// [`BufReader`] of [`Settings::read_buffer`] bytes and give tungstenite a small
     /// read buffer of its own (2 KiB), which it clears before every read: a stream made
     /// otherwise works as well, but costs more per message.
-    pub fn websocket<S>(self, stream: WebSocketStream<S>, settings: &Settings) -> Peer
+    pub fn websocket<S>(self, stream: WebSocketStream<S>, settings: Settings) -> Peer
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        self.start(Socket::new(stream, settings))
+        self.start(Socket::new(stream, &settings))
     }
 }
 
@@ -136,13 +136,13 @@ impl Builder {
 pub async fn connect(
     request: impl IntoClientRequest + Unpin,
     builder: Builder,
-    settings: &Settings,
+    settings: Settings,
 ) -> Result<Peer, transport::Error> {
     let request = request.into_client_request().map_err(|e| {
         transport::Error::with_source(ErrorKind::Config, "invalid WebSocket request", e)
     })?;
     let config = config(&builder);
-    let stream = open(request, config, settings).await.map_err(|e| {
+    let stream = open(request, config, &settings).await.map_err(|e| {
         transport::Error::with_source(ErrorKind::Connect, "WebSocket connection failed", e)
     })?;
     Ok(builder.websocket(stream, settings))
