@@ -15,7 +15,7 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Sleep};
@@ -48,6 +48,9 @@ pub(crate) struct Driver<W> {
     queue_done: bool,
     /// Writing is over: only the stream's close is left.
     closing: bool,
+    /// The waker the stop signal and the keep-alive timer hold: they are told again
+    /// only when the task polling changes (never, in practice), not at every poll.
+    waker: Option<Waker>,
 }
 
 impl<W: Wire> Driver<W> {
@@ -71,7 +74,35 @@ impl<W: Wire> Driver<W> {
             unflushed: false,
             queue_done: false,
             closing: false,
+            waker: None,
         }
+    }
+
+    /// Whether reading must stop: the stop signal, or the keep-alive's verdict.
+    fn must_stop(&mut self, cx: &mut Context<'_>) -> bool {
+        let known = self
+            .waker
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()));
+        if !known {
+            self.waker = Some(cx.waker().clone());
+            if self.stop.poll(cx).is_ready() {
+                return true;
+            }
+            if let Some(keep_alive) = &mut self.keep_alive {
+                keep_alive.register(cx);
+            }
+        }
+        if self.stop.is_triggered() {
+            return true;
+        }
+        if let Some(keep_alive) = &mut self.keep_alive
+            && !keep_alive.check(cx)
+        {
+            tracing::debug!("the other side was silent past keep-alive; closing");
+            return true;
+        }
+        false
     }
 
     /// Reads up to [`READ_BURST`] messages and routes them; how many were read. Fewer
@@ -80,14 +111,7 @@ impl<W: Wire> Driver<W> {
         if self.inbound.is_none() {
             return 0;
         }
-        if self.stop.poll(cx).is_ready() {
-            self.end_reading();
-            return 0;
-        }
-        if let Some(keep_alive) = &mut self.keep_alive
-            && !keep_alive.poll(cx)
-        {
-            tracing::debug!("the other side was silent past keep-alive; closing");
+        if self.must_stop(cx) {
             self.end_reading();
             return 0;
         }
@@ -209,7 +233,8 @@ impl<W: Wire> Future for Driver<W> {
 }
 
 /// Pings every period, and tells when three whole periods passed with no sign of life
-/// from the other side. One timer, moved once a period; receiving only sets a flag.
+/// from the other side. One timer, moved once a period and otherwise only looked at;
+/// receiving only sets a flag.
 struct KeepAlive {
     period: Duration,
     timer: Pin<Box<Sleep>>,
@@ -232,9 +257,15 @@ impl KeepAlive {
         }
     }
 
-    /// `false` once the other side has been silent for three periods.
-    fn poll(&mut self, cx: &mut Context<'_>) -> bool {
-        while self.timer.as_mut().poll(cx).is_ready() {
+    /// Has the timer wake `cx`'s task.
+    fn register(&mut self, cx: &mut Context<'_>) {
+        let _ = self.timer.as_mut().poll(cx);
+    }
+
+    /// `false` once the other side has been silent for three periods. The timer must
+    /// have been [registered](Self::register) with the task's waker.
+    fn check(&mut self, cx: &mut Context<'_>) -> bool {
+        while self.timer.is_elapsed() {
             if std::mem::take(&mut self.heard) {
                 self.silent = 0;
             } else {
@@ -248,6 +279,7 @@ impl KeepAlive {
             // for a while must not count the periods it missed as silence.
             let next = Instant::now() + self.period;
             self.timer.as_mut().reset(next);
+            self.register(cx);
         }
         true
     }

@@ -51,7 +51,7 @@ enum Outcome {
     /// Its calls ran; the answer to send, if any.
     Answer(Option<Vec<u8>>),
     /// It is responses, for the client engine.
-    Responses,
+    Responses(Bytes),
     /// It is a cancellation of the call with this id (JSON text).
     Cancel(Box<str>),
 }
@@ -110,7 +110,8 @@ impl Inbound {
         if self.busy(answers) {
             return self.route_busy(&message, answers);
         }
-        let kept = message.clone();
+        // To name the call in a cancellation, should it not finish at once.
+        let kept = self.cancel.then(|| message.clone());
         let connection = self.connection.clone();
         let (max_size, max_batch_len, cancel) = (self.max_size, self.max_batch_len, self.cancel);
         let mut handling: Handling = Box::pin(async move {
@@ -123,7 +124,7 @@ impl Inbound {
                 Incoming::parse(&message, max_batch_len)
             };
             match incoming {
-                Incoming::Responses => Outcome::Responses,
+                Incoming::Responses => Outcome::Responses(message),
                 Incoming::Calls {
                     message,
                     cancel: params,
@@ -138,12 +139,9 @@ impl Inbound {
         match handling.as_mut().poll(cx) {
             Poll::Ready(Outcome::Answer(Some(answer))) => answers.push_back(answer.into()),
             Poll::Ready(Outcome::Answer(None)) => {}
-            Poll::Ready(Outcome::Responses) => self.inbox.deliver(kept),
+            Poll::Ready(Outcome::Responses(message)) => self.inbox.deliver(message),
             Poll::Ready(Outcome::Cancel(id)) => self.cancel(&id, answers),
-            Poll::Pending => {
-                let id = if self.cancel { single_id(&kept) } else { None };
-                self.spawn(handling, id);
-            }
+            Poll::Pending => self.spawn(handling, kept.as_deref().and_then(single_id)),
         }
     }
 

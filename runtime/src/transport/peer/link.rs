@@ -25,7 +25,12 @@ impl Stop {
         self.waker.wake();
     }
 
-    /// Ready once triggered.
+    /// Whether it was triggered.
+    pub(crate) fn is_triggered(&self) -> bool {
+        self.stopped.load(Ordering::Acquire)
+    }
+
+    /// Ready once triggered; else wakes `cx`'s task when it is.
     pub(crate) fn poll(&self, cx: &mut Context<'_>) -> Poll<()> {
         if self.stopped.load(Ordering::Acquire) {
             return Poll::Ready(());
