@@ -10,10 +10,12 @@
 //!   across connections with a [`Reconnect`] policy.
 //! - **Limits**: a message over the peer's
 //!   [`max_message_size`](super::peer::Builder::max_message_size) closes the connection
-//!   (WebSocket close code 1009), as the WebSocket protocol prescribes.
-//! - **Keep-alive**: each side pings an idle connection every
-//!   [`Settings::keep_alive`] and closes it when nothing at all (not even a pong) arrived
-//!   for three periods; pending calls then fail with `Closed`.
+//!   with close code 1009 (message too big), as the WebSocket protocol prescribes; a
+//!   text message that is not UTF-8 with 1007, a broken frame with 1002.
+//! - **Keep-alive**: each side pings the other every [`Settings::keep_alive`] and
+//!   closes the connection when nothing at all (not even a pong) arrived for three
+//!   whole periods; pending calls then fail with `Closed`.
+//! - **Reading**: the socket is read [`Settings::read_buffer`] bytes at a time.
 //! - **Close**: a close frame from the other side ends the connection cleanly; dropping
 //!   the last [`Peer`]/[`Client`](crate::client::Client) sends one, and so does a
 //!   [`serve`](super::http::serve) that shuts down, for each connection it upgraded.
