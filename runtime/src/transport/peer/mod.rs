@@ -8,7 +8,9 @@
 //! yet written included, beyond which calls are answered `-32009`). One task runs the
 //! connection: it reads each message once, runs a call in place when its handler
 //! answers on the first poll, and gives a task of its own only to a call still pending
-//! then. Which side opened the socket does not matter:
+//! then. (So a handler that computes for long before its first `.await` holds up the
+//! other messages of its connection: give such work to `spawn_blocking`.) Which side
+//! opened the socket does not matter:
 //!
 //! - a **server** pushes a notification, or calls the client back, from inside a handler
 //!   through [`remote`], and from anywhere through a [`Hub`] of its connections;
