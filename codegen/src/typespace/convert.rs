@@ -53,8 +53,13 @@ impl Converter<'_> {
             }
             None => {}
         }
+        if self.depth >= super::deferred::MAX_DEPTH {
+            return self.defer(at);
+        }
+        self.depth += 1;
         self.slots.insert(at.clone(), Slot::Busy(None));
         let mut ty = self.convert_fresh(at);
+        self.depth -= 1;
         if let Some(id) = self.placeholders.remove(at) {
             if ty != Ty::Named(id) {
                 self.define(id, Kind::Newtype(ty));

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::model::{Docs, Enum, Kind, Payload, Tagging, Ty, Variant, VariantHint};
+use super::model::{Docs, Enum, Kind, Payload, Tagging, Ty, TypeDef, Variant, VariantHint};
 use super::{Converter, ShallowClone};
 use crate::resolve::Location;
 
@@ -197,20 +197,19 @@ impl Converter<'_> {
         (sorted.len() == values.len()).then_some(values)
     }
 
-    /// The first branch that decodes wins: most specific first.
+    /// The first branch that decodes wins: the variants are put most specific first by
+    /// [`order_untagged`] once every type is known.
     fn untagged(&mut self, branches: &[Branch]) -> Enum {
-        let mut variants: Vec<(i32, Variant)> = branches
+        let variants = branches
             .iter()
             .map(|b| {
                 let ty = self.convert(&b.at);
-                let score = self.specificity(&ty);
-                (score, self.untagged_variant(ty, Docs::of(&b.raw)))
+                self.untagged_variant(ty, Docs::of(&b.raw))
             })
             .collect();
-        variants.sort_by_key(|(score, _)| -score);
         Enum {
             tagging: Tagging::Untagged,
-            variants: variants.into_iter().map(|(_, v)| v).collect(),
+            variants,
         }
     }
 
@@ -229,43 +228,6 @@ impl Converter<'_> {
             hint,
             payload,
             docs,
-        }
-    }
-
-    /// How narrow the set of JSON values a type accepts is (higher: try first).
-    pub(super) fn specificity(&self, ty: &Ty) -> i32 {
-        match ty {
-            Ty::Unit => 90,
-            Ty::Bool => 85,
-            Ty::Int(_) => 75,
-            Ty::Float => 70,
-            Ty::Tuple(_) | Ty::Array(..) => 65,
-            Ty::Vec(_) => 45,
-            Ty::String => 40,
-            Ty::Map(_) => 15,
-            Ty::Object => 12,
-            Ty::Value => 0,
-            Ty::Option(inner) | Ty::Box(inner) => self.specificity(inner) - 1,
-            Ty::Named(id) => match self.defs.get(id.0).map(|d| &d.kind) {
-                Some(Kind::Struct(s)) => {
-                    let required = s.fields.iter().filter(|f| f.required).count() as i32;
-                    let base = if required == 0 && !s.deny_unknown {
-                        20
-                    } else {
-                        100
-                    };
-                    base + 3 * required + if s.deny_unknown { 2 } else { 0 }
-                }
-                Some(Kind::Enum(e)) if e.variants.iter().all(|v| v.payload == Payload::Unit) => 80,
-                Some(Kind::IntEnum(_)) => 78,
-                Some(Kind::Enum(_)) => 50,
-                Some(Kind::Alias(inner) | Kind::Newtype(inner)) => {
-                    let inner = inner.clone();
-                    self.specificity(&inner)
-                }
-                Some(Kind::Never) => 95,
-                None => 0,
-            },
         }
     }
 
@@ -357,18 +319,13 @@ impl Converter<'_> {
             Ok(id) => id,
             Err(ty) => return ty,
         };
-        let mut variants: Vec<(i32, Variant)> = types
+        let variants = types
             .iter()
             .map(|t| {
                 let ty = self.convert_typed(at, s, t);
-                (
-                    self.specificity(&ty),
-                    self.untagged_variant(ty, Docs::default()),
-                )
+                self.untagged_variant(ty, Docs::default())
             })
             .collect();
-        variants.sort_by_key(|(score, _)| -score);
-        let variants = variants.into_iter().map(|(_, v)| v).collect();
         self.define(
             id,
             Kind::Enum(Enum {
@@ -377,6 +334,92 @@ impl Converter<'_> {
             }),
         );
         Ty::Named(id)
+    }
+}
+
+/// Puts the variants of every untagged enum most specific first (the first variant that
+/// decodes wins), keeping the document's order among equals. Done once every type is
+/// known: during conversion, a type still being converted cannot be scored.
+pub(super) fn order_untagged(defs: &mut [TypeDef]) {
+    for i in 0..defs.len() {
+        let Kind::Enum(e) = &defs[i].kind else {
+            continue;
+        };
+        if e.tagging != Tagging::Untagged {
+            continue;
+        }
+        let scores: Vec<i32> = e
+            .variants
+            .iter()
+            .map(|v| match &v.payload {
+                Payload::Newtype(ty) => specificity(defs, ty),
+                Payload::Unit | Payload::Struct(_) => specificity(defs, &Ty::Unit),
+            })
+            .collect();
+        if let Kind::Enum(e) = &mut defs[i].kind {
+            let mut scored: Vec<(i32, Variant)> =
+                scores.into_iter().zip(e.variants.drain(..)).collect();
+            scored.sort_by_key(|(score, _)| -score);
+            e.variants = scored.into_iter().map(|(_, v)| v).collect();
+        }
+    }
+}
+
+/// How narrow the set of JSON values a type accepts is (higher: try first).
+///
+/// A loop, not a recursion, through options, boxes and aliases: a long chain of aliases
+/// must not deepen the stack.
+fn specificity(defs: &[TypeDef], ty: &Ty) -> i32 {
+    let mut ty = ty;
+    let mut wrappers = 0;
+    for _ in 0..=defs.len() {
+        let score = match ty {
+            Ty::Unit => 90,
+            Ty::Bool => 85,
+            Ty::Int(_) => 75,
+            Ty::Float => 70,
+            Ty::Tuple(_) | Ty::Array(..) => 65,
+            Ty::Vec(_) => 45,
+            Ty::String => 40,
+            Ty::Map(_) => 15,
+            Ty::Object => 12,
+            Ty::Value => 0,
+            Ty::Option(inner) | Ty::Box(inner) => {
+                wrappers += 1;
+                ty = inner;
+                continue;
+            }
+            Ty::Named(id) => match defs.get(id.0).map(|d| &d.kind) {
+                Some(Kind::Alias(inner) | Kind::Newtype(inner)) => {
+                    ty = inner;
+                    continue;
+                }
+                Some(kind) => kind_specificity(kind),
+                None => 0,
+            },
+        };
+        return score - wrappers;
+    }
+    0
+}
+
+/// The specificity of a named type that is not an alias.
+fn kind_specificity(kind: &Kind) -> i32 {
+    match kind {
+        Kind::Struct(s) => {
+            let required = s.fields.iter().filter(|f| f.required).count() as i32;
+            let base = if required == 0 && !s.deny_unknown {
+                20
+            } else {
+                100
+            };
+            base + 3 * required + if s.deny_unknown { 2 } else { 0 }
+        }
+        Kind::Enum(e) if e.variants.iter().all(|v| v.payload == Payload::Unit) => 80,
+        Kind::IntEnum(_) => 78,
+        Kind::Enum(_) => 50,
+        Kind::Never => 95,
+        Kind::Alias(_) | Kind::Newtype(_) => 0,
     }
 }
 
@@ -425,7 +468,7 @@ fn string_values(raw: &Value) -> Option<Vec<String>> {
 }
 
 /// The variant name of an untagged variant holding an unnamed type.
-fn word_for(ty: &Ty) -> &'static str {
+pub(super) fn word_for(ty: &Ty) -> &'static str {
     match ty {
         Ty::Value => "Value",
         Ty::Object => "Object",

@@ -13,6 +13,7 @@
 
 mod convert;
 mod cycles;
+mod deferred;
 mod enums;
 mod merge;
 mod model;
@@ -73,6 +74,7 @@ impl TypeSpace {
         } = document;
         let mut cx = Converter::new(resolver, *root);
         let methods = roots::convert_document(&mut cx, *root, methods);
+        let settled = cx.convert_deferred();
         let mut space = TypeSpace {
             defs: cx.defs,
             methods,
@@ -81,6 +83,8 @@ impl TypeSpace {
             fallbacks: cx.fallbacks,
             origins: cx.origins,
         };
+        deferred::settle(&mut space, settled);
+        enums::order_untagged(&mut space.defs);
         space.settle_names();
         let cycle_errors = cycles::break_cycles(&mut space.defs, &space.origins, cx.resolver);
         space.diagnostics.extend(cycle_errors);
@@ -159,6 +163,10 @@ struct Converter<'r> {
     examples: Vec<Example>,
     diagnostics: Vec<Diagnostic>,
     fallbacks: usize,
+    /// How many conversions are nested now (see `deferred`).
+    depth: usize,
+    /// Schemas left for later because they sit too deep, with their placeholders.
+    deferred: Vec<(Location, TypeId)>,
 }
 
 impl<'r> Converter<'r> {
@@ -174,6 +182,8 @@ impl<'r> Converter<'r> {
             examples: Vec::new(),
             diagnostics: Vec::new(),
             fallbacks: 0,
+            depth: 0,
+            deferred: Vec::new(),
         }
     }
 
