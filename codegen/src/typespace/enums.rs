@@ -8,7 +8,9 @@
 
 use serde_json::Value;
 
-use super::model::{Docs, Enum, Kind, Payload, Tagging, Ty, TypeDef, Variant, VariantHint};
+use super::model::{
+    Docs, Enum, Kind, Payload, Tagging, Ty, TypeDef, Validation, Variant, VariantHint,
+};
 use super::{Converter, ShallowClone};
 use crate::resolve::Location;
 
@@ -110,14 +112,18 @@ impl Converter<'_> {
         }
         let variants = shapes
             .into_iter()
-            .map(|(wire, payload_at, docs)| Variant {
-                hint: VariantHint::Word(wire.clone()),
-                wire: Some(wire),
-                payload: match payload_at {
-                    Some(at) => Payload::Newtype(self.convert(&at)),
-                    None => Payload::Unit,
-                },
-                docs,
+            .map(|(wire, payload_at, docs)| {
+                let (payload, validation) = match payload_at {
+                    Some(at) => (Payload::Newtype(self.convert(&at)), self.validation(&at)),
+                    None => (Payload::Unit, Validation::default()),
+                };
+                Variant {
+                    hint: VariantHint::Word(wire.clone()),
+                    wire: Some(wire),
+                    payload,
+                    docs,
+                    validation,
+                }
             })
             .collect();
         Some(Enum {
@@ -164,6 +170,7 @@ impl Converter<'_> {
                     wire: Some(value),
                     payload: Payload::Struct(record),
                     docs: Docs::of(&b.raw),
+                    validation: self.validation(&b.at),
                 }
             })
             .collect();
@@ -204,7 +211,8 @@ impl Converter<'_> {
             .iter()
             .map(|b| {
                 let ty = self.convert(&b.at);
-                self.untagged_variant(ty, Docs::of(&b.raw))
+                let validation = self.validation(&b.at);
+                self.untagged_variant(ty, Docs::of(&b.raw), validation)
             })
             .collect();
         Enum {
@@ -213,7 +221,7 @@ impl Converter<'_> {
         }
     }
 
-    pub(super) fn untagged_variant(&self, ty: Ty, docs: Docs) -> Variant {
+    pub(super) fn untagged_variant(&self, ty: Ty, docs: Docs, validation: Validation) -> Variant {
         let hint = match &ty {
             Ty::Named(id) => VariantHint::Type(*id),
             other => VariantHint::Word(word_for(other).to_owned()),
@@ -228,6 +236,7 @@ impl Converter<'_> {
             hint,
             payload,
             docs,
+            validation,
         }
     }
 
@@ -288,6 +297,7 @@ impl Converter<'_> {
                 wire: Some(wire),
                 payload: Payload::Unit,
                 docs,
+                validation: Validation::default(),
             })
             .collect();
         self.define(
@@ -323,7 +333,9 @@ impl Converter<'_> {
             .iter()
             .map(|t| {
                 let ty = self.convert_typed(at, s, t);
-                self.untagged_variant(ty, Docs::default())
+                // The schema's keywords apply to whichever type the value has.
+                let validation = self.validation(at);
+                self.untagged_variant(ty, Docs::default(), validation)
             })
             .collect();
         self.define(

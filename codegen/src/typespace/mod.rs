@@ -21,6 +21,7 @@ mod overrides;
 mod place;
 mod roots;
 mod structs;
+mod validation;
 
 use std::collections::HashMap;
 
@@ -192,12 +193,13 @@ impl<'r> Converter<'r> {
         let id = TypeId(self.defs.len());
         let schema = self.resolver.get(at).cloned_shallow();
         let candidates = place::candidates(self.resolver, at, &schema);
+        let validation = self.validation(at);
         self.defs.push(TypeDef {
             name: String::new(),
             candidates,
             origin: self.origin(at),
             docs: Docs::of(&schema),
-            validation: Validation::of(&schema),
+            validation,
             kind: Kind::Never,
             replaced_by: None,
             derives: Vec::new(),
