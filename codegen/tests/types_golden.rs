@@ -82,6 +82,11 @@ fn fallbacks_are_warnings_naming_the_pointer() {
             "warning: tests/fixtures/types/fallbacks.json:7:3: at /components/schemas/Conditional: `if`/`then`/`else` cannot be expressed: generated as serde_json::Value",
             "warning: tests/fixtures/types/fallbacks.json:8:3: at /components/schemas/StringNotEmpty: `not` is not expressed in the type (not enforced)",
             "warning: tests/fixtures/types/fallbacks.json:9:3: at /components/schemas/Mixed: an `enum` mixing JSON types: generated as serde_json::Value",
+            "warning: tests/fixtures/types/fallbacks.json:10:51: at /components/schemas/NotPending/allOf/1: `not` is not expressed in the type (not enforced)",
+            "warning: tests/fixtures/types/fallbacks.json:11:3: at /components/schemas/AlwaysTrue: `const` true is not expressed in the type (not enforced)",
+            "warning: tests/fixtures/types/fallbacks.json:12:3: at /components/schemas/OnlyFalse: `enum` [false] is not expressed in the type (not enforced)",
+            "warning: tests/fixtures/types/fallbacks.json:14:3: at /components/schemas/Half: `const` 0.5 is not expressed in the type (not enforced)",
+            "warning: tests/fixtures/types/fallbacks.json:15:3: at /components/schemas/Halves: `enum` [0.5, 1, 1.5] is not expressed in the type (not enforced)",
         ]
     );
     assert_eq!(report.fallbacks, 3);
@@ -94,7 +99,7 @@ fn strict_turns_fallbacks_into_errors() {
         &Options::new().strict(true),
     )
     .expect_err("strict fails on warnings");
-    assert_eq!(err.diagnostics().len(), 4);
+    assert_eq!(err.diagnostics().len(), 9);
     assert!(err.diagnostics().iter().all(|d| d.is_error()));
 }
 

@@ -262,8 +262,13 @@ impl Converter<'_> {
         } else if rest.iter().all(|v| v.is_i64()) {
             self.int_enum(at, rest.iter().filter_map(|v| v.as_i64()).collect())
         } else if rest.iter().all(|v| v.is_boolean()) {
+            // Both values: exactly `bool`.
+            if !(rest.contains(&&Value::Bool(true)) && rest.contains(&&Value::Bool(false))) {
+                self.unenforced(at, &format!("`enum` {}", list(&rest)));
+            }
             Ty::Bool
         } else if rest.iter().all(|v| v.is_number()) {
+            self.unenforced(at, &format!("`enum` {}", list(&rest)));
             Ty::Float
         } else {
             self.fallback(at, "an `enum` mixing JSON types")
@@ -276,8 +281,14 @@ impl Converter<'_> {
         match value {
             Value::String(s) => self.string_enum(at, vec![(s.clone(), Docs::default())]),
             Value::Number(n) if n.is_i64() => self.int_enum(at, n.as_i64().into_iter().collect()),
-            Value::Number(_) => Ty::Float,
-            Value::Bool(_) => Ty::Bool,
+            Value::Number(_) => {
+                self.unenforced(at, &format!("`const` {value}"));
+                Ty::Float
+            }
+            Value::Bool(_) => {
+                self.unenforced(at, &format!("`const` {value}"));
+                Ty::Bool
+            }
             Value::Null => Ty::Unit,
             _ => self.fallback(at, "a `const` object or array"),
         }
@@ -433,6 +444,13 @@ fn kind_specificity(kind: &Kind) -> i32 {
         Kind::Never => 95,
         Kind::Alias(_) | Kind::Newtype(_) => 0,
     }
+}
+
+/// `[a, b]`: values for a message, cut after a few.
+fn list(values: &[&Value]) -> String {
+    let shown: Vec<String> = values.iter().take(4).map(ToString::to_string).collect();
+    let more = if values.len() > 4 { ", …" } else { "" };
+    format!("[{}{more}]", shown.join(", "))
 }
 
 /// `{"type": "null"}`, `{"type": ["null"]}`, `{"enum": [null]}` or `{"const": null}`.

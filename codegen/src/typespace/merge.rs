@@ -82,6 +82,15 @@ impl Converter<'_> {
             self.warn(at, "`allOf` nested too deeply: inner members ignored");
             return;
         }
+        if depth > 0 {
+            // A member is merged, never converted by itself: its restrictions that the
+            // type cannot express would go unnoticed.
+            for keyword in ["not", "if"] {
+                if s.get(keyword).is_some() {
+                    self.unenforced(at, &format!("`{keyword}`"));
+                }
+            }
+        }
         let is_object = [
             "properties",
             "required",
