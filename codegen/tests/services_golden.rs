@@ -16,10 +16,16 @@ fn manifest_dir() -> &'static Path {
 
 /// `(golden name, document)`: the fixture, then the corpus examples when present.
 fn cases() -> Vec<(&'static str, PathBuf)> {
-    let mut cases = vec![(
-        "features",
-        manifest_dir().join("tests/fixtures/services/features.json"),
-    )];
+    let mut cases = vec![
+        (
+            "features",
+            manifest_dir().join("tests/fixtures/services/features.json"),
+        ),
+        (
+            "std_names",
+            manifest_dir().join("tests/fixtures/services/std_names.json"),
+        ),
+    ];
     if let Some(dir) = corpus::dir() {
         let examples = dir.join("open-rpc-examples");
         cases.extend([

@@ -76,7 +76,9 @@ pub mod types {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct AddParams {
     /// The `a` param.
@@ -118,7 +120,9 @@ pub type AddResult = i64;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GreetParams {
     /// The `name` param.
@@ -150,7 +154,9 @@ pub type GreetResult = ::std::string::String;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct DivideParams {
     /// The `numerator` param.
@@ -172,7 +178,9 @@ pub type DivideResult = i64;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub enum DivideError {
     /// `1`: division by zero
@@ -253,7 +261,9 @@ impl ::std::convert::From<DivideError> for ::rpcsmith::server::Failure<DivideErr
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct EthGetBalanceParams {
     /// The `address` param.
@@ -310,7 +320,9 @@ pub type FilecoinChainHeadResult = i64;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct LogParams {
     /// The `message` param.
@@ -337,7 +349,9 @@ pub struct LogParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct New2Params {
     /// The `type` param.
@@ -360,7 +374,9 @@ pub struct FeaturesClient {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl FeaturesClient {
     /// Wraps a client of any transport.
@@ -555,7 +571,9 @@ pub struct FeaturesBatch {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl FeaturesBatch {
     /// How many entries the batch holds.
@@ -850,7 +868,9 @@ impl New2Params {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub trait FeaturesServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Adds two integers.
@@ -992,7 +1012,9 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.add(cx, params.a, params.b).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as FeaturesServer>::add(&server, cx, params.a, params.b).await,
+                    )
                 })
             }
             "greet" => {
@@ -1005,8 +1027,13 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server
-                            .greet(cx, params.name, params.greeting, params.punctuation)
+                        <S as FeaturesServer>::greet(
+                                &server,
+                                cx,
+                                params.name,
+                                params.greeting,
+                                params.punctuation,
+                            )
                             .await,
                     )
                 })
@@ -1021,7 +1048,13 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.divide(cx, params.numerator, params.denominator).await,
+                        <S as FeaturesServer>::divide(
+                                &server,
+                                cx,
+                                params.numerator,
+                                params.denominator,
+                            )
+                            .await,
                     )
                 })
             }
@@ -1035,8 +1068,8 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server
-                            .eth_get_balance(
+                        <S as FeaturesServer>::eth_get_balance(
+                                &server,
                                 cx,
                                 params.address,
                                 params.block,
@@ -1056,7 +1089,9 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 }
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.filecoin_chain_head(cx).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as FeaturesServer>::filecoin_chain_head(&server, cx).await,
+                    )
                 })
             }
             "log" => {
@@ -1068,7 +1103,8 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    server.log(cx, params.message, params.level).await;
+                    <S as FeaturesServer>::log(&server, cx, params.message, params.level)
+                        .await;
                     ::rpcsmith::server::encode(&())
                 })
             }
@@ -1081,7 +1117,9 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.new2(cx, params.r#type).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as FeaturesServer>::new2(&server, cx, params.r#type).await,
+                    )
                 })
             }
             _ => {

@@ -110,7 +110,9 @@ pub mod types {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetUserByNameParams {
     /// The `username` param.
@@ -136,7 +138,9 @@ pub type GetUserByNameResult = types::User;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetRepositoriesByOwnerParams {
     /// The `username` param.
@@ -162,7 +166,9 @@ pub type GetRepositoriesByOwnerResult = ::std::vec::Vec<types::Repository>;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetRepositoryParams {
     /// The `username` param.
@@ -190,7 +196,9 @@ pub type GetRepositoryResult = types::Repository;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetPullRequestsByRepositoryParams {
     /// The `username` param.
@@ -221,7 +229,9 @@ pub type GetPullRequestsByRepositoryResult = ::std::vec::Vec<types::Pullrequest>
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetPullRequestsByIdParams {
     /// The `username` param.
@@ -251,7 +261,9 @@ pub type GetPullRequestsByIdResult = types::Pullrequest;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct MergePullRequestParams {
     /// The `username` param.
@@ -278,7 +290,9 @@ pub struct LinksClient {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl LinksClient {
     /// Wraps a client of any transport.
@@ -471,7 +485,9 @@ pub struct LinksBatch {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl LinksBatch {
     /// How many entries the batch holds.
@@ -767,7 +783,9 @@ impl MergePullRequestParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub trait LinksServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `get_user_by_name`.
@@ -896,7 +914,12 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.get_user_by_name(cx, params.username).await,
+                        <S as LinksServer>::get_user_by_name(
+                                &server,
+                                cx,
+                                params.username,
+                            )
+                            .await,
                     )
                 })
             }
@@ -910,7 +933,12 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.get_repositories_by_owner(cx, params.username).await,
+                        <S as LinksServer>::get_repositories_by_owner(
+                                &server,
+                                cx,
+                                params.username,
+                            )
+                            .await,
                     )
                 })
             }
@@ -924,7 +952,13 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.get_repository(cx, params.username, params.slug).await,
+                        <S as LinksServer>::get_repository(
+                                &server,
+                                cx,
+                                params.username,
+                                params.slug,
+                            )
+                            .await,
                     )
                 })
             }
@@ -938,8 +972,8 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server
-                            .get_pull_requests_by_repository(
+                        <S as LinksServer>::get_pull_requests_by_repository(
+                                &server,
                                 cx,
                                 params.username,
                                 params.slug,
@@ -959,8 +993,8 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server
-                            .get_pull_requests_by_id(
+                        <S as LinksServer>::get_pull_requests_by_id(
+                                &server,
                                 cx,
                                 params.username,
                                 params.slug,
@@ -980,8 +1014,8 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server
-                            .merge_pull_request(
+                        <S as LinksServer>::merge_pull_request(
+                                &server,
                                 cx,
                                 params.username,
                                 params.slug,

@@ -57,7 +57,9 @@ pub mod types {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct ListPetsParams {
     /// How many items to return at one time (max 100)
@@ -78,7 +80,9 @@ pub type ListPetsResult = types::Pets;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub enum ListPetsError {
     /// `100`: pets busy
@@ -148,7 +152,9 @@ impl ::std::convert::From<ListPetsError> for ::rpcsmith::server::Failure<ListPet
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct CreatePetParams {
     /// Name of pet to create
@@ -179,7 +185,9 @@ pub type CreatePetResult = types::PetId2;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetPetParams {
     /// The id of the pet to retrieve
@@ -203,7 +211,9 @@ pub struct PetstoreClient {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl PetstoreClient {
     /// Wraps a client of any transport.
@@ -310,7 +320,9 @@ pub struct PetstoreBatch {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl PetstoreBatch {
     /// How many entries the batch holds.
@@ -461,7 +473,9 @@ impl GetPetParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub trait PetstoreServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// List all pets
@@ -556,7 +570,9 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.list_pets(cx, params.limit).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as PetstoreServer>::list_pets(&server, cx, params.limit).await,
+                    )
                 })
             }
             "create_pet" => {
@@ -569,8 +585,12 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server
-                            .create_pet(cx, params.new_pet_name, params.new_pet_tag)
+                        <S as PetstoreServer>::create_pet(
+                                &server,
+                                cx,
+                                params.new_pet_name,
+                                params.new_pet_tag,
+                            )
                             .await,
                     )
                 })
@@ -584,7 +604,9 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.get_pet(cx, params.pet_id).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as PetstoreServer>::get_pet(&server, cx, params.pet_id).await,
+                    )
                 })
             }
             _ => {

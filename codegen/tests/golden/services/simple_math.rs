@@ -39,7 +39,9 @@ pub mod types {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct AdditionParams {
     /// The `a` param.
@@ -69,7 +71,9 @@ pub type AdditionResult = types::C;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct SubtractionParams {
     /// The `a` param.
@@ -96,7 +100,9 @@ pub struct SimpleMathClient {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl SimpleMathClient {
     /// Wraps a client of any transport.
@@ -172,7 +178,9 @@ pub struct SimpleMathBatch {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl SimpleMathBatch {
     /// How many entries the batch holds.
@@ -281,7 +289,9 @@ impl SubtractionParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub trait SimpleMathServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `addition`.
@@ -361,7 +371,13 @@ impl<S: SimpleMathServer> ::rpcsmith::server::Dispatch for SimpleMathDispatcher<
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.addition(cx, params.a, params.b).await,
+                        <S as SimpleMathServer>::addition(
+                                &server,
+                                cx,
+                                params.a,
+                                params.b,
+                            )
+                            .await,
                     )
                 })
             }
@@ -375,7 +391,13 @@ impl<S: SimpleMathServer> ::rpcsmith::server::Dispatch for SimpleMathDispatcher<
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.subtraction(cx, params.a, params.b).await,
+                        <S as SimpleMathServer>::subtraction(
+                                &server,
+                                cx,
+                                params.a,
+                                params.b,
+                            )
+                            .await,
                     )
                 })
             }
