@@ -77,7 +77,9 @@ impl Builder {
     }
 
     /// How the client sends the params of a method whose `paramStructure` is `either` or
-    /// absent (default [`ParamsBy::Name`]).
+    /// absent (default [`ParamsBy::Position`]: a server that takes both shapes takes an
+    /// array, and Ethereum-style nodes take nothing else; the param names of such
+    /// documents are often labels, not names the server knows).
     pub fn either_default(mut self, by: ParamsBy) -> Self {
         self.settings.either_default = by;
         self

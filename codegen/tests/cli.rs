@@ -62,6 +62,30 @@ fn generate_writes_a_file_only_when_it_changes() {
 }
 
 #[test]
+fn either_default_picks_how_either_methods_send_their_params() {
+    let doc = "tests/fixtures/services/features.json";
+    // `divide` has no paramStructure: by position (a Serialize of its own, writing an
+    // array) unless told otherwise.
+    let serialize = "impl ::rpcsmith::__private::serde::Serialize for DivideParams";
+    let default = rpcsmith(&["generate", doc]);
+    let by_position = rpcsmith(&["generate", doc, "--either-default", "position"]);
+    let by_name = rpcsmith(&["generate", doc, "--either-default", "name"]);
+    for out in [&default, &by_position, &by_name] {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    assert!(text(&default.stdout).contains(serialize));
+    assert_eq!(default.stdout, by_position.stdout);
+    assert!(!text(&by_name.stdout).contains(serialize));
+    let bad = rpcsmith(&["generate", doc, "--either-default", "sideways"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("invalid value 'sideways' for '--either-default <HOW>'"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
 fn generate_prints_warnings_and_succeeds() {
     let out = rpcsmith(&["generate", &fixture("warns.json")]);
     assert!(out.status.success());

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand};
-use rpcsmith_build::{Diagnostic, Error, configure};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use rpcsmith_build::{Diagnostic, Error, ParamsBy, configure};
 
 const GENERATE_EXAMPLES: &str = "\
 Examples:
@@ -63,6 +63,19 @@ struct Generate {
     /// document's title, or its file name.
     #[arg(long, value_name = "NAME")]
     module: Option<String>,
+    /// How the client sends the params of methods whose paramStructure is `either` (or
+    /// absent): as an array (every server that takes both shapes takes it) or an object.
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = EitherDefault::Position)]
+    either_default: EitherDefault,
+}
+
+/// `--either-default`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EitherDefault {
+    /// An object keyed by param name.
+    Name,
+    /// An array in declaration order.
+    Position,
 }
 
 #[derive(Debug, Args)]
@@ -116,7 +129,11 @@ fn generate(args: &Generate) -> anyhow::Result<ExitCode> {
         .input
         .builder()
         .client(both || args.client)
-        .server(both || args.server);
+        .server(both || args.server)
+        .either_default(match args.either_default {
+            EitherDefault::Name => ParamsBy::Name,
+            EitherDefault::Position => ParamsBy::Position,
+        });
     if let Some(name) = &args.module {
         builder = builder.module(name);
     }

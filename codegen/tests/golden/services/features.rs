@@ -137,13 +137,7 @@ pub struct GreetParams {
 /// The result of `greet`.
 pub type GreetResult = ::std::string::String;
 /// The params of `divide`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -163,6 +157,20 @@ pub struct DivideParams {
     pub numerator: i64,
     /// The `denominator` param.
     pub denominator: i64,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for DivideParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 2;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.numerator)?;
+        seq.serialize_element(&self.denominator)?;
+        seq.end()
+    }
 }
 /// The result of `divide`.
 pub type DivideResult = i64;
@@ -303,13 +311,7 @@ pub type EthGetBalanceResult = types::Money;
 /// The result of `Filecoin.ChainHead`.
 pub type FilecoinChainHeadResult = i64;
 /// The params of `log`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -328,17 +330,26 @@ pub struct LogParams {
     /// The `message` param.
     pub message: ::std::string::String,
     /// The `level` param.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub level: ::std::option::Option<i64>,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for LogParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = if self.level.is_some() { 2 } else { 1 };
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.message)?;
+        if len > 1 {
+            seq.serialize_element(&self.level)?;
+        }
+        seq.end()
+    }
+}
 /// The params of `new`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -356,6 +367,19 @@ pub struct LogParams {
 pub struct New2Params {
     /// The `type` param.
     pub r#type: ::std::string::String,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for New2Params {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.r#type)?;
+        seq.end()
+    }
 }
 /// The result of `new`.
 pub type New2Result = ::std::string::String;

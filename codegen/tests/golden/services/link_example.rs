@@ -93,13 +93,7 @@ pub mod types {
     }
 }
 /// The params of `get_user_by_name`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -118,16 +112,23 @@ pub struct GetUserByNameParams {
     /// The `username` param.
     pub username: ::std::string::String,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetUserByNameParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.username)?;
+        seq.end()
+    }
+}
 /// The result of `get_user_by_name`.
 pub type GetUserByNameResult = types::User;
 /// The params of `get_repositories_by_owner`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -146,16 +147,23 @@ pub struct GetRepositoriesByOwnerParams {
     /// The `username` param.
     pub username: ::std::string::String,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetRepositoriesByOwnerParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.username)?;
+        seq.end()
+    }
+}
 /// The result of `get_repositories_by_owner`.
 pub type GetRepositoriesByOwnerResult = ::std::vec::Vec<types::Repository>;
 /// The params of `get_repository`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -176,16 +184,24 @@ pub struct GetRepositoryParams {
     /// The `slug` param.
     pub slug: ::std::string::String,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetRepositoryParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 2;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.username)?;
+        seq.serialize_element(&self.slug)?;
+        seq.end()
+    }
+}
 /// The result of `get_repository`.
 pub type GetRepositoryResult = types::Repository;
 /// The params of `get_pull_requests_by_repository`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -206,19 +222,29 @@ pub struct GetPullRequestsByRepositoryParams {
     /// The `slug` param.
     pub slug: ::std::string::String,
     /// The `state` param.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub state: ::std::option::Option<types::GetPullRequestsByRepositoryState>,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetPullRequestsByRepositoryParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = if self.state.is_some() { 3 } else { 2 };
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.username)?;
+        seq.serialize_element(&self.slug)?;
+        if len > 2 {
+            seq.serialize_element(&self.state)?;
+        }
+        seq.end()
+    }
 }
 /// The result of `get_pull_requests_by_repository`.
 pub type GetPullRequestsByRepositoryResult = ::std::vec::Vec<types::Pullrequest>;
 /// The params of `get_pull_requests_by_id`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -241,16 +267,25 @@ pub struct GetPullRequestsByIdParams {
     /// The `pid` param.
     pub pid: ::std::string::String,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetPullRequestsByIdParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 3;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.username)?;
+        seq.serialize_element(&self.slug)?;
+        seq.serialize_element(&self.pid)?;
+        seq.end()
+    }
+}
 /// The result of `get_pull_requests_by_id`.
 pub type GetPullRequestsByIdResult = types::Pullrequest;
 /// The params of `merge_pull_request`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -272,6 +307,21 @@ pub struct MergePullRequestParams {
     pub slug: ::std::string::String,
     /// The `pid` param.
     pub pid: ::std::string::String,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for MergePullRequestParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 3;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.username)?;
+        seq.serialize_element(&self.slug)?;
+        seq.serialize_element(&self.pid)?;
+        seq.end()
+    }
 }
 /// The result of `merge_pull_request`.
 pub type MergePullRequestResult = ::rpcsmith::__private::serde_json::Value;

@@ -40,13 +40,7 @@ pub mod types {
     pub type Pets = ::std::vec::Vec<Pet>;
 }
 /// The params of `list_pets`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -63,8 +57,22 @@ pub mod types {
 )]
 pub struct ListPetsParams {
     /// How many items to return at one time (max 100)
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub limit: ::std::option::Option<u64>,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for ListPetsParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = if self.limit.is_some() { 1 } else { 0 };
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        if len > 0 {
+            seq.serialize_element(&self.limit)?;
+        }
+        seq.end()
+    }
 }
 /// The result of `list_pets`.
 pub type ListPetsResult = types::Pets;
@@ -135,13 +143,7 @@ impl ::std::convert::From<ListPetsError> for ::rpcsmith::server::Failure<ListPet
     }
 }
 /// The params of `create_pet`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -158,23 +160,30 @@ impl ::std::convert::From<ListPetsError> for ::rpcsmith::server::Failure<ListPet
 )]
 pub struct CreatePetParams {
     /// Name of pet to create
-    #[serde(rename = "newPetName")]
     pub new_pet_name: ::std::string::String,
     /// Pet tag to create
-    #[serde(rename = "newPetTag")]
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub new_pet_tag: ::std::option::Option<::std::string::String>,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for CreatePetParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = if self.new_pet_tag.is_some() { 2 } else { 1 };
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.new_pet_name)?;
+        if len > 1 {
+            seq.serialize_element(&self.new_pet_tag)?;
+        }
+        seq.end()
+    }
 }
 /// The result of `create_pet`.
 pub type CreatePetResult = types::PetId2;
 /// The params of `get_pet`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -191,8 +200,20 @@ pub type CreatePetResult = types::PetId2;
 )]
 pub struct GetPetParams {
     /// The id of the pet to retrieve
-    #[serde(rename = "petId")]
     pub pet_id: types::PetId2,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetPetParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.pet_id)?;
+        seq.end()
+    }
 }
 /// The result of `get_pet`.
 pub type GetPetResult = types::Pet;

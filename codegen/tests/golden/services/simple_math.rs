@@ -22,13 +22,7 @@ pub mod types {
     pub type Integer = i64;
 }
 /// The params of `addition`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -45,22 +39,38 @@ pub mod types {
 )]
 pub struct AdditionParams {
     /// The `a` param.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub a: ::std::option::Option<types::Integer>,
     /// The `b` param.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub b: ::std::option::Option<types::Integer>,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for AdditionParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = if self.b.is_some() {
+            2
+        } else if self.a.is_some() {
+            1
+        } else {
+            0
+        };
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        if len > 0 {
+            seq.serialize_element(&self.a)?;
+        }
+        if len > 1 {
+            seq.serialize_element(&self.b)?;
+        }
+        seq.end()
+    }
 }
 /// The result of `addition`.
 pub type AdditionResult = types::C;
 /// The params of `subtraction`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -77,11 +87,33 @@ pub type AdditionResult = types::C;
 )]
 pub struct SubtractionParams {
     /// The `a` param.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub a: ::std::option::Option<types::Integer>,
     /// The `b` param.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub b: ::std::option::Option<types::Integer>,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for SubtractionParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = if self.b.is_some() {
+            2
+        } else if self.a.is_some() {
+            1
+        } else {
+            0
+        };
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        if len > 0 {
+            seq.serialize_element(&self.a)?;
+        }
+        if len > 1 {
+            seq.serialize_element(&self.b)?;
+        }
+        seq.end()
+    }
 }
 /// The result of `subtraction`.
 pub type SubtractionResult = types::C;

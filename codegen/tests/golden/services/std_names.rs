@@ -70,13 +70,7 @@ pub mod types {
     }
 }
 /// The params of `clone`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -95,16 +89,23 @@ pub struct Clone2Params {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for Clone2Params {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `clone`.
 pub type Clone2Result = i64;
 /// The params of `clone_from`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -123,16 +124,23 @@ pub struct CloneFrom2Params {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for CloneFrom2Params {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `clone_from`.
 pub type CloneFrom2Result = i64;
 /// The params of `clone_into`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -151,16 +159,23 @@ pub struct CloneInto2Params {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for CloneInto2Params {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `clone_into`.
 pub type CloneInto2Result = i64;
 /// The params of `to_owned`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -179,16 +194,23 @@ pub struct ToOwned2Params {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for ToOwned2Params {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `to_owned`.
 pub type ToOwned2Result = i64;
 /// The params of `into`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -207,16 +229,23 @@ pub struct Into2Params {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for Into2Params {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `into`.
 pub type Into2Result = i64;
 /// The params of `try_into`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -235,16 +264,23 @@ pub struct TryInto2Params {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for TryInto2Params {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `try_into`.
 pub type TryInto2Result = i64;
 /// The params of `as_ref`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -263,16 +299,23 @@ pub struct AsRefParams {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for AsRefParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `as_ref`.
 pub type AsRefResult = i64;
 /// The params of `drop`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -291,16 +334,23 @@ pub struct DropParams {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for DropParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `drop`.
 pub type DropResult = i64;
 /// The params of `eq`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -319,16 +369,23 @@ pub struct EqParams {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for EqParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `eq`.
 pub type EqResult = i64;
 /// The params of `to_string`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -347,16 +404,23 @@ pub struct ToStringParams {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for ToStringParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `to_string`.
 pub type ToStringResult = i64;
 /// The params of `borrow`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -375,16 +439,23 @@ pub struct BorrowParams {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for BorrowParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `borrow`.
 pub type BorrowResult = i64;
 /// The params of `type_id`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -403,16 +474,23 @@ pub struct TypeIdParams {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for TypeIdParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `type_id`.
 pub type TypeIdResult = i64;
 /// The params of `self`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -431,16 +509,23 @@ pub struct SelfValueParams {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for SelfValueParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `self`.
 pub type SelfValueResult = i64;
 /// The params of `from_block`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -459,18 +544,25 @@ pub struct FromBlockParams {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for FromBlockParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `from_block`.
 pub type FromBlockResult = i64;
 /// The result of `next`.
 pub type NextResult = i64;
 /// The params of `into_inner2`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -489,16 +581,23 @@ pub struct IntoInner2Params {
     /// The `value` param.
     pub value: i64,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for IntoInner2Params {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.value)?;
+        seq.end()
+    }
+}
 /// The result of `into_inner2`.
 pub type IntoInner2Result = i64;
 /// The params of `as_mut`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -515,8 +614,20 @@ pub type IntoInner2Result = i64;
 )]
 pub struct AsMutParams {
     /// The `self` param.
-    #[serde(rename = "self")]
     pub self_2: types::SelfValue,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for AsMutParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.self_2)?;
+        seq.end()
+    }
 }
 /// A typed client of Std names: one method per API method, over any transport.
 #[derive(::std::fmt::Debug, ::std::clone::Clone)]
