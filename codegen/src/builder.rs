@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::emit::{cargo_lines, write_if_changed};
+use crate::emit::{cargo_lines, claim, write_if_changed};
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::settings::{Override, ParamsBy, Settings};
 
@@ -137,7 +137,9 @@ impl Builder {
     /// An [`Error`] whose `Display` lists every problem as `file:line:col: at /pointer:
     /// message`: the document cannot be read, is not valid OpenRPC, has a `$ref` that
     /// cannot be resolved, cannot be generated, has warnings under [`strict`](Self::strict);
-    /// or `OUT_DIR` is not set, or the output cannot be written.
+    /// or `OUT_DIR` is not set, or the output cannot be written, or another document was
+    /// generated into the same module file earlier in this build (two `compile` calls
+    /// with the same module name: give one another [`module`](Self::module)).
     pub fn compile(self, path: impl AsRef<Path>) -> Result<(), Error> {
         // A failed build script is always rerun by cargo, so a failure prints nothing.
         let emitted = self.emit(path)?;
@@ -167,6 +169,7 @@ impl Builder {
         files_read.extend(self.settings.templates_dir.clone());
         merge_files(&mut files_read, generated.files_read);
         let file = out_dir.join(format!("{module}.rs"));
+        claim(&file, &module, path)?;
         let written = write_if_changed(&file, &generated.source)?;
         write_if_changed(
             &out_dir.join(format!("{module}.mod.rs")),

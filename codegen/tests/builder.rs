@@ -155,6 +155,37 @@ fn a_missing_document_and_a_bad_module_name_are_errors() {
     );
 }
 
+/// Two documents generated under one module name into one directory by one build: the
+/// second would silently replace the first.
+#[test]
+fn two_documents_into_one_module_file_are_an_error_naming_both() {
+    let out = tempfile::tempdir().unwrap();
+    let compile = |doc: &str| {
+        configure()
+            .out_dir(out.path())
+            .include_dir(fixture("include"))
+            .module("api")
+            .compile(fixture(doc))
+    };
+    compile("pets.json").unwrap();
+    // The same document again (a rerun) is fine.
+    compile("pets.json").unwrap();
+    let err = compile("warns.json").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Invalid);
+    assert_eq!(
+        err.to_string(),
+        "tests/fixtures/builder/warns.json: at (root): module `api` is already generated in this build from tests/fixtures/builder/pets.json: give one of the two documents another `.module(…)` name"
+    );
+    let source = std::fs::read_to_string(out.path().join("api.rs")).unwrap();
+    assert!(source.contains("from pets.json"), "the first was replaced");
+    // Another module name, or another directory, is another file.
+    configure()
+        .out_dir(out.path())
+        .module("warns")
+        .compile(fixture("warns.json"))
+        .unwrap();
+}
+
 #[test]
 fn the_module_name_sets_the_file_names() {
     let out = tempfile::tempdir().unwrap();
