@@ -136,7 +136,7 @@ fn structure_errors_and_warnings_are_all_collected() {
     assert_eq!(
         text,
         lines(&[
-            "warning: tests/fixtures/broken/structure.json:3:3: at /info: missing required member \"title\" of the info object",
+            "warning: tests/fixtures/broken/structure.json:3:3: at /info: missing member \"title\" of the info object (the specification requires it): generated without it",
             "tests/fixtures/broken/structure.json:6:7: at /methods/0/name: must not be empty",
             "tests/fixtures/broken/structure.json:7:7: at /methods/0/paramStructure: paramStructure must be \"by-name\", \"by-position\" or \"either\", not \"positional\"",
             "tests/fixtures/broken/structure.json:8:18: at /methods/0/params/0: missing required member \"name\" of the content descriptor object",
