@@ -85,6 +85,23 @@ impl Builder {
         self
     }
 
+    /// Marks the methods whose wire name matches `pattern` as sent by the server to the
+    /// client (a subscription's notifications, a language server's requests to its
+    /// editor); every other method goes from the client to the server. In `pattern`, `*`
+    /// matches any run of characters: `"starknet_subscription*"`, or `"*"` for a document
+    /// that describes what the client serves. Repeatable. A pattern that matches no
+    /// method is a warning naming it.
+    ///
+    /// For those methods the module has, instead of client methods and server trait
+    /// methods, `<Doc>Push` (the server's typed sender, over the client of a connection:
+    /// `rpcsmith::transport::peer::remote(&cx)` or a `Hub`'s) and the trait
+    /// `<Doc>Listener` with its `<Doc>ListenerDispatcher` (the client's handlers, given to
+    /// its peer's `serve`). `.client(true)` emits the listener, `.server(true)` the push.
+    pub fn server_to_client(mut self, pattern: impl Into<String>) -> Self {
+        self.settings.server_to_client.push(pattern.into());
+        self
+    }
+
     /// A directory whose `*.hbs` files replace the built-in templates of the same name
     /// (`types.hbs`, `types/struct.hbs`, `client.hbs`, `server.hbs`, …; copy them from the
     /// repository's `templates/`); the others stay built in. The output is still parsed

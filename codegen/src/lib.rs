@@ -33,6 +33,11 @@
 //! fails to compile where it is used. A failure's `Display` lists every problem as
 //! `file:line:col: at /json/pointer: message`.
 //!
+//! Methods the server sends to the client (a subscription's notifications, a language
+//! server's requests to its editor) are marked with [`Builder::server_to_client`]: they get
+//! `<Doc>Push` (the server's typed sender) and `<Doc>Listener` (the client's handlers)
+//! instead of client and server methods.
+//!
 //! The `rpcsmith` command-line tool (the `cli` feature) runs the same pipeline for people
 //! who commit generated code: `rpcsmith generate openrpc.json -o src/api.rs`, and
 //! `rpcsmith check openrpc.json`.
@@ -69,6 +74,7 @@ pub mod source;
 pub mod validate;
 
 mod bundle;
+mod direction;
 mod emit;
 mod format;
 pub mod generate;

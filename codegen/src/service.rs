@@ -4,14 +4,17 @@
 //! Each method of the [`Document`] is matched with its types in the [`TypeSpace`]: its
 //! params (names, types, required or optional, order), how they go on the wire
 //! (`paramStructure`, `either` resolved by [`Settings::either_default`]), its result (or
-//! none: a notification), and its declared errors (code, message, typed `data`).
+//! none: a notification), its declared errors (code, message, typed `data`), and who
+//! sends it ([`Direction`], from [`Settings::server_to_client`]).
 
 use std::collections::{HashMap, HashSet};
 
+use crate::direction::{Direction, directions};
 use crate::document::{Document, ResolvedError, ResolvedMethod};
 use crate::error::Diagnostic;
 use crate::naming::{Namer, field_name, title_is_identifier, type_name};
 use crate::openrpc::ParamStructure;
+use crate::resolve::Location;
 use crate::settings::{ParamsBy, Settings};
 use crate::typespace::{MethodTypes, Ty, TypeSpace};
 
@@ -70,6 +73,8 @@ pub(crate) struct Method {
     pub(crate) result: Option<Ty>,
     /// The declared errors, one per code.
     pub(crate) errors: Vec<DeclaredError>,
+    /// Who sends it.
+    pub(crate) direction: Direction,
 }
 
 /// One param.
@@ -118,12 +123,25 @@ impl Services {
         for word in CLIENT_WORDS {
             names.fns.claim(word);
         }
-        for suffix in ["Client", "Batch", "Server", "Dispatcher"] {
+        let wire: Vec<&str> = document.methods.iter().map(|m| m.name.as_str()).collect();
+        let (sent_by, unmatched) = directions(&settings.server_to_client, &wire);
+        let mut suffixes = vec!["Client", "Batch", "Server", "Dispatcher"];
+        if sent_by.contains(&Direction::ServerToClient) {
+            suffixes.extend(["Push", "Listener", "ListenerDispatcher"]);
+        }
+        for suffix in suffixes {
             names.bases.claim(&format!("{name}{suffix}"));
         }
-        let mut diagnostics = Vec::new();
+        let mut diagnostics: Vec<Diagnostic> = unmatched
+            .iter()
+            .map(|pattern| {
+                let at = Location::new(document.root, "/methods");
+                let message = format!("server_to_client pattern {pattern:?} matches no method");
+                document.resolver.warning_at(&at, message)
+            })
+            .collect();
         let mut methods = Vec::new();
-        for m in &document.methods {
+        for (m, direction) in document.methods.iter().zip(sent_by) {
             let Some(types) = types.get(m.name.as_str()) else {
                 let at = &m.location;
                 diagnostics.push(
@@ -133,14 +151,9 @@ impl Services {
                 );
                 continue;
             };
-            methods.push(method(
-                m,
-                types,
-                settings,
-                &mut names,
-                document,
-                &mut diagnostics,
-            ));
+            let mut method = method(m, types, settings, &mut names, document, &mut diagnostics);
+            method.direction = direction;
+            methods.push(method);
         }
         let title = match document.model.info.title.trim() {
             "" => name.clone(),
@@ -228,6 +241,7 @@ fn method(
         sends,
         result: types.result.clone(),
         errors: errors(&m.errors, types, document, diagnostics),
+        direction: Direction::ClientToServer,
     }
 }
 

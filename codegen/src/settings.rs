@@ -31,6 +31,10 @@ pub struct Settings {
     pub overrides: BTreeMap<String, Override>,
     /// A directory whose `*.hbs` files replace the built-in templates of the same name.
     pub templates_dir: Option<PathBuf>,
+    /// Wire-name patterns of the methods the server sends to the client (`*` matches any
+    /// run of characters: `starknet_subscription*`, `*`). Every other method goes from
+    /// the client to the server. A pattern that matches no method is a warning.
+    pub server_to_client: Vec<String>,
 }
 
 impl Default for Settings {
@@ -43,6 +47,7 @@ impl Default for Settings {
             either_default: ParamsBy::Position,
             overrides: BTreeMap::new(),
             templates_dir: None,
+            server_to_client: Vec::new(),
         }
     }
 }

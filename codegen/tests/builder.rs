@@ -82,6 +82,12 @@ fn writes_the_module_and_its_wrapper_only_when_changed() {
     assert_eq!(std::fs::read_to_string(&first.file).unwrap(), source);
 }
 
+/// The `cargo:warning=` lines of what was emitted.
+fn cargo_warnings(emitted: &rpcsmith_build::Emitted) -> Vec<String> {
+    let lines = emitted.cargo_lines().into_iter();
+    lines.filter(|l| l.starts_with("cargo:warning=")).collect()
+}
+
 #[test]
 fn warnings_become_one_cargo_warning_line_each() {
     let out = tempfile::tempdir().unwrap();
@@ -89,11 +95,7 @@ fn warnings_become_one_cargo_warning_line_each() {
         .out_dir(out.path())
         .emit(fixture("warns.json"))
         .unwrap();
-    let warnings: Vec<String> = emitted
-        .cargo_lines()
-        .into_iter()
-        .filter(|l| l.starts_with("cargo:warning="))
-        .collect();
+    let warnings = cargo_warnings(&emitted);
     assert_eq!(
         warnings,
         [
@@ -407,5 +409,47 @@ fn the_user_template_that_writes_invalid_rust_is_named() {
     assert_eq!(
         err.to_string(),
         "tests/fixtures/builder/broken-partial/types/struct.hbs: at (root): template `tests/fixtures/builder/broken-partial/types/struct.hbs` produced invalid Rust at rendered line 19:16: cannot parse string into token stream (in `pub struct Pet {`)"
+    );
+}
+
+const TICKER: &str = "tests/fixtures/services/ticker.json";
+
+#[test]
+fn server_to_client_patterns_choose_who_sends_each_method() {
+    let out = tempfile::tempdir().unwrap();
+    let emitted = configure()
+        .out_dir(out.path())
+        .server_to_client("ticker_tick")
+        .server_to_client("ticker_conf*")
+        .server_to_client("nothing*")
+        .emit(TICKER)
+        .unwrap();
+    let warnings = cargo_warnings(&emitted);
+    assert_eq!(
+        warnings,
+        [
+            "cargo:warning=warning: tests/fixtures/services/ticker.json:8:3: at /methods: server_to_client pattern \"nothing*\" matches no method"
+        ]
+    );
+    let source = std::fs::read_to_string(&emitted.file).unwrap();
+    for expected in [
+        "pub struct TickerPush",
+        "pub trait TickerListener",
+        "pub struct TickerListenerDispatcher<S>",
+        "impl<S: TickerListener> ::rpcsmith::server::Dispatch for TickerListenerDispatcher<S>",
+        "pub struct TickerClient",
+        "pub trait TickerServer",
+    ] {
+        assert!(source.contains(expected), "missing `{expected}`");
+    }
+    let strict = configure()
+        .out_dir(out.path())
+        .server_to_client("nothing*")
+        .strict(true)
+        .emit(TICKER)
+        .unwrap_err();
+    assert_eq!(
+        strict.to_string(),
+        "tests/fixtures/services/ticker.json:8:3: at /methods: server_to_client pattern \"nothing*\" matches no method"
     );
 }

@@ -336,6 +336,7 @@ fn help_reads_well() {
         "{help}"
     );
     assert!(help.contains("-I, --include <DIR>"), "{help}");
+    assert!(help.contains("--server-to-client <PATTERN>"), "{help}");
     assert!(
         help.contains("rpcsmith generate openrpc.json -o src/api.rs"),
         "{help}"
@@ -351,5 +352,34 @@ fn help_reads_well() {
     assert_eq!(
         text(&out.stdout),
         format!("rpcsmith {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn server_to_client_marks_methods_and_warns_about_a_pattern_that_matches_none() {
+    let doc = "tests/fixtures/services/ticker.json";
+    let out = rpcsmith(&[
+        "generate",
+        doc,
+        "--server-to-client",
+        "ticker_*",
+        "--server-to-client",
+        "tick",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(
+        text(&out.stderr),
+        "warning: tests/fixtures/services/ticker.json:8:3: at /methods: server_to_client pattern \"tick\" matches no method\n"
+    );
+    let source = text(&out.stdout);
+    assert!(source.contains("pub struct TickerPush {"), "{source}");
+    assert!(source.contains("pub trait TickerListener:"), "{source}");
+
+    let out = rpcsmith(&["check", "--strict", doc, "--server-to-client", "tick"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("server_to_client pattern \"tick\" matches no method"),
+        "{}",
+        text(&out.stderr)
     );
 }

@@ -14,29 +14,44 @@ fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `(golden name, document)`: the fixture, then the corpus examples when present.
-fn cases() -> Vec<(&'static str, PathBuf)> {
+/// `(golden name, document, settings)`: the fixtures and the project's example, then the
+/// corpus examples when present.
+fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
+    let fixtures = manifest_dir().join("tests/fixtures/services");
+    let mut ticker = Settings::default();
+    ticker.server_to_client = vec!["ticker_*".to_owned()];
     let mut cases = vec![
         (
             "features",
-            manifest_dir().join("tests/fixtures/services/features.json"),
+            fixtures.join("features.json"),
+            Settings::default(),
         ),
         (
             "std_names",
-            manifest_dir().join("tests/fixtures/services/std_names.json"),
+            fixtures.join("std_names.json"),
+            Settings::default(),
+        ),
+        ("ticker", fixtures.join("ticker.json"), ticker),
+        (
+            "schemas_petstore",
+            manifest_dir().join("../schemas/petstore.json"),
+            Settings::default(),
         ),
     ];
     if let Some(dir) = corpus::dir() {
         let examples = dir.join("open-rpc-examples");
-        cases.extend([
-            ("petstore", examples.join("petstore-openrpc.json")),
-            (
-                "params_by_name_petstore",
-                examples.join("params-by-name-petstore-openrpc.json"),
-            ),
-            ("simple_math", examples.join("simple-math-openrpc.json")),
-            ("link_example", examples.join("link-example-openrpc.json")),
-        ]);
+        cases.extend(
+            [
+                ("petstore", examples.join("petstore-openrpc.json")),
+                (
+                    "params_by_name_petstore",
+                    examples.join("params-by-name-petstore-openrpc.json"),
+                ),
+                ("simple_math", examples.join("simple-math-openrpc.json")),
+                ("link_example", examples.join("link-example-openrpc.json")),
+            ]
+            .map(|(name, doc)| (name, doc, Settings::default())),
+        );
     }
     cases
 }
@@ -45,9 +60,8 @@ fn cases() -> Vec<(&'static str, PathBuf)> {
 fn every_case_matches_its_golden() {
     let bless = std::env::var_os("RPCSMITH_BLESS").is_some_and(|v| v == "1");
     let mut mismatches = Vec::new();
-    for (name, doc) in cases() {
-        let generated =
-            generate(&doc, &Settings::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    for (name, doc, settings) in cases() {
+        let generated = generate(&doc, &settings).unwrap_or_else(|e| panic!("{name}: {e}"));
         let golden = manifest_dir().join(format!("tests/golden/services/{name}.rs"));
         if bless {
             std::fs::write(&golden, &generated.source).expect("write golden");
@@ -68,13 +82,9 @@ fn every_case_matches_its_golden() {
 
 #[test]
 fn output_is_deterministic() {
-    for (name, doc) in cases() {
-        let a = generate(&doc, &Settings::default())
-            .expect("generates")
-            .source;
-        let b = generate(&doc, &Settings::default())
-            .expect("generates")
-            .source;
+    for (name, doc, settings) in cases() {
+        let a = generate(&doc, &settings).expect("generates").source;
+        let b = generate(&doc, &settings).expect("generates").source;
         assert_eq!(a, b, "{name}");
     }
 }
@@ -166,5 +176,72 @@ fn every_golden_is_compiled_by_the_goldens_crate() {
         );
         count += 1;
     }
-    assert!(count >= 5, "goldens missing: {count}");
+    assert!(count >= 3, "goldens missing: {count}");
+}
+
+#[test]
+fn server_to_client_methods_get_a_push_and_a_listener_on_the_sides_asked() {
+    let doc = manifest_dir().join("tests/fixtures/services/ticker.json");
+    let mut settings = Settings::default();
+    settings.server_to_client = vec!["ticker_*".to_owned()];
+    let has = |source: &str, item: &str| source.contains(&format!("pub {item}"));
+    settings.server = false;
+    let client_side = generate(&doc, &settings).expect("generates").source;
+    settings.server = true;
+    settings.client = false;
+    let server_side = generate(&doc, &settings).expect("generates").source;
+    // The client side calls the forward methods and listens to the others; the server
+    // side serves the forward methods and pushes the others.
+    for (item, on_client, on_server) in [
+        ("struct TickerClient", true, false),
+        ("trait TickerListener", true, false),
+        ("struct TickerListenerDispatcher", true, false),
+        ("trait TickerServer", false, true),
+        ("struct TickerDispatcher", false, true),
+        ("struct TickerPush", false, true),
+        ("const DOCUMENT", false, true),
+    ] {
+        assert_eq!(
+            has(&client_side, item),
+            on_client,
+            "{item} on the client side"
+        );
+        assert_eq!(
+            has(&server_side, item),
+            on_server,
+            "{item} on the server side"
+        );
+    }
+    // Both sides encode and decode the server→client params.
+    for source in [&client_side, &server_side] {
+        assert!(has(source, "struct TickerConfirmParams"));
+        assert!(has(source, "enum TickerConfirmError"));
+    }
+}
+
+#[test]
+fn a_document_of_what_the_client_serves_has_only_a_push_and_a_listener() {
+    let doc = manifest_dir().join("tests/fixtures/services/ticker.json");
+    let mut settings = Settings::default();
+    settings.server_to_client = vec!["*".to_owned()];
+    let generated = generate(&doc, &settings).expect("generates");
+    assert_eq!(generated.warnings, []);
+    let source = &generated.source;
+    for absent in [
+        "TickerClient",
+        "TickerBatch",
+        "TickerServer",
+        "struct TickerDispatcher",
+        "DOCUMENT",
+    ] {
+        assert!(!source.contains(absent), "`{absent}` generated");
+    }
+    for present in [
+        "pub async fn subscribe(",
+        "pub async fn ticker_confirm(",
+        "pub trait TickerListener",
+        "\"unsubscribe\" =>",
+    ] {
+        assert!(source.contains(present), "missing `{present}`");
+    }
 }

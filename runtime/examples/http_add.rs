@@ -1,9 +1,10 @@
-//! The README's first command: `cargo run -p rpcsmith --example http_add`.
+//! The runtime alone, without the generator: `cargo run -p rpcsmith --example http_add`.
 //!
-//! Serves a hand-written `add(a, b)` dispatcher over HTTP on a loopback port, then
-//! calls it through the client: a single call, a typed batch, a notification, and
-//! errors (one the method declares, one it does not). Exits 0 when every answer is
-//! the one expected.
+//! Serves a hand-written `add(a, b)` dispatcher (what `rpcsmith-build` generates for a
+//! document, written by hand) over HTTP on a loopback port, then calls it through the
+//! untyped client: a single call, a typed batch, a notification, and errors (one the
+//! method declares, one it does not). Exits 0 when every answer is the one expected;
+//! `.ci/run` runs it. For the generated path, see `cargo run -p petstore`.
 
 use rpcsmith::client::{Client, DeclaredError, Error, Handle};
 use rpcsmith::protocol::ErrorObject;

@@ -7,6 +7,13 @@ pub mod protocol;
 pub mod server;
 pub mod transport;
 
+/// The workspace README, whose Rust snippets (the transport examples among them) are
+/// compiled as doctests of this crate so that they cannot rot. Snippets that need the
+/// generator or a generated module are fenced `rust ignore`.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeSnippets;
+
 /// The one surface generated code touches. Not a public API: it changes with the generator.
 #[doc(hidden)]
 pub mod __private {

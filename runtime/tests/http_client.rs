@@ -191,6 +191,35 @@ async fn a_null_id_error_in_a_batch_answer_fills_only_the_unanswered() {
 }
 
 #[tokio::test]
+async fn a_malformed_member_of_a_batch_answer_fails_only_the_calls_left_unanswered() {
+    let raw = raw_server(|body, _| {
+        let calls = body.as_array().cloned().unwrap_or_default();
+        let mut answers: Vec<Value> = calls.iter().map(sum).collect();
+        // The second call's answer has both a result and an error, the fourth is not
+        // an object: neither can be read, so nothing says which calls they answer.
+        if let Some(second) = answers.get_mut(1) {
+            second["error"] = json!({"code": 1, "message": "m"});
+        }
+        answers.push(json!(42));
+        answers.swap(3, 4);
+        ok(Value::Array(answers))
+    })
+    .await;
+    let client = client(&raw);
+    let mut batch = client.batch();
+    let handles: Vec<Handle<i64>> = (0..4).map(|n| batch.request("add", &[n, 10])).collect();
+    let mut replies = batch.send().await.expect("answered");
+    let outcomes: Vec<_> = handles.into_iter().map(|h| replies.take(h)).collect();
+    assert!(matches!(outcomes[0], Ok(10)), "{outcomes:?}");
+    assert!(
+        matches!(&outcomes[1], Err(Error::InvalidResponse(why)) if why.contains("exactly one")),
+        "{outcomes:?}"
+    );
+    assert!(matches!(outcomes[2], Ok(12)), "{outcomes:?}");
+    assert!(matches!(outcomes[3], Ok(13)), "{outcomes:?}");
+}
+
+#[tokio::test]
 async fn statuses_without_a_json_rpc_body() {
     let raw = raw_server(|body, _| match body["method"].as_str() {
         Some("nothing") => (StatusCode::NO_CONTENT, "", String::new()),
@@ -261,6 +290,43 @@ async fn custom_headers_are_sent_with_every_call() {
 }
 
 #[tokio::test]
+async fn a_header_given_several_times_is_sent_with_every_value() {
+    let raw = raw_server(|body, headers| {
+        let values = |name: &str| -> Vec<String> {
+            headers
+                .get_all(name)
+                .iter()
+                .filter_map(|v| v.to_str().ok().map(str::to_owned))
+                .collect()
+        };
+        let seen = json!([values("x-tag"), values("content-type"), values("accept")]);
+        ok(json!({"jsonrpc": "2.0", "result": seen, "id": body["id"]}))
+    })
+    .await;
+    let mut more = hyper::HeaderMap::new();
+    more.append("x-tag", "c".parse().expect("a value"));
+    more.append("x-tag", "d".parse().expect("a value"));
+    let transport = http::Client::builder(format!("http://{}", raw.addr))
+        .header("x-tag", "a")
+        .header("x-tag", "b")
+        .headers(more)
+        .header("accept", "application/json, text/plain")
+        .build()
+        .expect("valid");
+    let client = Client::new(transport);
+    let seen: Value = client.request("whoami", &()).await.expect("answered");
+    assert_eq!(
+        seen,
+        json!([
+            ["a", "b", "c", "d"],
+            ["application/json"],
+            ["application/json, text/plain"]
+        ]),
+        "every value, in order; a header the client sets by default is replaced, not doubled"
+    );
+}
+
+#[tokio::test]
 async fn sequential_calls_reuse_one_kept_alive_connection() {
     let raw = raw_server(|body, _| ok(sum(&body))).await;
     let client = client(&raw);
@@ -293,6 +359,77 @@ async fn a_slow_answer_times_out_and_a_dropped_call_leaves_nothing() {
     assert_eq!(client.pending(), 1);
     drop(call);
     assert_eq!(client.pending(), 0);
+}
+
+/// A server that reads the first connection's request and closes it without an
+/// answer, then answers every later connection with [`sum`].
+async fn hanging_up_server() -> SocketAddr {
+    use tokio::io::AsyncReadExt;
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
+    let addr = listener.local_addr().expect("local address");
+    tokio::spawn(async move {
+        let (mut first, _) = listener.accept().await.expect("a first connection");
+        let mut request = Vec::new();
+        let mut buffer = [0; 1024];
+        // The whole request: its head, then as many bytes as it announced.
+        while !request_is_complete(&request) {
+            let read = first.read(&mut buffer).await.expect("read");
+            assert!(read > 0, "the client hung up first");
+            request.extend_from_slice(&buffer[..read]);
+        }
+        drop(first);
+        while let Ok((stream, _)) = listener.accept().await {
+            let service = hyper::service::service_fn(|request: Request<Incoming>| async {
+                let body = request.into_body().collect().await?.to_bytes();
+                let call: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                let answer = Full::new(Bytes::from(sum(&call).to_string()));
+                let mut response = Response::new(answer);
+                response
+                    .headers_mut()
+                    .insert("content-type", "application/json".parse().expect("header"));
+                Ok::<_, hyper::Error>(response)
+            });
+            tokio::spawn(
+                hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service),
+            );
+        }
+    });
+    addr
+}
+
+fn request_is_complete(request: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(request);
+    let Some((head, body)) = text.split_once("\r\n\r\n") else {
+        return false;
+    };
+    let length = head
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(name, _)| name.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, value)| value.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    body.len() >= length
+}
+
+#[tokio::test]
+async fn a_server_that_hangs_up_mid_call_is_a_transport_error_and_the_client_goes_on() {
+    let addr = hanging_up_server().await;
+    let client = Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build(http::Client::new(&format!("http://{addr}")).expect("valid URL"));
+    match client.request::<i64, _>("add", &[1, 2]).await {
+        Err(Error::Transport(error)) => assert_eq!(error.kind(), ErrorKind::Io, "{error}"),
+        other => panic!("expected an I/O transport error, got {other:?}"),
+    }
+    assert!(!client.is_closed(), "over HTTP the client is not closed");
+    let sum: i64 = client
+        .request("add", &[3, 4])
+        .await
+        .expect("a new connection");
+    assert_eq!(sum, 7);
 }
 
 #[tokio::test]

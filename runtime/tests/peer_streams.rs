@@ -4,6 +4,7 @@
 
 mod peer_support;
 
+use futures_util::FutureExt;
 use peer_support::{PATIENCE, ServerSide, client_side, eventually, next_event};
 use rpcsmith::client::{Client, Error};
 use rpcsmith::server::Server;
@@ -157,10 +158,73 @@ async fn the_hub_pushes_to_every_connection() {
     for setup in &setups {
         let _: i64 = setup.peer.client().request("add", &[0, 0]).await.unwrap();
     }
-    assert_eq!(hub.notify_all("pushed", &["all"]).await, WIRES.len());
+    let pushed = hub.notify_all("pushed", &["all"]).unwrap();
+    assert_eq!((pushed.sent, pushed.full.len()), (WIRES.len(), 0));
     for setup in &mut setups {
         assert_eq!(next(&mut setup.pushed).await, r#"["all"]"#);
     }
+}
+
+// One thread: nothing runs between the steps of this test but what it awaits, so the
+// stalled connection's queue, once full, stays full until the test reads from it.
+#[tokio::test]
+async fn a_stalled_connection_delays_no_push_and_is_reported_full() {
+    let hub = Hub::new();
+    let server = || {
+        Peer::builder()
+            .serve(Server::new(ServerSide::default()))
+            .hub(&hub)
+    };
+
+    // A live connection, whose client reports what is pushed to it.
+    let (near, far) = tokio::io::duplex(4096);
+    let (far_read, far_write) = tokio::io::split(far);
+    let _live_server = server().framed(Codec::Newline, far_read, far_write);
+    let (handlers, mut pushed) = client_side();
+    let (read, write) = tokio::io::split(near);
+    let _live_client = Peer::builder()
+        .serve(handlers)
+        .framed(Codec::Newline, read, write);
+
+    // A connection whose other end never reads: fill its queue to the brim.
+    let (stalled_end, far) = tokio::io::duplex(64);
+    let (far_read, far_write) = tokio::io::split(far);
+    let stalled = server().framed(Codec::Newline, far_read, far_write);
+    // Unconstrained: Tokio's cooperative budget would otherwise turn a send `Pending`
+    // after 128 of them, with room still in the queue.
+    let queued = tokio::task::unconstrained(async {
+        let mut queued = 0;
+        while let Some(sent) = stalled.client().notify("filler", &[queued]).now_or_never() {
+            sent.unwrap();
+            queued += 1;
+        }
+        queued
+    })
+    .await;
+
+    let report = hub.notify_all("pushed", &["now"]).unwrap();
+    assert_eq!(report.sent, 1, "the live connection took it");
+    assert_eq!(report.full.len(), 1, "the stalled one is reported");
+    assert_eq!(next(&mut pushed).await, r#"["now"]"#);
+
+    // Once its peer reads again, the stalled connection gets the next pushes.
+    let (stalled_read, _stalled_write) = tokio::io::split(stalled_end);
+    let mut frames = stream::FrameReader::new(
+        tokio::io::BufReader::new(stalled_read),
+        Codec::Newline,
+        1 << 20,
+    );
+    for n in 0..queued {
+        let filler = next_answer(&mut frames).await;
+        assert_eq!(filler["params"], serde_json::json!([n]));
+    }
+    let report = hub.notify_all("pushed", &["later"]).unwrap();
+    assert_eq!((report.sent, report.full.len()), (2, 0));
+    assert_eq!(next(&mut pushed).await, r#"["later"]"#);
+    assert_eq!(
+        next_answer(&mut frames).await["params"],
+        serde_json::json!(["later"])
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -238,6 +302,102 @@ async fn cancel_requests_are_sent_by_default_only_with_content_length_framing() 
     );
     let (second, _) = second_message_after_a_dropped_call(Codec::Newline).await;
     assert_eq!(second["method"], "after", "no $/cancelRequest: {second}");
+}
+
+// One thread, so that nothing runs between `closed` returning and the check after it.
+#[tokio::test]
+async fn closed_means_what_was_queued_is_written_and_the_stream_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (near, far) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(near);
+    let peer = Peer::builder().framed(Codec::Newline, read, write);
+    for n in 0..100 {
+        // Queued, not yet written: the writer has not run.
+        peer.client()
+            .notify("note", &[n])
+            .now_or_never()
+            .expect("room in the queue")
+            .unwrap();
+    }
+    // The other side stops sending: this side's reading ends.
+    let (mut far_read, mut far_write) = tokio::io::split(far);
+    far_write.shutdown().await.unwrap();
+    peer.closed().await;
+    let mut written = Vec::new();
+    far_read
+        .read_to_end(&mut written)
+        .now_or_never()
+        .expect("everything is written and the stream closed")
+        .unwrap();
+    let notes: Vec<serde_json::Value> = written
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_slice::<serde_json::Value>(line).unwrap()["params"][0].clone())
+        .collect();
+    assert_eq!(
+        notes,
+        (0..100).map(serde_json::Value::from).collect::<Vec<_>>()
+    );
+    assert!(matches!(
+        peer.client().notify("late", &()).await,
+        Err(Error::Closed)
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_batch_cancels_each_of_its_calls_still_waiting() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let peer = stream::connect_tcp(Peer::builder().cancel(true), Codec::Newline, address)
+        .await
+        .unwrap();
+    let (socket, _) = listener.accept().await.unwrap();
+    let (read, mut write) = socket.into_split();
+    let mut frames =
+        stream::FrameReader::new(tokio::io::BufReader::new(read), Codec::Newline, 1 << 20);
+
+    let mut batch = peer.client().batch();
+    let _handles: Vec<rpcsmith::client::Handle<i64>> =
+        (0..3).map(|n| batch.request("add", &[n, n])).collect();
+    let mut sending = Box::pin(batch.send());
+    let sent = tokio::select! {
+        outcome = &mut sending => panic!("nobody answers, yet: {outcome:?}"),
+        sent = next_answer(&mut frames) => sent,
+    };
+    let ids: Vec<serde_json::Value> = sent
+        .as_array()
+        .expect("a batch")
+        .iter()
+        .map(|call| call["id"].clone())
+        .collect();
+    // The first call is answered. The client reads in order, so once it has replied to
+    // the request sent after that answer, the answer has reached the first call.
+    let answer = serde_json::json!({"jsonrpc": "2.0", "result": 0, "id": ids[0]});
+    stream::write_frame(&mut write, Codec::Newline, answer.to_string().as_bytes())
+        .await
+        .unwrap();
+    let probe = br#"{"jsonrpc":"2.0","method":"probe","id":"p"}"#;
+    stream::write_frame(&mut write, Codec::Newline, probe)
+        .await
+        .unwrap();
+    let reply = tokio::select! {
+        outcome = &mut sending => panic!("two calls are still unanswered: {outcome:?}"),
+        reply = next_answer(&mut frames) => reply,
+    };
+    assert_eq!(reply["id"], "p", "{reply}");
+
+    drop(sending);
+    peer.client().notify("after", &()).await.unwrap();
+    let mut cancelled = Vec::new();
+    loop {
+        let message = next_answer(&mut frames).await;
+        if message["method"] == "after" {
+            break;
+        }
+        cancelled.push(message);
+    }
+    let cancel = |id: &serde_json::Value| serde_json::json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": id}});
+    assert_eq!(cancelled, [cancel(&ids[1]), cancel(&ids[2])]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -69,7 +69,7 @@ async fn websocket_and_http_share_a_port() {
 
     let _: String = client.request("push", &["p"]).await.unwrap();
     assert_eq!(next(&mut pushed).await, r#"["p"]"#);
-    assert_eq!(hub.notify_all("pushed", &["hub"]).await, 1);
+    assert_eq!(hub.notify_all("pushed", &["hub"]).unwrap().sent, 1);
     assert_eq!(next(&mut pushed).await, r#"["hub"]"#);
 }
 
@@ -556,4 +556,39 @@ async fn shutting_serve_down_closes_its_websocket_connections() {
         .expect("the server closed the WebSocket connection");
     let held = held.await.unwrap();
     assert!(matches!(held, Err(Error::Closed)), "{held:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upgraded_websocket_keeps_its_connection_slot_until_it_closes() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let service = http::Service::new(Server::new(ServerSide::default()))
+        .websocket(Peer::builder(), Settings::default());
+    tokio::spawn(
+        http::Serve::new(listener, service)
+            .max_connections(1)
+            .run(std::future::pending()),
+    );
+    let peer = ws::connect(url(address), Peer::builder(), &Settings::default())
+        .await
+        .unwrap();
+    let sum: i64 = peer.client().request("add", &[1, 2]).await.unwrap();
+    assert_eq!(sum, 3);
+
+    // The WebSocket holds the only slot: an HTTP call waits to be accepted.
+    let http_url = format!("http://{address}/");
+    let waiting = Client::builder()
+        .timeout(Duration::from_millis(300))
+        .build(http::Client::new(&http_url).unwrap());
+    let refused = waiting.request::<i64, _>("add", &[2, 2]).await;
+    assert!(matches!(refused, Err(Error::Timeout)), "{refused:?}");
+    drop(waiting);
+
+    // Closing the WebSocket frees it.
+    drop(peer);
+    let patient = Client::builder()
+        .timeout(PATIENCE)
+        .build(http::Client::new(&http_url).unwrap());
+    let sum: i64 = patient.request("add", &[3, 3]).await.unwrap();
+    assert_eq!(sum, 6);
 }

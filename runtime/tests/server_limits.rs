@@ -2,10 +2,13 @@
 
 mod support;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rpcsmith::protocol::code;
-use rpcsmith::server::{Limits, Metadata, Server};
+use rpcsmith::server::{Context, Dispatch, Limits, Metadata, Reply, Server, encode};
+use serde_json::value::RawValue;
 use support::{TestMethods, error_code, json, request};
 
 fn server(limits: Limits) -> Server {
@@ -75,6 +78,72 @@ async fn response_size_is_limited() {
         .await
         .unwrap();
     assert_eq!(error_code(&answer), code::RESPONSE_TOO_LARGE);
+}
+
+/// Counts its calls; every method answers 100 bytes of text: `later` after yielding
+/// once (so its call is still pending on its first poll), any other at once.
+struct Chunks(Arc<AtomicUsize>);
+
+impl Dispatch for Chunks {
+    fn call(&self, method: &str, _: Option<&RawValue>, _: Context) -> Reply {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        let chunk = "z".repeat(100);
+        match method {
+            "later" => Reply::future(async move {
+                tokio::task::yield_now().await;
+                encode(&chunk)
+            }),
+            _ => Reply::ok(&chunk),
+        }
+    }
+}
+
+/// A batch of 1,024 calls of `method`, served with `max_response_size`: the answer,
+/// and how many calls ran.
+async fn chunks(method: &str, max_response_size: usize) -> (Vec<u8>, usize) {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let mut limits = Limits::default();
+    limits.max_response_size = max_response_size;
+    let server = Server::builder(Chunks(Arc::clone(&calls)))
+        .limits(limits)
+        .build();
+    let entries: Vec<String> = (0..1024).map(|id| request(method, "[]", id)).collect();
+    let batch = format!("[{}]", entries.join(","));
+    let answer = server.handle(batch.as_bytes(), Metadata::default()).await;
+    (
+        answer.expect("calls are answered"),
+        calls.load(Ordering::SeqCst),
+    )
+}
+
+#[tokio::test]
+async fn a_batch_stops_as_soon_as_its_answer_outgrows_the_limit() {
+    for method in ["now", "later"] {
+        // About 15 answers fit in 2,000 bytes; at most `batch_concurrency` (64) calls
+        // start before the first one finishes.
+        let (answer, ran) = chunks(method, 2_000).await;
+        assert_eq!(error_code(&answer), code::RESPONSE_TOO_LARGE, "{method}");
+        assert!(json(&answer)["id"].is_null());
+        assert!(
+            ran < 100,
+            "{method}: {ran} of 1,024 calls ran for an answer too large after 15"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_batch_answer_exactly_at_the_limit_is_sent() {
+    for method in ["now", "later"] {
+        let (whole, ran) = chunks(method, usize::MAX).await;
+        assert_eq!(
+            (json(&whole).as_array().map(Vec::len), ran),
+            (Some(1024), 1024)
+        );
+        let (answer, _) = chunks(method, whole.len()).await;
+        assert_eq!(answer, whole, "{method}: the limit is inclusive");
+        let (answer, _) = chunks(method, whole.len() - 1).await;
+        assert_eq!(error_code(&answer), code::RESPONSE_TOO_LARGE, "{method}");
+    }
 }
 
 #[tokio::test(start_paused = true)]

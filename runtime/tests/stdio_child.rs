@@ -8,9 +8,11 @@ mod peer_support;
 
 use peer_support::{PATIENCE, ServerSide, client_side, eventually};
 use rpcsmith::client::Error;
-use rpcsmith::server::Server;
+use rpcsmith::server::{Context, Dispatch, Reply, Server};
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
+use serde_json::value::RawValue;
+use std::sync::Mutex;
 use std::time::Duration;
 
 const CHILD: &str = "RPCSMITH_STDIO_CHILD";
@@ -23,12 +25,14 @@ fn main() {
         .expect("a runtime");
     if let Ok(codec) = std::env::var(CHILD) {
         runtime.block_on(child(codec_named(&codec)));
-        // Tokio's stdin reader is a blocking thread that cannot be cancelled: exit now.
+        // How a stdio server ends (see `stream::stdio`): Tokio's stdin reader is a
+        // blocking thread whose read cannot be cancelled, and dropping the runtime would
+        // wait for it, so with stdin still open, returning from here would hang. Exit.
         std::process::exit(0);
     }
     let mut failed = 0;
     for codec in [Codec::Newline, Codec::ContentLength] {
-        let tests: [(&str, MakeTest); 3] = [
+        let tests: [(&str, MakeTest); 4] = [
             ("calls_push_and_callbacks", |c| {
                 Box::pin(calls_push_and_callbacks(c)) as Test
             }),
@@ -37,6 +41,9 @@ fn main() {
             }),
             ("cancellation_reaches_the_child", |c| {
                 Box::pin(cancellation(c)) as Test
+            }),
+            ("the_child_exits_with_its_stdin_still_open", |c| {
+                Box::pin(exits_with_stdin_open(c)) as Test
             }),
         ];
         for (name, test) in tests {
@@ -71,13 +78,41 @@ fn codec_named(name: &str) -> Codec {
     }
 }
 
+/// Serves until stdin ends, the connection breaks, or a `quit` notification comes;
+/// `main` then exits the process.
 async fn child(codec: Codec) {
-    let server = ServerSide::default();
+    let (quit, quitting) = tokio::sync::oneshot::channel();
+    let server = Quits {
+        inner: ServerSide::default(),
+        quit: Mutex::new(Some(quit)),
+    };
     let peer = stream::stdio(
         Peer::builder().serve(Server::new(server)).cancel(true),
         codec,
     );
-    peer.closed().await;
+    tokio::select! {
+        () = peer.closed() => {}
+        _ = quitting => {}
+    }
+}
+
+/// The child's dispatcher: [`ServerSide`], and `quit`, which tells `child` to return.
+struct Quits {
+    inner: ServerSide,
+    quit: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
+}
+
+impl Dispatch for Quits {
+    fn call(&self, method: &str, params: Option<&RawValue>, context: Context) -> Reply {
+        if method != "quit" {
+            return self.inner.call(method, params, context);
+        }
+        let quit = self.quit.lock().ok().and_then(|mut quit| quit.take());
+        if let Some(quit) = quit {
+            let _ = quit.send(());
+        }
+        Reply::ok(&())
+    }
 }
 
 fn spawn(
@@ -173,6 +208,40 @@ async fn cancellation(codec: Codec) -> Result<(), String> {
     // The child aborts the handler, answers the cancelled call with -32013 (ignored:
     // nobody waits for it) and goes on serving.
     poll_child(client, "aborted").await
+}
+
+/// The child ends by itself while this side keeps its stdin open: when told to quit,
+/// and (with `Content-Length` framing) when a broken header ends the connection.
+async fn exits_with_stdin_open(codec: Codec) -> Result<(), String> {
+    let (peer, mut child, _pushed) = spawn(codec)?;
+    peer.client()
+        .notify("quit", &())
+        .await
+        .map_err(|e| e.to_string())?;
+    let status = child.wait().await.map_err(|e| e.to_string())?;
+    check(status.success(), &format!("quit: {status}"))?;
+    drop(peer);
+    if codec != Codec::ContentLength {
+        return Ok(());
+    }
+    use tokio::io::AsyncWriteExt;
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut child = tokio::process::Command::new(exe)
+        .env(CHILD, "content-length")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    stdin
+        .write_all(b"Content-Length: many\r\n\r\n")
+        .await
+        .map_err(|e| e.to_string())?;
+    stdin.flush().await.map_err(|e| e.to_string())?;
+    let status = child.wait().await.map_err(|e| e.to_string())?;
+    drop(stdin);
+    check(status.success(), &format!("broken header: {status}"))
 }
 
 /// Asks the child `counter` until it answers 1.

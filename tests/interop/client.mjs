@@ -1,4 +1,5 @@
-// A JavaScript client (json-rpc-2.0) calling an rpcsmith server over HTTP and WebSocket.
+// A JavaScript client (json-rpc-2.0) calling rpcsmith's GENERATED server of
+// tests/services/documents/interop.json over HTTP and WebSocket.
 // Usage: node client.mjs <port>. Prints one line per check; exits non-zero on failure.
 import { JSONRPCClient, JSONRPCServerAndClient, JSONRPCServer } from "json-rpc-2.0";
 import WebSocket from "ws";
@@ -18,6 +19,15 @@ function expect(name, got, want) {
   console.log(`ok ${name}`);
 }
 
+async function refused(name, call) {
+  try {
+    await call();
+  } catch (error) {
+    return error;
+  }
+  fail(`${name}: succeeded`);
+}
+
 async function overHttp() {
   const client = new JSONRPCClient(async (request) => {
     const response = await fetch(`http://127.0.0.1:${port}/`, {
@@ -32,19 +42,21 @@ async function overHttp() {
     }
   });
   expect("http add", await client.request("add", [20, 22]), 42);
-  expect("http echo by name", await client.request("echo", { a: [1, "x"] }), { a: [1, "x"] });
+  expect("http echo by name", await client.request("echo", { value: { a: [1, "x"] } }), { a: [1, "x"] });
   const batch = await client.requestAdvanced([
     { jsonrpc: "2.0", method: "add", params: [1, 2], id: 100 },
     { jsonrpc: "2.0", method: "nope", id: 101 },
   ]);
   expect("http batch", batch.map((r) => r.result ?? r.error.code), [3, -32601]);
   client.notify("note", ["from js"]);
-  try {
-    await client.request("nope", []);
-    fail("an unknown method succeeded");
-  } catch (error) {
-    expect("http method not found", error.code, -32601);
-  }
+  const declared = await refused("http fail", () => client.request("fail", []));
+  expect("http declared error", [declared.code, declared.data], [42, { why: "asked to" }]);
+  const invalid = await refused("http add strings", () => client.request("add", ["1", 2]));
+  expect("http invalid params", invalid.code, -32602);
+  const unknown = await refused("http nope", () => client.request("nope", []));
+  expect("http method not found", unknown.code, -32601);
+  const discovered = await client.request("rpc.discover");
+  expect("http rpc.discover", discovered.info.title, "Interop");
 }
 
 async function overWebSocket() {

@@ -1,11 +1,12 @@
-// A JavaScript JSON-RPC server (json-rpc-2.0) over HTTP on 127.0.0.1, for an rpcsmith
-// client. Prints {"port":N} once listening; exits when its stdin closes.
+// A JavaScript JSON-RPC server (json-rpc-2.0) over HTTP on 127.0.0.1, serving
+// tests/services/documents/interop.json for rpcsmith's GENERATED client.
+// Prints {"port":N} once listening; exits when its stdin closes.
 import http from "node:http";
 import { JSONRPCServer, JSONRPCErrorException } from "json-rpc-2.0";
 
 const server = new JSONRPCServer();
 server.addMethod("add", ([a, b]) => a + b);
-server.addMethod("echo", (params) => params);
+server.addMethod("echo", ({ value }) => value);
 server.addMethod("fail", () => {
   throw new JSONRPCErrorException("declared failure", 42, { why: "asked to" });
 });

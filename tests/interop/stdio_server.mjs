@@ -1,5 +1,6 @@
 // A JavaScript JSON-RPC peer (json-rpc-2.0) on its own stdin/stdout, one message per
-// line, for an rpcsmith client that spawns it. `ask` calls the client's `double` back.
+// line, serving tests/services/documents/interop.json for rpcsmith's GENERATED client
+// that spawns it: `ask` calls the client's `double` back, `push` notifies its `pushed`.
 import readline from "node:readline";
 import { JSONRPCClient, JSONRPCServer, JSONRPCServerAndClient } from "json-rpc-2.0";
 
@@ -7,6 +8,10 @@ const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 const peer = new JSONRPCServerAndClient(new JSONRPCServer(), new JSONRPCClient(send));
 peer.addMethod("add", ([a, b]) => a + b);
 peer.addMethod("ask", async ([n]) => peer.request("double", [n]));
+peer.addMethod("push", ([text]) => {
+  peer.notify("pushed", [text]);
+  return "pushed";
+});
 
 const lines = readline.createInterface({ input: process.stdin });
 lines.on("line", (line) => {

@@ -1,51 +1,93 @@
-//! Generates client and server modules, the user's way: the generator runs here, writes
-//! into `OUT_DIR`, and `src/lib.rs` includes what it wrote.
+//! Generates every module the user's way: `rpcsmith_build::configure()…compile()` writes
+//! `OUT_DIR/<module>.rs` (and prints `rerun-if-changed` and the warnings), and
+//! `src/lib.rs` includes it with `rpcsmith::include_api!`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rpcsmith_build::{Settings, corpus, generate};
+use rpcsmith_build::{Builder, configure, corpus};
 
-/// The project's own fixture.
-const FIXTURE: &str = "../../codegen/tests/fixtures/services/features.json";
+/// What a document needs beyond its module name.
+type Configure = fn(Builder) -> Builder;
+
+/// The project's own documents: module name, path, how it is configured.
+const OURS: &[(&str, &str, Configure)] = &[
+    (
+        "features",
+        "../../codegen/tests/fixtures/services/features.json",
+        |b| b,
+    ),
+    ("editor", "documents/editor.json", |b| b),
+    // What the client of `editor` serves: every method is sent by the server.
+    ("editor_client", "documents/editor-client.json", |b| {
+        b.server_to_client("*")
+    }),
+    ("interop", "documents/interop.json", |b| {
+        b.server_to_client("double").server_to_client("pushed")
+    }),
+];
 
 /// Corpus documents: module name, path in the corpus, include directory (relative to the
-/// corpus) for root-relative `$ref`s.
-const CORPUS: &[(&str, &str, Option<&str>)] = &[
-    ("petstore", "open-rpc-examples/petstore-openrpc.json", None),
+/// corpus) for root-relative `$ref`s, how it is configured.
+type CorpusEntry = (
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    fn(Builder) -> Builder,
+);
+
+const CORPUS: &[CorpusEntry] = &[
+    (
+        "petstore",
+        "open-rpc-examples/petstore-openrpc.json",
+        None,
+        |b| b,
+    ),
     (
         "petstore_by_name",
         "open-rpc-examples/params-by-name-petstore-openrpc.json",
         None,
+        |b| b,
     ),
     (
         "simple_math",
         "open-rpc-examples/simple-math-openrpc.json",
         None,
+        |b| b,
     ),
     (
         "link_example",
         "open-rpc-examples/link-example-openrpc.json",
         None,
+        |b| b,
     ),
+    // The wallet sends these two to the dapp.
     (
         "multichain",
         "metamask-api-specs/multichain-openrpc.json",
         None,
+        |b| {
+            b.server_to_client("wallet_notify")
+                .server_to_client("wallet_sessionChanged")
+        },
     ),
     (
         "starknet",
         "starknet-specs/api/starknet_api_openrpc.json",
         Some("starknet-specs"),
+        |b| b,
     ),
+    // The node sends the subscriptions' notifications.
     (
         "starknet_ws",
         "starknet-specs/api/starknet_ws_api.json",
         Some("starknet-specs"),
+        |b| b.server_to_client("starknet_subscription*"),
     ),
     (
         "ethereum",
         "ethereum-execution-apis/refs-openrpc.json",
         None,
+        |b| b,
     ),
 ];
 
@@ -53,35 +95,26 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(corpus)");
     println!("cargo:rerun-if-env-changed=RPCSMITH_CORPUS_DIR");
     println!("cargo:rerun-if-env-changed=RPCSMITH_REQUIRE_CORPUS");
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    one(Path::new(FIXTURE), None, &out.join("features.rs"));
+    for (module, doc, configure_more) in OURS {
+        compile(configure_more(configure().module(*module)), Path::new(doc));
+    }
     match corpus::dir() {
         Some(dir) => {
             println!("cargo:rustc-cfg=corpus");
-            for (module, doc, include) in CORPUS {
-                let include = include.map(|i| dir.join(i));
-                one(
-                    &dir.join(doc),
-                    include.as_deref(),
-                    &out.join(format!("{module}.rs")),
-                );
+            for (module, doc, include, configure_more) in CORPUS {
+                let mut builder = configure().module(*module);
+                if let Some(include) = include {
+                    builder = builder.include_dir(dir.join(include));
+                }
+                compile(configure_more(builder), &dir.join(doc));
             }
         }
         None => println!("cargo:warning=OpenRPC corpus not found: corpus tests are left out"),
     }
 }
 
-fn one(doc: &Path, include: Option<&Path>, out: &Path) {
-    let mut settings = Settings::default();
-    if let Some(dir) = include {
-        settings.load = settings.load.include_dir(dir);
-    }
-    let generated = generate(doc, &settings).unwrap_or_else(|e| panic!("{}:\n{e}", doc.display()));
-    for file in &generated.files_read {
-        println!("cargo:rerun-if-changed={}", file.display());
-    }
-    let unchanged = std::fs::read_to_string(out).is_ok_and(|old| old == generated.source);
-    if !unchanged {
-        std::fs::write(out, &generated.source).expect("write the generated module");
-    }
+fn compile(builder: Builder, doc: &Path) {
+    builder
+        .compile(doc)
+        .unwrap_or_else(|e| panic!("{}:\n{e}", doc.display()));
 }

@@ -15,6 +15,8 @@ Examples:
   rpcsmith generate openrpc.json --client           the client only, to standard output
   rpcsmith generate api/openrpc.json -I shared -o src/api.rs
                                                     $refs also looked up in shared/
+  rpcsmith generate ws.json --server-to-client 'starknet_subscription*' -o src/ws.rs
+                                                    those methods are sent by the server
 
 Use the generated file as a module (`mod api;`); it links against the `rpcsmith` crate.";
 
@@ -103,13 +105,24 @@ struct Input {
     /// Treat warnings as errors.
     #[arg(long)]
     strict: bool,
+    /// Methods whose wire name matches PATTERN are sent by the server to the client
+    /// (`*` matches any run of characters: `starknet_subscription*`, or `*` for a
+    /// document of what the client serves); they get `<Doc>Push` and `<Doc>Listener`
+    /// instead of client and server methods. Repeatable. A pattern that matches no
+    /// method is a warning.
+    #[arg(long = "server-to-client", value_name = "PATTERN")]
+    server_to_client: Vec<String>,
 }
 
 impl Input {
     fn builder(&self) -> rpcsmith_build::Builder {
-        self.include
+        let builder = self
+            .include
             .iter()
-            .fold(configure(), |b, dir| b.include_dir(dir))
+            .fold(configure(), |b, dir| b.include_dir(dir));
+        self.server_to_client
+            .iter()
+            .fold(builder, |b, pattern| b.server_to_client(pattern))
             .strict(self.strict)
     }
 }

@@ -164,8 +164,9 @@ impl Renderer {
     }
 
     /// The formatted module of one document: its `types`, then the params, results and
-    /// errors of its methods, the client and the server as `settings` ask; `document` is
-    /// the JSON answered on `rpc.discover`.
+    /// errors of its methods, the client and the server as `settings` ask (and for
+    /// server→client methods, the server's `<Doc>Push` and the client's `<Doc>Listener`);
+    /// `document` is the JSON answered on `rpc.discover`.
     ///
     /// # Errors
     ///
@@ -186,7 +187,7 @@ impl Renderer {
             settings,
             document,
         } = *parts;
-        let view = services::services_view(
+        let views = services::services_views(
             services,
             space.defs(),
             settings.client,
@@ -201,13 +202,21 @@ impl Renderer {
         };
         add("types", self.render("types", &view::types_file(space))?);
         if settings.client || settings.server {
-            add("params", self.render("params", &view)?);
+            add("params", self.render("params", &views.shared)?);
         }
-        if settings.client {
-            add("client", self.render("client", &view)?);
-        }
-        if settings.server {
-            add("server", self.render("server", &view)?);
+        // The client side calls the forward methods and handles the reverse ones; the
+        // server side the other way round. Both use the same two templates.
+        let (forward, reverse) = (views.forward.as_ref(), views.reverse.as_ref());
+        let halves = [
+            (settings.client, "client", forward),
+            (settings.server, "server", forward),
+            (settings.server, "client", reverse),
+            (settings.client, "server", reverse),
+        ];
+        for (wanted, template, view) in halves {
+            if let (true, Some(view)) = (wanted, view) {
+                add(template, self.render(template, view)?);
+            }
         }
         Ok((text, starts))
     }
@@ -219,7 +228,12 @@ impl Renderer {
     /// (a broken `types/struct.hbs` is named, not the `types.hbs` that includes it).
     /// Otherwise (the built-in templates, or user templates broken only together), the
     /// top-level template whose text holds the mistake is named.
-    fn blame(&self, error: NotRust, starts: &Starts, parts: &ModuleParts<'_>) -> Error {
+    fn blame(
+        &self,
+        error: NotRust,
+        starts: &[(usize, &'static str)],
+        parts: &ModuleParts<'_>,
+    ) -> Error {
         let mut found = Vec::new();
         for user in &self.overrides {
             let alone: Vec<(&str, &str)> = TEMPLATES

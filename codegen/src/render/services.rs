@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::rust::{doc_attrs, string_literal, ty_expr_in};
+use crate::direction::Direction;
 use crate::openrpc::ParamStructure;
 use crate::service::{DeclaredError, Method, Param, Services};
 use crate::settings::ParamsBy;
@@ -17,16 +18,17 @@ const SUPPORT: &str = "::rpcsmith::codegen";
 /// sets them for itself; an included file cannot hold inner attributes.
 const ALLOW: &str = "#[allow(deprecated, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls, rustdoc::invalid_rust_codeblocks, rustdoc::redundant_explicit_links, clippy::too_many_arguments, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::empty_docs, clippy::wrong_self_convention, clippy::should_implement_trait)]";
 
-/// The client and server of one document.
+/// The client and server of one document, for one direction of its methods (or, for
+/// what both directions share, all of them).
 #[derive(Debug, Serialize)]
 pub(crate) struct ServicesView {
-    /// `<Doc>Client`.
+    /// The sender: `<Doc>Client`, or `<Doc>Push` for server→client methods.
     pub(crate) client_name: String,
     /// `<Doc>Batch`.
     pub(crate) batch_name: String,
-    /// `<Doc>Server`.
+    /// The handler trait: `<Doc>Server`, or `<Doc>Listener`.
     pub(crate) server_name: String,
-    /// `<Doc>Dispatcher`.
+    /// `<Doc>Dispatcher`, or `<Doc>ListenerDispatcher`.
     pub(crate) dispatcher_name: String,
     /// The title shown in docs.
     pub(crate) title: String,
@@ -36,10 +38,32 @@ pub(crate) struct ServicesView {
     pub(crate) client: bool,
     /// Emit the server.
     pub(crate) server: bool,
+    /// The sender's doc lines, each the inside of a string literal.
+    pub(crate) client_docs: Vec<String>,
+    /// The first doc lines of the handler trait, each the inside of a string literal.
+    pub(crate) server_docs: Vec<String>,
+    /// Emit the typed batch builder.
+    pub(crate) batch: bool,
+    /// Emit `DOCUMENT`, and have the dispatcher answer `rpc.discover` with it.
+    pub(crate) discover: bool,
     /// The document answered on `rpc.discover`, as a Rust string literal.
     pub(crate) document: String,
     pub(crate) has_methods: bool,
     pub(crate) methods: Vec<MethodView>,
+}
+
+/// What the templates render for one document.
+#[derive(Debug)]
+pub(crate) struct Views {
+    /// Every method, in document order: the params, results and errors both directions
+    /// share.
+    pub(crate) shared: ServicesView,
+    /// The client→server methods: `<Doc>Client` and `<Doc>Server`. `None` when every
+    /// method goes the other way.
+    pub(crate) forward: Option<ServicesView>,
+    /// The server→client methods: `<Doc>Push` and `<Doc>Listener`. `None` when there
+    /// are none.
+    pub(crate) reverse: Option<ServicesView>,
 }
 
 /// One method.
@@ -111,28 +135,116 @@ pub(crate) struct ErrorView {
     pub(crate) data_ty: String,
 }
 
-/// The view of `services`, whose types are `defs`; `document` is the JSON answered on
+/// The views of `services`, whose types are `defs`; `document` is the JSON answered on
 /// `rpc.discover`.
-pub(crate) fn services_view(
+///
+/// The client→server items are left out only when every method goes the other way (a
+/// document of what the client serves): a document without server→client methods always
+/// has its `<Doc>Client` and `<Doc>Server`, even empty.
+pub(crate) fn services_views(
     services: &Services,
     defs: &[TypeDef],
     client: bool,
     server: bool,
     document: &str,
-) -> ServicesView {
-    let name = &services.name;
-    ServicesView {
-        client_name: format!("{name}Client"),
-        batch_name: format!("{name}Batch"),
-        server_name: format!("{name}Server"),
-        dispatcher_name: format!("{name}Dispatcher"),
-        title: literal_text(&services.title),
-        allow: ALLOW.to_owned(),
-        client,
-        server,
-        document: string_literal(document),
-        has_methods: !services.methods.is_empty(),
-        methods: services.methods.iter().map(|m| method(m, defs)).collect(),
+) -> Views {
+    let title = literal_text(&services.title);
+    let view = |direction: Option<Direction>| {
+        let methods: Vec<MethodView> = services
+            .methods
+            .iter()
+            .filter(|m| direction.is_none_or(|d| m.direction == d))
+            .map(|m| method(m, defs))
+            .collect();
+        let role = Role::of(&services.name, direction);
+        ServicesView {
+            client_docs: role.client_docs(&title),
+            server_docs: role.server_docs(&title),
+            client_name: role.client_name,
+            batch_name: role.batch_name,
+            server_name: role.server_name,
+            dispatcher_name: role.dispatcher_name,
+            title: title.clone(),
+            allow: ALLOW.to_owned(),
+            client,
+            server,
+            batch: role.forward,
+            discover: role.forward,
+            document: string_literal(document),
+            has_methods: !methods.is_empty(),
+            methods,
+        }
+    };
+    let reverse = Some(view(Some(Direction::ServerToClient))).filter(|v| v.has_methods);
+    let forward =
+        Some(view(Some(Direction::ClientToServer))).filter(|v| v.has_methods || reverse.is_none());
+    Views {
+        shared: view(None),
+        forward,
+        reverse,
+    }
+}
+
+/// The names and docs of one direction's items.
+struct Role {
+    /// Client→server (or every method, for what both share).
+    forward: bool,
+    client_name: String,
+    batch_name: String,
+    server_name: String,
+    dispatcher_name: String,
+}
+
+impl Role {
+    fn of(name: &str, direction: Option<Direction>) -> Role {
+        let forward = direction != Some(Direction::ServerToClient);
+        let (client, server, dispatcher) = if forward {
+            ("Client", "Server", "Dispatcher")
+        } else {
+            ("Push", "Listener", "ListenerDispatcher")
+        };
+        Role {
+            forward,
+            client_name: format!("{name}{client}"),
+            batch_name: format!("{name}Batch"),
+            server_name: format!("{name}{server}"),
+            dispatcher_name: format!("{name}{dispatcher}"),
+        }
+    }
+
+    fn client_docs(&self, title: &str) -> Vec<String> {
+        if self.forward {
+            return vec![format!(
+                " A typed client of {title}: one method per API method, over any transport."
+            )];
+        }
+        vec![
+            format!(" Sends the server→client methods of {title} to a client, one typed method each."),
+            String::new(),
+            " Wraps the client of one connection: in a handler `rpcsmith::transport::peer::remote(&cx)`,".to_owned(),
+            " elsewhere one of `rpcsmith::transport::peer::Hub::clients()`. A notification returns once".to_owned(),
+            " written; a request returns the client's typed answer, or its declared error.".to_owned(),
+        ]
+    }
+
+    fn server_docs(&self, title: &str) -> Vec<String> {
+        let dispatcher = &self.dispatcher_name;
+        if self.forward {
+            return vec![format!(
+                " {title}, served: implement it, then serve `{dispatcher}::new(your_impl)`."
+            )];
+        }
+        vec![
+            format!(
+                " The server→client methods of {title}, handled by the client: implement it, then give"
+            ),
+            format!(" `Server::new({dispatcher}::new(your_impl))` to the client's peer"),
+            " (`rpcsmith::transport::peer::Peer::builder().serve(..)`). Without it, the server's"
+                .to_owned(),
+            " requests are answered `-32601` and its notifications dropped; `rpc.discover` is"
+                .to_owned(),
+            " not answered either way.".to_owned(),
+        ]
     }
 }
 

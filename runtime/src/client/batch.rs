@@ -3,7 +3,7 @@
 
 use super::error::Failure;
 use super::pending::{Ids, Outcome, Registration};
-use super::{Client, DeclaredError, Error, Shared, failure, route, wire};
+use super::{Cancel, Client, DeclaredError, Error, Shared, failure, route, wire};
 use crate::transport::Delivery;
 use bytes::Bytes;
 use serde::Serialize;
@@ -205,6 +205,8 @@ impl Shared {
     ) -> Result<Vec<Outcome>, Failure> {
         let receivers: Vec<_> = ids.iter().map(|&id| self.pending.insert(id)).collect();
         let mut registration = Registration::new(&self.pending, Ids::Many(ids));
+        // Dropped before the registration: cancels the calls still waiting, one by one.
+        let mut cancel = Cancel::new(self, Ids::Many(ids));
         let exchange = async {
             match self.transport.send(message).await {
                 Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, ids),
@@ -213,7 +215,7 @@ impl Shared {
                         self.pending.complete(id, Err(Failure::Missing));
                     }
                 }
-                Ok(Delivery::Routed) => {}
+                Ok(Delivery::Routed) => cancel.arm(),
                 Err(error) => return Err(failure(error)),
             }
             let mut outcomes = Vec::with_capacity(receivers.len());
@@ -221,6 +223,7 @@ impl Shared {
                 outcomes.push(receiver.await.unwrap_or(Err(Failure::Closed)));
             }
             registration.settled();
+            cancel.disarm();
             Ok(outcomes)
         };
         tokio::time::timeout(timeout, exchange)

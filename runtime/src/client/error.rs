@@ -57,21 +57,31 @@ pub enum Error<E = Infallible> {
     /// The server answered with a JSON-RPC error the method does not declare (a
     /// standard error such as `-32602 Invalid params`, or an unknown code).
     Undeclared(ErrorObject),
-    /// The transport could not move the call or its answer.
+    /// The transport could not move the call or its answer. Over HTTP this includes a
+    /// server that closes the connection before answering ([`ErrorKind::Io`]): the
+    /// request may or may not have run, and the client stays usable (the next call
+    /// opens a new connection).
+    ///
+    /// [`ErrorKind::Io`]: crate::transport::ErrorKind::Io
     Transport(transport::Error),
     /// The params could not be serialised, or did not serialise to an array or an
     /// object as JSON-RPC requires. Nothing was sent.
     Encode(serde_json::Error),
     /// The result did not fit the expected type; the message says where and why.
     Decode(serde_json::Error),
-    /// The answer was not a JSON-RPC response.
+    /// The answer was not a JSON-RPC response; or, in a batch answer, some member could
+    /// not be read and this call got no answer it could match (the unreadable member
+    /// may have been it). The calls whose answers could be read get them.
     InvalidResponse(String),
     /// The server answered the exchange but not this call (a batch answer missing
     /// this entry, or no body where a response was due).
     MissingResponse,
     /// No answer came within the call's timeout.
     Timeout,
-    /// The connection closed before the answer came.
+    /// The connection closed before the answer came, and carries no more calls (a
+    /// message stream: WebSocket, stdio, TCP, Unix socket). HTTP exchanges are
+    /// independent, so a lost HTTP connection is a [`Transport`](Error::Transport) error
+    /// instead.
     Closed,
 }
 

@@ -57,7 +57,15 @@
 //!   nothing says which message it answers, so it fails no call: the call it belonged
 //!   to ends at its timeout, and unrelated calls on the same connection are not
 //!   broken. See [`Inbox`].
-//! - A closed connection fails every pending call at once with [`Error::Closed`].
+//! - An answer that cannot be read fails the calls of its exchange with
+//!   [`Error::InvalidResponse`]. In a batch answer each member is read on its own: the
+//!   members that can be read reach their calls, and only the calls left unanswered
+//!   fail, when some member could not be read.
+//! - A closed connection fails every pending call at once with [`Error::Closed`]: on
+//!   message streams, where the connection is the client's only one. Over HTTP, a server
+//!   that closes the connection before answering fails that exchange's calls with
+//!   [`Error::Transport`] (kind [`Io`](crate::transport::ErrorKind::Io)); the request
+//!   may or may not have run, and the next call opens a new connection.
 
 mod batch;
 mod error;
@@ -316,21 +324,19 @@ impl Shared {
     async fn call(&self, id: u64, message: Bytes, timeout: Duration) -> Result<Bytes, Failure> {
         let receiver = self.pending.insert(id);
         let mut registration = Registration::new(&self.pending, Ids::One(id));
-        let mut cancel = Cancel {
-            transport: &*self.transport,
-            id,
-            armed: false,
-        };
+        // Declared after the registration, so dropped before it: it still sees which
+        // calls are waiting.
+        let mut cancel = Cancel::new(self, Ids::One(id));
         let exchange = async {
             match self.transport.send(message).await {
                 Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, &[id]),
                 Ok(Delivery::NoAnswer) => return Err(Failure::Missing),
-                Ok(Delivery::Routed) => cancel.armed = true,
+                Ok(Delivery::Routed) => cancel.arm(),
                 Err(error) => return Err(failure(error)),
             }
             let outcome = receiver.await.unwrap_or(Err(Failure::Closed));
             registration.settled();
-            cancel.armed = false;
+            cancel.disarm();
             outcome
         };
         tokio::time::timeout(timeout, exchange)
@@ -354,18 +360,43 @@ impl Shared {
     }
 }
 
-/// Tells the transport that a routed call was given up (its future dropped, or timed
-/// out) before its answer came: [`Transport::cancel`].
+/// Tells the transport which routed calls were given up (their future dropped, or
+/// timed out) before their answer came: [`Transport::cancel`] for each call of `ids`
+/// still waiting when it is dropped armed.
 struct Cancel<'a> {
     transport: &'a dyn Transport,
-    id: u64,
+    pending: &'a Pending,
+    ids: Ids<'a>,
     armed: bool,
+}
+
+impl<'a> Cancel<'a> {
+    fn new(shared: &'a Shared, ids: Ids<'a>) -> Self {
+        Self {
+            transport: &*shared.transport,
+            pending: &shared.pending,
+            ids,
+            armed: false,
+        }
+    }
+
+    /// The calls are on their way: from now on, giving them up cancels them.
+    fn arm(&mut self) {
+        self.armed = true;
+    }
+
+    /// Every call has its answer: nothing is left to cancel.
+    fn disarm(&mut self) {
+        self.armed = false;
+    }
 }
 
 impl Drop for Cancel<'_> {
     fn drop(&mut self) {
         if self.armed {
-            self.transport.cancel(self.id);
+            for id in self.pending.waiting(&self.ids) {
+                self.transport.cancel(id);
+            }
         }
     }
 }

@@ -95,6 +95,19 @@ impl Pending {
         }
     }
 
+    /// The calls of `ids` still waiting for their outcome.
+    pub(crate) fn waiting(&self, ids: &Ids<'_>) -> Vec<u64> {
+        let calls = self.calls();
+        match ids {
+            Ids::One(id) => calls.contains_key(id).then_some(*id).into_iter().collect(),
+            Ids::Many(ids) => ids
+                .iter()
+                .copied()
+                .filter(|id| calls.contains_key(id))
+                .collect(),
+        }
+    }
+
     pub(crate) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::SeqCst)
     }

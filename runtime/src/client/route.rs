@@ -11,12 +11,13 @@ use std::sync::{Arc, Weak};
 /// Routes the answer to one request/response exchange (an HTTP response body, say) to
 /// the calls the exchange carried, `ids` in ascending order.
 ///
-/// Responses are matched by id, only among `ids`. Because the pairing of request and
-/// answer is known here, an error response with `id: null` (the server could not read
-/// the id: invalid JSON, a refused body) is delivered to every call of the exchange
-/// left without a response of its own. Calls still unanswered after that get
-/// [`Failure::Missing`]; when the answer is not JSON-RPC at all they get
-/// [`Failure::Invalid`].
+/// Responses are matched by id, only among `ids`, each member of a batch answer read on
+/// its own. Because the pairing of request and answer is known here, an error response
+/// with `id: null` (the server could not read the id: invalid JSON, a refused body) is
+/// delivered to every call of the exchange left without a response of its own. Calls
+/// still unanswered after that get [`Failure::Invalid`] when the answer, or a member of
+/// it (which may be the answer they lack), could not be read, and [`Failure::Missing`]
+/// otherwise.
 pub(crate) fn route_answer(pending: &Pending, answer: &Bytes, ids: &[u64]) {
     let mut null_error: Option<ErrorObject> = None;
     let parsed = wire::parse_answer(answer, |id, body| match id {
@@ -30,9 +31,11 @@ pub(crate) fn route_answer(pending: &Pending, answer: &Bytes, ids: &[u64]) {
         }
         _ => tracing::debug!("ignored a response to a call this exchange did not carry"),
     });
-    let leftover = match parsed {
-        Err(reason) => Failure::Invalid(reason),
-        Ok(()) => null_error.map_or(Failure::Missing, Failure::Error),
+    let leftover = match (parsed, null_error) {
+        (Err(reason), _) => Failure::Invalid(reason),
+        (Ok(_), Some(error)) => Failure::Error(error),
+        (Ok(Some(reason)), None) => Failure::Invalid(reason),
+        (Ok(None), None) => Failure::Missing,
     };
     for &id in ids {
         // Only the calls still waiting are completed; the others were answered above.
@@ -88,8 +91,12 @@ impl Inbox {
             ),
             ResponseId::Other => tracing::debug!("ignored a response with a foreign id"),
         });
-        if let Err(reason) = parsed {
-            tracing::debug!(%reason, "ignored a message that is not a response");
+        match parsed {
+            Ok(None) => {}
+            Ok(Some(reason)) => {
+                tracing::debug!(%reason, "ignored an unreadable member of a batch answer");
+            }
+            Err(reason) => tracing::debug!(%reason, "ignored a message that is not a response"),
         }
     }
 
@@ -182,6 +189,30 @@ mod tests {
             }
             Inbox::new(&pending).deliver(Bytes::from(answer));
         }
+    }
+
+    #[test]
+    fn an_unreadable_member_spoils_no_other() {
+        let answer = Bytes::from_static(
+            br#"[{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","id":2},{"jsonrpc":"2.0","result":3,"id":3}]"#,
+        );
+        // An exchange: the calls answered get their answer, the others the reason.
+        let pending = Arc::new(Pending::default());
+        let mut receivers: Vec<_> = (1..=4).map(|id| pending.insert(id)).collect();
+        route_answer(&pending, &answer, &[1, 2, 3, 4]);
+        let outcomes: Vec<_> = receivers.iter_mut().map(|r| r.try_recv().ok()).collect();
+        assert!(matches!(&outcomes[0], Some(Ok(r)) if &r[..] == b"1"));
+        assert!(matches!(&outcomes[1], Some(Err(Failure::Invalid(_)))));
+        assert!(matches!(&outcomes[2], Some(Ok(r)) if &r[..] == b"3"));
+        assert!(matches!(&outcomes[3], Some(Err(Failure::Invalid(_)))));
+        // A stream: the readable answers are delivered, the rest wait.
+        let pending = Arc::new(Pending::default());
+        let mut receivers: Vec<_> = (1..=3).map(|id| pending.insert(id)).collect();
+        Inbox::new(&pending).deliver(answer);
+        assert!(matches!(receivers[0].try_recv(), Ok(Ok(_))));
+        assert!(receivers[1].try_recv().is_err(), "still waiting");
+        assert!(matches!(receivers[2].try_recv(), Ok(Ok(_))));
+        assert_eq!(pending.len(), 1);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The client's side of the wire model: writing calls and reading answers, through
 //! [`protocol`](crate::protocol).
 
-use crate::protocol::{ErrorObject, IdKind, Response, Responses};
+use crate::protocol::{ErrorObject, IdKind, Members, Response, Responses};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -13,25 +13,33 @@ pub(crate) enum ResponseId {
     Other,
 }
 
-/// Parses an answer (one response, or an array of them) and hands each response to
-/// `each`, its result borrowed from `bytes`.
+/// Parses an answer (one response, or an array of them) and hands each response it can
+/// read to `each`, its result borrowed from `bytes`. A batch's members are read one by
+/// one: `Ok(Some(why))` says why the first of its unreadable members could not be read
+/// (the others were handed over all the same), `Ok(None)` that every member was read.
 ///
 /// # Errors
 ///
-/// Why the bytes are not a JSON-RPC answer; nothing was handed to `each` then.
+/// Why the bytes are not a JSON-RPC answer at all; nothing was handed to `each` then.
 pub(crate) fn parse_answer<'a>(
     bytes: &'a [u8],
     mut each: impl FnMut(ResponseId, Result<&'a RawValue, ErrorObject>),
-) -> Result<(), String> {
-    match Responses::parse(bytes).map_err(|error| error.to_string())? {
-        Responses::Single(response) => visit(response, &mut each),
-        Responses::Batch(responses) => {
-            for response in responses {
-                visit(response, &mut each);
+) -> Result<Option<String>, String> {
+    let mut unreadable = None;
+    match Responses::parse_members(bytes).map_err(|error| error.to_string())? {
+        Members::Single(response) => visit(response, &mut each),
+        Members::Batch(members) => {
+            for member in members {
+                match member {
+                    Ok(response) => visit(response, &mut each),
+                    Err(error) => {
+                        unreadable.get_or_insert_with(|| error.to_string());
+                    }
+                }
             }
         }
     }
-    Ok(())
+    Ok(unreadable)
 }
 
 fn visit<'a>(

@@ -97,6 +97,14 @@ impl<'a> Response<'a> {
     }
 }
 
+/// A response message read member by member: one unreadable member of a batch does not
+/// spoil the others, so a client can still give each call it can match its answer.
+#[derive(Debug)]
+pub(crate) enum Members<'a> {
+    Single(Response<'a>),
+    Batch(Vec<Result<Response<'a>, DecodeError>>),
+}
+
 impl<'a> Responses<'a> {
     /// Parses a response message: one response object, or a non-empty array of them.
     ///
@@ -105,15 +113,28 @@ impl<'a> Responses<'a> {
     /// [`DecodeError`] when `bytes` is not valid JSON, is an empty array, or holds anything
     /// that is not a valid response object.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        match fields::parse(bytes, usize::MAX, Response::from_member) {
-            Ok(Top::Single(response)) => response.map(Responses::Single),
-            Ok(Top::Batch(responses)) if responses.is_empty() => {
-                Err(DecodeError::not_a_response("an empty array"))
-            }
-            Ok(Top::Batch(responses)) => responses
+        match Self::parse_members(bytes)? {
+            Members::Single(response) => Ok(Responses::Single(response)),
+            Members::Batch(members) => members
                 .into_iter()
                 .collect::<Result<_, _>>()
                 .map(Responses::Batch),
+        }
+    }
+
+    /// Parses a response message, a batch's members each on its own.
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError`] when `bytes` is not valid JSON, is an empty array, or is one value
+    /// that is not a valid response object.
+    pub(crate) fn parse_members(bytes: &'a [u8]) -> Result<Members<'a>, DecodeError> {
+        match fields::parse(bytes, usize::MAX, Response::from_member) {
+            Ok(Top::Single(response)) => response.map(Members::Single),
+            Ok(Top::Batch(responses)) if responses.is_empty() => {
+                Err(DecodeError::not_a_response("an empty array"))
+            }
+            Ok(Top::Batch(responses)) => Ok(Members::Batch(responses)),
             Err(ParseError::Syntax | ParseError::BatchTooLarge) => Err(DecodeError {
                 reason: Reason::Syntax,
             }),

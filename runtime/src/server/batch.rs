@@ -16,6 +16,10 @@ use super::engine::{ConnectionState, Shared, error_message, write_response};
 /// Calls start in order. One that finishes on its first poll is written out at once;
 /// one that does not joins a set of pending calls (at most `batch_concurrency`), and the
 /// calls after it are written aside until the earlier ones are done. No task is spawned.
+///
+/// As soon as the responses written so far exceed `max_response_size`, the batch stops:
+/// calls not started are not run, calls running are dropped, and the answer is one
+/// `-32008` with `id: null`, so an oversized answer is never buffered whole.
 pub(crate) async fn run(
     shared: &Shared,
     connection: &Arc<ConnectionState>,
@@ -29,6 +33,9 @@ pub(crate) async fn run(
             if let Some((done, result)) = pending.next().await {
                 ordered.complete(done, &result);
             }
+        }
+        if ordered.too_large() {
+            return Some(too_large());
         }
         let (id, method, params) = match entry {
             Entry::Request(r) => (Some(&r.id), &*r.method, r.params),
@@ -48,8 +55,16 @@ pub(crate) async fn run(
     }
     while let Some((done, result)) = pending.next().await {
         ordered.complete(done, &result);
+        if ordered.too_large() {
+            return Some(too_large());
+        }
     }
     ordered.finish()
+}
+
+/// The answer to a batch whose response outgrew `max_response_size`.
+fn too_large() -> Vec<u8> {
+    error_message(&ErrorObject::response_too_large())
 }
 
 /// The batch response under construction, in request order.
@@ -63,6 +78,8 @@ struct Ordered<'e, 'a> {
     /// Entries finished out of order: their response (empty: nothing to answer).
     /// Allocated on the first out-of-order finish.
     parked: Vec<Option<Vec<u8>>>,
+    /// The bytes held in `parked`.
+    parked_len: usize,
     max_size: usize,
 }
 
@@ -76,6 +93,7 @@ impl<'e, 'a> Ordered<'e, 'a> {
             written: 0,
             next: 0,
             parked: Vec::new(),
+            parked_len: 0,
             max_size,
         }
     }
@@ -87,6 +105,7 @@ impl<'e, 'a> Ordered<'e, 'a> {
             }
             let mut aside = Vec::new();
             self.write(index, result, &mut aside);
+            self.parked_len += aside.len();
             if let Some(slot) = self.parked.get_mut(index) {
                 *slot = Some(aside);
             }
@@ -96,6 +115,7 @@ impl<'e, 'a> Ordered<'e, 'a> {
         self.write_separated(index, result, &mut out);
         self.next += 1;
         while let Some(aside) = self.parked.get_mut(self.next).and_then(Option::take) {
+            self.parked_len -= aside.len();
             if !aside.is_empty() {
                 self.separate(&mut out);
                 out.extend_from_slice(&aside);
@@ -132,13 +152,20 @@ impl<'e, 'a> Ordered<'e, 'a> {
         }
     }
 
+    /// Whether the answer is already known to exceed the size limit: what is written,
+    /// in order or aside, and the closing `]` (separators not counted, so this never
+    /// says yes to an answer that would fit).
+    fn too_large(&self) -> bool {
+        self.out.len() + self.parked_len + 1 > self.max_size
+    }
+
     fn finish(mut self) -> Option<Vec<u8>> {
         if self.written == 0 {
             return None;
         }
         self.out.push(b']');
         if self.out.len() > self.max_size {
-            return Some(error_message(&ErrorObject::response_too_large()));
+            return Some(too_large());
         }
         Some(self.out)
     }

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicUsize;
 use crate::protocol::Id;
 
 use super::Metadata;
-use super::engine::ConnectionState;
+use super::engine::{ConnectionState, InFlight};
 
 /// Everything a handler may want to know about its call besides the params: the method,
 /// the id, the transport's [`Metadata`] and typed extensions.
@@ -41,7 +41,7 @@ impl Context {
     pub fn new(method: &str, id: Option<Id<'_>>, metadata: Metadata) -> Self {
         let connection = Arc::new(ConnectionState {
             metadata,
-            in_flight: AtomicUsize::new(0),
+            in_flight: InFlight::Own(AtomicUsize::new(0)),
         });
         Self::from_parts(method, id.as_ref(), connection)
     }

@@ -72,11 +72,33 @@ pub struct Connection {
     state: Arc<ConnectionState>,
 }
 
-/// What a connection's calls share: its metadata and its in-flight count.
+/// What a message's calls share: the metadata, and the in-flight count of the
+/// connection they came on.
 #[derive(Debug)]
 pub(crate) struct ConnectionState {
     pub(crate) metadata: Metadata,
-    pub(crate) in_flight: AtomicUsize,
+    pub(crate) in_flight: InFlight,
+}
+
+/// A connection's count of calls in flight: its own, or one shared with the other
+/// messages of the same socket that each carry their own metadata (HTTP requests on one
+/// kept-alive or HTTP/2 connection).
+#[derive(Debug)]
+pub(crate) enum InFlight {
+    Own(AtomicUsize),
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Shared(Arc<AtomicUsize>),
+}
+
+impl std::ops::Deref for InFlight {
+    type Target = AtomicUsize;
+
+    fn deref(&self) -> &AtomicUsize {
+        match self {
+            InFlight::Own(count) => count,
+            InFlight::Shared(count) => count,
+        }
+    }
 }
 
 impl Server {
@@ -106,7 +128,7 @@ impl Server {
             shared: self.shared.clone(),
             state: Arc::new(ConnectionState {
                 metadata,
-                in_flight: AtomicUsize::new(0),
+                in_flight: InFlight::Own(AtomicUsize::new(0)),
             }),
         }
     }
@@ -120,6 +142,26 @@ impl Server {
         metadata: Metadata,
     ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
         let connection = self.connection(metadata);
+        async move { connection.handle(message).await }
+    }
+
+    /// Handles one message with metadata of its own, its calls counted against
+    /// [`Limits::max_in_flight`] together with every other message sharing `in_flight`
+    /// (the requests of one HTTP connection). Costs no more than [`Server::handle`].
+    #[cfg(feature = "http")]
+    pub(crate) fn handle_counted<'a>(
+        &'a self,
+        message: &'a [u8],
+        metadata: Metadata,
+        in_flight: Arc<AtomicUsize>,
+    ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
+        let connection = Connection {
+            shared: self.shared.clone(),
+            state: Arc::new(ConnectionState {
+                metadata,
+                in_flight: InFlight::Shared(in_flight),
+            }),
+        };
         async move { connection.handle(message).await }
     }
 }

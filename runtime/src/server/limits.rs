@@ -22,8 +22,10 @@ pub struct Limits {
     /// too large) and `id: null`. Default: 10 MiB.
     pub max_request_size: usize,
     /// Largest response sent, in bytes. A larger result is replaced by `-32008` (response
-    /// too large) for its call; a larger batch response by one such error with `id: null`.
-    /// Default: 10 MiB.
+    /// too large) for its call. A batch whose response grows past it is answered with one
+    /// such error with `id: null` as soon as it does, so the response is never buffered
+    /// beyond the limit: the batch's calls not yet started are not run, and those still
+    /// running are dropped. Default: 10 MiB.
     pub max_response_size: usize,
     /// Most entries in a batch; a longer batch is answered with one `-32010` (batch too
     /// large) and `id: null`, and is not read past the limit. Default: 1,024.
@@ -34,6 +36,12 @@ pub struct Limits {
     pub batch_concurrency: usize,
     /// Most calls in flight on one connection; a call beyond it is answered with `-32009`
     /// (server busy), and a notification beyond it is dropped. Default: 256.
+    ///
+    /// A connection is what the transport says it is: a [`Connection`](super::Connection)
+    /// (WebSocket, byte streams, an in-memory link), and over HTTP a socket accepted by
+    /// `http::serve`, whose requests (HTTP/1.1 keep-alive, HTTP/2 streams) share it. An
+    /// HTTP `Service` mounted in another server (axum) cannot tell sockets apart and
+    /// counts each request alone; [`Server::handle`](super::Server::handle) too.
     pub max_in_flight: usize,
     /// Longest a handler may run; a call still running after it is answered with `-32012`
     /// (timeout) and its future is dropped. `None` lets handlers run for ever. Default: 60 s.

@@ -88,9 +88,10 @@ pub trait Transport: Send + Sync + 'static {
     fn send(&self, message: Bytes) -> SendFuture<'_>;
 
     /// Called when a call sent with [`Delivery::Routed`] is given up before its answer
-    /// came (its future was dropped, or it timed out). A message stream transport may
-    /// tell the peer, as the LSP's `$/cancelRequest` notification does; the default
-    /// does nothing. Must not block.
+    /// came (its future was dropped, or it timed out); for a batch, once for each of its
+    /// calls still unanswered. A message stream transport may tell the peer, as the
+    /// LSP's `$/cancelRequest` notification does; the default does nothing. Must not
+    /// block.
     fn cancel(&self, id: u64) {
         let _ = id;
     }

@@ -111,6 +111,18 @@ pub mod services {
         include!("../../../codegen/tests/golden/services/std_names.rs");
     }
 
+    /// Generated from `codegen/tests/fixtures/services/ticker.json` with
+    /// `server_to_client("ticker_*")`: `TickerPush` and `TickerListener` beside the client
+    /// and the server.
+    pub mod ticker {
+        include!("../../../codegen/tests/golden/services/ticker.rs");
+    }
+
+    /// Generated from `schemas/petstore.json`, the project's example.
+    pub mod schemas_petstore {
+        include!("../../../codegen/tests/golden/services/schemas_petstore.rs");
+    }
+
     /// Generated from the corpus's `open-rpc-examples/petstore-openrpc.json`.
     pub mod petstore {
         include!("../../../codegen/tests/golden/services/petstore.rs");

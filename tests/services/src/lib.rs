@@ -1,20 +1,33 @@
-//! Generated modules, compiled under `#![deny(warnings)]`: the project's fixture always,
-//! the corpus documents when the corpus is present.
+//! Generated modules, compiled under `#![deny(warnings)]` and included the user's way
+//! (`rpcsmith::include_api!`): the project's documents always, the corpus documents when
+//! the corpus is present. [`editor_server`] is the `Editor` server every transport test
+//! runs, in process and in the `editor-stdio` child.
 #![deny(warnings)]
 
-/// `codegen/tests/fixtures/services/features.json`.
-pub mod features {
-    include!(concat!(env!("OUT_DIR"), "/features.rs"));
-}
+pub mod editor_server;
+
+rpcsmith::include_api!(
+    /// `codegen/tests/fixtures/services/features.json`.
+    pub features
+);
+rpcsmith::include_api!(
+    /// `documents/editor.json`: a language-server-like API.
+    pub editor
+);
+rpcsmith::include_api!(
+    /// `documents/editor-client.json`: what the client of `editor` serves, every method
+    /// sent by the server (`server_to_client("*")`).
+    pub editor_client
+);
+rpcsmith::include_api!(
+    /// `documents/interop.json`: what the Node peers of `tests/interop` speak.
+    pub interop
+);
 
 macro_rules! corpus_modules {
     ($($(#[$doc:meta])* $name:ident),* $(,)?) => {
         $(
-            $(#[$doc])*
-            #[cfg(corpus)]
-            pub mod $name {
-                include!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs"));
-            }
+            rpcsmith::include_api!($(#[$doc])* #[cfg(corpus)] pub $name);
         )*
     };
 }
@@ -28,11 +41,12 @@ corpus_modules! {
     simple_math,
     /// `open-rpc-examples/link-example-openrpc.json`.
     link_example,
-    /// `metamask-api-specs/multichain-openrpc.json`.
+    /// `metamask-api-specs/multichain-openrpc.json`, `wallet_notify` and
+    /// `wallet_sessionChanged` sent by the wallet.
     multichain,
     /// `starknet-specs/api/starknet_api_openrpc.json`.
     starknet,
-    /// `starknet-specs/api/starknet_ws_api.json`.
+    /// `starknet-specs/api/starknet_ws_api.json`, `starknet_subscription*` sent by the node.
     starknet_ws,
     /// `ethereum-execution-apis/refs-openrpc.json`.
     ethereum,

@@ -1,9 +1,11 @@
-//! The bigger corpus documents: MetaMask's multichain API (notifications) served and
-//! called end to end; Starknet's main API (refs into other files) and Ethereum's
+//! The bigger corpus documents: MetaMask's multichain API served and called end to end,
+//! its wallet's notifications pushed to the dapp's generated listener; Starknet's main API (refs into other files) and Ethereum's
 //! `refs-openrpc.json`: a sample of their generated client methods against a canned
 //! server, their generated params decoders, declared errors, and the embedded document.
 //! Left out, with a message, where the corpus is absent.
 #![cfg(corpus)]
+
+mod support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,7 +13,7 @@ use std::time::Duration;
 use rpcsmith::client::{Client, Error};
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Failure, Reply, Server};
-use rpcsmith::transport::{http, memory};
+use rpcsmith::transport::memory;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -56,49 +58,48 @@ fn self_contained(document: &Value) -> bool {
 
 mod multichain {
     use super::*;
+    use rpcsmith::transport::peer::{self, Peer};
+    use rpcsmith::transport::stream::Codec;
     use rpcsmith_services::multichain::{
-        MetaMaskMultichainApiClient as ApiClient, MetaMaskMultichainApiDispatcher as ApiDispatcher,
-        MetaMaskMultichainApiServer as ApiServer, WalletCreateSessionError, types,
+        MultichainClient, MultichainDispatcher, MultichainListener, MultichainListenerDispatcher,
+        MultichainPush, MultichainServer, WalletCreateSessionError, WalletRevokeSessionError,
+        types,
     };
     use tokio::sync::mpsc;
 
-    struct Wallet {
-        notified: mpsc::UnboundedSender<String>,
+    /// The wallet: on a connection, `wallet_invokeMethod` of `eth_subscribe` pushes a
+    /// `wallet_notify`, and `wallet_revokeSession` a `wallet_sessionChanged`.
+    struct Wallet;
+
+    fn push(cx: &Context) -> Option<MultichainPush> {
+        peer::remote(cx).map(MultichainPush::new)
     }
 
-    impl ApiServer for Wallet {
-        async fn wallet_notify(
-            &self,
-            _cx: Context,
-            scope: String,
-            n: types::WalletNotifyNotification,
-        ) {
-            let _ = self
-                .notified
-                .send(format!("{scope} {}", n.method.unwrap_or_default()));
-        }
-
+    impl MultichainServer for Wallet {
         async fn wallet_invoke_method(
             &self,
-            _cx: Context,
+            cx: Context,
             scope: String,
             request: types::WalletNotifyNotification,
         ) -> Result<Value, Failure> {
+            if let (Some(push), Some("eth_subscribe")) = (push(&cx), request.method.as_deref()) {
+                let event = types::WalletNotifyNotification {
+                    method: Some("eth_subscription".into()),
+                    params: Some(json!({"subscription": "0x1"})),
+                };
+                let _ = push.wallet_notify(scope.clone(), event).await;
+            }
             Ok(json!({ "scope": scope, "method": request.method }))
         }
 
         async fn wallet_revoke_session(
             &self,
-            _cx: Context,
-        ) -> Result<bool, Failure<rpcsmith_services::multichain::WalletRevokeSessionError>>
-        {
+            cx: Context,
+        ) -> Result<bool, Failure<WalletRevokeSessionError>> {
+            if let Some(push) = push(&cx) {
+                let _ = push.wallet_session_changed(Some(Default::default())).await;
+            }
             Ok(true)
-        }
-
-        async fn wallet_session_changed(&self, _cx: Context, scopes: Option<types::SessionScopes>) {
-            let _ = self
-                .notified
-                .send(format!("changed {}", scopes.map_or(0, |s| s.len())));
         }
 
         async fn wallet_get_session(
@@ -129,37 +130,33 @@ mod multichain {
         }
     }
 
-    async fn run(over_http: bool) {
-        let (notified, mut received) = mpsc::unbounded_channel();
-        let server = Server::new(ApiDispatcher::new(Wallet { notified }));
-        let (inner, _stop) = if over_http {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let url = format!("http://{}", listener.local_addr().unwrap());
-            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-            tokio::spawn(http::serve(listener, http::Service::new(server), async {
-                let _ = stopped.await;
-            }));
-            (Client::new(http::Client::new(&url).unwrap()), Some(stop))
-        } else {
-            (memory::connect(server), None)
-        };
-        let c = ApiClient::new(inner.clone());
+    /// The dapp's side: what the wallet sends it, as text.
+    struct Dapp(mpsc::UnboundedSender<String>);
+
+    impl MultichainListener for Dapp {
+        async fn wallet_notify(
+            &self,
+            _cx: Context,
+            scope: String,
+            n: types::WalletNotifyNotification,
+        ) {
+            let _ = self
+                .0
+                .send(format!("{scope} {}", n.method.unwrap_or_default()));
+        }
+
+        async fn wallet_session_changed(&self, _cx: Context, scopes: Option<types::SessionScopes>) {
+            let _ = self
+                .0
+                .send(format!("changed {:?}", scopes.map(|s| s.len())));
+        }
+    }
+
+    async fn calls(c: &MultichainClient) {
         let request = types::WalletNotifyNotification {
             method: Some("eth_chainId".into()),
             params: None,
         };
-        c.wallet_notify("eip155:1".into(), request.clone())
-            .await
-            .unwrap();
-        let got = tokio::time::timeout(Duration::from_secs(5), received.recv())
-            .await
-            .unwrap();
-        assert_eq!(got.as_deref(), Some("eip155:1 eth_chainId"));
-        c.wallet_session_changed(None).await.unwrap();
-        let got = tokio::time::timeout(Duration::from_secs(5), received.recv())
-            .await
-            .unwrap();
-        assert_eq!(got.as_deref(), Some("changed 0"));
         let invoked = c
             .wallet_invoke_method("eip155:1".into(), request)
             .await
@@ -168,7 +165,6 @@ mod multichain {
             invoked,
             json!({"scope": "eip155:1", "method": "eth_chainId"})
         );
-        assert!(c.wallet_revoke_session().await.unwrap());
         assert_eq!(c.wallet_get_session().await.unwrap().session_scopes, None);
         let scope = types::Scope {
             references: None,
@@ -187,8 +183,17 @@ mod multichain {
                 WalletCreateSessionError::RequestedNetworksAreNotSupported
             ))
         ));
-        let document: Value = inner.request("rpc.discover", &()).await.unwrap();
+        let document: Value = c.inner().request("rpc.discover", &()).await.unwrap();
         assert_eq!(document["methods"].as_array().map(Vec::len), Some(6));
+    }
+
+    async fn run(over_http: bool) {
+        let server = Server::new(MultichainDispatcher::new(Wallet));
+        let (inner, _stop) = super::support::connect(server, over_http).await;
+        let c = MultichainClient::new(inner);
+        calls(&c).await;
+        // Without a connection to push on, the wallet pushes nothing.
+        assert!(c.wallet_revoke_session().await.unwrap());
     }
 
     #[tokio::test]
@@ -200,12 +205,47 @@ mod multichain {
     async fn over_http() {
         run(true).await;
     }
+
+    /// On a symmetric connection (an in-process byte stream), the wallet's pushes reach
+    /// the dapp's generated listener, typed.
+    #[tokio::test]
+    async fn the_wallet_pushes_to_the_dapp() {
+        let (dapp_end, wallet_end) = tokio::io::duplex(64 * 1024);
+        let (read, write) = tokio::io::split(wallet_end);
+        let wallet = Peer::builder()
+            .serve(Server::new(MultichainDispatcher::new(Wallet)))
+            .framed(Codec::Newline, read, write);
+        let (seen, mut received) = mpsc::unbounded_channel();
+        let (read, write) = tokio::io::split(dapp_end);
+        let dapp = Peer::builder()
+            .serve(Server::new(MultichainListenerDispatcher::new(Dapp(seen))))
+            .framed(Codec::Newline, read, write);
+        let c = MultichainClient::new(dapp.client().clone());
+        calls(&c).await;
+        let subscribe = types::WalletNotifyNotification {
+            method: Some("eth_subscribe".into()),
+            params: None,
+        };
+        c.wallet_invoke_method("eip155:1".into(), subscribe)
+            .await
+            .unwrap();
+        assert!(c.wallet_revoke_session().await.unwrap());
+        let mut next = async || {
+            tokio::time::timeout(Duration::from_secs(5), received.recv())
+                .await
+                .unwrap()
+                .unwrap()
+        };
+        assert_eq!(next().await, "eip155:1 eth_subscription");
+        assert_eq!(next().await, "changed Some(0)");
+        drop(wallet);
+    }
 }
 
 mod starknet {
     use super::*;
     use rpcsmith_services::starknet::{
-        DOCUMENT, StarkNetNodeApiClient as ApiClient, StarknetGetBlockWithTxHashesError,
+        DOCUMENT, StarknetClient as ApiClient, StarknetGetBlockWithTxHashesError,
         StarknetGetStorageAtParams, StarknetGetTransactionStatusParams, types,
     };
 
@@ -296,7 +336,7 @@ mod starknet_ws {
 mod ethereum {
     use super::*;
     use rpcsmith_services::ethereum::{
-        DOCUMENT, EthGetBalanceParams, EthereumJsonRpcSpecificationClient as ApiClient, types,
+        DOCUMENT, EthGetBalanceParams, EthereumClient as ApiClient, types,
     };
 
     #[tokio::test]

@@ -4,29 +4,14 @@
 //! declared error and `rpc.discover`. Left out, with a message, where the corpus is absent.
 #![cfg(corpus)]
 
+mod support;
+
 use std::sync::Mutex;
 
 use rpcsmith::client::{Client, Error};
 use rpcsmith::server::{Context, Failure, Server};
-use rpcsmith::transport::{http, memory};
 use serde_json::{Value, json};
-
-/// A client of `server` over memory, or over HTTP on a loopback port.
-async fn connect(
-    server: Server,
-    over_http: bool,
-) -> (Client, Option<tokio::sync::oneshot::Sender<()>>) {
-    if !over_http {
-        return (memory::connect(server), None);
-    }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(http::serve(listener, http::Service::new(server), async {
-        let _ = stopped.await;
-    }));
-    (Client::new(http::Client::new(&url).unwrap()), Some(stop))
-}
+use support::connect;
 
 /// The document `client`'s server answers on `rpc.discover`: the one embedded.
 async fn discovered(client: &Client) -> Value {
@@ -274,7 +259,9 @@ mod simple_math {
 
 mod link_example {
     use super::*;
-    use rpcsmith_services::link_example::{LinksClient, LinksDispatcher, LinksServer, types};
+    use rpcsmith_services::link_example::{
+        LinkExampleClient, LinkExampleDispatcher, LinkExampleServer, types,
+    };
 
     struct Links;
 
@@ -301,7 +288,7 @@ mod link_example {
         }
     }
 
-    impl LinksServer for Links {
+    impl LinkExampleServer for Links {
         async fn get_user_by_name(
             &self,
             _cx: Context,
@@ -364,8 +351,9 @@ mod link_example {
     }
 
     async fn run(over_http: bool) {
-        let (inner, _stop) = connect(Server::new(LinksDispatcher::new(Links)), over_http).await;
-        let c = LinksClient::new(inner.clone());
+        let (inner, _stop) =
+            connect(Server::new(LinkExampleDispatcher::new(Links)), over_http).await;
+        let c = LinkExampleClient::new(inner.clone());
         assert_eq!(
             c.get_user_by_name("ada".into())
                 .await

@@ -3,10 +3,12 @@
 //! notification, declared errors with typed data, `rpc.discover`, and `-32602` naming
 //! the param that is missing, unknown or of the wrong type.
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rpcsmith::client::{Client, Error};
+use rpcsmith::client::Error;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Failure, Server};
 use rpcsmith::transport::peer::Peer;
@@ -116,17 +118,11 @@ fn over_memory() -> Fixture {
 
 async fn over_http() -> Fixture {
     let (server, logs) = server();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(http::serve(listener, http::Service::new(server), async {
-        let _ = stopped.await;
-    }));
-    let transport = http::Client::new(&url).unwrap();
+    let (client, stop) = support::connect(server, true).await;
     Fixture {
-        client: FeaturesClient::new(Client::new(transport)),
+        client: FeaturesClient::new(client),
         logs,
-        _stop: Some(stop),
+        _stop: stop,
     }
 }
 

@@ -23,9 +23,16 @@ type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 /// A JSON-RPC client transport over HTTP/1.1 (or HTTP/2 with prior knowledge), and over
 /// HTTPS with the `tls` feature (HTTP/2 then negotiated by ALPN).
 ///
-/// Each message is one `POST` to the URL; the response body is the answer. Connections
-/// are kept alive and reused across calls (hyper-util's pool), so one `Client` serves
-/// any number of concurrent calls. Cheap to clone: clones share the pool.
+/// Each message is one `POST` to the URL; the response body is the answer. One
+/// `Client` serves any number of concurrent calls: over HTTP/1.1 each exchange takes a
+/// connection of its own, over HTTP/2 they share one. Cheap to clone: clones share the
+/// pool.
+///
+/// Connections are kept alive and reused (hyper-util's pool), **as a best effort**: a
+/// call that finds no idle connection starts a new one, even when another call's
+/// connection is about to come back to the pool (the pool races the two, hyperium/hyper
+/// issue 4134). Sequential calls usually share one connection, but nothing bounds the
+/// number of connections a client opens.
 ///
 /// ```
 /// use rpcsmith::transport::http;
@@ -93,13 +100,12 @@ impl Client {
         let mut request = Request::new(Full::new(message));
         *request.method_mut() = Method::POST;
         *request.uri_mut() = self.uri.clone();
+        // Every value of every header the builder was given (`HeaderMap::clone` keeps
+        // them all, in order), and the JSON defaults where it gave none.
         let headers = request.headers_mut();
-        headers.reserve(self.headers.len() + 2);
-        headers.insert(header::CONTENT_TYPE, json());
-        headers.insert(header::ACCEPT, json());
-        for (name, value) in &self.headers {
-            headers.insert(name, value.clone());
-        }
+        *headers = self.headers.clone();
+        headers.entry(header::CONTENT_TYPE).or_insert_with(json);
+        headers.entry(header::ACCEPT).or_insert_with(json);
         request
     }
 
@@ -159,7 +165,10 @@ impl Transport for Client {
 }
 
 impl ClientBuilder {
-    /// Adds a header sent with every request (authentication, for instance).
+    /// Adds a header sent with every request (authentication, for instance). Adding a
+    /// name again adds a value: every value is sent, in the order given. A
+    /// `Content-Type` or `Accept` given here replaces the client's default
+    /// (`application/json`).
     ///
     /// An invalid name or value makes [`build`](Self::build) fail.
     pub fn header(mut self, name: &str, value: &str) -> Self {
@@ -179,9 +188,17 @@ impl ClientBuilder {
         self
     }
 
-    /// Adds every header of `headers` to every request.
+    /// Adds every value of every header in `headers` to every request, after those
+    /// already given, as [`header`](Self::header) does.
     pub fn headers(mut self, headers: HeaderMap) -> Self {
-        self.headers.extend(headers);
+        let mut name = None;
+        for (next, value) in headers {
+            // Each name is yielded once, then `None` for its further values.
+            name = next.or(name);
+            if let Some(name) = &name {
+                self.headers.append(name, value);
+            }
+        }
         self
     }
 

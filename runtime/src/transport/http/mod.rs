@@ -1,6 +1,6 @@
 //! JSON-RPC over HTTP (hyper 1): a server that is a [`tower::Service`], a [`serve`]
 //! helper for a TCP listener, and a client transport with pooled keep-alive
-//! connections.
+//! connections (reused as a best effort: see [`Client`]).
 //!
 //! # The server side
 //!
@@ -32,6 +32,6 @@ mod serve;
 mod service;
 
 pub use client::{Client, ClientBuilder, DEFAULT_MAX_RESPONSE_SIZE};
-pub(crate) use serve::Stopping;
+pub(crate) use serve::Socket;
 pub use serve::{DEFAULT_MAX_CONNECTIONS, Serve, serve};
 pub use service::{NoResponse, PeerAddr, Service};

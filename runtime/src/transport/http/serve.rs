@@ -9,6 +9,7 @@ use hyper_util::server::conn::auto;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
@@ -30,6 +31,19 @@ impl Stopping {
         // An error means the server is gone, which is a shutdown too.
         let _ = self.stopped.wait_for(|stopped| *stopped).await;
     }
+}
+
+/// What [`serve`] hands every request of one accepted connection, as an extension: the
+/// server's shutdown, the connection's count of calls in flight (which the
+/// [`Service`](super::Service) gives the engine, so the requests of one socket share
+/// [`Limits::max_in_flight`](crate::server::Limits::max_in_flight)), and its slot among
+/// [`Serve::max_connections`], which a request upgraded to a WebSocket keeps for as long
+/// as the WebSocket lives. Cloning it allocates nothing.
+#[derive(Debug, Clone)]
+pub(crate) struct Socket {
+    pub(crate) stopping: Stopping,
+    pub(crate) in_flight: Arc<AtomicUsize>,
+    _slot: Option<Arc<OwnedSemaphorePermit>>,
 }
 
 /// How many connections [`serve`] keeps open at once unless told otherwise.
@@ -85,11 +99,15 @@ where
 ///
 /// Each connection speaks HTTP/1.1 with keep-alive or HTTP/2 (detected from its first
 /// bytes), and each request carries the connection's peer address as a [`PeerAddr`]
-/// extension, which [`Service`](super::Service) hands to the engine. At most
-/// [`max_connections`](Serve::max_connections) connections are open at once; beyond
-/// that, new connections wait in the listener's backlog until one closes. Failures to
-/// accept a connection (too many open files, say) are logged through `tracing` and
-/// retried after a short pause; they do not end the server.
+/// extension, which [`Service`](super::Service) hands to the engine. The requests of
+/// one connection (in turn over HTTP/1.1, at once as HTTP/2 streams) share its budget
+/// of calls in flight, [`Limits::max_in_flight`](crate::server::Limits::max_in_flight).
+///
+/// At most [`max_connections`](Serve::max_connections) connections are open at once,
+/// WebSocket connections upgraded from them included (each keeps its slot until it
+/// closes); beyond that, new connections wait in the listener's backlog until one
+/// closes. Failures to accept a connection (too many open files, say) are logged
+/// through `tracing` and retried after a short pause; they do not end the server.
 #[derive(Debug)]
 #[must_use = "nothing is served until `run` is awaited"]
 pub struct Serve<S> {
@@ -147,11 +165,12 @@ where
                 next = next_connection(&self.listener, &permits) => next,
             };
             while connections.try_join_next().is_some() {}
-            let (service, stopping) = (self.service.clone(), stopping.clone());
-            connections.spawn(async move {
-                connection(stream, peer, service, stopping).await;
-                drop(permit);
-            });
+            let socket = Socket {
+                stopping: stopping.clone(),
+                in_flight: Arc::new(AtomicUsize::new(0)),
+                _slot: permit.map(Arc::new),
+            };
+            connections.spawn(connection(stream, peer, self.service.clone(), socket));
         }
         drop(self.listener);
         let _ = stop.send(true);
@@ -182,7 +201,7 @@ async fn next_connection(
 }
 
 /// Serves one connection until it ends or the server shuts down.
-async fn connection<S, B>(stream: TcpStream, peer: SocketAddr, service: S, mut stopping: Stopping)
+async fn connection<S, B>(stream: TcpStream, peer: SocketAddr, service: S, socket: Socket)
 where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
     S::Future: Send + 'static,
@@ -192,10 +211,10 @@ where
     B::Error: Into<BoxError>,
 {
     let _ = stream.set_nodelay(true);
-    let for_requests = stopping.clone();
+    let mut stopping = socket.stopping.clone();
     let hyper_service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
         request.extensions_mut().insert(PeerAddr(peer));
-        request.extensions_mut().insert(for_requests.clone());
+        request.extensions_mut().insert(socket.clone());
         service.clone().oneshot(request)
     });
     let mut builder = auto::Builder::new(TokioExecutor::new());

@@ -171,13 +171,23 @@ impl Service {
                 ),
             );
         }
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
+        let socket = parts.extensions.remove::<super::Socket>();
         let body = match self.read(&parts.headers, body).await {
             Ok(body) => body,
             Err(answer) => return answer,
         };
         let meta = metadata(parts);
-        match self.server.handle(&body, meta).await {
+        // Under `serve`, the calls of every request on this socket share one in-flight
+        // budget; mounted elsewhere, each request has its own.
+        let answer = match socket {
+            Some(socket) => {
+                let in_flight = socket.in_flight;
+                self.server.handle_counted(&body, meta, in_flight).await
+            }
+            None => self.server.handle(&body, meta).await,
+        };
+        match answer {
             Some(response) => json(StatusCode::OK, response.into()),
             None => empty(match self.config.no_response {
                 NoResponse::NoContent => StatusCode::NO_CONTENT,
@@ -219,8 +229,8 @@ impl Service {
 
 /// What the engine learns of the HTTP request: peer, headers and extensions.
 fn metadata(mut parts: ::http::request::Parts) -> Metadata {
-    // The server's shutdown signal is for the transport, not for handlers to keep.
-    parts.extensions.remove::<super::Stopping>();
+    // What `serve` knows of the socket is for the transport, not for handlers to keep.
+    parts.extensions.remove::<super::Socket>();
     Metadata {
         peer: parts.extensions.get::<PeerAddr>().map(|peer| peer.0),
         headers: Some(parts.headers),

@@ -18,14 +18,17 @@
 //! the calls the peer made that are still running are aborted.
 //!
 //! **Lifetime**: the connection stays open while the [`Peer`] or any clone of its
-//! [`Client`] lives (or until the other side closes it). Dropping the last of them stops
-//! reading, lets the queued messages out, and closes the stream.
+//! [`Client`] lives, until the other side closes it. Dropping the last of them stops
+//! reading; once reading has stopped, for whatever reason, the messages already queued
+//! are let out, the stream is closed, and [`Peer::closed`] returns.
 //!
 //! **Cancellation** ([`Builder::cancel`], off by default): a call whose future is dropped
-//! or that times out sends `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":…}}`,
-//! and a `$/cancelRequest` received aborts the named call, which is answered `-32013`
-//! (cancelled). The byte-stream transport turns it on for `Content-Length` framing, as
-//! the Language Server Protocol expects.
+//! or that times out sends `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":…}}`
+//! (a batch sends one for each of its calls still unanswered), and a `$/cancelRequest`
+//! received aborts the named call, which is answered `-32013` (cancelled). A batch
+//! received runs as one unit: a cancellation naming one of its calls aborts nothing. The
+//! byte-stream transport turns it on for `Content-Length` framing, as the Language
+//! Server Protocol expects.
 //!
 //! The transports that carry a peer are in [`stream`](super::stream) (stdio, TCP, Unix
 //! sockets) and, with the `ws` feature, `ws`.
@@ -40,6 +43,7 @@ pub(crate) mod wire;
 use crate::client::{self, Client, WeakClient};
 use crate::protocol::ErrorObject;
 use crate::server::{Context, Dispatch, Metadata, Reply, Server};
+use bytes::Bytes;
 use inbound::Reader;
 use link::{Link, Slots};
 use serde::Serialize;
@@ -52,7 +56,7 @@ use std::time::Duration;
 pub use switch::Reconnect;
 #[cfg(feature = "ws")]
 pub(crate) use switch::reconnecting;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use wire::{Incoming, Outgoing};
 
 /// Largest message read when neither the builder nor the server says: 10 MiB.
@@ -152,6 +156,7 @@ impl Builder {
         let cancel = self.cancel.unwrap_or(false);
         let (outbox, queue) = mpsc::channel(self.queue.max(1));
         let slots = Arc::new(Slots::default());
+        let outbox_for_hub = outbox.downgrade();
         let link = Link {
             outbox: outbox.clone(),
             cancel,
@@ -169,16 +174,26 @@ impl Builder {
             final_connection: true,
             max_tasks: server.limits().max_in_flight,
         };
+        if let Some(hub) = &self.hub {
+            hub.insert(&client, &outbox_for_hub);
+        }
+        let (reading, read) = oneshot::channel();
+        let writer = tokio::spawn(outbound::write_all(
+            queue,
+            outgoing,
+            client.inbox(),
+            true,
+            read,
+        ));
+        // Closed once reading has ended and the writer has let out what was queued.
         let (closed_sender, closed) = watch::channel(false);
         let task = tokio::spawn(async move {
             reader.run(incoming).await;
+            drop(reading);
+            let _ = writer.await;
             let _ = closed_sender.send(true);
         });
         let _ = slots.reader.set(task.abort_handle());
-        tokio::spawn(outbound::write_all(queue, outgoing, client.inbox(), true));
-        if let Some(hub) = &self.hub {
-            hub.insert(&client);
-        }
         Peer { client, closed }
     }
 }
@@ -206,12 +221,15 @@ impl Peer {
         self.client
     }
 
-    /// Whether the connection has ended.
+    /// Whether the connection has ended (see [`closed`](Self::closed)).
     pub fn is_closed(&self) -> bool {
         *self.closed.borrow() || self.closed.has_changed().is_err()
     }
 
-    /// Waits until the connection ends.
+    /// Waits until the connection has ended: reading has stopped (the other side closed
+    /// it, or it broke), and what was queued to be sent by then has been written and the
+    /// stream closed (or writing failed). A program may exit then without losing an
+    /// answer it had already produced.
     pub async fn closed(&self) {
         let mut closed = self.closed.clone();
         // An error means the reader is gone, which also ends the connection.
@@ -244,10 +262,39 @@ pub fn remote(context: &Context) -> Option<Client> {
 ///
 /// Give it to each connection's [`Builder::hub`] (the listeners of
 /// [`stream`](super::stream) do when given one); connections leave it when they end.
+///
+/// ```no_run
+/// # fn demo(hub: rpcsmith::transport::peer::Hub) -> Result<(), rpcsmith::client::Error> {
+/// let pushed = hub.notify_all("priceChanged", &[42])?;
+/// for laggard in pushed.full {
+///     // This connection is 1,024 messages behind: wait for room (up to its timeout).
+///     tokio::spawn(async move { laggard.notify("priceChanged", &[42]).await });
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Default)]
 pub struct Hub {
-    clients: Arc<Mutex<HashMap<u64, WeakClient>>>,
+    members: Arc<Mutex<HashMap<u64, Member>>>,
     next: Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// One connection of a hub: its client, and its writer's queue, neither kept alive.
+struct Member {
+    client: WeakClient,
+    outbox: mpsc::WeakSender<Bytes>,
+}
+
+/// What [`Hub::notify_all`] did with a notification.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Pushed {
+    /// How many connections took it: it is queued, and written in turn.
+    pub sent: usize,
+    /// The connections whose queue was full (their peer has stopped reading, or reads
+    /// slower than the server pushes), which did not get it. Send to them with
+    /// [`Client::notify`], which waits for room up to its timeout, where a notification
+    /// must not be missed.
+    pub full: Vec<Client>,
 }
 
 impl Hub {
@@ -256,18 +303,26 @@ impl Hub {
         Self::default()
     }
 
-    fn insert(&self, client: &Client) {
+    fn insert(&self, client: &Client, outbox: &mpsc::WeakSender<Bytes>) {
         let key = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
-        clients.retain(|_, client| client.upgrade().is_some_and(|c| !c.is_closed()));
-        clients.insert(key, client.downgrade());
+        let mut members = self.members();
+        members.retain(|_, member| member.is_live());
+        let member = Member {
+            client: client.downgrade(),
+            outbox: outbox.clone(),
+        };
+        members.insert(key, member);
+    }
+
+    fn members(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Member>> {
+        self.members.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// A client for each live connection.
     pub fn clients(&self) -> Vec<Client> {
-        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut live = Vec::with_capacity(clients.len());
-        clients.retain(|_, weak| match weak.upgrade() {
+        let mut members = self.members();
+        let mut live = Vec::with_capacity(members.len());
+        members.retain(|_, member| match member.client.upgrade() {
             Some(client) if !client.is_closed() => {
                 live.push(client);
                 true
@@ -277,21 +332,54 @@ impl Hub {
         live
     }
 
-    /// Sends the notification `method` to every live connection; how many took it.
-    pub async fn notify_all<P: Serialize + ?Sized>(&self, method: &str, params: &P) -> usize {
-        let mut sent = 0;
-        for client in self.clients() {
-            if client.notify(method, params).await.is_ok() {
-                sent += 1;
+    /// Sends the notification `method` to every live connection, at once and without
+    /// waiting: it is serialised once, and put in each connection's queue of messages
+    /// to write (1,024 deep). A connection whose queue is full does not get it, and is
+    /// reported in [`Pushed::full`]; one slow or stalled connection never delays the
+    /// others, nor the caller.
+    ///
+    /// # Errors
+    ///
+    /// [`client::Error::Encode`] when `params` cannot be serialised to an array or an
+    /// object; nothing is sent then.
+    pub fn notify_all<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<Pushed, client::Error> {
+        let mut message = Vec::with_capacity(64 + method.len());
+        crate::protocol::write_typed_call(&mut message, None, method, params)
+            .map_err(client::Error::Encode)?;
+        let message = Bytes::from(message);
+        let mut pushed = Pushed::default();
+        self.members().retain(|_, member| {
+            let Some(outbox) = member.outbox.upgrade() else {
+                return false;
+            };
+            match outbox.try_send(message.clone()) {
+                Ok(()) => pushed.sent += 1,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    pushed.full.extend(member.client.upgrade());
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => return false,
             }
-        }
-        sent
+            true
+        });
+        Ok(pushed)
+    }
+}
+
+impl Member {
+    fn is_live(&self) -> bool {
+        self.client
+            .upgrade()
+            .is_some_and(|client| !client.is_closed())
     }
 }
 
 impl fmt::Debug for Hub {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let count = self.clients.lock().map_or(0, |clients| clients.len());
+        let count = self.members.lock().map_or(0, |members| members.len());
         f.debug_struct("Hub").field("connections", &count).finish()
     }
 }

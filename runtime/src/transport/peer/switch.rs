@@ -13,7 +13,7 @@ use bytes::Bytes;
 use std::future::Future;
 use std::io;
 use std::time::Duration;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// When to open a new connection after one is lost.
 #[derive(Debug, Clone, PartialEq)]
@@ -168,11 +168,13 @@ impl Supervisor {
     /// Runs one connection until it ends.
     async fn serve(&self, server: &Server, incoming: impl Incoming, outgoing: impl Outgoing) {
         let (outbox, queue) = mpsc::channel(self.builder.queue.max(1));
+        let (reading, read) = oneshot::channel();
         tokio::spawn(outbound::write_all(
             queue,
             outgoing,
             self.inbox.clone(),
             false,
+            read,
         ));
         let reader = Reader {
             inbox: self.inbox.clone(),
@@ -184,6 +186,7 @@ impl Supervisor {
         };
         self.publish.send_replace(Some(outbox));
         reader.run(incoming).await;
+        drop(reading);
         self.publish.send_replace(None);
     }
 }

@@ -67,6 +67,37 @@ impl Builder {
 
 /// Serves on this process's own stdin and stdout (a language server, an MCP tool).
 /// Nothing else may write to stdout meanwhile: log to stderr.
+///
+/// # Exiting
+///
+/// Tokio reads stdin on a blocking thread whose read cannot be cancelled, and dropping a
+/// runtime waits for its blocking threads. So a program that returns from `main` while
+/// its stdin is still open hangs until the other side writes or closes it: after the
+/// connection ended for another reason than the end of stdin (a broken `Content-Length`
+/// header), or when the program stops by itself (the other side asked it to quit). End
+/// the process with [`std::process::exit`] instead, once [`Peer::closed`] has returned
+/// (what was queued to be sent is written by then) or your own quit signal came:
+///
+/// ```no_run
+/// # use rpcsmith::server::{Context, Dispatch, Reply};
+/// # struct Tools;
+/// # impl Dispatch for Tools {
+/// #     fn call(&self, _: &str, _: Option<&serde_json::value::RawValue>, _: Context) -> Reply {
+/// #         Reply::ok(&())
+/// #     }
+/// # }
+/// use rpcsmith::server::Server;
+/// use rpcsmith::transport::peer::Peer;
+/// use rpcsmith::transport::stream::{self, Codec};
+///
+/// #[tokio::main]
+/// async fn main() {
+///     let peer = stream::stdio(Peer::builder().serve(Server::new(Tools)), Codec::Newline);
+///     peer.closed().await;
+///     // Not `return`: stdin's reader thread may still be blocked in a read.
+///     std::process::exit(0);
+/// }
+/// ```
 pub fn stdio(builder: Builder, codec: Codec) -> Peer {
     builder.framed(codec, tokio::io::stdin(), tokio::io::stdout())
 }

@@ -2,7 +2,7 @@
 
 use super::Settings;
 use crate::server::Metadata;
-use crate::transport::http::Stopping;
+use crate::transport::http::Socket;
 use crate::transport::peer::Builder;
 use ::http::header::{self, HeaderMap, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode};
@@ -55,8 +55,9 @@ pub(crate) fn upgrade<B>(
     };
     let accept = derive_accept_key(key.as_bytes());
     let on_upgrade = hyper::upgrade::on(&mut request);
-    // Under `serve`, the connection ends when the server shuts down.
-    let stopping = request.extensions_mut().remove::<Stopping>();
+    // Under `serve`, the connection ends when the server shuts down, and keeps its slot
+    // among the server's connections while it lives.
+    let socket = request.extensions_mut().remove::<Socket>();
     let (parts, _) = request.into_parts();
     let builder = builder.metadata(metadata(parts));
     let config = super::config(&builder);
@@ -66,14 +67,15 @@ pub(crate) fn upgrade<B>(
                 let io = TokioIo::new(upgraded);
                 let stream = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
                 let peer = builder.websocket(stream, &settings);
-                match stopping {
-                    Some(mut stopping) => tokio::select! {
+                match socket {
+                    Some(mut socket) => tokio::select! {
                         () = peer.closed() => {}
-                        () = stopping.wait() => {}
+                        () = socket.stopping.wait() => {}
                     },
                     None => peer.closed().await,
                 }
-                // Dropping the peer closes the connection with a close frame.
+                // Dropping the peer closes the connection with a close frame; the socket's
+                // slot is freed as the task ends.
             }
             Err(error) => tracing::debug!(%error, "WebSocket upgrade failed"),
         }

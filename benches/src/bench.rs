@@ -1,0 +1,277 @@
+//! The scenarios and the rounds: each round runs every scenario once per implementation,
+//! in an order that rotates from round to round, each on a fresh server process, so that
+//! load from elsewhere on the machine hits every implementation alike.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, ensure};
+
+use crate::inprocess::InProcess;
+use crate::load::Load;
+use crate::serve::{Impl, Transport};
+use crate::{clients, load, proc, serve};
+
+/// How a scenario loads its server.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Drive {
+    /// The raw HTTP/1.1 load generator posting batches of this length (1: single calls).
+    Http { batch: usize },
+    /// The raw WebSocket load generator, single calls.
+    Ws,
+    /// Each implementation's own client against its own server.
+    Client(Transport),
+    /// No server: the engines in this process.
+    InProcess,
+}
+
+/// One row group of the table.
+#[derive(Debug)]
+pub(crate) struct Scenario {
+    pub(crate) name: &'static str,
+    pub(crate) drive: Drive,
+    pub(crate) impls: &'static [Impl],
+}
+
+const BOTH: &[Impl] = &[Impl::Rpcsmith, Impl::Jsonrpsee];
+
+pub(crate) const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "http",
+        drive: Drive::Http { batch: 1 },
+        impls: &[Impl::Rpcsmith, Impl::Jsonrpsee, Impl::Floor],
+    },
+    Scenario {
+        name: "ws",
+        drive: Drive::Ws,
+        impls: BOTH,
+    },
+    Scenario {
+        name: "batch100",
+        drive: Drive::Http { batch: 100 },
+        impls: BOTH,
+    },
+    Scenario {
+        name: "batch1000",
+        drive: Drive::Http { batch: 1000 },
+        impls: BOTH,
+    },
+    Scenario {
+        name: "client_http",
+        drive: Drive::Client(Transport::Http),
+        impls: BOTH,
+    },
+    Scenario {
+        name: "client_ws",
+        drive: Drive::Client(Transport::Ws),
+        impls: BOTH,
+    },
+    Scenario {
+        name: "inprocess",
+        drive: Drive::InProcess,
+        impls: BOTH,
+    },
+];
+
+/// Counts and durations of a run.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    pub(crate) rounds: usize,
+    pub(crate) warmup: Duration,
+    pub(crate) window: Duration,
+    pub(crate) workers: usize,
+    /// Connections of the raw load generator, single calls (HTTP and WebSocket).
+    pub(crate) connections: usize,
+    /// Connections of the raw load generator, batches.
+    pub(crate) batch_connections: usize,
+    /// Calls in flight through each client.
+    pub(crate) client_concurrency: usize,
+    /// Calls per round in process.
+    pub(crate) inprocess_calls: u64,
+}
+
+impl Settings {
+    pub(crate) fn full() -> Self {
+        Settings {
+            rounds: 7,
+            warmup: Duration::from_millis(250),
+            window: Duration::from_millis(1000),
+            workers: 2,
+            connections: 32,
+            batch_connections: 8,
+            client_concurrency: 32,
+            inprocess_calls: 200_000,
+        }
+    }
+
+    pub(crate) fn quick() -> Self {
+        Settings {
+            rounds: 1,
+            warmup: Duration::from_millis(30),
+            window: Duration::from_millis(150),
+            connections: 4,
+            batch_connections: 2,
+            client_concurrency: 4,
+            inprocess_calls: 2_000,
+            ..Self::full()
+        }
+    }
+}
+
+/// What one window measured.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sample {
+    pub(crate) calls: u64,
+    pub(crate) elapsed: Duration,
+    /// CPU time of the server process (user + system, every thread); zero in process.
+    pub(crate) server_cpu: Duration,
+    /// CPU time of this process (the load generator or the client under test).
+    pub(crate) client_cpu: Duration,
+    /// The server process's peak resident memory; zero in process.
+    pub(crate) server_rss_kib: u64,
+}
+
+/// Every sample, by scenario and implementation, in round order.
+#[derive(Debug, Default)]
+pub(crate) struct Results {
+    pub(crate) samples: BTreeMap<(&'static str, Impl), Vec<Sample>>,
+}
+
+impl Results {
+    pub(crate) fn get(&self, scenario: &str, implementation: Impl) -> &[Sample] {
+        self.samples
+            .iter()
+            .find(|((s, i), _)| *s == scenario && *i == implementation)
+            .map_or(&[], |(_, v)| v.as_slice())
+    }
+}
+
+/// Runs every round.
+///
+/// # Errors
+///
+/// The first scenario that fails, named.
+pub(crate) fn run(settings: &Settings) -> anyhow::Result<Results> {
+    proc::check()?;
+    let runtime = serve::runtime(settings.workers)?;
+    let inprocess = InProcess::new()?;
+    let mut results = Results::default();
+    for round in 0..settings.rounds {
+        eprintln!("round {} of {}", round + 1, settings.rounds);
+        for scenario in SCENARIOS {
+            for implementation in rotated(scenario.impls, round) {
+                let sample = match scenario.drive {
+                    Drive::InProcess => in_process(&inprocess, implementation, settings),
+                    _ => served(&runtime, scenario, implementation, settings),
+                }
+                .with_context(|| {
+                    format!("scenario {} with {}", scenario.name, implementation.name())
+                })?;
+                let key = (scenario.name, implementation);
+                results.samples.entry(key).or_default().push(sample);
+            }
+        }
+    }
+    Ok(results)
+}
+
+/// `impls` starting at a different one each round.
+fn rotated(impls: &[Impl], round: usize) -> Vec<Impl> {
+    let mut order = impls.to_vec();
+    order.rotate_left(round % impls.len());
+    order
+}
+
+fn in_process(
+    inprocess: &InProcess,
+    implementation: Impl,
+    settings: &Settings,
+) -> anyhow::Result<Sample> {
+    let calls = settings.inprocess_calls;
+    let ns = match implementation {
+        Impl::Rpcsmith => inprocess.rpcsmith(calls),
+        _ => inprocess.jsonrpsee(calls),
+    };
+    Ok(Sample {
+        calls,
+        elapsed: Duration::from_secs_f64(ns * calls as f64 / 1e9),
+        server_cpu: Duration::ZERO,
+        client_cpu: Duration::ZERO,
+        server_rss_kib: 0,
+    })
+}
+
+/// Starts a fresh server, loads it, and measures one window.
+fn served(
+    runtime: &tokio::runtime::Runtime,
+    scenario: &Scenario,
+    implementation: Impl,
+    settings: &Settings,
+) -> anyhow::Result<Sample> {
+    let transport = match scenario.drive {
+        Drive::Ws | Drive::Client(Transport::Ws) => Transport::Ws,
+        _ => Transport::Http,
+    };
+    let server = proc::Server::start(implementation, transport, settings.workers)?;
+    let url = server.url();
+    runtime.block_on(async {
+        let load = match scenario.drive {
+            Drive::Http { batch } => load::http(url, batch, connections(settings, batch)).await?,
+            Drive::Ws => load::ws(url, settings.connections).await?,
+            Drive::Client(transport) => {
+                clients::load(implementation, transport, url, settings.client_concurrency).await?
+            }
+            Drive::InProcess => unreachable!("in-process scenarios have no server"),
+        };
+        window(load, server.pid(), settings).await
+    })
+}
+
+fn connections(settings: &Settings, batch: usize) -> usize {
+    if batch > 1 {
+        settings.batch_connections
+    } else {
+        settings.connections
+    }
+}
+
+/// A point in time of a load: its calls, and both processes' CPU time.
+struct Reading {
+    at: Instant,
+    calls: u64,
+    server_cpu: Duration,
+    client_cpu: Duration,
+}
+
+impl Reading {
+    fn take(load: &Load, pid: u32) -> anyhow::Result<Self> {
+        Ok(Reading {
+            at: Instant::now(),
+            calls: load.calls(),
+            server_cpu: proc::cpu_time(Some(pid))?,
+            client_cpu: proc::cpu_time(None)?,
+        })
+    }
+}
+
+/// Warms up, then measures one window, then stops the load (which reports any wrong
+/// answer).
+async fn window(load: Load, pid: u32, settings: &Settings) -> anyhow::Result<Sample> {
+    tokio::time::sleep(settings.warmup).await;
+    let before = Reading::take(&load, pid)?;
+    tokio::time::sleep(settings.window).await;
+    let after = Reading::take(&load, pid)?;
+    let server_rss_kib = proc::peak_rss_kib(Some(pid))?;
+    // A task that failed during the window (a wrong answer, a closed connection) fails
+    // the scenario here.
+    load.stop().await?;
+    let calls = after.calls - before.calls;
+    ensure!(calls > 0, "no call completed in the window");
+    Ok(Sample {
+        calls,
+        elapsed: after.at - before.at,
+        server_cpu: after.server_cpu.saturating_sub(before.server_cpu),
+        client_cpu: after.client_cpu.saturating_sub(before.client_cpu),
+        server_rss_kib,
+    })
+}

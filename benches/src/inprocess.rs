@@ -1,0 +1,79 @@
+//! One call in process, no transport: rpcsmith's `Server::handle` on the generated
+//! dispatcher against jsonrpsee's `RpcModule::raw_json_request`, the same body, on a
+//! current-thread Tokio runtime. (`runtime/benches/engine.rs` measures the engine with a
+//! hand-written dispatcher and batches too; this is the generated code.)
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use jsonrpsee::RpcModule;
+use rpcsmith::server::{Metadata, Server};
+
+use crate::api;
+
+/// Both sides, ready to be timed.
+pub(crate) struct InProcess {
+    runtime: tokio::runtime::Runtime,
+    server: Server,
+    module: RpcModule<()>,
+    body: String,
+}
+
+impl InProcess {
+    /// Builds both, and checks that both answer the call rightly.
+    ///
+    /// # Errors
+    ///
+    /// When the runtime cannot start or an answer is wrong.
+    pub(crate) fn new() -> anyhow::Result<Self> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting a Tokio runtime")?;
+        let this = InProcess {
+            runtime,
+            server: api::rpcsmith_server(),
+            module: api::jsonrpsee_module(),
+            body: api::call(1),
+        };
+        let ours = this
+            .runtime
+            .block_on(
+                this.server
+                    .handle(this.body.as_bytes(), Metadata::default()),
+            )
+            .context("rpcsmith answered nothing")?;
+        api::check_answer(&ours, 1).context("rpcsmith in process")?;
+        let (theirs, _) = this
+            .runtime
+            .block_on(this.module.raw_json_request(&this.body, 1))
+            .context("jsonrpsee in process")?;
+        api::check_answer(theirs.get().as_bytes(), 1).context("jsonrpsee in process")?;
+        Ok(this)
+    }
+
+    /// Nanoseconds per call over `calls` calls of rpcsmith's server.
+    pub(crate) fn rpcsmith(&self, calls: u64) -> f64 {
+        self.runtime.block_on(async {
+            let start = Instant::now();
+            for _ in 0..calls {
+                let message = black_box(self.body.as_bytes());
+                black_box(self.server.handle(message, Metadata::default()).await);
+            }
+            start.elapsed().as_nanos() as f64 / calls as f64
+        })
+    }
+
+    /// Nanoseconds per call over `calls` calls of jsonrpsee's module.
+    pub(crate) fn jsonrpsee(&self, calls: u64) -> f64 {
+        self.runtime.block_on(async {
+            let start = Instant::now();
+            for _ in 0..calls {
+                let answer = self.module.raw_json_request(black_box(&self.body), 1).await;
+                let _ = black_box(answer);
+            }
+            start.elapsed().as_nanos() as f64 / calls as f64
+        })
+    }
+}

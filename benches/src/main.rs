@@ -1,0 +1,192 @@
+//! `rpcsmith-bench`: rpcsmith against jsonrpsee 0.26, side by side in one run, on
+//! loopback, for the same `add(a, b)`; then the generator's own figures.
+//!
+//! ```sh
+//! cargo run --release -p rpcsmith-bench                                  # the whole report
+//! cargo run --release -p rpcsmith-bench -- serve --http 127.0.0.1:8080   # for wrk and friends
+//! ```
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+mod api;
+mod bench;
+mod clients;
+mod generator;
+mod inprocess;
+mod load;
+mod proc;
+mod profile;
+mod report;
+mod serve;
+
+use serve::{Impl, Transport};
+
+/// rpcsmith against jsonrpsee 0.26, side by side, on loopback.
+///
+/// Without a command: runs every scenario (HTTP and WebSocket servers under a load
+/// generator, HTTP batches, each implementation's client, one call in process) for
+/// several rounds, each on a fresh server process, then times the generator on the
+/// OpenRPC corpus; prints a table, then `rss <scenario> <impl> <KiB>` and
+/// `ratio <name> <value>` lines (rpcsmith over jsonrpsee, or over the floor: a bare
+/// hyper server). A few minutes at most.
+#[derive(Debug, Parser)]
+#[command(
+    name = "rpcsmith-bench",
+    version,
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Tiny counts and durations, one round, and no compile timing: checks that every
+    /// part runs (the smoke test uses it). The figures mean nothing.
+    #[arg(long)]
+    quick: bool,
+    /// Skip the generator figures (generation and compile times on the corpus).
+    #[arg(long)]
+    skip_generator: bool,
+    /// Rounds (default 7; 1 with --quick).
+    #[arg(long, value_name = "N")]
+    rounds: Option<usize>,
+    /// The measured window of each scenario, after its warm-up (default 1000).
+    #[arg(long, value_name = "MS")]
+    window_ms: Option<u64>,
+    /// Tokio worker threads of every server and of the load generator.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    workers: usize,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve `add(a, b)` with rpcsmith's generated server until killed, for an external
+    /// load generator (wrk, say). Prints `serving add with rpcsmith on <url>` per address.
+    Serve(ServeArgs),
+    /// Load a server for a while and print how many calls completed (for profilers).
+    #[command(hide = true)]
+    Drive(DriveArgs),
+    /// Run one implementation's in-process calls in a loop (for profilers).
+    #[command(hide = true)]
+    Profile(ProfileArgs),
+}
+
+#[derive(Debug, Args)]
+struct DriveArgs {
+    /// The server's URL (`http://…` or `ws://…`).
+    #[arg(long)]
+    url: String,
+    /// Drive with this implementation's client instead of the raw load generator.
+    #[arg(long, value_enum)]
+    client: Option<Impl>,
+    /// Calls per HTTP request (raw load generator).
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    /// Connections (raw load generator) or calls in flight (clients).
+    #[arg(long, default_value_t = 32)]
+    connections: usize,
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+}
+
+#[derive(Debug, Args)]
+struct ProfileArgs {
+    #[arg(long = "impl", value_enum, default_value = "rpcsmith")]
+    implementation: Impl,
+    /// Calls per message (rpcsmith only).
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    #[arg(long, default_value_t = 100_000)]
+    calls: u64,
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// Serve JSON-RPC over HTTP on this address (port 0: any free port).
+    #[arg(long, value_name = "ADDRESS")]
+    http: Option<SocketAddr>,
+    /// Serve JSON-RPC over WebSocket on this address (port 0: any free port).
+    #[arg(long, value_name = "ADDRESS")]
+    ws: Option<SocketAddr>,
+    /// Tokio worker threads.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    workers: usize,
+    /// Which implementation serves (the benchmark's own use).
+    #[arg(long = "impl", value_enum, default_value = "rpcsmith", hide = true)]
+    implementation: Impl,
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    match start(cli) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            // The causes on one line; no backtrace, whatever RUST_BACKTRACE says.
+            eprintln!("error: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn start(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Some(Command::Serve(args)) => {
+            let listeners: Vec<(Transport, SocketAddr)> = [
+                args.http.map(|a| (Transport::Http, a)),
+                args.ws.map(|a| (Transport::Ws, a)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            serve::run(args.implementation, &listeners, args.workers)
+        }
+        Some(Command::Drive(args)) => {
+            let drive = match args.client {
+                Some(implementation) => profile::Drive::Client(implementation),
+                None => profile::Drive::Raw { batch: args.batch },
+            };
+            profile::drive(
+                &args.url,
+                drive,
+                args.connections,
+                args.seconds,
+                args.workers,
+            )
+        }
+        Some(Command::Profile(args)) => {
+            profile::in_process(args.implementation, args.batch, args.calls)
+        }
+        None => run(&cli.run),
+    }
+}
+
+fn run(args: &RunArgs) -> anyhow::Result<()> {
+    let mut settings = if args.quick {
+        bench::Settings::quick()
+    } else {
+        bench::Settings::full()
+    };
+    settings.rounds = args.rounds.unwrap_or(settings.rounds).max(1);
+    if let Some(ms) = args.window_ms {
+        settings.window = Duration::from_millis(ms.max(1));
+    }
+    settings.workers = args.workers.max(1);
+    let results = bench::run(&settings)?;
+    report::table(&results, &settings);
+    if args.skip_generator {
+        println!("\nGenerator figures skipped (--skip-generator).");
+    } else {
+        generator::report(args.quick)?;
+    }
+    report::lines(&results);
+    Ok(())
+}

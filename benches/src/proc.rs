@@ -1,0 +1,223 @@
+//! Server processes and what `/proc` says about them: each scenario's server is a fresh
+//! child (this binary, re-executed with `serve`), whose CPU time (user + system, every
+//! thread) and peak resident memory are read around the measured window.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+
+use crate::serve::{Impl, Transport};
+
+/// How long a child may take to print its address.
+const STARTUP: Duration = Duration::from_secs(15);
+
+/// Fails with a clear message where there is no `/proc` to read.
+///
+/// # Errors
+///
+/// When `/proc/self/stat` or `/proc/self/status` cannot be read.
+pub(crate) fn check() -> anyhow::Result<()> {
+    cpu_time(None).context("this benchmark reads CPU time and memory from /proc (Linux)")?;
+    peak_rss_kib(None).context("this benchmark reads peak memory from /proc/<pid>/status")?;
+    Ok(())
+}
+
+/// A server process serving `add` on loopback; killed when dropped.
+#[derive(Debug)]
+pub(crate) struct Server {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Server {
+    /// Starts this binary as `serve --impl <implementation> --http|--ws 127.0.0.1:0`
+    /// and waits for the URL it prints.
+    ///
+    /// # Errors
+    ///
+    /// When the process cannot start, exits, or prints no URL in time.
+    pub(crate) fn start(
+        implementation: Impl,
+        transport: Transport,
+        workers: usize,
+    ) -> anyhow::Result<Self> {
+        let exe = std::env::current_exe().context("finding this program's own path")?;
+        let flag = match transport {
+            Transport::Http => "--http",
+            Transport::Ws => "--ws",
+        };
+        let child = Command::new(exe)
+            .args([
+                "serve",
+                "--impl",
+                implementation.name(),
+                flag,
+                "127.0.0.1:0",
+            ])
+            .args(["--workers", &workers.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .context("starting a server process")?;
+        let mut server = Server {
+            child,
+            url: String::new(),
+        };
+        server.url = server.read_url().with_context(|| {
+            format!("the {} server process did not start", implementation.name())
+        })?;
+        Ok(server)
+    }
+
+    /// Reads the first line the child prints (on a thread, so a silent child cannot
+    /// hang the benchmark) and takes its last word.
+    fn read_url(&mut self) -> anyhow::Result<String> {
+        let stdout = self.child.stdout.take().context("no pipe to the child")?;
+        let (send, receive) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let read = BufReader::new(stdout).read_line(&mut line);
+            let _ = send.send(read.map(|_| line));
+        });
+        let line = match receive.recv_timeout(STARTUP) {
+            Ok(read) => read.context("reading the child's output")?,
+            Err(_) => bail!("no address printed within {STARTUP:?}"),
+        };
+        match line.split_whitespace().last() {
+            Some(url) if url.contains("://") => Ok(url.to_owned()),
+            _ => {
+                let status = self.child.try_wait().ok().flatten();
+                bail!("it printed {line:?} (exit status: {status:?})")
+            }
+        }
+    }
+
+    /// The URL it serves on.
+    pub(crate) fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Its process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// CPU time (user + system, all threads) of process `pid`, or of this process.
+///
+/// # Errors
+///
+/// When `/proc/<pid>/stat` cannot be read or parsed.
+pub(crate) fn cpu_time(pid: Option<u32>) -> anyhow::Result<Duration> {
+    let path = proc_path(pid, "stat");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
+    let ticks = parse_stat_ticks(&text).with_context(|| format!("parsing {path}"))?;
+    Ok(Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64))
+}
+
+/// utime + stime, fields 14 and 15 of `/proc/<pid>/stat`. The second field (the
+/// command name, in parentheses) may hold spaces, so fields are counted after its `)`.
+fn parse_stat_ticks(stat: &str) -> Option<u64> {
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let mut fields = after_name.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(utime + stime)
+}
+
+/// Peak resident set size (`VmHWM`) of process `pid`, or of this process, in KiB.
+///
+/// # Errors
+///
+/// When `/proc/<pid>/status` cannot be read or has no `VmHWM` line.
+pub(crate) fn peak_rss_kib(pid: Option<u32>) -> anyhow::Result<u64> {
+    let path = proc_path(pid, "status");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
+    parse_vm_hwm(&text).with_context(|| format!("no VmHWM in {path}"))
+}
+
+fn parse_vm_hwm(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn proc_path(pid: Option<u32>, file: &str) -> String {
+    match pid {
+        Some(pid) => format!("/proc/{pid}/{file}"),
+        None => format!("/proc/self/{file}"),
+    }
+}
+
+/// Clock ticks per second (`CLK_TCK`), from the `AT_CLKTCK` entry of this process's
+/// auxiliary vector (no `libc` call: the workspace forbids unsafe code); 100, the value
+/// on every common Linux, when it cannot be read.
+pub(crate) fn clock_ticks() -> u64 {
+    static TICKS: OnceLock<u64> = OnceLock::new();
+    *TICKS.get_or_init(|| {
+        std::fs::read(Path::new("/proc/self/auxv"))
+            .ok()
+            .and_then(|auxv| auxv_entry(&auxv, AT_CLKTCK))
+            .filter(|&ticks| ticks > 0)
+            .unwrap_or(100)
+    })
+}
+
+const AT_CLKTCK: u64 = 17;
+
+/// The value of entry `key` in an auxiliary vector: pairs of native-endian words.
+fn auxv_entry(auxv: &[u8], key: u64) -> Option<u64> {
+    let word = std::mem::size_of::<usize>();
+    let read = |bytes: &[u8]| -> u64 {
+        let mut buf = [0u8; 8];
+        if cfg!(target_endian = "little") {
+            buf[..word].copy_from_slice(bytes);
+            u64::from_le_bytes(buf)
+        } else {
+            buf[8 - word..].copy_from_slice(bytes);
+            u64::from_be_bytes(buf)
+        }
+    };
+    auxv.chunks_exact(2 * word)
+        .map(|pair| (read(&pair[..word]), read(&pair[word..])))
+        .take_while(|&(k, _)| k != 0)
+        .find(|&(k, _)| k == key)
+        .map(|(_, v)| v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_are_counted_after_the_name() {
+        let stat = "42 (a (weird) name) S 1 42 42 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 2 0";
+        assert_eq!(parse_stat_ticks(stat), Some(10));
+        assert_eq!(parse_stat_ticks("garbage"), None);
+    }
+
+    #[test]
+    fn status_gives_the_peak() {
+        let status = "Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t    1234 kB\nVmRSS:\t 1000 kB\n";
+        assert_eq!(parse_vm_hwm(status), Some(1234));
+    }
+
+    #[test]
+    fn this_process_is_readable() {
+        assert!(clock_ticks() > 0);
+        assert!(peak_rss_kib(None).unwrap() > 0);
+        cpu_time(None).unwrap();
+    }
+}

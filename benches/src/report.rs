@@ -1,0 +1,240 @@
+//! The report: a table of medians per scenario and implementation, then one line per
+//! server's peak memory (`rss <scenario> <impl> <KiB>`) and per ratio
+//! (`ratio <name> <value>`, the median over rounds of the ratio within each round).
+
+use crate::bench::{Results, SCENARIOS, Sample, Settings};
+use crate::serve::Impl;
+
+/// What a ratio compares.
+#[derive(Debug, Clone, Copy)]
+enum Metric {
+    CallsPerS,
+    NsPerCall,
+    ServerCpuPerCall,
+    ClientCpuPerCall,
+    /// Calls per second of CPU, server and load generator together: throughput with the
+    /// share of the cores that other processes took out.
+    CallsPerCpuS,
+}
+
+impl Metric {
+    fn of(self, sample: &Sample) -> f64 {
+        let calls = sample.calls as f64;
+        match self {
+            Metric::CallsPerS => calls / sample.elapsed.as_secs_f64(),
+            Metric::NsPerCall => sample.elapsed.as_nanos() as f64 / calls,
+            Metric::ServerCpuPerCall => sample.server_cpu.as_nanos() as f64 / calls,
+            Metric::ClientCpuPerCall => sample.client_cpu.as_nanos() as f64 / calls,
+            Metric::CallsPerCpuS => calls / (sample.server_cpu + sample.client_cpu).as_secs_f64(),
+        }
+    }
+}
+
+/// `ratio <name>`: `metric` of `num` over `metric` of `den`, in `scenario`.
+struct Ratio {
+    name: &'static str,
+    scenario: &'static str,
+    metric: Metric,
+    num: Impl,
+    den: Impl,
+}
+
+const fn ratio(name: &'static str, scenario: &'static str, metric: Metric, den: Impl) -> Ratio {
+    Ratio {
+        name,
+        scenario,
+        metric,
+        num: Impl::Rpcsmith,
+        den,
+    }
+}
+
+const J: Impl = Impl::Jsonrpsee;
+
+/// The ratios the issue sets targets for come first; the others help read them.
+const RATIOS: &[Ratio] = &[
+    ratio("http_cpu_per_call", "http", Metric::ServerCpuPerCall, J),
+    ratio(
+        "http_throughput_vs_floor",
+        "http",
+        Metric::CallsPerS,
+        Impl::Floor,
+    ),
+    ratio("ws_cpu_per_call", "ws", Metric::ServerCpuPerCall, J),
+    ratio("batch100_calls_per_s", "batch100", Metric::CallsPerS, J),
+    ratio("batch1000_calls_per_s", "batch1000", Metric::CallsPerS, J),
+    ratio("inprocess_ns_per_call", "inprocess", Metric::NsPerCall, J),
+    ratio(
+        "client_http_calls_per_s",
+        "client_http",
+        Metric::CallsPerS,
+        J,
+    ),
+    ratio("client_ws_calls_per_s", "client_ws", Metric::CallsPerS, J),
+    ratio(
+        "http_calls_per_cpu_s_vs_floor",
+        "http",
+        Metric::CallsPerCpuS,
+        Impl::Floor,
+    ),
+    ratio("http_calls_per_s", "http", Metric::CallsPerS, J),
+    ratio("ws_calls_per_s", "ws", Metric::CallsPerS, J),
+    ratio(
+        "batch100_cpu_per_call",
+        "batch100",
+        Metric::ServerCpuPerCall,
+        J,
+    ),
+    ratio(
+        "batch1000_cpu_per_call",
+        "batch1000",
+        Metric::ServerCpuPerCall,
+        J,
+    ),
+    ratio(
+        "client_http_client_cpu_per_call",
+        "client_http",
+        Metric::ClientCpuPerCall,
+        J,
+    ),
+    ratio(
+        "client_ws_client_cpu_per_call",
+        "client_ws",
+        Metric::ClientCpuPerCall,
+        J,
+    ),
+    Ratio {
+        name: "jsonrpsee_http_throughput_vs_floor",
+        scenario: "http",
+        metric: Metric::CallsPerS,
+        num: J,
+        den: Impl::Floor,
+    },
+];
+
+/// What each scenario measures, for the legend.
+fn legend(settings: &Settings) -> String {
+    let Settings {
+        connections: c,
+        batch_connections: b,
+        client_concurrency: k,
+        workers: w,
+        ..
+    } = settings;
+    format!(
+        "  http         {c} keep-alive HTTP/1.1 connections, one call in flight each (raw load generator)\n\
+         \x20 ws           {c} WebSocket connections, one call in flight each (raw load generator)\n\
+         \x20 batch100     {b} HTTP/1.1 connections posting batches of 100 calls\n\
+         \x20 batch1000    {b} HTTP/1.1 connections posting batches of 1,000 calls\n\
+         \x20 client_http  each implementation's client, {k} calls in flight, against its own HTTP server\n\
+         \x20 client_ws    each implementation's client, {k} calls in flight, on one WebSocket to its own server\n\
+         \x20 inprocess    Server::handle (generated dispatcher) vs RpcModule::raw_json_request, one call at a time\n\
+         Servers and load generator each run {w} Tokio worker threads on this machine's cores; server CPU is\n\
+         the server process's user + system time (every thread) over the window, client CPU this process's."
+    )
+}
+
+/// Prints the table of medians.
+pub(crate) fn table(results: &Results, settings: &Settings) {
+    println!(
+        "\nMedians of {} rounds; each server scenario on a fresh server process, {} ms warm-up, {} ms window.",
+        settings.rounds,
+        settings.warmup.as_millis(),
+        settings.window.as_millis()
+    );
+    println!("{}\n", legend(settings));
+    println!(
+        "| {:<11} | {:<9} | {:>11} | {:>9} | {:>14} | {:>14} | {:>16} |",
+        "scenario",
+        "impl",
+        "calls/s",
+        "ns/call",
+        "server µs/call",
+        "client µs/call",
+        "server peak KiB"
+    );
+    let rule: Vec<String> = [11, 9, 11, 9, 14, 14, 16]
+        .iter()
+        .map(|w| "-".repeat(w + 2))
+        .collect();
+    println!("|{}|", rule.join("|"));
+    for scenario in SCENARIOS {
+        for &implementation in scenario.impls {
+            let samples = results.get(scenario.name, implementation);
+            if samples.is_empty() {
+                continue;
+            }
+            row(scenario.name, implementation, samples);
+        }
+    }
+}
+
+fn row(scenario: &str, implementation: Impl, samples: &[Sample]) {
+    let m = |metric: Metric| median(samples.iter().map(|s| metric.of(s)).collect());
+    let in_process = samples.iter().all(|s| s.server_rss_kib == 0);
+    let dash = |text: String| if in_process { "-".to_owned() } else { text };
+    let rss = median(samples.iter().map(|s| s.server_rss_kib as f64).collect());
+    println!(
+        "| {:<11} | {:<9} | {:>11.0} | {:>9.0} | {:>14} | {:>14} | {:>16} |",
+        scenario,
+        implementation.name(),
+        m(Metric::CallsPerS),
+        m(Metric::NsPerCall),
+        dash(format!("{:.2}", m(Metric::ServerCpuPerCall) / 1e3)),
+        dash(format!("{:.2}", m(Metric::ClientCpuPerCall) / 1e3)),
+        dash(format!("{rss:.0}")),
+    );
+}
+
+/// Prints `rss` and `ratio` lines.
+pub(crate) fn lines(results: &Results) {
+    println!();
+    for scenario in SCENARIOS {
+        for &implementation in scenario.impls {
+            let samples = results.get(scenario.name, implementation);
+            if samples.iter().all(|s| s.server_rss_kib == 0) {
+                continue;
+            }
+            let rss = median(samples.iter().map(|s| s.server_rss_kib as f64).collect());
+            println!("rss {} {} {rss:.0}", scenario.name, implementation.name());
+        }
+    }
+    for r in RATIOS {
+        let num = results.get(r.scenario, r.num);
+        let den = results.get(r.scenario, r.den);
+        let per_round: Vec<f64> = num
+            .iter()
+            .zip(den)
+            .map(|(n, d)| r.metric.of(n) / r.metric.of(d))
+            .collect();
+        if !per_round.is_empty() {
+            println!("ratio {} {:.3}", r.name, median(per_round));
+        }
+    }
+}
+
+/// The median (the mean of the middle two for an even count); NaN for none.
+pub(crate) fn median(mut values: Vec<f64>) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(Vec::new()).is_nan());
+    }
+}

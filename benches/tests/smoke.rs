@@ -1,0 +1,79 @@
+//! Runs the benchmark binary with `--quick` and checks that it reports every ratio with a
+//! positive finite value, and every server's peak memory. Nothing here is timed: the
+//! figures of a quick run mean nothing.
+
+use std::process::Command;
+
+const RATIOS: &[&str] = &[
+    "http_cpu_per_call",
+    "http_throughput_vs_floor",
+    "ws_cpu_per_call",
+    "batch100_calls_per_s",
+    "batch1000_calls_per_s",
+    "inprocess_ns_per_call",
+    "client_http_calls_per_s",
+    "client_ws_calls_per_s",
+];
+
+const SERVED: &[(&str, &[&str])] = &[
+    ("http", &["rpcsmith", "jsonrpsee", "floor"]),
+    ("ws", &["rpcsmith", "jsonrpsee"]),
+    ("batch100", &["rpcsmith", "jsonrpsee"]),
+    ("batch1000", &["rpcsmith", "jsonrpsee"]),
+    ("client_http", &["rpcsmith", "jsonrpsee"]),
+    ("client_ws", &["rpcsmith", "jsonrpsee"]),
+];
+
+fn value<'a>(stdout: &'a str, prefix: &str) -> Option<&'a str> {
+    stdout
+        .lines()
+        .find_map(|line| line.strip_prefix(prefix)?.strip_prefix(' '))
+}
+
+#[test]
+fn a_quick_run_prints_every_ratio() {
+    let output = Command::new(env!("CARGO_BIN_EXE_rpcsmith-bench"))
+        .arg("--quick")
+        .output()
+        .expect("the benchmark runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "exit {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        output.status
+    );
+    for name in RATIOS {
+        let text = value(&stdout, &format!("ratio {name}"))
+            .unwrap_or_else(|| panic!("no `ratio {name}` line in:\n{stdout}"));
+        let ratio: f64 = text
+            .parse()
+            .unwrap_or_else(|e| panic!("ratio {name} {text:?}: {e}"));
+        assert!(ratio.is_finite() && ratio > 0.0, "ratio {name} {ratio}");
+    }
+    for (scenario, impls) in SERVED {
+        for implementation in *impls {
+            let prefix = format!("rss {scenario} {implementation}");
+            let kib: u64 = value(&stdout, &prefix)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("no `{prefix} <KiB>` line in:\n{stdout}"));
+            assert!(kib > 0, "{prefix} {kib}");
+        }
+    }
+}
+
+#[test]
+fn serve_refuses_an_address_it_cannot_bind() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let output = Command::new(env!("CARGO_BIN_EXE_rpcsmith-bench"))
+        .args(["serve", "--http", &address])
+        .output()
+        .expect("the benchmark runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("cannot bind {address}")),
+        "{stderr}"
+    );
+}

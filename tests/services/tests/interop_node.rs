@@ -1,0 +1,213 @@
+//! Interop of generated code with real non-Rust peers: the JavaScript `json-rpc-2.0`
+//! package (pinned in `tests/interop/package-lock.json`), run by Node as real processes on
+//! 127.0.0.1, speaking `documents/interop.json` (`double` and `pushed` sent by the
+//! server).
+//!
+//! - A JavaScript client calls the GENERATED server over HTTP and WebSocket; over
+//!   WebSocket the server pushes to it and calls it back through the generated
+//!   `InteropPush`.
+//! - The GENERATED client calls a Node server over HTTP, and a Node child process over
+//!   stdio, whose calls back reach the generated `InteropListener`.
+//!
+//! Skips with a message where Node or the installed packages are missing; fails instead
+//! under `RPCSMITH_REQUIRE_INTEROP=1` (as `.ci/run` sets after `npm ci`).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use rpcsmith::client::{Client, Error};
+use rpcsmith::protocol::ErrorObject;
+use rpcsmith::server::{Context, Failure, Server};
+use rpcsmith::transport::peer::{self, Peer};
+use rpcsmith::transport::stream::{self, Codec};
+use rpcsmith::transport::{http, ws};
+use rpcsmith_services::interop::{
+    FailError, InteropClient, InteropDispatcher, InteropListener, InteropListenerDispatcher,
+    InteropPush, InteropServer, types,
+};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Command;
+use tokio::sync::mpsc;
+
+/// Every step waits at most this long.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// The interop package's directory, when Node and its dependencies are there.
+fn interop_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../interop");
+    let node = std::process::Command::new("node").arg("--version").output();
+    let missing = match node {
+        Ok(output) if output.status.success() => {
+            let installed = dir.join("node_modules/json-rpc-2.0/package.json").exists()
+                && dir.join("node_modules/ws/package.json").exists();
+            (!installed).then_some("run `npm ci` in tests/interop")
+        }
+        _ => Some("node is not installed"),
+    };
+    match missing {
+        None => Some(dir),
+        Some(why) if std::env::var_os("RPCSMITH_REQUIRE_INTEROP").is_some() => {
+            panic!("RPCSMITH_REQUIRE_INTEROP is set but {why}")
+        }
+        Some(why) => {
+            eprintln!("skipping the Node interop test: {why}");
+            None
+        }
+    }
+}
+
+fn node(dir: &Path, script: &str) -> Command {
+    let mut command = Command::new("node");
+    command
+        .arg(dir.join(script))
+        .current_dir(dir)
+        .kill_on_drop(true);
+    command
+}
+
+fn failed(e: Error<impl std::fmt::Display>) -> Failure {
+    ErrorObject::new(-32000, format!("calling back failed: {e}")).into()
+}
+
+/// The generated server's implementation.
+struct Served;
+
+impl InteropServer for Served {
+    async fn add(&self, _cx: Context, a: i64, b: i64) -> Result<i64, Failure> {
+        Ok(a + b)
+    }
+
+    async fn echo(&self, _cx: Context, value: Value) -> Result<Value, Failure> {
+        Ok(value)
+    }
+
+    async fn note(&self, _cx: Context, _text: String) {}
+
+    async fn fail(&self, _cx: Context) -> Result<bool, Failure<FailError>> {
+        let why = "asked to".to_owned();
+        Err(FailError::DeclaredFailure(types::FailError42Data { why }).into())
+    }
+
+    async fn push(&self, cx: Context, text: String) -> Result<String, Failure> {
+        let client = peer::remote(&cx).ok_or_else(|| ErrorObject::new(-32000, "no push"))?;
+        InteropPush::new(client)
+            .pushed(text)
+            .await
+            .map_err(failed)?;
+        Ok("pushed".into())
+    }
+
+    async fn ask(&self, cx: Context, n: i64) -> Result<i64, Failure> {
+        let client = peer::remote(&cx).ok_or_else(|| ErrorObject::new(-32000, "no callback"))?;
+        InteropPush::new(client).double(n).await.map_err(failed)
+    }
+}
+
+/// The generated client's listener: doubles, reports what is pushed.
+struct Listening(mpsc::UnboundedSender<String>);
+
+impl InteropListener for Listening {
+    async fn double(&self, _cx: Context, n: i64) -> Result<i64, Failure> {
+        Ok(2 * n)
+    }
+
+    async fn pushed(&self, _cx: Context, text: String) {
+        let _ = self.0.send(text);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_javascript_client_calls_the_generated_server_over_http_and_websocket() {
+    let Some(dir) = interop_dir() else { return };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let service = http::Service::new(Server::new(InteropDispatcher::new(Served)))
+        .websocket(Peer::builder(), ws::Settings::default());
+    tokio::spawn(http::serve(listener, service, std::future::pending()));
+
+    let mut client = node(&dir, "client.mjs");
+    client
+        .arg(port.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let output = tokio::time::timeout(PATIENCE * 2, client.output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the JS client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for check in [
+        "http batch",
+        "http declared error",
+        "http invalid params",
+        "http rpc.discover",
+        "ws push arrived",
+        "ws server calls the js client",
+        "done",
+    ] {
+        assert!(
+            stdout.lines().any(|line| line.ends_with(check)),
+            "missing {check:?} in\n{stdout}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_generated_client_calls_a_javascript_server_over_http() {
+    let Some(dir) = interop_dir() else { return };
+    let mut server = node(&dir, "server.mjs");
+    server.stdin(Stdio::piped()).stdout(Stdio::piped());
+    let mut child = server.spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = tokio::time::timeout(PATIENCE, lines.next_line())
+        .await
+        .unwrap()
+        .unwrap();
+    let port: Value = serde_json::from_str(&first.unwrap()).unwrap();
+    let url = format!("http://127.0.0.1:{}/", port["port"]);
+
+    let client = InteropClient::new(Client::new(http::Client::new(&url).unwrap()));
+    assert_eq!(client.add(40, 2).await.unwrap(), 42);
+    let value = json!({"k": [1]});
+    assert_eq!(client.echo(value.clone()).await.unwrap(), value);
+    client.note("hi".into()).await.unwrap();
+    let declared = |result| match result {
+        Err(Error::Declared(FailError::DeclaredFailure(data))) => data.why,
+        other => panic!("expected the declared error, got {other:?}"),
+    };
+    assert_eq!(declared(client.fail().await), "asked to");
+    let mut batch = client.batch();
+    let sum = batch.add(1, 1);
+    let failure = batch.fail();
+    let mut replies = batch.send().await.unwrap();
+    assert_eq!(replies.take(sum).unwrap(), 2);
+    assert_eq!(declared(replies.take(failure)), "asked to");
+    drop(child.stdin.take());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_generated_client_talks_to_a_javascript_child_over_stdio() {
+    let Some(dir) = interop_dir() else { return };
+    let (pushed, mut received) = mpsc::unbounded_channel();
+    let listener = InteropListenerDispatcher::new(Listening(pushed));
+    let builder = Peer::builder()
+        .serve(Server::new(listener))
+        .timeout(PATIENCE);
+    let (peer, _child) =
+        stream::spawn(builder, Codec::Newline, node(&dir, "stdio_server.mjs")).unwrap();
+    let client = InteropClient::new(peer.client().clone());
+    assert_eq!(client.add(1, 2).await.unwrap(), 3);
+    // The JS child calls the generated listener's `double` back before answering.
+    assert_eq!(client.ask(8).await.unwrap(), 16);
+    assert_eq!(client.push("hi".into()).await.unwrap(), "pushed");
+    let got = tokio::time::timeout(PATIENCE, received.recv())
+        .await
+        .unwrap();
+    assert_eq!(got.as_deref(), Some("hi"));
+}
