@@ -234,6 +234,13 @@ impl Resolver {
         self.files.len()
     }
 
+    /// How many elements the array at `location` has; 0 where there is no array.
+    pub fn array_len(&self, location: &Location) -> usize {
+        self.get(location)
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len)
+    }
+
     /// The `$ref` string of the object at `location`, if it has one.
     pub fn ref_at(&self, location: &Location) -> Option<&str> {
         self.get(location)?.get("$ref")?.as_str()

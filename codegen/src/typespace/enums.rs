@@ -30,11 +30,7 @@ impl Converter<'_> {
         key: &str,
     ) -> Ty {
         let list = schema.key(key);
-        let count = self
-            .resolver
-            .get(&list)
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
+        let count = self.resolver.array_len(&list);
         let mut branches = Vec::with_capacity(count);
         let mut nullable = false;
         for i in 0..count {

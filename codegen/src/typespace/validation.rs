@@ -40,10 +40,7 @@ impl Converter<'_> {
             };
             found.fill_from(Validation::of(schema));
             let has_ref = schema.get("$ref").is_some_and(Value::is_string);
-            let all_of = schema
-                .get("allOf")
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len);
+            let all_of = self.resolver.array_len(&part.key("allOf"));
             if depth < MAX_NESTING {
                 let inside = self.inside(&part, depth);
                 found.fill_from(inside);
@@ -72,11 +69,7 @@ impl Converter<'_> {
             .find(|k| self.resolver.get(&at.key(k)).is_some_and(Value::is_array));
         if let Some(key) = tuple_key {
             let list = at.key(key);
-            let count = self
-                .resolver
-                .get(&list)
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len);
+            let count = self.resolver.array_len(&list);
             let elements: Vec<Validation> = (0..count)
                 .map(|i| self.validation_nested(&list.index(i), depth + 1))
                 .collect();
