@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::emit::{cargo_lines, write_if_changed};
+use crate::emit::{cargo_lines, claim, write_if_changed};
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::settings::{Override, ParamsBy, Settings};
 
@@ -77,7 +77,9 @@ impl Builder {
     }
 
     /// How the client sends the params of a method whose `paramStructure` is `either` or
-    /// absent (default [`ParamsBy::Name`]).
+    /// absent (default [`ParamsBy::Position`]: a server that takes both shapes takes an
+    /// array, and Ethereum-style nodes take nothing else; the param names of such
+    /// documents are often labels, not names the server knows).
     pub fn either_default(mut self, by: ParamsBy) -> Self {
         self.settings.either_default = by;
         self
@@ -104,6 +106,8 @@ impl Builder {
     /// (`types.hbs`, `types/struct.hbs`, `client.hbs`, `server.hbs`, …; copy them from the
     /// repository's `templates/`); the others stay built in. The output is still parsed
     /// and formatted, so a template that writes invalid Rust fails the build, naming it.
+    /// A directory that does not exist fails the build; a `.hbs` file named like no
+    /// built-in template is a warning (it would not be used).
     pub fn templates_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.settings.templates_dir = Some(dir.into());
         self
@@ -152,7 +156,9 @@ impl Builder {
     /// An [`Error`] whose `Display` lists every problem as `file:line:col: at /pointer:
     /// message`: the document cannot be read, is not valid OpenRPC, has a `$ref` that
     /// cannot be resolved, cannot be generated, has warnings under [`strict`](Self::strict);
-    /// or `OUT_DIR` is not set, or the output cannot be written.
+    /// or `OUT_DIR` is not set, or the output cannot be written, or another document was
+    /// generated into the same module file earlier in this build (two `compile` calls
+    /// with the same module name: give one another [`module`](Self::module)).
     pub fn compile(self, path: impl AsRef<Path>) -> Result<(), Error> {
         // A failed build script is always rerun by cargo, so a failure prints nothing.
         let emitted = self.emit(path)?;
@@ -182,6 +188,7 @@ impl Builder {
         files_read.extend(self.settings.templates_dir.clone());
         merge_files(&mut files_read, generated.files_read);
         let file = out_dir.join(format!("{module}.rs"));
+        claim(&file, &module, path)?;
         let written = write_if_changed(&file, &generated.source)?;
         write_if_changed(
             &out_dir.join(format!("{module}.mod.rs")),

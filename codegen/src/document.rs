@@ -134,11 +134,7 @@ pub(crate) struct Builder<'a> {
 impl Builder<'_> {
     /// Every method of the root document.
     pub(crate) fn methods(&mut self, root: FileId) -> Vec<ResolvedMethod> {
-        let count = self
-            .resolver
-            .get(&Location::new(root, "/methods"))
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
+        let count = self.resolver.array_len(&Location::new(root, "/methods"));
         let methods = Location::new(root, "/methods");
         (0..count)
             .filter_map(|i| self.method(&methods.index(i)))
@@ -231,11 +227,7 @@ impl Builder<'_> {
         at: &Location,
         item: impl Fn(&mut Self, &Location) -> Option<T>,
     ) -> Vec<T> {
-        let count = self
-            .resolver
-            .get(at)
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
+        let count = self.resolver.array_len(at);
         (0..count)
             .filter_map(|i| item(self, &at.index(i)))
             .collect()

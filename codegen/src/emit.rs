@@ -5,10 +5,60 @@
 //! the crate that includes it. Every file the generator read (the document, each file its
 //! `$ref`s reach, user templates) becomes a `cargo:rerun-if-changed` line, and every warning a
 //! `cargo:warning` line.
+//!
+//! Two documents generated into one file by one build (two `compile` calls with the same
+//! module name and output directory) are an error naming both, instead of the second
+//! silently replacing the first: see [`claim`].
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 use crate::error::{Diagnostic, Error, ErrorKind};
+
+/// Which document each output file was generated from by this process.
+///
+/// A registry in the process, not a marker file in `OUT_DIR`: cargo runs a build script
+/// in a new process each time, so this starts empty on every rerun (a marker file would
+/// have to tell this run's writes from the last run's, and would be left behind).
+static GENERATED_FROM: LazyLock<Mutex<HashMap<PathBuf, (PathBuf, PathBuf)>>> =
+    LazyLock::new(Mutex::default);
+
+/// Records that `module`'s `file` is generated from `document`.
+///
+/// Generating the same document into it again is fine (a rerun in a long-lived process);
+/// another document is not.
+///
+/// # Errors
+///
+/// [`ErrorKind::Invalid`], at `document`, naming the document `file` was already
+/// generated from in this process.
+pub(crate) fn claim(file: &Path, module: &str, document: &Path) -> Result<(), Error> {
+    let identity = |p: &Path| {
+        std::fs::canonicalize(p)
+            .or_else(|_| std::path::absolute(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    let mut registry = GENERATED_FROM
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let this = identity(document);
+    match registry.get(&identity(file)) {
+        Some((first, shown)) if *first != this => {
+            let message = format!(
+                "module `{module}` is already generated in this build from {}: give one of the two documents another `.module(…)` name",
+                shown.display()
+            );
+            let d = Diagnostic::error(document, (0, 0), "", message);
+            Err(Error::new(ErrorKind::Invalid, vec![d]))
+        }
+        Some(_) => Ok(()),
+        None => {
+            registry.insert(identity(file), (this, document.to_path_buf()));
+            Ok(())
+        }
+    }
+}
 
 /// Writes `contents` to `path` (creating its directory) unless the file already holds
 /// exactly that text, so an unchanged output keeps its modification time and nothing that

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::bundle;
 use crate::error::{Diagnostic, Diagnostics, Error, ErrorKind};
 use crate::load::load_document;
-use crate::render::Renderer;
+use crate::render::{ModuleParts, Renderer};
 use crate::service::{Services, doc_name};
 use crate::settings::Settings;
 use crate::types::{ExampleValue, examples};
@@ -62,19 +62,35 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
     for d in override_errors {
         collected.push(ErrorKind::Invalid, d);
     }
+    let renderer = match &settings.templates_dir {
+        Some(dir) => Renderer::with_overrides(dir),
+        None => Renderer::embedded(),
+    };
+    match &renderer {
+        Ok(renderer) => {
+            for d in renderer.warnings() {
+                collected.push(ErrorKind::Generate, d.clone());
+            }
+        }
+        Err(e) => collected.extend_from_error(e.clone()),
+    }
     if settings.load.is_strict() {
         collected.make_strict();
     }
     let warnings = collected.finish()?;
+    // A renderer that failed is among the errors `finish` returned.
+    let renderer = renderer?;
     let name = file_name(path);
-    let renderer = match &settings.templates_dir {
-        Some(dir) => Renderer::with_overrides(dir)?,
-        None => Renderer::embedded()?,
-    };
     let discover = bundle::bundle(&mut document.resolver, document.root);
-    let source = renderer.module(&space, &services, settings, &discover, &name)?;
+    let parts = ModuleParts {
+        space: &space,
+        services: &services,
+        settings,
+        document: &discover,
+    };
+    let source = renderer.module(&parts, &name)?;
     let mut files_read = document.resolver.files_read();
-    files_read.extend(renderer.overrides().iter().cloned());
+    files_read.extend(renderer.overrides());
     Ok(Generated {
         module,
         source,

@@ -60,6 +60,11 @@ pub fn load_document(path: impl AsRef<Path>, options: &Options) -> Result<Docume
     let mut resolver = Resolver::new(options.include_dirs.clone());
     let root = resolver.load(path)?;
     let mut diagnostics = Diagnostics::new();
+    for dir in options.include_dirs.iter().filter(|d| !d.is_dir()) {
+        let message = "include directory not found: no $ref is looked up there";
+        let d = crate::Diagnostic::warning(dir, (0, 0), "", message);
+        diagnostics.push(ErrorKind::Io, d);
+    }
     let (findings, refs) = validate::check_structure_parts(&resolver, root);
     let bad_version = findings.iter().any(|f| f.rule == Rule::Version);
     push_findings(&mut diagnostics, findings);

@@ -38,7 +38,10 @@ fn words(raw: &str) -> String {
 /// A type or variant name: `BLOCK_HEADER` → `BlockHeader`, `eth_getBlock` → `EthGetBlock`.
 ///
 /// Falls back to `fallback` when nothing usable remains; prefixes a name that would start
-/// with a digit (`1x` → `T1x` for types, `V1x` for variants: pass the prefix).
+/// with a digit (`1x` → `T1x` for types, `V1x` for variants: pass the prefix). `Self`, the
+/// one keyword in upper camel case, becomes `SelfValue`: still upper camel case when a
+/// suffix or a number is added to it (`Self_` became `Self_2`, `Self_Params`, which the
+/// `non_camel_case_types` lint refuses).
 pub(crate) fn type_name(raw: &str, prefix: &str, fallback: &str) -> String {
     let cased = words(raw).to_upper_camel_case();
     let name = if cased.is_empty() {
@@ -52,7 +55,7 @@ pub(crate) fn type_name(raw: &str, prefix: &str, fallback: &str) -> String {
         name
     };
     if NOT_RAW.contains(&name.as_str()) || KEYWORDS.contains(&name.as_str()) {
-        format!("{name}_")
+        format!("{name}Value")
     } else {
         name
     }
@@ -155,7 +158,8 @@ mod tests {
         assert_eq!(type_name("1inch", "T", "X"), "T1inch");
         assert_eq!(type_name("-1", "T", "X"), "Minus1");
         assert_eq!(type_name("", "T", "Fallback"), "Fallback");
-        assert_eq!(type_name("self", "T", "X"), "Self_");
+        assert_eq!(type_name("self", "T", "X"), "SelfValue");
+        assert_eq!(type_name("self_", "T", "X"), "SelfValue");
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //!   holding `$schema`, `$id` or `definitions`). This is how documents that embed whole
 //!   draft-07 schemas (with their own `#/definitions/…`) are read.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::Value;
@@ -95,6 +95,10 @@ pub struct Resolver {
     include_dirs: Vec<PathBuf>,
     /// Display directory of the root document, and its absolute form.
     base: Option<(PathBuf, PathBuf)>,
+    /// Where each `$ref` chain followed so far ends: every location along a chain that
+    /// holds a `$ref` → the first location without one. Long chains of aliases are then
+    /// walked once, not once per alias (which made them quadratic).
+    ends: HashMap<Location, Location>,
 }
 
 impl Resolver {
@@ -230,6 +234,13 @@ impl Resolver {
         self.files.len()
     }
 
+    /// How many elements the array at `location` has; 0 where there is no array.
+    pub fn array_len(&self, location: &Location) -> usize {
+        self.get(location)
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len)
+    }
+
     /// The `$ref` string of the object at `location`, if it has one.
     pub fn ref_at(&self, location: &Location) -> Option<&str> {
         self.get(location)?.get("$ref")?.as_str()
@@ -335,7 +346,8 @@ impl Resolver {
 
     /// Follows `$ref` from `location` until a value that has none, and returns it.
     /// Every object with a string `$ref` is followed, whatever sibling keywords it has
-    /// (read them at the locations along the way if they matter).
+    /// (read them at the locations along the way if they matter). Where a chain ends is
+    /// remembered, so following it again (or from any link of it) takes one lookup.
     ///
     /// # Errors
     ///
@@ -344,16 +356,27 @@ impl Resolver {
     /// (so every way into one cycle gives the same diagnostic).
     pub fn deref(&mut self, location: &Location) -> Result<Location, Diagnostic> {
         let mut chain: Vec<Location> = Vec::new();
+        let mut on_chain: HashSet<Location> = HashSet::new();
         let mut current = location.clone();
-        while let Some(reference) = self.ref_at(&current).map(str::to_owned) {
-            if let Some(start) = chain.iter().position(|l| *l == current) {
+        let end = loop {
+            if let Some(end) = self.ends.get(&current) {
+                break end.clone();
+            }
+            let Some(reference) = self.ref_at(&current).map(str::to_owned) else {
+                break current;
+            };
+            if !on_chain.insert(current.clone()) {
+                let start = chain.iter().position(|l| *l == current).unwrap_or(0);
                 return Err(self.cycle_error(&chain[start..]));
             }
             let next = self.resolve_ref(&current, &reference)?;
             chain.push(current);
             current = next;
+        };
+        for link in chain {
+            self.ends.insert(link, end.clone());
         }
-        Ok(current)
+        Ok(end)
     }
 
     /// The cycle, reported once however it is reached: at its smallest location, listed

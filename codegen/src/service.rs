@@ -18,8 +18,9 @@ use crate::resolve::Location;
 use crate::settings::{ParamsBy, Settings};
 use crate::typespace::{MethodTypes, Ty, TypeSpace};
 
-/// Names the generated client and batch builder use for themselves: a method named like
-/// one of them gets another name.
+/// Names the generated client and batch builder use for themselves, or have from the
+/// traits every client has (`Clone`, `ToOwned`, `Into`, `TryInto`): a method named like
+/// one of them gets another name (an inherent `clone` would hide `Clone::clone`).
 const CLIENT_WORDS: &[&str] = &[
     "new",
     "inner",
@@ -28,6 +29,12 @@ const CLIENT_WORDS: &[&str] = &[
     "send",
     "len",
     "is_empty",
+    "clone",
+    "clone_from",
+    "clone_into",
+    "to_owned",
+    "into",
+    "try_into",
 ];
 
 /// Every method of one document, named for Rust.

@@ -22,7 +22,9 @@ pub struct Settings {
     /// The module name (file stem of the output, `include_api!` name); by default the
     /// `<Doc>` of `<Doc>Client` (the document's title, or its file name) in snake case.
     pub module: Option<String>,
-    /// How a method whose `paramStructure` is `either` (or absent) sends its params.
+    /// How a method whose `paramStructure` is `either` (or absent) sends its params:
+    /// by position unless set (every server that takes both shapes takes an array, and
+    /// many, such as Ethereum nodes, take nothing else).
     pub either_default: ParamsBy,
     /// Per-schema overrides, keyed by the schema's JSON pointer in the root document
     /// (`/components/schemas/Pet`) or `file#pointer` for another file.
@@ -42,7 +44,7 @@ impl Default for Settings {
             client: true,
             server: true,
             module: None,
-            either_default: ParamsBy::Name,
+            either_default: ParamsBy::Position,
             overrides: BTreeMap::new(),
             templates_dir: None,
             server_to_client: Vec::new(),

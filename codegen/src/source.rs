@@ -30,6 +30,12 @@ impl Source {
     /// A [`Diagnostic`] at serde_json's `line:col` when the text is not valid JSON.
     pub fn parse(path: impl Into<PathBuf>, text: String) -> Result<Self, Diagnostic> {
         let path = path.into();
+        // A byte order mark (editors on Windows write one) is not part of the JSON text;
+        // positions are counted without it, as editors show them.
+        let text = match text.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_owned(),
+            None => text,
+        };
         match serde_json::from_str::<Value>(&text) {
             Ok(value) => Ok(Source {
                 path,
@@ -45,16 +51,26 @@ impl Source {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Io`] when the file cannot be read (or is not UTF-8),
-    /// [`ErrorKind::Syntax`] when it is not valid JSON, each with its diagnostic.
+    /// [`ErrorKind::Io`] when the file cannot be read (or is not UTF-8: UTF-16 is named
+    /// as such), [`ErrorKind::Syntax`] when it is not valid JSON, each with its
+    /// diagnostic. A UTF-8 byte order mark is skipped.
     pub fn read(opened: &Path, path: impl Into<PathBuf>) -> Result<Self, (ErrorKind, Diagnostic)> {
         let path = path.into();
-        let text = std::fs::read_to_string(opened).map_err(|e| {
-            let message = format!("cannot read file: {}", io_message(&e));
-            (
-                ErrorKind::Io,
-                Diagnostic::error(path.clone(), (0, 0), "", message),
-            )
+        let fail = |message: String| {
+            let d = Diagnostic::error(path.clone(), (0, 0), "", message);
+            (ErrorKind::Io, d)
+        };
+        let bytes = std::fs::read(opened)
+            .map_err(|e| fail(format!("cannot read file: {}", io_message(&e))))?;
+        if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+            let message = "cannot read file: it is UTF-16 (it starts with a UTF-16 byte order mark); JSON documents are UTF-8";
+            return Err(fail(message.to_owned()));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            fail(format!(
+                "cannot read file: not UTF-8 (invalid byte at offset {at})"
+            ))
         })?;
         Source::parse(path, text).map_err(|d| (ErrorKind::Syntax, d))
     }
@@ -166,6 +182,39 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "b.json:1:1: at (root): invalid JSON: EOF while parsing a value"
+        );
+    }
+
+    #[test]
+    fn a_utf8_byte_order_mark_is_skipped() {
+        let s = Source::parse("bom.json", "\u{feff}{\n  \"a\": 1}".into()).unwrap();
+        assert_eq!(s.value()["a"], 1);
+        assert_eq!(s.position("/a"), (2, 3));
+        assert_eq!(s.position(""), (1, 1));
+        let e = Source::parse("bom.json", "\u{feff}{\"a\": }".into()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "bom.json:1:7: at /a: invalid JSON: expected value"
+        );
+    }
+
+    #[test]
+    fn utf16_and_other_encodings_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let utf16 = dir.path().join("utf16.json");
+        std::fs::write(&utf16, [0xff, 0xfe, b'{', 0, b'}', 0]).unwrap();
+        let (kind, d) = Source::read(&utf16, "utf16.json").unwrap_err();
+        assert_eq!(kind, ErrorKind::Io);
+        assert_eq!(
+            d.to_string(),
+            "utf16.json: at (root): cannot read file: it is UTF-16 (it starts with a UTF-16 byte order mark); JSON documents are UTF-8"
+        );
+        let latin1 = dir.path().join("latin1.json");
+        std::fs::write(&latin1, b"{\"caf\xe9\": 1}").unwrap();
+        let (_, d) = Source::read(&latin1, "latin1.json").unwrap_err();
+        assert_eq!(
+            d.to_string(),
+            "latin1.json: at (root): cannot read file: not UTF-8 (invalid byte at offset 5)"
         );
     }
 

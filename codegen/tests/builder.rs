@@ -157,6 +157,37 @@ fn a_missing_document_and_a_bad_module_name_are_errors() {
     );
 }
 
+/// Two documents generated under one module name into one directory by one build: the
+/// second would silently replace the first.
+#[test]
+fn two_documents_into_one_module_file_are_an_error_naming_both() {
+    let out = tempfile::tempdir().unwrap();
+    let compile = |doc: &str| {
+        configure()
+            .out_dir(out.path())
+            .include_dir(fixture("include"))
+            .module("api")
+            .compile(fixture(doc))
+    };
+    compile("pets.json").unwrap();
+    // The same document again (a rerun) is fine.
+    compile("pets.json").unwrap();
+    let err = compile("warns.json").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Invalid);
+    assert_eq!(
+        err.to_string(),
+        "tests/fixtures/builder/warns.json: at (root): module `api` is already generated in this build from tests/fixtures/builder/pets.json: give one of the two documents another `.module(…)` name"
+    );
+    let source = std::fs::read_to_string(out.path().join("api.rs")).unwrap();
+    assert!(source.contains("from pets.json"), "the first was replaced");
+    // Another module name, or another directory, is another file.
+    configure()
+        .out_dir(out.path())
+        .module("warns")
+        .compile(fixture("warns.json"))
+        .unwrap();
+}
+
 #[test]
 fn the_module_name_sets_the_file_names() {
     let out = tempfile::tempdir().unwrap();
@@ -302,11 +333,82 @@ fn a_broken_user_template_is_named() {
         .emit(fixture("warns.json"))
         .unwrap_err();
     let text = err.to_string();
+    // After the document's own warning: every problem is listed.
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("warning: "), "{text}");
     assert!(
-        text.starts_with(
+        lines.next().unwrap().starts_with(
             "tests/fixtures/builder/bad-templates/types.hbs: at (root): template error:"
         ),
         "{text}"
+    );
+}
+
+#[test]
+fn a_missing_templates_directory_is_an_error() {
+    let out = tempfile::tempdir().unwrap();
+    let err = configure()
+        .out_dir(out.path())
+        .include_dir(fixture("include"))
+        .templates_dir(fixture("tempaltes"))
+        .emit(fixture("pets.json"))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Io);
+    assert_eq!(
+        err.to_string(),
+        "tests/fixtures/builder/tempaltes: at (root): cannot read the templates directory: No such file or directory"
+    );
+}
+
+/// A template file named like no built-in template (`clinet.hbs`, or `struct.hbs` outside
+/// `types/`) is not used: a warning says so and lists the names.
+#[test]
+fn an_unknown_template_name_is_a_warning_listing_the_known_ones() {
+    let out = tempfile::tempdir().unwrap();
+    let emitted = configure()
+        .out_dir(out.path())
+        .include_dir(fixture("include"))
+        .templates_dir(fixture("typo-templates"))
+        .emit(fixture("pets.json"))
+        .unwrap();
+    let known = "client.hbs, params.hbs, server.hbs, types.hbs, types/alias.hbs, types/enum.hbs, types/field.hbs, types/int_enum.hbs, types/newtype.hbs, types/struct.hbs";
+    let warnings: Vec<String> = emitted.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            format!(
+                "warning: tests/fixtures/builder/typo-templates/clinet.hbs: at (root): unknown template `clinet.hbs`, not used: the templates are {known}"
+            ),
+            format!(
+                "warning: tests/fixtures/builder/typo-templates/struct.hbs: at (root): unknown template `struct.hbs`, not used: the templates are {known}"
+            ),
+        ]
+    );
+    let err = configure()
+        .out_dir(out.path())
+        .include_dir(fixture("include"))
+        .templates_dir(fixture("typo-templates"))
+        .strict(true)
+        .emit(fixture("pets.json"))
+        .unwrap_err();
+    assert_eq!(err.diagnostics().len(), 2);
+}
+
+/// A user's partial that writes broken Rust is named, not the `types.hbs` that includes
+/// it (nor `templates/*.hbs`), even beside another user template that is fine.
+#[test]
+fn the_user_template_that_writes_invalid_rust_is_named() {
+    let out = tempfile::tempdir().unwrap();
+    let err = configure()
+        .out_dir(out.path())
+        .include_dir(fixture("include"))
+        .templates_dir(fixture("broken-partial"))
+        .emit(fixture("pets.json"))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Generate);
+    assert_eq!(
+        err.to_string(),
+        "tests/fixtures/builder/broken-partial/types/struct.hbs: at (root): template `tests/fixtures/builder/broken-partial/types/struct.hbs` produced invalid Rust at rendered line 19:16: cannot parse string into token stream (in `pub struct Pet {`)"
     );
 }
 

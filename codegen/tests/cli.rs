@@ -62,6 +62,30 @@ fn generate_writes_a_file_only_when_it_changes() {
 }
 
 #[test]
+fn either_default_picks_how_either_methods_send_their_params() {
+    let doc = "tests/fixtures/services/features.json";
+    // `divide` has no paramStructure: by position (a Serialize of its own, writing an
+    // array) unless told otherwise.
+    let serialize = "impl ::rpcsmith::__private::serde::Serialize for DivideParams";
+    let default = rpcsmith(&["generate", doc]);
+    let by_position = rpcsmith(&["generate", doc, "--either-default", "position"]);
+    let by_name = rpcsmith(&["generate", doc, "--either-default", "name"]);
+    for out in [&default, &by_position, &by_name] {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    assert!(text(&default.stdout).contains(serialize));
+    assert_eq!(default.stdout, by_position.stdout);
+    assert!(!text(&by_name.stdout).contains(serialize));
+    let bad = rpcsmith(&["generate", doc, "--either-default", "sideways"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("invalid value 'sideways' for '--either-default <HOW>'"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
 fn generate_prints_warnings_and_succeeds() {
     let out = rpcsmith(&["generate", &fixture("warns.json")]);
     assert!(out.status.success());
@@ -170,6 +194,97 @@ fn odd_inputs_fail_cleanly() {
     assert!(Path::new(&unwritable).exists());
 }
 
+/// `generate api.json -o api.json` (or `-o` onto a file its `$ref`s reach) would replace
+/// an input with generated code.
+#[test]
+fn generate_refuses_to_overwrite_a_file_it_read() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["pets.json", "defs/pet.json", "include/common.json"] {
+        let to = dir.path().join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(fixture(file), &to).unwrap();
+    }
+    let doc = dir.path().join("pets.json");
+    let include = dir.path().join("include");
+    let original = std::fs::read_to_string(&doc).unwrap();
+    for target in ["pets.json", "defs/pet.json", "include/common.json"] {
+        let output = dir.path().join(target);
+        let out = rpcsmith(&[
+            "generate",
+            doc.to_str().unwrap(),
+            "-I",
+            include.to_str().unwrap(),
+            "-o",
+            output.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{target}");
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "{}: at (root): the output is a file the generator read (the document or a file its $refs reach): refusing to overwrite it\n{}: failed, 1 error\n",
+                output.display(),
+                doc.display()
+            )
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&doc).unwrap(), original);
+}
+
+#[test]
+fn a_missing_include_directory_is_a_warning() {
+    let out = rpcsmith(&[
+        "check",
+        &fixture("pets.json"),
+        "-I",
+        "no/such/dir",
+        "-I",
+        &fixture("include"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stderr),
+        "warning: no/such/dir: at (root): include directory not found: no $ref is looked up there\n\
+         tests/fixtures/builder/pets.json: ok, 1 warning\n"
+    );
+}
+
+/// Editors on Windows start UTF-8 files with a byte order mark; JSON parsers choke on it.
+#[test]
+fn a_byte_order_mark_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("bom.json");
+    let text_of = |f: &str| std::fs::read_to_string(fixture(f)).unwrap();
+    std::fs::write(&doc, format!("\u{feff}{}", text_of("warns.json"))).unwrap();
+    let with_bom = rpcsmith(&["generate", doc.to_str().unwrap()]);
+    let without = rpcsmith(&["generate", &fixture("warns.json")]);
+    assert!(with_bom.status.success(), "{}", text(&with_bom.stderr));
+    assert_eq!(
+        text(&with_bom.stdout).replace("from bom.json", "from warns.json"),
+        text(&without.stdout)
+    );
+    // The same positions as without it.
+    assert_eq!(
+        text(&with_bom.stderr).replace("bom.json", "X"),
+        text(&without.stderr).replace(&fixture("warns.json"), "X")
+    );
+}
+
+/// The specification requires `info`; the generator does without it (the module is
+/// named after the file), and the warning says so instead of calling it required.
+#[test]
+fn a_document_without_info_generates_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("bare-api.json");
+    std::fs::write(&doc, r#"{"openrpc": "1.2.6", "methods": []}"#).unwrap();
+    let out = rpcsmith(&["generate", doc.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        "warning: bare-api.json:1:1: at (root): missing member \"info\" of the OpenRPC document (the specification requires it): generated without it\n"
+    );
+    assert!(text(&out.stdout).contains("pub struct BareApiClient"));
+}
+
 #[test]
 fn usage_mistakes_exit_2_with_usage() {
     for args in [
@@ -202,6 +317,16 @@ fn help_reads_well() {
     assert!(
         help.contains("check     Checks an OpenRPC document"),
         "{help}"
+    );
+    assert!(
+        help.contains("Examples:\n  rpcsmith generate openrpc.json -o src/api.rs"),
+        "{help}"
+    );
+    assert!(help.contains("\n  rpcsmith check openrpc.json "), "{help}");
+    let short = rpcsmith(&["-h"]);
+    assert!(
+        text(&short.stdout).contains("Examples:"),
+        "examples in -h too"
     );
 
     let out = rpcsmith(&["generate", "--help"]);

@@ -136,7 +136,7 @@ fn structure_errors_and_warnings_are_all_collected() {
     assert_eq!(
         text,
         lines(&[
-            "warning: tests/fixtures/broken/structure.json:3:3: at /info: missing required member \"title\" of the info object",
+            "warning: tests/fixtures/broken/structure.json:3:3: at /info: missing member \"title\" of the info object (the specification requires it): generated without it",
             "tests/fixtures/broken/structure.json:6:7: at /methods/0/name: must not be empty",
             "tests/fixtures/broken/structure.json:7:7: at /methods/0/paramStructure: paramStructure must be \"by-name\", \"by-position\" or \"either\", not \"positional\"",
             "tests/fixtures/broken/structure.json:8:18: at /methods/0/params/0: missing required member \"name\" of the content descriptor object",
@@ -148,10 +148,10 @@ fn structure_errors_and_warnings_are_all_collected() {
 }
 
 const PARAMS_WARNINGS: [&str; 4] = [
-    "tests/fixtures/broken/params.json:17:57: at /components/errors/Oops/description: unknown member \"description\" in the error object: ignored",
-    "tests/fixtures/broken/params.json:13:35: at /methods/0/links/0/method: link to method \"nowhere\", which the document does not define",
-    "tests/fixtures/broken/params.json:11:9: at /methods/0/params/2: duplicate param name \"from\" (first at #/methods/0/params/0): the later one is ignored",
+    "tests/fixtures/broken/params.json:25:57: at /components/errors/Oops/description: unknown member \"description\" in the error object: ignored",
+    "tests/fixtures/broken/params.json:12:35: at /methods/0/links/0/method: link to method \"nowhere\", which the document does not define",
     "tests/fixtures/broken/params.json:10:9: at /methods/0/params/1: required param \"to\" comes after optional param \"from\": positional calls must send null for \"from\"",
+    "tests/fixtures/broken/params.json:20:9: at /methods/1/params/2: duplicate param name \"from\" (first at #/methods/1/params/0): the later one is ignored",
 ];
 
 #[test]
@@ -163,12 +163,28 @@ fn param_problems_are_warnings_and_the_duplicate_is_dropped() {
         .map(|w| format!("warning: {w}"))
         .collect();
     assert_eq!(warnings, expected);
-    let names: Vec<&str> = doc.methods[0]
+    let names: Vec<&str> = doc.methods[1]
         .params
         .iter()
         .map(|p| p.name.as_str())
         .collect();
     assert_eq!(names, ["from", "to"]);
+}
+
+/// Left out of an array, a repeated param would move every later one to the wrong place
+/// (`positional(a, a, c)` would send `c` second): in a method called by position (or
+/// either way) it is an error, not a dropped duplicate.
+#[test]
+fn a_repeated_param_name_is_an_error_where_params_go_by_position() {
+    let (kind, text) = failure("duplicate_param.json", &Options::new());
+    assert_eq!(kind, ErrorKind::Invalid);
+    assert_eq!(
+        text,
+        lines(&[
+            "tests/fixtures/broken/duplicate_param.json:10:9: at /methods/0/params/1: duplicate param name \"a\" (first at #/methods/0/params/0) in a method called by position: leaving one out would shift the params after it; give each param its own name",
+            "tests/fixtures/broken/duplicate_param.json:19:9: at /methods/1/params/1: duplicate param name \"x\" (first at #/methods/1/params/0) in a method called by position: leaving one out would shift the params after it; give each param its own name",
+        ])
+    );
 }
 
 #[test]

@@ -26,6 +26,11 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
             fixtures.join("features.json"),
             Settings::default(),
         ),
+        (
+            "std_names",
+            fixtures.join("std_names.json"),
+            Settings::default(),
+        ),
         ("ticker", fixtures.join("ticker.json"), ticker),
         (
             "schemas_petstore",
@@ -122,12 +127,13 @@ fn client_and_server_are_emitted_as_asked() {
 #[test]
 fn either_sends_by_the_configured_default() {
     let doc = manifest_dir().join("tests/fixtures/services/features.json");
-    let by_name = generate(&doc, &Settings::default())
+    // By position unless set.
+    let by_position = generate(&doc, &Settings::default())
         .expect("generates")
         .source;
     let mut settings = Settings::default();
-    settings.either_default = ParamsBy::Position;
-    let by_position = generate(&doc, &settings).expect("generates").source;
+    settings.either_default = ParamsBy::Name;
+    let by_name = generate(&doc, &settings).expect("generates").source;
     let serialize_impl = "impl ::rpcsmith::__private::serde::Serialize for DivideParams";
     assert!(!by_name.contains(serialize_impl));
     assert!(by_position.contains(serialize_impl));

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rpcsmith_build::{Options, render_types};
+use rpcsmith_build::{ErrorKind, Options, generate_types, render_types};
 
 fn dir(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -57,6 +57,48 @@ fn every_fixture_matches_its_golden() {
     );
 }
 
+/// The library's file-writing entry point: the same source as `render_types`, written
+/// (with its directory) only when it changed.
+#[test]
+fn generate_types_writes_the_module_only_when_it_changed() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = temp.path().join("nested/types.rs");
+    let fixture = dir("fixtures/types").join("maps.json");
+    let report = generate_types(&fixture, &out, &Options::new()).expect("generates");
+    let written = std::fs::read_to_string(&out).expect("written");
+    assert_eq!(written, report.source);
+    assert_eq!(
+        written,
+        render_types(&fixture, &Options::new()).unwrap().source
+    );
+    assert!(report.types > 0);
+    assert_eq!(report.files_read, std::slice::from_ref(&fixture));
+    let modified = || std::fs::metadata(&out).unwrap().modified().unwrap();
+    let before = modified();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    generate_types(&fixture, &out, &Options::new()).expect("generates again");
+    assert_eq!(modified(), before, "rewritten though unchanged");
+    // A directory where the file should go: an I/O error naming it.
+    let err = generate_types(&fixture, temp.path(), &Options::new()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Io);
+    assert!(
+        err.to_string().starts_with(&format!(
+            "{}: at (root): cannot write: ",
+            temp.path().display()
+        )),
+        "{err}"
+    );
+    // A document that fails writes nothing.
+    let missing = temp.path().join("absent.rs");
+    generate_types(
+        dir("fixtures/types-broken").join("unknown_type.json"),
+        &missing,
+        &Options::new(),
+    )
+    .unwrap_err();
+    assert!(!missing.exists());
+}
+
 #[test]
 fn output_is_deterministic() {
     for fixture in fixtures() {
@@ -82,6 +124,11 @@ fn fallbacks_are_warnings_naming_the_pointer() {
             "warning: tests/fixtures/types/fallbacks.json:7:3: at /components/schemas/Conditional: `if`/`then`/`else` cannot be expressed: generated as serde_json::Value",
             "warning: tests/fixtures/types/fallbacks.json:8:3: at /components/schemas/StringNotEmpty: `not` is not expressed in the type (not enforced)",
             "warning: tests/fixtures/types/fallbacks.json:9:3: at /components/schemas/Mixed: an `enum` mixing JSON types: generated as serde_json::Value",
+            "warning: tests/fixtures/types/fallbacks.json:10:51: at /components/schemas/NotPending/allOf/1: `not` is not expressed in the type (not enforced)",
+            "warning: tests/fixtures/types/fallbacks.json:11:3: at /components/schemas/AlwaysTrue: `const` true is not expressed in the type (not enforced)",
+            "warning: tests/fixtures/types/fallbacks.json:12:3: at /components/schemas/OnlyFalse: `enum` [false] is not expressed in the type (not enforced)",
+            "warning: tests/fixtures/types/fallbacks.json:14:3: at /components/schemas/Half: `const` 0.5 is not expressed in the type (not enforced)",
+            "warning: tests/fixtures/types/fallbacks.json:15:3: at /components/schemas/Halves: `enum` [0.5, 1, 1.5] is not expressed in the type (not enforced)",
         ]
     );
     assert_eq!(report.fallbacks, 3);
@@ -94,7 +141,7 @@ fn strict_turns_fallbacks_into_errors() {
         &Options::new().strict(true),
     )
     .expect_err("strict fails on warnings");
-    assert_eq!(err.diagnostics().len(), 4);
+    assert_eq!(err.diagnostics().len(), 9);
     assert!(err.diagnostics().iter().all(|d| d.is_error()));
 }
 

@@ -93,3 +93,76 @@ fn schemas_with_the_same_type_list_stay_apart() {
         "{source}"
     );
 }
+
+/// `n` component schemas `S0 … S{n-1}`, each an object whose property `next` refers to
+/// the following one (the last one holds a string).
+fn property_chain(n: usize) -> Value {
+    let mut schemas = serde_json::Map::new();
+    for i in 0..n {
+        let next = if i + 1 < n {
+            json!({ "$ref": format!("#/components/schemas/S{}", i + 1) })
+        } else {
+            json!({ "type": "string" })
+        };
+        let schema =
+            json!({ "type": "object", "required": ["next"], "properties": { "next": next } });
+        schemas.insert(format!("S{i}"), schema);
+    }
+    Value::Object(schemas)
+}
+
+/// `n` component schemas `A0 … A{n-1}`, each only a `$ref` to the following one (the last
+/// one an integer). Each becomes an alias of the last one.
+fn alias_chain(n: usize) -> Value {
+    let mut schemas = serde_json::Map::new();
+    for i in 0..n {
+        let schema = if i + 1 < n {
+            json!({ "$ref": format!("#/components/schemas/A{}", i + 1) })
+        } else {
+            json!({ "type": "integer", "format": "int32" })
+        };
+        schemas.insert(format!("A{i}"), schema);
+    }
+    Value::Object(schemas)
+}
+
+/// Long `$ref` chains neither overflow the stack (conversion used to recurse once per
+/// link) nor take quadratic time (every alias used to walk the rest of the chain).
+#[test]
+fn long_ref_chains_generate() {
+    const N: usize = 5000;
+    let words = |source: String| source.split_whitespace().collect::<Vec<_>>().join(" ");
+    let source = words(generate(property_chain(N)).expect("a property chain generates"));
+    for i in [0, 1, N / 2, N - 2] {
+        let item = format!("pub struct S{i} {{ pub next: S{}, }}", i + 1);
+        assert!(source.contains(&item), "{item}");
+    }
+    let last = format!(
+        "pub struct S{} {{ pub next: ::std::string::String, }}",
+        N - 1
+    );
+    assert!(source.contains(&last), "{last}");
+    assert_eq!(source.matches("pub struct S").count(), N);
+    let source = words(generate(alias_chain(N)).expect("an alias chain generates"));
+    for i in [0, 1, N / 2, N - 2] {
+        let item = format!("pub type A{i} = A{};", N - 1);
+        assert!(source.contains(&item), "{item}");
+    }
+    assert!(source.contains(&format!("pub type A{} = i32;", N - 1)));
+}
+
+/// A ring of 5,000 objects (the last one's optional `next` refers to the first) is one
+/// cycle, broken by a `Box` however deep it is.
+#[test]
+fn a_long_ring_of_refs_is_boxed() {
+    const N: usize = 5000;
+    let mut schemas = property_chain(N);
+    schemas[format!("S{}", N - 1)] = json!({
+        "type": "object",
+        "properties": { "next": { "$ref": "#/components/schemas/S0" } }
+    });
+    let source = generate(schemas).expect("a ring generates");
+    let source = source.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(source.matches("pub struct S").count(), N);
+    assert!(source.contains("::std::boxed::Box<S"), "no Box in the ring");
+}

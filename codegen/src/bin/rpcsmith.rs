@@ -2,12 +2,12 @@
 //! commit generated code, and a checker for OpenRPC documents.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand};
-use rpcsmith_build::{Diagnostic, Error, configure};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use rpcsmith_build::{Diagnostic, Error, ErrorKind, ParamsBy, configure};
 
 const GENERATE_EXAMPLES: &str = "\
 Examples:
@@ -29,10 +29,17 @@ Problems print as `file:line:col: at /json/pointer: message`, warnings prefixed 
 `warning: `. Exit status: 0 when the document generates (warnings allowed unless
 --strict), 1 when it does not.";
 
+const EXAMPLES: &str = "\
+Examples:
+  rpcsmith generate openrpc.json -o src/api.rs      types, client and server into src/api.rs
+  rpcsmith check openrpc.json                       print every problem; exit 1 on errors
+
+Run `rpcsmith help generate` or `rpcsmith help check` for more.";
+
 /// Generates typed Rust JSON-RPC 2.0 clients, servers and types from OpenRPC documents.
 #[derive(Debug, Parser)]
 #[command(name = "rpcsmith", version)]
-#[command(after_long_help = "Run `rpcsmith help generate` or `rpcsmith help check` for examples.")]
+#[command(after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -65,6 +72,19 @@ struct Generate {
     /// document's title, or its file name.
     #[arg(long, value_name = "NAME")]
     module: Option<String>,
+    /// How the client sends the params of methods whose paramStructure is `either` (or
+    /// absent): as an array (every server that takes both shapes takes it) or an object.
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = EitherDefault::Position)]
+    either_default: EitherDefault,
+}
+
+/// `--either-default`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EitherDefault {
+    /// An object keyed by param name.
+    Name,
+    /// An array in declaration order.
+    Position,
 }
 
 #[derive(Debug, Args)]
@@ -129,7 +149,11 @@ fn generate(args: &Generate) -> anyhow::Result<ExitCode> {
         .input
         .builder()
         .client(both || args.client)
-        .server(both || args.server);
+        .server(both || args.server)
+        .either_default(match args.either_default {
+            EitherDefault::Name => ParamsBy::Name,
+            EitherDefault::Position => ParamsBy::Position,
+        });
     if let Some(name) = &args.module {
         builder = builder.module(name);
     }
@@ -140,6 +164,9 @@ fn generate(args: &Generate) -> anyhow::Result<ExitCode> {
     print_diagnostics(&generated.warnings)?;
     match &args.output {
         Some(path) => {
+            if let Some(error) = overwrites_an_input(path, &generated.files_read) {
+                return failed(&args.input, &error);
+            }
             if let Err(error) = rpcsmith_build::write_if_changed(path, &generated.source) {
                 return failed(&args.input, &error);
             }
@@ -168,6 +195,20 @@ fn check(args: &Check) -> anyhow::Result<ExitCode> {
         }
         Err(error) => failed(&args.input, &error),
     }
+}
+
+/// The error when `output` is a file the generator read (`generate api.json -o
+/// api.json`, or a file its `$ref`s reach): writing would destroy an input.
+fn overwrites_an_input(output: &Path, files_read: &[PathBuf]) -> Option<Error> {
+    let output_file = std::fs::canonicalize(output).ok()?;
+    files_read
+        .iter()
+        .any(|f| std::fs::canonicalize(f).is_ok_and(|f| f == output_file))
+        .then(|| {
+            let message = "the output is a file the generator read (the document or a file its $refs reach): refusing to overwrite it";
+            let d = Diagnostic::error(output, (0, 0), "", message);
+            Error::new(ErrorKind::Io, vec![d])
+        })
 }
 
 /// Prints every diagnostic of a failed generation; exit status 1.

@@ -14,9 +14,10 @@ use std::path::{Path, PathBuf};
 use handlebars::Handlebars;
 
 use crate::error::{Diagnostic, Error, ErrorKind};
-use crate::format::format_rust;
+use crate::format::{NotRust, format_rust};
 use crate::service::Services;
 use crate::settings::Settings;
+use crate::source::io_message;
 use crate::typespace::TypeSpace;
 
 pub(crate) use rust::ty_expr_in;
@@ -56,8 +57,20 @@ const TEMPLATES: &[(&str, &str)] = &[
 /// The template registry.
 pub(crate) struct Renderer {
     registry: Handlebars<'static>,
-    /// The user's template files that replaced built-in ones.
-    overrides: Vec<PathBuf>,
+    /// The user's templates that replaced built-in ones.
+    overrides: Vec<UserTemplate>,
+    /// Problems with the user's templates directory that do not stop generation.
+    warnings: Vec<Diagnostic>,
+}
+
+/// A user's template that replaces the built-in one of its name.
+struct UserTemplate {
+    /// The registered name (`types/struct`).
+    name: &'static str,
+    /// Its file.
+    path: PathBuf,
+    /// Its text.
+    text: String,
 }
 
 impl Renderer {
@@ -83,45 +96,71 @@ impl Renderer {
         for (name, text) in templates {
             registry
                 .register_template_string(name, *text)
-                .map_err(|e| template_error(name, &e.to_string()))?;
+                .map_err(|e| template_error(&format!("templates/{name}.hbs"), &e.to_string()))?;
         }
         Ok(Renderer {
             registry,
             overrides: Vec::new(),
+            warnings: Vec::new(),
         })
     }
 
     /// The embedded templates, each replaced by `dir/<name>.hbs` where that file exists
-    /// (`dir/client.hbs`, `dir/types/struct.hbs`).
+    /// (`dir/client.hbs`, `dir/types/struct.hbs`). A `.hbs` file of another name (a
+    /// typo) is a warning naming the known ones: it would otherwise be silently unused.
     ///
     /// # Errors
     ///
-    /// A user template that cannot be read or does not parse, naming it.
+    /// `dir` is not a readable directory (a mistyped path would otherwise generate with
+    /// the built-in templates, and make cargo rerun the build script every time); a user
+    /// template cannot be read or does not parse. Each names the file.
     pub(crate) fn with_overrides(dir: &Path) -> Result<Renderer, Error> {
         let mut renderer = Self::embedded()?;
-        for (name, _) in TEMPLATES {
-            let path = dir.join(format!("{name}.hbs"));
-            if !path.is_file() {
+        let found = template_files(dir).map_err(|e| {
+            let message = format!("cannot read the templates directory: {}", io_message(&e));
+            Error::new(
+                ErrorKind::Io,
+                vec![Diagnostic::error(dir, (0, 0), "", message)],
+            )
+        })?;
+        for relative in found {
+            let path = dir.join(&relative);
+            let name = relative.strip_suffix(".hbs").unwrap_or(&relative);
+            let Some(&(name, _)) = TEMPLATES.iter().find(|(known, _)| *known == name) else {
+                renderer.warnings.push(unknown_template(&path, &relative));
                 continue;
-            }
+            };
             let fail = |message: String| {
                 let d = Diagnostic::error(&path, (0, 0), "", message);
                 Error::new(ErrorKind::Generate, vec![d])
             };
-            let text =
-                std::fs::read_to_string(&path).map_err(|e| fail(format!("cannot read: {e}")))?;
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| fail(format!("cannot read: {}", io_message(&e))))?;
             renderer
                 .registry
-                .register_template_string(name, text)
+                .register_template_string(name, &text)
                 .map_err(|e| fail(format!("template error: {e}")))?;
-            renderer.overrides.push(path);
+            renderer.overrides.push(UserTemplate { name, path, text });
         }
         Ok(renderer)
     }
 
     /// The user's template files in use (for `cargo:rerun-if-changed`).
-    pub(crate) fn overrides(&self) -> &[PathBuf] {
-        &self.overrides
+    pub(crate) fn overrides(&self) -> Vec<PathBuf> {
+        self.overrides.iter().map(|o| o.path.clone()).collect()
+    }
+
+    /// Problems with the user's templates that do not stop generation.
+    pub(crate) fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
+    }
+
+    /// The file a template comes from: the user's copy, or `templates/<name>.hbs`.
+    fn file_of(&self, name: &str) -> String {
+        match self.overrides.iter().find(|o| o.name == name) {
+            Some(o) => o.path.display().to_string(),
+            None => format!("templates/{name}.hbs"),
+        }
     }
 
     /// The formatted module of one document: its `types`, then the params, results and
@@ -132,16 +171,22 @@ impl Renderer {
     /// # Errors
     ///
     /// [`ErrorKind::Generate`] naming the template when rendering fails or produces text
-    /// that is not Rust.
-    pub(crate) fn module(
-        &self,
-        space: &TypeSpace,
-        services: &Services,
-        settings: &Settings,
-        document: &str,
-        source: &str,
-    ) -> Result<String, Error> {
-        let mut text = self.render("types", &view::types_file(space))?;
+    /// that is not Rust (with user templates, the one that breaks it: see
+    /// [`blame`](Self::blame)).
+    pub(crate) fn module(&self, parts: &ModuleParts<'_>, source: &str) -> Result<String, Error> {
+        let (text, starts) = self.render_module(parts)?;
+        let header = format!("// @generated by rpcsmith-build from {source}\n");
+        format_rust("", &header, &text).map_err(|e| self.blame(e, &starts, parts))
+    }
+
+    /// The module's text, and the first rendered line of each top-level template.
+    fn render_module(&self, parts: &ModuleParts<'_>) -> Result<(String, Starts), Error> {
+        let ModuleParts {
+            space,
+            services,
+            settings,
+            document,
+        } = *parts;
         let views = services::services_views(
             services,
             space.defs(),
@@ -149,8 +194,15 @@ impl Renderer {
             settings.server,
             document,
         );
+        let mut text = String::new();
+        let mut starts = Vec::new();
+        let mut add = |name: &'static str, rendered: String| {
+            starts.push((text.lines().count() + 1, name));
+            text.push_str(&rendered);
+        };
+        add("types", self.render("types", &view::types_file(space))?);
         if settings.client || settings.server {
-            text.push_str(&self.render("params", &views.shared)?);
+            add("params", self.render("params", &views.shared)?);
         }
         // The client side calls the forward methods and handles the reverse ones; the
         // server side the other way round. Both use the same two templates.
@@ -163,20 +215,68 @@ impl Renderer {
         ];
         for (wanted, template, view) in halves {
             if let (true, Some(view)) = (wanted, view) {
-                text.push_str(&self.render(template, view)?);
+                add(template, self.render(template, view)?);
             }
         }
-        let header = format!("// @generated by rpcsmith-build from {source}\n");
-        format_rust("templates/*.hbs", &header, &text).map_err(|e| {
-            let d = Diagnostic::error(&e.template, (e.line, e.column), "", e.to_string());
-            Error::new(ErrorKind::Generate, vec![d])
-        })
+        Ok((text, starts))
+    }
+
+    /// The error for rendered text that is not Rust, naming the template that wrote it.
+    ///
+    /// With user templates, each is tried alone among the built-in ones: those that break
+    /// the module by themselves are named, each with the place in the text it rendered
+    /// (a broken `types/struct.hbs` is named, not the `types.hbs` that includes it).
+    /// Otherwise (the built-in templates, or user templates broken only together), the
+    /// top-level template whose text holds the mistake is named.
+    fn blame(
+        &self,
+        error: NotRust,
+        starts: &[(usize, &'static str)],
+        parts: &ModuleParts<'_>,
+    ) -> Error {
+        let mut found = Vec::new();
+        for user in &self.overrides {
+            let alone: Vec<(&str, &str)> = TEMPLATES
+                .iter()
+                .map(|&(name, text)| {
+                    (
+                        name,
+                        if name == user.name {
+                            user.text.as_str()
+                        } else {
+                            text
+                        },
+                    )
+                })
+                .collect();
+            let Ok(renderer) = Renderer::with_templates(&alone) else {
+                continue;
+            };
+            let broken = renderer
+                .render_module(parts)
+                .ok()
+                .and_then(|(text, _)| format_rust("", "", &text).err());
+            if let Some(e) = broken {
+                found.push(not_rust(&user.path.display().to_string(), e));
+            }
+        }
+        if found.is_empty() {
+            let name = starts
+                .iter()
+                .rev()
+                .find(|(first, _)| *first <= error.line)
+                .map_or("types", |(_, name)| *name);
+            found.push(not_rust(&self.file_of(name), error));
+        }
+        Error::new(ErrorKind::Generate, found)
     }
 
     fn render<T: serde::Serialize>(&self, name: &str, view: &T) -> Result<String, Error> {
-        self.registry
-            .render(name, view)
-            .map_err(|e| template_error(name, &e.to_string()))
+        self.registry.render(name, view).map_err(|e| {
+            // The partial where it failed (`types/struct`), else the template rendered.
+            let failed = e.template_name.clone().unwrap_or_else(|| name.to_owned());
+            template_error(&self.file_of(&failed), &e.to_string())
+        })
     }
 
     /// The formatted types module of `space`, headed by the `@generated` line naming
@@ -187,25 +287,74 @@ impl Renderer {
     /// [`ErrorKind::Generate`] naming the template when rendering fails or produces text
     /// that is not Rust.
     pub(crate) fn types(&self, space: &TypeSpace, source: &str) -> Result<String, Error> {
-        let view = view::types_file(space);
-        let text = self.registry.render("types", &view).map_err(|e| {
-            let name = e
-                .template_name
-                .clone()
-                .unwrap_or_else(|| "types".to_owned());
-            template_error(&name, &e.to_string())
-        })?;
+        let text = self.render("types", &view::types_file(space))?;
         let header = format!("// @generated by rpcsmith-build from {source}\n");
-        format_rust("templates/types.hbs", &header, &text).map_err(|e| {
-            // The position is in the rendered text (in the message), not in the template.
-            let d = Diagnostic::error(&e.template, (0, 0), "", e.to_string());
-            Error::new(ErrorKind::Generate, vec![d])
+        format_rust("", &header, &text).map_err(|e| {
+            Error::new(
+                ErrorKind::Generate,
+                vec![not_rust(&self.file_of("types"), e)],
+            )
         })
     }
 }
 
-fn template_error(name: &str, message: &str) -> Error {
-    let file = format!("templates/{name}.hbs");
+/// The first line of each top-level template's text in a rendered module, in order.
+type Starts = Vec<(usize, &'static str)>;
+
+/// What one module is rendered from.
+#[derive(Clone, Copy)]
+pub(crate) struct ModuleParts<'a> {
+    pub(crate) space: &'a TypeSpace,
+    pub(crate) services: &'a Services,
+    pub(crate) settings: &'a Settings,
+    /// The JSON answered on `rpc.discover`.
+    pub(crate) document: &'a str,
+}
+
+/// The diagnostic for text that is not Rust, rendered by the template in `file`. The
+/// position is in the rendered text (in the message), not in the template.
+fn not_rust(file: &str, mut error: NotRust) -> Diagnostic {
+    error.template = file.to_owned();
+    Diagnostic::error(file, (0, 0), "", error.to_string())
+}
+
+/// The `.hbs` files under `dir`, as paths relative to it with `/` between components
+/// (`types/struct.hbs`), sorted. Directories are followed a few levels deep (the
+/// templates go two deep), never through a symbolic link.
+fn template_files(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut found = Vec::new();
+    let mut pending = vec![(dir.to_path_buf(), String::new(), 0)];
+    while let Some((at, prefix, depth)) = pending.pop() {
+        for entry in std::fs::read_dir(&at)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let kind = entry.file_type()?;
+            if kind.is_dir() && depth < 4 {
+                pending.push((entry.path(), format!("{prefix}{name}/"), depth + 1));
+            } else if kind.is_file() && name.ends_with(".hbs") {
+                found.push(format!("{prefix}{name}"));
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The warning for a `.hbs` file that replaces no built-in template.
+fn unknown_template(path: &Path, relative: &str) -> Diagnostic {
+    let known: Vec<String> = {
+        let mut names: Vec<&str> = TEMPLATES.iter().map(|(name, _)| *name).collect();
+        names.sort_unstable();
+        names.iter().map(|n| format!("{n}.hbs")).collect()
+    };
+    let message = format!(
+        "unknown template `{relative}`, not used: the templates are {}",
+        known.join(", ")
+    );
+    Diagnostic::warning(path, (0, 0), "", message)
+}
+
+fn template_error(file: &str, message: &str) -> Error {
     let d = Diagnostic::error(file, (0, 0), "", format!("template error: {message}"));
     Error::new(ErrorKind::Generate, vec![d])
 }

@@ -135,47 +135,77 @@ pub(crate) fn type_docs(docs: &Docs, origin: &str) -> Vec<String> {
 }
 
 /// Whether each type can derive `Eq` (no `f64` anywhere inside).
+///
+/// A type that holds an `f64` itself (or is a replacement, not known to be `Eq`) is not,
+/// and neither is any type that names one that is not: propagated backwards along the
+/// names, each type visited once.
 pub(crate) fn eq_types(defs: &[TypeDef]) -> Vec<bool> {
     let mut eq = vec![true; defs.len()];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (i, def) in defs.iter().enumerate() {
-            // A replacement type is not known to be `Eq`.
-            if eq[i] && (def.replaced_by.is_some() || !kind_is_eq(&def.kind, &eq)) {
+    let mut named_by: Vec<Vec<usize>> = vec![Vec::new(); defs.len()];
+    let mut not_eq = Vec::new();
+    for (i, def) in defs.iter().enumerate() {
+        let mut names = Vec::new();
+        let mut float = false;
+        for ty in kind_tys(&def.kind) {
+            float |= ty_parts(ty, &mut names);
+        }
+        for n in names.into_iter().filter(|&n| n < defs.len()) {
+            named_by[n].push(i);
+        }
+        if float || def.replaced_by.is_some() {
+            eq[i] = false;
+            not_eq.push(i);
+        }
+    }
+    while let Some(t) = not_eq.pop() {
+        for &i in &named_by[t] {
+            if eq[i] {
                 eq[i] = false;
-                changed = true;
+                not_eq.push(i);
             }
         }
     }
     eq
 }
 
-fn kind_is_eq(kind: &Kind, eq: &[bool]) -> bool {
-    let fields_eq = |s: &crate::typespace::Struct| {
-        s.fields.iter().all(|f| ty_is_eq(&f.ty, eq))
-            && s.flattened.iter().all(|t| ty_is_eq(t, eq))
-            && s.extra.as_ref().is_none_or(|t| ty_is_eq(t, eq))
-    };
-    match kind {
-        Kind::Struct(s) => fields_eq(s),
-        Kind::Enum(e) => e.variants.iter().all(|v| match &v.payload {
-            Payload::Unit => true,
-            Payload::Newtype(t) => ty_is_eq(t, eq),
-            Payload::Struct(s) => fields_eq(s),
-        }),
-        Kind::Alias(t) | Kind::Newtype(t) => ty_is_eq(t, eq),
-        Kind::IntEnum(_) | Kind::Never => true,
+/// Every type `kind` holds.
+fn kind_tys(kind: &Kind) -> Vec<&Ty> {
+    fn of_struct<'k>(s: &'k crate::typespace::Struct, out: &mut Vec<&'k Ty>) {
+        out.extend(s.fields.iter().map(|x| &x.ty));
+        out.extend(&s.flattened);
+        out.extend(&s.extra);
     }
+    let mut out = Vec::new();
+    match kind {
+        Kind::Struct(s) => of_struct(s, &mut out),
+        Kind::Enum(e) => {
+            for v in &e.variants {
+                match &v.payload {
+                    Payload::Unit => {}
+                    Payload::Newtype(t) => out.push(t),
+                    Payload::Struct(s) => of_struct(s, &mut out),
+                }
+            }
+        }
+        Kind::Alias(t) | Kind::Newtype(t) => out.push(t),
+        Kind::IntEnum(_) | Kind::Never => {}
+    }
+    out
 }
 
-fn ty_is_eq(ty: &Ty, eq: &[bool]) -> bool {
+/// Collects the named types in `ty`; whether it holds an `f64` itself.
+fn ty_parts(ty: &Ty, names: &mut Vec<usize>) -> bool {
     match ty {
-        Ty::Float => false,
-        Ty::Named(id) => eq.get(id.0).copied().unwrap_or(true),
-        Ty::Option(t) | Ty::Vec(t) | Ty::Array(t, _) | Ty::Map(t) | Ty::Box(t) => ty_is_eq(t, eq),
-        Ty::Tuple(ts) => ts.iter().all(|t| ty_is_eq(t, eq)),
-        _ => true,
+        Ty::Float => true,
+        Ty::Named(id) => {
+            names.push(id.0);
+            false
+        }
+        Ty::Option(t) | Ty::Vec(t) | Ty::Array(t, _) | Ty::Map(t) | Ty::Box(t) => {
+            ty_parts(t, names)
+        }
+        Ty::Tuple(ts) => ts.iter().fold(false, |any, t| ty_parts(t, names) | any),
+        _ => false,
     }
 }
 

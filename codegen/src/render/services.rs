@@ -13,9 +13,10 @@ use crate::typespace::{Ty, TypeDef};
 const SUPPORT: &str = "::rpcsmith::codegen";
 
 /// Lint levels for items that carry the document's own text (its Markdown is not
-/// rustdoc's) or its own shapes (deprecated types, long parameter lists). The `types`
-/// module sets them for itself; an included file cannot hold inner attributes.
-const ALLOW: &str = "#[allow(deprecated, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls, rustdoc::invalid_rust_codeblocks, rustdoc::redundant_explicit_links, clippy::too_many_arguments, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::empty_docs)]";
+/// rustdoc's) or its own shapes (deprecated types, long parameter lists, method names
+/// such as `from_block` or `next` that clippy reads as conventions). The `types` module
+/// sets them for itself; an included file cannot hold inner attributes.
+const ALLOW: &str = "#[allow(deprecated, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls, rustdoc::invalid_rust_codeblocks, rustdoc::redundant_explicit_links, clippy::too_many_arguments, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::empty_docs, clippy::wrong_self_convention, clippy::should_implement_trait)]";
 
 /// The client and server of one document, for one direction of its methods (or, for
 /// what both directions share, all of them).

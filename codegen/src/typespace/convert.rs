@@ -53,8 +53,13 @@ impl Converter<'_> {
             }
             None => {}
         }
+        if self.depth >= super::deferred::MAX_DEPTH {
+            return self.defer(at);
+        }
+        self.depth += 1;
         self.slots.insert(at.clone(), Slot::Busy(None));
         let mut ty = self.convert_fresh(at);
+        self.depth -= 1;
         if let Some(id) = self.placeholders.remove(at) {
             if ty != Ty::Named(id) {
                 self.define(id, Kind::Newtype(ty));
@@ -134,6 +139,7 @@ impl Converter<'_> {
 
     fn convert_object_schema(&mut self, at: &Location, s: &Value) -> Ty {
         let has = |k: &str| s.get(k).is_some();
+        self.note_unenforced(at, s);
         if s.get("$ref").is_some_and(Value::is_string) {
             if STRUCTURAL.iter().any(|k| has(k)) {
                 return self.convert_all_of(at, s);
@@ -143,7 +149,6 @@ impl Converter<'_> {
                 None => Ty::Value,
             };
         }
-        self.note_unenforced(at, s);
         if has("allOf") {
             return self.convert_all_of(at, s);
         }
@@ -163,16 +168,22 @@ impl Converter<'_> {
         self.convert_by_type(at, s)
     }
 
-    /// Warns about keywords that restrict values in ways the type cannot express.
+    /// Warns about keywords that restrict values in ways the type cannot express (a
+    /// schema made only of one of them is a fallback, with its own warning).
     fn note_unenforced(&mut self, at: &Location, s: &Value) {
         for keyword in ["not", "if"] {
             if s.get(keyword).is_some() && !self.only_keyword(s, keyword) {
-                self.warn(
-                    at,
-                    format!("`{keyword}` is not expressed in the type (not enforced)"),
-                );
+                self.unenforced(at, &format!("`{keyword}`"));
             }
         }
+    }
+
+    /// Records that `what`, written in the schema at `at`, is not enforced.
+    pub(super) fn unenforced(&mut self, at: &Location, what: &str) {
+        self.warn(
+            at,
+            format!("{what} is not expressed in the type (not enforced)"),
+        );
     }
 
     /// Whether `keyword` (with `then`/`else` for `if`) is the only non-annotation keyword.

@@ -148,16 +148,35 @@ fn requirements(kind: &Kind) -> Vec<Vec<usize>> {
 }
 
 /// Types with no finite value, each with the cycle of types that prevents one.
+///
+/// A type is finite once every type one of its alternatives requires is: propagated from
+/// the types that require nothing, each requirement counted down once (linear, however
+/// long the chains of types requiring each other).
 fn infinite_types(defs: &[TypeDef]) -> Vec<(TypeId, Vec<TypeId>)> {
     let reqs: Vec<Vec<Vec<usize>>> = defs.iter().map(|d| requirements(&d.kind)).collect();
     let mut finite = vec![false; defs.len()];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for i in 0..defs.len() {
-            if !finite[i] && reqs[i].iter().any(|r| r.iter().all(|&t| finite[t])) {
+    let mut unmet: Vec<Vec<usize>> = Vec::with_capacity(defs.len());
+    let mut waiting: Vec<Vec<(usize, usize)>> = vec![Vec::new(); defs.len()];
+    let mut ready = Vec::new();
+    for (i, alternatives) in reqs.iter().enumerate() {
+        let mut counts = Vec::with_capacity(alternatives.len());
+        for (a, alternative) in alternatives.iter().enumerate() {
+            let distinct: HashSet<usize> = alternative.iter().copied().collect();
+            distinct.iter().for_each(|&t| waiting[t].push((i, a)));
+            counts.push(distinct.len());
+        }
+        unmet.push(counts);
+        if alternatives.iter().any(Vec::is_empty) {
+            finite[i] = true;
+            ready.push(i);
+        }
+    }
+    while let Some(t) = ready.pop() {
+        for &(i, a) in &waiting[t] {
+            unmet[i][a] -= 1;
+            if unmet[i][a] == 0 && !finite[i] {
                 finite[i] = true;
-                changed = true;
+                ready.push(i);
             }
         }
     }

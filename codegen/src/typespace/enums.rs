@@ -8,7 +8,9 @@
 
 use serde_json::Value;
 
-use super::model::{Docs, Enum, Kind, Payload, Tagging, Ty, Variant, VariantHint};
+use super::model::{
+    Docs, Enum, Kind, Payload, Tagging, Ty, TypeDef, Validation, Variant, VariantHint,
+};
 use super::{Converter, ShallowClone};
 use crate::resolve::Location;
 
@@ -28,11 +30,7 @@ impl Converter<'_> {
         key: &str,
     ) -> Ty {
         let list = schema.key(key);
-        let count = self
-            .resolver
-            .get(&list)
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
+        let count = self.resolver.array_len(&list);
         let mut branches = Vec::with_capacity(count);
         let mut nullable = false;
         for i in 0..count {
@@ -110,14 +108,18 @@ impl Converter<'_> {
         }
         let variants = shapes
             .into_iter()
-            .map(|(wire, payload_at, docs)| Variant {
-                hint: VariantHint::Word(wire.clone()),
-                wire: Some(wire),
-                payload: match payload_at {
-                    Some(at) => Payload::Newtype(self.convert(&at)),
-                    None => Payload::Unit,
-                },
-                docs,
+            .map(|(wire, payload_at, docs)| {
+                let (payload, validation) = match payload_at {
+                    Some(at) => (Payload::Newtype(self.convert(&at)), self.validation(&at)),
+                    None => (Payload::Unit, Validation::default()),
+                };
+                Variant {
+                    hint: VariantHint::Word(wire.clone()),
+                    wire: Some(wire),
+                    payload,
+                    docs,
+                    validation,
+                }
             })
             .collect();
         Some(Enum {
@@ -164,6 +166,7 @@ impl Converter<'_> {
                     wire: Some(value),
                     payload: Payload::Struct(record),
                     docs: Docs::of(&b.raw),
+                    validation: self.validation(&b.at),
                 }
             })
             .collect();
@@ -197,24 +200,24 @@ impl Converter<'_> {
         (sorted.len() == values.len()).then_some(values)
     }
 
-    /// The first branch that decodes wins: most specific first.
+    /// The first branch that decodes wins: the variants are put most specific first by
+    /// [`order_untagged`] once every type is known.
     fn untagged(&mut self, branches: &[Branch]) -> Enum {
-        let mut variants: Vec<(i32, Variant)> = branches
+        let variants = branches
             .iter()
             .map(|b| {
                 let ty = self.convert(&b.at);
-                let score = self.specificity(&ty);
-                (score, self.untagged_variant(ty, Docs::of(&b.raw)))
+                let validation = self.validation(&b.at);
+                self.untagged_variant(ty, Docs::of(&b.raw), validation)
             })
             .collect();
-        variants.sort_by_key(|(score, _)| -score);
         Enum {
             tagging: Tagging::Untagged,
-            variants: variants.into_iter().map(|(_, v)| v).collect(),
+            variants,
         }
     }
 
-    pub(super) fn untagged_variant(&self, ty: Ty, docs: Docs) -> Variant {
+    pub(super) fn untagged_variant(&self, ty: Ty, docs: Docs, validation: Validation) -> Variant {
         let hint = match &ty {
             Ty::Named(id) => VariantHint::Type(*id),
             other => VariantHint::Word(word_for(other).to_owned()),
@@ -229,43 +232,7 @@ impl Converter<'_> {
             hint,
             payload,
             docs,
-        }
-    }
-
-    /// How narrow the set of JSON values a type accepts is (higher: try first).
-    pub(super) fn specificity(&self, ty: &Ty) -> i32 {
-        match ty {
-            Ty::Unit => 90,
-            Ty::Bool => 85,
-            Ty::Int(_) => 75,
-            Ty::Float => 70,
-            Ty::Tuple(_) | Ty::Array(..) => 65,
-            Ty::Vec(_) => 45,
-            Ty::String => 40,
-            Ty::Map(_) => 15,
-            Ty::Object => 12,
-            Ty::Value => 0,
-            Ty::Option(inner) | Ty::Box(inner) => self.specificity(inner) - 1,
-            Ty::Named(id) => match self.defs.get(id.0).map(|d| &d.kind) {
-                Some(Kind::Struct(s)) => {
-                    let required = s.fields.iter().filter(|f| f.required).count() as i32;
-                    let base = if required == 0 && !s.deny_unknown {
-                        20
-                    } else {
-                        100
-                    };
-                    base + 3 * required + if s.deny_unknown { 2 } else { 0 }
-                }
-                Some(Kind::Enum(e)) if e.variants.iter().all(|v| v.payload == Payload::Unit) => 80,
-                Some(Kind::IntEnum(_)) => 78,
-                Some(Kind::Enum(_)) => 50,
-                Some(Kind::Alias(inner) | Kind::Newtype(inner)) => {
-                    let inner = inner.clone();
-                    self.specificity(&inner)
-                }
-                Some(Kind::Never) => 95,
-                None => 0,
-            },
+            validation,
         }
     }
 
@@ -291,8 +258,13 @@ impl Converter<'_> {
         } else if rest.iter().all(|v| v.is_i64()) {
             self.int_enum(at, rest.iter().filter_map(|v| v.as_i64()).collect())
         } else if rest.iter().all(|v| v.is_boolean()) {
+            // Both values: exactly `bool`.
+            if !(rest.contains(&&Value::Bool(true)) && rest.contains(&&Value::Bool(false))) {
+                self.unenforced(at, &format!("`enum` {}", list(&rest)));
+            }
             Ty::Bool
         } else if rest.iter().all(|v| v.is_number()) {
+            self.unenforced(at, &format!("`enum` {}", list(&rest)));
             Ty::Float
         } else {
             self.fallback(at, "an `enum` mixing JSON types")
@@ -305,8 +277,14 @@ impl Converter<'_> {
         match value {
             Value::String(s) => self.string_enum(at, vec![(s.clone(), Docs::default())]),
             Value::Number(n) if n.is_i64() => self.int_enum(at, n.as_i64().into_iter().collect()),
-            Value::Number(_) => Ty::Float,
-            Value::Bool(_) => Ty::Bool,
+            Value::Number(_) => {
+                self.unenforced(at, &format!("`const` {value}"));
+                Ty::Float
+            }
+            Value::Bool(_) => {
+                self.unenforced(at, &format!("`const` {value}"));
+                Ty::Bool
+            }
             Value::Null => Ty::Unit,
             _ => self.fallback(at, "a `const` object or array"),
         }
@@ -326,6 +304,7 @@ impl Converter<'_> {
                 wire: Some(wire),
                 payload: Payload::Unit,
                 docs,
+                validation: Validation::default(),
             })
             .collect();
         self.define(
@@ -357,18 +336,15 @@ impl Converter<'_> {
             Ok(id) => id,
             Err(ty) => return ty,
         };
-        let mut variants: Vec<(i32, Variant)> = types
+        let variants = types
             .iter()
             .map(|t| {
                 let ty = self.convert_typed(at, s, t);
-                (
-                    self.specificity(&ty),
-                    self.untagged_variant(ty, Docs::default()),
-                )
+                // The schema's keywords apply to whichever type the value has.
+                let validation = self.validation(at);
+                self.untagged_variant(ty, Docs::default(), validation)
             })
             .collect();
-        variants.sort_by_key(|(score, _)| -score);
-        let variants = variants.into_iter().map(|(_, v)| v).collect();
         self.define(
             id,
             Kind::Enum(Enum {
@@ -378,6 +354,99 @@ impl Converter<'_> {
         );
         Ty::Named(id)
     }
+}
+
+/// Puts the variants of every untagged enum most specific first (the first variant that
+/// decodes wins), keeping the document's order among equals. Done once every type is
+/// known: during conversion, a type still being converted cannot be scored.
+pub(super) fn order_untagged(defs: &mut [TypeDef]) {
+    for i in 0..defs.len() {
+        let Kind::Enum(e) = &defs[i].kind else {
+            continue;
+        };
+        if e.tagging != Tagging::Untagged {
+            continue;
+        }
+        let scores: Vec<i32> = e
+            .variants
+            .iter()
+            .map(|v| match &v.payload {
+                Payload::Newtype(ty) => specificity(defs, ty),
+                Payload::Unit | Payload::Struct(_) => specificity(defs, &Ty::Unit),
+            })
+            .collect();
+        if let Kind::Enum(e) = &mut defs[i].kind {
+            let mut scored: Vec<(i32, Variant)> =
+                scores.into_iter().zip(e.variants.drain(..)).collect();
+            scored.sort_by_key(|(score, _)| -score);
+            e.variants = scored.into_iter().map(|(_, v)| v).collect();
+        }
+    }
+}
+
+/// How narrow the set of JSON values a type accepts is (higher: try first).
+///
+/// A loop, not a recursion, through options, boxes and aliases: a long chain of aliases
+/// must not deepen the stack.
+fn specificity(defs: &[TypeDef], ty: &Ty) -> i32 {
+    let mut ty = ty;
+    let mut wrappers = 0;
+    for _ in 0..=defs.len() {
+        let score = match ty {
+            Ty::Unit => 90,
+            Ty::Bool => 85,
+            Ty::Int(_) => 75,
+            Ty::Float => 70,
+            Ty::Tuple(_) | Ty::Array(..) => 65,
+            Ty::Vec(_) => 45,
+            Ty::String => 40,
+            Ty::Map(_) => 15,
+            Ty::Object => 12,
+            Ty::Value => 0,
+            Ty::Option(inner) | Ty::Box(inner) => {
+                wrappers += 1;
+                ty = inner;
+                continue;
+            }
+            Ty::Named(id) => match defs.get(id.0).map(|d| &d.kind) {
+                Some(Kind::Alias(inner) | Kind::Newtype(inner)) => {
+                    ty = inner;
+                    continue;
+                }
+                Some(kind) => kind_specificity(kind),
+                None => 0,
+            },
+        };
+        return score - wrappers;
+    }
+    0
+}
+
+/// The specificity of a named type that is not an alias.
+fn kind_specificity(kind: &Kind) -> i32 {
+    match kind {
+        Kind::Struct(s) => {
+            let required = s.fields.iter().filter(|f| f.required).count() as i32;
+            let base = if required == 0 && !s.deny_unknown {
+                20
+            } else {
+                100
+            };
+            base + 3 * required + if s.deny_unknown { 2 } else { 0 }
+        }
+        Kind::Enum(e) if e.variants.iter().all(|v| v.payload == Payload::Unit) => 80,
+        Kind::IntEnum(_) => 78,
+        Kind::Enum(_) => 50,
+        Kind::Never => 95,
+        Kind::Alias(_) | Kind::Newtype(_) => 0,
+    }
+}
+
+/// `[a, b]`: values for a message, cut after a few.
+fn list(values: &[&Value]) -> String {
+    let shown: Vec<String> = values.iter().take(4).map(ToString::to_string).collect();
+    let more = if values.len() > 4 { ", …" } else { "" };
+    format!("[{}{more}]", shown.join(", "))
 }
 
 /// `{"type": "null"}`, `{"type": ["null"]}`, `{"enum": [null]}` or `{"const": null}`.
@@ -425,7 +494,7 @@ fn string_values(raw: &Value) -> Option<Vec<String>> {
 }
 
 /// The variant name of an untagged variant holding an unnamed type.
-fn word_for(ty: &Ty) -> &'static str {
+pub(super) fn word_for(ty: &Ty) -> &'static str {
     match ty {
         Ty::Value => "Value",
         Ty::Object => "Object",

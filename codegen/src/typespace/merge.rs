@@ -82,6 +82,15 @@ impl Converter<'_> {
             self.warn(at, "`allOf` nested too deeply: inner members ignored");
             return;
         }
+        if depth > 0 {
+            // A member is merged, never converted by itself: its restrictions that the
+            // type cannot express would go unnoticed.
+            for keyword in ["not", "if"] {
+                if s.get(keyword).is_some() {
+                    self.unenforced(at, &format!("`{keyword}`"));
+                }
+            }
+        }
         let is_object = [
             "properties",
             "required",
@@ -103,11 +112,7 @@ impl Converter<'_> {
         if depth == 0 && s.get("$ref").is_some_and(Value::is_string) {
             inner.push(at.clone());
         }
-        let count = self
-            .resolver
-            .get(&at.key("allOf"))
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
+        let count = self.resolver.array_len(&at.key("allOf"));
         inner.extend((0..count).map(|i| at.key("allOf").index(i)));
         for member in inner {
             self.collect_member(&member, out, depth);

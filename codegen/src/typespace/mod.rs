@@ -13,6 +13,7 @@
 
 mod convert;
 mod cycles;
+mod deferred;
 mod enums;
 mod merge;
 mod model;
@@ -20,6 +21,7 @@ mod overrides;
 mod place;
 mod roots;
 mod structs;
+mod validation;
 
 use std::collections::HashMap;
 
@@ -73,6 +75,7 @@ impl TypeSpace {
         } = document;
         let mut cx = Converter::new(resolver, *root);
         let methods = roots::convert_document(&mut cx, *root, methods);
+        let settled = cx.convert_deferred();
         let mut space = TypeSpace {
             defs: cx.defs,
             methods,
@@ -81,6 +84,8 @@ impl TypeSpace {
             fallbacks: cx.fallbacks,
             origins: cx.origins,
         };
+        deferred::settle(&mut space, settled);
+        enums::order_untagged(&mut space.defs);
         space.settle_names();
         let cycle_errors = cycles::break_cycles(&mut space.defs, &space.origins, cx.resolver);
         space.diagnostics.extend(cycle_errors);
@@ -159,6 +164,10 @@ struct Converter<'r> {
     examples: Vec<Example>,
     diagnostics: Vec<Diagnostic>,
     fallbacks: usize,
+    /// How many conversions are nested now (see `deferred`).
+    depth: usize,
+    /// Schemas left for later because they sit too deep, with their placeholders.
+    deferred: Vec<(Location, TypeId)>,
 }
 
 impl<'r> Converter<'r> {
@@ -174,6 +183,8 @@ impl<'r> Converter<'r> {
             examples: Vec::new(),
             diagnostics: Vec::new(),
             fallbacks: 0,
+            depth: 0,
+            deferred: Vec::new(),
         }
     }
 
@@ -182,12 +193,13 @@ impl<'r> Converter<'r> {
         let id = TypeId(self.defs.len());
         let schema = self.resolver.get(at).cloned_shallow();
         let candidates = place::candidates(self.resolver, at, &schema);
+        let validation = self.validation(at);
         self.defs.push(TypeDef {
             name: String::new(),
             candidates,
             origin: self.origin(at),
             docs: Docs::of(&schema),
-            validation: Validation::of(&schema),
+            validation,
             kind: Kind::Never,
             replaced_by: None,
             derives: Vec::new(),

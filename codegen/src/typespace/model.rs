@@ -74,17 +74,30 @@ impl Ty {
     }
 }
 
-/// Validation keywords kept from the schema; not enforced yet.
+/// The validation keywords that apply where a type is used; kept, not enforced yet.
+///
+/// Every place a type is used has one: a named type (the keywords of its own schema), a
+/// struct field, a param, a method result, an enum variant's payload. An array's items,
+/// a tuple's elements and a map's values have theirs nested inside. The keywords of a
+/// place are those written there, then those of the schemas it is made of (a `$ref`
+/// target that is not a component, `allOf` members), the first written winning; a
+/// component's keywords stay with the named type it becomes.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Validation {
     /// `format`
     pub format: Option<String>,
     /// `pattern`
     pub pattern: Option<String>,
-    /// `minimum` / `exclusiveMinimum`
+    /// `minimum` (inclusive)
     pub minimum: Option<f64>,
-    /// `maximum` / `exclusiveMaximum`
+    /// `exclusiveMinimum` as a number (draft 6 on), or `minimum` with
+    /// `exclusiveMinimum: true` (draft 4).
+    pub exclusive_minimum: Option<f64>,
+    /// `maximum` (inclusive)
     pub maximum: Option<f64>,
+    /// `exclusiveMaximum` as a number (draft 6 on), or `maximum` with
+    /// `exclusiveMaximum: true` (draft 4).
+    pub exclusive_maximum: Option<f64>,
     /// `multipleOf`
     pub multiple_of: Option<f64>,
     /// `minLength`
@@ -95,33 +108,88 @@ pub struct Validation {
     pub min_items: Option<u64>,
     /// `maxItems`
     pub max_items: Option<u64>,
-    /// `uniqueItems`
+    /// `uniqueItems: true`
     pub unique_items: bool,
+    /// `minProperties`
+    pub min_properties: Option<u64>,
+    /// `maxProperties`
+    pub max_properties: Option<u64>,
+    /// The keywords of an array's items (`items` as one schema).
+    pub items: Option<Box<Validation>>,
+    /// The keywords of a tuple's elements, by position (`items` as a list, or
+    /// `prefixItems`); empty when none has any.
+    pub prefix_items: Vec<Validation>,
+    /// The keywords of a map's values (`additionalProperties` or `patternProperties`).
+    pub values: Option<Box<Validation>>,
 }
 
 impl Validation {
-    /// Reads the validation keywords of one schema object.
+    /// Reads the validation keywords written in one schema object (not those of the
+    /// schemas inside it).
     pub(crate) fn of(schema: &Value) -> Validation {
         let f = |k: &str| schema.get(k).and_then(Value::as_f64);
         let u = |k: &str| schema.get(k).and_then(Value::as_u64);
+        let text = |k: &str| schema.get(k).and_then(Value::as_str).map(str::to_owned);
+        // Draft 4 writes an exclusive bound as the bound and a boolean flag.
+        let bound = |bound: &str, flag: &str| match schema.get(flag) {
+            Some(Value::Bool(true)) => (None, f(bound)),
+            Some(Value::Number(n)) => (f(bound), n.as_f64()),
+            _ => (f(bound), None),
+        };
+        let (minimum, exclusive_minimum) = bound("minimum", "exclusiveMinimum");
+        let (maximum, exclusive_maximum) = bound("maximum", "exclusiveMaximum");
         Validation {
-            format: schema
-                .get("format")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            pattern: schema
-                .get("pattern")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            minimum: f("minimum").or_else(|| f("exclusiveMinimum")),
-            maximum: f("maximum").or_else(|| f("exclusiveMaximum")),
+            format: text("format"),
+            pattern: text("pattern"),
+            minimum,
+            exclusive_minimum,
+            maximum,
+            exclusive_maximum,
             multiple_of: f("multipleOf"),
             min_length: u("minLength"),
             max_length: u("maxLength"),
             min_items: u("minItems"),
             max_items: u("maxItems"),
             unique_items: schema.get("uniqueItems") == Some(&Value::Bool(true)),
+            min_properties: u("minProperties"),
+            max_properties: u("maxProperties"),
+            items: None,
+            prefix_items: Vec::new(),
+            values: None,
         }
+    }
+
+    /// Whether no keyword is kept (here or nested).
+    pub fn is_empty(&self) -> bool {
+        *self == Validation::default()
+    }
+
+    /// Takes each keyword `self` lacks from `other` (the first written wins).
+    pub(crate) fn fill_from(&mut self, other: Validation) {
+        fn fill<T>(mine: &mut Option<T>, theirs: Option<T>) {
+            if mine.is_none() {
+                *mine = theirs;
+            }
+        }
+        fill(&mut self.format, other.format);
+        fill(&mut self.pattern, other.pattern);
+        fill(&mut self.minimum, other.minimum);
+        fill(&mut self.exclusive_minimum, other.exclusive_minimum);
+        fill(&mut self.maximum, other.maximum);
+        fill(&mut self.exclusive_maximum, other.exclusive_maximum);
+        fill(&mut self.multiple_of, other.multiple_of);
+        fill(&mut self.min_length, other.min_length);
+        fill(&mut self.max_length, other.max_length);
+        fill(&mut self.min_items, other.min_items);
+        fill(&mut self.max_items, other.max_items);
+        self.unique_items |= other.unique_items;
+        fill(&mut self.min_properties, other.min_properties);
+        fill(&mut self.max_properties, other.max_properties);
+        fill(&mut self.items, other.items);
+        if self.prefix_items.is_empty() {
+            self.prefix_items = other.prefix_items;
+        }
+        fill(&mut self.values, other.values);
     }
 }
 
@@ -217,6 +285,8 @@ pub struct Variant {
     pub payload: Payload,
     /// Docs of the branch.
     pub docs: Docs,
+    /// Validation keywords of the branch (for a payload).
+    pub validation: Validation,
 }
 
 /// Where a variant's Rust name comes from.

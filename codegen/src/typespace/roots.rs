@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::model::Ty;
+use super::model::{Ty, Validation};
 use super::{Converter, Example};
 use crate::document::ResolvedMethod;
 use crate::resolve::{FileId, Location};
@@ -18,6 +18,8 @@ pub struct ParamType {
     pub ty: Ty,
     /// Whether the param must be given.
     pub required: bool,
+    /// The validation keywords of its schema.
+    pub validation: Validation,
 }
 
 /// The types of one method.
@@ -29,6 +31,8 @@ pub struct MethodTypes {
     pub params: Vec<ParamType>,
     /// The result type; `None` for a notification.
     pub result: Option<Ty>,
+    /// The validation keywords of the result's schema.
+    pub result_validation: Validation,
     /// Declared errors: code and the type of `data` (`None` when not described).
     pub errors: Vec<(i64, Option<Ty>)>,
 }
@@ -72,9 +76,15 @@ fn method(cx: &mut Converter<'_>, m: &ResolvedMethod) -> MethodTypes {
             name: p.name.clone(),
             ty: cx.convert(&p.schema),
             required: p.required,
+            validation: cx.validation(&p.schema),
         })
         .collect();
     let result = m.result.as_ref().map(|r| cx.convert(&r.schema));
+    let result_validation = m
+        .result
+        .as_ref()
+        .map(|r| cx.validation(&r.schema))
+        .unwrap_or_default();
     let errors = m
         .errors
         .iter()
@@ -84,6 +94,7 @@ fn method(cx: &mut Converter<'_>, m: &ResolvedMethod) -> MethodTypes {
         name: m.name.clone(),
         params,
         result,
+        result_validation,
         errors,
     };
     method_examples(cx, m, &types);

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use super::model::{Docs, Field, Kind, Struct, Ty, Validation};
+use super::model::{Docs, Field, Kind, Struct, Ty};
 use super::{Converter, ShallowClone};
 use crate::resolve::Location;
 
@@ -145,13 +145,14 @@ impl Converter<'_> {
     fn field(&mut self, wire: String, at: &Location, required: bool) -> Field {
         let ty = self.convert(at);
         let raw = self.resolver.get(at).cloned_shallow();
+        let validation = self.validation(at);
         Field {
             wire,
             ty: if required { ty } else { ty.optional() },
             required,
             docs: Docs::of(&raw),
             default: raw.get("default").cloned(),
-            validation: Validation::of(&raw),
+            validation,
         }
     }
 }

@@ -12,8 +12,9 @@
 //!
 //! Severity follows one rule: an **error** when generation cannot go on (a field the
 //! generator reads is missing or of the wrong type, an unknown `type`, an unsupported
-//! version, duplicate or reserved method names); a **warning** for everything else (an
-//! unknown member the generator ignores, a missing `info.title`, a duplicate enum value).
+//! version, duplicate or reserved method names, a param name repeated in a method called
+//! by position); a **warning** for everything else (an unknown member the generator
+//! ignores, a missing `info.title`, a duplicate enum value).
 
 mod schema;
 mod semantic;

@@ -9,8 +9,9 @@ use crate::openrpc::ParamStructure;
 use crate::resolve::Resolver;
 
 /// Checks method names, links, param names and order, and error codes. A param whose
-/// name repeats an earlier one is dropped from its method (by-name calls can carry only
-/// one).
+/// name repeats an earlier one is dropped from a by-name method (an object can carry only
+/// one), and is an error in a method called by position (`by-position`, `either`):
+/// dropping it would move every later param to the wrong place in the array.
 pub fn check_semantics(resolver: &Resolver, methods: &mut [ResolvedMethod]) -> Vec<Finding> {
     let mut findings = Findings::new(resolver);
     check_method_names(&mut findings, resolver, methods);
@@ -64,16 +65,24 @@ fn check_method_names(
 }
 
 fn check_params(findings: &mut Findings<'_>, resolver: &Resolver, method: &mut ResolvedMethod) {
+    let by_name = method.param_structure == ParamStructure::ByName;
     let mut kept: Vec<crate::document::ResolvedParam> = Vec::with_capacity(method.params.len());
     for param in std::mem::take(&mut method.params) {
         if let Some(first) = kept.iter().find(|p| p.name == param.name) {
+            let first_at = resolver.describe(&first.site, param.site.file);
+            let name = &param.name;
+            if by_name {
+                let message = format!(
+                    "duplicate param name \"{name}\" (first at {first_at}): the later one is ignored"
+                );
+                findings.report(Rule::DuplicateParam, Warning, &param.site, message);
+                continue;
+            }
             let message = format!(
-                "duplicate param name \"{}\" (first at {}): the later one is ignored",
-                param.name,
-                resolver.describe(&first.site, param.site.file)
+                "duplicate param name \"{name}\" (first at {first_at}) in a method called by position: \
+                 leaving one out would shift the params after it; give each param its own name"
             );
-            findings.report(Rule::DuplicateParam, Warning, &param.site, message);
-            continue;
+            findings.report(Rule::DuplicateParam, Error, &param.site, message);
         }
         kept.push(param);
     }

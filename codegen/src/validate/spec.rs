@@ -414,10 +414,18 @@ fn check_members(
         match object.get(field.name) {
             Some(v) => check(findings, &at.key(field.name), v, field.kind, field.level),
             None if field.required => {
-                let message = format!(
-                    "missing required member \"{}\" of the {}",
-                    field.name, spec.what
-                );
+                // The severity says whether generation needs the member; the message
+                // must not say "required" of one it does without.
+                let message = match field.level {
+                    Error => format!(
+                        "missing required member \"{}\" of the {}",
+                        field.name, spec.what
+                    ),
+                    Warning => format!(
+                        "missing member \"{}\" of the {} (the specification requires it): generated without it",
+                        field.name, spec.what
+                    ),
+                };
                 findings.report(Rule::Structure, field.level, at, message);
             }
             None => {}

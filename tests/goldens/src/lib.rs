@@ -105,6 +105,12 @@ pub mod services {
         include!("../../../codegen/tests/golden/services/features.rs");
     }
 
+    /// Generated from `codegen/tests/fixtures/services/std_names.json`: methods, params
+    /// and types named like the methods and keywords Rust already uses.
+    pub mod std_names {
+        include!("../../../codegen/tests/golden/services/std_names.rs");
+    }
+
     /// Generated from `codegen/tests/fixtures/services/ticker.json` with
     /// `server_to_client("ticker_*")`: `TickerPush` and `TickerListener` beside the client
     /// and the server.

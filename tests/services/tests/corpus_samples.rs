@@ -277,14 +277,15 @@ mod starknet {
             ))
         ));
         let calls = canned.calls.lock().unwrap().clone();
+        // No paramStructure: by position, the default of `Settings::either_default`.
         assert_eq!(
             calls[2],
             (
                 "starknet_getStorageAt".to_owned(),
-                json!({"contract_address": "0xa", "key": "0xb", "block_id": "latest"})
+                json!(["0xa", "0xb", "latest"])
             )
         );
-        assert_eq!(calls[3].1, json!({"block_id": {"block_number": 9}}));
+        assert_eq!(calls[3].1, json!([{"block_number": 9}]));
     }
 
     #[test]
@@ -353,13 +354,11 @@ mod ethereum {
         ));
         assert_eq!(c.eth_get_balance("0xab".into(), tag).await.unwrap(), "0x0");
         let calls = canned.calls.lock().unwrap().clone();
-        // `either` (no paramStructure) sends by name, the default of `Settings::either_default`.
+        // `either` (no paramStructure) sends by position, the default of
+        // `Settings::either_default`: Ethereum nodes take nothing else.
         assert_eq!(
             calls[2],
-            (
-                "eth_getBalance".to_owned(),
-                json!({"Address": "0xab", "Block": "latest"})
-            )
+            ("eth_getBalance".to_owned(), json!(["0xab", "latest"]))
         );
     }
 

@@ -76,7 +76,9 @@ pub mod types {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct AddParams {
     /// The `a` param.
@@ -118,7 +120,9 @@ pub type AddResult = i64;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GreetParams {
     /// The `name` param.
@@ -133,13 +137,7 @@ pub struct GreetParams {
 /// The result of `greet`.
 pub type GreetResult = ::std::string::String;
 /// The params of `divide`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -150,13 +148,29 @@ pub type GreetResult = ::std::string::String;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct DivideParams {
     /// The `numerator` param.
     pub numerator: i64,
     /// The `denominator` param.
     pub denominator: i64,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for DivideParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 2;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.numerator)?;
+        seq.serialize_element(&self.denominator)?;
+        seq.end()
+    }
 }
 /// The result of `divide`.
 pub type DivideResult = i64;
@@ -172,7 +186,9 @@ pub type DivideResult = i64;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub enum DivideError {
     /// `1`: division by zero
@@ -253,7 +269,9 @@ impl ::std::convert::From<DivideError> for ::rpcsmith::server::Failure<DivideErr
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct EthGetBalanceParams {
     /// The `address` param.
@@ -293,13 +311,7 @@ pub type EthGetBalanceResult = types::Money;
 /// The result of `Filecoin.ChainHead`.
 pub type FilecoinChainHeadResult = i64;
 /// The params of `log`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -310,23 +322,34 @@ pub type FilecoinChainHeadResult = i64;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct LogParams {
     /// The `message` param.
     pub message: ::std::string::String,
     /// The `level` param.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub level: ::std::option::Option<i64>,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for LogParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = if self.level.is_some() { 2 } else { 1 };
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.message)?;
+        if len > 1 {
+            seq.serialize_element(&self.level)?;
+        }
+        seq.end()
+    }
+}
 /// The params of `new`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -337,11 +360,26 @@ pub struct LogParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct New2Params {
     /// The `type` param.
     pub r#type: ::std::string::String,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for New2Params {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.r#type)?;
+        seq.end()
+    }
 }
 /// The result of `new`.
 pub type New2Result = ::std::string::String;
@@ -360,7 +398,9 @@ pub struct FeaturesClient {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl FeaturesClient {
     /// Wraps a client of any transport.
@@ -555,7 +595,9 @@ pub struct FeaturesBatch {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl FeaturesBatch {
     /// How many entries the batch holds.
@@ -850,7 +892,9 @@ impl New2Params {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub trait FeaturesServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Adds two integers.
@@ -992,7 +1036,9 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.add(cx, params.a, params.b).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as FeaturesServer>::add(&server, cx, params.a, params.b).await,
+                    )
                 })
             }
             "greet" => {
@@ -1005,8 +1051,13 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server
-                            .greet(cx, params.name, params.greeting, params.punctuation)
+                        <S as FeaturesServer>::greet(
+                                &server,
+                                cx,
+                                params.name,
+                                params.greeting,
+                                params.punctuation,
+                            )
                             .await,
                     )
                 })
@@ -1021,7 +1072,13 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.divide(cx, params.numerator, params.denominator).await,
+                        <S as FeaturesServer>::divide(
+                                &server,
+                                cx,
+                                params.numerator,
+                                params.denominator,
+                            )
+                            .await,
                     )
                 })
             }
@@ -1035,8 +1092,8 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server
-                            .eth_get_balance(
+                        <S as FeaturesServer>::eth_get_balance(
+                                &server,
                                 cx,
                                 params.address,
                                 params.block,
@@ -1056,7 +1113,9 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 }
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.filecoin_chain_head(cx).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as FeaturesServer>::filecoin_chain_head(&server, cx).await,
+                    )
                 })
             }
             "log" => {
@@ -1068,7 +1127,8 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    server.log(cx, params.message, params.level).await;
+                    <S as FeaturesServer>::log(&server, cx, params.message, params.level)
+                        .await;
                     ::rpcsmith::server::encode(&())
                 })
             }
@@ -1081,7 +1141,9 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.new2(cx, params.r#type).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as FeaturesServer>::new2(&server, cx, params.r#type).await,
+                    )
                 })
             }
             _ => {

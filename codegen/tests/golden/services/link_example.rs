@@ -93,13 +93,7 @@ pub mod types {
     }
 }
 /// The params of `get_user_by_name`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -110,22 +104,31 @@ pub mod types {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetUserByNameParams {
     /// The `username` param.
     pub username: ::std::string::String,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetUserByNameParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.username)?;
+        seq.end()
+    }
+}
 /// The result of `get_user_by_name`.
 pub type GetUserByNameResult = types::User;
 /// The params of `get_repositories_by_owner`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -136,22 +139,31 @@ pub type GetUserByNameResult = types::User;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetRepositoriesByOwnerParams {
     /// The `username` param.
     pub username: ::std::string::String,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetRepositoriesByOwnerParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.username)?;
+        seq.end()
+    }
+}
 /// The result of `get_repositories_by_owner`.
 pub type GetRepositoriesByOwnerResult = ::std::vec::Vec<types::Repository>;
 /// The params of `get_repository`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -162,7 +174,9 @@ pub type GetRepositoriesByOwnerResult = ::std::vec::Vec<types::Repository>;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetRepositoryParams {
     /// The `username` param.
@@ -170,16 +184,24 @@ pub struct GetRepositoryParams {
     /// The `slug` param.
     pub slug: ::std::string::String,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetRepositoryParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 2;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.username)?;
+        seq.serialize_element(&self.slug)?;
+        seq.end()
+    }
+}
 /// The result of `get_repository`.
 pub type GetRepositoryResult = types::Repository;
 /// The params of `get_pull_requests_by_repository`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -190,7 +212,9 @@ pub type GetRepositoryResult = types::Repository;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetPullRequestsByRepositoryParams {
     /// The `username` param.
@@ -198,19 +222,29 @@ pub struct GetPullRequestsByRepositoryParams {
     /// The `slug` param.
     pub slug: ::std::string::String,
     /// The `state` param.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub state: ::std::option::Option<types::GetPullRequestsByRepositoryState>,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetPullRequestsByRepositoryParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = if self.state.is_some() { 3 } else { 2 };
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.username)?;
+        seq.serialize_element(&self.slug)?;
+        if len > 2 {
+            seq.serialize_element(&self.state)?;
+        }
+        seq.end()
+    }
 }
 /// The result of `get_pull_requests_by_repository`.
 pub type GetPullRequestsByRepositoryResult = ::std::vec::Vec<types::Pullrequest>;
 /// The params of `get_pull_requests_by_id`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -221,7 +255,9 @@ pub type GetPullRequestsByRepositoryResult = ::std::vec::Vec<types::Pullrequest>
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetPullRequestsByIdParams {
     /// The `username` param.
@@ -231,16 +267,25 @@ pub struct GetPullRequestsByIdParams {
     /// The `pid` param.
     pub pid: ::std::string::String,
 }
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetPullRequestsByIdParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 3;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.username)?;
+        seq.serialize_element(&self.slug)?;
+        seq.serialize_element(&self.pid)?;
+        seq.end()
+    }
+}
 /// The result of `get_pull_requests_by_id`.
 pub type GetPullRequestsByIdResult = types::Pullrequest;
 /// The params of `merge_pull_request`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -251,7 +296,9 @@ pub type GetPullRequestsByIdResult = types::Pullrequest;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct MergePullRequestParams {
     /// The `username` param.
@@ -260,6 +307,21 @@ pub struct MergePullRequestParams {
     pub slug: ::std::string::String,
     /// The `pid` param.
     pub pid: ::std::string::String,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for MergePullRequestParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 3;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.username)?;
+        seq.serialize_element(&self.slug)?;
+        seq.serialize_element(&self.pid)?;
+        seq.end()
+    }
 }
 /// The result of `merge_pull_request`.
 pub type MergePullRequestResult = ::rpcsmith::__private::serde_json::Value;
@@ -278,7 +340,9 @@ pub struct LinksClient {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl LinksClient {
     /// Wraps a client of any transport.
@@ -471,7 +535,9 @@ pub struct LinksBatch {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl LinksBatch {
     /// How many entries the batch holds.
@@ -767,7 +833,9 @@ impl MergePullRequestParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub trait LinksServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `get_user_by_name`.
@@ -896,7 +964,12 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.get_user_by_name(cx, params.username).await,
+                        <S as LinksServer>::get_user_by_name(
+                                &server,
+                                cx,
+                                params.username,
+                            )
+                            .await,
                     )
                 })
             }
@@ -910,7 +983,12 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.get_repositories_by_owner(cx, params.username).await,
+                        <S as LinksServer>::get_repositories_by_owner(
+                                &server,
+                                cx,
+                                params.username,
+                            )
+                            .await,
                     )
                 })
             }
@@ -924,7 +1002,13 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.get_repository(cx, params.username, params.slug).await,
+                        <S as LinksServer>::get_repository(
+                                &server,
+                                cx,
+                                params.username,
+                                params.slug,
+                            )
+                            .await,
                     )
                 })
             }
@@ -938,8 +1022,8 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server
-                            .get_pull_requests_by_repository(
+                        <S as LinksServer>::get_pull_requests_by_repository(
+                                &server,
                                 cx,
                                 params.username,
                                 params.slug,
@@ -959,8 +1043,8 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server
-                            .get_pull_requests_by_id(
+                        <S as LinksServer>::get_pull_requests_by_id(
+                                &server,
                                 cx,
                                 params.username,
                                 params.slug,
@@ -980,8 +1064,8 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server
-                            .merge_pull_request(
+                        <S as LinksServer>::merge_pull_request(
+                                &server,
                                 cx,
                                 params.username,
                                 params.slug,

@@ -53,7 +53,9 @@ pub mod types {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct ListPetsParams {
     /// How many items to return at one time (max 100)
@@ -76,7 +78,9 @@ pub type CreatePetResult = ::std::option::Option<()>;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetPetParams {
     /// The id of the pet to retrieve
@@ -112,7 +116,9 @@ pub struct PetstoreByNameClient {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl PetstoreByNameClient {
     /// Wraps a client of any transport.
@@ -211,7 +217,9 @@ pub struct PetstoreByNameBatch {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl PetstoreByNameBatch {
     /// How many entries the batch holds.
@@ -331,7 +339,9 @@ impl GetPetParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub trait PetstoreByNameServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// List all pets
@@ -425,7 +435,10 @@ for PetstoreByNameDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.list_pets(cx, params.limit).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as PetstoreByNameServer>::list_pets(&server, cx, params.limit)
+                            .await,
+                    )
                 })
             }
             "create_pet" => {
@@ -438,7 +451,9 @@ for PetstoreByNameDispatcher<S> {
                 }
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.create_pet(cx).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as PetstoreByNameServer>::create_pet(&server, cx).await,
+                    )
                 })
             }
             "get_pet" => {
@@ -450,7 +465,10 @@ for PetstoreByNameDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.get_pet(cx, params.pet_id).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as PetstoreByNameServer>::get_pet(&server, cx, params.pet_id)
+                            .await,
+                    )
                 })
             }
             _ => {

@@ -40,13 +40,7 @@ pub mod types {
     pub type Pets = ::std::vec::Vec<Pet>;
 }
 /// The params of `list_pets`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -57,12 +51,28 @@ pub mod types {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct ListPetsParams {
     /// How many items to return at one time (max 100)
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub limit: ::std::option::Option<u64>,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for ListPetsParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = if self.limit.is_some() { 1 } else { 0 };
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        if len > 0 {
+            seq.serialize_element(&self.limit)?;
+        }
+        seq.end()
+    }
 }
 /// The result of `list_pets`.
 pub type ListPetsResult = types::Pets;
@@ -78,7 +88,9 @@ pub type ListPetsResult = types::Pets;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub enum ListPetsError {
     /// `100`: pets busy
@@ -131,13 +143,7 @@ impl ::std::convert::From<ListPetsError> for ::rpcsmith::server::Failure<ListPet
     }
 }
 /// The params of `create_pet`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -148,27 +154,36 @@ impl ::std::convert::From<ListPetsError> for ::rpcsmith::server::Failure<ListPet
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct CreatePetParams {
     /// Name of pet to create
-    #[serde(rename = "newPetName")]
     pub new_pet_name: ::std::string::String,
     /// Pet tag to create
-    #[serde(rename = "newPetTag")]
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub new_pet_tag: ::std::option::Option<::std::string::String>,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for CreatePetParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = if self.new_pet_tag.is_some() { 2 } else { 1 };
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.new_pet_name)?;
+        if len > 1 {
+            seq.serialize_element(&self.new_pet_tag)?;
+        }
+        seq.end()
+    }
 }
 /// The result of `create_pet`.
 pub type CreatePetResult = types::PetId2;
 /// The params of `get_pet`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -179,12 +194,26 @@ pub type CreatePetResult = types::PetId2;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetPetParams {
     /// The id of the pet to retrieve
-    #[serde(rename = "petId")]
     pub pet_id: types::PetId2,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetPetParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.pet_id)?;
+        seq.end()
+    }
 }
 /// The result of `get_pet`.
 pub type GetPetResult = types::Pet;
@@ -203,7 +232,9 @@ pub struct PetstoreClient {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl PetstoreClient {
     /// Wraps a client of any transport.
@@ -310,7 +341,9 @@ pub struct PetstoreBatch {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl PetstoreBatch {
     /// How many entries the batch holds.
@@ -461,7 +494,9 @@ impl GetPetParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub trait PetstoreServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// List all pets
@@ -556,7 +591,9 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.list_pets(cx, params.limit).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as PetstoreServer>::list_pets(&server, cx, params.limit).await,
+                    )
                 })
             }
             "create_pet" => {
@@ -569,8 +606,12 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server
-                            .create_pet(cx, params.new_pet_name, params.new_pet_tag)
+                        <S as PetstoreServer>::create_pet(
+                                &server,
+                                cx,
+                                params.new_pet_name,
+                                params.new_pet_tag,
+                            )
                             .await,
                     )
                 })
@@ -584,7 +625,9 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.get_pet(cx, params.pet_id).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as PetstoreServer>::get_pet(&server, cx, params.pet_id).await,
+                    )
                 })
             }
             _ => {

@@ -95,7 +95,9 @@ pub mod types {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct AddPetParams {
     /// The `name` param.
@@ -120,7 +122,9 @@ pub type AddPetResult = types::Pet;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct ListPetsParams {
     /// The `kind` param.
@@ -147,13 +151,7 @@ impl ::rpcsmith::__private::serde::Serialize for ListPetsParams {
 /// The result of `list_pets`.
 pub type ListPetsResult = ::std::vec::Vec<types::Pet>;
 /// The params of `get_pet`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -164,11 +162,26 @@ pub type ListPetsResult = ::std::vec::Vec<types::Pet>;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct GetPetParams {
     /// The `id` param.
     pub id: types::PetId,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for GetPetParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.id)?;
+        seq.end()
+    }
 }
 /// The result of `get_pet`.
 pub type GetPetResult = types::Pet;
@@ -184,7 +197,9 @@ pub type GetPetResult = types::Pet;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub enum GetPetError {
     /// `404`: pet not found
@@ -246,13 +261,7 @@ impl ::std::convert::From<GetPetError> for ::rpcsmith::server::Failure<GetPetErr
     }
 }
 /// The params of `pet_visited`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -263,11 +272,26 @@ impl ::std::convert::From<GetPetError> for ::rpcsmith::server::Failure<GetPetErr
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct PetVisitedParams {
     /// The `id` param.
     pub id: types::PetId,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for PetVisitedParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.id)?;
+        seq.end()
+    }
 }
 /// A typed client of Petstore: one method per API method, over any transport.
 #[derive(::std::fmt::Debug, ::std::clone::Clone)]
@@ -284,7 +308,9 @@ pub struct PetstoreClient {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl PetstoreClient {
     /// Wraps a client of any transport.
@@ -397,7 +423,9 @@ pub struct PetstoreBatch {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl PetstoreBatch {
     /// How many entries the batch holds.
@@ -579,7 +607,9 @@ impl PetVisitedParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub trait PetstoreServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Adds a pet to the store and returns it with its new id.
@@ -687,7 +717,14 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.add_pet(cx, params.name, params.kind, params.tags).await,
+                        <S as PetstoreServer>::add_pet(
+                                &server,
+                                cx,
+                                params.name,
+                                params.kind,
+                                params.tags,
+                            )
+                            .await,
                     )
                 })
             }
@@ -701,7 +738,13 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.list_pets(cx, params.kind, params.limit).await,
+                        <S as PetstoreServer>::list_pets(
+                                &server,
+                                cx,
+                                params.kind,
+                                params.limit,
+                            )
+                            .await,
                     )
                 })
             }
@@ -714,7 +757,9 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(server.get_pet(cx, params.id).await)
+                    ::rpcsmith::codegen::answer(
+                        <S as PetstoreServer>::get_pet(&server, cx, params.id).await,
+                    )
                 })
             }
             "pet_visited" => {
@@ -726,7 +771,7 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    server.pet_visited(cx, params.id).await;
+                    <S as PetstoreServer>::pet_visited(&server, cx, params.id).await;
                     ::rpcsmith::server::encode(&())
                 })
             }

@@ -22,13 +22,7 @@ pub mod types {
     pub type Integer = i64;
 }
 /// The params of `addition`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -39,26 +33,44 @@ pub mod types {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct AdditionParams {
     /// The `a` param.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub a: ::std::option::Option<types::Integer>,
     /// The `b` param.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub b: ::std::option::Option<types::Integer>,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for AdditionParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = if self.b.is_some() {
+            2
+        } else if self.a.is_some() {
+            1
+        } else {
+            0
+        };
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        if len > 0 {
+            seq.serialize_element(&self.a)?;
+        }
+        if len > 1 {
+            seq.serialize_element(&self.b)?;
+        }
+        seq.end()
+    }
 }
 /// The result of `addition`.
 pub type AdditionResult = types::C;
 /// The params of `subtraction`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -69,15 +81,39 @@ pub type AdditionResult = types::C;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct SubtractionParams {
     /// The `a` param.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub a: ::std::option::Option<types::Integer>,
     /// The `b` param.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub b: ::std::option::Option<types::Integer>,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for SubtractionParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = if self.b.is_some() {
+            2
+        } else if self.a.is_some() {
+            1
+        } else {
+            0
+        };
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        if len > 0 {
+            seq.serialize_element(&self.a)?;
+        }
+        if len > 1 {
+            seq.serialize_element(&self.b)?;
+        }
+        seq.end()
+    }
 }
 /// The result of `subtraction`.
 pub type SubtractionResult = types::C;
@@ -96,7 +132,9 @@ pub struct SimpleMathClient {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl SimpleMathClient {
     /// Wraps a client of any transport.
@@ -172,7 +210,9 @@ pub struct SimpleMathBatch {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl SimpleMathBatch {
     /// How many entries the batch holds.
@@ -281,7 +321,9 @@ impl SubtractionParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub trait SimpleMathServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `addition`.
@@ -361,7 +403,13 @@ impl<S: SimpleMathServer> ::rpcsmith::server::Dispatch for SimpleMathDispatcher<
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.addition(cx, params.a, params.b).await,
+                        <S as SimpleMathServer>::addition(
+                                &server,
+                                cx,
+                                params.a,
+                                params.b,
+                            )
+                            .await,
                     )
                 })
             }
@@ -375,7 +423,13 @@ impl<S: SimpleMathServer> ::rpcsmith::server::Dispatch for SimpleMathDispatcher<
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.subtraction(cx, params.a, params.b).await,
+                        <S as SimpleMathServer>::subtraction(
+                                &server,
+                                cx,
+                                params.a,
+                                params.b,
+                            )
+                            .await,
                     )
                 })
             }

@@ -64,7 +64,9 @@ pub mod types {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct SubscribeParams {
     /// The `symbol` param.
@@ -87,7 +89,9 @@ pub type SubscribeResult = types::SubscriptionId;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub enum SubscribeError {
     /// `10`: unknown symbol
@@ -141,13 +145,7 @@ for ::rpcsmith::server::Failure<SubscribeError> {
     }
 }
 /// The params of `unsubscribe`.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::rpcsmith::__private::serde::Serialize
-)]
-#[serde(crate = "::rpcsmith::__private::serde")]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
 #[allow(
     deprecated,
     rustdoc::broken_intra_doc_links,
@@ -158,11 +156,26 @@ for ::rpcsmith::server::Failure<SubscribeError> {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct UnsubscribeParams {
     /// The `subscription` param.
     pub subscription: types::SubscriptionId,
+}
+#[allow(deprecated)]
+impl ::rpcsmith::__private::serde::Serialize for UnsubscribeParams {
+    fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+        let len: usize = 1;
+        let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+        seq.serialize_element(&self.subscription)?;
+        seq.end()
+    }
 }
 /// The result of `unsubscribe`.
 pub type UnsubscribeResult = bool;
@@ -184,7 +197,9 @@ pub type UnsubscribeResult = bool;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct TickerTickParams {
     /// The `subscription` param.
@@ -204,7 +219,9 @@ pub struct TickerTickParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub struct TickerConfirmParams {
     /// The `question` param.
@@ -242,7 +259,9 @@ pub type TickerConfirmResult = bool;
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub enum TickerConfirmError {
     /// `20`: declined
@@ -319,7 +338,9 @@ pub struct TickerClient {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl TickerClient {
     /// Wraps a client of any transport.
@@ -396,7 +417,9 @@ pub struct TickerBatch {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl TickerBatch {
     /// How many entries the batch holds.
@@ -505,7 +528,9 @@ impl UnsubscribeParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub trait TickerServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Starts ticks for a symbol; ticks arrive as `ticker_tick`.
@@ -586,7 +611,13 @@ impl<S: TickerServer> ::rpcsmith::server::Dispatch for TickerDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.subscribe(cx, params.symbol, params.every).await,
+                        <S as TickerServer>::subscribe(
+                                &server,
+                                cx,
+                                params.symbol,
+                                params.every,
+                            )
+                            .await,
                     )
                 })
             }
@@ -600,7 +631,12 @@ impl<S: TickerServer> ::rpcsmith::server::Dispatch for TickerDispatcher<S> {
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.unsubscribe(cx, params.subscription).await,
+                        <S as TickerServer>::unsubscribe(
+                                &server,
+                                cx,
+                                params.subscription,
+                            )
+                            .await,
                     )
                 })
             }
@@ -634,7 +670,9 @@ pub struct TickerPush {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 impl TickerPush {
     /// Wraps a client of any transport.
@@ -762,7 +800,9 @@ impl TickerConfirmParams {
     clippy::too_many_arguments,
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
-    clippy::empty_docs
+    clippy::empty_docs,
+    clippy::wrong_self_convention,
+    clippy::should_implement_trait
 )]
 pub trait TickerListener: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// A price, pushed to the subscriber.
@@ -840,7 +880,13 @@ impl<S: TickerListener> ::rpcsmith::server::Dispatch for TickerListenerDispatche
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
-                    server.ticker_tick(cx, params.subscription, params.price).await;
+                    <S as TickerListener>::ticker_tick(
+                            &server,
+                            cx,
+                            params.subscription,
+                            params.price,
+                        )
+                        .await;
                     ::rpcsmith::server::encode(&())
                 })
             }
@@ -854,7 +900,13 @@ impl<S: TickerListener> ::rpcsmith::server::Dispatch for TickerListenerDispatche
                 let server = ::std::sync::Arc::clone(&self.server);
                 ::rpcsmith::server::Reply::future(async move {
                     ::rpcsmith::codegen::answer(
-                        server.ticker_confirm(cx, params.question, params.deadline).await,
+                        <S as TickerListener>::ticker_confirm(
+                                &server,
+                                cx,
+                                params.question,
+                                params.deadline,
+                            )
+                            .await,
                     )
                 })
             }

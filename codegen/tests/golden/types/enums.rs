@@ -115,6 +115,6 @@ pub mod types {
         #[serde(rename = "1st")]
         V1st,
         #[serde(rename = "self")]
-        Self_,
+        SelfValue,
     }
 }

@@ -16,12 +16,24 @@ pub mod types {
         clippy::empty_docs,
         clippy::struct_field_names
     )]
+    /// Generated from `#/components/schemas/AlwaysTrue`.
+    pub type AlwaysTrue = bool;
     /// Generated from `#/components/schemas/Conditional`.
     pub type Conditional = ::rpcsmith::__private::serde_json::Value;
+    /// Generated from `#/components/schemas/Either`.
+    pub type Either = bool;
+    /// Generated from `#/components/schemas/Half`.
+    pub type Half = f64;
+    /// Generated from `#/components/schemas/Halves`.
+    pub type Halves = f64;
     /// Generated from `#/components/schemas/Mixed`.
     pub type Mixed = ::rpcsmith::__private::serde_json::Value;
     /// Generated from `#/components/schemas/NotOnly`.
     pub type NotOnly = ::rpcsmith::__private::serde_json::Value;
+    /// Generated from `#/components/schemas/NotPending`.
+    pub type NotPending = ::std::string::String;
+    /// Generated from `#/components/schemas/OnlyFalse`.
+    pub type OnlyFalse = bool;
     /// Generated from `#/components/schemas/StringNotEmpty`.
     pub type StringNotEmpty = ::std::string::String;
 }
