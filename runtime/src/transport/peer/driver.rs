@@ -257,9 +257,11 @@ impl KeepAlive {
         }
     }
 
-    /// Has the timer wake `cx`'s task.
+    /// Has the timer wake `cx`'s task. Outside Tokio's cooperative budget: a timer
+    /// polled when the task's budget is spent does not register, and it is polled
+    /// again only when it has elapsed.
     fn register(&mut self, cx: &mut Context<'_>) {
-        let _ = self.timer.as_mut().poll(cx);
+        let _ = std::pin::pin!(tokio::task::unconstrained(self.timer.as_mut())).poll(cx);
     }
 
     /// `false` once the other side has been silent for three periods. The timer must
