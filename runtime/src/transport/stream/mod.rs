@@ -51,7 +51,7 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 
 impl Builder {
     /// Starts a peer on a byte stream: frames of `codec` read from `reader`, written to
-    /// `writer`. Needs a Tokio runtime (it spawns the connection's tasks).
+    /// `writer`. Needs a Tokio runtime (it spawns the connection's task).
     pub fn framed<R, W>(self, codec: Codec, reader: R, writer: W) -> Peer
     where
         R: AsyncRead + Unpin + Send + 'static,
