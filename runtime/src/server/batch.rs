@@ -1,6 +1,6 @@
 //! Batches: members run concurrently up to a limit, responses come out in request order.
 
-use std::sync::Arc;
+use std::task::{Context as TaskContext, Waker};
 
 use futures_util::FutureExt;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -9,7 +9,7 @@ use crate::protocol::{Entry, ErrorObject, Id, write_error};
 
 use super::call::{self, Started};
 use super::dispatch::CallResult;
-use super::engine::{ConnectionState, Shared, error_message, write_response};
+use super::engine::{Origin, Shared, error_message, write_response};
 
 /// Runs a batch: answers each entry in place; `None` when every entry was a notification.
 ///
@@ -22,7 +22,7 @@ use super::engine::{ConnectionState, Shared, error_message, write_response};
 /// `-32008` with `id: null`, so an oversized answer is never buffered whole.
 pub(crate) async fn run(
     shared: &Shared,
-    connection: &Arc<ConnectionState>,
+    origin: Origin<'_, '_>,
     entries: &[Entry<'_>],
 ) -> Option<Vec<u8>> {
     let limit = shared.limits.batch_concurrency.max(1);
@@ -45,12 +45,13 @@ pub(crate) async fn run(
                 continue;
             }
         };
-        match call::start(shared, connection, method, id, params) {
+        // Polled once at once (the set of pending calls polls them with its own waker).
+        let mut cx = TaskContext::from_waker(Waker::noop());
+        match call::start(shared, origin, method, id, params, &mut cx) {
             Started::Done(result) => ordered.complete(index, &result),
-            Started::Running(mut running) => match (&mut running).now_or_never() {
-                Some(result) => ordered.complete(index, &result),
-                None => pending.push(running.map(move |result| (index, result))),
-            },
+            Started::Running(running) => {
+                pending.push(running.map(move |result| (index, result)));
+            }
         }
     }
     while let Some((done, result)) = pending.next().await {
