@@ -31,7 +31,7 @@ pub(crate) async fn run(
     for (index, entry) in entries.iter().enumerate() {
         while pending.len() >= limit {
             if let Some((done, result)) = pending.next().await {
-                ordered.complete(done, &result);
+                ordered.complete(done, result);
             }
         }
         if ordered.too_large() {
@@ -41,21 +41,21 @@ pub(crate) async fn run(
             Entry::Request(r) => (Some(&r.id), &*r.method, r.params),
             Entry::Notification(n) => (None, &*n.method, n.params),
             Entry::Invalid(_) => {
-                ordered.complete(index, &Err(ErrorObject::invalid_request()));
+                ordered.complete(index, Err(ErrorObject::invalid_request()));
                 continue;
             }
         };
         // Polled once at once (the set of pending calls polls them with its own waker).
         let mut cx = TaskContext::from_waker(Waker::noop());
         match call::start(shared, origin, method, id, params, &mut cx) {
-            Started::Done(result) => ordered.complete(index, &result),
+            Started::Done(result) => ordered.complete(index, result),
             Started::Running(running) => {
                 pending.push(running.map(move |result| (index, result)));
             }
         }
     }
     while let Some((done, result)) = pending.next().await {
-        ordered.complete(done, &result);
+        ordered.complete(done, result);
         if ordered.too_large() {
             return Some(too_large());
         }
@@ -99,7 +99,16 @@ impl<'e, 'a> Ordered<'e, 'a> {
         }
     }
 
-    fn complete(&mut self, index: usize, result: &CallResult) {
+    /// Writes entry `index`'s response in order, or aside until the entries before it
+    /// are written; the result's buffer is then recycled for a later result.
+    fn complete(&mut self, index: usize, result: CallResult) {
+        self.place(index, &result);
+        if let Ok(encoded) = result {
+            encoded.recycle();
+        }
+    }
+
+    fn place(&mut self, index: usize, result: &CallResult) {
         if index != self.next {
             if self.parked.is_empty() {
                 self.parked.resize(self.entries.len(), None);
