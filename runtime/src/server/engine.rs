@@ -81,13 +81,16 @@ pub(crate) struct ConnectionState {
 impl ConnectionState {
     /// The state calls share, unless the transport said nothing (empty metadata): then
     /// calls need none of their own.
+    #[inline]
     pub(crate) fn shared(metadata: Metadata) -> Option<Arc<Self>> {
-        (!metadata.is_empty()).then(|| {
-            Arc::new(ConnectionState {
-                metadata,
-                in_flight: AtomicUsize::new(0),
-            })
-        })
+        // Not `then`: its closure would copy the metadata once more.
+        if metadata.is_empty() {
+            return None;
+        }
+        Some(Arc::new(ConnectionState {
+            metadata,
+            in_flight: AtomicUsize::new(0),
+        }))
     }
 }
 
