@@ -5,19 +5,22 @@ use crate::protocol::{self, ErrorObject, Id};
 use crate::server::{Metadata, Server};
 use ::http::header::{self, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode};
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
+use http_body_util::Full;
 use hyper::body::Body;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::task::{Context, Poll};
 
-/// The peer's address, as a request extension. [`serve`](super::serve) inserts it;
-/// an application that accepts connections itself can insert it too, and the
-/// [`Service`] passes it on as [`Metadata::peer`](crate::server::Metadata).
+/// The peer's address, as a request extension. [`serve`](super::serve) inserts it when
+/// the service it runs is wrapped in layers, for them to read (a bare [`Service`] is
+/// told the address directly); an application that accepts connections itself can
+/// insert it too. The [`Service`] passes it on as
+/// [`Metadata::peer`](crate::server::Metadata).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PeerAddr(pub SocketAddr);
 
@@ -83,7 +86,17 @@ struct Config {
 }
 
 /// The body of every answer.
-type Answer = Response<Full<Bytes>>;
+pub(super) type Answer = Response<Full<Bytes>>;
+
+/// What [`serve`](super::serve) knows of the connection a request came on, when it
+/// calls a bare [`Service`] directly; through layers, the same travels as request
+/// extensions ([`PeerAddr`], the socket).
+#[derive(Debug, Default)]
+pub(super) struct Origin {
+    pub(super) peer: Option<SocketAddr>,
+    /// The socket's count of calls in flight, shared by its requests.
+    pub(super) in_flight: Option<Arc<AtomicUsize>>,
+}
 
 impl Service {
     /// A service answering with `server`, with the default settings.
@@ -139,18 +152,39 @@ impl Service {
         self
     }
 
-    /// Answers one HTTP request.
-    async fn answer<B>(self, request: Request<B>) -> Answer
+    /// Answers one HTTP request that came on `origin`.
+    pub(super) fn answer<B>(
+        &self,
+        request: Request<B>,
+        origin: Origin,
+    ) -> impl Future<Output = Answer> + Send + 'static
     where
-        B: Body,
+        B: Body + Send + 'static,
+        B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        // Everything decided before the body is read is decided here, so that the
+        // future keeps only what reading and handling it need.
+        let exchange = self.begin(request, origin);
+        async move {
+            match exchange {
+                Begun::Reading(exchange) => exchange.finish().await,
+                Begun::Answered(answer) => answer,
+            }
+        }
+    }
+
+    /// Answers at once what needs no body (refusals, WebSocket upgrades), or prepares
+    /// the exchange.
+    pub(super) fn begin<B: Body>(&self, request: Request<B>, origin: Origin) -> Begun<B> {
         #[cfg(feature = "ws")]
         if let Some((peer, settings)) = &self.config.websocket
             && crate::transport::ws::is_upgrade(&request)
         {
             let (peer, settings) = (peer.clone(), settings.clone());
-            return crate::transport::ws::upgrade(request, peer, settings, metadata);
+            return Begun::Answered(crate::transport::ws::upgrade(
+                request, peer, settings, metadata,
+            ));
         }
         if request.method() != Method::POST {
             let mut answer = refusal(
@@ -160,77 +194,144 @@ impl Service {
             answer
                 .headers_mut()
                 .insert(header::ALLOW, HeaderValue::from_static("POST"));
-            return answer;
+            return Begun::Answered(answer);
         }
         if !self.config.any_content_type && !is_json(request.headers()) {
-            return refusal(
+            return Begun::Answered(refusal(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 &ErrorObject::new(
                     protocol::code::INVALID_REQUEST,
                     "Content-Type must be application/json",
                 ),
-            );
+            ));
         }
         let (mut parts, body) = request.into_parts();
-        let socket = parts.extensions.remove::<super::Socket>();
-        let body = match self.read(&parts.headers, body).await {
+        // Under `serve`, the calls of every request on this socket share one in-flight
+        // budget; mounted elsewhere, each request has its own. What `serve` knows of the
+        // socket is for the transport, not for handlers.
+        let in_flight = origin.in_flight.or_else(|| {
+            let socket = parts.extensions.remove::<super::Socket>()?;
+            Some(socket.in_flight)
+        });
+        let limit = self
+            .config
+            .max_request_size
+            .unwrap_or(self.server.limits().max_request_size);
+        // A declared length (hyper's, from `Content-Length`) over the limit is refused
+        // before reading.
+        if body.size_hint().lower() > limit as u64 {
+            return Begun::Answered(too_large());
+        }
+        let mut metadata = metadata(parts);
+        metadata.peer = metadata.peer.or(origin.peer);
+        Begun::Reading(Exchange {
+            server: self.server.clone(),
+            body,
+            limit,
+            metadata,
+            in_flight,
+            no_response: self.config.no_response,
+        })
+    }
+}
+
+/// What [`Service::begin`] made of a request.
+pub(super) enum Begun<B> {
+    /// The body is to be read and handled.
+    Reading(Exchange<B>),
+    /// The answer is known without reading the body.
+    Answered(Answer),
+}
+
+/// A request accepted for reading: its body, and what handling it needs.
+pub(super) struct Exchange<B> {
+    server: Server,
+    body: B,
+    limit: usize,
+    metadata: Metadata,
+    in_flight: Option<Arc<AtomicUsize>>,
+    no_response: NoResponse,
+}
+
+impl<B> Exchange<B>
+where
+    B: Body,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    /// Reads the body, has the engine handle it, and answers.
+    pub(super) async fn finish(self) -> Answer {
+        let Exchange {
+            server,
+            body,
+            limit,
+            metadata,
+            in_flight,
+            no_response,
+        } = self;
+        let body = match read(body, limit).await {
             Ok(body) => body,
             Err(answer) => return answer,
         };
-        let meta = metadata(parts);
-        // Under `serve`, the calls of every request on this socket share one in-flight
-        // budget; mounted elsewhere, each request has its own.
-        let answer = match socket {
-            Some(socket) => {
-                let in_flight = socket.in_flight;
-                self.server.handle_counted(&body, meta, in_flight).await
-            }
-            None => self.server.handle(&body, meta).await,
+        let answer = match in_flight {
+            Some(in_flight) => server.handle_counted(&body, metadata, in_flight).await,
+            None => server.handle(&body, metadata).await,
         };
         match answer {
             Some(response) => json(StatusCode::OK, response.into()),
-            None => empty(match self.config.no_response {
+            None => empty(match no_response {
                 NoResponse::NoContent => StatusCode::NO_CONTENT,
                 NoResponse::Accepted => StatusCode::ACCEPTED,
             }),
         }
     }
+}
 
-    /// Reads the body, refusing it as soon as it is known to be too large.
-    async fn read<B>(&self, headers: &::http::HeaderMap, body: B) -> Result<Bytes, Answer>
-    where
-        B: Body,
-        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    {
-        let limit = self
-            .config
-            .max_request_size
-            .unwrap_or(self.server.limits().max_request_size);
-        let too_large = || {
-            refusal(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                &ErrorObject::request_too_large(),
-            )
+/// Reads a body of at most `limit` bytes, refusing it as soon as it is larger. A body
+/// that comes in one piece (the usual case) is that piece, not a copy.
+async fn read<B>(body: B, limit: usize) -> Result<Bytes, Answer>
+where
+    B: Body,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let mut body = std::pin::pin!(body);
+    let mut first = Bytes::new();
+    let mut rest: Option<BytesMut> = None;
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let Ok(frame) = frame else {
+            return Err(empty(StatusCode::BAD_REQUEST));
         };
-        let declared = headers
-            .get(header::CONTENT_LENGTH)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.parse::<u64>().ok());
-        if declared.is_some_and(|length| length > limit as u64) {
+        // Trailers carry nothing JSON-RPC reads.
+        let Ok(mut data) = frame.into_data() else {
+            continue;
+        };
+        let length = data.remaining();
+        let read = first.len() + rest.as_ref().map_or(0, BytesMut::len);
+        if length > limit.saturating_sub(read) {
             return Err(too_large());
         }
-        match Limited::new(body, limit).collect().await {
-            Ok(collected) => Ok(collected.to_bytes()),
-            Err(error) if error.is::<LengthLimitError>() => Err(too_large()),
-            Err(_) => Err(empty(StatusCode::BAD_REQUEST)),
+        if let Some(rest) = &mut rest {
+            rest.put(data);
+        } else if first.is_empty() {
+            first = data.copy_to_bytes(length);
+        } else {
+            let mut joined = BytesMut::with_capacity(read + length);
+            joined.extend_from_slice(&first);
+            joined.put(data);
+            rest = Some(joined);
         }
     }
+    Ok(rest.map_or(first, BytesMut::freeze))
+}
+
+fn too_large() -> Answer {
+    refusal(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &ErrorObject::request_too_large(),
+    )
 }
 
 /// What the engine learns of the HTTP request: peer, headers and extensions.
-fn metadata(mut parts: ::http::request::Parts) -> Metadata {
-    // What `serve` knows of the socket is for the transport, not for handlers to keep.
-    parts.extensions.remove::<super::Socket>();
+fn metadata(parts: ::http::request::Parts) -> Metadata {
     Metadata {
         peer: parts.extensions.get::<PeerAddr>().map(|peer| peer.0),
         headers: Some(parts.headers),
@@ -276,8 +377,8 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let service = self.clone();
-        Box::pin(async move { Ok(service.answer(request).await) })
+        let answer = self.answer(request, Origin::default());
+        Box::pin(async move { Ok(answer.await) })
     }
 }
 
