@@ -320,13 +320,17 @@ fn json() -> HeaderValue {
 
 /// Whether `headers` declare a JSON body (`application/json`, parameters allowed).
 pub(crate) fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| {
-            let essence = value.split(';').next().unwrap_or_default().trim();
-            essence.eq_ignore_ascii_case("application/json")
-        })
+    const JSON: &[u8] = b"application/json";
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return false;
+    };
+    let value = value.as_bytes();
+    // The usual spelling, compared as bytes; anything else parsed.
+    if value == JSON {
+        return true;
+    }
+    let essence = value.split(|&byte| byte == b';').next().unwrap_or_default();
+    essence.trim_ascii().eq_ignore_ascii_case(JSON)
 }
 
 #[cfg(test)]
@@ -365,6 +369,9 @@ mod tests {
             ("Application/JSON; charset=utf-8", true),
             ("text/plain", false),
             ("application/jsonx", false),
+            ("  application/json ;charset=utf-8", true),
+            ("application/json-seq", false),
+            ("", false),
         ] {
             headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(value));
             assert_eq!(is_json(&headers), expected, "{value}");
