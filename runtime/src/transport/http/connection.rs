@@ -149,7 +149,10 @@ where
     let io = TokioIo::new(stream);
     match protocol {
         Protocol::Http1 => {
+            // Head and body copied into one buffer and sent with one `write`: answers
+            // are small, and that is cheaper than queueing the body for a `writev`.
             let connection = hyper::server::conn::http1::Builder::new()
+                .writev(false)
                 .serve_connection(io, glue)
                 .with_upgrades();
             Watched::new(connection, guard, peer).await;
