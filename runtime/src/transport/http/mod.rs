@@ -29,10 +29,11 @@
 
 mod client;
 mod connection;
+mod pool;
 mod serve;
 mod service;
 
-pub use client::{Client, ClientBuilder, DEFAULT_MAX_RESPONSE_SIZE};
+pub use client::{Client, ClientBuilder, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE};
 pub(crate) use serve::Socket;
 pub use serve::{DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, Serve, serve};
 pub use service::{NoResponse, PeerAddr, Service};
