@@ -195,6 +195,10 @@ fn reply(status: StatusCode, is_json: bool, body: Bytes) -> Result<Delivery, tra
 }
 
 impl Transport for Client {
+    fn is_request_response(&self) -> bool {
+        true
+    }
+
     fn send(&self, message: Bytes) -> SendFuture<'_> {
         Box::pin(self.exchange(message))
     }
