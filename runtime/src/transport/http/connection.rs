@@ -338,6 +338,8 @@ struct Guard {
     signal: Option<Pin<Box<dyn Future<Output = Signal> + Send>>>,
     woken: Arc<Woken>,
     waker: Waker,
+    /// The connection task's waker last registered in `woken`.
+    registered: Option<Waker>,
 }
 
 /// Whether the signal future was woken, and the connection task to wake then.
@@ -367,6 +369,7 @@ impl Guard {
             signal: Some(Box::pin(signal)),
             waker: Waker::from(Arc::clone(&woken)),
             woken,
+            registered: None,
         }
     }
 
@@ -375,10 +378,22 @@ impl Guard {
         let Some(signal) = self.signal.as_mut() else {
             return Poll::Pending;
         };
-        self.woken.task.register(cx.waker());
+        // Registered once: the connection task's waker stays the same, and stays in
+        // `woken.task` until a wake-up of the signal takes it.
+        if !self
+            .registered
+            .as_ref()
+            .is_some_and(|registered| registered.will_wake(cx.waker()))
+        {
+            self.woken.task.register(cx.waker());
+            self.registered = Some(cx.waker().clone());
+        }
         if !self.woken.flag.swap(false, Ordering::AcqRel) {
             return Poll::Pending;
         }
+        // That wake-up took the registered waker: register it again before polling the
+        // signal, so that no later wake-up is lost.
+        self.woken.task.register(cx.waker());
         let outcome = signal.as_mut().poll(&mut Context::from_waker(&self.waker));
         if outcome.is_ready() {
             self.signal = None;
@@ -414,15 +429,8 @@ impl hyper::service::Service<Request<Incoming>> for Direct {
             in_flight: Some(Arc::clone(&self.socket.in_flight)),
         };
         match self.service.begin(request, origin) {
-            Begun::Reading(exchange) => Box::pin(async move {
-                let answer = exchange.finish().await;
-                drop(in_progress);
-                Ok(answer)
-            }),
-            Begun::Answered(answer) => Box::pin(async move {
-                drop(in_progress);
-                Ok(answer)
-            }),
+            Begun::Reading(exchange) => Box::pin(exchange.finish(in_progress)),
+            Begun::Answered(answer) => Box::pin(std::future::ready(Ok(answer))),
         }
     }
 }

@@ -157,7 +157,7 @@ impl Service {
         &self,
         request: Request<B>,
         origin: Origin,
-    ) -> impl Future<Output = Answer> + Send + 'static
+    ) -> impl Future<Output = Result<Answer, Infallible>> + Send + 'static
     where
         B: Body + Send + 'static,
         B::Data: Send,
@@ -168,8 +168,8 @@ impl Service {
         let exchange = self.begin(request, origin);
         async move {
             match exchange {
-                Begun::Reading(exchange) => exchange.finish().await,
-                Begun::Answered(answer) => answer,
+                Begun::Reading(exchange) => exchange.finish(()).await,
+                Begun::Answered(answer) => Ok(answer),
             }
         }
     }
@@ -258,31 +258,28 @@ where
     B: Body,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    /// Reads the body, has the engine handle it, and answers.
-    pub(super) async fn finish(self) -> Answer {
-        let Exchange {
-            server,
-            body,
-            limit,
-            metadata,
-            in_flight,
-            no_response,
-        } = self;
-        let body = match read(body, limit).await {
+    /// Reads the body, has the engine handle it, and answers; `guard` is dropped with
+    /// the future (the connection counts the request as in progress until then).
+    pub(super) async fn finish<G>(self, guard: G) -> Result<Answer, Infallible> {
+        let _guard = guard;
+        let body = match read(self.body, self.limit).await {
             Ok(body) => body,
-            Err(answer) => return answer,
+            Err(answer) => return Ok(answer),
         };
-        let answer = match in_flight {
-            Some(in_flight) => server.handle_counted(&body, metadata, in_flight).await,
-            None => server.handle(&body, metadata).await,
+        let answer = match self.in_flight {
+            Some(in_flight) => {
+                let handled = self.server.handle_counted(&body, self.metadata, in_flight);
+                handled.await
+            }
+            None => self.server.handle(&body, self.metadata).await,
         };
-        match answer {
+        Ok(match answer {
             Some(response) => json(StatusCode::OK, response.into()),
-            None => empty(match no_response {
+            None => empty(match self.no_response {
                 NoResponse::NoContent => StatusCode::NO_CONTENT,
                 NoResponse::Accepted => StatusCode::ACCEPTED,
             }),
-        }
+        })
     }
 }
 
@@ -377,8 +374,7 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let answer = self.answer(request, Origin::default());
-        Box::pin(async move { Ok(answer.await) })
+        Box::pin(self.answer(request, Origin::default()))
     }
 }
 
