@@ -1,6 +1,6 @@
 //! JSON-RPC over HTTP (hyper 1): a server that is a [`tower::Service`], a [`serve`]
 //! helper for a TCP listener, and a client transport with pooled keep-alive
-//! connections (reused as a best effort: see [`Client`]).
+//! connections (see [`Client`]).
 //!
 //! # The server side
 //!
