@@ -168,3 +168,43 @@ async fn an_http2_preface_in_pieces_is_still_http2() {
         assert_eq!(answer["result"], 42, "split after {split} bytes");
     }
 }
+
+#[tokio::test]
+async fn a_body_in_many_chunks_up_to_the_limit_is_read_whole() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let call = br#"{"jsonrpc":"2.0","method":"add","params":[20,22],"id":1}"#;
+    let service = Service::new(client_support::server()).max_request_size(call.len());
+    tokio::spawn(http::serve(listener, service, std::future::pending()));
+    let mut socket = TcpStream::connect(addr).await.expect("connect");
+    socket.set_nodelay(true).expect("nodelay");
+    socket
+        .write_all(
+            b"POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+              transfer-encoding: chunked\r\n\r\n",
+        )
+        .await
+        .expect("write");
+    // One chunk of every 8 bytes, each sent on its own: the server reads several frames.
+    for piece in call.chunks(8) {
+        let chunk = format!("{:x}\r\n", piece.len());
+        socket.write_all(chunk.as_bytes()).await.expect("write");
+        socket.write_all(piece).await.expect("write");
+        socket.write_all(b"\r\n").await.expect("write");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    socket.write_all(b"0\r\n\r\n").await.expect("write");
+    let mut answer = Vec::new();
+    let mut buffer = [0_u8; 1024];
+    while !answer.ends_with(b"}") {
+        let read = tokio::time::timeout(PATIENCE, socket.read(&mut buffer))
+            .await
+            .expect("an answer")
+            .expect("read");
+        assert!(read > 0, "closed without an answer: {answer:?}");
+        answer.extend_from_slice(&buffer[..read]);
+    }
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.ends_with(r#""result":42,"id":1}"#), "{answer}");
+}

@@ -1,13 +1,13 @@
 //! The HTTP client transport: one POST per message, on kept-alive connections.
 
+use super::body::{self, ReadError};
 use super::pool::{self, Pool};
 use crate::transport::{self, Delivery, ErrorKind, SendFuture, Transport};
 use ::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use ::http::uri::PathAndQuery;
 use ::http::{Method, Request, StatusCode, Uri};
-use bytes::{Buf, BufMut, Bytes, BytesMut};
+use bytes::Bytes;
 use http_body_util::Full;
-use hyper::body::Body;
 use hyper_util::client::legacy::connect::HttpConnector;
 use std::sync::Arc;
 use std::time::Duration;
@@ -130,48 +130,23 @@ impl Client {
             .await?;
         let status = response.status();
         let is_json = is_json(response.headers());
-        let body = read(response.into_body(), shared.max_response_size).await?;
+        let body = body::read(response.into_body(), shared.max_response_size)
+            .await
+            .map_err(|error| match error {
+                ReadError::TooLarge => transport::Error::new(
+                    ErrorKind::Io,
+                    "the HTTP response body is over the size limit",
+                ),
+                ReadError::Body(error) => transport::Error::with_source(
+                    ErrorKind::Io,
+                    "reading the HTTP response body failed",
+                    error,
+                ),
+            })?;
         // Read whole: the connection can carry the next exchange.
         lease.release();
         reply(status, is_json, body)
     }
-}
-
-/// Reads a response body of at most `limit` bytes; one that comes in one piece (the
-/// usual case) is that piece, not a copy.
-async fn read(body: hyper::body::Incoming, limit: usize) -> Result<Bytes, transport::Error> {
-    let failed = |message: &str| transport::Error::new(ErrorKind::Io, message);
-    let mut body = std::pin::pin!(body);
-    let mut first = Bytes::new();
-    let mut rest: Option<BytesMut> = None;
-    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
-        let frame = frame.map_err(|error| {
-            transport::Error::with_source(
-                ErrorKind::Io,
-                "reading the HTTP response body failed",
-                error,
-            )
-        })?;
-        let Ok(mut data) = frame.into_data() else {
-            continue;
-        };
-        let length = data.remaining();
-        let read = first.len() + rest.as_ref().map_or(0, BytesMut::len);
-        if length > limit.saturating_sub(read) {
-            return Err(failed("the HTTP response body is over the size limit"));
-        }
-        if let Some(rest) = &mut rest {
-            rest.put(data);
-        } else if first.is_empty() {
-            first = data.copy_to_bytes(length);
-        } else {
-            let mut joined = BytesMut::with_capacity(read + length);
-            joined.extend_from_slice(&first);
-            joined.put(data);
-            rest = Some(joined);
-        }
-    }
-    Ok(rest.map_or(first, BytesMut::freeze))
 }
 
 /// What an exchange's status and body say.

@@ -9,6 +9,7 @@
 //! bare [`Service`] gets the peer address and the in-flight count handed to it rather
 //! than through request extensions.
 
+use super::body::Written;
 use super::serve::{Socket, Stopping};
 use super::service::{Begun, Origin, PeerAddr, Service};
 use ::http::{Method, Request, Response};
@@ -413,7 +414,7 @@ struct Direct {
 }
 
 impl hyper::service::Service<Request<Incoming>> for Direct {
-    type Response = super::service::Answer;
+    type Response = super::service::Answer<Written>;
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
 

@@ -27,6 +27,7 @@
 //! answer; see [`transport`](crate::transport) for how it plugs into a
 //! [`client::Client`](crate::client::Client).
 
+mod body;
 mod client;
 mod connection;
 mod pool;

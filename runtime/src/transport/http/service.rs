@@ -1,11 +1,12 @@
 //! The HTTP server side: a `tower::Service` that feeds request bodies to the server engine.
 
+use super::body::{self, Data, ReadError};
 use super::client::is_json;
 use crate::protocol::{self, ErrorObject, Id};
 use crate::server::{Metadata, Server};
 use ::http::header::{self, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode};
-use bytes::{Buf, BufMut, Bytes, BytesMut};
+use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Body;
 use std::convert::Infallible;
@@ -85,8 +86,8 @@ struct Config {
     )>,
 }
 
-/// The body of every answer.
-pub(super) type Answer = Response<Full<Bytes>>;
+/// An answer, its body's data `D` (see [`Data`]).
+pub(super) type Answer<D = Bytes> = Response<Full<D>>;
 
 /// What [`serve`](super::serve) knows of the connection a request came on, when it
 /// calls a bare [`Service`] directly; through layers, the same travels as request
@@ -165,7 +166,7 @@ impl Service {
     {
         // Everything decided before the body is read is decided here, so that the
         // future keeps only what reading and handling it need.
-        let exchange = self.begin(request, origin);
+        let exchange = self.begin::<B, Bytes>(request, origin);
         async move {
             match exchange {
                 Begun::Reading(exchange) => exchange.finish(()).await,
@@ -176,15 +177,18 @@ impl Service {
 
     /// Answers at once what needs no body (refusals, WebSocket upgrades), or prepares
     /// the exchange.
-    pub(super) fn begin<B: Body>(&self, request: Request<B>, origin: Origin) -> Begun<B> {
+    pub(super) fn begin<B: Body, D: Data>(
+        &self,
+        request: Request<B>,
+        origin: Origin,
+    ) -> Begun<B, D> {
         #[cfg(feature = "ws")]
         if let Some((peer, settings)) = &self.config.websocket
             && crate::transport::ws::is_upgrade(&request)
         {
             let (peer, settings) = (peer.clone(), settings.clone());
-            return Begun::Answered(crate::transport::ws::upgrade(
-                request, peer, settings, metadata,
-            ));
+            let answer = crate::transport::ws::upgrade(request, peer, settings, metadata);
+            return Begun::Answered(answer.map(|body| Full::new(D::from_vec(whole(body).into()))));
         }
         if request.method() != Method::POST {
             let mut answer = refusal(
@@ -236,11 +240,11 @@ impl Service {
 }
 
 /// What [`Service::begin`] made of a request.
-pub(super) enum Begun<B> {
+pub(super) enum Begun<B, D> {
     /// The body is to be read and handled.
     Reading(Exchange<B>),
     /// The answer is known without reading the body.
-    Answered(Answer),
+    Answered(Answer<D>),
 }
 
 /// A request accepted for reading: its body, and what handling it needs.
@@ -260,11 +264,12 @@ where
 {
     /// Reads the body, has the engine handle it, and answers; `guard` is dropped with
     /// the future (the connection counts the request as in progress until then).
-    pub(super) async fn finish<G>(self, guard: G) -> Result<Answer, Infallible> {
+    pub(super) async fn finish<G, D: Data>(self, guard: G) -> Result<Answer<D>, Infallible> {
         let _guard = guard;
-        let body = match read(self.body, self.limit).await {
+        let body = match body::read(self.body, self.limit).await {
             Ok(body) => body,
-            Err(answer) => return Ok(answer),
+            Err(ReadError::TooLarge) => return Ok(too_large()),
+            Err(ReadError::Body(_)) => return Ok(empty(StatusCode::BAD_REQUEST)),
         };
         let answer = match self.in_flight {
             Some(in_flight) => {
@@ -274,7 +279,7 @@ where
             None => self.server.handle(&body, self.metadata).await,
         };
         Ok(match answer {
-            Some(response) => json(StatusCode::OK, response.into()),
+            Some(response) => json(StatusCode::OK, response),
             None => empty(match self.no_response {
                 NoResponse::NoContent => StatusCode::NO_CONTENT,
                 NoResponse::Accepted => StatusCode::ACCEPTED,
@@ -283,44 +288,7 @@ where
     }
 }
 
-/// Reads a body of at most `limit` bytes, refusing it as soon as it is larger. A body
-/// that comes in one piece (the usual case) is that piece, not a copy.
-async fn read<B>(body: B, limit: usize) -> Result<Bytes, Answer>
-where
-    B: Body,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    let mut body = std::pin::pin!(body);
-    let mut first = Bytes::new();
-    let mut rest: Option<BytesMut> = None;
-    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
-        let Ok(frame) = frame else {
-            return Err(empty(StatusCode::BAD_REQUEST));
-        };
-        // Trailers carry nothing JSON-RPC reads.
-        let Ok(mut data) = frame.into_data() else {
-            continue;
-        };
-        let length = data.remaining();
-        let read = first.len() + rest.as_ref().map_or(0, BytesMut::len);
-        if length > limit.saturating_sub(read) {
-            return Err(too_large());
-        }
-        if let Some(rest) = &mut rest {
-            rest.put(data);
-        } else if first.is_empty() {
-            first = data.copy_to_bytes(length);
-        } else {
-            let mut joined = BytesMut::with_capacity(read + length);
-            joined.extend_from_slice(&first);
-            joined.put(data);
-            rest = Some(joined);
-        }
-    }
-    Ok(rest.map_or(first, BytesMut::freeze))
-}
-
-fn too_large() -> Answer {
+fn too_large<D: Data>() -> Answer<D> {
     refusal(
         StatusCode::PAYLOAD_TOO_LARGE,
         &ErrorObject::request_too_large(),
@@ -336,14 +304,14 @@ fn metadata(parts: ::http::request::Parts) -> Metadata {
     }
 }
 
-fn empty(status: StatusCode) -> Answer {
-    let mut answer = Response::new(Full::new(Bytes::new()));
+fn empty<D: Data>(status: StatusCode) -> Answer<D> {
+    let mut answer = Response::new(Full::new(D::from_vec(Vec::new())));
     *answer.status_mut() = status;
     answer
 }
 
-fn json(status: StatusCode, body: Bytes) -> Answer {
-    let mut answer = Response::new(Full::new(body));
+fn json<D: Data>(status: StatusCode, body: Vec<u8>) -> Answer<D> {
+    let mut answer = Response::new(Full::new(D::from_vec(body)));
     *answer.status_mut() = status;
     answer.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -353,10 +321,20 @@ fn json(status: StatusCode, body: Bytes) -> Answer {
 }
 
 /// An HTTP refusal explained by a JSON-RPC error with a null id.
-fn refusal(status: StatusCode, error: &ErrorObject) -> Answer {
+fn refusal<D: Data>(status: StatusCode, error: &ErrorObject) -> Answer<D> {
     let mut body = Vec::with_capacity(96);
     protocol::write_error(&mut body, &Id::NULL, error);
-    json(status, body.into())
+    json(status, body)
+}
+
+/// The data of a body that is ready at once (a `Full` one).
+#[cfg(feature = "ws")]
+fn whole(body: Full<Bytes>) -> Bytes {
+    use http_body_util::BodyExt as _;
+    futures_util::FutureExt::now_or_never(body.collect())
+        .and_then(Result::ok)
+        .map(http_body_util::Collected::to_bytes)
+        .unwrap_or_default()
 }
 
 impl<B> tower_service::Service<Request<B>> for Service
