@@ -74,28 +74,32 @@ pub(super) async fn serve<S, B>(
         Arc::clone(&activity),
         settings.header_timeout,
     ));
+    let accepted = Accepted {
+        peer,
+        socket,
+        activity,
+    };
     // A bare `Service` (no layers between it and `serve`) is called directly; anything
     // else learns about the connection through request extensions.
-    let bare = (&service as &dyn Any).downcast_ref::<Service>().cloned();
-    match bare {
-        Some(service) => {
-            let glue = Direct {
-                service,
-                peer,
-                socket,
-                activity,
-            };
-            run(stream, peer, protocol, glue, guard).await;
-        }
-        None => {
-            let glue = Layered {
-                service,
-                peer,
-                socket,
-                activity,
-            };
-            run(stream, peer, protocol, glue, guard).await;
-        }
+    match (&service as &dyn Any).downcast_ref::<Service>().cloned() {
+        Some(service) => run(stream, peer, protocol, Direct { service, accepted }, guard).await,
+        None => run(stream, peer, protocol, Layered { service, accepted }, guard).await,
+    }
+}
+
+/// What the glue services know of their connection.
+#[derive(Clone)]
+struct Accepted {
+    peer: SocketAddr,
+    socket: Socket,
+    activity: Arc<Activity>,
+}
+
+impl Accepted {
+    /// Tells a request, through its extensions, where it came from.
+    fn tag(&self, request: &mut Request<Incoming>) {
+        request.extensions_mut().insert(PeerAddr(self.peer));
+        request.extensions_mut().insert(self.socket.clone());
     }
 }
 
@@ -408,9 +412,7 @@ impl Guard {
 #[derive(Clone)]
 struct Direct {
     service: Service,
-    peer: SocketAddr,
-    socket: Socket,
-    activity: Arc<Activity>,
+    accepted: Accepted,
 }
 
 impl hyper::service::Service<Request<Incoming>> for Direct {
@@ -419,15 +421,15 @@ impl hyper::service::Service<Request<Incoming>> for Direct {
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
 
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
-        let in_progress = self.activity.start();
+        let accepted = &self.accepted;
+        let in_progress = accepted.activity.start();
         if request.method() != Method::POST {
             // A WebSocket upgrade finds the socket where a layered service would.
-            request.extensions_mut().insert(PeerAddr(self.peer));
-            request.extensions_mut().insert(self.socket.clone());
+            accepted.tag(&mut request);
         }
         let origin = Origin {
-            peer: Some(self.peer),
-            in_flight: Some(Arc::clone(&self.socket.in_flight)),
+            peer: Some(accepted.peer),
+            in_flight: Some(Arc::clone(&accepted.socket.in_flight)),
         };
         match self.service.begin(request, origin) {
             Begun::Reading(exchange) => Box::pin(exchange.finish(in_progress)),
@@ -441,9 +443,7 @@ impl hyper::service::Service<Request<Incoming>> for Direct {
 #[derive(Clone)]
 struct Layered<S> {
     service: S,
-    peer: SocketAddr,
-    socket: Socket,
-    activity: Arc<Activity>,
+    accepted: Accepted,
 }
 
 impl<S, B> hyper::service::Service<Request<Incoming>> for Layered<S>
@@ -456,9 +456,8 @@ where
     type Future = Counted<tower::util::Oneshot<S, Request<Incoming>>>;
 
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
-        let in_progress = self.activity.start();
-        request.extensions_mut().insert(PeerAddr(self.peer));
-        request.extensions_mut().insert(self.socket.clone());
+        let in_progress = self.accepted.activity.start();
+        self.accepted.tag(&mut request);
         Counted {
             call: self.service.clone().oneshot(request),
             _in_progress: in_progress,
