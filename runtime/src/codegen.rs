@@ -1,16 +1,22 @@
 //! Support for generated code: decoding params into typed arguments, and turning
 //! handler results into answers. Not a public API: it changes with the generator.
 //!
-//! Params are decoded straight from the raw bytes of the message: [`Params::parse`]
-//! splits an array or an object into the raw JSON text of each declared param (borrowed,
-//! no `Value`), and [`Params::required`]/[`Params::optional`] deserialize one each. Every
-//! failure is a `-32602` naming the param.
+//! Params are decoded straight from the raw bytes of the message, in one pass:
+//! [`decode`] reads an array or an object into the typed value of each declared param
+//! (no `Value`, no intermediate raw text). When that pass fails, the params are read
+//! again the careful way, [`Params::parse`] splitting them into the raw JSON text of each
+//! param and [`Params::required`] deserializing one at a time, so that every failure is
+//! the same `-32602` naming the param, whichever came first.
 
 use std::borrow::Cow;
 use std::convert::Infallible;
 use std::fmt;
+use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
+    Visitor,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -218,6 +224,236 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
+/// Decodes the params of a call (`raw`, `None` when absent) of a method whose params are
+/// `names`, into `P`: their types in declaration order, as nested pairs ending in `()`
+/// (`(A, (B, ()))` for two params).
+///
+/// A param given as `null`, or not given, decodes as its type would from `null` (`None`
+/// for an `Option`); an array may leave out trailing params, an object any.
+///
+/// # Errors
+///
+/// `-32602` naming the param that is missing, unknown, given twice or of the wrong type,
+/// or saying that the params are a shape the method does not accept or too many: the
+/// messages of [`Params::parse`] and [`Params::required`].
+pub fn decode<P: ParamList>(
+    raw: Option<&RawValue>,
+    structure: Structure,
+    names: &'static [&'static str],
+) -> Result<P, ErrorObject> {
+    let decoded = match raw {
+        None => P::finish(P::EMPTY),
+        Some(raw) => {
+            let visitor = OnePass::<P> {
+                names,
+                structure,
+                params: PhantomData,
+            };
+            let mut de = serde_json::Deserializer::from_str(raw.get());
+            de.deserialize_any(visitor).ok().flatten()
+        }
+    };
+    match decoded {
+        Some(params) => Ok(params),
+        None => P::from_params(&Params::parse(raw, structure, names)?, 0),
+    }
+}
+
+/// The types of a method's params in declaration order, as nested pairs ending in `()`:
+/// what [`decode`] reads params into. Implemented for every such list.
+pub trait ParamList: Sized {
+    /// One slot per param: `None` while not given, `Some(None)` when given as `null`.
+    #[doc(hidden)]
+    type Slots;
+    /// Slots with nothing given.
+    #[doc(hidden)]
+    const EMPTY: Self::Slots;
+
+    /// Reads the next elements of an array into the slots; `false` when the array ended
+    /// before every slot was read (or there are no more slots).
+    #[doc(hidden)]
+    fn elements<'de, A: SeqAccess<'de>>(
+        slots: &mut Self::Slots,
+        seq: &mut A,
+    ) -> Result<bool, A::Error>;
+
+    /// Reads an object member's value into slot `index`; an error when the slot is
+    /// already filled.
+    #[doc(hidden)]
+    fn member<'de, A: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error>;
+
+    /// The params, each missing one decoded from `null`; `None` when one cannot be.
+    #[doc(hidden)]
+    fn finish(slots: Self::Slots) -> Option<Self>;
+
+    /// The params decoded the careful way, from `params` starting at param `index`.
+    #[doc(hidden)]
+    fn from_params(params: &Params<'_>, index: usize) -> Result<Self, ErrorObject>;
+}
+
+impl ParamList for () {
+    type Slots = ();
+    const EMPTY: () = ();
+
+    fn elements<'de, A: SeqAccess<'de>>(_: &mut (), _: &mut A) -> Result<bool, A::Error> {
+        Ok(true)
+    }
+
+    fn member<'de, A: MapAccess<'de>>(_: &mut (), _: usize, _: &mut A) -> Result<(), A::Error> {
+        Err(de::Error::custom("no such param"))
+    }
+
+    fn finish((): ()) -> Option<()> {
+        Some(())
+    }
+
+    fn from_params(_: &Params<'_>, _: usize) -> Result<(), ErrorObject> {
+        Ok(())
+    }
+}
+
+impl<T: DeserializeOwned, Rest: ParamList> ParamList for (T, Rest) {
+    type Slots = (Option<Option<T>>, Rest::Slots);
+    const EMPTY: Self::Slots = (None, Rest::EMPTY);
+
+    fn elements<'de, A: SeqAccess<'de>>(
+        slots: &mut Self::Slots,
+        seq: &mut A,
+    ) -> Result<bool, A::Error> {
+        match seq.next_element_seed(Slot(PhantomData::<T>))? {
+            Some(value) => {
+                slots.0 = Some(value);
+                Rest::elements(&mut slots.1, seq)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn member<'de, A: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        if index > 0 {
+            return Rest::member(&mut slots.1, index - 1, map);
+        }
+        if slots.0.is_some() {
+            return Err(de::Error::custom("duplicate param"));
+        }
+        slots.0 = Some(map.next_value_seed(Slot(PhantomData::<T>))?);
+        Ok(())
+    }
+
+    fn finish((slot, rest): Self::Slots) -> Option<Self> {
+        let value = match slot.flatten() {
+            Some(value) => value,
+            None => T::deserialize(NullDeserializer).ok()?,
+        };
+        Some((value, Rest::finish(rest)?))
+    }
+
+    fn from_params(params: &Params<'_>, index: usize) -> Result<Self, ErrorObject> {
+        let value = params.required(index)?;
+        Ok((value, Rest::from_params(params, index + 1)?))
+    }
+}
+
+/// One param's value: `None` for `null`, else the value decoded as `T`.
+struct Slot<T>(PhantomData<T>);
+
+impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for Slot<T> {
+    type Value = Option<T>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<T>, D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de, T: DeserializeOwned> Visitor<'de> for Slot<T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a param")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<T>, D::Error> {
+        T::deserialize(deserializer).map(Some)
+    }
+}
+
+/// [`decode`]'s one pass. Any failure only says "not this way": [`Params`] then finds
+/// the message.
+struct OnePass<P> {
+    names: &'static [&'static str],
+    structure: Structure,
+    params: PhantomData<P>,
+}
+
+impl<'de, P: ParamList> Visitor<'de> for OnePass<P> {
+    /// `None` when a param given cannot be decoded.
+    type Value = Option<P>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("params")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<P>, A::Error> {
+        if self.structure == Structure::ByName {
+            return Err(de::Error::custom("by name"));
+        }
+        let mut slots = P::EMPTY;
+        if P::elements(&mut slots, &mut seq)? && seq.next_element::<IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom("too many params"));
+        }
+        Ok(P::finish(slots))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<P>, A::Error> {
+        if self.structure == Structure::ByPosition {
+            return Err(de::Error::custom("by position"));
+        }
+        let mut slots = P::EMPTY;
+        while let Some(index) = map.next_key_seed(ParamIndex(self.names))? {
+            P::member(&mut slots, index, &mut map)?;
+        }
+        Ok(P::finish(slots))
+    }
+}
+
+/// An object key read as the index of the param it names.
+struct ParamIndex(&'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for ParamIndex {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ParamIndex {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a param name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<usize, E> {
+        self.0
+            .iter()
+            .position(|name| *name == key)
+            .ok_or_else(|| de::Error::custom("unknown param"))
+    }
+}
+
 /// What a generated server trait's handler fails with: one of the method's declared
 /// errors, or any error object.
 #[derive(Debug, Clone, PartialEq)]
@@ -361,6 +597,69 @@ mod tests {
         assert_eq!(
             message("{}", Structure::ByPosition),
             "params must be an array (by position)"
+        );
+    }
+
+    /// The careful way [`decode`] falls back to.
+    fn careful<P: ParamList>(
+        raw: Option<&RawValue>,
+        s: Structure,
+        names: &'static [&'static str],
+    ) -> Result<P, ErrorObject> {
+        P::from_params(&Params::parse(raw, s, names)?, 0)
+    }
+
+    #[test]
+    fn one_pass_decodes_as_the_careful_way() {
+        type Two = (i64, (Option<String>, ()));
+        type Nullable = (Option<i64>, (Option<String>, ()));
+        let cases = [
+            "[1]",
+            r#"[1, "x"]"#,
+            "[1, null]",
+            r#"[null, "x"]"#,
+            "[]",
+            r#"[1, "x", 3]"#,
+            "[1, null, null]",
+            r#"["1"]"#,
+            "[1.5]",
+            "{}",
+            r#"{"b": "x", "a": 1}"#,
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"a": null, "a": 2}"#,
+            r#"{"a": 1, "c": 2}"#,
+            r#"{"c": [1], "a": "x"}"#,
+            r#"{"\u0061": 5}"#,
+            r#"{"b": 2}"#,
+            "null",
+            r#""x""#,
+        ];
+        for json in cases {
+            let r = raw(json);
+            for s in [Structure::ByName, Structure::ByPosition, Structure::Either] {
+                let case = format!("{json} {s:?}");
+                let two = decode::<Two>(Some(&r), s, NAMES);
+                assert_eq!(two, careful(Some(&r), s, NAMES), "{case}");
+                let nullable = decode::<Nullable>(Some(&r), s, NAMES);
+                assert_eq!(nullable, careful(Some(&r), s, NAMES), "{case}");
+                let none = decode::<()>(Some(&r), s, &[]);
+                assert_eq!(none, careful(Some(&r), s, &[]), "{case}");
+            }
+        }
+        assert_eq!(
+            decode::<Nullable>(None, Structure::Either, NAMES),
+            Ok((None, (None, ())))
+        );
+        let e = decode::<Two>(None, Structure::Either, NAMES).unwrap_err();
+        assert_eq!((e.code, &*e.message), (-32602, "missing param `a`"));
+        let r = raw(r#"{"a": "x", "c": 2}"#);
+        let e = decode::<Two>(Some(&r), Structure::Either, NAMES).unwrap_err();
+        assert_eq!(e.message, "unknown param `c`", "shape errors come first");
+        let r = raw(r#"{"b": 7}"#);
+        let e = decode::<Two>(Some(&r), Structure::Either, NAMES).unwrap_err();
+        assert_eq!(
+            e.message, "missing param `a`",
+            "errors in declaration order"
         );
     }
 

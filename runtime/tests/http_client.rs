@@ -326,7 +326,9 @@ async fn a_header_given_several_times_is_sent_with_every_value() {
     );
 }
 
-#[tokio::test]
+// On two worker threads: a connection is back in the client's pool before its call
+// returns, so the next call finds it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sequential_calls_reuse_one_kept_alive_connection() {
     let raw = raw_server(|body, _| ok(sum(&body))).await;
     let client = client(&raw);
@@ -338,6 +340,131 @@ async fn sequential_calls_reuse_one_kept_alive_connection() {
         assert_eq!(total, n + 1);
     }
     assert_eq!(raw.connections.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_open_at_most_max_connections() {
+    let raw = slow_server(Duration::from_millis(50), |body, _| ok(sum(&body))).await;
+    let transport = http::Client::builder(format!("http://{}", raw.addr))
+        .max_connections(2)
+        .build()
+        .expect("valid");
+    let client = Client::builder()
+        .timeout(Duration::from_secs(5))
+        .build(transport);
+    let calls = (0..8_i64).map(|n| {
+        let client = client.clone();
+        tokio::spawn(async move { client.request::<i64, _>("add", &[n, 1]).await })
+    });
+    for (n, call) in calls.collect::<Vec<_>>().into_iter().enumerate() {
+        let total = call.await.expect("task").expect("answered in turn");
+        assert_eq!(total, n as i64 + 1);
+    }
+    assert_eq!(raw.connections.load(Ordering::SeqCst), 2);
+    // A call waiting for a free connection still ends at its timeout.
+    let hasty = client.with_timeout(Duration::from_millis(20));
+    let busy: Vec<_> = (0..2)
+        .map(|_| tokio::spawn(client.request::<i64, _>("add", &[1, 1])))
+        .collect();
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    let waited = hasty.request::<i64, _>("add", &[1, 1]).await;
+    assert!(matches!(waited, Err(Error::Timeout)), "{waited:?}");
+    for call in busy {
+        assert_eq!(call.await.expect("task").expect("answered"), 2);
+    }
+}
+
+#[tokio::test]
+async fn a_connection_idle_past_the_idle_timeout_is_closed() {
+    let raw = raw_server(|body, _| ok(sum(&body))).await;
+    let transport = http::Client::builder(format!("http://{}", raw.addr))
+        .idle_timeout(Duration::from_millis(40))
+        .build()
+        .expect("valid");
+    let client = Client::new(transport);
+    assert_eq!(
+        client
+            .request::<i64, _>("add", &[1, 1])
+            .await
+            .expect("answered"),
+        2
+    );
+    assert_eq!(
+        client
+            .request::<i64, _>("add", &[1, 2])
+            .await
+            .expect("answered"),
+        3
+    );
+    assert_eq!(raw.connections.load(Ordering::SeqCst), 1, "kept alive");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        client
+            .request::<i64, _>("add", &[1, 3])
+            .await
+            .expect("answered"),
+        4
+    );
+    assert_eq!(
+        raw.connections.load(Ordering::SeqCst),
+        2,
+        "closed while idle"
+    );
+}
+
+/// A server that answers one request per connection and closes it soon after, although
+/// its answer said nothing of closing (`Connection: close` would have told the client),
+/// as a server closes kept-alive connections once they have been idle for a while.
+async fn one_answer_per_connection_server() -> Raw {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&connections);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            counter.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buffer = [0_u8; 4096];
+                while !request_is_complete(&request) {
+                    match stream.read(&mut buffer).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(read) => request.extend_from_slice(&buffer[..read]),
+                    }
+                }
+                let body = String::from_utf8_lossy(&request);
+                let id = body
+                    .split("\"id\":")
+                    .nth(1)
+                    .and_then(|rest| rest.split(['}', ',']).next())
+                    .unwrap_or("null")
+                    .to_owned();
+                let answer = format!(r#"{{"jsonrpc":"2.0","result":"fresh","id":{id}}}"#);
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{answer}",
+                    answer.len()
+                );
+                let _ = stream.write_all(response.as_bytes()).await;
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            });
+        }
+    });
+    Raw { addr, connections }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_alive_connection_the_server_closed_is_not_used_again() {
+    let raw = one_answer_per_connection_server().await;
+    let client = client(&raw);
+    for _ in 0..10 {
+        let answer: String = client.request("add", &()).await.expect("answered");
+        assert_eq!(answer, "fresh");
+        // Long enough for the server to have closed it, and the client to have seen so.
+        // (A request sent just as the server closes fails: it may have run.)
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+    assert_eq!(raw.connections.load(Ordering::SeqCst), 10);
 }
 
 #[tokio::test]

@@ -444,12 +444,10 @@ async fn shutdown_refuses_new_connections_and_finishes_a_call_in_flight() {
         .expect("serve does not panic");
 }
 
-// A current-thread runtime, as in `http_client.rs`: the client's pool hands an HTTP/1.1
-// connection back once the exchange is over, and on several worker threads the next
-// call may start before that and open a second connection (hyperium/hyper#4134; reuse
-// is best-effort, as the client's docs say). On one thread the small answer is read
-// whole, and the connection is back in the pool, before the next call starts.
-#[tokio::test]
+// On two worker threads: the client's pool takes an HTTP/1.1 connection back as soon
+// as its answer has been read, before the call returns, so the next call finds it
+// whichever thread runs what.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http1_keeps_one_connection_alive_and_http2_multiplexes_one() {
     let (running, _, _) = start_gated().await;
     let url = format!("http://{}", running.addr);

@@ -85,6 +85,11 @@ pub(crate) struct MethodView {
     pub(crate) params_expr: String,
     /// The params as they reach the handler: `params.a, params.b`.
     pub(crate) handler_args: String,
+    /// The params struct's fields, as a struct expression lists them: `a, b`.
+    pub(crate) field_list: String,
+    /// The pattern that takes apart what `::rpcsmith::codegen::decode` returns, nested
+    /// pairs in declaration order: `(a, (b, ()))`.
+    pub(crate) decode_pattern: String,
     /// Serialize the params struct by name (else by position).
     pub(crate) by_name: bool,
     /// The number of params that are always sent by position.
@@ -116,8 +121,6 @@ pub(crate) struct ParamView {
     pub(crate) attrs: Vec<String>,
     /// The field and argument type (`Option<T>` when optional).
     pub(crate) ty: String,
-    /// `required` or `optional`: the decoding function.
-    pub(crate) decode: String,
     pub(crate) index: usize,
     /// Sent by position only when a later param is present.
     pub(crate) conditional: bool,
@@ -284,6 +287,8 @@ fn method(m: &Method, defs: &[TypeDef]) -> MethodView {
         format!("&{params_name} {{ {} }}", fields.join(", "))
     };
     let handler_args: Vec<String> = fields.iter().map(|f| format!(", params.{f}")).collect();
+    let field_list = fields.join(", ");
+    let decode_pattern = decode_pattern(&fields);
     let names: Vec<String> = m.params.iter().map(|p| string_literal(&p.wire)).collect();
     let errors: Vec<ErrorView> = m.errors.iter().map(|e| error(e, defs)).collect();
     let has_errors = !errors.is_empty() && m.result.is_some();
@@ -300,6 +305,8 @@ fn method(m: &Method, defs: &[TypeDef]) -> MethodView {
         params_name,
         params_expr,
         handler_args: handler_args.concat(),
+        field_list,
+        decode_pattern,
         by_name: m.sends == ParamsBy::Name,
         fixed_len,
         structure: format!(
@@ -353,10 +360,23 @@ fn param(p: &Param, index: usize, fixed_len: usize, defs: &[TypeDef]) -> ParamVi
         docs: doc_attrs(&text),
         attrs,
         ty: ty_expr_in(&ty, defs, "types::"),
-        decode: if p.required { "required" } else { "optional" }.to_owned(),
         index,
         conditional: index >= fixed_len,
     }
+}
+
+/// `(a, (b, ()))` for fields `a` and `b`: the nested pairs `::rpcsmith::codegen::decode`
+/// returns.
+fn decode_pattern(fields: &[&str]) -> String {
+    let mut pattern = String::new();
+    for field in fields {
+        pattern.push('(');
+        pattern.push_str(field);
+        pattern.push_str(", ");
+    }
+    pattern.push_str("()");
+    pattern.push_str(&")".repeat(fields.len()));
+    pattern
 }
 
 /// The positional length: up to the last optional param given, else the fixed part.

@@ -203,6 +203,9 @@ impl Shared {
         message: Bytes,
         timeout: Duration,
     ) -> Result<Vec<Outcome>, Failure> {
+        if self.request_response {
+            return self.exchange_many(ids, message, timeout).await;
+        }
         let receivers: Vec<_> = ids.iter().map(|&id| self.pending.insert(id)).collect();
         let mut registration = Registration::new(&self.pending, Ids::Many(ids));
         // Dropped before the registration: cancels the calls still waiting, one by one.
@@ -225,6 +228,38 @@ impl Shared {
             registration.settled();
             cancel.disarm();
             Ok(outcomes)
+        };
+        tokio::time::timeout(timeout, exchange)
+            .await
+            .unwrap_or(Err(Failure::Timeout))
+    }
+}
+
+impl Shared {
+    /// [`call_many`](Shared::call_many) over a request/response transport: the
+    /// outcomes are read from the answer `send` returns.
+    async fn exchange_many(
+        &self,
+        ids: &[u64],
+        message: Bytes,
+        timeout: Duration,
+    ) -> Result<Vec<Outcome>, Failure> {
+        if self.pending.is_closed() {
+            return Err(Failure::Closed);
+        }
+        let _waiting = self.pending.waiting_inline(ids.len());
+        let exchange = async {
+            let mut outcomes = vec![None; ids.len()];
+            match self.transport.send(message).await {
+                Ok(Delivery::Answer(answer)) => route::read_answer(&answer, ids, &mut outcomes),
+                // A request/response transport has nothing to route.
+                Ok(Delivery::NoAnswer | Delivery::Routed) => {}
+                Err(error) => return Err(failure(error)),
+            }
+            Ok(outcomes
+                .into_iter()
+                .map(|outcome| outcome.unwrap_or(Err(Failure::Missing)))
+                .collect())
         };
         tokio::time::timeout(timeout, exchange)
             .await

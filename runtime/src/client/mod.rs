@@ -80,7 +80,7 @@ pub use route::Inbox;
 use crate::transport::{self, Delivery, ErrorKind, Transport};
 use bytes::Bytes;
 use error::Failure;
-use pending::{Ids, Pending, Registration};
+use pending::{Ids, Outcome, Pending, Registration};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::convert::Infallible;
@@ -106,6 +106,10 @@ pub struct Client {
 
 struct Shared {
     transport: Box<dyn Transport>,
+    /// Whether the transport answers every message from its `send`
+    /// ([`Transport::is_request_response`]): its calls then wait for that answer
+    /// without a place in the table of pending calls.
+    request_response: bool,
     pending: Arc<Pending>,
     next_id: AtomicU64,
 }
@@ -130,6 +134,7 @@ impl Builder {
         transport.attach(Inbox::new(&pending));
         Client {
             shared: Arc::new(Shared {
+                request_response: transport.is_request_response(),
                 transport: Box::new(transport),
                 pending,
                 next_id: AtomicU64::new(1),
@@ -322,6 +327,9 @@ impl fmt::Debug for Client {
 impl Shared {
     /// Sends one call and waits for its result bytes.
     async fn call(&self, id: u64, message: Bytes, timeout: Duration) -> Result<Bytes, Failure> {
+        if self.request_response {
+            return self.exchange(id, message, timeout).await;
+        }
         let receiver = self.pending.insert(id);
         let mut registration = Registration::new(&self.pending, Ids::One(id));
         // Declared after the registration, so dropped before it: it still sees which
@@ -338,6 +346,31 @@ impl Shared {
             registration.settled();
             cancel.disarm();
             outcome
+        };
+        tokio::time::timeout(timeout, exchange)
+            .await
+            .unwrap_or(Err(Failure::Timeout))
+    }
+
+    /// Sends one call over a request/response transport and reads its result from the
+    /// answer `send` returns.
+    async fn exchange(&self, id: u64, message: Bytes, timeout: Duration) -> Outcome {
+        if self.pending.is_closed() {
+            return Err(Failure::Closed);
+        }
+        let _waiting = self.pending.waiting_inline(1);
+        let exchange = async {
+            match self.transport.send(message).await {
+                Ok(Delivery::Answer(answer)) => {
+                    let mut outcome = [None];
+                    route::read_answer(&answer, &[id], &mut outcome);
+                    let [outcome] = outcome;
+                    outcome.unwrap_or(Err(Failure::Missing))
+                }
+                // A request/response transport has nothing to route.
+                Ok(Delivery::NoAnswer | Delivery::Routed) => Err(Failure::Missing),
+                Err(error) => Err(failure(error)),
+            }
         };
         tokio::time::timeout(timeout, exchange)
             .await

@@ -4,7 +4,7 @@ use super::error::Failure;
 use bytes::Bytes;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use tokio::sync::oneshot;
 
@@ -41,6 +41,9 @@ impl Hasher for IdHasher {
 pub(crate) struct Pending {
     calls: Mutex<Calls>,
     closed: AtomicBool,
+    /// Calls over a request/response transport, which wait for their answer without
+    /// an entry in `calls`; counted so that [`Pending::len`] counts them too.
+    inline: AtomicUsize,
 }
 
 impl Pending {
@@ -112,8 +115,30 @@ impl Pending {
         self.closed.load(Ordering::SeqCst)
     }
 
+    /// Calls waiting, in the table or inline.
     pub(crate) fn len(&self) -> usize {
-        self.calls().len()
+        self.calls().len() + self.inline.load(Ordering::Relaxed)
+    }
+
+    /// Counts `calls` calls waiting inline until the returned guard is dropped.
+    pub(crate) fn waiting_inline(&self, calls: usize) -> Inline<'_> {
+        self.inline.fetch_add(calls, Ordering::Relaxed);
+        Inline {
+            count: &self.inline,
+            calls,
+        }
+    }
+}
+
+/// Calls waiting inline; see [`Pending::waiting_inline`].
+pub(crate) struct Inline<'a> {
+    count: &'a AtomicUsize,
+    calls: usize,
+}
+
+impl Drop for Inline<'_> {
+    fn drop(&mut self) {
+        self.count.fetch_sub(self.calls, Ordering::Relaxed);
     }
 }
 

@@ -9,37 +9,60 @@ use serde_json::value::RawValue;
 use std::sync::{Arc, Weak};
 
 /// Routes the answer to one request/response exchange (an HTTP response body, say) to
-/// the calls the exchange carried, `ids` in ascending order.
+/// the calls the exchange carried, `ids` in ascending order, as [`read_answer`] reads
+/// it.
+pub(crate) fn route_answer(pending: &Pending, answer: &Bytes, ids: &[u64]) {
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; ids.len()];
+    read_answer(answer, ids, &mut outcomes);
+    for (&id, outcome) in ids.iter().zip(outcomes) {
+        if let Some(outcome) = outcome {
+            pending.complete(id, outcome);
+        }
+    }
+}
+
+/// Reads the answer to one request/response exchange into the outcome of each call
+/// the exchange carried: `outcomes[i]` for `ids[i]`, `ids` in ascending order. Calls
+/// whose outcome is already there are left alone.
 ///
 /// Responses are matched by id, only among `ids`, each member of a batch answer read on
 /// its own. Because the pairing of request and answer is known here, an error response
 /// with `id: null` (the server could not read the id: invalid JSON, a refused body) is
-/// delivered to every call of the exchange left without a response of its own. Calls
+/// the outcome of every call of the exchange left without a response of its own. Calls
 /// still unanswered after that get [`Failure::Invalid`] when the answer, or a member of
 /// it (which may be the answer they lack), could not be read, and [`Failure::Missing`]
 /// otherwise.
-pub(crate) fn route_answer(pending: &Pending, answer: &Bytes, ids: &[u64]) {
+pub(crate) fn read_answer(answer: &Bytes, ids: &[u64], outcomes: &mut [Option<Outcome>]) {
     let mut null_error: Option<ErrorObject> = None;
     let parsed = wire::parse_answer(answer, |id, body| match id {
-        ResponseId::Number(id) if ids.binary_search(&id).is_ok() => {
-            pending.complete(id, outcome(answer, body));
-        }
+        ResponseId::Number(id) => match ids.binary_search(&id) {
+            // The first response to a call is its outcome; a repeated one is ignored.
+            Ok(index) if outcomes[index].is_none() => {
+                outcomes[index] = Some(outcome(answer, body));
+            }
+            Ok(_) => {}
+            Err(_) => tracing::debug!("ignored a response to a call this exchange did not carry"),
+        },
         ResponseId::Null => {
             if let Err(error) = body {
                 null_error.get_or_insert(error);
             }
         }
-        _ => tracing::debug!("ignored a response to a call this exchange did not carry"),
+        ResponseId::Other => {
+            tracing::debug!("ignored a response to a call this exchange did not carry");
+        }
     });
+    if outcomes.iter().all(Option::is_some) {
+        return;
+    }
     let leftover = match (parsed, null_error) {
         (Err(reason), _) => Failure::Invalid(reason),
         (Ok(_), Some(error)) => Failure::Error(error),
         (Ok(Some(reason)), None) => Failure::Invalid(reason),
         (Ok(None), None) => Failure::Missing,
     };
-    for &id in ids {
-        // Only the calls still waiting are completed; the others were answered above.
-        pending.complete(id, Err(leftover.clone()));
+    for slot in outcomes.iter_mut().filter(|slot| slot.is_none()) {
+        *slot = Some(Err(leftover.clone()));
     }
 }
 

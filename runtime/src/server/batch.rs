@@ -1,6 +1,6 @@
 //! Batches: members run concurrently up to a limit, responses come out in request order.
 
-use std::sync::Arc;
+use std::task::{Context as TaskContext, Waker};
 
 use futures_util::FutureExt;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -9,7 +9,7 @@ use crate::protocol::{Entry, ErrorObject, Id, write_error};
 
 use super::call::{self, Started};
 use super::dispatch::CallResult;
-use super::engine::{ConnectionState, Shared, error_message, write_response};
+use super::engine::{Origin, Shared, error_message, write_response};
 
 /// Runs a batch: answers each entry in place; `None` when every entry was a notification.
 ///
@@ -22,7 +22,7 @@ use super::engine::{ConnectionState, Shared, error_message, write_response};
 /// `-32008` with `id: null`, so an oversized answer is never buffered whole.
 pub(crate) async fn run(
     shared: &Shared,
-    connection: &Arc<ConnectionState>,
+    origin: Origin<'_, '_>,
     entries: &[Entry<'_>],
 ) -> Option<Vec<u8>> {
     let limit = shared.limits.batch_concurrency.max(1);
@@ -31,7 +31,7 @@ pub(crate) async fn run(
     for (index, entry) in entries.iter().enumerate() {
         while pending.len() >= limit {
             if let Some((done, result)) = pending.next().await {
-                ordered.complete(done, &result);
+                ordered.complete(done, result);
             }
         }
         if ordered.too_large() {
@@ -41,20 +41,21 @@ pub(crate) async fn run(
             Entry::Request(r) => (Some(&r.id), &*r.method, r.params),
             Entry::Notification(n) => (None, &*n.method, n.params),
             Entry::Invalid(_) => {
-                ordered.complete(index, &Err(ErrorObject::invalid_request()));
+                ordered.complete(index, Err(ErrorObject::invalid_request()));
                 continue;
             }
         };
-        match call::start(shared, connection, method, id, params) {
-            Started::Done(result) => ordered.complete(index, &result),
-            Started::Running(mut running) => match (&mut running).now_or_never() {
-                Some(result) => ordered.complete(index, &result),
-                None => pending.push(running.map(move |result| (index, result))),
-            },
+        // Polled once at once (the set of pending calls polls them with its own waker).
+        let mut cx = TaskContext::from_waker(Waker::noop());
+        match call::start(shared, origin, method, id, params, &mut cx) {
+            Started::Done(result) => ordered.complete(index, result),
+            Started::Running(running) => {
+                pending.push(running.map(move |result| (index, result)));
+            }
         }
     }
     while let Some((done, result)) = pending.next().await {
-        ordered.complete(done, &result);
+        ordered.complete(done, result);
         if ordered.too_large() {
             return Some(too_large());
         }
@@ -98,7 +99,16 @@ impl<'e, 'a> Ordered<'e, 'a> {
         }
     }
 
-    fn complete(&mut self, index: usize, result: &CallResult) {
+    /// Writes entry `index`'s response in order, or aside until the entries before it
+    /// are written; the result's buffer is then recycled for a later result.
+    fn complete(&mut self, index: usize, result: CallResult) {
+        self.place(index, &result);
+        if let Ok(encoded) = result {
+            encoded.recycle();
+        }
+    }
+
+    fn place(&mut self, index: usize, result: &CallResult) {
         if index != self.next {
             if self.parked.is_empty() {
                 self.parked.resize(self.entries.len(), None);

@@ -4,7 +4,6 @@
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
@@ -16,7 +15,7 @@ use crate::protocol::{ErrorObject, Id};
 
 use super::Context;
 use super::dispatch::{BoxFuture, CallResult, Reply, ReplyInner};
-use super::engine::{ConnectionState, Shared};
+use super::engine::{Origin, Shared};
 use super::middleware::{Call, Next};
 
 /// A call that has started: answered already, or running.
@@ -42,48 +41,58 @@ pub(crate) fn dispatch(
 }
 
 /// Starts a call: takes an in-flight slot, builds its context and span, runs the sync part
-/// (decoding params) and returns the answer or the running future.
+/// (decoding params) and polls the handler once with `cx`; returns the answer, or the
+/// running call when the handler is still waiting.
 pub(crate) fn start<'a>(
     shared: &'a Shared,
-    connection: &'a Arc<ConnectionState>,
+    origin: Origin<'_, 'a>,
     method: &'a str,
-    id: Option<&Id<'a>>,
+    id: Option<&Id<'_>>,
     params: Option<&'a RawValue>,
+    cx: &mut TaskContext<'_>,
 ) -> Started<'a> {
-    let Some(slot) = Slot::acquire(&connection.in_flight, shared.limits.max_in_flight) else {
+    let Some(slot) = Slot::acquire(origin.in_flight, shared.limits.max_in_flight) else {
         return Started::Done(Err(ErrorObject::server_busy()));
     };
     let span = tracing::debug_span!("call", method, id = id.map(Id::as_json));
-    let context = Context::from_parts(method, id, connection.clone());
+    let context = Context::from_parts(method, id, origin.state.cloned());
     let entered = span.enter();
-    // `Ok(future)` to run, `Err(result)` answered at once.
+    // `Ok(future)` still running, `Err(result)` answered.
     let begun = catch_unwind(AssertUnwindSafe(|| {
-        if shared.middleware.is_empty() {
+        let mut future: BoxFuture<'a, CallResult> = if shared.middleware.is_empty() {
             match dispatch(shared, method, params, context).0 {
-                ReplyInner::Ready(result) => Err(result),
-                ReplyInner::Pending(future) => Ok(future as BoxFuture<'a, CallResult>),
+                ReplyInner::Ready(result) => return Err(result),
+                ReplyInner::Pending(future) => future,
             }
         } else {
-            Ok(Next::start(shared).run(Call {
+            Next::start(shared).run(Call {
                 method,
                 params,
                 context,
-            }))
+            })
+        };
+        match future.as_mut().poll(cx) {
+            Poll::Ready(result) => Err(result),
+            Poll::Pending => Ok(future),
         }
     }));
     drop(entered);
-    let future: BoxFuture<'a, CallResult> = match begun {
+    let future = match begun {
         Ok(Ok(future)) => future,
         Ok(Err(result)) => return Started::Done(result),
         Err(_) => return Started::Done(Err(panicked(&span))),
     };
-    Started::Running(Running {
+    let mut running = Running {
         future,
         span,
         _slot: slot,
         timeout: shared.limits.handler_timeout,
         sleep: None,
-    })
+    };
+    match running.poll_deadline(cx) {
+        Poll::Ready(result) => Started::Done(result),
+        Poll::Pending => Started::Running(running),
+    }
 }
 
 fn panicked(span: &Span) -> ErrorObject {
@@ -139,22 +148,28 @@ impl Running<'_> {
     }
 }
 
-/// One of a connection's in-flight slots, released on drop.
-pub(crate) struct Slot<'a>(&'a AtomicUsize);
+/// One of a connection's in-flight slots, released on drop; or the one slot of a call
+/// that is a message of its own (no count).
+pub(crate) struct Slot<'a>(Option<&'a AtomicUsize>);
 
 impl<'a> Slot<'a> {
-    fn acquire(in_flight: &'a AtomicUsize, max: usize) -> Option<Self> {
-        let previous = in_flight.fetch_add(1, Ordering::Acquire);
+    fn acquire(in_flight: Option<&'a AtomicUsize>, max: usize) -> Option<Self> {
+        let Some(count) = in_flight else {
+            return (max > 0).then_some(Slot(None));
+        };
+        let previous = count.fetch_add(1, Ordering::Acquire);
         if previous >= max {
-            in_flight.fetch_sub(1, Ordering::Release);
+            count.fetch_sub(1, Ordering::Release);
             return None;
         }
-        Some(Slot(in_flight))
+        Some(Slot(Some(count)))
     }
 }
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Release);
+        if let Some(count) = self.0 {
+            count.fetch_sub(1, Ordering::Release);
+        }
     }
 }

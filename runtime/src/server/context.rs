@@ -2,12 +2,11 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
 
 use crate::protocol::Id;
 
 use super::Metadata;
-use super::engine::{ConnectionState, InFlight};
+use super::engine::ConnectionState;
 
 /// Everything a handler may want to know about its call besides the params: the method,
 /// the id, the transport's [`Metadata`] and typed extensions.
@@ -32,24 +31,22 @@ pub struct Context {
     text: Text,
     method_len: usize,
     has_id: bool,
-    connection: Arc<ConnectionState>,
+    /// `None` when the transport said nothing about the connection.
+    connection: Option<Arc<ConnectionState>>,
     extensions: http::Extensions,
 }
 
 impl Context {
     /// A context for a call of `method`; `id` is `None` for a notification.
     pub fn new(method: &str, id: Option<Id<'_>>, metadata: Metadata) -> Self {
-        let connection = Arc::new(ConnectionState {
-            metadata,
-            in_flight: InFlight::Own(AtomicUsize::new(0)),
-        });
+        let connection = ConnectionState::shared(metadata);
         Self::from_parts(method, id.as_ref(), connection)
     }
 
     pub(crate) fn from_parts(
         method: &str,
         id: Option<&Id<'_>>,
-        connection: Arc<ConnectionState>,
+        connection: Option<Arc<ConnectionState>>,
     ) -> Self {
         let id_json = id.map_or("", Id::as_json);
         Context {
@@ -87,7 +84,10 @@ impl Context {
 
     /// What the transport knows about the connection.
     pub fn metadata(&self) -> &Metadata {
-        &self.connection.metadata
+        match &self.connection {
+            Some(connection) => &connection.metadata,
+            None => Metadata::empty(),
+        }
     }
 
     /// The peer's address, when the transport has one.

@@ -1,5 +1,6 @@
 //! A call's result, serialized once, straight into the buffer its response is sent from.
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::Serialize;
@@ -25,10 +26,23 @@ impl Encoded {
     ///
     /// When `value` fails to serialize (a map with non-string keys, a failing `Serialize`).
     pub fn new<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
-        let mut buf = Vec::with_capacity(64);
-        buf.extend_from_slice(RESULT_PREFIX);
+        let mut buf = SPARE.take();
+        if buf.is_empty() {
+            buf = Vec::with_capacity(64);
+            buf.extend_from_slice(RESULT_PREFIX);
+        } else {
+            buf.truncate(RESULT_PREFIX.len());
+        }
         serde_json::to_writer(&mut buf, value)?;
         Ok(Encoded { buf })
+    }
+
+    /// Gives the buffer back for the next result serialized on this thread, once the
+    /// result has been copied out (into a batch's response). Large buffers are dropped.
+    pub(crate) fn recycle(self) {
+        if self.buf.capacity() <= MAX_SPARE {
+            SPARE.set(self.buf);
+        }
     }
 
     /// Wraps JSON that is already serialized.
@@ -69,6 +83,16 @@ impl Encoded {
         write_id_and_close(out, id);
     }
 }
+
+thread_local! {
+    /// A result buffer to reuse (empty, or `RESULT_PREFIX` followed by an old result):
+    /// the calls of a batch, whose results are copied into the batch's response, then
+    /// serialize into one buffer rather than one each.
+    static SPARE: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// Largest buffer kept for reuse.
+const MAX_SPARE: usize = 4096;
 
 /// Serializes a handler's result.
 ///

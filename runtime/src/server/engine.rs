@@ -7,11 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::value::RawValue;
 
-use crate::protocol::{Entry, ErrorObject, Id, Message, write_error};
+use crate::protocol::{ErrorObject, Id, write_error};
 
-use super::batch;
-use super::call::{self, Started};
 use super::dispatch::CallResult;
+use super::handling::Handling;
 use super::{Dispatch, Encoded, Limits, Metadata, Middleware};
 
 /// What every clone of a [`Server`] shares.
@@ -72,33 +71,36 @@ pub struct Connection {
     state: Arc<ConnectionState>,
 }
 
-/// What a message's calls share: the metadata, and the in-flight count of the
-/// connection they came on.
+/// What a connection's calls share: the metadata, and the count of its calls in flight.
 #[derive(Debug)]
 pub(crate) struct ConnectionState {
     pub(crate) metadata: Metadata,
-    pub(crate) in_flight: InFlight,
+    pub(crate) in_flight: AtomicUsize,
 }
 
-/// A connection's count of calls in flight: its own, or one shared with the other
-/// messages of the same socket that each carry their own metadata (HTTP requests on one
-/// kept-alive or HTTP/2 connection).
-#[derive(Debug)]
-pub(crate) enum InFlight {
-    Own(AtomicUsize),
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    Shared(Arc<AtomicUsize>),
-}
-
-impl std::ops::Deref for InFlight {
-    type Target = AtomicUsize;
-
-    fn deref(&self) -> &AtomicUsize {
-        match self {
-            InFlight::Own(count) => count,
-            InFlight::Shared(count) => count,
+impl ConnectionState {
+    /// The state calls share, unless the transport said nothing (empty metadata): then
+    /// calls need none of their own.
+    #[inline]
+    pub(crate) fn shared(metadata: Metadata) -> Option<Arc<Self>> {
+        // Not `then`: its closure would copy the metadata once more.
+        if metadata.is_empty() {
+            return None;
         }
+        Some(Arc::new(ConnectionState {
+            metadata,
+            in_flight: AtomicUsize::new(0),
+        }))
     }
+}
+
+/// Where a message's calls come from: the state their contexts share (`None` when the
+/// transport said nothing), and the count of calls in flight they join (`None` for a
+/// message handled as if on a connection of its own).
+#[derive(Clone, Copy)]
+pub(crate) struct Origin<'s, 'a> {
+    pub(crate) state: Option<&'s Arc<ConnectionState>>,
+    pub(crate) in_flight: Option<&'a AtomicUsize>,
 }
 
 impl Server {
@@ -128,7 +130,7 @@ impl Server {
             shared: self.shared.clone(),
             state: Arc::new(ConnectionState {
                 metadata,
-                in_flight: InFlight::Own(AtomicUsize::new(0)),
+                in_flight: AtomicUsize::new(0),
             }),
         }
     }
@@ -136,18 +138,21 @@ impl Server {
     /// Handles one message as if it came on a connection of its own: its calls are the
     /// only ones [`Limits::max_in_flight`] counts. Transports with long-lived connections
     /// should hold a [`Server::connection`] instead.
+    ///
+    /// Nothing runs before the future is polled; a message whose calls all finish on
+    /// their first poll is answered within that poll, without allocating more than the
+    /// answer.
     pub fn handle<'a>(
         &'a self,
         message: &'a [u8],
         metadata: Metadata,
     ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
-        let connection = self.connection(metadata);
-        async move { connection.handle(message).await }
+        Handling::alone(&self.shared, ConnectionState::shared(metadata), message)
     }
 
     /// Handles one message with metadata of its own, its calls counted against
     /// [`Limits::max_in_flight`] together with every other message sharing `in_flight`
-    /// (the requests of one HTTP connection). Costs no more than [`Server::handle`].
+    /// (the requests of one HTTP connection). Costs about what [`Server::handle`] does.
     #[cfg(feature = "http")]
     pub(crate) fn handle_counted<'a>(
         &'a self,
@@ -155,14 +160,14 @@ impl Server {
         metadata: Metadata,
         in_flight: Arc<AtomicUsize>,
     ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
-        let connection = Connection {
-            shared: self.shared.clone(),
-            state: Arc::new(ConnectionState {
-                metadata,
-                in_flight: InFlight::Shared(in_flight),
-            }),
-        };
-        async move { connection.handle(message).await }
+        let state = ConnectionState::shared(metadata);
+        async move {
+            let origin = Origin {
+                state: state.as_ref(),
+                in_flight: Some(&*in_flight),
+            };
+            Handling::counted(&self.shared, origin, message).await
+        }
     }
 }
 
@@ -204,27 +209,19 @@ impl Connection {
     ///
     /// The future finishes when every call in the message has (notifications included),
     /// so a transport that awaits it before answering applies backpressure.
-    #[expect(
-        clippy::manual_async_fn,
-        reason = "the signature promises `Send`, which transports that spawn rely on"
-    )]
+    ///
+    /// Nothing runs before the future is polled; a message whose calls all finish on
+    /// their first poll is answered within that poll, without allocating more than the
+    /// answer.
     pub fn handle<'a>(
         &'a self,
         message: &'a [u8],
     ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
-        async move {
-            let limits = &self.shared.limits;
-            if message.len() > limits.max_request_size {
-                return Some(error_message(&ErrorObject::request_too_large()));
-            }
-            match Message::parse_limited(message, limits.max_batch_len) {
-                Err(error) => Some(error_message(&error)),
-                Ok(Message::Single(entry)) => self.single(&entry).await,
-                Ok(Message::Batch(entries)) => {
-                    batch::run(&self.shared, &self.state, &entries).await
-                }
-            }
-        }
+        let origin = Origin {
+            state: Some(&self.state),
+            in_flight: Some(&self.state.in_flight),
+        };
+        Handling::counted(&self.shared, origin, message)
     }
 
     /// Handles a message its transport has already read (a symmetric connection reads
@@ -250,28 +247,6 @@ impl Connection {
     /// How many calls are in flight on this connection now.
     pub fn in_flight(&self) -> usize {
         self.state.in_flight.load(Ordering::Relaxed)
-    }
-
-    async fn single(&self, entry: &Entry<'_>) -> Option<Vec<u8>> {
-        let (id, method, params) = match entry {
-            Entry::Request(r) => (Some(&r.id), &*r.method, r.params),
-            Entry::Notification(n) => (None, &*n.method, n.params),
-            Entry::Invalid(error) => return Some(error_message(error)),
-        };
-        let result = match call::start(&self.shared, &self.state, method, id, params) {
-            Started::Done(result) => result,
-            Started::Running(running) => running.await,
-        };
-        let id = id?;
-        let max_size = self.shared.limits.max_response_size;
-        Some(match result {
-            Ok(encoded) if encoded.len() <= max_size => encoded.into_response(id),
-            _ => {
-                let mut out = Vec::with_capacity(96);
-                write_response(&mut out, id, &result, max_size);
-                out
-            }
-        })
     }
 }
 

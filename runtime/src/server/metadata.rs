@@ -27,3 +27,17 @@ pub struct Metadata {
     /// Typed data from the transport and its layers (for instance an authenticated user).
     pub extensions: http::Extensions,
 }
+
+impl Metadata {
+    /// Whether the transport said nothing: then calls share one empty `Metadata` rather
+    /// than a connection state of their own.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.peer.is_none() && self.headers.is_none() && self.extensions.is_empty()
+    }
+
+    /// The metadata of calls whose transport said nothing.
+    pub(crate) fn empty() -> &'static Metadata {
+        static EMPTY: std::sync::LazyLock<Metadata> = std::sync::LazyLock::new(Metadata::default);
+        &EMPTY
+    }
+}

@@ -67,6 +67,7 @@ mod context;
 mod dispatch;
 mod encoded;
 mod engine;
+mod handling;
 mod limits;
 mod metadata;
 mod middleware;

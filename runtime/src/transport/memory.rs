@@ -49,6 +49,10 @@ impl Link {
 }
 
 impl Transport for Link {
+    fn is_request_response(&self) -> bool {
+        true
+    }
+
     fn send(&self, message: Bytes) -> SendFuture<'_> {
         Box::pin(async move {
             Ok(match self.connection.handle(&message).await {

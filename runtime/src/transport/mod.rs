@@ -79,6 +79,18 @@ pub trait Transport: Send + Sync + 'static {
         let _ = inbox;
     }
 
+    /// Whether this is a request/response transport: the answer to every message comes
+    /// back from that message's own [`send`](Transport::send) ([`Delivery::Answer`] or
+    /// [`Delivery::NoAnswer`], never [`Delivery::Routed`]), and nothing arrives through
+    /// the [`Inbox`]. The client then waits for each call's answer where it sent it,
+    /// without registering the call in its table of pending calls.
+    ///
+    /// The default, `false`, is right for every transport; a request/response transport
+    /// that says `true` saves the client that work.
+    fn is_request_response(&self) -> bool {
+        false
+    }
+
     /// Sends one message and returns what came back on this exchange.
     ///
     /// # Errors

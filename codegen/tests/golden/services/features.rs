@@ -750,15 +750,12 @@ impl AddParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (a, (b, ())) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::ByPosition,
             &["a", "b"],
         )?;
-        ::std::result::Result::Ok(Self {
-            a: params.required(0)?,
-            b: params.required(1)?,
-        })
+        ::std::result::Result::Ok(Self { a, b })
     }
 }
 #[allow(deprecated)]
@@ -773,15 +770,15 @@ impl GreetParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (name, (greeting, (punctuation, ()))) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::ByName,
             &["name", "greeting", "punctuation"],
         )?;
         ::std::result::Result::Ok(Self {
-            name: params.required(0)?,
-            greeting: params.optional(1)?,
-            punctuation: params.optional(2)?,
+            name,
+            greeting,
+            punctuation,
         })
     }
 }
@@ -797,15 +794,12 @@ impl DivideParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (numerator, (denominator, ())) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["numerator", "denominator"],
         )?;
-        ::std::result::Result::Ok(Self {
-            numerator: params.required(0)?,
-            denominator: params.required(1)?,
-        })
+        ::std::result::Result::Ok(Self { numerator, denominator })
     }
 }
 #[allow(deprecated)]
@@ -820,16 +814,12 @@ impl EthGetBalanceParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (address, (block, (unit, ()))) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::ByPosition,
             &["address", "block", "unit"],
         )?;
-        ::std::result::Result::Ok(Self {
-            address: params.required(0)?,
-            block: params.optional(1)?,
-            unit: params.optional(2)?,
-        })
+        ::std::result::Result::Ok(Self { address, block, unit })
     }
 }
 #[allow(deprecated)]
@@ -844,15 +834,12 @@ impl LogParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (message, (level, ())) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["message", "level"],
         )?;
-        ::std::result::Result::Ok(Self {
-            message: params.required(0)?,
-            level: params.optional(1)?,
-        })
+        ::std::result::Result::Ok(Self { message, level })
     }
 }
 #[allow(deprecated)]
@@ -867,14 +854,12 @@ impl New2Params {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (r#type, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["type"],
         )?;
-        ::std::result::Result::Ok(Self {
-            r#type: params.required(0)?,
-        })
+        ::std::result::Result::Ok(Self { r#type })
     }
 }
 /// Features, served: implement it, then serve `FeaturesDispatcher::new(your_impl)`.
@@ -1104,11 +1089,9 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 })
             }
             "Filecoin.ChainHead" => {
-                if let ::std::result::Result::Err(error) = ::rpcsmith::codegen::Params::parse(
-                    params,
-                    ::rpcsmith::codegen::Structure::Either,
-                    &[],
-                ) {
+                if let ::std::result::Result::Err(error) = ::rpcsmith::codegen::decode::<
+                    (),
+                >(params, ::rpcsmith::codegen::Structure::Either, &[]) {
                     return ::rpcsmith::server::Reply::err(error);
                 }
                 let server = ::std::sync::Arc::clone(&self.server);

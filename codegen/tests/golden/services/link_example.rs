@@ -691,14 +691,12 @@ impl GetUserByNameParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (username, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["username"],
         )?;
-        ::std::result::Result::Ok(Self {
-            username: params.required(0)?,
-        })
+        ::std::result::Result::Ok(Self { username })
     }
 }
 #[allow(deprecated)]
@@ -713,14 +711,12 @@ impl GetRepositoriesByOwnerParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (username, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["username"],
         )?;
-        ::std::result::Result::Ok(Self {
-            username: params.required(0)?,
-        })
+        ::std::result::Result::Ok(Self { username })
     }
 }
 #[allow(deprecated)]
@@ -735,15 +731,12 @@ impl GetRepositoryParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (username, (slug, ())) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["username", "slug"],
         )?;
-        ::std::result::Result::Ok(Self {
-            username: params.required(0)?,
-            slug: params.required(1)?,
-        })
+        ::std::result::Result::Ok(Self { username, slug })
     }
 }
 #[allow(deprecated)]
@@ -758,16 +751,12 @@ impl GetPullRequestsByRepositoryParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (username, (slug, (state, ()))) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["username", "slug", "state"],
         )?;
-        ::std::result::Result::Ok(Self {
-            username: params.required(0)?,
-            slug: params.required(1)?,
-            state: params.optional(2)?,
-        })
+        ::std::result::Result::Ok(Self { username, slug, state })
     }
 }
 #[allow(deprecated)]
@@ -782,16 +771,12 @@ impl GetPullRequestsByIdParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (username, (slug, (pid, ()))) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["username", "slug", "pid"],
         )?;
-        ::std::result::Result::Ok(Self {
-            username: params.required(0)?,
-            slug: params.required(1)?,
-            pid: params.required(2)?,
-        })
+        ::std::result::Result::Ok(Self { username, slug, pid })
     }
 }
 #[allow(deprecated)]
@@ -806,16 +791,12 @@ impl MergePullRequestParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (username, (slug, (pid, ()))) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["username", "slug", "pid"],
         )?;
-        ::std::result::Result::Ok(Self {
-            username: params.required(0)?,
-            slug: params.required(1)?,
-            pid: params.required(2)?,
-        })
+        ::std::result::Result::Ok(Self { username, slug, pid })
     }
 }
 /// Links, served: implement it, then serve `LinksDispatcher::new(your_impl)`.

@@ -294,12 +294,12 @@ impl ListPetsParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (limit, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::ByName,
             &["limit"],
         )?;
-        ::std::result::Result::Ok(Self { limit: params.optional(0)? })
+        ::std::result::Result::Ok(Self { limit })
     }
 }
 #[allow(deprecated)]
@@ -314,14 +314,12 @@ impl GetPetParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (pet_id, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::ByPosition,
             &["petId"],
         )?;
-        ::std::result::Result::Ok(Self {
-            pet_id: params.required(0)?,
-        })
+        ::std::result::Result::Ok(Self { pet_id })
     }
 }
 /// Petstore By Name, served: implement it, then serve `PetstoreByNameDispatcher::new(your_impl)`.
@@ -442,11 +440,9 @@ for PetstoreByNameDispatcher<S> {
                 })
             }
             "create_pet" => {
-                if let ::std::result::Result::Err(error) = ::rpcsmith::codegen::Params::parse(
-                    params,
-                    ::rpcsmith::codegen::Structure::ByName,
-                    &[],
-                ) {
+                if let ::std::result::Result::Err(error) = ::rpcsmith::codegen::decode::<
+                    (),
+                >(params, ::rpcsmith::codegen::Structure::ByName, &[]) {
                     return ::rpcsmith::server::Reply::err(error);
                 }
                 let server = ::std::sync::Arc::clone(&self.server);

@@ -426,12 +426,12 @@ impl ListPetsParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (limit, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["limit"],
         )?;
-        ::std::result::Result::Ok(Self { limit: params.optional(0)? })
+        ::std::result::Result::Ok(Self { limit })
     }
 }
 #[allow(deprecated)]
@@ -446,15 +446,12 @@ impl CreatePetParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (new_pet_name, (new_pet_tag, ())) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["newPetName", "newPetTag"],
         )?;
-        ::std::result::Result::Ok(Self {
-            new_pet_name: params.required(0)?,
-            new_pet_tag: params.optional(1)?,
-        })
+        ::std::result::Result::Ok(Self { new_pet_name, new_pet_tag })
     }
 }
 #[allow(deprecated)]
@@ -469,14 +466,12 @@ impl GetPetParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (pet_id, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["petId"],
         )?;
-        ::std::result::Result::Ok(Self {
-            pet_id: params.required(0)?,
-        })
+        ::std::result::Result::Ok(Self { pet_id })
     }
 }
 /// Petstore, served: implement it, then serve `PetstoreDispatcher::new(your_impl)`.

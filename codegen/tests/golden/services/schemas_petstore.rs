@@ -517,16 +517,12 @@ impl AddPetParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (name, (kind, (tags, ()))) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::ByName,
             &["name", "kind", "tags"],
         )?;
-        ::std::result::Result::Ok(Self {
-            name: params.required(0)?,
-            kind: params.required(1)?,
-            tags: params.optional(2)?,
-        })
+        ::std::result::Result::Ok(Self { name, kind, tags })
     }
 }
 #[allow(deprecated)]
@@ -541,15 +537,12 @@ impl ListPetsParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (kind, (limit, ())) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::ByPosition,
             &["kind", "limit"],
         )?;
-        ::std::result::Result::Ok(Self {
-            kind: params.required(0)?,
-            limit: params.optional(1)?,
-        })
+        ::std::result::Result::Ok(Self { kind, limit })
     }
 }
 #[allow(deprecated)]
@@ -564,12 +557,12 @@ impl GetPetParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (id, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["id"],
         )?;
-        ::std::result::Result::Ok(Self { id: params.required(0)? })
+        ::std::result::Result::Ok(Self { id })
     }
 }
 #[allow(deprecated)]
@@ -584,12 +577,12 @@ impl PetVisitedParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (id, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["id"],
         )?;
-        ::std::result::Result::Ok(Self { id: params.required(0)? })
+        ::std::result::Result::Ok(Self { id })
     }
 }
 /// Petstore, served: implement it, then serve `PetstoreDispatcher::new(your_impl)`.

@@ -272,15 +272,12 @@ impl AdditionParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (a, (b, ())) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["a", "b"],
         )?;
-        ::std::result::Result::Ok(Self {
-            a: params.optional(0)?,
-            b: params.optional(1)?,
-        })
+        ::std::result::Result::Ok(Self { a, b })
     }
 }
 #[allow(deprecated)]
@@ -295,15 +292,12 @@ impl SubtractionParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (a, (b, ())) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["a", "b"],
         )?;
-        ::std::result::Result::Ok(Self {
-            a: params.optional(0)?,
-            b: params.optional(1)?,
-        })
+        ::std::result::Result::Ok(Self { a, b })
     }
 }
 /// Simple Math, served: implement it, then serve `SimpleMathDispatcher::new(your_impl)`.

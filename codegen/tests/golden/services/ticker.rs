@@ -480,15 +480,12 @@ impl SubscribeParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (symbol, (every, ())) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::ByName,
             &["symbol", "every"],
         )?;
-        ::std::result::Result::Ok(Self {
-            symbol: params.required(0)?,
-            every: params.optional(1)?,
-        })
+        ::std::result::Result::Ok(Self { symbol, every })
     }
 }
 #[allow(deprecated)]
@@ -503,14 +500,12 @@ impl UnsubscribeParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (subscription, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["subscription"],
         )?;
-        ::std::result::Result::Ok(Self {
-            subscription: params.required(0)?,
-        })
+        ::std::result::Result::Ok(Self { subscription })
     }
 }
 /// Ticker, served: implement it, then serve `TickerDispatcher::new(your_impl)`.
@@ -747,15 +742,12 @@ impl TickerTickParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (subscription, (price, ())) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::ByName,
             &["subscription", "price"],
         )?;
-        ::std::result::Result::Ok(Self {
-            subscription: params.required(0)?,
-            price: params.required(1)?,
-        })
+        ::std::result::Result::Ok(Self { subscription, price })
     }
 }
 #[allow(deprecated)]
@@ -770,15 +762,12 @@ impl TickerConfirmParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (question, (deadline, ())) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::ByPosition,
             &["question", "deadline"],
         )?;
-        ::std::result::Result::Ok(Self {
-            question: params.required(0)?,
-            deadline: params.optional(1)?,
-        })
+        ::std::result::Result::Ok(Self { question, deadline })
     }
 }
 /// The server→client methods of Ticker, handled by the client: implement it, then give

@@ -1,38 +1,38 @@
-//! The HTTP client transport: one POST per message, pooled keep-alive connections.
+//! The HTTP client transport: one POST per message, on kept-alive connections.
 
+use super::body::{self, ReadError};
+use super::pool::{self, Pool};
 use crate::transport::{self, Delivery, ErrorKind, SendFuture, Transport};
 use ::http::header::{self, HeaderMap, HeaderName, HeaderValue};
-use ::http::{Method, Request, Response, StatusCode, Uri};
+use ::http::uri::PathAndQuery;
+use ::http::{Method, Request, StatusCode, Uri};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
-use hyper_util::client::legacy::Client as Pool;
+use http_body_util::Full;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The largest answer the client reads unless told otherwise: 10 MiB.
 pub const DEFAULT_MAX_RESPONSE_SIZE: usize = 10 * 1024 * 1024;
 
-/// What the pool connects with: plain TCP, or TCP then TLS for `https://` URLs.
-#[cfg(not(feature = "tls"))]
-type Connector = HttpConnector;
-#[cfg(feature = "tls")]
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+/// How many HTTP/1.1 connections a [`Client`] opens at most unless told otherwise; see
+/// [`ClientBuilder::max_connections`].
+pub const DEFAULT_CLIENT_CONNECTIONS: usize = 64;
 
 /// A JSON-RPC client transport over HTTP/1.1 (or HTTP/2 with prior knowledge), and over
 /// HTTPS with the `tls` feature (HTTP/2 then negotiated by ALPN).
 ///
 /// Each message is one `POST` to the URL; the response body is the answer. One
-/// `Client` serves any number of concurrent calls: over HTTP/1.1 each exchange takes a
-/// connection of its own, over HTTP/2 they share one. Cheap to clone: clones share the
-/// pool.
+/// `Client` serves any number of concurrent calls. Cheap to clone: clones share the
+/// connections.
 ///
-/// Connections are kept alive and reused (hyper-util's pool), **as a best effort**: a
-/// call that finds no idle connection starts a new one, even when another call's
-/// connection is about to come back to the pool (the pool races the two, hyperium/hyper
-/// issue 4134). Sequential calls usually share one connection, but nothing bounds the
-/// number of connections a client opens.
+/// Over HTTP/1.1 each exchange takes a connection of its own, kept alive afterwards and
+/// reused by the next exchange: a connection goes back to the client as soon as its
+/// answer has been read, so sequential calls share one connection, and concurrent calls
+/// open at most [`max_connections`](ClientBuilder::max_connections) (calls beyond that
+/// wait for a connection to be free, within their timeout). A connection idle for
+/// [`idle_timeout`](ClientBuilder::idle_timeout) is closed. Over HTTP/2 every exchange
+/// shares one connection.
 ///
 /// ```
 /// use rpcsmith::transport::http;
@@ -44,10 +44,18 @@ type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 /// # drop(client);
 /// # Ok::<(), rpcsmith::transport::Error>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
-    pool: Pool<Connector, Full<Bytes>>,
+    shared: Arc<Shared>,
+}
+
+/// What every exchange of a client uses, prepared once.
+struct Shared {
+    pool: Pool,
     uri: Uri,
+    /// The request target sent over HTTP/1.1: the URL's path and query.
+    origin_form: Uri,
+    /// Every request's headers: the builder's, `Host`, and the JSON defaults.
     headers: HeaderMap,
     max_response_size: usize,
 }
@@ -60,6 +68,7 @@ pub struct ClientBuilder {
     connect_timeout: Option<Duration>,
     idle_timeout: Duration,
     http2_only: bool,
+    max_connections: usize,
     max_response_size: usize,
     error: Option<transport::Error>,
     #[cfg(feature = "tls")]
@@ -84,6 +93,7 @@ impl Client {
             connect_timeout: Some(Duration::from_secs(10)),
             idle_timeout: Duration::from_secs(90),
             http2_only: false,
+            max_connections: DEFAULT_CLIENT_CONNECTIONS,
             max_response_size: DEFAULT_MAX_RESPONSE_SIZE,
             error: None,
             #[cfg(feature = "tls")]
@@ -93,74 +103,89 @@ impl Client {
 
     /// The URL every message is posted to.
     pub fn uri(&self) -> &Uri {
-        &self.uri
+        &self.shared.uri
     }
 
-    fn request(&self, message: Bytes) -> Request<Full<Bytes>> {
+    /// A request posting `message`: over HTTP/1.1 to the URL's path, with `Host`; over
+    /// HTTP/2 to the whole URL (`:scheme` and `:authority` come from it), without.
+    fn request(&self, message: Bytes, http2: bool) -> Request<Full<Bytes>> {
+        let shared = &*self.shared;
         let mut request = Request::new(Full::new(message));
         *request.method_mut() = Method::POST;
-        *request.uri_mut() = self.uri.clone();
-        // Every value of every header the builder was given (`HeaderMap::clone` keeps
-        // them all, in order), and the JSON defaults where it gave none.
-        let headers = request.headers_mut();
-        *headers = self.headers.clone();
-        headers.entry(header::CONTENT_TYPE).or_insert_with(json);
-        headers.entry(header::ACCEPT).or_insert_with(json);
+        *request.headers_mut() = shared.headers.clone();
+        if http2 {
+            *request.uri_mut() = shared.uri.clone();
+            request.headers_mut().remove(header::HOST);
+        } else {
+            *request.uri_mut() = shared.origin_form.clone();
+        }
         request
     }
 
     async fn exchange(&self, message: Bytes) -> Result<Delivery, transport::Error> {
-        let response = self
+        let shared = &*self.shared;
+        let (response, lease) = shared
             .pool
-            .request(self.request(message))
-            .await
-            .map_err(|error| {
-                let kind = if error.is_connect() {
-                    ErrorKind::Connect
-                } else {
-                    ErrorKind::Io
-                };
-                transport::Error::with_source(kind, format!("HTTP request failed: {error}"), error)
-            })?;
-        self.reply(response).await
-    }
-
-    async fn reply(&self, response: Response<Incoming>) -> Result<Delivery, transport::Error> {
+            .send(message, |message, http2| self.request(message, http2))
+            .await?;
         let status = response.status();
         let is_json = is_json(response.headers());
-        let body = Limited::new(response.into_body(), self.max_response_size)
-            .collect()
+        let body = body::read(response.into_body(), shared.max_response_size)
             .await
-            .map_err(|error| {
-                transport::Error::with_source(
+            .map_err(|error| match error {
+                ReadError::TooLarge => transport::Error::new(
+                    ErrorKind::Io,
+                    "the HTTP response body is over the size limit",
+                ),
+                ReadError::Body(error) => transport::Error::with_source(
                     ErrorKind::Io,
                     "reading the HTTP response body failed",
                     error,
-                )
-            })?
-            .to_bytes();
-        if status.is_success() {
-            return Ok(if body.is_empty() || status == StatusCode::NO_CONTENT {
-                Delivery::NoAnswer
-            } else {
-                Delivery::Answer(body)
-            });
-        }
-        // A refusal the server explains in JSON-RPC (413 with an error body, say) is an
-        // answer; anything else is a transport failure.
-        if is_json && !body.is_empty() {
-            return Ok(Delivery::Answer(body));
-        }
-        Err(transport::Error::new(
-            ErrorKind::Status,
-            format!("HTTP status {status}"),
-        ))
+                ),
+            })?;
+        // Read whole: the connection can carry the next exchange.
+        lease.release();
+        reply(status, is_json, body)
     }
 }
 
+/// What an exchange's status and body say.
+fn reply(status: StatusCode, is_json: bool, body: Bytes) -> Result<Delivery, transport::Error> {
+    if status.is_success() {
+        return Ok(if body.is_empty() || status == StatusCode::NO_CONTENT {
+            Delivery::NoAnswer
+        } else {
+            Delivery::Answer(body)
+        });
+    }
+    // A refusal the server explains in JSON-RPC (413 with an error body, say) is an
+    // answer; anything else is a transport failure.
+    if is_json && !body.is_empty() {
+        return Ok(Delivery::Answer(body));
+    }
+    Err(transport::Error::new(
+        ErrorKind::Status,
+        format!("HTTP status {status}"),
+    ))
+}
+
 impl Transport for Client {
+    fn is_request_response(&self) -> bool {
+        true
+    }
+
     fn send(&self, message: Bytes) -> SendFuture<'_> {
         Box::pin(self.exchange(message))
+    }
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("uri", &self.shared.uri)
+            .field("headers", &self.shared.headers)
+            .field("max_response_size", &self.shared.max_response_size)
+            .finish_non_exhaustive()
     }
 }
 
@@ -221,6 +246,15 @@ impl ClientBuilder {
         self
     }
 
+    /// How many HTTP/1.1 connections are open at once, at least one: as many exchanges
+    /// are in progress at once, and further calls wait for one of them to end (within
+    /// their own timeout). HTTP/2 multiplexes every exchange on one connection, which
+    /// this does not limit. The default is [`DEFAULT_CLIENT_CONNECTIONS`].
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
     /// The largest response body read; a larger one fails the exchange. The default
     /// is [`DEFAULT_MAX_RESPONSE_SIZE`].
     pub fn max_response_size(mut self, bytes: usize) -> Self {
@@ -254,18 +288,53 @@ impl ClientBuilder {
         connector.set_keepalive(Some(self.idle_timeout));
         #[cfg(feature = "tls")]
         let connector = tls_connector(connector, self.tls)?;
-        let pool = Pool::builder(TokioExecutor::new())
-            .pool_timer(TokioTimer::new())
-            .pool_idle_timeout(self.idle_timeout)
-            .http2_only(self.http2_only)
-            .build(connector);
+        let pool = Pool::new(pool::Settings {
+            connector,
+            target: uri.clone(),
+            http2_only: self.http2_only,
+            max_connections: self.max_connections,
+            idle_timeout: self.idle_timeout,
+        });
+        let origin_form = Uri::from(
+            uri.path_and_query()
+                .cloned()
+                .unwrap_or_else(|| PathAndQuery::from_static("/")),
+        );
         Ok(Client {
-            pool,
-            uri,
-            headers: self.headers,
-            max_response_size: self.max_response_size,
+            shared: Arc::new(Shared {
+                headers: request_headers(self.headers, &uri),
+                pool,
+                uri,
+                origin_form,
+                max_response_size: self.max_response_size,
+            }),
         })
     }
+}
+
+/// Every request's headers: every value of every header the builder was given, in
+/// order, then `Host` and the JSON defaults where it gave none.
+fn request_headers(mut headers: HeaderMap, uri: &Uri) -> HeaderMap {
+    if let Some(host) = host(uri) {
+        headers.entry(header::HOST).or_insert(host);
+    }
+    headers.entry(header::CONTENT_TYPE).or_insert_with(json);
+    headers.entry(header::ACCEPT).or_insert_with(json);
+    headers
+}
+
+/// The `Host` header for `uri`: its host, and its port unless the scheme's default.
+fn host(uri: &Uri) -> Option<HeaderValue> {
+    let host = uri.host()?;
+    let default_port = match uri.scheme_str() {
+        Some("https") => 443,
+        _ => 80,
+    };
+    let value = match uri.port_u16() {
+        Some(port) if port != default_port => format!("{host}:{port}"),
+        _ => host.to_owned(),
+    };
+    HeaderValue::try_from(value).ok()
 }
 
 /// Wraps `http` in TLS for `https://` URLs, with `config` or the system's roots.
@@ -273,7 +342,7 @@ impl ClientBuilder {
 fn tls_connector(
     mut http: HttpConnector,
     config: Option<rustls::ClientConfig>,
-) -> Result<Connector, transport::Error> {
+) -> Result<pool::Connector, transport::Error> {
     http.enforce_http(false);
     let builder = hyper_rustls::HttpsConnectorBuilder::new();
     let builder = match config {
@@ -320,13 +389,17 @@ fn json() -> HeaderValue {
 
 /// Whether `headers` declare a JSON body (`application/json`, parameters allowed).
 pub(crate) fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| {
-            let essence = value.split(';').next().unwrap_or_default().trim();
-            essence.eq_ignore_ascii_case("application/json")
-        })
+    const JSON: &[u8] = b"application/json";
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return false;
+    };
+    let value = value.as_bytes();
+    // The usual spelling, compared as bytes; anything else parsed.
+    if value == JSON {
+        return true;
+    }
+    let essence = value.split(|&byte| byte == b';').next().unwrap_or_default();
+    essence.trim_ascii().eq_ignore_ascii_case(JSON)
 }
 
 #[cfg(test)]
@@ -365,6 +438,9 @@ mod tests {
             ("Application/JSON; charset=utf-8", true),
             ("text/plain", false),
             ("application/jsonx", false),
+            ("  application/json ;charset=utf-8", true),
+            ("application/json-seq", false),
+            ("", false),
         ] {
             headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(value));
             assert_eq!(is_json(&headers), expected, "{value}");

@@ -1,6 +1,6 @@
 //! JSON-RPC over HTTP (hyper 1): a server that is a [`tower::Service`], a [`serve`]
 //! helper for a TCP listener, and a client transport with pooled keep-alive
-//! connections (reused as a best effort: see [`Client`]).
+//! connections (see [`Client`]).
 //!
 //! # The server side
 //!
@@ -15,7 +15,7 @@
 //! | a `Content-Type` other than `application/json` (parameters allowed) | `415 Unsupported Media Type` with a JSON-RPC error body, unless [`Service::any_content_type`] |
 //!
 //! The request's headers and extensions, and the peer address when [`serve`] accepted
-//! the connection (a [`PeerAddr`] extension), reach the server engine through
+//! the connection (or a [`PeerAddr`] extension says it), reach the server engine through
 //! [`server::Metadata`](crate::server::Metadata), so handlers can authenticate.
 //! Because it is a `tower::Service`, it mounts inside an axum or hyper application
 //! and takes tower-http layers; [`serve`] (or [`Serve`], to limit connections) runs
@@ -27,11 +27,14 @@
 //! answer; see [`transport`](crate::transport) for how it plugs into a
 //! [`client::Client`](crate::client::Client).
 
+mod body;
 mod client;
+mod connection;
+mod pool;
 mod serve;
 mod service;
 
-pub use client::{Client, ClientBuilder, DEFAULT_MAX_RESPONSE_SIZE};
+pub use client::{Client, ClientBuilder, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE};
 pub(crate) use serve::Socket;
-pub use serve::{DEFAULT_MAX_CONNECTIONS, Serve, serve};
+pub use serve::{DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, Serve, serve};
 pub use service::{NoResponse, PeerAddr, Service};

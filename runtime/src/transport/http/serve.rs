@@ -1,11 +1,9 @@
 //! Serving an HTTP service (a [`Service`](super::Service), or any tower service
 //! around one) on a TCP listener.
 
-use super::service::PeerAddr;
+use super::connection;
 use ::http::{Request, Response};
 use hyper::body::{Body, Incoming};
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -14,7 +12,6 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::JoinSet;
-use tower::ServiceExt as _;
 
 /// The server's shutdown, as a request extension, for connections that outlive their
 /// HTTP exchange (WebSocket): they end when it says so, and [`Serve::run`] returns only
@@ -48,6 +45,10 @@ pub(crate) struct Socket {
 
 /// How many connections [`serve`] keeps open at once unless told otherwise.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// How long [`serve`] lets a connection wait for a request unless told otherwise: 30
+/// seconds (hyper's own default header read timeout); see [`Serve::header_timeout`].
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -97,11 +98,17 @@ where
 
 /// Serves an HTTP service on a TCP listener; [`serve`] with settings.
 ///
-/// Each connection speaks HTTP/1.1 with keep-alive or HTTP/2 (detected from its first
-/// bytes), and each request carries the connection's peer address as a [`PeerAddr`]
-/// extension, which [`Service`](super::Service) hands to the engine. The requests of
-/// one connection (in turn over HTTP/1.1, at once as HTTP/2 streams) share its budget
-/// of calls in flight, [`Limits::max_in_flight`](crate::server::Limits::max_in_flight).
+/// Each connection speaks HTTP/1.1 with keep-alive, or HTTP/2 with prior knowledge
+/// (told apart once per connection by whether its first bytes are the HTTP/2 preface).
+/// The engine learns the connection's peer address
+/// ([`Metadata::peer`](crate::server::Metadata)); when the service is wrapped in
+/// layers, each request also carries it as a [`PeerAddr`](super::PeerAddr) extension,
+/// for the layers to read. The requests of one connection (in turn over HTTP/1.1, at
+/// once as HTTP/2 streams) share its budget of calls in flight,
+/// [`Limits::max_in_flight`](crate::server::Limits::max_in_flight).
+///
+/// A connection that waits too long for a request is closed; see
+/// [`header_timeout`](Serve::header_timeout).
 ///
 /// At most [`max_connections`](Serve::max_connections) connections are open at once,
 /// WebSocket connections upgraded from them included (each keeps its slot until it
@@ -114,6 +121,7 @@ pub struct Serve<S> {
     listener: TcpListener,
     service: S,
     max_connections: usize,
+    header_timeout: Option<Duration>,
 }
 
 impl<S, B> Serve<S>
@@ -131,6 +139,7 @@ where
             listener,
             service,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            header_timeout: Some(DEFAULT_HEADER_TIMEOUT),
         }
     }
 
@@ -138,6 +147,23 @@ where
     /// [`DEFAULT_MAX_CONNECTIONS`].
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.clamp(1, Semaphore::MAX_PERMITS);
+        self
+    }
+
+    /// How long a connection may wait for a request: for its first bytes, for the rest
+    /// of a request's head, or idle between kept-alive requests, while none of its
+    /// requests is in progress. A connection that waits longer is closed, so that peers
+    /// that connect and send nothing, or a header a byte at a time (slowloris), cannot
+    /// hold [`max_connections`](Serve::max_connections) slots for long. `None` lets
+    /// connections wait forever. The default is [`DEFAULT_HEADER_TIMEOUT`].
+    ///
+    /// The wait is checked by one timer per connection, not per request: a connection is
+    /// closed once it has started no request during two consecutive checks, so after
+    /// waiting between one and two of these periods. (hyper's own header read timeout,
+    /// which this replaces, arms a timer for every request.) A request in progress,
+    /// however long its handler or its body takes, keeps its connection open.
+    pub fn header_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.header_timeout = timeout.filter(|timeout| !timeout.is_zero());
         self
     }
 
@@ -170,7 +196,16 @@ where
                 in_flight: Arc::new(AtomicUsize::new(0)),
                 _slot: permit.map(Arc::new),
             };
-            connections.spawn(connection(stream, peer, self.service.clone(), socket));
+            let settings = connection::Settings {
+                header_timeout: self.header_timeout,
+            };
+            connections.spawn(connection::serve(
+                stream,
+                peer,
+                self.service.clone(),
+                socket,
+                settings,
+            ));
         }
         drop(self.listener);
         let _ = stop.send(true);
@@ -197,42 +232,5 @@ async fn next_connection(
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
-    }
-}
-
-/// Serves one connection until it ends or the server shuts down.
-async fn connection<S, B>(stream: TcpStream, peer: SocketAddr, service: S, socket: Socket)
-where
-    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<BoxError>,
-    B: Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<BoxError>,
-{
-    let _ = stream.set_nodelay(true);
-    let mut stopping = socket.stopping.clone();
-    let hyper_service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
-        request.extensions_mut().insert(PeerAddr(peer));
-        request.extensions_mut().insert(socket.clone());
-        service.clone().oneshot(request)
-    });
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder.http1().timer(TokioTimer::new());
-    builder.http2().timer(TokioTimer::new());
-    let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), hyper_service);
-    let mut connection = std::pin::pin!(connection);
-    tokio::select! {
-        result = connection.as_mut() => {
-            if let Err(error) = result {
-                tracing::debug!(%error, %peer, "connection ended with an error");
-            }
-            return;
-        }
-        () = stopping.wait() => {}
-    }
-    connection.as_mut().graceful_shutdown();
-    if let Err(error) = connection.await {
-        tracing::debug!(%error, %peer, "connection ended with an error during shutdown");
     }
 }

@@ -1,23 +1,27 @@
 //! The HTTP server side: a `tower::Service` that feeds request bodies to the server engine.
 
+use super::body::{self, Data, ReadError};
 use super::client::is_json;
 use crate::protocol::{self, ErrorObject, Id};
 use crate::server::{Metadata, Server};
 use ::http::header::{self, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::Full;
 use hyper::body::Body;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::task::{Context, Poll};
 
-/// The peer's address, as a request extension. [`serve`](super::serve) inserts it;
-/// an application that accepts connections itself can insert it too, and the
-/// [`Service`] passes it on as [`Metadata::peer`](crate::server::Metadata).
+/// The peer's address, as a request extension. [`serve`](super::serve) inserts it when
+/// the service it runs is wrapped in layers, for them to read (a bare [`Service`] is
+/// told the address directly); an application that accepts connections itself can
+/// insert it too. The [`Service`] passes it on as
+/// [`Metadata::peer`](crate::server::Metadata).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PeerAddr(pub SocketAddr);
 
@@ -82,8 +86,18 @@ struct Config {
     )>,
 }
 
-/// The body of every answer.
-type Answer = Response<Full<Bytes>>;
+/// An answer, its body's data `D` (see [`Data`]).
+pub(super) type Answer<D = Bytes> = Response<Full<D>>;
+
+/// What [`serve`](super::serve) knows of the connection a request came on, when it
+/// calls a bare [`Service`] directly; through layers, the same travels as request
+/// extensions ([`PeerAddr`], the socket).
+#[derive(Debug, Default)]
+pub(super) struct Origin {
+    pub(super) peer: Option<SocketAddr>,
+    /// The socket's count of calls in flight, shared by its requests.
+    pub(super) in_flight: Option<Arc<AtomicUsize>>,
+}
 
 impl Service {
     /// A service answering with `server`, with the default settings.
@@ -139,18 +153,42 @@ impl Service {
         self
     }
 
-    /// Answers one HTTP request.
-    async fn answer<B>(self, request: Request<B>) -> Answer
+    /// Answers one HTTP request that came on `origin`.
+    pub(super) fn answer<B>(
+        &self,
+        request: Request<B>,
+        origin: Origin,
+    ) -> impl Future<Output = Result<Answer, Infallible>> + Send + 'static
     where
-        B: Body,
+        B: Body + Send + 'static,
+        B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        // Everything decided before the body is read is decided here, so that the
+        // future keeps only what reading and handling it need.
+        let exchange = self.begin::<B, Bytes>(request, origin);
+        async move {
+            match exchange {
+                Begun::Reading(exchange) => exchange.finish(()).await,
+                Begun::Answered(answer) => Ok(answer),
+            }
+        }
+    }
+
+    /// Answers at once what needs no body (refusals, WebSocket upgrades), or prepares
+    /// the exchange.
+    pub(super) fn begin<B: Body, D: Data>(
+        &self,
+        request: Request<B>,
+        origin: Origin,
+    ) -> Begun<B, D> {
         #[cfg(feature = "ws")]
         if let Some((peer, settings)) = &self.config.websocket
             && crate::transport::ws::is_upgrade(&request)
         {
             let (peer, settings) = (peer.clone(), settings.clone());
-            return crate::transport::ws::upgrade(request, peer, settings, metadata);
+            let answer = crate::transport::ws::upgrade(request, peer, settings, metadata);
+            return Begun::Answered(answer.map(|body| Full::new(D::from_vec(whole(body).into()))));
         }
         if request.method() != Method::POST {
             let mut answer = refusal(
@@ -160,77 +198,105 @@ impl Service {
             answer
                 .headers_mut()
                 .insert(header::ALLOW, HeaderValue::from_static("POST"));
-            return answer;
+            return Begun::Answered(answer);
         }
         if !self.config.any_content_type && !is_json(request.headers()) {
-            return refusal(
+            return Begun::Answered(refusal(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 &ErrorObject::new(
                     protocol::code::INVALID_REQUEST,
                     "Content-Type must be application/json",
                 ),
-            );
+            ));
         }
         let (mut parts, body) = request.into_parts();
-        let socket = parts.extensions.remove::<super::Socket>();
-        let body = match self.read(&parts.headers, body).await {
-            Ok(body) => body,
-            Err(answer) => return answer,
-        };
-        let meta = metadata(parts);
         // Under `serve`, the calls of every request on this socket share one in-flight
-        // budget; mounted elsewhere, each request has its own.
-        let answer = match socket {
-            Some(socket) => {
-                let in_flight = socket.in_flight;
-                self.server.handle_counted(&body, meta, in_flight).await
-            }
-            None => self.server.handle(&body, meta).await,
-        };
-        match answer {
-            Some(response) => json(StatusCode::OK, response.into()),
-            None => empty(match self.config.no_response {
-                NoResponse::NoContent => StatusCode::NO_CONTENT,
-                NoResponse::Accepted => StatusCode::ACCEPTED,
-            }),
-        }
-    }
-
-    /// Reads the body, refusing it as soon as it is known to be too large.
-    async fn read<B>(&self, headers: &::http::HeaderMap, body: B) -> Result<Bytes, Answer>
-    where
-        B: Body,
-        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    {
+        // budget; mounted elsewhere, each request has its own. What `serve` knows of the
+        // socket is for the transport, not for handlers.
+        let in_flight = origin.in_flight.or_else(|| {
+            let socket = parts.extensions.remove::<super::Socket>()?;
+            Some(socket.in_flight)
+        });
         let limit = self
             .config
             .max_request_size
             .unwrap_or(self.server.limits().max_request_size);
-        let too_large = || {
-            refusal(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                &ErrorObject::request_too_large(),
-            )
-        };
-        let declared = headers
-            .get(header::CONTENT_LENGTH)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.parse::<u64>().ok());
-        if declared.is_some_and(|length| length > limit as u64) {
-            return Err(too_large());
+        // A declared length (hyper's, from `Content-Length`) over the limit is refused
+        // before reading.
+        if body.size_hint().lower() > limit as u64 {
+            return Begun::Answered(too_large());
         }
-        match Limited::new(body, limit).collect().await {
-            Ok(collected) => Ok(collected.to_bytes()),
-            Err(error) if error.is::<LengthLimitError>() => Err(too_large()),
-            Err(_) => Err(empty(StatusCode::BAD_REQUEST)),
-        }
+        let mut metadata = metadata(parts);
+        metadata.peer = metadata.peer.or(origin.peer);
+        Begun::Reading(Exchange {
+            server: self.server.clone(),
+            body,
+            limit,
+            metadata,
+            in_flight,
+            no_response: self.config.no_response,
+        })
     }
 }
 
+/// What [`Service::begin`] made of a request.
+pub(super) enum Begun<B, D> {
+    /// The body is to be read and handled.
+    Reading(Exchange<B>),
+    /// The answer is known without reading the body.
+    Answered(Answer<D>),
+}
+
+/// A request accepted for reading: its body, and what handling it needs.
+pub(super) struct Exchange<B> {
+    server: Server,
+    body: B,
+    limit: usize,
+    metadata: Metadata,
+    in_flight: Option<Arc<AtomicUsize>>,
+    no_response: NoResponse,
+}
+
+impl<B> Exchange<B>
+where
+    B: Body,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    /// Reads the body, has the engine handle it, and answers; `guard` is dropped with
+    /// the future (the connection counts the request as in progress until then).
+    pub(super) async fn finish<G, D: Data>(self, guard: G) -> Result<Answer<D>, Infallible> {
+        let _guard = guard;
+        let body = match body::read(self.body, self.limit).await {
+            Ok(body) => body,
+            Err(ReadError::TooLarge) => return Ok(too_large()),
+            Err(ReadError::Body(_)) => return Ok(empty(StatusCode::BAD_REQUEST)),
+        };
+        let answer = match self.in_flight {
+            Some(in_flight) => {
+                let handled = self.server.handle_counted(&body, self.metadata, in_flight);
+                handled.await
+            }
+            None => self.server.handle(&body, self.metadata).await,
+        };
+        Ok(match answer {
+            Some(response) => json(StatusCode::OK, response),
+            None => empty(match self.no_response {
+                NoResponse::NoContent => StatusCode::NO_CONTENT,
+                NoResponse::Accepted => StatusCode::ACCEPTED,
+            }),
+        })
+    }
+}
+
+fn too_large<D: Data>() -> Answer<D> {
+    refusal(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &ErrorObject::request_too_large(),
+    )
+}
+
 /// What the engine learns of the HTTP request: peer, headers and extensions.
-fn metadata(mut parts: ::http::request::Parts) -> Metadata {
-    // What `serve` knows of the socket is for the transport, not for handlers to keep.
-    parts.extensions.remove::<super::Socket>();
+fn metadata(parts: ::http::request::Parts) -> Metadata {
     Metadata {
         peer: parts.extensions.get::<PeerAddr>().map(|peer| peer.0),
         headers: Some(parts.headers),
@@ -238,14 +304,14 @@ fn metadata(mut parts: ::http::request::Parts) -> Metadata {
     }
 }
 
-fn empty(status: StatusCode) -> Answer {
-    let mut answer = Response::new(Full::new(Bytes::new()));
+fn empty<D: Data>(status: StatusCode) -> Answer<D> {
+    let mut answer = Response::new(Full::new(D::from_vec(Vec::new())));
     *answer.status_mut() = status;
     answer
 }
 
-fn json(status: StatusCode, body: Bytes) -> Answer {
-    let mut answer = Response::new(Full::new(body));
+fn json<D: Data>(status: StatusCode, body: Vec<u8>) -> Answer<D> {
+    let mut answer = Response::new(Full::new(D::from_vec(body)));
     *answer.status_mut() = status;
     answer.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -255,10 +321,20 @@ fn json(status: StatusCode, body: Bytes) -> Answer {
 }
 
 /// An HTTP refusal explained by a JSON-RPC error with a null id.
-fn refusal(status: StatusCode, error: &ErrorObject) -> Answer {
+fn refusal<D: Data>(status: StatusCode, error: &ErrorObject) -> Answer<D> {
     let mut body = Vec::with_capacity(96);
     protocol::write_error(&mut body, &Id::NULL, error);
-    json(status, body.into())
+    json(status, body)
+}
+
+/// The data of a body that is ready at once (a `Full` one).
+#[cfg(feature = "ws")]
+fn whole(body: Full<Bytes>) -> Bytes {
+    use http_body_util::BodyExt as _;
+    futures_util::FutureExt::now_or_never(body.collect())
+        .and_then(Result::ok)
+        .map(http_body_util::Collected::to_bytes)
+        .unwrap_or_default()
 }
 
 impl<B> tower_service::Service<Request<B>> for Service
@@ -276,8 +352,7 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let service = self.clone();
-        Box::pin(async move { Ok(service.answer(request).await) })
+        Box::pin(self.answer(request, Origin::default()))
     }
 }
 

@@ -1,0 +1,219 @@
+//! Handling one message: the future [`Server::handle`](super::Server::handle) and
+//! [`Connection::handle`](super::Connection::handle) return.
+//!
+//! It is small (a few words) and does everything on its first poll: parse, dispatch, and
+//! poll each handler once with the task's waker. A single call whose handler finishes
+//! then is answered within that poll, with no state kept and nothing allocated but the
+//! answer; only what still waits (a handler, a batch) is boxed and polled on.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+use std::task::{Context as TaskContext, Poll};
+
+use crate::protocol::{Entry, ErrorObject, Id, Message};
+
+use super::batch;
+use super::call::{self, Started};
+use super::dispatch::{BoxFuture, CallResult};
+use super::engine::{ConnectionState, Origin, Shared, error_message, write_response};
+
+/// The answer to one message, as a future.
+pub(crate) struct Handling<'a> {
+    step: Step<'a>,
+}
+
+enum Step<'a> {
+    /// Not polled yet.
+    Start {
+        shared: &'a Shared,
+        caller: Caller<'a>,
+        message: &'a [u8],
+    },
+    /// Waiting on a handler, or on a batch.
+    Waiting(BoxFuture<'a, Option<Vec<u8>>>),
+    Done,
+}
+
+/// Where the message came from.
+enum Caller<'a> {
+    /// A message of its own: its calls' state, and no one else's calls to count.
+    Alone(Option<Arc<ConnectionState>>),
+    /// A message among others, sharing their state and in-flight count.
+    Counted(Origin<'a, 'a>),
+}
+
+/// What the first poll left: the answer, or what still runs.
+type Begun<'a> = Result<Option<Vec<u8>>, BoxFuture<'a, Option<Vec<u8>>>>;
+
+impl<'a> Handling<'a> {
+    /// A message handled as if on a connection of its own.
+    pub(crate) fn alone(
+        shared: &'a Shared,
+        state: Option<Arc<ConnectionState>>,
+        message: &'a [u8],
+    ) -> Self {
+        Self::start(shared, Caller::Alone(state), message)
+    }
+
+    /// A message whose calls join `origin`'s.
+    pub(crate) fn counted(shared: &'a Shared, origin: Origin<'a, 'a>, message: &'a [u8]) -> Self {
+        Self::start(shared, Caller::Counted(origin), message)
+    }
+
+    fn start(shared: &'a Shared, caller: Caller<'a>, message: &'a [u8]) -> Self {
+        Handling {
+            step: Step::Start {
+                shared,
+                caller,
+                message,
+            },
+        }
+    }
+}
+
+impl Future for Handling<'_> {
+    type Output = Option<Vec<u8>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Vec<u8>>> {
+        let this = self.get_mut();
+        if let Step::Waiting(future) = &mut this.step {
+            let answer = std::task::ready!(future.as_mut().poll(cx));
+            this.step = Step::Done;
+            return Poll::Ready(answer);
+        }
+        let Step::Start {
+            shared,
+            caller,
+            message,
+        } = std::mem::replace(&mut this.step, Step::Done)
+        else {
+            panic!("a message's answer was polled after it was given");
+        };
+        match begin(shared, caller, message, cx) {
+            Ok(answer) => Poll::Ready(answer),
+            Err(waiting) => {
+                this.step = Step::Waiting(waiting);
+                Poll::Pending
+            }
+        }
+    }
+}
+
+/// The first poll: everything that can be done at once.
+fn begin<'a>(
+    shared: &'a Shared,
+    caller: Caller<'a>,
+    message: &'a [u8],
+    cx: &mut TaskContext<'_>,
+) -> Begun<'a> {
+    let limits = &shared.limits;
+    if message.len() > limits.max_request_size {
+        return Ok(Some(error_message(&ErrorObject::request_too_large())));
+    }
+    let entries = match Message::parse_limited(message, limits.max_batch_len) {
+        Err(error) => return Ok(Some(error_message(&error))),
+        Ok(Message::Single(entry)) => return single(shared, caller, entry, cx),
+        Ok(Message::Batch(entries)) => entries,
+    };
+    let batch: BoxFuture<'a, _> = match caller {
+        Caller::Alone(state) => Box::pin(async move {
+            let in_flight = AtomicUsize::new(0);
+            let origin = Origin {
+                state: state.as_ref(),
+                in_flight: Some(&in_flight),
+            };
+            batch::run(shared, origin, &entries).await
+        }),
+        Caller::Counted(origin) => {
+            Box::pin(async move { batch::run(shared, origin, &entries).await })
+        }
+    };
+    poll_once(batch, cx)
+}
+
+/// A single call: answered at once unless its handler waits.
+fn single<'a>(
+    shared: &'a Shared,
+    caller: Caller<'a>,
+    entry: Entry<'a>,
+    cx: &mut TaskContext<'_>,
+) -> Begun<'a> {
+    let (id, method, params) = match entry {
+        Entry::Request(r) => (Some(r.id), r.method, r.params),
+        Entry::Notification(n) => (None, n.method, n.params),
+        Entry::Invalid(error) => return Ok(Some(error_message(&error))),
+    };
+    let method = match method {
+        Cow::Borrowed(method) => method,
+        // A method name with escapes: the running call may borrow its unescaped text,
+        // which must then live in the future that runs it.
+        Cow::Owned(method) => {
+            let owned = Box::pin(async move {
+                let origin = caller.origin();
+                let started = std::future::poll_fn(|cx| {
+                    Poll::Ready(call::start(
+                        shared,
+                        origin,
+                        &method,
+                        id.as_ref(),
+                        params,
+                        cx,
+                    ))
+                })
+                .await;
+                let result = match started {
+                    Started::Done(result) => result,
+                    Started::Running(running) => running.await,
+                };
+                respond(shared, id, result)
+            });
+            return poll_once(owned, cx);
+        }
+    };
+    match call::start(shared, caller.origin(), method, id.as_ref(), params, cx) {
+        Started::Done(result) => Ok(respond(shared, id, result)),
+        Started::Running(running) => Err(Box::pin(async move {
+            let result = running.await;
+            respond(shared, id, result)
+        })),
+    }
+}
+
+impl<'a> Caller<'a> {
+    fn origin(&self) -> Origin<'_, 'a> {
+        match self {
+            Caller::Alone(state) => Origin {
+                state: state.as_ref(),
+                in_flight: None,
+            },
+            Caller::Counted(origin) => *origin,
+        }
+    }
+}
+
+fn poll_once<'a>(
+    mut future: BoxFuture<'a, Option<Vec<u8>>>,
+    cx: &mut TaskContext<'_>,
+) -> Begun<'a> {
+    match future.as_mut().poll(cx) {
+        Poll::Ready(answer) => Ok(answer),
+        Poll::Pending => Err(future),
+    }
+}
+
+/// A single call's response: its result's buffer becomes the response when it can.
+fn respond(shared: &Shared, id: Option<Id<'_>>, result: CallResult) -> Option<Vec<u8>> {
+    let id = id?;
+    let max_size = shared.limits.max_response_size;
+    Some(match result {
+        Ok(encoded) if encoded.len() <= max_size => encoded.into_response(&id),
+        _ => {
+            let mut out = Vec::with_capacity(96);
+            write_response(&mut out, &id, &result, max_size);
+            out
+        }
+    })
+}

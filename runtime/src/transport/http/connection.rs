@@ -1,0 +1,483 @@
+//! One connection accepted by [`serve`](super::serve): which protocol it speaks, the glue
+//! between hyper and the service, and what watches it (the server's shutdown, the
+//! header timeout).
+//!
+//! The per-request path is kept free of per-request work that belongs to the
+//! connection: the protocol is chosen once (HTTP/2 by its preface, seen with a `peek`,
+//! so HTTP/1.1 reads go straight to the socket), the shutdown signal and the header
+//! timeout are polled only when they fire (not on every wake of the connection), and a
+//! bare [`Service`] gets the peer address and the in-flight count handed to it rather
+//! than through request extensions.
+
+use super::body::Written;
+use super::serve::{Socket, Stopping};
+use super::service::{Begun, Origin, PeerAddr, Service};
+use ::http::{Method, Request, Response};
+use futures_util::task::AtomicWaker;
+use hyper::body::{Body, Incoming};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use std::any::Any;
+use std::convert::Infallible;
+use std::fmt::Display;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tower::ServiceExt as _;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The first bytes of every HTTP/2 connection with prior knowledge (RFC 9113, 3.4).
+const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// What [`serve`](super::serve) hands each connection besides the socket.
+pub(super) struct Settings {
+    pub(super) header_timeout: Option<Duration>,
+}
+
+/// Serves one connection until it ends, the server shuts down, or it waits too long
+/// for a request.
+pub(super) async fn serve<S, B>(
+    stream: TcpStream,
+    peer: SocketAddr,
+    service: S,
+    socket: Socket,
+    settings: Settings,
+) where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    let _ = stream.set_nodelay(true);
+    let protocol = {
+        let mut stopping = socket.stopping.clone();
+        let first = within(settings.header_timeout, sniff(&stream));
+        tokio::select! {
+            protocol = first => protocol,
+            () = stopping.wait() => None,
+        }
+    };
+    let Some(protocol) = protocol else {
+        return;
+    };
+    let activity = Arc::new(Activity::default());
+    let guard = Guard::new(signal(
+        socket.stopping.clone(),
+        Arc::clone(&activity),
+        settings.header_timeout,
+    ));
+    let accepted = Accepted {
+        peer,
+        socket,
+        activity,
+    };
+    // A bare `Service` (no layers between it and `serve`) is called directly; anything
+    // else learns about the connection through request extensions.
+    match (&service as &dyn Any).downcast_ref::<Service>().cloned() {
+        Some(service) => run(stream, peer, protocol, Direct { service, accepted }, guard).await,
+        None => run(stream, peer, protocol, Layered { service, accepted }, guard).await,
+    }
+}
+
+/// What the glue services know of their connection.
+#[derive(Clone)]
+struct Accepted {
+    peer: SocketAddr,
+    socket: Socket,
+    activity: Arc<Activity>,
+}
+
+impl Accepted {
+    /// Tells a request, through its extensions, where it came from.
+    fn tag(&self, request: &mut Request<Incoming>) {
+        request.extensions_mut().insert(PeerAddr(self.peer));
+        request.extensions_mut().insert(self.socket.clone());
+    }
+}
+
+/// The protocol a connection speaks, known from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Protocol {
+    Http1,
+    Http2,
+    /// The first bytes are a beginning of the HTTP/2 preface but too short to tell:
+    /// hyper-util reads on until it knows.
+    Unsure,
+}
+
+/// Looks at the first bytes without consuming them; `None` when the peer closed (or the
+/// socket failed) before sending any.
+async fn sniff(stream: &TcpStream) -> Option<Protocol> {
+    let mut head = [0_u8; PREFACE.len()];
+    let read = stream.peek(&mut head).await.ok()?;
+    protocol_of(&head[..read])
+}
+
+fn protocol_of(head: &[u8]) -> Option<Protocol> {
+    if head.is_empty() {
+        None
+    } else if head != &PREFACE[..head.len()] {
+        Some(Protocol::Http1)
+    } else if head.len() == PREFACE.len() {
+        Some(Protocol::Http2)
+    } else {
+        Some(Protocol::Unsure)
+    }
+}
+
+/// `future`'s output, or `None` when it takes longer than `limit`.
+async fn within<T>(limit: Option<Duration>, future: impl Future<Output = Option<T>>) -> Option<T> {
+    match limit {
+        Some(limit) => tokio::time::timeout(limit, future).await.ok().flatten(),
+        None => future.await,
+    }
+}
+
+/// Runs hyper's connection for `protocol` with `glue` as its service, watched by `guard`.
+async fn run<H, B>(stream: TcpStream, peer: SocketAddr, protocol: Protocol, glue: H, guard: Guard)
+where
+    H: hyper::service::Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
+    H::Future: Send + 'static,
+    H::Error: Into<BoxError>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    let io = TokioIo::new(stream);
+    match protocol {
+        Protocol::Http1 => {
+            // Head and body copied into one buffer and sent with one `write`: answers
+            // are small, and that is cheaper than queueing the body for a `writev`.
+            let connection = hyper::server::conn::http1::Builder::new()
+                .writev(false)
+                .serve_connection(io, glue)
+                .with_upgrades();
+            Watched::new(connection, guard, peer).await;
+        }
+        Protocol::Http2 => {
+            let connection = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                .timer(TokioTimer::new())
+                .serve_connection(io, glue);
+            Watched::new(connection, guard, peer).await;
+        }
+        Protocol::Unsure => {
+            let mut builder = auto::Builder::new(TokioExecutor::new());
+            builder.http2().timer(TokioTimer::new());
+            let connection = builder.serve_connection_with_upgrades(io, glue);
+            Watched::new(connection, guard, peer).await;
+        }
+    }
+}
+
+/// A connection hyper can be asked to close gracefully.
+trait Graceful {
+    fn graceful_shutdown(self: Pin<&mut Self>);
+}
+
+macro_rules! graceful {
+    ($($connection:ty),* $(,)?) => {$(
+        impl<H> Graceful for $connection
+        where
+            H: hyper::service::HttpService<Incoming> + 'static,
+            H::Future: Send + 'static,
+            H::Error: Into<BoxError>,
+            H::ResBody: Send + 'static,
+            <H::ResBody as Body>::Data: Send,
+            <H::ResBody as Body>::Error: Into<BoxError>,
+        {
+            fn graceful_shutdown(self: Pin<&mut Self>) {
+                <$connection>::graceful_shutdown(self);
+            }
+        }
+    )*};
+}
+
+graceful!(
+    hyper::server::conn::http1::UpgradeableConnection<TokioIo<TcpStream>, H>,
+    hyper::server::conn::http2::Connection<TokioIo<TcpStream>, H, TokioExecutor>,
+    auto::UpgradeableConnection<'_, TokioIo<TcpStream>, H, TokioExecutor>,
+);
+
+pin_project_lite::pin_project! {
+    /// A hyper connection and its guard: polls the guard only when it was woken.
+    struct Watched<C> {
+        #[pin]
+        connection: C,
+        guard: Guard,
+        peer: SocketAddr,
+        closing: bool,
+    }
+}
+
+impl<C> Watched<C> {
+    fn new(connection: C, guard: Guard, peer: SocketAddr) -> Self {
+        Self {
+            connection,
+            guard,
+            peer,
+            closing: false,
+        }
+    }
+}
+
+impl<C, E> Future for Watched<C>
+where
+    C: Future<Output = Result<(), E>> + Graceful,
+    E: Display,
+{
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut this = self.project();
+        match this.guard.poll(cx) {
+            Poll::Pending => {}
+            Poll::Ready(Signal::Stop) => {
+                *this.closing = true;
+                this.connection.as_mut().graceful_shutdown();
+            }
+            Poll::Ready(Signal::Idle) => {
+                tracing::debug!(peer = %this.peer, "closing a connection that sent no request in time");
+                return Poll::Ready(());
+            }
+        }
+        match this.connection.poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Ok(())) => Poll::Ready(()),
+            Poll::Ready(Err(error)) => {
+                let during = if *this.closing {
+                    " during shutdown"
+                } else {
+                    ""
+                };
+                tracing::debug!(%error, peer = %this.peer, "connection ended with an error{during}");
+                Poll::Ready(())
+            }
+        }
+    }
+}
+
+/// Why a connection should close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Signal {
+    /// The server shuts down: finish what is in progress, then close.
+    Stop,
+    /// A whole header timeout (at least) went by with no request started and none in
+    /// progress: the peer is idle or sending a request's head too slowly.
+    Idle,
+}
+
+/// Resolves when the server shuts down, or when the connection has spent a header
+/// timeout without starting a request and with none in progress, as seen at the end of
+/// two consecutive periods of `timeout`: so it waited for a request between one and two
+/// periods.
+async fn signal(
+    mut stopping: Stopping,
+    activity: Arc<Activity>,
+    timeout: Option<Duration>,
+) -> Signal {
+    let idle = async {
+        let Some(period) = timeout else {
+            return std::future::pending().await;
+        };
+        let mut seen = activity.started();
+        loop {
+            tokio::time::sleep(period).await;
+            let started = activity.started();
+            if started == seen && activity.finished() == started {
+                return;
+            }
+            seen = started;
+        }
+    };
+    tokio::select! {
+        biased;
+        () = stopping.wait() => Signal::Stop,
+        () = idle => Signal::Idle,
+    }
+}
+
+/// The requests of one connection, counted as they start and finish.
+#[derive(Debug, Default)]
+pub(super) struct Activity {
+    started: AtomicU64,
+    finished: AtomicU64,
+}
+
+impl Activity {
+    fn started(&self) -> u64 {
+        self.started.load(Ordering::Relaxed)
+    }
+
+    fn finished(&self) -> u64 {
+        self.finished.load(Ordering::Relaxed)
+    }
+
+    /// Counts a request as started, until the returned guard is dropped.
+    fn start(self: &Arc<Self>) -> InProgress {
+        self.started.fetch_add(1, Ordering::Relaxed);
+        InProgress(Arc::clone(self))
+    }
+}
+
+/// A request in progress; counted as finished when dropped.
+#[derive(Debug)]
+pub(super) struct InProgress(Arc<Activity>);
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        self.0.finished.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The [`signal`] future, polled with a waker of its own, so that the connection's
+/// many wake-ups do not poll it: only its own (a timer, the shutdown) do.
+struct Guard {
+    signal: Option<Pin<Box<dyn Future<Output = Signal> + Send>>>,
+    woken: Arc<Woken>,
+    waker: Waker,
+    /// The connection task's waker last registered in `woken`.
+    registered: Option<Waker>,
+}
+
+/// Whether the signal future was woken, and the connection task to wake then.
+#[derive(Default)]
+struct Woken {
+    flag: AtomicBool,
+    task: AtomicWaker,
+}
+
+impl Wake for Woken {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.flag.store(true, Ordering::Release);
+        self.task.wake();
+    }
+}
+
+impl Guard {
+    fn new(signal: impl Future<Output = Signal> + Send + 'static) -> Self {
+        let woken = Arc::new(Woken::default());
+        // Polled once at first, to start its timer and watch the shutdown.
+        woken.flag.store(true, Ordering::Relaxed);
+        Self {
+            signal: Some(Box::pin(signal)),
+            waker: Waker::from(Arc::clone(&woken)),
+            woken,
+            registered: None,
+        }
+    }
+
+    /// The signal once it has come (only once); pending otherwise.
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Signal> {
+        let Some(signal) = self.signal.as_mut() else {
+            return Poll::Pending;
+        };
+        // Registered once: the connection task's waker stays the same, and stays in
+        // `woken.task` until a wake-up of the signal takes it.
+        if !self
+            .registered
+            .as_ref()
+            .is_some_and(|registered| registered.will_wake(cx.waker()))
+        {
+            self.woken.task.register(cx.waker());
+            self.registered = Some(cx.waker().clone());
+        }
+        if !self.woken.flag.swap(false, Ordering::AcqRel) {
+            return Poll::Pending;
+        }
+        // That wake-up took the registered waker: register it again before polling the
+        // signal, so that no later wake-up is lost.
+        self.woken.task.register(cx.waker());
+        let outcome = signal.as_mut().poll(&mut Context::from_waker(&self.waker));
+        if outcome.is_ready() {
+            self.signal = None;
+        }
+        outcome
+    }
+}
+
+/// The hyper service for a bare [`Service`]: what `serve` knows of the connection is
+/// handed to it directly.
+#[derive(Clone)]
+struct Direct {
+    service: Service,
+    accepted: Accepted,
+}
+
+impl hyper::service::Service<Request<Incoming>> for Direct {
+    type Response = super::service::Answer<Written>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
+        let accepted = &self.accepted;
+        let in_progress = accepted.activity.start();
+        if request.method() != Method::POST {
+            // A WebSocket upgrade finds the socket where a layered service would.
+            accepted.tag(&mut request);
+        }
+        let origin = Origin {
+            peer: Some(accepted.peer),
+            in_flight: Some(Arc::clone(&accepted.socket.in_flight)),
+        };
+        match self.service.begin(request, origin) {
+            Begun::Reading(exchange) => Box::pin(exchange.finish(in_progress)),
+            Begun::Answered(answer) => Box::pin(std::future::ready(Ok(answer))),
+        }
+    }
+}
+
+/// The hyper service for any other tower service (layers around a [`Service`]): the
+/// peer address and the socket travel as request extensions.
+#[derive(Clone)]
+struct Layered<S> {
+    service: S,
+    accepted: Accepted,
+}
+
+impl<S, B> hyper::service::Service<Request<Incoming>> for Layered<S>
+where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response<B>;
+    type Error = S::Error;
+    type Future = Counted<tower::util::Oneshot<S, Request<Incoming>>>;
+
+    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
+        let in_progress = self.accepted.activity.start();
+        self.accepted.tag(&mut request);
+        Counted {
+            call: self.service.clone().oneshot(request),
+            _in_progress: in_progress,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A request's future, counted as in progress until it is dropped.
+    struct Counted<F> {
+        #[pin]
+        call: F,
+        _in_progress: InProgress,
+    }
+}
+
+impl<F: Future> Future for Counted<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        self.project().call.poll(cx)
+    }
+}

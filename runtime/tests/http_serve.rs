@@ -1,0 +1,210 @@
+//! What `serve` does with the connections it accepts, below the HTTP exchanges: the
+//! header timeout that closes connections waiting too long for a request, and telling
+//! HTTP/2 from HTTP/1.1 by the first bytes, however they arrive.
+
+mod client_support;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use rpcsmith::client::Client;
+use rpcsmith::transport::http::{self, Serve, Service};
+use serde_json::Value;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Every test waits at most this long for anything.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// Serves the test methods with `header_timeout` until the runtime ends.
+async fn start(header_timeout: Option<Duration>) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let service = Service::new(client_support::server());
+    let serve = Serve::new(listener, service).header_timeout(header_timeout);
+    tokio::spawn(serve.run(std::future::pending()));
+    addr
+}
+
+/// How long until the server closes `socket`, reading (and discarding) what it sends.
+async fn closed_after(mut socket: TcpStream) -> Duration {
+    let start = Instant::now();
+    let mut rest = Vec::new();
+    tokio::time::timeout(PATIENCE, socket.read_to_end(&mut rest))
+        .await
+        .expect("the server closes the connection")
+        .expect("read until closed");
+    start.elapsed()
+}
+
+#[tokio::test]
+async fn connections_waiting_too_long_for_a_request_are_closed() {
+    let timeout = Duration::from_millis(150);
+    let addr = start(Some(timeout)).await;
+    // One connects and sends nothing.
+    let silent = TcpStream::connect(addr).await.expect("connect");
+    // One sends half a request head.
+    let mut slow = TcpStream::connect(addr).await.expect("connect");
+    slow.write_all(b"POST / HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .expect("write");
+    // One makes a call, then stays idle.
+    let mut idle = TcpStream::connect(addr).await.expect("connect");
+    let call = br#"{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}"#;
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        call.len()
+    );
+    idle.write_all(head.as_bytes()).await.expect("write");
+    idle.write_all(call).await.expect("write");
+    let mut answer = [0_u8; 12];
+    idle.read_exact(&mut answer).await.expect("an answer");
+    assert_eq!(&answer, b"HTTP/1.1 200");
+
+    for (name, socket) in [("silent", silent), ("slow", slow), ("idle", idle)] {
+        let waited = closed_after(socket).await;
+        // Between one and two periods after it started waiting, with some slack for a
+        // busy machine.
+        assert!(waited <= 2 * timeout + PATIENCE / 4, "{name}: {waited:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_call_in_progress_outlasts_the_header_timeout() {
+    let addr = start(Some(Duration::from_millis(50))).await;
+    let client = Client::new(http::Client::new(&format!("http://{addr}")).expect("valid URL"));
+    // Its handler takes six periods; the connection stays open for its answer.
+    let answer: i64 = client
+        .with_timeout(PATIENCE)
+        .request("sleep", &(300, 7))
+        .await
+        .expect("answered");
+    assert_eq!(answer, 7);
+}
+
+#[tokio::test]
+async fn without_a_header_timeout_an_idle_connection_stays_open() {
+    let addr = start(None).await;
+    let mut socket = TcpStream::connect(addr).await.expect("connect");
+    let mut byte = [0_u8; 1];
+    let read = tokio::time::timeout(Duration::from_millis(300), socket.read(&mut byte)).await;
+    assert!(read.is_err(), "still open, nothing sent: {read:?}");
+}
+
+/// A socket whose first write leaves out the first `skip` bytes (sent by the test
+/// beforehand), so that the HTTP/2 preface reaches the server in two pieces.
+struct Skipping {
+    socket: TcpStream,
+    skip: usize,
+}
+
+impl AsyncRead for Skipping {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.socket).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Skipping {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let skip = self.skip.min(buf.len());
+        if skip > 0 {
+            self.skip -= skip;
+            return Poll::Ready(Ok(skip));
+        }
+        Pin::new(&mut self.socket).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.socket).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.socket).poll_shutdown(cx)
+    }
+}
+
+#[tokio::test]
+async fn an_http2_preface_in_pieces_is_still_http2() {
+    let addr = start(Some(PATIENCE)).await;
+    for split in [1, 3, 16, 23] {
+        let mut socket = TcpStream::connect(addr).await.expect("connect");
+        socket.set_nodelay(true).expect("nodelay");
+        let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+        socket.write_all(&preface[..split]).await.expect("write");
+        // Long enough for the server to look at the first piece alone.
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let io = TokioIo::new(Skipping {
+            socket,
+            skip: split,
+        });
+        let (mut sender, connection) =
+            hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
+                .await
+                .expect("an HTTP/2 handshake");
+        tokio::spawn(connection);
+        let request = Request::post("http://localhost/")
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from_static(
+                br#"{"jsonrpc":"2.0","method":"add","params":[20,22],"id":1}"#,
+            )))
+            .expect("a request");
+        let response = sender.send_request(request).await.expect("answered");
+        assert_eq!(response.version(), hyper::Version::HTTP_2);
+        let body = response.into_body().collect().await.expect("a body");
+        let answer: Value = serde_json::from_slice(&body.to_bytes()).expect("JSON");
+        assert_eq!(answer["result"], 42, "split after {split} bytes");
+    }
+}
+
+#[tokio::test]
+async fn a_body_in_many_chunks_up_to_the_limit_is_read_whole() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let call = br#"{"jsonrpc":"2.0","method":"add","params":[20,22],"id":1}"#;
+    let service = Service::new(client_support::server()).max_request_size(call.len());
+    tokio::spawn(http::serve(listener, service, std::future::pending()));
+    let mut socket = TcpStream::connect(addr).await.expect("connect");
+    socket.set_nodelay(true).expect("nodelay");
+    socket
+        .write_all(
+            b"POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+              transfer-encoding: chunked\r\n\r\n",
+        )
+        .await
+        .expect("write");
+    // One chunk of every 8 bytes, each sent on its own: the server reads several frames.
+    for piece in call.chunks(8) {
+        let chunk = format!("{:x}\r\n", piece.len());
+        socket.write_all(chunk.as_bytes()).await.expect("write");
+        socket.write_all(piece).await.expect("write");
+        socket.write_all(b"\r\n").await.expect("write");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    socket.write_all(b"0\r\n\r\n").await.expect("write");
+    let mut answer = Vec::new();
+    let mut buffer = [0_u8; 1024];
+    while !answer.ends_with(b"}") {
+        let read = tokio::time::timeout(PATIENCE, socket.read(&mut buffer))
+            .await
+            .expect("an answer")
+            .expect("read");
+        assert!(read > 0, "closed without an answer: {answer:?}");
+        answer.extend_from_slice(&buffer[..read]);
+    }
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.ends_with(r#""result":42,"id":1}"#), "{answer}");
+}
