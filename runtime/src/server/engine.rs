@@ -228,15 +228,15 @@ impl Connection {
     /// each message once, to tell calls from responses): [`handle`](Self::handle)
     /// after its size check and parse.
     #[cfg(feature = "stream")]
-    pub(crate) async fn handle_parsed(
-        &self,
-        message: Result<Message<'_>, ErrorObject>,
-    ) -> Option<Vec<u8>> {
-        match message {
-            Err(error) => Some(error_message(&error)),
-            Ok(Message::Single(entry)) => self.single(&entry).await,
-            Ok(Message::Batch(entries)) => batch::run(&self.shared, &self.state, &entries).await,
-        }
+    pub(crate) fn handle_parsed<'a>(
+        &'a self,
+        message: Result<crate::protocol::Message<'a>, ErrorObject>,
+    ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
+        let origin = Origin {
+            state: Some(&self.state),
+            in_flight: Some(&self.state.in_flight),
+        };
+        Handling::parsed(&self.shared, origin, message)
     }
 
     /// What the transport said about this connection.

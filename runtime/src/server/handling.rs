@@ -32,6 +32,13 @@ enum Step<'a> {
         caller: Caller<'a>,
         message: &'a [u8],
     },
+    /// Not polled yet, the message read already by its transport.
+    #[cfg(feature = "stream")]
+    Parsed {
+        shared: &'a Shared,
+        caller: Caller<'a>,
+        message: Result<Message<'a>, ErrorObject>,
+    },
     /// Waiting on a handler, or on a batch.
     Waiting(BoxFuture<'a, Option<Vec<u8>>>),
     Done,
@@ -63,6 +70,24 @@ impl<'a> Handling<'a> {
         Self::start(shared, Caller::Counted(origin), message)
     }
 
+    /// A message its transport has already read (see
+    /// [`Connection::handle_parsed`](super::Connection::handle_parsed)), whose calls
+    /// join `origin`'s.
+    #[cfg(feature = "stream")]
+    pub(crate) fn parsed(
+        shared: &'a Shared,
+        origin: Origin<'a, 'a>,
+        message: Result<Message<'a>, ErrorObject>,
+    ) -> Self {
+        Handling {
+            step: Step::Parsed {
+                shared,
+                caller: Caller::Counted(origin),
+                message,
+            },
+        }
+    }
+
     fn start(shared: &'a Shared, caller: Caller<'a>, message: &'a [u8]) -> Self {
         Handling {
             step: Step::Start {
@@ -84,15 +109,23 @@ impl Future for Handling<'_> {
             this.step = Step::Done;
             return Poll::Ready(answer);
         }
-        let Step::Start {
-            shared,
-            caller,
-            message,
-        } = std::mem::replace(&mut this.step, Step::Done)
-        else {
-            panic!("a message's answer was polled after it was given");
+        let begun = match std::mem::replace(&mut this.step, Step::Done) {
+            Step::Start {
+                shared,
+                caller,
+                message,
+            } => begin(shared, caller, message, cx),
+            #[cfg(feature = "stream")]
+            Step::Parsed {
+                shared,
+                caller,
+                message,
+            } => begin_parsed(shared, caller, message, cx),
+            Step::Waiting(_) | Step::Done => {
+                panic!("a message's answer was polled after it was given")
+            }
         };
-        match begin(shared, caller, message, cx) {
+        match begun {
             Ok(answer) => Poll::Ready(answer),
             Err(waiting) => {
                 this.step = Step::Waiting(waiting);
@@ -113,7 +146,22 @@ fn begin<'a>(
     if message.len() > limits.max_request_size {
         return Ok(Some(error_message(&ErrorObject::request_too_large())));
     }
-    let entries = match Message::parse_limited(message, limits.max_batch_len) {
+    begin_parsed(
+        shared,
+        caller,
+        Message::parse_limited(message, limits.max_batch_len),
+        cx,
+    )
+}
+
+/// The first poll, once the message is read.
+fn begin_parsed<'a>(
+    shared: &'a Shared,
+    caller: Caller<'a>,
+    message: Result<Message<'a>, ErrorObject>,
+    cx: &mut TaskContext<'_>,
+) -> Begun<'a> {
+    let entries = match message {
         Err(error) => return Ok(Some(error_message(&error))),
         Ok(Message::Single(entry)) => return single(shared, caller, entry, cx),
         Ok(Message::Batch(entries)) => entries,
