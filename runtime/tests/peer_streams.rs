@@ -504,6 +504,55 @@ async fn shutdown_closes_a_connection_whose_client_a_handler_task_holds() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_beyond_max_in_flight_are_refused_without_waiting() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut limits = rpcsmith::server::Limits::default();
+    limits.max_in_flight = 2;
+    let server = ServerSide::default();
+    let started = server.started.clone();
+    let server = Server::builder(server).limits(limits).build();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(stream::serve_tcp(
+        listener,
+        Peer::builder().serve(server),
+        Codec::Newline,
+        std::future::pending(),
+    ));
+    let mut socket = BufReader::new(tokio::net::TcpStream::connect(address).await.unwrap());
+    let hang = |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"method\":\"hang\",\"id\":{id}}}\n");
+    socket
+        .get_mut()
+        .write_all((hang(1) + &hang(2)).as_bytes())
+        .await
+        .unwrap();
+    assert!(eventually(|| started.load(Ordering::SeqCst) == 2).await);
+    // Both slots are taken by calls that wait: a request, a notification and a batch.
+    let refused = [
+        hang(3),
+        "{\"jsonrpc\":\"2.0\",\"method\":\"hang\"}\n".to_owned(),
+        "[{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[1,2],\"id\":4}]\n".to_owned(),
+    ];
+    socket
+        .get_mut()
+        .write_all(refused.concat().as_bytes())
+        .await
+        .unwrap();
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        tokio::time::timeout(PATIENCE, socket.read_line(&mut line))
+            .await
+            .unwrap()
+            .unwrap();
+        answers.push(serde_json::from_str::<serde_json::Value>(&line).unwrap());
+    }
+    let busy = |id: serde_json::Value| serde_json::json!({"jsonrpc": "2.0", "error": {"code": -32009, "message": "Server busy"}, "id": id});
+    assert_eq!(answers, [busy(3.into()), busy(serde_json::Value::Null)]);
+    assert_eq!(started.load(Ordering::SeqCst), 2, "none of them ran");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_over_the_limit_is_refused_and_the_connection_goes_on() {
     for wire in [Wire::Tcp(Codec::Newline), Wire::Tcp(Codec::ContentLength)] {
         let (handlers, _pushed) = client_side();
