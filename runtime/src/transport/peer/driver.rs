@@ -24,9 +24,6 @@ use tokio::time::{Instant, Sleep};
 const READ_BURST: usize = 32;
 /// Most bursts read in one wake-up before the task lets others run.
 const BURSTS: usize = 8;
-/// Most messages taken from the queue in one burst (the queue is polled outside
-/// Tokio's cooperative budget, which would otherwise bound this).
-const QUEUE_BURST: usize = 128;
 
 /// One connection, as a future that ends when the connection has: reading has stopped
 /// (the other side closed, [`Stop`], keep-alive, a broken stream), what was queued by
@@ -54,9 +51,6 @@ pub(crate) struct Driver<W> {
     /// The waker the stop signal and the keep-alive timer hold: they are told again
     /// only when the task polling changes (never, in practice), not at every poll.
     waker: Option<Waker>,
-    /// The queue holds this task's waker (its last poll found it empty), so while it
-    /// stays empty there is no need to poll it.
-    queue_armed: bool,
 }
 
 impl<W: Wire> Driver<W> {
@@ -81,7 +75,6 @@ impl<W: Wire> Driver<W> {
             queue_done: false,
             closing: false,
             waker: None,
-            queue_armed: false,
         }
     }
 
@@ -93,7 +86,6 @@ impl<W: Wire> Driver<W> {
             .is_some_and(|waker| waker.will_wake(cx.waker()));
         if !known {
             self.waker = Some(cx.waker().clone());
-            self.queue_armed = false;
             if self.stop.poll(cx).is_ready() {
                 return true;
             }
@@ -162,20 +154,15 @@ impl<W: Wire> Driver<W> {
         self.keep_alive = None;
     }
 
-    /// Writes what is waiting, as far as the stream takes it, then flushes. `true`
-    /// when it stopped with more queued, after [`QUEUE_BURST`] messages.
-    fn poll_write(&mut self, cx: &mut Context<'_>) -> io::Result<bool> {
-        let mut taken = 0;
+    /// Writes what is waiting, as far as the stream takes it, then flushes.
+    fn poll_write(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
         loop {
             if self.held.is_none() {
                 self.held = self.answers.pop_front();
             }
-            if self.held.is_none() && !self.queue_done && taken < QUEUE_BURST {
-                match self.poll_queue(cx) {
-                    Poll::Ready(Some(message)) => {
-                        self.held = Some(message);
-                        taken += 1;
-                    }
+            if self.held.is_none() && !self.queue_done {
+                match self.queue.poll_recv(cx) {
+                    Poll::Ready(Some(message)) => self.held = Some(message),
                     Poll::Ready(None) => self.queue_done = true,
                     Poll::Pending => {}
                 }
@@ -205,23 +192,7 @@ impl<W: Wire> Driver<W> {
             flushed?;
             self.unflushed = false;
         }
-        Ok(taken >= QUEUE_BURST)
-    }
-
-    /// The next queued message. While reading, a queue that holds this task's waker
-    /// and is still empty is not polled: it wakes the task when a message comes.
-    fn poll_queue(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
-        if self.queue_armed && self.inbound.is_some() && self.queue.is_empty() {
-            return Poll::Pending;
-        }
-        // Outside the cooperative budget: a `Pending` always means the waker is held.
-        let queue = &mut self.queue;
-        let polled = std::pin::pin!(tokio::task::unconstrained(std::future::poll_fn(|cx| {
-            queue.poll_recv(cx)
-        })))
-        .poll(cx);
-        self.queue_armed = polled.is_pending();
-        polled
+        Ok(())
     }
 
     /// Whether everything there was to write is written.
@@ -241,20 +212,17 @@ impl<W: Wire> Future for Driver<W> {
                 return Poll::Ready(());
             }
             let read = this.poll_read(cx);
-            let more_queued = match this.poll_write(cx) {
-                Ok(more_queued) => more_queued,
-                Err(error) => {
-                    tracing::debug!(%error, "writing to the connection failed");
-                    this.end_reading();
-                    this.closing = true;
-                    continue;
-                }
-            };
+            if let Err(error) = this.poll_write(cx) {
+                tracing::debug!(%error, "writing to the connection failed");
+                this.end_reading();
+                this.closing = true;
+                continue;
+            }
             if this.inbound.is_none() && this.drained() {
                 this.closing = true;
                 continue;
             }
-            if read < READ_BURST && !more_queued {
+            if read < READ_BURST {
                 return Poll::Pending;
             }
         }
