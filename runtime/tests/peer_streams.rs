@@ -505,12 +505,8 @@ async fn shutdown_closes_a_connection_whose_client_a_handler_task_holds() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_beyond_max_in_flight_are_refused_without_waiting() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let mut limits = rpcsmith::server::Limits::default();
-    limits.max_in_flight = 2;
-    let server = ServerSide::default();
-    let started = server.started.clone();
-    let server = Server::builder(server).limits(limits).build();
+    use tokio::io::{AsyncWriteExt, BufReader};
+    let (server, started) = two_slot_server();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     tokio::spawn(stream::serve_tcp(
@@ -538,15 +534,7 @@ async fn calls_beyond_max_in_flight_are_refused_without_waiting() {
         .write_all(refused.concat().as_bytes())
         .await
         .unwrap();
-    let mut answers = Vec::new();
-    for _ in 0..2 {
-        let mut line = String::new();
-        tokio::time::timeout(PATIENCE, socket.read_line(&mut line))
-            .await
-            .unwrap()
-            .unwrap();
-        answers.push(serde_json::from_str::<serde_json::Value>(&line).unwrap());
-    }
+    let answers = json_lines(&mut socket, 2).await;
     let busy = |id: serde_json::Value| serde_json::json!({"jsonrpc": "2.0", "error": {"code": -32009, "message": "Server busy"}, "id": id});
     assert_eq!(answers, [busy(3.into()), busy(serde_json::Value::Null)]);
     assert_eq!(started.load(Ordering::SeqCst), 2, "none of them ran");
@@ -605,7 +593,7 @@ async fn raw_server(codec: Codec) -> std::net::SocketAddr {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_lines_are_answered_and_the_connection_survives() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use tokio::io::{AsyncWriteExt, BufReader};
     let address = raw_server(Codec::Newline).await;
     let bystander = stream::connect_tcp(Peer::builder(), Codec::Newline, address)
         .await
@@ -620,15 +608,7 @@ async fn malformed_lines_are_answered_and_the_connection_survives() {
         b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[1,2],\"id\":\"a\"}\n",
     ];
     socket.get_mut().write_all(&input.concat()).await.unwrap();
-    let mut answers = Vec::new();
-    for _ in 0..input.len() {
-        let mut line = String::new();
-        tokio::time::timeout(PATIENCE, socket.read_line(&mut line))
-            .await
-            .unwrap()
-            .unwrap();
-        answers.push(serde_json::from_str::<serde_json::Value>(&line).unwrap());
-    }
+    let answers = json_lines(&mut socket, input.len()).await;
     // Calls run concurrently, so the answers may come in any order.
     let mut codes: Vec<i64> = answers
         .iter()
@@ -692,11 +672,7 @@ async fn requests_to_a_peer_that_serves_nothing_are_method_not_found() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_beyond_the_in_flight_limit_are_refused_busy() {
-    let mut limits = rpcsmith::server::Limits::default();
-    limits.max_in_flight = 2;
-    let server = ServerSide::default();
-    let started = server.started.clone();
-    let server = Server::builder(server).limits(limits).build();
+    let (server, started) = two_slot_server();
     let (near, far) = tokio::io::duplex(4096);
     let (read, write) = tokio::io::split(far);
     let _server = Peer::builder()
@@ -716,6 +692,34 @@ async fn calls_beyond_the_in_flight_limit_are_refused_busy() {
     for call in hung {
         call.abort();
     }
+}
+
+/// The next `n` lines of `reader`, each read as JSON.
+async fn json_lines<R>(reader: &mut R, n: usize) -> Vec<serde_json::Value>
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+{
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut line = String::new();
+        tokio::time::timeout(PATIENCE, reader.read_line(&mut line))
+            .await
+            .expect("a line in time")
+            .expect("a readable line");
+        lines.push(serde_json::from_str(&line).expect("a line of JSON"));
+    }
+    lines
+}
+
+/// A [`ServerSide`] server that runs two calls at most per connection, and the count
+/// of `hang` calls it started.
+fn two_slot_server() -> (Server, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let mut limits = rpcsmith::server::Limits::default();
+    limits.max_in_flight = 2;
+    let server = ServerSide::default();
+    let started = server.started.clone();
+    (Server::builder(server).limits(limits).build(), started)
 }
 
 /// A TCP server of [`ServerSide`] with `codec` that refuses messages over 1 KiB.
