@@ -1240,12 +1240,12 @@ impl Clone2Params {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1260,12 +1260,12 @@ impl CloneFrom2Params {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1280,12 +1280,12 @@ impl CloneInto2Params {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1300,12 +1300,12 @@ impl ToOwned2Params {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1320,12 +1320,12 @@ impl Into2Params {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1340,12 +1340,12 @@ impl TryInto2Params {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1360,12 +1360,12 @@ impl AsRefParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1380,12 +1380,12 @@ impl DropParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1400,12 +1400,12 @@ impl EqParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1420,12 +1420,12 @@ impl ToStringParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1440,12 +1440,12 @@ impl BorrowParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1460,12 +1460,12 @@ impl TypeIdParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1480,12 +1480,12 @@ impl SelfValueParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1500,12 +1500,12 @@ impl FromBlockParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1520,12 +1520,12 @@ impl IntoInner2Params {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (value, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["value"],
         )?;
-        ::std::result::Result::Ok(Self { value: params.required(0)? })
+        ::std::result::Result::Ok(Self { value })
     }
 }
 #[allow(deprecated)]
@@ -1540,14 +1540,12 @@ impl AsMutParams {
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
     ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let params = ::rpcsmith::codegen::Params::parse(
+        let (self_2, ()) = ::rpcsmith::codegen::decode(
             params,
             ::rpcsmith::codegen::Structure::Either,
             &["self"],
         )?;
-        ::std::result::Result::Ok(Self {
-            self_2: params.required(0)?,
-        })
+        ::std::result::Result::Ok(Self { self_2 })
     }
 }
 /// Std names, served: implement it, then serve `StdNamesDispatcher::new(your_impl)`.
@@ -1996,11 +1994,9 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 })
             }
             "next" => {
-                if let ::std::result::Result::Err(error) = ::rpcsmith::codegen::Params::parse(
-                    params,
-                    ::rpcsmith::codegen::Structure::Either,
-                    &[],
-                ) {
+                if let ::std::result::Result::Err(error) = ::rpcsmith::codegen::decode::<
+                    (),
+                >(params, ::rpcsmith::codegen::Structure::Either, &[]) {
                     return ::rpcsmith::server::Reply::err(error);
                 }
                 let server = ::std::sync::Arc::clone(&self.server);
