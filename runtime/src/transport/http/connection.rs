@@ -10,6 +10,7 @@
 //! than through request extensions.
 
 use super::body::Written;
+use super::rewake::Rewake;
 use super::serve::{Socket, Stopping};
 use super::service::{Begun, Origin, PeerAddr, Service};
 use ::http::{Method, Request, Response};
@@ -207,11 +208,13 @@ graceful!(
 );
 
 pin_project_lite::pin_project! {
-    /// A hyper connection and its guard: polls the guard only when it was woken.
+    /// A hyper connection and its guard: polls the guard only when it was woken, and
+    /// the connection through a [`Rewake`].
     struct Watched<C> {
         #[pin]
         connection: C,
         guard: Guard,
+        rewake: Rewake,
         peer: SocketAddr,
         closing: bool,
     }
@@ -222,6 +225,7 @@ impl<C> Watched<C> {
         Self {
             connection,
             guard,
+            rewake: Rewake::new(),
             peer,
             closing: false,
         }
@@ -248,7 +252,8 @@ where
                 return Poll::Ready(());
             }
         }
-        match this.connection.poll(cx) {
+        let connection = &mut this.connection;
+        match this.rewake.poll(cx, |own| connection.as_mut().poll(own)) {
             Poll::Pending => Poll::Pending,
             Poll::Ready(Ok(())) => Poll::Ready(()),
             Poll::Ready(Err(error)) => {

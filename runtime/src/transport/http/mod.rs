@@ -31,6 +31,7 @@ mod body;
 mod client;
 mod connection;
 mod pool;
+mod rewake;
 mod serve;
 mod service;
 
