@@ -10,7 +10,6 @@
 //! than through request extensions.
 
 use super::body::Written;
-use super::rewake::Rewake;
 use super::serve::{Socket, Stopping};
 use super::service::{Begun, Origin, PeerAddr, Service};
 use ::http::{Method, Request, Response};
@@ -208,13 +207,11 @@ graceful!(
 );
 
 pin_project_lite::pin_project! {
-    /// A hyper connection and its guard: polls the guard only when it was woken, and
-    /// the connection through a [`Rewake`].
+    /// A hyper connection and its guard: polls the guard only when it was woken.
     struct Watched<C> {
         #[pin]
         connection: C,
         guard: Guard,
-        rewake: Rewake,
         peer: SocketAddr,
         closing: bool,
     }
@@ -225,7 +222,6 @@ impl<C> Watched<C> {
         Self {
             connection,
             guard,
-            rewake: Rewake::new(),
             peer,
             closing: false,
         }
@@ -252,8 +248,7 @@ where
                 return Poll::Ready(());
             }
         }
-        let connection = &mut this.connection;
-        match this.rewake.poll(cx, |own| connection.as_mut().poll(own)) {
+        match this.connection.poll(cx) {
             Poll::Pending => Poll::Pending,
             Poll::Ready(Ok(())) => Poll::Ready(()),
             Poll::Ready(Err(error)) => {

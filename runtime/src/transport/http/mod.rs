@@ -31,7 +31,6 @@ mod body;
 mod client;
 mod connection;
 mod pool;
-mod rewake;
 mod serve;
 mod service;
 
