@@ -14,8 +14,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
-    Visitor,
+    self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -269,13 +268,13 @@ pub trait ParamList: Sized {
     #[doc(hidden)]
     const EMPTY: Self::Slots;
 
-    /// Reads the next elements of an array into the slots; `false` when the array ended
-    /// before every slot was read (or there are no more slots).
+    /// Reads the next elements of an array into the slots, until the array or the slots
+    /// end; elements left over are left for the deserializer to refuse.
     #[doc(hidden)]
     fn elements<'de, A: SeqAccess<'de>>(
         slots: &mut Self::Slots,
         seq: &mut A,
-    ) -> Result<bool, A::Error>;
+    ) -> Result<(), A::Error>;
 
     /// Reads an object member's value into slot `index`; an error when the slot is
     /// already filled.
@@ -299,8 +298,8 @@ impl ParamList for () {
     type Slots = ();
     const EMPTY: () = ();
 
-    fn elements<'de, A: SeqAccess<'de>>(_: &mut (), _: &mut A) -> Result<bool, A::Error> {
-        Ok(true)
+    fn elements<'de, A: SeqAccess<'de>>(_: &mut (), _: &mut A) -> Result<(), A::Error> {
+        Ok(())
     }
 
     fn member<'de, A: MapAccess<'de>>(_: &mut (), _: usize, _: &mut A) -> Result<(), A::Error> {
@@ -323,13 +322,13 @@ impl<T: DeserializeOwned, Rest: ParamList> ParamList for (T, Rest) {
     fn elements<'de, A: SeqAccess<'de>>(
         slots: &mut Self::Slots,
         seq: &mut A,
-    ) -> Result<bool, A::Error> {
+    ) -> Result<(), A::Error> {
         match seq.next_element_seed(Slot(PhantomData::<T>))? {
             Some(value) => {
                 slots.0 = Some(value);
                 Rest::elements(&mut slots.1, seq)
             }
-            None => Ok(false),
+            None => Ok(()),
         }
     }
 
@@ -410,9 +409,10 @@ impl<'de, P: ParamList> Visitor<'de> for OnePass<P> {
             return Err(de::Error::custom("by name"));
         }
         let mut slots = P::EMPTY;
-        if P::elements(&mut slots, &mut seq)? && seq.next_element::<IgnoredAny>()?.is_some() {
-            return Err(de::Error::custom("too many params"));
-        }
+        // Elements left over (more than the method has params) need no check here:
+        // serde_json fails an array that the visitor leaves unfinished, and the careful
+        // pass then words the `-32602`.
+        P::elements(&mut slots, &mut seq)?;
         Ok(P::finish(slots))
     }
 
