@@ -222,6 +222,14 @@ impl Converter<'_> {
         } else if has("if") && self.only_keyword(s, "if") {
             self.fallback(at, "`if`/`then`/`else` cannot be expressed")
         } else {
+            if s.get("name").is_some_and(Value::is_string) && has("schema") {
+                self.warn(
+                    at,
+                    "a content descriptor (`name` and `schema`) where a schema belongs: \
+                     read as a schema it accepts any value (generated as serde_json::Value); \
+                     refer to its `schema` instead",
+                );
+            }
             Ty::Value
         }
     }

@@ -20,6 +20,10 @@ pub mod types {
     pub type AlwaysTrue = bool;
     /// Generated from `#/components/schemas/Conditional`.
     pub type Conditional = ::rpcsmith::__private::serde_json::Value;
+    /// a content descriptor in the wrong place
+    ///
+    /// Generated from `#/components/schemas/Descriptor`.
+    pub type Descriptor = ::rpcsmith::__private::serde_json::Value;
     /// Generated from `#/components/schemas/Either`.
     pub type Either = bool;
     /// Generated from `#/components/schemas/Half`.
