@@ -2,6 +2,7 @@
 //! the client), and the data of the server's answers.
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
+use http_body_util::Full;
 use hyper::body::Body;
 
 /// Why a body could not be read whole.
@@ -41,6 +42,16 @@ pub(super) async fn read<B: Body>(body: B, limit: usize) -> Result<Bytes, ReadEr
         }
     }
     Ok(rest.map_or(first, BytesMut::freeze))
+}
+
+/// The data of a [`Full`] body, which is ready at once: a request the client's pool
+/// could not send, a WebSocket upgrade's answer.
+pub(super) fn whole(body: Full<Bytes>) -> Bytes {
+    use http_body_util::BodyExt as _;
+    futures_util::FutureExt::now_or_never(body.collect())
+        .and_then(Result::ok)
+        .map(http_body_util::Collected::to_bytes)
+        .unwrap_or_default()
 }
 
 /// The data of an answer's body: [`Bytes`] for the tower service (what axum and other
@@ -87,7 +98,7 @@ impl Buf for Written {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use http_body_util::{BodyExt as _, Full, StreamBody};
+    use http_body_util::{BodyExt as _, StreamBody};
 
     fn chunked(
         pieces: &[&'static str],

@@ -7,6 +7,7 @@
 //! its answer has been read, so the next call finds it (no background task waiting for
 //! the connection to be ready, no race between a returning connection and a new one).
 
+use super::body;
 use crate::transport::{self, ErrorKind};
 use ::http::{Request, Response, Uri};
 use bytes::Bytes;
@@ -120,7 +121,7 @@ impl Pool {
                 Ok(response) => return Ok((response, lease)),
                 Err(mut error) => match error.take_message() {
                     // Never written: the connection had been closed; try another.
-                    Some(unsent) if lease.is_reused() => message = body_of(unsent),
+                    Some(unsent) if lease.is_reused() => message = body::whole(unsent.into_body()),
                     _ => return Err(failed(error.into_error())),
                 },
             }
@@ -292,16 +293,6 @@ impl Lease<'_> {
             pool.put_back(sender);
         }
     }
-}
-
-/// The message of a request that was never sent.
-fn body_of(request: Request<Body>) -> Bytes {
-    use http_body_util::BodyExt as _;
-    // A `Full` body is ready at once.
-    futures_util::FutureExt::now_or_never(request.into_body().collect())
-        .and_then(Result::ok)
-        .map(http_body_util::Collected::to_bytes)
-        .unwrap_or_default()
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -188,7 +188,9 @@ impl Service {
         {
             let (peer, settings) = (peer.clone(), settings.clone());
             let answer = crate::transport::ws::upgrade(request, peer, settings, metadata);
-            return Begun::Answered(answer.map(|body| Full::new(D::from_vec(whole(body).into()))));
+            return Begun::Answered(
+                answer.map(|body| Full::new(D::from_vec(body::whole(body).into()))),
+            );
         }
         if request.method() != Method::POST {
             let mut answer = refusal(
@@ -325,16 +327,6 @@ fn refusal<D: Data>(status: StatusCode, error: &ErrorObject) -> Answer<D> {
     let mut body = Vec::with_capacity(96);
     protocol::write_error(&mut body, &Id::NULL, error);
     json(status, body)
-}
-
-/// The data of a body that is ready at once (a `Full` one).
-#[cfg(feature = "ws")]
-fn whole(body: Full<Bytes>) -> Bytes {
-    use http_body_util::BodyExt as _;
-    futures_util::FutureExt::now_or_never(body.collect())
-        .and_then(Result::ok)
-        .map(http_body_util::Collected::to_bytes)
-        .unwrap_or_default()
 }
 
 impl<B> tower_service::Service<Request<B>> for Service
