@@ -40,17 +40,13 @@ pub(super) struct Settings {
     pub(super) idle_timeout: Duration,
 }
 
-/// The connections to one server. Cheap to clone: clones share them.
-#[derive(Clone)]
+/// The connections to one server.
 pub(super) struct Pool {
     inner: Arc<Inner>,
 }
 
 struct Inner {
-    connector: Connector,
-    target: Uri,
-    http2_only: bool,
-    idle_timeout: Duration,
+    settings: Settings,
     /// One per HTTP/1.1 exchange in progress, so at most this many connections.
     exchanges: Semaphore,
     /// HTTP/1.1 connections not in use, the most recently used last.
@@ -84,10 +80,7 @@ impl Pool {
         let max = settings.max_connections.clamp(1, Semaphore::MAX_PERMITS);
         Self {
             inner: Arc::new(Inner {
-                connector: settings.connector,
-                target: settings.target,
-                http2_only: settings.http2_only,
-                idle_timeout: settings.idle_timeout,
+                settings,
                 exchanges: Semaphore::new(max),
                 idle: Mutex::new(Vec::new()),
                 http2: Mutex::new(None),
@@ -191,15 +184,16 @@ impl Pool {
     async fn connect(&self) -> Result<Connected, transport::Error> {
         let inner = &*self.inner;
         let io = inner
+            .settings
             .connector
             .clone()
-            .oneshot(inner.target.clone())
+            .oneshot(inner.settings.target.clone())
             .await
             .map_err(|error| {
                 let message = format!("HTTP connection failed: {error}");
                 transport::Error::with_source(ErrorKind::Connect, message, error)
             })?;
-        if inner.http2_only || io.connected().is_negotiated_h2() {
+        if inner.settings.http2_only || io.connected().is_negotiated_h2() {
             let (sender, connection) = http2::Builder::new(TokioExecutor::new())
                 .timer(TokioTimer::new())
                 .handshake(io)
@@ -228,7 +222,10 @@ impl Pool {
         lock(&inner.idle).push(Idle { sender, rounds: 0 });
         if !inner.reaping.swap(true, Ordering::Relaxed) {
             // Started once, by the first exchange, so inside a runtime.
-            tokio::spawn(reap(Arc::downgrade(&self.inner), inner.idle_timeout));
+            tokio::spawn(reap(
+                Arc::downgrade(&self.inner),
+                inner.settings.idle_timeout,
+            ));
         }
     }
 }
