@@ -153,28 +153,6 @@ impl Service {
         self
     }
 
-    /// Answers one HTTP request that came on `origin`.
-    pub(super) fn answer<B>(
-        &self,
-        request: Request<B>,
-        origin: Origin,
-    ) -> impl Future<Output = Result<Answer, Infallible>> + Send + 'static
-    where
-        B: Body + Send + 'static,
-        B::Data: Send,
-        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    {
-        // Everything decided before the body is read is decided here, so that the
-        // future keeps only what reading and handling it need.
-        let exchange = self.begin::<B, Bytes>(request, origin);
-        async move {
-            match exchange {
-                Begun::Reading(exchange) => exchange.finish(()).await,
-                Begun::Answered(answer) => Ok(answer),
-            }
-        }
-    }
-
     /// Answers at once what needs no body (refusals, WebSocket upgrades), or prepares
     /// the exchange.
     pub(super) fn begin<B: Body, D: Data>(
@@ -344,7 +322,12 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        Box::pin(self.answer(request, Origin::default()))
+        // Everything decided before the body is read is decided here, so that the
+        // future keeps only what reading and handling it need.
+        match self.begin(request, Origin::default()) {
+            Begun::Reading(exchange) => Box::pin(exchange.finish(())),
+            Begun::Answered(answer) => Box::pin(std::future::ready(Ok(answer))),
+        }
     }
 }
 
