@@ -244,26 +244,13 @@ impl Shared {
         message: Bytes,
         timeout: Duration,
     ) -> Result<Vec<Outcome>, Failure> {
-        if self.pending.is_closed() {
-            return Err(Failure::Closed);
-        }
-        let _waiting = self.pending.waiting_inline(ids.len());
-        let exchange = async {
-            let mut outcomes = vec![None; ids.len()];
-            match self.transport.send(message).await {
-                Ok(Delivery::Answer(answer)) => route::read_answer(&answer, ids, &mut outcomes),
-                // A request/response transport has nothing to route.
-                Ok(Delivery::NoAnswer | Delivery::Routed) => {}
-                Err(error) => return Err(failure(error)),
-            }
-            Ok(outcomes
-                .into_iter()
-                .map(|outcome| outcome.unwrap_or(Err(Failure::Missing)))
-                .collect())
-        };
-        tokio::time::timeout(timeout, exchange)
-            .await
-            .unwrap_or(Err(Failure::Timeout))
+        let mut outcomes = vec![None; ids.len()];
+        self.exchange_into(ids, message, timeout, &mut outcomes)
+            .await?;
+        Ok(outcomes
+            .into_iter()
+            .map(|outcome| outcome.unwrap_or(Err(Failure::Missing)))
+            .collect())
     }
 }
 

@@ -355,22 +355,35 @@ impl Shared {
     /// Sends one call over a request/response transport and reads its result from the
     /// answer `send` returns.
     async fn exchange(&self, id: u64, message: Bytes, timeout: Duration) -> Outcome {
+        let mut outcome = [None];
+        self.exchange_into(&[id], message, timeout, &mut outcome)
+            .await?;
+        let [outcome] = outcome;
+        outcome.unwrap_or(Err(Failure::Missing))
+    }
+
+    /// Sends the calls `ids` (ascending) as one message over a request/response
+    /// transport, and reads the outcome of each from the answer `send` returns into
+    /// `outcomes` (in the order of `ids`; `None` where the answer has none).
+    async fn exchange_into(
+        &self,
+        ids: &[u64],
+        message: Bytes,
+        timeout: Duration,
+        outcomes: &mut [Option<Outcome>],
+    ) -> Result<(), Failure> {
         if self.pending.is_closed() {
             return Err(Failure::Closed);
         }
-        let _waiting = self.pending.waiting_inline(1);
+        let _waiting = self.pending.waiting_inline(ids.len());
         let exchange = async {
             match self.transport.send(message).await {
-                Ok(Delivery::Answer(answer)) => {
-                    let mut outcome = [None];
-                    route::read_answer(&answer, &[id], &mut outcome);
-                    let [outcome] = outcome;
-                    outcome.unwrap_or(Err(Failure::Missing))
-                }
+                Ok(Delivery::Answer(answer)) => route::read_answer(&answer, ids, outcomes),
                 // A request/response transport has nothing to route.
-                Ok(Delivery::NoAnswer | Delivery::Routed) => Err(Failure::Missing),
-                Err(error) => Err(failure(error)),
+                Ok(Delivery::NoAnswer | Delivery::Routed) => {}
+                Err(error) => return Err(failure(error)),
             }
+            Ok(())
         };
         tokio::time::timeout(timeout, exchange)
             .await
