@@ -43,7 +43,8 @@ pub(crate) fn claim(file: &Path, module: &str, document: &Path) -> Result<(), Er
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
     let this = identity(document);
-    match registry.get(&identity(file)) {
+    let file = identity(file);
+    match registry.get(&file) {
         Some((first, shown)) if *first != this => {
             let message = format!(
                 "module `{module}` is already generated in this build from {}: give one of the two documents another `.module(…)` name",
@@ -54,7 +55,7 @@ pub(crate) fn claim(file: &Path, module: &str, document: &Path) -> Result<(), Er
         }
         Some(_) => Ok(()),
         None => {
-            registry.insert(identity(file), (this, document.to_path_buf()));
+            registry.insert(file, (this, document.to_path_buf()));
             Ok(())
         }
     }

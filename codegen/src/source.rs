@@ -28,14 +28,14 @@ impl Source {
     /// # Errors
     ///
     /// A [`Diagnostic`] at serde_json's `line:col` when the text is not valid JSON.
-    pub fn parse(path: impl Into<PathBuf>, text: String) -> Result<Self, Diagnostic> {
+    pub fn parse(path: impl Into<PathBuf>, mut text: String) -> Result<Self, Diagnostic> {
         let path = path.into();
         // A byte order mark (editors on Windows write one) is not part of the JSON text;
-        // positions are counted without it, as editors show them.
-        let text = match text.strip_prefix('\u{feff}') {
-            Some(rest) => rest.to_owned(),
-            None => text,
-        };
+        // positions are counted without it, as editors show them. Removed in place: the
+        // document is not copied.
+        if text.starts_with('\u{feff}') {
+            text.remove(0);
+        }
         match serde_json::from_str::<Value>(&text) {
             Ok(value) => Ok(Source {
                 path,

@@ -299,15 +299,24 @@ fn the_default_module_name_comes_from_the_title() {
     assert_eq!(emitted.file, out.path().join("warning_examples.rs"));
 }
 
+/// `pets.json` emitted into `out` by `builder`, with the user templates of the fixture
+/// directory `templates`.
+fn pets_with_templates(
+    builder: rpcsmith_build::Builder,
+    out: &Path,
+    templates: &str,
+) -> Result<rpcsmith_build::Emitted, rpcsmith_build::Error> {
+    builder
+        .out_dir(out)
+        .include_dir(fixture("include"))
+        .templates_dir(fixture(templates))
+        .emit(fixture("pets.json"))
+}
+
 #[test]
 fn user_templates_replace_built_in_ones_and_rerun_the_build() {
     let out = tempfile::tempdir().unwrap();
-    let emitted = configure()
-        .out_dir(out.path())
-        .include_dir(fixture("include"))
-        .templates_dir(fixture("templates"))
-        .emit(fixture("pets.json"))
-        .unwrap();
+    let emitted = pets_with_templates(configure(), out.path(), "templates").unwrap();
     let source = std::fs::read_to_string(&emitted.file).unwrap();
     // Money, Pet, Price are structs; Tag is an enum (built-in template).
     assert_eq!(
@@ -347,12 +356,7 @@ fn a_broken_user_template_is_named() {
 #[test]
 fn a_missing_templates_directory_is_an_error() {
     let out = tempfile::tempdir().unwrap();
-    let err = configure()
-        .out_dir(out.path())
-        .include_dir(fixture("include"))
-        .templates_dir(fixture("tempaltes"))
-        .emit(fixture("pets.json"))
-        .unwrap_err();
+    let err = pets_with_templates(configure(), out.path(), "tempaltes").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Io);
     assert_eq!(
         err.to_string(),
@@ -365,12 +369,7 @@ fn a_missing_templates_directory_is_an_error() {
 #[test]
 fn an_unknown_template_name_is_a_warning_listing_the_known_ones() {
     let out = tempfile::tempdir().unwrap();
-    let emitted = configure()
-        .out_dir(out.path())
-        .include_dir(fixture("include"))
-        .templates_dir(fixture("typo-templates"))
-        .emit(fixture("pets.json"))
-        .unwrap();
+    let emitted = pets_with_templates(configure(), out.path(), "typo-templates").unwrap();
     let known = "client.hbs, params.hbs, server.hbs, types.hbs, types/alias.hbs, types/enum.hbs, types/field.hbs, types/int_enum.hbs, types/newtype.hbs, types/struct.hbs";
     let warnings: Vec<String> = emitted.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
@@ -384,13 +383,8 @@ fn an_unknown_template_name_is_a_warning_listing_the_known_ones() {
             ),
         ]
     );
-    let err = configure()
-        .out_dir(out.path())
-        .include_dir(fixture("include"))
-        .templates_dir(fixture("typo-templates"))
-        .strict(true)
-        .emit(fixture("pets.json"))
-        .unwrap_err();
+    let err =
+        pets_with_templates(configure().strict(true), out.path(), "typo-templates").unwrap_err();
     assert_eq!(err.diagnostics().len(), 2);
 }
 
@@ -399,12 +393,7 @@ fn an_unknown_template_name_is_a_warning_listing_the_known_ones() {
 #[test]
 fn the_user_template_that_writes_invalid_rust_is_named() {
     let out = tempfile::tempdir().unwrap();
-    let err = configure()
-        .out_dir(out.path())
-        .include_dir(fixture("include"))
-        .templates_dir(fixture("broken-partial"))
-        .emit(fixture("pets.json"))
-        .unwrap_err();
+    let err = pets_with_templates(configure(), out.path(), "broken-partial").unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Generate);
     assert_eq!(
         err.to_string(),

@@ -336,12 +336,14 @@ impl Converter<'_> {
             Ok(id) => id,
             Err(ty) => return ty,
         };
+        // The schema's keywords apply to whichever type the value has: the same for every
+        // variant, so read once (after the first type is converted, as before).
+        let mut keywords: Option<Validation> = None;
         let variants = types
             .iter()
             .map(|t| {
                 let ty = self.convert_typed(at, s, t);
-                // The schema's keywords apply to whichever type the value has.
-                let validation = self.validation(at);
+                let validation = keywords.get_or_insert_with(|| self.validation(at)).clone();
                 self.untagged_variant(ty, Docs::default(), validation)
             })
             .collect();
