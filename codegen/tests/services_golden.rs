@@ -6,6 +6,8 @@
 //! `RPCSMITH_BLESS=1 cargo test -p rpcsmith-build --test services_golden` rewrites them;
 //! review the diff.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use rpcsmith_build::{ParamsBy, Settings, corpus, generate};
@@ -69,7 +71,11 @@ fn every_case_matches_its_golden() {
         }
         match std::fs::read_to_string(&golden) {
             Ok(expected) if expected == generated.source => {}
-            Ok(_) => mismatches.push(format!("{name}: output differs from {}", golden.display())),
+            Ok(expected) => mismatches.push(format!(
+                "{name}: output differs from {}:\n{}",
+                golden.display(),
+                support::diff(&expected, &generated.source)
+            )),
             Err(_) => mismatches.push(format!("{name}: no golden at {}", golden.display())),
         }
     }

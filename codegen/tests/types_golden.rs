@@ -5,6 +5,8 @@
 //! `RPCSMITH_BLESS=1 cargo test -p rpcsmith-build --test types_golden` rewrites them;
 //! review the diff.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use rpcsmith_build::{ErrorKind, Options, generate_types, render_types};
@@ -46,7 +48,11 @@ fn every_fixture_matches_its_golden() {
         }
         match std::fs::read_to_string(&golden) {
             Ok(expected) if expected == report.source => {}
-            Ok(_) => mismatches.push(format!("{stem}: output differs from {}", golden.display())),
+            Ok(expected) => mismatches.push(format!(
+                "{stem}: output differs from {}:\n{}",
+                golden.display(),
+                support::diff(&expected, &report.source)
+            )),
             Err(_) => mismatches.push(format!("{stem}: no golden at {}", golden.display())),
         }
     }
@@ -73,11 +79,14 @@ fn generate_types_writes_the_module_only_when_it_changed() {
     );
     assert!(report.types > 0);
     assert_eq!(report.files_read, std::slice::from_ref(&fixture));
-    let modified = || std::fs::metadata(&out).unwrap().modified().unwrap();
-    let before = modified();
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    // Dated long ago: a rewrite would date it now, with no wait for the clock.
+    let before = support::backdate(&out);
     generate_types(&fixture, &out, &Options::new()).expect("generates again");
-    assert_eq!(modified(), before, "rewritten though unchanged");
+    assert_eq!(
+        support::modified(&out),
+        before,
+        "rewritten though unchanged"
+    );
     // A directory where the file should go: an I/O error naming it.
     let err = generate_types(&fixture, temp.path(), &Options::new()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Io);
