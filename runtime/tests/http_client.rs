@@ -14,6 +14,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch};
+
+/// Every wait on an event is bounded by this.
+const PATIENCE: Duration = Duration::from_secs(10);
 
 /// What the scripted server answers: status, content type and body.
 type Answer = (StatusCode, &'static str, String);
@@ -21,6 +25,27 @@ type Answer = (StatusCode, &'static str, String);
 struct Raw {
     addr: SocketAddr,
     connections: Arc<AtomicUsize>,
+    /// How many of its connections have ended.
+    closed: Arc<watch::Sender<usize>>,
+}
+
+impl Raw {
+    fn new(addr: SocketAddr) -> Self {
+        Raw {
+            addr,
+            connections: Arc::new(AtomicUsize::new(0)),
+            closed: Arc::new(watch::channel(0).0),
+        }
+    }
+
+    /// Waits until `count` of its connections have ended.
+    async fn closed(&self, count: usize) {
+        let mut closed = self.closed.subscribe();
+        tokio::time::timeout(PATIENCE, closed.wait_for(|n| *n >= count))
+            .await
+            .expect("the connections end in time")
+            .expect("the server is alive");
+    }
 }
 
 /// Serves `script` on a loopback port: it gets the request body (parsed) and headers.
@@ -28,33 +53,36 @@ async fn raw_server<F>(script: F) -> Raw
 where
     F: Fn(Value, &hyper::HeaderMap) -> Answer + Send + Sync + 'static,
 {
-    slow_server(Duration::ZERO, script).await
+    gated_server(watch::channel(true).1, script).await
 }
 
-/// As [`raw_server`], answering each request after `delay`.
-async fn slow_server<F>(delay: Duration, script: F) -> Raw
+/// As [`raw_server`], holding each answer (after `script` has run) while `gate` is false.
+async fn gated_server<F>(gate: watch::Receiver<bool>, script: F) -> Raw
 where
     F: Fn(Value, &hyper::HeaderMap) -> Answer + Send + Sync + 'static,
 {
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind loopback");
-    let addr = listener.local_addr().expect("local address");
-    let connections = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&connections);
+    let raw = Raw::new(listener.local_addr().expect("local address"));
+    let counter = Arc::clone(&raw.connections);
+    let closed = Arc::clone(&raw.closed);
     let script = Arc::new(script);
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             counter.fetch_add(1, Ordering::SeqCst);
             let script = Arc::clone(&script);
+            let gate = gate.clone();
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let script = Arc::clone(&script);
+                let mut gate = gate.clone();
                 async move {
                     let headers = request.headers().clone();
                     let body = request.into_body().collect().await?.to_bytes();
                     let value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                     let (status, content_type, body) = script(value, &headers);
-                    tokio::time::sleep(delay).await;
+                    // The test holds the gate open, or closed for as long as it needs.
+                    let _ = gate.wait_for(|open| *open).await;
                     let mut response = Response::new(Full::new(Bytes::from(body)));
                     *response.status_mut() = status;
                     if !content_type.is_empty() {
@@ -65,14 +93,37 @@ where
                     Ok::<_, hyper::Error>(response)
                 }
             });
+            let closed = Arc::clone(&closed);
             tokio::spawn(async move {
                 let _ = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service)
                     .await;
+                closed.send_modify(|n| *n += 1);
             });
         }
     });
-    Raw { addr, connections }
+    raw
+}
+
+/// A script answering `add` with [`sum`] that reports each call's params on `arrived`
+/// before its answer is held at the gate.
+fn reporting_sum(
+    arrived: mpsc::UnboundedSender<Value>,
+) -> impl Fn(Value, &hyper::HeaderMap) -> Answer + Send + Sync + 'static {
+    move |body, _| {
+        let _ = arrived.send(body["params"].clone());
+        ok(sum(&body))
+    }
+}
+
+/// Waits until the server has received `count` more calls.
+async fn arrivals(arrived: &mut mpsc::UnboundedReceiver<Value>, count: usize) {
+    for _ in 0..count {
+        tokio::time::timeout(PATIENCE, arrived.recv())
+            .await
+            .expect("the calls reach the server in time")
+            .expect("the server is alive");
+    }
 }
 
 fn client(raw: &Raw) -> Client {
@@ -344,7 +395,9 @@ async fn sequential_calls_reuse_one_kept_alive_connection() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_calls_open_at_most_max_connections() {
-    let raw = slow_server(Duration::from_millis(50), |body, _| ok(sum(&body))).await;
+    let (gate, held) = watch::channel(false);
+    let (reported, mut arrived) = mpsc::unbounded_channel();
+    let raw = gated_server(held, reporting_sum(reported)).await;
     let transport = http::Client::builder(format!("http://{}", raw.addr))
         .max_connections(2)
         .build()
@@ -356,19 +409,27 @@ async fn concurrent_calls_open_at_most_max_connections() {
         let client = client.clone();
         tokio::spawn(async move { client.request::<i64, _>("add", &[n, 1]).await })
     });
-    for (n, call) in calls.collect::<Vec<_>>().into_iter().enumerate() {
+    let calls: Vec<_> = calls.collect();
+    // Two calls held at the server, one on each connection; the other six wait for one.
+    arrivals(&mut arrived, 2).await;
+    gate.send_replace(true);
+    for (n, call) in calls.into_iter().enumerate() {
         let total = call.await.expect("task").expect("answered in turn");
         assert_eq!(total, n as i64 + 1);
     }
     assert_eq!(raw.connections.load(Ordering::SeqCst), 2);
-    // A call waiting for a free connection still ends at its timeout.
+    // A call waiting for a free connection still ends at its timeout: both are held
+    // by calls the server does not answer until the test lets it. (A real timeout is
+    // what is tested; it is short because nothing else can end that call.)
+    gate.send_replace(false);
     let hasty = client.with_timeout(Duration::from_millis(20));
     let busy: Vec<_> = (0..2)
         .map(|_| tokio::spawn(client.request::<i64, _>("add", &[1, 1])))
         .collect();
-    tokio::time::sleep(Duration::from_millis(10)).await;
+    arrivals(&mut arrived, 6 + 2).await;
     let waited = hasty.request::<i64, _>("add", &[1, 1]).await;
     assert!(matches!(waited, Err(Error::Timeout)), "{waited:?}");
+    gate.send_replace(true);
     for call in busy {
         assert_eq!(call.await.expect("task").expect("answered"), 2);
     }
@@ -377,6 +438,8 @@ async fn concurrent_calls_open_at_most_max_connections() {
 #[tokio::test]
 async fn a_connection_idle_past_the_idle_timeout_is_closed() {
     let raw = raw_server(|body, _| ok(sum(&body))).await;
+    // The idle timeout under test, short so that the test is: the test then waits for
+    // the connection to end (the server sees it close), not for a guessed time.
     let transport = http::Client::builder(format!("http://{}", raw.addr))
         .idle_timeout(Duration::from_millis(40))
         .build()
@@ -397,7 +460,7 @@ async fn a_connection_idle_past_the_idle_timeout_is_closed() {
         3
     );
     assert_eq!(raw.connections.load(Ordering::SeqCst), 1, "kept alive");
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    raw.closed(1).await;
     assert_eq!(
         client
             .request::<i64, _>("add", &[1, 3])
@@ -412,18 +475,21 @@ async fn a_connection_idle_past_the_idle_timeout_is_closed() {
     );
 }
 
-/// A server that answers one request per connection and closes it soon after, although
-/// its answer said nothing of closing (`Connection: close` would have told the client),
-/// as a server closes kept-alive connections once they have been idle for a while.
+/// A server that answers one request per connection and closes it after, although its
+/// answer said nothing of closing (`Connection: close` would have told the client), as a
+/// server closes kept-alive connections once they have been idle for a while. A
+/// connection counts as closed once the client has closed its end too: it has seen the
+/// server's close.
 async fn one_answer_per_connection_server() -> Raw {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("address");
-    let connections = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&connections);
+    let raw = Raw::new(listener.local_addr().expect("address"));
+    let counter = Arc::clone(&raw.connections);
+    let closed = Arc::clone(&raw.closed);
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
             counter.fetch_add(1, Ordering::SeqCst);
+            let closed = Arc::clone(&closed);
             tokio::spawn(async move {
                 let mut request = Vec::new();
                 let mut buffer = [0_u8; 4096];
@@ -446,30 +512,38 @@ async fn one_answer_per_connection_server() -> Raw {
                     answer.len()
                 );
                 let _ = stream.write_all(response.as_bytes()).await;
-                tokio::time::sleep(Duration::from_millis(10)).await;
+                // Closes its sending half, then reads until the client closes its own.
+                let _ = stream.shutdown().await;
+                let rest = tokio::time::timeout(PATIENCE, stream.read_to_end(&mut request));
+                if rest.await.is_ok() {
+                    closed.send_modify(|n| *n += 1);
+                }
             });
         }
     });
-    Raw { addr, connections }
+    raw
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kept_alive_connection_the_server_closed_is_not_used_again() {
     let raw = one_answer_per_connection_server().await;
     let client = client(&raw);
-    for _ in 0..10 {
+    for n in 1..=10 {
         let answer: String = client.request("add", &()).await.expect("answered");
         assert_eq!(answer, "fresh");
-        // Long enough for the server to have closed it, and the client to have seen so.
-        // (A request sent just as the server closes fails: it may have run.)
-        tokio::time::sleep(Duration::from_millis(60)).await;
+        // Until the client has seen the server close it (a request sent just as the
+        // server closes fails: it may have run).
+        raw.closed(n).await;
     }
     assert_eq!(raw.connections.load(Ordering::SeqCst), 10);
 }
 
 #[tokio::test]
 async fn a_slow_answer_times_out_and_a_dropped_call_leaves_nothing() {
-    let raw = slow_server(Duration::from_millis(300), |body, _| ok(sum(&body))).await;
+    // The server holds every answer: the call's real timeout is what ends it.
+    let (_gate, held) = watch::channel(false);
+    let (reported, mut arrived) = mpsc::unbounded_channel();
+    let raw = gated_server(held, reporting_sum(reported)).await;
     let client = client(&raw).with_timeout(Duration::from_millis(50));
     let late = client.request::<i64, _>("add", &[1]).await;
     assert!(matches!(late, Err(Error::Timeout)), "{late:?}");
@@ -477,11 +551,14 @@ async fn a_slow_answer_times_out_and_a_dropped_call_leaves_nothing() {
     let mut call = Box::pin(
         client
             .with_timeout(Duration::from_secs(5))
-            .request::<i64, _>("add", &[1]),
+            .request::<i64, _>("add", &[2]),
     );
+    // The call is pending once the server has it (the first call's may arrive first).
+    let second =
+        async { while arrived.recv().await.expect("the server is alive") != json!([2]) {} };
     tokio::select! {
-        _ = &mut call => panic!("the server is slower than this"),
-        () = tokio::time::sleep(Duration::from_millis(20)) => {}
+        _ = &mut call => panic!("the server holds its answers"),
+        () = second => {}
     }
     assert_eq!(client.pending(), 1);
     drop(call);
@@ -614,6 +691,8 @@ async fn a_connection_that_cannot_be_made_in_time_is_a_connect_error() {
     let filled = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             let attempt = tokio::net::TcpStream::connect(address);
+            // Wall-clock time is the only sign of a dropped connection attempt: one that
+            // has not completed in half a second (loopback takes microseconds) is.
             match tokio::time::timeout(Duration::from_millis(500), attempt).await {
                 Ok(Ok(stream)) => queued.push(stream),
                 Ok(Err(error)) => panic!("connecting failed: {error}"),
@@ -627,6 +706,7 @@ async fn a_connection_that_cannot_be_made_in_time_is_a_connect_error() {
         "the backlog never filled: {} queued",
         queued.len()
     );
+    // The real connect timeout under test; the attempt could never complete.
     let transport = http::Client::builder(format!("http://{address}"))
         .connect_timeout(Some(Duration::from_millis(200)))
         .build()
