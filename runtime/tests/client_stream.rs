@@ -113,7 +113,8 @@ async fn dropping_a_call_removes_it_from_the_pending_table() {
     assert_eq!(client.pending(), 0);
 }
 
-#[tokio::test]
+// On a paused clock (the transport is channels, no sockets): timeouts are exact.
+#[tokio::test(start_paused = true)]
 async fn a_call_without_answer_times_out_and_leaves_nothing() {
     let (client, mut peer) = connect(Duration::from_secs(60));
     let quick = client.with_timeout(Duration::from_millis(50));
@@ -128,7 +129,8 @@ async fn a_call_without_answer_times_out_and_leaves_nothing() {
     );
 }
 
-#[tokio::test]
+// On a paused clock: the answered call cannot time out first, however slow the machine.
+#[tokio::test(start_paused = true)]
 async fn an_error_with_a_null_id_fails_no_call_on_a_stream() {
     let (client, mut peer) = connect(Duration::from_millis(300));
     let first = tokio::spawn(client.request::<i64, _>("a", &()));
@@ -248,7 +250,8 @@ async fn a_batch_is_read_by_handle_whatever_the_order() {
     assert_eq!(client.pending(), 0);
 }
 
-#[tokio::test]
+// On a paused clock: the timeout is exact.
+#[tokio::test(start_paused = true)]
 async fn a_batch_times_out_as_a_whole() {
     let (client, mut peer) = connect(Duration::from_millis(50));
     let mut batch = client.batch();

@@ -44,6 +44,8 @@ async fn closed_after(mut socket: TcpStream) -> Duration {
 
 #[tokio::test]
 async fn connections_waiting_too_long_for_a_request_are_closed() {
+    // The real header timeout under test, short so that the test is; each wait below is
+    // for the server to close a connection, bounded by PATIENCE.
     let timeout = Duration::from_millis(150);
     let addr = start(Some(timeout)).await;
     // One connects and sends nothing.
@@ -76,6 +78,7 @@ async fn connections_waiting_too_long_for_a_request_are_closed() {
 
 #[tokio::test]
 async fn a_call_in_progress_outlasts_the_header_timeout() {
+    // Wall-clock time is what is tested: a handler running six header-timeout periods.
     let addr = start(Some(Duration::from_millis(50))).await;
     let client = Client::new(http::Client::new(&format!("http://{addr}")).expect("valid URL"));
     // Its handler takes six periods; the connection stays open for its answer.
@@ -92,6 +95,8 @@ async fn without_a_header_timeout_an_idle_connection_stays_open() {
     let addr = start(None).await;
     let mut socket = TcpStream::connect(addr).await.expect("connect");
     let mut byte = [0_u8; 1];
+    // Wall-clock time is what is tested: nothing happens for 300 ms (six of the periods
+    // of the test above).
     let read = tokio::time::timeout(Duration::from_millis(300), socket.read(&mut byte)).await;
     assert!(read.is_err(), "still open, nothing sent: {read:?}");
 }
@@ -144,7 +149,9 @@ async fn an_http2_preface_in_pieces_is_still_http2() {
         socket.set_nodelay(true).expect("nodelay");
         let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
         socket.write_all(&preface[..split]).await.expect("write");
-        // Long enough for the server to look at the first piece alone.
+        // A slow client, in real time: the server may look at the first piece alone (the
+        // case this is for) or, if it looks later, at the whole preface. The answer must
+        // be HTTP/2 either way: no assertion depends on how long the pause is.
         tokio::time::sleep(Duration::from_millis(30)).await;
         let io = TokioIo::new(Skipping {
             socket,
@@ -191,6 +198,8 @@ async fn a_body_in_many_chunks_up_to_the_limit_is_read_whole() {
         socket.write_all(chunk.as_bytes()).await.expect("write");
         socket.write_all(piece).await.expect("write");
         socket.write_all(b"\r\n").await.expect("write");
+        // A slow client, in real time: however the server's reads fall, the body must be
+        // read whole; no assertion depends on the pause.
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
     socket.write_all(b"0\r\n\r\n").await.expect("write");

@@ -422,12 +422,11 @@ async fn shutdown_refuses_new_connections_and_finishes_a_call_in_flight() {
     stop.send(()).expect("the server is running");
     // The listener closes: new connections are refused...
     let mut refused = false;
-    for _ in 0..(PATIENCE.as_millis() / 5) {
-        if tokio::net::TcpStream::connect(addr).await.is_err() {
-            refused = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let mut ticks = tokio::time::interval(Duration::from_millis(5));
+    while !refused && tokio::time::Instant::now() < deadline {
+        ticks.tick().await;
+        refused = tokio::net::TcpStream::connect(addr).await.is_err();
     }
     assert!(refused, "new connections are refused once shutdown starts");
     // ...while the call in flight holds the server open until it is answered.
@@ -636,6 +635,7 @@ async fn connections_beyond_the_limit_wait_for_a_free_slot() {
             .expect("answered"),
         2
     );
+    // Its real timeout is what is tested: it cannot be accepted while `first` lives.
     let second = running.client().with_timeout(Duration::from_millis(200));
     let waiting = second.request::<i64, _>("add", &[2, 2]).await;
     assert!(

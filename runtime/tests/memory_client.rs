@@ -111,7 +111,9 @@ async fn many_concurrent_calls_over_one_client() {
     assert_eq!(client.pending(), 0);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+// On a paused clock, so every call is sent before any 200 ms handler can finish (on a
+// real clock that would be a guess about how long 300 spawns take).
+#[tokio::test(start_paused = true)]
 async fn a_link_is_one_connection_with_its_in_flight_limit() {
     let client = memory::connect(client_support::server());
     let calls: Vec<_> = (0..300_i64)
@@ -131,10 +133,11 @@ async fn a_link_is_one_connection_with_its_in_flight_limit() {
     );
 }
 
-#[tokio::test]
+// On a paused clock: the 50 ms timeout fires before the 5 s handler, exactly.
+#[tokio::test(start_paused = true)]
 async fn a_slow_handler_times_the_call_out() {
     let client = Client::builder()
-        .timeout(Duration::from_millis(50))
+        .timeout(Duration::from_millis(50)) // on the paused clock
         .build(Link::new(client_support::server()));
     let late = client.request::<i64, _>("sleep", &(5_000, 1)).await;
     assert!(matches!(late, Err(Error::Timeout)), "{late:?}");

@@ -247,7 +247,8 @@ async fn a_dropped_or_timed_out_call_cancels_its_handler() {
             "{wire:?}: aborted"
         );
 
-        // Timed out: the same (the timeout only has to outlast the handler's start).
+        // Timed out: the same. A real timeout is what is tested; it only has to outlast
+        // the handler's start (a loopback round trip, some thousand times shorter).
         let quick = client.with_timeout(Duration::from_millis(300));
         let mut late = Box::pin(quick.request::<(), _>("hold", &()));
         tokio::select! {
@@ -564,7 +565,8 @@ async fn a_message_over_the_limit_is_refused_and_the_connection_goes_on() {
         let peer = stream::connect_tcp(Peer::builder().serve(handlers), codec, address)
             .await
             .unwrap();
-        // The refusal has id null, so no call can be told: the big call times out.
+        // The refusal has id null, so no call can be told: the big call times out (a real
+        // timeout, what is tested; nothing else can end the call).
         let client = peer.client().with_timeout(Duration::from_millis(300));
         let big = "x".repeat(4096);
         let refused = client.request::<Vec<String>, _>("echo", &[&big]).await;

@@ -276,6 +276,8 @@ async fn dropping_the_peer_sends_a_close_frame() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_server_pings_and_closes_a_client_that_stopped_reading() {
     let mut settings = Settings::default();
+    // The real keep-alive under test, short so that the test is; the test waits for the
+    // client to be dropped, not for a guessed time.
     settings.keep_alive = Some(Duration::from_millis(50));
     let hub = Hub::new();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -444,7 +446,8 @@ async fn rude_server(silent: bool) -> SocketAddr {
         let mut stream = tokio_tungstenite::accept_async(socket).await.unwrap();
         let _ = futures_util::StreamExt::next(&mut stream).await;
         if silent {
-            tokio::time::sleep(PATIENCE * 2).await;
+            // Holds the connection open without ever reading, until the test ends.
+            std::future::pending::<()>().await;
         }
         drop(stream);
     });
@@ -464,14 +467,17 @@ async fn a_server_that_drops_the_connection_fails_the_call_promptly() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keep_alive_closes_a_silent_peer_and_keeps_a_live_one() {
+    let keep_alive = Duration::from_millis(50);
     let mut settings = Settings::default();
-    settings.keep_alive = Some(Duration::from_millis(50));
+    settings.keep_alive = Some(keep_alive);
 
     let address = http_and_ws(ServerSide::default(), Peer::builder()).await;
     let live = ws::connect(url(address), Peer::builder(), settings.clone())
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Wall-clock time is what is tested: an idle connection whose peer answers pings
+    // outlives eight keep-alive periods (three silent ones would close it).
+    tokio::time::sleep(keep_alive * 8).await;
     let sum: i64 = live.client().request("add", &[1, 1]).await.unwrap();
     assert_eq!(sum, 2, "pongs kept an idle connection open");
 
@@ -506,6 +512,7 @@ async fn droppable_server(address: SocketAddr) -> tokio::sync::oneshot::Sender<(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reconnecting_client_survives_a_server_restart() {
+    // Real delays between attempts, short: each wait below is for an answer.
     let policies = [
         Reconnect::Fixed(Duration::from_millis(20)),
         Reconnect::Exponential {
@@ -528,7 +535,8 @@ async fn survives_a_restart(policy: Reconnect) {
     let client =
         Reconnecting::connect(url(address), builder, Settings::default(), policy.clone()).unwrap();
     // The server is not up yet: a call with a short timeout times out (it is not
-    // refused), and one with a long timeout waits for the first connection.
+    // refused), and one with a long timeout waits for the first connection. (The short
+    // one's real timeout is what is tested: no server can answer it.)
     let short = client.with_timeout(Duration::from_millis(100));
     let refused = short.request::<i64, _>("add", &[1, 1]).await;
     assert!(
@@ -649,7 +657,8 @@ async fn an_upgraded_websocket_keeps_its_connection_slot_until_it_closes() {
     let sum: i64 = peer.client().request("add", &[1, 2]).await.unwrap();
     assert_eq!(sum, 3);
 
-    // The WebSocket holds the only slot: an HTTP call waits to be accepted.
+    // The WebSocket holds the only slot: an HTTP call waits to be accepted, until its
+    // real timeout (what is tested) ends it.
     let http_url = format!("http://{address}/");
     let waiting = Client::builder()
         .timeout(Duration::from_millis(300))

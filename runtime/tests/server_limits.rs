@@ -155,7 +155,13 @@ async fn calls_in_flight_per_connection_are_limited() {
     let slow = request("sleep", "[100]", 1);
     let fast = request("add", "[1,2]", 2);
     let (slow_answer, fast_answer) = tokio::join!(connection.handle(slow.as_bytes()), async {
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        // Until the slow call is in flight (each yield lets it run).
+        for _ in 0..1_000 {
+            if connection.in_flight() > 0 {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
         assert_eq!(connection.in_flight(), 1);
         connection.handle(fast.as_bytes()).await
     });
@@ -204,7 +210,7 @@ async fn in_flight_limit_applies_inside_a_batch() {
 #[tokio::test(start_paused = true)]
 async fn slow_handlers_time_out() {
     let mut limits = Limits::default();
-    limits.handler_timeout = Some(Duration::from_millis(50));
+    limits.handler_timeout = Some(Duration::from_millis(50)); // on the paused clock
     let server = server(limits);
     let started = tokio::time::Instant::now();
     let answer = server
@@ -213,7 +219,7 @@ async fn slow_handlers_time_out() {
     let answer = answer.unwrap();
     assert_eq!(error_code(&answer), code::TIMEOUT);
     assert_eq!(json(&answer)["id"], 7);
-    assert_eq!(started.elapsed(), Duration::from_millis(50));
+    assert_eq!(started.elapsed(), Duration::from_millis(50)); // paused clock: exact
 
     let within = server
         .handle(request("sleep", "[40]", 8).as_bytes(), Metadata::default())

@@ -6,14 +6,13 @@
 
 mod peer_support;
 
-use peer_support::{PATIENCE, ServerSide, client_side, eventually};
+use peer_support::{PATIENCE, POLL, ServerSide, client_side, eventually};
 use rpcsmith::client::Error;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
 use serde_json::value::RawValue;
 use std::sync::Mutex;
-use std::time::Duration;
 
 const CHILD: &str = "RPCSMITH_STDIO_CHILD";
 
@@ -244,9 +243,12 @@ async fn exits_with_stdin_open(codec: Codec) -> Result<(), String> {
     check(status.success(), &format!("broken header: {status}"))
 }
 
-/// Asks the child `counter` until it answers 1.
+/// Asks the child `counter` until it answers 1, every [`POLL`] for up to [`PATIENCE`].
 async fn poll_child(client: &rpcsmith::client::Client, counter: &str) -> Result<(), String> {
-    for _ in 0..(PATIENCE.as_millis() / 10) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let mut ticks = tokio::time::interval(POLL);
+    while tokio::time::Instant::now() < deadline {
+        ticks.tick().await;
         let count: usize = client
             .request(counter, &())
             .await
@@ -254,7 +256,6 @@ async fn poll_child(client: &rpcsmith::client::Client, counter: &str) -> Result<
         if count == 1 {
             return Ok(());
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
     }
     Err(format!("the child's {counter} count never reached 1"))
 }

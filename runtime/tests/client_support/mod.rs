@@ -40,6 +40,7 @@ impl Dispatch for Methods {
             "echo" => params::<Box<RawValue>>(raw).map(|v| Reply::ok(&v)),
             "sleep" => params::<(u64, i64)>(raw).map(|(ms, value)| {
                 Reply::future(async move {
+                    // The handler's own duration: what a test of slow handlers runs.
                     tokio::time::sleep(Duration::from_millis(ms)).await;
                     rpcsmith::server::encode(&value)
                 })

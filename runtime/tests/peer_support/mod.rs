@@ -15,6 +15,9 @@ use tokio::sync::mpsc;
 /// Every test waits at most this long for anything.
 pub const PATIENCE: Duration = Duration::from_secs(10);
 
+/// How often a state the runtime gives no event for is looked at again.
+pub const POLL: Duration = Duration::from_millis(5);
+
 fn decode<'a, T: serde::Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, Reply> {
     serde_json::from_str(params.map_or("null", RawValue::get))
         .map_err(|e| Reply::err(ErrorObject::invalid_params(e.to_string())))
@@ -150,13 +153,15 @@ fn pushing(cx: Context, events: Option<mpsc::UnboundedSender<String>>) -> Reply 
         return Reply::err(ErrorObject::internal_error());
     };
     tokio::spawn(async move {
+        // A steady trickle, one push per tick, until pushing fails.
+        let mut ticks = tokio::time::interval(POLL);
         let mut n = 0_u64;
         let error = loop {
+            ticks.tick().await;
             if let Err(error) = client.notify("pushed", &[n]).await {
                 break error;
             }
             n += 1;
-            tokio::time::sleep(Duration::from_millis(5)).await;
         };
         if let Some(events) = events {
             let _ = events.send(format!("push failed: {error:?}"));
@@ -205,13 +210,18 @@ pub fn client_side() -> (Server, mpsc::UnboundedReceiver<String>) {
     (Server::new(ClientSide { pushed }), receiver)
 }
 
-/// Waits for `condition` up to [`PATIENCE`], checking every 5 ms.
+/// Waits for `condition` up to [`PATIENCE`], looking every [`POLL`]: for states the
+/// runtime gives no event for (a hub's connections, a client's pending calls).
 pub async fn eventually(mut condition: impl FnMut() -> bool) -> bool {
-    for _ in 0..(PATIENCE.as_millis() / 5) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let mut ticks = tokio::time::interval(POLL);
+    loop {
         if condition() {
             return true;
         }
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        ticks.tick().await;
     }
-    false
 }

@@ -35,6 +35,8 @@ impl Dispatch for TestMethods {
             // Answers after `ms` milliseconds, with `ms`.
             "sleep" => match first_u64(params) {
                 Ok(ms) => Reply::future(async move {
+                    // The handler's own duration, what timing tests measure (on a
+                    // paused clock: no real time passes).
                     tokio::time::sleep(Duration::from_millis(ms)).await;
                     encode(&ms)
                 }),
