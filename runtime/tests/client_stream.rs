@@ -117,7 +117,7 @@ async fn dropping_a_call_removes_it_from_the_pending_table() {
 #[tokio::test(start_paused = true)]
 async fn a_call_without_answer_times_out_and_leaves_nothing() {
     let (client, mut peer) = connect(Duration::from_secs(60));
-    let quick = client.with_timeout(Duration::from_millis(50));
+    let quick = client.with_timeout(Duration::from_millis(50)); // paused clock
     let result = quick.request::<i64, _>("slow", &()).await;
     assert!(matches!(result, Err(Error::Timeout)), "{result:?}");
     assert_eq!(client.pending(), 0);
@@ -132,7 +132,7 @@ async fn a_call_without_answer_times_out_and_leaves_nothing() {
 // On a paused clock: the answered call cannot time out first, however slow the machine.
 #[tokio::test(start_paused = true)]
 async fn an_error_with_a_null_id_fails_no_call_on_a_stream() {
-    let (client, mut peer) = connect(Duration::from_millis(300));
+    let (client, mut peer) = connect(Duration::from_millis(300)); // paused clock
     let first = tokio::spawn(client.request::<i64, _>("a", &()));
     let second = tokio::spawn(client.request::<i64, _>("b", &()));
     let (one, two) = (peer.next().await, peer.next().await);
@@ -253,7 +253,7 @@ async fn a_batch_is_read_by_handle_whatever_the_order() {
 // On a paused clock: the timeout is exact.
 #[tokio::test(start_paused = true)]
 async fn a_batch_times_out_as_a_whole() {
-    let (client, mut peer) = connect(Duration::from_millis(50));
+    let (client, mut peer) = connect(Duration::from_millis(50)); // paused clock
     let mut batch = client.batch();
     let _one = batch.request::<i64, _>("a", &());
     let _two = batch.request::<i64, _>("b", &());
