@@ -56,7 +56,9 @@ fn every_ignored_snippet_is_an_excerpt_of_compiled_code() {
     let mut problems = Vec::new();
     for (line, file, snippet) in snippets {
         let Some(file) = file else {
-            problems.push(format!("README.md:{line}: no `{MARKER}PATH -->` line before it"));
+            problems.push(format!(
+                "README.md:{line}: no `{MARKER}PATH -->` line before it"
+            ));
             continue;
         };
         let Ok(source) = std::fs::read_to_string(root().join(&file)) else {
