@@ -208,3 +208,103 @@ async fn a_body_in_many_chunks_up_to_the_limit_is_read_whole() {
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.ends_with(r#""result":42,"id":1}"#), "{answer}");
 }
+
+/// A request head for a call whose body is `length` bytes long.
+fn head(length: usize) -> String {
+    format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+    )
+}
+
+/// Everything the server sends on `socket` until it closes it, within [`PATIENCE`].
+async fn read_until_closed(socket: &mut TcpStream) -> String {
+    let mut answer = Vec::new();
+    tokio::time::timeout(PATIENCE, socket.read_to_end(&mut answer))
+        .await
+        .expect("the server answers and closes the connection in time")
+        .expect("read until closed");
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// Serves the test methods with a body timeout of `body_timeout`, on at most
+/// `connections` connections, directly or behind a layer.
+async fn start_limited(connections: usize, body_timeout: Duration, layered: bool) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let service = Service::new(client_support::server()).body_timeout(Some(body_timeout));
+    if layered {
+        let layered = tower::ServiceBuilder::new()
+            .map_request(|request: hyper::Request<hyper::body::Incoming>| request)
+            .service(service);
+        let serve = Serve::new(listener, layered).max_connections(connections);
+        tokio::spawn(serve.run(std::future::pending()));
+    } else {
+        let serve = Serve::new(listener, service).max_connections(connections);
+        tokio::spawn(serve.run(std::future::pending()));
+    }
+    addr
+}
+
+#[tokio::test]
+async fn a_body_that_stalls_is_answered_and_frees_its_connection_slot() {
+    for layered in [false, true] {
+        // One connection only: the stalled body holds it until its deadline.
+        let addr = start_limited(1, Duration::from_millis(100), layered).await;
+        let call = br#"{"jsonrpc":"2.0","method":"add","params":[20,22],"id":1}"#;
+        let mut stalled = TcpStream::connect(addr).await.expect("connect");
+        // The whole head, a `Content-Length` of the whole call, then half of it only.
+        stalled
+            .write_all(head(call.len()).as_bytes())
+            .await
+            .expect("write");
+        stalled
+            .write_all(&call[..call.len() / 2])
+            .await
+            .expect("write");
+        let answer = read_until_closed(&mut stalled).await;
+        assert!(
+            answer.starts_with("HTTP/1.1 408"),
+            "layered {layered}: {answer}"
+        );
+        assert!(answer.contains("-32012"), "layered {layered}: {answer}");
+        // The slot is free again: another client is served.
+        let client = Client::new(http::Client::new(&format!("http://{addr}")).expect("valid URL"));
+        let sum: i64 = client
+            .with_timeout(PATIENCE)
+            .request("add", &[1, 2])
+            .await
+            .expect("served once the stalled body's slot is free");
+        assert_eq!(sum, 3, "layered {layered}");
+    }
+}
+
+#[tokio::test]
+async fn a_body_sent_a_byte_at_a_time_meets_one_deadline_for_the_whole_body() {
+    let addr = start_limited(1, Duration::from_millis(200), false).await;
+    let length = 10_000;
+    let socket = TcpStream::connect(addr).await.expect("connect");
+    socket.set_nodelay(true).expect("nodelay");
+    let (mut reader, mut writer) = socket.into_split();
+    writer
+        .write_all(head(length).as_bytes())
+        .await
+        .expect("write");
+    // The attacker's pace: a byte every 10 ms, each well within any per-read timeout,
+    // 100 s for the whole body. It stops when the server has closed the connection.
+    let dripping = tokio::spawn(async move {
+        for _ in 0..length {
+            if writer.write_all(b" ").await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    });
+    let mut answer = Vec::new();
+    tokio::time::timeout(PATIENCE, reader.read_to_end(&mut answer))
+        .await
+        .expect("answered long before the whole body has come")
+        .expect("read until closed");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    dripping.abort();
+}

@@ -11,6 +11,7 @@
 //! | a request or a batch with at least one request | `200 OK`, `Content-Type: application/json`, the response body |
 //! | a notification, or a batch of only notifications | `204 No Content` (or `202 Accepted`, see [`Service::no_response_status`]), no body |
 //! | a body larger than [`Service::max_request_size`] | `413 Payload Too Large` with a JSON-RPC error body (`-32007`, `id: null`), found while reading, before parsing |
+//! | a body still incomplete after [`Service::body_timeout`] | `408 Request Timeout` with a JSON-RPC error body (`-32012`, `id: null`); over HTTP/1.1 the connection closes |
 //! | a method other than `POST` | `405 Method Not Allowed`, `Allow: POST`, with a JSON-RPC error body |
 //! | a `Content-Type` other than `application/json` (parameters allowed) | `415 Unsupported Media Type` with a JSON-RPC error body, unless [`Service::any_content_type`] |
 //!
@@ -37,4 +38,4 @@ mod service;
 pub use client::{Client, ClientBuilder, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE};
 pub(crate) use serve::Socket;
 pub use serve::{DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, Serve, serve};
-pub use service::{NoResponse, PeerAddr, Service};
+pub use service::{DEFAULT_BODY_TIMEOUT, NoResponse, PeerAddr, Service};

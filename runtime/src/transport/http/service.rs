@@ -5,7 +5,7 @@ use super::client::is_json;
 use crate::protocol::{self, ErrorObject, Id};
 use crate::server::{Metadata, Server};
 use ::http::header::{self, HeaderValue};
-use ::http::{Method, Request, Response, StatusCode};
+use ::http::{Method, Request, Response, StatusCode, Version};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Body;
@@ -16,6 +16,11 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::task::{Context, Poll};
+use std::time::Duration;
+
+/// How long a request's body may take to arrive unless told otherwise: 30 seconds; see
+/// [`Service::body_timeout`].
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The peer's address, as a request extension. [`serve`](super::serve) inserts it when
 /// the service it runs is wrapped in layers, for them to read (a bare [`Service`] is
@@ -79,6 +84,7 @@ struct Config {
     max_request_size: Option<usize>,
     no_response: NoResponse,
     any_content_type: bool,
+    body_timeout: Option<Duration>,
     #[cfg(feature = "ws")]
     websocket: Option<(
         crate::transport::peer::Builder,
@@ -108,6 +114,7 @@ impl Service {
                 max_request_size: None,
                 no_response: NoResponse::default(),
                 any_content_type: false,
+                body_timeout: Some(DEFAULT_BODY_TIMEOUT),
                 #[cfg(feature = "ws")]
                 websocket: None,
             }),
@@ -133,6 +140,23 @@ impl Service {
     /// or `text/plain`). Off by default: anything but `application/json` gets `415`.
     pub fn any_content_type(mut self, enabled: bool) -> Self {
         Arc::make_mut(&mut self.config).any_content_type = enabled;
+        self
+    }
+
+    /// How long a request's body may take to arrive, from when its head has been read
+    /// to its last byte. A body still incomplete then is answered `408 Request Timeout`
+    /// with a JSON-RPC error body (`-32012`, `id: null`), and over HTTP/1.1 the
+    /// connection is closed (its request was not read to its end), freeing its slot
+    /// among [`Serve::max_connections`](super::Serve::max_connections): so that a peer
+    /// sending a body a byte at a time, or declaring a longer `Content-Length` than it
+    /// sends, cannot hold a connection for long. It is one deadline for the whole body,
+    /// not for each read: the default, [`DEFAULT_BODY_TIMEOUT`], asks a body of the
+    /// default [`max_request_size`](Service::max_request_size) (10 MiB) to come at
+    /// 350 KB/s at least. `None` lets bodies take forever.
+    ///
+    /// A body that is whole when the request is read (the usual case) arms no timer.
+    pub fn body_timeout(mut self, timeout: Option<Duration>) -> Self {
+        Arc::make_mut(&mut self.config).body_timeout = timeout.filter(|timeout| !timeout.is_zero());
         self
     }
 
@@ -206,12 +230,15 @@ impl Service {
         if body.size_hint().lower() > limit as u64 {
             return Begun::Answered(too_large());
         }
+        let version = parts.version;
         let mut metadata = metadata(parts);
         metadata.peer = metadata.peer.or(origin.peer);
         Begun::Reading(Exchange {
             server: self.server.clone(),
             body,
             limit,
+            body_timeout: self.config.body_timeout,
+            version,
             metadata,
             in_flight,
             no_response: self.config.no_response,
@@ -232,6 +259,8 @@ pub(super) struct Exchange<B> {
     server: Server,
     body: B,
     limit: usize,
+    body_timeout: Option<Duration>,
+    version: Version,
     metadata: Metadata,
     in_flight: Option<Arc<AtomicUsize>>,
     no_response: NoResponse,
@@ -246,10 +275,11 @@ where
     /// the future (the connection counts the request as in progress until then).
     pub(super) async fn finish<G, D: Data>(self, guard: G) -> Result<Answer<D>, Infallible> {
         let _guard = guard;
-        let body = match body::read(self.body, self.limit).await {
-            Ok(body) => body,
-            Err(ReadError::TooLarge) => return Ok(too_large()),
-            Err(ReadError::Body(_)) => return Ok(empty(StatusCode::BAD_REQUEST)),
+        let body = match before(self.body_timeout, body::read(self.body, self.limit)).await {
+            Some(Ok(body)) => body,
+            Some(Err(ReadError::TooLarge)) => return Ok(too_large()),
+            Some(Err(ReadError::Body(_))) => return Ok(empty(StatusCode::BAD_REQUEST)),
+            None => return Ok(too_slow(self.version)),
         };
         let answer = match self.in_flight {
             Some(in_flight) => {
@@ -266,6 +296,39 @@ where
             }),
         })
     }
+}
+
+/// `future`'s output, or `None` when it is not ready within `timeout`; a future ready
+/// at once arms no timer.
+async fn before<F: Future>(timeout: Option<Duration>, future: F) -> Option<F::Output> {
+    let mut future = std::pin::pin!(future);
+    let Some(timeout) = timeout else {
+        return Some(future.await);
+    };
+    if let Poll::Ready(output) =
+        std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await
+    {
+        return Some(output);
+    }
+    tokio::time::timeout(timeout, future).await.ok()
+}
+
+/// The answer to a body that did not arrive in time. Over HTTP/1.1 the rest of it
+/// would be read as the next request: the connection closes.
+fn too_slow<D: Data>(version: Version) -> Answer<D> {
+    let mut answer = refusal(
+        StatusCode::REQUEST_TIMEOUT,
+        &ErrorObject::new(
+            protocol::code::TIMEOUT,
+            "The request body did not arrive in time",
+        ),
+    );
+    if version < Version::HTTP_2 {
+        answer
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    answer
 }
 
 fn too_large<D: Data>() -> Answer<D> {
