@@ -194,17 +194,7 @@ async fn a_body_in_many_chunks_up_to_the_limit_is_read_whole() {
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
     socket.write_all(b"0\r\n\r\n").await.expect("write");
-    let mut answer = Vec::new();
-    let mut buffer = [0_u8; 1024];
-    while !answer.ends_with(b"}") {
-        let read = tokio::time::timeout(PATIENCE, socket.read(&mut buffer))
-            .await
-            .expect("an answer")
-            .expect("read");
-        assert!(read > 0, "closed without an answer: {answer:?}");
-        answer.extend_from_slice(&buffer[..read]);
-    }
-    let answer = String::from_utf8_lossy(&answer);
+    let answer = read_answer(&mut socket).await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.ends_with(r#""result":42,"id":1}"#), "{answer}");
 }
@@ -223,6 +213,21 @@ async fn read_until_closed(socket: &mut TcpStream) -> String {
         .await
         .expect("the server answers and closes the connection in time")
         .expect("read until closed");
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// One answer whose body is a JSON object, read from `socket` within [`PATIENCE`].
+async fn read_answer(socket: &mut TcpStream) -> String {
+    let mut answer = Vec::new();
+    let mut buffer = [0_u8; 1024];
+    while !answer.ends_with(b"}") {
+        let read = tokio::time::timeout(PATIENCE, socket.read(&mut buffer))
+            .await
+            .expect("an answer in time")
+            .expect("read");
+        assert!(read > 0, "closed without an answer: {answer:?}");
+        answer.extend_from_slice(&buffer[..read]);
+    }
     String::from_utf8_lossy(&answer).into_owned()
 }
 
@@ -307,4 +312,72 @@ async fn a_body_sent_a_byte_at_a_time_meets_one_deadline_for_the_whole_body() {
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     dripping.abort();
+}
+
+#[tokio::test]
+async fn a_connection_past_the_limit_is_refused_at_once() {
+    let addr = start_limited(1, PATIENCE, false).await;
+    let call = br#"{"jsonrpc":"2.0","method":"add","params":[20,22],"id":1}"#;
+    // The only slot: a kept-alive connection, answered once, then idle.
+    let mut holder = TcpStream::connect(addr).await.expect("connect");
+    holder
+        .write_all(head(call.len()).as_bytes())
+        .await
+        .expect("write");
+    holder.write_all(call).await.expect("write");
+    let answer = read_answer(&mut holder).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+
+    // HTTP/1.1 past the limit: a 503 that says when to retry, then the connection closes.
+    let mut refused = TcpStream::connect(addr).await.expect("connect");
+    refused
+        .write_all(head(call.len()).as_bytes())
+        .await
+        .expect("write");
+    refused.write_all(call).await.expect("write");
+    let answer = read_until_closed(&mut refused).await;
+    let (refusal, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+    assert!(refusal.starts_with("HTTP/1.1 503"), "{answer}");
+    let refusal = refusal.to_ascii_lowercase();
+    assert!(refusal.contains("\r\nretry-after: 1\r\n"), "{answer}");
+    assert!(
+        refusal.contains("\r\ncontent-type: application/json"),
+        "{answer}"
+    );
+    let error: Value = serde_json::from_str(body).expect("a JSON-RPC error body");
+    assert_eq!(error["error"]["code"], -32009, "{answer}");
+    assert_eq!(error["id"], Value::Null, "{answer}");
+
+    // HTTP/2 past the limit: the same refusal on its stream.
+    let socket = TcpStream::connect(addr).await.expect("connect");
+    let (mut sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(socket))
+            .await
+            .expect("an HTTP/2 handshake");
+    let connection = tokio::spawn(connection);
+    let request = Request::post("http://localhost/")
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from_static(call)))
+        .expect("a request");
+    let response = tokio::time::timeout(PATIENCE, sender.send_request(request))
+        .await
+        .expect("refused in time")
+        .expect("an answer");
+    assert_eq!(response.status(), hyper::StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(response.headers()["retry-after"], "1");
+    // And the server ends the HTTP/2 connection.
+    tokio::time::timeout(PATIENCE, connection)
+        .await
+        .expect("the server closes the HTTP/2 connection")
+        .expect("the connection task ends")
+        .expect("a clean close");
+
+    // The holder is still served.
+    holder
+        .write_all(head(call.len()).as_bytes())
+        .await
+        .expect("write");
+    holder.write_all(call).await.expect("write");
+    let answer = read_answer(&mut holder).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }

@@ -105,7 +105,7 @@ impl Accepted {
 
 /// The protocol a connection speaks, known from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Protocol {
+pub(super) enum Protocol {
     Http1,
     Http2,
     /// The first bytes are a beginning of the HTTP/2 preface but too short to tell:
@@ -115,7 +115,7 @@ enum Protocol {
 
 /// Looks at the first bytes without consuming them; `None` when the peer closed (or the
 /// socket failed) before sending any.
-async fn sniff(stream: &TcpStream) -> Option<Protocol> {
+pub(super) async fn sniff(stream: &TcpStream) -> Option<Protocol> {
     let mut head = [0_u8; PREFACE.len()];
     let read = stream.peek(&mut head).await.ok()?;
     protocol_of(&head[..read])
@@ -142,8 +142,13 @@ async fn within<T>(limit: Option<Duration>, future: impl Future<Output = Option<
 }
 
 /// Runs hyper's connection for `protocol` with `glue` as its service, watched by `guard`.
-async fn run<H, B>(stream: TcpStream, peer: SocketAddr, protocol: Protocol, glue: H, guard: Guard)
-where
+pub(super) async fn run<H, B>(
+    stream: TcpStream,
+    peer: SocketAddr,
+    protocol: Protocol,
+    glue: H,
+    guard: Guard,
+) where
     H: hyper::service::Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
     H::Future: Send + 'static,
     H::Error: Into<BoxError>,
@@ -266,7 +271,7 @@ where
 
 /// Why a connection should close.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Signal {
+pub(super) enum Signal {
     /// The server shuts down: finish what is in progress, then close.
     Stop,
     /// A whole header timeout (at least) went by with no request started and none in
@@ -339,7 +344,7 @@ impl Drop for InProgress {
 
 /// The [`signal`] future, polled with a waker of its own, so that the connection's
 /// many wake-ups do not poll it: only its own (a timer, the shutdown) do.
-struct Guard {
+pub(super) struct Guard {
     signal: Option<Pin<Box<dyn Future<Output = Signal> + Send>>>,
     woken: Arc<Woken>,
     waker: Waker,
@@ -366,7 +371,7 @@ impl Wake for Woken {
 }
 
 impl Guard {
-    fn new(signal: impl Future<Output = Signal> + Send + 'static) -> Self {
+    pub(super) fn new(signal: impl Future<Output = Signal> + Send + 'static) -> Self {
         let woken = Arc::new(Woken::default());
         // Polled once at first, to start its timer and watch the shutdown.
         woken.flag.store(true, Ordering::Relaxed);

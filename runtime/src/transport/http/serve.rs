@@ -1,7 +1,7 @@
 //! Serving an HTTP service (a [`Service`](super::Service), or any tower service
 //! around one) on a TCP listener.
 
-use super::connection;
+use super::{connection, refusal};
 use ::http::{Request, Response};
 use hyper::body::{Body, Incoming};
 use std::future::Future;
@@ -40,7 +40,7 @@ impl Stopping {
 pub(crate) struct Socket {
     pub(crate) stopping: Stopping,
     pub(crate) in_flight: Arc<AtomicUsize>,
-    _slot: Option<Arc<OwnedSemaphorePermit>>,
+    _slot: Arc<OwnedSemaphorePermit>,
 }
 
 /// How many connections [`serve`] keeps open at once unless told otherwise.
@@ -107,14 +107,28 @@ where
 /// once as HTTP/2 streams) share its budget of calls in flight,
 /// [`Limits::max_in_flight`](crate::server::Limits::max_in_flight).
 ///
-/// A connection that waits too long for a request is closed; see
-/// [`header_timeout`](Serve::header_timeout).
+/// Every wait on a peer has a deadline:
 ///
-/// At most [`max_connections`](Serve::max_connections) connections are open at once,
+/// | setting | default | then |
+/// |---|---|---|
+/// | [`header_timeout`](Serve::header_timeout): wait for a request (its first bytes, its head, the next one on a kept-alive connection) | [`DEFAULT_HEADER_TIMEOUT`] (30 s) | the connection closes |
+/// | [`Service::body_timeout`](super::Service::body_timeout): wait for a request's body, head read to last byte | [`DEFAULT_BODY_TIMEOUT`](super::DEFAULT_BODY_TIMEOUT) (30 s) | `408` with a `-32012` error body; over HTTP/1.1 the connection closes |
+///
+/// so a peer that sends nothing, or a head or a body a byte at a time, holds a
+/// connection slot for a bounded time only.
+///
+/// At most [`max_connections`](Serve::max_connections) connections are served at once,
 /// WebSocket connections upgraded from them included (each keeps its slot until it
-/// closes); beyond that, new connections wait in the listener's backlog until one
-/// closes. Failures to accept a connection (too many open files, say) are logged
-/// through `tracing` and retried after a short pause; they do not end the server.
+/// closes). A connection beyond that is refused, not left waiting in the listen
+/// backlog: it is accepted, its first request is answered
+/// `503 Service Unavailable` with `Retry-After: 1` and a JSON-RPC error body
+/// (`-32009`, `id: null`; over HTTP/2 on its stream, then `GOAWAY`), and it is closed.
+/// A refused connection has 5 seconds (or the header timeout, when shorter) to send
+/// its request; at most 64 are refused at once, and past that a connection is closed
+/// as soon as it is accepted. Either way a client or a load balancer sees a refusal
+/// at once, not a hang. Failures to accept a connection (too many open files, say)
+/// are logged through `tracing` and retried after a short pause; they do not end the
+/// server.
 #[derive(Debug)]
 #[must_use = "nothing is served until `run` is awaited"]
 pub struct Serve<S> {
@@ -143,8 +157,8 @@ where
         }
     }
 
-    /// How many connections are open at once, at least one. The default is
-    /// [`DEFAULT_MAX_CONNECTIONS`].
+    /// How many connections are served at once, at least one; connections beyond are
+    /// refused (`503`, see [`Serve`]). The default is [`DEFAULT_MAX_CONNECTIONS`].
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.clamp(1, Semaphore::MAX_PERMITS);
         self
@@ -160,8 +174,9 @@ where
     /// The wait is checked by one timer per connection, not per request: a connection is
     /// closed once it has started no request during two consecutive checks, so after
     /// waiting between one and two of these periods. (hyper's own header read timeout,
-    /// which this replaces, arms a timer for every request.) A request in progress,
-    /// however long its handler or its body takes, keeps its connection open.
+    /// which this replaces, arms a timer for every request.) A request in progress
+    /// keeps its connection open, however long its handler takes; its body has its own
+    /// deadline, [`Service::body_timeout`](super::Service::body_timeout).
     pub fn header_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.header_timeout = timeout.filter(|timeout| !timeout.is_zero());
         self
@@ -183,18 +198,33 @@ where
             _alive: alive,
         };
         let permits = Arc::new(Semaphore::new(self.max_connections));
+        let refusing = Arc::new(Semaphore::new(refusal::MAX_REFUSING));
+        let refusal_deadline = self
+            .header_timeout
+            .map_or(refusal::DEADLINE, |timeout| timeout.min(refusal::DEADLINE));
         let mut connections = JoinSet::new();
+        let mut refusals = JoinSet::new();
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
-            let (stream, peer, permit) = tokio::select! {
+            let (stream, peer) = tokio::select! {
                 () = &mut shutdown => break,
-                next = next_connection(&self.listener, &permits) => next,
+                accepted = accept(&self.listener) => accepted,
             };
             while connections.try_join_next().is_some() {}
+            while refusals.try_join_next().is_some() {}
+            let Ok(slot) = Arc::clone(&permits).try_acquire_owned() else {
+                match Arc::clone(&refusing).try_acquire_owned() {
+                    Ok(permit) => {
+                        refusals.spawn(refusal::refuse(stream, peer, refusal_deadline, permit));
+                    }
+                    Err(_) => tracing::debug!(%peer, "closing a connection past the limit"),
+                }
+                continue;
+            };
             let socket = Socket {
                 stopping: stopping.clone(),
                 in_flight: Arc::new(AtomicUsize::new(0)),
-                _slot: permit.map(Arc::new),
+                _slot: Arc::new(slot),
             };
             let settings = connection::Settings {
                 header_timeout: self.header_timeout,
@@ -208,6 +238,8 @@ where
             ));
         }
         drop(self.listener);
+        // Refusals in progress end at once.
+        drop(refusals);
         let _ = stop.send(true);
         drop(stopping);
         while connections.join_next().await.is_some() {}
@@ -216,17 +248,11 @@ where
     }
 }
 
-/// Waits for a free connection slot, then for a connection to accept.
-async fn next_connection(
-    listener: &TcpListener,
-    permits: &Arc<Semaphore>,
-) -> (TcpStream, SocketAddr, Option<OwnedSemaphorePermit>) {
-    // The semaphore is never closed, so a failed acquire cannot happen; were it to,
-    // the connection would simply go uncounted.
-    let permit = Arc::clone(permits).acquire_owned().await.ok();
+/// The next connection accepted.
+async fn accept(listener: &TcpListener) -> (TcpStream, SocketAddr) {
     loop {
         match listener.accept().await {
-            Ok((stream, peer)) => return (stream, peer, permit),
+            Ok(accepted) => return accepted,
             Err(error) => {
                 tracing::warn!(%error, "accepting a connection failed");
                 tokio::time::sleep(Duration::from_millis(50)).await;

@@ -331,6 +331,21 @@ fn too_slow<D: Data>(version: Version) -> Answer<D> {
     answer
 }
 
+/// The answer on a connection past [`Serve::max_connections`](super::Serve::max_connections).
+pub(super) fn too_many_connections<D: Data>() -> Answer<D> {
+    let mut answer = refusal(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &ErrorObject::new(
+            protocol::code::SERVER_BUSY,
+            "Too many connections, retry later",
+        ),
+    );
+    answer
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    answer
+}
+
 fn too_large<D: Data>() -> Answer<D> {
     refusal(
         StatusCode::PAYLOAD_TOO_LARGE,
