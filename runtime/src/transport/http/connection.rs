@@ -141,6 +141,36 @@ async fn within<T>(limit: Option<Duration>, future: impl Future<Output = Option<
     }
 }
 
+/// What one HTTP/2 connection may make the server hold, set explicitly rather than left
+/// to hyper's defaults (which hyper says may change):
+///
+/// - 100 streams at once (hyper: 200). A stream lasts until its answer is sent whole,
+///   so a client that never reads makes the server hold at most 100 answers (each at
+///   most [`Limits::max_response_size`](crate::server::Limits::max_response_size)),
+///   and only until the connection has had no request in progress for a header
+///   timeout (see [`Serve::header_timeout`](super::Serve::header_timeout)): then it
+///   is closed, and they are dropped.
+/// - Receive windows of 256 KiB per stream (hyper: 1 MiB) and 1 MiB per connection:
+///   what a client may send that the server has not read yet.
+/// - Frames of at most 16 KiB, a header list of at most 16 KiB.
+/// - At most 64 KiB of an answer buffered per stream for sending (hyper: 400 KiB).
+/// - At most 20 streams opened and reset by the client before the server accepts them,
+///   and 256 streams reset for errors of the client's, before the connection is closed
+///   (hyper: 1,024); the "rapid reset" attacks.
+macro_rules! http2_bounds {
+    ($builder:expr) => {
+        $builder
+            .max_concurrent_streams(100)
+            .initial_stream_window_size(256 * 1024)
+            .initial_connection_window_size(1024 * 1024)
+            .max_frame_size(16 * 1024)
+            .max_header_list_size(16 * 1024)
+            .max_send_buf_size(64 * 1024)
+            .max_pending_accept_reset_streams(20)
+            .max_local_error_reset_streams(256)
+    };
+}
+
 /// Runs hyper's connection for `protocol` with `glue` as its service, watched by `guard`.
 pub(super) async fn run<H, B>(
     stream: TcpStream,
@@ -168,14 +198,14 @@ pub(super) async fn run<H, B>(
             Watched::new(connection, guard, peer).await;
         }
         Protocol::Http2 => {
-            let connection = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                .timer(TokioTimer::new())
-                .serve_connection(io, glue);
+            let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+            http2_bounds!(builder.timer(TokioTimer::new()));
+            let connection = builder.serve_connection(io, glue);
             Watched::new(connection, guard, peer).await;
         }
         Protocol::Unsure => {
             let mut builder = auto::Builder::new(TokioExecutor::new());
-            builder.http2().timer(TokioTimer::new());
+            http2_bounds!(builder.http2().timer(TokioTimer::new()));
             let connection = builder.serve_connection_with_upgrades(io, glue);
             Watched::new(connection, guard, peer).await;
         }

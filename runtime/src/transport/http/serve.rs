@@ -117,6 +117,17 @@ where
 /// so a peer that sends nothing, or a head or a body a byte at a time, holds a
 /// connection slot for a bounded time only.
 ///
+/// An HTTP/2 connection is told explicit bounds in its `SETTINGS`: at most 100
+/// streams at once, receive windows of 256 KiB per stream and 1 MiB per connection,
+/// frames and header lists of at most 16 KiB; the server buffers at most 64 KiB of an
+/// answer per stream for sending, and closes a connection whose client resets more
+/// than 20 streams before they are accepted or causes 256 error resets. A stream lasts
+/// until its answer is sent whole, so a client that never reads makes the server hold
+/// at most 100 answers (each at most
+/// [`Limits::max_response_size`](crate::server::Limits::max_response_size)), and only
+/// until its connection has had no request in progress for a header timeout, when it
+/// is closed.
+///
 /// At most [`max_connections`](Serve::max_connections) connections are served at once,
 /// WebSocket connections upgraded from them included (each keeps its slot until it
 /// closes). A connection beyond that is refused, not left waiting in the listen
