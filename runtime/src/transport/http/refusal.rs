@@ -37,6 +37,7 @@ pub(super) async fn refuse(
     permit: OwnedSemaphorePermit,
 ) {
     let _permit = permit;
+    let _ = stream.set_nodelay(true);
     let answered = Arc::new(Notify::new());
     let refusing = async {
         let Some(protocol) = connection::sniff(&stream).await else {
