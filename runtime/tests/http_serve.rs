@@ -31,6 +31,18 @@ async fn start(header_timeout: Option<Duration>) -> SocketAddr {
     addr
 }
 
+/// The call the raw-socket tests send.
+const CALL: &[u8] = br#"{"jsonrpc":"2.0","method":"add","params":[20,22],"id":1}"#;
+
+/// Sends a request head saying that the body is `length` bytes long, then `body`.
+async fn post(socket: &mut (impl AsyncWrite + Unpin), length: usize, body: &[u8]) {
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+    );
+    socket.write_all(head.as_bytes()).await.expect("write");
+    socket.write_all(body).await.expect("write");
+}
+
 /// How long until the server closes `socket`, reading (and discarding) what it sends.
 async fn closed_after(mut socket: TcpStream) -> Duration {
     let start = Instant::now();
@@ -55,13 +67,7 @@ async fn connections_waiting_too_long_for_a_request_are_closed() {
         .expect("write");
     // One makes a call, then stays idle.
     let mut idle = TcpStream::connect(addr).await.expect("connect");
-    let call = br#"{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}"#;
-    let head = format!(
-        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        call.len()
-    );
-    idle.write_all(head.as_bytes()).await.expect("write");
-    idle.write_all(call).await.expect("write");
+    post(&mut idle, CALL.len(), CALL).await;
     let mut answer = [0_u8; 12];
     idle.read_exact(&mut answer).await.expect("an answer");
     assert_eq!(&answer, b"HTTP/1.1 200");
@@ -173,8 +179,7 @@ async fn an_http2_preface_in_pieces_is_still_http2() {
 async fn a_body_in_many_chunks_up_to_the_limit_is_read_whole() {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("address");
-    let call = br#"{"jsonrpc":"2.0","method":"add","params":[20,22],"id":1}"#;
-    let service = Service::new(client_support::server()).max_request_size(call.len());
+    let service = Service::new(client_support::server()).max_request_size(CALL.len());
     tokio::spawn(http::serve(listener, service, std::future::pending()));
     let mut socket = TcpStream::connect(addr).await.expect("connect");
     socket.set_nodelay(true).expect("nodelay");
@@ -186,7 +191,7 @@ async fn a_body_in_many_chunks_up_to_the_limit_is_read_whole() {
         .await
         .expect("write");
     // One chunk of every 8 bytes, each sent on its own: the server reads several frames.
-    for piece in call.chunks(8) {
+    for piece in CALL.chunks(8) {
         let chunk = format!("{:x}\r\n", piece.len());
         socket.write_all(chunk.as_bytes()).await.expect("write");
         socket.write_all(piece).await.expect("write");
@@ -197,13 +202,6 @@ async fn a_body_in_many_chunks_up_to_the_limit_is_read_whole() {
     let answer = read_answer(&mut socket).await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.ends_with(r#""result":42,"id":1}"#), "{answer}");
-}
-
-/// A request head for a call whose body is `length` bytes long.
-fn head(length: usize) -> String {
-    format!(
-        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
-    )
 }
 
 /// Everything the server sends on `socket` until it closes it, within [`PATIENCE`].
@@ -255,17 +253,9 @@ async fn a_body_that_stalls_is_answered_and_frees_its_connection_slot() {
     for layered in [false, true] {
         // One connection only: the stalled body holds it until its deadline.
         let addr = start_limited(1, Duration::from_millis(100), layered).await;
-        let call = br#"{"jsonrpc":"2.0","method":"add","params":[20,22],"id":1}"#;
         let mut stalled = TcpStream::connect(addr).await.expect("connect");
         // The whole head, a `Content-Length` of the whole call, then half of it only.
-        stalled
-            .write_all(head(call.len()).as_bytes())
-            .await
-            .expect("write");
-        stalled
-            .write_all(&call[..call.len() / 2])
-            .await
-            .expect("write");
+        post(&mut stalled, CALL.len(), &CALL[..CALL.len() / 2]).await;
         let answer = read_until_closed(&mut stalled).await;
         assert!(
             answer.starts_with("HTTP/1.1 408"),
@@ -290,10 +280,7 @@ async fn a_body_sent_a_byte_at_a_time_meets_one_deadline_for_the_whole_body() {
     let socket = TcpStream::connect(addr).await.expect("connect");
     socket.set_nodelay(true).expect("nodelay");
     let (mut reader, mut writer) = socket.into_split();
-    writer
-        .write_all(head(length).as_bytes())
-        .await
-        .expect("write");
+    post(&mut writer, length, b"").await;
     // The attacker's pace: a byte every 10 ms, each well within any per-read timeout,
     // 100 s for the whole body. It stops when the server has closed the connection.
     let dripping = tokio::spawn(async move {
@@ -317,24 +304,15 @@ async fn a_body_sent_a_byte_at_a_time_meets_one_deadline_for_the_whole_body() {
 #[tokio::test]
 async fn a_connection_past_the_limit_is_refused_at_once() {
     let addr = start_limited(1, PATIENCE, false).await;
-    let call = br#"{"jsonrpc":"2.0","method":"add","params":[20,22],"id":1}"#;
     // The only slot: a kept-alive connection, answered once, then idle.
     let mut holder = TcpStream::connect(addr).await.expect("connect");
-    holder
-        .write_all(head(call.len()).as_bytes())
-        .await
-        .expect("write");
-    holder.write_all(call).await.expect("write");
+    post(&mut holder, CALL.len(), CALL).await;
     let answer = read_answer(&mut holder).await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 
     // HTTP/1.1 past the limit: a 503 that says when to retry, then the connection closes.
     let mut refused = TcpStream::connect(addr).await.expect("connect");
-    refused
-        .write_all(head(call.len()).as_bytes())
-        .await
-        .expect("write");
-    refused.write_all(call).await.expect("write");
+    post(&mut refused, CALL.len(), CALL).await;
     let answer = read_until_closed(&mut refused).await;
     let (refusal, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
     assert!(refusal.starts_with("HTTP/1.1 503"), "{answer}");
@@ -357,7 +335,7 @@ async fn a_connection_past_the_limit_is_refused_at_once() {
     let connection = tokio::spawn(connection);
     let request = Request::post("http://localhost/")
         .header("content-type", "application/json")
-        .body(Full::new(Bytes::from_static(call)))
+        .body(Full::new(Bytes::from_static(CALL)))
         .expect("a request");
     let response = tokio::time::timeout(PATIENCE, sender.send_request(request))
         .await
@@ -373,11 +351,7 @@ async fn a_connection_past_the_limit_is_refused_at_once() {
         .expect("a clean close");
 
     // The holder is still served.
-    holder
-        .write_all(head(call.len()).as_bytes())
-        .await
-        .expect("write");
-    holder.write_all(call).await.expect("write");
+    post(&mut holder, CALL.len(), CALL).await;
     let answer = read_answer(&mut holder).await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
