@@ -38,12 +38,27 @@ impl Dispatch for Big {
             return Reply::err(ErrorObject::method_not_found());
         }
         self.answers.fetch_add(1, Ordering::SeqCst);
-        Reply::ok(&"x".repeat(64 * 1024))
+        Reply::ok(&"x".repeat(BIG))
     }
 }
 
+/// The size of a [`Big`] answer's string.
+const BIG: usize = 64 * 1024;
+
 /// Serves [`Big`] with `header_timeout`; its count of answers made.
 async fn start(header_timeout: Duration) -> (SocketAddr, Arc<AtomicUsize>) {
+    start_with(
+        header_timeout,
+        rpcsmith::transport::http::DEFAULT_MAX_UNSENT_BYTES,
+    )
+    .await
+}
+
+/// Serves [`Big`] with `header_timeout` and `max_unsent_bytes`.
+async fn start_with(
+    header_timeout: Duration,
+    max_unsent_bytes: usize,
+) -> (SocketAddr, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("address");
     let answers = Arc::new(AtomicUsize::new(0));
@@ -51,7 +66,9 @@ async fn start(header_timeout: Duration) -> (SocketAddr, Arc<AtomicUsize>) {
         answers: Arc::clone(&answers),
     })
     .build();
-    let serve = Serve::new(listener, Service::new(server)).header_timeout(Some(header_timeout));
+    let serve = Serve::new(listener, Service::new(server))
+        .header_timeout(Some(header_timeout))
+        .max_unsent_bytes(max_unsent_bytes);
     tokio::spawn(serve.run(std::future::pending()));
     (addr, answers)
 }
@@ -108,25 +125,40 @@ async fn http2_connections_are_told_explicit_bounds() {
     assert_eq!(65_535 + increment, CONNECTION_WINDOW);
 }
 
-#[tokio::test]
-async fn a_client_that_never_reads_holds_at_most_max_streams_answers_until_idle() {
-    let header_timeout = Duration::from_millis(200);
-    let (addr, answers) = start(header_timeout).await;
+/// An HTTP/2 client on `addr` that reads no answer's body (no stream may receive a
+/// byte of data), and its connection's task.
+async fn never_reading(
+    addr: SocketAddr,
+) -> (
+    hyper::client::conn::http2::SendRequest<Full<Bytes>>,
+    tokio::task::JoinHandle<hyper::Result<()>>,
+) {
     let socket = TcpStream::connect(addr).await.expect("connect");
-    // A client that reads no answer's body: no stream may receive a byte of data.
     let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
         .initial_stream_window_size(0)
         .handshake(TokioIo::new(socket))
         .await
         .expect("an HTTP/2 handshake");
-    let connection = tokio::spawn(connection);
-    let call = Bytes::from_static(br#"{"jsonrpc":"2.0","method":"big","id":1}"#);
-    let request = || {
-        Request::post("http://localhost/")
-            .header("content-type", "application/json")
-            .body(Full::new(call.clone()))
-            .expect("a request")
-    };
+    (sender, tokio::spawn(connection))
+}
+
+/// A call of `big`.
+fn request() -> Request<Full<Bytes>> {
+    Request::post("http://localhost/")
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from_static(
+            br#"{"jsonrpc":"2.0","method":"big","id":1}"#,
+        )))
+        .expect("a request")
+}
+
+#[tokio::test]
+async fn a_client_that_never_reads_holds_at_most_max_streams_answers_until_idle() {
+    // The answers (100 of 64 KiB) stay under the unsent budget: the stream limit and
+    // the header timeout bound what is held.
+    let header_timeout = Duration::from_millis(500);
+    let (addr, answers) = start(header_timeout).await;
+    let (sender, connection) = never_reading(addr).await;
     // One answer's head first: the server's settings are known from then on.
     let mut first = sender.clone();
     let head = tokio::time::timeout(PATIENCE, first.send_request(request()))
@@ -164,4 +196,41 @@ async fn a_client_that_never_reads_holds_at_most_max_streams_answers_until_idle(
     assert_eq!(answers.load(Ordering::SeqCst), MAX_STREAMS as usize);
     assert!(held.len() <= MAX_STREAMS as usize, "{}", held.len());
     assert!(held.iter().all(|head| head.status() == 200));
+}
+
+#[tokio::test]
+async fn a_client_that_never_reads_is_closed_once_its_unsent_answers_pass_the_budget() {
+    let budget = 1024 * 1024;
+    // The header timeout is not what closes it.
+    let (addr, answers) = start_with(Duration::from_secs(60), budget).await;
+    let (mut sender, connection) = never_reading(addr).await;
+    // One call at a time, each answer's head awaited, no body read: every answer stays
+    // unsent, until the server closes the connection.
+    let mut heads = Vec::new();
+    let asking = async {
+        // Each head is kept: dropping it would reset its stream, which drops its answer.
+        while let Ok(head) = sender.send_request(request()).await {
+            assert_eq!(head.status(), 200);
+            heads.push(head);
+        }
+    };
+    tokio::time::timeout(PATIENCE, asking)
+        .await
+        .expect("the server closes the connection in time");
+    tokio::time::timeout(PATIENCE, connection)
+        .await
+        .expect("the connection ends")
+        .expect("the connection task ends")
+        .ok();
+    // It closed as the answers made passed the budget: the last one made is the first
+    // past it, and every one before was held. (An answer is its string and an
+    // envelope of less than 64 bytes.)
+    let made = answers.load(Ordering::SeqCst);
+    assert!((made - 1) * BIG <= budget, "{made} answers made");
+    assert!(made * (BIG + 64) > budget, "{made} answers made");
+    assert!(
+        heads.len() <= made,
+        "{} heads of {made} answers",
+        heads.len()
+    );
 }

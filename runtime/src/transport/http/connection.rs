@@ -12,6 +12,7 @@
 use super::body::Written;
 use super::serve::{Socket, Stopping};
 use super::service::{Begun, Origin, PeerAddr, Service};
+use super::unsent::Unsent;
 use ::http::{Method, Request, Response};
 use futures_util::task::AtomicWaker;
 use hyper::body::{Body, Incoming};
@@ -72,6 +73,7 @@ pub(super) async fn serve<S, B>(
     let guard = Guard::new(signal(
         socket.stopping.clone(),
         Arc::clone(&activity),
+        Arc::clone(&socket.unsent),
         settings.header_timeout,
     ));
     let accepted = Accepted {
@@ -145,11 +147,10 @@ async fn within<T>(limit: Option<Duration>, future: impl Future<Output = Option<
 /// to hyper's defaults (which hyper says may change):
 ///
 /// - 100 streams at once (hyper: 200). A stream lasts until its answer is sent whole,
-///   so a client that never reads makes the server hold at most 100 answers (each at
-///   most [`Limits::max_response_size`](crate::server::Limits::max_response_size)),
-///   and only until the connection has had no request in progress for a header
-///   timeout (see [`Serve::header_timeout`](super::Serve::header_timeout)): then it
-///   is closed, and they are dropped.
+///   so a client that never reads could make the server hold 100 answers (each up to
+///   [`Limits::max_response_size`](crate::server::Limits::max_response_size)); their
+///   bytes are bounded by [`Serve::max_unsent_bytes`](super::Serve::max_unsent_bytes)
+///   (see [`unsent`](super::unsent)), and their time by the header timeout.
 /// - Receive windows of 256 KiB per stream (hyper: 1 MiB) and 1 MiB per connection:
 ///   what a client may send that the server has not read yet.
 /// - Frames of at most 16 KiB, a header list of at most 16 KiB.
@@ -282,6 +283,10 @@ where
                 tracing::debug!(peer = %this.peer, "closing a connection that sent no request in time");
                 return Poll::Ready(());
             }
+            Poll::Ready(Signal::Unread) => {
+                tracing::debug!(peer = %this.peer, "closing a connection whose client does not read its answers");
+                return Poll::Ready(());
+            }
         }
         match this.connection.poll(cx) {
             Poll::Pending => Poll::Pending,
@@ -307,6 +312,9 @@ pub(super) enum Signal {
     /// A whole header timeout (at least) went by with no request started and none in
     /// progress: the peer is idle or sending a request's head too slowly.
     Idle,
+    /// Its answers not sent yet passed [`Serve::max_unsent_bytes`](super::Serve::max_unsent_bytes):
+    /// the peer asks and does not read.
+    Unread,
 }
 
 /// Resolves when the server shuts down, or when the connection has spent a header
@@ -316,6 +324,7 @@ pub(super) enum Signal {
 async fn signal(
     mut stopping: Stopping,
     activity: Arc<Activity>,
+    unsent: Arc<Unsent>,
     timeout: Option<Duration>,
 ) -> Signal {
     let idle = async {
@@ -335,6 +344,7 @@ async fn signal(
     tokio::select! {
         biased;
         () = stopping.wait() => Signal::Stop,
+        () = unsent.over() => Signal::Unread,
         () = idle => Signal::Idle,
     }
 }
@@ -465,6 +475,7 @@ impl hyper::service::Service<Request<Incoming>> for Direct {
         let origin = Origin {
             peer: Some(accepted.peer),
             in_flight: Some(Arc::clone(&accepted.socket.in_flight)),
+            unsent: Some(Arc::clone(&accepted.socket.unsent)),
         };
         match self.service.begin(request, origin) {
             Begun::Reading(exchange) => Box::pin(exchange.finish(in_progress)),

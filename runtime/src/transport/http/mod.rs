@@ -36,8 +36,11 @@ mod pool;
 mod refusal;
 mod serve;
 mod service;
+mod unsent;
 
 pub use client::{Client, ClientBuilder, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE};
 pub(crate) use serve::Socket;
-pub use serve::{DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, Serve, serve};
+pub use serve::{
+    DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_UNSENT_BYTES, Serve, serve,
+};
 pub use service::{DEFAULT_BODY_TIMEOUT, NoResponse, PeerAddr, Service};

@@ -1,6 +1,7 @@
 //! Serving an HTTP service (a [`Service`](super::Service), or any tower service
 //! around one) on a TCP listener.
 
+use super::unsent::Unsent;
 use super::{connection, refusal};
 use ::http::{Request, Response};
 use hyper::body::{Body, Incoming};
@@ -40,11 +41,17 @@ impl Stopping {
 pub(crate) struct Socket {
     pub(crate) stopping: Stopping,
     pub(crate) in_flight: Arc<AtomicUsize>,
+    /// The bytes of its answers not sent yet, against [`Serve::max_unsent_bytes`].
+    pub(crate) unsent: Arc<Unsent>,
     _slot: Arc<OwnedSemaphorePermit>,
 }
 
 /// How many connections [`serve`] keeps open at once unless told otherwise.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// How many bytes of answers made and not yet sent one connection may hold unless told
+/// otherwise: 16 MiB; see [`Serve::max_unsent_bytes`].
+pub const DEFAULT_MAX_UNSENT_BYTES: usize = 16 * 1024 * 1024;
 
 /// How long [`serve`] lets a connection wait for a request unless told otherwise: 30
 /// seconds (hyper's own default header read timeout); see [`Serve::header_timeout`].
@@ -122,11 +129,11 @@ where
 /// frames and header lists of at most 16 KiB; the server buffers at most 64 KiB of an
 /// answer per stream for sending, and closes a connection whose client resets more
 /// than 20 streams before they are accepted or causes 256 error resets. A stream lasts
-/// until its answer is sent whole, so a client that never reads makes the server hold
-/// at most 100 answers (each at most
-/// [`Limits::max_response_size`](crate::server::Limits::max_response_size)), and only
-/// until its connection has had no request in progress for a header timeout, when it
-/// is closed.
+/// until its answer is sent whole, so a client that asks and never reads could make the
+/// server hold up to 100 answers; the answers one connection has made and not sent are
+/// bounded in bytes as well, by [`max_unsent_bytes`](Serve::max_unsent_bytes) (16 MiB):
+/// past it the connection is closed. It is closed too once it has had no request in
+/// progress for a header timeout, sent or not.
 ///
 /// At most [`max_connections`](Serve::max_connections) connections are served at once,
 /// WebSocket connections upgraded from them included (each keeps its slot until it
@@ -147,6 +154,7 @@ pub struct Serve<S> {
     service: S,
     max_connections: usize,
     header_timeout: Option<Duration>,
+    max_unsent_bytes: usize,
 }
 
 impl<S, B> Serve<S>
@@ -165,6 +173,7 @@ where
             service,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             header_timeout: Some(DEFAULT_HEADER_TIMEOUT),
+            max_unsent_bytes: DEFAULT_MAX_UNSENT_BYTES,
         }
     }
 
@@ -190,6 +199,18 @@ where
     /// deadline, [`Service::body_timeout`](super::Service::body_timeout).
     pub fn header_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.header_timeout = timeout.filter(|timeout| !timeout.is_zero());
+        self
+    }
+
+    /// How many bytes of answers one connection may have made and not yet sent. A
+    /// connection past it is closed, which drops them: its client asks more than it
+    /// reads. Only HTTP/2 connections can pass it (one answer alone never does,
+    /// whatever its size, and HTTP/1.1 has one at a time), when a client asks on many
+    /// streams and does not read the answers. The default is
+    /// [`DEFAULT_MAX_UNSENT_BYTES`]; keep it above
+    /// [`Limits::max_response_size`](crate::server::Limits::max_response_size).
+    pub fn max_unsent_bytes(mut self, bytes: usize) -> Self {
+        self.max_unsent_bytes = bytes;
         self
     }
 
@@ -235,6 +256,7 @@ where
             let socket = Socket {
                 stopping: stopping.clone(),
                 in_flight: Arc::new(AtomicUsize::new(0)),
+                unsent: Arc::new(Unsent::new(self.max_unsent_bytes)),
                 _slot: Arc::new(slot),
             };
             let settings = connection::Settings {

@@ -2,6 +2,7 @@
 
 use super::body::{self, Data, ReadError};
 use super::client::is_json;
+use super::unsent::Unsent;
 use crate::protocol::{self, ErrorObject, Id};
 use crate::server::{Metadata, Server};
 use ::http::header::{self, HeaderValue};
@@ -103,6 +104,8 @@ pub(super) struct Origin {
     pub(super) peer: Option<SocketAddr>,
     /// The socket's count of calls in flight, shared by its requests.
     pub(super) in_flight: Option<Arc<AtomicUsize>>,
+    /// The socket's answers not sent yet.
+    pub(super) unsent: Option<Arc<Unsent>>,
 }
 
 impl Service {
@@ -217,10 +220,15 @@ impl Service {
         // Under `serve`, the calls of every request on this socket share one in-flight
         // budget; mounted elsewhere, each request has its own. What `serve` knows of the
         // socket is for the transport, not for handlers.
-        let in_flight = origin.in_flight.or_else(|| {
-            let socket = parts.extensions.remove::<super::Socket>()?;
-            Some(socket.in_flight)
-        });
+        let (in_flight, unsent) = match (origin.in_flight, origin.unsent) {
+            (Some(in_flight), unsent) => (Some(in_flight), unsent),
+            (None, _) => parts
+                .extensions
+                .remove::<super::Socket>()
+                .map_or((None, None), |socket| {
+                    (Some(socket.in_flight), Some(socket.unsent))
+                }),
+        };
         let limit = self
             .config
             .max_request_size
@@ -241,6 +249,7 @@ impl Service {
             version,
             metadata,
             in_flight,
+            unsent,
             no_response: self.config.no_response,
         })
     }
@@ -263,6 +272,7 @@ pub(super) struct Exchange<B> {
     version: Version,
     metadata: Metadata,
     in_flight: Option<Arc<AtomicUsize>>,
+    unsent: Option<Arc<Unsent>>,
     no_response: NoResponse,
 }
 
@@ -289,7 +299,14 @@ where
             None => self.server.handle(&body, self.metadata).await,
         };
         Ok(match answer {
-            Some(response) => json(StatusCode::OK, response),
+            Some(response) => {
+                let length = response.len();
+                let body = match &self.unsent {
+                    Some(unsent) => D::held(response, unsent.hold(length)),
+                    None => D::from_vec(response),
+                };
+                json_body(StatusCode::OK, body)
+            }
             None => empty(match self.no_response {
                 NoResponse::NoContent => StatusCode::NO_CONTENT,
                 NoResponse::Accepted => StatusCode::ACCEPTED,
@@ -369,7 +386,11 @@ fn empty<D: Data>(status: StatusCode) -> Answer<D> {
 }
 
 fn json<D: Data>(status: StatusCode, body: Vec<u8>) -> Answer<D> {
-    let mut answer = Response::new(Full::new(D::from_vec(body)));
+    json_body(status, D::from_vec(body))
+}
+
+fn json_body<D: Data>(status: StatusCode, body: D) -> Answer<D> {
+    let mut answer = Response::new(Full::new(body));
     *answer.status_mut() = status;
     answer.headers_mut().insert(
         header::CONTENT_TYPE,
