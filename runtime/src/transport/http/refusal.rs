@@ -20,17 +20,49 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpStream;
-use tokio::sync::{Notify, OwnedSemaphorePermit};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinSet;
 
 /// How long a refused connection may take to send its request.
-pub(super) const DEADLINE: Duration = Duration::from_secs(5);
+const DEADLINE: Duration = Duration::from_secs(5);
 
 /// How many connections are being refused at once, at most.
-pub(super) const MAX_REFUSING: usize = 64;
+const MAX_REFUSING: usize = 64;
+
+/// The connections being refused.
+pub(super) struct Refusals {
+    permits: Arc<Semaphore>,
+    deadline: Duration,
+    /// Dropped with the server's accept loop, which ends them at once.
+    tasks: JoinSet<()>,
+}
+
+impl Refusals {
+    /// Refusals with [`DEADLINE`], or the server's header timeout when shorter.
+    pub(super) fn new(header_timeout: Option<Duration>) -> Self {
+        Self {
+            permits: Arc::new(Semaphore::new(MAX_REFUSING)),
+            deadline: header_timeout.map_or(DEADLINE, |timeout| timeout.min(DEADLINE)),
+            tasks: JoinSet::new(),
+        }
+    }
+
+    /// Refuses `stream`, or closes it at once when [`MAX_REFUSING`] are in progress.
+    pub(super) fn refuse(&mut self, stream: TcpStream, peer: SocketAddr) {
+        while self.tasks.try_join_next().is_some() {}
+        match Arc::clone(&self.permits).try_acquire_owned() {
+            Ok(permit) => {
+                self.tasks
+                    .spawn(refuse(stream, peer, self.deadline, permit));
+            }
+            Err(_) => tracing::debug!(%peer, "closing a connection past the limit"),
+        }
+    }
+}
 
 /// Answers the first request of `stream` with a refusal, then closes it; gives up after
 /// `deadline`. `permit` is its place among the [`MAX_REFUSING`].
-pub(super) async fn refuse(
+async fn refuse(
     stream: TcpStream,
     peer: SocketAddr,
     deadline: Duration,

@@ -1,8 +1,9 @@
 //! Serving an HTTP service (a [`Service`](super::Service), or any tower service
 //! around one) on a TCP listener.
 
+use super::connection;
+use super::refusal::Refusals;
 use super::unsent::Unsent;
-use super::{connection, refusal};
 use ::http::{Request, Response};
 use hyper::body::{Body, Incoming};
 use std::future::Future;
@@ -230,12 +231,8 @@ where
             _alive: alive,
         };
         let permits = Arc::new(Semaphore::new(self.max_connections));
-        let refusing = Arc::new(Semaphore::new(refusal::MAX_REFUSING));
-        let refusal_deadline = self
-            .header_timeout
-            .map_or(refusal::DEADLINE, |timeout| timeout.min(refusal::DEADLINE));
+        let mut refusals = Refusals::new(self.header_timeout);
         let mut connections = JoinSet::new();
-        let mut refusals = JoinSet::new();
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
             let (stream, peer) = tokio::select! {
@@ -243,14 +240,8 @@ where
                 accepted = accept(&self.listener) => accepted,
             };
             while connections.try_join_next().is_some() {}
-            while refusals.try_join_next().is_some() {}
             let Ok(slot) = Arc::clone(&permits).try_acquire_owned() else {
-                match Arc::clone(&refusing).try_acquire_owned() {
-                    Ok(permit) => {
-                        refusals.spawn(refusal::refuse(stream, peer, refusal_deadline, permit));
-                    }
-                    Err(_) => tracing::debug!(%peer, "closing a connection past the limit"),
-                }
+                refusals.refuse(stream, peer);
                 continue;
             };
             let socket = Socket {
