@@ -47,17 +47,16 @@ const BIG: usize = 64 * 1024;
 
 /// Serves [`Big`] with `header_timeout`; its count of answers made.
 async fn start(header_timeout: Duration) -> (SocketAddr, Arc<AtomicUsize>) {
-    start_with(
-        header_timeout,
-        rpcsmith::transport::http::DEFAULT_MAX_UNSENT_BYTES,
-    )
-    .await
+    let budget = rpcsmith::transport::http::DEFAULT_MAX_UNSENT_BYTES;
+    start_with(header_timeout, budget, false).await
 }
 
-/// Serves [`Big`] with `header_timeout` and `max_unsent_bytes`.
+/// Serves [`Big`] with `header_timeout` and `max_unsent_bytes`, directly or behind a
+/// layer.
 async fn start_with(
     header_timeout: Duration,
     max_unsent_bytes: usize,
+    layered: bool,
 ) -> (SocketAddr, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("address");
@@ -66,10 +65,21 @@ async fn start_with(
         answers: Arc::clone(&answers),
     })
     .build();
-    let serve = Serve::new(listener, Service::new(server))
-        .header_timeout(Some(header_timeout))
-        .max_unsent_bytes(max_unsent_bytes);
-    tokio::spawn(serve.run(std::future::pending()));
+    let service = Service::new(server);
+    if layered {
+        let layered = tower::ServiceBuilder::new()
+            .map_request(|request: Request<hyper::body::Incoming>| request)
+            .service(service);
+        let serve = Serve::new(listener, layered)
+            .header_timeout(Some(header_timeout))
+            .max_unsent_bytes(max_unsent_bytes);
+        tokio::spawn(serve.run(std::future::pending()));
+    } else {
+        let serve = Serve::new(listener, service)
+            .header_timeout(Some(header_timeout))
+            .max_unsent_bytes(max_unsent_bytes);
+        tokio::spawn(serve.run(std::future::pending()));
+    }
     (addr, answers)
 }
 
@@ -200,9 +210,15 @@ async fn a_client_that_never_reads_holds_at_most_max_streams_answers_until_idle(
 
 #[tokio::test]
 async fn a_client_that_never_reads_is_closed_once_its_unsent_answers_pass_the_budget() {
+    for layered in [false, true] {
+        client_is_closed_past_the_budget(layered).await;
+    }
+}
+
+async fn client_is_closed_past_the_budget(layered: bool) {
     let budget = 1024 * 1024;
     // The header timeout is not what closes it.
-    let (addr, answers) = start_with(Duration::from_secs(60), budget).await;
+    let (addr, answers) = start_with(Duration::from_secs(60), budget, layered).await;
     let (mut sender, connection) = never_reading(addr).await;
     // One call at a time, each answer's head awaited, no body read: every answer stays
     // unsent, until the server closes the connection.
@@ -226,8 +242,14 @@ async fn a_client_that_never_reads_is_closed_once_its_unsent_answers_pass_the_bu
     // past it, and every one before was held. (An answer is its string and an
     // envelope of less than 64 bytes.)
     let made = answers.load(Ordering::SeqCst);
-    assert!((made - 1) * BIG <= budget, "{made} answers made");
-    assert!(made * (BIG + 64) > budget, "{made} answers made");
+    assert!(
+        (made - 1) * BIG <= budget,
+        "layered {layered}: {made} answers made"
+    );
+    assert!(
+        made * (BIG + 64) > budget,
+        "layered {layered}: {made} answers made"
+    );
     assert!(
         heads.len() <= made,
         "{} heads of {made} answers",

@@ -312,8 +312,9 @@ pub(super) enum Signal {
     /// A whole header timeout (at least) went by with no request started and none in
     /// progress: the peer is idle or sending a request's head too slowly.
     Idle,
-    /// Its answers not sent yet passed [`Serve::max_unsent_bytes`](super::Serve::max_unsent_bytes):
-    /// the peer asks and does not read.
+    /// Its answers not sent yet passed
+    /// [`Serve::max_unsent_bytes`](super::Serve::max_unsent_bytes): the peer asks and
+    /// does not read.
     Unread,
 }
 

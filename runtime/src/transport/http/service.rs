@@ -218,16 +218,15 @@ impl Service {
         }
         let (mut parts, body) = request.into_parts();
         // Under `serve`, the calls of every request on this socket share one in-flight
-        // budget; mounted elsewhere, each request has its own. What `serve` knows of the
-        // socket is for the transport, not for handlers.
-        let (in_flight, unsent) = match (origin.in_flight, origin.unsent) {
-            (Some(in_flight), unsent) => (Some(in_flight), unsent),
-            (None, _) => parts
-                .extensions
-                .remove::<super::Socket>()
-                .map_or((None, None), |socket| {
-                    (Some(socket.in_flight), Some(socket.unsent))
-                }),
+        // budget, and its answers one budget of unsent bytes; mounted elsewhere, each
+        // request has its own in-flight budget. What `serve` knows of the socket is for
+        // the transport, not for handlers.
+        let (in_flight, unsent) = match origin.in_flight {
+            Some(in_flight) => (Some(in_flight), origin.unsent),
+            None => match parts.extensions.remove::<super::Socket>() {
+                Some(socket) => (Some(socket.in_flight), Some(socket.unsent)),
+                None => (None, None),
+            },
         };
         let limit = self
             .config
