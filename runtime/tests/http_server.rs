@@ -619,7 +619,7 @@ async fn garbage_on_the_port_closes_that_connection_only() {
 }
 
 #[tokio::test]
-async fn connections_beyond_the_limit_wait_for_a_free_slot() {
+async fn connections_beyond_the_limit_are_refused_until_a_slot_is_free() {
     let service = Service::new(client_support::server());
     let running = start_with(move |listener, shutdown| {
         Serve::new(listener, service)
@@ -635,22 +635,28 @@ async fn connections_beyond_the_limit_wait_for_a_free_slot() {
             .expect("answered"),
         2
     );
-    // Its real timeout is what is tested: it cannot be accepted while `first` lives.
-    let second = running.client().with_timeout(Duration::from_millis(200));
-    let waiting = second.request::<i64, _>("add", &[2, 2]).await;
+    // The only slot is taken: refused at once, with a JSON-RPC error.
+    let second = running.client().with_timeout(Duration::from_secs(5));
+    let refused = second.request::<i64, _>("add", &[2, 2]).await;
     assert!(
-        matches!(waiting, Err(Error::Timeout)),
-        "the only slot is taken: {waiting:?}"
+        matches!(&refused, Err(Error::Undeclared(error)) if error.code == -32009),
+        "the only slot is taken: {refused:?}"
     );
     drop((first, second));
+    // Once the first connection has closed, its slot serves another.
     let third = running.client().with_timeout(Duration::from_secs(5));
-    assert_eq!(
-        third
-            .request::<i64, _>("add", &[3, 3])
-            .await
-            .expect("a slot is free"),
-        6
-    );
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let served = loop {
+        match third.request::<i64, _>("add", &[3, 3]).await {
+            Err(Error::Undeclared(error))
+                if error.code == -32009 && tokio::time::Instant::now() < deadline =>
+            {
+                tokio::task::yield_now().await;
+            }
+            other => break other,
+        }
+    };
+    assert_eq!(served.expect("a slot is free"), 6);
     running.stop().await;
 }
 

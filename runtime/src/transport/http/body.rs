@@ -1,6 +1,7 @@
 //! Bodies: reading one whole within a size limit (requests on the server, answers on
 //! the client), and the data of the server's answers.
 
+use super::unsent::Held;
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use http_body_util::Full;
 use hyper::body::Body;
@@ -58,11 +59,31 @@ pub(super) fn whole(body: Full<Bytes>) -> Bytes {
 /// hosts expect), [`Written`] where [`serve`](super::serve) calls the service directly.
 pub(super) trait Data: Buf + Send + 'static {
     fn from_vec(bytes: Vec<u8>) -> Self;
+
+    /// `bytes`, counted among its connection's unsent answers until dropped.
+    fn held(bytes: Vec<u8>, held: Held) -> Self;
 }
 
 impl Data for Bytes {
     fn from_vec(bytes: Vec<u8>) -> Self {
         bytes.into()
+    }
+
+    fn held(bytes: Vec<u8>, held: Held) -> Self {
+        Bytes::from_owner(Owned { bytes, _held: held })
+    }
+}
+
+/// An answer's vector and its place among its connection's unsent bytes, released
+/// when the last [`Bytes`] of it is dropped.
+struct Owned {
+    bytes: Vec<u8>,
+    _held: Held,
+}
+
+impl AsRef<[u8]> for Owned {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
     }
 }
 
@@ -72,11 +93,24 @@ impl Data for Bytes {
 pub(super) struct Written {
     bytes: Vec<u8>,
     sent: usize,
+    _held: Option<Held>,
 }
 
 impl Data for Written {
     fn from_vec(bytes: Vec<u8>) -> Self {
-        Self { bytes, sent: 0 }
+        Self {
+            bytes,
+            sent: 0,
+            _held: None,
+        }
+    }
+
+    fn held(bytes: Vec<u8>, held: Held) -> Self {
+        Self {
+            bytes,
+            sent: 0,
+            _held: Some(held),
+        }
     }
 }
 
@@ -128,6 +162,22 @@ mod tests {
         assert_eq!(read(chunked(&[]), 0).await.expect("empty"), "");
         let many = read(chunked(&["[1", ",", "2", ",", "3]"]), 7).await;
         assert_eq!(many.expect("exactly the limit"), "[1,2,3]");
+    }
+
+    #[test]
+    fn held_answers_count_until_their_last_piece_is_dropped() {
+        let unsent = std::sync::Arc::new(super::super::unsent::Unsent::new(1024));
+        let mut bytes = Bytes::held(b"{\"result\":3}".to_vec(), unsent.hold(12));
+        let rest = bytes.split_off(4);
+        drop(bytes);
+        assert_eq!(unsent.bytes(), 12, "a piece is still held");
+        assert_eq!(rest, "sult\":3}");
+        drop(rest);
+        assert_eq!(unsent.bytes(), 0);
+        let written = Written::held(b"[]".to_vec(), unsent.hold(2));
+        assert_eq!(unsent.bytes(), 2);
+        drop(written);
+        assert_eq!(unsent.bytes(), 0);
     }
 
     #[tokio::test]

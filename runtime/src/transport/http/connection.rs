@@ -12,6 +12,7 @@
 use super::body::Written;
 use super::serve::{Socket, Stopping};
 use super::service::{Begun, Origin, PeerAddr, Service};
+use super::unsent::Unsent;
 use ::http::{Method, Request, Response};
 use futures_util::task::AtomicWaker;
 use hyper::body::{Body, Incoming};
@@ -72,6 +73,7 @@ pub(super) async fn serve<S, B>(
     let guard = Guard::new(signal(
         socket.stopping.clone(),
         Arc::clone(&activity),
+        Arc::clone(&socket.unsent),
         settings.header_timeout,
     ));
     let accepted = Accepted {
@@ -105,7 +107,7 @@ impl Accepted {
 
 /// The protocol a connection speaks, known from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Protocol {
+pub(super) enum Protocol {
     Http1,
     Http2,
     /// The first bytes are a beginning of the HTTP/2 preface but too short to tell:
@@ -115,7 +117,7 @@ enum Protocol {
 
 /// Looks at the first bytes without consuming them; `None` when the peer closed (or the
 /// socket failed) before sending any.
-async fn sniff(stream: &TcpStream) -> Option<Protocol> {
+pub(super) async fn sniff(stream: &TcpStream) -> Option<Protocol> {
     let mut head = [0_u8; PREFACE.len()];
     let read = stream.peek(&mut head).await.ok()?;
     protocol_of(&head[..read])
@@ -141,9 +143,43 @@ async fn within<T>(limit: Option<Duration>, future: impl Future<Output = Option<
     }
 }
 
+/// What one HTTP/2 connection may make the server hold, set explicitly rather than left
+/// to hyper's defaults (which hyper says may change):
+///
+/// - 100 streams at once (hyper: 200). A stream lasts until its answer is sent whole,
+///   so a client that never reads could make the server hold 100 answers (each up to
+///   [`Limits::max_response_size`](crate::server::Limits::max_response_size)); their
+///   bytes are bounded by [`Serve::max_unsent_bytes`](super::Serve::max_unsent_bytes)
+///   (see [`unsent`](super::unsent)), and their time by the header timeout.
+/// - Receive windows of 256 KiB per stream (hyper: 1 MiB) and 1 MiB per connection:
+///   what a client may send that the server has not read yet.
+/// - Frames of at most 16 KiB, a header list of at most 16 KiB.
+/// - At most 64 KiB of an answer buffered per stream for sending (hyper: 400 KiB).
+/// - At most 20 streams opened and reset by the client before the server accepts them,
+///   and 256 streams reset for errors of the client's, before the connection is closed
+///   (hyper: 1,024); the "rapid reset" attacks.
+macro_rules! http2_bounds {
+    ($builder:expr) => {
+        $builder
+            .max_concurrent_streams(100)
+            .initial_stream_window_size(256 * 1024)
+            .initial_connection_window_size(1024 * 1024)
+            .max_frame_size(16 * 1024)
+            .max_header_list_size(16 * 1024)
+            .max_send_buf_size(64 * 1024)
+            .max_pending_accept_reset_streams(20)
+            .max_local_error_reset_streams(256)
+    };
+}
+
 /// Runs hyper's connection for `protocol` with `glue` as its service, watched by `guard`.
-async fn run<H, B>(stream: TcpStream, peer: SocketAddr, protocol: Protocol, glue: H, guard: Guard)
-where
+pub(super) async fn run<H, B>(
+    stream: TcpStream,
+    peer: SocketAddr,
+    protocol: Protocol,
+    glue: H,
+    guard: Guard,
+) where
     H: hyper::service::Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
     H::Future: Send + 'static,
     H::Error: Into<BoxError>,
@@ -163,14 +199,14 @@ where
             Watched::new(connection, guard, peer).await;
         }
         Protocol::Http2 => {
-            let connection = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                .timer(TokioTimer::new())
-                .serve_connection(io, glue);
+            let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+            http2_bounds!(builder.timer(TokioTimer::new()));
+            let connection = builder.serve_connection(io, glue);
             Watched::new(connection, guard, peer).await;
         }
         Protocol::Unsure => {
             let mut builder = auto::Builder::new(TokioExecutor::new());
-            builder.http2().timer(TokioTimer::new());
+            http2_bounds!(builder.http2().timer(TokioTimer::new()));
             let connection = builder.serve_connection_with_upgrades(io, glue);
             Watched::new(connection, guard, peer).await;
         }
@@ -247,6 +283,10 @@ where
                 tracing::debug!(peer = %this.peer, "closing a connection that sent no request in time");
                 return Poll::Ready(());
             }
+            Poll::Ready(Signal::Unread) => {
+                tracing::debug!(peer = %this.peer, "closing a connection whose client does not read its answers");
+                return Poll::Ready(());
+            }
         }
         match this.connection.poll(cx) {
             Poll::Pending => Poll::Pending,
@@ -266,12 +306,16 @@ where
 
 /// Why a connection should close.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Signal {
+pub(super) enum Signal {
     /// The server shuts down: finish what is in progress, then close.
     Stop,
     /// A whole header timeout (at least) went by with no request started and none in
     /// progress: the peer is idle or sending a request's head too slowly.
     Idle,
+    /// Its answers not sent yet passed
+    /// [`Serve::max_unsent_bytes`](super::Serve::max_unsent_bytes): the peer asks and
+    /// does not read.
+    Unread,
 }
 
 /// Resolves when the server shuts down, or when the connection has spent a header
@@ -281,6 +325,7 @@ enum Signal {
 async fn signal(
     mut stopping: Stopping,
     activity: Arc<Activity>,
+    unsent: Arc<Unsent>,
     timeout: Option<Duration>,
 ) -> Signal {
     let idle = async {
@@ -300,6 +345,7 @@ async fn signal(
     tokio::select! {
         biased;
         () = stopping.wait() => Signal::Stop,
+        () = unsent.over() => Signal::Unread,
         () = idle => Signal::Idle,
     }
 }
@@ -339,7 +385,7 @@ impl Drop for InProgress {
 
 /// The [`signal`] future, polled with a waker of its own, so that the connection's
 /// many wake-ups do not poll it: only its own (a timer, the shutdown) do.
-struct Guard {
+pub(super) struct Guard {
     signal: Option<Pin<Box<dyn Future<Output = Signal> + Send>>>,
     woken: Arc<Woken>,
     waker: Waker,
@@ -366,7 +412,7 @@ impl Wake for Woken {
 }
 
 impl Guard {
-    fn new(signal: impl Future<Output = Signal> + Send + 'static) -> Self {
+    pub(super) fn new(signal: impl Future<Output = Signal> + Send + 'static) -> Self {
         let woken = Arc::new(Woken::default());
         // Polled once at first, to start its timer and watch the shutdown.
         woken.flag.store(true, Ordering::Relaxed);
@@ -430,6 +476,7 @@ impl hyper::service::Service<Request<Incoming>> for Direct {
         let origin = Origin {
             peer: Some(accepted.peer),
             in_flight: Some(Arc::clone(&accepted.socket.in_flight)),
+            unsent: Some(Arc::clone(&accepted.socket.unsent)),
         };
         match self.service.begin(request, origin) {
             Begun::Reading(exchange) => Box::pin(exchange.finish(in_progress)),

@@ -11,6 +11,8 @@
 //! | a request or a batch with at least one request | `200 OK`, `Content-Type: application/json`, the response body |
 //! | a notification, or a batch of only notifications | `204 No Content` (or `202 Accepted`, see [`Service::no_response_status`]), no body |
 //! | a body larger than [`Service::max_request_size`] | `413 Payload Too Large` with a JSON-RPC error body (`-32007`, `id: null`), found while reading, before parsing |
+//! | a body still incomplete after [`Service::body_timeout`] | `408 Request Timeout` with a JSON-RPC error body (`-32012`, `id: null`); over HTTP/1.1 the connection closes |
+//! | a connection past [`Serve::max_connections`] | `503 Service Unavailable`, `Retry-After: 1`, with a JSON-RPC error body (`-32009`, `id: null`); the connection closes |
 //! | a method other than `POST` | `405 Method Not Allowed`, `Allow: POST`, with a JSON-RPC error body |
 //! | a `Content-Type` other than `application/json` (parameters allowed) | `415 Unsupported Media Type` with a JSON-RPC error body, unless [`Service::any_content_type`] |
 //!
@@ -31,10 +33,14 @@ mod body;
 mod client;
 mod connection;
 mod pool;
+mod refusal;
 mod serve;
 mod service;
+mod unsent;
 
 pub use client::{Client, ClientBuilder, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE};
 pub(crate) use serve::Socket;
-pub use serve::{DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, Serve, serve};
-pub use service::{NoResponse, PeerAddr, Service};
+pub use serve::{
+    DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_UNSENT_BYTES, Serve, serve,
+};
+pub use service::{DEFAULT_BODY_TIMEOUT, NoResponse, PeerAddr, Service};

@@ -2,6 +2,8 @@
 //! around one) on a TCP listener.
 
 use super::connection;
+use super::refusal::Refusals;
+use super::unsent::Unsent;
 use ::http::{Request, Response};
 use hyper::body::{Body, Incoming};
 use std::future::Future;
@@ -40,11 +42,17 @@ impl Stopping {
 pub(crate) struct Socket {
     pub(crate) stopping: Stopping,
     pub(crate) in_flight: Arc<AtomicUsize>,
-    _slot: Option<Arc<OwnedSemaphorePermit>>,
+    /// The bytes of its answers not sent yet, against [`Serve::max_unsent_bytes`].
+    pub(crate) unsent: Arc<Unsent>,
+    _slot: Arc<OwnedSemaphorePermit>,
 }
 
 /// How many connections [`serve`] keeps open at once unless told otherwise.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// How many bytes of answers made and not yet sent one connection may hold unless told
+/// otherwise: 16 MiB; see [`Serve::max_unsent_bytes`].
+pub const DEFAULT_MAX_UNSENT_BYTES: usize = 16 * 1024 * 1024;
 
 /// How long [`serve`] lets a connection wait for a request unless told otherwise: 30
 /// seconds (hyper's own default header read timeout); see [`Serve::header_timeout`].
@@ -107,14 +115,39 @@ where
 /// once as HTTP/2 streams) share its budget of calls in flight,
 /// [`Limits::max_in_flight`](crate::server::Limits::max_in_flight).
 ///
-/// A connection that waits too long for a request is closed; see
-/// [`header_timeout`](Serve::header_timeout).
+/// Every wait on a peer has a deadline:
 ///
-/// At most [`max_connections`](Serve::max_connections) connections are open at once,
+/// | setting | default | then |
+/// |---|---|---|
+/// | [`header_timeout`](Serve::header_timeout): wait for a request (its first bytes, its head, the next one on a kept-alive connection) | [`DEFAULT_HEADER_TIMEOUT`] (30 s) | the connection closes |
+/// | [`Service::body_timeout`](super::Service::body_timeout): wait for a request's body, head read to last byte | [`DEFAULT_BODY_TIMEOUT`](super::DEFAULT_BODY_TIMEOUT) (30 s) | `408` with a `-32012` error body; over HTTP/1.1 the connection closes |
+///
+/// so a peer that sends nothing, or a head or a body a byte at a time, holds a
+/// connection slot for a bounded time only.
+///
+/// An HTTP/2 connection is told explicit bounds in its `SETTINGS`: at most 100
+/// streams at once, receive windows of 256 KiB per stream and 1 MiB per connection,
+/// frames and header lists of at most 16 KiB; the server buffers at most 64 KiB of an
+/// answer per stream for sending, and closes a connection whose client resets more
+/// than 20 streams before they are accepted or causes 256 error resets. A stream lasts
+/// until its answer is sent whole, so a client that asks and never reads could make the
+/// server hold up to 100 answers; the answers one connection has made and not sent are
+/// bounded in bytes as well, by [`max_unsent_bytes`](Serve::max_unsent_bytes) (16 MiB):
+/// past it the connection is closed. It is closed too once it has had no request in
+/// progress for a header timeout, sent or not.
+///
+/// At most [`max_connections`](Serve::max_connections) connections are served at once,
 /// WebSocket connections upgraded from them included (each keeps its slot until it
-/// closes); beyond that, new connections wait in the listener's backlog until one
-/// closes. Failures to accept a connection (too many open files, say) are logged
-/// through `tracing` and retried after a short pause; they do not end the server.
+/// closes). A connection beyond that is refused, not left waiting in the listen
+/// backlog: it is accepted, its first request is answered
+/// `503 Service Unavailable` with `Retry-After: 1` and a JSON-RPC error body
+/// (`-32009`, `id: null`; over HTTP/2 on its stream, then `GOAWAY`), and it is closed.
+/// A refused connection has 5 seconds (or the header timeout, when shorter) to send
+/// its request; at most 64 are refused at once, and past that a connection is closed
+/// as soon as it is accepted. Either way a client or a load balancer sees a refusal
+/// at once, not a hang. Failures to accept a connection (too many open files, say)
+/// are logged through `tracing` and retried after a short pause; they do not end the
+/// server.
 #[derive(Debug)]
 #[must_use = "nothing is served until `run` is awaited"]
 pub struct Serve<S> {
@@ -122,6 +155,7 @@ pub struct Serve<S> {
     service: S,
     max_connections: usize,
     header_timeout: Option<Duration>,
+    max_unsent_bytes: usize,
 }
 
 impl<S, B> Serve<S>
@@ -140,11 +174,12 @@ where
             service,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             header_timeout: Some(DEFAULT_HEADER_TIMEOUT),
+            max_unsent_bytes: DEFAULT_MAX_UNSENT_BYTES,
         }
     }
 
-    /// How many connections are open at once, at least one. The default is
-    /// [`DEFAULT_MAX_CONNECTIONS`].
+    /// How many connections are served at once, at least one; connections beyond are
+    /// refused (`503`, see [`Serve`]). The default is [`DEFAULT_MAX_CONNECTIONS`].
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.clamp(1, Semaphore::MAX_PERMITS);
         self
@@ -160,10 +195,23 @@ where
     /// The wait is checked by one timer per connection, not per request: a connection is
     /// closed once it has started no request during two consecutive checks, so after
     /// waiting between one and two of these periods. (hyper's own header read timeout,
-    /// which this replaces, arms a timer for every request.) A request in progress,
-    /// however long its handler or its body takes, keeps its connection open.
+    /// which this replaces, arms a timer for every request.) A request in progress
+    /// keeps its connection open, however long its handler takes; its body has its own
+    /// deadline, [`Service::body_timeout`](super::Service::body_timeout).
     pub fn header_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.header_timeout = timeout.filter(|timeout| !timeout.is_zero());
+        self
+    }
+
+    /// How many bytes of answers one connection may have made and not yet sent. A
+    /// connection past it is closed, which drops them: its client asks more than it
+    /// reads. Only HTTP/2 connections can pass it (one answer alone never does,
+    /// whatever its size, and HTTP/1.1 has one at a time), when a client asks on many
+    /// streams and does not read the answers. The default is
+    /// [`DEFAULT_MAX_UNSENT_BYTES`]; keep it above
+    /// [`Limits::max_response_size`](crate::server::Limits::max_response_size).
+    pub fn max_unsent_bytes(mut self, bytes: usize) -> Self {
+        self.max_unsent_bytes = bytes;
         self
     }
 
@@ -183,18 +231,24 @@ where
             _alive: alive,
         };
         let permits = Arc::new(Semaphore::new(self.max_connections));
+        let mut refusals = Refusals::new(self.header_timeout);
         let mut connections = JoinSet::new();
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
-            let (stream, peer, permit) = tokio::select! {
+            let (stream, peer) = tokio::select! {
                 () = &mut shutdown => break,
-                next = next_connection(&self.listener, &permits) => next,
+                accepted = accept(&self.listener) => accepted,
             };
             while connections.try_join_next().is_some() {}
+            let Ok(slot) = Arc::clone(&permits).try_acquire_owned() else {
+                refusals.refuse(stream, peer);
+                continue;
+            };
             let socket = Socket {
                 stopping: stopping.clone(),
                 in_flight: Arc::new(AtomicUsize::new(0)),
-                _slot: permit.map(Arc::new),
+                unsent: Arc::new(Unsent::new(self.max_unsent_bytes)),
+                _slot: Arc::new(slot),
             };
             let settings = connection::Settings {
                 header_timeout: self.header_timeout,
@@ -208,6 +262,8 @@ where
             ));
         }
         drop(self.listener);
+        // Refusals in progress end at once.
+        drop(refusals);
         let _ = stop.send(true);
         drop(stopping);
         while connections.join_next().await.is_some() {}
@@ -216,17 +272,11 @@ where
     }
 }
 
-/// Waits for a free connection slot, then for a connection to accept.
-async fn next_connection(
-    listener: &TcpListener,
-    permits: &Arc<Semaphore>,
-) -> (TcpStream, SocketAddr, Option<OwnedSemaphorePermit>) {
-    // The semaphore is never closed, so a failed acquire cannot happen; were it to,
-    // the connection would simply go uncounted.
-    let permit = Arc::clone(permits).acquire_owned().await.ok();
+/// The next connection accepted.
+async fn accept(listener: &TcpListener) -> (TcpStream, SocketAddr) {
     loop {
         match listener.accept().await {
-            Ok((stream, peer)) => return (stream, peer, permit),
+            Ok(accepted) => return accepted,
             Err(error) => {
                 tracing::warn!(%error, "accepting a connection failed");
                 tokio::time::sleep(Duration::from_millis(50)).await;

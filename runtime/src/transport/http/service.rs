@@ -2,10 +2,11 @@
 
 use super::body::{self, Data, ReadError};
 use super::client::is_json;
+use super::unsent::Unsent;
 use crate::protocol::{self, ErrorObject, Id};
 use crate::server::{Metadata, Server};
 use ::http::header::{self, HeaderValue};
-use ::http::{Method, Request, Response, StatusCode};
+use ::http::{Method, Request, Response, StatusCode, Version};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Body;
@@ -16,6 +17,11 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::task::{Context, Poll};
+use std::time::Duration;
+
+/// How long a request's body may take to arrive unless told otherwise: 30 seconds; see
+/// [`Service::body_timeout`].
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The peer's address, as a request extension. [`serve`](super::serve) inserts it when
 /// the service it runs is wrapped in layers, for them to read (a bare [`Service`] is
@@ -79,6 +85,7 @@ struct Config {
     max_request_size: Option<usize>,
     no_response: NoResponse,
     any_content_type: bool,
+    body_timeout: Option<Duration>,
     #[cfg(feature = "ws")]
     websocket: Option<(
         crate::transport::peer::Builder,
@@ -97,6 +104,8 @@ pub(super) struct Origin {
     pub(super) peer: Option<SocketAddr>,
     /// The socket's count of calls in flight, shared by its requests.
     pub(super) in_flight: Option<Arc<AtomicUsize>>,
+    /// The socket's answers not sent yet.
+    pub(super) unsent: Option<Arc<Unsent>>,
 }
 
 impl Service {
@@ -108,6 +117,7 @@ impl Service {
                 max_request_size: None,
                 no_response: NoResponse::default(),
                 any_content_type: false,
+                body_timeout: Some(DEFAULT_BODY_TIMEOUT),
                 #[cfg(feature = "ws")]
                 websocket: None,
             }),
@@ -133,6 +143,23 @@ impl Service {
     /// or `text/plain`). Off by default: anything but `application/json` gets `415`.
     pub fn any_content_type(mut self, enabled: bool) -> Self {
         Arc::make_mut(&mut self.config).any_content_type = enabled;
+        self
+    }
+
+    /// How long a request's body may take to arrive, from when its head has been read
+    /// to its last byte. A body still incomplete then is answered `408 Request Timeout`
+    /// with a JSON-RPC error body (`-32012`, `id: null`), and over HTTP/1.1 the
+    /// connection is closed (its request was not read to its end), freeing its slot
+    /// among [`Serve::max_connections`](super::Serve::max_connections): so that a peer
+    /// sending a body a byte at a time, or declaring a longer `Content-Length` than it
+    /// sends, cannot hold a connection for long. It is one deadline for the whole body,
+    /// not for each read: the default, [`DEFAULT_BODY_TIMEOUT`], asks a body of the
+    /// default [`max_request_size`](Service::max_request_size) (10 MiB) to come at
+    /// 350 KB/s at least. `None` lets bodies take forever.
+    ///
+    /// A body that is whole when the request is read (the usual case) arms no timer.
+    pub fn body_timeout(mut self, timeout: Option<Duration>) -> Self {
+        Arc::make_mut(&mut self.config).body_timeout = timeout.filter(|timeout| !timeout.is_zero());
         self
     }
 
@@ -191,12 +218,16 @@ impl Service {
         }
         let (mut parts, body) = request.into_parts();
         // Under `serve`, the calls of every request on this socket share one in-flight
-        // budget; mounted elsewhere, each request has its own. What `serve` knows of the
-        // socket is for the transport, not for handlers.
-        let in_flight = origin.in_flight.or_else(|| {
-            let socket = parts.extensions.remove::<super::Socket>()?;
-            Some(socket.in_flight)
-        });
+        // budget, and its answers one budget of unsent bytes; mounted elsewhere, each
+        // request has its own in-flight budget. What `serve` knows of the socket is for
+        // the transport, not for handlers.
+        let (in_flight, unsent) = match origin.in_flight {
+            Some(in_flight) => (Some(in_flight), origin.unsent),
+            None => match parts.extensions.remove::<super::Socket>() {
+                Some(socket) => (Some(socket.in_flight), Some(socket.unsent)),
+                None => (None, None),
+            },
+        };
         let limit = self
             .config
             .max_request_size
@@ -206,14 +237,18 @@ impl Service {
         if body.size_hint().lower() > limit as u64 {
             return Begun::Answered(too_large());
         }
+        let version = parts.version;
         let mut metadata = metadata(parts);
         metadata.peer = metadata.peer.or(origin.peer);
         Begun::Reading(Exchange {
             server: self.server.clone(),
             body,
             limit,
+            body_timeout: self.config.body_timeout,
+            version,
             metadata,
             in_flight,
+            unsent,
             no_response: self.config.no_response,
         })
     }
@@ -232,8 +267,11 @@ pub(super) struct Exchange<B> {
     server: Server,
     body: B,
     limit: usize,
+    body_timeout: Option<Duration>,
+    version: Version,
     metadata: Metadata,
     in_flight: Option<Arc<AtomicUsize>>,
+    unsent: Option<Arc<Unsent>>,
     no_response: NoResponse,
 }
 
@@ -246,10 +284,11 @@ where
     /// the future (the connection counts the request as in progress until then).
     pub(super) async fn finish<G, D: Data>(self, guard: G) -> Result<Answer<D>, Infallible> {
         let _guard = guard;
-        let body = match body::read(self.body, self.limit).await {
-            Ok(body) => body,
-            Err(ReadError::TooLarge) => return Ok(too_large()),
-            Err(ReadError::Body(_)) => return Ok(empty(StatusCode::BAD_REQUEST)),
+        let body = match before(self.body_timeout, body::read(self.body, self.limit)).await {
+            Some(Ok(body)) => body,
+            Some(Err(ReadError::TooLarge)) => return Ok(too_large()),
+            Some(Err(ReadError::Body(_))) => return Ok(empty(StatusCode::BAD_REQUEST)),
+            None => return Ok(too_slow(self.version)),
         };
         let answer = match self.in_flight {
             Some(in_flight) => {
@@ -259,13 +298,68 @@ where
             None => self.server.handle(&body, self.metadata).await,
         };
         Ok(match answer {
-            Some(response) => json(StatusCode::OK, response),
+            Some(response) => {
+                let length = response.len();
+                let body = match &self.unsent {
+                    Some(unsent) => D::held(response, unsent.hold(length)),
+                    None => D::from_vec(response),
+                };
+                json_body(StatusCode::OK, body)
+            }
             None => empty(match self.no_response {
                 NoResponse::NoContent => StatusCode::NO_CONTENT,
                 NoResponse::Accepted => StatusCode::ACCEPTED,
             }),
         })
     }
+}
+
+/// `future`'s output, or `None` when it is not ready within `timeout`; a future ready
+/// at once arms no timer.
+async fn before<F: Future>(timeout: Option<Duration>, future: F) -> Option<F::Output> {
+    let mut future = std::pin::pin!(future);
+    let Some(timeout) = timeout else {
+        return Some(future.await);
+    };
+    if let Poll::Ready(output) =
+        std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await
+    {
+        return Some(output);
+    }
+    tokio::time::timeout(timeout, future).await.ok()
+}
+
+/// The answer to a body that did not arrive in time. Over HTTP/1.1 the rest of it
+/// would be read as the next request: the connection closes.
+fn too_slow<D: Data>(version: Version) -> Answer<D> {
+    let mut answer = refusal(
+        StatusCode::REQUEST_TIMEOUT,
+        &ErrorObject::new(
+            protocol::code::TIMEOUT,
+            "The request body did not arrive in time",
+        ),
+    );
+    if version < Version::HTTP_2 {
+        answer
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    answer
+}
+
+/// The answer on a connection past [`Serve::max_connections`](super::Serve::max_connections).
+pub(super) fn too_many_connections<D: Data>() -> Answer<D> {
+    let mut answer = refusal(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &ErrorObject::new(
+            protocol::code::SERVER_BUSY,
+            "Too many connections, retry later",
+        ),
+    );
+    answer
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    answer
 }
 
 fn too_large<D: Data>() -> Answer<D> {
@@ -291,7 +385,11 @@ fn empty<D: Data>(status: StatusCode) -> Answer<D> {
 }
 
 fn json<D: Data>(status: StatusCode, body: Vec<u8>) -> Answer<D> {
-    let mut answer = Response::new(Full::new(D::from_vec(body)));
+    json_body(status, D::from_vec(body))
+}
+
+fn json_body<D: Data>(status: StatusCode, body: D) -> Answer<D> {
+    let mut answer = Response::new(Full::new(body));
     *answer.status_mut() = status;
     answer.headers_mut().insert(
         header::CONTENT_TYPE,
