@@ -66,13 +66,6 @@ const METHODS: &[&str] = &[
     "rpc.discover",
 ];
 
-static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap()
-});
-
 static SERVER: LazyLock<Server> =
     LazyLock::new(|| Server::new(petstore::PetstoreDispatcher::new(Store)));
 
@@ -85,7 +78,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let method = METHODS[usize::from(pick) % METHODS.len()];
     let request = format!(r#"{{"jsonrpc":"2.0","method":"{method}","params":{params},"id":7}}"#);
-    let Some(answer) = RUNTIME.block_on(SERVER.handle(request.as_bytes(), Metadata::default()))
+    let Some(answer) =
+        rpcsmith_fuzz::block_on(SERVER.handle(request.as_bytes(), Metadata::default()))
     else {
         panic!("no answer to a request");
     };

@@ -28,13 +28,6 @@ impl Dispatch for Echo {
     }
 }
 
-static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap()
-});
-
 static SERVER: LazyLock<Server> = LazyLock::new(|| {
     let mut limits = Limits::default();
     limits.max_batch_len = 8;
@@ -43,7 +36,7 @@ static SERVER: LazyLock<Server> = LazyLock::new(|| {
 });
 
 fuzz_target!(|data: &[u8]| {
-    let answer = RUNTIME.block_on(SERVER.handle(data, Metadata::default()));
+    let answer = rpcsmith_fuzz::block_on(SERVER.handle(data, Metadata::default()));
     let only_notifications = match Message::parse(data) {
         Ok(Message::Single(entry)) => matches!(entry, Entry::Notification(_)),
         Ok(Message::Batch(entries)) if entries.len() <= 8 => {

@@ -6,13 +6,6 @@
 
 use libfuzzer_sys::fuzz_target;
 use rpcsmith::transport::stream::{Codec, FrameReader, write_frame};
-use std::sync::LazyLock;
-
-static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-});
 
 /// Every frame in `input`, until the end or an error the stream cannot recover from.
 async fn frames(input: &[u8], codec: Codec, max: usize) -> Vec<Vec<u8>> {
@@ -41,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
         Codec::ContentLength
     };
     let max = usize::from(pick >> 1);
-    RUNTIME.block_on(async {
+    rpcsmith_fuzz::block_on(async {
         let read = frames(input, codec, max).await;
         let mut written = Vec::new();
         for frame in &read {
