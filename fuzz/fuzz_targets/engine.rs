@@ -48,7 +48,9 @@ fuzz_target!(|data: &[u8]| {
         None => assert!(only_notifications, "no answer to a call"),
         Some(bytes) => {
             assert!(!only_notifications, "an answer to notifications");
-            let _: serde_json::Value = serde_json::from_slice(&bytes).expect("the answer is JSON");
+            // JSON by the grammar: an id such as `1e400` is echoed as sent, though it
+            // is out of range for `serde_json::Value`.
+            let _: &RawValue = serde_json::from_slice(&bytes).expect("the answer is JSON");
             Responses::parse(&bytes).expect("the client reads the answer");
         }
     }
