@@ -267,11 +267,12 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> io::R
     loop {
         let buffer = reader.fill_buf().await?;
         if buffer.is_empty() {
-            // The stream ended: a last line without `\n` still counts.
+            // The stream ended: a last line without `\n` still counts (and still has
+            // to fit: the byte allowed over the limit was for a `\r`).
             return Ok(if line.is_empty() {
                 Line::End
             } else {
-                Line::Text(trim_cr(line))
+                ended_line(line, max)
             });
         }
         let (chunk, found) = match buffer.iter().position(|&b| b == b'\n') {
@@ -288,21 +289,22 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> io::R
         let used = found.unwrap_or(buffer.len());
         reader.consume(used);
         if found.is_some() {
-            let line = trim_cr(line);
-            return Ok(if line.len() > max {
-                Line::TooLong { ended: true }
-            } else {
-                Line::Text(line)
-            });
+            return Ok(ended_line(line, max));
         }
     }
 }
 
-fn trim_cr(mut line: Vec<u8>) -> Vec<u8> {
+/// A line whose end was read: without a `\r` before its end, and refused when it is
+/// still over `max`.
+fn ended_line(mut line: Vec<u8>, max: usize) -> Line {
     if line.last() == Some(&b'\r') {
         line.pop();
     }
-    line
+    if line.len() > max {
+        Line::TooLong { ended: true }
+    } else {
+        Line::Text(line)
+    }
 }
 
 /// Writes one message as a frame of `codec` and flushes it.
@@ -403,6 +405,20 @@ mod tests {
                 "{}",
                 "<too large>"
             ]
+        );
+    }
+
+    #[test]
+    fn a_last_line_one_byte_over_the_limit_is_refused() {
+        // Found by the `framing` fuzz target: a line ended by the end of the stream got
+        // the byte allowed for a `\r` before `\n`, and came out one byte over the limit.
+        assert_eq!(
+            run(frames(b"{}\n0123456789A", Codec::Newline, 10)),
+            ["{}", "<too large>"]
+        );
+        assert_eq!(
+            run(frames(b"0123456789\r", Codec::Newline, 10)),
+            ["0123456789"]
         );
     }
 
