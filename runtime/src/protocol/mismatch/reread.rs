@@ -1,0 +1,497 @@
+//! The careful re-reading: the value's [`Tree`] walked by a deserializer of its own, which
+//! knows where it is (the JSON pointer of every value it hands out) and gets serde's
+//! complaints as data ([`Fault`]) rather than text; and which reads `-0` as the integer 0
+//! wherever an integer is asked for.
+
+use std::fmt;
+
+use serde::de::value::BorrowedStrDeserializer;
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, Expected, MapAccess,
+    SeqAccess, Unexpected, VariantAccess, Visitor,
+};
+
+use super::terms;
+use super::tree::Tree;
+
+/// Decodes `T` from `tree`.
+pub(super) fn decode<T: DeserializeOwned>(tree: &Tree) -> Result<T, Fault> {
+    T::deserialize(Node(tree)).map_err(|fault| fault.placed(tree, Hint::Any))
+}
+
+/// Why a value did not decode, as data: what serde said, where, and what was there.
+#[derive(Debug)]
+pub(super) struct Fault {
+    /// JSON pointer tokens (escaped), innermost first.
+    path: Vec<String>,
+    kind: Kind,
+    /// What the value was, in JSON terms.
+    found: Option<String>,
+    /// Whether the value the fault is about has been found (the innermost value that
+    /// saw it pass): only that one fills in `found` and the expected type.
+    placed: bool,
+}
+
+#[derive(Debug)]
+enum Kind {
+    /// A value of the wrong type or outside the allowed ones: the expected type in JSON
+    /// terms, `None` until known.
+    Expected(Option<String>),
+    /// An array of the wrong length.
+    Length {
+        expected: Option<String>,
+        len: usize,
+    },
+    Missing(&'static str),
+    Unknown(String),
+    Duplicate(&'static str),
+    /// A string that is none of the allowed values.
+    Variant(&'static [&'static str]),
+    /// A value that matches none of an untagged enum's alternatives.
+    NoAlternative,
+    /// A type's own words (`5 is not one of 1, 2`).
+    Other(String),
+}
+
+/// What the deserializer was asked for: the expected type when serde's words for it are
+/// unknown, and the allowed values of an enum.
+#[derive(Clone, Copy)]
+enum Hint {
+    Any,
+    /// Serde's words for the type, as [`terms::expected`] knows them.
+    Serde(&'static str),
+    OneOf(&'static [&'static str]),
+}
+
+/// How many characters of a type's own words a message keeps.
+const OWN_WORDS: usize = 200;
+
+impl Fault {
+    fn new(kind: Kind, found: Option<String>) -> Self {
+        Fault {
+            path: Vec::new(),
+            kind,
+            found,
+            placed: false,
+        }
+    }
+
+    /// The fault, its value found: `node` when the fault is about it.
+    fn placed(mut self, node: &Tree, hint: Hint) -> Self {
+        if std::mem::replace(&mut self.placed, true) {
+            return self;
+        }
+        if self.found.is_none() {
+            self.found = Some(describe(node));
+        }
+        match (&mut self.kind, hint) {
+            (Kind::Expected(expected), Hint::OneOf(values)) => {
+                *expected = Some(terms::one_of(values));
+            }
+            (Kind::Expected(expected @ None), Hint::Serde(words)) => {
+                *expected = terms::expected(words);
+            }
+            _ => {}
+        }
+        self
+    }
+
+    /// The fault of a value inside another: `token` is the value's key or index.
+    fn within(self, token: &str, node: &Tree) -> Self {
+        let mut fault = self.placed(node, Hint::Any);
+        fault.path.push(pointer_token(token));
+        fault
+    }
+
+    /// The JSON pointer of the value the fault is about (`""` for the whole value).
+    pub(super) fn path(&self) -> String {
+        self.path
+            .iter()
+            .rev()
+            .fold(String::new(), |mut path, token| {
+                path.push('/');
+                path.push_str(token);
+                path
+            })
+    }
+}
+
+/// Why, in the document's terms: `expected an integer, found a string "x"`.
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let expected = match &self.kind {
+            Kind::Expected(expected) => expected.as_deref().unwrap_or("a value of another kind"),
+            Kind::Length { expected, len } => {
+                let expected = expected.as_deref().unwrap_or("another length");
+                return write!(f, "expected {expected}, found {}", terms::array_of(*len));
+            }
+            Kind::Missing(name) => return write!(f, "missing member `{name}`"),
+            Kind::Unknown(name) => return write!(f, "unknown member `{name}`"),
+            Kind::Duplicate(name) => return write!(f, "duplicate member `{name}`"),
+            Kind::Variant(values) => &terms::one_of(values),
+            Kind::NoAlternative => "a value matching one of its schemas",
+            Kind::Other(words) => return f.write_str(words),
+        };
+        match &self.found {
+            Some(found) => write!(f, "expected {expected}, found {found}"),
+            None => write!(f, "expected {expected}"),
+        }
+    }
+}
+
+impl std::error::Error for Fault {}
+
+impl de::Error for Fault {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        let words = msg.to_string();
+        if words.starts_with("data did not match any variant of untagged enum") {
+            return Fault::new(Kind::NoAlternative, None);
+        }
+        let words = match words.char_indices().nth(OWN_WORDS) {
+            Some((end, _)) => format!("{}…", &words[..end]),
+            None => words,
+        };
+        Fault::new(Kind::Other(words), None)
+    }
+
+    fn invalid_type(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Self {
+        let expected = terms::expected(&expected.to_string());
+        Fault::new(Kind::Expected(expected), terms::found(&unexpected))
+    }
+
+    fn invalid_value(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Self {
+        Self::invalid_type(unexpected, expected)
+    }
+
+    fn invalid_length(len: usize, expected: &dyn Expected) -> Self {
+        let expected = terms::expected(&expected.to_string());
+        Fault::new(Kind::Length { expected, len }, None)
+    }
+
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
+        let found = format!("a string {}", terms::quote(variant));
+        Fault::new(Kind::Variant(expected), Some(found))
+    }
+
+    fn unknown_field(field: &str, _expected: &'static [&'static str]) -> Self {
+        Fault::new(Kind::Unknown(terms::shorten(field)), None)
+    }
+
+    fn missing_field(field: &'static str) -> Self {
+        Fault::new(Kind::Missing(field), None)
+    }
+
+    fn duplicate_field(field: &'static str) -> Self {
+        Fault::new(Kind::Duplicate(field), None)
+    }
+}
+
+/// A value in JSON terms: `a string "abc"`, `an integer 5`, `an object`.
+fn describe(node: &Tree) -> String {
+    match node {
+        Tree::Null => String::from("null"),
+        Tree::Bool(b) => format!("a boolean {b}"),
+        Tree::Unsigned(n) => format!("an integer {n}"),
+        Tree::Signed(n) => format!("an integer {n}"),
+        Tree::Float(f) => format!("a number {}", terms::number(*f)),
+        Tree::String(s) => format!("a string {}", terms::quote(s)),
+        Tree::Array(_) => String::from("an array"),
+        Tree::Object(_) => String::from("an object"),
+    }
+}
+
+/// A JSON pointer token (RFC 6901) for a key or index, cut to a short prefix.
+fn pointer_token(key: &str) -> String {
+    terms::shorten(key).replace('~', "~0").replace('/', "~1")
+}
+
+/// A value of the tree, as a deserializer.
+#[derive(Clone, Copy)]
+struct Node<'de>(&'de Tree);
+
+impl<'de> Node<'de> {
+    /// Hands the value to `visitor` as what it is, the fault placed here.
+    fn any<V: Visitor<'de>>(self, visitor: V, hint: Hint) -> Result<V::Value, Fault> {
+        self.visit(visitor).map_err(|f| f.placed(self.0, hint))
+    }
+
+    fn visit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Fault> {
+        match self.0 {
+            Tree::Null => visitor.visit_unit(),
+            Tree::Bool(b) => visitor.visit_bool(*b),
+            Tree::Unsigned(n) => visitor.visit_u64(*n),
+            Tree::Signed(n) => visitor.visit_i64(*n),
+            Tree::Float(f) => visitor.visit_f64(*f),
+            Tree::String(s) => visitor.visit_borrowed_str(s),
+            Tree::Array(elements) => {
+                let mut seq = Elements {
+                    elements: elements.iter(),
+                    index: 0,
+                };
+                let value = visitor.visit_seq(&mut seq)?;
+                match seq.elements.len() {
+                    0 => Ok(value),
+                    _ => Err(Fault::new(
+                        Kind::Length {
+                            expected: Some(terms::array_of(seq.index)),
+                            len: elements.len(),
+                        },
+                        None,
+                    )),
+                }
+            }
+            Tree::Object(members) => visitor.visit_map(Members {
+                members: members.iter(),
+                value: None,
+            }),
+        }
+    }
+
+    /// An integer is asked for: `-0` is 0.
+    fn integer<V: Visitor<'de>>(self, visitor: V, serde: &'static str) -> Result<V::Value, Fault> {
+        if self.0.is_negative_zero() {
+            return visitor
+                .visit_u64::<Fault>(0)
+                .map_err(|f| f.placed(self.0, Hint::Serde(serde)));
+        }
+        self.any(visitor, Hint::Serde(serde))
+    }
+
+    /// A `RawValue` (serde_json's private newtype) is asked for: serde_json reads the
+    /// value written back as JSON.
+    fn raw<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value, Fault> {
+        let json = serde_json::to_vec(self.0).map_err(de::Error::custom)?;
+        let mut de = serde_json::Deserializer::from_reader(json.as_slice());
+        de.deserialize_newtype_struct(name, visitor)
+            .map_err(|_| Fault::new(Kind::Expected(Some(String::from("any value"))), None))
+    }
+}
+
+macro_rules! integers {
+    ($($method:ident $serde:literal)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Fault> {
+                self.integer(visitor, $serde)
+            }
+        )*
+    };
+}
+
+macro_rules! hinted {
+    ($($method:ident $serde:literal)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Fault> {
+                self.any(visitor, Hint::Serde($serde))
+            }
+        )*
+    };
+}
+
+impl<'de> Deserializer<'de> for Node<'de> {
+    type Error = Fault;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Fault> {
+        self.any(visitor, Hint::Any)
+    }
+
+    integers! {
+        deserialize_i8 "i8" deserialize_i16 "i16" deserialize_i32 "i32" deserialize_i64 "i64"
+        deserialize_i128 "i128" deserialize_u8 "u8" deserialize_u16 "u16" deserialize_u32 "u32"
+        deserialize_u64 "u64" deserialize_u128 "u128"
+    }
+
+    hinted! {
+        deserialize_f32 "f32" deserialize_f64 "f64" deserialize_bool "a boolean"
+        deserialize_char "a character" deserialize_str "a string" deserialize_string "a string"
+        deserialize_bytes "a string" deserialize_byte_buf "a string" deserialize_unit "unit"
+        deserialize_seq "a sequence" deserialize_map "a map" deserialize_identifier "a string"
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Fault> {
+        match self.0 {
+            Tree::Null => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+        .map_err(|f| f.placed(self.0, Hint::Any))
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Fault> {
+        self.any(visitor, Hint::Serde("unit"))
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Fault> {
+        if name.starts_with("$serde_json::private::") {
+            return self.raw(name, visitor);
+        }
+        visitor
+            .visit_newtype_struct(self)
+            .map_err(|f| f.placed(self.0, Hint::Any))
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Fault> {
+        self.any(visitor, Hint::Serde("a sequence"))
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Fault> {
+        self.any(visitor, Hint::Serde("a sequence"))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Fault> {
+        self.any(visitor, Hint::Serde("a map"))
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Fault> {
+        let result = match self.0 {
+            Tree::String(s) => visitor.visit_enum(BorrowedStrDeserializer::new(s)),
+            Tree::Object(members) if members.len() == 1 => {
+                let (key, value) = &members[0];
+                visitor.visit_enum(Variant { key, value })
+            }
+            _ => Err(Fault::new(Kind::Expected(None), None)),
+        };
+        result.map_err(|f| f.placed(self.0, Hint::OneOf(variants)))
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Fault> {
+        visitor.visit_unit()
+    }
+}
+
+/// The elements of an array.
+struct Elements<'de> {
+    elements: std::slice::Iter<'de, Tree>,
+    /// The index of the next element.
+    index: usize,
+}
+
+impl<'de> SeqAccess<'de> for Elements<'de> {
+    type Error = Fault;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Fault> {
+        let Some(element) = self.elements.next() else {
+            return Ok(None);
+        };
+        let index = self.index;
+        self.index += 1;
+        seed.deserialize(Node(element))
+            .map(Some)
+            .map_err(|f| f.within(itoa::Buffer::new().format(index), element))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.elements.len())
+    }
+}
+
+/// The members of an object, in their order.
+struct Members<'de> {
+    members: std::slice::Iter<'de, (String, Tree)>,
+    /// The member whose key was read and whose value is next.
+    value: Option<&'de (String, Tree)>,
+}
+
+impl<'de> MapAccess<'de> for Members<'de> {
+    type Error = Fault;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Fault> {
+        let Some(member) = self.members.next() else {
+            return Ok(None);
+        };
+        self.value = Some(member);
+        seed.deserialize(BorrowedStrDeserializer::new(&member.0))
+            .map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Fault> {
+        let Some((key, value)) = self.value.take() else {
+            return Err(de::Error::custom(
+                "a member's value was asked for before its key",
+            ));
+        };
+        seed.deserialize(Node(value))
+            .map_err(|f| f.within(key, value))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.members.len())
+    }
+}
+
+/// An enum given as an object of one member: the variant and its content.
+struct Variant<'de> {
+    key: &'de str,
+    value: &'de Tree,
+}
+
+impl<'de> EnumAccess<'de> for Variant<'de> {
+    type Error = Fault;
+    type Variant = Self;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self), Fault> {
+        let variant = seed.deserialize(BorrowedStrDeserializer::new(self.key))?;
+        Ok((variant, self))
+    }
+}
+
+impl<'de> VariantAccess<'de> for Variant<'de> {
+    type Error = Fault;
+
+    fn unit_variant(self) -> Result<(), Fault> {
+        <() as de::Deserialize>::deserialize(Node(self.value))
+            .map_err(|f| f.within(self.key, self.value))
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, Fault> {
+        seed.deserialize(Node(self.value))
+            .map_err(|f| f.within(self.key, self.value))
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Fault> {
+        Node(self.value)
+            .deserialize_seq(visitor)
+            .map_err(|f| f.within(self.key, self.value))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Fault> {
+        Node(self.value)
+            .deserialize_map(visitor)
+            .map_err(|f| f.within(self.key, self.value))
+    }
+}
