@@ -353,12 +353,18 @@ impl<'de> Deserializer<'de> for Node<'de> {
         self.any(visitor, Hint::Serde("a sequence"))
     }
 
+    /// An object: serde would also take an array of the members' values, which no JSON
+    /// Schema `object` matches, so the message says what the schema wants.
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Fault> {
+        if let Tree::Array(_) = self.0 {
+            let expected = Kind::Expected(Some(String::from("an object")));
+            return Err(Fault::new(expected, None).placed(self.0, Hint::Any));
+        }
         self.any(visitor, Hint::Serde("a map"))
     }
 

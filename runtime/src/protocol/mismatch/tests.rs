@@ -81,10 +81,7 @@ fn messages_name_json_types_and_where() {
             "expected an array, found an object",
         ),
         (message::<bool>("null"), "expected a boolean, found null"),
-        (
-            message::<Item>("[]"),
-            "expected an array of 3 elements, found an array of 0 elements",
-        ),
+        (message::<Item>("[]"), "expected an object, found an array"),
         (
             message::<(i64, i64)>("[1,2,3]"),
             "expected an array of 2 elements, found an array of 3 elements",
