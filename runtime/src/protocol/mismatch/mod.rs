@@ -28,6 +28,7 @@
 //! expected (serde_json reads it as the float `-0.0`, which integer types refuse; the
 //! careful reading accepts it, so only such values pay for a second reading).
 
+mod fault;
 mod reread;
 mod terms;
 mod tree;
