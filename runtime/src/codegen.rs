@@ -6,7 +6,10 @@
 //! (no `Value`, no intermediate raw text). When that pass fails, the params are read
 //! again the careful way, [`Params::parse`] splitting them into the raw JSON text of each
 //! param and [`Params::required`] deserializing one at a time, so that every failure is
-//! the same `-32602` naming the param, whichever came first.
+//! the same `-32602` naming the param, whichever came first; a param's own failure is
+//! worded by [`mismatch`] (the JSON path inside the param, JSON types, a short quote:
+//! ``invalid param `order` at /items/1/id: expected an integer, found a string "7"``),
+//! which also reads a `-0` where an integer is expected as 0.
 
 use std::borrow::Cow;
 use std::convert::Infallible;
