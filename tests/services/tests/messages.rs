@@ -92,6 +92,74 @@ async fn invalid_params_are_described_in_json_terms_over_the_engine() {
 }
 
 #[tokio::test]
+async fn no_message_names_rust() {
+    let orders = [
+        r#""x""#,
+        "1",
+        "-1",
+        "1.5",
+        "1e300",
+        "true",
+        "null",
+        "[]",
+        "[1, 2]",
+        "{}",
+        r#"{"items": {}, "color": "red"}"#,
+        r#"{"items": [[]], "color": 1}"#,
+        r#"{"items": [{"id": [], "qty": {}}], "color": "red"}"#,
+        r#"{"items": [{"id": 1.5, "qty": -0.5}], "color": "red", "note": 7}"#,
+        r#"{"items": [{"id": 1, "qty": 1, "qty": 2}], "color": "red"}"#,
+        r#"{"items": [], "color": "red", "color": "green"}"#,
+    ];
+    let priorities = ["-1", "65536", "1e3", r#""1""#, "[]", "{}"];
+    let mut params: Vec<String> = orders
+        .iter()
+        .map(|o| format!(r#"{{"order":{o}}}"#))
+        .collect();
+    params.extend(
+        priorities
+            .iter()
+            .map(|p| format!(r#"{{"order":{{"items":[],"color":"red"}},"priority":{p}}}"#)),
+    );
+    params.extend(["[]", r#"[{"items":[],"color":"red"}]"#, r#"{"x":1}"#].map(String::from));
+    let forbidden = [
+        "i64",
+        "u8",
+        "u64",
+        "f64",
+        "struct ",
+        "enum ",
+        "::",
+        "Order",
+        "Item",
+        "Color",
+        "Params",
+        "sequence",
+        "map",
+        "Option",
+        "Vec",
+        "String",
+        "panic",
+        ".rs",
+        "line ",
+        "column",
+        "invalid type",
+        "invalid value",
+    ];
+    for params in params {
+        let message = refused(&params).await;
+        for word in forbidden {
+            assert!(!message.contains(word), "{params}: {message} names {word}");
+        }
+    }
+    // Objects are objects: an array of the members' values is no object.
+    assert_eq!(
+        refused(r#"{"order":{"items":[[]],"color":"red"}}"#).await,
+        "invalid param `order` at /items/0: expected an object, found an array"
+    );
+}
+
+#[tokio::test]
 async fn a_huge_value_is_quoted_by_a_short_prefix() {
     let huge = "\u{e9}".repeat(100_000);
     let params = format!(r#"{{"order":{{"items":[{{"id":"{huge}","qty":1}}],"color":"red"}}}}"#);

@@ -26,7 +26,9 @@
 //!
 //! A JSON `-0` is an integer for JSON Schema, and decodes as 0 where an integer is
 //! expected (serde_json reads it as the float `-0.0`, which integer types refuse; the
-//! careful reading accepts it, so only such values pay for a second reading).
+//! careful reading accepts it, so only such values pay for a second reading). `-0.0`
+//! reads the same (serde_json cannot tell the two apart, and JSON Schema counts both as
+//! integers); any other number with a fraction or an exponent stays refused.
 
 mod fault;
 mod reread;
