@@ -172,6 +172,18 @@ async fn a_huge_value_is_quoted_by_a_short_prefix() {
         answer,
         format!(r#"{{"jsonrpc":"2.0","error":{{"code":-32602,"message":"{message}"}},"id":1}}"#)
     );
+    // A huge member name is cut the same way, as a param and inside one.
+    let key = "k".repeat(100_000);
+    let short = "k".repeat(32);
+    assert_eq!(
+        refused(&format!(r#"{{"{key}":1}}"#)).await,
+        format!("unknown param `{short}…`")
+    );
+    let order = format!(r#"{{"order":{{"items":[],"color":"red","{key}":1}}}}"#);
+    assert_eq!(
+        refused(&order).await,
+        format!("invalid param `order`: unknown member `{short}…`")
+    );
 }
 
 #[tokio::test]
