@@ -7,7 +7,7 @@
 //! `.ci/run` runs it. For the generated path, see `cargo run -p petstore`.
 
 use rpcsmith::client::{Client, DeclaredError, Error, Handle};
-use rpcsmith::protocol::ErrorObject;
+use rpcsmith::protocol::{ErrorObject, mismatch};
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
 use rpcsmith::transport::http;
 use serde_json::value::RawValue;
@@ -22,13 +22,15 @@ struct Calculator;
 impl Dispatch for Calculator {
     fn call(&self, method: &str, params: Option<&RawValue>, _context: Context) -> Reply {
         match method {
-            "add" => match serde_json::from_str::<(i64, i64)>(params.map_or("null", RawValue::get))
-            {
+            "add" => match mismatch::from_str::<(i64, i64)>(params.map_or("null", RawValue::get)) {
                 Ok((a, b)) => match a.checked_add(b) {
                     Some(sum) => Reply::ok(&sum),
                     None => Reply::err(ErrorObject::new(OVERFLOW, "the sum does not fit an i64")),
                 },
-                Err(error) => Reply::err(ErrorObject::invalid_params(error.to_string())),
+                // Why, in JSON terms: "at /1: expected an integer, found a string …".
+                Err(error) => Reply::err(ErrorObject::invalid_params(format!(
+                    "invalid params: {error}"
+                ))),
             },
             "log" => {
                 println!("server: log {}", params.map_or("", RawValue::get));

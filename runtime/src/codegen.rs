@@ -6,7 +6,10 @@
 //! (no `Value`, no intermediate raw text). When that pass fails, the params are read
 //! again the careful way, [`Params::parse`] splitting them into the raw JSON text of each
 //! param and [`Params::required`] deserializing one at a time, so that every failure is
-//! the same `-32602` naming the param, whichever came first.
+//! the same `-32602` naming the param, whichever came first; a param's own failure is
+//! worded by [`mismatch`] (the JSON path inside the param, JSON types, a short quote:
+//! ``invalid param `order` at /items/1/id: expected an integer, found a string "7"``),
+//! which also reads a `-0` where an integer is expected as 0.
 
 use std::borrow::Cow;
 use std::convert::Infallible;
@@ -19,7 +22,7 @@ use serde::de::{
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::protocol::ErrorObject;
+use crate::protocol::{ErrorObject, mismatch};
 use crate::server::{CallResult, encode};
 
 /// Which JSON shapes of params a method accepts (its `paramStructure`).
@@ -99,11 +102,9 @@ impl<'a> Params<'a> {
     }
 
     fn decode<T: DeserializeOwned>(&self, index: usize, raw: &RawValue) -> Result<T, ErrorObject> {
-        serde_json::from_str(raw.get()).map_err(|e| {
-            let text = e.to_string();
-            let why = text.split(" at line ").next().unwrap_or(&text);
+        mismatch::from_str(raw.get()).map_err(|e| {
             let name = self.names.get(index).copied().unwrap_or("?");
-            ErrorObject::invalid_params(format!("invalid param `{name}`: {why}"))
+            ErrorObject::invalid_params(format!("invalid param `{name}`{}", e.after_subject()))
         })
     }
 
@@ -181,6 +182,7 @@ impl<'de: 'a, 'a> Visitor<'de> for &mut Parts<'_, 'a> {
         let mut seen = vec![false; self.names.len()];
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             let Some(index) = self.names.iter().position(|n| *n == key) else {
+                let key = mismatch::shorten(&key);
                 return Err(de::Error::custom(format!("unknown param `{key}`")));
             };
             let value: &'de RawValue = map.next_value()?;
@@ -576,7 +578,7 @@ mod tests {
         );
         assert_eq!(
             message(r#"[1, 2]"#, Structure::Either),
-            "invalid param `b`: invalid type: integer `2`, expected a string"
+            "invalid param `b`: expected a string, found an integer 2"
         );
         assert_eq!(
             message(r#"[1, "x", 3]"#, Structure::Either),
@@ -660,6 +662,22 @@ mod tests {
         assert_eq!(
             e.message, "missing param `a`",
             "errors in declaration order"
+        );
+    }
+
+    #[test]
+    fn negative_zero_is_an_integer_param() {
+        type Two = (i64, (Option<u8>, ()));
+        for json in ["[-0, -0]", r#"{"b": -0, "a": -0}"#] {
+            let r = raw(json);
+            let two = decode::<Two>(Some(&r), Structure::Either, NAMES);
+            assert_eq!(two, Ok((0, (Some(0), ()))), "{json}");
+        }
+        let r = raw("[-0.5]");
+        let e = decode::<Two>(Some(&r), Structure::Either, NAMES).unwrap_err();
+        assert_eq!(
+            e.message,
+            "invalid param `a`: expected an integer, found a number -0.5"
         );
     }
 

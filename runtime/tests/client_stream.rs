@@ -214,7 +214,10 @@ async fn errors_are_declared_undeclared_or_decode_failures() {
     assert!(matches!(&results[1], Err(Error::Undeclared(e)) if e.code == 1));
     assert!(matches!(&results[2], Err(Error::Undeclared(e)) if e.code == -32601));
     match &results[3] {
-        Err(Error::Decode(error)) => assert!(error.to_string().contains("invalid type"), "{error}"),
+        Err(Error::Decode(mismatch)) => assert_eq!(
+            mismatch.to_string(),
+            r#"expected an integer, found a string "not a number""#
+        ),
         other => panic!("expected a decode error, got {other:?}"),
     }
 }

@@ -17,6 +17,7 @@ const OURS: &[(&str, &str, Configure)] = &[
         |b| b,
     ),
     ("editor", "documents/editor.json", |b| b),
+    ("orders", "documents/orders.json", |b| b),
     // What the client of `editor` serves: every method is sent by the server.
     ("editor_client", "documents/editor-client.json", |b| {
         b.server_to_client("*")

@@ -4,6 +4,7 @@
 use super::error::Failure;
 use super::pending::{Ids, Outcome, Registration};
 use super::{Cancel, Client, DeclaredError, Error, Shared, failure, route, wire};
+use crate::protocol::mismatch;
 use crate::transport::Delivery;
 use bytes::Bytes;
 use serde::Serialize;
@@ -274,7 +275,7 @@ impl Replies {
         }
         match self.entries.get_mut(handle.index).and_then(Option::take) {
             Some(Entry::Answered(Ok(result))) => {
-                serde_json::from_slice(&result).map_err(Error::Decode)
+                mismatch::from_slice(&result).map_err(Error::Decode)
             }
             Some(Entry::Answered(Err(failure))) => Err(failure.into_error()),
             Some(Entry::Unsent(error)) => Err(Error::Encode(error)),

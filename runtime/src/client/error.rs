@@ -1,6 +1,6 @@
 //! What a call can fail with: [`Error<E>`], generic over the method's declared errors.
 
-use crate::protocol::ErrorObject;
+use crate::protocol::{ErrorObject, Mismatch};
 use crate::transport;
 use std::convert::Infallible;
 use std::fmt;
@@ -67,8 +67,12 @@ pub enum Error<E = Infallible> {
     /// The params could not be serialised, or did not serialise to an array or an
     /// object as JSON-RPC requires. Nothing was sent.
     Encode(serde_json::Error),
-    /// The result did not fit the expected type; the message says where and why.
-    Decode(serde_json::Error),
+    /// The result did not fit the expected type. The [`Mismatch`] says where (a JSON
+    /// pointer into the result) and why, in JSON terms; the error reads
+    /// ``could not decode result at /items/3/id: expected an integer, found a string
+    /// "abc"`` (or ``could not decode result: expected …`` when the whole result is at
+    /// fault). Strings are quoted by a short prefix, never in full.
+    Decode(Mismatch),
     /// The answer was not a JSON-RPC response; or, in a batch answer, some member could
     /// not be read and this call got no answer it could match (the unreadable member
     /// may have been it). The calls whose answers could be read get them.
@@ -112,7 +116,7 @@ impl<E: fmt::Display> fmt::Display for Error<E> {
             }
             Error::Transport(error) => write!(f, "transport error: {error}"),
             Error::Encode(error) => write!(f, "could not encode params: {error}"),
-            Error::Decode(error) => write!(f, "could not decode result: {error}"),
+            Error::Decode(error) => write!(f, "could not decode result{}", error.after_subject()),
             Error::InvalidResponse(reason) => write!(f, "invalid response: {reason}"),
             Error::MissingResponse => f.write_str("the server sent no response for this call"),
             Error::Timeout => f.write_str("timed out waiting for the response"),
@@ -129,7 +133,8 @@ where
         match self {
             Error::Declared(error) => Some(error),
             Error::Transport(error) => Some(error),
-            Error::Encode(error) | Error::Decode(error) => Some(error),
+            Error::Encode(error) => Some(error),
+            Error::Decode(error) => Some(error),
             _ => None,
         }
     }

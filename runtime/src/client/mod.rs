@@ -77,6 +77,7 @@ pub use batch::{Batch, Handle, Replies};
 pub use error::{DeclaredError, Error};
 pub use route::Inbox;
 
+use crate::protocol::mismatch;
 use crate::transport::{self, Delivery, ErrorKind, Transport};
 use bytes::Bytes;
 use error::Failure;
@@ -236,7 +237,7 @@ impl Client {
                 .call(id, Bytes::from(message), timeout)
                 .await
                 .map_err(Failure::into_error)?;
-            serde_json::from_slice(&result).map_err(Error::Decode)
+            mismatch::from_slice(&result).map_err(Error::Decode)
         }
     }
 

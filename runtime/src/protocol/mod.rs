@@ -26,6 +26,7 @@ mod id;
 #[cfg(feature = "stream")]
 pub(crate) mod incoming;
 mod message;
+pub mod mismatch;
 mod response;
 mod typed;
 mod write;
@@ -33,6 +34,7 @@ mod write;
 pub use error::{ErrorObject, code};
 pub use id::{Id, IdKind};
 pub use message::{Entry, Message, Notification, Request};
+pub use mismatch::Mismatch;
 pub(crate) use response::Members;
 pub use response::{DecodeError, Response, Responses};
 pub use typed::write_typed_call;

@@ -28,7 +28,7 @@ pub type CallResult = Result<Encoded, ErrorObject>;
 /// with [`Dispatch::document`] and every other `rpc.*` name with `-32601`.
 ///
 /// ```
-/// use rpcsmith::protocol::ErrorObject;
+/// use rpcsmith::protocol::{ErrorObject, mismatch};
 /// use rpcsmith::server::{Context, Dispatch, Reply};
 /// use serde_json::value::RawValue;
 ///
@@ -37,9 +37,10 @@ pub type CallResult = Result<Encoded, ErrorObject>;
 /// impl Dispatch for Calculator {
 ///     fn call(&self, method: &str, params: Option<&RawValue>, _cx: Context) -> Reply {
 ///         match method {
-///             "add" => match serde_json::from_str::<(i64, i64)>(params.map_or("null", RawValue::get)) {
+///             "add" => match mismatch::from_str::<(i64, i64)>(params.map_or("null", RawValue::get)) {
 ///                 Ok((a, b)) => Reply::future(async move { rpcsmith::server::encode(&(a + b)) }),
-///                 Err(e) => Reply::err(ErrorObject::invalid_params(e.to_string())),
+///                 // `e` says why in JSON terms: "at /1: expected an integer, found …".
+///                 Err(e) => Reply::err(ErrorObject::invalid_params(format!("invalid params: {e}"))),
 ///             },
 ///             _ => Reply::err(ErrorObject::method_not_found()),
 ///         }

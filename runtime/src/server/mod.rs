@@ -22,7 +22,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use rpcsmith::protocol::ErrorObject;
+//! use rpcsmith::protocol::{ErrorObject, mismatch};
 //! use rpcsmith::server::{Context, Dispatch, Limits, Metadata, Reply, Server, encode};
 //! use serde_json::value::RawValue;
 //!
@@ -32,9 +32,10 @@
 //! impl Dispatch for Calculator {
 //!     fn call(&self, method: &str, params: Option<&RawValue>, _cx: Context) -> Reply {
 //!         match method {
-//!             "add" => match serde_json::from_str::<(i64, i64)>(params.map_or("null", RawValue::get)) {
+//!             "add" => match mismatch::from_str::<(i64, i64)>(params.map_or("null", RawValue::get)) {
 //!                 Ok((a, b)) => Reply::future(async move { encode(&(a + b)) }),
-//!                 Err(e) => Reply::err(ErrorObject::invalid_params(e.to_string())),
+//!                 // `e` says why in JSON terms: "at /1: expected an integer, found …".
+//!                 Err(e) => Reply::err(ErrorObject::invalid_params(format!("invalid params: {e}"))),
 //!             },
 //!             _ => Reply::err(ErrorObject::method_not_found()),
 //!         }

@@ -15,6 +15,10 @@ rpcsmith::include_api!(
     pub editor
 );
 rpcsmith::include_api!(
+    /// `documents/orders.json`: params nested a few levels deep.
+    pub orders
+);
+rpcsmith::include_api!(
     /// `documents/editor-client.json`: what the client of `editor` serves, every method
     /// sent by the server (`server_to_client("*")`).
     pub editor_client

@@ -267,7 +267,7 @@ async fn invalid_params(f: Fixture) {
         (
             "add",
             json!([1, "2"]),
-            "invalid param `b`: invalid type: string \"2\", expected i64",
+            "invalid param `b`: expected an integer, found a string \"2\"",
         ),
         (
             "add",

@@ -1,0 +1,203 @@
+//! Why a value did not decode, as data ([`Fault`]): what serde said (through
+//! [`de::Error`]'s constructors, which carry the expected type and the value found
+//! apart), where (the JSON pointer, built as the fault passes out of each value), and
+//! what the value there was; written in the document's terms by `Display`.
+
+use std::fmt;
+
+use serde::de::{self, Expected, Unexpected};
+
+use super::terms;
+use super::tree::Tree;
+
+/// Why a value did not decode, as data: what serde said, where, and what was there.
+#[derive(Debug)]
+pub(super) struct Fault {
+    /// JSON pointer tokens (escaped), innermost first.
+    path: Vec<String>,
+    kind: Kind,
+    /// What the value was, in JSON terms.
+    found: Option<String>,
+    /// Whether the value the fault is about has been found (the innermost value that
+    /// saw it pass): only that one fills in `found` and the expected type.
+    placed: bool,
+}
+
+/// What went wrong.
+#[derive(Debug)]
+pub(super) enum Kind {
+    /// A value of the wrong type or outside the allowed ones: the expected type in JSON
+    /// terms, `None` until known.
+    Expected(Option<String>),
+    /// An array of the wrong length.
+    Length {
+        expected: Option<String>,
+        len: usize,
+    },
+    /// A required member left out.
+    Missing(&'static str),
+    /// A member a closed object does not have (its name cut short).
+    Unknown(String),
+    /// A member given twice.
+    Duplicate(&'static str),
+    /// A string that is none of the allowed values.
+    Variant(&'static [&'static str]),
+    /// A value that matches none of an untagged enum's alternatives.
+    NoAlternative,
+    /// A type's own words (`5 is not one of 1, 2`).
+    Other(String),
+}
+
+/// What the deserializer was asked for: the expected type when serde's words for it are
+/// unknown, and the allowed values of an enum.
+#[derive(Clone, Copy)]
+pub(super) enum Hint {
+    /// Nothing more than a value.
+    Any,
+    /// Serde's words for the type, as [`terms::expected`] knows them.
+    Serde(&'static str),
+    /// The values an enum allows.
+    OneOf(&'static [&'static str]),
+}
+
+/// How many characters of a type's own words a message keeps.
+const OWN_WORDS: usize = 200;
+
+impl Fault {
+    pub(super) fn new(kind: Kind, found: Option<String>) -> Self {
+        Fault {
+            path: Vec::new(),
+            kind,
+            found,
+            placed: false,
+        }
+    }
+
+    /// The fault, its value found: `node` when the fault is about it.
+    pub(super) fn placed(mut self, node: &Tree, hint: Hint) -> Self {
+        if std::mem::replace(&mut self.placed, true) {
+            return self;
+        }
+        if self.found.is_none() {
+            self.found = Some(describe(node));
+        }
+        match (&mut self.kind, hint) {
+            (Kind::Expected(expected), Hint::OneOf(values)) => {
+                *expected = Some(terms::one_of(values));
+            }
+            (Kind::Expected(expected @ None), Hint::Serde(words)) => {
+                *expected = terms::expected(words);
+            }
+            _ => {}
+        }
+        self
+    }
+
+    /// The fault of a value inside another: `token` is the value's key or index.
+    pub(super) fn within(self, token: &str, node: &Tree) -> Self {
+        let mut fault = self.placed(node, Hint::Any);
+        fault.path.push(pointer_token(token));
+        fault
+    }
+
+    /// The JSON pointer of the value the fault is about (`""` for the whole value).
+    pub(super) fn path(&self) -> String {
+        self.path
+            .iter()
+            .rev()
+            .fold(String::new(), |mut path, token| {
+                path.push('/');
+                path.push_str(token);
+                path
+            })
+    }
+}
+
+/// Why, in the document's terms: `expected an integer, found a string "x"`.
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let expected = match &self.kind {
+            Kind::Expected(expected) => expected.as_deref().unwrap_or("a value of another kind"),
+            Kind::Length { expected, len } => {
+                let expected = expected.as_deref().unwrap_or("another length");
+                return write!(f, "expected {expected}, found {}", terms::array_of(*len));
+            }
+            Kind::Missing(name) => return write!(f, "missing member `{name}`"),
+            Kind::Unknown(name) => return write!(f, "unknown member `{name}`"),
+            Kind::Duplicate(name) => return write!(f, "duplicate member `{name}`"),
+            Kind::Variant(values) => &terms::one_of(values),
+            Kind::NoAlternative => "a value matching one of its schemas",
+            Kind::Other(words) => return f.write_str(words),
+        };
+        match &self.found {
+            Some(found) => write!(f, "expected {expected}, found {found}"),
+            None => write!(f, "expected {expected}"),
+        }
+    }
+}
+
+impl std::error::Error for Fault {}
+
+impl de::Error for Fault {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        let words = msg.to_string();
+        if words.starts_with("data did not match any variant of untagged enum") {
+            return Fault::new(Kind::NoAlternative, None);
+        }
+        let words = match words.char_indices().nth(OWN_WORDS) {
+            Some((end, _)) => format!("{}…", &words[..end]),
+            None => words,
+        };
+        Fault::new(Kind::Other(words), None)
+    }
+
+    fn invalid_type(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Self {
+        let expected = terms::expected(&expected.to_string());
+        Fault::new(Kind::Expected(expected), terms::found(&unexpected))
+    }
+
+    fn invalid_value(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Self {
+        Self::invalid_type(unexpected, expected)
+    }
+
+    fn invalid_length(len: usize, expected: &dyn Expected) -> Self {
+        let expected = terms::expected(&expected.to_string());
+        Fault::new(Kind::Length { expected, len }, None)
+    }
+
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
+        let found = format!("a string {}", terms::quote(variant));
+        Fault::new(Kind::Variant(expected), Some(found))
+    }
+
+    fn unknown_field(field: &str, _expected: &'static [&'static str]) -> Self {
+        Fault::new(Kind::Unknown(terms::shorten(field)), None)
+    }
+
+    fn missing_field(field: &'static str) -> Self {
+        Fault::new(Kind::Missing(field), None)
+    }
+
+    fn duplicate_field(field: &'static str) -> Self {
+        Fault::new(Kind::Duplicate(field), None)
+    }
+}
+
+/// A value in JSON terms: `a string "abc"`, `an integer 5`, `an object`.
+fn describe(node: &Tree) -> String {
+    match node {
+        Tree::Null => String::from("null"),
+        Tree::Bool(b) => format!("a boolean {b}"),
+        Tree::Unsigned(n) => format!("an integer {n}"),
+        Tree::Signed(n) => format!("an integer {n}"),
+        Tree::Float(f) => format!("a number {}", terms::number(*f)),
+        Tree::String(s) => format!("a string {}", terms::quote(s)),
+        Tree::Array(_) => String::from("an array"),
+        Tree::Object(_) => String::from("an object"),
+    }
+}
+
+/// A JSON pointer token (RFC 6901) for a key or index, cut to a short prefix.
+fn pointer_token(key: &str) -> String {
+    terms::shorten(key).replace('~', "~0").replace('/', "~1")
+}
