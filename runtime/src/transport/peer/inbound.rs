@@ -7,18 +7,18 @@
 //! sends its answer through the connection's queue and which a cancellation, or the end
 //! of the connection, aborts.
 
+use super::queue::{Answers, Outbox};
 use crate::client::Inbox;
 use crate::protocol::incoming::Incoming;
 use crate::protocol::{Entry, ErrorObject, Id, Message, write_error};
 use crate::server::{Connection, Limits};
 use bytes::Bytes;
 use serde_json::value::RawValue;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
-use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 /// The calls from the other side that run in tasks of their own.
@@ -40,9 +40,6 @@ fn lock(running: &Shared) -> MutexGuard<'_, Running> {
     running.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Answers waiting for room on the connection, in the order they were made.
-pub(crate) type Answers = VecDeque<Bytes>;
-
 /// A message, being handled.
 type Handling = Pin<Box<dyn Future<Output = Outcome> + Send>>;
 
@@ -61,7 +58,7 @@ pub(crate) struct Inbound {
     inbox: Inbox,
     connection: Connection,
     /// Where calls that run in tasks send their answers.
-    outbox: mpsc::Sender<Bytes>,
+    outbox: Outbox,
     cancel: bool,
     /// Most messages from the other side being handled at once (the server's
     /// `max_in_flight`), answers not yet written included: beyond it a message is
@@ -79,7 +76,7 @@ impl Inbound {
     pub(crate) fn new(
         inbox: Inbox,
         connection: Connection,
-        outbox: mpsc::Sender<Bytes>,
+        outbox: Outbox,
         cancel: bool,
         limits: &Limits,
         max_answers: usize,
@@ -137,7 +134,7 @@ impl Inbound {
             }
         });
         match handling.as_mut().poll(cx) {
-            Poll::Ready(Outcome::Answer(Some(answer))) => answers.push_back(answer.into()),
+            Poll::Ready(Outcome::Answer(Some(answer))) => answers.push(answer.into()),
             Poll::Ready(Outcome::Answer(None)) => {}
             Poll::Ready(Outcome::Responses(message)) => self.inbox.deliver(message),
             Poll::Ready(Outcome::Cancel(id)) => self.cancel(&id, answers),
@@ -173,7 +170,7 @@ impl Inbound {
 
     fn answer_if_room(&self, answer: Bytes, answers: &mut Answers) {
         if answers.len() < self.max_answers {
-            answers.push_back(answer);
+            answers.push(answer);
         } else {
             tracing::debug!("dropped an answer: the peer is not reading");
         }

@@ -50,6 +50,7 @@
 mod driver;
 mod inbound;
 mod link;
+mod queue;
 #[cfg(feature = "ws")]
 mod switch;
 pub(crate) mod wire;
@@ -61,6 +62,7 @@ use bytes::Bytes;
 use driver::Driver;
 use inbound::Inbound;
 use link::{Link, Stop};
+use queue::{Budget, Outbox, Refused, WeakOutbox};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -71,11 +73,15 @@ use std::time::Duration;
 pub use switch::Reconnect;
 #[cfg(feature = "ws")]
 pub(crate) use switch::reconnecting;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use wire::Wire;
 
 /// Largest message read when neither the builder nor the server says: 10 MiB.
 const DEFAULT_MAX_MESSAGE: usize = 10 << 20;
+/// Default of [`Builder::max_queued_bytes`]: 4 MiB.
+pub const DEFAULT_MAX_QUEUED_BYTES: usize = 4 << 20;
+/// Default of [`Builder::stall_timeout`]: 30 seconds.
+pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Configures a [`Peer`]; the transport's constructor starts it.
 #[derive(Debug, Clone)]
@@ -87,6 +93,8 @@ pub struct Builder {
     pub(crate) timeout: Duration,
     max_message_size: Option<usize>,
     pub(crate) queue: usize,
+    pub(crate) max_queued_bytes: usize,
+    pub(crate) stall_timeout: Duration,
     hub: Option<Hub>,
 }
 
@@ -99,6 +107,8 @@ impl Default for Builder {
             timeout: client::DEFAULT_TIMEOUT,
             max_message_size: None,
             queue: 1024,
+            max_queued_bytes: DEFAULT_MAX_QUEUED_BYTES,
+            stall_timeout: DEFAULT_STALL_TIMEOUT,
             hub: None,
         }
     }
@@ -142,6 +152,32 @@ impl Builder {
         self
     }
 
+    /// The connection's budget: the most bytes it holds waiting to be written to the
+    /// other side — answers, refusals, this side's calls and notifications, pushes
+    /// (default [`DEFAULT_MAX_QUEUED_BYTES`], 4 MiB). While they hold it all, the
+    /// connection reads nothing more from the other side (so a peer that sends without
+    /// reading stalls itself, and TCP's flow control holds it back), this side's sends
+    /// wait for room, and [`Hub::notify_all`] passes it by. It may be passed by one
+    /// message per sender: what the connection holds stays under the budget plus one
+    /// answer (at most the server's
+    /// [`max_response_size`](crate::server::Limits::max_response_size)) per call in
+    /// flight. See also [`stall_timeout`](Self::stall_timeout).
+    pub fn max_queued_bytes(mut self, bytes: usize) -> Self {
+        self.max_queued_bytes = bytes;
+        self
+    }
+
+    /// How long the other side may take nothing of what waits for it while the
+    /// connection is over its [budget](Self::max_queued_bytes), or is letting out its
+    /// last messages after reading ended (default [`DEFAULT_STALL_TIMEOUT`], 30 s); then
+    /// the connection is dropped, what was queued with it, as if it had broken. (Over
+    /// its budget, a connection reads nothing: two peers that both send without end
+    /// and both hold their budget would otherwise wait for each other for ever.)
+    pub fn stall_timeout(mut self, timeout: Duration) -> Self {
+        self.stall_timeout = timeout;
+        self
+    }
+
     /// Registers the connection in `hub`, so the server can reach it from anywhere.
     pub fn hub(mut self, hub: &Hub) -> Self {
         self.hub = Some(hub.clone());
@@ -169,7 +205,8 @@ impl Builder {
     /// Starts the connection's task.
     pub(crate) fn start(self, wire: impl Wire) -> Peer {
         let cancel = self.cancel.unwrap_or(false);
-        let (outbox, queue) = mpsc::channel(self.queue.max(1));
+        let budget = Arc::new(Budget::new(self.max_queued_bytes));
+        let (outbox, queue) = Outbox::new(self.queue, Arc::clone(&budget));
         let stop = Arc::new(Stop::default());
         let link = Link {
             outbox: outbox.clone(),
@@ -181,7 +218,7 @@ impl Builder {
         let mut metadata = self.metadata;
         metadata.extensions.insert(Remote(client.downgrade()));
         if let Some(hub) = &self.hub {
-            hub.insert(&client, &outbox.downgrade());
+            hub.insert(&client, outbox.downgrade());
         }
         let inbound = Inbound::new(
             client.inbox(),
@@ -191,7 +228,13 @@ impl Builder {
             server.limits(),
             self.queue,
         );
-        let driver = Driver::new(wire, queue, inbound, Arc::clone(&stop), true);
+        let driver = Driver::new(
+            wire,
+            (queue, Arc::clone(&budget)),
+            inbound,
+            (Arc::clone(&stop), self.stall_timeout),
+            true,
+        );
         // Closed once reading has ended and what was queued by then is let out.
         let (closed_sender, closed) = watch::channel(false);
         tokio::spawn(async move {
@@ -202,6 +245,7 @@ impl Builder {
             client,
             closed,
             stop,
+            budget,
         }
     }
 }
@@ -212,6 +256,7 @@ pub struct Peer {
     client: Client,
     closed: watch::Receiver<bool>,
     stop: Arc<Stop>,
+    budget: Arc<Budget>,
 }
 
 impl Peer {
@@ -237,6 +282,20 @@ impl Peer {
     /// frame). [`closed`](Self::closed) tells when that is done.
     pub fn close(&self) {
         self.stop.trigger();
+    }
+
+    /// How many bytes wait to be written to the other side now (answers, calls,
+    /// notifications), out of the connection's
+    /// [budget](Builder::max_queued_bytes); 0 once the connection has ended.
+    pub fn queued_bytes(&self) -> usize {
+        self.budget.queued()
+    }
+
+    /// The most bytes that ever waited at once to be written to the other side on this
+    /// connection (see [`queued_bytes`](Self::queued_bytes)): how close it came to its
+    /// budget.
+    pub fn queued_bytes_peak(&self) -> usize {
+        self.budget.peak()
     }
 
     /// Whether the connection has ended (see [`closed`](Self::closed)).
@@ -299,7 +358,7 @@ pub struct Hub {
 /// One connection of a hub: its client, and its writer's queue, neither kept alive.
 struct Member {
     client: WeakClient,
-    outbox: mpsc::WeakSender<Bytes>,
+    outbox: WeakOutbox,
 }
 
 /// What [`Hub::notify_all`] did with a notification.
@@ -308,8 +367,9 @@ struct Member {
 pub struct Pushed {
     /// How many connections took it: it is queued, and written in turn.
     pub sent: usize,
-    /// The connections whose queue was full (their peer has stopped reading, or reads
-    /// slower than the server pushes), which did not get it. Send to them with
+    /// The connections whose queue was full, 1,024 messages deep or holding its
+    /// [budget](Builder::max_queued_bytes) of bytes (their peer has stopped reading,
+    /// or reads slower than the server pushes), which did not get it. Send to them with
     /// [`Client::notify`], which waits for room up to its timeout, where a notification
     /// must not be missed.
     pub full: Vec<Client>,
@@ -321,13 +381,13 @@ impl Hub {
         Self::default()
     }
 
-    fn insert(&self, client: &Client, outbox: &mpsc::WeakSender<Bytes>) {
+    fn insert(&self, client: &Client, outbox: WeakOutbox) {
         let key = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut members = self.members();
         members.retain(|_, member| member.is_live());
         let member = Member {
             client: client.downgrade(),
-            outbox: outbox.clone(),
+            outbox,
         };
         members.insert(key, member);
     }
@@ -352,7 +412,8 @@ impl Hub {
 
     /// Sends the notification `method` to every live connection, at once and without
     /// waiting: it is serialised once, and put in each connection's queue of messages
-    /// to write (1,024 deep). A connection whose queue is full does not get it, and is
+    /// to write (1,024 deep, and [bounded in bytes](Builder::max_queued_bytes)). A
+    /// connection whose queue is full does not get it, and is
     /// reported in [`Pushed::full`]; one slow or stalled connection never delays the
     /// others, nor the caller.
     ///
@@ -376,10 +437,8 @@ impl Hub {
             };
             match outbox.try_send(message.clone()) {
                 Ok(()) => pushed.sent += 1,
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    pushed.full.extend(member.client.upgrade());
-                }
-                Err(mpsc::error::TrySendError::Closed(_)) => return false,
+                Err(Refused::Full) => pushed.full.extend(member.client.upgrade()),
+                Err(Refused::Closed) => return false,
             }
             true
         });
