@@ -1,11 +1,12 @@
 //! A connection's byte budget on 127.0.0.1: a client that sends and never reads,
 //! over WebSocket and over a byte stream, cannot make the server hold more than the
 //! budget (plus one answer), is dropped when it stays stalled, and gives everything
-//! back when it leaves; an absurdly long id is refused rather than echoed.
+//! back when it leaves; calls whose requests hold the budget while they run make the
+//! next ones refused; an absurdly long id is refused rather than echoed.
 
 mod peer_support;
 
-use peer_support::{PATIENCE, eventually};
+use peer_support::{PATIENCE, ServerSide, eventually};
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
 use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
@@ -140,7 +141,7 @@ async fn a_client_that_never_reads_is_held_to_the_budget_then_dropped() {
         let big = Big::default();
         let builder = Peer::builder()
             .serve(Server::new(big.clone()))
-            .max_queued_bytes(BUDGET)
+            .byte_budget(BUDGET)
             .stall_timeout(Duration::from_millis(300));
         let (peer, client) = connection(wire, builder).await;
         let (_read, write) = client.into_split();
@@ -172,7 +173,7 @@ async fn a_client_that_leaves_unread_gets_everything_given_back() {
         // ends because the client left.
         let builder = Peer::builder()
             .serve(Server::new(big.clone()))
-            .max_queued_bytes(BUDGET);
+            .byte_budget(BUDGET);
         let (peer, client) = connection(wire, builder).await;
         let (read, write) = client.into_split();
         let writer = flood(wire, write);
@@ -198,6 +199,43 @@ async fn leave(read: OwnedReadHalf, writer: tokio::task::JoinHandle<OwnedWriteHa
     writer.abort();
     let write = writer.await.ok();
     drop((read, write));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_whose_requests_hold_the_budget_refuse_the_next() {
+    use tokio::io::AsyncBufReadExt;
+    let server = ServerSide::default();
+    let started = Arc::clone(&server.started);
+    let builder = Peer::builder()
+        .serve(Server::new(server))
+        .byte_budget(BUDGET);
+    let (_peer, client) = connection(Wire::Lines, builder).await;
+    let mut client = tokio::io::BufReader::new(client);
+    // Each holds half the budget for as long as it runs: for ever.
+    let hang = |id: u32| {
+        let params = "p".repeat(BUDGET / 2);
+        frame(
+            Wire::Lines,
+            &format!(r#"{{"jsonrpc":"2.0","method":"hang","params":["{params}"],"id":{id}}}"#),
+        )
+    };
+    let socket = client.get_mut();
+    socket
+        .write_all(&[hang(1), hang(2)].concat())
+        .await
+        .unwrap();
+    assert!(eventually(|| started.load(Ordering::SeqCst) == 2).await);
+    socket.write_all(&hang(3)).await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(PATIENCE, client.read_line(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        answer.trim_end(),
+        r#"{"jsonrpc":"2.0","error":{"code":-32009,"message":"Server busy"},"id":3}"#
+    );
+    assert_eq!(started.load(Ordering::SeqCst), 2, "the third did not run");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

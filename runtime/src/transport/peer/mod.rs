@@ -17,6 +17,14 @@
 //! - a **client** handles the requests and notifications the server sends by giving its
 //!   peer a [`Server`] ([`Builder::serve`]); without one, requests are answered `-32601`.
 //!
+//! **Memory**: a connection holds at most its [byte budget](Builder::byte_budget) of
+//! messages waiting to be written to the other side (plus one message per sender), and
+//! as much again of requests whose calls are still running. Past the first, it stops
+//! reading from the other side until that side has taken enough (a client that sends
+//! without reading stalls itself); one that takes nothing for the
+//! [stall timeout](Builder::stall_timeout) is dropped. Past the second, calls are
+//! refused `-32009`. [`Peer::queued_bytes`] tells how much waits.
+//!
 //! **Failure**: when the connection ends (the peer closes it, reading or writing fails,
 //! a `Content-Length` header is broken), every pending call fails at once with
 //! [`client::Error::Closed`], and so does every later one;
@@ -78,8 +86,8 @@ use wire::Wire;
 
 /// Largest message read when neither the builder nor the server says: 10 MiB.
 const DEFAULT_MAX_MESSAGE: usize = 10 << 20;
-/// Default of [`Builder::max_queued_bytes`]: 4 MiB.
-pub const DEFAULT_MAX_QUEUED_BYTES: usize = 4 << 20;
+/// Default of [`Builder::byte_budget`]: 4 MiB.
+pub const DEFAULT_BYTE_BUDGET: usize = 4 << 20;
 /// Default of [`Builder::stall_timeout`]: 30 seconds.
 pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -93,7 +101,7 @@ pub struct Builder {
     pub(crate) timeout: Duration,
     max_message_size: Option<usize>,
     pub(crate) queue: usize,
-    pub(crate) max_queued_bytes: usize,
+    pub(crate) byte_budget: usize,
     pub(crate) stall_timeout: Duration,
     hub: Option<Hub>,
 }
@@ -107,7 +115,7 @@ impl Default for Builder {
             timeout: client::DEFAULT_TIMEOUT,
             max_message_size: None,
             queue: 1024,
-            max_queued_bytes: DEFAULT_MAX_QUEUED_BYTES,
+            byte_budget: DEFAULT_BYTE_BUDGET,
             stall_timeout: DEFAULT_STALL_TIMEOUT,
             hub: None,
         }
@@ -152,23 +160,32 @@ impl Builder {
         self
     }
 
-    /// The connection's budget: the most bytes it holds waiting to be written to the
-    /// other side — answers, refusals, this side's calls and notifications, pushes
-    /// (default [`DEFAULT_MAX_QUEUED_BYTES`], 4 MiB). While they hold it all, the
-    /// connection reads nothing more from the other side (so a peer that sends without
-    /// reading stalls itself, and TCP's flow control holds it back), this side's sends
-    /// wait for room, and [`Hub::notify_all`] passes it by. It may be passed by one
-    /// message per sender: what the connection holds stays under the budget plus one
-    /// answer (at most the server's
-    /// [`max_response_size`](crate::server::Limits::max_response_size)) per call in
-    /// flight. See also [`stall_timeout`](Self::stall_timeout).
-    pub fn max_queued_bytes(mut self, bytes: usize) -> Self {
-        self.max_queued_bytes = bytes;
+    /// The connection's byte budget (default [`DEFAULT_BYTE_BUDGET`], 4 MiB), which
+    /// bounds, each on its own, the two things a connection holds for the other side:
+    ///
+    /// - **what waits to be written** to it: answers, refusals, this side's calls and
+    ///   notifications, pushes ([`queued_bytes`](Peer::queued_bytes)). While they hold
+    ///   the whole budget, the connection reads nothing more from the other side (so a
+    ///   peer that sends without reading stalls itself, and TCP's flow control holds it
+    ///   back), this side's sends wait for room, and [`Hub::notify_all`] passes it by;
+    ///   reading resumes as soon as the other side has taken enough. A connection that
+    ///   stays stalled is dropped after the [`stall_timeout`](Self::stall_timeout).
+    /// - **the requests of its calls still running** in tasks of their own (each keeps
+    ///   its message until it finishes): while they hold the budget, further calls
+    ///   are refused `-32009` (server busy), as past
+    ///   [`max_in_flight`](crate::server::Limits::max_in_flight).
+    ///
+    /// A message is let in while there is room, whatever its size, so each bound may be
+    /// passed by one message; and a call already running when the budget is spent still
+    /// adds its answer (at most the server's
+    /// [`max_response_size`](crate::server::Limits::max_response_size)) when it ends.
+    pub fn byte_budget(mut self, bytes: usize) -> Self {
+        self.byte_budget = bytes;
         self
     }
 
     /// How long the other side may take nothing of what waits for it while the
-    /// connection is over its [budget](Self::max_queued_bytes), or is letting out its
+    /// connection is over its [budget](Self::byte_budget), or is letting out its
     /// last messages after reading ended (default [`DEFAULT_STALL_TIMEOUT`], 30 s); then
     /// the connection is dropped, what was queued with it, as if it had broken. (Over
     /// its budget, a connection reads nothing: two peers that both send without end
@@ -205,7 +222,7 @@ impl Builder {
     /// Starts the connection's task.
     pub(crate) fn start(self, wire: impl Wire) -> Peer {
         let cancel = self.cancel.unwrap_or(false);
-        let budget = Arc::new(Budget::new(self.max_queued_bytes));
+        let budget = Arc::new(Budget::new(self.byte_budget));
         let (outbox, queue) = Outbox::new(self.queue, Arc::clone(&budget));
         let stop = Arc::new(Stop::default());
         let link = Link {
@@ -226,7 +243,7 @@ impl Builder {
             outbox,
             cancel,
             server.limits(),
-            self.queue,
+            (self.queue, self.byte_budget),
         );
         let driver = Driver::new(
             wire,
@@ -286,7 +303,7 @@ impl Peer {
 
     /// How many bytes wait to be written to the other side now (answers, calls,
     /// notifications), out of the connection's
-    /// [budget](Builder::max_queued_bytes); 0 once the connection has ended.
+    /// [budget](Builder::byte_budget); 0 once the connection has ended.
     pub fn queued_bytes(&self) -> usize {
         self.budget.queued()
     }
@@ -368,7 +385,7 @@ pub struct Pushed {
     /// How many connections took it: it is queued, and written in turn.
     pub sent: usize,
     /// The connections whose queue was full, 1,024 messages deep or holding its
-    /// [budget](Builder::max_queued_bytes) of bytes (their peer has stopped reading,
+    /// [budget](Builder::byte_budget) of bytes (their peer has stopped reading,
     /// or reads slower than the server pushes), which did not get it. Send to them with
     /// [`Client::notify`], which waits for room up to its timeout, where a notification
     /// must not be missed.
@@ -412,7 +429,7 @@ impl Hub {
 
     /// Sends the notification `method` to every live connection, at once and without
     /// waiting: it is serialised once, and put in each connection's queue of messages
-    /// to write (1,024 deep, and [bounded in bytes](Builder::max_queued_bytes)). A
+    /// to write (1,024 deep, and [bounded in bytes](Builder::byte_budget)). A
     /// connection whose queue is full does not get it, and is
     /// reported in [`Pushed::full`]; one slow or stalled connection never delays the
     /// others, nor the caller.

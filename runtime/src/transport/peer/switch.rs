@@ -164,7 +164,7 @@ impl Supervisor {
 
     /// Runs one connection until it ends, or until the client is gone (then closes it).
     async fn serve(&self, server: &Server, wire: impl Wire) -> Ended {
-        let budget = Arc::new(Budget::new(self.builder.max_queued_bytes));
+        let budget = Arc::new(Budget::new(self.builder.byte_budget));
         let (outbox, queue) = Outbox::new(self.builder.queue, Arc::clone(&budget));
         let stop = Arc::new(Stop::default());
         let inbound = Inbound::new(
@@ -173,7 +173,7 @@ impl Supervisor {
             outbox.clone(),
             self.cancel,
             server.limits(),
-            self.builder.queue,
+            (self.builder.queue, self.builder.byte_budget),
         );
         let driver = Driver::new(
             wire,
