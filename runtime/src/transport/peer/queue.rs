@@ -63,6 +63,10 @@ impl Budget {
 
     /// Waits until the budget is not spent, or the connection has ended.
     pub(crate) async fn room(&self) {
+        if !self.is_spent() {
+            // The usual case, with no waiter registered.
+            return;
+        }
         loop {
             let notified = self.room.notified();
             let mut notified = std::pin::pin!(notified);
