@@ -63,10 +63,6 @@ impl Budget {
 
     /// Waits until the budget is not spent, or the connection has ended.
     pub(crate) async fn room(&self) {
-        if !self.is_spent() {
-            // The usual case, with no waiter registered.
-            return;
-        }
         loop {
             let notified = self.room.notified();
             let mut notified = std::pin::pin!(notified);
@@ -128,7 +124,10 @@ impl Outbox {
     ///
     /// The message back, when the connection has ended.
     pub(crate) async fn send(&self, message: Bytes) -> Result<(), Bytes> {
-        self.budget.room().await;
+        if self.budget.is_spent() {
+            // Boxed: the waiter's state would otherwise make every send's future larger.
+            Box::pin(self.budget.room()).await;
+        }
         let bytes = message.len();
         self.budget.take(bytes);
         self.sender.send(message).await.map_err(|returned| {
