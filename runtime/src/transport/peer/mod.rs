@@ -361,7 +361,8 @@ pub fn remote(context: &Context) -> Option<Client> {
 /// # fn demo(hub: rpcsmith::transport::peer::Hub) -> Result<(), rpcsmith::client::Error> {
 /// let pushed = hub.notify_all("priceChanged", &[42])?;
 /// for laggard in pushed.full {
-///     // This connection is 1,024 messages behind: wait for room (up to its timeout).
+///     // This connection is behind (1,024 messages, or its byte budget): wait for
+///     // room (up to its timeout).
 ///     tokio::spawn(async move { laggard.notify("priceChanged", &[42]).await });
 /// }
 /// # Ok(()) }
