@@ -33,9 +33,10 @@ mod write;
 
 pub use error::{ErrorObject, code};
 pub use id::{Id, IdKind};
-pub use message::{Entry, MAX_ID_LEN, Message, Notification, Request};
+pub use message::{Entry, Message, Notification, Request};
 pub(crate) use response::Members;
 pub use response::{DecodeError, Response, Responses};
 pub use typed::write_typed_call;
 pub(crate) use write::{RESULT_PREFIX, write_id_and_close};
 pub use write::{write_error, write_notification, write_request, write_result};
+pub use message::MAX_ID_LEN;
