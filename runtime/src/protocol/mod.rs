@@ -39,4 +39,6 @@ pub use response::{DecodeError, Response, Responses};
 pub use typed::write_typed_call;
 pub(crate) use write::{RESULT_PREFIX, write_id_and_close};
 pub use write::{write_error, write_notification, write_request, write_result};
+
+// The limits the wire model applies by itself.
 pub use message::MAX_ID_LEN;
