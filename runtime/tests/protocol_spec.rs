@@ -273,6 +273,42 @@ fn ids_are_kept_byte_for_byte() {
 }
 
 #[test]
+fn an_id_longer_than_the_limit_is_an_invalid_request() {
+    use rpcsmith::protocol::MAX_ID_LEN;
+    let string_id = |len: usize| format!(r#""{}""#, "a".repeat(len - 2));
+    let number_id = |len: usize| "9".repeat(len);
+    for id in [string_id(MAX_ID_LEN), number_id(MAX_ID_LEN)] {
+        let input = format!(r#"{{"jsonrpc":"2.0","method":"m","id":{id}}}"#);
+        assert!(
+            matches!(Message::parse(input.as_bytes()), Ok(Message::Single(Entry::Request(r))) if r.id.as_json() == id),
+            "an id of exactly {MAX_ID_LEN} bytes is kept"
+        );
+    }
+    for id in [
+        string_id(MAX_ID_LEN + 1),
+        number_id(MAX_ID_LEN + 1),
+        string_id(100_000),
+    ] {
+        let request = format!(r#"{{"jsonrpc":"2.0","method":"m","id":{id}}}"#);
+        assert_eq!(
+            serve(request.as_bytes()).map(String::from_utf8),
+            Some(Ok(
+                r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#
+                    .to_owned()
+            )),
+            "id of {} bytes",
+            id.len()
+        );
+        let batch = format!(r#"[{request},{{"jsonrpc":"2.0","method":"m","id":1}}]"#);
+        let Ok(Message::Batch(entries)) = Message::parse(batch.as_bytes()) else {
+            panic!("a batch");
+        };
+        assert!(matches!(&entries[0], Entry::Invalid(e) if e.code == -32600));
+        assert!(matches!(&entries[1], Entry::Request(_)), "only that member");
+    }
+}
+
+#[test]
 fn batch_limit_stops_the_parse() {
     let batch = format!("[{}1]", "1,".repeat(10));
     assert!(

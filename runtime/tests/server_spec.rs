@@ -118,6 +118,23 @@ async fn answers_are_compact_and_byte_exact() {
     }
 }
 
+/// An id longer than [`MAX_ID_LEN`](rpcsmith::protocol::MAX_ID_LEN) is not echoed: a
+/// client cannot make the server copy megabytes into every answer.
+#[tokio::test]
+async fn an_absurdly_long_id_is_an_invalid_request() {
+    let server = Server::builder(SpecMethods).build();
+    let id = format!(r#""{}""#, "x".repeat(100_000));
+    let request = format!(r#"{{"jsonrpc":"2.0","method":"get_data","id":{id}}}"#);
+    let got = server
+        .handle(request.as_bytes(), Metadata::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(got).unwrap(),
+        r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#
+    );
+}
+
 #[tokio::test]
 async fn ids_are_echoed_byte_for_byte() {
     let server = Server::builder(SpecMethods).build();

@@ -8,6 +8,14 @@ use serde_json::value::RawValue;
 use super::fields::{self, Fields, Member, ParseError, Top};
 use super::{ErrorObject, Id};
 
+/// Longest request id accepted, in bytes of its JSON text (a string's quotes and
+/// escapes included): 1,024. A request with a longer id is not a valid request
+/// (`-32600` with `id: null`), so that nothing a server echoes — in its answer, in a
+/// refusal such as `-32009` — is larger than this from the id. Numbers of any size or
+/// precision that fit (`123456789012345678901234567890`, `1e400`) are kept byte for
+/// byte.
+pub const MAX_ID_LEN: usize = 1024;
+
 /// A request: a call that expects a response.
 ///
 /// `params` is borrowed from the message bytes, so generated code deserializes the typed
@@ -120,6 +128,8 @@ impl<'a> Entry<'a> {
         };
         Some(match f.id {
             None => Entry::Notification(Notification { method, params }),
+            // Answers echo the id: one of any length would make every error a copy.
+            Some(raw) if raw.get().len() > MAX_ID_LEN => return None,
             Some(raw) => Entry::Request(Request {
                 id: Id::from_raw(raw)?,
                 method,

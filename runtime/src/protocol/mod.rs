@@ -14,6 +14,7 @@
 //! | invalid JSON | one `-32700` error, `id: null` |
 //! | `[]` | one `-32600` error, `id: null` |
 //! | valid JSON that is not a request (`42`, `{"method":1}`, `"params":"x"`, an id that is an object, array or boolean, `"jsonrpc"` other than `"2.0"`) | `-32600`, `id: null` |
+//! | a request whose id is longer than [`MAX_ID_LEN`] (1,024 bytes of JSON text) | `-32600`, `id: null` (in place inside a batch) |
 //! | `[1]`, `[1,2,3]` | an array with one `-32600` per entry, in place |
 //! | a batch | an array of the requests' responses, in request order |
 //! | a notification, or a batch of only notifications | nothing at all |
@@ -40,3 +41,6 @@ pub use response::{DecodeError, Response, Responses};
 pub use typed::write_typed_call;
 pub(crate) use write::{RESULT_PREFIX, write_id_and_close};
 pub use write::{write_error, write_notification, write_request, write_result};
+
+// The limits the wire model applies by itself.
+pub use message::MAX_ID_LEN;

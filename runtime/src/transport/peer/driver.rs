@@ -5,17 +5,21 @@
 //! once is written in the same wake-up as its request was read (pipelined requests read
 //! together are answered with one write), and a writer that cannot make progress (the
 //! other side reads no more) never stops reading, so the two sides cannot block each
-//! other.
+//! other — up to the connection's [`Budget`]: while what waits to be written holds it
+//! all, reading pauses, so a peer that sends without reading cannot make this side hold
+//! more. A stream that takes nothing for the stall timeout while reading is paused, or
+//! while the connection is letting out its last messages, is dropped.
 
-use super::inbound::{Answers, Inbound};
+use super::inbound::Inbound;
 use super::link::Stop;
+use super::queue::{Answers, Budget};
 use super::wire::{Received, Wire};
 use bytes::Bytes;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker, ready};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Sleep};
@@ -38,6 +42,12 @@ pub(crate) struct Driver<W> {
     answers: Answers,
     /// A message taken out of turn, waiting for room.
     held: Option<Bytes>,
+    /// What waits to be written, in bytes (`answers`, `held` and the queue).
+    budget: Arc<Budget>,
+    /// Reading waits for the budget to have room.
+    paused: bool,
+    /// The deadline of a stream that takes nothing while it must.
+    stall: Stall,
     stop: Arc<Stop>,
     keep_alive: Option<KeepAlive>,
     /// Whether the end of this connection is the end of its client (else the transport
@@ -56,9 +66,9 @@ pub(crate) struct Driver<W> {
 impl<W: Wire> Driver<W> {
     pub(crate) fn new(
         wire: W,
-        queue: mpsc::Receiver<Bytes>,
+        (queue, budget): (mpsc::Receiver<Bytes>, Arc<Budget>),
         inbound: Inbound,
-        stop: Arc<Stop>,
+        (stop, stall_timeout): (Arc<Stop>, Duration),
         final_connection: bool,
     ) -> Self {
         let keep_alive = wire.keep_alive().map(KeepAlive::new);
@@ -66,8 +76,11 @@ impl<W: Wire> Driver<W> {
             wire,
             queue,
             inbound: Some(inbound),
-            answers: Answers::new(),
+            answers: Answers::new(Arc::clone(&budget)),
             held: None,
+            budget,
+            paused: false,
+            stall: Stall::new(stall_timeout),
             stop,
             keep_alive,
             final_connection,
@@ -106,10 +119,15 @@ impl<W: Wire> Driver<W> {
     }
 
     /// Reads up to [`READ_BURST`] messages and routes them; how many were read. Fewer
-    /// means that reading waits for the stream (or has ended).
+    /// means that reading waits for the stream, or for room in the budget
+    /// ([`paused`](Self::paused)), or has ended.
     fn poll_read(&mut self, cx: &mut Context<'_>) -> usize {
         if self.inbound.is_none() {
             return 0;
+        }
+        if let (true, Some(keep_alive)) = (self.paused, &mut self.keep_alive) {
+            // Not reading is this side's doing, not the other side's silence.
+            keep_alive.heard = true;
         }
         if self.must_stop(cx) {
             self.end_reading();
@@ -117,6 +135,10 @@ impl<W: Wire> Driver<W> {
         }
         let mut read = 0;
         while read < READ_BURST {
+            if self.budget.is_spent() {
+                self.paused = true;
+                break;
+            }
             let Poll::Ready(received) = self.wire.poll_receive(cx) else {
                 break;
             };
@@ -152,13 +174,16 @@ impl<W: Wire> Driver<W> {
         }
         self.queue.close();
         self.keep_alive = None;
+        self.paused = false;
     }
 
-    /// Writes what is waiting, as far as the stream takes it, then flushes.
-    fn poll_write(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+    /// Writes what is waiting, as far as the stream takes it, then flushes; whether the
+    /// stream took anything.
+    fn poll_write(&mut self, cx: &mut Context<'_>) -> io::Result<bool> {
+        let mut took = false;
         loop {
             if self.held.is_none() {
-                self.held = self.answers.pop_front();
+                self.held = self.answers.pop();
             }
             if self.held.is_none() && !self.queue_done {
                 match self.queue.poll_recv(cx) {
@@ -176,7 +201,11 @@ impl<W: Wire> Driver<W> {
                 Poll::Ready(ready) => ready?,
             }
             match self.held.take() {
-                Some(message) => self.wire.send(message)?,
+                Some(message) => {
+                    let bytes = message.len();
+                    self.wire.send(message)?;
+                    self.budget.give_back(bytes);
+                }
                 None => {
                     self.wire.ping()?;
                     if let Some(keep_alive) = &mut self.keep_alive {
@@ -185,14 +214,28 @@ impl<W: Wire> Driver<W> {
                 }
             }
             self.unflushed = true;
+            took = true;
         }
         if self.unflushed
             && let Poll::Ready(flushed) = self.wire.poll_flush(cx)
         {
             flushed?;
             self.unflushed = false;
+            took = true;
         }
-        Ok(())
+        Ok(took)
+    }
+
+    /// Whether the stream has taken nothing for the stall timeout while it had to:
+    /// reading is paused for the budget, or the connection is letting out its last
+    /// messages. `took`: the stream took something just now.
+    fn stalled(&mut self, cx: &mut Context<'_>, took: bool) -> bool {
+        let waiting = self.paused || self.inbound.is_none();
+        if self.stall.check(cx, waiting, took) {
+            tracing::debug!("the other side took nothing past the stall timeout; dropping");
+            return true;
+        }
+        false
     }
 
     /// Whether everything there was to write is written.
@@ -208,18 +251,32 @@ impl<W: Wire> Future for Driver<W> {
         let this = self.get_mut();
         for _ in 0..BURSTS {
             if this.closing {
-                ready!(this.wire.poll_close(cx));
-                return Poll::Ready(());
+                if this.wire.poll_close(cx).is_ready() || this.stalled(cx, false) {
+                    return Poll::Ready(());
+                }
+                return Poll::Pending;
             }
             let read = this.poll_read(cx);
-            if let Err(error) = this.poll_write(cx) {
-                tracing::debug!(%error, "writing to the connection failed");
-                this.end_reading();
+            let took = match this.poll_write(cx) {
+                Ok(took) => took,
+                Err(error) => {
+                    tracing::debug!(%error, "writing to the connection failed");
+                    this.end_reading();
+                    this.closing = true;
+                    continue;
+                }
+            };
+            if this.inbound.is_none() && this.drained() {
                 this.closing = true;
                 continue;
             }
-            if this.inbound.is_none() && this.drained() {
-                this.closing = true;
+            if this.stalled(cx, took) {
+                this.end_reading();
+                return Poll::Ready(());
+            }
+            if this.paused && !this.budget.is_spent() {
+                // Writing made room: read again.
+                this.paused = false;
                 continue;
             }
             if read < READ_BURST {
@@ -229,6 +286,50 @@ impl<W: Wire> Future for Driver<W> {
         // More is coming: read it after the others had their turn.
         cx.waker().wake_by_ref();
         Poll::Pending
+    }
+}
+
+impl<W> Drop for Driver<W> {
+    fn drop(&mut self) {
+        // Whatever is still queued goes with the connection; senders stop waiting.
+        self.budget.end();
+    }
+}
+
+/// The deadline of a stream that must take what waits for it: armed while it must,
+/// moved on whenever it takes something.
+struct Stall {
+    timeout: Duration,
+    timer: Option<Pin<Box<Sleep>>>,
+}
+
+impl Stall {
+    fn new(timeout: Duration) -> Self {
+        Self {
+            timeout,
+            timer: None,
+        }
+    }
+
+    /// Whether the deadline has passed. `waiting`: the stream must take something;
+    /// `took`: it just did.
+    fn check(&mut self, cx: &mut Context<'_>, waiting: bool, took: bool) -> bool {
+        if !waiting {
+            self.timer = None;
+            return false;
+        }
+        match &mut self.timer {
+            Some(timer) if took => timer.as_mut().reset(Instant::now() + self.timeout),
+            Some(_) => {}
+            None => self.timer = Some(Box::pin(tokio::time::sleep(self.timeout))),
+        }
+        let Some(timer) = &mut self.timer else {
+            return false;
+        };
+        // Outside the cooperative budget, as the keep-alive's timer (see there).
+        std::pin::pin!(tokio::task::unconstrained(timer.as_mut()))
+            .poll(cx)
+            .is_ready()
     }
 }
 

@@ -7,18 +7,18 @@
 //! sends its answer through the connection's queue and which a cancellation, or the end
 //! of the connection, aborts.
 
+use super::queue::{Answers, Outbox};
 use crate::client::Inbox;
 use crate::protocol::incoming::Incoming;
 use crate::protocol::{Entry, ErrorObject, Id, Message, write_error};
 use crate::server::{Connection, Limits};
 use bytes::Bytes;
 use serde_json::value::RawValue;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
-use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 /// The calls from the other side that run in tasks of their own.
@@ -26,12 +26,24 @@ use tokio::task::AbortHandle;
 struct Running {
     next: u64,
     tasks: HashMap<u64, Task>,
+    /// The size of their messages, which they hold until they finish.
+    bytes: usize,
 }
 
 struct Task {
     abort: AbortHandle,
     /// The request's id as JSON text, for a single request (what a cancellation names).
     id: Option<Box<str>>,
+    /// The size of its message.
+    bytes: usize,
+}
+
+impl Running {
+    fn remove(&mut self, serial: u64) -> Option<Task> {
+        let task = self.tasks.remove(&serial)?;
+        self.bytes -= task.bytes;
+        Some(task)
+    }
 }
 
 type Shared = Arc<Mutex<Running>>;
@@ -39,9 +51,6 @@ type Shared = Arc<Mutex<Running>>;
 fn lock(running: &Shared) -> MutexGuard<'_, Running> {
     running.lock().unwrap_or_else(PoisonError::into_inner)
 }
-
-/// Answers waiting for room on the connection, in the order they were made.
-pub(crate) type Answers = VecDeque<Bytes>;
 
 /// A message, being handled.
 type Handling = Pin<Box<dyn Future<Output = Outcome> + Send>>;
@@ -61,7 +70,7 @@ pub(crate) struct Inbound {
     inbox: Inbox,
     connection: Connection,
     /// Where calls that run in tasks send their answers.
-    outbox: mpsc::Sender<Bytes>,
+    outbox: Outbox,
     cancel: bool,
     /// Most messages from the other side being handled at once (the server's
     /// `max_in_flight`), answers not yet written included: beyond it a message is
@@ -69,6 +78,9 @@ pub(crate) struct Inbound {
     max_calls: usize,
     /// Most answers held for the connection; a refusal beyond it is dropped.
     max_answers: usize,
+    /// Most bytes of messages held by calls running in tasks (the connection's byte
+    /// budget): beyond it a message is refused too.
+    max_running_bytes: usize,
     /// The server's limits on what the engine reads.
     max_size: usize,
     max_batch_len: usize,
@@ -79,10 +91,10 @@ impl Inbound {
     pub(crate) fn new(
         inbox: Inbox,
         connection: Connection,
-        outbox: mpsc::Sender<Bytes>,
+        outbox: Outbox,
         cancel: bool,
         limits: &Limits,
-        max_answers: usize,
+        (max_answers, max_running_bytes): (usize, usize),
     ) -> Self {
         Self {
             inbox,
@@ -91,6 +103,7 @@ impl Inbound {
             cancel,
             max_calls: limits.max_in_flight,
             max_answers,
+            max_running_bytes,
             max_size: limits.max_request_size,
             max_batch_len: limits.max_batch_len,
             running: Shared::default(),
@@ -112,6 +125,7 @@ impl Inbound {
         }
         // To name the call in a cancellation, should it not finish at once.
         let kept = self.cancel.then(|| message.clone());
+        let bytes = message.len();
         let connection = self.connection.clone();
         let (max_size, max_batch_len, cancel) = (self.max_size, self.max_batch_len, self.cancel);
         let mut handling: Handling = Box::pin(async move {
@@ -137,11 +151,11 @@ impl Inbound {
             }
         });
         match handling.as_mut().poll(cx) {
-            Poll::Ready(Outcome::Answer(Some(answer))) => answers.push_back(answer.into()),
+            Poll::Ready(Outcome::Answer(Some(answer))) => answers.push(answer.into()),
             Poll::Ready(Outcome::Answer(None)) => {}
             Poll::Ready(Outcome::Responses(message)) => self.inbox.deliver(message),
             Poll::Ready(Outcome::Cancel(id)) => self.cancel(&id, answers),
-            Poll::Pending => self.spawn(handling, kept.as_deref().and_then(single_id)),
+            Poll::Pending => self.spawn(handling, kept.as_deref().and_then(single_id), bytes),
         }
     }
 
@@ -165,22 +179,24 @@ impl Inbound {
         self.answer_if_room(null_error(&ErrorObject::request_too_large()), answers);
     }
 
-    /// Whether every slot for calls is taken.
+    /// Whether every slot for calls is taken, or the calls running in tasks hold the
+    /// byte budget with their messages.
     fn busy(&self, answers: &Answers) -> bool {
-        let running = lock(&self.running).tasks.len();
-        running + answers.len() >= self.max_calls
+        let running = lock(&self.running);
+        running.tasks.len() + answers.len() >= self.max_calls
+            || running.bytes >= self.max_running_bytes
     }
 
     fn answer_if_room(&self, answer: Bytes, answers: &mut Answers) {
         if answers.len() < self.max_answers {
-            answers.push_back(answer);
+            answers.push(answer);
         } else {
             tracing::debug!("dropped an answer: the peer is not reading");
         }
     }
 
     /// Finishes a call in a task; its answer goes out unless it was cancelled meanwhile.
-    fn spawn(&self, handling: Handling, id: Option<Box<str>>) {
+    fn spawn(&self, handling: Handling, id: Option<Box<str>>, bytes: usize) {
         let outbox = self.outbox.clone();
         let tasks = Arc::clone(&self.running);
         // The lock is held until the task is registered, so it cannot finish unseen.
@@ -189,13 +205,14 @@ impl Inbound {
         guard.next = guard.next.wrapping_add(1);
         let handle = tokio::spawn(async move {
             let outcome = handling.await;
-            let still_wanted = lock(&tasks).tasks.remove(&serial).is_some();
+            let still_wanted = lock(&tasks).remove(serial).is_some();
             if let (Outcome::Answer(Some(answer)), true) = (outcome, still_wanted) {
                 let _ = outbox.send(answer.into()).await;
             }
         });
         let abort = handle.abort_handle();
-        guard.tasks.insert(serial, Task { abort, id });
+        guard.bytes += bytes;
+        guard.tasks.insert(serial, Task { abort, id, bytes });
     }
 
     /// Answers `-32009` (server busy) to calls that found every slot taken: to the id
@@ -222,7 +239,7 @@ impl Inbound {
                 .iter()
                 .find(|(_, task)| task.id.as_deref() == Some(id))
                 .map(|(&serial, _)| serial);
-            serial.and_then(|serial| guard.tasks.remove(&serial))
+            serial.and_then(|serial| guard.remove(serial))
         };
         let raw = serde_json::from_str::<&RawValue>(id).ok();
         let (Some(task), Some(id)) = (task, raw.and_then(Id::from_raw)) else {

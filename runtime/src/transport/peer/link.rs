@@ -2,6 +2,7 @@
 //! connection's queue, answers come back through its reader; and the signal that stops
 //! the connection.
 
+use super::queue::Outbox;
 use super::wire::cancel_message;
 use crate::transport::{Delivery, Error, SendFuture, Transport};
 use bytes::Bytes;
@@ -9,7 +10,6 @@ use futures_util::task::AtomicWaker;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
-use tokio::sync::mpsc;
 
 /// Tells a connection to stop reading (and then to let out what is queued and close):
 /// its last client is gone, or it was closed on purpose.
@@ -45,7 +45,7 @@ impl Stop {
 }
 
 pub(crate) struct Link {
-    pub(crate) outbox: mpsc::Sender<Bytes>,
+    pub(crate) outbox: Outbox,
     pub(crate) cancel: bool,
     pub(crate) stop: Arc<Stop>,
 }

@@ -17,6 +17,14 @@
 //! - a **client** handles the requests and notifications the server sends by giving its
 //!   peer a [`Server`] ([`Builder::serve`]); without one, requests are answered `-32601`.
 //!
+//! **Memory**: a connection holds at most its [byte budget](Builder::byte_budget) of
+//! messages waiting to be written to the other side (plus one message per sender), and
+//! as much again of requests whose calls are still running. Past the first, it stops
+//! reading from the other side until that side has taken enough (a client that sends
+//! without reading stalls itself); one that takes nothing for the
+//! [stall timeout](Builder::stall_timeout) is dropped. Past the second, calls are
+//! refused `-32009`. [`Peer::queued_bytes`] tells how much waits.
+//!
 //! **Failure**: when the connection ends (the peer closes it, reading or writing fails,
 //! a `Content-Length` header is broken), every pending call fails at once with
 //! [`client::Error::Closed`], and so does every later one;
@@ -50,6 +58,7 @@
 mod driver;
 mod inbound;
 mod link;
+mod queue;
 #[cfg(feature = "ws")]
 mod switch;
 pub(crate) mod wire;
@@ -61,6 +70,7 @@ use bytes::Bytes;
 use driver::Driver;
 use inbound::Inbound;
 use link::{Link, Stop};
+use queue::{Budget, Outbox, Refused, WeakOutbox};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -71,11 +81,15 @@ use std::time::Duration;
 pub use switch::Reconnect;
 #[cfg(feature = "ws")]
 pub(crate) use switch::reconnecting;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use wire::Wire;
 
 /// Largest message read when neither the builder nor the server says: 10 MiB.
 const DEFAULT_MAX_MESSAGE: usize = 10 << 20;
+/// Default of [`Builder::byte_budget`]: 4 MiB.
+pub const DEFAULT_BYTE_BUDGET: usize = 4 << 20;
+/// Default of [`Builder::stall_timeout`]: 30 seconds.
+pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Configures a [`Peer`]; the transport's constructor starts it.
 #[derive(Debug, Clone)]
@@ -87,6 +101,8 @@ pub struct Builder {
     pub(crate) timeout: Duration,
     max_message_size: Option<usize>,
     pub(crate) queue: usize,
+    pub(crate) byte_budget: usize,
+    pub(crate) stall_timeout: Duration,
     hub: Option<Hub>,
 }
 
@@ -99,6 +115,8 @@ impl Default for Builder {
             timeout: client::DEFAULT_TIMEOUT,
             max_message_size: None,
             queue: 1024,
+            byte_budget: DEFAULT_BYTE_BUDGET,
+            stall_timeout: DEFAULT_STALL_TIMEOUT,
             hub: None,
         }
     }
@@ -142,6 +160,41 @@ impl Builder {
         self
     }
 
+    /// The connection's byte budget (default [`DEFAULT_BYTE_BUDGET`], 4 MiB), which
+    /// bounds, each on its own, the two things a connection holds for the other side:
+    ///
+    /// - **what waits to be written** to it: answers, refusals, this side's calls and
+    ///   notifications, pushes ([`queued_bytes`](Peer::queued_bytes)). While they hold
+    ///   the whole budget, the connection reads nothing more from the other side (so a
+    ///   peer that sends without reading stalls itself, and TCP's flow control holds it
+    ///   back), this side's sends wait for room, and [`Hub::notify_all`] passes it by;
+    ///   reading resumes as soon as the other side has taken enough. A connection that
+    ///   stays stalled is dropped after the [`stall_timeout`](Self::stall_timeout).
+    /// - **the requests of its calls still running** in tasks of their own (each keeps
+    ///   its message until it finishes): while they hold the budget, further calls
+    ///   are refused `-32009` (server busy), as past
+    ///   [`max_in_flight`](crate::server::Limits::max_in_flight).
+    ///
+    /// A message is let in while there is room, whatever its size, so each bound may be
+    /// passed by one message; and a call already running when the budget is spent still
+    /// adds its answer (at most the server's
+    /// [`max_response_size`](crate::server::Limits::max_response_size)) when it ends.
+    pub fn byte_budget(mut self, bytes: usize) -> Self {
+        self.byte_budget = bytes;
+        self
+    }
+
+    /// How long the other side may take nothing of what waits for it while the
+    /// connection is over its [budget](Self::byte_budget), or is letting out its
+    /// last messages after reading ended (default [`DEFAULT_STALL_TIMEOUT`], 30 s); then
+    /// the connection is dropped, what was queued with it, as if it had broken. (Over
+    /// its budget, a connection reads nothing: two peers that both send without end
+    /// and both hold their budget would otherwise wait for each other for ever.)
+    pub fn stall_timeout(mut self, timeout: Duration) -> Self {
+        self.stall_timeout = timeout;
+        self
+    }
+
     /// Registers the connection in `hub`, so the server can reach it from anywhere.
     pub fn hub(mut self, hub: &Hub) -> Self {
         self.hub = Some(hub.clone());
@@ -169,7 +222,8 @@ impl Builder {
     /// Starts the connection's task.
     pub(crate) fn start(self, wire: impl Wire) -> Peer {
         let cancel = self.cancel.unwrap_or(false);
-        let (outbox, queue) = mpsc::channel(self.queue.max(1));
+        let budget = Arc::new(Budget::new(self.byte_budget));
+        let (outbox, queue) = Outbox::new(self.queue, Arc::clone(&budget));
         let stop = Arc::new(Stop::default());
         let link = Link {
             outbox: outbox.clone(),
@@ -181,7 +235,7 @@ impl Builder {
         let mut metadata = self.metadata;
         metadata.extensions.insert(Remote(client.downgrade()));
         if let Some(hub) = &self.hub {
-            hub.insert(&client, &outbox.downgrade());
+            hub.insert(&client, outbox.downgrade());
         }
         let inbound = Inbound::new(
             client.inbox(),
@@ -189,9 +243,15 @@ impl Builder {
             outbox,
             cancel,
             server.limits(),
-            self.queue,
+            (self.queue, self.byte_budget),
         );
-        let driver = Driver::new(wire, queue, inbound, Arc::clone(&stop), true);
+        let driver = Driver::new(
+            wire,
+            (queue, Arc::clone(&budget)),
+            inbound,
+            (Arc::clone(&stop), self.stall_timeout),
+            true,
+        );
         // Closed once reading has ended and what was queued by then is let out.
         let (closed_sender, closed) = watch::channel(false);
         tokio::spawn(async move {
@@ -202,6 +262,7 @@ impl Builder {
             client,
             closed,
             stop,
+            budget,
         }
     }
 }
@@ -212,6 +273,7 @@ pub struct Peer {
     client: Client,
     closed: watch::Receiver<bool>,
     stop: Arc<Stop>,
+    budget: Arc<Budget>,
 }
 
 impl Peer {
@@ -237,6 +299,20 @@ impl Peer {
     /// frame). [`closed`](Self::closed) tells when that is done.
     pub fn close(&self) {
         self.stop.trigger();
+    }
+
+    /// How many bytes wait to be written to the other side now (answers, calls,
+    /// notifications), out of the connection's
+    /// [budget](Builder::byte_budget); 0 once the connection has ended.
+    pub fn queued_bytes(&self) -> usize {
+        self.budget.queued()
+    }
+
+    /// The most bytes that ever waited at once to be written to the other side on this
+    /// connection (see [`queued_bytes`](Self::queued_bytes)): how close it came to its
+    /// budget.
+    pub fn queued_bytes_peak(&self) -> usize {
+        self.budget.peak()
     }
 
     /// Whether the connection has ended (see [`closed`](Self::closed)).
@@ -285,7 +361,8 @@ pub fn remote(context: &Context) -> Option<Client> {
 /// # fn demo(hub: rpcsmith::transport::peer::Hub) -> Result<(), rpcsmith::client::Error> {
 /// let pushed = hub.notify_all("priceChanged", &[42])?;
 /// for laggard in pushed.full {
-///     // This connection is 1,024 messages behind: wait for room (up to its timeout).
+///     // This connection is behind (1,024 messages, or its byte budget): wait for
+///     // room (up to its timeout).
 ///     tokio::spawn(async move { laggard.notify("priceChanged", &[42]).await });
 /// }
 /// # Ok(()) }
@@ -299,7 +376,7 @@ pub struct Hub {
 /// One connection of a hub: its client, and its writer's queue, neither kept alive.
 struct Member {
     client: WeakClient,
-    outbox: mpsc::WeakSender<Bytes>,
+    outbox: WeakOutbox,
 }
 
 /// What [`Hub::notify_all`] did with a notification.
@@ -308,8 +385,9 @@ struct Member {
 pub struct Pushed {
     /// How many connections took it: it is queued, and written in turn.
     pub sent: usize,
-    /// The connections whose queue was full (their peer has stopped reading, or reads
-    /// slower than the server pushes), which did not get it. Send to them with
+    /// The connections whose queue was full, 1,024 messages deep or holding its
+    /// [budget](Builder::byte_budget) of bytes (their peer has stopped reading,
+    /// or reads slower than the server pushes), which did not get it. Send to them with
     /// [`Client::notify`], which waits for room up to its timeout, where a notification
     /// must not be missed.
     pub full: Vec<Client>,
@@ -321,13 +399,13 @@ impl Hub {
         Self::default()
     }
 
-    fn insert(&self, client: &Client, outbox: &mpsc::WeakSender<Bytes>) {
+    fn insert(&self, client: &Client, outbox: WeakOutbox) {
         let key = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut members = self.members();
         members.retain(|_, member| member.is_live());
         let member = Member {
             client: client.downgrade(),
-            outbox: outbox.clone(),
+            outbox,
         };
         members.insert(key, member);
     }
@@ -352,7 +430,8 @@ impl Hub {
 
     /// Sends the notification `method` to every live connection, at once and without
     /// waiting: it is serialised once, and put in each connection's queue of messages
-    /// to write (1,024 deep). A connection whose queue is full does not get it, and is
+    /// to write (1,024 deep, and [bounded in bytes](Builder::byte_budget)). A
+    /// connection whose queue is full does not get it, and is
     /// reported in [`Pushed::full`]; one slow or stalled connection never delays the
     /// others, nor the caller.
     ///
@@ -376,10 +455,8 @@ impl Hub {
             };
             match outbox.try_send(message.clone()) {
                 Ok(()) => pushed.sent += 1,
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    pushed.full.extend(member.client.upgrade());
-                }
-                Err(mpsc::error::TrySendError::Closed(_)) => return false,
+                Err(Refused::Full) => pushed.full.extend(member.client.upgrade()),
+                Err(Refused::Closed) => return false,
             }
             true
         });

@@ -5,6 +5,7 @@
 use super::driver::Driver;
 use super::inbound::Inbound;
 use super::link::Stop;
+use super::queue::{Budget, Outbox};
 use super::wire::{Wire, cancel_message};
 use super::{Builder, NoMethods, Remote};
 use crate::client::{Client, Inbox};
@@ -15,7 +16,7 @@ use std::future::Future;
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
 /// When to open a new connection after one is lost.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,7 +51,7 @@ impl Reconnect {
 
 /// The transport of a reconnecting client: the current connection's queue, if any.
 struct Switch {
-    current: watch::Receiver<Option<mpsc::Sender<Bytes>>>,
+    current: watch::Receiver<Option<Outbox>>,
     cancel: bool,
 }
 
@@ -64,7 +65,7 @@ impl Transport for Switch {
                 if let Some(outbox) = outbox {
                     match outbox.send(message).await {
                         Ok(()) => return Ok(Delivery::Routed),
-                        Err(returned) => message = returned.0,
+                        Err(returned) => message = returned,
                     }
                 }
                 // Wait for the next connection; the client's timeout bounds the wait.
@@ -116,7 +117,7 @@ struct Supervisor {
     builder: Builder,
     policy: Reconnect,
     inbox: Inbox,
-    publish: watch::Sender<Option<mpsc::Sender<Bytes>>>,
+    publish: watch::Sender<Option<Outbox>>,
     cancel: bool,
 }
 
@@ -163,7 +164,8 @@ impl Supervisor {
 
     /// Runs one connection until it ends, or until the client is gone (then closes it).
     async fn serve(&self, server: &Server, wire: impl Wire) -> Ended {
-        let (outbox, queue) = mpsc::channel(self.builder.queue.max(1));
+        let budget = Arc::new(Budget::new(self.builder.byte_budget));
+        let (outbox, queue) = Outbox::new(self.builder.queue, Arc::clone(&budget));
         let stop = Arc::new(Stop::default());
         let inbound = Inbound::new(
             self.inbox.clone(),
@@ -171,10 +173,16 @@ impl Supervisor {
             outbox.clone(),
             self.cancel,
             server.limits(),
-            self.builder.queue,
+            (self.builder.queue, self.builder.byte_budget),
         );
-        let mut driver =
-            std::pin::pin!(Driver::new(wire, queue, inbound, Arc::clone(&stop), false));
+        let driver = Driver::new(
+            wire,
+            (queue, budget),
+            inbound,
+            (Arc::clone(&stop), self.builder.stall_timeout),
+            false,
+        );
+        let mut driver = std::pin::pin!(driver);
         self.publish.send_replace(Some(outbox));
         let ended = tokio::select! {
             () = self.publish.closed() => Ended::ClientGone,

@@ -19,6 +19,13 @@
 //! connection open. A broken `Content-Length` header block closes the connection (it
 //! cannot be resynchronised); other connections of the same server are unaffected.
 //!
+//! What waits to be written to the other side is bounded by the peer's
+//! [`byte_budget`](super::peer::Builder::byte_budget) (4 MiB by default): past it the
+//! connection reads no more frames until the other side has taken enough, so a peer
+//! that sends without reading stalls itself rather than make this side buffer its
+//! answers; one that takes nothing for the
+//! [`stall_timeout`](super::peer::Builder::stall_timeout) is dropped.
+//!
 //! ```no_run
 //! # async fn demo(server: rpcsmith::server::Server) -> std::io::Result<()> {
 //! use rpcsmith::transport::peer::Peer;

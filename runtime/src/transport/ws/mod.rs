@@ -11,7 +11,15 @@
 //! - **Limits**: a message over the peer's
 //!   [`max_message_size`](super::peer::Builder::max_message_size) closes the connection
 //!   with close code 1009 (message too big), as the WebSocket protocol prescribes; a
-//!   text message that is not UTF-8 with 1007, a broken frame with 1002.
+//!   text message that is not UTF-8 with 1007, a broken frame with 1002. What waits to
+//!   be written to the other side is bounded by the peer's
+//!   [`byte_budget`](super::peer::Builder::byte_budget) (4 MiB by default): past it the
+//!   connection reads no more messages until the other side has taken enough, so a
+//!   client that sends without reading cannot make the server buffer its answers; one
+//!   that takes nothing for the
+//!   [`stall_timeout`](super::peer::Builder::stall_timeout) is dropped without a close
+//!   frame. (While reading is paused, the keep-alive does not count the other side's
+//!   silence.)
 //! - **Keep-alive**: each side pings the other every [`Settings::keep_alive`] and
 //!   closes the connection when nothing at all (not even a pong) arrived for three
 //!   whole periods; pending calls then fail with `Closed`.
