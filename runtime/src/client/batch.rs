@@ -3,7 +3,7 @@
 
 use super::error::Failure;
 use super::pending::{Ids, Outcome, Registration};
-use super::{Cancel, Client, DeclaredError, Error, Shared, failure, route, wire};
+use super::{Cancel, Client, DeclaredError, Error, Shared, failure, codec, route};
 use crate::transport::Delivery;
 use bytes::Bytes;
 use serde::Serialize;
@@ -132,7 +132,7 @@ impl Batch {
         let start = self.message.len();
         self.message
             .push(if self.entries == 0 { b'[' } else { b',' });
-        match wire::write_call(&mut self.message, id, method, params) {
+        match codec::write_call(&mut self.message, id, method, params) {
             Ok(()) => {
                 self.entries += 1;
                 Ok(())

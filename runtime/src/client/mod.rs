@@ -70,8 +70,9 @@
 mod batch;
 mod error;
 mod pending;
+mod codec;
 mod route;
-mod wire;
+pub(crate) mod transport_error;
 
 pub use batch::{Batch, Handle, Replies};
 pub use error::{DeclaredError, Error};
@@ -227,7 +228,7 @@ impl Client {
     {
         let id = self.next_id();
         let mut message = Vec::with_capacity(64 + method.len());
-        let encoded = wire::write_call(&mut message, Some(id), method, params);
+        let encoded = codec::write_call(&mut message, Some(id), method, params);
         let shared = Arc::clone(&self.shared);
         let timeout = self.timeout;
         async move {
@@ -257,7 +258,7 @@ impl Client {
         P: Serialize + ?Sized,
     {
         let mut message = Vec::with_capacity(64 + method.len());
-        let encoded = wire::write_call(&mut message, None, method, params);
+        let encoded = codec::write_call(&mut message, None, method, params);
         let shared = Arc::clone(&self.shared);
         let timeout = self.timeout;
         async move {
@@ -451,8 +452,8 @@ impl Drop for Cancel<'_> {
 /// refused the message as a whole.
 fn refusal(answer: &[u8]) -> Option<Failure> {
     let mut refused = None;
-    let _ = wire::parse_answer(answer, |id, body| {
-        if let (wire::ResponseId::Null, Err(error)) = (id, body) {
+    let _ = codec::parse_answer(answer, |id, body| {
+        if let (codec::ResponseId::Null, Err(error)) = (id, body) {
             refused.get_or_insert(Failure::Error(error));
         }
     });

@@ -2,7 +2,7 @@
 
 use super::error::Failure;
 use super::pending::{Outcome, Pending};
-use super::wire::{self, ResponseId};
+use super::codec::{self, ResponseId};
 use crate::protocol::ErrorObject;
 use bytes::Bytes;
 use serde_json::value::RawValue;
@@ -34,7 +34,7 @@ pub(crate) fn route_answer(pending: &Pending, answer: &Bytes, ids: &[u64]) {
 /// otherwise.
 pub(crate) fn read_answer(answer: &Bytes, ids: &[u64], outcomes: &mut [Option<Outcome>]) {
     let mut null_error: Option<ErrorObject> = None;
-    let parsed = wire::parse_answer(answer, |id, body| match id {
+    let parsed = codec::parse_answer(answer, |id, body| match id {
         ResponseId::Number(id) => match ids.binary_search(&id) {
             // The first response to a call is its outcome; a repeated one is ignored.
             Ok(index) if outcomes[index].is_none() => {
@@ -103,7 +103,7 @@ impl Inbox {
         let Some(pending) = self.pending.upgrade() else {
             return;
         };
-        let parsed = wire::parse_answer(&message, |id, body| match id {
+        let parsed = codec::parse_answer(&message, |id, body| match id {
             ResponseId::Number(id) => {
                 if !pending.complete(id, outcome(&message, body)) {
                     tracing::debug!(id, "ignored a response to no pending call");

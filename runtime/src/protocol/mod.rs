@@ -24,7 +24,7 @@ mod error;
 mod fields;
 mod id;
 #[cfg(feature = "stream")]
-pub(crate) mod incoming;
+pub(crate) mod two_way;
 mod message;
 mod response;
 mod typed;

@@ -71,8 +71,10 @@ mod handling;
 mod limits;
 mod metadata;
 mod middleware;
+#[doc(hidden)]
+pub mod params;
 
-pub use crate::codegen::Failure;
+pub use params::Failure;
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
 pub use encoded::{Encoded, encode};

@@ -28,7 +28,6 @@
 
 pub use crate::client::Inbox;
 
-mod error;
 #[cfg(feature = "http")]
 pub mod http;
 #[cfg(feature = "memory")]
@@ -41,7 +40,7 @@ pub mod stream;
 #[cfg(feature = "ws")]
 pub mod ws;
 
-pub use error::{Error, ErrorKind};
+pub use crate::client::transport_error::{Error, ErrorKind};
 
 use bytes::Bytes;
 use std::future::Future;

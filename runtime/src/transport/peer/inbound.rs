@@ -8,7 +8,7 @@
 //! of the connection, aborts.
 
 use crate::client::Inbox;
-use crate::protocol::incoming::Incoming;
+use crate::protocol::two_way::Incoming;
 use crate::protocol::{Entry, ErrorObject, Id, Message, write_error};
 use crate::server::{Connection, Limits};
 use bytes::Bytes;

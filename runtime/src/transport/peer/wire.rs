@@ -1,6 +1,6 @@
 //! What a message stream carries, as far as the connection must know: the transport's
 //! side of it ([`Wire`]). (How a received message is told apart, calls or responses, is
-//! [`Incoming`](crate::protocol::incoming::Incoming).)
+//! [`Incoming`](crate::protocol::two_way::Incoming).)
 
 use bytes::Bytes;
 use std::io;
