@@ -3,7 +3,7 @@
 
 use super::error::Failure;
 use super::pending::{Ids, Outcome, Registration};
-use super::{Cancel, Client, DeclaredError, Error, Shared, failure, codec, route};
+use super::{Cancel, Client, DeclaredError, Error, Shared, codec, failure, route};
 use crate::transport::Delivery;
 use bytes::Bytes;
 use serde::Serialize;

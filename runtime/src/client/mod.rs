@@ -68,9 +68,9 @@
 //!   may or may not have run, and the next call opens a new connection.
 
 mod batch;
+mod codec;
 mod error;
 mod pending;
-mod codec;
 mod route;
 pub(crate) mod transport_error;
 

@@ -1,8 +1,8 @@
 //! Routing answers to the calls waiting for them, and the [`Inbox`] of stream transports.
 
+use super::codec::{self, ResponseId};
 use super::error::Failure;
 use super::pending::{Outcome, Pending};
-use super::codec::{self, ResponseId};
 use crate::protocol::ErrorObject;
 use bytes::Bytes;
 use serde_json::value::RawValue;

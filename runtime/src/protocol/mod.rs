@@ -23,10 +23,10 @@
 mod error;
 mod fields;
 mod id;
-#[cfg(feature = "stream")]
-pub(crate) mod two_way;
 mod message;
 mod response;
+#[cfg(feature = "stream")]
+pub(crate) mod two_way;
 mod typed;
 mod write;
 

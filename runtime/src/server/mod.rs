@@ -67,18 +67,18 @@ mod context;
 mod dispatch;
 mod encoded;
 mod engine;
+pub(crate) mod failure;
 mod handling;
 mod limits;
 mod metadata;
 mod middleware;
-#[doc(hidden)]
-pub mod params;
+pub(crate) mod params;
 
-pub use params::Failure;
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
 pub use encoded::{Encoded, encode};
 pub use engine::{Builder, Connection, Server};
+pub use failure::Failure;
 pub use limits::Limits;
 pub use metadata::Metadata;
 pub use middleware::{Call, Middleware, Next};
