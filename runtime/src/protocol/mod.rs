@@ -21,12 +21,12 @@
 //! `"params": null` is read as absent params, as many clients send it.
 
 mod error;
+mod escape;
 mod fields;
 mod id;
 mod message;
 mod response;
-#[cfg(feature = "stream")]
-pub(crate) mod two_way;
+mod two_way;
 mod typed;
 mod write;
 
@@ -35,6 +35,7 @@ pub use id::{Id, IdKind};
 pub use message::{Entry, Message, Notification, Request};
 pub(crate) use response::Members;
 pub use response::{DecodeError, Response, Responses};
+pub use two_way::TwoWay;
 pub use typed::write_typed_call;
 pub(crate) use write::{RESULT_PREFIX, write_id_and_close};
 pub use write::{write_error, write_notification, write_request, write_result};

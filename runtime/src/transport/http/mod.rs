@@ -35,6 +35,6 @@ mod serve;
 mod service;
 
 pub use client::{Client, ClientBuilder, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE};
-pub(crate) use serve::Socket;
+pub(crate) use connection::Socket;
 pub use serve::{DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, Serve, serve};
 pub use service::{NoResponse, PeerAddr, Service};

@@ -3,7 +3,7 @@
 use super::body::{self, Data, ReadError};
 use super::client::is_json;
 use crate::protocol::{self, ErrorObject, Id};
-use crate::server::{Metadata, Server};
+use crate::server::{InFlight, Metadata, Server};
 use ::http::header::{self, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode};
 use bytes::Bytes;
@@ -14,7 +14,6 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
 use std::task::{Context, Poll};
 
 /// The peer's address, as a request extension. [`serve`](super::serve) inserts it when
@@ -93,10 +92,10 @@ pub(super) type Answer<D = Bytes> = Response<Full<D>>;
 /// calls a bare [`Service`] directly; through layers, the same travels as request
 /// extensions ([`PeerAddr`], the socket).
 #[derive(Debug, Default)]
-pub(super) struct Origin {
+pub(super) struct SocketInfo {
     pub(super) peer: Option<SocketAddr>,
     /// The socket's count of calls in flight, shared by its requests.
-    pub(super) in_flight: Option<Arc<AtomicUsize>>,
+    pub(super) in_flight: Option<InFlight>,
 }
 
 impl Service {
@@ -158,7 +157,7 @@ impl Service {
     pub(super) fn begin<B: Body, D: Data>(
         &self,
         request: Request<B>,
-        origin: Origin,
+        origin: SocketInfo,
     ) -> Begun<B, D> {
         #[cfg(feature = "ws")]
         if let Some((peer, settings)) = &self.config.websocket
@@ -233,7 +232,7 @@ pub(super) struct Exchange<B> {
     body: B,
     limit: usize,
     metadata: Metadata,
-    in_flight: Option<Arc<AtomicUsize>>,
+    in_flight: Option<InFlight>,
     no_response: NoResponse,
 }
 
@@ -253,8 +252,8 @@ where
         };
         let answer = match self.in_flight {
             Some(in_flight) => {
-                let handled = self.server.handle_counted(&body, self.metadata, in_flight);
-                handled.await
+                let connection = self.server.connection_sharing(self.metadata, &in_flight);
+                connection.handle(&body).await
             }
             None => self.server.handle(&body, self.metadata).await,
         };
@@ -324,7 +323,7 @@ where
     fn call(&mut self, request: Request<B>) -> Self::Future {
         // Everything decided before the body is read is decided here, so that the
         // future keeps only what reading and handling it need.
-        match self.begin(request, Origin::default()) {
+        match self.begin(request, SocketInfo::default()) {
             Begun::Reading(exchange) => Box::pin(exchange.finish(())),
             Begun::Answered(answer) => Box::pin(std::future::ready(Ok(answer))),
         }

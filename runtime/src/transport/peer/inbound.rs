@@ -7,10 +7,10 @@
 //! sends its answer through the connection's queue and which a cancellation, or the end
 //! of the connection, aborts.
 
+use super::wire::CANCEL_METHOD;
 use crate::client::Inbox;
-use crate::protocol::two_way::Incoming;
-use crate::protocol::{Entry, ErrorObject, Id, Message, write_error};
-use crate::server::{Connection, Limits};
+use crate::protocol::{Entry, ErrorObject, Id, Message, TwoWay, write_error};
+use crate::server::{Connection, Input, Limits};
 use bytes::Bytes;
 use serde_json::value::RawValue;
 use std::collections::{HashMap, VecDeque};
@@ -23,7 +23,7 @@ use tokio::task::AbortHandle;
 
 /// The calls from the other side that run in tasks of their own.
 #[derive(Default)]
-struct Running {
+struct Spawned {
     next: u64,
     tasks: HashMap<u64, Task>,
 }
@@ -34,9 +34,10 @@ struct Task {
     id: Option<Box<str>>,
 }
 
-type Shared = Arc<Mutex<Running>>;
+/// The spawned calls, shared with the tasks that run them.
+type SpawnedCalls = Arc<Mutex<Spawned>>;
 
-fn lock(running: &Shared) -> MutexGuard<'_, Running> {
+fn lock(running: &SpawnedCalls) -> MutexGuard<'_, Spawned> {
     running.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -44,10 +45,10 @@ fn lock(running: &Shared) -> MutexGuard<'_, Running> {
 pub(crate) type Answers = VecDeque<Bytes>;
 
 /// A message, being handled.
-type Handling = Pin<Box<dyn Future<Output = Outcome> + Send>>;
+type Processing = Pin<Box<dyn Future<Output = Handled> + Send>>;
 
 /// What became of a message.
-enum Outcome {
+enum Handled {
     /// Its calls ran; the answer to send, if any.
     Answer(Option<Vec<u8>>),
     /// It is responses, for the client engine.
@@ -72,7 +73,7 @@ pub(crate) struct Inbound {
     /// The server's limits on what the engine reads.
     max_size: usize,
     max_batch_len: usize,
-    running: Shared,
+    running: SpawnedCalls,
 }
 
 impl Inbound {
@@ -93,7 +94,7 @@ impl Inbound {
             max_answers,
             max_size: limits.max_request_size,
             max_batch_len: limits.max_batch_len,
-            running: Shared::default(),
+            running: SpawnedCalls::default(),
         }
     }
 
@@ -114,33 +115,34 @@ impl Inbound {
         let kept = self.cancel.then(|| message.clone());
         let connection = self.connection.clone();
         let (max_size, max_batch_len, cancel) = (self.max_size, self.max_batch_len, self.cancel);
-        let mut handling: Handling = Box::pin(async move {
-            let incoming = if message.len() > max_size {
-                Incoming::Calls {
+        let mut handling: Processing = Box::pin(async move {
+            let received = if message.len() > max_size {
+                TwoWay::Calls {
                     message: Err(ErrorObject::request_too_large()),
-                    cancel: None,
+                    intercepted: None,
                 }
             } else {
-                Incoming::parse(&message, max_batch_len)
+                TwoWay::parse(&message, max_batch_len, Some(CANCEL_METHOD))
             };
-            match incoming {
-                Incoming::Responses => Outcome::Responses(message),
-                Incoming::Calls {
+            match received {
+                TwoWay::Responses => Handled::Responses(message),
+                TwoWay::Calls {
                     message,
-                    cancel: params,
+                    intercepted: params,
                 } => {
                     if let Some(id) = params.filter(|_| cancel).and_then(cancelled_id) {
-                        return Outcome::Cancel(id.get().into());
+                        return Handled::Cancel(id.get().into());
                     }
-                    Outcome::Answer(connection.handle_parsed(message).await)
+                    let input = Input::Parsed(message);
+                    Handled::Answer(connection.handle_input(input).await)
                 }
             }
         });
         match handling.as_mut().poll(cx) {
-            Poll::Ready(Outcome::Answer(Some(answer))) => answers.push_back(answer.into()),
-            Poll::Ready(Outcome::Answer(None)) => {}
-            Poll::Ready(Outcome::Responses(message)) => self.inbox.deliver(message),
-            Poll::Ready(Outcome::Cancel(id)) => self.cancel(&id, answers),
+            Poll::Ready(Handled::Answer(Some(answer))) => answers.push_back(answer.into()),
+            Poll::Ready(Handled::Answer(None)) => {}
+            Poll::Ready(Handled::Responses(message)) => self.inbox.deliver(message),
+            Poll::Ready(Handled::Cancel(id)) => self.cancel(&id, answers),
             Poll::Pending => self.spawn(handling, kept.as_deref().and_then(single_id)),
         }
     }
@@ -148,11 +150,11 @@ impl Inbound {
     /// Routes a message that found every slot for calls taken: responses and
     /// cancellations as usual, calls refused.
     fn route_busy(&self, message: &Bytes, answers: &mut Answers) {
-        match Incoming::parse(message, self.max_batch_len) {
-            Incoming::Responses => self.inbox.deliver(message.clone()),
-            Incoming::Calls {
+        match TwoWay::parse(message, self.max_batch_len, Some(CANCEL_METHOD)) {
+            TwoWay::Responses => self.inbox.deliver(message.clone()),
+            TwoWay::Calls {
                 message: calls,
-                cancel: params,
+                intercepted: params,
             } => match params.filter(|_| self.cancel).and_then(cancelled_id) {
                 Some(id) => self.cancel(id.get(), answers),
                 None => self.refuse(calls, answers),
@@ -180,7 +182,7 @@ impl Inbound {
     }
 
     /// Finishes a call in a task; its answer goes out unless it was cancelled meanwhile.
-    fn spawn(&self, handling: Handling, id: Option<Box<str>>) {
+    fn spawn(&self, handling: Processing, id: Option<Box<str>>) {
         let outbox = self.outbox.clone();
         let tasks = Arc::clone(&self.running);
         // The lock is held until the task is registered, so it cannot finish unseen.
@@ -190,7 +192,7 @@ impl Inbound {
         let handle = tokio::spawn(async move {
             let outcome = handling.await;
             let still_wanted = lock(&tasks).tasks.remove(&serial).is_some();
-            if let (Outcome::Answer(Some(answer)), true) = (outcome, still_wanted) {
+            if let (Handled::Answer(Some(answer)), true) = (outcome, still_wanted) {
                 let _ = outbox.send(answer.into()).await;
             }
         });

@@ -8,8 +8,8 @@ use super::link::Stop;
 use super::wire::{Wire, cancel_message};
 use super::{Builder, NoMethods, Remote};
 use crate::client::{Client, Inbox};
+use crate::client::{Delivery, SendFuture, Transport, TransportError};
 use crate::server::Server;
-use crate::transport::{Delivery, Error, SendFuture, Transport};
 use bytes::Bytes;
 use std::future::Future;
 use std::io;
@@ -69,7 +69,7 @@ impl Transport for Switch {
                 }
                 // Wait for the next connection; the client's timeout bounds the wait.
                 if current.changed().await.is_err() {
-                    return Err(Error::closed());
+                    return Err(TransportError::closed());
                 }
             }
         })
@@ -143,7 +143,7 @@ impl Supervisor {
             match connected {
                 Ok(wire) => {
                     attempt = 0;
-                    if self.serve(&server, wire).await == Ended::ClientGone {
+                    if self.run_connection(&server, wire).await == Ended::ClientGone {
                         return;
                     }
                 }
@@ -162,7 +162,7 @@ impl Supervisor {
     }
 
     /// Runs one connection until it ends, or until the client is gone (then closes it).
-    async fn serve(&self, server: &Server, wire: impl Wire) -> Ended {
+    async fn run_connection(&self, server: &Server, wire: impl Wire) -> Ended {
         let (outbox, queue) = mpsc::channel(self.builder.queue.max(1));
         let stop = Arc::new(Stop::default());
         let inbound = Inbound::new(
