@@ -32,7 +32,7 @@ pub mod __private {
     pub use crate::client::{Batch, Client, DeclaredError, Error, Handle, Replies};
     pub use crate::protocol::ErrorObject;
     pub use crate::server::failure::answer;
-    pub use crate::server::params::{ParamList, Structure, decode};
+    pub use crate::server::params::{Structure, decode};
     pub use crate::server::{Context, Dispatch, Failure, Reply, encode};
 }
 

@@ -4,7 +4,8 @@
 use super::error::UntypedFailure;
 use super::pending::{Ids, Outcome, Registration};
 use super::port::Delivery;
-use super::{Cancel, Client, DeclaredError, Error, Shared, codec, failure, route};
+use super::{Cancel, Client, DeclaredError, Error, Shared, failure, route};
+use crate::protocol::write_typed_call;
 use bytes::Bytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -132,7 +133,7 @@ impl Batch {
         let start = self.message.len();
         self.message
             .push(if self.entries == 0 { b'[' } else { b',' });
-        match codec::write_call(&mut self.message, id, method, params) {
+        match write_typed_call(&mut self.message, id, method, params) {
             Ok(()) => {
                 self.entries += 1;
                 Ok(())

@@ -81,6 +81,7 @@ pub use port::{Delivery, SendFuture, Transport};
 pub use route::Inbox;
 pub use transport_error::{TransportError, TransportErrorKind};
 
+use crate::protocol::write_typed_call;
 use bytes::Bytes;
 use error::UntypedFailure;
 use pending::{Ids, Outcome, Pending, Registration};
@@ -230,7 +231,7 @@ impl Client {
     {
         let id = self.next_id();
         let mut message = Vec::with_capacity(64 + method.len());
-        let encoded = codec::write_call(&mut message, Some(id), method, params);
+        let encoded = write_typed_call(&mut message, Some(id), method, params);
         let shared = Arc::clone(&self.shared);
         let timeout = self.timeout;
         async move {
@@ -260,7 +261,7 @@ impl Client {
         P: Serialize + ?Sized,
     {
         let mut message = Vec::with_capacity(64 + method.len());
-        let encoded = codec::write_call(&mut message, None, method, params);
+        let encoded = write_typed_call(&mut message, None, method, params);
         let shared = Arc::clone(&self.shared);
         let timeout = self.timeout;
         async move {
