@@ -3,21 +3,6 @@
 //! ([`TransportError`]). The transports of [`crate::transport`] implement it; a new
 //! wire needs nothing else.
 //!
-//! A transport takes one of two shapes:
-//!
-//! - **Request/response** (HTTP, in-memory): every message the client sends is one
-//!   exchange, and the exchange's answer (an HTTP response body) is the whole reply to
-//!   that message. [`Transport::send`] returns it as [`Delivery::Answer`], or
-//!   [`Delivery::NoAnswer`] when the peer answered with no body (a notification).
-//! - **Two-way message streams** (byte streams, WebSocket): a message goes out, and
-//!   replies arrive whenever the peer sends them, interleaved with replies to other
-//!   calls. Such a transport keeps the [`Inbox`] the client hands it in
-//!   [`Transport::attach`], returns [`Delivery::Routed`] from `send`, and pushes every
-//!   message it receives into [`Inbox::deliver`]; the client routes responses to their
-//!   calls by id through its table of pending calls. When the connection ends, the
-//!   transport calls [`Inbox::close`] and every pending call fails at once with
-//!   [`Error::Closed`](super::Error::Closed).
-//!
 //! [`Client`]: super::Client
 
 use bytes::Bytes;
@@ -48,8 +33,22 @@ pub enum Delivery {
 
 /// How a [`Client`](super::Client) sends bytes.
 ///
-/// Implement it to carry JSON-RPC over a new wire; see the [module docs](self) for the
-/// two shapes a transport can take. Each call to [`send`](Transport::send) carries one
+/// A transport takes one of two shapes:
+///
+/// - **Request/response** (HTTP, in-memory): every message the client sends is one
+///   exchange, and the exchange's answer (an HTTP response body) is the whole reply to
+///   that message. [`Transport::send`] returns it as [`Delivery::Answer`], or
+///   [`Delivery::NoAnswer`] when the peer answered with no body (a notification).
+/// - **Two-way message streams** (byte streams, WebSocket): a message goes out, and
+///   replies arrive whenever the peer sends them, interleaved with replies to other
+///   calls. Such a transport keeps the [`Inbox`] the client hands it in
+///   [`Transport::attach`], returns [`Delivery::Routed`] from `send`, and pushes every
+///   message it receives into [`Inbox::deliver`]; the client routes responses to their
+///   calls by id through its table of pending calls. When the connection ends, the
+///   transport calls [`Inbox::close`] and every pending call fails at once with
+///   [`Error::Closed`](super::Error::Closed).
+///
+/// Implement it to carry JSON-RPC over a new wire. Each call to [`send`](Transport::send) carries one
 /// complete JSON-RPC message (a request, a notification or a batch), already serialised.
 pub trait Transport: Send + Sync + 'static {
     /// Called once, when a client takes the transport and before the first `send`.

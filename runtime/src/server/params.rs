@@ -234,7 +234,7 @@ impl<'de> Deserialize<'de> for Key<'de> {
 ///
 /// `-32602` naming the param that is missing, unknown, given twice or of the wrong type,
 /// or saying that the params are a shape the method does not accept or too many: the
-/// messages of [`Params::parse`] and [`Params::required`].
+/// messages of the careful pass (`Params::parse` and `Params::required`).
 pub fn decode<P: ParamList>(
     raw: Option<&RawValue>,
     structure: Structure,
