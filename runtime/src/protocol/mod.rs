@@ -1,4 +1,5 @@
-//! The JSON-RPC 2.0 wire model: ids, calls, responses and error objects.
+//! The JSON-RPC 2.0 wire model: ids, calls, responses and error objects, and the
+//! messages of a two-way connection, where both kinds arrive ([`TwoWay`]).
 //!
 //! This module knows serde and nothing else (no runtime, no I/O); the client and server
 //! engines build on it. Messages are parsed once: the envelope's `params`, `id` and

@@ -2,8 +2,10 @@
 //!
 //! A [`Server`] is built from a [`Dispatch`] implementation (what rpcsmith-build generates
 //! for a document's server trait), [`Limits`] and optional [`Middleware`]. Transports hand
-//! it each message with what they know about its origin ([`Metadata`]) and send back what
-//! it returns; `None` means nothing may be sent (HTTP answers 204).
+//! it each message, through one entry ([`Connection::handle_input`], or its shorthands
+//! [`Connection::handle`] and [`Server::handle`]), with what they know about its origin
+//! ([`Metadata`]), and send back what it returns; `None` means nothing may be sent (HTTP
+//! answers 204). The engine knows no transport.
 //!
 //! - **Parsing** follows [`crate::protocol`]: invalid JSON and `[]` are answered once with
 //!   `id: null`; invalid batch members in place.
