@@ -429,7 +429,7 @@ fn server_to_client_patterns_choose_who_sends_each_method() {
         "pub struct TickerPush",
         "pub trait TickerListener",
         "pub struct TickerListenerDispatcher<S>",
-        "impl<S: TickerListener> ::rpcsmith::server::Dispatch for TickerListenerDispatcher<S>",
+        "impl<S: TickerListener> ::rpcsmith::__private::Dispatch for TickerListenerDispatcher<S>",
         "pub struct TickerClient",
         "pub trait TickerServer",
     ] {

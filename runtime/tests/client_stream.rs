@@ -2,9 +2,10 @@
 //! inbox, in any order, and are routed by id through the pending table.
 
 use bytes::Bytes;
-use rpcsmith::client::{Client, DeclaredError, Error, Inbox};
+use rpcsmith::client::{
+    Client, DeclaredError, Delivery, Error, Inbox, SendFuture, Transport, TransportError,
+};
 use rpcsmith::protocol::ErrorObject;
-use rpcsmith::transport::{self, Delivery, SendFuture, Transport};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -26,7 +27,7 @@ impl Transport for Stream {
         let sent = self.outgoing.send(message);
         Box::pin(async move {
             sent.map(|()| Delivery::Routed)
-                .map_err(|_| transport::Error::closed())
+                .map_err(|_| TransportError::closed())
         })
     }
 }

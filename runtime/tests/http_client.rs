@@ -6,8 +6,8 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use rpcsmith::client::{Client, Error, Handle};
-use rpcsmith::transport::{ErrorKind, http};
+use rpcsmith::client::{Client, Error, Handle, TransportErrorKind};
+use rpcsmith::transport::http;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -307,7 +307,7 @@ async fn statuses_without_a_json_rpc_body() {
     );
     match client.request::<i64, _>("fail", &()).await {
         Err(Error::Transport(error)) => {
-            assert_eq!(error.kind(), ErrorKind::Status);
+            assert_eq!(error.kind(), TransportErrorKind::Status);
             assert!(error.to_string().contains("500"), "{error}");
         }
         other => panic!("expected a status error, got {other:?}"),
@@ -628,7 +628,7 @@ async fn a_server_that_hangs_up_mid_call_is_a_transport_error_and_the_client_goe
         .timeout(Duration::from_secs(10))
         .build(http::Client::new(&format!("http://{addr}")).expect("valid URL"));
     match client.request::<i64, _>("add", &[1, 2]).await {
-        Err(Error::Transport(error)) => assert_eq!(error.kind(), ErrorKind::Io, "{error}"),
+        Err(Error::Transport(error)) => assert_eq!(error.kind(), TransportErrorKind::Io, "{error}"),
         other => panic!("expected an I/O transport error, got {other:?}"),
     }
     assert!(!client.is_closed(), "over HTTP the client is not closed");
@@ -646,7 +646,7 @@ async fn a_refused_connection_is_a_connect_error() {
     drop(listener);
     let client = Client::new(http::Client::new(&format!("http://{addr}")).expect("valid"));
     match client.request::<i64, _>("add", &()).await {
-        Err(Error::Transport(error)) => assert_eq!(error.kind(), ErrorKind::Connect),
+        Err(Error::Transport(error)) => assert_eq!(error.kind(), TransportErrorKind::Connect),
         other => panic!("expected a connect error, got {other:?}"),
     }
 }
@@ -663,7 +663,7 @@ async fn an_answer_over_the_response_limit_is_a_transport_error() {
         .expect("valid");
     let client = Client::new(transport);
     match client.request::<String, _>("big", &()).await {
-        Err(Error::Transport(error)) => assert_eq!(error.kind(), ErrorKind::Io),
+        Err(Error::Transport(error)) => assert_eq!(error.kind(), TransportErrorKind::Io),
         other => panic!("expected a transport error, got {other:?}"),
     }
     let roomy = Client::new(http::Client::new(&format!("http://{}", raw.addr)).expect("valid"));
@@ -718,7 +718,9 @@ async fn a_connection_that_cannot_be_made_in_time_is_a_connect_error() {
         .timeout(Duration::from_secs(10))
         .build(transport);
     match client.request::<i64, _>("add", &()).await {
-        Err(Error::Transport(error)) => assert_eq!(error.kind(), ErrorKind::Connect, "{error}"),
+        Err(Error::Transport(error)) => {
+            assert_eq!(error.kind(), TransportErrorKind::Connect, "{error}")
+        }
         other => panic!("expected a connect error, got {other:?}"),
     }
     drop(listener);

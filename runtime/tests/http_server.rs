@@ -133,7 +133,7 @@ async fn every_spec_example_over_http_with_its_status() {
 /// HTTP client transport, its answer and the server's status compared.
 #[tokio::test]
 async fn every_spec_example_through_the_http_client_transport() {
-    use rpcsmith::transport::{Delivery, Transport};
+    use rpcsmith::client::{Delivery, Transport};
     let (statuses, mut status) = tokio::sync::mpsc::unbounded_channel();
     let service = tower::ServiceBuilder::new()
         .map_response(move |response: hyper::Response<Full<Bytes>>| {

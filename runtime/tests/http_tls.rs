@@ -4,9 +4,9 @@
 mod client_support;
 
 use client_support::Methods;
-use rpcsmith::client::{Client, Error};
+use rpcsmith::client::{Client, Error, TransportErrorKind};
 use rpcsmith::server::Server;
-use rpcsmith::transport::{ErrorKind, http};
+use rpcsmith::transport::http;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use std::sync::Arc;
 
@@ -96,7 +96,7 @@ async fn an_untrusted_certificate_is_refused() {
         .request::<i64, _>("subtract", &[1, 1])
         .await;
     assert!(
-        matches!(&outcome, Err(Error::Transport(e)) if e.kind() != ErrorKind::Config),
+        matches!(&outcome, Err(Error::Transport(e)) if e.kind() != TransportErrorKind::Config),
         "{outcome:?}"
     );
 }

@@ -10,7 +10,7 @@ use crate::settings::ParamsBy;
 use crate::typespace::{Ty, TypeDef};
 
 /// The runtime's support module, as generated code names it.
-const SUPPORT: &str = "::rpcsmith::codegen";
+const SUPPORT: &str = "::rpcsmith::__private";
 
 /// Lint levels for items that carry the document's own text (its Markdown is not
 /// rustdoc's) or its own shapes (deprecated types, long parameter lists, method names
@@ -87,7 +87,7 @@ pub(crate) struct MethodView {
     pub(crate) handler_args: String,
     /// The params struct's fields, as a struct expression lists them: `a, b`.
     pub(crate) field_list: String,
-    /// The pattern that takes apart what `::rpcsmith::codegen::decode` returns, nested
+    /// The pattern that takes apart what `::rpcsmith::__private::decode` returns, nested
     /// pairs in declaration order: `(a, (b, ()))`.
     pub(crate) decode_pattern: String,
     /// Serialize the params struct by name (else by position).
@@ -96,7 +96,7 @@ pub(crate) struct MethodView {
     pub(crate) fixed_len: usize,
     /// The length of the positional array, as an expression over `self`.
     pub(crate) len_expr: String,
-    /// `::rpcsmith::codegen::Structure::…`.
+    /// `::rpcsmith::__private::Structure::…`.
     pub(crate) structure: String,
     /// The param names, as a Rust array of string literals.
     pub(crate) names: String,
@@ -365,7 +365,7 @@ fn param(p: &Param, index: usize, fixed_len: usize, defs: &[TypeDef]) -> ParamVi
     }
 }
 
-/// `(a, (b, ()))` for fields `a` and `b`: the nested pairs `::rpcsmith::codegen::decode`
+/// `(a, (b, ()))` for fields `a` and `b`: the nested pairs `::rpcsmith::__private::decode`
 /// returns.
 fn decode_pattern(fields: &[&str]) -> String {
     let mut pattern = String::new();

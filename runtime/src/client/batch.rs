@@ -1,11 +1,11 @@
 //! Typed batches: several calls and notifications in one message, each call read back
 //! through its own typed [`Handle`].
 
-use super::error::Failure;
+use super::error::UntypedFailure;
 use super::pending::{Ids, Outcome, Registration};
-use super::{Cancel, Client, DeclaredError, Error, Shared, failure, route, wire};
-use crate::protocol::mismatch;
-use crate::transport::Delivery;
+use super::port::Delivery;
+use super::{Cancel, Client, DeclaredError, Error, Shared, failure, route};
+use crate::protocol::{mismatch, write_typed_call};
 use bytes::Bytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -133,7 +133,7 @@ impl Batch {
         let start = self.message.len();
         self.message
             .push(if self.entries == 0 { b'[' } else { b',' });
-        match wire::write_call(&mut self.message, id, method, params) {
+        match write_typed_call(&mut self.message, id, method, params) {
             Ok(()) => {
                 self.entries += 1;
                 Ok(())
@@ -177,7 +177,7 @@ impl Batch {
             } else {
                 shared.call_many(&ids, message, timeout).await
             }
-            .map_err(Failure::into_error)?
+            .map_err(UntypedFailure::into_error)?
             .into_iter();
         }
         let entries = self
@@ -203,7 +203,7 @@ impl Shared {
         ids: &[u64],
         message: Bytes,
         timeout: Duration,
-    ) -> Result<Vec<Outcome>, Failure> {
+    ) -> Result<Vec<Outcome>, UntypedFailure> {
         if self.request_response {
             return self.exchange_many(ids, message, timeout).await;
         }
@@ -216,7 +216,7 @@ impl Shared {
                 Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, ids),
                 Ok(Delivery::NoAnswer) => {
                     for &id in ids {
-                        self.pending.complete(id, Err(Failure::Missing));
+                        self.pending.complete(id, Err(UntypedFailure::Missing));
                     }
                 }
                 Ok(Delivery::Routed) => cancel.arm(),
@@ -224,7 +224,7 @@ impl Shared {
             }
             let mut outcomes = Vec::with_capacity(receivers.len());
             for receiver in receivers {
-                outcomes.push(receiver.await.unwrap_or(Err(Failure::Closed)));
+                outcomes.push(receiver.await.unwrap_or(Err(UntypedFailure::Closed)));
             }
             registration.settled();
             cancel.disarm();
@@ -232,7 +232,7 @@ impl Shared {
         };
         tokio::time::timeout(timeout, exchange)
             .await
-            .unwrap_or(Err(Failure::Timeout))
+            .unwrap_or(Err(UntypedFailure::Timeout))
     }
 }
 
@@ -244,13 +244,13 @@ impl Shared {
         ids: &[u64],
         message: Bytes,
         timeout: Duration,
-    ) -> Result<Vec<Outcome>, Failure> {
+    ) -> Result<Vec<Outcome>, UntypedFailure> {
         let mut outcomes = vec![None; ids.len()];
         self.exchange_into(ids, message, timeout, &mut outcomes)
             .await?;
         Ok(outcomes
             .into_iter()
-            .map(|outcome| outcome.unwrap_or(Err(Failure::Missing)))
+            .map(|outcome| outcome.unwrap_or(Err(UntypedFailure::Missing)))
             .collect())
     }
 }

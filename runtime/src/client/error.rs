@@ -1,7 +1,7 @@
 //! What a call can fail with: [`Error<E>`], generic over the method's declared errors.
 
+use super::transport_error::TransportError;
 use crate::protocol::{ErrorObject, Mismatch};
-use crate::transport;
 use std::convert::Infallible;
 use std::fmt;
 
@@ -62,8 +62,8 @@ pub enum Error<E = Infallible> {
     /// request may or may not have run, and the client stays usable (the next call
     /// opens a new connection).
     ///
-    /// [`ErrorKind::Io`]: crate::transport::ErrorKind::Io
-    Transport(transport::Error),
+    /// [`ErrorKind::Io`]: super::TransportErrorKind::Io
+    Transport(TransportError),
     /// The params could not be serialised, or did not serialise to an array or an
     /// object as JSON-RPC requires. Nothing was sent.
     Encode(serde_json::Error),
@@ -143,28 +143,28 @@ where
 /// Why a call failed, before it is typed: cheap to clone, so one failure can be given
 /// to every call of an exchange.
 #[derive(Debug, Clone)]
-pub(crate) enum Failure {
+pub(crate) enum UntypedFailure {
     Error(ErrorObject),
-    Transport(transport::Error),
+    Transport(TransportError),
     Invalid(String),
     Missing,
     Timeout,
     Closed,
 }
 
-impl Failure {
+impl UntypedFailure {
     /// The typed error, with error objects matched against the declared errors.
     pub(crate) fn into_error<E: DeclaredError>(self) -> Error<E> {
         match self {
-            Failure::Error(object) => match E::from_object(object) {
+            UntypedFailure::Error(object) => match E::from_object(object) {
                 Ok(declared) => Error::Declared(declared),
                 Err(object) => Error::Undeclared(object),
             },
-            Failure::Transport(error) => Error::Transport(error),
-            Failure::Invalid(reason) => Error::InvalidResponse(reason),
-            Failure::Missing => Error::MissingResponse,
-            Failure::Timeout => Error::Timeout,
-            Failure::Closed => Error::Closed,
+            UntypedFailure::Transport(error) => Error::Transport(error),
+            UntypedFailure::Invalid(reason) => Error::InvalidResponse(reason),
+            UntypedFailure::Missing => Error::MissingResponse,
+            UntypedFailure::Timeout => Error::Timeout,
+            UntypedFailure::Closed => Error::Closed,
         }
     }
 }
@@ -196,7 +196,7 @@ mod tests {
             Error::<Declared>::Declared(Declared).to_string(),
             "declared"
         );
-        let transport: Error = Error::Transport(transport::Error::closed());
+        let transport: Error = Error::Transport(TransportError::closed());
         assert_eq!(transport.to_string(), "transport error: connection closed");
         assert!(transport.source().is_some());
         let timeout: Error = Error::Timeout;
@@ -222,7 +222,7 @@ mod tests {
                 }
             }
         }
-        let one = Failure::Error(ErrorObject::new(1, "one"));
+        let one = UntypedFailure::Error(ErrorObject::new(1, "one"));
         assert!(matches!(
             one.clone().into_error::<Code1>(),
             Error::Declared(Code1)
@@ -232,7 +232,7 @@ mod tests {
             Error::Undeclared(_)
         ));
         assert!(matches!(
-            Failure::Missing.into_error::<Code1>(),
+            UntypedFailure::Missing.into_error::<Code1>(),
             Error::MissingResponse
         ));
     }

@@ -64,23 +64,26 @@
 //! - A closed connection fails every pending call at once with [`Error::Closed`]: on
 //!   message streams, where the connection is the client's only one. Over HTTP, a server
 //!   that closes the connection before answering fails that exchange's calls with
-//!   [`Error::Transport`] (kind [`Io`](crate::transport::ErrorKind::Io)); the request
+//!   [`Error::Transport`] (kind [`Io`](TransportErrorKind::Io)); the request
 //!   may or may not have run, and the next call opens a new connection.
 
 mod batch;
+mod codec;
 mod error;
 mod pending;
+mod port;
 mod route;
-mod wire;
+mod transport_error;
 
 pub use batch::{Batch, Handle, Replies};
 pub use error::{DeclaredError, Error};
+pub use port::{Delivery, SendFuture, Transport};
 pub use route::Inbox;
+pub use transport_error::{TransportError, TransportErrorKind};
 
-use crate::protocol::mismatch;
-use crate::transport::{self, Delivery, ErrorKind, Transport};
+use crate::protocol::{mismatch, write_typed_call};
 use bytes::Bytes;
-use error::Failure;
+use error::UntypedFailure;
 use pending::{Ids, Outcome, Pending, Registration};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -228,7 +231,7 @@ impl Client {
     {
         let id = self.next_id();
         let mut message = Vec::with_capacity(64 + method.len());
-        let encoded = wire::write_call(&mut message, Some(id), method, params);
+        let encoded = write_typed_call(&mut message, Some(id), method, params);
         let shared = Arc::clone(&self.shared);
         let timeout = self.timeout;
         async move {
@@ -236,7 +239,7 @@ impl Client {
             let result = shared
                 .call(id, Bytes::from(message), timeout)
                 .await
-                .map_err(Failure::into_error)?;
+                .map_err(UntypedFailure::into_error)?;
             mismatch::from_slice(&result).map_err(Error::Decode)
         }
     }
@@ -258,7 +261,7 @@ impl Client {
         P: Serialize + ?Sized,
     {
         let mut message = Vec::with_capacity(64 + method.len());
-        let encoded = wire::write_call(&mut message, None, method, params);
+        let encoded = write_typed_call(&mut message, None, method, params);
         let shared = Arc::clone(&self.shared);
         let timeout = self.timeout;
         async move {
@@ -266,7 +269,7 @@ impl Client {
             shared
                 .notify(Bytes::from(message), timeout)
                 .await
-                .map_err(Failure::into_error)
+                .map_err(UntypedFailure::into_error)
         }
     }
 
@@ -280,15 +283,16 @@ impl Client {
         self.shared.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
-    #[cfg(feature = "stream")]
-    /// An inbox for this client's pending calls, as [`Transport::attach`] receives.
-    pub(crate) fn inbox(&self) -> Inbox {
+    /// An inbox for this client's pending calls, as [`Transport::attach`] receives: for
+    /// a transport that reads on behalf of a client it did not build (a connection
+    /// whose reader also serves the other side's calls).
+    pub fn inbox(&self) -> Inbox {
         Inbox::new(&self.shared.pending)
     }
 
-    #[cfg(feature = "stream")]
-    /// A handle that does not keep the client (and so its connection) alive.
-    pub(crate) fn downgrade(&self) -> WeakClient {
+    /// A handle that does not keep the client (and so its connection) alive: what a
+    /// connection keeps of its own client, or a registry of connections of theirs.
+    pub fn downgrade(&self) -> WeakClient {
         WeakClient {
             shared: Arc::downgrade(&self.shared),
             timeout: self.timeout,
@@ -297,17 +301,15 @@ impl Client {
 }
 
 /// A [`Client`] that does not keep its connection alive; see [`Client::downgrade`].
-#[cfg(feature = "stream")]
 #[derive(Clone)]
-pub(crate) struct WeakClient {
+pub struct WeakClient {
     shared: std::sync::Weak<Shared>,
     timeout: Duration,
 }
 
-#[cfg(feature = "stream")]
 impl WeakClient {
     /// The client, while any clone of it lives.
-    pub(crate) fn upgrade(&self) -> Option<Client> {
+    pub fn upgrade(&self) -> Option<Client> {
         Some(Client {
             shared: self.shared.upgrade()?,
             timeout: self.timeout,
@@ -327,7 +329,12 @@ impl fmt::Debug for Client {
 
 impl Shared {
     /// Sends one call and waits for its result bytes.
-    async fn call(&self, id: u64, message: Bytes, timeout: Duration) -> Result<Bytes, Failure> {
+    async fn call(
+        &self,
+        id: u64,
+        message: Bytes,
+        timeout: Duration,
+    ) -> Result<Bytes, UntypedFailure> {
         if self.request_response {
             return self.exchange(id, message, timeout).await;
         }
@@ -339,18 +346,18 @@ impl Shared {
         let exchange = async {
             match self.transport.send(message).await {
                 Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, &[id]),
-                Ok(Delivery::NoAnswer) => return Err(Failure::Missing),
+                Ok(Delivery::NoAnswer) => return Err(UntypedFailure::Missing),
                 Ok(Delivery::Routed) => cancel.arm(),
                 Err(error) => return Err(failure(error)),
             }
-            let outcome = receiver.await.unwrap_or(Err(Failure::Closed));
+            let outcome = receiver.await.unwrap_or(Err(UntypedFailure::Closed));
             registration.settled();
             cancel.disarm();
             outcome
         };
         tokio::time::timeout(timeout, exchange)
             .await
-            .unwrap_or(Err(Failure::Timeout))
+            .unwrap_or(Err(UntypedFailure::Timeout))
     }
 
     /// Sends one call over a request/response transport and reads its result from the
@@ -360,7 +367,7 @@ impl Shared {
         self.exchange_into(&[id], message, timeout, &mut outcome)
             .await?;
         let [outcome] = outcome;
-        outcome.unwrap_or(Err(Failure::Missing))
+        outcome.unwrap_or(Err(UntypedFailure::Missing))
     }
 
     /// Sends the calls `ids` (ascending) as one message over a request/response
@@ -372,9 +379,9 @@ impl Shared {
         message: Bytes,
         timeout: Duration,
         outcomes: &mut [Option<Outcome>],
-    ) -> Result<(), Failure> {
+    ) -> Result<(), UntypedFailure> {
         if self.pending.is_closed() {
-            return Err(Failure::Closed);
+            return Err(UntypedFailure::Closed);
         }
         let _waiting = self.pending.waiting_inline(ids.len());
         let exchange = async {
@@ -388,17 +395,17 @@ impl Shared {
         };
         tokio::time::timeout(timeout, exchange)
             .await
-            .unwrap_or(Err(Failure::Timeout))
+            .unwrap_or(Err(UntypedFailure::Timeout))
     }
 
     /// Sends a message that expects no answer (a notification, or a batch of them).
-    async fn notify(&self, message: Bytes, timeout: Duration) -> Result<(), Failure> {
+    async fn notify(&self, message: Bytes, timeout: Duration) -> Result<(), UntypedFailure> {
         if self.pending.is_closed() {
-            return Err(Failure::Closed);
+            return Err(UntypedFailure::Closed);
         }
         let reply = tokio::time::timeout(timeout, self.transport.send(message))
             .await
-            .map_err(|_| Failure::Timeout)?
+            .map_err(|_| UntypedFailure::Timeout)?
             .map_err(failure)?;
         match reply {
             Delivery::Answer(answer) => refusal(&answer).map_or(Ok(()), Err),
@@ -450,20 +457,20 @@ impl Drop for Cancel<'_> {
 
 /// An error with a null id in an answer to a message that asked for none: the server
 /// refused the message as a whole.
-fn refusal(answer: &[u8]) -> Option<Failure> {
+fn refusal(answer: &[u8]) -> Option<UntypedFailure> {
     let mut refused = None;
-    let _ = wire::parse_answer(answer, |id, body| {
-        if let (wire::ResponseId::Null, Err(error)) = (id, body) {
-            refused.get_or_insert(Failure::Error(error));
+    let _ = codec::parse_answer(answer, |id, body| {
+        if let (codec::ResponseId::Null, Err(error)) = (id, body) {
+            refused.get_or_insert(UntypedFailure::Error(error));
         }
     });
     refused
 }
 
-fn failure(error: transport::Error) -> Failure {
+fn failure(error: TransportError) -> UntypedFailure {
     match error.kind() {
-        ErrorKind::Closed => Failure::Closed,
-        _ => Failure::Transport(error),
+        TransportErrorKind::Closed => UntypedFailure::Closed,
+        _ => UntypedFailure::Transport(error),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The table of calls waiting for their response, keyed by request id.
 
-use super::error::Failure;
+use super::error::UntypedFailure;
 use bytes::Bytes;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use tokio::sync::oneshot;
 
 /// What a call receives: the bytes of its `result`, or why there is none.
-pub(crate) type Outcome = Result<Bytes, Failure>;
+pub(crate) type Outcome = Result<Bytes, UntypedFailure>;
 
 /// The calls' table: ids are sequential `u64`s, so a multiplicative hash spreads them
 /// well at a fraction of SipHash's cost (ids are chosen by the client, not the peer).
@@ -56,7 +56,7 @@ impl Pending {
         let (sender, receiver) = oneshot::channel();
         self.calls().insert(id, sender);
         if self.is_closed() {
-            self.complete(id, Err(Failure::Closed));
+            self.complete(id, Err(UntypedFailure::Closed));
         }
         receiver
     }
@@ -85,7 +85,7 @@ impl Pending {
         self.closed.store(true, Ordering::SeqCst);
         let calls = std::mem::take(&mut *self.calls());
         for sender in calls.into_values() {
-            let _ = sender.send(Err(Failure::Closed));
+            let _ = sender.send(Err(UntypedFailure::Closed));
         }
     }
 
@@ -94,7 +94,7 @@ impl Pending {
     pub(crate) fn fail_waiting(&self) {
         let calls = std::mem::take(&mut *self.calls());
         for sender in calls.into_values() {
-            let _ = sender.send(Err(Failure::Closed));
+            let _ = sender.send(Err(UntypedFailure::Closed));
         }
     }
 
@@ -198,7 +198,7 @@ mod tests {
         let mut receiver = pending.insert(7);
         assert_eq!(pending.len(), 1);
         assert!(pending.complete(7, Ok(Bytes::from_static(b"1"))));
-        assert!(!pending.complete(7, Err(Failure::Missing)));
+        assert!(!pending.complete(7, Err(UntypedFailure::Missing)));
         assert_eq!(
             receiver.try_recv().ok().and_then(Result::ok),
             Some(Bytes::from_static(b"1"))
@@ -224,8 +224,8 @@ mod tests {
         let mut before = pending.insert(1);
         pending.close();
         let mut after = pending.insert(2);
-        assert!(matches!(before.try_recv(), Ok(Err(Failure::Closed))));
-        assert!(matches!(after.try_recv(), Ok(Err(Failure::Closed))));
+        assert!(matches!(before.try_recv(), Ok(Err(UntypedFailure::Closed))));
+        assert!(matches!(after.try_recv(), Ok(Err(UntypedFailure::Closed))));
         assert_eq!(pending.len(), 0);
     }
 }

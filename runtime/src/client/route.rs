@@ -1,8 +1,8 @@
 //! Routing answers to the calls waiting for them, and the [`Inbox`] of stream transports.
 
-use super::error::Failure;
+use super::codec::{self, ResponseId};
+use super::error::UntypedFailure;
 use super::pending::{Outcome, Pending};
-use super::wire::{self, ResponseId};
 use crate::protocol::ErrorObject;
 use bytes::Bytes;
 use serde_json::value::RawValue;
@@ -29,12 +29,12 @@ pub(crate) fn route_answer(pending: &Pending, answer: &Bytes, ids: &[u64]) {
 /// its own. Because the pairing of request and answer is known here, an error response
 /// with `id: null` (the server could not read the id: invalid JSON, a refused body) is
 /// the outcome of every call of the exchange left without a response of its own. Calls
-/// still unanswered after that get [`Failure::Invalid`] when the answer, or a member of
-/// it (which may be the answer they lack), could not be read, and [`Failure::Missing`]
+/// still unanswered after that get [`UntypedFailure::Invalid`] when the answer, or a member of
+/// it (which may be the answer they lack), could not be read, and [`UntypedFailure::Missing`]
 /// otherwise.
 pub(crate) fn read_answer(answer: &Bytes, ids: &[u64], outcomes: &mut [Option<Outcome>]) {
     let mut null_error: Option<ErrorObject> = None;
-    let parsed = wire::parse_answer(answer, |id, body| match id {
+    let parsed = codec::parse_answer(answer, |id, body| match id {
         ResponseId::Number(id) => match ids.binary_search(&id) {
             // The first response to a call is its outcome; a repeated one is ignored.
             Ok(index) if outcomes[index].is_none() => {
@@ -56,10 +56,10 @@ pub(crate) fn read_answer(answer: &Bytes, ids: &[u64], outcomes: &mut [Option<Ou
         return;
     }
     let leftover = match (parsed, null_error) {
-        (Err(reason), _) => Failure::Invalid(reason),
-        (Ok(_), Some(error)) => Failure::Error(error),
-        (Ok(Some(reason)), None) => Failure::Invalid(reason),
-        (Ok(None), None) => Failure::Missing,
+        (Err(reason), _) => UntypedFailure::Invalid(reason),
+        (Ok(_), Some(error)) => UntypedFailure::Error(error),
+        (Ok(Some(reason)), None) => UntypedFailure::Invalid(reason),
+        (Ok(None), None) => UntypedFailure::Missing,
     };
     for slot in outcomes.iter_mut().filter(|slot| slot.is_none()) {
         *slot = Some(Err(leftover.clone()));
@@ -67,7 +67,7 @@ pub(crate) fn read_answer(answer: &Bytes, ids: &[u64], outcomes: &mut [Option<Ou
 }
 
 /// Where a message stream transport delivers what it receives; see
-/// [`Transport::attach`](crate::transport::Transport::attach).
+/// [`Transport::attach`](super::Transport::attach).
 ///
 /// Responses are routed to their calls by id, whatever order they arrive in.
 ///
@@ -103,7 +103,7 @@ impl Inbox {
         let Some(pending) = self.pending.upgrade() else {
             return;
         };
-        let parsed = wire::parse_answer(&message, |id, body| match id {
+        let parsed = codec::parse_answer(&message, |id, body| match id {
             ResponseId::Number(id) => {
                 if !pending.complete(id, outcome(&message, body)) {
                     tracing::debug!(id, "ignored a response to no pending call");
@@ -146,7 +146,7 @@ impl Inbox {
 fn outcome(answer: &Bytes, body: Result<&RawValue, ErrorObject>) -> Outcome {
     match body {
         Ok(result) => Ok(slice_of(answer, result.get().as_bytes())),
-        Err(error) => Err(Failure::Error(error)),
+        Err(error) => Err(UntypedFailure::Error(error)),
     }
 }
 
@@ -225,9 +225,15 @@ mod tests {
         route_answer(&pending, &answer, &[1, 2, 3, 4]);
         let outcomes: Vec<_> = receivers.iter_mut().map(|r| r.try_recv().ok()).collect();
         assert!(matches!(&outcomes[0], Some(Ok(r)) if &r[..] == b"1"));
-        assert!(matches!(&outcomes[1], Some(Err(Failure::Invalid(_)))));
+        assert!(matches!(
+            &outcomes[1],
+            Some(Err(UntypedFailure::Invalid(_)))
+        ));
         assert!(matches!(&outcomes[2], Some(Ok(r)) if &r[..] == b"3"));
-        assert!(matches!(&outcomes[3], Some(Err(Failure::Invalid(_)))));
+        assert!(matches!(
+            &outcomes[3],
+            Some(Err(UntypedFailure::Invalid(_)))
+        ));
         // A stream: the readable answers are delivered, the rest wait.
         let pending = Arc::new(Pending::default());
         let mut receivers: Vec<_> = (1..=3).map(|id| pending.insert(id)).collect();

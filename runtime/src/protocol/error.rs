@@ -1,8 +1,10 @@
 //! The wire error object and its codes.
 
 use std::borrow::Cow;
+use std::convert::Infallible;
 use std::fmt;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -66,6 +68,33 @@ impl ErrorObject {
             message: message.into(),
             data: None,
         }
+    }
+
+    /// An error with a code, a message, and `data` serialized from `data` (left out
+    /// when it fails to serialize).
+    ///
+    /// ```
+    /// use rpcsmith::protocol::ErrorObject;
+    ///
+    /// let e = ErrorObject::with_data(1, "Insufficient funds", &[7, 3]);
+    /// assert_eq!(e.data_as::<Vec<u8>>(), Some(vec![7, 3]));
+    /// assert_eq!(e.data_as::<String>(), None);
+    /// ```
+    pub fn with_data<D: Serialize + ?Sized>(
+        code: i64,
+        message: impl Into<Cow<'static, str>>,
+        data: &D,
+    ) -> Self {
+        let mut error = Self::new(code, message);
+        error.data = serde_json::value::to_raw_value(data).ok();
+        error
+    }
+
+    /// The `data` decoded as `D`; `None` when it does not decode (or there is none and
+    /// `D` does not accept `null`).
+    pub fn data_as<D: DeserializeOwned>(&self) -> Option<D> {
+        let raw = self.data.as_deref().map_or("null", RawValue::get);
+        serde_json::from_str(raw).ok()
     }
 
     const fn fixed(code: i64, message: &'static str) -> Self {
@@ -150,6 +179,14 @@ impl fmt::Display for ErrorObject {
 
 impl std::error::Error for ErrorObject {}
 
+/// What a method that declares no errors ([`Infallible`] ones) fails with never
+/// happens; this lets generic code turn any declared error into an error object.
+impl From<Infallible> for ErrorObject {
+    fn from(never: Infallible) -> Self {
+        match never {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +202,13 @@ mod tests {
             Some(r#"{"a":[1, 2]}"#)
         );
         assert_eq!(serde_json::to_string(&e).unwrap(), json);
+    }
+
+    #[test]
+    fn data_is_serialized_and_decoded() {
+        let e = ErrorObject::with_data(1, "m", &[1, 2]);
+        assert_eq!(e.data_as::<Vec<u8>>(), Some(vec![1, 2]));
+        assert_eq!(e.data_as::<String>(), None);
     }
 
     #[test]

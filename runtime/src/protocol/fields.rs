@@ -63,7 +63,7 @@ pub(crate) enum Top<T> {
 /// A member's key: one of the six the protocol names, or any other.
 ///
 /// Read by hand rather than derived, like [`Str`] and [`read_fields`], so that it can be
-/// marked for inlining: since the reader has a second user (`Incoming`), the compiler
+/// marked for inlining: since the reader has a second user (`TwoWay`), the compiler
 /// had made the key, the string and the loop over members calls of their own per member,
 /// about 50 instructions a message more than when they were one function.
 enum Key {

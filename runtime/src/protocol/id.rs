@@ -7,7 +7,7 @@ use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::ser::{Error as _, Serialize, Serializer};
 use serde_json::value::RawValue;
 
-use super::write::write_str;
+use super::escape::write_str;
 
 /// A JSON-RPC request id: a number, a string or `null`.
 ///

@@ -1,4 +1,4 @@
-//! Incoming calls: requests, notifications, and the single-versus-batch rules.
+//! The calls a server reads: requests, notifications, and the single-versus-batch rules.
 
 use std::borrow::Cow;
 

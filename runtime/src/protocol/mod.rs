@@ -1,4 +1,5 @@
-//! The JSON-RPC 2.0 wire model: ids, calls, responses and error objects.
+//! The JSON-RPC 2.0 wire model: ids, calls, responses and error objects, and the
+//! messages of a two-way connection, where both kinds arrive ([`TwoWay`]).
 //!
 //! This module knows serde and nothing else (no runtime, no I/O); the client and server
 //! engines build on it. Messages are parsed once: the envelope's `params`, `id` and
@@ -22,13 +23,13 @@
 //! `"params": null` is read as absent params, as many clients send it.
 
 mod error;
+mod escape;
 mod fields;
 mod id;
-#[cfg(feature = "stream")]
-pub(crate) mod incoming;
 mod message;
 pub mod mismatch;
 mod response;
+mod two_way;
 mod typed;
 mod write;
 
@@ -38,6 +39,7 @@ pub use message::{Entry, Message, Notification, Request};
 pub use mismatch::Mismatch;
 pub(crate) use response::Members;
 pub use response::{DecodeError, Response, Responses};
+pub use two_way::TwoWay;
 pub use typed::write_typed_call;
 pub(crate) use write::{RESULT_PREFIX, write_id_and_close};
 pub use write::{write_error, write_notification, write_request, write_result};

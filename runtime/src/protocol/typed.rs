@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde::ser::Error as _;
 
-use super::write::write_str;
+use super::escape::write_str;
 
 /// Appends a request (`id` given) or a notification (`id` absent) to `out`, its params
 /// serialised by serde straight into `out`; keys in the order of [`write_request`].

@@ -9,7 +9,8 @@ use crate::protocol::{Entry, ErrorObject, Id, write_error};
 
 use super::call::{self, Started};
 use super::dispatch::CallResult;
-use super::engine::{Origin, Shared, error_message, write_response};
+use super::respond::{error_message, write_response};
+use super::shared::{Origin, Shared};
 
 /// Runs a batch: answers each entry in place; `None` when every entry was a notification.
 ///

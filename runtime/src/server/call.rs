@@ -13,31 +13,15 @@ use tracing::Span;
 
 use crate::protocol::{ErrorObject, Id};
 
-use super::Context;
-use super::dispatch::{BoxFuture, CallResult, Reply, ReplyInner};
-use super::engine::{Origin, Shared};
+use super::context::Context;
+use super::dispatch::{BoxFuture, CallResult, ReplyInner};
 use super::middleware::{Call, Next};
+use super::shared::{Origin, Shared};
 
 /// A call that has started: answered already, or running.
 pub(crate) enum Started<'a> {
     Done(CallResult),
     Running(Running<'a>),
-}
-
-/// The end of the chain: answers `rpc.*` names itself, hands the rest to the dispatcher.
-pub(crate) fn dispatch(
-    shared: &Shared,
-    method: &str,
-    params: Option<&RawValue>,
-    context: Context,
-) -> Reply {
-    if method.starts_with("rpc.") {
-        return match (method, &shared.document) {
-            ("rpc.discover", Some(document)) => Reply::ready(Ok(document.clone())),
-            _ => Reply::err(ErrorObject::method_not_found()),
-        };
-    }
-    shared.dispatch.call(method, params, context)
 }
 
 /// Starts a call: takes an in-flight slot, builds its context and span, runs the sync part
@@ -55,17 +39,17 @@ pub(crate) fn start<'a>(
         return Started::Done(Err(ErrorObject::server_busy()));
     };
     let span = tracing::debug_span!("call", method, id = id.map(Id::as_json));
-    let context = Context::from_parts(method, id, origin.state.cloned());
+    let context = Context::from_parts(method, id, origin.metadata.cloned());
     let entered = span.enter();
     // `Ok(future)` still running, `Err(result)` answered.
     let begun = catch_unwind(AssertUnwindSafe(|| {
         let mut future: BoxFuture<'a, CallResult> = if shared.middleware.is_empty() {
-            match dispatch(shared, method, params, context).0 {
+            match shared.endpoint.call(method, params, context).0 {
                 ReplyInner::Ready(result) => return Err(result),
                 ReplyInner::Pending(future) => future,
             }
         } else {
-            Next::start(shared).run(Call {
+            Next::start(&shared.middleware, &shared.endpoint).run(Call {
                 method,
                 params,
                 context,

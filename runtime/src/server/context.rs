@@ -5,8 +5,7 @@ use std::sync::Arc;
 
 use crate::protocol::Id;
 
-use super::Metadata;
-use super::engine::ConnectionState;
+use super::metadata::Metadata;
 
 /// Everything a handler may want to know about its call besides the params: the method,
 /// the id, the transport's [`Metadata`] and typed extensions.
@@ -32,28 +31,27 @@ pub struct Context {
     method_len: usize,
     has_id: bool,
     /// `None` when the transport said nothing about the connection.
-    connection: Option<Arc<ConnectionState>>,
+    metadata: Option<Arc<Metadata>>,
     extensions: http::Extensions,
 }
 
 impl Context {
     /// A context for a call of `method`; `id` is `None` for a notification.
     pub fn new(method: &str, id: Option<Id<'_>>, metadata: Metadata) -> Self {
-        let connection = ConnectionState::shared(metadata);
-        Self::from_parts(method, id.as_ref(), connection)
+        Self::from_parts(method, id.as_ref(), metadata.into_shared())
     }
 
     pub(crate) fn from_parts(
         method: &str,
         id: Option<&Id<'_>>,
-        connection: Option<Arc<ConnectionState>>,
+        metadata: Option<Arc<Metadata>>,
     ) -> Self {
         let id_json = id.map_or("", Id::as_json);
         Context {
             text: Text::new(method, id_json),
             method_len: method.len(),
             has_id: id.is_some(),
-            connection,
+            metadata,
             extensions: http::Extensions::new(),
         }
     }
@@ -84,10 +82,7 @@ impl Context {
 
     /// What the transport knows about the connection.
     pub fn metadata(&self) -> &Metadata {
-        match &self.connection {
-            Some(connection) => &connection.metadata,
-            None => Metadata::empty(),
-        }
+        self.metadata.as_deref().unwrap_or(Metadata::empty())
     }
 
     /// The peer's address, when the transport has one.

@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 
 use crate::protocol::ErrorObject;
 
-use super::Context;
+use super::context::Context;
 use super::encoded::{Encoded, encode};
 
 /// A boxed, sendable future, as middleware and handlers return.

@@ -1,25 +1,18 @@
-//! The server: bytes in, bytes (or nothing) out.
+//! The server's front: [`Server`], its [`Builder`], and a [`Connection`]'s handle on it.
+//! Every transport hands a message to one entry, [`Connection::handle_input`] (or its
+//! shorthands [`Connection::handle`] and [`Server::handle`]).
 
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use serde_json::value::RawValue;
-
-use crate::protocol::{ErrorObject, Id, write_error};
-
-use super::dispatch::CallResult;
-use super::handling::Handling;
-use super::{Dispatch, Encoded, Limits, Metadata, Middleware};
-
-/// What every clone of a [`Server`] shares.
-pub(crate) struct Shared {
-    pub(crate) dispatch: Box<dyn Dispatch>,
-    pub(crate) middleware: Vec<Box<dyn Middleware>>,
-    pub(crate) limits: Limits,
-    pub(crate) document: Option<Encoded>,
-}
+use super::dispatch::Dispatch;
+use super::endpoint::Endpoint;
+use super::handling::{Handling, Input};
+use super::limits::Limits;
+use super::metadata::Metadata;
+use super::middleware::Middleware;
+use super::shared::{InFlight, Origin, Shared};
 
 /// The JSON-RPC server engine: takes a message's bytes, returns the response's bytes, or
 /// `None` when nothing may be sent back (a notification, or a batch of notifications).
@@ -68,39 +61,9 @@ pub struct Builder {
 #[derive(Clone)]
 pub struct Connection {
     shared: Arc<Shared>,
-    state: Arc<ConnectionState>,
-}
-
-/// What a connection's calls share: the metadata, and the count of its calls in flight.
-#[derive(Debug)]
-pub(crate) struct ConnectionState {
-    pub(crate) metadata: Metadata,
-    pub(crate) in_flight: AtomicUsize,
-}
-
-impl ConnectionState {
-    /// The state calls share, unless the transport said nothing (empty metadata): then
-    /// calls need none of their own.
-    #[inline]
-    pub(crate) fn shared(metadata: Metadata) -> Option<Arc<Self>> {
-        // Not `then`: its closure would copy the metadata once more.
-        if metadata.is_empty() {
-            return None;
-        }
-        Some(Arc::new(ConnectionState {
-            metadata,
-            in_flight: AtomicUsize::new(0),
-        }))
-    }
-}
-
-/// Where a message's calls come from: the state their contexts share (`None` when the
-/// transport said nothing), and the count of calls in flight they join (`None` for a
-/// message handled as if on a connection of its own).
-#[derive(Clone, Copy)]
-pub(crate) struct Origin<'s, 'a> {
-    pub(crate) state: Option<&'s Arc<ConnectionState>>,
-    pub(crate) in_flight: Option<&'a AtomicUsize>,
+    /// What the transport said about the connection (`None`: nothing).
+    metadata: Option<Arc<Metadata>>,
+    in_flight: InFlight,
 }
 
 impl Server {
@@ -124,14 +87,20 @@ impl Server {
         &self.shared.limits
     }
 
-    /// A handle for one connection, carrying what the transport knows about it.
+    /// A handle for one connection, carrying what the transport knows about it, with a
+    /// count of calls in flight of its own.
     pub fn connection(&self, metadata: Metadata) -> Connection {
+        self.connection_sharing(metadata, &InFlight::new())
+    }
+
+    /// A handle for messages that carry `metadata` of their own but whose calls count
+    /// together with every other handle given `in_flight` (the requests of one HTTP
+    /// socket, each with its own headers) against [`Limits::max_in_flight`].
+    pub fn connection_sharing(&self, metadata: Metadata, in_flight: &InFlight) -> Connection {
         Connection {
             shared: self.shared.clone(),
-            state: Arc::new(ConnectionState {
-                metadata,
-                in_flight: AtomicUsize::new(0),
-            }),
+            metadata: metadata.into_shared(),
+            in_flight: in_flight.clone(),
         }
     }
 
@@ -147,27 +116,7 @@ impl Server {
         message: &'a [u8],
         metadata: Metadata,
     ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
-        Handling::alone(&self.shared, ConnectionState::shared(metadata), message)
-    }
-
-    /// Handles one message with metadata of its own, its calls counted against
-    /// [`Limits::max_in_flight`] together with every other message sharing `in_flight`
-    /// (the requests of one HTTP connection). Costs about what [`Server::handle`] does.
-    #[cfg(feature = "http")]
-    pub(crate) fn handle_counted<'a>(
-        &'a self,
-        message: &'a [u8],
-        metadata: Metadata,
-        in_flight: Arc<AtomicUsize>,
-    ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
-        let state = ConnectionState::shared(metadata);
-        async move {
-            let origin = Origin {
-                state: state.as_ref(),
-                in_flight: Some(&*in_flight),
-            };
-            Handling::counted(&self.shared, origin, message).await
-        }
+        Handling::alone(&self.shared, metadata.into_shared(), Input::Bytes(message))
     }
 }
 
@@ -187,18 +136,11 @@ impl Builder {
     /// Builds the server. The dispatcher's document is read here, once; a document that is
     /// not valid JSON is logged and treated as absent.
     pub fn build(self) -> Server {
-        let document = self.dispatch.document().and_then(|text| {
-            serde_json::from_str::<&RawValue>(text)
-                .inspect_err(|e| tracing::error!(error = %e, "rpc.discover document is not JSON"))
-                .ok()
-                .map(Encoded::from_raw)
-        });
         Server {
             shared: Arc::new(Shared {
-                dispatch: self.dispatch,
+                endpoint: Endpoint::new(self.dispatch),
                 middleware: self.middleware,
                 limits: self.limits,
-                document,
             }),
         }
     }
@@ -217,54 +159,31 @@ impl Connection {
         &'a self,
         message: &'a [u8],
     ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
-        let origin = Origin {
-            state: Some(&self.state),
-            in_flight: Some(&self.state.in_flight),
-        };
-        Handling::counted(&self.shared, origin, message)
+        self.handle_input(Input::Bytes(message))
     }
 
-    /// Handles a message its transport has already read (a symmetric connection reads
-    /// each message once, to tell calls from responses): [`handle`](Self::handle)
-    /// after its size check and parse.
-    #[cfg(feature = "stream")]
-    pub(crate) fn handle_parsed<'a>(
+    /// Handles one message as its transport hands it over: its bytes, or the message
+    /// already read (see [`Input`]). The one entry of every transport; as
+    /// [`handle`](Self::handle) otherwise.
+    pub fn handle_input<'a>(
         &'a self,
-        message: Result<crate::protocol::Message<'a>, ErrorObject>,
+        input: Input<'a>,
     ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
         let origin = Origin {
-            state: Some(&self.state),
-            in_flight: Some(&self.state.in_flight),
+            metadata: self.metadata.as_ref(),
+            in_flight: Some(self.in_flight.counter()),
         };
-        Handling::parsed(&self.shared, origin, message)
+        Handling::counted(&self.shared, origin, input)
     }
 
     /// What the transport said about this connection.
     pub fn metadata(&self) -> &Metadata {
-        &self.state.metadata
+        self.metadata.as_deref().unwrap_or(Metadata::empty())
     }
 
     /// How many calls are in flight on this connection now.
     pub fn in_flight(&self) -> usize {
-        self.state.in_flight.load(Ordering::Relaxed)
-    }
-}
-
-/// One error response with `id: null`.
-pub(crate) fn error_message(error: &ErrorObject) -> Vec<u8> {
-    let mut out = Vec::with_capacity(96);
-    write_error(&mut out, &Id::NULL, error);
-    out
-}
-
-/// Writes a call's response, replacing a result larger than `max_size` by an error.
-pub(crate) fn write_response(out: &mut Vec<u8>, id: &Id<'_>, result: &CallResult, max_size: usize) {
-    match result {
-        Ok(encoded) if encoded.len() > max_size => {
-            write_error(out, id, &ErrorObject::response_too_large());
-        }
-        Ok(encoded) => encoded.write_response(out, id),
-        Err(error) => write_error(out, id, error),
+        self.in_flight.get()
     }
 }
 
@@ -297,7 +216,7 @@ impl fmt::Debug for Connection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::{Context, Reply};
+    use crate::server::{Context, Encoded, Reply};
 
     fn shareable<T: Send + Sync + 'static>() {}
     fn sendable<T: Send + 'static>() {}

@@ -1,5 +1,5 @@
 //! Handling one message: the future [`Server::handle`](super::Server::handle) and
-//! [`Connection::handle`](super::Connection::handle) return.
+//! [`Connection::handle_input`](super::Connection::handle_input) return.
 //!
 //! It is small (a few words) and does everything on its first poll: parse, dispatch, and
 //! poll each handler once with the task's waker. A single call whose handler finishes
@@ -18,7 +18,23 @@ use crate::protocol::{Entry, ErrorObject, Id, Message};
 use super::batch;
 use super::call::{self, Started};
 use super::dispatch::{BoxFuture, CallResult};
-use super::engine::{ConnectionState, Origin, Shared, error_message, write_response};
+use super::metadata::Metadata;
+use super::respond::{error_message, write_response};
+use super::shared::{Origin, Shared};
+
+/// A message as its transport hands it to the engine.
+#[derive(Debug)]
+pub enum Input<'a> {
+    /// Its bytes: the engine checks their size ([`Limits::max_request_size`]) and
+    /// reads them.
+    ///
+    /// [`Limits::max_request_size`]: super::Limits::max_request_size
+    Bytes(&'a [u8]),
+    /// The message its transport has read already, or the error to answer for it: a
+    /// two-way connection reads each message once, to tell calls from responses
+    /// ([`TwoWay`](crate::protocol::TwoWay)). The transport checked its size.
+    Parsed(Result<Message<'a>, ErrorObject>),
+}
 
 /// The answer to one message, as a future.
 pub(crate) struct Handling<'a> {
@@ -30,14 +46,7 @@ enum Step<'a> {
     Start {
         shared: &'a Shared,
         caller: Caller<'a>,
-        message: &'a [u8],
-    },
-    /// Not polled yet, the message read already by its transport.
-    #[cfg(feature = "stream")]
-    Parsed {
-        shared: &'a Shared,
-        caller: Caller<'a>,
-        message: Result<Message<'a>, ErrorObject>,
+        input: Input<'a>,
     },
     /// Waiting on a handler, or on a batch.
     Waiting(BoxFuture<'a, Option<Vec<u8>>>),
@@ -46,54 +55,36 @@ enum Step<'a> {
 
 /// Where the message came from.
 enum Caller<'a> {
-    /// A message of its own: its calls' state, and no one else's calls to count.
-    Alone(Option<Arc<ConnectionState>>),
-    /// A message among others, sharing their state and in-flight count.
+    /// A message of its own: its calls' metadata, and no one else's calls to count.
+    Alone(Option<Arc<Metadata>>),
+    /// A message among others, sharing their metadata and in-flight count.
     Counted(Origin<'a, 'a>),
 }
 
 /// What the first poll left: the answer, or what still runs.
-type Begun<'a> = Result<Option<Vec<u8>>, BoxFuture<'a, Option<Vec<u8>>>>;
+type FirstPoll<'a> = Result<Option<Vec<u8>>, BoxFuture<'a, Option<Vec<u8>>>>;
 
 impl<'a> Handling<'a> {
     /// A message handled as if on a connection of its own.
     pub(crate) fn alone(
         shared: &'a Shared,
-        state: Option<Arc<ConnectionState>>,
-        message: &'a [u8],
+        metadata: Option<Arc<Metadata>>,
+        input: Input<'a>,
     ) -> Self {
-        Self::start(shared, Caller::Alone(state), message)
+        Self::start(shared, Caller::Alone(metadata), input)
     }
 
     /// A message whose calls join `origin`'s.
-    pub(crate) fn counted(shared: &'a Shared, origin: Origin<'a, 'a>, message: &'a [u8]) -> Self {
-        Self::start(shared, Caller::Counted(origin), message)
+    pub(crate) fn counted(shared: &'a Shared, origin: Origin<'a, 'a>, input: Input<'a>) -> Self {
+        Self::start(shared, Caller::Counted(origin), input)
     }
 
-    /// A message its transport has already read (see
-    /// [`Connection::handle_parsed`](super::Connection::handle_parsed)), whose calls
-    /// join `origin`'s.
-    #[cfg(feature = "stream")]
-    pub(crate) fn parsed(
-        shared: &'a Shared,
-        origin: Origin<'a, 'a>,
-        message: Result<Message<'a>, ErrorObject>,
-    ) -> Self {
-        Handling {
-            step: Step::Parsed {
-                shared,
-                caller: Caller::Counted(origin),
-                message,
-            },
-        }
-    }
-
-    fn start(shared: &'a Shared, caller: Caller<'a>, message: &'a [u8]) -> Self {
+    fn start(shared: &'a Shared, caller: Caller<'a>, input: Input<'a>) -> Self {
         Handling {
             step: Step::Start {
                 shared,
                 caller,
-                message,
+                input,
             },
         }
     }
@@ -113,13 +104,12 @@ impl Future for Handling<'_> {
             Step::Start {
                 shared,
                 caller,
-                message,
+                input: Input::Bytes(message),
             } => begin(shared, caller, message, cx),
-            #[cfg(feature = "stream")]
-            Step::Parsed {
+            Step::Start {
                 shared,
                 caller,
-                message,
+                input: Input::Parsed(message),
             } => begin_parsed(shared, caller, message, cx),
             Step::Waiting(_) | Step::Done => {
                 panic!("a message's answer was polled after it was given")
@@ -141,7 +131,7 @@ fn begin<'a>(
     caller: Caller<'a>,
     message: &'a [u8],
     cx: &mut TaskContext<'_>,
-) -> Begun<'a> {
+) -> FirstPoll<'a> {
     let limits = &shared.limits;
     if message.len() > limits.max_request_size {
         return Ok(Some(error_message(&ErrorObject::request_too_large())));
@@ -160,17 +150,17 @@ fn begin_parsed<'a>(
     caller: Caller<'a>,
     message: Result<Message<'a>, ErrorObject>,
     cx: &mut TaskContext<'_>,
-) -> Begun<'a> {
+) -> FirstPoll<'a> {
     let entries = match message {
         Err(error) => return Ok(Some(error_message(&error))),
         Ok(Message::Single(entry)) => return single(shared, caller, entry, cx),
         Ok(Message::Batch(entries)) => entries,
     };
     let batch: BoxFuture<'a, _> = match caller {
-        Caller::Alone(state) => Box::pin(async move {
+        Caller::Alone(metadata) => Box::pin(async move {
             let in_flight = AtomicUsize::new(0);
             let origin = Origin {
-                state: state.as_ref(),
+                metadata: metadata.as_ref(),
                 in_flight: Some(&in_flight),
             };
             batch::run(shared, origin, &entries).await
@@ -188,7 +178,7 @@ fn single<'a>(
     caller: Caller<'a>,
     entry: Entry<'a>,
     cx: &mut TaskContext<'_>,
-) -> Begun<'a> {
+) -> FirstPoll<'a> {
     let (id, method, params) = match entry {
         Entry::Request(r) => (Some(r.id), r.method, r.params),
         Entry::Notification(n) => (None, n.method, n.params),
@@ -233,8 +223,8 @@ fn single<'a>(
 impl<'a> Caller<'a> {
     fn origin(&self) -> Origin<'_, 'a> {
         match self {
-            Caller::Alone(state) => Origin {
-                state: state.as_ref(),
+            Caller::Alone(metadata) => Origin {
+                metadata: metadata.as_ref(),
                 in_flight: None,
             },
             Caller::Counted(origin) => *origin,
@@ -245,7 +235,7 @@ impl<'a> Caller<'a> {
 fn poll_once<'a>(
     mut future: BoxFuture<'a, Option<Vec<u8>>>,
     cx: &mut TaskContext<'_>,
-) -> Begun<'a> {
+) -> FirstPoll<'a> {
     match future.as_mut().poll(cx) {
         Poll::Ready(answer) => Ok(answer),
         Poll::Pending => Err(future),

@@ -1,6 +1,7 @@
 //! What a transport knows about the connection a message came on.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 /// What a transport knows about where a message came from, handed to every call's
 /// [`Context`](super::Context).
@@ -33,6 +34,17 @@ impl Metadata {
     /// than a connection state of their own.
     pub(crate) fn is_empty(&self) -> bool {
         self.peer.is_none() && self.headers.is_none() && self.extensions.is_empty()
+    }
+
+    /// The metadata, for the calls that share it; `None` when the transport said
+    /// nothing: then calls need none of their own.
+    #[inline]
+    pub(crate) fn into_shared(self) -> Option<Arc<Self>> {
+        // Not `then`: its closure would copy the metadata once more.
+        if self.is_empty() {
+            return None;
+        }
+        Some(Arc::new(self))
     }
 
     /// The metadata of calls whose transport said nothing.

@@ -10,10 +10,9 @@
 
 use serde_json::value::RawValue;
 
-use super::Context;
-use super::call;
+use super::context::Context;
 use super::dispatch::{BoxFuture, CallResult};
-use super::engine::Shared;
+use super::endpoint::Endpoint;
 
 /// Code that runs around every call, notifications included, and `rpc.*` calls.
 ///
@@ -60,34 +59,38 @@ pub struct Call<'a> {
 
 /// The rest of the chain after a middleware: the next middleware, then the dispatcher.
 pub struct Next<'a> {
-    shared: &'a Shared,
-    index: usize,
+    /// The middleware still to run.
+    chain: &'a [Box<dyn Middleware>],
+    endpoint: &'a Endpoint,
 }
 
 impl<'a> Next<'a> {
-    pub(crate) fn start(shared: &'a Shared) -> Self {
-        Next { shared, index: 0 }
+    pub(crate) fn start(chain: &'a [Box<dyn Middleware>], endpoint: &'a Endpoint) -> Self {
+        Next { chain, endpoint }
     }
 
     /// Passes the call on to the rest of the chain.
     pub fn run(self, call: Call<'a>) -> BoxFuture<'a, CallResult> {
-        match self.shared.middleware.get(self.index) {
-            Some(middleware) => {
+        match self.chain.split_first() {
+            Some((middleware, rest)) => {
                 let next = Next {
-                    shared: self.shared,
-                    index: self.index + 1,
+                    chain: rest,
+                    endpoint: self.endpoint,
                 };
                 middleware.call(call, next)
             }
-            None => {
-                call::dispatch(self.shared, call.method, call.params, call.context).into_future()
-            }
+            None => self
+                .endpoint
+                .call(call.method, call.params, call.context)
+                .into_future(),
         }
     }
 }
 
 impl std::fmt::Debug for Next<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Next").field("index", &self.index).finish()
+        f.debug_struct("Next")
+            .field("remaining", &self.chain.len())
+            .finish()
     }
 }

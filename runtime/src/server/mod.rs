@@ -2,8 +2,10 @@
 //!
 //! A [`Server`] is built from a [`Dispatch`] implementation (what rpcsmith-build generates
 //! for a document's server trait), [`Limits`] and optional [`Middleware`]. Transports hand
-//! it each message with what they know about its origin ([`Metadata`]) and send back what
-//! it returns; `None` means nothing may be sent (HTTP answers 204).
+//! it each message, through one entry ([`Connection::handle_input`], or its shorthands
+//! [`Connection::handle`] and [`Server::handle`]), with what they know about its origin
+//! ([`Metadata`]), and send back what it returns; `None` means nothing may be sent (HTTP
+//! answers 204). The engine knows no transport.
 //!
 //! - **Parsing** follows [`crate::protocol`]: invalid JSON and `[]` are answered once with
 //!   `id: null`; invalid batch members in place.
@@ -67,17 +69,24 @@ mod call;
 mod context;
 mod dispatch;
 mod encoded;
+mod endpoint;
 mod engine;
+pub(crate) mod failure;
 mod handling;
 mod limits;
 mod metadata;
 mod middleware;
+pub(crate) mod params;
+mod respond;
+mod shared;
 
-pub use crate::codegen::Failure;
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
 pub use encoded::{Encoded, encode};
 pub use engine::{Builder, Connection, Server};
+pub use failure::Failure;
+pub use handling::Input;
 pub use limits::Limits;
 pub use metadata::Metadata;
 pub use middleware::{Call, Middleware, Next};
+pub use shared::InFlight;

@@ -5,8 +5,8 @@
 //! so a test over this transport exercises both engines exactly as a socket would.
 
 use crate::client;
+use crate::client::{Delivery, SendFuture, Transport};
 use crate::server::{Connection, Metadata, Server};
-use crate::transport::{Delivery, SendFuture, Transport};
 use bytes::Bytes;
 
 /// A request/response [`Transport`] that hands each message to a [`Server`] in the

@@ -221,13 +221,13 @@ impl ::std::fmt::Display for DivideError {
 }
 impl ::std::error::Error for DivideError {}
 #[allow(deprecated)]
-impl ::rpcsmith::client::DeclaredError for DivideError {
+impl ::rpcsmith::__private::DeclaredError for DivideError {
     fn from_object(
-        error: ::rpcsmith::protocol::ErrorObject,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+        error: ::rpcsmith::__private::ErrorObject,
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
         match error.code {
             1_i64 => {
-                match ::rpcsmith::codegen::error_data(&error) {
+                match ::rpcsmith::__private::ErrorObject::data_as(&error) {
                     ::std::option::Option::Some(data) => {
                         ::std::result::Result::Ok(Self::DivisionByZero(data))
                     }
@@ -240,21 +240,25 @@ impl ::rpcsmith::client::DeclaredError for DivideError {
     }
 }
 #[allow(deprecated)]
-impl ::std::convert::From<DivideError> for ::rpcsmith::protocol::ErrorObject {
+impl ::std::convert::From<DivideError> for ::rpcsmith::__private::ErrorObject {
     fn from(error: DivideError) -> Self {
         match error {
             DivideError::DivisionByZero(data) => {
-                ::rpcsmith::codegen::error_with_data(1_i64, "division by zero", &data)
+                ::rpcsmith::__private::ErrorObject::with_data(
+                    1_i64,
+                    "division by zero",
+                    &data,
+                )
             }
             DivideError::TooLarge => {
-                ::rpcsmith::protocol::ErrorObject::new(-32050_i64, "too large")
+                ::rpcsmith::__private::ErrorObject::new(-32050_i64, "too large")
             }
         }
     }
 }
-impl ::std::convert::From<DivideError> for ::rpcsmith::server::Failure<DivideError> {
+impl ::std::convert::From<DivideError> for ::rpcsmith::__private::Failure<DivideError> {
     fn from(error: DivideError) -> Self {
-        ::rpcsmith::server::Failure::Declared(error)
+        ::rpcsmith::__private::Failure::Declared(error)
     }
 }
 /// The params of `eth_getBalance`.
@@ -386,7 +390,7 @@ pub type New2Result = ::std::string::String;
 /// A typed client of Features: one method per API method, over any transport.
 #[derive(::std::fmt::Debug, ::std::clone::Clone)]
 pub struct FeaturesClient {
-    inner: ::rpcsmith::client::Client,
+    inner: ::rpcsmith::__private::Client,
 }
 #[allow(
     deprecated,
@@ -404,11 +408,11 @@ pub struct FeaturesClient {
 )]
 impl FeaturesClient {
     /// Wraps a client of any transport.
-    pub fn new(inner: ::rpcsmith::client::Client) -> Self {
+    pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
         Self { inner }
     }
     /// The untyped client inside.
-    pub fn inner(&self) -> &::rpcsmith::client::Client {
+    pub fn inner(&self) -> &::rpcsmith::__private::Client {
         &self.inner
     }
     /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -430,7 +434,7 @@ impl FeaturesClient {
         b: i64,
     ) -> ::std::result::Result<
         AddResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -452,7 +456,7 @@ impl FeaturesClient {
         punctuation: ::std::option::Option<::std::string::String>,
     ) -> ::std::result::Result<
         GreetResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -480,7 +484,7 @@ impl FeaturesClient {
         &self,
         numerator: i64,
         denominator: i64,
-    ) -> ::std::result::Result<DivideResult, ::rpcsmith::client::Error<DivideError>> {
+    ) -> ::std::result::Result<DivideResult, ::rpcsmith::__private::Error<DivideError>> {
         self.inner
             .request_declared::<
                 DivideResult,
@@ -507,7 +511,7 @@ impl FeaturesClient {
         unit: ::std::option::Option<::std::string::String>,
     ) -> ::std::result::Result<
         EthGetBalanceResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -533,7 +537,7 @@ impl FeaturesClient {
         &self,
     ) -> ::std::result::Result<
         FilecoinChainHeadResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -554,7 +558,7 @@ impl FeaturesClient {
         &self,
         message: ::std::string::String,
         level: ::std::option::Option<i64>,
-    ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<(), ::rpcsmith::__private::Error> {
         self.inner.notify("log", &LogParams { message, level }).await
     }
     /// Calls `new`.
@@ -568,7 +572,7 @@ impl FeaturesClient {
         r#type: ::std::string::String,
     ) -> ::std::result::Result<
         New2Result,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -583,7 +587,7 @@ impl FeaturesClient {
 /// read each handle's result from the replies.
 #[derive(::std::fmt::Debug)]
 pub struct FeaturesBatch {
-    inner: ::rpcsmith::client::Batch,
+    inner: ::rpcsmith::__private::Batch,
 }
 #[allow(
     deprecated,
@@ -615,7 +619,10 @@ impl FeaturesBatch {
     /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
     pub async fn send(
         self,
-    ) -> ::std::result::Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<
+        ::rpcsmith::__private::Replies,
+        ::rpcsmith::__private::Error,
+    > {
         self.inner.send().await
     }
     /// Adds two integers.
@@ -625,7 +632,7 @@ impl FeaturesBatch {
         &mut self,
         a: i64,
         b: i64,
-    ) -> ::rpcsmith::client::Handle<AddResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<AddResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 AddResult,
@@ -639,7 +646,7 @@ impl FeaturesBatch {
         name: ::std::string::String,
         greeting: ::std::option::Option<::std::string::String>,
         punctuation: ::std::option::Option<::std::string::String>,
-    ) -> ::rpcsmith::client::Handle<GreetResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<GreetResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 GreetResult,
@@ -661,7 +668,7 @@ impl FeaturesBatch {
         &mut self,
         numerator: i64,
         denominator: i64,
-    ) -> ::rpcsmith::client::Handle<DivideResult, DivideError> {
+    ) -> ::rpcsmith::__private::Handle<DivideResult, DivideError> {
         self.inner
             .request_declared::<
                 DivideResult,
@@ -681,7 +688,7 @@ impl FeaturesBatch {
         address: ::std::string::String,
         block: ::std::option::Option<::std::string::String>,
         unit: ::std::option::Option<::std::string::String>,
-    ) -> ::rpcsmith::client::Handle<EthGetBalanceResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<EthGetBalanceResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 EthGetBalanceResult,
@@ -699,7 +706,7 @@ impl FeaturesBatch {
     /// Calls `Filecoin.ChainHead`.
     pub fn filecoin_chain_head(
         &mut self,
-    ) -> ::rpcsmith::client::Handle<
+    ) -> ::rpcsmith::__private::Handle<
         FilecoinChainHeadResult,
         ::std::convert::Infallible,
     > {
@@ -721,7 +728,7 @@ impl FeaturesBatch {
         &mut self,
         message: ::std::string::String,
         level: ::std::option::Option<i64>,
-    ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<(), ::rpcsmith::__private::Error> {
         self.inner.notify("log", &LogParams { message, level })
     }
     /// Calls `new`.
@@ -729,7 +736,7 @@ impl FeaturesBatch {
     pub fn new2(
         &mut self,
         r#type: ::std::string::String,
-    ) -> ::rpcsmith::client::Handle<New2Result, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<New2Result, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 New2Result,
@@ -749,10 +756,10 @@ impl AddParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (a, (b, ())) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (a, (b, ())) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::ByPosition,
+            ::rpcsmith::__private::Structure::ByPosition,
             &["a", "b"],
         )?;
         ::std::result::Result::Ok(Self { a, b })
@@ -769,10 +776,10 @@ impl GreetParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (name, (greeting, (punctuation, ()))) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (name, (greeting, (punctuation, ()))) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::ByName,
+            ::rpcsmith::__private::Structure::ByName,
             &["name", "greeting", "punctuation"],
         )?;
         ::std::result::Result::Ok(Self {
@@ -793,10 +800,10 @@ impl DivideParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (numerator, (denominator, ())) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (numerator, (denominator, ())) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["numerator", "denominator"],
         )?;
         ::std::result::Result::Ok(Self { numerator, denominator })
@@ -813,10 +820,10 @@ impl EthGetBalanceParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (address, (block, (unit, ()))) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (address, (block, (unit, ()))) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::ByPosition,
+            ::rpcsmith::__private::Structure::ByPosition,
             &["address", "block", "unit"],
         )?;
         ::std::result::Result::Ok(Self { address, block, unit })
@@ -833,10 +840,10 @@ impl LogParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (message, (level, ())) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (message, (level, ())) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["message", "level"],
         )?;
         ::std::result::Result::Ok(Self { message, level })
@@ -853,10 +860,10 @@ impl New2Params {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (r#type, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (r#type, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["type"],
         )?;
         ::std::result::Result::Ok(Self { r#type })
@@ -887,26 +894,26 @@ pub trait FeaturesServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `add`.
     fn add(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         a: i64,
         b: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             AddResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `greet`.
     fn greet(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         name: ::std::string::String,
         greeting: ::std::option::Option<::std::string::String>,
         punctuation: ::std::option::Option<::std::string::String>,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             GreetResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Divides; declares its errors.
@@ -914,36 +921,36 @@ pub trait FeaturesServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `divide`.
     fn divide(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         numerator: i64,
         denominator: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             DivideResult,
-            ::rpcsmith::server::Failure<DivideError>,
+            ::rpcsmith::__private::Failure<DivideError>,
         >,
     > + ::std::marker::Send;
     /// Calls `eth_getBalance`.
     fn eth_get_balance(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         address: ::std::string::String,
         block: ::std::option::Option<::std::string::String>,
         unit: ::std::option::Option<::std::string::String>,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             EthGetBalanceResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `Filecoin.ChainHead`.
     fn filecoin_chain_head(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             FilecoinChainHeadResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// A notification: no result.
@@ -953,7 +960,7 @@ pub trait FeaturesServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// A notification: nothing is answered.
     fn log(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         message: ::std::string::String,
         level: ::std::option::Option<i64>,
     ) -> impl ::std::future::Future<Output = ()> + ::std::marker::Send;
@@ -961,12 +968,12 @@ pub trait FeaturesServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     #[deprecated]
     fn new2(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         r#type: ::std::string::String,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             New2Result,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
 }
@@ -1002,26 +1009,26 @@ impl<S> ::std::fmt::Debug for FeaturesDispatcher<S> {
     }
 }
 #[allow(deprecated)]
-impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
+impl<S: FeaturesServer> ::rpcsmith::__private::Dispatch for FeaturesDispatcher<S> {
     fn call(
         &self,
         method: &str,
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-        cx: ::rpcsmith::server::Context,
-    ) -> ::rpcsmith::server::Reply {
+        cx: ::rpcsmith::__private::Context,
+    ) -> ::rpcsmith::__private::Reply {
         match method {
             "add" => {
                 let params = match AddParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as FeaturesServer>::add(&server, cx, params.a, params.b).await,
                     )
                 })
@@ -1030,12 +1037,12 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 let params = match GreetParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as FeaturesServer>::greet(
                                 &server,
                                 cx,
@@ -1051,12 +1058,12 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 let params = match DivideParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as FeaturesServer>::divide(
                                 &server,
                                 cx,
@@ -1071,12 +1078,12 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 let params = match EthGetBalanceParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as FeaturesServer>::eth_get_balance(
                                 &server,
                                 cx,
@@ -1089,14 +1096,14 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 })
             }
             "Filecoin.ChainHead" => {
-                if let ::std::result::Result::Err(error) = ::rpcsmith::codegen::decode::<
+                if let ::std::result::Result::Err(error) = ::rpcsmith::__private::decode::<
                     (),
-                >(params, ::rpcsmith::codegen::Structure::Either, &[]) {
-                    return ::rpcsmith::server::Reply::err(error);
+                >(params, ::rpcsmith::__private::Structure::Either, &[]) {
+                    return ::rpcsmith::__private::Reply::err(error);
                 }
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as FeaturesServer>::filecoin_chain_head(&server, cx).await,
                     )
                 })
@@ -1105,33 +1112,33 @@ impl<S: FeaturesServer> ::rpcsmith::server::Dispatch for FeaturesDispatcher<S> {
                 let params = match LogParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
+                ::rpcsmith::__private::Reply::future(async move {
                     <S as FeaturesServer>::log(&server, cx, params.message, params.level)
                         .await;
-                    ::rpcsmith::server::encode(&())
+                    ::rpcsmith::__private::encode(&())
                 })
             }
             "new" => {
                 let params = match New2Params::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as FeaturesServer>::new2(&server, cx, params.r#type).await,
                     )
                 })
             }
             _ => {
-                ::rpcsmith::server::Reply::err(
-                    ::rpcsmith::protocol::ErrorObject::method_not_found(),
+                ::rpcsmith::__private::Reply::err(
+                    ::rpcsmith::__private::ErrorObject::method_not_found(),
                 )
             }
         }

@@ -328,7 +328,7 @@ pub type MergePullRequestResult = ::rpcsmith::__private::serde_json::Value;
 /// A typed client of Links: one method per API method, over any transport.
 #[derive(::std::fmt::Debug, ::std::clone::Clone)]
 pub struct LinksClient {
-    inner: ::rpcsmith::client::Client,
+    inner: ::rpcsmith::__private::Client,
 }
 #[allow(
     deprecated,
@@ -346,11 +346,11 @@ pub struct LinksClient {
 )]
 impl LinksClient {
     /// Wraps a client of any transport.
-    pub fn new(inner: ::rpcsmith::client::Client) -> Self {
+    pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
         Self { inner }
     }
     /// The untyped client inside.
-    pub fn inner(&self) -> &::rpcsmith::client::Client {
+    pub fn inner(&self) -> &::rpcsmith::__private::Client {
         &self.inner
     }
     /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -369,7 +369,7 @@ impl LinksClient {
         username: ::std::string::String,
     ) -> ::std::result::Result<
         GetUserByNameResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -389,7 +389,7 @@ impl LinksClient {
         username: ::std::string::String,
     ) -> ::std::result::Result<
         GetRepositoriesByOwnerResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -415,7 +415,7 @@ impl LinksClient {
         slug: ::std::string::String,
     ) -> ::std::result::Result<
         GetRepositoryResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -443,7 +443,7 @@ impl LinksClient {
         state: ::std::option::Option<types::GetPullRequestsByRepositoryState>,
     ) -> ::std::result::Result<
         GetPullRequestsByRepositoryResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -472,7 +472,7 @@ impl LinksClient {
         pid: ::std::string::String,
     ) -> ::std::result::Result<
         GetPullRequestsByIdResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -501,7 +501,7 @@ impl LinksClient {
         pid: ::std::string::String,
     ) -> ::std::result::Result<
         MergePullRequestResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -523,7 +523,7 @@ impl LinksClient {
 /// read each handle's result from the replies.
 #[derive(::std::fmt::Debug)]
 pub struct LinksBatch {
-    inner: ::rpcsmith::client::Batch,
+    inner: ::rpcsmith::__private::Batch,
 }
 #[allow(
     deprecated,
@@ -555,14 +555,17 @@ impl LinksBatch {
     /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
     pub async fn send(
         self,
-    ) -> ::std::result::Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<
+        ::rpcsmith::__private::Replies,
+        ::rpcsmith::__private::Error,
+    > {
         self.inner.send().await
     }
     /// Calls `get_user_by_name`.
     pub fn get_user_by_name(
         &mut self,
         username: ::std::string::String,
-    ) -> ::rpcsmith::client::Handle<GetUserByNameResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<GetUserByNameResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 GetUserByNameResult,
@@ -574,7 +577,7 @@ impl LinksBatch {
     pub fn get_repositories_by_owner(
         &mut self,
         username: ::std::string::String,
-    ) -> ::rpcsmith::client::Handle<
+    ) -> ::rpcsmith::__private::Handle<
         GetRepositoriesByOwnerResult,
         ::std::convert::Infallible,
     > {
@@ -595,7 +598,7 @@ impl LinksBatch {
         &mut self,
         username: ::std::string::String,
         slug: ::std::string::String,
-    ) -> ::rpcsmith::client::Handle<GetRepositoryResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<GetRepositoryResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 GetRepositoryResult,
@@ -615,7 +618,7 @@ impl LinksBatch {
         username: ::std::string::String,
         slug: ::std::string::String,
         state: ::std::option::Option<types::GetPullRequestsByRepositoryState>,
-    ) -> ::rpcsmith::client::Handle<
+    ) -> ::rpcsmith::__private::Handle<
         GetPullRequestsByRepositoryResult,
         ::std::convert::Infallible,
     > {
@@ -639,7 +642,7 @@ impl LinksBatch {
         username: ::std::string::String,
         slug: ::std::string::String,
         pid: ::std::string::String,
-    ) -> ::rpcsmith::client::Handle<
+    ) -> ::rpcsmith::__private::Handle<
         GetPullRequestsByIdResult,
         ::std::convert::Infallible,
     > {
@@ -663,7 +666,10 @@ impl LinksBatch {
         username: ::std::string::String,
         slug: ::std::string::String,
         pid: ::std::string::String,
-    ) -> ::rpcsmith::client::Handle<MergePullRequestResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<
+        MergePullRequestResult,
+        ::std::convert::Infallible,
+    > {
         self.inner
             .request_declared::<
                 MergePullRequestResult,
@@ -690,10 +696,10 @@ impl GetUserByNameParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (username, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (username, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["username"],
         )?;
         ::std::result::Result::Ok(Self { username })
@@ -710,10 +716,10 @@ impl GetRepositoriesByOwnerParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (username, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (username, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["username"],
         )?;
         ::std::result::Result::Ok(Self { username })
@@ -730,10 +736,10 @@ impl GetRepositoryParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (username, (slug, ())) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (username, (slug, ())) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["username", "slug"],
         )?;
         ::std::result::Result::Ok(Self { username, slug })
@@ -750,10 +756,10 @@ impl GetPullRequestsByRepositoryParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (username, (slug, (state, ()))) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (username, (slug, (state, ()))) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["username", "slug", "state"],
         )?;
         ::std::result::Result::Ok(Self { username, slug, state })
@@ -770,10 +776,10 @@ impl GetPullRequestsByIdParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (username, (slug, (pid, ()))) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (username, (slug, (pid, ()))) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["username", "slug", "pid"],
         )?;
         ::std::result::Result::Ok(Self { username, slug, pid })
@@ -790,10 +796,10 @@ impl MergePullRequestParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (username, (slug, (pid, ()))) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (username, (slug, (pid, ()))) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["username", "slug", "pid"],
         )?;
         ::std::result::Result::Ok(Self { username, slug, pid })
@@ -822,74 +828,74 @@ pub trait LinksServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `get_user_by_name`.
     fn get_user_by_name(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         username: ::std::string::String,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             GetUserByNameResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `get_repositories_by_owner`.
     fn get_repositories_by_owner(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         username: ::std::string::String,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             GetRepositoriesByOwnerResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `get_repository`.
     fn get_repository(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         username: ::std::string::String,
         slug: ::std::string::String,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             GetRepositoryResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `get_pull_requests_by_repository`.
     fn get_pull_requests_by_repository(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         username: ::std::string::String,
         slug: ::std::string::String,
         state: ::std::option::Option<types::GetPullRequestsByRepositoryState>,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             GetPullRequestsByRepositoryResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `get_pull_requests_by_id`.
     fn get_pull_requests_by_id(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         username: ::std::string::String,
         slug: ::std::string::String,
         pid: ::std::string::String,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             GetPullRequestsByIdResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `merge_pull_request`.
     fn merge_pull_request(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         username: ::std::string::String,
         slug: ::std::string::String,
         pid: ::std::string::String,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             MergePullRequestResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
 }
@@ -925,26 +931,26 @@ impl<S> ::std::fmt::Debug for LinksDispatcher<S> {
     }
 }
 #[allow(deprecated)]
-impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
+impl<S: LinksServer> ::rpcsmith::__private::Dispatch for LinksDispatcher<S> {
     fn call(
         &self,
         method: &str,
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-        cx: ::rpcsmith::server::Context,
-    ) -> ::rpcsmith::server::Reply {
+        cx: ::rpcsmith::__private::Context,
+    ) -> ::rpcsmith::__private::Reply {
         match method {
             "get_user_by_name" => {
                 let params = match GetUserByNameParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as LinksServer>::get_user_by_name(
                                 &server,
                                 cx,
@@ -958,12 +964,12 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let params = match GetRepositoriesByOwnerParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as LinksServer>::get_repositories_by_owner(
                                 &server,
                                 cx,
@@ -977,12 +983,12 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let params = match GetRepositoryParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as LinksServer>::get_repository(
                                 &server,
                                 cx,
@@ -997,12 +1003,12 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let params = match GetPullRequestsByRepositoryParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as LinksServer>::get_pull_requests_by_repository(
                                 &server,
                                 cx,
@@ -1018,12 +1024,12 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let params = match GetPullRequestsByIdParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as LinksServer>::get_pull_requests_by_id(
                                 &server,
                                 cx,
@@ -1039,12 +1045,12 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 let params = match MergePullRequestParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as LinksServer>::merge_pull_request(
                                 &server,
                                 cx,
@@ -1057,8 +1063,8 @@ impl<S: LinksServer> ::rpcsmith::server::Dispatch for LinksDispatcher<S> {
                 })
             }
             _ => {
-                ::rpcsmith::server::Reply::err(
-                    ::rpcsmith::protocol::ErrorObject::method_not_found(),
+                ::rpcsmith::__private::Reply::err(
+                    ::rpcsmith::__private::ErrorObject::method_not_found(),
                 )
             }
         }

@@ -104,7 +104,7 @@ pub type GetPetResult = types::Pets;
 /// A typed client of Petstore By Name: one method per API method, over any transport.
 #[derive(::std::fmt::Debug, ::std::clone::Clone)]
 pub struct PetstoreByNameClient {
-    inner: ::rpcsmith::client::Client,
+    inner: ::rpcsmith::__private::Client,
 }
 #[allow(
     deprecated,
@@ -122,11 +122,11 @@ pub struct PetstoreByNameClient {
 )]
 impl PetstoreByNameClient {
     /// Wraps a client of any transport.
-    pub fn new(inner: ::rpcsmith::client::Client) -> Self {
+    pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
         Self { inner }
     }
     /// The untyped client inside.
-    pub fn inner(&self) -> &::rpcsmith::client::Client {
+    pub fn inner(&self) -> &::rpcsmith::__private::Client {
         &self.inner
     }
     /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -147,7 +147,7 @@ impl PetstoreByNameClient {
         limit: ::std::option::Option<i64>,
     ) -> ::std::result::Result<
         ListPetsResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -168,7 +168,7 @@ impl PetstoreByNameClient {
         &self,
     ) -> ::std::result::Result<
         CreatePetResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -190,7 +190,7 @@ impl PetstoreByNameClient {
         pet_id: ::std::string::String,
     ) -> ::std::result::Result<
         GetPetResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -205,7 +205,7 @@ impl PetstoreByNameClient {
 /// read each handle's result from the replies.
 #[derive(::std::fmt::Debug)]
 pub struct PetstoreByNameBatch {
-    inner: ::rpcsmith::client::Batch,
+    inner: ::rpcsmith::__private::Batch,
 }
 #[allow(
     deprecated,
@@ -237,7 +237,10 @@ impl PetstoreByNameBatch {
     /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
     pub async fn send(
         self,
-    ) -> ::std::result::Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<
+        ::rpcsmith::__private::Replies,
+        ::rpcsmith::__private::Error,
+    > {
         self.inner.send().await
     }
     /// List all pets
@@ -246,7 +249,7 @@ impl PetstoreByNameBatch {
     pub fn list_pets(
         &mut self,
         limit: ::std::option::Option<i64>,
-    ) -> ::rpcsmith::client::Handle<ListPetsResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<ListPetsResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 ListPetsResult,
@@ -259,7 +262,7 @@ impl PetstoreByNameBatch {
     /// Calls `create_pet`.
     pub fn create_pet(
         &mut self,
-    ) -> ::rpcsmith::client::Handle<CreatePetResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<CreatePetResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 CreatePetResult,
@@ -273,7 +276,7 @@ impl PetstoreByNameBatch {
     pub fn get_pet(
         &mut self,
         pet_id: ::std::string::String,
-    ) -> ::rpcsmith::client::Handle<GetPetResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<GetPetResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 GetPetResult,
@@ -293,10 +296,10 @@ impl ListPetsParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (limit, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (limit, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::ByName,
+            ::rpcsmith::__private::Structure::ByName,
             &["limit"],
         )?;
         ::std::result::Result::Ok(Self { limit })
@@ -313,10 +316,10 @@ impl GetPetParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (pet_id, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (pet_id, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::ByPosition,
+            ::rpcsmith::__private::Structure::ByPosition,
             &["petId"],
         )?;
         ::std::result::Result::Ok(Self { pet_id })
@@ -347,12 +350,12 @@ pub trait PetstoreByNameServer: ::std::marker::Send + ::std::marker::Sync + 'sta
     /// Calls `list_pets`.
     fn list_pets(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         limit: ::std::option::Option<i64>,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             ListPetsResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Create a pet
@@ -360,11 +363,11 @@ pub trait PetstoreByNameServer: ::std::marker::Send + ::std::marker::Sync + 'sta
     /// Calls `create_pet`.
     fn create_pet(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             CreatePetResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Info for a specific pet
@@ -372,12 +375,12 @@ pub trait PetstoreByNameServer: ::std::marker::Send + ::std::marker::Sync + 'sta
     /// Calls `get_pet`.
     fn get_pet(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         pet_id: ::std::string::String,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             GetPetResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
 }
@@ -413,7 +416,7 @@ impl<S> ::std::fmt::Debug for PetstoreByNameDispatcher<S> {
     }
 }
 #[allow(deprecated)]
-impl<S: PetstoreByNameServer> ::rpcsmith::server::Dispatch
+impl<S: PetstoreByNameServer> ::rpcsmith::__private::Dispatch
 for PetstoreByNameDispatcher<S> {
     fn call(
         &self,
@@ -421,33 +424,33 @@ for PetstoreByNameDispatcher<S> {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-        cx: ::rpcsmith::server::Context,
-    ) -> ::rpcsmith::server::Reply {
+        cx: ::rpcsmith::__private::Context,
+    ) -> ::rpcsmith::__private::Reply {
         match method {
             "list_pets" => {
                 let params = match ListPetsParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as PetstoreByNameServer>::list_pets(&server, cx, params.limit)
                             .await,
                     )
                 })
             }
             "create_pet" => {
-                if let ::std::result::Result::Err(error) = ::rpcsmith::codegen::decode::<
+                if let ::std::result::Result::Err(error) = ::rpcsmith::__private::decode::<
                     (),
-                >(params, ::rpcsmith::codegen::Structure::ByName, &[]) {
-                    return ::rpcsmith::server::Reply::err(error);
+                >(params, ::rpcsmith::__private::Structure::ByName, &[]) {
+                    return ::rpcsmith::__private::Reply::err(error);
                 }
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as PetstoreByNameServer>::create_pet(&server, cx).await,
                     )
                 })
@@ -456,20 +459,20 @@ for PetstoreByNameDispatcher<S> {
                 let params = match GetPetParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as PetstoreByNameServer>::get_pet(&server, cx, params.pet_id)
                             .await,
                     )
                 })
             }
             _ => {
-                ::rpcsmith::server::Reply::err(
-                    ::rpcsmith::protocol::ErrorObject::method_not_found(),
+                ::rpcsmith::__private::Reply::err(
+                    ::rpcsmith::__private::ErrorObject::method_not_found(),
                 )
             }
         }

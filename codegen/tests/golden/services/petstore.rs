@@ -117,10 +117,10 @@ impl ::std::fmt::Display for ListPetsError {
 }
 impl ::std::error::Error for ListPetsError {}
 #[allow(deprecated)]
-impl ::rpcsmith::client::DeclaredError for ListPetsError {
+impl ::rpcsmith::__private::DeclaredError for ListPetsError {
     fn from_object(
-        error: ::rpcsmith::protocol::ErrorObject,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+        error: ::rpcsmith::__private::ErrorObject,
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
         match error.code {
             100_i64 => ::std::result::Result::Ok(Self::PetsBusy),
             _ => ::std::result::Result::Err(error),
@@ -128,18 +128,19 @@ impl ::rpcsmith::client::DeclaredError for ListPetsError {
     }
 }
 #[allow(deprecated)]
-impl ::std::convert::From<ListPetsError> for ::rpcsmith::protocol::ErrorObject {
+impl ::std::convert::From<ListPetsError> for ::rpcsmith::__private::ErrorObject {
     fn from(error: ListPetsError) -> Self {
         match error {
             ListPetsError::PetsBusy => {
-                ::rpcsmith::protocol::ErrorObject::new(100_i64, "pets busy")
+                ::rpcsmith::__private::ErrorObject::new(100_i64, "pets busy")
             }
         }
     }
 }
-impl ::std::convert::From<ListPetsError> for ::rpcsmith::server::Failure<ListPetsError> {
+impl ::std::convert::From<ListPetsError>
+for ::rpcsmith::__private::Failure<ListPetsError> {
     fn from(error: ListPetsError) -> Self {
-        ::rpcsmith::server::Failure::Declared(error)
+        ::rpcsmith::__private::Failure::Declared(error)
     }
 }
 /// The params of `create_pet`.
@@ -220,7 +221,7 @@ pub type GetPetResult = types::Pet;
 /// A typed client of Petstore: one method per API method, over any transport.
 #[derive(::std::fmt::Debug, ::std::clone::Clone)]
 pub struct PetstoreClient {
-    inner: ::rpcsmith::client::Client,
+    inner: ::rpcsmith::__private::Client,
 }
 #[allow(
     deprecated,
@@ -238,11 +239,11 @@ pub struct PetstoreClient {
 )]
 impl PetstoreClient {
     /// Wraps a client of any transport.
-    pub fn new(inner: ::rpcsmith::client::Client) -> Self {
+    pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
         Self { inner }
     }
     /// The untyped client inside.
-    pub fn inner(&self) -> &::rpcsmith::client::Client {
+    pub fn inner(&self) -> &::rpcsmith::__private::Client {
         &self.inner
     }
     /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -263,7 +264,7 @@ impl PetstoreClient {
         limit: ::std::option::Option<u64>,
     ) -> ::std::result::Result<
         ListPetsResult,
-        ::rpcsmith::client::Error<ListPetsError>,
+        ::rpcsmith::__private::Error<ListPetsError>,
     > {
         self.inner
             .request_declared::<
@@ -286,7 +287,7 @@ impl PetstoreClient {
         new_pet_tag: ::std::option::Option<::std::string::String>,
     ) -> ::std::result::Result<
         CreatePetResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -314,7 +315,7 @@ impl PetstoreClient {
         pet_id: types::PetId2,
     ) -> ::std::result::Result<
         GetPetResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -329,7 +330,7 @@ impl PetstoreClient {
 /// read each handle's result from the replies.
 #[derive(::std::fmt::Debug)]
 pub struct PetstoreBatch {
-    inner: ::rpcsmith::client::Batch,
+    inner: ::rpcsmith::__private::Batch,
 }
 #[allow(
     deprecated,
@@ -361,7 +362,10 @@ impl PetstoreBatch {
     /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
     pub async fn send(
         self,
-    ) -> ::std::result::Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<
+        ::rpcsmith::__private::Replies,
+        ::rpcsmith::__private::Error,
+    > {
         self.inner.send().await
     }
     /// List all pets
@@ -370,7 +374,7 @@ impl PetstoreBatch {
     pub fn list_pets(
         &mut self,
         limit: ::std::option::Option<u64>,
-    ) -> ::rpcsmith::client::Handle<ListPetsResult, ListPetsError> {
+    ) -> ::rpcsmith::__private::Handle<ListPetsResult, ListPetsError> {
         self.inner
             .request_declared::<
                 ListPetsResult,
@@ -385,7 +389,7 @@ impl PetstoreBatch {
         &mut self,
         new_pet_name: ::std::string::String,
         new_pet_tag: ::std::option::Option<::std::string::String>,
-    ) -> ::rpcsmith::client::Handle<CreatePetResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<CreatePetResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 CreatePetResult,
@@ -405,7 +409,7 @@ impl PetstoreBatch {
     pub fn get_pet(
         &mut self,
         pet_id: types::PetId2,
-    ) -> ::rpcsmith::client::Handle<GetPetResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<GetPetResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 GetPetResult,
@@ -425,10 +429,10 @@ impl ListPetsParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (limit, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (limit, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["limit"],
         )?;
         ::std::result::Result::Ok(Self { limit })
@@ -445,10 +449,10 @@ impl CreatePetParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (new_pet_name, (new_pet_tag, ())) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (new_pet_name, (new_pet_tag, ())) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["newPetName", "newPetTag"],
         )?;
         ::std::result::Result::Ok(Self { new_pet_name, new_pet_tag })
@@ -465,10 +469,10 @@ impl GetPetParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (pet_id, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (pet_id, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["petId"],
         )?;
         ::std::result::Result::Ok(Self { pet_id })
@@ -499,12 +503,12 @@ pub trait PetstoreServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `list_pets`.
     fn list_pets(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         limit: ::std::option::Option<u64>,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             ListPetsResult,
-            ::rpcsmith::server::Failure<ListPetsError>,
+            ::rpcsmith::__private::Failure<ListPetsError>,
         >,
     > + ::std::marker::Send;
     /// Create a pet
@@ -512,13 +516,13 @@ pub trait PetstoreServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `create_pet`.
     fn create_pet(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         new_pet_name: ::std::string::String,
         new_pet_tag: ::std::option::Option<::std::string::String>,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             CreatePetResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Info for a specific pet
@@ -526,12 +530,12 @@ pub trait PetstoreServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `get_pet`.
     fn get_pet(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         pet_id: types::PetId2,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             GetPetResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
 }
@@ -567,26 +571,26 @@ impl<S> ::std::fmt::Debug for PetstoreDispatcher<S> {
     }
 }
 #[allow(deprecated)]
-impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
+impl<S: PetstoreServer> ::rpcsmith::__private::Dispatch for PetstoreDispatcher<S> {
     fn call(
         &self,
         method: &str,
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-        cx: ::rpcsmith::server::Context,
-    ) -> ::rpcsmith::server::Reply {
+        cx: ::rpcsmith::__private::Context,
+    ) -> ::rpcsmith::__private::Reply {
         match method {
             "list_pets" => {
                 let params = match ListPetsParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as PetstoreServer>::list_pets(&server, cx, params.limit).await,
                     )
                 })
@@ -595,12 +599,12 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 let params = match CreatePetParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as PetstoreServer>::create_pet(
                                 &server,
                                 cx,
@@ -615,19 +619,19 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 let params = match GetPetParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as PetstoreServer>::get_pet(&server, cx, params.pet_id).await,
                     )
                 })
             }
             _ => {
-                ::rpcsmith::server::Reply::err(
-                    ::rpcsmith::protocol::ErrorObject::method_not_found(),
+                ::rpcsmith::__private::Reply::err(
+                    ::rpcsmith::__private::ErrorObject::method_not_found(),
                 )
             }
         }

@@ -228,13 +228,13 @@ impl ::std::fmt::Display for GetPetError {
 }
 impl ::std::error::Error for GetPetError {}
 #[allow(deprecated)]
-impl ::rpcsmith::client::DeclaredError for GetPetError {
+impl ::rpcsmith::__private::DeclaredError for GetPetError {
     fn from_object(
-        error: ::rpcsmith::protocol::ErrorObject,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+        error: ::rpcsmith::__private::ErrorObject,
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
         match error.code {
             404_i64 => {
-                match ::rpcsmith::codegen::error_data(&error) {
+                match ::rpcsmith::__private::ErrorObject::data_as(&error) {
                     ::std::option::Option::Some(data) => {
                         ::std::result::Result::Ok(Self::PetNotFound(data))
                     }
@@ -246,18 +246,22 @@ impl ::rpcsmith::client::DeclaredError for GetPetError {
     }
 }
 #[allow(deprecated)]
-impl ::std::convert::From<GetPetError> for ::rpcsmith::protocol::ErrorObject {
+impl ::std::convert::From<GetPetError> for ::rpcsmith::__private::ErrorObject {
     fn from(error: GetPetError) -> Self {
         match error {
             GetPetError::PetNotFound(data) => {
-                ::rpcsmith::codegen::error_with_data(404_i64, "pet not found", &data)
+                ::rpcsmith::__private::ErrorObject::with_data(
+                    404_i64,
+                    "pet not found",
+                    &data,
+                )
             }
         }
     }
 }
-impl ::std::convert::From<GetPetError> for ::rpcsmith::server::Failure<GetPetError> {
+impl ::std::convert::From<GetPetError> for ::rpcsmith::__private::Failure<GetPetError> {
     fn from(error: GetPetError) -> Self {
-        ::rpcsmith::server::Failure::Declared(error)
+        ::rpcsmith::__private::Failure::Declared(error)
     }
 }
 /// The params of `pet_visited`.
@@ -296,7 +300,7 @@ impl ::rpcsmith::__private::serde::Serialize for PetVisitedParams {
 /// A typed client of Petstore: one method per API method, over any transport.
 #[derive(::std::fmt::Debug, ::std::clone::Clone)]
 pub struct PetstoreClient {
-    inner: ::rpcsmith::client::Client,
+    inner: ::rpcsmith::__private::Client,
 }
 #[allow(
     deprecated,
@@ -314,11 +318,11 @@ pub struct PetstoreClient {
 )]
 impl PetstoreClient {
     /// Wraps a client of any transport.
-    pub fn new(inner: ::rpcsmith::client::Client) -> Self {
+    pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
         Self { inner }
     }
     /// The untyped client inside.
-    pub fn inner(&self) -> &::rpcsmith::client::Client {
+    pub fn inner(&self) -> &::rpcsmith::__private::Client {
         &self.inner
     }
     /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -341,7 +345,7 @@ impl PetstoreClient {
         tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ) -> ::std::result::Result<
         AddPetResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -364,7 +368,7 @@ impl PetstoreClient {
         limit: ::std::option::Option<u32>,
     ) -> ::std::result::Result<
         ListPetsResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -384,7 +388,7 @@ impl PetstoreClient {
     pub async fn get_pet(
         &self,
         id: types::PetId,
-    ) -> ::std::result::Result<GetPetResult, ::rpcsmith::client::Error<GetPetError>> {
+    ) -> ::std::result::Result<GetPetResult, ::rpcsmith::__private::Error<GetPetError>> {
         self.inner
             .request_declared::<
                 GetPetResult,
@@ -403,7 +407,7 @@ impl PetstoreClient {
     pub async fn pet_visited(
         &self,
         id: types::PetId,
-    ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<(), ::rpcsmith::__private::Error> {
         self.inner.notify("pet_visited", &PetVisitedParams { id }).await
     }
 }
@@ -411,7 +415,7 @@ impl PetstoreClient {
 /// read each handle's result from the replies.
 #[derive(::std::fmt::Debug)]
 pub struct PetstoreBatch {
-    inner: ::rpcsmith::client::Batch,
+    inner: ::rpcsmith::__private::Batch,
 }
 #[allow(
     deprecated,
@@ -443,7 +447,10 @@ impl PetstoreBatch {
     /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
     pub async fn send(
         self,
-    ) -> ::std::result::Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<
+        ::rpcsmith::__private::Replies,
+        ::rpcsmith::__private::Error,
+    > {
         self.inner.send().await
     }
     /// Adds a pet to the store and returns it with its new id.
@@ -454,7 +461,7 @@ impl PetstoreBatch {
         name: ::std::string::String,
         kind: types::Kind,
         tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    ) -> ::rpcsmith::client::Handle<AddPetResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<AddPetResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 AddPetResult,
@@ -469,7 +476,7 @@ impl PetstoreBatch {
         &mut self,
         kind: types::Kind,
         limit: ::std::option::Option<u32>,
-    ) -> ::rpcsmith::client::Handle<ListPetsResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<ListPetsResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 ListPetsResult,
@@ -483,7 +490,7 @@ impl PetstoreBatch {
     pub fn get_pet(
         &mut self,
         id: types::PetId,
-    ) -> ::rpcsmith::client::Handle<GetPetResult, GetPetError> {
+    ) -> ::rpcsmith::__private::Handle<GetPetResult, GetPetError> {
         self.inner
             .request_declared::<
                 GetPetResult,
@@ -501,7 +508,7 @@ impl PetstoreBatch {
     pub fn pet_visited(
         &mut self,
         id: types::PetId,
-    ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<(), ::rpcsmith::__private::Error> {
         self.inner.notify("pet_visited", &PetVisitedParams { id })
     }
 }
@@ -516,10 +523,10 @@ impl AddPetParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (name, (kind, (tags, ()))) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (name, (kind, (tags, ()))) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::ByName,
+            ::rpcsmith::__private::Structure::ByName,
             &["name", "kind", "tags"],
         )?;
         ::std::result::Result::Ok(Self { name, kind, tags })
@@ -536,10 +543,10 @@ impl ListPetsParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (kind, (limit, ())) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (kind, (limit, ())) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::ByPosition,
+            ::rpcsmith::__private::Structure::ByPosition,
             &["kind", "limit"],
         )?;
         ::std::result::Result::Ok(Self { kind, limit })
@@ -556,10 +563,10 @@ impl GetPetParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (id, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (id, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["id"],
         )?;
         ::std::result::Result::Ok(Self { id })
@@ -576,10 +583,10 @@ impl PetVisitedParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (id, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (id, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["id"],
         )?;
         ::std::result::Result::Ok(Self { id })
@@ -610,14 +617,14 @@ pub trait PetstoreServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `add_pet`.
     fn add_pet(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         name: ::std::string::String,
         kind: types::Kind,
         tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             AddPetResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Lists the pets, oldest first; `limit` caps how many.
@@ -625,13 +632,13 @@ pub trait PetstoreServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `list_pets`.
     fn list_pets(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         kind: types::Kind,
         limit: ::std::option::Option<u32>,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             ListPetsResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Returns one pet.
@@ -639,12 +646,12 @@ pub trait PetstoreServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `get_pet`.
     fn get_pet(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         id: types::PetId,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             GetPetResult,
-            ::rpcsmith::server::Failure<GetPetError>,
+            ::rpcsmith::__private::Failure<GetPetError>,
         >,
     > + ::std::marker::Send;
     /// Tells the store someone looked at a pet. A notification: no answer.
@@ -654,7 +661,7 @@ pub trait PetstoreServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// A notification: nothing is answered.
     fn pet_visited(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         id: types::PetId,
     ) -> impl ::std::future::Future<Output = ()> + ::std::marker::Send;
 }
@@ -690,26 +697,26 @@ impl<S> ::std::fmt::Debug for PetstoreDispatcher<S> {
     }
 }
 #[allow(deprecated)]
-impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
+impl<S: PetstoreServer> ::rpcsmith::__private::Dispatch for PetstoreDispatcher<S> {
     fn call(
         &self,
         method: &str,
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-        cx: ::rpcsmith::server::Context,
-    ) -> ::rpcsmith::server::Reply {
+        cx: ::rpcsmith::__private::Context,
+    ) -> ::rpcsmith::__private::Reply {
         match method {
             "add_pet" => {
                 let params = match AddPetParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as PetstoreServer>::add_pet(
                                 &server,
                                 cx,
@@ -725,12 +732,12 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 let params = match ListPetsParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as PetstoreServer>::list_pets(
                                 &server,
                                 cx,
@@ -745,12 +752,12 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 let params = match GetPetParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as PetstoreServer>::get_pet(&server, cx, params.id).await,
                     )
                 })
@@ -759,18 +766,18 @@ impl<S: PetstoreServer> ::rpcsmith::server::Dispatch for PetstoreDispatcher<S> {
                 let params = match PetVisitedParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
+                ::rpcsmith::__private::Reply::future(async move {
                     <S as PetstoreServer>::pet_visited(&server, cx, params.id).await;
-                    ::rpcsmith::server::encode(&())
+                    ::rpcsmith::__private::encode(&())
                 })
             }
             _ => {
-                ::rpcsmith::server::Reply::err(
-                    ::rpcsmith::protocol::ErrorObject::method_not_found(),
+                ::rpcsmith::__private::Reply::err(
+                    ::rpcsmith::__private::ErrorObject::method_not_found(),
                 )
             }
         }

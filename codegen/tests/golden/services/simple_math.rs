@@ -120,7 +120,7 @@ pub type SubtractionResult = types::C;
 /// A typed client of Simple Math: one method per API method, over any transport.
 #[derive(::std::fmt::Debug, ::std::clone::Clone)]
 pub struct SimpleMathClient {
-    inner: ::rpcsmith::client::Client,
+    inner: ::rpcsmith::__private::Client,
 }
 #[allow(
     deprecated,
@@ -138,11 +138,11 @@ pub struct SimpleMathClient {
 )]
 impl SimpleMathClient {
     /// Wraps a client of any transport.
-    pub fn new(inner: ::rpcsmith::client::Client) -> Self {
+    pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
         Self { inner }
     }
     /// The untyped client inside.
-    pub fn inner(&self) -> &::rpcsmith::client::Client {
+    pub fn inner(&self) -> &::rpcsmith::__private::Client {
         &self.inner
     }
     /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -162,7 +162,7 @@ impl SimpleMathClient {
         b: ::std::option::Option<types::Integer>,
     ) -> ::std::result::Result<
         AdditionResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -183,7 +183,7 @@ impl SimpleMathClient {
         b: ::std::option::Option<types::Integer>,
     ) -> ::std::result::Result<
         SubtractionResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -198,7 +198,7 @@ impl SimpleMathClient {
 /// read each handle's result from the replies.
 #[derive(::std::fmt::Debug)]
 pub struct SimpleMathBatch {
-    inner: ::rpcsmith::client::Batch,
+    inner: ::rpcsmith::__private::Batch,
 }
 #[allow(
     deprecated,
@@ -230,7 +230,10 @@ impl SimpleMathBatch {
     /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
     pub async fn send(
         self,
-    ) -> ::std::result::Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<
+        ::rpcsmith::__private::Replies,
+        ::rpcsmith::__private::Error,
+    > {
         self.inner.send().await
     }
     /// Calls `addition`.
@@ -238,7 +241,7 @@ impl SimpleMathBatch {
         &mut self,
         a: ::std::option::Option<types::Integer>,
         b: ::std::option::Option<types::Integer>,
-    ) -> ::rpcsmith::client::Handle<AdditionResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<AdditionResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 AdditionResult,
@@ -251,7 +254,7 @@ impl SimpleMathBatch {
         &mut self,
         a: ::std::option::Option<types::Integer>,
         b: ::std::option::Option<types::Integer>,
-    ) -> ::rpcsmith::client::Handle<SubtractionResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<SubtractionResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 SubtractionResult,
@@ -271,10 +274,10 @@ impl AdditionParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (a, (b, ())) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (a, (b, ())) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["a", "b"],
         )?;
         ::std::result::Result::Ok(Self { a, b })
@@ -291,10 +294,10 @@ impl SubtractionParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (a, (b, ())) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (a, (b, ())) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["a", "b"],
         )?;
         ::std::result::Result::Ok(Self { a, b })
@@ -323,25 +326,25 @@ pub trait SimpleMathServer: ::std::marker::Send + ::std::marker::Sync + 'static 
     /// Calls `addition`.
     fn addition(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         a: ::std::option::Option<types::Integer>,
         b: ::std::option::Option<types::Integer>,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             AdditionResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `subtraction`.
     fn subtraction(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         a: ::std::option::Option<types::Integer>,
         b: ::std::option::Option<types::Integer>,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             SubtractionResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
 }
@@ -377,26 +380,26 @@ impl<S> ::std::fmt::Debug for SimpleMathDispatcher<S> {
     }
 }
 #[allow(deprecated)]
-impl<S: SimpleMathServer> ::rpcsmith::server::Dispatch for SimpleMathDispatcher<S> {
+impl<S: SimpleMathServer> ::rpcsmith::__private::Dispatch for SimpleMathDispatcher<S> {
     fn call(
         &self,
         method: &str,
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-        cx: ::rpcsmith::server::Context,
-    ) -> ::rpcsmith::server::Reply {
+        cx: ::rpcsmith::__private::Context,
+    ) -> ::rpcsmith::__private::Reply {
         match method {
             "addition" => {
                 let params = match AdditionParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as SimpleMathServer>::addition(
                                 &server,
                                 cx,
@@ -411,12 +414,12 @@ impl<S: SimpleMathServer> ::rpcsmith::server::Dispatch for SimpleMathDispatcher<
                 let params = match SubtractionParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as SimpleMathServer>::subtraction(
                                 &server,
                                 cx,
@@ -428,8 +431,8 @@ impl<S: SimpleMathServer> ::rpcsmith::server::Dispatch for SimpleMathDispatcher<
                 })
             }
             _ => {
-                ::rpcsmith::server::Reply::err(
-                    ::rpcsmith::protocol::ErrorObject::method_not_found(),
+                ::rpcsmith::__private::Reply::err(
+                    ::rpcsmith::__private::ErrorObject::method_not_found(),
                 )
             }
         }

@@ -632,7 +632,7 @@ impl ::rpcsmith::__private::serde::Serialize for AsMutParams {
 /// A typed client of Std names: one method per API method, over any transport.
 #[derive(::std::fmt::Debug, ::std::clone::Clone)]
 pub struct StdNamesClient {
-    inner: ::rpcsmith::client::Client,
+    inner: ::rpcsmith::__private::Client,
 }
 #[allow(
     deprecated,
@@ -650,11 +650,11 @@ pub struct StdNamesClient {
 )]
 impl StdNamesClient {
     /// Wraps a client of any transport.
-    pub fn new(inner: ::rpcsmith::client::Client) -> Self {
+    pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
         Self { inner }
     }
     /// The untyped client inside.
-    pub fn inner(&self) -> &::rpcsmith::client::Client {
+    pub fn inner(&self) -> &::rpcsmith::__private::Client {
         &self.inner
     }
     /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -673,7 +673,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         Clone2Result,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -693,7 +693,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         CloneFrom2Result,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -713,7 +713,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         CloneInto2Result,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -733,7 +733,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         ToOwned2Result,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -753,7 +753,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         Into2Result,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -773,7 +773,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         TryInto2Result,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -793,7 +793,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         AsRefResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -813,7 +813,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         DropResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -833,7 +833,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         EqResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -853,7 +853,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         ToStringResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -873,7 +873,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         BorrowResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -893,7 +893,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         TypeIdResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -913,7 +913,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         SelfValueResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -933,7 +933,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         FromBlockResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -952,7 +952,7 @@ impl StdNamesClient {
         &self,
     ) -> ::std::result::Result<
         NextResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<NextResult, ::std::convert::Infallible, _>("next", &())
@@ -968,7 +968,7 @@ impl StdNamesClient {
         value: i64,
     ) -> ::std::result::Result<
         IntoInner2Result,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -986,7 +986,7 @@ impl StdNamesClient {
     pub async fn as_mut(
         &self,
         self_2: types::SelfValue,
-    ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<(), ::rpcsmith::__private::Error> {
         self.inner.notify("as_mut", &AsMutParams { self_2 }).await
     }
 }
@@ -994,7 +994,7 @@ impl StdNamesClient {
 /// read each handle's result from the replies.
 #[derive(::std::fmt::Debug)]
 pub struct StdNamesBatch {
-    inner: ::rpcsmith::client::Batch,
+    inner: ::rpcsmith::__private::Batch,
 }
 #[allow(
     deprecated,
@@ -1026,14 +1026,17 @@ impl StdNamesBatch {
     /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
     pub async fn send(
         self,
-    ) -> ::std::result::Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<
+        ::rpcsmith::__private::Replies,
+        ::rpcsmith::__private::Error,
+    > {
         self.inner.send().await
     }
     /// Calls `clone`.
     pub fn clone2(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<Clone2Result, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<Clone2Result, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 Clone2Result,
@@ -1045,7 +1048,7 @@ impl StdNamesBatch {
     pub fn clone_from2(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<CloneFrom2Result, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<CloneFrom2Result, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 CloneFrom2Result,
@@ -1057,7 +1060,7 @@ impl StdNamesBatch {
     pub fn clone_into2(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<CloneInto2Result, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<CloneInto2Result, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 CloneInto2Result,
@@ -1069,7 +1072,7 @@ impl StdNamesBatch {
     pub fn to_owned2(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<ToOwned2Result, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<ToOwned2Result, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 ToOwned2Result,
@@ -1081,7 +1084,7 @@ impl StdNamesBatch {
     pub fn into2(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<Into2Result, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<Into2Result, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 Into2Result,
@@ -1093,7 +1096,7 @@ impl StdNamesBatch {
     pub fn try_into2(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<TryInto2Result, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<TryInto2Result, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 TryInto2Result,
@@ -1105,7 +1108,7 @@ impl StdNamesBatch {
     pub fn as_ref(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<AsRefResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<AsRefResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 AsRefResult,
@@ -1117,7 +1120,7 @@ impl StdNamesBatch {
     pub fn drop(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<DropResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<DropResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 DropResult,
@@ -1129,7 +1132,7 @@ impl StdNamesBatch {
     pub fn eq(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<EqResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<EqResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 EqResult,
@@ -1141,7 +1144,7 @@ impl StdNamesBatch {
     pub fn to_string(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<ToStringResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<ToStringResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 ToStringResult,
@@ -1153,7 +1156,7 @@ impl StdNamesBatch {
     pub fn borrow(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<BorrowResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<BorrowResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 BorrowResult,
@@ -1165,7 +1168,7 @@ impl StdNamesBatch {
     pub fn type_id(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<TypeIdResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<TypeIdResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 TypeIdResult,
@@ -1177,7 +1180,7 @@ impl StdNamesBatch {
     pub fn self_(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<SelfValueResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<SelfValueResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 SelfValueResult,
@@ -1189,7 +1192,7 @@ impl StdNamesBatch {
     pub fn from_block(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<FromBlockResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<FromBlockResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 FromBlockResult,
@@ -1200,7 +1203,7 @@ impl StdNamesBatch {
     /// Calls `next`.
     pub fn next(
         &mut self,
-    ) -> ::rpcsmith::client::Handle<NextResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<NextResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<NextResult, ::std::convert::Infallible, _>("next", &())
     }
@@ -1208,7 +1211,7 @@ impl StdNamesBatch {
     pub fn into_inner2(
         &mut self,
         value: i64,
-    ) -> ::rpcsmith::client::Handle<IntoInner2Result, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<IntoInner2Result, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 IntoInner2Result,
@@ -1224,7 +1227,7 @@ impl StdNamesBatch {
     pub fn as_mut(
         &mut self,
         self_2: types::SelfValue,
-    ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<(), ::rpcsmith::__private::Error> {
         self.inner.notify("as_mut", &AsMutParams { self_2 })
     }
 }
@@ -1239,10 +1242,10 @@ impl Clone2Params {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1259,10 +1262,10 @@ impl CloneFrom2Params {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1279,10 +1282,10 @@ impl CloneInto2Params {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1299,10 +1302,10 @@ impl ToOwned2Params {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1319,10 +1322,10 @@ impl Into2Params {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1339,10 +1342,10 @@ impl TryInto2Params {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1359,10 +1362,10 @@ impl AsRefParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1379,10 +1382,10 @@ impl DropParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1399,10 +1402,10 @@ impl EqParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1419,10 +1422,10 @@ impl ToStringParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1439,10 +1442,10 @@ impl BorrowParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1459,10 +1462,10 @@ impl TypeIdParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1479,10 +1482,10 @@ impl SelfValueParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1499,10 +1502,10 @@ impl FromBlockParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1519,10 +1522,10 @@ impl IntoInner2Params {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (value, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (value, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["value"],
         )?;
         ::std::result::Result::Ok(Self { value })
@@ -1539,10 +1542,10 @@ impl AsMutParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (self_2, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (self_2, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["self"],
         )?;
         ::std::result::Result::Ok(Self { self_2 })
@@ -1571,176 +1574,176 @@ pub trait StdNamesServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `clone`.
     fn clone2(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             Clone2Result,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `clone_from`.
     fn clone_from2(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             CloneFrom2Result,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `clone_into`.
     fn clone_into2(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             CloneInto2Result,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `to_owned`.
     fn to_owned2(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             ToOwned2Result,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `into`.
     fn into2(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             Into2Result,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `try_into`.
     fn try_into2(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             TryInto2Result,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `as_ref`.
     fn as_ref(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             AsRefResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `drop`.
     fn drop(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             DropResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `eq`.
     fn eq(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             EqResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `to_string`.
     fn to_string(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             ToStringResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `borrow`.
     fn borrow(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             BorrowResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `type_id`.
     fn type_id(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             TypeIdResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `self`.
     fn self_(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             SelfValueResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `from_block`.
     fn from_block(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             FromBlockResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `next`.
     fn next(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             NextResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `into_inner2`.
     fn into_inner2(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         value: i64,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             IntoInner2Result,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
     /// Calls `as_mut`.
@@ -1748,7 +1751,7 @@ pub trait StdNamesServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// A notification: nothing is answered.
     fn as_mut(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         self_2: types::SelfValue,
     ) -> impl ::std::future::Future<Output = ()> + ::std::marker::Send;
 }
@@ -1784,26 +1787,26 @@ impl<S> ::std::fmt::Debug for StdNamesDispatcher<S> {
     }
 }
 #[allow(deprecated)]
-impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
+impl<S: StdNamesServer> ::rpcsmith::__private::Dispatch for StdNamesDispatcher<S> {
     fn call(
         &self,
         method: &str,
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-        cx: ::rpcsmith::server::Context,
-    ) -> ::rpcsmith::server::Reply {
+        cx: ::rpcsmith::__private::Context,
+    ) -> ::rpcsmith::__private::Reply {
         match method {
             "clone" => {
                 let params = match Clone2Params::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::clone2(&server, cx, params.value).await,
                     )
                 })
@@ -1812,12 +1815,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match CloneFrom2Params::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::clone_from2(&server, cx, params.value)
                             .await,
                     )
@@ -1827,12 +1830,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match CloneInto2Params::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::clone_into2(&server, cx, params.value)
                             .await,
                     )
@@ -1842,12 +1845,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match ToOwned2Params::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::to_owned2(&server, cx, params.value).await,
                     )
                 })
@@ -1856,12 +1859,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match Into2Params::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::into2(&server, cx, params.value).await,
                     )
                 })
@@ -1870,12 +1873,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match TryInto2Params::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::try_into2(&server, cx, params.value).await,
                     )
                 })
@@ -1884,12 +1887,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match AsRefParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::as_ref(&server, cx, params.value).await,
                     )
                 })
@@ -1898,12 +1901,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match DropParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::drop(&server, cx, params.value).await,
                     )
                 })
@@ -1912,12 +1915,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match EqParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::eq(&server, cx, params.value).await,
                     )
                 })
@@ -1926,12 +1929,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match ToStringParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::to_string(&server, cx, params.value).await,
                     )
                 })
@@ -1940,12 +1943,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match BorrowParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::borrow(&server, cx, params.value).await,
                     )
                 })
@@ -1954,12 +1957,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match TypeIdParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::type_id(&server, cx, params.value).await,
                     )
                 })
@@ -1968,12 +1971,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match SelfValueParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::self_(&server, cx, params.value).await,
                     )
                 })
@@ -1982,26 +1985,26 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match FromBlockParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::from_block(&server, cx, params.value)
                             .await,
                     )
                 })
             }
             "next" => {
-                if let ::std::result::Result::Err(error) = ::rpcsmith::codegen::decode::<
+                if let ::std::result::Result::Err(error) = ::rpcsmith::__private::decode::<
                     (),
-                >(params, ::rpcsmith::codegen::Structure::Either, &[]) {
-                    return ::rpcsmith::server::Reply::err(error);
+                >(params, ::rpcsmith::__private::Structure::Either, &[]) {
+                    return ::rpcsmith::__private::Reply::err(error);
                 }
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::next(&server, cx).await,
                     )
                 })
@@ -2010,12 +2013,12 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match IntoInner2Params::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as StdNamesServer>::into_inner2(&server, cx, params.value)
                             .await,
                     )
@@ -2025,18 +2028,18 @@ impl<S: StdNamesServer> ::rpcsmith::server::Dispatch for StdNamesDispatcher<S> {
                 let params = match AsMutParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
+                ::rpcsmith::__private::Reply::future(async move {
                     <S as StdNamesServer>::as_mut(&server, cx, params.self_2).await;
-                    ::rpcsmith::server::encode(&())
+                    ::rpcsmith::__private::encode(&())
                 })
             }
             _ => {
-                ::rpcsmith::server::Reply::err(
-                    ::rpcsmith::protocol::ErrorObject::method_not_found(),
+                ::rpcsmith::__private::Reply::err(
+                    ::rpcsmith::__private::ErrorObject::method_not_found(),
                 )
             }
         }

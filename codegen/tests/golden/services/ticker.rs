@@ -118,10 +118,10 @@ impl ::std::fmt::Display for SubscribeError {
 }
 impl ::std::error::Error for SubscribeError {}
 #[allow(deprecated)]
-impl ::rpcsmith::client::DeclaredError for SubscribeError {
+impl ::rpcsmith::__private::DeclaredError for SubscribeError {
     fn from_object(
-        error: ::rpcsmith::protocol::ErrorObject,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+        error: ::rpcsmith::__private::ErrorObject,
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
         match error.code {
             10_i64 => ::std::result::Result::Ok(Self::UnknownSymbol),
             _ => ::std::result::Result::Err(error),
@@ -129,19 +129,19 @@ impl ::rpcsmith::client::DeclaredError for SubscribeError {
     }
 }
 #[allow(deprecated)]
-impl ::std::convert::From<SubscribeError> for ::rpcsmith::protocol::ErrorObject {
+impl ::std::convert::From<SubscribeError> for ::rpcsmith::__private::ErrorObject {
     fn from(error: SubscribeError) -> Self {
         match error {
             SubscribeError::UnknownSymbol => {
-                ::rpcsmith::protocol::ErrorObject::new(10_i64, "unknown symbol")
+                ::rpcsmith::__private::ErrorObject::new(10_i64, "unknown symbol")
             }
         }
     }
 }
 impl ::std::convert::From<SubscribeError>
-for ::rpcsmith::server::Failure<SubscribeError> {
+for ::rpcsmith::__private::Failure<SubscribeError> {
     fn from(error: SubscribeError) -> Self {
-        ::rpcsmith::server::Failure::Declared(error)
+        ::rpcsmith::__private::Failure::Declared(error)
     }
 }
 /// The params of `unsubscribe`.
@@ -290,13 +290,13 @@ impl ::std::fmt::Display for TickerConfirmError {
 }
 impl ::std::error::Error for TickerConfirmError {}
 #[allow(deprecated)]
-impl ::rpcsmith::client::DeclaredError for TickerConfirmError {
+impl ::rpcsmith::__private::DeclaredError for TickerConfirmError {
     fn from_object(
-        error: ::rpcsmith::protocol::ErrorObject,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+        error: ::rpcsmith::__private::ErrorObject,
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
         match error.code {
             20_i64 => {
-                match ::rpcsmith::codegen::error_data(&error) {
+                match ::rpcsmith::__private::ErrorObject::data_as(&error) {
                     ::std::option::Option::Some(data) => {
                         ::std::result::Result::Ok(Self::Declined(data))
                     }
@@ -308,25 +308,25 @@ impl ::rpcsmith::client::DeclaredError for TickerConfirmError {
     }
 }
 #[allow(deprecated)]
-impl ::std::convert::From<TickerConfirmError> for ::rpcsmith::protocol::ErrorObject {
+impl ::std::convert::From<TickerConfirmError> for ::rpcsmith::__private::ErrorObject {
     fn from(error: TickerConfirmError) -> Self {
         match error {
             TickerConfirmError::Declined(data) => {
-                ::rpcsmith::codegen::error_with_data(20_i64, "declined", &data)
+                ::rpcsmith::__private::ErrorObject::with_data(20_i64, "declined", &data)
             }
         }
     }
 }
 impl ::std::convert::From<TickerConfirmError>
-for ::rpcsmith::server::Failure<TickerConfirmError> {
+for ::rpcsmith::__private::Failure<TickerConfirmError> {
     fn from(error: TickerConfirmError) -> Self {
-        ::rpcsmith::server::Failure::Declared(error)
+        ::rpcsmith::__private::Failure::Declared(error)
     }
 }
 /// A typed client of Ticker: one method per API method, over any transport.
 #[derive(::std::fmt::Debug, ::std::clone::Clone)]
 pub struct TickerClient {
-    inner: ::rpcsmith::client::Client,
+    inner: ::rpcsmith::__private::Client,
 }
 #[allow(
     deprecated,
@@ -344,11 +344,11 @@ pub struct TickerClient {
 )]
 impl TickerClient {
     /// Wraps a client of any transport.
-    pub fn new(inner: ::rpcsmith::client::Client) -> Self {
+    pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
         Self { inner }
     }
     /// The untyped client inside.
-    pub fn inner(&self) -> &::rpcsmith::client::Client {
+    pub fn inner(&self) -> &::rpcsmith::__private::Client {
         &self.inner
     }
     /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -370,7 +370,7 @@ impl TickerClient {
         every: ::std::option::Option<u8>,
     ) -> ::std::result::Result<
         SubscribeResult,
-        ::rpcsmith::client::Error<SubscribeError>,
+        ::rpcsmith::__private::Error<SubscribeError>,
     > {
         self.inner
             .request_declared::<
@@ -390,7 +390,7 @@ impl TickerClient {
         subscription: types::SubscriptionId,
     ) -> ::std::result::Result<
         UnsubscribeResult,
-        ::rpcsmith::client::Error<::std::convert::Infallible>,
+        ::rpcsmith::__private::Error<::std::convert::Infallible>,
     > {
         self.inner
             .request_declared::<
@@ -405,7 +405,7 @@ impl TickerClient {
 /// read each handle's result from the replies.
 #[derive(::std::fmt::Debug)]
 pub struct TickerBatch {
-    inner: ::rpcsmith::client::Batch,
+    inner: ::rpcsmith::__private::Batch,
 }
 #[allow(
     deprecated,
@@ -437,7 +437,10 @@ impl TickerBatch {
     /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
     pub async fn send(
         self,
-    ) -> ::std::result::Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<
+        ::rpcsmith::__private::Replies,
+        ::rpcsmith::__private::Error,
+    > {
         self.inner.send().await
     }
     /// Starts ticks for a symbol; ticks arrive as `ticker_tick`.
@@ -447,7 +450,7 @@ impl TickerBatch {
         &mut self,
         symbol: ::std::string::String,
         every: ::std::option::Option<u8>,
-    ) -> ::rpcsmith::client::Handle<SubscribeResult, SubscribeError> {
+    ) -> ::rpcsmith::__private::Handle<SubscribeResult, SubscribeError> {
         self.inner
             .request_declared::<
                 SubscribeResult,
@@ -459,7 +462,7 @@ impl TickerBatch {
     pub fn unsubscribe(
         &mut self,
         subscription: types::SubscriptionId,
-    ) -> ::rpcsmith::client::Handle<UnsubscribeResult, ::std::convert::Infallible> {
+    ) -> ::rpcsmith::__private::Handle<UnsubscribeResult, ::std::convert::Infallible> {
         self.inner
             .request_declared::<
                 UnsubscribeResult,
@@ -479,10 +482,10 @@ impl SubscribeParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (symbol, (every, ())) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (symbol, (every, ())) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::ByName,
+            ::rpcsmith::__private::Structure::ByName,
             &["symbol", "every"],
         )?;
         ::std::result::Result::Ok(Self { symbol, every })
@@ -499,10 +502,10 @@ impl UnsubscribeParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (subscription, ()) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (subscription, ()) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::Either,
+            ::rpcsmith::__private::Structure::Either,
             &["subscription"],
         )?;
         ::std::result::Result::Ok(Self { subscription })
@@ -533,24 +536,24 @@ pub trait TickerServer: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `subscribe`.
     fn subscribe(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         symbol: ::std::string::String,
         every: ::std::option::Option<u8>,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             SubscribeResult,
-            ::rpcsmith::server::Failure<SubscribeError>,
+            ::rpcsmith::__private::Failure<SubscribeError>,
         >,
     > + ::std::marker::Send;
     /// Calls `unsubscribe`.
     fn unsubscribe(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         subscription: types::SubscriptionId,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             UnsubscribeResult,
-            ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            ::rpcsmith::__private::Failure<::std::convert::Infallible>,
         >,
     > + ::std::marker::Send;
 }
@@ -586,26 +589,26 @@ impl<S> ::std::fmt::Debug for TickerDispatcher<S> {
     }
 }
 #[allow(deprecated)]
-impl<S: TickerServer> ::rpcsmith::server::Dispatch for TickerDispatcher<S> {
+impl<S: TickerServer> ::rpcsmith::__private::Dispatch for TickerDispatcher<S> {
     fn call(
         &self,
         method: &str,
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-        cx: ::rpcsmith::server::Context,
-    ) -> ::rpcsmith::server::Reply {
+        cx: ::rpcsmith::__private::Context,
+    ) -> ::rpcsmith::__private::Reply {
         match method {
             "subscribe" => {
                 let params = match SubscribeParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as TickerServer>::subscribe(
                                 &server,
                                 cx,
@@ -620,12 +623,12 @@ impl<S: TickerServer> ::rpcsmith::server::Dispatch for TickerDispatcher<S> {
                 let params = match UnsubscribeParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as TickerServer>::unsubscribe(
                                 &server,
                                 cx,
@@ -636,8 +639,8 @@ impl<S: TickerServer> ::rpcsmith::server::Dispatch for TickerDispatcher<S> {
                 })
             }
             _ => {
-                ::rpcsmith::server::Reply::err(
-                    ::rpcsmith::protocol::ErrorObject::method_not_found(),
+                ::rpcsmith::__private::Reply::err(
+                    ::rpcsmith::__private::ErrorObject::method_not_found(),
                 )
             }
         }
@@ -653,7 +656,7 @@ impl<S: TickerServer> ::rpcsmith::server::Dispatch for TickerDispatcher<S> {
 /// written; a request returns the client's typed answer, or its declared error.
 #[derive(::std::fmt::Debug, ::std::clone::Clone)]
 pub struct TickerPush {
-    inner: ::rpcsmith::client::Client,
+    inner: ::rpcsmith::__private::Client,
 }
 #[allow(
     deprecated,
@@ -671,11 +674,11 @@ pub struct TickerPush {
 )]
 impl TickerPush {
     /// Wraps a client of any transport.
-    pub fn new(inner: ::rpcsmith::client::Client) -> Self {
+    pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
         Self { inner }
     }
     /// The untyped client inside.
-    pub fn inner(&self) -> &::rpcsmith::client::Client {
+    pub fn inner(&self) -> &::rpcsmith::__private::Client {
         &self.inner
     }
     /// A price, pushed to the subscriber.
@@ -689,7 +692,7 @@ impl TickerPush {
         &self,
         subscription: types::SubscriptionId,
         price: types::Price,
-    ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+    ) -> ::std::result::Result<(), ::rpcsmith::__private::Error> {
         self.inner
             .notify(
                 "ticker_tick",
@@ -713,7 +716,7 @@ impl TickerPush {
         deadline: ::std::option::Option<i64>,
     ) -> ::std::result::Result<
         TickerConfirmResult,
-        ::rpcsmith::client::Error<TickerConfirmError>,
+        ::rpcsmith::__private::Error<TickerConfirmError>,
     > {
         self.inner
             .request_declared::<
@@ -741,10 +744,10 @@ impl TickerTickParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (subscription, (price, ())) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (subscription, (price, ())) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::ByName,
+            ::rpcsmith::__private::Structure::ByName,
             &["subscription", "price"],
         )?;
         ::std::result::Result::Ok(Self { subscription, price })
@@ -761,10 +764,10 @@ impl TickerConfirmParams {
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-    ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
-        let (question, (deadline, ())) = ::rpcsmith::codegen::decode(
+    ) -> ::std::result::Result<Self, ::rpcsmith::__private::ErrorObject> {
+        let (question, (deadline, ())) = ::rpcsmith::__private::decode(
             params,
-            ::rpcsmith::codegen::Structure::ByPosition,
+            ::rpcsmith::__private::Structure::ByPosition,
             &["question", "deadline"],
         )?;
         ::std::result::Result::Ok(Self { question, deadline })
@@ -801,7 +804,7 @@ pub trait TickerListener: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// A notification: nothing is answered.
     fn ticker_tick(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         subscription: types::SubscriptionId,
         price: types::Price,
     ) -> impl ::std::future::Future<Output = ()> + ::std::marker::Send;
@@ -810,13 +813,13 @@ pub trait TickerListener: ::std::marker::Send + ::std::marker::Sync + 'static {
     /// Calls `ticker_confirm`.
     fn ticker_confirm(
         &self,
-        cx: ::rpcsmith::server::Context,
+        cx: ::rpcsmith::__private::Context,
         question: ::std::string::String,
         deadline: ::std::option::Option<i64>,
     ) -> impl ::std::future::Future<
         Output = ::std::result::Result<
             TickerConfirmResult,
-            ::rpcsmith::server::Failure<TickerConfirmError>,
+            ::rpcsmith::__private::Failure<TickerConfirmError>,
         >,
     > + ::std::marker::Send;
 }
@@ -850,25 +853,25 @@ impl<S> ::std::fmt::Debug for TickerListenerDispatcher<S> {
     }
 }
 #[allow(deprecated)]
-impl<S: TickerListener> ::rpcsmith::server::Dispatch for TickerListenerDispatcher<S> {
+impl<S: TickerListener> ::rpcsmith::__private::Dispatch for TickerListenerDispatcher<S> {
     fn call(
         &self,
         method: &str,
         params: ::std::option::Option<
             &::rpcsmith::__private::serde_json::value::RawValue,
         >,
-        cx: ::rpcsmith::server::Context,
-    ) -> ::rpcsmith::server::Reply {
+        cx: ::rpcsmith::__private::Context,
+    ) -> ::rpcsmith::__private::Reply {
         match method {
             "ticker_tick" => {
                 let params = match TickerTickParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
+                ::rpcsmith::__private::Reply::future(async move {
                     <S as TickerListener>::ticker_tick(
                             &server,
                             cx,
@@ -876,19 +879,19 @@ impl<S: TickerListener> ::rpcsmith::server::Dispatch for TickerListenerDispatche
                             params.price,
                         )
                         .await;
-                    ::rpcsmith::server::encode(&())
+                    ::rpcsmith::__private::encode(&())
                 })
             }
             "ticker_confirm" => {
                 let params = match TickerConfirmParams::decode(params) {
                     ::std::result::Result::Ok(params) => params,
                     ::std::result::Result::Err(error) => {
-                        return ::rpcsmith::server::Reply::err(error);
+                        return ::rpcsmith::__private::Reply::err(error);
                     }
                 };
                 let server = ::std::sync::Arc::clone(&self.server);
-                ::rpcsmith::server::Reply::future(async move {
-                    ::rpcsmith::codegen::answer(
+                ::rpcsmith::__private::Reply::future(async move {
+                    ::rpcsmith::__private::answer(
                         <S as TickerListener>::ticker_confirm(
                                 &server,
                                 cx,
@@ -900,8 +903,8 @@ impl<S: TickerListener> ::rpcsmith::server::Dispatch for TickerListenerDispatche
                 })
             }
             _ => {
-                ::rpcsmith::server::Reply::err(
-                    ::rpcsmith::protocol::ErrorObject::method_not_found(),
+                ::rpcsmith::__private::Reply::err(
+                    ::rpcsmith::__private::ErrorObject::method_not_found(),
                 )
             }
         }

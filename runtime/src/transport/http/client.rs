@@ -2,7 +2,7 @@
 
 use super::body::{self, ReadError};
 use super::pool::{self, Pool};
-use crate::transport::{self, Delivery, ErrorKind, SendFuture, Transport};
+use crate::client::{Delivery, SendFuture, Transport, TransportError, TransportErrorKind};
 use ::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use ::http::uri::PathAndQuery;
 use ::http::{Method, Request, StatusCode, Uri};
@@ -42,7 +42,7 @@ pub const DEFAULT_CLIENT_CONNECTIONS: usize = 64;
 ///     .build()?;
 /// let client = rpcsmith::client::Client::new(transport);
 /// # drop(client);
-/// # Ok::<(), rpcsmith::transport::Error>(())
+/// # Ok::<(), rpcsmith::client::TransportError>(())
 /// ```
 #[derive(Clone)]
 pub struct Client {
@@ -70,7 +70,7 @@ pub struct ClientBuilder {
     http2_only: bool,
     max_connections: usize,
     max_response_size: usize,
-    error: Option<transport::Error>,
+    error: Option<TransportError>,
     #[cfg(feature = "tls")]
     tls: Option<rustls::ClientConfig>,
 }
@@ -80,8 +80,8 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// A [`Config`](ErrorKind::Config) error when `url` is not a valid `http://` URL.
-    pub fn new(url: &str) -> Result<Self, transport::Error> {
+    /// A [`Config`](TransportErrorKind::Config) error when `url` is not a valid `http://` URL.
+    pub fn new(url: &str) -> Result<Self, TransportError> {
         Self::builder(url).build()
     }
 
@@ -122,7 +122,7 @@ impl Client {
         request
     }
 
-    async fn exchange(&self, message: Bytes) -> Result<Delivery, transport::Error> {
+    async fn exchange(&self, message: Bytes) -> Result<Delivery, TransportError> {
         let shared = &*self.shared;
         let (response, lease) = shared
             .pool
@@ -133,12 +133,12 @@ impl Client {
         let body = body::read(response.into_body(), shared.max_response_size)
             .await
             .map_err(|error| match error {
-                ReadError::TooLarge => transport::Error::new(
-                    ErrorKind::Io,
+                ReadError::TooLarge => TransportError::new(
+                    TransportErrorKind::Io,
                     "the HTTP response body is over the size limit",
                 ),
-                ReadError::Body(error) => transport::Error::with_source(
-                    ErrorKind::Io,
+                ReadError::Body(error) => TransportError::with_source(
+                    TransportErrorKind::Io,
                     "reading the HTTP response body failed",
                     error,
                 ),
@@ -150,7 +150,7 @@ impl Client {
 }
 
 /// What an exchange's status and body say.
-fn reply(status: StatusCode, is_json: bool, body: Bytes) -> Result<Delivery, transport::Error> {
+fn reply(status: StatusCode, is_json: bool, body: Bytes) -> Result<Delivery, TransportError> {
     if status.is_success() {
         return Ok(if body.is_empty() || status == StatusCode::NO_CONTENT {
             Delivery::NoAnswer
@@ -163,8 +163,8 @@ fn reply(status: StatusCode, is_json: bool, body: Bytes) -> Result<Delivery, tra
     if is_json && !body.is_empty() {
         return Ok(Delivery::Answer(body));
     }
-    Err(transport::Error::new(
-        ErrorKind::Status,
+    Err(TransportError::new(
+        TransportErrorKind::Status,
         format!("HTTP status {status}"),
     ))
 }
@@ -203,8 +203,8 @@ impl ClientBuilder {
             }
             _ => {
                 self.error.get_or_insert_with(|| {
-                    transport::Error::new(
-                        ErrorKind::Config,
+                    TransportError::new(
+                        TransportErrorKind::Config,
                         format!("invalid HTTP header {name:?}"),
                     )
                 });
@@ -275,9 +275,9 @@ impl ClientBuilder {
     ///
     /// # Errors
     ///
-    /// A [`Config`](ErrorKind::Config) error when the URL is not a valid `http://` URL
+    /// A [`Config`](TransportErrorKind::Config) error when the URL is not a valid `http://` URL
     /// or a header given to [`header`](Self::header) was invalid.
-    pub fn build(self) -> Result<Client, transport::Error> {
+    pub fn build(self) -> Result<Client, TransportError> {
         if let Some(error) = self.error {
             return Err(error);
         }
@@ -288,7 +288,7 @@ impl ClientBuilder {
         connector.set_keepalive(Some(self.idle_timeout));
         #[cfg(feature = "tls")]
         let connector = tls_connector(connector, self.tls)?;
-        let pool = Pool::new(pool::Settings {
+        let pool = Pool::new(pool::PoolSettings {
             connector,
             target: uri.clone(),
             http2_only: self.http2_only,
@@ -342,13 +342,17 @@ fn host(uri: &Uri) -> Option<HeaderValue> {
 fn tls_connector(
     mut http: HttpConnector,
     config: Option<rustls::ClientConfig>,
-) -> Result<pool::Connector, transport::Error> {
+) -> Result<pool::Connector, TransportError> {
     http.enforce_http(false);
     let builder = hyper_rustls::HttpsConnectorBuilder::new();
     let builder = match config {
         Some(config) => builder.with_tls_config(config),
         None => builder.with_native_roots().map_err(|e| {
-            transport::Error::with_source(ErrorKind::Config, "no system root certificates", e)
+            TransportError::with_source(
+                TransportErrorKind::Config,
+                "no system root certificates",
+                e,
+            )
         })?,
     };
     Ok(builder
@@ -358,9 +362,12 @@ fn tls_connector(
         .wrap_connector(http))
 }
 
-fn parse_uri(url: &str) -> Result<Uri, transport::Error> {
+fn parse_uri(url: &str) -> Result<Uri, TransportError> {
     let invalid = |reason: &str| {
-        transport::Error::new(ErrorKind::Config, format!("invalid URL {url:?}: {reason}"))
+        TransportError::new(
+            TransportErrorKind::Config,
+            format!("invalid URL {url:?}: {reason}"),
+        )
     };
     let uri: Uri = url.parse().map_err(|_| invalid("not a URL"))?;
     match uri.scheme_str() {
@@ -416,7 +423,7 @@ mod tests {
         );
         for bad in ["ftp://example.com", "127.0.0.1:80", "not a url", "http://"] {
             let error = parse_uri(bad).expect_err(bad);
-            assert_eq!(error.kind(), ErrorKind::Config, "{bad}");
+            assert_eq!(error.kind(), TransportErrorKind::Config, "{bad}");
         }
     }
 
@@ -426,7 +433,7 @@ mod tests {
             .header("bad header", "x")
             .build()
             .expect_err("invalid header name");
-        assert_eq!(error.kind(), ErrorKind::Config);
+        assert_eq!(error.kind(), TransportErrorKind::Config);
     }
 
     #[test]

@@ -10,9 +10,9 @@
 //! than through request extensions.
 
 use super::body::Written;
-use super::serve::{Socket, Stopping};
-use super::service::{Begun, Origin, PeerAddr, Service};
+use super::service::{Begun, PeerAddr, Service, SocketInfo};
 use super::unsent::Unsent;
+use crate::server::InFlight;
 use ::http::{Method, Request, Response};
 use futures_util::task::AtomicWaker;
 use hyper::body::{Body, Incoming};
@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 use tokio::net::TcpStream;
+use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 use tower::ServiceExt as _;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -36,19 +37,52 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// The first bytes of every HTTP/2 connection with prior knowledge (RFC 9113, 3.4).
 const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
+/// The server's shutdown, as a request extension, for connections that outlive their
+/// HTTP exchange (WebSocket): they end when it says so, and [`Serve::run`](super::Serve::run) returns only
+/// once every copy of it is gone.
+#[derive(Debug, Clone)]
+pub(crate) struct Stopping {
+    pub(super) stopped: watch::Receiver<bool>,
+    pub(super) _alive: mpsc::Sender<()>,
+}
+
+impl Stopping {
+    /// Resolves when the server shuts down.
+    pub(crate) async fn wait(&mut self) {
+        // An error means the server is gone, which is a shutdown too.
+        let _ = self.stopped.wait_for(|stopped| *stopped).await;
+    }
+}
+
+/// What [`serve`](super::serve) hands every request of one accepted connection, as an extension: the
+/// server's shutdown, the connection's count of calls in flight (which the
+/// [`Service`](super::Service) gives the engine, so the requests of one socket share
+/// [`Limits::max_in_flight`](crate::server::Limits::max_in_flight)), and its slot among
+/// [`Serve::max_connections`](super::Serve::max_connections), which a request upgraded to a WebSocket keeps for as long
+/// as the WebSocket lives. Cloning it allocates nothing.
+#[derive(Debug, Clone)]
+pub(crate) struct Socket {
+    pub(crate) stopping: Stopping,
+    pub(crate) in_flight: InFlight,
+    /// The bytes of its answers not sent yet, against
+    /// [`Serve::max_unsent_bytes`](super::Serve::max_unsent_bytes).
+    pub(crate) unsent: Arc<Unsent>,
+    pub(super) _slot: Arc<OwnedSemaphorePermit>,
+}
+
 /// What [`serve`](super::serve) hands each connection besides the socket.
-pub(super) struct Settings {
+pub(super) struct ConnectionSettings {
     pub(super) header_timeout: Option<Duration>,
 }
 
 /// Serves one connection until it ends, the server shuts down, or it waits too long
 /// for a request.
-pub(super) async fn serve<S, B>(
+pub(super) async fn serve_connection<S, B>(
     stream: TcpStream,
     peer: SocketAddr,
     service: S,
     socket: Socket,
-    settings: Settings,
+    settings: ConnectionSettings,
 ) where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
     S::Future: Send + 'static,
@@ -473,9 +507,9 @@ impl hyper::service::Service<Request<Incoming>> for Direct {
             // A WebSocket upgrade finds the socket where a layered service would.
             accepted.tag(&mut request);
         }
-        let origin = Origin {
+        let origin = SocketInfo {
             peer: Some(accepted.peer),
-            in_flight: Some(Arc::clone(&accepted.socket.in_flight)),
+            in_flight: Some(accepted.socket.in_flight.clone()),
             unsent: Some(Arc::clone(&accepted.socket.unsent)),
         };
         match self.service.begin(request, origin) {

@@ -39,7 +39,7 @@ mod service;
 mod unsent;
 
 pub use client::{Client, ClientBuilder, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE};
-pub(crate) use serve::Socket;
+pub(crate) use connection::Socket;
 pub use serve::{
     DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_UNSENT_BYTES, Serve, serve,
 };

@@ -8,7 +8,7 @@
 //! the connection to be ready, no race between a returning connection and a new one).
 
 use super::body;
-use crate::transport::{self, ErrorKind};
+use crate::client::{TransportError, TransportErrorKind};
 use ::http::{Request, Response, Uri};
 use bytes::Bytes;
 use http_body_util::Full;
@@ -31,7 +31,7 @@ pub(super) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 type Body = Full<Bytes>;
 
 /// How the pool is set up.
-pub(super) struct Settings {
+pub(super) struct PoolSettings {
     pub(super) connector: Connector,
     /// The server: scheme and authority are what is connected to.
     pub(super) target: Uri,
@@ -46,7 +46,7 @@ pub(super) struct Pool {
 }
 
 struct Inner {
-    settings: Settings,
+    settings: PoolSettings,
     /// One per HTTP/1.1 exchange in progress, so at most this many connections.
     exchanges: Semaphore,
     /// HTTP/1.1 connections not in use, the most recently used last.
@@ -76,7 +76,7 @@ pub(super) enum Lease<'a> {
 }
 
 impl Pool {
-    pub(super) fn new(settings: Settings) -> Self {
+    pub(super) fn new(settings: PoolSettings) -> Self {
         let max = settings.max_connections.clamp(1, Semaphore::MAX_PERMITS);
         Self {
             inner: Arc::new(Inner {
@@ -98,13 +98,13 @@ impl Pool {
     ///
     /// # Errors
     ///
-    /// [`Connect`](ErrorKind::Connect) when no connection can be made, and
-    /// [`Io`](ErrorKind::Io) when the exchange fails.
+    /// [`Connect`](TransportErrorKind::Connect) when no connection can be made, and
+    /// [`Io`](TransportErrorKind::Io) when the exchange fails.
     pub(super) async fn send(
         &self,
         mut message: Bytes,
         request: impl Fn(Bytes, bool) -> Request<Body>,
-    ) -> Result<(Response<Incoming>, Lease<'_>), transport::Error> {
+    ) -> Result<(Response<Incoming>, Lease<'_>), TransportError> {
         loop {
             // The request is made once the connection is known, so that the future
             // holds only the message while it waits for one.
@@ -123,7 +123,7 @@ impl Pool {
 
     /// A connection for one exchange: the HTTP/2 connection, a kept-alive HTTP/1.1
     /// one, or a new one.
-    async fn checkout(&self) -> Result<Lease<'_>, transport::Error> {
+    async fn checkout(&self) -> Result<Lease<'_>, TransportError> {
         if let Some(sender) = self.http2() {
             return Ok(Lease::Http2(sender));
         }
@@ -181,7 +181,7 @@ impl Pool {
 
     /// Opens a connection: HTTP/2 with prior knowledge when told to, or when TLS
     /// negotiated it; HTTP/1.1 otherwise.
-    async fn connect(&self) -> Result<Connected, transport::Error> {
+    async fn connect(&self) -> Result<Connected, TransportError> {
         let inner = &*self.inner;
         let io = inner
             .settings
@@ -191,7 +191,7 @@ impl Pool {
             .await
             .map_err(|error| {
                 let message = format!("HTTP connection failed: {error}");
-                transport::Error::with_source(ErrorKind::Connect, message, error)
+                TransportError::with_source(TransportErrorKind::Connect, message, error)
             })?;
         if inner.settings.http2_only || io.connected().is_negotiated_h2() {
             let (sender, connection) = http2::Builder::new(TokioExecutor::new())
@@ -296,22 +296,25 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn connect_failed(error: hyper::Error) -> transport::Error {
-    transport::Error::with_source(
-        ErrorKind::Connect,
+fn connect_failed(error: hyper::Error) -> TransportError {
+    TransportError::with_source(
+        TransportErrorKind::Connect,
         format!("HTTP handshake failed: {error}"),
         error,
     )
 }
 
-fn failed(error: hyper::Error) -> transport::Error {
-    transport::Error::with_source(
-        ErrorKind::Io,
+fn failed(error: hyper::Error) -> TransportError {
+    TransportError::with_source(
+        TransportErrorKind::Io,
         format!("HTTP request failed: {error}"),
         error,
     )
 }
 
-fn closed() -> transport::Error {
-    transport::Error::new(ErrorKind::Closed, "the HTTP client's pool is closed")
+fn closed() -> TransportError {
+    TransportError::new(
+        TransportErrorKind::Closed,
+        "the HTTP client's pool is closed",
+    )
 }

@@ -1,51 +1,19 @@
 //! Serving an HTTP service (a [`Service`](super::Service), or any tower service
 //! around one) on a TCP listener.
 
-use super::connection;
+use super::connection::{self, ConnectionSettings, Socket, Stopping};
 use super::refusal::Refusals;
 use super::unsent::Unsent;
+use crate::server::InFlight;
 use ::http::{Request, Response};
 use hyper::body::{Body, Incoming};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
+use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::task::JoinSet;
-
-/// The server's shutdown, as a request extension, for connections that outlive their
-/// HTTP exchange (WebSocket): they end when it says so, and [`Serve::run`] returns only
-/// once every copy of it is gone.
-#[derive(Debug, Clone)]
-pub(crate) struct Stopping {
-    stopped: watch::Receiver<bool>,
-    _alive: mpsc::Sender<()>,
-}
-
-impl Stopping {
-    /// Resolves when the server shuts down.
-    pub(crate) async fn wait(&mut self) {
-        // An error means the server is gone, which is a shutdown too.
-        let _ = self.stopped.wait_for(|stopped| *stopped).await;
-    }
-}
-
-/// What [`serve`] hands every request of one accepted connection, as an extension: the
-/// server's shutdown, the connection's count of calls in flight (which the
-/// [`Service`](super::Service) gives the engine, so the requests of one socket share
-/// [`Limits::max_in_flight`](crate::server::Limits::max_in_flight)), and its slot among
-/// [`Serve::max_connections`], which a request upgraded to a WebSocket keeps for as long
-/// as the WebSocket lives. Cloning it allocates nothing.
-#[derive(Debug, Clone)]
-pub(crate) struct Socket {
-    pub(crate) stopping: Stopping,
-    pub(crate) in_flight: Arc<AtomicUsize>,
-    /// The bytes of its answers not sent yet, against [`Serve::max_unsent_bytes`].
-    pub(crate) unsent: Arc<Unsent>,
-    _slot: Arc<OwnedSemaphorePermit>,
-}
 
 /// How many connections [`serve`] keeps open at once unless told otherwise.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
@@ -246,14 +214,14 @@ where
             };
             let socket = Socket {
                 stopping: stopping.clone(),
-                in_flight: Arc::new(AtomicUsize::new(0)),
+                in_flight: InFlight::new(),
                 unsent: Arc::new(Unsent::new(self.max_unsent_bytes)),
                 _slot: Arc::new(slot),
             };
-            let settings = connection::Settings {
+            let settings = ConnectionSettings {
                 header_timeout: self.header_timeout,
             };
-            connections.spawn(connection::serve(
+            connections.spawn(connection::serve_connection(
                 stream,
                 peer,
                 self.service.clone(),

@@ -4,7 +4,7 @@ use super::body::{self, Data, ReadError};
 use super::client::is_json;
 use super::unsent::Unsent;
 use crate::protocol::{self, ErrorObject, Id};
-use crate::server::{Metadata, Server};
+use crate::server::{InFlight, Metadata, Server};
 use ::http::header::{self, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode, Version};
 use bytes::Bytes;
@@ -15,7 +15,6 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -100,10 +99,10 @@ pub(super) type Answer<D = Bytes> = Response<Full<D>>;
 /// calls a bare [`Service`] directly; through layers, the same travels as request
 /// extensions ([`PeerAddr`], the socket).
 #[derive(Debug, Default)]
-pub(super) struct Origin {
+pub(super) struct SocketInfo {
     pub(super) peer: Option<SocketAddr>,
     /// The socket's count of calls in flight, shared by its requests.
-    pub(super) in_flight: Option<Arc<AtomicUsize>>,
+    pub(super) in_flight: Option<InFlight>,
     /// The socket's answers not sent yet.
     pub(super) unsent: Option<Arc<Unsent>>,
 }
@@ -185,7 +184,7 @@ impl Service {
     pub(super) fn begin<B: Body, D: Data>(
         &self,
         request: Request<B>,
-        origin: Origin,
+        origin: SocketInfo,
     ) -> Begun<B, D> {
         #[cfg(feature = "ws")]
         if let Some((peer, settings)) = &self.config.websocket
@@ -270,7 +269,7 @@ pub(super) struct Exchange<B> {
     body_timeout: Option<Duration>,
     version: Version,
     metadata: Metadata,
-    in_flight: Option<Arc<AtomicUsize>>,
+    in_flight: Option<InFlight>,
     unsent: Option<Arc<Unsent>>,
     no_response: NoResponse,
 }
@@ -292,8 +291,8 @@ where
         };
         let answer = match self.in_flight {
             Some(in_flight) => {
-                let handled = self.server.handle_counted(&body, self.metadata, in_flight);
-                handled.await
+                let connection = self.server.connection_sharing(self.metadata, &in_flight);
+                connection.handle(&body).await
             }
             None => self.server.handle(&body, self.metadata).await,
         };
@@ -422,7 +421,7 @@ where
     fn call(&mut self, request: Request<B>) -> Self::Future {
         // Everything decided before the body is read is decided here, so that the
         // future keeps only what reading and handling it need.
-        match self.begin(request, Origin::default()) {
+        match self.begin(request, SocketInfo::default()) {
             Begun::Reading(exchange) => Box::pin(exchange.finish(())),
             Begun::Answered(answer) => Box::pin(std::future::ready(Ok(answer))),
         }

@@ -8,10 +8,10 @@
 //! of the connection, aborts.
 
 use super::queue::{Answers, Outbox};
+use super::wire::CANCEL_METHOD;
 use crate::client::Inbox;
-use crate::protocol::incoming::Incoming;
-use crate::protocol::{Entry, ErrorObject, Id, Message, write_error};
-use crate::server::{Connection, Limits};
+use crate::protocol::{Entry, ErrorObject, Id, Message, TwoWay, write_error};
+use crate::server::{Connection, Input, Limits};
 use bytes::Bytes;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -23,7 +23,7 @@ use tokio::task::AbortHandle;
 
 /// The calls from the other side that run in tasks of their own.
 #[derive(Default)]
-struct Running {
+struct Spawned {
     next: u64,
     tasks: HashMap<u64, Task>,
     /// The size of their messages, which they hold until they finish.
@@ -38,7 +38,7 @@ struct Task {
     bytes: usize,
 }
 
-impl Running {
+impl Spawned {
     fn remove(&mut self, serial: u64) -> Option<Task> {
         let task = self.tasks.remove(&serial)?;
         self.bytes -= task.bytes;
@@ -46,17 +46,18 @@ impl Running {
     }
 }
 
-type Shared = Arc<Mutex<Running>>;
+/// The spawned calls, shared with the tasks that run them.
+type SpawnedCalls = Arc<Mutex<Spawned>>;
 
-fn lock(running: &Shared) -> MutexGuard<'_, Running> {
+fn lock(running: &SpawnedCalls) -> MutexGuard<'_, Spawned> {
     running.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A message, being handled.
-type Handling = Pin<Box<dyn Future<Output = Outcome> + Send>>;
+type Processing = Pin<Box<dyn Future<Output = Handled> + Send>>;
 
 /// What became of a message.
-enum Outcome {
+enum Handled {
     /// Its calls ran; the answer to send, if any.
     Answer(Option<Vec<u8>>),
     /// It is responses, for the client engine.
@@ -84,7 +85,7 @@ pub(crate) struct Inbound {
     /// The server's limits on what the engine reads.
     max_size: usize,
     max_batch_len: usize,
-    running: Shared,
+    running: SpawnedCalls,
 }
 
 impl Inbound {
@@ -106,7 +107,7 @@ impl Inbound {
             max_running_bytes,
             max_size: limits.max_request_size,
             max_batch_len: limits.max_batch_len,
-            running: Shared::default(),
+            running: SpawnedCalls::default(),
         }
     }
 
@@ -128,33 +129,34 @@ impl Inbound {
         let bytes = message.len();
         let connection = self.connection.clone();
         let (max_size, max_batch_len, cancel) = (self.max_size, self.max_batch_len, self.cancel);
-        let mut handling: Handling = Box::pin(async move {
-            let incoming = if message.len() > max_size {
-                Incoming::Calls {
+        let mut handling: Processing = Box::pin(async move {
+            let received = if message.len() > max_size {
+                TwoWay::Calls {
                     message: Err(ErrorObject::request_too_large()),
-                    cancel: None,
+                    intercepted: None,
                 }
             } else {
-                Incoming::parse(&message, max_batch_len)
+                TwoWay::parse(&message, max_batch_len, Some(CANCEL_METHOD))
             };
-            match incoming {
-                Incoming::Responses => Outcome::Responses(message),
-                Incoming::Calls {
+            match received {
+                TwoWay::Responses => Handled::Responses(message),
+                TwoWay::Calls {
                     message,
-                    cancel: params,
+                    intercepted: params,
                 } => {
                     if let Some(id) = params.filter(|_| cancel).and_then(cancelled_id) {
-                        return Outcome::Cancel(id.get().into());
+                        return Handled::Cancel(id.get().into());
                     }
-                    Outcome::Answer(connection.handle_parsed(message).await)
+                    let input = Input::Parsed(message);
+                    Handled::Answer(connection.handle_input(input).await)
                 }
             }
         });
         match handling.as_mut().poll(cx) {
-            Poll::Ready(Outcome::Answer(Some(answer))) => answers.push(answer.into()),
-            Poll::Ready(Outcome::Answer(None)) => {}
-            Poll::Ready(Outcome::Responses(message)) => self.inbox.deliver(message),
-            Poll::Ready(Outcome::Cancel(id)) => self.cancel(&id, answers),
+            Poll::Ready(Handled::Answer(Some(answer))) => answers.push(answer.into()),
+            Poll::Ready(Handled::Answer(None)) => {}
+            Poll::Ready(Handled::Responses(message)) => self.inbox.deliver(message),
+            Poll::Ready(Handled::Cancel(id)) => self.cancel(&id, answers),
             Poll::Pending => self.spawn(handling, kept.as_deref().and_then(single_id), bytes),
         }
     }
@@ -162,11 +164,11 @@ impl Inbound {
     /// Routes a message that found every slot for calls taken: responses and
     /// cancellations as usual, calls refused.
     fn route_busy(&self, message: &Bytes, answers: &mut Answers) {
-        match Incoming::parse(message, self.max_batch_len) {
-            Incoming::Responses => self.inbox.deliver(message.clone()),
-            Incoming::Calls {
+        match TwoWay::parse(message, self.max_batch_len, Some(CANCEL_METHOD)) {
+            TwoWay::Responses => self.inbox.deliver(message.clone()),
+            TwoWay::Calls {
                 message: calls,
-                cancel: params,
+                intercepted: params,
             } => match params.filter(|_| self.cancel).and_then(cancelled_id) {
                 Some(id) => self.cancel(id.get(), answers),
                 None => self.refuse(calls, answers),
@@ -196,7 +198,7 @@ impl Inbound {
     }
 
     /// Finishes a call in a task; its answer goes out unless it was cancelled meanwhile.
-    fn spawn(&self, handling: Handling, id: Option<Box<str>>, bytes: usize) {
+    fn spawn(&self, handling: Processing, id: Option<Box<str>>, bytes: usize) {
         let outbox = self.outbox.clone();
         let tasks = Arc::clone(&self.running);
         // The lock is held until the task is registered, so it cannot finish unseen.
@@ -206,7 +208,7 @@ impl Inbound {
         let handle = tokio::spawn(async move {
             let outcome = handling.await;
             let still_wanted = lock(&tasks).remove(serial).is_some();
-            if let (Outcome::Answer(Some(answer)), true) = (outcome, still_wanted) {
+            if let (Handled::Answer(Some(answer)), true) = (outcome, still_wanted) {
                 let _ = outbox.send(answer.into()).await;
             }
         });

@@ -4,7 +4,7 @@
 
 use super::queue::Outbox;
 use super::wire::cancel_message;
-use crate::transport::{Delivery, Error, SendFuture, Transport};
+use crate::client::{Delivery, SendFuture, Transport, TransportError};
 use bytes::Bytes;
 use futures_util::task::AtomicWaker;
 use std::sync::Arc;
@@ -57,7 +57,7 @@ impl Transport for Link {
                 .send(message)
                 .await
                 .map(|()| Delivery::Routed)
-                .map_err(|_| Error::closed())
+                .map_err(|_| TransportError::closed())
         })
     }
 

@@ -9,8 +9,8 @@ use super::queue::{Budget, Outbox};
 use super::wire::{Wire, cancel_message};
 use super::{Builder, NoMethods, Remote};
 use crate::client::{Client, Inbox};
+use crate::client::{Delivery, SendFuture, Transport, TransportError};
 use crate::server::Server;
-use crate::transport::{Delivery, Error, SendFuture, Transport};
 use bytes::Bytes;
 use std::future::Future;
 use std::io;
@@ -70,7 +70,7 @@ impl Transport for Switch {
                 }
                 // Wait for the next connection; the client's timeout bounds the wait.
                 if current.changed().await.is_err() {
-                    return Err(Error::closed());
+                    return Err(TransportError::closed());
                 }
             }
         })
@@ -144,7 +144,7 @@ impl Supervisor {
             match connected {
                 Ok(wire) => {
                     attempt = 0;
-                    if self.serve(&server, wire).await == Ended::ClientGone {
+                    if self.run_connection(&server, wire).await == Ended::ClientGone {
                         return;
                     }
                 }
@@ -163,7 +163,7 @@ impl Supervisor {
     }
 
     /// Runs one connection until it ends, or until the client is gone (then closes it).
-    async fn serve(&self, server: &Server, wire: impl Wire) -> Ended {
+    async fn run_connection(&self, server: &Server, wire: impl Wire) -> Ended {
         let budget = Arc::new(Budget::new(self.builder.byte_budget));
         let (outbox, queue) = Outbox::new(self.builder.queue, Arc::clone(&budget));
         let stop = Arc::new(Stop::default());

@@ -1,6 +1,6 @@
 //! What a message stream carries, as far as the connection must know: the transport's
 //! side of it ([`Wire`]). (How a received message is told apart, calls or responses, is
-//! [`Incoming`](crate::protocol::incoming::Incoming).)
+//! [`TwoWay`](crate::protocol::TwoWay).)
 
 use bytes::Bytes;
 use std::io;
@@ -55,8 +55,13 @@ pub(crate) trait Wire: Send + Unpin + 'static {
     }
 }
 
+/// The LSP's cancellation notification, which a peer sends for a call given up and
+/// answers itself (see [`Builder::cancel`](super::Builder::cancel)).
+pub(crate) const CANCEL_METHOD: &str = "$/cancelRequest";
+
 /// The notification that cancels call `id`.
 pub(crate) fn cancel_message(id: u64) -> Bytes {
+    // `CANCEL_METHOD`, as a JSON string.
     let mut out = Vec::with_capacity(72);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"#);
     out.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());

@@ -28,7 +28,7 @@ pub async fn serve_tcp(
         let (reader, writer) = stream.into_split();
         Ok((reader, writer, Some(address)))
     };
-    serve(accept, builder, codec, shutdown).await;
+    accept_loop(accept, builder, codec, shutdown).await;
 }
 
 /// As [`serve_tcp`], on a Unix-socket `listener`.
@@ -44,7 +44,7 @@ pub async fn serve_unix(
         let (reader, writer) = stream.into_split();
         Ok((reader, writer, None))
     };
-    serve(accept, builder, codec, shutdown).await;
+    accept_loop(accept, builder, codec, shutdown).await;
 }
 
 /// Closes a connection of the server when the task that keeps it ends.
@@ -56,7 +56,7 @@ impl Drop for CloseOnDrop {
     }
 }
 
-async fn serve<A, F, R, W>(
+async fn accept_loop<A, F, R, W>(
     accept: A,
     builder: Builder,
     codec: Codec,

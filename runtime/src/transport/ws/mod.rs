@@ -36,7 +36,7 @@ pub(crate) use upgrade::{is_upgrade, upgrade};
 
 use super::peer::wire::{Received, Wire};
 use super::peer::{Builder, Peer};
-use crate::transport::{self, ErrorKind};
+use crate::client::{TransportError, TransportErrorKind};
 use bytes::Bytes;
 use futures_util::{Sink, StreamExt};
 use std::io;
@@ -141,19 +141,23 @@ impl Builder {
 ///
 /// # Errors
 ///
-/// A [`transport::Error`] of kind [`ErrorKind::Config`] for an invalid URL, and
-/// [`ErrorKind::Connect`] when the connection or the handshake failed.
+/// A [`TransportError`] of kind [`TransportErrorKind::Config`] for an invalid URL, and
+/// [`TransportErrorKind::Connect`] when the connection or the handshake failed.
 pub async fn connect(
     request: impl IntoClientRequest + Unpin,
     builder: Builder,
     settings: Settings,
-) -> Result<Peer, transport::Error> {
+) -> Result<Peer, TransportError> {
     let request = request.into_client_request().map_err(|e| {
-        transport::Error::with_source(ErrorKind::Config, "invalid WebSocket request", e)
+        TransportError::with_source(TransportErrorKind::Config, "invalid WebSocket request", e)
     })?;
     let config = config(&builder);
     let stream = open(request, config, &settings).await.map_err(|e| {
-        transport::Error::with_source(ErrorKind::Connect, "WebSocket connection failed", e)
+        TransportError::with_source(
+            TransportErrorKind::Connect,
+            "WebSocket connection failed",
+            e,
+        )
     })?;
     Ok(builder.websocket(stream, settings))
 }

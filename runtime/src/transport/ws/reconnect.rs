@@ -41,17 +41,17 @@ impl Reconnecting {
     ///
     /// # Errors
     ///
-    /// A [`transport::Error`](crate::transport::Error) of kind `Config` when `request`
+    /// A [`TransportError`](crate::client::TransportError) of kind `Config` when `request`
     /// is not a valid WebSocket request.
     pub fn connect(
         request: impl IntoClientRequest,
         builder: Builder,
         settings: Settings,
         policy: Reconnect,
-    ) -> Result<Client, crate::transport::Error> {
+    ) -> Result<Client, crate::client::TransportError> {
         let request = request.into_client_request().map_err(|e| {
-            crate::transport::Error::with_source(
-                crate::transport::ErrorKind::Config,
+            crate::client::TransportError::with_source(
+                crate::client::TransportErrorKind::Config,
                 "invalid WebSocket request",
                 e,
             )

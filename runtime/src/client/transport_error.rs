@@ -1,4 +1,5 @@
-//! The error a transport reports when it could not move a message.
+//! The error a transport reports when it could not move a message: the failure of the
+//! client's port ([`Transport`](super::Transport)).
 
 use std::fmt;
 use std::sync::Arc;
@@ -8,20 +9,20 @@ use std::sync::Arc;
 /// Cheap to clone: one failed exchange fails every call it carried (all the entries
 /// of a batch), and each of them gets a copy.
 #[derive(Clone)]
-pub struct Error {
+pub struct TransportError {
     inner: Arc<Inner>,
 }
 
 struct Inner {
-    kind: ErrorKind,
+    kind: TransportErrorKind,
     message: String,
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
-/// The class of a transport [`Error`].
+/// The class of a transport [`TransportError`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum ErrorKind {
+pub enum TransportErrorKind {
     /// The connection is closed and will carry no more messages.
     Closed,
     /// No connection could be made to the peer.
@@ -35,9 +36,9 @@ pub enum ErrorKind {
     Config,
 }
 
-impl Error {
+impl TransportError {
     /// An error of `kind` described by `message`.
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+    pub fn new(kind: TransportErrorKind, message: impl Into<String>) -> Self {
         Self {
             inner: Arc::new(Inner {
                 kind,
@@ -49,7 +50,7 @@ impl Error {
 
     /// An error of `kind` described by `message`, caused by `source`.
     pub fn with_source(
-        kind: ErrorKind,
+        kind: TransportErrorKind,
         message: impl Into<String>,
         source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
     ) -> Self {
@@ -64,18 +65,18 @@ impl Error {
 
     /// The connection is closed.
     pub fn closed() -> Self {
-        Self::new(ErrorKind::Closed, "connection closed")
+        Self::new(TransportErrorKind::Closed, "connection closed")
     }
 
     /// The class of this error.
-    pub fn kind(&self) -> ErrorKind {
+    pub fn kind(&self) -> TransportErrorKind {
         self.inner.kind
     }
 }
 
-impl fmt::Debug for Error {
+impl fmt::Debug for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut debug = f.debug_struct("Error");
+        let mut debug = f.debug_struct("TransportError");
         debug
             .field("kind", &self.inner.kind)
             .field("message", &self.inner.message);
@@ -86,13 +87,13 @@ impl fmt::Debug for Error {
     }
 }
 
-impl fmt::Display for Error {
+impl fmt::Display for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.inner.message)
     }
 }
 
-impl std::error::Error for Error {
+impl std::error::Error for TransportError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.inner.source {
             Some(source) => Some(source.as_ref()),

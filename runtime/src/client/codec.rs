@@ -1,8 +1,8 @@
-//! The client's side of the wire model: writing calls and reading answers, through
-//! [`protocol`](crate::protocol).
+//! The client's side of the wire model: reading answers, through
+//! [`protocol`](crate::protocol) (calls are written by
+//! [`write_typed_call`](crate::protocol::write_typed_call)).
 
 use crate::protocol::{ErrorObject, IdKind, Members, Response, Responses};
-use serde::Serialize;
 use serde_json::value::RawValue;
 
 /// The id of a response, as far as the client cares: it only issues `u64` ids.
@@ -55,25 +55,4 @@ fn visit<'a>(
         _ => ResponseId::Other,
     };
     each(id, response.payload);
-}
-
-/// Appends a request (`id` given) or a notification to `out`, its params serialised
-/// straight into `out`.
-///
-/// # Errors
-///
-/// The params could not be serialised, or are not an array, an object or absent;
-/// `out` is left as it was.
-pub(crate) fn write_call<P: Serialize + ?Sized>(
-    out: &mut Vec<u8>,
-    id: Option<u64>,
-    method: &str,
-    params: &P,
-) -> Result<(), serde_json::Error> {
-    let start = out.len();
-    let written = crate::protocol::write_typed_call(out, id, method, params);
-    if written.is_err() {
-        out.truncate(start);
-    }
-    written
 }

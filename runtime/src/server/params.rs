@@ -1,5 +1,6 @@
-//! Support for generated code: decoding params into typed arguments, and turning
-//! handler results into answers. Not a public API: it changes with the generator.
+//! Decoding a call's params into the typed arguments of its handler, as generated
+//! dispatchers do (through [`crate::__private`]). Not a public API: it changes with the
+//! generator.
 //!
 //! Params are decoded straight from the raw bytes of the message, in one pass:
 //! [`decode`] reads an array or an object into the typed value of each declared param
@@ -12,18 +13,16 @@
 //! which also reads a `-0` where an integer is expected as 0.
 
 use std::borrow::Cow;
-use std::convert::Infallible;
 use std::fmt;
 use std::marker::PhantomData;
 
+use serde::Deserialize;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
 };
-use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::protocol::{ErrorObject, mismatch};
-use crate::server::{CallResult, encode};
 
 /// Which JSON shapes of params a method accepts (its `paramStructure`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +36,8 @@ pub enum Structure {
 }
 
 /// The params of one call, split by declared param: the raw JSON of each, or `None`
-/// where it was not given (or given as `null`).
+/// where it was not given (or given as `null`). Named only inside this module (it
+/// appears in [`ParamList`]'s hidden method, so it is `pub` but unreachable).
 #[derive(Debug)]
 pub struct Params<'a> {
     values: Vec<Option<&'a RawValue>>,
@@ -236,7 +236,7 @@ impl<'de> Deserialize<'de> for Key<'de> {
 ///
 /// `-32602` naming the param that is missing, unknown, given twice or of the wrong type,
 /// or saying that the params are a shape the method does not accept or too many: the
-/// messages of [`Params::parse`] and [`Params::required`].
+/// messages of the careful pass (`Params::parse` and `Params::required`).
 pub fn decode<P: ParamList>(
     raw: Option<&RawValue>,
     structure: Structure,
@@ -456,76 +456,6 @@ impl<'de> Visitor<'de> for ParamIndex {
     }
 }
 
-/// What a generated server trait's handler fails with: one of the method's declared
-/// errors, or any error object.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Failure<E = Infallible> {
-    /// A declared error, answered with its declared code, message and data.
-    Declared(E),
-    /// Any other error, answered as it is.
-    Object(ErrorObject),
-}
-
-impl<E> From<ErrorObject> for Failure<E> {
-    fn from(error: ErrorObject) -> Self {
-        Failure::Object(error)
-    }
-}
-
-impl<E: fmt::Display> fmt::Display for Failure<E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Failure::Declared(e) => e.fmt(f),
-            Failure::Object(e) => e.fmt(f),
-        }
-    }
-}
-
-impl<E: fmt::Debug + fmt::Display> std::error::Error for Failure<E> {}
-
-/// Turns a handler's result into the call's answer.
-///
-/// # Errors
-///
-/// The declared error as its error object, the error object as it is, or `-32603` when
-/// the result fails to serialize.
-pub fn answer<R, E>(result: Result<R, Failure<E>>) -> CallResult
-where
-    R: Serialize,
-    E: Into<ErrorObject>,
-{
-    match result {
-        Ok(value) => encode(&value),
-        Err(Failure::Declared(e)) => Err(e.into()),
-        Err(Failure::Object(e)) => Err(e),
-    }
-}
-
-/// An error object with `data` serialized from `data` (left out if it fails to).
-pub fn error_with_data<D: Serialize + ?Sized>(
-    code: i64,
-    message: &'static str,
-    data: &D,
-) -> ErrorObject {
-    let mut error = ErrorObject::new(code, message);
-    error.data = serde_json::value::to_raw_value(data).ok();
-    error
-}
-
-/// Decodes the `data` of an error object as `D`; `None` when it does not decode (or
-/// there is none and `D` does not accept `null`).
-pub fn error_data<D: DeserializeOwned>(error: &ErrorObject) -> Option<D> {
-    let raw = error.data.as_deref().map_or("null", RawValue::get);
-    serde_json::from_str(raw).ok()
-}
-
-impl From<Infallible> for ErrorObject {
-    fn from(never: Infallible) -> Self {
-        match never {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -679,18 +609,5 @@ mod tests {
             e.message,
             "invalid param `a`: expected an integer, found a number -0.5"
         );
-    }
-
-    #[test]
-    fn handler_failures_become_error_objects() {
-        let declared: CallResult =
-            answer::<u8, ErrorObject>(Err(Failure::Declared(ErrorObject::new(5, "five"))));
-        assert_eq!(declared.unwrap_err().code, 5);
-        let other = answer::<u8, Infallible>(Err(ErrorObject::new(7, "seven").into()));
-        assert_eq!(other.unwrap_err().code, 7);
-        assert_eq!(answer::<u8, Infallible>(Ok(3)).unwrap().json(), "3");
-        let e = error_with_data(1, "m", &[1, 2]);
-        assert_eq!(error_data::<Vec<u8>>(&e), Some(vec![1, 2]));
-        assert_eq!(error_data::<String>(&e), None);
     }
 }

@@ -1,27 +1,36 @@
-//! A message received on a symmetric connection, where the other side's responses
+//! A message received on a two-way connection, where the other side's responses
 //! arrive among its calls: read once, and told apart as it is read, so that the
 //! engine it is for need not read it again.
+
+use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
 use super::fields::{self, Member, ParseError, Top};
 use super::{Entry, ErrorObject, Message};
 
-/// The LSP's cancellation notification.
-pub(crate) const CANCEL_METHOD: &str = "$/cancelRequest";
-
-/// What a received message is.
+/// What a message received on a two-way connection is.
+///
+/// ```
+/// use rpcsmith::protocol::TwoWay;
+///
+/// let response = br#"{"jsonrpc":"2.0","result":3,"id":1}"#;
+/// assert!(matches!(TwoWay::parse(response, 1024, None), TwoWay::Responses));
+/// let call = br#"{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}"#;
+/// assert!(matches!(TwoWay::parse(call, 1024, None), TwoWay::Calls { message: Ok(_), .. }));
+/// ```
 #[derive(Debug)]
-pub(crate) enum Incoming<'a> {
+pub enum TwoWay<'a> {
     /// One response, or a non-empty batch of nothing else (objects with `result` or
     /// `error` and no `method`): for the client engine.
     Responses,
     /// Calls for the server engine, or the error it answers for the message.
     Calls {
+        /// The calls, read as [`Message::parse_limited`] reads them.
         message: Result<Message<'a>, ErrorObject>,
-        /// For a single message named `$/cancelRequest` (well formed or not), its
-        /// params: the transport decides whether it is a cancellation.
-        cancel: Option<&'a RawValue>,
+        /// For a single message naming the method the transport intercepts (well
+        /// formed or not), its params: the transport decides what to do with them.
+        intercepted: Option<&'a RawValue>,
     },
 }
 
@@ -30,19 +39,20 @@ enum Part<'a> {
     Response,
     Entry {
         entry: Entry<'a>,
-        cancel: Option<&'a RawValue>,
+        /// Its method, when it names one (well formed or not), and its params.
+        named: Option<(Cow<'a, str>, Option<&'a RawValue>)>,
     },
 }
 
 impl<'a> Part<'a> {
     fn from_member(member: Member<'a>) -> Self {
-        let cancel = match &member {
+        let named = match &member {
             Member::Object(f) => {
                 if !f.duplicate && f.method.is_none() && (f.result.is_some() || f.error.is_some()) {
                     return Part::Response;
                 }
                 match &f.method {
-                    Some(fields::Str(Some(method))) if method == CANCEL_METHOD => f.params,
+                    Some(fields::Str(Some(method))) => Some((method.clone(), f.params)),
                     _ => None,
                 }
             }
@@ -50,7 +60,7 @@ impl<'a> Part<'a> {
         };
         Part::Entry {
             entry: Entry::from_member(member),
-            cancel,
+            named,
         }
     }
 
@@ -62,23 +72,28 @@ impl<'a> Part<'a> {
     }
 }
 
-impl<'a> Incoming<'a> {
+impl<'a> TwoWay<'a> {
     /// Reads `bytes` once, refusing batches longer than `max_batch_len` as
     /// [`Message::parse_limited`] does; for calls, the result is what it returns.
-    pub(crate) fn parse(bytes: &'a [u8], max_batch_len: usize) -> Self {
-        let calls = |message| Incoming::Calls {
+    /// `intercept` names a method the transport answers itself (the LSP's
+    /// `$/cancelRequest`), whose params a single message of that name then carries in
+    /// [`TwoWay::Calls::intercepted`].
+    pub fn parse(bytes: &'a [u8], max_batch_len: usize, intercept: Option<&str>) -> Self {
+        let calls = |message| TwoWay::Calls {
             message,
-            cancel: None,
+            intercepted: None,
         };
         match fields::parse(bytes, max_batch_len, Part::from_member) {
-            Ok(Top::Single(Part::Response)) => Incoming::Responses,
-            Ok(Top::Single(Part::Entry { entry, cancel })) => Incoming::Calls {
+            Ok(Top::Single(Part::Response)) => TwoWay::Responses,
+            Ok(Top::Single(Part::Entry { entry, named })) => TwoWay::Calls {
                 message: Ok(Message::Single(entry)),
-                cancel,
+                intercepted: named
+                    .filter(|(method, _)| Some(&**method) == intercept)
+                    .and_then(|(_, params)| params),
             },
             Ok(Top::Batch(parts)) if parts.is_empty() => calls(Err(ErrorObject::invalid_request())),
             Ok(Top::Batch(parts)) if parts.iter().all(|part| matches!(part, Part::Response)) => {
-                Incoming::Responses
+                TwoWay::Responses
             }
             Ok(Top::Batch(parts)) => calls(Ok(Message::Batch(
                 parts.into_iter().map(Part::into_entry).collect(),
@@ -94,15 +109,16 @@ mod tests {
     use super::*;
 
     fn kind(message: &str) -> &'static str {
-        match Incoming::parse(message.as_bytes(), 1024) {
-            Incoming::Responses => "responses",
-            Incoming::Calls {
-                cancel: Some(_), ..
+        match TwoWay::parse(message.as_bytes(), 1024, Some("$/cancelRequest")) {
+            TwoWay::Responses => "responses",
+            TwoWay::Calls {
+                intercepted: Some(_),
+                ..
             } => "cancel",
-            Incoming::Calls {
+            TwoWay::Calls {
                 message: Err(_), ..
             } => "error",
-            Incoming::Calls { .. } => "calls",
+            TwoWay::Calls { .. } => "calls",
         }
     }
 
@@ -149,17 +165,17 @@ mod tests {
     #[test]
     fn calls_read_as_the_engine_reads_them() {
         let batch = br#"[{"jsonrpc":"2.0","method":"a","id":1},{"result":1,"id":2},3]"#;
-        let Incoming::Calls {
+        let TwoWay::Calls {
             message: Ok(Message::Batch(entries)),
             ..
-        } = Incoming::parse(batch, 1024)
+        } = TwoWay::parse(batch, 1024, None)
         else {
             panic!("calls");
         };
         assert!(matches!(&entries[0], Entry::Request(r) if r.method == "a"));
         assert!(matches!(&entries[1], Entry::Invalid(e) if e.code == -32600));
         assert!(matches!(&entries[2], Entry::Invalid(e) if e.code == -32600));
-        let Incoming::Calls { message, .. } = Incoming::parse(b"[1,2,3]", 2) else {
+        let TwoWay::Calls { message, .. } = TwoWay::parse(b"[1,2,3]", 2, None) else {
             panic!("calls");
         };
         assert_eq!(message.map(|_| ()).unwrap_err().code, -32010);

@@ -1,0 +1,90 @@
+//! The client's port: the trait a transport implements to carry a [`Client`]'s messages
+//! ([`Transport`]), what it reports back ([`Delivery`]), and how it fails
+//! ([`TransportError`]). The transports of [`crate::transport`] implement it; a new
+//! wire needs nothing else.
+//!
+//! [`Client`]: super::Client
+
+use bytes::Bytes;
+use std::future::Future;
+use std::pin::Pin;
+
+use super::route::Inbox;
+use super::transport_error::TransportError;
+
+/// The future [`Transport::send`] returns.
+pub type SendFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Delivery, TransportError>> + Send + 'a>>;
+
+/// What a transport did with one message the client sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Delivery {
+    /// The exchange carried an answer, and these bytes are the whole of it: the reply
+    /// to exactly the message that was sent (request/response transports).
+    Answer(Bytes),
+    /// The exchange completed and the peer answered nothing (an HTTP 204 or 202, or a
+    /// server engine that had nothing to say). A request sent this way gets no answer.
+    NoAnswer,
+    /// The message is on its way; replies arrive through the [`Inbox`] (message
+    /// stream transports).
+    Routed,
+}
+
+/// How a [`Client`](super::Client) sends bytes.
+///
+/// A transport takes one of two shapes:
+///
+/// - **Request/response** (HTTP, in-memory): every message the client sends is one
+///   exchange, and the exchange's answer (an HTTP response body) is the whole reply to
+///   that message. [`Transport::send`] returns it as [`Delivery::Answer`], or
+///   [`Delivery::NoAnswer`] when the peer answered with no body (a notification).
+/// - **Two-way message streams** (byte streams, WebSocket): a message goes out, and
+///   replies arrive whenever the peer sends them, interleaved with replies to other
+///   calls. Such a transport keeps the [`Inbox`] the client hands it in
+///   [`Transport::attach`], returns [`Delivery::Routed`] from `send`, and pushes every
+///   message it receives into [`Inbox::deliver`]; the client routes responses to their
+///   calls by id through its table of pending calls. When the connection ends, the
+///   transport calls [`Inbox::close`] and every pending call fails at once with
+///   [`Error::Closed`](super::Error::Closed).
+///
+/// Implement it to carry JSON-RPC over a new wire. Each call to [`send`](Transport::send) carries one
+/// complete JSON-RPC message (a request, a notification or a batch), already serialised.
+pub trait Transport: Send + Sync + 'static {
+    /// Called once, when a client takes the transport and before the first `send`.
+    ///
+    /// Message stream transports keep `inbox` and deliver every message they receive
+    /// into it. Request/response transports ignore it, which is the default.
+    fn attach(&mut self, inbox: Inbox) {
+        let _ = inbox;
+    }
+
+    /// Whether this is a request/response transport: the answer to every message comes
+    /// back from that message's own [`send`](Transport::send) ([`Delivery::Answer`] or
+    /// [`Delivery::NoAnswer`], never [`Delivery::Routed`]), and nothing arrives through
+    /// the [`Inbox`]. The client then waits for each call's answer where it sent it,
+    /// without registering the call in its table of pending calls.
+    ///
+    /// The default, `false`, is right for every transport; a request/response transport
+    /// that says `true` saves the client that work.
+    fn is_request_response(&self) -> bool {
+        false
+    }
+
+    /// Sends one message and returns what came back on this exchange.
+    ///
+    /// # Errors
+    ///
+    /// A [`TransportError`] when the message could not be delivered or its answer
+    /// could not be read. Every call the message carried fails with it.
+    fn send(&self, message: Bytes) -> SendFuture<'_>;
+
+    /// Called when a call sent with [`Delivery::Routed`] is given up before its answer
+    /// came (its future was dropped, or it timed out); for a batch, once for each of its
+    /// calls still unanswered. A message stream transport may tell the peer, as the
+    /// LSP's `$/cancelRequest` notification does; the default does nothing. Must not
+    /// block.
+    fn cancel(&self, id: u64) {
+        let _ = id;
+    }
+}

@@ -1,0 +1,300 @@
+//! The runtime's layers import one way, `protocol` ← `client`/`server` ← `transport`, and
+//! its files import each other without a circle; generated code's one door holds
+//! re-exports only.
+//!
+//! Read from the source text: every `use` (and every path written out in code, comments
+//! left aside) that names a module of this crate is an edge from its file to the file
+//! that defines what it names.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under `src`, as a path relative to it with `/` separators.
+fn files() -> BTreeMap<String, String> {
+    fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<String, String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, root, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path.strip_prefix(root).unwrap();
+                let name = relative.to_string_lossy().replace('\\', "/");
+                out.insert(name, std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&src(), &src(), &mut out);
+    out
+}
+
+/// The text of a file without its comments (line comments, doc comments included) and
+/// without its unit tests (an inline `mod tests`, whose `super` is the file itself).
+fn code(text: &str) -> String {
+    let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
+    text.lines()
+        .map(|line| match line.find("//") {
+            // `//` inside a string (a URL) is rare in this crate's code; a line that
+            // starts a comment is what matters here.
+            Some(at) if line[..at].trim().is_empty() => "",
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The module path of a file: `server/engine.rs` → `["server", "engine"]`,
+/// `server/mod.rs` → `["server"]`, `lib.rs` → `[]`.
+fn module_of(file: &str) -> Vec<String> {
+    let mut parts: Vec<String> = file
+        .trim_end_matches(".rs")
+        .split('/')
+        .map(String::from)
+        .collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The file defining module `path`, if there is one.
+fn file_of(path: &[String], files: &BTreeMap<String, String>) -> Option<String> {
+    if path.is_empty() {
+        return Some("lib.rs".to_owned());
+    }
+    let joined = path.join("/");
+    [format!("{joined}.rs"), format!("{joined}/mod.rs")]
+        .into_iter()
+        .find(|candidate| files.contains_key(candidate))
+}
+
+/// Every `use` statement's paths, braces expanded (`a::{b, c::d}` → `a::b`, `a::c::d`).
+fn use_paths(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("use ") {
+        let before = rest[..at].chars().last();
+        rest = &rest[at + 4..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let Some(end) = rest.find(';') else { break };
+        let tree: String = rest[..end].chars().filter(|c| !c.is_whitespace()).collect();
+        expand("", &tree, &mut out);
+        rest = &rest[end..];
+    }
+    out
+}
+
+fn expand(prefix: &str, tree: &str, out: &mut Vec<String>) {
+    match tree.find('{') {
+        None => {
+            for part in tree.split(',').filter(|p| !p.is_empty()) {
+                let part = part.split(" as ").next().unwrap_or(part);
+                out.push(format!("{prefix}{part}"));
+            }
+        }
+        Some(open) => {
+            let head = &tree[..open];
+            let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+            for item in split_top(inner) {
+                expand(&format!("{prefix}{head}"), item, out);
+            }
+        }
+    }
+}
+
+/// Splits `a, b::{c, d}, e` at its top-level commas.
+fn split_top(text: &str) -> Vec<&str> {
+    let (mut depth, mut start, mut out) = (0, 0, Vec::new());
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[start..]);
+    out.into_iter().filter(|s| !s.is_empty()).collect()
+}
+
+/// The file a `use` path of `file` lands in: the deepest module it names; through a
+/// `mod.rs` (or `lib.rs`) that only re-exports the item, the file that defines it.
+fn target(file: &str, path: &str, files: &BTreeMap<String, String>) -> Option<String> {
+    let mut segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+    let mut module = match segments.first().copied() {
+        Some("crate") => Vec::new(),
+        Some("super") => {
+            let mut module = module_of(file);
+            module.pop();
+            module
+        }
+        Some("self") => module_of(file),
+        _ => return None,
+    };
+    segments.remove(0);
+    while segments.first() == Some(&"super") {
+        module.pop();
+        segments.remove(0);
+    }
+    let mut landed = file_of(&module, files)?;
+    for segment in segments {
+        if segment == "*" {
+            break;
+        }
+        let mut deeper = module.clone();
+        deeper.push(segment.to_owned());
+        match file_of(&deeper, files) {
+            Some(found) => {
+                module = deeper;
+                landed = found;
+            }
+            None => {
+                // An item of `module`: where its `mod.rs` re-exports it from, if it does.
+                if let Some(defined) = reexport(&landed, segment, files) {
+                    landed = defined;
+                }
+                break;
+            }
+        }
+    }
+    Some(landed)
+}
+
+/// The file `front` (a `mod.rs` or `lib.rs`) re-exports `item` from, if it does.
+fn reexport(front: &str, item: &str, files: &BTreeMap<String, String>) -> Option<String> {
+    if !(front.ends_with("mod.rs") || front == "lib.rs") {
+        return None;
+    }
+    let text = code(files.get(front)?);
+    let mut statements = String::new();
+    for chunk in text.split(';') {
+        if let Some(at) = chunk.find("pub use ") {
+            statements.push_str("use ");
+            statements.push_str(&chunk[at + 8..]);
+            statements.push(';');
+        }
+    }
+    use_paths(&statements)
+        .into_iter()
+        .find(|path| path.rsplit("::").next() == Some(item))
+        .and_then(|path| {
+            let path = match path.split_once("::") {
+                Some((first, _)) if ["crate", "super", "self"].contains(&first) => path,
+                _ => format!("self::{path}"),
+            };
+            target(front, &path, files)
+        })
+}
+
+/// The layer a file belongs to.
+fn layer(file: &str) -> &str {
+    file.split('/')
+        .next()
+        .unwrap_or(file)
+        .trim_end_matches(".rs")
+}
+
+#[test]
+fn layers_import_one_way() {
+    let forbidden: &[(&str, &[&str])] = &[
+        ("protocol", &["client", "server", "transport"]),
+        ("client", &["server", "transport"]),
+        ("server", &["client", "transport"]),
+    ];
+    let mut wrong = Vec::new();
+    for (file, text) in files() {
+        let text = code(&text);
+        for (from, to) in forbidden {
+            if layer(&file) != *from {
+                continue;
+            }
+            for target in *to {
+                if text.contains(&format!("crate::{target}")) {
+                    wrong.push(format!("{file} names crate::{target}"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn no_file_imports_in_a_circle() {
+    let files = files();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (file, text) in &files {
+        for path in use_paths(&code(text)) {
+            if let Some(to) = target(file, &path, &files)
+                && to != *file
+                // A module's front declares and re-exports its files; that is no import.
+                && !(module_of(&to).starts_with(&module_of(file)) && (file.ends_with("mod.rs") || file == "lib.rs"))
+            {
+                edges.entry(file.clone()).or_default().insert(to);
+            }
+        }
+    }
+    let circles = circles(&edges);
+    assert!(circles.is_empty(), "files import in a circle: {circles:#?}");
+}
+
+/// One circle for each back edge a depth-first search meets.
+fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    fn visit(
+        node: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+        found: &mut Vec<Vec<String>>,
+    ) {
+        state.insert(node.to_owned(), 1);
+        stack.push(node.to_owned());
+        for next in edges.get(node).into_iter().flatten() {
+            match state.get(next.as_str()) {
+                Some(1) => {
+                    let start = stack.iter().position(|n| n == next).unwrap_or(0);
+                    let mut circle = stack[start..].to_vec();
+                    circle.push(next.clone());
+                    found.push(circle);
+                }
+                Some(_) => {}
+                None => visit(next, edges, state, stack, found),
+            }
+        }
+        stack.pop();
+        state.insert(node.to_owned(), 2);
+    }
+    let (mut state, mut found) = (BTreeMap::new(), Vec::new());
+    for node in edges.keys() {
+        if !state.contains_key(node.as_str()) {
+            visit(node, edges, &mut state, &mut Vec::new(), &mut found);
+        }
+    }
+    found
+}
+
+#[test]
+fn generated_code_has_one_door_of_reexports() {
+    let lib = code(&files()["lib.rs"]);
+    let start = lib
+        .find("pub mod __private")
+        .expect("the `__private` module in lib.rs");
+    let body = &lib[start..];
+    let open = body.find('{').unwrap();
+    let close = open + body[open..].find("\n}").expect("the module's end");
+    for statement in body[open + 1..close].split(';').map(str::trim) {
+        assert!(
+            statement.is_empty() || statement.starts_with("pub use "),
+            "`__private` holds re-exports only, not `{statement}`"
+        );
+    }
+}
