@@ -8,7 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
-use rpcsmith_build::{ParamsBy, Settings, corpus, generate};
+use rpcsmith_build::{ParamsBy, Settings, generate};
+
+use rpcsmith_corpus as corpus;
 
 fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,7 +1,7 @@
 //! Odd and hostile schemas: generation never panics; it either succeeds (and the output
 //! parsed as Rust, since formatting parses it) or fails with diagnostics.
 
-use rpcsmith_build::{Options, render_types};
+use rpcsmith_build::Settings;
 use serde_json::{Value, json};
 
 fn generate(schemas: Value) -> Result<String, String> {
@@ -14,7 +14,7 @@ fn generate(schemas: Value) -> Result<String, String> {
         "components": { "schemas": schemas }
     });
     std::fs::write(&path, doc.to_string()).expect("write");
-    render_types(&path, &Options::new())
+    rpcsmith_build::generate(&path, &Settings::types_only())
         .map(|r| r.source)
         .map_err(|e| e.to_string())
 }
