@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::bundle;
 use crate::error::{Diagnostic, Diagnostics, Error, ErrorKind};
 use crate::load::load_document;
-use crate::render::{ModuleParts, Renderer, ty_expr_in};
+use crate::render::{ModuleParts, Renderer, Spelling, ty_expr};
 use crate::service::{Services, doc_name};
 use crate::settings::Settings;
 use crate::typespace::TypeSpace;
@@ -128,7 +128,7 @@ fn examples(space: &TypeSpace) -> Vec<ExampleValue> {
         .examples()
         .iter()
         .map(|e| ExampleValue {
-            rust_type: ty_expr_in(&e.ty, space.defs(), "types::"),
+            rust_type: ty_expr(&e.ty, Spelling::outside(space.defs())),
             value: e.value.clone(),
             origin: e.origin.clone(),
         })

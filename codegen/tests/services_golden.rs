@@ -154,7 +154,7 @@ fn method_and_param_names_are_rust_names() {
         "\"Filecoin.ChainHead\" =>",
         // `new` is the client's constructor: the method gets another name.
         "pub async fn new2(",
-        "r#type: ::std::string::String",
+        "r#type: String",
         "pub enum DivideError",
         "DivisionByZero(types::DivideError1Data)",
     ] {

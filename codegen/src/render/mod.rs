@@ -20,7 +20,7 @@ use crate::settings::Settings;
 use crate::source::io_message;
 use crate::typespace::TypeSpace;
 
-pub(crate) use rust::ty_expr_in;
+pub(crate) use rust::{Spelling, ty_expr};
 
 /// The embedded templates, by registered name.
 const TEMPLATES: &[(&str, &str)] = &[

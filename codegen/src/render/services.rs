@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::rust::{doc_attrs, string_literal, ty_expr_in};
+use super::rust::{Spelling, doc_attrs, string_literal, ty_expr};
 use crate::direction::Direction;
 use crate::openrpc::ParamStructure;
 use crate::service::{DeclaredError, Method, Param, Services};
@@ -258,10 +258,10 @@ fn method(m: &Method, defs: &[TypeDef]) -> MethodView {
         },
         is_notification: m.result.is_none(),
         result_name: format!("{}Result", m.base),
-        result_ty: m
-            .result
-            .as_ref()
-            .map_or_else(|| "()".to_owned(), |t| ty_expr_in(t, defs, "types::")),
+        result_ty: m.result.as_ref().map_or_else(
+            || "()".to_owned(),
+            |t| ty_expr(t, Spelling::beside_types(defs)),
+        ),
         error_ty: if has_errors {
             error_name.clone()
         } else {
@@ -293,7 +293,7 @@ fn param(p: &Param, index: usize, fixed_len: usize, defs: &[TypeDef]) -> ParamVi
         docs: doc_attrs(&text),
         rename: renamed.then(|| string_literal(&p.wire)),
         optional: !p.required,
-        ty: ty_expr_in(&ty, defs, "types::"),
+        ty: ty_expr(&ty, Spelling::beside_types(defs)),
         index,
         conditional: index >= fixed_len,
     }
@@ -310,9 +310,8 @@ fn error(e: &DeclaredError, defs: &[TypeDef]) -> ErrorView {
         code: e.code,
         message: string_literal(&e.message),
         has_data: e.data.is_some(),
-        data_ty: e
-            .data
-            .as_ref()
-            .map_or_else(String::new, |t: &Ty| ty_expr_in(t, defs, "types::")),
+        data_ty: e.data.as_ref().map_or_else(String::new, |t: &Ty| {
+            ty_expr(t, Spelling::beside_types(defs))
+        }),
     }
 }

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,12 +19,12 @@ mod generated {
     pub mod types {
         /// Generated from `shared.json#/components/schemas/Currency`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::marker::Copy,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
-            ::std::hash::Hash,
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -35,10 +37,10 @@ mod generated {
         }
         /// Generated from `#/methods/2/errors/0/data`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -50,10 +52,10 @@ mod generated {
         ///
         /// Generated from `shared.json#/components/schemas/Money`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -64,7 +66,7 @@ mod generated {
         }
     }
     /// The params of `add`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct AddParams {
         /// The `a` param.
         pub a: i64,
@@ -75,10 +77,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 2;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.a)?;
             seq.serialize_element(&self.b)?;
             seq.end()
@@ -87,27 +89,22 @@ mod generated {
     /// The result of `add`.
     pub type AddResult = i64;
     /// The params of `greet`.
-    #[derive(
-        ::std::fmt::Debug,
-        ::std::clone::Clone,
-        ::std::cmp::PartialEq,
-        ::rpcsmith::__private::serde::Serialize
-    )]
+    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
     #[serde(crate = "::rpcsmith::__private::serde")]
     pub struct GreetParams {
         /// The `name` param.
-        pub name: ::std::string::String,
+        pub name: String,
         /// The `greeting` param.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub greeting: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub greeting: Option<String>,
         /// The `punctuation` param.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub punctuation: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub punctuation: Option<String>,
     }
     /// The result of `greet`.
-    pub type GreetResult = ::std::string::String;
+    pub type GreetResult = String;
     /// The params of `divide`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct DivideParams {
         /// The `numerator` param.
         pub numerator: i64,
@@ -118,10 +115,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 2;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.numerator)?;
             seq.serialize_element(&self.denominator)?;
             seq.end()
@@ -130,7 +127,7 @@ mod generated {
     /// The result of `divide`.
     pub type DivideResult = i64;
     /// The errors `divide` declares.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub enum DivideError {
         /// `1`: division by zero
         ///
@@ -164,22 +161,20 @@ mod generated {
     impl ::rpcsmith::client::DeclaredError for DivideError {
         fn from_object(
             error: ::rpcsmith::protocol::ErrorObject,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             match error.code {
                 1_i64 => {
                     match ::rpcsmith::codegen::error_data(&error) {
-                        ::std::option::Option::Some(data) => {
-                            ::std::result::Result::Ok(Self::DivisionByZero(data))
-                        }
-                        ::std::option::Option::None => ::std::result::Result::Err(error),
+                        Some(data) => Ok(Self::DivisionByZero(data)),
+                        None => Err(error),
                     }
                 }
-                -32050_i64 => ::std::result::Result::Ok(Self::TooLarge),
-                _ => ::std::result::Result::Err(error),
+                -32050_i64 => Ok(Self::TooLarge),
+                _ => Err(error),
             }
         }
     }
-    impl ::std::convert::From<DivideError> for ::rpcsmith::protocol::ErrorObject {
+    impl From<DivideError> for ::rpcsmith::protocol::ErrorObject {
         fn from(error: DivideError) -> Self {
             match error {
                 DivideError::DivisionByZero(data) => {
@@ -195,26 +190,26 @@ mod generated {
             }
         }
     }
-    impl ::std::convert::From<DivideError> for ::rpcsmith::server::Failure<DivideError> {
+    impl From<DivideError> for ::rpcsmith::server::Failure<DivideError> {
         fn from(error: DivideError) -> Self {
             ::rpcsmith::server::Failure::Declared(error)
         }
     }
     /// The params of `eth_getBalance`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct EthGetBalanceParams {
         /// The `address` param.
-        pub address: ::std::string::String,
+        pub address: String,
         /// The `block` param.
-        pub block: ::std::option::Option<::std::string::String>,
+        pub block: Option<String>,
         /// The `unit` param.
-        pub unit: ::std::option::Option<::std::string::String>,
+        pub unit: Option<String>,
     }
     impl ::rpcsmith::__private::serde::Serialize for EthGetBalanceParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = if self.unit.is_some() {
                 3
@@ -223,7 +218,7 @@ mod generated {
             } else {
                 1
             };
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.address)?;
             if len > 1 {
                 seq.serialize_element(&self.block)?;
@@ -239,21 +234,21 @@ mod generated {
     /// The result of `Filecoin.ChainHead`.
     pub type FilecoinChainHeadResult = i64;
     /// The params of `log`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct LogParams {
         /// The `message` param.
-        pub message: ::std::string::String,
+        pub message: String,
         /// The `level` param.
-        pub level: ::std::option::Option<i64>,
+        pub level: Option<i64>,
     }
     impl ::rpcsmith::__private::serde::Serialize for LogParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = if self.level.is_some() { 2 } else { 1 };
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.message)?;
             if len > 1 {
                 seq.serialize_element(&self.level)?;
@@ -262,27 +257,27 @@ mod generated {
         }
     }
     /// The params of `new`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct New2Params {
         /// The `type` param.
-        pub r#type: ::std::string::String,
+        pub r#type: String,
     }
     impl ::rpcsmith::__private::serde::Serialize for New2Params {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.r#type)?;
             seq.end()
         }
     }
     /// The result of `new`.
-    pub type New2Result = ::std::string::String;
+    pub type New2Result = String;
     /// A typed client of Features: one method per API method, over any transport.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone)]
+    #[derive(Debug, Clone)]
     pub struct FeaturesClient {
         inner: ::rpcsmith::client::Client,
     }
@@ -312,10 +307,7 @@ mod generated {
             &self,
             a: i64,
             b: i64,
-        ) -> ::std::result::Result<
-            AddResult,
-            ::rpcsmith::client::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<AddResult, ::rpcsmith::client::Error<::std::convert::Infallible>> {
             self.inner
                 .request_declared::<
                     AddResult,
@@ -331,13 +323,10 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn greet(
             &self,
-            name: ::std::string::String,
-            greeting: ::std::option::Option<::std::string::String>,
-            punctuation: ::std::option::Option<::std::string::String>,
-        ) -> ::std::result::Result<
-            GreetResult,
-            ::rpcsmith::client::Error<::std::convert::Infallible>,
-        > {
+            name: String,
+            greeting: Option<String>,
+            punctuation: Option<String>,
+        ) -> Result<GreetResult, ::rpcsmith::client::Error<::std::convert::Infallible>> {
             self.inner
                 .request_declared::<
                     GreetResult,
@@ -364,10 +353,7 @@ mod generated {
             &self,
             numerator: i64,
             denominator: i64,
-        ) -> ::std::result::Result<
-            DivideResult,
-            ::rpcsmith::client::Error<DivideError>,
-        > {
+        ) -> Result<DivideResult, ::rpcsmith::client::Error<DivideError>> {
             self.inner
                 .request_declared::<
                     DivideResult,
@@ -389,10 +375,10 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn eth_get_balance(
             &self,
-            address: ::std::string::String,
-            block: ::std::option::Option<::std::string::String>,
-            unit: ::std::option::Option<::std::string::String>,
-        ) -> ::std::result::Result<
+            address: String,
+            block: Option<String>,
+            unit: Option<String>,
+        ) -> Result<
             EthGetBalanceResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -418,7 +404,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn filecoin_chain_head(
             &self,
-        ) -> ::std::result::Result<
+        ) -> Result<
             FilecoinChainHeadResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -439,9 +425,9 @@ mod generated {
         /// When the notification cannot be encoded or written.
         pub async fn log(
             &self,
-            message: ::std::string::String,
-            level: ::std::option::Option<i64>,
-        ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+            message: String,
+            level: Option<i64>,
+        ) -> Result<(), ::rpcsmith::client::Error> {
             self.inner.notify("log", &LogParams { message, level }).await
         }
         /// Calls `new`.
@@ -452,11 +438,8 @@ mod generated {
         #[deprecated]
         pub async fn new2(
             &self,
-            r#type: ::std::string::String,
-        ) -> ::std::result::Result<
-            New2Result,
-            ::rpcsmith::client::Error<::std::convert::Infallible>,
-        > {
+            r#type: String,
+        ) -> Result<New2Result, ::rpcsmith::client::Error<::std::convert::Infallible>> {
             self.inner
                 .request_declared::<
                     New2Result,
@@ -468,7 +451,7 @@ mod generated {
     }
     /// A typed batch of Features calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
-    #[derive(::std::fmt::Debug)]
+    #[derive(Debug)]
     pub struct FeaturesBatch {
         inner: ::rpcsmith::client::Batch,
     }
@@ -488,10 +471,7 @@ mod generated {
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
         pub async fn send(
             self,
-        ) -> ::std::result::Result<
-            ::rpcsmith::client::Replies,
-            ::rpcsmith::client::Error,
-        > {
+        ) -> Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
             self.inner.send().await
         }
         /// Adds two integers.
@@ -512,9 +492,9 @@ mod generated {
         /// Calls `greet`.
         pub fn greet(
             &mut self,
-            name: ::std::string::String,
-            greeting: ::std::option::Option<::std::string::String>,
-            punctuation: ::std::option::Option<::std::string::String>,
+            name: String,
+            greeting: Option<String>,
+            punctuation: Option<String>,
         ) -> ::rpcsmith::client::Handle<GreetResult, ::std::convert::Infallible> {
             self.inner
                 .request_declared::<
@@ -554,9 +534,9 @@ mod generated {
         /// Calls `eth_getBalance`.
         pub fn eth_get_balance(
             &mut self,
-            address: ::std::string::String,
-            block: ::std::option::Option<::std::string::String>,
-            unit: ::std::option::Option<::std::string::String>,
+            address: String,
+            block: Option<String>,
+            unit: Option<String>,
         ) -> ::rpcsmith::client::Handle<
             EthGetBalanceResult,
             ::std::convert::Infallible,
@@ -598,16 +578,16 @@ mod generated {
         /// When the params cannot be encoded; the notification is left out.
         pub fn log(
             &mut self,
-            message: ::std::string::String,
-            level: ::std::option::Option<i64>,
-        ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+            message: String,
+            level: Option<i64>,
+        ) -> Result<(), ::rpcsmith::client::Error> {
             self.inner.notify("log", &LogParams { message, level })
         }
         /// Calls `new`.
         #[deprecated]
         pub fn new2(
             &mut self,
-            r#type: ::std::string::String,
+            r#type: String,
         ) -> ::rpcsmith::client::Handle<New2Result, ::std::convert::Infallible> {
             self.inner
                 .request_declared::<
@@ -624,16 +604,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (a, (b, ())) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::ByPosition,
                 &["a", "b"],
             )?;
-            ::std::result::Result::Ok(Self { a, b })
+            Ok(Self { a, b })
         }
     }
     impl GreetParams {
@@ -643,16 +621,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (name, (greeting, (punctuation, ()))) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::ByName,
                 &["name", "greeting", "punctuation"],
             )?;
-            ::std::result::Result::Ok(Self {
+            Ok(Self {
                 name,
                 greeting,
                 punctuation,
@@ -666,16 +642,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (numerator, (denominator, ())) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["numerator", "denominator"],
             )?;
-            ::std::result::Result::Ok(Self { numerator, denominator })
+            Ok(Self { numerator, denominator })
         }
     }
     impl EthGetBalanceParams {
@@ -685,16 +659,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (address, (block, (unit, ()))) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::ByPosition,
                 &["address", "block", "unit"],
             )?;
-            ::std::result::Result::Ok(Self { address, block, unit })
+            Ok(Self { address, block, unit })
         }
     }
     impl LogParams {
@@ -704,16 +676,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (message, (level, ())) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["message", "level"],
             )?;
-            ::std::result::Result::Ok(Self { message, level })
+            Ok(Self { message, level })
         }
     }
     impl New2Params {
@@ -723,16 +693,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (r#type, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["type"],
             )?;
-            ::std::result::Result::Ok(Self { r#type })
+            Ok(Self { r#type })
         }
     }
     /// Features, served: implement it, then serve `FeaturesDispatcher::new(your_impl)`.
@@ -740,7 +708,7 @@ mod generated {
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
-    pub trait FeaturesServer: ::std::marker::Send + ::std::marker::Sync + 'static {
+    pub trait FeaturesServer: Send + Sync + 'static {
         /// Adds two integers.
         ///
         /// Calls `add`.
@@ -750,24 +718,24 @@ mod generated {
             a: i64,
             b: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 AddResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `greet`.
         fn greet(
             &self,
             cx: ::rpcsmith::server::Context,
-            name: ::std::string::String,
-            greeting: ::std::option::Option<::std::string::String>,
-            punctuation: ::std::option::Option<::std::string::String>,
+            name: String,
+            greeting: Option<String>,
+            punctuation: Option<String>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 GreetResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Divides; declares its errors.
         ///
         /// Calls `divide`.
@@ -777,34 +745,31 @@ mod generated {
             numerator: i64,
             denominator: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                DivideResult,
-                ::rpcsmith::server::Failure<DivideError>,
-            >,
-        > + ::std::marker::Send;
+            Output = Result<DivideResult, ::rpcsmith::server::Failure<DivideError>>,
+        > + Send;
         /// Calls `eth_getBalance`.
         fn eth_get_balance(
             &self,
             cx: ::rpcsmith::server::Context,
-            address: ::std::string::String,
-            block: ::std::option::Option<::std::string::String>,
-            unit: ::std::option::Option<::std::string::String>,
+            address: String,
+            block: Option<String>,
+            unit: Option<String>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 EthGetBalanceResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `Filecoin.ChainHead`.
         fn filecoin_chain_head(
             &self,
             cx: ::rpcsmith::server::Context,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 FilecoinChainHeadResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// A notification: no result.
         ///
         /// Calls `log`.
@@ -813,21 +778,21 @@ mod generated {
         fn log(
             &self,
             cx: ::rpcsmith::server::Context,
-            message: ::std::string::String,
-            level: ::std::option::Option<i64>,
-        ) -> impl ::std::future::Future<Output = ()> + ::std::marker::Send;
+            message: String,
+            level: Option<i64>,
+        ) -> impl ::std::future::Future<Output = ()> + Send;
         /// Calls `new`.
         #[deprecated]
         fn new2(
             &self,
             cx: ::rpcsmith::server::Context,
-            r#type: ::std::string::String,
+            r#type: String,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 New2Result,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
     }
     /// The OpenRPC document of Features, answered on `rpc.discover`.
     pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Features\",\"version\":\"1.0.0\"},\"methods\":[{\"name\":\"add\",\"summary\":\"Adds two integers.\",\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"a\",\"required\":true,\"schema\":{\"type\":\"integer\"}},{\"name\":\"b\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"sum\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"greet\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"name\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"greeting\",\"schema\":{\"type\":\"string\"}},{\"name\":\"punctuation\",\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"text\",\"schema\":{\"type\":\"string\"}}},{\"name\":\"divide\",\"description\":\"Divides; declares its errors.\",\"params\":[{\"name\":\"numerator\",\"required\":true,\"schema\":{\"type\":\"integer\"}},{\"name\":\"denominator\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"quotient\",\"schema\":{\"type\":\"integer\"}},\"errors\":[{\"code\":1,\"message\":\"division by zero\",\"data\":{\"type\":\"object\",\"required\":[\"numerator\"],\"properties\":{\"numerator\":{\"type\":\"integer\"}}}},{\"code\":-32050,\"message\":\"too large\"}]},{\"name\":\"eth_getBalance\",\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"address\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"block\",\"schema\":{\"type\":\"string\"}},{\"name\":\"unit\",\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"balance\",\"schema\":{\"$ref\":\"#/components/schemas/Money\"}}},{\"name\":\"Filecoin.ChainHead\",\"params\":[],\"result\":{\"name\":\"head\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"log\",\"summary\":\"A notification: no result.\",\"params\":[{\"name\":\"message\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"level\",\"schema\":{\"type\":\"integer\"}}]},{\"name\":\"new\",\"deprecated\":true,\"params\":[{\"name\":\"type\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"echo\",\"schema\":{\"type\":\"string\"}}}],\"components\":{\"schemas\":{\"Currency\":{\"type\":\"string\",\"enum\":[\"EUR\",\"USD\"]},\"Money\":{\"title\":\"Money\",\"type\":\"object\",\"required\":[\"amount\",\"currency\"],\"properties\":{\"amount\":{\"type\":\"integer\"},\"currency\":{\"$ref\":\"#/components/schemas/Currency\"}}}}}}";
@@ -848,7 +813,7 @@ mod generated {
             Self { server }
         }
     }
-    impl<S> ::std::clone::Clone for FeaturesDispatcher<S> {
+    impl<S> Clone for FeaturesDispatcher<S> {
         fn clone(&self) -> Self {
             Self {
                 server: ::std::sync::Arc::clone(&self.server),
@@ -864,18 +829,14 @@ mod generated {
         fn call(
             &self,
             method: &str,
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
             cx: ::rpcsmith::server::Context,
         ) -> ::rpcsmith::server::Reply {
             match method {
                 "add" => {
                     let params = match AddParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -887,10 +848,8 @@ mod generated {
                 }
                 "greet" => {
                     let params = match GreetParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -908,10 +867,8 @@ mod generated {
                 }
                 "divide" => {
                     let params = match DivideParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -928,10 +885,8 @@ mod generated {
                 }
                 "eth_getBalance" => {
                     let params = match EthGetBalanceParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -948,7 +903,7 @@ mod generated {
                     })
                 }
                 "Filecoin.ChainHead" => {
-                    if let ::std::result::Result::Err(error) = ::rpcsmith::codegen::decode::<
+                    if let Err(error) = ::rpcsmith::codegen::decode::<
                         (),
                     >(params, ::rpcsmith::codegen::Structure::Either, &[]) {
                         return ::rpcsmith::server::Reply::err(error);
@@ -962,10 +917,8 @@ mod generated {
                 }
                 "log" => {
                     let params = match LogParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -981,10 +934,8 @@ mod generated {
                 }
                 "new" => {
                     let params = match New2Params::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1000,8 +951,8 @@ mod generated {
                 }
             }
         }
-        fn document(&self) -> ::std::option::Option<&str> {
-            ::std::option::Option::Some(DOCUMENT)
+        fn document(&self) -> Option<&str> {
+            Some(DOCUMENT)
         }
     }
 }

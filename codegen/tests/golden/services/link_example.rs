@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,12 +19,12 @@ mod generated {
     pub mod types {
         /// Generated from `#/methods/3/params/2/schema`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::marker::Copy,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
-            ::std::hash::Hash,
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -37,74 +39,74 @@ mod generated {
         }
         /// Generated from `#/components/schemas/pullrequest`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Pullrequest {
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub id: ::std::option::Option<i64>,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub title: ::std::option::Option<::std::string::String>,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub repository: ::std::option::Option<Repository>,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub author: ::std::option::Option<User>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub id: Option<i64>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub title: Option<String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub repository: Option<Repository>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub author: Option<User>,
         }
         /// Generated from `#/components/schemas/repository`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Repository {
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub slug: ::std::option::Option<::std::string::String>,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner: ::std::option::Option<User>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub slug: Option<String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub owner: Option<User>,
         }
         /// Generated from `#/components/schemas/user`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct User {
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub username: ::std::option::Option<::std::string::String>,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub uuid: ::std::option::Option<::std::string::String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub username: Option<String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub uuid: Option<String>,
         }
     }
     /// The params of `get_user_by_name`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct GetUserByNameParams {
         /// The `username` param.
-        pub username: ::std::string::String,
+        pub username: String,
     }
     impl ::rpcsmith::__private::serde::Serialize for GetUserByNameParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.username)?;
             seq.end()
         }
@@ -112,41 +114,41 @@ mod generated {
     /// The result of `get_user_by_name`.
     pub type GetUserByNameResult = types::User;
     /// The params of `get_repositories_by_owner`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct GetRepositoriesByOwnerParams {
         /// The `username` param.
-        pub username: ::std::string::String,
+        pub username: String,
     }
     impl ::rpcsmith::__private::serde::Serialize for GetRepositoriesByOwnerParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.username)?;
             seq.end()
         }
     }
     /// The result of `get_repositories_by_owner`.
-    pub type GetRepositoriesByOwnerResult = ::std::vec::Vec<types::Repository>;
+    pub type GetRepositoriesByOwnerResult = Vec<types::Repository>;
     /// The params of `get_repository`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct GetRepositoryParams {
         /// The `username` param.
-        pub username: ::std::string::String,
+        pub username: String,
         /// The `slug` param.
-        pub slug: ::std::string::String,
+        pub slug: String,
     }
     impl ::rpcsmith::__private::serde::Serialize for GetRepositoryParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 2;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.username)?;
             seq.serialize_element(&self.slug)?;
             seq.end()
@@ -155,23 +157,23 @@ mod generated {
     /// The result of `get_repository`.
     pub type GetRepositoryResult = types::Repository;
     /// The params of `get_pull_requests_by_repository`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct GetPullRequestsByRepositoryParams {
         /// The `username` param.
-        pub username: ::std::string::String,
+        pub username: String,
         /// The `slug` param.
-        pub slug: ::std::string::String,
+        pub slug: String,
         /// The `state` param.
-        pub state: ::std::option::Option<types::GetPullRequestsByRepositoryState>,
+        pub state: Option<types::GetPullRequestsByRepositoryState>,
     }
     impl ::rpcsmith::__private::serde::Serialize for GetPullRequestsByRepositoryParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = if self.state.is_some() { 3 } else { 2 };
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.username)?;
             seq.serialize_element(&self.slug)?;
             if len > 2 {
@@ -181,25 +183,25 @@ mod generated {
         }
     }
     /// The result of `get_pull_requests_by_repository`.
-    pub type GetPullRequestsByRepositoryResult = ::std::vec::Vec<types::Pullrequest>;
+    pub type GetPullRequestsByRepositoryResult = Vec<types::Pullrequest>;
     /// The params of `get_pull_requests_by_id`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct GetPullRequestsByIdParams {
         /// The `username` param.
-        pub username: ::std::string::String,
+        pub username: String,
         /// The `slug` param.
-        pub slug: ::std::string::String,
+        pub slug: String,
         /// The `pid` param.
-        pub pid: ::std::string::String,
+        pub pid: String,
     }
     impl ::rpcsmith::__private::serde::Serialize for GetPullRequestsByIdParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 3;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.username)?;
             seq.serialize_element(&self.slug)?;
             seq.serialize_element(&self.pid)?;
@@ -209,23 +211,23 @@ mod generated {
     /// The result of `get_pull_requests_by_id`.
     pub type GetPullRequestsByIdResult = types::Pullrequest;
     /// The params of `merge_pull_request`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct MergePullRequestParams {
         /// The `username` param.
-        pub username: ::std::string::String,
+        pub username: String,
         /// The `slug` param.
-        pub slug: ::std::string::String,
+        pub slug: String,
         /// The `pid` param.
-        pub pid: ::std::string::String,
+        pub pid: String,
     }
     impl ::rpcsmith::__private::serde::Serialize for MergePullRequestParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 3;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.username)?;
             seq.serialize_element(&self.slug)?;
             seq.serialize_element(&self.pid)?;
@@ -235,7 +237,7 @@ mod generated {
     /// The result of `merge_pull_request`.
     pub type MergePullRequestResult = ::rpcsmith::__private::serde_json::Value;
     /// A typed client of Links: one method per API method, over any transport.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone)]
+    #[derive(Debug, Clone)]
     pub struct LinksClient {
         inner: ::rpcsmith::client::Client,
     }
@@ -261,8 +263,8 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn get_user_by_name(
             &self,
-            username: ::std::string::String,
-        ) -> ::std::result::Result<
+            username: String,
+        ) -> Result<
             GetUserByNameResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -281,8 +283,8 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn get_repositories_by_owner(
             &self,
-            username: ::std::string::String,
-        ) -> ::std::result::Result<
+            username: String,
+        ) -> Result<
             GetRepositoriesByOwnerResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -306,9 +308,9 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn get_repository(
             &self,
-            username: ::std::string::String,
-            slug: ::std::string::String,
-        ) -> ::std::result::Result<
+            username: String,
+            slug: String,
+        ) -> Result<
             GetRepositoryResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -333,10 +335,10 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn get_pull_requests_by_repository(
             &self,
-            username: ::std::string::String,
-            slug: ::std::string::String,
-            state: ::std::option::Option<types::GetPullRequestsByRepositoryState>,
-        ) -> ::std::result::Result<
+            username: String,
+            slug: String,
+            state: Option<types::GetPullRequestsByRepositoryState>,
+        ) -> Result<
             GetPullRequestsByRepositoryResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -362,10 +364,10 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn get_pull_requests_by_id(
             &self,
-            username: ::std::string::String,
-            slug: ::std::string::String,
-            pid: ::std::string::String,
-        ) -> ::std::result::Result<
+            username: String,
+            slug: String,
+            pid: String,
+        ) -> Result<
             GetPullRequestsByIdResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -391,10 +393,10 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn merge_pull_request(
             &self,
-            username: ::std::string::String,
-            slug: ::std::string::String,
-            pid: ::std::string::String,
-        ) -> ::std::result::Result<
+            username: String,
+            slug: String,
+            pid: String,
+        ) -> Result<
             MergePullRequestResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -416,7 +418,7 @@ mod generated {
     }
     /// A typed batch of Links calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
-    #[derive(::std::fmt::Debug)]
+    #[derive(Debug)]
     pub struct LinksBatch {
         inner: ::rpcsmith::client::Batch,
     }
@@ -436,16 +438,13 @@ mod generated {
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
         pub async fn send(
             self,
-        ) -> ::std::result::Result<
-            ::rpcsmith::client::Replies,
-            ::rpcsmith::client::Error,
-        > {
+        ) -> Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
             self.inner.send().await
         }
         /// Calls `get_user_by_name`.
         pub fn get_user_by_name(
             &mut self,
-            username: ::std::string::String,
+            username: String,
         ) -> ::rpcsmith::client::Handle<
             GetUserByNameResult,
             ::std::convert::Infallible,
@@ -460,7 +459,7 @@ mod generated {
         /// Calls `get_repositories_by_owner`.
         pub fn get_repositories_by_owner(
             &mut self,
-            username: ::std::string::String,
+            username: String,
         ) -> ::rpcsmith::client::Handle<
             GetRepositoriesByOwnerResult,
             ::std::convert::Infallible,
@@ -480,8 +479,8 @@ mod generated {
         /// Calls `get_repository`.
         pub fn get_repository(
             &mut self,
-            username: ::std::string::String,
-            slug: ::std::string::String,
+            username: String,
+            slug: String,
         ) -> ::rpcsmith::client::Handle<
             GetRepositoryResult,
             ::std::convert::Infallible,
@@ -502,9 +501,9 @@ mod generated {
         /// Calls `get_pull_requests_by_repository`.
         pub fn get_pull_requests_by_repository(
             &mut self,
-            username: ::std::string::String,
-            slug: ::std::string::String,
-            state: ::std::option::Option<types::GetPullRequestsByRepositoryState>,
+            username: String,
+            slug: String,
+            state: Option<types::GetPullRequestsByRepositoryState>,
         ) -> ::rpcsmith::client::Handle<
             GetPullRequestsByRepositoryResult,
             ::std::convert::Infallible,
@@ -526,9 +525,9 @@ mod generated {
         /// Calls `get_pull_requests_by_id`.
         pub fn get_pull_requests_by_id(
             &mut self,
-            username: ::std::string::String,
-            slug: ::std::string::String,
-            pid: ::std::string::String,
+            username: String,
+            slug: String,
+            pid: String,
         ) -> ::rpcsmith::client::Handle<
             GetPullRequestsByIdResult,
             ::std::convert::Infallible,
@@ -550,9 +549,9 @@ mod generated {
         /// Calls `merge_pull_request`.
         pub fn merge_pull_request(
             &mut self,
-            username: ::std::string::String,
-            slug: ::std::string::String,
-            pid: ::std::string::String,
+            username: String,
+            slug: String,
+            pid: String,
         ) -> ::rpcsmith::client::Handle<
             MergePullRequestResult,
             ::std::convert::Infallible,
@@ -579,16 +578,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (username, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["username"],
             )?;
-            ::std::result::Result::Ok(Self { username })
+            Ok(Self { username })
         }
     }
     impl GetRepositoriesByOwnerParams {
@@ -598,16 +595,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (username, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["username"],
             )?;
-            ::std::result::Result::Ok(Self { username })
+            Ok(Self { username })
         }
     }
     impl GetRepositoryParams {
@@ -617,16 +612,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (username, (slug, ())) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["username", "slug"],
             )?;
-            ::std::result::Result::Ok(Self { username, slug })
+            Ok(Self { username, slug })
         }
     }
     impl GetPullRequestsByRepositoryParams {
@@ -636,16 +629,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (username, (slug, (state, ()))) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["username", "slug", "state"],
             )?;
-            ::std::result::Result::Ok(Self { username, slug, state })
+            Ok(Self { username, slug, state })
         }
     }
     impl GetPullRequestsByIdParams {
@@ -655,16 +646,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (username, (slug, (pid, ()))) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["username", "slug", "pid"],
             )?;
-            ::std::result::Result::Ok(Self { username, slug, pid })
+            Ok(Self { username, slug, pid })
         }
     }
     impl MergePullRequestParams {
@@ -674,16 +663,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (username, (slug, (pid, ()))) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["username", "slug", "pid"],
             )?;
-            ::std::result::Result::Ok(Self { username, slug, pid })
+            Ok(Self { username, slug, pid })
         }
     }
     /// Links, served: implement it, then serve `LinksDispatcher::new(your_impl)`.
@@ -691,80 +678,80 @@ mod generated {
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
-    pub trait LinksServer: ::std::marker::Send + ::std::marker::Sync + 'static {
+    pub trait LinksServer: Send + Sync + 'static {
         /// Calls `get_user_by_name`.
         fn get_user_by_name(
             &self,
             cx: ::rpcsmith::server::Context,
-            username: ::std::string::String,
+            username: String,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 GetUserByNameResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `get_repositories_by_owner`.
         fn get_repositories_by_owner(
             &self,
             cx: ::rpcsmith::server::Context,
-            username: ::std::string::String,
+            username: String,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 GetRepositoriesByOwnerResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `get_repository`.
         fn get_repository(
             &self,
             cx: ::rpcsmith::server::Context,
-            username: ::std::string::String,
-            slug: ::std::string::String,
+            username: String,
+            slug: String,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 GetRepositoryResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `get_pull_requests_by_repository`.
         fn get_pull_requests_by_repository(
             &self,
             cx: ::rpcsmith::server::Context,
-            username: ::std::string::String,
-            slug: ::std::string::String,
-            state: ::std::option::Option<types::GetPullRequestsByRepositoryState>,
+            username: String,
+            slug: String,
+            state: Option<types::GetPullRequestsByRepositoryState>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 GetPullRequestsByRepositoryResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `get_pull_requests_by_id`.
         fn get_pull_requests_by_id(
             &self,
             cx: ::rpcsmith::server::Context,
-            username: ::std::string::String,
-            slug: ::std::string::String,
-            pid: ::std::string::String,
+            username: String,
+            slug: String,
+            pid: String,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 GetPullRequestsByIdResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `merge_pull_request`.
         fn merge_pull_request(
             &self,
             cx: ::rpcsmith::server::Context,
-            username: ::std::string::String,
-            slug: ::std::string::String,
-            pid: ::std::string::String,
+            username: String,
+            slug: String,
+            pid: String,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 MergePullRequestResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
     }
     /// The OpenRPC document of Links, answered on `rpc.discover`.
     pub const DOCUMENT: &str = "{\"openrpc\":\"1.0.0-rc1\",\"info\":{\"title\":\"Links\",\"version\":\"1.0.0\"},\"methods\":[{\"name\":\"get_user_by_name\",\"params\":[{\"name\":\"username\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"user\",\"description\":\"The User\",\"schema\":{\"$ref\":\"#/components/schemas/user\"}},\"links\":[{\"$ref\":\"#/components/links/UserRepositories\"}]},{\"name\":\"get_repositories_by_owner\",\"params\":[{\"name\":\"username\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"repositories\",\"description\":\"repositories owned by the supplied user\",\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/repository\"}}},\"links\":[{\"$ref\":\"#/components/links/UserRepository\"}]},{\"name\":\"get_repository\",\"params\":[{\"name\":\"username\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"slug\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"repository\",\"description\":\"The repository\",\"schema\":{\"$ref\":\"#/components/schemas/repository\"}},\"links\":[{\"$ref\":\"#/components/links/RepositoryPullRequests\"}]},{\"name\":\"get_pull_requests_by_repository\",\"params\":[{\"name\":\"username\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"slug\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"state\",\"schema\":{\"type\":\"string\",\"enum\":[\"open\",\"merged\",\"declined\"]}}],\"result\":{\"name\":\"pullrequests\",\"description\":\"an array of pull request objects\",\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/pullrequest\"}}}},{\"name\":\"get_pull_requests_by_id\",\"params\":[{\"name\":\"username\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"slug\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"pid\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"pullrequest\",\"description\":\"a pull request object\",\"schema\":{\"$ref\":\"#/components/schemas/pullrequest\"}},\"links\":[{\"$ref\":\"#/components/links/PullRequestMerge\"}]},{\"name\":\"merge_pull_request\",\"params\":[{\"name\":\"username\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"slug\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"pid\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"merged\",\"description\":\"the PR was successfully merged\",\"schema\":{}}}],\"components\":{\"links\":{\"UserRepositories\":{\"description\":\"Get the repositories by owner.\",\"summary\":\"Get the repos by owner\",\"server\":{\"name\":\"Other Server Name\",\"description\":\"Use other server instead\",\"url\":\"http://localhost:9210\"},\"method\":\"get_repositories_by_owner\",\"params\":{\"username\":\"${result.username}\"}},\"UserRepository\":{\"method\":\"getRepository\",\"params\":{\"username\":\"${result.owner.username}\",\"slug\":\"${result.slug}\"}},\"RepositoryPullRequests\":{\"method\":\"getPullRequestsByRepository\",\"params\":{\"username\":\"${result.owner.username}\",\"slug\":\"${result.slug}\"}},\"PullRequestMerge\":{\"method\":\"mergePullRequest\",\"params\":{\"username\":\"${result.author.username}\",\"slug\":\"${result.repository.slug}\",\"pid\":\"${result.id}\"}}},\"schemas\":{\"user\":{\"type\":\"object\",\"properties\":{\"username\":{\"type\":\"string\"},\"uuid\":{\"type\":\"string\"}}},\"repository\":{\"type\":\"object\",\"properties\":{\"slug\":{\"type\":\"string\"},\"owner\":{\"$ref\":\"#/components/schemas/user\"}}},\"pullrequest\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},\"title\":{\"type\":\"string\"},\"repository\":{\"$ref\":\"#/components/schemas/repository\"},\"author\":{\"$ref\":\"#/components/schemas/user\"}}}}}}";
@@ -785,7 +772,7 @@ mod generated {
             Self { server }
         }
     }
-    impl<S> ::std::clone::Clone for LinksDispatcher<S> {
+    impl<S> Clone for LinksDispatcher<S> {
         fn clone(&self) -> Self {
             Self {
                 server: ::std::sync::Arc::clone(&self.server),
@@ -801,18 +788,14 @@ mod generated {
         fn call(
             &self,
             method: &str,
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
             cx: ::rpcsmith::server::Context,
         ) -> ::rpcsmith::server::Reply {
             match method {
                 "get_user_by_name" => {
                     let params = match GetUserByNameParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -828,10 +811,8 @@ mod generated {
                 }
                 "get_repositories_by_owner" => {
                     let params = match GetRepositoriesByOwnerParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -847,10 +828,8 @@ mod generated {
                 }
                 "get_repository" => {
                     let params = match GetRepositoryParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -869,10 +848,8 @@ mod generated {
                     let params = match GetPullRequestsByRepositoryParams::decode(
                         params,
                     ) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -890,10 +867,8 @@ mod generated {
                 }
                 "get_pull_requests_by_id" => {
                     let params = match GetPullRequestsByIdParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -911,10 +886,8 @@ mod generated {
                 }
                 "merge_pull_request" => {
                     let params = match MergePullRequestParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -937,8 +910,8 @@ mod generated {
                 }
             }
         }
-        fn document(&self) -> ::std::option::Option<&str> {
-            ::std::option::Option::Some(DOCUMENT)
+        fn document(&self) -> Option<&str> {
+            Some(DOCUMENT)
         }
     }
 }

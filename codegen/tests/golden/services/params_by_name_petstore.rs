@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,54 +19,49 @@ mod generated {
     pub mod types {
         /// Generated from `#/components/schemas/Pet`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Pet {
             pub id: i64,
-            pub name: ::std::string::String,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub tag: ::std::option::Option<::std::string::String>,
+            pub name: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub tag: Option<String>,
         }
         /// Generated from `#/components/schemas/Pets`.
-        pub type Pets = ::std::vec::Vec<Pet>;
+        pub type Pets = Vec<Pet>;
     }
     /// The params of `list_pets`.
-    #[derive(
-        ::std::fmt::Debug,
-        ::std::clone::Clone,
-        ::std::cmp::PartialEq,
-        ::rpcsmith::__private::serde::Serialize
-    )]
+    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
     #[serde(crate = "::rpcsmith::__private::serde")]
     pub struct ListPetsParams {
         /// How many items to return at one time (max 100)
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub limit: ::std::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
     }
     /// The result of `list_pets`.
     pub type ListPetsResult = types::Pets;
     /// The result of `create_pet`.
-    pub type CreatePetResult = ::std::option::Option<()>;
+    pub type CreatePetResult = Option<()>;
     /// The params of `get_pet`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct GetPetParams {
         /// The id of the pet to retrieve
-        pub pet_id: ::std::string::String,
+        pub pet_id: String,
     }
     impl ::rpcsmith::__private::serde::Serialize for GetPetParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.pet_id)?;
             seq.end()
         }
@@ -72,7 +69,7 @@ mod generated {
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pets;
     /// A typed client of Petstore By Name: one method per API method, over any transport.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone)]
+    #[derive(Debug, Clone)]
     pub struct PetstoreByNameClient {
         inner: ::rpcsmith::client::Client,
     }
@@ -100,8 +97,8 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn list_pets(
             &self,
-            limit: ::std::option::Option<i64>,
-        ) -> ::std::result::Result<
+            limit: Option<i64>,
+        ) -> Result<
             ListPetsResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -122,7 +119,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn create_pet(
             &self,
-        ) -> ::std::result::Result<
+        ) -> Result<
             CreatePetResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -143,8 +140,8 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn get_pet(
             &self,
-            pet_id: ::std::string::String,
-        ) -> ::std::result::Result<
+            pet_id: String,
+        ) -> Result<
             GetPetResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -159,7 +156,7 @@ mod generated {
     }
     /// A typed batch of Petstore By Name calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
-    #[derive(::std::fmt::Debug)]
+    #[derive(Debug)]
     pub struct PetstoreByNameBatch {
         inner: ::rpcsmith::client::Batch,
     }
@@ -179,10 +176,7 @@ mod generated {
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
         pub async fn send(
             self,
-        ) -> ::std::result::Result<
-            ::rpcsmith::client::Replies,
-            ::rpcsmith::client::Error,
-        > {
+        ) -> Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
             self.inner.send().await
         }
         /// List all pets
@@ -190,7 +184,7 @@ mod generated {
         /// Calls `list_pets`.
         pub fn list_pets(
             &mut self,
-            limit: ::std::option::Option<i64>,
+            limit: Option<i64>,
         ) -> ::rpcsmith::client::Handle<ListPetsResult, ::std::convert::Infallible> {
             self.inner
                 .request_declared::<
@@ -217,7 +211,7 @@ mod generated {
         /// Calls `get_pet`.
         pub fn get_pet(
             &mut self,
-            pet_id: ::std::string::String,
+            pet_id: String,
         ) -> ::rpcsmith::client::Handle<GetPetResult, ::std::convert::Infallible> {
             self.inner
                 .request_declared::<
@@ -234,16 +228,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (limit, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::ByName,
                 &["limit"],
             )?;
-            ::std::result::Result::Ok(Self { limit })
+            Ok(Self { limit })
         }
     }
     impl GetPetParams {
@@ -253,16 +245,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (pet_id, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::ByPosition,
                 &["petId"],
             )?;
-            ::std::result::Result::Ok(Self { pet_id })
+            Ok(Self { pet_id })
         }
     }
     /// Petstore By Name, served: implement it, then serve `PetstoreByNameDispatcher::new(your_impl)`.
@@ -270,20 +260,20 @@ mod generated {
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
-    pub trait PetstoreByNameServer: ::std::marker::Send + ::std::marker::Sync + 'static {
+    pub trait PetstoreByNameServer: Send + Sync + 'static {
         /// List all pets
         ///
         /// Calls `list_pets`.
         fn list_pets(
             &self,
             cx: ::rpcsmith::server::Context,
-            limit: ::std::option::Option<i64>,
+            limit: Option<i64>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 ListPetsResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Create a pet
         ///
         /// Calls `create_pet`.
@@ -291,24 +281,24 @@ mod generated {
             &self,
             cx: ::rpcsmith::server::Context,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 CreatePetResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Info for a specific pet
         ///
         /// Calls `get_pet`.
         fn get_pet(
             &self,
             cx: ::rpcsmith::server::Context,
-            pet_id: ::std::string::String,
+            pet_id: String,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 GetPetResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
     }
     /// The OpenRPC document of Petstore By Name, answered on `rpc.discover`.
     pub const DOCUMENT: &str = "{\"openrpc\":\"1.0.0-rc1\",\"info\":{\"version\":\"1.0.0\",\"title\":\"Petstore By Name\",\"license\":{\"name\":\"MIT\"}},\"servers\":[{\"url\":\"http://localhost:8080\"}],\"methods\":[{\"name\":\"list_pets\",\"summary\":\"List all pets\",\"paramStructure\":\"by-name\",\"tags\":[{\"name\":\"pets\"}],\"params\":[{\"name\":\"limit\",\"description\":\"How many items to return at one time (max 100)\",\"required\":false,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"pets\",\"description\":\"A paged array of pets\",\"schema\":{\"$ref\":\"#/components/schemas/Pets\"}},\"examples\":[{\"name\":\"listPetExample\",\"description\":\"List pet example\",\"params\":[{\"name\":\"limit\",\"value\":1}],\"result\":{\"name\":\"listPetResultExample\",\"value\":[{\"id\":7,\"name\":\"fluffy\",\"tag\":\"poodle\"}]}}]},{\"name\":\"create_pet\",\"summary\":\"Create a pet\",\"paramStructure\":\"by-name\",\"tags\":[{\"name\":\"pets\"}],\"params\":[],\"result\":{\"name\":\"null\",\"description\":\"Null response\",\"schema\":{\"type\":\"null\"}}},{\"name\":\"get_pet\",\"summary\":\"Info for a specific pet\",\"tags\":[{\"name\":\"pets\"}],\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"petId\",\"required\":true,\"description\":\"The id of the pet to retrieve\",\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"pets\",\"description\":\"Expected response to a valid request\",\"schema\":{\"$ref\":\"#/components/schemas/Pets\"}}}],\"components\":{\"schemas\":{\"Pet\":{\"required\":[\"id\",\"name\"],\"properties\":{\"id\":{\"type\":\"integer\"},\"name\":{\"type\":\"string\"},\"tag\":{\"type\":\"string\"}}},\"Pets\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Pet\"}}}}}";
@@ -329,7 +319,7 @@ mod generated {
             Self { server }
         }
     }
-    impl<S> ::std::clone::Clone for PetstoreByNameDispatcher<S> {
+    impl<S> Clone for PetstoreByNameDispatcher<S> {
         fn clone(&self) -> Self {
             Self {
                 server: ::std::sync::Arc::clone(&self.server),
@@ -346,18 +336,14 @@ mod generated {
         fn call(
             &self,
             method: &str,
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
             cx: ::rpcsmith::server::Context,
         ) -> ::rpcsmith::server::Reply {
             match method {
                 "list_pets" => {
                     let params = match ListPetsParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -372,7 +358,7 @@ mod generated {
                     })
                 }
                 "create_pet" => {
-                    if let ::std::result::Result::Err(error) = ::rpcsmith::codegen::decode::<
+                    if let Err(error) = ::rpcsmith::codegen::decode::<
                         (),
                     >(params, ::rpcsmith::codegen::Structure::ByName, &[]) {
                         return ::rpcsmith::server::Reply::err(error);
@@ -386,10 +372,8 @@ mod generated {
                 }
                 "get_pet" => {
                     let params = match GetPetParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -410,8 +394,8 @@ mod generated {
                 }
             }
         }
-        fn document(&self) -> ::std::option::Option<&str> {
-            ::std::option::Option::Some(DOCUMENT)
+        fn document(&self) -> Option<&str> {
+            Some(DOCUMENT)
         }
     }
 }

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,41 +19,41 @@ mod generated {
     pub mod types {
         /// Generated from `#/components/schemas/Pet`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Pet {
             pub id: PetId,
-            pub name: ::std::string::String,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub tag: ::std::option::Option<::std::string::String>,
+            pub name: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub tag: Option<String>,
         }
         /// Generated from `#/components/schemas/PetId`.
         pub type PetId = u64;
         /// Generated from `#/components/contentDescriptors/PetId/schema`.
         pub type PetId2 = PetId;
         /// Generated from `#/components/schemas/Pets`.
-        pub type Pets = ::std::vec::Vec<Pet>;
+        pub type Pets = Vec<Pet>;
     }
     /// The params of `list_pets`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct ListPetsParams {
         /// How many items to return at one time (max 100)
-        pub limit: ::std::option::Option<u64>,
+        pub limit: Option<u64>,
     }
     impl ::rpcsmith::__private::serde::Serialize for ListPetsParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = if self.limit.is_some() { 1 } else { 0 };
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             if len > 0 {
                 seq.serialize_element(&self.limit)?;
             }
@@ -61,7 +63,7 @@ mod generated {
     /// The result of `list_pets`.
     pub type ListPetsResult = types::Pets;
     /// The errors `list_pets` declares.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub enum ListPetsError {
         /// `100`: pets busy
         PetsBusy,
@@ -89,14 +91,14 @@ mod generated {
     impl ::rpcsmith::client::DeclaredError for ListPetsError {
         fn from_object(
             error: ::rpcsmith::protocol::ErrorObject,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             match error.code {
-                100_i64 => ::std::result::Result::Ok(Self::PetsBusy),
-                _ => ::std::result::Result::Err(error),
+                100_i64 => Ok(Self::PetsBusy),
+                _ => Err(error),
             }
         }
     }
-    impl ::std::convert::From<ListPetsError> for ::rpcsmith::protocol::ErrorObject {
+    impl From<ListPetsError> for ::rpcsmith::protocol::ErrorObject {
         fn from(error: ListPetsError) -> Self {
             match error {
                 ListPetsError::PetsBusy => {
@@ -105,28 +107,27 @@ mod generated {
             }
         }
     }
-    impl ::std::convert::From<ListPetsError>
-    for ::rpcsmith::server::Failure<ListPetsError> {
+    impl From<ListPetsError> for ::rpcsmith::server::Failure<ListPetsError> {
         fn from(error: ListPetsError) -> Self {
             ::rpcsmith::server::Failure::Declared(error)
         }
     }
     /// The params of `create_pet`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct CreatePetParams {
         /// Name of pet to create
-        pub new_pet_name: ::std::string::String,
+        pub new_pet_name: String,
         /// Pet tag to create
-        pub new_pet_tag: ::std::option::Option<::std::string::String>,
+        pub new_pet_tag: Option<String>,
     }
     impl ::rpcsmith::__private::serde::Serialize for CreatePetParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = if self.new_pet_tag.is_some() { 2 } else { 1 };
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.new_pet_name)?;
             if len > 1 {
                 seq.serialize_element(&self.new_pet_tag)?;
@@ -137,7 +138,7 @@ mod generated {
     /// The result of `create_pet`.
     pub type CreatePetResult = types::PetId2;
     /// The params of `get_pet`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct GetPetParams {
         /// The id of the pet to retrieve
         pub pet_id: types::PetId2,
@@ -146,10 +147,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.pet_id)?;
             seq.end()
         }
@@ -157,7 +158,7 @@ mod generated {
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pet;
     /// A typed client of Petstore: one method per API method, over any transport.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone)]
+    #[derive(Debug, Clone)]
     pub struct PetstoreClient {
         inner: ::rpcsmith::client::Client,
     }
@@ -185,11 +186,8 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn list_pets(
             &self,
-            limit: ::std::option::Option<u64>,
-        ) -> ::std::result::Result<
-            ListPetsResult,
-            ::rpcsmith::client::Error<ListPetsError>,
-        > {
+            limit: Option<u64>,
+        ) -> Result<ListPetsResult, ::rpcsmith::client::Error<ListPetsError>> {
             self.inner
                 .request_declared::<
                     ListPetsResult,
@@ -207,9 +205,9 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn create_pet(
             &self,
-            new_pet_name: ::std::string::String,
-            new_pet_tag: ::std::option::Option<::std::string::String>,
-        ) -> ::std::result::Result<
+            new_pet_name: String,
+            new_pet_tag: Option<String>,
+        ) -> Result<
             CreatePetResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -237,7 +235,7 @@ mod generated {
         pub async fn get_pet(
             &self,
             pet_id: types::PetId2,
-        ) -> ::std::result::Result<
+        ) -> Result<
             GetPetResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -252,7 +250,7 @@ mod generated {
     }
     /// A typed batch of Petstore calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
-    #[derive(::std::fmt::Debug)]
+    #[derive(Debug)]
     pub struct PetstoreBatch {
         inner: ::rpcsmith::client::Batch,
     }
@@ -272,10 +270,7 @@ mod generated {
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
         pub async fn send(
             self,
-        ) -> ::std::result::Result<
-            ::rpcsmith::client::Replies,
-            ::rpcsmith::client::Error,
-        > {
+        ) -> Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
             self.inner.send().await
         }
         /// List all pets
@@ -283,7 +278,7 @@ mod generated {
         /// Calls `list_pets`.
         pub fn list_pets(
             &mut self,
-            limit: ::std::option::Option<u64>,
+            limit: Option<u64>,
         ) -> ::rpcsmith::client::Handle<ListPetsResult, ListPetsError> {
             self.inner
                 .request_declared::<
@@ -297,8 +292,8 @@ mod generated {
         /// Calls `create_pet`.
         pub fn create_pet(
             &mut self,
-            new_pet_name: ::std::string::String,
-            new_pet_tag: ::std::option::Option<::std::string::String>,
+            new_pet_name: String,
+            new_pet_tag: Option<String>,
         ) -> ::rpcsmith::client::Handle<CreatePetResult, ::std::convert::Infallible> {
             self.inner
                 .request_declared::<
@@ -335,16 +330,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (limit, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["limit"],
             )?;
-            ::std::result::Result::Ok(Self { limit })
+            Ok(Self { limit })
         }
     }
     impl CreatePetParams {
@@ -354,16 +347,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (new_pet_name, (new_pet_tag, ())) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["newPetName", "newPetTag"],
             )?;
-            ::std::result::Result::Ok(Self { new_pet_name, new_pet_tag })
+            Ok(Self { new_pet_name, new_pet_tag })
         }
     }
     impl GetPetParams {
@@ -373,16 +364,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (pet_id, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["petId"],
             )?;
-            ::std::result::Result::Ok(Self { pet_id })
+            Ok(Self { pet_id })
         }
     }
     /// Petstore, served: implement it, then serve `PetstoreDispatcher::new(your_impl)`.
@@ -390,34 +379,31 @@ mod generated {
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
-    pub trait PetstoreServer: ::std::marker::Send + ::std::marker::Sync + 'static {
+    pub trait PetstoreServer: Send + Sync + 'static {
         /// List all pets
         ///
         /// Calls `list_pets`.
         fn list_pets(
             &self,
             cx: ::rpcsmith::server::Context,
-            limit: ::std::option::Option<u64>,
+            limit: Option<u64>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                ListPetsResult,
-                ::rpcsmith::server::Failure<ListPetsError>,
-            >,
-        > + ::std::marker::Send;
+            Output = Result<ListPetsResult, ::rpcsmith::server::Failure<ListPetsError>>,
+        > + Send;
         /// Create a pet
         ///
         /// Calls `create_pet`.
         fn create_pet(
             &self,
             cx: ::rpcsmith::server::Context,
-            new_pet_name: ::std::string::String,
-            new_pet_tag: ::std::option::Option<::std::string::String>,
+            new_pet_name: String,
+            new_pet_tag: Option<String>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 CreatePetResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Info for a specific pet
         ///
         /// Calls `get_pet`.
@@ -426,11 +412,11 @@ mod generated {
             cx: ::rpcsmith::server::Context,
             pet_id: types::PetId2,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 GetPetResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
     }
     /// The OpenRPC document of Petstore, answered on `rpc.discover`.
     pub const DOCUMENT: &str = "{\"openrpc\":\"1.0.0-rc1\",\"info\":{\"version\":\"1.0.0\",\"title\":\"Petstore\",\"license\":{\"name\":\"MIT\"}},\"servers\":[{\"url\":\"http://localhost:8080\"}],\"methods\":[{\"name\":\"list_pets\",\"summary\":\"List all pets\",\"tags\":[{\"name\":\"pets\"}],\"params\":[{\"name\":\"limit\",\"description\":\"How many items to return at one time (max 100)\",\"required\":false,\"schema\":{\"type\":\"integer\",\"minimum\":1}}],\"result\":{\"name\":\"pets\",\"description\":\"A paged array of pets\",\"schema\":{\"$ref\":\"#/components/schemas/Pets\"}},\"errors\":[{\"code\":100,\"message\":\"pets busy\"}],\"examples\":[{\"name\":\"listPetExample\",\"description\":\"List pet example\",\"params\":[{\"name\":\"limit\",\"value\":1}],\"result\":{\"name\":\"listPetResultExample\",\"value\":[{\"id\":7,\"name\":\"fluffy\",\"tag\":\"poodle\"}]}}]},{\"name\":\"create_pet\",\"summary\":\"Create a pet\",\"tags\":[{\"name\":\"pets\"}],\"params\":[{\"name\":\"newPetName\",\"description\":\"Name of pet to create\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"newPetTag\",\"description\":\"Pet tag to create\",\"schema\":{\"type\":\"string\"}}],\"examples\":[{\"name\":\"createPetExample\",\"description\":\"Create pet example\",\"params\":[{\"name\":\"newPetName\",\"value\":\"fluffy\"},{\"name\":\"tag\",\"value\":\"poodle\"}],\"result\":{\"name\":\"listPetResultExample\",\"value\":7}}],\"result\":{\"$ref\":\"#/components/contentDescriptors/PetId\"}},{\"name\":\"get_pet\",\"summary\":\"Info for a specific pet\",\"tags\":[{\"name\":\"pets\"}],\"params\":[{\"$ref\":\"#/components/contentDescriptors/PetId\"}],\"result\":{\"name\":\"pet\",\"description\":\"Expected response to a valid request\",\"schema\":{\"$ref\":\"#/components/schemas/Pet\"}},\"examples\":[{\"name\":\"getPetExample\",\"description\":\"get pet example\",\"params\":[{\"name\":\"petId\",\"value\":7}],\"result\":{\"name\":\"getPetExampleResult\",\"value\":{\"name\":\"fluffy\",\"tag\":\"poodle\",\"id\":7}}}]}],\"components\":{\"contentDescriptors\":{\"PetId\":{\"name\":\"petId\",\"required\":true,\"description\":\"The id of the pet to retrieve\",\"schema\":{\"$ref\":\"#/components/schemas/PetId\"}}},\"schemas\":{\"PetId\":{\"type\":\"integer\",\"minimum\":0},\"Pet\":{\"type\":\"object\",\"required\":[\"id\",\"name\"],\"properties\":{\"id\":{\"$ref\":\"#/components/schemas/PetId\"},\"name\":{\"type\":\"string\"},\"tag\":{\"type\":\"string\"}}},\"Pets\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Pet\"}}}}}";
@@ -451,7 +437,7 @@ mod generated {
             Self { server }
         }
     }
-    impl<S> ::std::clone::Clone for PetstoreDispatcher<S> {
+    impl<S> Clone for PetstoreDispatcher<S> {
         fn clone(&self) -> Self {
             Self {
                 server: ::std::sync::Arc::clone(&self.server),
@@ -467,18 +453,14 @@ mod generated {
         fn call(
             &self,
             method: &str,
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
             cx: ::rpcsmith::server::Context,
         ) -> ::rpcsmith::server::Reply {
             match method {
                 "list_pets" => {
                     let params = match ListPetsParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -490,10 +472,8 @@ mod generated {
                 }
                 "create_pet" => {
                     let params = match CreatePetParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -510,10 +490,8 @@ mod generated {
                 }
                 "get_pet" => {
                     let params = match GetPetParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -530,8 +508,8 @@ mod generated {
                 }
             }
         }
-        fn document(&self) -> ::std::option::Option<&str> {
-            ::std::option::Option::Some(DOCUMENT)
+        fn document(&self) -> Option<&str> {
+            Some(DOCUMENT)
         }
     }
 }

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -19,12 +21,12 @@ mod generated {
         ///
         /// Generated from `#/components/schemas/Kind`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::marker::Copy,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
-            ::std::hash::Hash,
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -41,10 +43,10 @@ mod generated {
         ///
         /// Generated from `#/components/schemas/NotFound`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -56,20 +58,20 @@ mod generated {
         ///
         /// Generated from `#/components/schemas/Pet`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Pet {
             pub id: PetId,
-            pub name: ::std::string::String,
+            pub name: String,
             pub kind: Kind,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub tags: Option<Vec<String>>,
         }
         /// A pet's id, given by the store.
         ///
@@ -77,40 +79,35 @@ mod generated {
         pub type PetId = u64;
     }
     /// The params of `add_pet`.
-    #[derive(
-        ::std::fmt::Debug,
-        ::std::clone::Clone,
-        ::std::cmp::PartialEq,
-        ::rpcsmith::__private::serde::Serialize
-    )]
+    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
     #[serde(crate = "::rpcsmith::__private::serde")]
     pub struct AddPetParams {
         /// The `name` param.
-        pub name: ::std::string::String,
+        pub name: String,
         /// The `kind` param.
         pub kind: types::Kind,
         /// The `tags` param.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<String>>,
     }
     /// The result of `add_pet`.
     pub type AddPetResult = types::Pet;
     /// The params of `list_pets`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct ListPetsParams {
         /// The `kind` param.
         pub kind: types::Kind,
         /// The `limit` param.
-        pub limit: ::std::option::Option<u32>,
+        pub limit: Option<u32>,
     }
     impl ::rpcsmith::__private::serde::Serialize for ListPetsParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = if self.limit.is_some() { 2 } else { 1 };
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.kind)?;
             if len > 1 {
                 seq.serialize_element(&self.limit)?;
@@ -119,9 +116,9 @@ mod generated {
         }
     }
     /// The result of `list_pets`.
-    pub type ListPetsResult = ::std::vec::Vec<types::Pet>;
+    pub type ListPetsResult = Vec<types::Pet>;
     /// The params of `get_pet`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct GetPetParams {
         /// The `id` param.
         pub id: types::PetId,
@@ -130,10 +127,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.id)?;
             seq.end()
         }
@@ -141,7 +138,7 @@ mod generated {
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pet;
     /// The errors `get_pet` declares.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub enum GetPetError {
         /// `404`: pet not found
         ///
@@ -171,21 +168,19 @@ mod generated {
     impl ::rpcsmith::client::DeclaredError for GetPetError {
         fn from_object(
             error: ::rpcsmith::protocol::ErrorObject,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             match error.code {
                 404_i64 => {
                     match ::rpcsmith::codegen::error_data(&error) {
-                        ::std::option::Option::Some(data) => {
-                            ::std::result::Result::Ok(Self::PetNotFound(data))
-                        }
-                        ::std::option::Option::None => ::std::result::Result::Err(error),
+                        Some(data) => Ok(Self::PetNotFound(data)),
+                        None => Err(error),
                     }
                 }
-                _ => ::std::result::Result::Err(error),
+                _ => Err(error),
             }
         }
     }
-    impl ::std::convert::From<GetPetError> for ::rpcsmith::protocol::ErrorObject {
+    impl From<GetPetError> for ::rpcsmith::protocol::ErrorObject {
         fn from(error: GetPetError) -> Self {
             match error {
                 GetPetError::PetNotFound(data) => {
@@ -194,13 +189,13 @@ mod generated {
             }
         }
     }
-    impl ::std::convert::From<GetPetError> for ::rpcsmith::server::Failure<GetPetError> {
+    impl From<GetPetError> for ::rpcsmith::server::Failure<GetPetError> {
         fn from(error: GetPetError) -> Self {
             ::rpcsmith::server::Failure::Declared(error)
         }
     }
     /// The params of `pet_visited`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct PetVisitedParams {
         /// The `id` param.
         pub id: types::PetId,
@@ -209,16 +204,16 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.id)?;
             seq.end()
         }
     }
     /// A typed client of Petstore: one method per API method, over any transport.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone)]
+    #[derive(Debug, Clone)]
     pub struct PetstoreClient {
         inner: ::rpcsmith::client::Client,
     }
@@ -246,10 +241,10 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn add_pet(
             &self,
-            name: ::std::string::String,
+            name: String,
             kind: types::Kind,
-            tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        ) -> ::std::result::Result<
+            tags: Option<Vec<String>>,
+        ) -> Result<
             AddPetResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -271,8 +266,8 @@ mod generated {
         pub async fn list_pets(
             &self,
             kind: types::Kind,
-            limit: ::std::option::Option<u32>,
-        ) -> ::std::result::Result<
+            limit: Option<u32>,
+        ) -> Result<
             ListPetsResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -294,10 +289,7 @@ mod generated {
         pub async fn get_pet(
             &self,
             id: types::PetId,
-        ) -> ::std::result::Result<
-            GetPetResult,
-            ::rpcsmith::client::Error<GetPetError>,
-        > {
+        ) -> Result<GetPetResult, ::rpcsmith::client::Error<GetPetError>> {
             self.inner
                 .request_declared::<
                     GetPetResult,
@@ -316,13 +308,13 @@ mod generated {
         pub async fn pet_visited(
             &self,
             id: types::PetId,
-        ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+        ) -> Result<(), ::rpcsmith::client::Error> {
             self.inner.notify("pet_visited", &PetVisitedParams { id }).await
         }
     }
     /// A typed batch of Petstore calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
-    #[derive(::std::fmt::Debug)]
+    #[derive(Debug)]
     pub struct PetstoreBatch {
         inner: ::rpcsmith::client::Batch,
     }
@@ -342,10 +334,7 @@ mod generated {
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
         pub async fn send(
             self,
-        ) -> ::std::result::Result<
-            ::rpcsmith::client::Replies,
-            ::rpcsmith::client::Error,
-        > {
+        ) -> Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
             self.inner.send().await
         }
         /// Adds a pet to the store and returns it with its new id.
@@ -353,9 +342,9 @@ mod generated {
         /// Calls `add_pet`.
         pub fn add_pet(
             &mut self,
-            name: ::std::string::String,
+            name: String,
             kind: types::Kind,
-            tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            tags: Option<Vec<String>>,
         ) -> ::rpcsmith::client::Handle<AddPetResult, ::std::convert::Infallible> {
             self.inner
                 .request_declared::<
@@ -370,7 +359,7 @@ mod generated {
         pub fn list_pets(
             &mut self,
             kind: types::Kind,
-            limit: ::std::option::Option<u32>,
+            limit: Option<u32>,
         ) -> ::rpcsmith::client::Handle<ListPetsResult, ::std::convert::Infallible> {
             self.inner
                 .request_declared::<
@@ -403,7 +392,7 @@ mod generated {
         pub fn pet_visited(
             &mut self,
             id: types::PetId,
-        ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+        ) -> Result<(), ::rpcsmith::client::Error> {
             self.inner.notify("pet_visited", &PetVisitedParams { id })
         }
     }
@@ -414,16 +403,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (name, (kind, (tags, ()))) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::ByName,
                 &["name", "kind", "tags"],
             )?;
-            ::std::result::Result::Ok(Self { name, kind, tags })
+            Ok(Self { name, kind, tags })
         }
     }
     impl ListPetsParams {
@@ -433,16 +420,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (kind, (limit, ())) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::ByPosition,
                 &["kind", "limit"],
             )?;
-            ::std::result::Result::Ok(Self { kind, limit })
+            Ok(Self { kind, limit })
         }
     }
     impl GetPetParams {
@@ -452,16 +437,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (id, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["id"],
             )?;
-            ::std::result::Result::Ok(Self { id })
+            Ok(Self { id })
         }
     }
     impl PetVisitedParams {
@@ -471,16 +454,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (id, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["id"],
             )?;
-            ::std::result::Result::Ok(Self { id })
+            Ok(Self { id })
         }
     }
     /// Petstore, served: implement it, then serve `PetstoreDispatcher::new(your_impl)`.
@@ -488,22 +469,22 @@ mod generated {
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
-    pub trait PetstoreServer: ::std::marker::Send + ::std::marker::Sync + 'static {
+    pub trait PetstoreServer: Send + Sync + 'static {
         /// Adds a pet to the store and returns it with its new id.
         ///
         /// Calls `add_pet`.
         fn add_pet(
             &self,
             cx: ::rpcsmith::server::Context,
-            name: ::std::string::String,
+            name: String,
             kind: types::Kind,
-            tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            tags: Option<Vec<String>>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 AddPetResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Lists the pets, oldest first; `limit` caps how many.
         ///
         /// Calls `list_pets`.
@@ -511,13 +492,13 @@ mod generated {
             &self,
             cx: ::rpcsmith::server::Context,
             kind: types::Kind,
-            limit: ::std::option::Option<u32>,
+            limit: Option<u32>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 ListPetsResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Returns one pet.
         ///
         /// Calls `get_pet`.
@@ -526,11 +507,8 @@ mod generated {
             cx: ::rpcsmith::server::Context,
             id: types::PetId,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                GetPetResult,
-                ::rpcsmith::server::Failure<GetPetError>,
-            >,
-        > + ::std::marker::Send;
+            Output = Result<GetPetResult, ::rpcsmith::server::Failure<GetPetError>>,
+        > + Send;
         /// Tells the store someone looked at a pet. A notification: no answer.
         ///
         /// Calls `pet_visited`.
@@ -540,7 +518,7 @@ mod generated {
             &self,
             cx: ::rpcsmith::server::Context,
             id: types::PetId,
-        ) -> impl ::std::future::Future<Output = ()> + ::std::marker::Send;
+        ) -> impl ::std::future::Future<Output = ()> + Send;
     }
     /// The OpenRPC document of Petstore, answered on `rpc.discover`.
     pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Petstore\",\"version\":\"1.0.0\",\"description\":\"A small pet store: rpcsmith's first example. It has a method taking params by name, one taking them by position with an optional trailing param, a declared error with typed data, and a notification.\"},\"methods\":[{\"name\":\"add_pet\",\"summary\":\"Adds a pet to the store and returns it with its new id.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"name\",\"required\":true,\"schema\":{\"type\":\"string\",\"minLength\":1}},{\"name\":\"kind\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Kind\"}},{\"name\":\"tags\",\"schema\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}],\"result\":{\"name\":\"pet\",\"schema\":{\"$ref\":\"#/components/schemas/Pet\"}}},{\"name\":\"list_pets\",\"summary\":\"Lists the pets, oldest first; `limit` caps how many.\",\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"kind\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Kind\"}},{\"name\":\"limit\",\"schema\":{\"type\":\"integer\",\"format\":\"uint32\"}}],\"result\":{\"name\":\"pets\",\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Pet\"}}}},{\"name\":\"get_pet\",\"summary\":\"Returns one pet.\",\"params\":[{\"name\":\"id\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/PetId\"}}],\"result\":{\"name\":\"pet\",\"schema\":{\"$ref\":\"#/components/schemas/Pet\"}},\"errors\":[{\"$ref\":\"#/components/errors/PetNotFound\"}]},{\"name\":\"pet_visited\",\"summary\":\"Tells the store someone looked at a pet. A notification: no answer.\",\"params\":[{\"name\":\"id\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/PetId\"}}]}],\"components\":{\"schemas\":{\"PetId\":{\"type\":\"integer\",\"format\":\"uint64\",\"description\":\"A pet's id, given by the store.\"},\"Kind\":{\"type\":\"string\",\"enum\":[\"cat\",\"dog\",\"bird\"],\"description\":\"What kind of animal a pet is.\"},\"Pet\":{\"type\":\"object\",\"description\":\"A pet in the store.\",\"properties\":{\"id\":{\"$ref\":\"#/components/schemas/PetId\"},\"name\":{\"type\":\"string\"},\"kind\":{\"$ref\":\"#/components/schemas/Kind\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"id\",\"name\",\"kind\"]},\"NotFound\":{\"type\":\"object\",\"description\":\"Which pet was not found.\",\"properties\":{\"id\":{\"$ref\":\"#/components/schemas/PetId\"}},\"required\":[\"id\"]}},\"errors\":{\"PetNotFound\":{\"code\":404,\"message\":\"pet not found\",\"data\":{\"$ref\":\"#/components/schemas/NotFound\"}}}}}";
@@ -561,7 +539,7 @@ mod generated {
             Self { server }
         }
     }
-    impl<S> ::std::clone::Clone for PetstoreDispatcher<S> {
+    impl<S> Clone for PetstoreDispatcher<S> {
         fn clone(&self) -> Self {
             Self {
                 server: ::std::sync::Arc::clone(&self.server),
@@ -577,18 +555,14 @@ mod generated {
         fn call(
             &self,
             method: &str,
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
             cx: ::rpcsmith::server::Context,
         ) -> ::rpcsmith::server::Reply {
             match method {
                 "add_pet" => {
                     let params = match AddPetParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -606,10 +580,8 @@ mod generated {
                 }
                 "list_pets" => {
                     let params = match ListPetsParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -626,10 +598,8 @@ mod generated {
                 }
                 "get_pet" => {
                     let params = match GetPetParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -640,10 +610,8 @@ mod generated {
                 }
                 "pet_visited" => {
                     let params = match PetVisitedParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -658,8 +626,8 @@ mod generated {
                 }
             }
         }
-        fn document(&self) -> ::std::option::Option<&str> {
-            ::std::option::Option::Some(DOCUMENT)
+        fn document(&self) -> Option<&str> {
+            Some(DOCUMENT)
         }
     }
 }

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -21,18 +23,18 @@ mod generated {
         pub type Integer = i64;
     }
     /// The params of `addition`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct AdditionParams {
         /// The `a` param.
-        pub a: ::std::option::Option<types::Integer>,
+        pub a: Option<types::Integer>,
         /// The `b` param.
-        pub b: ::std::option::Option<types::Integer>,
+        pub b: Option<types::Integer>,
     }
     impl ::rpcsmith::__private::serde::Serialize for AdditionParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = if self.b.is_some() {
                 2
@@ -41,7 +43,7 @@ mod generated {
             } else {
                 0
             };
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             if len > 0 {
                 seq.serialize_element(&self.a)?;
             }
@@ -54,18 +56,18 @@ mod generated {
     /// The result of `addition`.
     pub type AdditionResult = types::C;
     /// The params of `subtraction`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct SubtractionParams {
         /// The `a` param.
-        pub a: ::std::option::Option<types::Integer>,
+        pub a: Option<types::Integer>,
         /// The `b` param.
-        pub b: ::std::option::Option<types::Integer>,
+        pub b: Option<types::Integer>,
     }
     impl ::rpcsmith::__private::serde::Serialize for SubtractionParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = if self.b.is_some() {
                 2
@@ -74,7 +76,7 @@ mod generated {
             } else {
                 0
             };
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             if len > 0 {
                 seq.serialize_element(&self.a)?;
             }
@@ -87,7 +89,7 @@ mod generated {
     /// The result of `subtraction`.
     pub type SubtractionResult = types::C;
     /// A typed client of Simple Math: one method per API method, over any transport.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone)]
+    #[derive(Debug, Clone)]
     pub struct SimpleMathClient {
         inner: ::rpcsmith::client::Client,
     }
@@ -113,9 +115,9 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn addition(
             &self,
-            a: ::std::option::Option<types::Integer>,
-            b: ::std::option::Option<types::Integer>,
-        ) -> ::std::result::Result<
+            a: Option<types::Integer>,
+            b: Option<types::Integer>,
+        ) -> Result<
             AdditionResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -134,9 +136,9 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn subtraction(
             &self,
-            a: ::std::option::Option<types::Integer>,
-            b: ::std::option::Option<types::Integer>,
-        ) -> ::std::result::Result<
+            a: Option<types::Integer>,
+            b: Option<types::Integer>,
+        ) -> Result<
             SubtractionResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -151,7 +153,7 @@ mod generated {
     }
     /// A typed batch of Simple Math calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
-    #[derive(::std::fmt::Debug)]
+    #[derive(Debug)]
     pub struct SimpleMathBatch {
         inner: ::rpcsmith::client::Batch,
     }
@@ -171,17 +173,14 @@ mod generated {
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
         pub async fn send(
             self,
-        ) -> ::std::result::Result<
-            ::rpcsmith::client::Replies,
-            ::rpcsmith::client::Error,
-        > {
+        ) -> Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
             self.inner.send().await
         }
         /// Calls `addition`.
         pub fn addition(
             &mut self,
-            a: ::std::option::Option<types::Integer>,
-            b: ::std::option::Option<types::Integer>,
+            a: Option<types::Integer>,
+            b: Option<types::Integer>,
         ) -> ::rpcsmith::client::Handle<AdditionResult, ::std::convert::Infallible> {
             self.inner
                 .request_declared::<
@@ -193,8 +192,8 @@ mod generated {
         /// Calls `subtraction`.
         pub fn subtraction(
             &mut self,
-            a: ::std::option::Option<types::Integer>,
-            b: ::std::option::Option<types::Integer>,
+            a: Option<types::Integer>,
+            b: Option<types::Integer>,
         ) -> ::rpcsmith::client::Handle<SubtractionResult, ::std::convert::Infallible> {
             self.inner
                 .request_declared::<
@@ -211,16 +210,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (a, (b, ())) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["a", "b"],
             )?;
-            ::std::result::Result::Ok(Self { a, b })
+            Ok(Self { a, b })
         }
     }
     impl SubtractionParams {
@@ -230,16 +227,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (a, (b, ())) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["a", "b"],
             )?;
-            ::std::result::Result::Ok(Self { a, b })
+            Ok(Self { a, b })
         }
     }
     /// Simple Math, served: implement it, then serve `SimpleMathDispatcher::new(your_impl)`.
@@ -247,31 +242,31 @@ mod generated {
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
-    pub trait SimpleMathServer: ::std::marker::Send + ::std::marker::Sync + 'static {
+    pub trait SimpleMathServer: Send + Sync + 'static {
         /// Calls `addition`.
         fn addition(
             &self,
             cx: ::rpcsmith::server::Context,
-            a: ::std::option::Option<types::Integer>,
-            b: ::std::option::Option<types::Integer>,
+            a: Option<types::Integer>,
+            b: Option<types::Integer>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 AdditionResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `subtraction`.
         fn subtraction(
             &self,
             cx: ::rpcsmith::server::Context,
-            a: ::std::option::Option<types::Integer>,
-            b: ::std::option::Option<types::Integer>,
+            a: Option<types::Integer>,
+            b: Option<types::Integer>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 SubtractionResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
     }
     /// The OpenRPC document of Simple Math, answered on `rpc.discover`.
     pub const DOCUMENT: &str = "{\"openrpc\":\"1.0.0-rc1\",\"info\":{\"title\":\"Simple Math\",\"description\":\"A simple math example\",\"version\":\"1.0.0\"},\"servers\":[{\"name\":\"my simple math server\",\"summary\":\"simple math server summary\",\"description\":\"simple math server description\",\"url\":\"http://${username}.simple-math.example.org:${port}/${basePath}/\",\"variables\":{\"username\":{\"default\":\"demo\",\"description\":\"this is applied to the url as the subdomain\"},\"port\":{\"default\":\"443\",\"enum\":[\"8545\",\"443\"]},\"basePath\":{\"default\":\"jsonrpc\"}}}],\"methods\":[{\"name\":\"addition\",\"params\":[{\"name\":\"a\",\"schema\":{\"$ref\":\"#/components/schemas/Integer\"}},{\"name\":\"b\",\"schema\":{\"$ref\":\"#/components/schemas/Integer\"}}],\"result\":{\"$ref\":\"#/components/contentDescriptors/c\"},\"examples\":[{\"name\":\"simpleMathAdditionTwo\",\"params\":[{\"$ref\":\"#/components/examples/integerTwo\"},{\"$ref\":\"#/components/examples/integerTwo\"}],\"result\":{\"$ref\":\"#/components/examples/integerFour\"}},{\"name\":\"simpleMathAdditionFour\",\"params\":[{\"$ref\":\"#/components/examples/integerFour\"},{\"$ref\":\"#/components/examples/integerFour\"}],\"result\":{\"$ref\":\"#/components/examples/integerEight\"}}],\"links\":[{\"name\":\"subtractionLink\",\"description\":\"use the parameters from addition for subtraction\",\"method\":\"subtraction\",\"params\":{\"a\":\"$params.a\",\"b\":\"$params.b\"}}]},{\"name\":\"subtraction\",\"params\":[{\"name\":\"a\",\"schema\":{\"$ref\":\"#/components/schemas/Integer\"}},{\"name\":\"b\",\"schema\":{\"$ref\":\"#/components/schemas/Integer\"}}],\"result\":{\"$ref\":\"#/components/contentDescriptors/c\"},\"examples\":[{\"name\":\"examplesSubtractFourTwo\",\"params\":[{\"$ref\":\"#/components/examples/integerFour\"},{\"$ref\":\"#/components/examples/integerTwo\"}],\"result\":{\"$ref\":\"#/components/examples/integerTwo\"}},{\"name\":\"examplesSubtractEightFour\",\"params\":[{\"$ref\":\"#/components/examples/integerEight\"},{\"$ref\":\"#/components/examples/integerFour\"}],\"result\":{\"$ref\":\"#/components/examples/integerFour\"}}],\"links\":[{\"name\":\"additionLink\",\"description\":\"use the parameters from subtraction for addition\",\"method\":\"addition\",\"params\":{\"a\":\"$params.a\",\"b\":\"$params.b\"}}]}],\"components\":{\"contentDescriptors\":{\"c\":{\"name\":\"c\",\"schema\":{\"type\":\"integer\"}}},\"schemas\":{\"Integer\":{\"type\":\"integer\"}},\"examples\":{\"integerTwo\":{\"name\":\"two\",\"summary\":\"its a sample two\",\"description\":\"Im not sure how else to say two\",\"value\":2},\"integerFour\":{\"name\":\"four\",\"summary\":\"its a sample four\",\"description\":\"Im not sure how else to say four\",\"value\":4},\"integerEight\":{\"name\":\"eight\",\"summary\":\"its a sample eight\",\"description\":\"Im not sure how else to say eight\",\"value\":8}}}}";
@@ -292,7 +287,7 @@ mod generated {
             Self { server }
         }
     }
-    impl<S> ::std::clone::Clone for SimpleMathDispatcher<S> {
+    impl<S> Clone for SimpleMathDispatcher<S> {
         fn clone(&self) -> Self {
             Self {
                 server: ::std::sync::Arc::clone(&self.server),
@@ -308,18 +303,14 @@ mod generated {
         fn call(
             &self,
             method: &str,
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
             cx: ::rpcsmith::server::Context,
         ) -> ::rpcsmith::server::Reply {
             match method {
                 "addition" => {
                     let params = match AdditionParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -336,10 +327,8 @@ mod generated {
                 }
                 "subtraction" => {
                     let params = match SubtractionParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -361,8 +350,8 @@ mod generated {
                 }
             }
         }
-        fn document(&self) -> ::std::option::Option<&str> {
-            ::std::option::Option::Some(DOCUMENT)
+        fn document(&self) -> Option<&str> {
+            Some(DOCUMENT)
         }
     }
 }

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -15,13 +17,78 @@ mod generated {
         clippy::wrong_self_convention,
     )]
     pub mod types {
+        /// Named like std's Option.
+        ///
+        /// Generated from `#/components/schemas/Option`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            ::rpcsmith::__private::serde::Serialize,
+            ::rpcsmith::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::rpcsmith::__private::serde")]
+        pub enum Option {
+            #[serde(rename = "some")]
+            Some,
+            #[serde(rename = "none")]
+            None,
+        }
+        /// Named like std's Result: an integer enum, whose impls name `Ok` and `Err`.
+        ///
+        /// Generated from `#/components/schemas/Result`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Result {
+            V1,
+            V2,
+        }
+        impl ::rpcsmith::__private::serde::Serialize for Result {
+            fn serialize<S>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error>
+            where
+                S: ::rpcsmith::__private::serde::Serializer,
+            {
+                serializer
+                    .serialize_i64(
+                        match self {
+                            Self::V1 => 1_i64,
+                            Self::V2 => 2_i64,
+                        },
+                    )
+            }
+        }
+        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for Result {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+            {
+                match <i64 as ::rpcsmith::__private::serde::Deserialize<
+                    'de,
+                >>::deserialize(deserializer)? {
+                    1_i64 => ::std::result::Result::Ok(Self::V1),
+                    2_i64 => ::std::result::Result::Ok(Self::V2),
+                    other => {
+                        ::std::result::Result::Err(
+                            <D::Error as ::rpcsmith::__private::serde::de::Error>::custom(
+                                ::std::format_args!("{other} is not one of 1, 2"),
+                            ),
+                        )
+                    }
+                }
+            }
+        }
         /// Generated from `#/components/schemas/Self`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -33,11 +100,11 @@ mod generated {
         }
         /// Generated from `#/components/schemas/self`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -49,12 +116,12 @@ mod generated {
         }
         /// Generated from `#/components/schemas/SELF`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::marker::Copy,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
-            ::std::hash::Hash,
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -67,9 +134,32 @@ mod generated {
             #[serde(rename = "SELF")]
             SelfValue3,
         }
+        /// Named like std's String: std's types are then named by full path in `types`.
+        ///
+        /// Generated from `#/components/schemas/String`.
+        #[derive(
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
+            ::rpcsmith::__private::serde::Serialize,
+            ::rpcsmith::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::rpcsmith::__private::serde")]
+        pub struct String {
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub text: ::std::option::Option<::std::string::String>,
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub maybe: ::std::option::Option<::std::string::String>,
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub list: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub next: ::std::option::Option<Option>,
+        }
     }
     /// The params of `clone`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct Clone2Params {
         /// The `value` param.
         pub value: i64,
@@ -78,10 +168,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -89,7 +179,7 @@ mod generated {
     /// The result of `clone`.
     pub type Clone2Result = i64;
     /// The params of `clone_from`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct CloneFrom2Params {
         /// The `value` param.
         pub value: i64,
@@ -98,10 +188,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -109,7 +199,7 @@ mod generated {
     /// The result of `clone_from`.
     pub type CloneFrom2Result = i64;
     /// The params of `clone_into`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct CloneInto2Params {
         /// The `value` param.
         pub value: i64,
@@ -118,10 +208,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -129,7 +219,7 @@ mod generated {
     /// The result of `clone_into`.
     pub type CloneInto2Result = i64;
     /// The params of `to_owned`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct ToOwned2Params {
         /// The `value` param.
         pub value: i64,
@@ -138,10 +228,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -149,7 +239,7 @@ mod generated {
     /// The result of `to_owned`.
     pub type ToOwned2Result = i64;
     /// The params of `into`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct Into2Params {
         /// The `value` param.
         pub value: i64,
@@ -158,10 +248,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -169,7 +259,7 @@ mod generated {
     /// The result of `into`.
     pub type Into2Result = i64;
     /// The params of `try_into`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct TryInto2Params {
         /// The `value` param.
         pub value: i64,
@@ -178,10 +268,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -189,7 +279,7 @@ mod generated {
     /// The result of `try_into`.
     pub type TryInto2Result = i64;
     /// The params of `as_ref`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct AsRefParams {
         /// The `value` param.
         pub value: i64,
@@ -198,10 +288,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -209,7 +299,7 @@ mod generated {
     /// The result of `as_ref`.
     pub type AsRefResult = i64;
     /// The params of `drop`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct DropParams {
         /// The `value` param.
         pub value: i64,
@@ -218,10 +308,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -229,7 +319,7 @@ mod generated {
     /// The result of `drop`.
     pub type DropResult = i64;
     /// The params of `eq`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct EqParams {
         /// The `value` param.
         pub value: i64,
@@ -238,10 +328,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -249,7 +339,7 @@ mod generated {
     /// The result of `eq`.
     pub type EqResult = i64;
     /// The params of `to_string`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct ToStringParams {
         /// The `value` param.
         pub value: i64,
@@ -258,10 +348,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -269,7 +359,7 @@ mod generated {
     /// The result of `to_string`.
     pub type ToStringResult = i64;
     /// The params of `borrow`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct BorrowParams {
         /// The `value` param.
         pub value: i64,
@@ -278,10 +368,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -289,7 +379,7 @@ mod generated {
     /// The result of `borrow`.
     pub type BorrowResult = i64;
     /// The params of `type_id`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct TypeIdParams {
         /// The `value` param.
         pub value: i64,
@@ -298,10 +388,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -309,7 +399,7 @@ mod generated {
     /// The result of `type_id`.
     pub type TypeIdResult = i64;
     /// The params of `self`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct SelfValueParams {
         /// The `value` param.
         pub value: i64,
@@ -318,10 +408,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -329,7 +419,7 @@ mod generated {
     /// The result of `self`.
     pub type SelfValueResult = i64;
     /// The params of `from_block`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct FromBlockParams {
         /// The `value` param.
         pub value: i64,
@@ -338,10 +428,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -351,7 +441,7 @@ mod generated {
     /// The result of `next`.
     pub type NextResult = i64;
     /// The params of `into_inner2`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct IntoInner2Params {
         /// The `value` param.
         pub value: i64,
@@ -360,10 +450,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.value)?;
             seq.end()
         }
@@ -371,7 +461,7 @@ mod generated {
     /// The result of `into_inner2`.
     pub type IntoInner2Result = i64;
     /// The params of `as_mut`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct AsMutParams {
         /// The `self` param.
         pub self_2: types::SelfValue,
@@ -380,16 +470,49 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.self_2)?;
             seq.end()
         }
     }
+    /// The params of `wrap`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct WrapParams {
+        /// The `value` param.
+        pub value: Option<types::String>,
+        /// The `code` param.
+        pub code: Option<types::Result>,
+    }
+    impl ::rpcsmith::__private::serde::Serialize for WrapParams {
+        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+            &self,
+            serializer: S,
+        ) -> Result<S::Ok, S::Error> {
+            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+            let len: usize = if self.code.is_some() {
+                2
+            } else if self.value.is_some() {
+                1
+            } else {
+                0
+            };
+            let mut seq = serializer.serialize_seq(Some(len))?;
+            if len > 0 {
+                seq.serialize_element(&self.value)?;
+            }
+            if len > 1 {
+                seq.serialize_element(&self.code)?;
+            }
+            seq.end()
+        }
+    }
+    /// The result of `wrap`.
+    pub type WrapResult = types::Option;
     /// A typed client of Std names: one method per API method, over any transport.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone)]
+    #[derive(Debug, Clone)]
     pub struct StdNamesClient {
         inner: ::rpcsmith::client::Client,
     }
@@ -416,7 +539,7 @@ mod generated {
         pub async fn clone2(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
+        ) -> Result<
             Clone2Result,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -436,7 +559,7 @@ mod generated {
         pub async fn clone_from2(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
+        ) -> Result<
             CloneFrom2Result,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -456,7 +579,7 @@ mod generated {
         pub async fn clone_into2(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
+        ) -> Result<
             CloneInto2Result,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -476,7 +599,7 @@ mod generated {
         pub async fn to_owned2(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
+        ) -> Result<
             ToOwned2Result,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -496,10 +619,7 @@ mod generated {
         pub async fn into2(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
-            Into2Result,
-            ::rpcsmith::client::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<Into2Result, ::rpcsmith::client::Error<::std::convert::Infallible>> {
             self.inner
                 .request_declared::<
                     Into2Result,
@@ -516,7 +636,7 @@ mod generated {
         pub async fn try_into2(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
+        ) -> Result<
             TryInto2Result,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -536,10 +656,7 @@ mod generated {
         pub async fn as_ref(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
-            AsRefResult,
-            ::rpcsmith::client::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<AsRefResult, ::rpcsmith::client::Error<::std::convert::Infallible>> {
             self.inner
                 .request_declared::<
                     AsRefResult,
@@ -556,10 +673,7 @@ mod generated {
         pub async fn drop(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
-            DropResult,
-            ::rpcsmith::client::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<DropResult, ::rpcsmith::client::Error<::std::convert::Infallible>> {
             self.inner
                 .request_declared::<
                     DropResult,
@@ -576,10 +690,7 @@ mod generated {
         pub async fn eq(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
-            EqResult,
-            ::rpcsmith::client::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<EqResult, ::rpcsmith::client::Error<::std::convert::Infallible>> {
             self.inner
                 .request_declared::<
                     EqResult,
@@ -596,7 +707,7 @@ mod generated {
         pub async fn to_string(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
+        ) -> Result<
             ToStringResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -616,7 +727,7 @@ mod generated {
         pub async fn borrow(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
+        ) -> Result<
             BorrowResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -636,7 +747,7 @@ mod generated {
         pub async fn type_id(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
+        ) -> Result<
             TypeIdResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -656,7 +767,7 @@ mod generated {
         pub async fn self_(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
+        ) -> Result<
             SelfValueResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -676,7 +787,7 @@ mod generated {
         pub async fn from_block(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
+        ) -> Result<
             FromBlockResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -695,10 +806,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn next(
             &self,
-        ) -> ::std::result::Result<
-            NextResult,
-            ::rpcsmith::client::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<NextResult, ::rpcsmith::client::Error<::std::convert::Infallible>> {
             self.inner
                 .request_declared::<
                     NextResult,
@@ -715,7 +823,7 @@ mod generated {
         pub async fn into_inner2(
             &self,
             value: i64,
-        ) -> ::std::result::Result<
+        ) -> Result<
             IntoInner2Result,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -735,13 +843,31 @@ mod generated {
         pub async fn as_mut(
             &self,
             self_2: types::SelfValue,
-        ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+        ) -> Result<(), ::rpcsmith::client::Error> {
             self.inner.notify("as_mut", &AsMutParams { self_2 }).await
+        }
+        /// Calls `wrap`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        pub async fn wrap(
+            &self,
+            value: Option<types::String>,
+            code: Option<types::Result>,
+        ) -> Result<WrapResult, ::rpcsmith::client::Error<::std::convert::Infallible>> {
+            self.inner
+                .request_declared::<
+                    WrapResult,
+                    ::std::convert::Infallible,
+                    _,
+                >("wrap", &WrapParams { value, code })
+                .await
         }
     }
     /// A typed batch of Std names calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
-    #[derive(::std::fmt::Debug)]
+    #[derive(Debug)]
     pub struct StdNamesBatch {
         inner: ::rpcsmith::client::Batch,
     }
@@ -761,10 +887,7 @@ mod generated {
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
         pub async fn send(
             self,
-        ) -> ::std::result::Result<
-            ::rpcsmith::client::Replies,
-            ::rpcsmith::client::Error,
-        > {
+        ) -> Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
             self.inner.send().await
         }
         /// Calls `clone`.
@@ -966,8 +1089,21 @@ mod generated {
         pub fn as_mut(
             &mut self,
             self_2: types::SelfValue,
-        ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+        ) -> Result<(), ::rpcsmith::client::Error> {
             self.inner.notify("as_mut", &AsMutParams { self_2 })
+        }
+        /// Calls `wrap`.
+        pub fn wrap(
+            &mut self,
+            value: Option<types::String>,
+            code: Option<types::Result>,
+        ) -> ::rpcsmith::client::Handle<WrapResult, ::std::convert::Infallible> {
+            self.inner
+                .request_declared::<
+                    WrapResult,
+                    ::std::convert::Infallible,
+                    _,
+                >("wrap", &WrapParams { value, code })
         }
     }
     impl Clone2Params {
@@ -977,16 +1113,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl CloneFrom2Params {
@@ -996,16 +1130,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl CloneInto2Params {
@@ -1015,16 +1147,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl ToOwned2Params {
@@ -1034,16 +1164,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl Into2Params {
@@ -1053,16 +1181,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl TryInto2Params {
@@ -1072,16 +1198,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl AsRefParams {
@@ -1091,16 +1215,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl DropParams {
@@ -1110,16 +1232,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl EqParams {
@@ -1129,16 +1249,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl ToStringParams {
@@ -1148,16 +1266,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl BorrowParams {
@@ -1167,16 +1283,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl TypeIdParams {
@@ -1186,16 +1300,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl SelfValueParams {
@@ -1205,16 +1317,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl FromBlockParams {
@@ -1224,16 +1334,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl IntoInner2Params {
@@ -1243,16 +1351,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (value, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["value"],
             )?;
-            ::std::result::Result::Ok(Self { value })
+            Ok(Self { value })
         }
     }
     impl AsMutParams {
@@ -1262,16 +1368,31 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (self_2, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["self"],
             )?;
-            ::std::result::Result::Ok(Self { self_2 })
+            Ok(Self { self_2 })
+        }
+    }
+    impl WrapParams {
+        /// Decodes the params of a call, from an array or an object as the method allows.
+        ///
+        /// # Errors
+        ///
+        /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        pub fn decode(
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            let (value, (code, ())) = ::rpcsmith::codegen::decode(
+                params,
+                ::rpcsmith::codegen::Structure::Either,
+                &["value", "code"],
+            )?;
+            Ok(Self { value, code })
         }
     }
     /// Std names, served: implement it, then serve `StdNamesDispatcher::new(your_impl)`.
@@ -1279,182 +1400,182 @@ mod generated {
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
-    pub trait StdNamesServer: ::std::marker::Send + ::std::marker::Sync + 'static {
+    pub trait StdNamesServer: Send + Sync + 'static {
         /// Calls `clone`.
         fn clone2(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 Clone2Result,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `clone_from`.
         fn clone_from2(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 CloneFrom2Result,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `clone_into`.
         fn clone_into2(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 CloneInto2Result,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `to_owned`.
         fn to_owned2(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 ToOwned2Result,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `into`.
         fn into2(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 Into2Result,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `try_into`.
         fn try_into2(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 TryInto2Result,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `as_ref`.
         fn as_ref(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 AsRefResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `drop`.
         fn drop(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 DropResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `eq`.
         fn eq(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 EqResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `to_string`.
         fn to_string(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 ToStringResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `borrow`.
         fn borrow(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 BorrowResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `type_id`.
         fn type_id(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 TypeIdResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `self`.
         fn self_(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 SelfValueResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `from_block`.
         fn from_block(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 FromBlockResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `next`.
         fn next(
             &self,
             cx: ::rpcsmith::server::Context,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 NextResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `into_inner2`.
         fn into_inner2(
             &self,
             cx: ::rpcsmith::server::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 IntoInner2Result,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
         /// Calls `as_mut`.
         ///
         /// A notification: nothing is answered.
@@ -1462,10 +1583,22 @@ mod generated {
             &self,
             cx: ::rpcsmith::server::Context,
             self_2: types::SelfValue,
-        ) -> impl ::std::future::Future<Output = ()> + ::std::marker::Send;
+        ) -> impl ::std::future::Future<Output = ()> + Send;
+        /// Calls `wrap`.
+        fn wrap(
+            &self,
+            cx: ::rpcsmith::server::Context,
+            value: Option<types::String>,
+            code: Option<types::Result>,
+        ) -> impl ::std::future::Future<
+            Output = Result<
+                WrapResult,
+                ::rpcsmith::server::Failure<::std::convert::Infallible>,
+            >,
+        > + Send;
     }
     /// The OpenRPC document of Std names, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Std names\",\"version\":\"1.0.0\",\"description\":\"Methods, params and types named like the methods and keywords Rust code already uses: each must still generate code that compiles, without warnings or clippy lints.\"},\"methods\":[{\"name\":\"clone\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"clone_from\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"clone_into\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"to_owned\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"into\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"try_into\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"as_ref\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"drop\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"eq\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"to_string\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"borrow\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"type_id\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"self\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"from_block\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"next\",\"params\":[],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"into_inner2\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"as_mut\",\"params\":[{\"name\":\"self\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Self\"}}]}],\"components\":{\"schemas\":{\"Self\":{\"type\":\"object\",\"properties\":{\"self\":{\"type\":\"string\"}}},\"self\":{\"type\":\"object\",\"properties\":{\"Self\":{\"$ref\":\"#/components/schemas/Self\"}}},\"SELF\":{\"type\":\"string\",\"enum\":[\"self\",\"Self\",\"SELF\"]}}}}";
+    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Std names\",\"version\":\"1.0.0\",\"description\":\"Methods, params and types named like the methods and keywords Rust code already uses: each must still generate code that compiles, without warnings or clippy lints.\"},\"methods\":[{\"name\":\"clone\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"clone_from\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"clone_into\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"to_owned\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"into\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"try_into\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"as_ref\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"drop\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"eq\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"to_string\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"borrow\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"type_id\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"self\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"from_block\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"next\",\"params\":[],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"into_inner2\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"as_mut\",\"params\":[{\"name\":\"self\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Self\"}}]},{\"name\":\"wrap\",\"params\":[{\"name\":\"value\",\"schema\":{\"$ref\":\"#/components/schemas/String\"}},{\"name\":\"code\",\"schema\":{\"$ref\":\"#/components/schemas/Result\"}}],\"result\":{\"name\":\"wrapped\",\"schema\":{\"$ref\":\"#/components/schemas/Option\"}}}],\"components\":{\"schemas\":{\"Self\":{\"type\":\"object\",\"properties\":{\"self\":{\"type\":\"string\"}}},\"self\":{\"type\":\"object\",\"properties\":{\"Self\":{\"$ref\":\"#/components/schemas/Self\"}}},\"SELF\":{\"type\":\"string\",\"enum\":[\"self\",\"Self\",\"SELF\"]},\"String\":{\"description\":\"Named like std's String: std's types are then named by full path in `types`.\",\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},\"maybe\":{\"type\":\"string\"},\"list\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"next\":{\"$ref\":\"#/components/schemas/Option\"}}},\"Option\":{\"description\":\"Named like std's Option.\",\"type\":\"string\",\"enum\":[\"some\",\"none\"]},\"Result\":{\"description\":\"Named like std's Result: an integer enum, whose impls name `Ok` and `Err`.\",\"type\":\"integer\",\"enum\":[1,2]}}}}";
     /// Routes calls to a `StdNamesServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct StdNamesDispatcher<S> {
@@ -1483,7 +1616,7 @@ mod generated {
             Self { server }
         }
     }
-    impl<S> ::std::clone::Clone for StdNamesDispatcher<S> {
+    impl<S> Clone for StdNamesDispatcher<S> {
         fn clone(&self) -> Self {
             Self {
                 server: ::std::sync::Arc::clone(&self.server),
@@ -1499,18 +1632,14 @@ mod generated {
         fn call(
             &self,
             method: &str,
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
             cx: ::rpcsmith::server::Context,
         ) -> ::rpcsmith::server::Reply {
             match method {
                 "clone" => {
                     let params = match Clone2Params::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1522,10 +1651,8 @@ mod generated {
                 }
                 "clone_from" => {
                     let params = match CloneFrom2Params::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1537,10 +1664,8 @@ mod generated {
                 }
                 "clone_into" => {
                     let params = match CloneInto2Params::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1552,10 +1677,8 @@ mod generated {
                 }
                 "to_owned" => {
                     let params = match ToOwned2Params::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1567,10 +1690,8 @@ mod generated {
                 }
                 "into" => {
                     let params = match Into2Params::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1581,10 +1702,8 @@ mod generated {
                 }
                 "try_into" => {
                     let params = match TryInto2Params::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1596,10 +1715,8 @@ mod generated {
                 }
                 "as_ref" => {
                     let params = match AsRefParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1611,10 +1728,8 @@ mod generated {
                 }
                 "drop" => {
                     let params = match DropParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1625,10 +1740,8 @@ mod generated {
                 }
                 "eq" => {
                     let params = match EqParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1639,10 +1752,8 @@ mod generated {
                 }
                 "to_string" => {
                     let params = match ToStringParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1654,10 +1765,8 @@ mod generated {
                 }
                 "borrow" => {
                     let params = match BorrowParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1669,10 +1778,8 @@ mod generated {
                 }
                 "type_id" => {
                     let params = match TypeIdParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1684,10 +1791,8 @@ mod generated {
                 }
                 "self" => {
                     let params = match SelfValueParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1698,10 +1803,8 @@ mod generated {
                 }
                 "from_block" => {
                     let params = match FromBlockParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1712,7 +1815,7 @@ mod generated {
                     })
                 }
                 "next" => {
-                    if let ::std::result::Result::Err(error) = ::rpcsmith::codegen::decode::<
+                    if let Err(error) = ::rpcsmith::codegen::decode::<
                         (),
                     >(params, ::rpcsmith::codegen::Structure::Either, &[]) {
                         return ::rpcsmith::server::Reply::err(error);
@@ -1726,10 +1829,8 @@ mod generated {
                 }
                 "into_inner2" => {
                     let params = match IntoInner2Params::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -1741,15 +1842,31 @@ mod generated {
                 }
                 "as_mut" => {
                     let params = match AsMutParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
                         <S as StdNamesServer>::as_mut(&server, cx, params.self_2).await;
                         ::rpcsmith::server::encode(&())
+                    })
+                }
+                "wrap" => {
+                    let params = match WrapParams::decode(params) {
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
+                    };
+                    let server = ::std::sync::Arc::clone(&self.server);
+                    ::rpcsmith::server::Reply::future(async move {
+                        ::rpcsmith::codegen::answer(
+                            <S as StdNamesServer>::wrap(
+                                    &server,
+                                    cx,
+                                    params.value,
+                                    params.code,
+                                )
+                                .await,
+                        )
                     })
                 }
                 _ => {
@@ -1759,8 +1876,8 @@ mod generated {
                 }
             }
         }
-        fn document(&self) -> ::std::option::Option<&str> {
-            ::std::option::Option::Some(DOCUMENT)
+        fn document(&self) -> Option<&str> {
+            Some(DOCUMENT)
         }
     }
 }

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,53 +19,48 @@ mod generated {
     pub mod types {
         /// Generated from `#/components/schemas/Price`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Price {
-            pub symbol: ::std::string::String,
+            pub symbol: String,
             pub cents: i64,
         }
         /// Generated from `#/components/schemas/SubscriptionId`.
-        pub type SubscriptionId = ::std::string::String;
+        pub type SubscriptionId = String;
         /// Generated from `#/methods/3/errors/0/data`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct TickerConfirmError20Data {
-            pub reason: ::std::string::String,
+            pub reason: String,
         }
     }
     /// The params of `subscribe`.
-    #[derive(
-        ::std::fmt::Debug,
-        ::std::clone::Clone,
-        ::std::cmp::PartialEq,
-        ::rpcsmith::__private::serde::Serialize
-    )]
+    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
     #[serde(crate = "::rpcsmith::__private::serde")]
     pub struct SubscribeParams {
         /// The `symbol` param.
-        pub symbol: ::std::string::String,
+        pub symbol: String,
         /// The `every` param.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub every: ::std::option::Option<u8>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub every: Option<u8>,
     }
     /// The result of `subscribe`.
     pub type SubscribeResult = types::SubscriptionId;
     /// The errors `subscribe` declares.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub enum SubscribeError {
         /// `10`: unknown symbol
         UnknownSymbol,
@@ -91,14 +88,14 @@ mod generated {
     impl ::rpcsmith::client::DeclaredError for SubscribeError {
         fn from_object(
             error: ::rpcsmith::protocol::ErrorObject,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             match error.code {
-                10_i64 => ::std::result::Result::Ok(Self::UnknownSymbol),
-                _ => ::std::result::Result::Err(error),
+                10_i64 => Ok(Self::UnknownSymbol),
+                _ => Err(error),
             }
         }
     }
-    impl ::std::convert::From<SubscribeError> for ::rpcsmith::protocol::ErrorObject {
+    impl From<SubscribeError> for ::rpcsmith::protocol::ErrorObject {
         fn from(error: SubscribeError) -> Self {
             match error {
                 SubscribeError::UnknownSymbol => {
@@ -107,14 +104,13 @@ mod generated {
             }
         }
     }
-    impl ::std::convert::From<SubscribeError>
-    for ::rpcsmith::server::Failure<SubscribeError> {
+    impl From<SubscribeError> for ::rpcsmith::server::Failure<SubscribeError> {
         fn from(error: SubscribeError) -> Self {
             ::rpcsmith::server::Failure::Declared(error)
         }
     }
     /// The params of `unsubscribe`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct UnsubscribeParams {
         /// The `subscription` param.
         pub subscription: types::SubscriptionId,
@@ -123,10 +119,10 @@ mod generated {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = 1;
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.subscription)?;
             seq.end()
         }
@@ -134,12 +130,7 @@ mod generated {
     /// The result of `unsubscribe`.
     pub type UnsubscribeResult = bool;
     /// The params of `ticker_tick`.
-    #[derive(
-        ::std::fmt::Debug,
-        ::std::clone::Clone,
-        ::std::cmp::PartialEq,
-        ::rpcsmith::__private::serde::Serialize
-    )]
+    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
     #[serde(crate = "::rpcsmith::__private::serde")]
     pub struct TickerTickParams {
         /// The `subscription` param.
@@ -148,21 +139,21 @@ mod generated {
         pub price: types::Price,
     }
     /// The params of `ticker_confirm`.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct TickerConfirmParams {
         /// The `question` param.
-        pub question: ::std::string::String,
+        pub question: String,
         /// The `deadline` param.
-        pub deadline: ::std::option::Option<i64>,
+        pub deadline: Option<i64>,
     }
     impl ::rpcsmith::__private::serde::Serialize for TickerConfirmParams {
         fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+        ) -> Result<S::Ok, S::Error> {
             use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
             let len: usize = if self.deadline.is_some() { 2 } else { 1 };
-            let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+            let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.question)?;
             if len > 1 {
                 seq.serialize_element(&self.deadline)?;
@@ -173,7 +164,7 @@ mod generated {
     /// The result of `ticker_confirm`.
     pub type TickerConfirmResult = bool;
     /// The errors `ticker_confirm` declares.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub enum TickerConfirmError {
         /// `20`: declined
         ///
@@ -203,21 +194,19 @@ mod generated {
     impl ::rpcsmith::client::DeclaredError for TickerConfirmError {
         fn from_object(
             error: ::rpcsmith::protocol::ErrorObject,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             match error.code {
                 20_i64 => {
                     match ::rpcsmith::codegen::error_data(&error) {
-                        ::std::option::Option::Some(data) => {
-                            ::std::result::Result::Ok(Self::Declined(data))
-                        }
-                        ::std::option::Option::None => ::std::result::Result::Err(error),
+                        Some(data) => Ok(Self::Declined(data)),
+                        None => Err(error),
                     }
                 }
-                _ => ::std::result::Result::Err(error),
+                _ => Err(error),
             }
         }
     }
-    impl ::std::convert::From<TickerConfirmError> for ::rpcsmith::protocol::ErrorObject {
+    impl From<TickerConfirmError> for ::rpcsmith::protocol::ErrorObject {
         fn from(error: TickerConfirmError) -> Self {
             match error {
                 TickerConfirmError::Declined(data) => {
@@ -226,14 +215,13 @@ mod generated {
             }
         }
     }
-    impl ::std::convert::From<TickerConfirmError>
-    for ::rpcsmith::server::Failure<TickerConfirmError> {
+    impl From<TickerConfirmError> for ::rpcsmith::server::Failure<TickerConfirmError> {
         fn from(error: TickerConfirmError) -> Self {
             ::rpcsmith::server::Failure::Declared(error)
         }
     }
     /// A typed client of Ticker: one method per API method, over any transport.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone)]
+    #[derive(Debug, Clone)]
     pub struct TickerClient {
         inner: ::rpcsmith::client::Client,
     }
@@ -261,12 +249,9 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn subscribe(
             &self,
-            symbol: ::std::string::String,
-            every: ::std::option::Option<u8>,
-        ) -> ::std::result::Result<
-            SubscribeResult,
-            ::rpcsmith::client::Error<SubscribeError>,
-        > {
+            symbol: String,
+            every: Option<u8>,
+        ) -> Result<SubscribeResult, ::rpcsmith::client::Error<SubscribeError>> {
             self.inner
                 .request_declared::<
                     SubscribeResult,
@@ -283,7 +268,7 @@ mod generated {
         pub async fn unsubscribe(
             &self,
             subscription: types::SubscriptionId,
-        ) -> ::std::result::Result<
+        ) -> Result<
             UnsubscribeResult,
             ::rpcsmith::client::Error<::std::convert::Infallible>,
         > {
@@ -298,7 +283,7 @@ mod generated {
     }
     /// A typed batch of Ticker calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
-    #[derive(::std::fmt::Debug)]
+    #[derive(Debug)]
     pub struct TickerBatch {
         inner: ::rpcsmith::client::Batch,
     }
@@ -318,10 +303,7 @@ mod generated {
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
         pub async fn send(
             self,
-        ) -> ::std::result::Result<
-            ::rpcsmith::client::Replies,
-            ::rpcsmith::client::Error,
-        > {
+        ) -> Result<::rpcsmith::client::Replies, ::rpcsmith::client::Error> {
             self.inner.send().await
         }
         /// Starts ticks for a symbol; ticks arrive as `ticker_tick`.
@@ -329,8 +311,8 @@ mod generated {
         /// Calls `subscribe`.
         pub fn subscribe(
             &mut self,
-            symbol: ::std::string::String,
-            every: ::std::option::Option<u8>,
+            symbol: String,
+            every: Option<u8>,
         ) -> ::rpcsmith::client::Handle<SubscribeResult, SubscribeError> {
             self.inner
                 .request_declared::<
@@ -359,16 +341,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (symbol, (every, ())) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::ByName,
                 &["symbol", "every"],
             )?;
-            ::std::result::Result::Ok(Self { symbol, every })
+            Ok(Self { symbol, every })
         }
     }
     impl UnsubscribeParams {
@@ -378,16 +358,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (subscription, ()) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::Either,
                 &["subscription"],
             )?;
-            ::std::result::Result::Ok(Self { subscription })
+            Ok(Self { subscription })
         }
     }
     /// Ticker, served: implement it, then serve `TickerDispatcher::new(your_impl)`.
@@ -395,32 +373,29 @@ mod generated {
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
-    pub trait TickerServer: ::std::marker::Send + ::std::marker::Sync + 'static {
+    pub trait TickerServer: Send + Sync + 'static {
         /// Starts ticks for a symbol; ticks arrive as `ticker_tick`.
         ///
         /// Calls `subscribe`.
         fn subscribe(
             &self,
             cx: ::rpcsmith::server::Context,
-            symbol: ::std::string::String,
-            every: ::std::option::Option<u8>,
+            symbol: String,
+            every: Option<u8>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
-                SubscribeResult,
-                ::rpcsmith::server::Failure<SubscribeError>,
-            >,
-        > + ::std::marker::Send;
+            Output = Result<SubscribeResult, ::rpcsmith::server::Failure<SubscribeError>>,
+        > + Send;
         /// Calls `unsubscribe`.
         fn unsubscribe(
             &self,
             cx: ::rpcsmith::server::Context,
             subscription: types::SubscriptionId,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 UnsubscribeResult,
                 ::rpcsmith::server::Failure<::std::convert::Infallible>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
     }
     /// The OpenRPC document of Ticker, answered on `rpc.discover`.
     pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Ticker\",\"version\":\"1.0.0\",\"description\":\"Subscriptions: generated with `server_to_client(\\\"ticker_*\\\")`, the `ticker_*` methods are sent by the server.\"},\"methods\":[{\"name\":\"subscribe\",\"summary\":\"Starts ticks for a symbol; ticks arrive as `ticker_tick`.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"symbol\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"every\",\"schema\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":60}}],\"result\":{\"name\":\"subscription\",\"schema\":{\"$ref\":\"#/components/schemas/SubscriptionId\"}},\"errors\":[{\"code\":10,\"message\":\"unknown symbol\"}]},{\"name\":\"unsubscribe\",\"params\":[{\"name\":\"subscription\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/SubscriptionId\"}}],\"result\":{\"name\":\"stopped\",\"schema\":{\"type\":\"boolean\"}}},{\"name\":\"ticker_tick\",\"summary\":\"A price, pushed to the subscriber.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"subscription\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/SubscriptionId\"}},{\"name\":\"price\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Price\"}}]},{\"name\":\"ticker_confirm\",\"summary\":\"The server asks the client to confirm a trade.\",\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"question\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"deadline\",\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"confirmed\",\"schema\":{\"type\":\"boolean\"}},\"errors\":[{\"code\":20,\"message\":\"declined\",\"data\":{\"type\":\"object\",\"required\":[\"reason\"],\"properties\":{\"reason\":{\"type\":\"string\"}}}}]}],\"components\":{\"schemas\":{\"SubscriptionId\":{\"type\":\"string\"},\"Price\":{\"type\":\"object\",\"required\":[\"symbol\",\"cents\"],\"properties\":{\"symbol\":{\"type\":\"string\"},\"cents\":{\"type\":\"integer\"}}}}}}";
@@ -441,7 +416,7 @@ mod generated {
             Self { server }
         }
     }
-    impl<S> ::std::clone::Clone for TickerDispatcher<S> {
+    impl<S> Clone for TickerDispatcher<S> {
         fn clone(&self) -> Self {
             Self {
                 server: ::std::sync::Arc::clone(&self.server),
@@ -457,18 +432,14 @@ mod generated {
         fn call(
             &self,
             method: &str,
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
             cx: ::rpcsmith::server::Context,
         ) -> ::rpcsmith::server::Reply {
             match method {
                 "subscribe" => {
                     let params = match SubscribeParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -485,10 +456,8 @@ mod generated {
                 }
                 "unsubscribe" => {
                     let params = match UnsubscribeParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -509,8 +478,8 @@ mod generated {
                 }
             }
         }
-        fn document(&self) -> ::std::option::Option<&str> {
-            ::std::option::Option::Some(DOCUMENT)
+        fn document(&self) -> Option<&str> {
+            Some(DOCUMENT)
         }
     }
     /// Sends the server→client methods of Ticker to a client, one typed method each.
@@ -518,7 +487,7 @@ mod generated {
     /// Wraps the client of one connection: in a handler `rpcsmith::transport::peer::remote(&cx)`,
     /// elsewhere one of `rpcsmith::transport::peer::Hub::clients()`. A notification returns once
     /// written; a request returns the client's typed answer, or its declared error.
-    #[derive(::std::fmt::Debug, ::std::clone::Clone)]
+    #[derive(Debug, Clone)]
     pub struct TickerPush {
         inner: ::rpcsmith::client::Client,
     }
@@ -542,7 +511,7 @@ mod generated {
             &self,
             subscription: types::SubscriptionId,
             price: types::Price,
-        ) -> ::std::result::Result<(), ::rpcsmith::client::Error> {
+        ) -> Result<(), ::rpcsmith::client::Error> {
             self.inner
                 .notify(
                     "ticker_tick",
@@ -562,12 +531,9 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         pub async fn ticker_confirm(
             &self,
-            question: ::std::string::String,
-            deadline: ::std::option::Option<i64>,
-        ) -> ::std::result::Result<
-            TickerConfirmResult,
-            ::rpcsmith::client::Error<TickerConfirmError>,
-        > {
+            question: String,
+            deadline: Option<i64>,
+        ) -> Result<TickerConfirmResult, ::rpcsmith::client::Error<TickerConfirmError>> {
             self.inner
                 .request_declared::<
                     TickerConfirmResult,
@@ -590,16 +556,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (subscription, (price, ())) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::ByName,
                 &["subscription", "price"],
             )?;
-            ::std::result::Result::Ok(Self { subscription, price })
+            Ok(Self { subscription, price })
         }
     }
     impl TickerConfirmParams {
@@ -609,16 +573,14 @@ mod generated {
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         pub fn decode(
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
-        ) -> ::std::result::Result<Self, ::rpcsmith::protocol::ErrorObject> {
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
+        ) -> Result<Self, ::rpcsmith::protocol::ErrorObject> {
             let (question, (deadline, ())) = ::rpcsmith::codegen::decode(
                 params,
                 ::rpcsmith::codegen::Structure::ByPosition,
                 &["question", "deadline"],
             )?;
-            ::std::result::Result::Ok(Self { question, deadline })
+            Ok(Self { question, deadline })
         }
     }
     /// The server→client methods of Ticker, handled by the client: implement it, then give
@@ -630,7 +592,7 @@ mod generated {
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
-    pub trait TickerListener: ::std::marker::Send + ::std::marker::Sync + 'static {
+    pub trait TickerListener: Send + Sync + 'static {
         /// A price, pushed to the subscriber.
         ///
         /// Calls `ticker_tick`.
@@ -641,21 +603,21 @@ mod generated {
             cx: ::rpcsmith::server::Context,
             subscription: types::SubscriptionId,
             price: types::Price,
-        ) -> impl ::std::future::Future<Output = ()> + ::std::marker::Send;
+        ) -> impl ::std::future::Future<Output = ()> + Send;
         /// The server asks the client to confirm a trade.
         ///
         /// Calls `ticker_confirm`.
         fn ticker_confirm(
             &self,
             cx: ::rpcsmith::server::Context,
-            question: ::std::string::String,
-            deadline: ::std::option::Option<i64>,
+            question: String,
+            deadline: Option<i64>,
         ) -> impl ::std::future::Future<
-            Output = ::std::result::Result<
+            Output = Result<
                 TickerConfirmResult,
                 ::rpcsmith::server::Failure<TickerConfirmError>,
             >,
-        > + ::std::marker::Send;
+        > + Send;
     }
     /// Routes calls to a `TickerListener`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
@@ -674,7 +636,7 @@ mod generated {
             Self { server }
         }
     }
-    impl<S> ::std::clone::Clone for TickerListenerDispatcher<S> {
+    impl<S> Clone for TickerListenerDispatcher<S> {
         fn clone(&self) -> Self {
             Self {
                 server: ::std::sync::Arc::clone(&self.server),
@@ -691,18 +653,14 @@ mod generated {
         fn call(
             &self,
             method: &str,
-            params: ::std::option::Option<
-                &::rpcsmith::__private::serde_json::value::RawValue,
-            >,
+            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
             cx: ::rpcsmith::server::Context,
         ) -> ::rpcsmith::server::Reply {
             match method {
                 "ticker_tick" => {
                     let params = match TickerTickParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {
@@ -718,10 +676,8 @@ mod generated {
                 }
                 "ticker_confirm" => {
                     let params = match TickerConfirmParams::decode(params) {
-                        ::std::result::Result::Ok(params) => params,
-                        ::std::result::Result::Err(error) => {
-                            return ::rpcsmith::server::Reply::err(error);
-                        }
+                        Ok(params) => params,
+                        Err(error) => return ::rpcsmith::server::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::server::Reply::future(async move {

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -21,32 +23,30 @@ mod generated {
         pub type Anything = ::rpcsmith::__private::serde_json::Value;
         /// Generated from `#/components/schemas/Holder`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Holder {
             pub any: ::rpcsmith::__private::serde_json::Value,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub never: ::std::option::Option<HolderNever>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub never: Option<HolderNever>,
             /// Any value, described.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub described: ::std::option::Option<
-                ::rpcsmith::__private::serde_json::Value,
-            >,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub described: Option<::rpcsmith::__private::serde_json::Value>,
         }
         /// Generated from `#/components/schemas/Holder/properties/never`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::marker::Copy,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
-            ::std::hash::Hash,
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -54,12 +54,12 @@ mod generated {
         pub enum HolderNever {}
         /// Generated from `#/components/schemas/Nothing`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::marker::Copy,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
-            ::std::hash::Hash,
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -18,13 +20,13 @@ mod generated {
         /// Generated from `#/components/schemas/Address`.
         pub type Address = [f64; 20];
         /// Generated from `#/components/schemas/Anything`.
-        pub type Anything = ::std::vec::Vec<::rpcsmith::__private::serde_json::Value>;
+        pub type Anything = Vec<::rpcsmith::__private::serde_json::Value>;
         /// Generated from `#/components/schemas/LotusList`.
-        pub type LotusList = ::std::vec::Vec<::std::string::String>;
+        pub type LotusList = Vec<String>;
         /// Generated from `#/components/schemas/Names`.
-        pub type Names = ::std::vec::Vec<::std::string::String>;
+        pub type Names = Vec<String>;
         /// Generated from `#/components/schemas/Pair`.
-        pub type Pair = (::std::string::String, u64);
+        pub type Pair = (String, u64);
         /// Generated from `#/components/schemas/Single`.
         pub type Single = (bool,);
     }

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,10 +19,10 @@ mod generated {
     pub mod types {
         /// Generated from `#/components/schemas/Versioned`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -29,17 +31,17 @@ mod generated {
             pub version: VersionedVersion,
             pub jsonrpc: VersionedJsonrpc,
             pub flag: bool,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub nothing: ::std::option::Option<()>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub nothing: Option<()>,
         }
         /// Generated from `#/components/schemas/Versioned/properties/jsonrpc`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::marker::Copy,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
-            ::std::hash::Hash,
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -49,14 +51,7 @@ mod generated {
             V20,
         }
         /// Generated from `#/components/schemas/Versioned/properties/version`.
-        #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::marker::Copy,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
-            ::std::hash::Hash
-        )]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum VersionedVersion {
             V2,
         }

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,29 +19,29 @@ mod generated {
     pub mod types {
         /// Generated from `shared/common.json#/components/schemas/Account`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Account {
             pub address: Address,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub nonce: ::std::option::Option<u64>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub nonce: Option<u64>,
         }
         /// A 20-byte address.
         ///
         /// Generated from `shared/common.json#/components/schemas/Address`.
-        pub type Address = ::std::string::String;
+        pub type Address = String;
         /// Generated from `#/components/schemas/Transfer`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]

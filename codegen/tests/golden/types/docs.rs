@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -27,36 +29,36 @@ mod generated {
         ///
         /// Generated from `#/components/schemas/Documented`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Documented {
             /// Use `new`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
             #[deprecated]
-            pub old: ::std::option::Option<::std::string::String>,
+            pub old: Option<String>,
             /// Defaults to `"fresh"` when absent.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub new: ::std::option::Option<::std::string::String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub new: Option<String>,
             /// Defaults to `3` when absent.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub count: ::std::option::Option<i64>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub count: Option<i64>,
         }
         /// Generated from `#/components/schemas/Legacy`.
         #[deprecated]
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::marker::Copy,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
-            ::std::hash::Hash,
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -67,18 +69,18 @@ mod generated {
         }
         /// Generated from `#/components/schemas/UsesLegacy`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct UsesLegacy {
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub legacy: ::std::option::Option<Legacy>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub legacy: Option<Legacy>,
         }
     }
 }

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -34,10 +36,10 @@ mod generated {
         /// Generated from `#/components/schemas/NotOnly`.
         pub type NotOnly = ::rpcsmith::__private::serde_json::Value;
         /// Generated from `#/components/schemas/NotPending`.
-        pub type NotPending = ::std::string::String;
+        pub type NotPending = String;
         /// Generated from `#/components/schemas/OnlyFalse`.
         pub type OnlyFalse = bool;
         /// Generated from `#/components/schemas/StringNotEmpty`.
-        pub type StringNotEmpty = ::std::string::String;
+        pub type StringNotEmpty = String;
     }
 }

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,34 +19,34 @@ mod generated {
     pub mod types {
         /// Generated from `#/components/schemas/AnyObject`.
         pub type AnyObject = ::rpcsmith::__private::serde_json::Map<
-            ::std::string::String,
+            String,
             ::rpcsmith::__private::serde_json::Value,
         >;
         /// Generated from `#/components/schemas/Balances`.
-        pub type Balances = ::std::collections::BTreeMap<::std::string::String, u64>;
+        pub type Balances = ::std::collections::BTreeMap<String, u64>;
         /// Generated from `#/components/schemas/Closed`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Closed {
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<bool>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub a: Option<bool>,
         }
         /// Generated from `#/components/schemas/Empty`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -52,45 +54,39 @@ mod generated {
         #[serde(deny_unknown_fields)]
         pub struct Empty {}
         /// Generated from `#/components/schemas/GoMap`.
-        pub type GoMap = ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::string::String,
-        >;
+        pub type GoMap = ::std::collections::BTreeMap<String, String>;
         /// Generated from `#/components/schemas/Labelled`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Labelled {
-            pub name: ::std::string::String,
+            pub name: String,
             #[serde(flatten)]
-            pub extra: ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::string::String,
-            >,
+            pub extra: ::std::collections::BTreeMap<String, String>,
         }
         /// Generated from `#/components/schemas/OpenEnded`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct OpenEnded {
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub justification: ::std::option::Option<::std::string::String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub justification: Option<String>,
             #[serde(flatten)]
             pub extra: ::std::collections::BTreeMap<
-                ::std::string::String,
+                String,
                 ::rpcsmith::__private::serde_json::Value,
             >,
         }

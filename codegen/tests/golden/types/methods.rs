@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,10 +19,10 @@ mod generated {
     pub mod types {
         /// Generated from `#/components/schemas/Block`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -30,47 +32,47 @@ mod generated {
         }
         /// Generated from `#/methods/0/errors/0/data`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct EthGetBlockByNumberErrorMinus32000Data {
-            pub hint: ::std::string::String,
+            pub hint: String,
         }
         /// Generated from `#/methods/0/params/1/schema`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct EthGetBlockByNumberOptions {
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub full: ::std::option::Option<bool>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub full: Option<bool>,
         }
         /// Generated from `#/methods/1/result/schema`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct FilecoinChainHeadResult {
             #[serde(rename = "Height")]
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub height: ::std::option::Option<i64>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub height: Option<i64>,
         }
     }
 }

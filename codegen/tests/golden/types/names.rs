@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,107 +19,107 @@ mod generated {
     pub mod types {
         /// Generated from `#/components/schemas/BLOCK_HEADER`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct BlockHeader {
-            pub r#type: ::std::string::String,
+            pub r#type: String,
             #[serde(rename = "parentHash")]
-            pub parent_hash: ::std::string::String,
+            pub parent_hash: String,
             #[serde(rename = "parent_hash")]
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub parent_hash2: ::std::option::Option<::std::string::String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub parent_hash2: Option<String>,
             #[serde(rename = "0x")]
-            pub _0x: ::std::string::String,
+            pub _0x: String,
             #[serde(rename = "self")]
-            pub self_: ::std::string::String,
+            pub self_: String,
             #[serde(rename = "$ref")]
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub r#ref: ::std::option::Option<::std::string::String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub r#ref: Option<String>,
             #[serde(rename = "nested-object")]
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub nested_object: ::std::option::Option<BlockHeaderNestedObject>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub nested_object: Option<BlockHeaderNestedObject>,
         }
         /// Generated from `#/components/schemas/BlockHeader`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct BlockHeader2 {
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
         /// Generated from `#/components/schemas/BLOCK_HEADER/properties/nested-object`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct BlockHeaderNestedObject {
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub inner: ::std::option::Option<::std::string::String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub inner: Option<String>,
         }
         /// Fancy Point
         ///
         /// Generated from `#/components/schemas/Titled/properties/p`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct FancyPoint {
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<f64>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub x: Option<f64>,
         }
         /// Generated from `#/components/schemas/Result`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Result {
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub ok: ::std::option::Option<bool>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub ok: Option<bool>,
         }
         /// Generated from `#/components/schemas/Titled`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Titled {
             /// Fancy Point
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub p: ::std::option::Option<FancyPoint>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub p: Option<FancyPoint>,
         }
     }
 }

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,30 +19,30 @@ mod generated {
     pub mod types {
         /// Generated from `#/components/schemas/Nullables`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
+            Debug,
+            Clone,
+            PartialEq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Nullables {
             #[serde(deserialize_with = "required_nullable")]
-            pub a: ::std::option::Option<::std::string::String>,
+            pub a: Option<String>,
             #[serde(deserialize_with = "required_nullable")]
-            pub b: ::std::option::Option<::std::string::String>,
+            pub b: Option<String>,
             #[serde(deserialize_with = "required_nullable")]
-            pub c: ::std::option::Option<i64>,
+            pub c: Option<i64>,
             #[serde(deserialize_with = "required_nullable")]
-            pub d: ::std::option::Option<Point>,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub e: ::std::option::Option<u32>,
+            pub d: Option<Point>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub e: Option<u32>,
         }
         /// Generated from `#/components/schemas/Point`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
+            Debug,
+            Clone,
+            PartialEq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,26 +19,26 @@ mod generated {
     pub mod types {
         /// Generated from `#/components/schemas/DeclareTxn`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct DeclareTxn {
             pub r#type: DeclareTxnType,
-            pub class_hash: ::std::string::String,
+            pub class_hash: String,
         }
         /// Generated from `#/components/schemas/DeclareTxn/properties/type`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::marker::Copy,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
-            ::std::hash::Hash,
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -47,10 +49,10 @@ mod generated {
         }
         /// Generated from `#/components/schemas/Event`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -58,37 +60,37 @@ mod generated {
         #[serde(tag = "kind")]
         pub enum Event {
             #[serde(rename = "created")]
-            Created { id: ::std::string::String },
+            Created { id: String },
             #[serde(rename = "deleted")]
-            Deleted { id: ::std::string::String, reason: ::std::string::String },
+            Deleted { id: String, reason: String },
             #[serde(rename = "ping")]
             Ping {
-                #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-                at: ::std::option::Option<i64>,
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                at: Option<i64>,
             },
         }
         /// Generated from `#/components/schemas/InvokeTxn`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct InvokeTxn {
             pub r#type: InvokeTxnType,
-            pub calldata: ::std::vec::Vec<::std::string::String>,
+            pub calldata: Vec<String>,
         }
         /// Generated from `#/components/schemas/InvokeTxn/properties/type`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::marker::Copy,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
-            ::std::hash::Hash,
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -101,10 +103,10 @@ mod generated {
         ///
         /// Generated from `#/components/schemas/TxnByRef`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,60 +19,60 @@ mod generated {
     pub mod types {
         /// Generated from `#/components/schemas/ExecutionError`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(untagged)]
         pub enum ExecutionError {
-            ExecutionErrorInner(::std::boxed::Box<ExecutionErrorInner>),
-            String(::std::string::String),
+            ExecutionErrorInner(Box<ExecutionErrorInner>),
+            String(String),
         }
         /// Generated from `#/components/schemas/ExecutionErrorInner`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct ExecutionErrorInner {
-            pub error: ::std::boxed::Box<ExecutionError>,
+            pub error: Box<ExecutionError>,
         }
         /// Generated from `#/components/schemas/List`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(transparent)]
-        pub struct List(pub ::std::vec::Vec<List>);
+        pub struct List(pub Vec<List>);
         /// Generated from `#/components/schemas/Tree`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Tree {
             pub value: i64,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub left: ::std::option::Option<::std::boxed::Box<Tree>>,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub children: ::std::option::Option<::std::vec::Vec<Tree>>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub left: Option<Box<Tree>>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub children: Option<Vec<Tree>>,
         }
     }
 }

@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,36 +19,36 @@ mod generated {
     pub mod types {
         /// Generated from `#/components/schemas/Owner`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Owner {
-            pub email: ::std::string::String,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub age: ::std::option::Option<u8>,
+            pub email: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub age: Option<u8>,
         }
         /// Generated from `#/components/schemas/Pet`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Pet {
             pub id: u64,
-            pub name: ::std::string::String,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub tag: ::std::option::Option<::std::string::String>,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner: ::std::option::Option<Owner>,
+            pub name: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub tag: Option<String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub owner: Option<Owner>,
         }
     }
 }

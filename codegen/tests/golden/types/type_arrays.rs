@@ -7,6 +7,8 @@ mod generated {
         unreachable_pub,
         missing_docs,
         deprecated,
+        rustdoc::bare_urls,
+        rustdoc::broken_intra_doc_links,
         rustdoc::invalid_html_tags,
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
@@ -17,10 +19,10 @@ mod generated {
     pub mod types {
         /// Generated from `#/components/schemas/Lotus`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::default::Default,
-            ::std::cmp::PartialEq,
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -28,17 +30,17 @@ mod generated {
         #[serde(deny_unknown_fields)]
         pub struct Lotus {
             #[serde(rename = "Height")]
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub height: ::std::option::Option<f64>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub height: Option<f64>,
             #[serde(rename = "Name")]
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub name: ::std::option::Option<::std::string::String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub name: Option<String>,
         }
         /// Generated from `#/components/schemas/Scalar/type`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
+            Debug,
+            Clone,
+            PartialEq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -47,14 +49,14 @@ mod generated {
         pub enum Scalar {
             Bool(bool),
             Number(f64),
-            String(::std::string::String),
+            String(String),
         }
         /// Generated from `#/components/schemas/StringOrNumber/type`.
         #[derive(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::std::cmp::Eq,
+            Debug,
+            Clone,
+            PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
@@ -62,7 +64,7 @@ mod generated {
         #[serde(untagged)]
         pub enum StringOrNumber {
             Integer(i64),
-            String(::std::string::String),
+            String(String),
         }
     }
 }
