@@ -103,8 +103,8 @@ impl Builder {
     }
 
     /// A directory whose `*.hbs` files replace the built-in templates of the same name
-    /// (`types.hbs`, `types/struct.hbs`, `client.hbs`, `server.hbs`, …; copy them from the
-    /// repository's `templates/`); the others stay built in. The output is still parsed
+    /// (`module.hbs`, `types.hbs`, `types/struct.hbs`, `client.hbs`, `server.hbs`, …; copy
+    /// them from the repository's `templates/`); the others stay built in. The output is still parsed
     /// and formatted, so a template that writes invalid Rust fails the build, naming it.
     /// A directory that does not exist fails the build; a `.hbs` file named like no
     /// built-in template is a warning (it would not be used).
