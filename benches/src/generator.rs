@@ -9,7 +9,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
-use rpcsmith_build::{Generated, Settings, corpus, generate};
+use rpcsmith_build::{Generated, Settings, generate};
+use rpcsmith_corpus as corpus;
 
 use crate::report::median;
 

@@ -5,7 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use rpcsmith_build::{Options, corpus, load_document};
+use rpcsmith_build::{Options, load_document};
+
+use rpcsmith_corpus as corpus;
 
 const RUNS: usize = 15;
 

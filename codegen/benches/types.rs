@@ -6,7 +6,9 @@
 
 use std::time::{Duration, Instant};
 
-use rpcsmith_build::{Options, corpus, render_types};
+use rpcsmith_build::{Settings, generate};
+
+use rpcsmith_corpus as corpus;
 
 const RUNS: usize = 9;
 
@@ -16,9 +18,9 @@ fn main() {
     println!("|---|---:|---:|---:|---:|");
     let mut total = Duration::ZERO;
     for (id, path) in corpus::DOCUMENTS {
-        let mut options = Options::new();
+        let mut settings = Settings::types_only();
         for include in corpus::include_dirs(path) {
-            options = options.include_dir(dir.join(include));
+            settings.load = settings.load.include_dir(dir.join(include));
         }
         let file = dir.join(path);
         let size = std::fs::metadata(&file).map_or(0, |m| m.len());
@@ -26,7 +28,7 @@ fn main() {
         let mut times: Vec<Duration> = (0..RUNS)
             .map(|_| {
                 let start = Instant::now();
-                let report = render_types(&file, &options).expect("corpus documents generate");
+                let report = generate(&file, &settings).expect("corpus documents generate");
                 let elapsed = start.elapsed();
                 types = report.types;
                 std::hint::black_box(report);

@@ -3,16 +3,20 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use crate::bundle;
 use crate::error::{Diagnostic, Diagnostics, Error, ErrorKind};
 use crate::load::load_document;
-use crate::render::{ModuleParts, Renderer};
+use crate::render::{ModuleParts, Renderer, Spelling, ty_expr};
 use crate::service::{Services, doc_name};
 use crate::settings::Settings;
-use crate::types::{ExampleValue, examples};
 use crate::typespace::TypeSpace;
 
 /// One generated module, and what it took to make it.
+///
+/// With neither `client` nor `server` set, the module holds the types alone: every
+/// schema of the document as a Rust type.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Generated {
@@ -37,9 +41,13 @@ pub struct Generated {
 }
 
 /// Generates the module for the OpenRPC document at `path`: its types, and the typed
-/// client and the server trait with its dispatcher as `settings` ask.
+/// client and the server trait with its dispatcher as `settings` ask (the types alone
+/// when neither is asked).
 ///
-/// Nothing is written: the builder and the CLI decide where the source goes.
+/// Every setting applies: include directories, strictness, overrides (`rename`,
+/// `replace`, `derive`), user templates. Nothing is written: the builder and the CLI
+/// decide where the source goes ([`write_if_changed`](crate::write_if_changed) writes it
+/// only when it changed).
 ///
 /// # Errors
 ///
@@ -101,6 +109,30 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
         fallbacks: space.fallback_count(),
         examples: examples(&space),
     })
+}
+
+/// An example or default value of the document, with the Rust type it should fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExampleValue {
+    /// The Rust type, with the document's types named `types::Name`.
+    pub rust_type: String,
+    /// The value.
+    pub value: Value,
+    /// Where it is written (`file#pointer`).
+    pub origin: String,
+}
+
+/// Every example and default of `space`, with its Rust type.
+fn examples(space: &TypeSpace) -> Vec<ExampleValue> {
+    space
+        .examples()
+        .iter()
+        .map(|e| ExampleValue {
+            rust_type: ty_expr(&e.ty, Spelling::outside(space.defs())),
+            value: e.value.clone(),
+            origin: e.origin.clone(),
+        })
+        .collect()
 }
 
 /// The file name shown in the `@generated` line: never an absolute path.

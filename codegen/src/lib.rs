@@ -60,8 +60,9 @@
 //! # Ok::<(), rpcsmith_build::Error>(())
 //! ```
 //!
-//! The types alone (every schema as a Rust type) come from [`generate_types`] and
-//! [`render_types`].
+//! The types alone (every schema as a Rust type) come from the same pipeline, with
+//! neither client nor server: [`generate()`] with [`Settings::client`] and
+//! [`Settings::server`] off, or `configure().client(false).server(false)`.
 
 mod builder;
 pub mod document;
@@ -82,18 +83,13 @@ mod naming;
 mod render;
 mod service;
 pub mod settings;
-mod types;
 pub mod typespace;
-
-#[doc(hidden)]
-pub mod corpus;
 
 pub use builder::{Builder, Emitted, configure};
 pub use document::Document;
 pub use emit::write_if_changed;
 pub use error::{Diagnostic, Diagnostics, Error, ErrorKind, Severity};
-pub use generate::{Generated, generate};
+pub use generate::{ExampleValue, Generated, generate};
 pub use load::{Options, load_document};
 pub use resolve::{FileId, Location, Resolver};
 pub use settings::{Override, ParamsBy, Settings};
-pub use types::{ExampleValue, Report, generate_types, render_types};

@@ -53,6 +53,16 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// The settings that generate the types alone (every schema as a Rust type): the
+    /// defaults with neither client nor server.
+    pub fn types_only() -> Settings {
+        Settings {
+            client: false,
+            server: false,
+            ..Settings::default()
+        }
+    }
+
     /// The module name: the one set, or `doc_name` (the `<Doc>` of `<Doc>Client`, from
     /// the document's title or file name) in snake case.
     ///

@@ -64,9 +64,7 @@ fn writes_the_module_and_its_wrapper_only_when_changed() {
     assert!(source.contains("pub struct Pet {"), "{source}");
     let wrapper = std::fs::read_to_string(out.path().join("pets.mod.rs")).unwrap();
     assert!(
-        wrapper.ends_with(
-            "#[allow(dead_code, unreachable_pub)]\nmod pets {\n    include!(\"pets.rs\");\n}\n"
-        ),
+        wrapper.ends_with("\nmod pets {\n    include!(\"pets.rs\");\n}\n"),
         "{wrapper}"
     );
 
@@ -240,12 +238,15 @@ fn overrides_rename_replace_and_derive() {
         "{source}"
     );
     assert!(
-        source.contains("#[derive(schemars::JsonSchema, Default)]\n    pub struct Cost {"),
+        source.contains("#[derive(schemars::JsonSchema, Default)]\n        pub struct Cost {"),
         "{source}"
     );
     // The replacement is not known to be `Eq`, so neither is what holds it.
     let cost = &source[source.find("pub struct Cost").unwrap() - 400..];
-    assert!(!cost[..400].contains("::std::cmp::Eq"), "{cost}");
+    let derives_eq = cost[..400]
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|word| word == "Eq");
+    assert!(!derives_eq, "{cost}");
 }
 
 #[test]
@@ -374,7 +375,7 @@ fn a_missing_templates_directory_is_an_error() {
 fn an_unknown_template_name_is_a_warning_listing_the_known_ones() {
     let out = tempfile::tempdir().unwrap();
     let emitted = pets_with_templates(configure(), out.path(), "typo-templates").unwrap();
-    let known = "client.hbs, params.hbs, server.hbs, types.hbs, types/alias.hbs, types/enum.hbs, types/field.hbs, types/int_enum.hbs, types/newtype.hbs, types/struct.hbs";
+    let known = "client.hbs, module.hbs, params.hbs, server.hbs, types.hbs, types/alias.hbs, types/enum.hbs, types/field.hbs, types/int_enum.hbs, types/newtype.hbs, types/struct.hbs";
     let warnings: Vec<String> = emitted.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
         warnings,
@@ -401,7 +402,7 @@ fn the_user_template_that_writes_invalid_rust_is_named() {
     assert_eq!(err.kind(), ErrorKind::Generate);
     assert_eq!(
         err.to_string(),
-        "tests/fixtures/builder/broken-partial/types/struct.hbs: at (root): template `tests/fixtures/builder/broken-partial/types/struct.hbs` produced invalid Rust at rendered line 19:16: cannot parse string into token stream (in `pub struct Pet {`)"
+        "tests/fixtures/builder/broken-partial/types/struct.hbs: at (root): template `tests/fixtures/builder/broken-partial/types/struct.hbs` produced invalid Rust at rendered line 10:18: cannot parse string into token stream (in `pub struct Money {`)"
     );
 }
 
@@ -429,7 +430,7 @@ fn server_to_client_patterns_choose_who_sends_each_method() {
         "pub struct TickerPush",
         "pub trait TickerListener",
         "pub struct TickerListenerDispatcher<S>",
-        "impl<S: TickerListener> ::rpcsmith::__private::Dispatch for TickerListenerDispatcher<S>",
+        "impl<S: TickerListener> ::rpcsmith::__private::Dispatch\n    for TickerListenerDispatcher<S> {",
         "pub struct TickerClient",
         "pub trait TickerServer",
     ] {

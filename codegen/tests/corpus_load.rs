@@ -6,7 +6,9 @@
 //! `$ref` sits in a literal value (D10 writes schemas as error `data`) and where other
 //! files hold refs.
 
-use rpcsmith_build::{ErrorKind, Location, Options, Resolver, corpus, load_document};
+use rpcsmith_build::{ErrorKind, Location, Options, Resolver, load_document};
+
+use rpcsmith_corpus as corpus;
 use serde_json::Value;
 
 /// Every object holding a string `$ref`, anywhere in the value at `at` (a blind walk,

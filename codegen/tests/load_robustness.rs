@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use rpcsmith_build::source::Source;
-use rpcsmith_build::{Options, corpus, load_document};
+use rpcsmith_build::{Options, load_document};
+use rpcsmith_corpus as corpus;
 use serde_json::Value;
 
 /// A small deterministic generator (xorshift64).

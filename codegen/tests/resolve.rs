@@ -207,7 +207,8 @@ fn params_errors_tags_and_examples_by_ref() {
 /// midnight-node's `#/definitions/…` resolve inside their component schema.
 #[test]
 fn corpus_cross_file_and_nested_definitions() {
-    use rpcsmith_build::{Options, corpus, load_document};
+    use rpcsmith_build::{Options, load_document};
+    use rpcsmith_corpus as corpus;
     let Some(dir) = corpus::dir() else { return };
     let trace = dir.join("starknet-specs/api/starknet_trace_api_openrpc.json");
     let e = load_document(&trace, &Options::new()).unwrap_err();

@@ -10,7 +10,9 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use rpcsmith_build::{ParamsBy, Settings, corpus, generate};
+use rpcsmith_build::{ParamsBy, Settings, generate};
+
+use rpcsmith_corpus as corpus;
 
 fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -158,7 +160,7 @@ fn method_and_param_names_are_rust_names() {
         "\"Filecoin.ChainHead\" =>",
         // `new` is the client's constructor: the method gets another name.
         "pub async fn new2(",
-        "r#type: ::std::string::String",
+        "r#type: String",
         "pub enum DivideError",
         "DivisionByZero(types::DivideError1Data)",
     ] {

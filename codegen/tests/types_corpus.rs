@@ -1,7 +1,9 @@
 //! Every corpus document generates types with no error (the compile and round-trip of
 //! the output are in the `tests/corpus-types` crate).
 
-use rpcsmith_build::{Options, corpus, render_types};
+use rpcsmith_build::{Settings, generate};
+
+use rpcsmith_corpus as corpus;
 
 #[test]
 fn every_corpus_document_generates() {
@@ -12,11 +14,11 @@ fn every_corpus_document_generates() {
         "id", "document", "types", "fallback", "warnings"
     );
     for (id, doc) in corpus::DOCUMENTS {
-        let mut options = Options::new();
+        let mut settings = Settings::types_only();
         for inc in corpus::include_dirs(doc) {
-            options = options.include_dir(dir.join(inc));
+            settings.load = settings.load.include_dir(dir.join(inc));
         }
-        match render_types(dir.join(doc), &options) {
+        match generate(dir.join(doc), &settings) {
             Ok(r) => {
                 println!(
                     "{id:<5} {doc:<62} {:>6} {:>9} {:>8}",

@@ -9,12 +9,30 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use rpcsmith_build::{ErrorKind, Options, generate_types, render_types};
+use rpcsmith_build::{Error, ErrorKind, Generated, Options, Settings, generate, write_if_changed};
 
 fn dir(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
         .join(sub)
+}
+
+/// The types alone of the document at `path`, loaded with `options`.
+fn render_types(path: impl AsRef<Path>, options: &Options) -> Result<Generated, Error> {
+    let mut settings = Settings::types_only();
+    settings.load = options.clone();
+    generate(path, &settings)
+}
+
+/// The types of the document at `path`, written to `out` only when they changed.
+fn generate_types(
+    path: impl AsRef<Path>,
+    out: impl AsRef<Path>,
+    options: &Options,
+) -> Result<Generated, Error> {
+    let generated = render_types(path, options)?;
+    write_if_changed(out.as_ref(), &generated.source)?;
+    Ok(generated)
 }
 
 fn fixtures() -> Vec<PathBuf> {
@@ -63,8 +81,8 @@ fn every_fixture_matches_its_golden() {
     );
 }
 
-/// The library's file-writing entry point: the same source as `render_types`, written
-/// (with its directory) only when it changed.
+/// The types-only output written as the builder and the CLI write it: the same source as
+/// `generate` returns, written (with its directory) only when it changed.
 #[test]
 fn generate_types_writes_the_module_only_when_it_changed() {
     let temp = tempfile::tempdir().unwrap();

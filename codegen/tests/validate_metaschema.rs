@@ -10,8 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
+use rpcsmith_build::Resolver;
 use rpcsmith_build::validate::check_structure;
-use rpcsmith_build::{Resolver, corpus};
+use rpcsmith_corpus as corpus;
 use serde_json::{Value, json};
 
 /// Which meta-schema file a `$ref` lands in.

@@ -8,7 +8,8 @@ use std::path::Path;
 use std::collections::BTreeSet;
 
 use rpcsmith_build::typespace::{Kind, Payload, Struct, Tagging, Ty, TypeSpace};
-use rpcsmith_build::{Settings, corpus, generate, load_document};
+use rpcsmith_build::{Settings, generate, load_document};
+use rpcsmith_corpus as corpus;
 use serde_json::Value;
 
 fn main() {

@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use rpcsmith_build::{Builder, configure, corpus};
+use rpcsmith_build::{Builder, configure};
+
+use rpcsmith_corpus as corpus;
 
 /// What a document needs beyond its module name.
 type Configure = fn(Builder) -> Builder;

@@ -8,43 +8,112 @@ pub(crate) const SERDE: &str = "::rpcsmith::__private::serde";
 /// The path generated code uses for serde_json.
 pub(crate) const SERDE_JSON: &str = "::rpcsmith::__private::serde_json";
 
-/// A Rust type expression for `ty`, naming types of `defs` unqualified.
-pub(crate) fn ty_expr(ty: &Ty, defs: &[TypeDef]) -> String {
-    ty_expr_in(ty, defs, "")
+/// How type expressions name what they are made of, for the module they are written in.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Spelling<'a> {
+    /// The document's types.
+    pub(crate) defs: &'a [TypeDef],
+    /// Before the name of each of `defs`: `types::`, or nothing inside `types`.
+    prefix: &'static str,
+    /// std's types by their prelude names (`Option`, `Vec`, `String`, `Box`), else by
+    /// their full paths.
+    prelude: bool,
 }
 
-/// A Rust type expression for `ty`, naming types of `defs` with `prefix` (`types::`).
-pub(crate) fn ty_expr_in(ty: &Ty, defs: &[TypeDef], prefix: &str) -> String {
-    let ty_expr = |t: &Ty, defs: &[TypeDef]| ty_expr_in(t, defs, prefix);
+/// The std types generated code names by their prelude names where nothing shadows them.
+const PRELUDE_TYPES: &[&str] = &["Option", "Vec", "String", "Box"];
+
+impl<'a> Spelling<'a> {
+    /// Inside the `types` module: a generated type named like a prelude type (`String`)
+    /// shadows it there, and std's types are then named by their full paths.
+    pub(crate) fn in_types(defs: &'a [TypeDef]) -> Self {
+        let shadowed = defs
+            .iter()
+            .any(|d| d.replaced_by.is_none() && PRELUDE_TYPES.contains(&d.name.as_str()));
+        Spelling {
+            defs,
+            prefix: "",
+            prelude: !shadowed,
+        }
+    }
+
+    /// Beside the `types` module, among the params, results, errors, client and server:
+    /// every name there ends in a suffix (`Params`, `Client`, …), so none shadows the
+    /// prelude.
+    pub(crate) fn beside_types(defs: &'a [TypeDef]) -> Self {
+        Spelling {
+            defs,
+            prefix: "types::",
+            prelude: true,
+        }
+    }
+
+    /// In the user's code, beside the module (`types::Name`), where anything may be
+    /// shadowed.
+    pub(crate) fn outside(defs: &'a [TypeDef]) -> Self {
+        Spelling {
+            defs,
+            prefix: "types::",
+            prelude: false,
+        }
+    }
+
+    /// `Option`, or its full path.
+    pub(crate) fn option(self) -> &'static str {
+        if self.prelude {
+            "Option"
+        } else {
+            "::std::option::Option"
+        }
+    }
+
+    fn string(self) -> &'static str {
+        if self.prelude {
+            "String"
+        } else {
+            "::std::string::String"
+        }
+    }
+}
+
+/// A Rust type expression for `ty`, written as `spelling` says.
+pub(crate) fn ty_expr(ty: &Ty, spelling: Spelling<'_>) -> String {
+    let expr = |t: &Ty| ty_expr(t, spelling);
+    let std = |short: &str, full: &str, t: &Ty| {
+        let path = if spelling.prelude { short } else { full };
+        format!("{path}<{}>", expr(t))
+    };
     match ty {
         Ty::Value => format!("{SERDE_JSON}::Value"),
-        Ty::Object => {
-            format!("{SERDE_JSON}::Map<::std::string::String, {SERDE_JSON}::Value>")
-        }
+        Ty::Object => format!(
+            "{SERDE_JSON}::Map<{}, {SERDE_JSON}::Value>",
+            spelling.string()
+        ),
         Ty::Unit => "()".to_owned(),
         Ty::Bool => "bool".to_owned(),
-        Ty::String => "::std::string::String".to_owned(),
+        Ty::String => spelling.string().to_owned(),
         Ty::Int(i) => int_expr(*i).to_owned(),
         Ty::Float => "f64".to_owned(),
-        Ty::Named(id) => defs.get(id.0).map_or_else(
+        Ty::Named(id) => spelling.defs.get(id.0).map_or_else(
             || "()".to_owned(),
             |d| match &d.replaced_by {
                 Some(path) => path.clone(),
-                None => format!("{prefix}{}", d.name),
+                None => format!("{}{}", spelling.prefix, d.name),
             },
         ),
-        Ty::Option(t) => format!("::std::option::Option<{}>", ty_expr(t, defs)),
-        Ty::Vec(t) => format!("::std::vec::Vec<{}>", ty_expr(t, defs)),
-        Ty::Array(t, n) => format!("[{}; {n}]", ty_expr(t, defs)),
+        Ty::Option(t) => std("Option", "::std::option::Option", t),
+        Ty::Vec(t) => std("Vec", "::std::vec::Vec", t),
+        Ty::Array(t, n) => format!("[{}; {n}]", expr(t)),
         Ty::Tuple(ts) => {
-            let inner: Vec<String> = ts.iter().map(|t| ty_expr(t, defs)).collect();
+            let inner: Vec<String> = ts.iter().map(expr).collect();
             format!("({},)", inner.join(", "))
         }
         Ty::Map(t) => format!(
-            "::std::collections::BTreeMap<::std::string::String, {}>",
-            ty_expr(t, defs)
+            "::std::collections::BTreeMap<{}, {}>",
+            spelling.string(),
+            expr(t)
         ),
-        Ty::Box(t) => format!("::std::boxed::Box<{}>", ty_expr(t, defs)),
+        Ty::Box(t) => std("Box", "::std::boxed::Box", t),
     }
 }
 
@@ -223,19 +292,21 @@ pub(crate) struct Traits {
 /// The derive attribute and the serde crate attribute.
 pub(crate) fn derives(traits: Traits) -> Vec<String> {
     let Traits { eq, copy, default } = traits;
-    let mut names = vec!["::std::fmt::Debug", "::std::clone::Clone"];
+    // The prelude's derive macros live in the macro namespace: a generated type named
+    // `Debug` or `Default` does not shadow them.
+    let mut names = vec!["Debug", "Clone"];
     if default {
-        names.push("::std::default::Default");
+        names.push("Default");
     }
     if copy {
-        names.push("::std::marker::Copy");
+        names.push("Copy");
     }
-    names.push("::std::cmp::PartialEq");
+    names.push("PartialEq");
     if eq {
-        names.push("::std::cmp::Eq");
+        names.push("Eq");
     }
     if copy {
-        names.push("::std::hash::Hash");
+        names.push("Hash");
     }
     let serde = [
         format!("{SERDE}::Serialize"),

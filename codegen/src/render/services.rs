@@ -2,21 +2,12 @@
 
 use serde::Serialize;
 
-use super::rust::{doc_attrs, string_literal, ty_expr_in};
+use super::rust::{Spelling, doc_attrs, string_literal, ty_expr};
 use crate::direction::Direction;
 use crate::openrpc::ParamStructure;
 use crate::service::{DeclaredError, Method, Param, Services};
 use crate::settings::ParamsBy;
 use crate::typespace::{Ty, TypeDef};
-
-/// The runtime's support module, as generated code names it.
-const SUPPORT: &str = "::rpcsmith::__private";
-
-/// Lint levels for items that carry the document's own text (its Markdown is not
-/// rustdoc's) or its own shapes (deprecated types, long parameter lists, method names
-/// such as `from_block` or `next` that clippy reads as conventions). The `types` module
-/// sets them for itself; an included file cannot hold inner attributes.
-const ALLOW: &str = "#[allow(deprecated, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls, rustdoc::invalid_rust_codeblocks, rustdoc::redundant_explicit_links, clippy::too_many_arguments, clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::empty_docs, clippy::wrong_self_convention, clippy::should_implement_trait)]";
 
 /// The client and server of one document, for one direction of its methods (or, for
 /// what both directions share, all of them).
@@ -32,16 +23,13 @@ pub(crate) struct ServicesView {
     pub(crate) dispatcher_name: String,
     /// The title shown in docs.
     pub(crate) title: String,
-    /// The lint levels of generated items.
-    pub(crate) allow: String,
     /// Emit the client.
     pub(crate) client: bool,
     /// Emit the server.
     pub(crate) server: bool,
-    /// The sender's doc lines, each the inside of a string literal.
-    pub(crate) client_docs: Vec<String>,
-    /// The first doc lines of the handler trait, each the inside of a string literal.
-    pub(crate) server_docs: Vec<String>,
+    /// The client→server methods (`<Doc>Client`, `<Doc>Server`), not the server→client
+    /// ones (`<Doc>Push`, `<Doc>Listener`): their docs differ.
+    pub(crate) forward: bool,
     /// Emit the typed batch builder.
     pub(crate) batch: bool,
     /// Emit `DOCUMENT`, and have the dispatcher answer `rpc.discover` with it.
@@ -75,31 +63,21 @@ pub(crate) struct MethodView {
     pub(crate) shown: String,
     pub(crate) rust: String,
     pub(crate) docs: Vec<String>,
-    /// `#[deprecated]`, or nothing.
-    pub(crate) attrs: Vec<String>,
+    /// Whether the method is deprecated.
+    pub(crate) deprecated: bool,
     pub(crate) params: Vec<ParamView>,
     pub(crate) has_params: bool,
     /// `<Method>Params`.
     pub(crate) params_name: String,
-    /// The params argument of a client call: `&()` or `&XParams { a, b }`.
-    pub(crate) params_expr: String,
-    /// The params as they reach the handler: `params.a, params.b`.
-    pub(crate) handler_args: String,
-    /// The params struct's fields, as a struct expression lists them: `a, b`.
-    pub(crate) field_list: String,
-    /// The pattern that takes apart what `::rpcsmith::__private::decode` returns, nested
-    /// pairs in declaration order: `(a, (b, ()))`.
-    pub(crate) decode_pattern: String,
     /// Serialize the params struct by name (else by position).
     pub(crate) by_name: bool,
     /// The number of params that are always sent by position.
     pub(crate) fixed_len: usize,
-    /// The length of the positional array, as an expression over `self`.
-    pub(crate) len_expr: String,
-    /// `::rpcsmith::__private::Structure::…`.
-    pub(crate) structure: String,
-    /// The param names, as a Rust array of string literals.
-    pub(crate) names: String,
+    /// The lengths of the positional array when an optional param after the fixed part
+    /// is given, the last param first: the array runs up to the last one given.
+    pub(crate) lengths: Vec<Length>,
+    /// The `Structure` variant the server accepts: `ByName`, `ByPosition` or `Either`.
+    pub(crate) structure: &'static str,
     pub(crate) is_notification: bool,
     /// `<Method>Result`.
     pub(crate) result_name: String,
@@ -112,13 +90,24 @@ pub(crate) struct MethodView {
     pub(crate) errors: Vec<ErrorView>,
 }
 
+/// The positional length when the param `rust` is given.
+#[derive(Debug, Serialize)]
+pub(crate) struct Length {
+    pub(crate) rust: String,
+    pub(crate) count: usize,
+}
+
 /// One param.
 #[derive(Debug, Serialize)]
 pub(crate) struct ParamView {
     pub(crate) rust: String,
+    /// The wire name, as a Rust string literal.
+    pub(crate) wire: String,
     pub(crate) docs: Vec<String>,
-    /// Serde attributes of the by-name field.
-    pub(crate) attrs: Vec<String>,
+    /// The wire name as a string literal when the by-name field is named otherwise.
+    pub(crate) rename: Option<String>,
+    /// Whether the param may be absent (the by-name field is then left out when `None`).
+    pub(crate) optional: bool,
     /// The field and argument type (`Option<T>` when optional).
     pub(crate) ty: String,
     pub(crate) index: usize,
@@ -131,7 +120,7 @@ pub(crate) struct ParamView {
 pub(crate) struct ErrorView {
     pub(crate) variant: String,
     pub(crate) docs: Vec<String>,
-    pub(crate) code: String,
+    pub(crate) code: i64,
     /// The declared message, as a Rust string literal.
     pub(crate) message: String,
     pub(crate) has_data: bool,
@@ -161,14 +150,12 @@ pub(crate) fn services_views(
             .collect();
         let role = Role::of(&services.name, direction);
         ServicesView {
-            client_docs: role.client_docs(&title),
-            server_docs: role.server_docs(&title),
+            forward: role.forward,
             client_name: role.client_name,
             batch_name: role.batch_name,
             server_name: role.server_name,
             dispatcher_name: role.dispatcher_name,
             title: title.clone(),
-            allow: ALLOW.to_owned(),
             client,
             server,
             batch: role.forward,
@@ -188,7 +175,7 @@ pub(crate) fn services_views(
     }
 }
 
-/// The names and docs of one direction's items.
+/// The names of one direction's items.
 struct Role {
     /// Client→server (or every method, for what both share).
     forward: bool,
@@ -214,41 +201,6 @@ impl Role {
             dispatcher_name: format!("{name}{dispatcher}"),
         }
     }
-
-    fn client_docs(&self, title: &str) -> Vec<String> {
-        if self.forward {
-            return vec![format!(
-                " A typed client of {title}: one method per API method, over any transport."
-            )];
-        }
-        vec![
-            format!(" Sends the server→client methods of {title} to a client, one typed method each."),
-            String::new(),
-            " Wraps the client of one connection: in a handler `rpcsmith::transport::peer::remote(&cx)`,".to_owned(),
-            " elsewhere one of `rpcsmith::transport::peer::Hub::clients()`. A notification returns once".to_owned(),
-            " written; a request returns the client's typed answer, or its declared error.".to_owned(),
-        ]
-    }
-
-    fn server_docs(&self, title: &str) -> Vec<String> {
-        let dispatcher = &self.dispatcher_name;
-        if self.forward {
-            return vec![format!(
-                " {title}, served: implement it, then serve `{dispatcher}::new(your_impl)`."
-            )];
-        }
-        vec![
-            format!(
-                " The server→client methods of {title}, handled by the client: implement it, then give"
-            ),
-            format!(" `Server::new({dispatcher}::new(your_impl))` to the client's peer"),
-            " (`rpcsmith::transport::peer::Peer::builder().serve(..)`). Without it, the server's"
-                .to_owned(),
-            " requests are answered `-32601` and its notifications dropped; `rpc.discover` is"
-                .to_owned(),
-            " not answered either way.".to_owned(),
-        ]
-    }
 }
 
 /// `text` made safe to appear inside a Rust string literal, in backticks in docs.
@@ -258,10 +210,6 @@ fn literal_text(text: &str) -> String {
 }
 
 fn method(m: &Method, defs: &[TypeDef]) -> MethodView {
-    let mut attrs = Vec::new();
-    if m.deprecated {
-        attrs.push("#[deprecated]".to_owned());
-    }
     let shown = literal_text(&m.wire);
     let mut text = m.docs.clone().unwrap_or_default();
     if !text.is_empty() {
@@ -279,17 +227,15 @@ fn method(m: &Method, defs: &[TypeDef]) -> MethodView {
         .enumerate()
         .map(|(i, p)| param(p, i, fixed_len, defs))
         .collect();
-    let fields: Vec<&str> = params.iter().map(|p| p.rust.as_str()).collect();
-    let params_name = format!("{}Params", m.base);
-    let params_expr = if params.is_empty() {
-        "&()".to_owned()
-    } else {
-        format!("&{params_name} {{ {} }}", fields.join(", "))
-    };
-    let handler_args: Vec<String> = fields.iter().map(|f| format!(", params.{f}")).collect();
-    let field_list = fields.join(", ");
-    let decode_pattern = decode_pattern(&fields);
-    let names: Vec<String> = m.params.iter().map(|p| string_literal(&p.wire)).collect();
+    let lengths = params
+        .iter()
+        .rev()
+        .filter(|p| p.conditional)
+        .map(|p| Length {
+            rust: p.rust.clone(),
+            count: p.index + 1,
+        })
+        .collect();
     let errors: Vec<ErrorView> = m.errors.iter().map(|e| error(e, defs)).collect();
     let has_errors = !errors.is_empty() && m.result.is_some();
     let error_name = format!("{}Error", m.base);
@@ -298,32 +244,24 @@ fn method(m: &Method, defs: &[TypeDef]) -> MethodView {
         shown,
         rust: m.rust.clone(),
         docs: doc_attrs(&text),
-        attrs,
+        deprecated: m.deprecated,
         has_params: !params.is_empty(),
-        len_expr: len_expr(&params, fixed_len),
+        lengths,
         params,
-        params_name,
-        params_expr,
-        handler_args: handler_args.concat(),
-        field_list,
-        decode_pattern,
+        params_name: format!("{}Params", m.base),
         by_name: m.sends == ParamsBy::Name,
         fixed_len,
-        structure: format!(
-            "{SUPPORT}::Structure::{}",
-            match m.accepts {
-                ParamStructure::ByName => "ByName",
-                ParamStructure::ByPosition => "ByPosition",
-                ParamStructure::Either => "Either",
-            }
-        ),
-        names: format!("[{}]", names.join(", ")),
+        structure: match m.accepts {
+            ParamStructure::ByName => "ByName",
+            ParamStructure::ByPosition => "ByPosition",
+            ParamStructure::Either => "Either",
+        },
         is_notification: m.result.is_none(),
         result_name: format!("{}Result", m.base),
-        result_ty: m
-            .result
-            .as_ref()
-            .map_or_else(|| "()".to_owned(), |t| ty_expr_in(t, defs, "types::")),
+        result_ty: m.result.as_ref().map_or_else(
+            || "()".to_owned(),
+            |t| ty_expr(t, Spelling::beside_types(defs)),
+        ),
         error_ty: if has_errors {
             error_name.clone()
         } else {
@@ -341,13 +279,7 @@ fn param(p: &Param, index: usize, fixed_len: usize, defs: &[TypeDef]) -> ParamVi
     } else {
         p.ty.clone().optional()
     };
-    let mut attrs = Vec::new();
-    if p.rust.trim_start_matches("r#") != p.wire {
-        attrs.push(format!("#[serde(rename = {})]", string_literal(&p.wire)));
-    }
-    if !p.required {
-        attrs.push("#[serde(skip_serializing_if = \"::std::option::Option::is_none\")]".to_owned());
-    }
+    let renamed = p.rust.trim_start_matches("r#") != p.wire;
     let mut text = p
         .docs
         .clone()
@@ -357,42 +289,13 @@ fn param(p: &Param, index: usize, fixed_len: usize, defs: &[TypeDef]) -> ParamVi
     }
     ParamView {
         rust: p.rust.clone(),
+        wire: string_literal(&p.wire),
         docs: doc_attrs(&text),
-        attrs,
-        ty: ty_expr_in(&ty, defs, "types::"),
+        rename: renamed.then(|| string_literal(&p.wire)),
+        optional: !p.required,
+        ty: ty_expr(&ty, Spelling::beside_types(defs)),
         index,
         conditional: index >= fixed_len,
-    }
-}
-
-/// `(a, (b, ()))` for fields `a` and `b`: the nested pairs `::rpcsmith::__private::decode`
-/// returns.
-fn decode_pattern(fields: &[&str]) -> String {
-    let mut pattern = String::new();
-    for field in fields {
-        pattern.push('(');
-        pattern.push_str(field);
-        pattern.push_str(", ");
-    }
-    pattern.push_str("()");
-    pattern.push_str(&")".repeat(fields.len()));
-    pattern
-}
-
-/// The positional length: up to the last optional param given, else the fixed part.
-fn len_expr(params: &[ParamView], fixed_len: usize) -> String {
-    let mut expr = String::new();
-    for p in params.iter().rev().filter(|p| p.conditional) {
-        expr.push_str(&format!(
-            "if self.{}.is_some() {{ {} }} else ",
-            p.rust,
-            p.index + 1
-        ));
-    }
-    if expr.is_empty() {
-        fixed_len.to_string()
-    } else {
-        format!("{expr}{{ {fixed_len} }}")
     }
 }
 
@@ -404,12 +307,11 @@ fn error(e: &DeclaredError, defs: &[TypeDef]) -> ErrorView {
     ErrorView {
         variant: e.variant.clone(),
         docs: doc_attrs(&docs),
-        code: format!("{}_i64", e.code),
+        code: e.code,
         message: string_literal(&e.message),
         has_data: e.data.is_some(),
-        data_ty: e
-            .data
-            .as_ref()
-            .map_or_else(String::new, |t: &Ty| ty_expr_in(t, defs, "types::")),
+        data_ty: e.data.as_ref().map_or_else(String::new, |t: &Ty| {
+            ty_expr(t, Spelling::beside_types(defs))
+        }),
     }
 }

@@ -1,4 +1,5 @@
-//! Where the shared OpenRPC corpus lives, for tests and benches (not part of the API).
+//! Test support: where the shared OpenRPC corpus lives, for the tests, build scripts and
+//! benches that read it (never a dependency of a library).
 //!
 //! The corpus is read in place, never copied: `<workspace root>/../shared/openrpc-corpus`,
 //! or the directory in `RPCSMITH_CORPUS_DIR`. Where it is absent, [`dir`] prints why and
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 pub fn dir() -> Option<PathBuf> {
     let dir = match std::env::var_os("RPCSMITH_CORPUS_DIR") {
         Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/openrpc-corpus"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/openrpc-corpus"),
     };
     if dir.join("MANIFEST.md").is_file() {
         return Some(dir);
