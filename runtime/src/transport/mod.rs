@@ -29,5 +29,7 @@ pub mod memory;
 pub mod peer;
 #[cfg(feature = "stream")]
 pub mod stream;
+#[cfg(feature = "tls")]
+mod tls;
 #[cfg(feature = "ws")]
 pub mod ws;

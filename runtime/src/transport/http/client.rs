@@ -345,16 +345,11 @@ fn tls_connector(
 ) -> Result<pool::Connector, TransportError> {
     http.enforce_http(false);
     let builder = hyper_rustls::HttpsConnectorBuilder::new();
-    let builder = match config {
-        Some(config) => builder.with_tls_config(config),
-        None => builder.with_native_roots().map_err(|e| {
-            TransportError::with_source(
-                TransportErrorKind::Config,
-                "no system root certificates",
-                e,
-            )
-        })?,
+    let config = match config {
+        Some(config) => config,
+        None => crate::transport::tls::default_client_config()?,
     };
+    let builder = builder.with_tls_config(config);
     Ok(builder
         .https_or_http()
         .enable_http1()

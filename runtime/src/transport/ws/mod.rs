@@ -8,6 +8,17 @@
 //!   headers and extensions through the [`Context`](crate::server::Context).
 //! - **Client**: [`connect`] opens one connection; [`Reconnecting`] keeps a client
 //!   across connections with a [`Reconnect`] policy.
+//! - **TLS**: with the `tls` feature, both connect to `wss://` URLs (rustls with the
+//!   ring provider, trusting the system's root certificates unless
+//!   [`Settings::tls_config`] gives a configuration); without it, a `wss://` URL is a
+//!   [`Config`](TransportErrorKind::Config) error that says so. To serve `wss://`,
+//!   terminate TLS in front of the server: a reverse proxy or load balancer that
+//!   forwards WebSocket upgrades to [`serve`](super::http::serve), or tokio-rustls
+//!   accepting the connections and hyper serving the
+//!   [`Service`](super::http::Service) on each with upgrades
+//!   (`serve_connection_with_upgrades`), as the README shows; or, for a WebSocket-only
+//!   server, [`Builder::websocket`] on a stream that tokio-tungstenite accepted over
+//!   the TLS stream.
 //! - **Limits**: a message over the peer's
 //!   [`max_message_size`](super::peer::Builder::max_message_size) closes the connection
 //!   with close code 1009 (message too big), as the WebSocket protocol prescribes; a
@@ -28,6 +39,7 @@
 //!   the last [`Peer`]/[`Client`](crate::client::Client) sends one, and so does a
 //!   [`serve`](super::http::serve) that shuts down, for each connection it upgraded.
 
+mod dial;
 mod reconnect;
 mod upgrade;
 
@@ -44,10 +56,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
-use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::error::UrlError;
 use tokio_tungstenite::tungstenite::handshake::client::Request;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
@@ -64,6 +74,9 @@ pub struct Settings {
     /// The size of each connection's read buffer, in bytes: how much is read from the
     /// socket at once (a larger message takes several reads). Default: 8 KiB.
     pub read_buffer: usize,
+    /// The client's TLS configuration for `wss://`; see [`Settings::tls_config`].
+    #[cfg(feature = "tls")]
+    tls: Option<std::sync::Arc<rustls::ClientConfig>>,
 }
 
 impl Default for Settings {
@@ -71,7 +84,23 @@ impl Default for Settings {
         Self {
             keep_alive: Some(Duration::from_secs(30)),
             read_buffer: 8 * 1024,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
+    }
+}
+
+impl Settings {
+    /// The TLS configuration a client uses for `wss://` URLs: its root certificates,
+    /// client certificates, crypto provider (its ALPN protocols are replaced by
+    /// `http/1.1`, the WebSocket handshake's protocol). By default the system's root
+    /// certificates are trusted, with the ring provider. Servers ignore it: see
+    /// [`ws`](self) for serving `wss://`.
+    #[cfg(feature = "tls")]
+    #[must_use]
+    pub fn tls_config(mut self, config: rustls::ClientConfig) -> Self {
+        self.tls = Some(std::sync::Arc::new(dial::http1_only(config)));
+        self
     }
 }
 
@@ -98,29 +127,6 @@ pub(crate) fn buffered<S: AsyncRead>(settings: &Settings, stream: S) -> BufReade
     BufReader::with_capacity(settings.read_buffer.max(FRAME_READ * 2), stream)
 }
 
-/// Opens a WebSocket to `request`'s host (`ws://` only: there is no TLS for WebSocket
-/// yet): TCP without Nagle's delay, read through a buffer of [`Settings::read_buffer`]
-/// bytes.
-async fn open(
-    request: Request,
-    config: WebSocketConfig,
-    settings: &Settings,
-) -> Result<WebSocketStream<BufReader<TcpStream>>, WsError> {
-    let uri = request.uri();
-    let port = match uri.scheme_str() {
-        Some("ws") => uri.port_u16().unwrap_or(80),
-        Some("wss") => return Err(WsError::Url(UrlError::TlsFeatureNotEnabled)),
-        _ => return Err(WsError::Url(UrlError::UnsupportedUrlScheme)),
-    };
-    let host = uri.host().ok_or(WsError::Url(UrlError::NoHostName))?;
-    let socket = TcpStream::connect(format!("{host}:{port}")).await?;
-    socket.set_nodelay(true)?;
-    let socket = buffered(settings, socket);
-    let (stream, _) =
-        tokio_tungstenite::client_async_with_config(request, socket, Some(config)).await?;
-    Ok(stream)
-}
-
 impl Builder {
     /// Starts a peer on an open WebSocket (server or client side). The stream's own
     /// configuration limits message sizes: create it with the limit this builder wants
@@ -137,29 +143,32 @@ impl Builder {
 }
 
 /// Connects to the WebSocket server at `request` (a URL, or an `http::Request` with
-/// extra headers such as `Authorization`).
+/// extra headers such as `Authorization`): `ws://`, or `wss://` with the `tls` feature
+/// (trusting the system's root certificates unless [`Settings::tls_config`] says
+/// otherwise).
 ///
 /// # Errors
 ///
-/// A [`TransportError`] of kind [`TransportErrorKind::Config`] for an invalid URL, and
-/// [`TransportErrorKind::Connect`] when the connection or the handshake failed.
+/// A [`TransportError`] of kind [`TransportErrorKind::Config`] for an invalid URL (and
+/// for `wss://` without the `tls` feature), and [`TransportErrorKind::Connect`] when the
+/// connection, the TLS handshake (an untrusted certificate, say) or the WebSocket
+/// handshake failed.
 pub async fn connect(
     request: impl IntoClientRequest + Unpin,
     builder: Builder,
     settings: Settings,
 ) -> Result<Peer, TransportError> {
-    let request = request.into_client_request().map_err(|e| {
-        TransportError::with_source(TransportErrorKind::Config, "invalid WebSocket request", e)
-    })?;
-    let config = config(&builder);
-    let stream = open(request, config, &settings).await.map_err(|e| {
-        TransportError::with_source(
-            TransportErrorKind::Connect,
-            "WebSocket connection failed",
-            e,
-        )
-    })?;
+    let request = client_request(request)?;
+    let target = dial::Target::new(&request, &settings)?;
+    let stream = dial::open(&target, request, config(&builder), &settings).await?;
     Ok(builder.websocket(stream, settings))
+}
+
+/// `request` as a client's handshake request.
+fn client_request(request: impl IntoClientRequest) -> Result<Request, TransportError> {
+    request.into_client_request().map_err(|e| {
+        TransportError::with_source(TransportErrorKind::Config, "invalid WebSocket request", e)
+    })
 }
 
 /// A WebSocket as the peer's [`Wire`]: one JSON-RPC message per text or binary

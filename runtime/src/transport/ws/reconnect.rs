@@ -1,6 +1,6 @@
 //! A WebSocket client that reconnects.
 
-use super::{Settings, Socket, config, open};
+use super::{Settings, Socket, client_request, config, dial};
 use crate::client::Client;
 pub use crate::transport::peer::Reconnect;
 use crate::transport::peer::{Builder, reconnecting};
@@ -42,26 +42,22 @@ impl Reconnecting {
     /// # Errors
     ///
     /// A [`TransportError`](crate::client::TransportError) of kind `Config` when `request`
-    /// is not a valid WebSocket request.
+    /// is not a valid WebSocket request (or is `wss://` without the `tls` feature), or
+    /// when no TLS configuration was given for `wss://` and the system's root
+    /// certificates cannot be loaded.
     pub fn connect(
         request: impl IntoClientRequest,
         builder: Builder,
         settings: Settings,
         policy: Reconnect,
     ) -> Result<Client, crate::client::TransportError> {
-        let request = request.into_client_request().map_err(|e| {
-            crate::client::TransportError::with_source(
-                crate::client::TransportErrorKind::Config,
-                "invalid WebSocket request",
-                e,
-            )
-        })?;
+        let request = client_request(request)?;
+        let target = dial::Target::new(&request, &settings)?;
         let config = config(&builder);
         let connect = move || {
-            let request = request.clone();
-            let settings = settings.clone();
+            let (request, target, settings) = (request.clone(), target.clone(), settings.clone());
             async move {
-                let stream = open(request, config, &settings)
+                let stream = dial::open(&target, request, config, &settings)
                     .await
                     .map_err(io::Error::other)?;
                 Ok(Socket::new(stream, &settings))
