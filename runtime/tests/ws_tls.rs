@@ -1,43 +1,41 @@
 //! WebSocket over TLS (`wss://`, the `tls` feature) on 127.0.0.1 with a certificate made
-//! for the test: the HTTP `Service` with WebSocket upgrades served behind tokio-rustls
-//! (as the README shows), calls both ways and push over it, an untrusted certificate
-//! refused, and a reconnecting client that survives a server restart.
+//! for the test: the HTTP `Service` with WebSocket upgrades served by `Serve::tls`,
+//! calls both ways and push over it, an untrusted certificate refused, a reconnecting
+//! client that survives a server restart, and the server's deadlines and limits over
+//! TLS.
 
 mod peer_support;
 
 use peer_support::{PATIENCE, ServerSide, client_side, eventually};
 use rpcsmith::client::{Client, Error, TransportErrorKind};
 use rpcsmith::server::Server;
-use rpcsmith::transport::http;
+use rpcsmith::transport::http::{self, Serve};
 use rpcsmith::transport::peer::{Hub, Peer};
 use rpcsmith::transport::ws::{self, Reconnect, Reconnecting, Settings};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio_rustls::TlsAcceptor;
 
 fn provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
-/// A TLS acceptor for `localhost` with a fresh self-signed certificate, and that
+/// A TLS configuration for `localhost` with a fresh self-signed certificate, and that
 /// certificate.
-fn acceptor() -> (TlsAcceptor, CertificateDer<'static>) {
+fn certified() -> (rustls::ServerConfig, CertificateDer<'static>) {
     let certified = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
     let cert = certified.cert.der().clone();
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
         certified.signing_key.serialize_der(),
     ));
-    let mut config = rustls::ServerConfig::builder_with_provider(provider())
+    let config = rustls::ServerConfig::builder_with_provider(provider())
         .with_safe_default_protocol_versions()
         .unwrap()
         .with_no_client_auth()
         .with_single_cert(vec![cert.clone()], key)
         .unwrap();
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    (TlsAcceptor::from(Arc::new(config)), cert)
+    (config, cert)
 }
 
 /// Client settings trusting `cert` only.
@@ -52,33 +50,25 @@ fn trusting(cert: CertificateDer<'static>) -> Settings {
     Settings::default().tls_config(config)
 }
 
-/// Serves HTTP and WebSocket over TLS on `listener` as the README shows: tokio-rustls
-/// accepts, hyper serves the `Service` with upgrades. Bounded: the tests open a
-/// handful of connections.
-fn serve_tls(listener: TcpListener, acceptor: TlsAcceptor, hub: &Hub) {
+/// Serves HTTP and WebSocket over TLS on `listener` with `Serve::tls`, until the
+/// returned sender is dropped; the join handle ends once `serve` has returned.
+fn serve_tls(
+    listener: TcpListener,
+    tls: rustls::ServerConfig,
+    hub: &Hub,
+    limit: impl FnOnce(Serve<http::Service>) -> Serve<http::Service>,
+) -> (
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<()>,
+) {
     let service = http::Service::new(Server::new(ServerSide::default()))
         .websocket(Peer::builder().hub(hub), Settings::default());
-    tokio::spawn(async move {
-        for _ in 0..16 {
-            let Ok((tcp, _)) = listener.accept().await else {
-                return;
-            };
-            let (acceptor, service) = (acceptor.clone(), service.clone());
-            tokio::spawn(async move {
-                let Ok(tls) = acceptor.accept(tcp).await else {
-                    return;
-                };
-                let service = hyper::service::service_fn(move |request| {
-                    tower::ServiceExt::oneshot(service.clone(), request)
-                });
-                let _ = hyper_util::server::conn::auto::Builder::new(
-                    hyper_util::rt::TokioExecutor::new(),
-                )
-                .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(tls), service)
-                .await;
-            });
-        }
-    });
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serve = limit(Serve::new(listener, service).tls(tls));
+    let serving = tokio::spawn(serve.run(async {
+        let _ = stopped.await;
+    }));
+    (stop, serving)
 }
 
 async fn listener() -> (TcpListener, u16) {
@@ -89,10 +79,10 @@ async fn listener() -> (TcpListener, u16) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_and_push_over_wss_with_a_trusted_certificate() {
-    let (acceptor, cert) = acceptor();
+    let (tls, cert) = certified();
     let (listener, port) = listener().await;
     let hub = Hub::new();
-    serve_tls(listener, acceptor, &hub);
+    let _server = serve_tls(listener, tls, &hub, |serve| serve);
 
     let (handlers, mut pushed) = client_side();
     let peer = ws::connect(
@@ -145,10 +135,10 @@ async fn next(pushed: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -> Stri
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_untrusted_certificate_is_refused() {
-    let (acceptor, _) = acceptor();
-    let (_, other) = self::acceptor();
+    let (tls, _) = certified();
+    let (_, other) = certified();
     let (listener, port) = listener().await;
-    serve_tls(listener, acceptor, &Hub::new());
+    let _server = serve_tls(listener, tls, &Hub::new(), |serve| serve);
     let outcome = ws::connect(
         format!("wss://localhost:{port}/"),
         Peer::builder(),
@@ -177,40 +167,12 @@ async fn urls_other_than_ws_and_wss_are_refused_before_connecting() {
     }
 }
 
-/// A WebSocket server over TLS on `address` whose connections all end when the returned
-/// sender is dropped: the lower-level way to serve, a WebSocket accepted on the TLS
-/// stream and handed to a peer.
-async fn droppable_tls_server(
-    address: SocketAddr,
-    acceptor: TlsAcceptor,
-) -> tokio::sync::oneshot::Sender<()> {
-    let listener = TcpListener::bind(address).await.unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(async move {
-        let mut peers = Vec::new();
-        let accept = async {
-            loop {
-                let (socket, _) = listener.accept().await.unwrap();
-                let Ok(tls) = acceptor.accept(socket).await else {
-                    continue;
-                };
-                let stream = tokio_tungstenite::accept_async(tls).await.unwrap();
-                let builder = Peer::builder().serve(Server::new(ServerSide::default()));
-                peers.push(builder.websocket(stream, Settings::default()));
-            }
-        };
-        tokio::select! { _ = stopped => {}, () = accept => {} }
-    });
-    stop
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reconnecting_client_over_wss_survives_a_server_restart() {
-    let (acceptor, cert) = acceptor();
+    let (tls, cert) = certified();
     let (listener, port) = listener().await;
     let address = listener.local_addr().unwrap();
-    drop(listener);
-    let stop = droppable_tls_server(address, acceptor.clone()).await;
+    let (stop, serving) = serve_tls(listener, tls.clone(), &Hub::new(), |serve| serve);
     // Real delays between attempts, short: each wait below is for an answer.
     let policy = Reconnect::Fixed(Duration::from_millis(20));
     let client = Reconnecting::connect(
@@ -223,18 +185,82 @@ async fn a_reconnecting_client_over_wss_survives_a_server_restart() {
     let sum: i64 = client.request("add", &[2, 3]).await.unwrap();
     assert_eq!(sum, 5);
 
+    // Shutting the server down closes its WebSocket connections.
     let hung = tokio::spawn(client.request::<(), _>("hang", &()));
     assert!(eventually(|| client.pending() == 1).await);
     drop(stop);
+    serving.await.unwrap();
     let lost = hung.await.unwrap();
     assert!(matches!(lost, Err(Error::Closed)), "{lost:?}");
     assert!(!client.is_closed(), "the client itself lives on");
 
     let waiting = tokio::spawn(client.request::<i64, _>("add", &[20, 3]));
-    let _restarted = droppable_tls_server(address, acceptor).await;
+    let listener = TcpListener::bind(address).await.unwrap();
+    let _restarted = serve_tls(listener, tls, &Hub::new(), |serve| serve);
     assert_eq!(
         waiting.await.unwrap().unwrap(),
         23,
         "served after reconnecting"
     );
+}
+
+/// Reads `stream` until the server closes it (or resets it); false when it has not
+/// within [`PATIENCE`].
+async fn closed_by_server(mut stream: tokio::net::TcpStream) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut buffer = [0_u8; 1024];
+    let closing = async {
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    };
+    tokio::time::timeout(PATIENCE, closing).await.is_ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_that_never_makes_the_tls_handshake_is_closed_after_the_header_timeout() {
+    let (tls, _) = certified();
+    let (listener, port) = listener().await;
+    let _server = serve_tls(listener, tls, &Hub::new(), |serve| {
+        serve.header_timeout(Some(Duration::from_millis(100)))
+    });
+    // The real header timeout is what is tested: the server closes the silent peer.
+    let silent = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    assert!(closed_by_server(silent).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tls_connection_past_the_limit_is_closed_at_once() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (tls, cert) = certified();
+    let (listener, port) = listener().await;
+    let _server = serve_tls(listener, tls, &Hub::new(), |serve| serve.max_connections(1));
+    let peer = ws::connect(
+        format!("wss://localhost:{port}/"),
+        Peer::builder(),
+        trusting(cert),
+    )
+    .await
+    .unwrap();
+    let sum: i64 = peer.client().request("add", &[1, 1]).await.unwrap();
+    assert_eq!(sum, 2);
+    // The upgraded connection holds the one slot: the next connection is closed without
+    // a handshake, and without the plain-text `503` a plain HTTP server sends.
+    let mut next = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let _ = next
+        .write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await;
+    let mut buffer = [0_u8; 64];
+    let first = tokio::time::timeout(PATIENCE, next.read(&mut buffer))
+        .await
+        .unwrap();
+    assert!(matches!(first, Ok(0) | Err(_)), "{first:?}");
+    assert!(!peer.is_closed());
 }

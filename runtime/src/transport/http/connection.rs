@@ -28,6 +28,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
 use tower::ServiceExt as _;
@@ -73,6 +74,9 @@ pub(crate) struct Socket {
 /// What [`serve`](super::serve) hands each connection besides the socket.
 pub(super) struct ConnectionSettings {
     pub(super) header_timeout: Option<Duration>,
+    /// The TLS configuration, when [`Serve::tls`](super::Serve::tls) gave one.
+    #[cfg(feature = "tls")]
+    pub(super) tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 /// Serves one connection until it ends, the server shuts down, or it waits too long
@@ -92,17 +96,61 @@ pub(super) async fn serve_connection<S, B>(
     B::Error: Into<BoxError>,
 {
     let _ = stream.set_nodelay(true);
-    let protocol = {
-        let mut stopping = socket.stopping.clone();
-        let first = within(settings.header_timeout, sniff(&stream));
-        tokio::select! {
-            protocol = first => protocol,
-            () = stopping.wait() => None,
-        }
-    };
-    let Some(protocol) = protocol else {
+    #[cfg(feature = "tls")]
+    if let Some(config) = settings.tls.clone() {
+        let handshake = async {
+            let accepted = tokio_rustls::TlsAcceptor::from(config).accept(stream).await;
+            accepted
+                .inspect_err(|error| tracing::debug!(%error, %peer, "TLS handshake failed"))
+                .ok()
+        };
+        let Some(stream) = first(&socket, settings.header_timeout, handshake).await else {
+            return;
+        };
+        // ALPN says which protocol; a client that named none may still speak either.
+        let protocol = match stream.get_ref().1.alpn_protocol() {
+            Some(b"h2") => Protocol::Http2,
+            Some(_) => Protocol::Http1,
+            None => Protocol::Unsure,
+        };
+        return serve_protocol(stream, peer, protocol, service, socket, settings).await;
+    }
+    let Some(protocol) = first(&socket, settings.header_timeout, sniff(&stream)).await else {
         return;
     };
+    serve_protocol(stream, peer, protocol, service, socket, settings).await;
+}
+
+/// `future`'s output, unless the header timeout passes or the server stops first.
+async fn first<T>(
+    socket: &Socket,
+    limit: Option<Duration>,
+    future: impl Future<Output = Option<T>>,
+) -> Option<T> {
+    let mut stopping = socket.stopping.clone();
+    tokio::select! {
+        output = within(limit, future) => output,
+        () = stopping.wait() => None,
+    }
+}
+
+/// Serves one connection speaking `protocol` on `stream` (TCP, or TLS over TCP).
+async fn serve_protocol<I, S, B>(
+    stream: I,
+    peer: SocketAddr,
+    protocol: Protocol,
+    service: S,
+    socket: Socket,
+    settings: ConnectionSettings,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
     let activity = Arc::new(Activity::default());
     let guard = Guard::new(signal(
         socket.stopping.clone(),
@@ -207,8 +255,8 @@ macro_rules! http2_bounds {
 }
 
 /// Runs hyper's connection for `protocol` with `glue` as its service, watched by `guard`.
-pub(super) async fn run<H, B>(
-    stream: TcpStream,
+pub(super) async fn run<I, H, B>(
+    stream: I,
     peer: SocketAddr,
     protocol: Protocol,
     glue: H,
@@ -220,6 +268,7 @@ pub(super) async fn run<H, B>(
     B: Body + Send + 'static,
     B::Data: Send,
     B::Error: Into<BoxError>,
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let io = TokioIo::new(stream);
     match protocol {
@@ -254,8 +303,9 @@ trait Graceful {
 
 macro_rules! graceful {
     ($($connection:ty),* $(,)?) => {$(
-        impl<H> Graceful for $connection
+        impl<I, H> Graceful for $connection
         where
+            I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
             H: hyper::service::HttpService<Incoming> + 'static,
             H::Future: Send + 'static,
             H::Error: Into<BoxError>,
@@ -271,9 +321,9 @@ macro_rules! graceful {
 }
 
 graceful!(
-    hyper::server::conn::http1::UpgradeableConnection<TokioIo<TcpStream>, H>,
-    hyper::server::conn::http2::Connection<TokioIo<TcpStream>, H, TokioExecutor>,
-    auto::UpgradeableConnection<'_, TokioIo<TcpStream>, H, TokioExecutor>,
+    hyper::server::conn::http1::UpgradeableConnection<TokioIo<I>, H>,
+    hyper::server::conn::http2::Connection<TokioIo<I>, H, TokioExecutor>,
+    auto::UpgradeableConnection<'_, TokioIo<I>, H, TokioExecutor>,
 );
 
 pin_project_lite::pin_project! {

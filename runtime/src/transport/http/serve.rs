@@ -124,6 +124,8 @@ pub struct Serve<S> {
     max_connections: usize,
     header_timeout: Option<Duration>,
     max_unsent_bytes: usize,
+    #[cfg(feature = "tls")]
+    tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 impl<S, B> Serve<S>
@@ -143,7 +145,38 @@ where
             max_connections: DEFAULT_MAX_CONNECTIONS,
             header_timeout: Some(DEFAULT_HEADER_TIMEOUT),
             max_unsent_bytes: DEFAULT_MAX_UNSENT_BYTES,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
+    }
+
+    /// Serves HTTPS (and `wss://`, for a [`Service`](super::Service) with WebSocket
+    /// upgrades) instead of plain HTTP, with `config`'s certificate: every connection
+    /// makes a TLS handshake first, which must end within the
+    /// [`header_timeout`](Serve::header_timeout). HTTP/2 or HTTP/1.1 is chosen by ALPN:
+    /// `config`'s ALPN protocols are replaced by `h2` and `http/1.1`. A connection past
+    /// [`max_connections`](Serve::max_connections) is closed at once rather than
+    /// answered `503` (that would need a handshake first). Needs the `tls` feature.
+    ///
+    /// ```no_run
+    /// # async fn demo(service: rpcsmith::transport::http::Service, cert_chain: Vec<rustls::pki_types::CertificateDer<'static>>, key: rustls::pki_types::PrivateKeyDer<'static>) -> Result<(), Box<dyn std::error::Error>> {
+    /// use rpcsmith::transport::http::Serve;
+    /// use std::sync::Arc;
+    ///
+    /// let provider = Arc::new(rustls::crypto::ring::default_provider());
+    /// let tls = rustls::ServerConfig::builder_with_provider(provider)
+    ///     .with_safe_default_protocol_versions()?
+    ///     .with_no_client_auth()
+    ///     .with_single_cert(cert_chain, key)?;
+    /// let listener = tokio::net::TcpListener::bind("0.0.0.0:8443").await?;
+    /// Serve::new(listener, service).tls(tls).run(std::future::pending()).await;
+    /// # Ok(()) }
+    /// ```
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, mut config: rustls::ServerConfig) -> Self {
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        self.tls = Some(Arc::new(config));
+        self
     }
 
     /// How many connections are served at once, at least one; connections beyond are
@@ -209,6 +242,11 @@ where
             };
             while connections.try_join_next().is_some() {}
             let Ok(slot) = Arc::clone(&permits).try_acquire_owned() else {
+                #[cfg(feature = "tls")]
+                if self.tls.is_some() {
+                    tracing::debug!(%peer, "closing a TLS connection past the limit");
+                    continue;
+                }
                 refusals.refuse(stream, peer);
                 continue;
             };
@@ -220,6 +258,8 @@ where
             };
             let settings = ConnectionSettings {
                 header_timeout: self.header_timeout,
+                #[cfg(feature = "tls")]
+                tls: self.tls.clone(),
             };
             connections.spawn(connection::serve_connection(
                 stream,

@@ -12,13 +12,10 @@
 //!   ring provider, trusting the system's root certificates unless
 //!   [`Settings::tls_config`] gives a configuration); without it, a `wss://` URL is a
 //!   [`Config`](TransportErrorKind::Config) error that says so. To serve `wss://`,
-//!   terminate TLS in front of the server: a reverse proxy or load balancer that
-//!   forwards WebSocket upgrades to [`serve`](super::http::serve), or tokio-rustls
-//!   accepting the connections and hyper serving the
-//!   [`Service`](super::http::Service) on each with upgrades
-//!   (`serve_connection_with_upgrades`), as the README shows; or, for a WebSocket-only
-//!   server, [`Builder::websocket`] on a stream that tokio-tungstenite accepted over
-//!   the TLS stream.
+//!   give [`Serve::tls`](super::http::Serve::tls) a certificate (same port, same
+//!   limits and deadlines, the TLS handshake within the header timeout), or terminate
+//!   TLS in front of a plain [`serve`](super::http::serve): a reverse proxy or load
+//!   balancer that forwards WebSocket upgrades.
 //! - **Limits**: a message over the peer's
 //!   [`max_message_size`](super::peer::Builder::max_message_size) closes the connection
 //!   with close code 1009 (message too big), as the WebSocket protocol prescribes; a
