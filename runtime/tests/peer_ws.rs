@@ -576,6 +576,31 @@ async fn survives_a_restart(policy: Reconnect) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_gives_up_after_its_maximum_of_retries() {
+    let address = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let stop = droppable_server(address).await;
+    // Real delays between attempts, short: the test waits for the client to close.
+    let policy = Reconnect::Fixed(Duration::from_millis(5))
+        .jitter(0.5)
+        .max_retries(3);
+    let client =
+        Reconnecting::connect(url(address), Peer::builder(), Settings::default(), policy).unwrap();
+    let sum: i64 = client.request("add", &[2, 3]).await.unwrap();
+    assert_eq!(sum, 5);
+    // The server goes away for good: three retries fail, and the client closes.
+    drop(stop);
+    assert!(eventually(|| client.is_closed()).await);
+    assert!(matches!(
+        client.request::<i64, _>("add", &[1, 1]).await,
+        Err(Error::Closed)
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_reconnection_a_lost_connection_closes_the_client() {
     let address = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await

@@ -19,6 +19,21 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 /// When to open a new connection after one is lost.
+///
+/// A retry is the connection attempt that follows a lost connection or a failed
+/// attempt; the count of retries starts again at each connection made. A policy is
+/// refined by [`jitter`](Reconnect::jitter) (so that many clients that lost the same
+/// server do not all come back at once) and [`max_retries`](Reconnect::max_retries):
+///
+/// ```
+/// use rpcsmith::transport::peer::Reconnect;
+/// use std::time::Duration;
+///
+/// let policy = Reconnect::Exponential { initial: Duration::from_millis(100), max: Duration::from_secs(10) }
+///     .jitter(0.5)
+///     .max_retries(20);
+/// # drop(policy);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Reconnect {
@@ -33,10 +48,52 @@ pub enum Reconnect {
         /// The longest delay.
         max: Duration,
     },
+    /// `policy`'s delays, each shortened by a random part of at most `fraction` of it
+    /// (between 0 and 1); made by [`Reconnect::jitter`].
+    Jitter {
+        /// The delays before jitter.
+        policy: Box<Reconnect>,
+        /// The largest part of each delay taken off at random.
+        fraction: f64,
+    },
+    /// `policy`, giving up (the client closes, its calls fail with `Closed`) once
+    /// `retries` retries in a row have failed; made by [`Reconnect::max_retries`].
+    Limited {
+        /// The delays.
+        policy: Box<Reconnect>,
+        /// How many retries in a row are made at most.
+        retries: u32,
+    },
 }
 
 impl Reconnect {
-    /// The delay before attempt `attempt` (0 for the first retry); `None` to give up.
+    /// This policy with each delay shortened by a random part of at most `fraction` of
+    /// it (clamped between 0 and 1; 0.5 waits between half and all of each delay).
+    #[must_use]
+    pub fn jitter(self, fraction: f64) -> Self {
+        let fraction = if fraction.is_nan() {
+            0.0
+        } else {
+            fraction.clamp(0.0, 1.0)
+        };
+        Reconnect::Jitter {
+            policy: Box::new(self),
+            fraction,
+        }
+    }
+
+    /// This policy, giving up once `retries` retries in a row have failed (0 is
+    /// [`Reconnect::Never`] after a lost connection). Without it, a client retries as
+    /// long as any clone of it lives.
+    #[must_use]
+    pub fn max_retries(self, retries: u32) -> Self {
+        Reconnect::Limited {
+            policy: Box::new(self),
+            retries,
+        }
+    }
+
+    /// The delay before retry `attempt` (0 for the first); `None` to give up.
     fn delay(&self, attempt: u32) -> Option<Duration> {
         match self {
             Reconnect::Never => None,
@@ -45,8 +102,26 @@ impl Reconnect {
                 let factor = 2_u32.saturating_pow(attempt.min(31));
                 Some(initial.saturating_mul(factor).min(*max))
             }
+            Reconnect::Jitter { policy, fraction } => {
+                let delay = policy.delay(attempt)?;
+                Some(delay.mul_f64(1.0 - fraction * random_unit()))
+            }
+            Reconnect::Limited { policy, retries } => (attempt < *retries)
+                .then(|| policy.delay(attempt))
+                .flatten(),
         }
     }
+}
+
+/// A random number in `[0, 1)`, from the standard library's randomly keyed hasher: good
+/// enough to spread reconnections, with no random-number crate.
+fn random_unit() -> f64 {
+    use std::hash::{BuildHasher, Hasher};
+    let bits = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    // The top 53 bits, as a fraction of 2^53.
+    (bits >> 11) as f64 / (1_u64 << 53) as f64
 }
 
 /// The transport of a reconnecting client: the current connection's queue, if any.
@@ -223,5 +298,41 @@ mod tests {
         let delays: Vec<_> = (0..5).map(|attempt| policy.delay(attempt)).collect();
         assert_eq!(delays, [10, 20, 40, 50, 50].map(|n| Some(ms(n))));
         assert_eq!(policy.delay(u32::MAX), Some(ms(50)));
+    }
+
+    #[test]
+    fn retries_are_limited() {
+        let ms = Duration::from_millis;
+        let policy = Reconnect::Fixed(ms(7)).max_retries(3);
+        let delays: Vec<_> = (0..5).map(|attempt| policy.delay(attempt)).collect();
+        assert_eq!(delays, [Some(ms(7)), Some(ms(7)), Some(ms(7)), None, None]);
+        assert_eq!(Reconnect::Fixed(ms(7)).max_retries(0).delay(0), None);
+        assert_eq!(Reconnect::Never.max_retries(9).delay(0), None);
+    }
+
+    #[test]
+    fn jitter_shortens_each_delay_by_at_most_its_fraction() {
+        let ms = Duration::from_millis;
+        let policy = Reconnect::Exponential {
+            initial: ms(100),
+            max: ms(1000),
+        }
+        .jitter(0.5);
+        let mut seen = std::collections::HashSet::new();
+        for attempt in 0..200 {
+            let full = ms(100 * 2_u64.pow(attempt % 4)).min(ms(1000));
+            let delay = policy.delay(attempt % 4).unwrap();
+            assert!(delay <= full && delay >= full / 2, "{delay:?} of {full:?}");
+            seen.insert(delay);
+        }
+        // Random: 200 draws are not all the same few values.
+        assert!(seen.len() > 100, "{}", seen.len());
+        for fraction in [0.0, -1.0, f64::NAN] {
+            let exact = Reconnect::Fixed(ms(40)).jitter(fraction);
+            assert_eq!(exact.delay(0), Some(ms(40)), "{fraction}");
+        }
+        let whole = Reconnect::Fixed(ms(40)).jitter(7.0);
+        assert!(whole.delay(0).unwrap() <= ms(40));
+        assert_eq!(Reconnect::Never.jitter(0.5).delay(0), None);
     }
 }

@@ -15,8 +15,9 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 /// delay. Calls made while there is no connection wait for the next one, up to their
 /// timeout. The first connection is opened in the background, so a server that is not
 /// up yet is not an error: calls wait for it in the same way. The client stops
-/// reconnecting when every clone of it is dropped, or with [`Reconnect::Never`] after
-/// the first loss (its calls then fail with `Closed` at once).
+/// reconnecting when every clone of it is dropped, with [`Reconnect::Never`] after
+/// the first loss, or after [`Reconnect::max_retries`] failed retries in a row (its
+/// calls then fail with `Closed` at once).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), rpcsmith::client::Error> {
@@ -24,7 +25,8 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 /// use rpcsmith::transport::ws::{Reconnect, Reconnecting, Settings};
 /// use std::time::Duration;
 ///
-/// let policy = Reconnect::Exponential { initial: Duration::from_millis(100), max: Duration::from_secs(10) };
+/// let policy = Reconnect::Exponential { initial: Duration::from_millis(100), max: Duration::from_secs(10) }
+///     .jitter(0.5);
 /// let client = Reconnecting::connect("ws://127.0.0.1:8080/", Peer::builder(), Settings::default(), policy)
 ///     .map_err(rpcsmith::client::Error::Transport)?;
 /// let height: u64 = client.request("block_number", &()).await?;
