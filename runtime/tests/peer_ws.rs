@@ -10,7 +10,7 @@ use rpcsmith::client::{Client, Error};
 use rpcsmith::server::Server;
 use rpcsmith::transport::http;
 use rpcsmith::transport::peer::{Builder, Hub, Peer};
-use rpcsmith::transport::ws::{self, Reconnect, Reconnecting, Settings};
+use rpcsmith::transport::ws::{self, ConnectionState, Reconnect, Reconnecting, Settings};
 use std::net::SocketAddr;
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
@@ -575,6 +575,49 @@ async fn survives_a_restart(policy: Reconnect) {
     );
 }
 
+/// Waits up to [`PATIENCE`] for `states` to reach a state that `wanted` accepts.
+async fn reach(
+    states: &mut tokio::sync::watch::Receiver<ConnectionState>,
+    wanted: impl FnMut(&ConnectionState) -> bool,
+) {
+    let reached = matches!(
+        tokio::time::timeout(PATIENCE, states.wait_for(wanted)).await,
+        Ok(Ok(_))
+    );
+    assert!(reached, "still {:?}", *states.borrow());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reconnecting_client_reports_its_connection_state() {
+    let address = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    // Real delays between attempts, short: each wait below is for a state.
+    let policy = Reconnect::Fixed(Duration::from_millis(20));
+    let (client, mut states) =
+        Reconnecting::connect_watched(url(address), Peer::builder(), Settings::default(), policy)
+            .unwrap();
+    // No server yet: the attempt fails and the client waits before the next.
+    let waiting = ConnectionState::Waiting {
+        delay: Duration::from_millis(20),
+    };
+    reach(&mut states, |state| *state == waiting).await;
+    let stop = droppable_server(address).await;
+    reach(&mut states, |state| *state == ConnectionState::Connected).await;
+    let sum: i64 = client.request("add", &[2, 3]).await.unwrap();
+    assert_eq!(sum, 5);
+    // Lost, then found again.
+    drop(stop);
+    reach(&mut states, |state| *state != ConnectionState::Connected).await;
+    let _restarted = droppable_server(address).await;
+    reach(&mut states, |state| *state == ConnectionState::Connected).await;
+    // Every clone of the client dropped: closed for good.
+    drop(client);
+    reach(&mut states, |state| *state == ConnectionState::Closed).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_gives_up_after_its_maximum_of_retries() {
     let address = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -587,13 +630,15 @@ async fn a_client_gives_up_after_its_maximum_of_retries() {
     let policy = Reconnect::Fixed(Duration::from_millis(5))
         .jitter(0.5)
         .max_retries(3);
-    let client =
-        Reconnecting::connect(url(address), Peer::builder(), Settings::default(), policy).unwrap();
+    let (client, mut states) =
+        Reconnecting::connect_watched(url(address), Peer::builder(), Settings::default(), policy)
+            .unwrap();
     let sum: i64 = client.request("add", &[2, 3]).await.unwrap();
     assert_eq!(sum, 5);
     // The server goes away for good: three retries fail, and the client closes.
     drop(stop);
-    assert!(eventually(|| client.is_closed()).await);
+    reach(&mut states, |state| *state == ConnectionState::Closed).await;
+    assert!(client.is_closed());
     assert!(matches!(
         client.request::<i64, _>("add", &[1, 1]).await,
         Err(Error::Closed)

@@ -78,9 +78,9 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 #[cfg(feature = "ws")]
-pub use switch::Reconnect;
-#[cfg(feature = "ws")]
 pub(crate) use switch::reconnecting;
+#[cfg(feature = "ws")]
+pub use switch::{ConnectionState, Reconnect};
 use tokio::sync::watch;
 use wire::Wire;
 

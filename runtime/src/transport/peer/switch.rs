@@ -124,6 +124,31 @@ fn random_unit() -> f64 {
     (bits >> 11) as f64 / (1_u64 << 53) as f64
 }
 
+/// Where a reconnecting client's connection stands; watched through the receiver
+/// [`Reconnecting::connect_watched`](crate::transport::ws::Reconnecting::connect_watched)
+/// returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConnectionState {
+    /// Opening a connection: `retry` is 0 for the first attempt (at the start, or after
+    /// a connection was lost), then counts the failed attempts before this one.
+    Connecting {
+        /// How many attempts in a row failed before this one.
+        retry: u32,
+    },
+    /// Connected: calls are sent.
+    Connected,
+    /// Waiting `delay` before the next attempt, after a lost connection or a failed
+    /// attempt; calls wait too (up to their timeout).
+    Waiting {
+        /// How long until the next attempt.
+        delay: Duration,
+    },
+    /// For good: the policy gave up, or every clone of the client was dropped. Calls
+    /// fail with `Closed`.
+    Closed,
+}
+
 /// The transport of a reconnecting client: the current connection's queue, if any.
 struct Switch {
     current: watch::Receiver<Option<Outbox>>,
@@ -159,9 +184,14 @@ impl Transport for Switch {
     }
 }
 
-/// A client whose connections `connect` opens, again after each is lost, per `policy`.
-/// The first connection is opened in the background: calls wait for it.
-pub(crate) fn reconnecting<C, F, W>(mut builder: Builder, policy: Reconnect, connect: C) -> Client
+/// A client whose connections `connect` opens, again after each is lost, per `policy`,
+/// and its connection's state. The first connection is opened in the background: calls
+/// wait for it.
+pub(crate) fn reconnecting<C, F, W>(
+    mut builder: Builder,
+    policy: Reconnect,
+    connect: C,
+) -> (Client, watch::Receiver<ConnectionState>)
 where
     C: Fn() -> F + Send + Sync + 'static,
     F: Future<Output = io::Result<W>> + Send + 'static,
@@ -177,15 +207,17 @@ where
         .metadata
         .extensions
         .insert(Remote(client.downgrade()));
+    let (state, states) = watch::channel(ConnectionState::Connecting { retry: 0 });
     let supervisor = Supervisor {
         builder,
         policy,
         inbox,
         publish,
+        state,
         cancel,
     };
     tokio::spawn(supervisor.run(connect));
-    client
+    (client, states)
 }
 
 struct Supervisor {
@@ -193,6 +225,7 @@ struct Supervisor {
     policy: Reconnect,
     inbox: Inbox,
     publish: watch::Sender<Option<Outbox>>,
+    state: watch::Sender<ConnectionState>,
     cancel: bool,
 }
 
@@ -212,29 +245,33 @@ impl Supervisor {
             .unwrap_or_else(|| Server::new(NoMethods));
         let mut attempt = 0;
         loop {
+            self.state
+                .send_replace(ConnectionState::Connecting { retry: attempt });
             let connected = tokio::select! {
-                () = self.publish.closed() => return,
+                () = self.publish.closed() => break,
                 connected = connect() => connected,
             };
             match connected {
                 Ok(wire) => {
                     attempt = 0;
                     if self.run_connection(&server, wire).await == Ended::ClientGone {
-                        return;
+                        break;
                     }
                 }
                 Err(error) => tracing::debug!(%error, "reconnecting failed"),
             }
             let Some(delay) = self.policy.delay(attempt) else {
+                self.inbox.close();
                 break;
             };
             attempt = attempt.saturating_add(1);
+            self.state.send_replace(ConnectionState::Waiting { delay });
             tokio::select! {
-                () = self.publish.closed() => return,
+                () = self.publish.closed() => break,
                 () = tokio::time::sleep(delay) => {}
             }
         }
-        self.inbox.close();
+        self.state.send_replace(ConnectionState::Closed);
     }
 
     /// Runs one connection until it ends, or until the client is gone (then closes it).
@@ -259,6 +296,7 @@ impl Supervisor {
         );
         let mut driver = std::pin::pin!(driver);
         self.publish.send_replace(Some(outbox));
+        self.state.send_replace(ConnectionState::Connected);
         let ended = tokio::select! {
             () = self.publish.closed() => Ended::ClientGone,
             () = driver.as_mut() => Ended::Lost,

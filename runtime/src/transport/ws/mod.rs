@@ -40,7 +40,7 @@ mod dial;
 mod reconnect;
 mod upgrade;
 
-pub use reconnect::{Reconnect, Reconnecting};
+pub use reconnect::{ConnectionState, Reconnect, Reconnecting};
 pub(crate) use upgrade::{is_upgrade, upgrade};
 
 use super::peer::wire::{Received, Wire};

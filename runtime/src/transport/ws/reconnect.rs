@@ -1,10 +1,11 @@
 //! A WebSocket client that reconnects.
 
 use super::{Settings, Socket, client_request, config, dial};
-use crate::client::Client;
-pub use crate::transport::peer::Reconnect;
+use crate::client::{Client, TransportError};
 use crate::transport::peer::{Builder, reconnecting};
+pub use crate::transport::peer::{ConnectionState, Reconnect};
 use std::io;
+use tokio::sync::watch;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 /// Opens a [`Client`] on a WebSocket server that survives lost connections.
@@ -43,16 +44,47 @@ impl Reconnecting {
     ///
     /// # Errors
     ///
-    /// A [`TransportError`](crate::client::TransportError) of kind `Config` when `request`
-    /// is not a valid WebSocket request (or is `wss://` without the `tls` feature), or
-    /// when no TLS configuration was given for `wss://` and the system's root
-    /// certificates cannot be loaded.
+    /// A [`TransportError`] of kind `Config` when `request` is not a valid WebSocket
+    /// request (or is `wss://` without the `tls` feature), or when no TLS configuration
+    /// was given for `wss://` and the system's root certificates cannot be loaded.
     pub fn connect(
         request: impl IntoClientRequest,
         builder: Builder,
         settings: Settings,
         policy: Reconnect,
-    ) -> Result<Client, crate::client::TransportError> {
+    ) -> Result<Client, TransportError> {
+        let (client, _) = Self::connect_watched(request, builder, settings, policy)?;
+        Ok(client)
+    }
+
+    /// [`connect`](Self::connect), and a receiver of the connection's
+    /// [`ConnectionState`]: connecting, connected, waiting before the next attempt,
+    /// closed for good. It starts at `Connecting`; a state that changes quickly may be
+    /// seen only at its latest.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use rpcsmith::transport::peer::{ConnectionState, Peer};
+    /// use rpcsmith::transport::ws::{Reconnect, Reconnecting, Settings};
+    /// use std::time::Duration;
+    ///
+    /// let policy = Reconnect::Fixed(Duration::from_secs(1)).max_retries(10);
+    /// let (client, mut states) =
+    ///     Reconnecting::connect_watched("wss://rpc.example.com/", Peer::builder(), Settings::default(), policy)?;
+    /// states.wait_for(|state| *state == ConnectionState::Connected).await?;
+    /// # drop(client);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`connect`](Self::connect).
+    pub fn connect_watched(
+        request: impl IntoClientRequest,
+        builder: Builder,
+        settings: Settings,
+        policy: Reconnect,
+    ) -> Result<(Client, watch::Receiver<ConnectionState>), TransportError> {
         let request = client_request(request)?;
         let target = dial::Target::new(&request, &settings)?;
         let config = config(&builder);
