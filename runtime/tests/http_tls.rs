@@ -2,31 +2,19 @@
 //! test, served on 127.0.0.1 by tokio-rustls in front of the HTTP `Service`.
 
 mod client_support;
+mod tls_support;
 
 use client_support::Methods;
 use rpcsmith::client::{Client, Error, TransportErrorKind};
 use rpcsmith::server::Server;
 use rpcsmith::transport::http;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use rustls::pki_types::CertificateDer;
 use std::sync::Arc;
-
-fn provider() -> Arc<rustls::crypto::CryptoProvider> {
-    Arc::new(rustls::crypto::ring::default_provider())
-}
+use tls_support::{certified, trusting};
 
 /// A TLS server of [`Methods`] for `localhost`, and its certificate.
 async fn tls_server() -> (u16, CertificateDer<'static>) {
-    let certified = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-    let cert = certified.cert.der().clone();
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
-        certified.signing_key.serialize_der(),
-    ));
-    let mut config = rustls::ServerConfig::builder_with_provider(provider())
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![cert.clone()], key)
-        .unwrap();
+    let (mut config, cert) = certified();
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -56,16 +44,6 @@ async fn tls_server() -> (u16, CertificateDer<'static>) {
         }
     });
     (port, cert)
-}
-
-fn trusting(cert: CertificateDer<'static>) -> rustls::ClientConfig {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(cert).unwrap();
-    rustls::ClientConfig::builder_with_provider(provider())
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,49 +5,22 @@
 //! TLS.
 
 mod peer_support;
+mod tls_support;
 
-use peer_support::{PATIENCE, ServerSide, client_side, eventually};
+use peer_support::{PATIENCE, ServerSide, client_side, eventually, next_event};
 use rpcsmith::client::{Client, Error, TransportErrorKind};
 use rpcsmith::server::Server;
 use rpcsmith::transport::http::{self, Serve};
 use rpcsmith::transport::peer::{Hub, Peer};
 use rpcsmith::transport::ws::{self, Reconnect, Reconnecting, Settings};
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-use std::sync::Arc;
+use rustls::pki_types::CertificateDer;
 use std::time::Duration;
+use tls_support::{certified, trusting};
 use tokio::net::TcpListener;
 
-fn provider() -> Arc<rustls::crypto::CryptoProvider> {
-    Arc::new(rustls::crypto::ring::default_provider())
-}
-
-/// A TLS configuration for `localhost` with a fresh self-signed certificate, and that
-/// certificate.
-fn certified() -> (rustls::ServerConfig, CertificateDer<'static>) {
-    let certified = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-    let cert = certified.cert.der().clone();
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
-        certified.signing_key.serialize_der(),
-    ));
-    let config = rustls::ServerConfig::builder_with_provider(provider())
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![cert.clone()], key)
-        .unwrap();
-    (config, cert)
-}
-
 /// Client settings trusting `cert` only.
-fn trusting(cert: CertificateDer<'static>) -> Settings {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(cert).unwrap();
-    let config = rustls::ClientConfig::builder_with_provider(provider())
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    Settings::default().tls_config(config)
+fn trusting_only(cert: CertificateDer<'static>) -> Settings {
+    Settings::default().tls_config(trusting(cert))
 }
 
 /// Serves HTTP and WebSocket over TLS on `listener` with `Serve::tls`, until the
@@ -88,7 +61,7 @@ async fn calls_and_push_over_wss_with_a_trusted_certificate() {
     let peer = ws::connect(
         format!("wss://localhost:{port}/"),
         Peer::builder().serve(handlers),
-        trusting(cert.clone()),
+        trusting_only(cert.clone()),
     )
     .await
     .unwrap();
@@ -100,13 +73,13 @@ async fn calls_and_push_over_wss_with_a_trusted_certificate() {
     assert_eq!(asked, 10);
     // Server push: from a handler, and from outside any call.
     let _: String = client.request("push", &["p"]).await.unwrap();
-    assert_eq!(next(&mut pushed).await, r#"["p"]"#);
+    assert_eq!(next_event(&mut pushed).await, r#"["p"]"#);
     assert_eq!(hub.notify_all("pushed", &["hub"]).unwrap().sent, 1);
-    assert_eq!(next(&mut pushed).await, r#"["hub"]"#);
+    assert_eq!(next_event(&mut pushed).await, r#"["hub"]"#);
 
     // The same port answers JSON-RPC over HTTPS.
     let transport = http::Client::builder(format!("https://localhost:{port}/"))
-        .tls_config(trusting_config(cert))
+        .tls_config(trusting(cert))
         .build()
         .unwrap();
     let sum: i64 = Client::new(transport)
@@ -114,23 +87,6 @@ async fn calls_and_push_over_wss_with_a_trusted_certificate() {
         .await
         .unwrap();
     assert_eq!(sum, 3);
-}
-
-fn trusting_config(cert: CertificateDer<'static>) -> rustls::ClientConfig {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(cert).unwrap();
-    rustls::ClientConfig::builder_with_provider(provider())
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth()
-}
-
-async fn next(pushed: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -> String {
-    tokio::time::timeout(PATIENCE, pushed.recv())
-        .await
-        .unwrap()
-        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -142,7 +98,7 @@ async fn an_untrusted_certificate_is_refused() {
     let outcome = ws::connect(
         format!("wss://localhost:{port}/"),
         Peer::builder(),
-        trusting(other),
+        trusting_only(other),
     )
     .await;
     let error = outcome.expect_err("an untrusted server is refused");
@@ -178,7 +134,7 @@ async fn a_reconnecting_client_over_wss_survives_a_server_restart() {
     let client = Reconnecting::connect(
         format!("wss://localhost:{port}/"),
         Peer::builder().timeout(PATIENCE),
-        trusting(cert),
+        trusting_only(cert),
         policy,
     )
     .unwrap();
@@ -243,7 +199,7 @@ async fn a_tls_connection_past_the_limit_is_closed_at_once() {
     let peer = ws::connect(
         format!("wss://localhost:{port}/"),
         Peer::builder(),
-        trusting(cert),
+        trusting_only(cert),
     )
     .await
     .unwrap();
