@@ -510,6 +510,12 @@ async fn droppable_server(address: SocketAddr) -> tokio::sync::oneshot::Sender<(
     stop
 }
 
+/// An address on 127.0.0.1 where nothing listens (yet).
+async fn free_address() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    listener.local_addr().unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reconnecting_client_survives_a_server_restart() {
     // Real delays between attempts, short: each wait below is for an answer.
@@ -526,11 +532,7 @@ async fn a_reconnecting_client_survives_a_server_restart() {
 }
 
 async fn survives_a_restart(policy: Reconnect) {
-    let address = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let address = free_address().await;
     let builder = Peer::builder().timeout(PATIENCE);
     let client =
         Reconnecting::connect(url(address), builder, Settings::default(), policy.clone()).unwrap();
@@ -589,11 +591,7 @@ async fn reach(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reconnecting_client_reports_its_connection_state() {
-    let address = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let address = free_address().await;
     // Real delays between attempts, short: each wait below is for a state.
     let policy = Reconnect::Fixed(Duration::from_millis(20));
     let (client, mut states) =
@@ -620,11 +618,7 @@ async fn a_reconnecting_client_reports_its_connection_state() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_gives_up_after_its_maximum_of_retries() {
-    let address = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let address = free_address().await;
     let stop = droppable_server(address).await;
     // Real delays between attempts, short: the test waits for the client to close.
     let policy = Reconnect::Fixed(Duration::from_millis(5))
@@ -647,11 +641,7 @@ async fn a_client_gives_up_after_its_maximum_of_retries() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_reconnection_a_lost_connection_closes_the_client() {
-    let address = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let address = free_address().await;
     let stop = droppable_server(address).await;
     let client = Reconnecting::connect(
         url(address),
