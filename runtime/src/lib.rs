@@ -54,8 +54,9 @@ pub mod __private {
 ///   (`include_api!(#[allow(dead_code)] pub(crate) petstore)`), declares the module itself
 ///   and includes `petstore.rs`: `mod petstore { include!(concat!(env!("OUT_DIR"), "/petstore.rs")); }`.
 ///
-/// Both forms allow `dead_code` and `unreachable_pub` in the module: a program rarely
-/// uses every generated item, and generated items are `pub` by design.
+/// The generated file sets its own lint levels (its items sit in an inner module with one
+/// `#![allow]`: a program rarely uses every generated item, and they are `pub` by
+/// design), so neither form adds any.
 ///
 /// `petstore` is the builder's module name: from the document's `info.title` (or its file
 /// name) by default, or what `.module(..)` set. Both forms need the module written to
@@ -68,7 +69,6 @@ macro_rules! include_api {
     };
     ($(#[$attr:meta])* $vis:vis $name:ident) => {
         $(#[$attr])*
-        #[allow(dead_code, unreachable_pub)]
         $vis mod $name {
             include!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs"));
         }
