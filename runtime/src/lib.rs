@@ -29,8 +29,10 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    pub use crate::client::{Batch, Client, DeclaredError, Error, Handle, Replies};
-    pub use crate::protocol::ErrorObject;
+    pub use crate::client::{
+        Batch, Client, DeclaredError, Error, Handle, Replies, Subscription, SubscriptionError,
+    };
+    pub use crate::protocol::{ErrorObject, Feed};
     pub use crate::server::failure::answer;
     pub use crate::server::params::{Structure, decode};
     pub use crate::server::{Context, Dispatch, Failure, Reply, encode};
