@@ -6,7 +6,9 @@
 
 use rpcsmith::client::WeakClient;
 use rpcsmith::protocol::{ErrorObject, Feed};
-use rpcsmith::server::{Context, Dispatch, Reply};
+use rpcsmith::server::{
+    BoxFuture, Call, CallResult, Context, Dispatch, Middleware, Next, Reply, Server,
+};
 use rpcsmith::transport::peer::remote;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -168,6 +170,7 @@ impl Dispatch for Listener {
 #[derive(Clone)]
 pub struct Puller {
     streams: Arc<Mutex<Vec<(String, VecDeque<serde_json::Value>)>>>,
+    made: Arc<std::sync::atomic::AtomicU64>,
     items: Vec<serde_json::Value>,
     events: mpsc::UnboundedSender<String>,
 }
@@ -177,6 +180,7 @@ impl Puller {
         let (events, receiver) = mpsc::unbounded_channel();
         let puller = Self {
             streams: Arc::default(),
+            made: Arc::default(),
             items,
             events,
         };
@@ -215,7 +219,8 @@ impl Dispatch for Puller {
         match method {
             "subscribe" => {
                 let mut streams = self.streams.lock().unwrap();
-                let id = format!("\"s{}\"", streams.len() + 1);
+                let made = self.made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let id = format!("\"s{}\"", made + 1);
                 let mut answers = VecDeque::from([serde_json::json!({ "idle": true })]);
                 answers.extend(
                     self.items
@@ -237,6 +242,29 @@ impl Dispatch for Puller {
             _ => Reply::err(ErrorObject::method_not_found()),
         }
     }
+}
+
+/// Hands the `rpc.stream.*` calls, which the engine keeps from any dispatcher, to a
+/// [`Puller`]: the hand-written server side of the pull protocol.
+pub struct PullProtocol(pub Puller);
+
+impl Middleware for PullProtocol {
+    fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, CallResult> {
+        if call.method.starts_with("rpc.stream.") {
+            return self
+                .0
+                .call(call.method, call.params, call.context)
+                .into_future();
+        }
+        next.run(call)
+    }
+}
+
+/// A server of `puller`, `rpc.stream.*` included.
+pub fn pull_server(puller: Puller) -> Server {
+    Server::builder(puller.clone())
+        .middleware(PullProtocol(puller))
+        .build()
 }
 
 /// The next event, waiting at most [`PATIENCE`].
