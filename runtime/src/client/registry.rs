@@ -8,7 +8,7 @@
 //! re-issued on the next one; a closed connection ends them all.
 
 use super::slot::Slot;
-use super::subscription::SubscriptionId;
+use super::subscription_id::SubscriptionId;
 use crate::protocol::Feed;
 use bytes::Bytes;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
@@ -131,7 +131,7 @@ impl Registry {
             return false;
         };
         slot.push(
-            super::route::slice_of(message, item.get().as_bytes()),
+            super::codec::slice_of(message, item.get().as_bytes()),
             message.len(),
         );
         true

@@ -1,6 +1,6 @@
 //! Routing answers to the calls waiting for them, and the [`Inbox`] of stream transports.
 
-use super::codec::{self, ResponseId};
+use super::codec::{self, ResponseId, slice_of};
 use super::error::UntypedFailure;
 use super::pending::{Outcome, Pending};
 use super::registry::Registry;
@@ -205,21 +205,6 @@ fn outcome(answer: &Bytes, body: Result<&RawValue, ErrorObject>) -> Outcome {
     match body {
         Ok(result) => Ok(slice_of(answer, result.get().as_bytes())),
         Err(error) => Err(UntypedFailure::Error(error)),
-    }
-}
-
-/// `part` as a slice of `whole` when it lies inside it (no copy), else a copy.
-pub(crate) fn slice_of(whole: &Bytes, part: &[u8]) -> Bytes {
-    let start = whole.as_ptr() as usize;
-    let part_start = part.as_ptr() as usize;
-    let inside = part_start >= start
-        && part_start
-            .checked_add(part.len())
-            .is_some_and(|end| end <= start + whole.len());
-    if inside {
-        whole.slice_ref(part)
-    } else {
-        Bytes::copy_from_slice(part)
     }
 }
 

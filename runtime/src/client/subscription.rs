@@ -50,6 +50,8 @@
 use super::error::UntypedFailure;
 use super::pull;
 use super::slot::{Next, Slot};
+use super::subscription_id::OneParam;
+pub use super::subscription_id::SubscriptionId;
 use super::{Client, DeclaredError, Error, Shared};
 use crate::protocol::{ErrorObject, Feed, Mismatch, mismatch, write_typed_call};
 use bytes::Bytes;
@@ -63,49 +65,6 @@ use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
-
-/// A subscription's id, as the server assigned it: the JSON text of its subscribe
-/// call's result (`"0x4f2a…"` with its quotes, or `7`). Displayed as that text.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct SubscriptionId(Arc<str>);
-
-impl SubscriptionId {
-    /// The id whose JSON text is `json` (valid JSON).
-    pub(crate) fn new(json: &str) -> Self {
-        Self(json.into())
-    }
-
-    /// The id a subscribe call's result names. Strings are compared by value: one
-    /// written with escapes is kept in the plain form a notification most likely uses.
-    pub(crate) fn from_result(result: &[u8]) -> Self {
-        let text = String::from_utf8_lossy(result);
-        let text = text.trim();
-        if text.starts_with('"') && text.contains('\\') {
-            if let Ok(plain) = serde_json::from_str::<String>(text) {
-                if let Ok(json) = serde_json::to_string(&plain) {
-                    return Self(json.into());
-                }
-            }
-        }
-        Self(text.into())
-    }
-
-    /// The id's JSON text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// The id as a JSON value, to send back.
-    pub(crate) fn as_raw(&self) -> Option<&RawValue> {
-        serde_json::from_str(&self.0).ok()
-    }
-}
-
-impl fmt::Display for SubscriptionId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// What a [`Subscription`] yields instead of an item. [`Closed`](Self::Closed),
 /// [`Server`](Self::Server) and [`Protocol`](Self::Protocol) end the stream (the next
@@ -378,21 +337,6 @@ impl Unsent {
                 tracing::debug!(method, "could not send the unsubscribe call");
             }
         });
-    }
-}
-
-/// `{name: id}`.
-pub(crate) struct OneParam<'a> {
-    pub(crate) name: &'a str,
-    pub(crate) id: &'a RawValue,
-}
-
-impl Serialize for OneParam<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry(self.name, self.id)?;
-        map.end()
     }
 }
 

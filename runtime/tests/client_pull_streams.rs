@@ -3,8 +3,9 @@
 //! pulled because the transport cannot receive pushes, and over a TCP byte stream,
 //! where a pull-only feed is pulled although pushes could come.
 
-mod subscription_support;
+mod client_subscription_support;
 
+use client_subscription_support::{FEED, Item, PATIENCE, Puller, next_event};
 use futures_util::StreamExt;
 use rpcsmith::client::{Client, Subscription, SubscriptionError};
 use rpcsmith::protocol::Feed;
@@ -12,7 +13,6 @@ use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
 use serde_json::json;
-use subscription_support::{FEED, Item, PATIENCE, Puller, next_event};
 
 static PULLED: Feed = Feed::pull();
 
@@ -29,7 +29,7 @@ async fn over_http(
     let (puller, events) = Puller::new(items);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
-    let service = http::Service::new(subscription_support::pull_server(puller));
+    let service = http::Service::new(client_subscription_support::pull_server(puller));
     tokio::spawn(http::serve(listener, service, std::future::pending()));
     let client = Client::new(http::Client::new(&format!("http://{address}/")).unwrap());
     (client, events)
@@ -96,7 +96,7 @@ async fn a_pull_only_feed_is_pulled_over_a_byte_stream() {
     let (puller, mut events) = Puller::new(vec![json!({ "n": 1 }), json!({ "n": 2 })]);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
-    let builder = Peer::builder().serve(subscription_support::pull_server(puller));
+    let builder = Peer::builder().serve(client_subscription_support::pull_server(puller));
     tokio::spawn(stream::serve_tcp(
         listener,
         builder,

@@ -3,8 +3,9 @@
 //! behind the subscribe answer, a slow consumer, unsubscribing, a closed connection,
 //! and a server restarted under a reconnecting client.
 
-mod subscription_support;
+mod client_subscription_support;
 
+use client_subscription_support::{FEED, Feeder, Item, Listener, PATIENCE, next_event};
 use futures_util::StreamExt;
 use rpcsmith::client::{Client, Subscription, SubscriptionError};
 use rpcsmith::server::Server;
@@ -15,7 +16,6 @@ use rpcsmith::transport::ws::{self, Settings};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
-use subscription_support::{FEED, Feeder, Item, Listener, PATIENCE, next_event};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
