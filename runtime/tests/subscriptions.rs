@@ -33,8 +33,7 @@ async fn tcp(feeds: Feeds, limits: Limits) -> SocketAddr {
 async fn websocket(feeds: Feeds) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
-    let service =
-        Service::new(Server::new(feeds)).websocket(Peer::builder(), Settings::default());
+    let service = Service::new(Server::new(feeds)).websocket(Peer::builder(), Settings::default());
     tokio::spawn(http::serve(listener, service, std::future::pending()));
     address
 }
@@ -96,7 +95,11 @@ async fn items_by_position_with_integer_ids_over_websocket() {
     let first = next_sink(&mut sinks).await;
 
     socket.send(&call(2, "subscribeTicks", &json!({}))).await;
-    assert_eq!(socket.recv().await["result"], 2, "ids count up per connection");
+    assert_eq!(
+        socket.recv().await["result"],
+        2,
+        "ids count up per connection"
+    );
     let second = next_sink(&mut sinks).await;
     second.send(json!("b")).await.unwrap();
     first.send(json!("c")).await.unwrap();
@@ -128,7 +131,11 @@ async fn unsubscribing_ends_the_sink_and_no_item_follows() {
     assert_eq!(client.recv().await["params"]["result"], 1);
 
     client
-        .send(&call(2, "starknet_unsubscribe", &json!({"subscription_id": id})))
+        .send(&call(
+            2,
+            "starknet_unsubscribe",
+            &json!({"subscription_id": id}),
+        ))
         .await;
     assert_eq!(
         client.recv().await,
@@ -234,7 +241,10 @@ async fn the_limit_per_connection_refuses_with_a_precise_error() {
         json!({"code": -32000, "message": "no heads"})
     );
     other.send(&call(3, "subscribeNewHeads", &json!({}))).await;
-    assert!(other.recv().await["result"].is_string(), "the second of two");
+    assert!(
+        other.recv().await["result"].is_string(),
+        "the second of two"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
