@@ -330,3 +330,89 @@ async fn a_pull_only_feed_is_pulled_even_where_pushing_is_possible() {
     assert_eq!(client.recv().await["result"], true);
     closed(&sink).await;
 }
+
+/// Accepts one TCP connection on `listener` and serves it as a peer with `byte_budget`,
+/// returning the server's end of it (to watch what it holds).
+async fn accept_one(
+    listener: &tokio::net::TcpListener,
+    server: &Server,
+    byte_budget: usize,
+) -> Peer {
+    let (stream, _) = listener.accept().await.unwrap();
+    let (reader, writer) = stream.into_split();
+    Peer::builder()
+        .serve(server.clone())
+        .byte_budget(byte_budget)
+        .framed(Codec::Newline, reader, writer)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_reads_holds_up_only_itself_and_bounded_memory() {
+    const BUDGET: usize = 64 << 10;
+    const CAPACITY: usize = 4;
+    let (feeds, mut sinks) = feeds(CAPACITY);
+    let server = Server::new(feeds);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+
+    // A subscribes, then never reads again.
+    let stalled_client = tokio::net::TcpStream::connect(address).await.unwrap();
+    let stalled = accept_one(&listener, &server, BUDGET).await;
+    let (_stalled_reader, mut stalled_writer) = stalled_client.into_split();
+    let subscribe = call(1, "subscribeNewHeads", &json!({})) + "\n";
+    tokio::io::AsyncWriteExt::write_all(&mut stalled_writer, subscribe.as_bytes())
+        .await
+        .unwrap();
+    let stalled_sink = next_sink(&mut sinks).await;
+
+    // Its items pile up until the kernel's buffers and then the connection's budget are
+    // full: then its pump waits for room, and its channel fills.
+    let big = Value::String("x".repeat(16 << 10));
+    let producer = {
+        let sink = stalled_sink.clone();
+        let big = big.clone();
+        tokio::spawn(async move { while sink.send(big.clone()).await.is_ok() {} })
+    };
+    let deadline = tokio::time::Instant::now() + subscription_support::PATIENCE;
+    while stalled.queued_bytes() < BUDGET {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the stalled connection's budget fills"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await; // polling a state
+    }
+    let mut full = false;
+    while !full {
+        assert!(tokio::time::Instant::now() < deadline, "the channel fills");
+        full = matches!(
+            stalled_sink.try_send(big.clone()),
+            Err(TrySendError::Full(_))
+        );
+        tokio::task::yield_now().await;
+    }
+
+    // B is served as if A did not exist.
+    let mut client = Lined::connect(address).await;
+    let _served = accept_one(&listener, &server, BUDGET).await;
+    client.send(&call(1, "subscribeNewHeads", &json!({}))).await;
+    let id = client.recv().await["result"].clone();
+    let sink = next_sink(&mut sinks).await;
+    for n in 0..3 {
+        sink.send(json!(n)).await.unwrap();
+        let item = client.recv().await;
+        assert_eq!(item["params"], json!({"subscription_id": id, "result": n}));
+    }
+    client.send(&call(2, "ping", &json!([]))).await;
+    assert_eq!(client.recv().await["result"], "pong");
+
+    // What the server holds for A stayed within its budget, plus one item and the answer.
+    let item_message = 200 + (16 << 10);
+    assert!(
+        stalled.queued_bytes_peak() <= BUDGET + item_message,
+        "{}",
+        stalled.queued_bytes_peak()
+    );
+    assert!(!stalled_sink.is_closed(), "A is slow, not gone");
+    assert!(!producer.is_finished(), "A's producer waits for room");
+    producer.abort();
+}
