@@ -22,12 +22,12 @@ impl SubscriptionId {
     pub(crate) fn from_result(result: &[u8]) -> Self {
         let text = String::from_utf8_lossy(result);
         let text = text.trim();
-        if text.starts_with('"') && text.contains('\\') {
-            if let Ok(plain) = serde_json::from_str::<String>(text) {
-                if let Ok(json) = serde_json::to_string(&plain) {
-                    return Self(json.into());
-                }
-            }
+        if text.starts_with('"')
+            && text.contains('\\')
+            && let Ok(plain) = serde_json::from_str::<String>(text)
+            && let Ok(json) = serde_json::to_string(&plain)
+        {
+            return Self(json.into());
         }
         Self(text.into())
     }

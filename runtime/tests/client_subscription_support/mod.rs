@@ -163,13 +163,16 @@ impl Dispatch for Listener {
     }
 }
 
+/// A stream of the [`Puller`]: its id (JSON text) and the answers it has left.
+type Stream = (String, VecDeque<serde_json::Value>);
+
 /// A pull server: `subscribe` answers `"s1"`, `"s2"`…; `rpc.stream.next` for a stream
 /// answers `{"idle":true}` once, then its items in order, then `{"done":true}` (and
 /// forgets it), and `-32602` "unknown stream" for an id it does not know;
 /// `rpc.stream.cancel` forgets the stream and reports `cancelled <id>`.
 #[derive(Clone)]
 pub struct Puller {
-    streams: Arc<Mutex<Vec<(String, VecDeque<serde_json::Value>)>>>,
+    streams: Arc<Mutex<Vec<Stream>>>,
     made: Arc<std::sync::atomic::AtomicU64>,
     items: Vec<serde_json::Value>,
     events: mpsc::UnboundedSender<String>,
