@@ -1,51 +1,5 @@
-//! Subscriptions: a typed [`Stream`] of the items a server sends after a subscribe call,
-//! whether it pushes them (WebSocket, byte streams) or they are pulled (plain HTTP).
-//!
-//! ```no_run
-//! # async fn demo(client: rpcsmith::client::Client) -> Result<(), rpcsmith::client::Error> {
-//! use futures_util::StreamExt;
-//! use rpcsmith::client::{Subscription, SubscriptionError};
-//! use rpcsmith::protocol::Feed;
-//!
-//! static NEW_HEADS: Feed = Feed::push("starknet_subscriptionNewHeads", "subscription_id", "result")
-//!     .unsubscribe("starknet_unsubscribe", "subscription_id", false);
-//!
-//! let mut heads: Subscription<serde_json::Value> =
-//!     client.subscribe("starknet_subscribeNewHeads", &(), &NEW_HEADS).await?;
-//! while let Some(head) = heads.next().await {
-//!     match head {
-//!         Ok(head) => println!("{head}"),
-//!         Err(SubscriptionError::Lagged { missed }) => eprintln!("missed {missed} heads"),
-//!         Err(SubscriptionError::Resubscribed) => eprintln!("reconnected; heads may be missing"),
-//!         Err(error) => eprintln!("{error}"),
-//!     }
-//! }
-//! # Ok(()) }
-//! ```
-//!
-//! **Push.** On a transport that receives pushes ([`Transport::receives_pushes`]: the
-//! peer transports), the items come as the [`Feed`]'s notification and the runtime
-//! routes each to its subscription by (notification method, subscription id); a
-//! notification that arrives right after the subscribe call's answer is not lost (the
-//! subscription is routed as the answer is read, before the next message). Each
-//! subscription buffers what its consumer has not taken yet, bounded in items and in
-//! bytes ([`Builder::subscription_buffer`](super::Builder::subscription_buffer)); a
-//! full buffer drops its oldest items and says so with
-//! [`SubscriptionError::Lagged`]. Waiting instead (backpressure) would stall the
-//! connection's reader, and with it every call and subscription of that connection.
-//!
-//! **Pull.** Where the transport cannot receive pushes (HTTP, in-memory), or the feed
-//! is [`pull_only`](Feed::pull_only), the subscription asks for each item with
-//! `rpc.stream.next` (`{"stream": id}` → `{"item": …}`, `{"idle": true}` to ask again,
-//! or `{"done": true}` at the end), one request at a time, only while it is polled:
-//! backpressure by construction. Unsubscribing sends `rpc.stream.cancel`.
-//!
-//! **Ends.** Dropping a subscription (or [`Subscription::unsubscribe`]) stops routing
-//! it and sends the feed's unsubscribe method. A closed connection ends every
-//! subscription with [`SubscriptionError::Closed`], then `None`. A reconnecting client
-//! (`ws::Reconnecting`, `stream::Reconnecting`) re-issues every live subscription on its
-//! new connection, with the same method and params, and the stream goes on after
-//! [`SubscriptionError::Resubscribed`] (items sent in between are missed).
+//! Subscriptions: a typed stream of the items a server sends after a subscribe call
+//! ([`Subscription`]), and how a client makes one.
 
 use super::error::UntypedFailure;
 use super::pull;
@@ -117,12 +71,59 @@ impl fmt::Display for SubscriptionError {
 
 impl std::error::Error for SubscriptionError {}
 
-/// A subscription's items, typed `T`, as a [`Stream`] of `Result<T, SubscriptionError>`;
-/// made by [`Client::subscribe`]. See the [module docs](self).
+/// A subscription's items, typed `T`, as a [`Stream`] of `Result<T, SubscriptionError>`,
+/// whether the server pushes them (WebSocket, byte streams) or they are pulled (plain
+/// HTTP); made by [`Client::subscribe`].
+///
+/// ```no_run
+/// # async fn demo(client: rpcsmith::client::Client) -> Result<(), rpcsmith::client::Error> {
+/// use futures_util::StreamExt;
+/// use rpcsmith::client::{Subscription, SubscriptionError};
+/// use rpcsmith::protocol::Feed;
+///
+/// static NEW_HEADS: Feed = Feed::push("starknet_subscriptionNewHeads", "subscription_id", "result")
+///     .unsubscribe("starknet_unsubscribe", "subscription_id", false);
+///
+/// let mut heads: Subscription<serde_json::Value> =
+///     client.subscribe("starknet_subscribeNewHeads", &(), &NEW_HEADS).await?;
+/// while let Some(head) = heads.next().await {
+///     match head {
+///         Ok(head) => println!("{head}"),
+///         Err(SubscriptionError::Lagged { missed }) => eprintln!("missed {missed} heads"),
+///         Err(SubscriptionError::Resubscribed) => eprintln!("reconnected; heads may be missing"),
+///         Err(error) => eprintln!("{error}"),
+///     }
+/// }
+/// # Ok(()) }
+/// ```
+///
+/// **Push.** On a transport that receives pushes ([`Transport::receives_pushes`](super::Transport::receives_pushes): the
+/// peer transports), the items come as the [`Feed`]'s notification and the runtime
+/// routes each to its subscription by (notification method, subscription id); a
+/// notification that arrives right after the subscribe call's answer is not lost (the
+/// subscription is routed as the answer is read, before the next message). Each
+/// subscription buffers what its consumer has not taken yet, bounded in items and in
+/// bytes ([`Builder::subscription_buffer`](super::Builder::subscription_buffer)); a
+/// full buffer drops its oldest items and says so with
+/// [`SubscriptionError::Lagged`]. Waiting instead (backpressure) would stall the
+/// connection's reader, and with it every call and subscription of that connection.
+///
+/// **Pull.** Where the transport cannot receive pushes (HTTP, in-memory), or the feed
+/// is [`pull_only`](Feed::pull_only), the subscription asks for each item with
+/// `rpc.stream.next` (`{"stream": id}` → `{"item": …}`, `{"idle": true}` to ask again,
+/// or `{"done": true}` at the end), one request at a time, only while it is polled:
+/// backpressure by construction. Unsubscribing sends `rpc.stream.cancel`.
+///
+/// **Ends.** Dropping a subscription (or [`Subscription::unsubscribe`]) stops routing
+/// it and sends the feed's unsubscribe method. A closed connection ends every
+/// subscription with [`SubscriptionError::Closed`], then `None`. A reconnecting client
+/// (`ws::Reconnecting`, `stream::Reconnecting`) re-issues every live subscription on its
+/// new connection, with the same method and params, and the stream goes on after
+/// [`SubscriptionError::Resubscribed`] (items sent in between are missed).
 ///
 /// Dropping it unsubscribes, best effort: the subscription is routed no more at once,
-/// and the feed's unsubscribe method is sent from a task, never blocking the drop (and
-/// not at all without a Tokio runtime).
+/// and the unsubscribe call is sent from a task, never blocking the drop (and not at
+/// all without a Tokio runtime).
 #[must_use = "a subscription does nothing unless polled; dropping it unsubscribes"]
 pub struct Subscription<T> {
     client: Client,
@@ -342,8 +343,8 @@ impl Unsent {
 
 impl Client {
     /// Calls `method(params)`, which subscribes to the items `feed` describes, and
-    /// returns them as a [`Subscription`] of `T`, pushed or pulled (see the
-    /// [module docs](super::subscription)). The method declares no errors.
+    /// returns them as a [`Subscription`] of `T`, pushed or pulled (see there). The
+    /// method declares no errors.
     ///
     /// # Errors
     ///
