@@ -7,6 +7,7 @@ use super::registry::Registry;
 use crate::protocol::ErrorObject;
 use bytes::Bytes;
 use serde_json::value::RawValue;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 
 /// Routes the answer to one request/response exchange (an HTTP response body, say) to
@@ -92,6 +93,8 @@ pub(crate) fn read_answer(answer: &Bytes, ids: &[u64], outcomes: &mut [Option<Ou
 pub struct Inbox {
     pending: Weak<Pending>,
     subscriptions: Weak<Registry>,
+    /// Whether any subscription is routed (the registry's flag).
+    routing: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Inbox {
@@ -105,6 +108,7 @@ impl Inbox {
         Self {
             pending: Arc::downgrade(pending),
             subscriptions: Arc::downgrade(subscriptions),
+            routing: subscriptions.routing(),
         }
     }
 
@@ -112,9 +116,7 @@ impl Inbox {
     /// [`route_notification`](Self::route_notification) takes nothing, and a transport
     /// need not ask it.
     pub fn routes_notifications(&self) -> bool {
-        self.subscriptions
-            .upgrade()
-            .is_some_and(|registry| registry.is_routing())
+        self.routing.load(Ordering::Acquire)
     }
 
     /// Offers a notification received (`method`, its `params`, borrowed from the whole
