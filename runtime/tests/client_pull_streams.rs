@@ -5,13 +5,15 @@
 
 mod client_subscription_support;
 
-use client_subscription_support::{FEED, Item, PATIENCE, Puller, next_event};
+use client_subscription_support::{
+    FEED, Item, PATIENCE, Puller, loopback, next_event, pull_server, serve_http, serve_lines,
+    tcp_peer,
+};
 use futures_util::StreamExt;
 use rpcsmith::client::{Client, Subscription, SubscriptionError};
 use rpcsmith::protocol::Feed;
 use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::transport::stream::{self, Codec};
 use serde_json::json;
 
 static PULLED: Feed = Feed::pull();
@@ -27,10 +29,8 @@ async fn over_http(
     items: Vec<serde_json::Value>,
 ) -> (Client, tokio::sync::mpsc::UnboundedReceiver<String>) {
     let (puller, events) = Puller::new(items);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let service = http::Service::new(client_subscription_support::pull_server(puller));
-    tokio::spawn(http::serve(listener, service, std::future::pending()));
+    let (listener, address) = loopback().await;
+    serve_http(pull_server(puller), listener, std::future::pending());
     let client = Client::new(http::Client::new(&format!("http://{address}/")).unwrap());
     (client, events)
 }
@@ -94,18 +94,9 @@ async fn an_unknown_stream_is_a_server_error_that_ends_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pull_only_feed_is_pulled_over_a_byte_stream() {
     let (puller, mut events) = Puller::new(vec![json!({ "n": 1 }), json!({ "n": 2 })]);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let builder = Peer::builder().serve(client_subscription_support::pull_server(puller));
-    tokio::spawn(stream::serve_tcp(
-        listener,
-        builder,
-        Codec::Newline,
-        std::future::pending(),
-    ));
-    let peer = stream::connect_tcp(Peer::builder(), Codec::Newline, address)
-        .await
-        .unwrap();
+    let (listener, address) = loopback().await;
+    serve_lines(pull_server(puller), listener, std::future::pending());
+    let peer = tcp_peer(address, Peer::builder()).await;
     let mut pulled: Subscription<Item> = peer
         .client()
         .subscribe("subscribe", &["a"], &PULLED)

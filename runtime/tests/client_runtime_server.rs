@@ -3,15 +3,15 @@
 //! WebSocket (string ids, by name) and TCP (integer ids, by position), and pulled over
 //! plain HTTP; unsubscribing and dropping end the server's sink.
 
+mod client_subscription_support;
 mod subscription_support;
 
+use client_subscription_support::{loopback, serve_http, serve_lines, tcp_peer, ws_peer};
 use futures_util::StreamExt;
 use rpcsmith::client::{Client, Error, Subscription, SubscriptionError};
 use rpcsmith::server::Server;
-use rpcsmith::transport::http::{self, Service};
+use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::transport::ws::{self, Settings};
 use serde_json::json;
 use std::net::SocketAddr;
 use subscription_support::{Feeds, NAMED, PATIENCE, POSITIONAL, closed, feeds, next_sink};
@@ -24,10 +24,8 @@ async fn next(subscription: &mut Subscription<u64>) -> Option<Result<u64, Subscr
 
 /// `feeds` over HTTP and WebSocket on one port of 127.0.0.1.
 async fn http_and_ws(feeds: Feeds) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let service = Service::new(Server::new(feeds)).websocket(Peer::builder(), Settings::default());
-    tokio::spawn(http::serve(listener, service, std::future::pending()));
+    let (listener, address) = loopback().await;
+    serve_http(Server::new(feeds), listener, std::future::pending());
     address
 }
 
@@ -35,13 +33,7 @@ async fn http_and_ws(feeds: Feeds) -> SocketAddr {
 async fn pushed_over_websocket_and_dropped() {
     let (feeds, mut sinks) = feeds(8);
     let address = http_and_ws(feeds).await;
-    let peer = ws::connect(
-        format!("ws://{address}/"),
-        Peer::builder(),
-        Settings::default(),
-    )
-    .await
-    .unwrap();
+    let peer = ws_peer(address, Peer::builder()).await;
     let params = json!({ "items": [1, 2, 3] });
     let mut heads: Subscription<u64> = peer
         .client()
@@ -62,18 +54,9 @@ async fn pushed_over_websocket_and_dropped() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pushed_over_tcp_by_position_with_integer_ids_and_unsubscribed() {
     let (feeds, mut sinks) = feeds(8);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let builder = Peer::builder().serve(Server::new(feeds));
-    tokio::spawn(stream::serve_tcp(
-        listener,
-        builder,
-        Codec::Newline,
-        std::future::pending(),
-    ));
-    let peer = stream::connect_tcp(Peer::builder(), Codec::Newline, address)
-        .await
-        .unwrap();
+    let (listener, address) = loopback().await;
+    serve_lines(Server::new(feeds), listener, std::future::pending());
+    let peer = tcp_peer(address, Peer::builder()).await;
     let client = peer.client();
     let params = json!({ "items": [7] });
     let mut first: Subscription<u64> = client
@@ -138,13 +121,7 @@ async fn pulled_over_plain_http_to_its_end_and_cancelled() {
 async fn a_refused_subscription_is_the_call_error() {
     let (feeds, _sinks) = feeds(8);
     let address = http_and_ws(feeds).await;
-    let peer = ws::connect(
-        format!("ws://{address}/"),
-        Peer::builder(),
-        Settings::default(),
-    )
-    .await
-    .unwrap();
+    let peer = ws_peer(address, Peer::builder()).await;
     let refused = peer
         .client()
         .subscribe::<u64, _>("subscribeRefused", &(), &NAMED)

@@ -5,11 +5,13 @@
 
 mod client_subscription_support;
 
-use client_subscription_support::{FEED, Feeder, Item, Listener, PATIENCE, next_event};
+use client_subscription_support::{
+    FEED, Feeder, Item, Listener, PATIENCE, loopback, next_event, serve_http, serve_lines,
+    tcp_peer, ws_peer,
+};
 use futures_util::StreamExt;
 use rpcsmith::client::{Client, Subscription, SubscriptionError};
 use rpcsmith::server::Server;
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::{ConnectionState, Peer, Reconnect};
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::{self, Settings};
@@ -33,37 +35,13 @@ fn item(n: u32) -> Next {
     Some(Ok(Item { n }))
 }
 
-/// A WebSocket server of `feeder` on `listener`, until `shutdown`; the task ends once
-/// the port is free again.
+/// A WebSocket server of `feeder` on `listener`, until `shutdown`.
 fn ws_server(
     feeder: Feeder,
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> JoinHandle<()> {
-    let service =
-        http::Service::new(Server::new(feeder)).websocket(Peer::builder(), Settings::default());
-    tokio::spawn(http::serve(listener, service, shutdown))
-}
-
-/// A newline-framed TCP server of `feeder` on `listener`, until `shutdown`.
-fn tcp_server(
-    feeder: Feeder,
-    listener: tokio::net::TcpListener,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> JoinHandle<()> {
-    let builder = Peer::builder().serve(Server::new(feeder));
-    tokio::spawn(stream::serve_tcp(
-        listener,
-        builder,
-        Codec::Newline,
-        shutdown,
-    ))
-}
-
-async fn listener() -> (tokio::net::TcpListener, SocketAddr) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    (listener, address)
+    serve_http(Server::new(feeder), listener, shutdown)
 }
 
 /// A WebSocket connection to a fresh feeder, whose other notifications go to the
@@ -77,13 +55,10 @@ async fn connected(
     mpsc::UnboundedReceiver<String>,
 ) {
     let (feeder, events) = Feeder::new("0x");
-    let (listener, address) = listener().await;
+    let (listener, address) = loopback().await;
     ws_server(feeder.clone(), listener, std::future::pending());
     let (others, unmatched) = mpsc::unbounded_channel();
-    let peer = peer.serve(Server::new(Listener(others)));
-    let peer = ws::connect(format!("ws://{address}/"), peer, Settings::default())
-        .await
-        .unwrap();
+    let peer = ws_peer(address, peer.serve(Server::new(Listener(others)))).await;
     (peer, feeder, events, unmatched)
 }
 
@@ -126,7 +101,7 @@ async fn items_go_to_their_own_subscription_typed() {
 /// A server on 127.0.0.1 that answers the first request it reads with `"0xfeed"` and,
 /// in the same write, sends an item for it: both reach the client's reader together.
 async fn eager_server() -> SocketAddr {
-    let (listener, address) = listener().await;
+    let (listener, address) = loopback().await;
     tokio::spawn(async move {
         let (socket, _) = listener.accept().await.unwrap();
         let (reader, mut writer) = socket.into_split();
@@ -150,9 +125,7 @@ async fn eager_server() -> SocketAddr {
 async fn an_item_right_behind_the_answer_is_not_lost() {
     for _ in 0..20 {
         let address = eager_server().await;
-        let peer = stream::connect_tcp(Peer::builder(), Codec::Newline, address)
-            .await
-            .unwrap();
+        let peer = tcp_peer(address, Peer::builder()).await;
         let mut feed: Subscription<Item> = peer
             .client()
             .subscribe("subscribe", &["a"], &FEED)
@@ -262,18 +235,12 @@ fn dropping_without_a_runtime_does_not_panic() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_connection_ends_the_stream_with_closed() {
     let (feeder, _events) = Feeder::new("0x");
-    let (listener, address) = listener().await;
+    let (listener, address) = loopback().await;
     let (stop, stopped) = oneshot::channel::<()>();
     let serving = ws_server(feeder.clone(), listener, async {
         let _ = stopped.await;
     });
-    let peer = ws::connect(
-        format!("ws://{address}/"),
-        Peer::builder(),
-        Settings::default(),
-    )
-    .await
-    .unwrap();
+    let peer = ws_peer(address, Peer::builder()).await;
     let mut feed: Subscription<Item> = peer
         .client()
         .subscribe("subscribe", &["a"], &FEED)
@@ -307,7 +274,7 @@ async fn survives_a_restart(
     start: Start,
     connect: impl FnOnce(SocketAddr) -> (Client, watch::Receiver<ConnectionState>),
 ) {
-    let (listener, address) = listener().await;
+    let (listener, address) = loopback().await;
     let (first, _first_events) = Feeder::new("0xa");
     let (stop, stopped) = oneshot::channel();
     let serving = start(first.clone(), listener, stopped);
@@ -374,7 +341,7 @@ fn start_tcp(
     listener: tokio::net::TcpListener,
     stop: oneshot::Receiver<()>,
 ) -> JoinHandle<()> {
-    tcp_server(feeder, listener, async {
+    serve_lines(Server::new(feeder), listener, async {
         let _ = stop.await;
     })
 }

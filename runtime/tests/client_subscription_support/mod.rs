@@ -9,13 +9,20 @@ use rpcsmith::protocol::{ErrorObject, Feed};
 use rpcsmith::server::{
     BoxFuture, Call, CallResult, Context, Dispatch, Middleware, Next, Reply, Server,
 };
-use rpcsmith::transport::peer::remote;
+use rpcsmith::transport::http;
+use rpcsmith::transport::peer::{self, Peer, remote};
+use rpcsmith::transport::stream::{self, Codec};
+use rpcsmith::transport::ws::{self, Settings};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::VecDeque;
+use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::net::TcpListener;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 /// Every test waits at most this long for anything.
 pub const PATIENCE: Duration = Duration::from_secs(10);
@@ -276,4 +283,52 @@ pub async fn next_event(events: &mut mpsc::UnboundedReceiver<String>) -> String 
         .await
         .expect("an event in time")
         .expect("the server side is alive")
+}
+
+/// A listener on a free port of 127.0.0.1, and its address.
+pub async fn loopback() -> (TcpListener, SocketAddr) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    (listener, address)
+}
+
+/// `server` over HTTP, WebSocket upgrades included, on `listener` until `shutdown`; the
+/// task ends once the port is free again.
+pub fn serve_http(
+    server: Server,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> JoinHandle<()> {
+    let service = http::Service::new(server).websocket(Peer::builder(), Settings::default());
+    tokio::spawn(http::serve(listener, service, shutdown))
+}
+
+/// `server` over newline-framed TCP on `listener` until `shutdown`.
+pub fn serve_lines(
+    server: Server,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> JoinHandle<()> {
+    let builder = Peer::builder().serve(server);
+    tokio::spawn(stream::serve_tcp(
+        listener,
+        builder,
+        Codec::Newline,
+        shutdown,
+    ))
+}
+
+/// A WebSocket connection, made by `builder`, to the server at `address`.
+pub async fn ws_peer(address: SocketAddr, builder: peer::Builder) -> Peer {
+    let url = format!("ws://{address}/");
+    ws::connect(url, builder, Settings::default())
+        .await
+        .unwrap()
+}
+
+/// A newline-framed TCP connection, made by `builder`, to the server at `address`.
+pub async fn tcp_peer(address: SocketAddr, builder: peer::Builder) -> Peer {
+    stream::connect_tcp(builder, Codec::Newline, address)
+        .await
+        .unwrap()
 }
