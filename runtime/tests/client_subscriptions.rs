@@ -31,6 +31,17 @@ async fn next(subscription: &mut Subscription<Item>) -> Next {
         .expect("the subscription yields in time")
 }
 
+/// Subscribes to `topic` of a [`Feeder`].
+async fn subscribe<T: serde::de::DeserializeOwned>(
+    client: &Client,
+    topic: &str,
+) -> Subscription<T> {
+    client
+        .subscribe("subscribe", &[topic], &FEED)
+        .await
+        .unwrap()
+}
+
 fn item(n: u32) -> Next {
     Some(Ok(Item { n }))
 }
@@ -66,8 +77,8 @@ async fn connected(
 async fn items_go_to_their_own_subscription_typed() {
     let (peer, feeder, _events, mut unmatched) = connected(Peer::builder()).await;
     let client = peer.client();
-    let mut a: Subscription<Item> = client.subscribe("subscribe", &["a"], &FEED).await.unwrap();
-    let mut b: Subscription<Item> = client.subscribe("subscribe", &["b"], &FEED).await.unwrap();
+    let mut a: Subscription<Item> = subscribe(client, "a").await;
+    let mut b: Subscription<Item> = subscribe(client, "b").await;
     assert_ne!(a.id(), b.id());
     assert_eq!(a.id().to_string(), "\"0x1\"");
     for n in 0..3 {
@@ -126,11 +137,7 @@ async fn an_item_right_behind_the_answer_is_not_lost() {
     for _ in 0..20 {
         let address = eager_server().await;
         let peer = tcp_peer(address, Peer::builder()).await;
-        let mut feed: Subscription<Item> = peer
-            .client()
-            .subscribe("subscribe", &["a"], &FEED)
-            .await
-            .unwrap();
+        let mut feed: Subscription<Item> = subscribe(peer.client(), "a").await;
         assert_eq!(next(&mut feed).await, item(42));
     }
 }
@@ -140,14 +147,8 @@ async fn a_slow_consumer_lags_by_a_count_and_others_go_on() {
     let (peer, feeder, _events, _) =
         connected(Peer::builder().subscription_buffer(4, 1 << 20)).await;
     let client = peer.client();
-    let mut slow: Subscription<Item> = client
-        .subscribe("subscribe", &["slow"], &FEED)
-        .await
-        .unwrap();
-    let mut other: Subscription<Item> = client
-        .subscribe("subscribe", &["other"], &FEED)
-        .await
-        .unwrap();
+    let mut slow: Subscription<Item> = subscribe(client, "slow").await;
+    let mut other: Subscription<Item> = subscribe(client, "other").await;
     for n in 0..100 {
         feeder.publish("slow", Item { n }).await;
     }
@@ -172,14 +173,8 @@ async fn the_buffer_is_bounded_in_bytes_too() {
     let (peer, feeder, _events, _) =
         connected(Peer::builder().subscription_buffer(1000, 700)).await;
     let client = peer.client();
-    let mut big: Subscription<serde_json::Value> = client
-        .subscribe("subscribe", &["big"], &FEED)
-        .await
-        .unwrap();
-    let mut other: Subscription<Item> = client
-        .subscribe("subscribe", &["other"], &FEED)
-        .await
-        .unwrap();
+    let mut big: Subscription<serde_json::Value> = subscribe(client, "big").await;
+    let mut other: Subscription<Item> = subscribe(client, "other").await;
     let text = "x".repeat(250);
     for n in 0..50 {
         feeder
@@ -198,11 +193,11 @@ async fn the_buffer_is_bounded_in_bytes_too() {
 async fn unsubscribing_reaches_the_server() {
     let (peer, feeder, mut events, mut unmatched) = connected(Peer::builder()).await;
     let client = peer.client();
-    let dropped: Subscription<Item> = client.subscribe("subscribe", &["a"], &FEED).await.unwrap();
+    let dropped: Subscription<Item> = subscribe(client, "a").await;
     assert_eq!(next_event(&mut events).await, "subscribed a \"0x1\"");
     drop(dropped);
     assert_eq!(next_event(&mut events).await, "unsubscribed \"0x1\"");
-    let explicit: Subscription<Item> = client.subscribe("subscribe", &["a"], &FEED).await.unwrap();
+    let explicit: Subscription<Item> = subscribe(client, "a").await;
     assert_eq!(next_event(&mut events).await, "subscribed a \"0x2\"");
     assert!(explicit.unsubscribe().await.unwrap());
     assert_eq!(next_event(&mut events).await, "unsubscribed \"0x2\"");
@@ -220,11 +215,7 @@ fn dropping_without_a_runtime_does_not_panic() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (peer, subscription) = runtime.block_on(async {
         let (peer, _feeder, _events, _) = connected(Peer::builder()).await;
-        let subscription: Subscription<Item> = peer
-            .client()
-            .subscribe("subscribe", &["a"], &FEED)
-            .await
-            .unwrap();
+        let subscription: Subscription<Item> = subscribe(peer.client(), "a").await;
         (peer, subscription)
     });
     drop(runtime);
@@ -241,11 +232,7 @@ async fn a_closed_connection_ends_the_stream_with_closed() {
         let _ = stopped.await;
     });
     let peer = ws_peer(address, Peer::builder()).await;
-    let mut feed: Subscription<Item> = peer
-        .client()
-        .subscribe("subscribe", &["a"], &FEED)
-        .await
-        .unwrap();
+    let mut feed: Subscription<Item> = subscribe(peer.client(), "a").await;
     feeder.publish("a", Item { n: 1 }).await;
     drop(stop);
     serving.await.unwrap();
@@ -279,8 +266,8 @@ async fn survives_a_restart(
     let (stop, stopped) = oneshot::channel();
     let serving = start(first.clone(), listener, stopped);
     let (client, mut states) = connect(address);
-    let mut feed: Subscription<Item> = client.subscribe("subscribe", &["t"], &FEED).await.unwrap();
-    let mut quiet: Subscription<Item> = client.subscribe("subscribe", &["q"], &FEED).await.unwrap();
+    let mut feed: Subscription<Item> = subscribe(&client, "t").await;
+    let mut quiet: Subscription<Item> = subscribe(&client, "q").await;
     assert_eq!(feed.id().to_string(), "\"0xa1\"");
     first.publish("t", Item { n: 1 }).await;
     assert_eq!(next(&mut feed).await, item(1));
