@@ -107,12 +107,18 @@ impl std::error::Error for SubscriptionError {}
 /// full buffer drops its oldest items and says so with
 /// [`SubscriptionError::Lagged`]. Waiting instead (backpressure) would stall the
 /// connection's reader, and with it every call and subscription of that connection.
+/// (Items come as single notifications: one inside a batch goes to the peer's own
+/// handler.) A notification that matches no subscription goes to that handler too, as
+/// without subscriptions.
 ///
 /// **Pull.** Where the transport cannot receive pushes (HTTP, in-memory), or the feed
 /// is [`pull_only`](Feed::pull_only), the subscription asks for each item with
 /// `rpc.stream.next` (`{"stream": id}` → `{"item": …}`, `{"idle": true}` to ask again,
 /// or `{"done": true}` at the end), one request at a time, only while it is polled:
-/// backpressure by construction. Unsubscribing sends `rpc.stream.cancel`.
+/// backpressure by construction. Unsubscribing sends `rpc.stream.cancel`. Each
+/// `rpc.stream.next` waits up to the client's timeout: keep it above the server's pull
+/// wait (20 s by default), or every request times out and is asked again (over HTTP an
+/// item the server gives to a request that timed out is lost).
 ///
 /// **Ends.** Dropping a subscription (or [`Subscription::unsubscribe`]) stops routing
 /// it and sends the feed's unsubscribe method. A closed connection ends every
