@@ -253,19 +253,16 @@ async fn reach(states: &mut watch::Receiver<ConnectionState>, wanted: Connection
 }
 
 /// How a test starts a server of a feeder on a listener, until a shutdown.
-type Start = fn(Feeder, tokio::net::TcpListener, oneshot::Receiver<()>) -> JoinHandle<()>;
+/// Starts a server of a feeder at the test's fixed place (a port, a socket path), until
+/// a shutdown; the task ends once the place is free again.
+type Start = Box<dyn Fn(Feeder, oneshot::Receiver<()>) -> JoinHandle<()>>;
 
-/// A subscription lives through a server restarted on the same port: the reconnecting
+/// A subscription lives through a server restarted at the same place: the reconnecting
 /// `client` re-issues it, and it says so before the new server's items.
-async fn survives_a_restart(
-    start: Start,
-    connect: impl FnOnce(SocketAddr) -> (Client, watch::Receiver<ConnectionState>),
-) {
-    let (listener, address) = loopback().await;
+async fn survives_a_restart(start: Start, (client, mut states): Reconnected) {
     let (first, _first_events) = Feeder::new("0xa");
     let (stop, stopped) = oneshot::channel();
-    let serving = start(first.clone(), listener, stopped);
-    let (client, mut states) = connect(address);
+    let serving = start(first.clone(), stopped);
     let mut feed: Subscription<Item> = subscribe(&client, "t").await;
     let mut quiet: Subscription<Item> = subscribe(&client, "q").await;
     assert_eq!(feed.id().to_string(), "\"0xa1\"");
@@ -274,17 +271,13 @@ async fn survives_a_restart(
 
     drop(stop);
     serving.await.unwrap();
-    reach(
-        &mut states,
-        ConnectionState::Waiting {
-            delay: Duration::from_millis(20),
-        },
-    )
-    .await;
+    let waiting = ConnectionState::Waiting {
+        delay: Duration::from_millis(20),
+    };
+    reach(&mut states, waiting).await;
     let (second, mut second_events) = Feeder::new("0xb");
-    let listener = tokio::net::TcpListener::bind(address).await.unwrap();
     let (_keep, stopped) = oneshot::channel();
-    let _serving = start(second.clone(), listener, stopped);
+    let _serving = start(second.clone(), stopped);
     // Both subscriptions come back, with their topics (their original params).
     let mut topics = Vec::new();
     for _ in 0..2 {
@@ -293,45 +286,46 @@ async fn survives_a_restart(
     }
     topics.sort();
     assert_eq!(topics, ["q", "t"]);
-    assert_eq!(
-        next(&mut feed).await,
-        Some(Err(SubscriptionError::Resubscribed))
-    );
+    let resubscribed = Some(Err(SubscriptionError::Resubscribed));
+    assert_eq!(next(&mut feed).await, resubscribed);
     assert!(feed.id().to_string().starts_with("\"0xb"), "{}", feed.id());
     second.publish("t", Item { n: 2 }).await;
     assert_eq!(next(&mut feed).await, item(2));
-    assert_eq!(
-        next(&mut quiet).await,
-        Some(Err(SubscriptionError::Resubscribed))
-    );
+    assert_eq!(next(&mut quiet).await, resubscribed);
     // Dropping it now unsubscribes on the new connection, by its new id.
     let id = quiet.id().to_string();
     drop(quiet);
-    assert_eq!(
-        next_event(&mut second_events).await,
-        format!("unsubscribed {id}")
-    );
+    let unsubscribed = next_event(&mut second_events).await;
+    assert_eq!(unsubscribed, format!("unsubscribed {id}"));
 }
 
-fn start_ws(
-    feeder: Feeder,
-    listener: tokio::net::TcpListener,
-    stop: oneshot::Receiver<()>,
-) -> JoinHandle<()> {
-    ws_server(feeder, listener, async {
-        let _ = stop.await;
-    })
+/// A reconnecting client and its connection's states.
+type Reconnected = (Client, watch::Receiver<ConnectionState>);
+
+/// An address of 127.0.0.1 where nothing listens, and how to start a server there with
+/// `serve` (WebSocket or TCP).
+async fn on_a_port(
+    serve: fn(Server, tokio::net::TcpListener, Shutdown) -> JoinHandle<()>,
+) -> (SocketAddr, Start) {
+    let (listener, address) = loopback().await;
+    drop(listener);
+    let start: Start = Box::new(move |feeder, stop| {
+        let listener = std::net::TcpListener::bind(address).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+        serve(
+            Server::new(feeder),
+            listener,
+            Box::pin(async {
+                let _ = stop.await;
+            }),
+        )
+    });
+    (address, start)
 }
 
-fn start_tcp(
-    feeder: Feeder,
-    listener: tokio::net::TcpListener,
-    stop: oneshot::Receiver<()>,
-) -> JoinHandle<()> {
-    serve_lines(Server::new(feeder), listener, async {
-        let _ = stop.await;
-    })
-}
+/// A server's shutdown signal.
+type Shutdown = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// Real delays between attempts, short and fixed, so that the state waited for is known.
 fn policy() -> Reconnect {
@@ -340,24 +334,44 @@ fn policy() -> Reconnect {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscriptions_survive_a_restart_under_ws_reconnecting() {
-    survives_a_restart(start_ws, |address| {
-        let builder = Peer::builder().timeout(PATIENCE);
-        ws::Reconnecting::connect_watched(
-            format!("ws://{address}/"),
-            builder,
-            Settings::default(),
-            policy(),
-        )
-        .unwrap()
-    })
-    .await;
+    let (address, start) = on_a_port(serve_http).await;
+    let builder = Peer::builder().timeout(PATIENCE);
+    let url = format!("ws://{address}/");
+    let client = ws::Reconnecting::connect_watched(url, builder, Settings::default(), policy());
+    survives_a_restart(start, client.unwrap()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn subscriptions_survive_a_restart_under_stream_reconnecting() {
-    survives_a_restart(start_tcp, |address| {
-        let builder = Peer::builder().timeout(PATIENCE);
-        stream::Reconnecting::tcp_watched(builder, Codec::Newline, address.to_string(), policy())
-    })
-    .await;
+async fn subscriptions_survive_a_restart_under_stream_reconnecting_over_tcp() {
+    let (address, start) = on_a_port(serve_lines).await;
+    let builder = Peer::builder().timeout(PATIENCE);
+    let client =
+        stream::Reconnecting::tcp_watched(builder, Codec::Newline, address.to_string(), policy());
+    survives_a_restart(start, client).await;
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscriptions_survive_a_restart_under_stream_reconnecting_over_a_unix_socket() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("feeder.sock");
+    let place = path.clone();
+    let start: Start = Box::new(move |feeder, stop| {
+        let _ = std::fs::remove_file(&place);
+        let listener = std::os::unix::net::UnixListener::bind(&place).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let listener = tokio::net::UnixListener::from_std(listener).unwrap();
+        let builder = Peer::builder().serve(Server::new(feeder));
+        tokio::spawn(stream::serve_unix(
+            listener,
+            builder,
+            Codec::Newline,
+            async {
+                let _ = stop.await;
+            },
+        ))
+    });
+    let builder = Peer::builder().timeout(PATIENCE);
+    let client = stream::Reconnecting::unix_watched(builder, Codec::Newline, path, policy());
+    survives_a_restart(start, client).await;
 }
