@@ -10,7 +10,7 @@ use crate::protocol::ErrorObject;
 
 use super::context::Context;
 use super::encoded::{Encoded, encode};
-use super::streams::StreamCall;
+use super::stream_call::StreamCall;
 
 /// A boxed, sendable future, as middleware and handlers return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -85,6 +85,7 @@ mod pull;
 mod push;
 mod respond;
 mod shared;
+mod stream_call;
 mod streams;
 mod subscription;
 

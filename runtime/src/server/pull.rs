@@ -31,7 +31,7 @@ use super::dispatch::Reply;
 use super::encoded::Encoded;
 use super::limits::Limits;
 use super::push::{encoded_id, random_id};
-use super::subscription::EncodedItems;
+use super::stream_call::EncodedItems;
 
 /// The method that asks for a pull stream's next item.
 pub(crate) const NEXT: &str = "rpc.stream.next";

@@ -25,7 +25,8 @@ use crate::protocol::{ErrorObject, Feed, IdKind};
 
 use super::dispatch::BoxFuture;
 use super::encoded::Encoded;
-use super::subscription::{Closed, EncodedItems};
+use super::stream_call::EncodedItems;
+use super::subscription::Closed;
 
 /// What a transport offers the server engine for pushing to one connection.
 ///

@@ -4,35 +4,14 @@
 
 use std::sync::Arc;
 
-use crate::protocol::{ErrorObject, Feed};
+use crate::protocol::ErrorObject;
 
 use super::context::Context;
-use super::dispatch::{BoxFuture, Reply};
+use super::dispatch::Reply;
 use super::limits::Limits;
 use super::pull::Pulls;
 use super::push::Pushes;
-use super::subscription::EncodedItems;
-
-/// A subscription call the engine resolves.
-pub(crate) enum StreamCall {
-    Open(Box<Opening>),
-    Close(Closing),
-}
-
-/// A subscribe call: its handler, not yet run.
-pub(crate) struct Opening {
-    pub(crate) context: Context,
-    pub(crate) feed: &'static Feed,
-    pub(crate) handler: BoxFuture<'static, Result<EncodedItems, ErrorObject>>,
-}
-
-/// An unsubscribe call naming `id` (JSON text).
-pub(crate) struct Closing {
-    pub(crate) context: Context,
-    pub(crate) id: Box<str>,
-    /// What to answer for an unknown id; `None`: `false`.
-    pub(crate) unknown: Option<ErrorObject>,
-}
+use super::stream_call::{Closing, Opening, StreamCall};
 
 /// The server's side of subscriptions: its pull streams, and the limit on each
 /// connection's push subscriptions.

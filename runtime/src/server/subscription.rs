@@ -42,15 +42,9 @@ use tokio::sync::mpsc;
 use crate::protocol::{ErrorObject, Feed};
 
 use super::context::Context;
-use super::dispatch::{BoxFuture, Reply, ReplyInner};
+use super::dispatch::{Reply, ReplyInner};
 use super::failure::Failure;
-use super::streams::{Closing, Opening, StreamCall};
-
-/// An item, serialized.
-pub(crate) type EncodedItem = Result<Box<RawValue>, serde_json::Error>;
-
-/// The items of one subscription, serialized as they come.
-pub(crate) type EncodedItems = Pin<Box<dyn Stream<Item = EncodedItem> + Send>>;
+use super::stream_call::{Closing, EncodedItems, Handler, Opening, StreamCall};
 
 /// The items of one subscription, as the handler of a subscribe method returns them:
 /// any `Stream` of serializable items ([`Items::new`]), or the receiving end of a
@@ -262,7 +256,7 @@ where
     E: Into<ErrorObject> + Send + 'static,
     F: Future<Output = Result<Items<T>, Failure<E>>> + Send + 'static,
 {
-    let handler: BoxFuture<'static, Result<EncodedItems, ErrorObject>> = Box::pin(async move {
+    let handler: Handler = Box::pin(async move {
         match handler.await {
             Ok(items) => Ok(items.encoded()),
             Err(Failure::Declared(error)) => Err(error.into()),
