@@ -103,7 +103,7 @@ async fn items_by_position_with_integer_ids_over_websocket() {
     let second = next_sink(&mut sinks).await;
     second.send(json!("b")).await.unwrap();
     first.send(json!("c")).await.unwrap();
-    let mut seen = vec![socket.recv().await, socket.recv().await];
+    let mut seen = [socket.recv().await, socket.recv().await];
     seen.sort_by_key(|m| m["params"][0].as_u64());
     assert_eq!(seen[0]["params"], json!([1, "c"]));
     assert_eq!(seen[1]["params"], json!([2, "b"]));

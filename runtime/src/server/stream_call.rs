@@ -25,7 +25,7 @@ pub(crate) type Handler =
 /// A subscription call the engine resolves.
 pub(crate) enum StreamCall {
     Open(Box<Opening>),
-    Close(Closing),
+    Close(Box<Closing>),
 }
 
 /// A subscribe call: its handler, not yet run.

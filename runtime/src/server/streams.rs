@@ -45,7 +45,7 @@ impl Streams {
     pub(crate) fn resolve(&self, call: StreamCall) -> Reply {
         match call {
             StreamCall::Open(opening) => self.open(*opening),
-            StreamCall::Close(closing) => self.close(closing),
+            StreamCall::Close(closing) => self.close(*closing),
         }
     }
 
@@ -55,6 +55,10 @@ impl Streams {
             feed,
             handler,
         } = opening;
+        if context.is_notification() {
+            // No answer: no one could learn the id. Nothing is sent back anyway.
+            return Reply::err(ErrorObject::invalid_request());
+        }
         if tokio::runtime::Handle::try_current().is_err() {
             return Reply::err(ErrorObject::new(
                 crate::protocol::code::INTERNAL_ERROR,
