@@ -231,6 +231,16 @@ impl<T: fmt::Debug> std::error::Error for TrySendError<T> {}
 /// | `rpc.stream.cancel {"stream": id}` | `true`; `false` for an unknown id |
 /// | `rpc.stream.next` naming an unknown or expired id | `-32602`, `unknown stream: <id> is not a live stream (…)` |
 ///
+/// The same streams answer the two methods of the kotlinx-rpc JSON-RPC proposal
+/// ("Implementation of JSON-RPC in kotlinx.rpc", its Flow support), so that a client
+/// of that proposal pulls them too: `kotlinx.rpc.jsonrpc.internal.nextFlowValue [id]`
+/// answers the item itself as the result, waits without an `idle` answer (up to the
+/// [handler timeout](super::Limits::handler_timeout)), and answers `-32001`
+/// `Flow completed` once the stream has ended; `kotlinx.rpc.jsonrpc.internal.cancelFlow
+/// [id]` answers as `rpc.stream.cancel`. (The runtime's own names stay `rpc.stream.*`:
+/// an end marker inside the result tells the end from an error without a reserved
+/// error code, and `idle` keeps a pulling HTTP request within proxies' timeouts.)
+///
 /// A stream no `rpc.stream.next` asked for within
 /// [`Limits::pull_idle_timeout`](super::Limits::pull_idle_timeout) is dropped. A pull
 /// stream has backpressure by construction: the next item is taken from the handler's
