@@ -8,6 +8,7 @@ use crate::protocol::ErrorObject;
 
 use super::context::Context;
 use super::dispatch::Reply;
+use super::encoded::encode;
 use super::limits::Limits;
 use super::pull::Pulls;
 use super::push::Pushes;
@@ -91,11 +92,20 @@ impl Streams {
             id,
             unknown,
         } = closing;
-        let ended =
-            pushes(&context).is_some_and(|pushes| pushes.remove(&id)) || self.pulls.remove(&id);
-        match (ended, unknown) {
+        if let Some(ending) = pushes(&context).and_then(|pushes| pushes.end(&id)) {
+            return Reply::future(async move {
+                // Answered once the pump has stopped, and never on the first poll: a
+                // peer writes the answers made on a first poll ahead of its queue, where
+                // the subscription's last items may still wait; answered later, the
+                // answer goes through that queue, after them. So no item follows it.
+                ending.stopped().await;
+                tokio::task::yield_now().await;
+                encode(&true)
+            });
+        }
+        match (self.pulls.remove(&id), unknown) {
             (false, Some(error)) => Reply::err(error),
-            _ => Reply::ok(&ended),
+            (ended, _) => Reply::ok(&ended),
         }
     }
 }
