@@ -12,7 +12,7 @@ use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::Settings;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use subscription_support::{Feeds, Lined, Socket, call, closed, feeds, next_sink};
+use subscription_support::{Feeds, Lined, Socket, call, closed, feeds, next_sink, until};
 
 /// Serves `feeds` over newline-framed TCP, each connection a peer made by `builder`.
 async fn tcp(feeds: Feeds, limits: Limits) -> SocketAddr {
@@ -373,14 +373,11 @@ async fn a_client_that_never_reads_holds_up_only_itself_and_bounded_memory() {
         let big = big.clone();
         tokio::spawn(async move { while sink.send(big.clone()).await.is_ok() {} })
     };
+    until("the stalled connection's budget fills", || {
+        stalled.queued_bytes() >= BUDGET
+    })
+    .await;
     let deadline = tokio::time::Instant::now() + subscription_support::PATIENCE;
-    while stalled.queued_bytes() < BUDGET {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the stalled connection's budget fills"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await; // polling a state
-    }
     let mut full = false;
     while !full {
         assert!(tokio::time::Instant::now() < deadline, "the channel fills");
@@ -457,14 +454,10 @@ async fn no_item_follows_the_unsubscribe_answer_even_with_items_queued() {
             }
         })
     };
-    let deadline = tokio::time::Instant::now() + subscription_support::PATIENCE;
-    while served.queued_bytes() < QUEUED {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "items wait in the queue"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await; // polling a state
-    }
+    until("items wait in the queue", || {
+        served.queued_bytes() >= QUEUED
+    })
+    .await;
     let unsubscribe = call(2, "starknet_unsubscribe", &json!([id])) + "\n";
     let ping = call(3, "ping", &json!([])) + "\n";
     writer.write_all(unsubscribe.as_bytes()).await.unwrap();
