@@ -160,3 +160,32 @@ async fn the_server_wide_limit_refuses_with_a_precise_error() {
         .await
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kotlinx_rpc_proposals_own_methods_pull_the_same_streams() {
+    let (client, mut sinks) = start(Limits::default()).await;
+    let id: Value = client.request("subscribeCount", &[1]).await.unwrap();
+    let next = "kotlinx.rpc.jsonrpc.internal.nextFlowValue";
+    let item: Value = client.request(next, &[&id]).await.unwrap();
+    assert_eq!(item, json!(0), "the item itself is the result");
+    let end: Result<Value, Error> = client.request(next, &[&id]).await;
+    assert_eq!(refusal(end), ErrorObject::new(-32001, "Flow completed"));
+    assert_eq!(refusal(client.request(next, &[&id]).await), unknown(&id));
+
+    let id: Value = client
+        .request("subscribeNewHeads", &json!({}))
+        .await
+        .unwrap();
+    let sink = next_sink(&mut sinks).await;
+    let cancelled: bool = client
+        .request("kotlinx.rpc.jsonrpc.internal.cancelFlow", &[&id])
+        .await
+        .unwrap();
+    assert!(cancelled);
+    closed(&sink).await;
+    // Other names under the proposal's prefix are the dispatcher's (here: unknown).
+    let other: Result<Value, Error> = client
+        .request("kotlinx.rpc.jsonrpc.internal.other", &[&id])
+        .await;
+    assert_eq!(refusal(other), ErrorObject::method_not_found());
+}

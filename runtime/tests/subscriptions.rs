@@ -12,7 +12,7 @@ use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::Settings;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use subscription_support::{Feeds, Lined, Socket, call, closed, feeds, next_sink};
+use subscription_support::{Feeds, Lined, Socket, call, closed, feeds, next_sink, until};
 
 /// Serves `feeds` over newline-framed TCP, each connection a peer made by `builder`.
 async fn tcp(feeds: Feeds, limits: Limits) -> SocketAddr {
@@ -103,7 +103,7 @@ async fn items_by_position_with_integer_ids_over_websocket() {
     let second = next_sink(&mut sinks).await;
     second.send(json!("b")).await.unwrap();
     first.send(json!("c")).await.unwrap();
-    let mut seen = vec![socket.recv().await, socket.recv().await];
+    let mut seen = [socket.recv().await, socket.recv().await];
     seen.sort_by_key(|m| m["params"][0].as_u64());
     assert_eq!(seen[0]["params"], json!([1, "c"]));
     assert_eq!(seen[1]["params"], json!([2, "b"]));
@@ -373,14 +373,11 @@ async fn a_client_that_never_reads_holds_up_only_itself_and_bounded_memory() {
         let big = big.clone();
         tokio::spawn(async move { while sink.send(big.clone()).await.is_ok() {} })
     };
+    until("the stalled connection's budget fills", || {
+        stalled.queued_bytes() >= BUDGET
+    })
+    .await;
     let deadline = tokio::time::Instant::now() + subscription_support::PATIENCE;
-    while stalled.queued_bytes() < BUDGET {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the stalled connection's budget fills"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await; // polling a state
-    }
     let mut full = false;
     while !full {
         assert!(tokio::time::Instant::now() < deadline, "the channel fills");
@@ -415,4 +412,84 @@ async fn a_client_that_never_reads_holds_up_only_itself_and_bounded_memory() {
     assert!(!stalled_sink.is_closed(), "A is slow, not gone");
     assert!(!producer.is_finished(), "A's producer waits for room");
     producer.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_item_follows_the_unsubscribe_answer_even_with_items_queued() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    const QUEUED: usize = 256 << 10;
+    let (feeds, mut sinks) = feeds(4);
+    let server = Server::new(feeds);
+    // A pipe with a small buffer: the server writes only as fast as the client reads.
+    let (near, far) = tokio::io::duplex(1024);
+    let (far_reader, far_writer) = tokio::io::split(far);
+    let served = Peer::builder()
+        .serve(server)
+        .framed(Codec::Newline, far_reader, far_writer);
+    let (reader, mut writer) = tokio::io::split(near);
+    let mut lines = BufReader::new(reader).lines();
+    let mut recv = async move || -> Value {
+        let line = tokio::time::timeout(subscription_support::PATIENCE, lines.next_line())
+            .await
+            .expect("a message in time")
+            .unwrap()
+            .expect("open");
+        serde_json::from_str(&line).unwrap()
+    };
+    let subscribe = call(1, "subscribeNewHeads", &json!({})) + "\n";
+    writer.write_all(subscribe.as_bytes()).await.unwrap();
+    let id = recv().await["result"].clone();
+    let sink = next_sink(&mut sinks).await;
+
+    // 32 items of 16 KiB, unread: past what the pipe and the writer's buffer take, the
+    // rest waits in the connection's queue (within its budget: it still reads).
+    let big = Value::String("x".repeat(16 << 10));
+    let producer = {
+        let sink = sink.clone();
+        tokio::spawn(async move {
+            for _ in 0..32 {
+                if sink.send(big.clone()).await.is_err() {
+                    break; // unsubscribed before the last ones
+                }
+            }
+        })
+    };
+    until("items wait in the queue", || {
+        served.queued_bytes() >= QUEUED
+    })
+    .await;
+    let unsubscribe = call(2, "starknet_unsubscribe", &json!([id])) + "\n";
+    let ping = call(3, "ping", &json!([])) + "\n";
+    writer.write_all(unsubscribe.as_bytes()).await.unwrap();
+    writer.write_all(ping.as_bytes()).await.unwrap();
+
+    // The answers may come in either order (the ping's may pass the queue); items
+    // only before the unsubscribe's.
+    let (mut items_before, mut ponged) = (0, false);
+    loop {
+        let message = recv().await;
+        if message["id"] == 2 {
+            assert_eq!(message["result"], true);
+            break;
+        }
+        if message["id"] == 3 {
+            ponged = true;
+            continue;
+        }
+        assert_eq!(message["params"]["subscription_id"], id, "{message}");
+        items_before += 1;
+    }
+    assert!(items_before > 0, "items were queued when it was read");
+    // Nothing of the subscription after its answer: only the answers to the pings.
+    let ping = call(4, "ping", &json!([])) + "\n";
+    writer.write_all(ping.as_bytes()).await.unwrap();
+    for _ in 0..if ponged { 1 } else { 2 } {
+        let message = recv().await;
+        assert_eq!(
+            message["result"], "pong",
+            "no item after the unsubscribe's answer"
+        );
+    }
+    closed(&sink).await;
+    producer.await.unwrap();
 }

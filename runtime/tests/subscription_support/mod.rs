@@ -187,3 +187,14 @@ impl Socket {
 pub fn call(id: u64, method: &str, params: &Value) -> String {
     serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params, "id": id}).to_string()
 }
+
+/// Waits until `condition` holds, looking every few milliseconds, up to [`PATIENCE`]:
+/// for a state the runtime gives no event for (what a connection holds).
+pub async fn until(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while !condition() {
+        assert!(tokio::time::Instant::now() < deadline, "{what}");
+        // Polling a state, not guessing a duration.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
