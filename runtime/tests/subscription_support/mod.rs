@@ -6,7 +6,7 @@
 use futures_util::{SinkExt, StreamExt};
 use rpcsmith::protocol::{ErrorObject, Feed};
 use rpcsmith::server::{
-    Context, Dispatch, Failure, Items, Reply, Sink, channel, subscribe, unsubscribe,
+    Context, Dispatch, Failure, Items, Reply, Sink, channel, subscribe, unsubscribe, unsubscribe_or,
 };
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -40,7 +40,8 @@ pub static PULLED: Feed = Feed::pull();
 ///   once first, so that it does not finish on its first poll.
 /// - `subscribeCount` (NAMED): the items `0..n` of a plain stream, `n` the only param.
 /// - `subscribeRefused`: the handler fails with `-32000 "no heads"`.
-/// - `starknet_unsubscribe`, `untick`: the runtime's unsubscribe.
+/// - `starknet_unsubscribe`, `untick`: the runtime's unsubscribe; `unsubscribeOr`: the
+///   same, answering the declared error `66 "Invalid subscription id"` for an unknown id.
 /// - `ping`: `"pong"`.
 pub struct Feeds {
     pub sinks: mpsc::UnboundedSender<Sink<Value>>,
@@ -94,6 +95,12 @@ impl Dispatch for Feeds {
             }),
             "starknet_unsubscribe" => unsubscribe(cx, &NAMED, params),
             "untick" => unsubscribe(cx, &POSITIONAL, params),
+            "unsubscribeOr" => unsubscribe_or(
+                cx,
+                &NAMED,
+                params,
+                ErrorObject::new(66, "Invalid subscription id"),
+            ),
             "ping" => Reply::ok("pong"),
             _ => Reply::err(ErrorObject::method_not_found()),
         }
