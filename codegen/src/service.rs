@@ -79,12 +79,12 @@ pub(crate) struct Method {
     /// Who sends it.
     pub(crate) direction: Direction,
     /// Its part in a subscription, if any.
-    pub(crate) role: Role,
+    pub(crate) part: Part,
 }
 
 /// A method's part in subscriptions.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Role {
+pub(crate) enum Part {
     /// None: a method like any other.
     Plain,
     /// It subscribes; its items travel as the stream says.
@@ -183,7 +183,7 @@ impl Services {
             };
             let mut method = method(m, types, settings, &mut names, document, &mut diagnostics);
             method.direction = direction;
-            method.role = role(&m.name, &streams, &wire);
+            method.part = part(&m.name, &streams, &wire);
             methods.push(method);
         }
         let title = match document.model.info.title.trim() {
@@ -201,18 +201,18 @@ impl Services {
 }
 
 /// The part of the method `name` in the subscriptions `streams` (of the methods `wire`).
-fn role(name: &str, streams: &crate::streams::Streams, wire: &[&str]) -> Role {
+fn part(name: &str, streams: &crate::streams::Streams, wire: &[&str]) -> Part {
     if let Some(stream) = streams.by_subscribe.get(name) {
-        return Role::Subscribe(stream.clone());
+        return Part::Subscribe(stream.clone());
     }
     if streams.is_consumed(name) {
-        return Role::Items;
+        return Part::Items;
     }
     match streams.unsubscribed_by(name, wire.iter().copied()) {
-        Some(subscribe) => Role::Unsubscribe {
+        Some(subscribe) => Part::Unsubscribe {
             subscribe: subscribe.to_owned(),
         },
-        None => Role::Plain,
+        None => Part::Plain,
     }
 }
 
@@ -290,7 +290,7 @@ fn method(
         result: types.result.clone(),
         errors: errors(&m.errors, types, document, diagnostics),
         direction: Direction::ClientToServer,
-        role: Role::Plain,
+        part: Part::Plain,
     }
 }
 

@@ -218,6 +218,34 @@ mod tests {
         }
     }
 
+    /// The JSON Schema of the extension (in `schemas/`) and the reader agree on its keys
+    /// and their types.
+    #[test]
+    fn the_published_schema_names_the_keys_read() {
+        let schema: Value =
+            serde_json::from_str(include_str!("../../schemas/x-subscription.schema.json"))
+                .expect("the schema is JSON");
+        let properties = schema["oneOf"][1]["properties"]
+            .as_object()
+            .expect("the object form's properties");
+        let mut full = serde_json::Map::new();
+        for (key, property) in properties {
+            let value = match property["type"].as_str() {
+                Some("boolean") => json!(true),
+                _ => json!("x"),
+            };
+            full.insert(key.clone(), value);
+        }
+        let read = Subscription::from_extension(&Value::Object(full)).expect("every key reads");
+        let expected = Subscription::notification("x")
+            .id("x")
+            .item("x")
+            .unsubscribe("x")
+            .pull(true);
+        assert_eq!(read, Some(expected));
+        assert_eq!(schema["oneOf"][1]["additionalProperties"], json!(false));
+    }
+
     #[test]
     fn the_command_line_form_reads_every_part() {
         let ok = [
