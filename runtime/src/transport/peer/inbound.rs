@@ -11,7 +11,7 @@ use super::queue::{Answers, Outbox};
 use super::wire::CANCEL_METHOD;
 use crate::client::Inbox;
 use crate::protocol::{Entry, ErrorObject, Id, Message, TwoWay, write_error};
-use crate::server::{Connection, Input, Limits};
+use crate::server::{Connection, Held, Input, Limits, hold};
 use bytes::Bytes;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -58,8 +58,9 @@ type Processing = Pin<Box<dyn Future<Output = Handled> + Send>>;
 
 /// What became of a message.
 enum Handled {
-    /// Its calls ran; the answer to send, if any.
-    Answer(Option<Vec<u8>>),
+    /// Its calls ran; the answer to send, if any, and the subscriptions they started,
+    /// held until it is queued.
+    Answer(Option<Vec<u8>>, Held),
     /// It is responses, for the client engine.
     Responses(Bytes),
     /// It is a cancellation of the call with this id (JSON text).
@@ -148,13 +149,18 @@ impl Inbound {
                         return Handled::Cancel(id.get().into());
                     }
                     let input = Input::Parsed(message);
-                    Handled::Answer(connection.handle_input(input).await)
+                    let (answer, held) = hold(connection.handle_input(input)).await;
+                    Handled::Answer(answer, held)
                 }
             }
         });
         match handling.as_mut().poll(cx) {
-            Poll::Ready(Handled::Answer(Some(answer))) => answers.push(answer.into()),
-            Poll::Ready(Handled::Answer(None)) => {}
+            Poll::Ready(Handled::Answer(Some(answer), held)) => {
+                answers.push(answer.into());
+                held.release();
+            }
+            // Subscriptions opened by notifications have no id anyone knows: they end.
+            Poll::Ready(Handled::Answer(None, _)) => {}
             Poll::Ready(Handled::Responses(message)) => self.inbox.deliver(message),
             Poll::Ready(Handled::Cancel(id)) => self.cancel(&id, answers),
             Poll::Pending => self.spawn(handling, kept.as_deref().and_then(single_id), bytes),
@@ -208,8 +214,10 @@ impl Inbound {
         let handle = tokio::spawn(async move {
             let outcome = handling.await;
             let still_wanted = lock(&tasks).remove(serial).is_some();
-            if let (Handled::Answer(Some(answer)), true) = (outcome, still_wanted) {
-                let _ = outbox.send(answer.into()).await;
+            if let (Handled::Answer(Some(answer), held), true) = (outcome, still_wanted)
+                && outbox.send(answer.into()).await.is_ok()
+            {
+                held.release();
             }
         });
         let abort = handle.abort_handle();

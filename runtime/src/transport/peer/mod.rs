@@ -58,6 +58,7 @@
 mod driver;
 mod inbound;
 mod link;
+mod outlet;
 mod queue;
 #[cfg(feature = "ws")]
 mod switch;
@@ -234,6 +235,7 @@ impl Builder {
         let server = self.server.unwrap_or_else(|| Server::new(NoMethods));
         let mut metadata = self.metadata;
         metadata.extensions.insert(Remote(client.downgrade()));
+        outlet::install(&mut metadata, &outbox);
         if let Some(hub) = &self.hub {
             hub.insert(&client, outbox.downgrade());
         }

@@ -279,9 +279,11 @@ impl Supervisor {
         let budget = Arc::new(Budget::new(self.builder.byte_budget));
         let (outbox, queue) = Outbox::new(self.builder.queue, Arc::clone(&budget));
         let stop = Arc::new(Stop::default());
+        let mut metadata = self.builder.metadata.clone();
+        super::outlet::install(&mut metadata, &outbox);
         let inbound = Inbound::new(
             self.inbox.clone(),
-            server.connection(self.builder.metadata.clone()),
+            server.connection(metadata),
             outbox.clone(),
             self.cancel,
             server.limits(),
