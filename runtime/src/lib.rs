@@ -29,7 +29,9 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    pub use crate::client::{Batch, Client, DeclaredError, Error, Handle, Replies};
+    pub use crate::client::{
+        Batch, Client, DeclaredError, Error, Handle, Replies, Subscription, SubscriptionError,
+    };
     pub use crate::protocol::{ErrorObject, Feed};
     pub use crate::server::failure::answer;
     pub use crate::server::params::{Structure, decode};

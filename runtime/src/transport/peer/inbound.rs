@@ -129,6 +129,11 @@ impl Inbound {
         let kept = self.cancel.then(|| message.clone());
         let bytes = message.len();
         let connection = self.connection.clone();
+        // Notifications go to this side's subscriptions first, if it has any.
+        let subscriptions = self
+            .inbox
+            .routes_notifications()
+            .then(|| self.inbox.clone());
         let (max_size, max_batch_len, cancel) = (self.max_size, self.max_batch_len, self.cancel);
         let mut handling: Processing = Box::pin(async move {
             let received = if message.len() > max_size {
@@ -142,13 +147,18 @@ impl Inbound {
             match received {
                 TwoWay::Responses => Handled::Responses(message),
                 TwoWay::Calls {
-                    message,
+                    message: calls,
                     intercepted: params,
                 } => {
                     if let Some(id) = params.filter(|_| cancel).and_then(cancelled_id) {
                         return Handled::Cancel(id.get().into());
                     }
-                    let input = Input::Parsed(message);
+                    if let Some(inbox) = &subscriptions
+                        && is_item(inbox, &calls, &message)
+                    {
+                        return Handled::Answer(None, Held::default());
+                    }
+                    let input = Input::Parsed(calls);
                     let (answer, held) = hold(connection.handle_input(input)).await;
                     Handled::Answer(answer, held)
                 }
@@ -177,6 +187,8 @@ impl Inbound {
                 intercepted: params,
             } => match params.filter(|_| self.cancel).and_then(cancelled_id) {
                 Some(id) => self.cancel(id.get(), answers),
+                // An item for a subscription is no call: it is taken, busy or not.
+                None if is_item(&self.inbox, &calls, message) => {}
                 None => self.refuse(calls, answers),
             },
         }
@@ -260,6 +272,17 @@ impl Inbound {
         let mut out = Vec::with_capacity(96);
         write_error(&mut out, &id, &ErrorObject::cancelled());
         self.answer_if_room(out.into(), answers);
+    }
+}
+
+/// Whether `calls` is a single notification that `inbox`'s subscriptions took as an
+/// item (`message` is its bytes).
+fn is_item(inbox: &Inbox, calls: &Result<Message<'_>, ErrorObject>, message: &Bytes) -> bool {
+    match calls {
+        Ok(Message::Single(Entry::Notification(notification))) => {
+            inbox.route_notification(&notification.method, notification.params, message)
+        }
+        _ => false,
     }
 }
 
