@@ -12,7 +12,7 @@ use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::Settings;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use subscription_support::{Feeds, Lined, Socket, call, closed, feeds, next_sink};
+use subscription_support::{Feeds, Lined, Socket, call, closed, feeds, next_sink, until};
 
 /// Serves `feeds` over newline-framed TCP, each connection a peer made by `builder`.
 async fn tcp(feeds: Feeds, limits: Limits) -> SocketAddr {
@@ -33,8 +33,7 @@ async fn tcp(feeds: Feeds, limits: Limits) -> SocketAddr {
 async fn websocket(feeds: Feeds) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
-    let service =
-        Service::new(Server::new(feeds)).websocket(Peer::builder(), Settings::default());
+    let service = Service::new(Server::new(feeds)).websocket(Peer::builder(), Settings::default());
     tokio::spawn(http::serve(listener, service, std::future::pending()));
     address
 }
@@ -96,11 +95,15 @@ async fn items_by_position_with_integer_ids_over_websocket() {
     let first = next_sink(&mut sinks).await;
 
     socket.send(&call(2, "subscribeTicks", &json!({}))).await;
-    assert_eq!(socket.recv().await["result"], 2, "ids count up per connection");
+    assert_eq!(
+        socket.recv().await["result"],
+        2,
+        "ids count up per connection"
+    );
     let second = next_sink(&mut sinks).await;
     second.send(json!("b")).await.unwrap();
     first.send(json!("c")).await.unwrap();
-    let mut seen = vec![socket.recv().await, socket.recv().await];
+    let mut seen = [socket.recv().await, socket.recv().await];
     seen.sort_by_key(|m| m["params"][0].as_u64());
     assert_eq!(seen[0]["params"], json!([1, "c"]));
     assert_eq!(seen[1]["params"], json!([2, "b"]));
@@ -128,7 +131,11 @@ async fn unsubscribing_ends_the_sink_and_no_item_follows() {
     assert_eq!(client.recv().await["params"]["result"], 1);
 
     client
-        .send(&call(2, "starknet_unsubscribe", &json!({"subscription_id": id})))
+        .send(&call(
+            2,
+            "starknet_unsubscribe",
+            &json!({"subscription_id": id}),
+        ))
         .await;
     assert_eq!(
         client.recv().await,
@@ -234,7 +241,10 @@ async fn the_limit_per_connection_refuses_with_a_precise_error() {
         json!({"code": -32000, "message": "no heads"})
     );
     other.send(&call(3, "subscribeNewHeads", &json!({}))).await;
-    assert!(other.recv().await["result"].is_string(), "the second of two");
+    assert!(
+        other.recv().await["result"].is_string(),
+        "the second of two"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -319,4 +329,167 @@ async fn a_pull_only_feed_is_pulled_even_where_pushing_is_possible() {
         .await;
     assert_eq!(client.recv().await["result"], true);
     closed(&sink).await;
+}
+
+/// Accepts one TCP connection on `listener` and serves it as a peer with `byte_budget`,
+/// returning the server's end of it (to watch what it holds).
+async fn accept_one(
+    listener: &tokio::net::TcpListener,
+    server: &Server,
+    byte_budget: usize,
+) -> Peer {
+    let (stream, _) = listener.accept().await.unwrap();
+    let (reader, writer) = stream.into_split();
+    Peer::builder()
+        .serve(server.clone())
+        .byte_budget(byte_budget)
+        .framed(Codec::Newline, reader, writer)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_reads_holds_up_only_itself_and_bounded_memory() {
+    const BUDGET: usize = 64 << 10;
+    const CAPACITY: usize = 4;
+    let (feeds, mut sinks) = feeds(CAPACITY);
+    let server = Server::new(feeds);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+
+    // A subscribes, then never reads again.
+    let stalled_client = tokio::net::TcpStream::connect(address).await.unwrap();
+    let stalled = accept_one(&listener, &server, BUDGET).await;
+    let (_stalled_reader, mut stalled_writer) = stalled_client.into_split();
+    let subscribe = call(1, "subscribeNewHeads", &json!({})) + "\n";
+    tokio::io::AsyncWriteExt::write_all(&mut stalled_writer, subscribe.as_bytes())
+        .await
+        .unwrap();
+    let stalled_sink = next_sink(&mut sinks).await;
+
+    // Its items pile up until the kernel's buffers and then the connection's budget are
+    // full: then its pump waits for room, and its channel fills.
+    let big = Value::String("x".repeat(16 << 10));
+    let producer = {
+        let sink = stalled_sink.clone();
+        let big = big.clone();
+        tokio::spawn(async move { while sink.send(big.clone()).await.is_ok() {} })
+    };
+    until("the stalled connection's budget fills", || {
+        stalled.queued_bytes() >= BUDGET
+    })
+    .await;
+    let deadline = tokio::time::Instant::now() + subscription_support::PATIENCE;
+    let mut full = false;
+    while !full {
+        assert!(tokio::time::Instant::now() < deadline, "the channel fills");
+        full = matches!(
+            stalled_sink.try_send(big.clone()),
+            Err(TrySendError::Full(_))
+        );
+        tokio::task::yield_now().await;
+    }
+
+    // B is served as if A did not exist.
+    let mut client = Lined::connect(address).await;
+    let _served = accept_one(&listener, &server, BUDGET).await;
+    client.send(&call(1, "subscribeNewHeads", &json!({}))).await;
+    let id = client.recv().await["result"].clone();
+    let sink = next_sink(&mut sinks).await;
+    for n in 0..3 {
+        sink.send(json!(n)).await.unwrap();
+        let item = client.recv().await;
+        assert_eq!(item["params"], json!({"subscription_id": id, "result": n}));
+    }
+    client.send(&call(2, "ping", &json!([]))).await;
+    assert_eq!(client.recv().await["result"], "pong");
+
+    // What the server holds for A stayed within its budget, plus one item and the answer.
+    let item_message = 200 + (16 << 10);
+    assert!(
+        stalled.queued_bytes_peak() <= BUDGET + item_message,
+        "{}",
+        stalled.queued_bytes_peak()
+    );
+    assert!(!stalled_sink.is_closed(), "A is slow, not gone");
+    assert!(!producer.is_finished(), "A's producer waits for room");
+    producer.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_item_follows_the_unsubscribe_answer_even_with_items_queued() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    const QUEUED: usize = 256 << 10;
+    let (feeds, mut sinks) = feeds(4);
+    let server = Server::new(feeds);
+    // A pipe with a small buffer: the server writes only as fast as the client reads.
+    let (near, far) = tokio::io::duplex(1024);
+    let (far_reader, far_writer) = tokio::io::split(far);
+    let served = Peer::builder()
+        .serve(server)
+        .framed(Codec::Newline, far_reader, far_writer);
+    let (reader, mut writer) = tokio::io::split(near);
+    let mut lines = BufReader::new(reader).lines();
+    let mut recv = async move || -> Value {
+        let line = tokio::time::timeout(subscription_support::PATIENCE, lines.next_line())
+            .await
+            .expect("a message in time")
+            .unwrap()
+            .expect("open");
+        serde_json::from_str(&line).unwrap()
+    };
+    let subscribe = call(1, "subscribeNewHeads", &json!({})) + "\n";
+    writer.write_all(subscribe.as_bytes()).await.unwrap();
+    let id = recv().await["result"].clone();
+    let sink = next_sink(&mut sinks).await;
+
+    // 32 items of 16 KiB, unread: past what the pipe and the writer's buffer take, the
+    // rest waits in the connection's queue (within its budget: it still reads).
+    let big = Value::String("x".repeat(16 << 10));
+    let producer = {
+        let sink = sink.clone();
+        tokio::spawn(async move {
+            for _ in 0..32 {
+                if sink.send(big.clone()).await.is_err() {
+                    break; // unsubscribed before the last ones
+                }
+            }
+        })
+    };
+    until("items wait in the queue", || {
+        served.queued_bytes() >= QUEUED
+    })
+    .await;
+    let unsubscribe = call(2, "starknet_unsubscribe", &json!([id])) + "\n";
+    let ping = call(3, "ping", &json!([])) + "\n";
+    writer.write_all(unsubscribe.as_bytes()).await.unwrap();
+    writer.write_all(ping.as_bytes()).await.unwrap();
+
+    // The answers may come in either order (the ping's may pass the queue); items
+    // only before the unsubscribe's.
+    let (mut items_before, mut ponged) = (0, false);
+    loop {
+        let message = recv().await;
+        if message["id"] == 2 {
+            assert_eq!(message["result"], true);
+            break;
+        }
+        if message["id"] == 3 {
+            ponged = true;
+            continue;
+        }
+        assert_eq!(message["params"]["subscription_id"], id, "{message}");
+        items_before += 1;
+    }
+    assert!(items_before > 0, "items were queued when it was read");
+    // Nothing of the subscription after its answer: only the answers to the pings.
+    let ping = call(4, "ping", &json!([])) + "\n";
+    writer.write_all(ping.as_bytes()).await.unwrap();
+    for _ in 0..if ponged { 1 } else { 2 } {
+        let message = recv().await;
+        assert_eq!(
+            message["result"], "pong",
+            "no item after the unsubscribe's answer"
+        );
+    }
+    closed(&sink).await;
+    producer.await.unwrap();
 }

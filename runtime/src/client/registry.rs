@@ -8,7 +8,7 @@
 //! re-issued on the next one; a closed connection ends them all.
 
 use super::slot::Slot;
-use super::subscription::SubscriptionId;
+use super::subscription_id::SubscriptionId;
 use crate::protocol::Feed;
 use bytes::Bytes;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
@@ -22,8 +22,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 #[derive(Default)]
 pub(crate) struct Registry {
     routes: Mutex<Routes>,
-    /// Whether any subscription is routed: the reader's fast path.
-    routed: AtomicBool,
+    /// Whether any subscription is routed: the reader's fast path, shared with the
+    /// client's inboxes.
+    routed: Arc<AtomicBool>,
     next_serial: AtomicU64,
 }
 
@@ -53,9 +54,10 @@ impl Registry {
         self.next_serial.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Whether any subscription is routed now.
-    pub(crate) fn is_routing(&self) -> bool {
-        self.routed.load(Ordering::Acquire)
+    /// Whether any subscription is routed now, as a flag to read without the
+    /// registry.
+    pub(crate) fn routing(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.routed)
     }
 
     /// Routes `slot`'s items by the id `result` (the subscribe call's result) from now
@@ -131,14 +133,14 @@ impl Registry {
             return false;
         };
         slot.push(
-            super::route::slice_of(message, item.get().as_bytes()),
+            super::codec::slice_of(message, item.get().as_bytes()),
             message.len(),
         );
         true
     }
 
     /// The connection was lost: no subscription is routed (ids belong to a connection),
-    /// each stays live until re-issued ([`unrouted`](Self::unrouted)).
+    /// each stays live until re-issued ([`claim_unrouted`](Self::claim_unrouted)).
     pub(crate) fn unroute(&self) {
         let mut routes = self.routes();
         routes.by_method.clear();
@@ -148,10 +150,12 @@ impl Registry {
         self.routed.store(false, Ordering::Release);
     }
 
-    /// The live subscriptions routed by no id: those of a lost connection, to re-issue.
-    pub(crate) fn unrouted(&self) -> Vec<Arc<Slot>> {
+    /// The live subscriptions routed by no id (those of a lost connection) that are
+    /// not being re-issued already, now marked as being re-issued: each is re-issued by
+    /// one caller at a time, until [`Slot::reissued`] says that attempt is over.
+    pub(crate) fn claim_unrouted(&self) -> Vec<Arc<Slot>> {
         let routes = self.routes();
-        let unrouted = routes.live.values().filter(|slot| slot.id().is_none());
+        let unrouted = routes.live.values().filter(|slot| slot.claim());
         unrouted.cloned().collect()
     }
 
@@ -322,11 +326,12 @@ mod tests {
         assert_eq!(item(&a).as_deref(), Some(r#""x""#));
         registry.unroute();
         assert!(!offer(&registry, r#"[7, "x"]"#));
-        assert_eq!(registry.unrouted().len(), 1);
+        assert_eq!(registry.claim_unrouted().len(), 1);
+        assert!(registry.claim_unrouted().is_empty(), "claimed once");
         registry.register(&a, b"8");
         assert!(offer(&registry, r#"[8, "y"]"#));
         registry.close();
-        assert!(registry.unrouted().is_empty());
+        assert!(registry.claim_unrouted().is_empty());
         assert!(!offer(&registry, r#"[8, "y"]"#));
     }
 }

@@ -36,7 +36,8 @@ pub static PULLED: Feed = Feed::pull();
 ///
 /// - `subscribeNewHeads` (NAMED), `subscribeTicks` (POSITIONAL), `subscribePulled`
 ///   (PULLED): a channel of `capacity` items; the handler first puts the params' `items`
-///   (an array) in it, then hands its sink to the test through `sinks`.
+///   (an array) in it, then hands its sink to the test through `sinks`. It yields
+///   once first, so that it does not finish on its first poll.
 /// - `subscribeCount` (NAMED): the items `0..n` of a plain stream, `n` the only param.
 /// - `subscribeRefused`: the handler fails with `-32000 "no heads"`.
 /// - `starknet_unsubscribe`, `untick`: the runtime's unsubscribe.
@@ -61,6 +62,9 @@ impl Feeds {
             .unwrap_or_default();
         let (sinks, capacity) = (self.sinks.clone(), self.capacity);
         subscribe(cx, feed, async move {
+            // Not answered on the first poll: the call moves to a task of its own, whose
+            // answer goes through the connection's queue like the items.
+            tokio::task::yield_now().await;
             let (sink, items) = channel(capacity.max(first.len()));
             for item in first {
                 sink.try_send(item).expect("room for the first items");
@@ -128,7 +132,10 @@ impl Lined {
     }
 
     pub async fn send(&mut self, message: &str) {
-        self.writer.write_all(message.as_bytes()).await.expect("write");
+        self.writer
+            .write_all(message.as_bytes())
+            .await
+            .expect("write");
         self.writer.write_all(b"\n").await.expect("write");
     }
 
@@ -144,13 +151,13 @@ impl Lined {
 }
 
 /// A WebSocket client seeing every message.
-pub struct Socket(
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>,
-);
+pub struct Socket(tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>);
 
 impl Socket {
     pub async fn connect(url: &str) -> Self {
-        let (socket, _) = tokio_tungstenite::connect_async(url).await.expect("connect");
+        let (socket, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("connect");
         Socket(socket)
     }
 
@@ -179,4 +186,15 @@ impl Socket {
 /// A call's JSON text.
 pub fn call(id: u64, method: &str, params: &Value) -> String {
     serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params, "id": id}).to_string()
+}
+
+/// Waits until `condition` holds, looking every few milliseconds, up to [`PATIENCE`]:
+/// for a state the runtime gives no event for (what a connection holds).
+pub async fn until(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while !condition() {
+        assert!(tokio::time::Instant::now() < deadline, "{what}");
+        // Polling a state, not guessing a duration.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
