@@ -147,7 +147,7 @@ impl Services {
             names.fns.claim(word);
         }
         let wire: Vec<&str> = document.methods.iter().map(|m| m.name.as_str()).collect();
-        let mut streams = streams(document, &types, settings);
+        let mut streams = streams(document, &types, space.defs(), settings);
         let (sent_by, mut diagnostics) = sent_by(document, settings, &streams, &wire);
         let mut suffixes = vec!["Client", "Batch", "Server", "Dispatcher"];
         if sent_by.contains(&Direction::ServerToClient) {
