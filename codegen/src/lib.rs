@@ -83,6 +83,8 @@ mod naming;
 mod render;
 mod service;
 pub mod settings;
+mod streams;
+pub mod subscription;
 pub mod typespace;
 
 pub use builder::{Builder, Emitted, configure};
@@ -93,3 +95,4 @@ pub use generate::{ExampleValue, Generated, generate};
 pub use load::{Options, load_document};
 pub use resolve::{FileId, Location, Resolver};
 pub use settings::{Override, ParamsBy, Settings};
+pub use subscription::Subscription;

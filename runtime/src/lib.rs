@@ -29,11 +29,15 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    pub use crate::client::{Batch, Client, DeclaredError, Error, Handle, Replies};
-    pub use crate::protocol::ErrorObject;
+    pub use crate::client::{
+        Batch, Client, DeclaredError, Error, Handle, Replies, Subscription, SubscriptionError,
+    };
+    pub use crate::protocol::{ErrorObject, Feed};
     pub use crate::server::failure::answer;
     pub use crate::server::params::{Structure, decode};
-    pub use crate::server::{Context, Dispatch, Failure, Reply, encode};
+    pub use crate::server::{
+        Context, Dispatch, Failure, Items, Reply, encode, subscribe, unsubscribe, unsubscribe_or,
+    };
 }
 
 /// Includes the module that `rpcsmith_build` generated into `OUT_DIR` from a build script.

@@ -79,12 +79,16 @@ const CORPUS: &[CorpusEntry] = &[
         Some("starknet-specs"),
         |b| b,
     ),
-    // The node sends the subscriptions' notifications.
+    // The node sends the subscriptions' notifications, generated as listener methods:
+    // the Starknet convention, which would make them subscriptions, is off here.
     (
         "starknet_ws",
         "starknet-specs/api/starknet_ws_api.json",
         Some("starknet-specs"),
-        |b| b.server_to_client("starknet_subscription*"),
+        |b| {
+            b.conventions(false)
+                .server_to_client("starknet_subscription*")
+        },
     ),
     (
         "ethereum",

@@ -72,21 +72,29 @@ mod codec;
 mod error;
 mod pending;
 mod port;
+mod pull;
+mod registry;
 mod route;
+mod slot;
+mod subscription;
 mod transport_error;
 
 pub use batch::{Batch, Handle, Replies};
 pub use error::{DeclaredError, Error};
 pub use port::{Delivery, SendFuture, Transport};
 pub use route::Inbox;
+pub use slot::{DEFAULT_SUBSCRIPTION_BYTES, DEFAULT_SUBSCRIPTION_ITEMS};
+pub use subscription::{Subscription, SubscriptionError, SubscriptionId};
 pub use transport_error::{TransportError, TransportErrorKind};
 
 use crate::protocol::{mismatch, write_typed_call};
 use bytes::Bytes;
 use error::UntypedFailure;
 use pending::{Ids, Outcome, Pending, Registration};
+use registry::Registry;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use slot::{Bounds, Slot};
 use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
@@ -116,12 +124,20 @@ struct Shared {
     request_response: bool,
     pending: Arc<Pending>,
     next_id: AtomicU64,
+    /// Whether subscriptions are pushed through the inbox ([`Transport::receives_pushes`])
+    /// rather than pulled.
+    pushes: bool,
+    /// Pushed subscriptions, by notification method and id.
+    subscriptions: Arc<Registry>,
+    /// How much each pushed subscription buffers.
+    bounds: Bounds,
 }
 
 /// Configures a [`Client`]; made by [`Client::builder`].
 #[derive(Debug, Clone)]
 pub struct Builder {
     timeout: Duration,
+    bounds: Bounds,
 }
 
 impl Builder {
@@ -132,16 +148,33 @@ impl Builder {
         self
     }
 
+    /// How much each pushed [`Subscription`] holds for a consumer that is slower than
+    /// the server: at most `items` items and about `bytes` bytes (the messages that
+    /// carried them; one message larger than `bytes` is held alone). Past either, the
+    /// oldest items are dropped and the consumer gets
+    /// [`SubscriptionError::Lagged`] with the count. Defaults:
+    /// [`DEFAULT_SUBSCRIPTION_ITEMS`] (1,024) and [`DEFAULT_SUBSCRIPTION_BYTES`]
+    /// (1 MiB). Pulled subscriptions hold nothing: they ask for one item at a time.
+    pub fn subscription_buffer(mut self, items: usize, bytes: usize) -> Self {
+        self.bounds = Bounds { items, bytes };
+        self
+    }
+
     /// Builds a client that speaks through `transport`.
     pub fn build(self, mut transport: impl Transport) -> Client {
         let pending = Arc::new(Pending::default());
-        transport.attach(Inbox::new(&pending));
+        let subscriptions = Arc::new(Registry::default());
+        transport.attach(Inbox::new(&pending, &subscriptions));
+        let request_response = transport.is_request_response();
         Client {
             shared: Arc::new(Shared {
-                request_response: transport.is_request_response(),
+                pushes: transport.receives_pushes() && !request_response,
+                request_response,
                 transport: Box::new(transport),
                 pending,
                 next_id: AtomicU64::new(1),
+                subscriptions,
+                bounds: self.bounds,
             }),
             timeout: self.timeout,
         }
@@ -158,6 +191,7 @@ impl Client {
     pub fn builder() -> Builder {
         Builder {
             timeout: DEFAULT_TIMEOUT,
+            bounds: Bounds::default(),
         }
     }
 
@@ -237,7 +271,7 @@ impl Client {
         async move {
             encoded.map_err(Error::Encode)?;
             let result = shared
-                .call(id, Bytes::from(message), timeout)
+                .call(id, Bytes::from(message), timeout, None)
                 .await
                 .map_err(UntypedFailure::into_error)?;
             mismatch::from_slice(&result).map_err(Error::Decode)
@@ -287,7 +321,7 @@ impl Client {
     /// a transport that reads on behalf of a client it did not build (a connection
     /// whose reader also serves the other side's calls).
     pub fn inbox(&self) -> Inbox {
-        Inbox::new(&self.shared.pending)
+        Inbox::new(&self.shared.pending, &self.shared.subscriptions)
     }
 
     /// A handle that does not keep the client (and so its connection) alive: what a
@@ -328,17 +362,19 @@ impl fmt::Debug for Client {
 }
 
 impl Shared {
-    /// Sends one call and waits for its result bytes.
+    /// Sends one call and waits for its result bytes. A subscribe call carries its
+    /// subscription's `slot`, routed as its answer is (on a message stream).
     async fn call(
         &self,
         id: u64,
         message: Bytes,
         timeout: Duration,
+        slot: Option<Arc<Slot>>,
     ) -> Result<Bytes, UntypedFailure> {
         if self.request_response {
             return self.exchange(id, message, timeout).await;
         }
-        let receiver = self.pending.insert(id);
+        let receiver = self.pending.insert_subscribing(id, slot);
         let mut registration = Registration::new(&self.pending, Ids::One(id));
         // Declared after the registration, so dropped before it: it still sees which
         // calls are waiting.
@@ -488,5 +524,8 @@ mod tests {
         send_sync::<Handle<String, Infallible>>();
         send_sync::<Error>();
         send_sync::<Inbox>();
+        fn send<T: Send + 'static>() {}
+        send::<Subscription<String>>();
+        send_sync::<SubscriptionError>();
     }
 }

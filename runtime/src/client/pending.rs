@@ -1,11 +1,12 @@
 //! The table of calls waiting for their response, keyed by request id.
 
 use super::error::UntypedFailure;
+use super::slot::Slot;
 use bytes::Bytes;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::oneshot;
 
 /// What a call receives: the bytes of its `result`, or why there is none.
@@ -13,7 +14,27 @@ pub(crate) type Outcome = Result<Bytes, UntypedFailure>;
 
 /// The calls' table: ids are sequential `u64`s, so a multiplicative hash spreads them
 /// well at a fraction of SipHash's cost (ids are chosen by the client, not the peer).
-type Calls = HashMap<u64, oneshot::Sender<Outcome>, BuildHasherDefault<IdHasher>>;
+type Calls = HashMap<u64, Waiter, BuildHasherDefault<IdHasher>>;
+
+/// A call waiting for its outcome; a subscribe call also carries the subscription its
+/// result starts routing.
+#[derive(Debug)]
+pub(crate) struct Waiter {
+    sender: oneshot::Sender<Outcome>,
+    slot: Option<Arc<Slot>>,
+}
+
+impl Waiter {
+    /// The subscription a successful outcome starts, for a subscribe call.
+    pub(crate) fn slot(&self) -> Option<&Arc<Slot>> {
+        self.slot.as_ref()
+    }
+
+    /// Gives the call its outcome (the call may no longer care).
+    pub(crate) fn send(self, outcome: Outcome) {
+        let _ = self.sender.send(outcome);
+    }
+}
 
 /// Fibonacci hashing of a `u64` id.
 #[derive(Default)]
@@ -53,8 +74,18 @@ impl Pending {
 
     /// Registers call `id`; the receiver gets its outcome.
     pub(crate) fn insert(&self, id: u64) -> oneshot::Receiver<Outcome> {
+        self.insert_subscribing(id, None)
+    }
+
+    /// Registers call `id`, which subscribes `slot` when it is a subscribe call: the
+    /// one that routes its answer starts routing the subscription's items at once.
+    pub(crate) fn insert_subscribing(
+        &self,
+        id: u64,
+        slot: Option<Arc<Slot>>,
+    ) -> oneshot::Receiver<Outcome> {
         let (sender, receiver) = oneshot::channel();
-        self.calls().insert(id, sender);
+        self.calls().insert(id, Waiter { sender, slot });
         if self.is_closed() {
             self.complete(id, Err(UntypedFailure::Closed));
         }
@@ -64,15 +95,18 @@ impl Pending {
     /// Gives call `id` its outcome. Returns false when no such call is waiting (it was
     /// answered already, timed out, or its future was dropped).
     pub(crate) fn complete(&self, id: u64, outcome: Outcome) -> bool {
-        let sender = self.calls().remove(&id);
-        match sender {
-            Some(sender) => {
-                // The receiver may be gone already; the call then no longer cares.
-                let _ = sender.send(outcome);
+        match self.take(id) {
+            Some(waiter) => {
+                waiter.send(outcome);
                 true
             }
             None => false,
         }
+    }
+
+    /// Takes call `id` out of the table, to give it its outcome.
+    pub(crate) fn take(&self, id: u64) -> Option<Waiter> {
+        self.calls().remove(&id)
     }
 
     /// Forgets call `id` without an outcome.
@@ -84,8 +118,8 @@ impl Pending {
     pub(crate) fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
         let calls = std::mem::take(&mut *self.calls());
-        for sender in calls.into_values() {
-            let _ = sender.send(Err(UntypedFailure::Closed));
+        for waiter in calls.into_values() {
+            waiter.send(Err(UntypedFailure::Closed));
         }
     }
 
@@ -93,8 +127,8 @@ impl Pending {
     /// transport reconnects).
     pub(crate) fn fail_waiting(&self) {
         let calls = std::mem::take(&mut *self.calls());
-        for sender in calls.into_values() {
-            let _ = sender.send(Err(UntypedFailure::Closed));
+        for waiter in calls.into_values() {
+            waiter.send(Err(UntypedFailure::Closed));
         }
     }
 

@@ -71,6 +71,17 @@ pub trait Transport: Send + Sync + 'static {
         false
     }
 
+    /// Whether the other side's notifications reach the client: the transport offers
+    /// each notification it receives to the client's subscriptions
+    /// ([`Inbox::route_notification`]) before anything else sees it. A
+    /// [`Subscription`](super::Subscription) made through a transport that says `true`
+    /// is pushed; otherwise it is pulled (`rpc.stream.next`). The default, `false`, is
+    /// right for request/response transports; the symmetric connections of
+    /// `transport::peer` say `true`.
+    fn receives_pushes(&self) -> bool {
+        false
+    }
+
     /// Sends one message and returns what came back on this exchange.
     ///
     /// # Errors

@@ -3,6 +3,7 @@
 use super::codec::{self, ResponseId};
 use super::error::UntypedFailure;
 use super::pending::{Outcome, Pending};
+use super::registry::Registry;
 use crate::protocol::ErrorObject;
 use bytes::Bytes;
 use serde_json::value::RawValue;
@@ -80,21 +81,56 @@ pub(crate) fn read_answer(answer: &Bytes, ids: &[u64], outcomes: &mut [Option<Ou
 /// request/response transports the pairing is known, and the error goes to the calls
 /// of that exchange.)
 ///
-/// Messages that are not responses (requests and notifications from the peer) are
-/// ignored for now; a later version routes them to handlers the client registers.
+/// Requests and notifications from the peer are not for [`deliver`](Self::deliver):
+/// a transport that can carry pushes first offers each notification to the client's
+/// subscriptions ([`route_notification`](Self::route_notification)), and hands the
+/// ones it does not take, and requests, to its own handler.
 ///
 /// Holding an inbox does not keep the client alive: once every clone of the client is
 /// dropped, deliveries are discarded.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Inbox {
     pending: Weak<Pending>,
+    subscriptions: Weak<Registry>,
+}
+
+impl std::fmt::Debug for Inbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inbox").finish_non_exhaustive()
+    }
 }
 
 impl Inbox {
-    pub(crate) fn new(pending: &Arc<Pending>) -> Self {
+    pub(crate) fn new(pending: &Arc<Pending>, subscriptions: &Arc<Registry>) -> Self {
         Self {
             pending: Arc::downgrade(pending),
+            subscriptions: Arc::downgrade(subscriptions),
         }
+    }
+
+    /// Whether the client has a pushed subscription routed now: when it has none,
+    /// [`route_notification`](Self::route_notification) takes nothing, and a transport
+    /// need not ask it.
+    pub fn routes_notifications(&self) -> bool {
+        self.subscriptions
+            .upgrade()
+            .is_some_and(|registry| registry.is_routing())
+    }
+
+    /// Offers a notification received (`method`, its `params`, borrowed from the whole
+    /// `message`) to the client's subscriptions: `true` when it carried an item of one
+    /// of them (by the notification method and the subscription id in its params),
+    /// which now has it; `false` when it is for none, and goes to the transport's own
+    /// handler. Call it in the order messages arrive, before reading the next one.
+    pub fn route_notification(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        message: &Bytes,
+    ) -> bool {
+        self.subscriptions
+            .upgrade()
+            .is_some_and(|registry| registry.offer(method, params, message))
     }
 
     /// Routes one received message (a response or a batch of responses) to the calls
@@ -103,12 +139,22 @@ impl Inbox {
         let Some(pending) = self.pending.upgrade() else {
             return;
         };
+        let subscriptions = self.subscriptions.upgrade();
         let parsed = codec::parse_answer(&message, |id, body| match id {
-            ResponseId::Number(id) => {
-                if !pending.complete(id, outcome(&message, body)) {
-                    tracing::debug!(id, "ignored a response to no pending call");
+            ResponseId::Number(id) => match pending.take(id) {
+                Some(waiter) => {
+                    let outcome = outcome(&message, body);
+                    // A subscribe call's subscription is routed before the next message
+                    // is read: an item right behind the answer finds it.
+                    if let (Some(slot), Ok(result), Some(registry)) =
+                        (waiter.slot(), &outcome, &subscriptions)
+                    {
+                        registry.register(slot, result);
+                    }
+                    waiter.send(outcome);
                 }
-            }
+                None => tracing::debug!(id, "ignored a response to no pending call"),
+            },
             ResponseId::Null => tracing::warn!(
                 "error response with id null on a message stream; no call can be told it"
             ),
@@ -126,17 +172,29 @@ impl Inbox {
     /// The connection was lost but the transport will open another: every pending call
     /// fails with [`Error::Closed`](crate::client::Error::Closed) (its request may never
     /// have arrived), and later calls are sent on the next connection.
+    ///
+    /// Pushed subscriptions are routed no more (their ids belonged to the lost
+    /// connection) but stay live: [`Client::resubscribe`](super::Client::resubscribe)
+    /// re-issues them on the next connection.
     pub fn fail_pending(&self) {
         if let Some(pending) = self.pending.upgrade() {
             pending.fail_waiting();
+        }
+        if let Some(registry) = self.subscriptions.upgrade() {
+            registry.unroute();
         }
     }
 
     /// The connection is closed: every pending call, and every later one, fails with
     /// [`Error::Closed`](crate::client::Error::Closed).
+    /// Every pushed subscription ends with
+    /// [`SubscriptionError::Closed`](super::SubscriptionError::Closed).
     pub fn close(&self) {
         if let Some(pending) = self.pending.upgrade() {
             pending.close();
+        }
+        if let Some(registry) = self.subscriptions.upgrade() {
+            registry.close();
         }
     }
 }
@@ -151,7 +209,7 @@ fn outcome(answer: &Bytes, body: Result<&RawValue, ErrorObject>) -> Outcome {
 }
 
 /// `part` as a slice of `whole` when it lies inside it (no copy), else a copy.
-fn slice_of(whole: &Bytes, part: &[u8]) -> Bytes {
+pub(crate) fn slice_of(whole: &Bytes, part: &[u8]) -> Bytes {
     let start = whole.as_ptr() as usize;
     let part_start = part.as_ptr() as usize;
     let inside = part_start >= start
@@ -210,7 +268,7 @@ mod tests {
             for receiver in &mut receivers {
                 prop_assert!(receiver.try_recv().is_ok());
             }
-            Inbox::new(&pending).deliver(Bytes::from(answer));
+            Inbox::new(&pending, &Arc::default()).deliver(Bytes::from(answer));
         }
     }
 
@@ -237,7 +295,7 @@ mod tests {
         // A stream: the readable answers are delivered, the rest wait.
         let pending = Arc::new(Pending::default());
         let mut receivers: Vec<_> = (1..=3).map(|id| pending.insert(id)).collect();
-        Inbox::new(&pending).deliver(answer);
+        Inbox::new(&pending, &Arc::default()).deliver(answer);
         assert!(matches!(receivers[0].try_recv(), Ok(Ok(_))));
         assert!(receivers[1].try_recv().is_err(), "still waiting");
         assert!(matches!(receivers[2].try_recv(), Ok(Ok(_))));

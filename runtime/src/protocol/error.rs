@@ -36,6 +36,9 @@ pub mod code {
     pub const TIMEOUT: i64 = -32012;
     /// The call was cancelled before it finished.
     pub const CANCELLED: i64 = -32013;
+    /// Too many subscriptions: the connection's push subscriptions, or the server's pull
+    /// streams, are at their limit.
+    pub const TOO_MANY_SUBSCRIPTIONS: i64 = -32014;
 }
 
 /// A JSON-RPC error object: `{"code": …, "message": …, "data": …}`.
@@ -149,6 +152,21 @@ impl ErrorObject {
     pub const fn cancelled() -> Self {
         Self::fixed(code::CANCELLED, "Request cancelled")
     }
+
+    /// The code of an error refusing a subscription past a limit: [`code::TOO_MANY_SUBSCRIPTIONS`].
+    pub const TOO_MANY_SUBSCRIPTIONS: i64 = code::TOO_MANY_SUBSCRIPTIONS;
+
+    /// [`code::TOO_MANY_SUBSCRIPTIONS`], with a message naming the limit reached.
+    ///
+    /// ```
+    /// use rpcsmith::protocol::ErrorObject;
+    ///
+    /// let e = ErrorObject::too_many_subscriptions("too many subscriptions on this connection (limit 2)");
+    /// assert_eq!(e.code, ErrorObject::TOO_MANY_SUBSCRIPTIONS);
+    /// ```
+    pub fn too_many_subscriptions(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(code::TOO_MANY_SUBSCRIPTIONS, message)
+    }
 }
 
 impl PartialEq for ErrorObject {
@@ -220,6 +238,7 @@ mod tests {
             code::BATCH_TOO_LARGE,
             code::TIMEOUT,
             code::CANCELLED,
+            code::TOO_MANY_SUBSCRIPTIONS,
         ] {
             assert!((-32099..=-32000).contains(&c), "{c}");
         }

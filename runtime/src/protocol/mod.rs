@@ -24,6 +24,7 @@
 
 mod error;
 mod escape;
+mod feed;
 mod fields;
 mod id;
 mod message;
@@ -34,6 +35,7 @@ mod typed;
 mod write;
 
 pub use error::{ErrorObject, code};
+pub use feed::Feed;
 pub use id::{Id, IdKind};
 pub use message::{Entry, Message, Notification, Request};
 pub use mismatch::Mismatch;

@@ -47,6 +47,8 @@ pub(crate) fn start<'a>(
             match shared.endpoint.call(method, params, context).0 {
                 ReplyInner::Ready(result) => return Err(result),
                 ReplyInner::Pending(future) => future,
+                // The endpoint resolves subscription calls: not met here.
+                inner @ ReplyInner::Stream(_) => super::dispatch::Reply(inner).into_future(),
             }
         } else {
             Next::start(&shared.middleware, &shared.endpoint).run(Call {

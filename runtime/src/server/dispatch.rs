@@ -10,6 +10,7 @@ use crate::protocol::ErrorObject;
 
 use super::context::Context;
 use super::encoded::{Encoded, encode};
+use super::streams::StreamCall;
 
 /// A boxed, sendable future, as middleware and handlers return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -78,6 +79,8 @@ pub struct Reply(pub(crate) ReplyInner);
 pub(crate) enum ReplyInner {
     Ready(CallResult),
     Pending(BoxFuture<'static, CallResult>),
+    /// A subscription opened or closed, which the engine resolves with its registries.
+    Stream(StreamCall),
 }
 
 impl Reply {
@@ -104,11 +107,20 @@ impl Reply {
         Reply(ReplyInner::Pending(Box::pin(future)))
     }
 
-    /// Turns the reply into a future, whichever kind it is.
+    /// Turns the reply into a future, whichever kind it is. A reply of
+    /// [`subscribe`](super::subscribe) or [`unsubscribe`](super::unsubscribe) needs the
+    /// server engine's registries: here, outside the engine, it answers `-32603`.
     pub fn into_future(self) -> BoxFuture<'static, CallResult> {
         match self.0 {
             ReplyInner::Ready(result) => Box::pin(std::future::ready(result)),
             ReplyInner::Pending(future) => future,
+            ReplyInner::Stream(_) => {
+                tracing::error!("a subscription's reply was used outside a server engine");
+                Box::pin(std::future::ready(Err(ErrorObject::new(
+                    crate::protocol::code::INTERNAL_ERROR,
+                    "Internal error: a subscription must be answered by a server engine",
+                ))))
+            }
         }
     }
 }

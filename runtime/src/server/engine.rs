@@ -87,6 +87,12 @@ impl Server {
         &self.shared.limits
     }
 
+    /// How many pull streams (see [`subscribe`](super::subscribe)) are live in the
+    /// server now.
+    pub fn pull_streams(&self) -> usize {
+        self.shared.endpoint.pull_streams()
+    }
+
     /// A handle for one connection, carrying what the transport knows about it, with a
     /// count of calls in flight of its own.
     pub fn connection(&self, metadata: Metadata) -> Connection {
@@ -138,7 +144,7 @@ impl Builder {
     pub fn build(self) -> Server {
         Server {
             shared: Arc::new(Shared {
-                endpoint: Endpoint::new(self.dispatch),
+                endpoint: Endpoint::new(self.dispatch, &self.limits),
                 middleware: self.middleware,
                 limits: self.limits,
             }),

@@ -49,6 +49,21 @@ pub struct Limits {
     /// The timer needs a Tokio runtime with time enabled, and is only set for a call whose
     /// handler does not finish on its first poll; outside a Tokio runtime no timeout applies.
     pub handler_timeout: Option<Duration>,
+    /// Most push subscriptions live at once on one connection (see
+    /// [`subscribe`](super::subscribe)); a subscribe call beyond it is refused at once with
+    /// `-32014` ([`ErrorObject::TOO_MANY_SUBSCRIPTIONS`](crate::protocol::ErrorObject::TOO_MANY_SUBSCRIPTIONS)),
+    /// before its handler runs. Default: 1,024.
+    pub max_subscriptions: usize,
+    /// Most pull streams live at once in the whole server (they are shared by every
+    /// connection: the HTTP requests of one client may come on different sockets); a
+    /// subscribe call beyond it is refused with `-32014`. Default: 10,000.
+    pub max_pull_streams: usize,
+    /// How long a pull stream lives with no `rpc.stream.next` asking for it; then it is
+    /// dropped (its item stream with it) and its id forgotten. Default: 60 s.
+    pub pull_idle_timeout: Duration,
+    /// How long one `rpc.stream.next` waits for an item before it answers
+    /// `{"idle": true}` (the client then asks again). Default: 20 s.
+    pub pull_wait: Duration,
 }
 
 impl Default for Limits {
@@ -60,6 +75,10 @@ impl Default for Limits {
             batch_concurrency: 64,
             max_in_flight: 256,
             handler_timeout: Some(Duration::from_secs(60)),
+            max_subscriptions: 1024,
+            max_pull_streams: 10_000,
+            pull_idle_timeout: Duration::from_secs(60),
+            pull_wait: Duration::from_secs(20),
         }
     }
 }

@@ -16,8 +16,12 @@
 //!   length, calls in flight per connection, handler time.
 //! - **Panics** in a handler or middleware become `-32603 Internal error`; the panic
 //!   message is never sent.
-//! - **`rpc.*` names** are reserved: `rpc.discover` answers [`Dispatch::document`], any
-//!   other `rpc.*` name `-32601`; a dispatcher never sees them.
+//! - **`rpc.*` names** are reserved: `rpc.discover` answers [`Dispatch::document`],
+//!   `rpc.stream.next` and `rpc.stream.cancel` serve pull streams (see [`subscribe`]),
+//!   any other `rpc.*` name `-32601`; a dispatcher never sees them.
+//! - **Subscriptions** ([`subscribe`], [`unsubscribe`], [`Items`], [`channel`]): the
+//!   engine assigns ids, pushes items through the connection's [`Pushes`] where its
+//!   transport can push, and serves them as pull streams elsewhere.
 //! - **Every call** gets a [`Context`] (method, id, metadata, typed extensions), passes
 //!   through the [`Middleware`] chain, and runs inside a `tracing` span named `call` at
 //!   debug level, with the method and the id (its JSON text) as fields.
@@ -77,8 +81,12 @@ mod limits;
 mod metadata;
 mod middleware;
 pub(crate) mod params;
+mod pull;
+mod push;
 mod respond;
 mod shared;
+mod streams;
+mod subscription;
 
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
@@ -89,4 +97,8 @@ pub use handling::Input;
 pub use limits::Limits;
 pub use metadata::Metadata;
 pub use middleware::{Call, Middleware, Next};
+pub use push::{Held, Outlet, Pushes, hold};
 pub use shared::InFlight;
+pub use subscription::{
+    Closed, Items, Sink, TrySendError, channel, subscribe, unsubscribe, unsubscribe_or,
+};

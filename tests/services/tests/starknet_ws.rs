@@ -1,7 +1,7 @@
 //! Starknet's WebSocket API end to end, over a real WebSocket on a loopback port.
 //!
-//! Generated with `server_to_client("starknet_subscription*")`: the node's generated
-//! server answers `starknet_subscribeNewHeads` with a subscription id, and its
+//! Generated with `conventions(false).server_to_client("starknet_subscription*")`: the
+//! node's generated server answers `starknet_subscribeNewHeads` with a subscription id, and its
 //! subscription task pushes typed `starknet_subscriptionNewHeads` notifications through
 //! `StarknetWsPush` over `peer::remote(&cx)`; the client's generated `StarknetWsListener`
 //! receives them typed; `starknet_unsubscribe` stops them. Left out, with a message,

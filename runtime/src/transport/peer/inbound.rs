@@ -11,7 +11,7 @@ use super::queue::{Answers, Outbox};
 use super::wire::CANCEL_METHOD;
 use crate::client::Inbox;
 use crate::protocol::{Entry, ErrorObject, Id, Message, TwoWay, write_error};
-use crate::server::{Connection, Input, Limits};
+use crate::server::{Connection, Held, Input, Limits, hold};
 use bytes::Bytes;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -58,8 +58,9 @@ type Processing = Pin<Box<dyn Future<Output = Handled> + Send>>;
 
 /// What became of a message.
 enum Handled {
-    /// Its calls ran; the answer to send, if any.
-    Answer(Option<Vec<u8>>),
+    /// Its calls ran; the answer to send, if any, and the subscriptions they started,
+    /// held until it is queued.
+    Answer(Option<Vec<u8>>, Held),
     /// It is responses, for the client engine.
     Responses(Bytes),
     /// It is a cancellation of the call with this id (JSON text).
@@ -128,6 +129,11 @@ impl Inbound {
         let kept = self.cancel.then(|| message.clone());
         let bytes = message.len();
         let connection = self.connection.clone();
+        // Notifications go to this side's subscriptions first, if it has any.
+        let subscriptions = self
+            .inbox
+            .routes_notifications()
+            .then(|| self.inbox.clone());
         let (max_size, max_batch_len, cancel) = (self.max_size, self.max_batch_len, self.cancel);
         let mut handling: Processing = Box::pin(async move {
             let received = if message.len() > max_size {
@@ -141,20 +147,30 @@ impl Inbound {
             match received {
                 TwoWay::Responses => Handled::Responses(message),
                 TwoWay::Calls {
-                    message,
+                    message: calls,
                     intercepted: params,
                 } => {
                     if let Some(id) = params.filter(|_| cancel).and_then(cancelled_id) {
                         return Handled::Cancel(id.get().into());
                     }
-                    let input = Input::Parsed(message);
-                    Handled::Answer(connection.handle_input(input).await)
+                    if let Some(inbox) = &subscriptions
+                        && is_item(inbox, &calls, &message)
+                    {
+                        return Handled::Answer(None, Held::default());
+                    }
+                    let input = Input::Parsed(calls);
+                    let (answer, held) = hold(connection.handle_input(input)).await;
+                    Handled::Answer(answer, held)
                 }
             }
         });
         match handling.as_mut().poll(cx) {
-            Poll::Ready(Handled::Answer(Some(answer))) => answers.push(answer.into()),
-            Poll::Ready(Handled::Answer(None)) => {}
+            Poll::Ready(Handled::Answer(Some(answer), held)) => {
+                answers.push(answer.into());
+                held.release();
+            }
+            // Subscriptions opened by notifications have no id anyone knows: they end.
+            Poll::Ready(Handled::Answer(None, _)) => {}
             Poll::Ready(Handled::Responses(message)) => self.inbox.deliver(message),
             Poll::Ready(Handled::Cancel(id)) => self.cancel(&id, answers),
             Poll::Pending => self.spawn(handling, kept.as_deref().and_then(single_id), bytes),
@@ -171,6 +187,8 @@ impl Inbound {
                 intercepted: params,
             } => match params.filter(|_| self.cancel).and_then(cancelled_id) {
                 Some(id) => self.cancel(id.get(), answers),
+                // An item for a subscription is no call: it is taken, busy or not.
+                None if is_item(&self.inbox, &calls, message) => {}
                 None => self.refuse(calls, answers),
             },
         }
@@ -208,8 +226,10 @@ impl Inbound {
         let handle = tokio::spawn(async move {
             let outcome = handling.await;
             let still_wanted = lock(&tasks).remove(serial).is_some();
-            if let (Handled::Answer(Some(answer)), true) = (outcome, still_wanted) {
-                let _ = outbox.send(answer.into()).await;
+            if let (Handled::Answer(Some(answer), held), true) = (outcome, still_wanted)
+                && outbox.send(answer.into()).await.is_ok()
+            {
+                held.release();
             }
         });
         let abort = handle.abort_handle();
@@ -252,6 +272,17 @@ impl Inbound {
         let mut out = Vec::with_capacity(96);
         write_error(&mut out, &id, &ErrorObject::cancelled());
         self.answer_if_room(out.into(), answers);
+    }
+}
+
+/// Whether `calls` is a single notification that `inbox`'s subscriptions took as an
+/// item (`message` is its bytes).
+fn is_item(inbox: &Inbox, calls: &Result<Message<'_>, ErrorObject>, message: &Bytes) -> bool {
+    match calls {
+        Ok(Message::Single(Entry::Notification(notification))) => {
+            inbox.route_notification(&notification.method, notification.params, message)
+        }
+        _ => false,
     }
 }
 

@@ -51,6 +51,10 @@ pub(crate) struct Link {
 }
 
 impl Transport for Link {
+    fn receives_pushes(&self) -> bool {
+        true
+    }
+
     fn send(&self, message: Bytes) -> SendFuture<'_> {
         Box::pin(async move {
             self.outbox

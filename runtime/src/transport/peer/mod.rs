@@ -58,8 +58,8 @@
 mod driver;
 mod inbound;
 mod link;
+mod outlet;
 mod queue;
-#[cfg(feature = "ws")]
 mod switch;
 pub(crate) mod wire;
 
@@ -77,9 +77,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
-#[cfg(feature = "ws")]
 pub(crate) use switch::reconnecting;
-#[cfg(feature = "ws")]
 pub use switch::{ConnectionState, Reconnect};
 use tokio::sync::watch;
 use wire::Wire;
@@ -104,6 +102,7 @@ pub struct Builder {
     pub(crate) byte_budget: usize,
     pub(crate) stall_timeout: Duration,
     hub: Option<Hub>,
+    subscription_buffer: (usize, usize),
 }
 
 impl Default for Builder {
@@ -118,6 +117,10 @@ impl Default for Builder {
             byte_budget: DEFAULT_BYTE_BUDGET,
             stall_timeout: DEFAULT_STALL_TIMEOUT,
             hub: None,
+            subscription_buffer: (
+                client::DEFAULT_SUBSCRIPTION_ITEMS,
+                client::DEFAULT_SUBSCRIPTION_BYTES,
+            ),
         }
     }
 }
@@ -195,10 +198,28 @@ impl Builder {
         self
     }
 
+    /// How much each of this side's pushed subscriptions holds for a consumer slower
+    /// than the other side: see [`client::Builder::subscription_buffer`] (defaults
+    /// 1,024 items and 1 MiB). Bounded so that a slow consumer can neither stall the
+    /// connection's reader (which serves every call and subscription on it) nor make
+    /// this side hold without limit.
+    pub fn subscription_buffer(mut self, items: usize, bytes: usize) -> Self {
+        self.subscription_buffer = (items, bytes);
+        self
+    }
+
     /// Registers the connection in `hub`, so the server can reach it from anywhere.
     pub fn hub(mut self, hub: &Hub) -> Self {
         self.hub = Some(hub.clone());
         self
+    }
+
+    /// The builder of this side's client.
+    pub(crate) fn client_builder(&self) -> client::Builder {
+        let (items, bytes) = self.subscription_buffer;
+        Client::builder()
+            .timeout(self.timeout)
+            .subscription_buffer(items, bytes)
     }
 
     /// A copy of the metadata this builder gives its connection.
@@ -230,10 +251,11 @@ impl Builder {
             cancel,
             stop: Arc::clone(&stop),
         };
-        let client = Client::builder().timeout(self.timeout).build(link);
+        let client = self.client_builder().build(link);
         let server = self.server.unwrap_or_else(|| Server::new(NoMethods));
         let mut metadata = self.metadata;
         metadata.extensions.insert(Remote(client.downgrade()));
+        outlet::install(&mut metadata, &outbox);
         if let Some(hub) = &self.hub {
             hub.insert(&client, outbox.downgrade());
         }

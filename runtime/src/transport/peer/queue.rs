@@ -156,6 +156,11 @@ impl Outbox {
         })
     }
 
+    /// Waits until the connection's queue is closed (the connection has ended).
+    pub(crate) async fn closed(&self) {
+        self.sender.closed().await;
+    }
+
     /// An outbox that does not keep the connection's queue open.
     pub(crate) fn downgrade(&self) -> WeakOutbox {
         WeakOutbox {

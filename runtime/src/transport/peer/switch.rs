@@ -1,6 +1,7 @@
 //! A client that outlives its connections: when one ends, pending calls fail with
 //! `Closed`, and a new connection is opened after the [`Reconnect`] policy's delay; calls
-//! made meanwhile wait for it (up to their timeout).
+//! made meanwhile wait for it (up to their timeout), and the subscriptions live on the
+//! lost connection are re-issued on the new one ([`Client::resubscribe`]).
 
 use super::driver::Driver;
 use super::inbound::Inbound;
@@ -8,7 +9,7 @@ use super::link::Stop;
 use super::queue::{Budget, Outbox};
 use super::wire::{Wire, cancel_message};
 use super::{Builder, NoMethods, Remote};
-use crate::client::{Client, Inbox};
+use crate::client::{Client, Inbox, WeakClient};
 use crate::client::{Delivery, SendFuture, Transport, TransportError};
 use crate::server::Server;
 use bytes::Bytes;
@@ -124,9 +125,10 @@ fn random_unit() -> f64 {
     (bits >> 11) as f64 / (1_u64 << 53) as f64
 }
 
-/// Where a reconnecting client's connection stands; watched through the receiver
-/// [`Reconnecting::connect_watched`](crate::transport::ws::Reconnecting::connect_watched)
-/// returns.
+/// Where a reconnecting client's connection stands; watched through the receiver that
+/// `ws::Reconnecting::connect_watched` and
+/// [`stream::Reconnecting`](crate::transport::stream::Reconnecting)'s `*_watched`
+/// constructors return.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ConnectionState {
@@ -156,6 +158,10 @@ struct Switch {
 }
 
 impl Transport for Switch {
+    fn receives_pushes(&self) -> bool {
+        true
+    }
+
     fn send(&self, message: Bytes) -> SendFuture<'_> {
         Box::pin(async move {
             let mut current = self.current.clone();
@@ -199,9 +205,7 @@ where
 {
     let cancel = builder.cancel.unwrap_or(false);
     let (publish, current) = watch::channel(None);
-    let client = Client::builder()
-        .timeout(builder.timeout)
-        .build(Switch { current, cancel });
+    let client = builder.client_builder().build(Switch { current, cancel });
     let inbox = client.inbox();
     builder
         .metadata
@@ -209,6 +213,7 @@ where
         .insert(Remote(client.downgrade()));
     let (state, states) = watch::channel(ConnectionState::Connecting { retry: 0 });
     let supervisor = Supervisor {
+        client: client.downgrade(),
         builder,
         policy,
         inbox,
@@ -221,6 +226,8 @@ where
 }
 
 struct Supervisor {
+    /// The client, to re-issue its subscriptions on each new connection.
+    client: WeakClient,
     builder: Builder,
     policy: Reconnect,
     inbox: Inbox,
@@ -279,9 +286,11 @@ impl Supervisor {
         let budget = Arc::new(Budget::new(self.builder.byte_budget));
         let (outbox, queue) = Outbox::new(self.builder.queue, Arc::clone(&budget));
         let stop = Arc::new(Stop::default());
+        let mut metadata = self.builder.metadata.clone();
+        super::outlet::install(&mut metadata, &outbox);
         let inbound = Inbound::new(
             self.inbox.clone(),
-            server.connection(self.builder.metadata.clone()),
+            server.connection(metadata),
             outbox.clone(),
             self.cancel,
             server.limits(),
@@ -297,6 +306,10 @@ impl Supervisor {
         let mut driver = std::pin::pin!(driver);
         self.publish.send_replace(Some(outbox));
         self.state.send_replace(ConnectionState::Connected);
+        // The subscriptions live on the lost connection go on on this one.
+        if let Some(client) = self.client.upgrade() {
+            tokio::spawn(async move { client.resubscribe().await });
+        }
         let ended = tokio::select! {
             () = self.publish.closed() => Ended::ClientGone,
             () = driver.as_mut() => Ended::Lost,

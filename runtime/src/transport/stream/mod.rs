@@ -8,6 +8,7 @@
 //! |---|---|---|---|
 //! | open | [`spawn`] a child process and talk to its stdin/stdout | [`connect_tcp`] | [`connect_unix`] |
 //! | accept | [`stdio`]: serve on this process's own stdin/stdout | [`serve_tcp`] | [`serve_unix`] |
+//! | reconnect | | [`Reconnecting::tcp`] | [`Reconnecting::unix`] |
 //!
 //! With [`Codec::ContentLength`], cancellation (`$/cancelRequest`) is on unless the
 //! builder says otherwise ([`Builder::cancel`]), as the Language Server Protocol expects.
@@ -43,9 +44,11 @@
 
 mod framing;
 mod listen;
+mod reconnect;
 
 pub use framing::{Codec, FrameError, FrameReader, write_frame};
 pub use listen::{serve_tcp, serve_unix};
+pub use reconnect::{ConnectionState, Reconnect, Reconnecting};
 
 use super::peer::wire::{Received, Wire};
 use super::peer::{Builder, Peer};
@@ -65,15 +68,24 @@ impl Builder {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let builder = self.cancel_by_default(codec == Codec::ContentLength);
-        let limit = builder.message_limit();
-        let frames = FrameReader::new(BufReader::new(reader), codec, limit);
-        builder.start(Framed {
-            frames: Box::pin(frames_of(frames)),
-            writer,
-            codec,
-            out: Vec::new(),
-            written: 0,
-        })
+        let wire = framed(&builder, codec, reader, writer);
+        builder.start(wire)
+    }
+}
+
+/// A byte stream as a peer made by `builder` (its message limit) carries it.
+fn framed<R, W>(builder: &Builder, codec: Codec, reader: R, writer: W) -> Framed<W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let frames = FrameReader::new(BufReader::new(reader), codec, builder.message_limit());
+    Framed {
+        frames: Box::pin(frames_of(frames)),
+        writer,
+        codec,
+        out: Vec::new(),
+        written: 0,
     }
 }
 

@@ -1,0 +1,335 @@
+//! The server's port for pushing: [`Outlet`], which a transport that can push (the
+//! symmetric peer: WebSocket, byte streams) implements for each connection, and
+//! [`Pushes`], the connection's registry of push subscriptions around it, which the
+//! transport installs in the connection's [`Metadata`](super::Metadata) extensions.
+//!
+//! The transport also wraps the handling of each message in [`hold`], and releases
+//! what it returns once the message's answer is queued: so a subscription's items are
+//! queued after the answer that carries its id.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
+
+use serde_json::value::RawValue;
+
+use bytes::Bytes;
+use futures_util::StreamExt as _;
+use tokio::sync::oneshot;
+
+use crate::protocol::{ErrorObject, Feed, IdKind};
+
+use super::dispatch::BoxFuture;
+use super::encoded::Encoded;
+use super::subscription::{Closed, EncodedItems};
+
+/// What a transport offers the server engine for pushing to one connection.
+///
+/// ```
+/// use bytes::Bytes;
+/// use rpcsmith::server::{BoxFuture, Closed, Outlet};
+/// use tokio::sync::mpsc;
+///
+/// /// Messages go to the connection's writer through a bounded channel.
+/// struct Writer(mpsc::Sender<Bytes>);
+///
+/// impl Outlet for Writer {
+///     fn push(&self, message: Bytes) -> BoxFuture<'_, Result<(), Closed>> {
+///         Box::pin(async move { self.0.send(message).await.map_err(|_| Closed) })
+///     }
+///     fn closed(&self) -> BoxFuture<'_, ()> {
+///         Box::pin(self.0.closed())
+///     }
+/// }
+/// ```
+pub trait Outlet: Send + Sync + 'static {
+    /// Queues one message for the other side, waiting for room (in the connection's
+    /// byte budget, in its queue) as long as it takes: a slow connection makes only its
+    /// own pushers wait.
+    ///
+    /// # Errors
+    ///
+    /// [`Closed`] once the connection has ended.
+    fn push(&self, message: Bytes) -> BoxFuture<'_, Result<(), Closed>>;
+
+    /// Resolves when the connection has ended.
+    fn closed(&self) -> BoxFuture<'_, ()>;
+}
+
+/// A connection's push subscriptions, around its [`Outlet`]. A transport that can push
+/// makes one per connection and puts it in the connection's
+/// [`Metadata::extensions`](super::Metadata::extensions); the engine's
+/// [`subscribe`](super::subscribe) finds it there (a connection without one gets pull
+/// streams). Cheap to clone (an `Arc` inside).
+///
+/// ```
+/// # use bytes::Bytes;
+/// # use rpcsmith::server::{BoxFuture, Closed, Outlet};
+/// # struct Writer;
+/// # impl Outlet for Writer {
+/// #     fn push(&self, _: Bytes) -> BoxFuture<'_, Result<(), Closed>> { Box::pin(async { Ok(()) }) }
+/// #     fn closed(&self) -> BoxFuture<'_, ()> { Box::pin(std::future::pending()) }
+/// # }
+/// use rpcsmith::server::{Metadata, Pushes};
+///
+/// let mut metadata = Metadata::default();
+/// metadata.extensions.insert(Pushes::new(Writer));
+/// // … `server.connection(metadata)` for the connection's messages.
+/// ```
+#[derive(Clone)]
+pub struct Pushes {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    outlet: Box<dyn Outlet>,
+    registry: Mutex<Registry>,
+}
+
+#[derive(Default)]
+struct Registry {
+    /// The last integer id given out on this connection.
+    last_number: u64,
+    /// Subscriptions whose handler is still running.
+    reserved: usize,
+    /// Live subscriptions by id (JSON text); dropping the sender stops the pump.
+    live: HashMap<Box<str>, oneshot::Sender<()>>,
+}
+
+impl Pushes {
+    /// The registry of a new connection, pushing through `outlet`.
+    pub fn new(outlet: impl Outlet) -> Self {
+        Pushes {
+            inner: Arc::new(Inner {
+                outlet: Box::new(outlet),
+                registry: Mutex::default(),
+            }),
+        }
+    }
+
+    /// How many push subscriptions are live on the connection now.
+    pub fn len(&self) -> usize {
+        self.registry().live.len()
+    }
+
+    /// Whether no push subscription is live on the connection.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn registry(&self) -> MutexGuard<'_, Registry> {
+        self.inner
+            .registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Reserves room for one more subscription, within `max`.
+    pub(crate) fn reserve(&self, max: usize) -> Result<Reservation, ErrorObject> {
+        let mut registry = self.registry();
+        if registry.live.len() + registry.reserved >= max {
+            return Err(ErrorObject::too_many_subscriptions(format!(
+                "too many subscriptions on this connection (limit: {max})"
+            )));
+        }
+        registry.reserved += 1;
+        Ok(Reservation {
+            pushes: Some(self.clone()),
+        })
+    }
+
+    /// Ends the live subscription `id` (JSON text) of this connection; whether there
+    /// was one.
+    pub(crate) fn remove(&self, id: &str) -> bool {
+        // The sender is dropped outside the lock: the pump wakes to stop.
+        let removed = self.registry().live.remove(id);
+        removed.is_some()
+    }
+}
+
+impl fmt::Debug for Pushes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pushes").field("live", &self.len()).finish()
+    }
+}
+
+/// Room for one subscription whose handler runs; given back when dropped unused.
+pub(crate) struct Reservation {
+    pushes: Option<Pushes>,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        if let Some(pushes) = &self.pushes {
+            pushes.registry().reserved -= 1;
+        }
+    }
+}
+
+impl Reservation {
+    /// Makes the subscription live: gives it its id, starts its pump (held until the
+    /// answer is queued, inside [`hold`]), and returns the id to answer.
+    pub(crate) fn start(mut self, feed: &'static Feed, items: EncodedItems) -> Encoded {
+        let Some(pushes) = self.pushes.take() else {
+            return encoded_id("null");
+        };
+        let (stop_sender, stop) = oneshot::channel();
+        let id = {
+            let mut registry = pushes.registry();
+            registry.reserved -= 1;
+            let id = match feed.id_kind {
+                IdKind::Number => {
+                    registry.last_number += 1;
+                    registry.last_number.to_string()
+                }
+                IdKind::String | IdKind::Null => random_id(),
+            };
+            registry.live.insert(id.clone().into(), stop_sender);
+            id
+        };
+        let release = held();
+        let answer = encoded_id(&id);
+        tokio::spawn(pump(pushes, id, feed, items, release, stop));
+        answer
+    }
+}
+
+/// Sends a subscription's items until they end, it is unsubscribed, or the connection
+/// ends; then forgets it.
+async fn pump(
+    pushes: Pushes,
+    id: String,
+    feed: &'static Feed,
+    mut items: EncodedItems,
+    release: Option<oneshot::Receiver<()>>,
+    mut stop: oneshot::Receiver<()>,
+) {
+    let outlet = &pushes.inner.outlet;
+    if let Some(release) = release {
+        tokio::select! {
+            biased;
+            _ = &mut stop => return,
+            released = release => if released.is_err() {
+                // The answer was never queued (the call was cancelled): no subscription.
+                pushes.remove(&id);
+                return;
+            },
+        }
+    }
+    loop {
+        let item = tokio::select! {
+            biased;
+            _ = &mut stop => break,
+            () = outlet.closed() => break,
+            item = items.next() => item,
+        };
+        let item = match item {
+            Some(Ok(item)) => item,
+            Some(Err(error)) => {
+                tracing::error!(%error, id, "a subscription's item could not be serialized; skipped");
+                continue;
+            }
+            None => break,
+        };
+        let mut message = Vec::with_capacity(96 + item.get().len());
+        feed.write_item(&mut message, &id, item.get());
+        let pushed = tokio::select! {
+            biased;
+            _ = &mut stop => break,
+            pushed = outlet.push(message.into()) => pushed,
+        };
+        if pushed.is_err() {
+            break;
+        }
+    }
+    drop(items);
+    // Ids are never reused, so this is this subscription's entry, if still there.
+    pushes.remove(&id);
+}
+
+/// The answer carrying an id (JSON text the runtime made).
+pub(crate) fn encoded_id(id: &str) -> Encoded {
+    match serde_json::from_str::<&RawValue>(id) {
+        Ok(raw) => Encoded::from_raw(raw),
+        Err(_) => Encoded::from_raw(&Box::<RawValue>::default()),
+    }
+}
+
+/// A random 128-bit id, as a JSON string of `0x` and 32 hex digits.
+///
+/// The bits are SipHash outputs of a process-wide counter under the standard library's
+/// randomly seeded keys (128 bits from the operating system): unguessable without the
+/// keys, and never repeated within the process.
+pub(crate) fn random_id() -> String {
+    static KEYS: LazyLock<std::hash::RandomState> = LazyLock::new(std::hash::RandomState::new);
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let half = |lane: u64| {
+        let mut hasher = KEYS.build_hasher();
+        hasher.write_u64(n);
+        hasher.write_u64(lane);
+        hasher.finish()
+    };
+    format!("\"0x{:016x}{:016x}\"", half(0), half(1))
+}
+
+tokio::task_local! {
+    /// The subscriptions started while handling the current message, held until its
+    /// answer is queued.
+    static HELD: RefCell<Vec<oneshot::Sender<()>>>;
+}
+
+/// A hold on the subscriptions a message started, for its answer to be queued first.
+fn held() -> Option<oneshot::Receiver<()>> {
+    let (release, released) = oneshot::channel();
+    HELD.try_with(|held| held.borrow_mut().push(release))
+        .ok()
+        .map(|()| released)
+}
+
+/// The subscriptions one message started, whose items wait until its answer is queued:
+/// [`release`](Self::release) them then. Dropped unreleased (the answer was not
+/// sent), they end.
+#[must_use = "the subscriptions stay held until released"]
+#[derive(Debug, Default)]
+pub struct Held(Vec<oneshot::Sender<()>>);
+
+impl Held {
+    /// Lets the held subscriptions send their items: call it once the message's answer
+    /// is queued on the connection, ahead of anything queued after.
+    pub fn release(self) {
+        for release in self.0 {
+            let _ = release.send(());
+        }
+    }
+
+    /// Whether the message started no subscription.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Runs `handling` (the engine's handling of one message) so that the push
+/// subscriptions it starts hold their items until the returned [`Held`] is released.
+/// Outside it, a subscription sends at once, and its first items may then overtake its
+/// answer.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let (answer, held) = rpcsmith::server::hold(async { Some(b"{}".to_vec()) }).await;
+/// // … queue `answer` on the connection, then:
+/// held.release();
+/// # });
+/// ```
+pub async fn hold<F: Future>(handling: F) -> (F::Output, Held) {
+    HELD.scope(RefCell::new(Vec::new()), async move {
+        let output = handling.await;
+        let held = HELD.with(|held| std::mem::take(&mut *held.borrow_mut()));
+        (output, Held(held))
+    })
+    .await
+}

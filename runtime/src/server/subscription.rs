@@ -1,0 +1,326 @@
+//! What the handler of a subscribe method returns ([`Items`], or a [`Sink`] and its
+//! [`Items`] from [`channel`]), and the two runtime functions a generated dispatcher
+//! calls for a subscription: [`subscribe`] and [`unsubscribe`].
+//!
+//! A subscription's life, as the runtime runs it:
+//!
+//! 1. [`subscribe`] refuses at once, with `-32014` (too many subscriptions), a call past
+//!    [`Limits::max_subscriptions`](super::Limits::max_subscriptions) on its connection
+//!    (or, pulled, past [`Limits::max_pull_streams`](super::Limits::max_pull_streams)
+//!    in the server); else it runs the handler.
+//! 2. On `Ok(items)` it assigns the subscription's id (per [`Feed::id_kind`]) and
+//!    answers it. Where the connection can push (WebSocket, byte streams: their
+//!    transport installs a [`Pushes`](super::Pushes)) and the feed is not
+//!    [`pull_only`](Feed::pull_only), each item is then written as the feed's
+//!    notification, with the document's param names, by name or by position; **every
+//!    item after the id's answer on the wire**. Elsewhere (plain HTTP, the in-memory
+//!    transport) it becomes a pull stream, read with `rpc.stream.next`.
+//! 3. It ends when the items end, when the client calls the feed's unsubscribe method
+//!    (answered by the runtime: [`unsubscribe`]) or `rpc.stream.cancel`, or when the
+//!    connection closes: the item stream is dropped then, so a [`Sink`] sees
+//!    [`closed`](Sink::closed), and nothing more is written.
+//!
+//! **Batches**: a subscribe call inside a batch works like a single one; its items are
+//! held until the whole batch's answer (which carries the id) is queued.
+//!
+//! **A slow connection** blocks only its own subscriptions: each subscription's pump
+//! waits for room in its connection's byte budget before it takes the next item, so
+//! items stay in the handler's stream (or the [`channel`], whose [`Sink::send`] then
+//! waits) rather than piling up in the server; the connection's reader and every other
+//! connection go on.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll};
+
+use futures_util::Stream;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+use crate::protocol::{ErrorObject, Feed};
+
+use super::context::Context;
+use super::dispatch::{BoxFuture, Reply, ReplyInner};
+use super::failure::Failure;
+use super::streams::{Closing, Opening, StreamCall};
+
+/// An item, serialized.
+pub(crate) type EncodedItem = Result<Box<RawValue>, serde_json::Error>;
+
+/// The items of one subscription, serialized as they come.
+pub(crate) type EncodedItems = Pin<Box<dyn Stream<Item = EncodedItem> + Send>>;
+
+/// The items of one subscription, as the handler of a subscribe method returns them:
+/// any `Stream` of serializable items ([`Items::new`]), or the receiving end of a
+/// [`channel`].
+///
+/// The runtime drops it when the subscription ends (unsubscribed, cancelled, the
+/// connection closed), which is how the code producing the items learns to stop.
+///
+/// ```
+/// use rpcsmith::server::Items;
+///
+/// let ticks: Items<u64> = Items::new(futures_util::stream::iter([1, 2, 3]));
+/// # drop(ticks);
+/// ```
+pub struct Items<T> {
+    stream: Pin<Box<dyn Stream<Item = T> + Send>>,
+}
+
+impl<T: Serialize + Send + 'static> Items<T> {
+    /// The items of `stream`; the subscription ends when it does.
+    pub fn new(stream: impl Stream<Item = T> + Send + 'static) -> Self {
+        Items {
+            stream: Box::pin(stream),
+        }
+    }
+
+    /// The items serialized, for the runtime.
+    pub(crate) fn encoded(self) -> EncodedItems {
+        use futures_util::StreamExt as _;
+        Box::pin(
+            self.stream
+                .map(|item| serde_json::value::to_raw_value(&item)),
+        )
+    }
+}
+
+impl<T> Stream for Items<T> {
+    type Item = T;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<T>> {
+        self.stream.as_mut().poll_next(cx)
+    }
+}
+
+impl<T> fmt::Debug for Items<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Items").finish_non_exhaustive()
+    }
+}
+
+/// A bounded channel for pushing a subscription's items from anywhere (a task, a
+/// broadcast loop): the [`Sink`] sends, the [`Items`] are what the handler returns.
+///
+/// `capacity` items wait at most (0 counts as 1); past it [`Sink::send`] waits, and
+/// [`Sink::try_send`] refuses.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use rpcsmith::server::channel;
+///
+/// let (sink, items) = channel::<u32>(16);
+/// sink.send(7).await.unwrap();
+/// assert!(!sink.is_closed());
+/// drop(items); // what the runtime does when the subscription ends
+/// assert!(sink.is_closed());
+/// sink.closed().await;
+/// assert!(sink.send(8).await.is_err());
+/// # });
+/// ```
+pub fn channel<T: Send + 'static>(capacity: usize) -> (Sink<T>, Items<T>) {
+    let (sender, receiver) = mpsc::channel(capacity.max(1));
+    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        let item = receiver.recv().await?;
+        Some((item, receiver))
+    });
+    let items = Items {
+        stream: Box::pin(stream),
+    };
+    (Sink { sender }, items)
+}
+
+/// The sending end of a subscription's [`channel`]. Cheap to clone.
+pub struct Sink<T> {
+    sender: mpsc::Sender<T>,
+}
+
+impl<T> Clone for Sink<T> {
+    fn clone(&self) -> Self {
+        Sink {
+            sender: self.sender.clone(),
+        }
+    }
+}
+
+impl<T> fmt::Debug for Sink<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sink")
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}
+
+impl<T> Sink<T> {
+    /// Sends an item, waiting while the channel is full.
+    ///
+    /// # Errors
+    ///
+    /// [`Closed`] once the subscription has ended (the item is dropped).
+    pub async fn send(&self, item: T) -> Result<(), Closed> {
+        self.sender.send(item).await.map_err(|_| Closed)
+    }
+
+    /// Sends an item if there is room now.
+    ///
+    /// # Errors
+    ///
+    /// [`TrySendError::Full`] with the item when the channel is full (the connection,
+    /// or its client, is slower than the items come), [`TrySendError::Closed`] with the
+    /// item once the subscription has ended.
+    pub fn try_send(&self, item: T) -> Result<(), TrySendError<T>> {
+        self.sender.try_send(item).map_err(|error| match error {
+            mpsc::error::TrySendError::Full(item) => TrySendError::Full(item),
+            mpsc::error::TrySendError::Closed(item) => TrySendError::Closed(item),
+        })
+    }
+
+    /// Resolves when the subscription has ended: unsubscribed, cancelled, its
+    /// connection closed, or the runtime stopped reading its items.
+    pub async fn closed(&self) {
+        self.sender.closed().await;
+    }
+
+    /// Whether the subscription has ended (see [`closed`](Self::closed)).
+    pub fn is_closed(&self) -> bool {
+        self.sender.is_closed()
+    }
+}
+
+/// The subscription has ended: nothing sent now reaches anyone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Closed;
+
+impl fmt::Display for Closed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the subscription has ended")
+    }
+}
+
+impl std::error::Error for Closed {}
+
+/// Why [`Sink::try_send`] did not send an item; the item comes back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TrySendError<T> {
+    /// The channel is full.
+    Full(T),
+    /// The subscription has ended.
+    Closed(T),
+}
+
+impl<T> fmt::Display for TrySendError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TrySendError::Full(_) => f.write_str("the subscription's channel is full"),
+            TrySendError::Closed(_) => f.write_str("the subscription has ended"),
+        }
+    }
+}
+
+impl<T: fmt::Debug> std::error::Error for TrySendError<T> {}
+
+/// Runs the handler of a subscribe method and, on success, answers the subscription's
+/// id and starts sending its items: what a generated dispatcher returns for a
+/// subscribe method (see the [module docs](self) for the whole life of a subscription).
+///
+/// The call is refused at once, with `-32014` and a message naming the limit, past
+/// [`Limits::max_subscriptions`](super::Limits::max_subscriptions) on the connection
+/// (or [`Limits::max_pull_streams`](super::Limits::max_pull_streams) for a pull
+/// stream); a handler's [`Failure`] is answered as any call's.
+///
+/// The returned [`Reply`] must reach the server engine as it is (a dispatcher returns
+/// it): turned into a future elsewhere ([`Reply::into_future`]) it answers `-32603`.
+///
+/// ```
+/// use rpcsmith::protocol::{ErrorObject, Feed};
+/// use rpcsmith::server::{Context, Dispatch, Failure, Items, Reply, subscribe, unsubscribe};
+/// use serde_json::value::RawValue;
+///
+/// static TICKS: Feed = Feed::push("tick", "subscription", "result")
+///     .unsubscribe("untick", "subscription", true);
+///
+/// struct Clock;
+///
+/// impl Dispatch for Clock {
+///     fn call(&self, method: &str, params: Option<&RawValue>, cx: Context) -> Reply {
+///         match method {
+///             "ticks" => subscribe(cx, &TICKS, async {
+///                 Ok::<_, Failure>(Items::new(futures_util::stream::iter(1..=3u64)))
+///             }),
+///             "untick" => unsubscribe(cx, &TICKS, params),
+///             _ => Reply::err(ErrorObject::method_not_found()),
+///         }
+///     }
+/// }
+/// ```
+pub fn subscribe<T, E, F>(cx: Context, feed: &'static Feed, handler: F) -> Reply
+where
+    T: Serialize + Send + 'static,
+    E: Into<ErrorObject> + Send + 'static,
+    F: Future<Output = Result<Items<T>, Failure<E>>> + Send + 'static,
+{
+    let handler: BoxFuture<'static, Result<EncodedItems, ErrorObject>> = Box::pin(async move {
+        match handler.await {
+            Ok(items) => Ok(items.encoded()),
+            Err(Failure::Declared(error)) => Err(error.into()),
+            Err(Failure::Object(error)) => Err(error),
+        }
+    });
+    Reply(ReplyInner::Stream(StreamCall::Open(Box::new(Opening {
+        context: cx,
+        feed,
+        handler,
+    }))))
+}
+
+/// Answers a feed's unsubscribe method: `true` when the id in `params` names a live
+/// subscription of this connection (or a pull stream), which then ends; `false`
+/// otherwise. The id is read by position (`["0xab"]`) or by name
+/// (`{"<unsubscribe_param>": "0xab"}`), whichever the client sent.
+///
+/// One unsubscribe method often serves several subscribe methods (Ethereum's
+/// `eth_unsubscribe`, Starknet's `starknet_unsubscribe`): any live subscription of the
+/// connection may be named, whatever its feed.
+///
+/// Params that hold no id are answered `-32602` with a message saying what was
+/// expected. See [`subscribe`] for an example.
+pub fn unsubscribe(cx: Context, feed: &'static Feed, params: Option<&RawValue>) -> Reply {
+    closing(cx, feed, params, None)
+}
+
+/// As [`unsubscribe`], but an unknown id is answered with `unknown` (the method's
+/// declared error, when the document declares one for it) instead of `false`.
+pub fn unsubscribe_or(
+    cx: Context,
+    feed: &'static Feed,
+    params: Option<&RawValue>,
+    unknown: ErrorObject,
+) -> Reply {
+    closing(cx, feed, params, Some(unknown))
+}
+
+fn closing(
+    cx: Context,
+    feed: &'static Feed,
+    params: Option<&RawValue>,
+    unknown: Option<ErrorObject>,
+) -> Reply {
+    let Some(id) = params.and_then(|params| feed.read_unsubscribe_id(params)) else {
+        let name = if feed.unsubscribe_param.is_empty() {
+            "id"
+        } else {
+            feed.unsubscribe_param
+        };
+        return Reply::err(ErrorObject::invalid_params(format!(
+            "invalid params: expected the subscription id, as [<id>] or {{\"{name}\": <id>}}"
+        )));
+    };
+    Reply(ReplyInner::Stream(StreamCall::Close(Closing {
+        context: cx,
+        id: id.get().into(),
+        unknown,
+    })))
+}
