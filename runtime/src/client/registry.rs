@@ -138,7 +138,7 @@ impl Registry {
     }
 
     /// The connection was lost: no subscription is routed (ids belong to a connection),
-    /// each stays live until re-issued ([`unrouted`](Self::unrouted)).
+    /// each stays live until re-issued ([`claim_unrouted`](Self::claim_unrouted)).
     pub(crate) fn unroute(&self) {
         let mut routes = self.routes();
         routes.by_method.clear();
@@ -148,10 +148,12 @@ impl Registry {
         self.routed.store(false, Ordering::Release);
     }
 
-    /// The live subscriptions routed by no id: those of a lost connection, to re-issue.
-    pub(crate) fn unrouted(&self) -> Vec<Arc<Slot>> {
+    /// The live subscriptions routed by no id (those of a lost connection) that are
+    /// not being re-issued already, now marked as being re-issued: each is re-issued by
+    /// one caller at a time, until [`Slot::reissued`] says that attempt is over.
+    pub(crate) fn claim_unrouted(&self) -> Vec<Arc<Slot>> {
         let routes = self.routes();
-        let unrouted = routes.live.values().filter(|slot| slot.id().is_none());
+        let unrouted = routes.live.values().filter(|slot| slot.claim());
         unrouted.cloned().collect()
     }
 
@@ -322,11 +324,12 @@ mod tests {
         assert_eq!(item(&a).as_deref(), Some(r#""x""#));
         registry.unroute();
         assert!(!offer(&registry, r#"[7, "x"]"#));
-        assert_eq!(registry.unrouted().len(), 1);
+        assert_eq!(registry.claim_unrouted().len(), 1);
+        assert!(registry.claim_unrouted().is_empty(), "claimed once");
         registry.register(&a, b"8");
         assert!(offer(&registry, r#"[8, "y"]"#));
         registry.close();
-        assert!(registry.unrouted().is_empty());
+        assert!(registry.claim_unrouted().is_empty());
         assert!(!offer(&registry, r#"[8, "y"]"#));
     }
 }

@@ -92,6 +92,8 @@ struct State {
     /// Items dropped since the consumer last heard of it.
     missed: u64,
     closed: bool,
+    /// A call re-issuing it is under way.
+    reissuing: bool,
     waker: Option<Waker>,
 }
 
@@ -127,6 +129,20 @@ impl Slot {
     /// Routed by `id` from now on (`None`: routed no more); the id it had.
     pub(crate) fn set_id(&self, id: Option<SubscriptionId>) -> Option<SubscriptionId> {
         std::mem::replace(&mut self.state().id, id)
+    }
+
+    /// Claims the subscription for re-issuing: `true` when it is routed by no id and no
+    /// other call re-issues it now.
+    pub(crate) fn claim(&self) -> bool {
+        let mut state = self.state();
+        let free = state.id.is_none() && !state.reissuing && !state.closed;
+        state.reissuing |= free;
+        free
+    }
+
+    /// The call re-issuing it is over (answered or failed).
+    pub(crate) fn reissued(&self) {
+        self.state().reissuing = false;
     }
 
     /// Adds an item (`item`, holding `charge` bytes of memory), dropping the oldest

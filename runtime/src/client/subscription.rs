@@ -478,14 +478,17 @@ impl Client {
     /// with [`SubscriptionError::Server`]; one whose call fails otherwise (the
     /// connection was lost again, a timeout) waits for the next call of this.
     pub async fn resubscribe(&self) {
-        let unrouted = self.shared.subscriptions.unrouted();
+        let unrouted = self.shared.subscriptions.claim_unrouted();
         let calls = unrouted.into_iter().map(|slot| async move {
             let id = self.next_id();
             let Ok(message) = subscribe_call(&slot, id) else {
                 // Its params were written once already, so this does not happen.
+                slot.reissued();
                 return;
             };
-            match issue(&self.shared, &slot, (id, message), self.timeout).await {
+            let issued = issue(&self.shared, &slot, (id, message), self.timeout).await;
+            slot.reissued();
+            match issued {
                 Ok(_) => {}
                 Err(UntypedFailure::Error(error)) => self.shared.subscriptions.refuse(&slot, error),
                 Err(failure) => {
