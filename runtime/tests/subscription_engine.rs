@@ -1,0 +1,139 @@
+//! The server engine's side of subscriptions without a transport: the push port
+//! (`Outlet`, `Pushes`) and the hold that keeps items behind their answer, as a
+//! transport of one's own would use them; pull streams expiring when no one asks, with
+//! paused time; and a subscription's reply used outside an engine.
+
+mod served_support;
+
+use bytes::Bytes;
+use rpcsmith::protocol::{ErrorObject, Feed};
+use rpcsmith::server::{
+    BoxFuture, Closed, Failure, Items, Metadata, Outlet, Pushes, Server, hold, subscribe,
+};
+use serde_json::{Value, json};
+use std::time::Duration;
+use served_support::{call, closed, feeds, next_sink};
+use tokio::sync::mpsc;
+
+/// Pushes into a channel the test reads.
+struct Recorder(mpsc::UnboundedSender<Bytes>);
+
+impl Outlet for Recorder {
+    fn push(&self, message: Bytes) -> BoxFuture<'_, Result<(), Closed>> {
+        Box::pin(async move { self.0.send(message).map_err(|_| Closed) })
+    }
+
+    fn closed(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.0.closed())
+    }
+}
+
+fn json_of(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes).expect("JSON")
+}
+
+#[tokio::test]
+async fn items_wait_for_the_release_of_their_answer() {
+    let (feeds, mut sinks) = feeds(8);
+    let server = Server::new(feeds);
+    let (pushed, mut outlet) = mpsc::unbounded_channel();
+    let pushes = Pushes::new(Recorder(pushed));
+    let mut metadata = Metadata::default();
+    metadata.extensions.insert(pushes.clone());
+    let connection = server.connection(metadata);
+
+    let message = call(1, "subscribeTicks", &json!({"items": ["a", "b"]}));
+    let (answer, held) = hold(connection.handle(message.as_bytes())).await;
+    assert_eq!(
+        json_of(&answer.unwrap()),
+        json!({"jsonrpc": "2.0", "result": 1, "id": 1})
+    );
+    assert!(!held.is_empty());
+    assert_eq!(pushes.len(), 1);
+    held.release();
+    for item in ["a", "b"] {
+        let message = tokio::time::timeout(served_support::PATIENCE, outlet.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            json_of(&message),
+            json!({"jsonrpc": "2.0", "method": "tick", "params": [1, item]})
+        );
+    }
+    let sink = next_sink(&mut sinks).await;
+
+    // A hold dropped unreleased (the answer never went out): the subscription ends
+    // before it pushed anything.
+    let message = call(2, "subscribeTicks", &json!({"items": ["c"]}));
+    let (_, held) = hold(connection.handle(message.as_bytes())).await;
+    let unanswered = next_sink(&mut sinks).await;
+    drop(held);
+    closed(&unanswered).await;
+    assert!(outlet.try_recv().is_err(), "nothing was pushed");
+
+    // A subscribe sent as a notification has no id anyone knows: it ends too.
+    let notification = r#"{"jsonrpc":"2.0","method":"subscribeTicks","params":{}}"#;
+    let (answer, held) = hold(connection.handle(notification.as_bytes())).await;
+    assert!(answer.is_none());
+    drop(held);
+    closed(&next_sink(&mut sinks).await).await;
+    assert_eq!(pushes.len(), 1, "only the first is live");
+    assert!(!sink.is_closed());
+}
+
+#[tokio::test(start_paused = true)]
+async fn pull_streams_expire_when_no_one_asks() {
+    let (feeds, mut sinks) = feeds(8);
+    let server = Server::new(feeds);
+    let ask = |id: u64, method: &str, params: Value| {
+        let server = server.clone();
+        let message = call(id, method, &params);
+        async move {
+            json_of(
+                &server
+                    .handle(message.as_bytes(), Metadata::default())
+                    .await
+                    .unwrap(),
+            )
+        }
+    };
+    // No push port: a pull stream.
+    let id = ask(1, "subscribeNewHeads", json!({})).await["result"].clone();
+    let sink = next_sink(&mut sinks).await;
+    assert_eq!(server.pull_streams(), 1);
+
+    // 50 s on, a `next` (idle after the 20 s pull wait) makes it live again…
+    tokio::time::advance(Duration::from_secs(50)).await;
+    let answer = ask(2, "rpc.stream.next", json!({"stream": id})).await;
+    assert_eq!(answer["result"], json!({"idle": true}));
+    // …so 59 s after that answer it still is.
+    tokio::time::advance(Duration::from_secs(59)).await;
+    tokio::task::yield_now().await;
+    assert!(!sink.is_closed());
+    assert_eq!(server.pull_streams(), 1);
+
+    // Past the idle timeout (60 s) it is dropped, its sink with it.
+    tokio::time::advance(Duration::from_secs(2)).await;
+    closed(&sink).await;
+    assert_eq!(server.pull_streams(), 0);
+    let answer = ask(3, "rpc.stream.next", json!({"stream": id})).await;
+    assert_eq!(answer["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn a_subscription_reply_outside_an_engine_is_an_internal_error() {
+    static FEED: Feed = Feed::pull();
+    let cx = rpcsmith::server::Context::new("s", None, Metadata::default());
+    let reply = subscribe(cx, &FEED, async {
+        Ok::<_, Failure>(Items::new(futures_util::stream::iter([1u8])))
+    });
+    let error = reply.into_future().await.unwrap_err();
+    assert_eq!(
+        error,
+        ErrorObject::new(
+            -32603,
+            "Internal error: a subscription must be answered by a server engine"
+        )
+    );
+}
