@@ -187,7 +187,7 @@ async fn closing_the_connection_ends_every_sink() {
     closed(&b).await;
 
     // The same over WebSocket.
-    let (ws_feeds, mut sinks) = subscription_support::feeds(8);
+    let (ws_feeds, mut sinks) = served_support::feeds(8);
     let address = websocket(ws_feeds).await;
     let mut socket = Socket::connect(&format!("ws://{address}/")).await;
     socket.send(&call(1, "subscribeNewHeads", &json!({}))).await;
@@ -373,7 +373,7 @@ async fn a_client_that_never_reads_holds_up_only_itself_and_bounded_memory() {
         let big = big.clone();
         tokio::spawn(async move { while sink.send(big.clone()).await.is_ok() {} })
     };
-    let deadline = tokio::time::Instant::now() + subscription_support::PATIENCE;
+    let deadline = tokio::time::Instant::now() + served_support::PATIENCE;
     while stalled.queued_bytes() < BUDGET {
         assert!(
             tokio::time::Instant::now() < deadline,
