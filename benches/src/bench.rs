@@ -76,7 +76,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "fanout",
         drive: Drive::FanOut,
-        impls: &[Impl::Jsonrpsee],
+        impls: BOTH,
     },
 ];
 

@@ -22,6 +22,8 @@ use std::time::Duration;
 use anyhow::{Context as _, bail, ensure};
 use futures_util::{SinkExt as _, StreamExt as _};
 use jsonrpsee::RpcModule;
+use rpcsmith::protocol::ErrorObject;
+use rpcsmith::server::{Context, Failure, Items, Server};
 use serde_json::value::RawValue;
 use tokio::net::TcpStream;
 use tokio::sync::{Notify, mpsc};
@@ -42,7 +44,6 @@ pub(crate) const UNSUBSCRIBE: &str = "items_unsubscribe";
 
 /// Items a subscription may have waiting to be written: jsonrpsee's default buffer of a
 /// connection, and the capacity of each rpcsmith subscription's channel.
-#[allow(dead_code, reason = "rpcsmith's side comes with the streams runtime")]
 const BUFFERED: usize = 1024;
 
 /// The head numbered `number`: about 250 bytes on the wire, like an Ethereum new head's
@@ -184,6 +185,40 @@ pub(crate) fn jsonrpsee_module(start: Arc<Notify>) -> RpcModule<()> {
         )
         .expect("`items_subscribe` is registered once");
     module
+}
+
+impl Outlet for rpcsmith::server::Sink<Head> {
+    type Message = Head;
+
+    fn message(head: &Head) -> anyhow::Result<Head> {
+        Ok(head.clone())
+    }
+
+    async fn send<'a>(&'a self, message: &'a Head) -> bool {
+        self.send(message.clone()).await.is_ok()
+    }
+}
+
+/// The handler behind rpcsmith's generated `ItemsServer` trait.
+struct Fanned {
+    publisher: Publisher<rpcsmith::server::Sink<Head>>,
+}
+
+impl items::ItemsServer for Fanned {
+    async fn items_subscribe(&self, _cx: Context) -> Result<Items<Head>, Failure> {
+        let (sink, items) = rpcsmith::server::channel(BUFFERED);
+        self.publisher
+            .join(sink)
+            .map_err(|e| ErrorObject::new(-32000, e.to_string()))?;
+        Ok(items)
+    }
+}
+
+/// rpcsmith's server: the generated `items_subscribe` handler returns the receiving end
+/// of a channel whose sending end goes to the publisher.
+pub(crate) fn rpcsmith_server(start: Arc<Notify>) -> Server {
+    let publisher = Publisher::spawn(start);
+    Server::new(items::ItemsDispatcher::new(Fanned { publisher }))
 }
 
 /// What `subscribers` needs to know about the run.

@@ -121,8 +121,9 @@ pub(crate) fn run(
                 (Impl::Rpcsmith, None) => {
                     rpcsmith(api::rpcsmith_server(), transport, address).await?
                 }
-                (Impl::Rpcsmith, Some(_)) => {
-                    bail!("rpcsmith's fan-out side comes with the streams runtime")
+                (Impl::Rpcsmith, Some(start)) => {
+                    let server = fanout::rpcsmith_server(Arc::clone(start));
+                    rpcsmith(server, transport, address).await?
                 }
                 (Impl::Jsonrpsee, None) => {
                     jsonrpsee(api::jsonrpsee_module(), transport, address).await?
