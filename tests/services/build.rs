@@ -29,6 +29,8 @@ const OURS: &[(&str, &str, Configure)] = &[
     }),
     // Ethereum's pub-sub shape, recognised by the generator without help.
     ("eth_newheads", "../../schemas/eth-newheads.json", |b| b),
+    // A pull-only stream (`x-subscription` with `pull: true`).
+    ("ticks", "documents/ticks.json", |b| b),
 ];
 
 /// Corpus documents: module name, path in the corpus, include directory (relative to the

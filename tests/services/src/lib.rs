@@ -31,6 +31,10 @@ rpcsmith::include_api!(
     /// `schemas/eth-newheads.json`: Ethereum's `eth_subscribe("newHeads")`, recognised.
     pub eth_newheads
 );
+rpcsmith::include_api!(
+    /// `documents/ticks.json`: a pull-only stream.
+    pub ticks
+);
 
 macro_rules! corpus_modules {
     ($($(#[$doc:meta])* $name:ident),* $(,)?) => {
