@@ -10,8 +10,8 @@ use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Limits, Server};
 use rpcsmith::transport::http::{self, Service};
 use serde_json::{Value, json};
-use std::time::Duration;
 use served_support::{closed, feeds, next_sink};
+use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// Serves the test feeds over HTTP with `limits`; a client of it, and the handlers' sinks.

@@ -11,8 +11,8 @@ use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::Settings;
 use serde_json::{Value, json};
-use std::net::SocketAddr;
 use served_support::{Feeds, Lined, Socket, call, closed, feeds, next_sink};
+use std::net::SocketAddr;
 
 /// Serves `feeds` over newline-framed TCP, each connection a peer made by `builder`.
 async fn tcp(feeds: Feeds, limits: Limits) -> SocketAddr {

@@ -11,8 +11,8 @@ use rpcsmith::server::{
     BoxFuture, Closed, Failure, Items, Metadata, Outlet, Pushes, Server, hold, subscribe,
 };
 use serde_json::{Value, json};
-use std::time::Duration;
 use served_support::{call, closed, feeds, next_sink};
+use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// Pushes into a channel the test reads.
