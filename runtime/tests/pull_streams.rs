@@ -3,15 +3,15 @@
 //! `rpc.stream.cancel` or the feed's unsubscribe method; unknown ids and the server's
 //! limit are refused precisely.
 
-mod served_support;
+mod subscription_support;
 
 use rpcsmith::client::{Client, Error};
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Limits, Server};
 use rpcsmith::transport::http::{self, Service};
 use serde_json::{Value, json};
-use served_support::{closed, feeds, next_sink};
 use std::time::Duration;
+use subscription_support::{closed, feeds, next_sink};
 use tokio::sync::mpsc;
 
 /// Serves the test feeds over HTTP with `limits`; a client of it, and the handlers' sinks.
@@ -159,4 +159,33 @@ async fn the_server_wide_limit_refuses_with_a_precise_error() {
         .request("subscribeNewHeads", &json!({}))
         .await
         .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kotlinx_rpc_proposals_own_methods_pull_the_same_streams() {
+    let (client, mut sinks) = start(Limits::default()).await;
+    let id: Value = client.request("subscribeCount", &[1]).await.unwrap();
+    let next = "kotlinx.rpc.jsonrpc.internal.nextFlowValue";
+    let item: Value = client.request(next, &[&id]).await.unwrap();
+    assert_eq!(item, json!(0), "the item itself is the result");
+    let end: Result<Value, Error> = client.request(next, &[&id]).await;
+    assert_eq!(refusal(end), ErrorObject::new(-32001, "Flow completed"));
+    assert_eq!(refusal(client.request(next, &[&id]).await), unknown(&id));
+
+    let id: Value = client
+        .request("subscribeNewHeads", &json!({}))
+        .await
+        .unwrap();
+    let sink = next_sink(&mut sinks).await;
+    let cancelled: bool = client
+        .request("kotlinx.rpc.jsonrpc.internal.cancelFlow", &[&id])
+        .await
+        .unwrap();
+    assert!(cancelled);
+    closed(&sink).await;
+    // Other names under the proposal's prefix are the dispatcher's (here: unknown).
+    let other: Result<Value, Error> = client
+        .request("kotlinx.rpc.jsonrpc.internal.other", &[&id])
+        .await;
+    assert_eq!(refusal(other), ErrorObject::method_not_found());
 }

@@ -1,409 +1,495 @@
-//! The client side of subscriptions, pushed, over real sockets on 127.0.0.1 (WebSocket
-//! and TCP), against a hand-written server ([`Feeder`]): routing by id, an item right
-//! behind the subscribe answer, a slow consumer, unsubscribing, a closed connection,
-//! and a server restarted under a reconnecting client.
+//! Push subscriptions served by the runtime (`server::subscribe`) on real loopback
+//! sockets, seen by raw clients: the answer, then every item as the feed's notification
+//! with the document's param names; unsubscribing, closing, the per-connection limit,
+//! batches, and slow connections.
 
 mod subscription_support;
 
-use futures_util::StreamExt;
-use rpcsmith::client::{Client, Subscription, SubscriptionError};
-use rpcsmith::server::Server;
-use rpcsmith::transport::http;
-use rpcsmith::transport::peer::{ConnectionState, Peer, Reconnect};
+use rpcsmith::server::{Limits, Server, TrySendError};
+use rpcsmith::transport::http::{self, Service};
+use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::transport::ws::{self, Settings};
-use std::future::Future;
+use rpcsmith::transport::ws::Settings;
+use serde_json::{Value, json};
 use std::net::SocketAddr;
-use std::time::Duration;
-use subscription_support::{FEED, Feeder, Item, Listener, PATIENCE, next_event};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot, watch};
-use tokio::task::JoinHandle;
+use subscription_support::{Feeds, Lined, Socket, call, closed, feeds, next_sink, until};
 
-type Next = Option<Result<Item, SubscriptionError>>;
-
-/// The subscription's next item, waiting at most [`PATIENCE`].
-async fn next(subscription: &mut Subscription<Item>) -> Next {
-    tokio::time::timeout(PATIENCE, subscription.next())
-        .await
-        .expect("the subscription yields in time")
-}
-
-fn item(n: u32) -> Next {
-    Some(Ok(Item { n }))
-}
-
-/// A WebSocket server of `feeder` on `listener`, until `shutdown`; the task ends once
-/// the port is free again.
-fn ws_server(
-    feeder: Feeder,
-    listener: tokio::net::TcpListener,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> JoinHandle<()> {
-    let service =
-        http::Service::new(Server::new(feeder)).websocket(Peer::builder(), Settings::default());
-    tokio::spawn(http::serve(listener, service, shutdown))
-}
-
-/// A newline-framed TCP server of `feeder` on `listener`, until `shutdown`.
-fn tcp_server(
-    feeder: Feeder,
-    listener: tokio::net::TcpListener,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> JoinHandle<()> {
-    let builder = Peer::builder().serve(Server::new(feeder));
+/// Serves `feeds` over newline-framed TCP, each connection a peer made by `builder`.
+async fn tcp(feeds: Feeds, limits: Limits) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let server = Server::builder(feeds).limits(limits).build();
+    let builder = Peer::builder().serve(server);
     tokio::spawn(stream::serve_tcp(
         listener,
         builder,
         Codec::Newline,
-        shutdown,
-    ))
-}
-
-async fn listener() -> (tokio::net::TcpListener, SocketAddr) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    (listener, address)
-}
-
-/// A WebSocket connection to a fresh feeder, whose other notifications go to the
-/// returned receiver; and the feeder with its events.
-async fn connected(
-    peer: rpcsmith::transport::peer::Builder,
-) -> (
-    Peer,
-    Feeder,
-    mpsc::UnboundedReceiver<String>,
-    mpsc::UnboundedReceiver<String>,
-) {
-    let (feeder, events) = Feeder::new("0x");
-    let (listener, address) = listener().await;
-    ws_server(feeder.clone(), listener, std::future::pending());
-    let (others, unmatched) = mpsc::unbounded_channel();
-    let peer = peer.serve(Server::new(Listener(others)));
-    let peer = ws::connect(format!("ws://{address}/"), peer, Settings::default())
-        .await
-        .unwrap();
-    (peer, feeder, events, unmatched)
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn items_go_to_their_own_subscription_typed() {
-    let (peer, feeder, _events, mut unmatched) = connected(Peer::builder()).await;
-    let client = peer.client();
-    let mut a: Subscription<Item> = client.subscribe("subscribe", &["a"], &FEED).await.unwrap();
-    let mut b: Subscription<Item> = client.subscribe("subscribe", &["b"], &FEED).await.unwrap();
-    assert_ne!(a.id(), b.id());
-    assert_eq!(a.id().to_string(), "\"0x1\"");
-    for n in 0..3 {
-        assert_eq!(feeder.publish("a", Item { n }).await, 1);
-        assert_eq!(feeder.publish("b", Item { n: 10 + n }).await, 1);
-    }
-    for n in 0..3 {
-        assert_eq!(next(&mut a).await, item(n));
-        assert_eq!(next(&mut b).await, item(10 + n));
-    }
-    // An item that does not fit is an error in place; the stream goes on.
-    feeder.publish("a", "not an item").await;
-    feeder.publish("a", Item { n: 7 }).await;
-    assert!(matches!(
-        next(&mut a).await,
-        Some(Err(SubscriptionError::Decode(_)))
+        std::future::pending(),
     ));
-    assert_eq!(next(&mut a).await, item(7));
-    // A notification for no subscription goes to the peer's own handler, as before.
-    assert!(feeder.push_as("\"0xdead\"", Item { n: 1 }).await);
-    let other = tokio::time::timeout(PATIENCE, unmatched.recv())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(
-        other.starts_with("note ") && other.contains(r#""subscription":"0xdead""#),
-        "{other}"
-    );
-}
-
-/// A server on 127.0.0.1 that answers the first request it reads with `"0xfeed"` and,
-/// in the same write, sends an item for it: both reach the client's reader together.
-async fn eager_server() -> SocketAddr {
-    let (listener, address) = listener().await;
-    tokio::spawn(async move {
-        let (socket, _) = listener.accept().await.unwrap();
-        let (reader, mut writer) = socket.into_split();
-        let mut lines = BufReader::new(reader).lines();
-        let request = lines.next_line().await.unwrap().unwrap();
-        let request: serde_json::Value = serde_json::from_str(&request).unwrap();
-        let answer =
-            serde_json::json!({ "jsonrpc": "2.0", "result": "0xfeed", "id": request["id"] });
-        let item = r#"{"jsonrpc":"2.0","method":"note","params":{"subscription":"0xfeed","result":{"n":42}}}"#;
-        writer
-            .write_all(format!("{answer}\n{item}\n").as_bytes())
-            .await
-            .unwrap();
-        // Keep the connection open until the client is done.
-        while let Ok(Some(_)) = lines.next_line().await {}
-    });
     address
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_item_right_behind_the_answer_is_not_lost() {
-    for _ in 0..20 {
-        let address = eager_server().await;
-        let peer = stream::connect_tcp(Peer::builder(), Codec::Newline, address)
-            .await
-            .unwrap();
-        let mut feed: Subscription<Item> = peer
-            .client()
-            .subscribe("subscribe", &["a"], &FEED)
-            .await
-            .unwrap();
-        assert_eq!(next(&mut feed).await, item(42));
-    }
+/// Serves `feeds` over HTTP and WebSocket on one port.
+async fn websocket(feeds: Feeds) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let service = Service::new(Server::new(feeds)).websocket(Peer::builder(), Settings::default());
+    tokio::spawn(http::serve(listener, service, std::future::pending()));
+    address
+}
+
+fn is_random_id(id: &Value) -> bool {
+    id.as_str().is_some_and(|id| {
+        id.len() == 34 && id.starts_with("0x") && id[2..].bytes().all(|b| b.is_ascii_hexdigit())
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_slow_consumer_lags_by_a_count_and_others_go_on() {
-    let (peer, feeder, _events, _) =
-        connected(Peer::builder().subscription_buffer(4, 1 << 20)).await;
-    let client = peer.client();
-    let mut slow: Subscription<Item> = client
-        .subscribe("subscribe", &["slow"], &FEED)
-        .await
-        .unwrap();
-    let mut other: Subscription<Item> = client
-        .subscribe("subscribe", &["other"], &FEED)
-        .await
-        .unwrap();
-    for n in 0..100 {
-        feeder.publish("slow", Item { n }).await;
+async fn the_answer_comes_first_then_every_item_by_name_in_order() {
+    let (feeds, mut sinks) = feeds(8);
+    let mut client = Lined::connect(tcp(feeds, Limits::default()).await).await;
+    // The handler puts three items in the channel before it even returns: they must
+    // still follow the answer on the wire.
+    client
+        .send(&call(1, "subscribeNewHeads", &json!({"items": [1, 2, 3]})))
+        .await;
+    let answer = client.recv().await;
+    assert_eq!(answer["id"], 1, "{answer}");
+    let id = answer["result"].clone();
+    assert!(is_random_id(&id), "a random 128-bit id: {id}");
+    let sink = next_sink(&mut sinks).await;
+    sink.send(json!({"n": 4})).await.unwrap();
+    for item in [json!(1), json!(2), json!(3), json!({"n": 4})] {
+        assert_eq!(
+            client.recv().await,
+            json!({
+                "jsonrpc": "2.0",
+                "method": "starknet_subscriptionNewHeads",
+                "params": {"subscription_id": id, "result": item}
+            })
+        );
     }
-    feeder.publish("other", Item { n: 1000 }).await;
-    // Items are routed in order: when `other` has its item, `slow` has had all of its.
-    assert_eq!(next(&mut other).await, item(1000));
+
+    // A second subscription gets another id.
+    client.send(&call(2, "subscribeNewHeads", &json!({}))).await;
+    let other = client.recv().await["result"].clone();
+    assert!(is_random_id(&other) && other != id);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn items_by_position_with_integer_ids_over_websocket() {
+    let (feeds, mut sinks) = feeds(8);
+    let address = websocket(feeds).await;
+    let mut socket = Socket::connect(&format!("ws://{address}/")).await;
+    socket
+        .send(&call(1, "subscribeTicks", &json!({"items": ["a"]})))
+        .await;
     assert_eq!(
-        next(&mut slow).await,
-        Some(Err(SubscriptionError::Lagged { missed: 96 }))
+        socket.recv().await,
+        json!({"jsonrpc": "2.0", "result": 1, "id": 1})
     );
-    for n in 96..100 {
-        assert_eq!(next(&mut slow).await, item(n));
-    }
-    // Caught up, it gets every item again.
-    feeder.publish("slow", Item { n: 100 }).await;
-    assert_eq!(next(&mut slow).await, item(100));
+    assert_eq!(
+        socket.recv().await,
+        json!({"jsonrpc": "2.0", "method": "tick", "params": [1, "a"]})
+    );
+    let first = next_sink(&mut sinks).await;
+
+    socket.send(&call(2, "subscribeTicks", &json!({}))).await;
+    assert_eq!(
+        socket.recv().await["result"],
+        2,
+        "ids count up per connection"
+    );
+    let second = next_sink(&mut sinks).await;
+    second.send(json!("b")).await.unwrap();
+    first.send(json!("c")).await.unwrap();
+    let mut seen = [socket.recv().await, socket.recv().await];
+    seen.sort_by_key(|m| m["params"][0].as_u64());
+    assert_eq!(seen[0]["params"], json!([1, "c"]));
+    assert_eq!(seen[1]["params"], json!([2, "b"]));
+
+    // Another connection counts from 1 again.
+    let mut other = Socket::connect(&format!("ws://{address}/")).await;
+    other.send(&call(1, "subscribeTicks", &json!({}))).await;
+    assert_eq!(other.recv().await["result"], 1);
+
+    // Unsubscribing by position; the sink learns it.
+    socket.send(&call(3, "untick", &json!([1]))).await;
+    assert_eq!(socket.recv().await["result"], true);
+    closed(&first).await;
+    assert!(!second.is_closed());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_buffer_is_bounded_in_bytes_too() {
-    // Room for about two messages of a few hundred bytes, whatever the count.
-    let (peer, feeder, _events, _) =
-        connected(Peer::builder().subscription_buffer(1000, 700)).await;
-    let client = peer.client();
-    let mut big: Subscription<serde_json::Value> = client
-        .subscribe("subscribe", &["big"], &FEED)
-        .await
-        .unwrap();
-    let mut other: Subscription<Item> = client
-        .subscribe("subscribe", &["other"], &FEED)
-        .await
-        .unwrap();
-    let text = "x".repeat(250);
-    for n in 0..50 {
-        feeder
-            .publish("big", serde_json::json!({ "n": n, "text": text }))
+async fn unsubscribing_ends_the_sink_and_no_item_follows() {
+    let (feeds, mut sinks) = feeds(8);
+    let mut client = Lined::connect(tcp(feeds, Limits::default()).await).await;
+    client.send(&call(1, "subscribeNewHeads", &json!({}))).await;
+    let id = client.recv().await["result"].clone();
+    let sink = next_sink(&mut sinks).await;
+    sink.send(json!(1)).await.unwrap();
+    assert_eq!(client.recv().await["params"]["result"], 1);
+
+    client
+        .send(&call(
+            2,
+            "starknet_unsubscribe",
+            &json!({"subscription_id": id}),
+        ))
+        .await;
+    assert_eq!(
+        client.recv().await,
+        json!({"jsonrpc": "2.0", "result": true, "id": 2})
+    );
+    closed(&sink).await;
+    assert!(sink.send(json!(2)).await.is_err());
+    assert!(matches!(
+        sink.try_send(json!(3)),
+        Err(TrySendError::Closed(_))
+    ));
+    // The next message is the answer to the next call: no item came in between.
+    client.send(&call(3, "ping", &json!([]))).await;
+    assert_eq!(
+        client.recv().await,
+        json!({"jsonrpc": "2.0", "result": "pong", "id": 3})
+    );
+
+    // Gone now; and params that name no id are refused precisely.
+    client
+        .send(&call(4, "starknet_unsubscribe", &json!([id])))
+        .await;
+    assert_eq!(client.recv().await["result"], false);
+    client
+        .send(&call(5, "starknet_unsubscribe", &json!({"id": id})))
+        .await;
+    assert_eq!(
+        client.recv().await["error"],
+        json!({
+            "code": -32602,
+            "message": "invalid params: expected the subscription id, as [<id>] or {\"subscription_id\": <id>}"
+        })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_the_connection_ends_every_sink() {
+    let (feeds, mut sinks) = feeds(8);
+    let address = tcp(feeds, Limits::default()).await;
+    let mut client = Lined::connect(address).await;
+    client.send(&call(1, "subscribeNewHeads", &json!({}))).await;
+    client.send(&call(2, "subscribeTicks", &json!({}))).await;
+    let (a, b) = (next_sink(&mut sinks).await, next_sink(&mut sinks).await);
+    client.recv().await;
+    client.recv().await;
+    assert!(!a.is_closed() && !b.is_closed());
+    drop(client);
+    closed(&a).await;
+    closed(&b).await;
+
+    // The same over WebSocket.
+    let (ws_feeds, mut sinks) = subscription_support::feeds(8);
+    let address = websocket(ws_feeds).await;
+    let mut socket = Socket::connect(&format!("ws://{address}/")).await;
+    socket.send(&call(1, "subscribeNewHeads", &json!({}))).await;
+    socket.recv().await;
+    let sink = next_sink(&mut sinks).await;
+    drop(socket);
+    closed(&sink).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_limit_per_connection_refuses_with_a_precise_error() {
+    let (feeds, mut sinks) = feeds(8);
+    let mut limits = Limits::default();
+    limits.max_subscriptions = 2;
+    let address = tcp(feeds, limits).await;
+    let mut client = Lined::connect(address).await;
+    client.send(&call(1, "subscribeNewHeads", &json!({}))).await;
+    let first = client.recv().await["result"].clone();
+    client.send(&call(2, "subscribeTicks", &json!({}))).await;
+    client.recv().await;
+    client.send(&call(3, "subscribeNewHeads", &json!({}))).await;
+    assert_eq!(
+        client.recv().await,
+        json!({
+            "jsonrpc": "2.0",
+            "error": {"code": -32014, "message": "too many subscriptions on this connection (limit: 2)"},
+            "id": 3
+        })
+    );
+    // Refused before the handler ran: two sinks only.
+    let _sinks = (next_sink(&mut sinks).await, next_sink(&mut sinks).await);
+    assert!(sinks.try_recv().is_err());
+
+    // The limit is per connection.
+    let mut other = Lined::connect(address).await;
+    other.send(&call(1, "subscribeNewHeads", &json!({}))).await;
+    assert!(other.recv().await["result"].is_string());
+
+    // Room again once one ends.
+    client
+        .send(&call(4, "starknet_unsubscribe", &json!([first])))
+        .await;
+    assert_eq!(client.recv().await["result"], true);
+    client.send(&call(5, "subscribeNewHeads", &json!({}))).await;
+    assert!(client.recv().await["result"].is_string());
+
+    // A handler's failure is answered as any call's, and takes no room.
+    other.send(&call(2, "subscribeRefused", &json!({}))).await;
+    assert_eq!(
+        other.recv().await["error"],
+        json!({"code": -32000, "message": "no heads"})
+    );
+    other.send(&call(3, "subscribeNewHeads", &json!({}))).await;
+    assert!(
+        other.recv().await["result"].is_string(),
+        "the second of two"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscriptions_in_a_batch_follow_the_batch_answer() {
+    let (feeds, _sinks) = feeds(8);
+    let mut client = Lined::connect(tcp(feeds, Limits::default()).await).await;
+    let batch = format!(
+        "[{},{},{}]",
+        call(1, "subscribeNewHeads", &json!({"items": ["x", "y"]})),
+        call(2, "subscribeCount", &json!([2])),
+        call(3, "ping", &json!([])),
+    );
+    client.send(&batch).await;
+    let answer = client.recv().await;
+    let answers = answer.as_array().expect("the batch answer comes first");
+    assert_eq!(answers.len(), 3);
+    let heads = answers[0]["result"].clone();
+    let count = answers[1]["result"].clone();
+    assert_eq!(answers[2]["result"], "pong");
+    let mut items: Vec<(Value, Value)> = Vec::new();
+    for _ in 0..4 {
+        let item = client.recv().await;
+        items.push((
+            item["params"]["subscription_id"].clone(),
+            item["params"]["result"].clone(),
+        ));
+    }
+    let of = |id: &Value| -> Vec<Value> {
+        items
+            .iter()
+            .filter(|(i, _)| i == id)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    assert_eq!(of(&heads), [json!("x"), json!("y")], "in order");
+    assert_eq!(of(&count), [json!(0), json!(1)], "in order");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_whose_items_end_is_forgotten() {
+    let (feeds, _sinks) = feeds(8);
+    let mut client = Lined::connect(tcp(feeds, Limits::default()).await).await;
+    client.send(&call(1, "subscribeCount", &json!([1]))).await;
+    let id = client.recv().await["result"].clone();
+    assert_eq!(client.recv().await["params"]["result"], 0);
+    // Its pump has ended and forgotten it: unsubscribing finds nothing. (The pump ends
+    // right after its last item; asking until it has is waiting for that state.)
+    let mut serial = 2;
+    loop {
+        client
+            .send(&call(serial, "starknet_unsubscribe", &json!([id])))
             .await;
+        if client.recv().await["result"] == false {
+            break;
+        }
+        // It was still live, and is now unsubscribed: either way it is gone.
+        serial += 1;
+        assert!(serial < 1000, "the ended subscription is forgotten");
     }
-    feeder.publish("other", Item { n: 1 }).await;
-    assert_eq!(next(&mut other).await, item(1));
-    let lagged = tokio::time::timeout(PATIENCE, big.next()).await.unwrap();
-    assert_eq!(lagged, Some(Err(SubscriptionError::Lagged { missed: 48 })));
-    let last = tokio::time::timeout(PATIENCE, big.next()).await.unwrap();
-    assert_eq!(last.unwrap().unwrap()["n"], 48);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn unsubscribing_reaches_the_server() {
-    let (peer, feeder, mut events, mut unmatched) = connected(Peer::builder()).await;
-    let client = peer.client();
-    let dropped: Subscription<Item> = client.subscribe("subscribe", &["a"], &FEED).await.unwrap();
-    assert_eq!(next_event(&mut events).await, "subscribed a \"0x1\"");
-    drop(dropped);
-    assert_eq!(next_event(&mut events).await, "unsubscribed \"0x1\"");
-    let explicit: Subscription<Item> = client.subscribe("subscribe", &["a"], &FEED).await.unwrap();
-    assert_eq!(next_event(&mut events).await, "subscribed a \"0x2\"");
-    assert_eq!(explicit.unsubscribe().await.unwrap(), true);
-    assert_eq!(next_event(&mut events).await, "unsubscribed \"0x2\"");
-    // Nothing is routed to them any more: what comes goes to the handler.
-    assert!(feeder.push_as("\"0x2\"", Item { n: 1 }).await);
-    let other = tokio::time::timeout(PATIENCE, unmatched.recv())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(other.contains("0x2"), "{other}");
+async fn a_pull_only_feed_is_pulled_even_where_pushing_is_possible() {
+    let (feeds, mut sinks) = feeds(8);
+    let mut client = Lined::connect(tcp(feeds, Limits::default()).await).await;
+    client
+        .send(&call(1, "subscribePulled", &json!({"items": [5]})))
+        .await;
+    let id = client.recv().await["result"].clone();
+    assert!(is_random_id(&id));
+    let sink = next_sink(&mut sinks).await;
+    client
+        .send(&call(2, "rpc.stream.next", &json!({"stream": id})))
+        .await;
+    assert_eq!(
+        client.recv().await,
+        json!({"jsonrpc": "2.0", "result": {"item": 5}, "id": 2}),
+        "no notification came first"
+    );
+    client
+        .send(&call(3, "rpc.stream.cancel", &json!({"stream": id})))
+        .await;
+    assert_eq!(client.recv().await["result"], true);
+    closed(&sink).await;
 }
 
-#[test]
-fn dropping_without_a_runtime_does_not_panic() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let (peer, subscription) = runtime.block_on(async {
-        let (peer, _feeder, _events, _) = connected(Peer::builder()).await;
-        let subscription: Subscription<Item> = peer
-            .client()
-            .subscribe("subscribe", &["a"], &FEED)
+/// Accepts one TCP connection on `listener` and serves it as a peer with `byte_budget`,
+/// returning the server's end of it (to watch what it holds).
+async fn accept_one(
+    listener: &tokio::net::TcpListener,
+    server: &Server,
+    byte_budget: usize,
+) -> Peer {
+    let (stream, _) = listener.accept().await.unwrap();
+    let (reader, writer) = stream.into_split();
+    Peer::builder()
+        .serve(server.clone())
+        .byte_budget(byte_budget)
+        .framed(Codec::Newline, reader, writer)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_reads_holds_up_only_itself_and_bounded_memory() {
+    const BUDGET: usize = 64 << 10;
+    const CAPACITY: usize = 4;
+    let (feeds, mut sinks) = feeds(CAPACITY);
+    let server = Server::new(feeds);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+
+    // A subscribes, then never reads again.
+    let stalled_client = tokio::net::TcpStream::connect(address).await.unwrap();
+    let stalled = accept_one(&listener, &server, BUDGET).await;
+    let (_stalled_reader, mut stalled_writer) = stalled_client.into_split();
+    let subscribe = call(1, "subscribeNewHeads", &json!({})) + "\n";
+    tokio::io::AsyncWriteExt::write_all(&mut stalled_writer, subscribe.as_bytes())
+        .await
+        .unwrap();
+    let stalled_sink = next_sink(&mut sinks).await;
+
+    // Its items pile up until the kernel's buffers and then the connection's budget are
+    // full: then its pump waits for room, and its channel fills.
+    let big = Value::String("x".repeat(16 << 10));
+    let producer = {
+        let sink = stalled_sink.clone();
+        let big = big.clone();
+        tokio::spawn(async move { while sink.send(big.clone()).await.is_ok() {} })
+    };
+    until("the stalled connection's budget fills", || {
+        stalled.queued_bytes() >= BUDGET
+    })
+    .await;
+    let deadline = tokio::time::Instant::now() + subscription_support::PATIENCE;
+    let mut full = false;
+    while !full {
+        assert!(tokio::time::Instant::now() < deadline, "the channel fills");
+        full = matches!(
+            stalled_sink.try_send(big.clone()),
+            Err(TrySendError::Full(_))
+        );
+        tokio::task::yield_now().await;
+    }
+
+    // B is served as if A did not exist.
+    let mut client = Lined::connect(address).await;
+    let _served = accept_one(&listener, &server, BUDGET).await;
+    client.send(&call(1, "subscribeNewHeads", &json!({}))).await;
+    let id = client.recv().await["result"].clone();
+    let sink = next_sink(&mut sinks).await;
+    for n in 0..3 {
+        sink.send(json!(n)).await.unwrap();
+        let item = client.recv().await;
+        assert_eq!(item["params"], json!({"subscription_id": id, "result": n}));
+    }
+    client.send(&call(2, "ping", &json!([]))).await;
+    assert_eq!(client.recv().await["result"], "pong");
+
+    // What the server holds for A stayed within its budget, plus one item and the answer.
+    let item_message = 200 + (16 << 10);
+    assert!(
+        stalled.queued_bytes_peak() <= BUDGET + item_message,
+        "{}",
+        stalled.queued_bytes_peak()
+    );
+    assert!(!stalled_sink.is_closed(), "A is slow, not gone");
+    assert!(!producer.is_finished(), "A's producer waits for room");
+    producer.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_item_follows_the_unsubscribe_answer_even_with_items_queued() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    const QUEUED: usize = 256 << 10;
+    let (feeds, mut sinks) = feeds(4);
+    let server = Server::new(feeds);
+    // A pipe with a small buffer: the server writes only as fast as the client reads.
+    let (near, far) = tokio::io::duplex(1024);
+    let (far_reader, far_writer) = tokio::io::split(far);
+    let served = Peer::builder()
+        .serve(server)
+        .framed(Codec::Newline, far_reader, far_writer);
+    let (reader, mut writer) = tokio::io::split(near);
+    let mut lines = BufReader::new(reader).lines();
+    let mut recv = async move || -> Value {
+        let line = tokio::time::timeout(subscription_support::PATIENCE, lines.next_line())
             .await
-            .unwrap();
-        (peer, subscription)
-    });
-    drop(runtime);
-    drop(subscription);
-    drop(peer);
-}
+            .expect("a message in time")
+            .unwrap()
+            .expect("open");
+        serde_json::from_str(&line).unwrap()
+    };
+    let subscribe = call(1, "subscribeNewHeads", &json!({})) + "\n";
+    writer.write_all(subscribe.as_bytes()).await.unwrap();
+    let id = recv().await["result"].clone();
+    let sink = next_sink(&mut sinks).await;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_closed_connection_ends_the_stream_with_closed() {
-    let (feeder, _events) = Feeder::new("0x");
-    let (listener, address) = listener().await;
-    let (stop, stopped) = oneshot::channel::<()>();
-    let serving = ws_server(feeder.clone(), listener, async {
-        let _ = stopped.await;
-    });
-    let peer = ws::connect(
-        format!("ws://{address}/"),
-        Peer::builder(),
-        Settings::default(),
-    )
-    .await
-    .unwrap();
-    let mut feed: Subscription<Item> = peer
-        .client()
-        .subscribe("subscribe", &["a"], &FEED)
-        .await
-        .unwrap();
-    feeder.publish("a", Item { n: 1 }).await;
-    drop(stop);
-    serving.await.unwrap();
-    // What came before the end is still given, then the end, then nothing.
-    assert_eq!(next(&mut feed).await, item(1));
-    assert_eq!(next(&mut feed).await, Some(Err(SubscriptionError::Closed)));
-    assert_eq!(next(&mut feed).await, None);
-    assert_eq!(next(&mut feed).await, None);
-}
-
-/// Waits up to [`PATIENCE`] for `states` to reach `wanted`.
-async fn reach(states: &mut watch::Receiver<ConnectionState>, wanted: ConnectionState) {
-    let reached = matches!(
-        tokio::time::timeout(PATIENCE, states.wait_for(|state| *state == wanted)).await,
-        Ok(Ok(_))
-    );
-    assert!(reached, "still {:?}", *states.borrow());
-}
-
-/// How a test starts a server of a feeder on a listener, until a shutdown.
-type Start = fn(Feeder, tokio::net::TcpListener, oneshot::Receiver<()>) -> JoinHandle<()>;
-
-/// A subscription lives through a server restarted on the same port: the reconnecting
-/// `client` re-issues it, and it says so before the new server's items.
-async fn survives_a_restart(
-    start: Start,
-    connect: impl FnOnce(SocketAddr) -> (Client, watch::Receiver<ConnectionState>),
-) {
-    let (listener, address) = listener().await;
-    let (first, _first_events) = Feeder::new("0xa");
-    let (stop, stopped) = oneshot::channel();
-    let serving = start(first.clone(), listener, stopped);
-    let (client, mut states) = connect(address);
-    let mut feed: Subscription<Item> = client.subscribe("subscribe", &["t"], &FEED).await.unwrap();
-    let mut quiet: Subscription<Item> = client.subscribe("subscribe", &["q"], &FEED).await.unwrap();
-    assert_eq!(feed.id().to_string(), "\"0xa1\"");
-    first.publish("t", Item { n: 1 }).await;
-    assert_eq!(next(&mut feed).await, item(1));
-
-    drop(stop);
-    serving.await.unwrap();
-    reach(
-        &mut states,
-        ConnectionState::Waiting {
-            delay: Duration::from_millis(20),
-        },
-    )
+    // 32 items of 16 KiB, unread: past what the pipe and the writer's buffer take, the
+    // rest waits in the connection's queue (within its budget: it still reads).
+    let big = Value::String("x".repeat(16 << 10));
+    let producer = {
+        let sink = sink.clone();
+        tokio::spawn(async move {
+            for _ in 0..32 {
+                if sink.send(big.clone()).await.is_err() {
+                    break; // unsubscribed before the last ones
+                }
+            }
+        })
+    };
+    until("items wait in the queue", || {
+        served.queued_bytes() >= QUEUED
+    })
     .await;
-    let (second, mut second_events) = Feeder::new("0xb");
-    let listener = tokio::net::TcpListener::bind(address).await.unwrap();
-    let (_keep, stopped) = oneshot::channel();
-    let _serving = start(second.clone(), listener, stopped);
-    // Both subscriptions come back, with their topics (their original params).
-    let mut topics = Vec::new();
-    for _ in 0..2 {
-        let event = next_event(&mut second_events).await;
-        topics.push(event.split(' ').nth(1).unwrap().to_owned());
+    let unsubscribe = call(2, "starknet_unsubscribe", &json!([id])) + "\n";
+    let ping = call(3, "ping", &json!([])) + "\n";
+    writer.write_all(unsubscribe.as_bytes()).await.unwrap();
+    writer.write_all(ping.as_bytes()).await.unwrap();
+
+    // The answers may come in either order (the ping's may pass the queue); items
+    // only before the unsubscribe's.
+    let (mut items_before, mut ponged) = (0, false);
+    loop {
+        let message = recv().await;
+        if message["id"] == 2 {
+            assert_eq!(message["result"], true);
+            break;
+        }
+        if message["id"] == 3 {
+            ponged = true;
+            continue;
+        }
+        assert_eq!(message["params"]["subscription_id"], id, "{message}");
+        items_before += 1;
     }
-    topics.sort();
-    assert_eq!(topics, ["q", "t"]);
-    assert_eq!(
-        next(&mut feed).await,
-        Some(Err(SubscriptionError::Resubscribed))
-    );
-    assert!(feed.id().to_string().starts_with("\"0xb"), "{}", feed.id());
-    second.publish("t", Item { n: 2 }).await;
-    assert_eq!(next(&mut feed).await, item(2));
-    assert_eq!(
-        next(&mut quiet).await,
-        Some(Err(SubscriptionError::Resubscribed))
-    );
-    // Dropping it now unsubscribes on the new connection, by its new id.
-    let id = quiet.id().to_string();
-    drop(quiet);
-    assert_eq!(
-        next_event(&mut second_events).await,
-        format!("unsubscribed {id}")
-    );
-}
-
-fn start_ws(
-    feeder: Feeder,
-    listener: tokio::net::TcpListener,
-    stop: oneshot::Receiver<()>,
-) -> JoinHandle<()> {
-    ws_server(feeder, listener, async {
-        let _ = stop.await;
-    })
-}
-
-fn start_tcp(
-    feeder: Feeder,
-    listener: tokio::net::TcpListener,
-    stop: oneshot::Receiver<()>,
-) -> JoinHandle<()> {
-    tcp_server(feeder, listener, async {
-        let _ = stop.await;
-    })
-}
-
-/// Real delays between attempts, short and fixed, so that the state waited for is known.
-fn policy() -> Reconnect {
-    Reconnect::Fixed(Duration::from_millis(20))
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn subscriptions_survive_a_restart_under_ws_reconnecting() {
-    survives_a_restart(start_ws, |address| {
-        let builder = Peer::builder().timeout(PATIENCE);
-        ws::Reconnecting::connect_watched(
-            format!("ws://{address}/"),
-            builder,
-            Settings::default(),
-            policy(),
-        )
-        .unwrap()
-    })
-    .await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn subscriptions_survive_a_restart_under_stream_reconnecting() {
-    survives_a_restart(start_tcp, |address| {
-        let builder = Peer::builder().timeout(PATIENCE);
-        stream::Reconnecting::tcp_watched(builder, Codec::Newline, address.to_string(), policy())
-    })
-    .await;
+    assert!(items_before > 0, "items were queued when it was read");
+    // Nothing of the subscription after its answer: only the answers to the pings.
+    let ping = call(4, "ping", &json!([])) + "\n";
+    writer.write_all(ping.as_bytes()).await.unwrap();
+    for _ in 0..if ponged { 1 } else { 2 } {
+        let message = recv().await;
+        assert_eq!(
+            message["result"], "pong",
+            "no item after the unsubscribe's answer"
+        );
+    }
+    closed(&sink).await;
+    producer.await.unwrap();
 }

@@ -3,6 +3,7 @@
 //! [`write_typed_call`](crate::protocol::write_typed_call)).
 
 use crate::protocol::{ErrorObject, IdKind, Members, Response, Responses};
+use bytes::Bytes;
 use serde_json::value::RawValue;
 
 /// The id of a response, as far as the client cares: it only issues `u64` ids.
@@ -55,4 +56,19 @@ fn visit<'a>(
         _ => ResponseId::Other,
     };
     each(id, response.payload);
+}
+
+/// `part` as a slice of `whole` when it lies inside it (no copy), else a copy.
+pub(crate) fn slice_of(whole: &Bytes, part: &[u8]) -> Bytes {
+    let start = whole.as_ptr() as usize;
+    let part_start = part.as_ptr() as usize;
+    let inside = part_start >= start
+        && part_start
+            .checked_add(part.len())
+            .is_some_and(|end| end <= start + whole.len());
+    if inside {
+        whole.slice_ref(part)
+    } else {
+        Bytes::copy_from_slice(part)
+    }
 }

@@ -77,6 +77,7 @@ mod registry;
 mod route;
 mod slot;
 mod subscription;
+mod subscription_id;
 mod transport_error;
 
 pub use batch::{Batch, Handle, Replies};

@@ -5,7 +5,7 @@
 //! with the same params ends it early.
 
 use super::slot::Next;
-use super::subscription::{OneParam, SubscriptionId};
+use super::subscription_id::{OneParam, SubscriptionId};
 use super::{Client, Error};
 use bytes::Bytes;
 use serde::{Deserialize, Deserializer};

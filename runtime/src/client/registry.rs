@@ -8,7 +8,7 @@
 //! re-issued on the next one; a closed connection ends them all.
 
 use super::slot::Slot;
-use super::subscription::SubscriptionId;
+use super::subscription_id::SubscriptionId;
 use crate::protocol::Feed;
 use bytes::Bytes;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
@@ -22,8 +22,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 #[derive(Default)]
 pub(crate) struct Registry {
     routes: Mutex<Routes>,
-    /// Whether any subscription is routed: the reader's fast path.
-    routed: AtomicBool,
+    /// Whether any subscription is routed: the reader's fast path, shared with the
+    /// client's inboxes.
+    routed: Arc<AtomicBool>,
     next_serial: AtomicU64,
 }
 
@@ -53,9 +54,10 @@ impl Registry {
         self.next_serial.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Whether any subscription is routed now.
-    pub(crate) fn is_routing(&self) -> bool {
-        self.routed.load(Ordering::Acquire)
+    /// Whether any subscription is routed now, as a flag to read without the
+    /// registry.
+    pub(crate) fn routing(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.routed)
     }
 
     /// Routes `slot`'s items by the id `result` (the subscribe call's result) from now
@@ -131,7 +133,7 @@ impl Registry {
             return false;
         };
         slot.push(
-            super::route::slice_of(message, item.get().as_bytes()),
+            super::codec::slice_of(message, item.get().as_bytes()),
             message.len(),
         );
         true

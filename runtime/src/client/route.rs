@@ -1,12 +1,13 @@
 //! Routing answers to the calls waiting for them, and the [`Inbox`] of stream transports.
 
-use super::codec::{self, ResponseId};
+use super::codec::{self, ResponseId, slice_of};
 use super::error::UntypedFailure;
 use super::pending::{Outcome, Pending};
 use super::registry::Registry;
 use crate::protocol::ErrorObject;
 use bytes::Bytes;
 use serde_json::value::RawValue;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 
 /// Routes the answer to one request/response exchange (an HTTP response body, say) to
@@ -92,6 +93,8 @@ pub(crate) fn read_answer(answer: &Bytes, ids: &[u64], outcomes: &mut [Option<Ou
 pub struct Inbox {
     pending: Weak<Pending>,
     subscriptions: Weak<Registry>,
+    /// Whether any subscription is routed (the registry's flag).
+    routing: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Inbox {
@@ -105,6 +108,7 @@ impl Inbox {
         Self {
             pending: Arc::downgrade(pending),
             subscriptions: Arc::downgrade(subscriptions),
+            routing: subscriptions.routing(),
         }
     }
 
@@ -112,9 +116,7 @@ impl Inbox {
     /// [`route_notification`](Self::route_notification) takes nothing, and a transport
     /// need not ask it.
     pub fn routes_notifications(&self) -> bool {
-        self.subscriptions
-            .upgrade()
-            .is_some_and(|registry| registry.is_routing())
+        self.routing.load(Ordering::Acquire)
     }
 
     /// Offers a notification received (`method`, its `params`, borrowed from the whole
@@ -205,21 +207,6 @@ fn outcome(answer: &Bytes, body: Result<&RawValue, ErrorObject>) -> Outcome {
     match body {
         Ok(result) => Ok(slice_of(answer, result.get().as_bytes())),
         Err(error) => Err(UntypedFailure::Error(error)),
-    }
-}
-
-/// `part` as a slice of `whole` when it lies inside it (no copy), else a copy.
-pub(crate) fn slice_of(whole: &Bytes, part: &[u8]) -> Bytes {
-    let start = whole.as_ptr() as usize;
-    let part_start = part.as_ptr() as usize;
-    let inside = part_start >= start
-        && part_start
-            .checked_add(part.len())
-            .is_some_and(|end| end <= start + whole.len());
-    if inside {
-        whole.slice_ref(part)
-    } else {
-        Bytes::copy_from_slice(part)
     }
 }
 

@@ -12,7 +12,7 @@
 //! follow the gap. A consumer that needs every item uses a pull stream (backpressure by
 //! construction) or a larger buffer ([`Builder::subscription_buffer`](super::Builder::subscription_buffer)).
 
-use super::subscription::SubscriptionId;
+use super::subscription_id::SubscriptionId;
 use crate::protocol::{ErrorObject, Feed};
 use bytes::Bytes;
 use serde_json::value::RawValue;

@@ -1,55 +1,11 @@
-//! Subscriptions: a typed [`Stream`] of the items a server sends after a subscribe call,
-//! whether it pushes them (WebSocket, byte streams) or they are pulled (plain HTTP).
-//!
-//! ```no_run
-//! # async fn demo(client: rpcsmith::client::Client) -> Result<(), rpcsmith::client::Error> {
-//! use futures_util::StreamExt;
-//! use rpcsmith::client::{Subscription, SubscriptionError};
-//! use rpcsmith::protocol::Feed;
-//!
-//! static NEW_HEADS: Feed = Feed::push("starknet_subscriptionNewHeads", "subscription_id", "result")
-//!     .unsubscribe("starknet_unsubscribe", "subscription_id", false);
-//!
-//! let mut heads: Subscription<serde_json::Value> =
-//!     client.subscribe("starknet_subscribeNewHeads", &(), &NEW_HEADS).await?;
-//! while let Some(head) = heads.next().await {
-//!     match head {
-//!         Ok(head) => println!("{head}"),
-//!         Err(SubscriptionError::Lagged { missed }) => eprintln!("missed {missed} heads"),
-//!         Err(SubscriptionError::Resubscribed) => eprintln!("reconnected; heads may be missing"),
-//!         Err(error) => eprintln!("{error}"),
-//!     }
-//! }
-//! # Ok(()) }
-//! ```
-//!
-//! **Push.** On a transport that receives pushes ([`Transport::receives_pushes`]: the
-//! peer transports), the items come as the [`Feed`]'s notification and the runtime
-//! routes each to its subscription by (notification method, subscription id); a
-//! notification that arrives right after the subscribe call's answer is not lost (the
-//! subscription is routed as the answer is read, before the next message). Each
-//! subscription buffers what its consumer has not taken yet, bounded in items and in
-//! bytes ([`Builder::subscription_buffer`](super::Builder::subscription_buffer)); a
-//! full buffer drops its oldest items and says so with
-//! [`SubscriptionError::Lagged`]. Waiting instead (backpressure) would stall the
-//! connection's reader, and with it every call and subscription of that connection.
-//!
-//! **Pull.** Where the transport cannot receive pushes (HTTP, in-memory), or the feed
-//! is [`pull_only`](Feed::pull_only), the subscription asks for each item with
-//! `rpc.stream.next` (`{"stream": id}` → `{"item": …}`, `{"idle": true}` to ask again,
-//! or `{"done": true}` at the end), one request at a time, only while it is polled:
-//! backpressure by construction. Unsubscribing sends `rpc.stream.cancel`.
-//!
-//! **Ends.** Dropping a subscription (or [`Subscription::unsubscribe`]) stops routing
-//! it and sends the feed's unsubscribe method. A closed connection ends every
-//! subscription with [`SubscriptionError::Closed`], then `None`. A reconnecting client
-//! (`ws::Reconnecting`, `stream::Reconnecting`) re-issues every live subscription on its
-//! new connection, with the same method and params, and the stream goes on after
-//! [`SubscriptionError::Resubscribed`] (items sent in between are missed).
+//! Subscriptions: a typed stream of the items a server sends after a subscribe call
+//! ([`Subscription`]), and how a client makes one.
 
 use super::error::UntypedFailure;
 use super::pull;
 use super::slot::{Next, Slot};
+use super::subscription_id::OneParam;
+pub use super::subscription_id::SubscriptionId;
 use super::{Client, DeclaredError, Error, Shared};
 use crate::protocol::{ErrorObject, Feed, Mismatch, mismatch, write_typed_call};
 use bytes::Bytes;
@@ -63,49 +19,6 @@ use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
-
-/// A subscription's id, as the server assigned it: the JSON text of its subscribe
-/// call's result (`"0x4f2a…"` with its quotes, or `7`). Displayed as that text.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct SubscriptionId(Arc<str>);
-
-impl SubscriptionId {
-    /// The id whose JSON text is `json` (valid JSON).
-    pub(crate) fn new(json: &str) -> Self {
-        Self(json.into())
-    }
-
-    /// The id a subscribe call's result names. Strings are compared by value: one
-    /// written with escapes is kept in the plain form a notification most likely uses.
-    pub(crate) fn from_result(result: &[u8]) -> Self {
-        let text = String::from_utf8_lossy(result);
-        let text = text.trim();
-        if text.starts_with('"') && text.contains('\\') {
-            if let Ok(plain) = serde_json::from_str::<String>(text) {
-                if let Ok(json) = serde_json::to_string(&plain) {
-                    return Self(json.into());
-                }
-            }
-        }
-        Self(text.into())
-    }
-
-    /// The id's JSON text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// The id as a JSON value, to send back.
-    pub(crate) fn as_raw(&self) -> Option<&RawValue> {
-        serde_json::from_str(&self.0).ok()
-    }
-}
-
-impl fmt::Display for SubscriptionId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// What a [`Subscription`] yields instead of an item. [`Closed`](Self::Closed),
 /// [`Server`](Self::Server) and [`Protocol`](Self::Protocol) end the stream (the next
@@ -158,12 +71,65 @@ impl fmt::Display for SubscriptionError {
 
 impl std::error::Error for SubscriptionError {}
 
-/// A subscription's items, typed `T`, as a [`Stream`] of `Result<T, SubscriptionError>`;
-/// made by [`Client::subscribe`]. See the [module docs](self).
+/// A subscription's items, typed `T`, as a [`Stream`] of `Result<T, SubscriptionError>`,
+/// whether the server pushes them (WebSocket, byte streams) or they are pulled (plain
+/// HTTP); made by [`Client::subscribe`].
+///
+/// ```no_run
+/// # async fn demo(client: rpcsmith::client::Client) -> Result<(), rpcsmith::client::Error> {
+/// use futures_util::StreamExt;
+/// use rpcsmith::client::{Subscription, SubscriptionError};
+/// use rpcsmith::protocol::Feed;
+///
+/// static NEW_HEADS: Feed = Feed::push("starknet_subscriptionNewHeads", "subscription_id", "result")
+///     .unsubscribe("starknet_unsubscribe", "subscription_id", false);
+///
+/// let mut heads: Subscription<serde_json::Value> =
+///     client.subscribe("starknet_subscribeNewHeads", &(), &NEW_HEADS).await?;
+/// while let Some(head) = heads.next().await {
+///     match head {
+///         Ok(head) => println!("{head}"),
+///         Err(SubscriptionError::Lagged { missed }) => eprintln!("missed {missed} heads"),
+///         Err(SubscriptionError::Resubscribed) => eprintln!("reconnected; heads may be missing"),
+///         Err(error) => eprintln!("{error}"),
+///     }
+/// }
+/// # Ok(()) }
+/// ```
+///
+/// **Push.** On a transport that receives pushes ([`Transport::receives_pushes`](super::Transport::receives_pushes): the
+/// peer transports), the items come as the [`Feed`]'s notification and the runtime
+/// routes each to its subscription by (notification method, subscription id); a
+/// notification that arrives right after the subscribe call's answer is not lost (the
+/// subscription is routed as the answer is read, before the next message). Each
+/// subscription buffers what its consumer has not taken yet, bounded in items and in
+/// bytes ([`Builder::subscription_buffer`](super::Builder::subscription_buffer)); a
+/// full buffer drops its oldest items and says so with
+/// [`SubscriptionError::Lagged`]. Waiting instead (backpressure) would stall the
+/// connection's reader, and with it every call and subscription of that connection.
+/// (Items come as single notifications: one inside a batch goes to the peer's own
+/// handler.) A notification that matches no subscription goes to that handler too, as
+/// without subscriptions.
+///
+/// **Pull.** Where the transport cannot receive pushes (HTTP, in-memory), or the feed
+/// is [`pull_only`](Feed::pull_only), the subscription asks for each item with
+/// `rpc.stream.next` (`{"stream": id}` → `{"item": …}`, `{"idle": true}` to ask again,
+/// or `{"done": true}` at the end), one request at a time, only while it is polled:
+/// backpressure by construction. Unsubscribing sends `rpc.stream.cancel`. Each
+/// `rpc.stream.next` waits up to the client's timeout: keep it above the server's pull
+/// wait (20 s by default), or every request times out and is asked again (over HTTP an
+/// item the server gives to a request that timed out is lost).
+///
+/// **Ends.** Dropping a subscription (or [`Subscription::unsubscribe`]) stops routing
+/// it and sends the feed's unsubscribe method. A closed connection ends every
+/// subscription with [`SubscriptionError::Closed`], then `None`. A reconnecting client
+/// (`ws::Reconnecting`, `stream::Reconnecting`) re-issues every live subscription on its
+/// new connection, with the same method and params, and the stream goes on after
+/// [`SubscriptionError::Resubscribed`] (items sent in between are missed).
 ///
 /// Dropping it unsubscribes, best effort: the subscription is routed no more at once,
-/// and the feed's unsubscribe method is sent from a task, never blocking the drop (and
-/// not at all without a Tokio runtime).
+/// and the unsubscribe call is sent from a task, never blocking the drop (and not at
+/// all without a Tokio runtime).
 #[must_use = "a subscription does nothing unless polled; dropping it unsubscribes"]
 pub struct Subscription<T> {
     client: Client,
@@ -381,25 +347,10 @@ impl Unsent {
     }
 }
 
-/// `{name: id}`.
-pub(crate) struct OneParam<'a> {
-    pub(crate) name: &'a str,
-    pub(crate) id: &'a RawValue,
-}
-
-impl Serialize for OneParam<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry(self.name, self.id)?;
-        map.end()
-    }
-}
-
 impl Client {
     /// Calls `method(params)`, which subscribes to the items `feed` describes, and
-    /// returns them as a [`Subscription`] of `T`, pushed or pulled (see the
-    /// [module docs](super::subscription)). The method declares no errors.
+    /// returns them as a [`Subscription`] of `T`, pushed or pulled (see there). The
+    /// method declares no errors.
     ///
     /// # Errors
     ///

@@ -10,7 +10,7 @@ use crate::protocol::ErrorObject;
 
 use super::context::Context;
 use super::encoded::{Encoded, encode};
-use super::streams::StreamCall;
+use super::stream_call::StreamCall;
 
 /// A boxed, sendable future, as middleware and handlers return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -26,7 +26,9 @@ pub type CallResult = Result<Encoded, ErrorObject>;
 /// no longer borrows the message, so an engine may run it anywhere.
 ///
 /// Names starting with `rpc.` never reach a dispatcher: the engine answers `rpc.discover`
-/// with [`Dispatch::document`] and every other `rpc.*` name with `-32601`.
+/// with [`Dispatch::document`], `rpc.stream.next` and `rpc.stream.cancel` from its pull
+/// streams (so do `kotlinx.rpc.jsonrpc.internal.nextFlowValue` and `…cancelFlow`; see
+/// [`subscribe`](super::subscribe)), and every other `rpc.*` name with `-32601`.
 ///
 /// ```
 /// use rpcsmith::protocol::{ErrorObject, mismatch};

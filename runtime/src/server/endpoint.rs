@@ -9,6 +9,7 @@ use super::context::Context;
 use super::dispatch::{Dispatch, Reply, ReplyInner};
 use super::encoded::Encoded;
 use super::limits::Limits;
+use super::pull::FLOW_PREFIX;
 use super::streams::Streams;
 
 /// The dispatcher, behind the `rpc.*` names it never sees.
@@ -44,6 +45,12 @@ impl Endpoint {
     pub(crate) fn call(&self, method: &str, params: Option<&RawValue>, context: Context) -> Reply {
         if method.starts_with("rpc.") {
             return self.reserved(method, params);
+        }
+        // The kotlinx-rpc JSON-RPC proposal's two pull methods (see `server::subscribe`).
+        if method.starts_with(FLOW_PREFIX)
+            && let Some(reply) = self.streams.answer(method, params)
+        {
+            return reply;
         }
         match self.dispatch.call(method, params, context) {
             Reply(ReplyInner::Stream(call)) => self.streams.resolve(call),

@@ -18,7 +18,10 @@
 //!   message is never sent.
 //! - **`rpc.*` names** are reserved: `rpc.discover` answers [`Dispatch::document`],
 //!   `rpc.stream.next` and `rpc.stream.cancel` serve pull streams (see [`subscribe`]),
-//!   any other `rpc.*` name `-32601`; a dispatcher never sees them.
+//!   any other `rpc.*` name `-32601`; a dispatcher never sees them. Nor does it see
+//!   the two pull methods of the kotlinx-rpc JSON-RPC proposal,
+//!   `kotlinx.rpc.jsonrpc.internal.nextFlowValue` and `…cancelFlow`, which the engine
+//!   answers for the same streams.
 //! - **Subscriptions** ([`subscribe`], [`unsubscribe`], [`Items`], [`channel`]): the
 //!   engine assigns ids, pushes items through the connection's [`Pushes`] where its
 //!   transport can push, and serves them as pull streams elsewhere.
@@ -85,6 +88,7 @@ mod pull;
 mod push;
 mod respond;
 mod shared;
+mod stream_call;
 mod streams;
 mod subscription;
 

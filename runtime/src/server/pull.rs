@@ -27,16 +27,24 @@ use tokio::time::Instant;
 
 use crate::protocol::{ErrorObject, Feed};
 
-use super::dispatch::Reply;
+use super::dispatch::{CallResult, Reply};
 use super::encoded::Encoded;
 use super::limits::Limits;
 use super::push::{encoded_id, random_id};
-use super::subscription::EncodedItems;
+use super::stream_call::EncodedItems;
 
 /// The method that asks for a pull stream's next item.
 pub(crate) const NEXT: &str = "rpc.stream.next";
 /// The method that ends a pull stream.
 pub(crate) const CANCEL: &str = "rpc.stream.cancel";
+/// The kotlinx-rpc JSON-RPC proposal's `next`: the item is the result.
+pub(crate) const FLOW_NEXT: &str = "kotlinx.rpc.jsonrpc.internal.nextFlowValue";
+/// The kotlinx-rpc JSON-RPC proposal's `cancel`.
+pub(crate) const FLOW_CANCEL: &str = "kotlinx.rpc.jsonrpc.internal.cancelFlow";
+/// What the proposal's `next` answers once the stream has ended.
+const FLOW_COMPLETED: i64 = -32001;
+/// The prefix of the proposal's reserved names.
+pub(crate) const FLOW_PREFIX: &str = "kotlinx.rpc.jsonrpc.internal.";
 
 /// How `rpc.stream.*` params name the stream: `{"stream": id}` or `[id]`.
 static STREAM_PARAM: Feed = Feed::pull().unsubscribe(CANCEL, "stream", false);
@@ -111,41 +119,82 @@ impl Pulls {
         true
     }
 
-    /// Answers `rpc.stream.next` and `rpc.stream.cancel`; `None` for other names.
+    /// Answers `rpc.stream.next` and `rpc.stream.cancel`, and the kotlinx-rpc
+    /// proposal's `nextFlowValue` and `cancelFlow`; `None` for other names.
     pub(crate) fn answer(
         self: &Arc<Self>,
         method: &str,
         params: Option<&RawValue>,
     ) -> Option<Reply> {
-        let reply = match (method, stream_id(params)) {
-            (NEXT | CANCEL, Err(error)) => Reply::err(error),
-            (NEXT, Ok(id)) => self.next(id),
-            (CANCEL, Ok(id)) => Reply::ok(&self.remove(id)),
+        let protocol = match method {
+            NEXT | CANCEL => Protocol::Stream,
+            FLOW_NEXT | FLOW_CANCEL => Protocol::Flow,
             _ => return None,
         };
-        Some(reply)
+        let id = match stream_id(params) {
+            Ok(id) => id,
+            Err(error) => return Some(Reply::err(error)),
+        };
+        Some(match method {
+            NEXT | FLOW_NEXT => self.next(id, protocol),
+            _ => Reply::ok(&self.remove(id)),
+        })
     }
 
-    fn next(self: &Arc<Self>, id: &str) -> Reply {
+    fn next(self: &Arc<Self>, id: &str, protocol: Protocol) -> Reply {
         let stream = self.state().live.get(id).cloned();
         let Some(stream) = stream else {
             return Reply::err(unknown_stream(id));
         };
-        let (pulls, id, wait) = (Arc::clone(self), Box::<str>::from(id), self.wait);
+        let pulls = Arc::clone(self);
+        let id = Box::<str>::from(id);
+        // The proposal has no `idle` answer: its `next` waits as long as the call may.
+        let wait = (protocol == Protocol::Stream).then_some(self.wait);
         Reply::future(async move {
             stream.touch();
-            let answer = stream.next_item(wait).await;
+            let pulled = stream.next_item(wait).await;
             stream.touch();
-            if answer.get() == DONE {
+            if let Pulled::Done = pulled {
                 pulls.remove(&id);
             }
-            Ok(Encoded::from_raw(&answer))
+            protocol.answer(pulled)
         })
     }
 }
 
-const DONE: &str = r#"{"done":true}"#;
-const IDLE: &str = r#"{"idle":true}"#;
+/// Which of the two pull protocols a call speaks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Protocol {
+    /// `rpc.stream.*`: `{"item": …}`, `{"idle": true}`, `{"done": true}`.
+    Stream,
+    /// The kotlinx-rpc proposal's: the item as the result, `-32001` at the end.
+    Flow,
+}
+
+/// What one `next` got from a stream.
+enum Pulled {
+    Item(Box<RawValue>),
+    Idle,
+    Done,
+}
+
+impl Protocol {
+    fn answer(self, pulled: Pulled) -> CallResult {
+        let text = match (self, pulled) {
+            (Protocol::Flow, Pulled::Item(item)) => return Ok(Encoded::from_raw(&item)),
+            (Protocol::Flow, Pulled::Idle | Pulled::Done) => {
+                return Err(ErrorObject::new(FLOW_COMPLETED, "Flow completed"));
+            }
+            (Protocol::Stream, Pulled::Item(item)) => format!(r#"{{"item":{}}}"#, item.get()),
+            (Protocol::Stream, Pulled::Idle) => r#"{"idle":true}"#.to_owned(),
+            (Protocol::Stream, Pulled::Done) => r#"{"done":true}"#.to_owned(),
+        };
+        match serde_json::from_str::<&RawValue>(&text) {
+            Ok(raw) => Ok(Encoded::from_raw(raw)),
+            Err(_) => Err(ErrorObject::internal_error()),
+        }
+    }
+}
 
 fn unknown_stream(id: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!(
@@ -182,34 +231,41 @@ impl PullStream {
         }
     }
 
-    /// The answer to one `rpc.stream.next`.
-    async fn next_item(&self, wait: Duration) -> Box<RawValue> {
+    /// The next item, waiting at most `wait` (`None`: as long as it takes).
+    async fn next_item(&self, wait: Option<Duration>) -> Pulled {
         let mut items = self.items.lock().await;
-        let text = loop {
+        loop {
             let Some(stream) = items.as_mut() else {
-                break DONE.to_owned();
+                return Pulled::Done;
+            };
+            let next = async {
+                match wait {
+                    Some(wait) => tokio::time::timeout(wait, stream.next()).await.ok(),
+                    None => Some(stream.next().await),
+                }
             };
             let item = tokio::select! {
                 biased;
-                () = self.ended.notified() => {
-                    items.take();
-                    break DONE.to_owned();
-                }
-                item = tokio::time::timeout(wait, stream.next()) => item,
+                () = self.ended.notified() => None,
+                item = next => Some(item),
             };
             match item {
-                Err(_) => break IDLE.to_owned(),
-                Ok(None) => {
+                // Ended (cancelled, expired) while waiting.
+                None => {
                     items.take();
-                    break DONE.to_owned();
+                    return Pulled::Done;
                 }
-                Ok(Some(Ok(item))) => break format!(r#"{{"item":{}}}"#, item.get()),
-                Ok(Some(Err(error))) => {
+                Some(None) => return Pulled::Idle,
+                Some(Some(None)) => {
+                    items.take();
+                    return Pulled::Done;
+                }
+                Some(Some(Some(Ok(item)))) => return Pulled::Item(item),
+                Some(Some(Some(Err(error)))) => {
                     tracing::error!(%error, "a pull stream's item could not be serialized; skipped");
                 }
             }
-        };
-        RawValue::from_string(text).unwrap_or_default()
+        }
     }
 }
 

@@ -25,7 +25,8 @@ use crate::protocol::{ErrorObject, Feed, IdKind};
 
 use super::dispatch::BoxFuture;
 use super::encoded::Encoded;
-use super::subscription::{Closed, EncodedItems};
+use super::stream_call::EncodedItems;
+use super::subscription::Closed;
 
 /// What a transport offers the server engine for pushing to one connection.
 ///
@@ -96,8 +97,26 @@ struct Registry {
     last_number: u64,
     /// Subscriptions whose handler is still running.
     reserved: usize,
-    /// Live subscriptions by id (JSON text); dropping the sender stops the pump.
-    live: HashMap<Box<str>, oneshot::Sender<()>>,
+    /// Live subscriptions by id (JSON text).
+    live: HashMap<Box<str>, Live>,
+}
+
+/// A live subscription, as its registry holds it.
+struct Live {
+    /// Dropped: the pump stops.
+    stop: oneshot::Sender<()>,
+    /// Told (by being dropped) when the pump has stopped.
+    stopped: oneshot::Receiver<()>,
+}
+
+/// A subscription being ended: resolves once its pump has stopped, so that nothing of
+/// it is queued any more.
+pub(crate) struct Ending(oneshot::Receiver<()>);
+
+impl Ending {
+    pub(crate) async fn stopped(self) {
+        let _ = self.0.await;
+    }
 }
 
 impl Pushes {
@@ -142,12 +161,13 @@ impl Pushes {
         })
     }
 
-    /// Ends the live subscription `id` (JSON text) of this connection; whether there
-    /// was one.
-    pub(crate) fn remove(&self, id: &str) -> bool {
-        // The sender is dropped outside the lock: the pump wakes to stop.
-        let removed = self.registry().live.remove(id);
-        removed.is_some()
+    /// Ends the live subscription `id` (JSON text) of this connection, if there is
+    /// one: its pump is told to stop.
+    pub(crate) fn end(&self, id: &str) -> Option<Ending> {
+        // The stop sender is dropped outside the lock: the pump wakes to stop.
+        let Live { stop, stopped } = self.registry().live.remove(id)?;
+        drop(stop);
+        Some(Ending(stopped))
     }
 }
 
@@ -178,6 +198,7 @@ impl Reservation {
             return encoded_id("null");
         };
         let (stop_sender, stop) = oneshot::channel();
+        let (stopped_sender, stopped) = oneshot::channel::<()>();
         let id = {
             let mut registry = pushes.registry();
             registry.reserved -= 1;
@@ -188,12 +209,19 @@ impl Reservation {
                 }
                 IdKind::String | IdKind::Null => random_id(),
             };
-            registry.live.insert(id.clone().into(), stop_sender);
+            let live = Live {
+                stop: stop_sender,
+                stopped,
+            };
+            registry.live.insert(id.clone().into(), live);
             id
         };
         let release = held();
         let answer = encoded_id(&id);
-        tokio::spawn(pump(pushes, id, feed, items, release, stop));
+        tokio::spawn(async move {
+            pump(pushes, id, feed, items, release, stop).await;
+            drop(stopped_sender);
+        });
         answer
     }
 }
@@ -215,7 +243,7 @@ async fn pump(
             _ = &mut stop => return,
             released = release => if released.is_err() {
                 // The answer was never queued (the call was cancelled): no subscription.
-                pushes.remove(&id);
+                pushes.end(&id);
                 return;
             },
         }
@@ -248,7 +276,7 @@ async fn pump(
     }
     drop(items);
     // Ids are never reused, so this is this subscription's entry, if still there.
-    pushes.remove(&id);
+    pushes.end(&id);
 }
 
 /// The answer carrying an id (JSON text the runtime made).

@@ -4,35 +4,15 @@
 
 use std::sync::Arc;
 
-use crate::protocol::{ErrorObject, Feed};
+use crate::protocol::ErrorObject;
 
 use super::context::Context;
-use super::dispatch::{BoxFuture, Reply};
+use super::dispatch::Reply;
+use super::encoded::encode;
 use super::limits::Limits;
 use super::pull::Pulls;
 use super::push::Pushes;
-use super::subscription::EncodedItems;
-
-/// A subscription call the engine resolves.
-pub(crate) enum StreamCall {
-    Open(Box<Opening>),
-    Close(Closing),
-}
-
-/// A subscribe call: its handler, not yet run.
-pub(crate) struct Opening {
-    pub(crate) context: Context,
-    pub(crate) feed: &'static Feed,
-    pub(crate) handler: BoxFuture<'static, Result<EncodedItems, ErrorObject>>,
-}
-
-/// An unsubscribe call naming `id` (JSON text).
-pub(crate) struct Closing {
-    pub(crate) context: Context,
-    pub(crate) id: Box<str>,
-    /// What to answer for an unknown id; `None`: `false`.
-    pub(crate) unknown: Option<ErrorObject>,
-}
+use super::stream_call::{Closing, Opening, StreamCall};
 
 /// The server's side of subscriptions: its pull streams, and the limit on each
 /// connection's push subscriptions.
@@ -66,7 +46,7 @@ impl Streams {
     pub(crate) fn resolve(&self, call: StreamCall) -> Reply {
         match call {
             StreamCall::Open(opening) => self.open(*opening),
-            StreamCall::Close(closing) => self.close(closing),
+            StreamCall::Close(closing) => self.close(*closing),
         }
     }
 
@@ -76,6 +56,10 @@ impl Streams {
             feed,
             handler,
         } = opening;
+        if context.is_notification() {
+            // No answer: no one could learn the id. Nothing is sent back anyway.
+            return Reply::err(ErrorObject::invalid_request());
+        }
         if tokio::runtime::Handle::try_current().is_err() {
             return Reply::err(ErrorObject::new(
                 crate::protocol::code::INTERNAL_ERROR,
@@ -108,11 +92,20 @@ impl Streams {
             id,
             unknown,
         } = closing;
-        let ended =
-            pushes(&context).is_some_and(|pushes| pushes.remove(&id)) || self.pulls.remove(&id);
-        match (ended, unknown) {
+        if let Some(ending) = pushes(&context).and_then(|pushes| pushes.end(&id)) {
+            return Reply::future(async move {
+                // Answered once the pump has stopped, and never on the first poll: a
+                // peer writes the answers made on a first poll ahead of its queue, where
+                // the subscription's last items may still wait; answered later, the
+                // answer goes through that queue, after them. So no item follows it.
+                ending.stopped().await;
+                tokio::task::yield_now().await;
+                encode(&true)
+            });
+        }
+        match (self.pulls.remove(&id), unknown) {
             (false, Some(error)) => Reply::err(error),
-            _ => Reply::ok(&ended),
+            (ended, _) => Reply::ok(&ended),
         }
     }
 }

@@ -1,33 +1,6 @@
 //! What the handler of a subscribe method returns ([`Items`], or a [`Sink`] and its
 //! [`Items`] from [`channel`]), and the two runtime functions a generated dispatcher
 //! calls for a subscription: [`subscribe`] and [`unsubscribe`].
-//!
-//! A subscription's life, as the runtime runs it:
-//!
-//! 1. [`subscribe`] refuses at once, with `-32014` (too many subscriptions), a call past
-//!    [`Limits::max_subscriptions`](super::Limits::max_subscriptions) on its connection
-//!    (or, pulled, past [`Limits::max_pull_streams`](super::Limits::max_pull_streams)
-//!    in the server); else it runs the handler.
-//! 2. On `Ok(items)` it assigns the subscription's id (per [`Feed::id_kind`]) and
-//!    answers it. Where the connection can push (WebSocket, byte streams: their
-//!    transport installs a [`Pushes`](super::Pushes)) and the feed is not
-//!    [`pull_only`](Feed::pull_only), each item is then written as the feed's
-//!    notification, with the document's param names, by name or by position; **every
-//!    item after the id's answer on the wire**. Elsewhere (plain HTTP, the in-memory
-//!    transport) it becomes a pull stream, read with `rpc.stream.next`.
-//! 3. It ends when the items end, when the client calls the feed's unsubscribe method
-//!    (answered by the runtime: [`unsubscribe`]) or `rpc.stream.cancel`, or when the
-//!    connection closes: the item stream is dropped then, so a [`Sink`] sees
-//!    [`closed`](Sink::closed), and nothing more is written.
-//!
-//! **Batches**: a subscribe call inside a batch works like a single one; its items are
-//! held until the whole batch's answer (which carries the id) is queued.
-//!
-//! **A slow connection** blocks only its own subscriptions: each subscription's pump
-//! waits for room in its connection's byte budget before it takes the next item, so
-//! items stay in the handler's stream (or the [`channel`], whose [`Sink::send`] then
-//! waits) rather than piling up in the server; the connection's reader and every other
-//! connection go on.
 
 use std::fmt;
 use std::future::Future;
@@ -42,15 +15,9 @@ use tokio::sync::mpsc;
 use crate::protocol::{ErrorObject, Feed};
 
 use super::context::Context;
-use super::dispatch::{BoxFuture, Reply, ReplyInner};
+use super::dispatch::{Reply, ReplyInner};
 use super::failure::Failure;
-use super::streams::{Closing, Opening, StreamCall};
-
-/// An item, serialized.
-pub(crate) type EncodedItem = Result<Box<RawValue>, serde_json::Error>;
-
-/// The items of one subscription, serialized as they come.
-pub(crate) type EncodedItems = Pin<Box<dyn Stream<Item = EncodedItem> + Send>>;
+use super::stream_call::{Closing, EncodedItems, Handler, Opening, StreamCall};
 
 /// The items of one subscription, as the handler of a subscribe method returns them:
 /// any `Stream` of serializable items ([`Items::new`]), or the receiving end of a
@@ -224,12 +191,63 @@ impl<T: fmt::Debug> std::error::Error for TrySendError<T> {}
 
 /// Runs the handler of a subscribe method and, on success, answers the subscription's
 /// id and starts sending its items: what a generated dispatcher returns for a
-/// subscribe method (see the [module docs](self) for the whole life of a subscription).
+/// subscribe method. A handler's [`Failure`] is answered as any call's.
 ///
-/// The call is refused at once, with `-32014` and a message naming the limit, past
-/// [`Limits::max_subscriptions`](super::Limits::max_subscriptions) on the connection
-/// (or [`Limits::max_pull_streams`](super::Limits::max_pull_streams) for a pull
-/// stream); a handler's [`Failure`] is answered as any call's.
+/// A subscription's life, as the runtime runs it:
+///
+/// 1. [`subscribe`] refuses at once, with `-32014` (too many subscriptions), a call past
+///    [`Limits::max_subscriptions`](super::Limits::max_subscriptions) on its connection
+///    (or, pulled, past [`Limits::max_pull_streams`](super::Limits::max_pull_streams)
+///    in the server); else it runs the handler.
+/// 2. On `Ok(items)` it assigns the subscription's id (per [`Feed::id_kind`]) and
+///    answers it. Where the connection can push (WebSocket, byte streams: their
+///    transport installs a [`Pushes`](super::Pushes)) and the feed is not
+///    [`pull_only`](Feed::pull_only), each item is then written as the feed's
+///    notification, with the document's param names, by name or by position; **every
+///    item after the id's answer on the wire**. Elsewhere (plain HTTP, the in-memory
+///    transport) it becomes a pull stream, read with `rpc.stream.next`.
+/// 3. It ends when the items end, when the client calls the feed's unsubscribe method
+///    (answered by the runtime: [`unsubscribe`]) or `rpc.stream.cancel`, or when the
+///    connection closes: the item stream is dropped then, so a [`Sink`] sees
+///    [`closed`](Sink::closed), and nothing more is written.
+///
+/// **Batches**: a subscribe call inside a batch works like a single one; its items are
+/// held until the whole batch's answer (which carries the id) is queued.
+///
+/// **A slow connection** blocks only its own subscriptions: each subscription's pump
+/// waits for room in its connection's byte budget before it takes the next item, so
+/// items stay in the handler's stream (or the [`channel`], whose [`Sink::send`] then
+/// waits) rather than piling up in the server; the connection's reader and every other
+/// connection go on.
+///
+/// **Pull streams** (the quasi-protocol of the kotlinx-rpc JSON-RPC proposal) are the
+/// server's, not a connection's (the HTTP requests of one client may come on different
+/// sockets): their ids are always random 128-bit `0x`-hex strings, whatever the feed's
+/// [`id_kind`](Feed::id_kind), and the engine answers two methods for them:
+///
+/// | call | answer |
+/// |---|---|
+/// | `rpc.stream.next {"stream": id}` (or `[id]`) | `{"item": …}`; `{"idle": true}` when no item came within [`Limits::pull_wait`](super::Limits::pull_wait) (ask again); `{"done": true}` once the stream has ended, after which its id is forgotten |
+/// | `rpc.stream.cancel {"stream": id}` | `true`; `false` for an unknown id |
+/// | `rpc.stream.next` naming an unknown or expired id | `-32602`, `unknown stream: <id> is not a live stream (…)` |
+///
+/// The same streams answer the two methods of the kotlinx-rpc JSON-RPC proposal
+/// ("Implementation of JSON-RPC in kotlinx.rpc", its Flow support), so that a client
+/// of that proposal pulls them too: `kotlinx.rpc.jsonrpc.internal.nextFlowValue [id]`
+/// answers the item itself as the result, waits without an `idle` answer (up to the
+/// [handler timeout](super::Limits::handler_timeout)), and answers `-32001`
+/// `Flow completed` once the stream has ended; `kotlinx.rpc.jsonrpc.internal.cancelFlow
+/// [id]` answers as `rpc.stream.cancel`. (The runtime's own names stay `rpc.stream.*`:
+/// an end marker inside the result tells the end from an error without a reserved
+/// error code, and `idle` keeps a pulling HTTP request within proxies' timeouts.)
+///
+/// A stream no `rpc.stream.next` asked for within
+/// [`Limits::pull_idle_timeout`](super::Limits::pull_idle_timeout) is dropped. A pull
+/// stream has backpressure by construction: the next item is taken from the handler's
+/// stream only when asked for.
+///
+/// **A subscribe call sent as a notification** has no answer, so no one could learn its
+/// id: its handler is not run.
 ///
 /// The returned [`Reply`] must reach the server engine as it is (a dispatcher returns
 /// it): turned into a future elsewhere ([`Reply::into_future`]) it answers `-32603`.
@@ -262,7 +280,7 @@ where
     E: Into<ErrorObject> + Send + 'static,
     F: Future<Output = Result<Items<T>, Failure<E>>> + Send + 'static,
 {
-    let handler: BoxFuture<'static, Result<EncodedItems, ErrorObject>> = Box::pin(async move {
+    let handler: Handler = Box::pin(async move {
         match handler.await {
             Ok(items) => Ok(items.encoded()),
             Err(Failure::Declared(error)) => Err(error.into()),
@@ -318,9 +336,9 @@ fn closing(
             "invalid params: expected the subscription id, as [<id>] or {{\"{name}\": <id>}}"
         )));
     };
-    Reply(ReplyInner::Stream(StreamCall::Close(Closing {
+    Reply(ReplyInner::Stream(StreamCall::Close(Box::new(Closing {
         context: cx,
         id: id.get().into(),
         unknown,
-    })))
+    }))))
 }

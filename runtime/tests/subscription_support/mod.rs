@@ -1,248 +1,200 @@
-//! Hand-written server sides for the client's subscription tests, on today's push API
-//! ([`remote`]): a [`Feeder`] that pushes items as notifications (push), and a
-//! [`Puller`] that answers `rpc.stream.next` (pull).
+//! A hand-written dispatcher with subscriptions, as a generated one would be, and raw
+//! clients (newline-framed TCP, WebSocket) that see exactly what the server writes.
 
 #![allow(dead_code, unreachable_pub)]
 
-use rpcsmith::client::WeakClient;
+use futures_util::{SinkExt, StreamExt};
 use rpcsmith::protocol::{ErrorObject, Feed};
-use rpcsmith::server::{Context, Dispatch, Reply};
-use rpcsmith::transport::peer::remote;
-use serde::{Deserialize, Serialize};
+use rpcsmith::server::{
+    Context, Dispatch, Failure, Items, Reply, Sink, channel, subscribe, unsubscribe,
+};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::net::TcpStream;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::mpsc;
 
 /// Every test waits at most this long for anything.
 pub const PATIENCE: Duration = Duration::from_secs(10);
 
-/// The feed of the [`Feeder`]'s subscriptions: items on `note`, by name.
-pub static FEED: Feed =
-    Feed::push("note", "subscription", "result").unsubscribe("unsubscribe", "subscription", false);
+/// Starknet-shaped: by name, string ids.
+pub static NAMED: Feed = Feed::push("starknet_subscriptionNewHeads", "subscription_id", "result")
+    .unsubscribe("starknet_unsubscribe", "subscription_id", false);
 
-/// The items of the tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Item {
-    pub n: u32,
+/// By position, integer ids.
+pub static POSITIONAL: Feed = Feed::push("tick", "subscription", "result")
+    .by_position(true)
+    .unsubscribe("untick", "subscription", true)
+    .integer_ids();
+
+/// Pulled everywhere.
+pub static PULLED: Feed = Feed::pull();
+
+/// The methods:
+///
+/// - `subscribeNewHeads` (NAMED), `subscribeTicks` (POSITIONAL), `subscribePulled`
+///   (PULLED): a channel of `capacity` items; the handler first puts the params' `items`
+///   (an array) in it, then hands its sink to the test through `sinks`. It yields
+///   once first, so that it does not finish on its first poll.
+/// - `subscribeCount` (NAMED): the items `0..n` of a plain stream, `n` the only param.
+/// - `subscribeRefused`: the handler fails with `-32000 "no heads"`.
+/// - `starknet_unsubscribe`, `untick`: the runtime's unsubscribe.
+/// - `ping`: `"pong"`.
+pub struct Feeds {
+    pub sinks: mpsc::UnboundedSender<Sink<Value>>,
+    pub capacity: usize,
 }
 
-/// One subscription the feeder serves.
-struct Sub {
-    /// Its id, as JSON text.
-    id: String,
-    topic: String,
-    client: WeakClient,
+/// The dispatcher and the receiver of its sinks.
+pub fn feeds(capacity: usize) -> (Feeds, mpsc::UnboundedReceiver<Sink<Value>>) {
+    let (sinks, receiver) = mpsc::unbounded_channel();
+    (Feeds { sinks, capacity }, receiver)
 }
 
-/// A server with `subscribe(topic)` (ids `"<prefix><n>"`) and `unsubscribe`
-/// (`{"subscription": id}`), which reports `subscribed <topic> <id>` and
-/// `unsubscribed <id>` to its events; [`Feeder::publish`] pushes an item to a topic's
-/// subscribers.
-#[derive(Clone)]
-pub struct Feeder {
-    prefix: &'static str,
-    subs: Arc<Mutex<(u64, Vec<Sub>)>>,
-    /// The connection of the latest subscribe call.
-    last: Arc<Mutex<Option<WeakClient>>>,
-    events: mpsc::UnboundedSender<String>,
-}
-
-impl Feeder {
-    pub fn new(prefix: &'static str) -> (Self, mpsc::UnboundedReceiver<String>) {
-        let (events, receiver) = mpsc::unbounded_channel();
-        let feeder = Self {
-            prefix,
-            subs: Arc::default(),
-            last: Arc::default(),
-            events,
-        };
-        (feeder, receiver)
-    }
-
-    /// Pushes `item` to every subscriber of `topic`, in order; how many it reached.
-    pub async fn publish(&self, topic: &str, item: impl Serialize) -> usize {
-        let targets: Vec<(String, WeakClient)> = {
-            let subs = self.subs.lock().unwrap();
-            let of_topic = subs.1.iter().filter(|sub| sub.topic == topic);
-            of_topic
-                .map(|sub| (sub.id.clone(), sub.client.clone()))
-                .collect()
-        };
-        let item = serde_json::to_value(item).unwrap();
-        let mut reached = 0;
-        for (id, client) in targets {
-            reached += usize::from(self.push(&client, &id, &item).await);
-        }
-        reached
-    }
-
-    /// Pushes `note` for `id`, whatever it is, through the connection of the latest
-    /// subscribe call.
-    pub async fn push_as(&self, id: &str, item: impl Serialize) -> bool {
-        let client = self.last.lock().unwrap().clone();
-        let item = serde_json::to_value(item).unwrap();
-        match client {
-            Some(client) => self.push(&client, id, &item).await,
-            None => false,
-        }
-    }
-
-    async fn push(&self, client: &WeakClient, id: &str, item: &serde_json::Value) -> bool {
-        let Some(client) = client.upgrade() else {
-            return false;
-        };
-        let id: &RawValue = serde_json::from_str(id).unwrap();
-        let params = serde_json::json!({ "subscription": id, "result": item });
-        client.notify("note", &params).await.is_ok()
-    }
-
-    fn subscribe(&self, params: Option<&RawValue>, cx: &Context) -> Reply {
-        let Ok((topic,)) = serde_json::from_str::<(String,)>(params.map_or("", RawValue::get))
-        else {
-            return Reply::err(ErrorObject::invalid_params("expected [topic]"));
-        };
-        let Some(client) = remote(cx) else {
-            return Reply::err(ErrorObject::internal_error());
-        };
-        *self.last.lock().unwrap() = Some(client.downgrade());
-        let mut subs = self.subs.lock().unwrap();
-        subs.0 += 1;
-        let id = format!("\"{}{}\"", self.prefix, subs.0);
-        let _ = self.events.send(format!("subscribed {topic} {id}"));
-        subs.1.push(Sub {
-            id: id.clone(),
-            topic,
-            client: client.downgrade(),
-        });
-        Reply::ok(&RawValue::from_string(id).unwrap())
-    }
-
-    fn unsubscribe(&self, params: Option<&RawValue>) -> Reply {
-        #[derive(Deserialize)]
-        struct Params<'a> {
-            #[serde(borrow)]
-            subscription: &'a RawValue,
-        }
-        let Ok(params) = serde_json::from_str::<Params<'_>>(params.map_or("", RawValue::get))
-        else {
-            return Reply::err(ErrorObject::invalid_params("expected {subscription}"));
-        };
-        let id = params.subscription.get();
-        let mut subs = self.subs.lock().unwrap();
-        let before = subs.1.len();
-        subs.1.retain(|sub| sub.id != id);
-        let _ = self.events.send(format!("unsubscribed {id}"));
-        Reply::ok(&(subs.1.len() < before))
+impl Feeds {
+    fn channel_feed(&self, cx: Context, feed: &'static Feed, params: Option<&RawValue>) -> Reply {
+        let first: Vec<Value> = params
+            .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+            .and_then(|p| p.get("items").cloned())
+            .and_then(|items| serde_json::from_value(items).ok())
+            .unwrap_or_default();
+        let (sinks, capacity) = (self.sinks.clone(), self.capacity);
+        subscribe(cx, feed, async move {
+            // Not answered on the first poll: the call moves to a task of its own, whose
+            // answer goes through the connection's queue like the items.
+            tokio::task::yield_now().await;
+            let (sink, items) = channel(capacity.max(first.len()));
+            for item in first {
+                sink.try_send(item).expect("room for the first items");
+            }
+            let _ = sinks.send(sink);
+            Ok::<_, Failure>(items)
+        })
     }
 }
 
-impl Dispatch for Feeder {
+impl Dispatch for Feeds {
     fn call(&self, method: &str, params: Option<&RawValue>, cx: Context) -> Reply {
         match method {
-            "subscribe" => self.subscribe(params, &cx),
-            "unsubscribe" => self.unsubscribe(params),
+            "subscribeNewHeads" => self.channel_feed(cx, &NAMED, params),
+            "subscribeTicks" => self.channel_feed(cx, &POSITIONAL, params),
+            "subscribePulled" => self.channel_feed(cx, &PULLED, params),
+            "subscribeCount" => {
+                let n: u64 = params
+                    .and_then(|p| serde_json::from_str::<(u64,)>(p.get()).ok())
+                    .map_or(0, |(n,)| n);
+                subscribe(cx, &NAMED, async move {
+                    Ok::<_, Failure>(Items::new(futures_util::stream::iter(0..n)))
+                })
+            }
+            "subscribeRefused" => subscribe(cx, &NAMED, async {
+                Err::<Items<u8>, Failure>(ErrorObject::new(-32000, "no heads").into())
+            }),
+            "starknet_unsubscribe" => unsubscribe(cx, &NAMED, params),
+            "untick" => unsubscribe(cx, &POSITIONAL, params),
+            "ping" => Reply::ok("pong"),
             _ => Reply::err(ErrorObject::method_not_found()),
         }
     }
 }
 
-/// What a test's client side receives besides its subscriptions' items: every
-/// notification, as `method params`.
-pub struct Listener(pub mpsc::UnboundedSender<String>);
-
-impl Dispatch for Listener {
-    fn call(&self, method: &str, params: Option<&RawValue>, _: Context) -> Reply {
-        let _ = self
-            .0
-            .send(format!("{method} {}", params.map_or("", RawValue::get)));
-        Reply::ok(&())
-    }
-}
-
-/// A pull server: `subscribe` answers `"s1"`, `"s2"`…; `rpc.stream.next` for a stream
-/// answers `{"idle":true}` once, then its items in order, then `{"done":true}` (and
-/// forgets it), and `-32602` "unknown stream" for an id it does not know;
-/// `rpc.stream.cancel` forgets the stream and reports `cancelled <id>`.
-#[derive(Clone)]
-pub struct Puller {
-    streams: Arc<Mutex<Vec<(String, VecDeque<serde_json::Value>)>>>,
-    items: Vec<serde_json::Value>,
-    events: mpsc::UnboundedSender<String>,
-}
-
-impl Puller {
-    pub fn new(items: Vec<serde_json::Value>) -> (Self, mpsc::UnboundedReceiver<String>) {
-        let (events, receiver) = mpsc::unbounded_channel();
-        let puller = Self {
-            streams: Arc::default(),
-            items,
-            events,
-        };
-        (puller, receiver)
-    }
-
-    fn stream_id(params: Option<&RawValue>) -> Option<String> {
-        #[derive(Deserialize)]
-        struct Params<'a> {
-            #[serde(borrow)]
-            stream: &'a RawValue,
-        }
-        let params = serde_json::from_str::<Params<'_>>(params?.get()).ok()?;
-        Some(params.stream.get().to_owned())
-    }
-
-    fn next(&self, params: Option<&RawValue>) -> Reply {
-        let id = Self::stream_id(params).unwrap_or_default();
-        let mut streams = self.streams.lock().unwrap();
-        let Some(at) = streams.iter().position(|(known, _)| *known == id) else {
-            return Reply::err(ErrorObject::invalid_params("unknown stream"));
-        };
-        let answer = match streams[at].1.pop_front() {
-            Some(item) => item,
-            None => {
-                streams.remove(at);
-                serde_json::json!({ "done": true })
-            }
-        };
-        Reply::ok(&answer)
-    }
-}
-
-impl Dispatch for Puller {
-    fn call(&self, method: &str, params: Option<&RawValue>, _: Context) -> Reply {
-        match method {
-            "subscribe" => {
-                let mut streams = self.streams.lock().unwrap();
-                let id = format!("\"s{}\"", streams.len() + 1);
-                let mut answers = VecDeque::from([serde_json::json!({ "idle": true })]);
-                answers.extend(
-                    self.items
-                        .iter()
-                        .map(|item| serde_json::json!({ "item": item })),
-                );
-                streams.push((id.clone(), answers));
-                Reply::ok(&RawValue::from_string(id).unwrap())
-            }
-            "rpc.stream.next" => self.next(params),
-            "rpc.stream.cancel" => {
-                let id = Self::stream_id(params).unwrap_or_default();
-                let mut streams = self.streams.lock().unwrap();
-                let before = streams.len();
-                streams.retain(|(known, _)| *known != id);
-                let _ = self.events.send(format!("cancelled {id}"));
-                Reply::ok(&(streams.len() < before))
-            }
-            _ => Reply::err(ErrorObject::method_not_found()),
-        }
-    }
-}
-
-/// The next event, waiting at most [`PATIENCE`].
-pub async fn next_event(events: &mut mpsc::UnboundedReceiver<String>) -> String {
-    tokio::time::timeout(PATIENCE, events.recv())
+/// The next sink a subscribe handler handed over.
+pub async fn next_sink(sinks: &mut mpsc::UnboundedReceiver<Sink<Value>>) -> Sink<Value> {
+    tokio::time::timeout(PATIENCE, sinks.recv())
         .await
-        .expect("an event in time")
-        .expect("the server side is alive")
+        .expect("a subscription in time")
+        .expect("the dispatcher is alive")
+}
+
+/// Waits until the subscription of `sink` has ended.
+pub async fn closed(sink: &Sink<Value>) {
+    tokio::time::timeout(PATIENCE, sink.closed())
+        .await
+        .expect("the subscription ends in time");
+}
+
+/// A client speaking newline-framed JSON over TCP, seeing every message.
+pub struct Lined {
+    lines: Lines<BufReader<OwnedReadHalf>>,
+    writer: OwnedWriteHalf,
+}
+
+impl Lined {
+    pub async fn connect(address: std::net::SocketAddr) -> Self {
+        let stream = TcpStream::connect(address).await.expect("connect");
+        let (reader, writer) = stream.into_split();
+        Lined {
+            lines: BufReader::new(reader).lines(),
+            writer,
+        }
+    }
+
+    pub async fn send(&mut self, message: &str) {
+        self.writer
+            .write_all(message.as_bytes())
+            .await
+            .expect("write");
+        self.writer.write_all(b"\n").await.expect("write");
+    }
+
+    /// The next message, as JSON.
+    pub async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(PATIENCE, self.lines.next_line())
+            .await
+            .expect("a message in time")
+            .expect("read")
+            .expect("the connection is open");
+        serde_json::from_str(&line).expect("JSON")
+    }
+}
+
+/// A WebSocket client seeing every message.
+pub struct Socket(tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>);
+
+impl Socket {
+    pub async fn connect(url: &str) -> Self {
+        let (socket, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("connect");
+        Socket(socket)
+    }
+
+    pub async fn send(&mut self, message: &str) {
+        self.0
+            .send(tokio_tungstenite::tungstenite::Message::text(message))
+            .await
+            .expect("send");
+    }
+
+    /// The next text message, as JSON.
+    pub async fn recv(&mut self) -> Value {
+        loop {
+            let message = tokio::time::timeout(PATIENCE, self.0.next())
+                .await
+                .expect("a message in time")
+                .expect("the connection is open")
+                .expect("read");
+            if let tokio_tungstenite::tungstenite::Message::Text(text) = message {
+                return serde_json::from_str(text.as_str()).expect("JSON");
+            }
+        }
+    }
+}
+
+/// A call's JSON text.
+pub fn call(id: u64, method: &str, params: &Value) -> String {
+    serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params, "id": id}).to_string()
+}
+
+/// Waits until `condition` holds, looking every few milliseconds, up to [`PATIENCE`]:
+/// for a state the runtime gives no event for (what a connection holds).
+pub async fn until(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while !condition() {
+        assert!(tokio::time::Instant::now() < deadline, "{what}");
+        // Polling a state, not guessing a duration.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }

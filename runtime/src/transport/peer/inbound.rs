@@ -278,6 +278,9 @@ impl Inbound {
 /// Whether `calls` is a single notification that `inbox`'s subscriptions took as an
 /// item (`message` is its bytes).
 fn is_item(inbox: &Inbox, calls: &Result<Message<'_>, ErrorObject>, message: &Bytes) -> bool {
+    if !inbox.routes_notifications() {
+        return false;
+    }
     match calls {
         Ok(Message::Single(Entry::Notification(notification))) => {
             inbox.route_notification(&notification.method, notification.params, message)

@@ -17,6 +17,15 @@
 //! - a **client** handles the requests and notifications the server sends by giving its
 //!   peer a [`Server`] ([`Builder::serve`]); without one, requests are answered `-32601`.
 //!
+//! **Subscriptions** ([`server::subscribe`](crate::server::subscribe)) are pushed on a
+//! peer: each connection carries its registry of push subscriptions
+//! ([`server::Pushes`](crate::server::Pushes), in its metadata), a subscription's items
+//! are queued only after the answer that carries its id (its message's handling runs
+//! inside [`server::hold`](crate::server::hold)), wait for room in the byte budget like
+//! any message this side sends (so a slow connection holds up only its own
+//! subscriptions, never its reader nor other connections), and end when the connection
+//! does.
+//!
 //! **Memory**: a connection holds at most its [byte budget](Builder::byte_budget) of
 //! messages waiting to be written to the other side (plus one message per sender), and
 //! as much again of requests whose calls are still running. Past the first, it stops

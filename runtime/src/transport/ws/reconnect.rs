@@ -14,7 +14,12 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 /// [`Error::Closed`](crate::client::Error::Closed) (their requests may or may not have
 /// been handled), and a new connection is opened after the [`Reconnect`] policy's
 /// delay. Calls made while there is no connection wait for the next one, up to their
-/// timeout. The first connection is opened in the background, so a server that is not
+/// timeout. Every live [`Subscription`](crate::client::Subscription) is re-issued on the
+/// new connection with its original method and params, and yields
+/// [`SubscriptionError::Resubscribed`](crate::client::SubscriptionError::Resubscribed)
+/// before its first item there (items sent in between are missed); one the new server
+/// refuses ends with `SubscriptionError::Server`. The stream form of this client is
+/// `stream::Reconnecting`. The first connection is opened in the background, so a server that is not
 /// up yet is not an error: calls wait for it in the same way. The client stops
 /// reconnecting when every clone of it is dropped, with [`Reconnect::Never`] after
 /// the first loss, or after [`Reconnect::max_retries`] failed retries in a row (its
