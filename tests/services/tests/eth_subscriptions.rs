@@ -256,3 +256,36 @@ async fn over_plain_http_the_same_subscription_is_pulled_until_it_ends_or_is_can
     ended(&third).await;
     server.stop().await;
 }
+
+/// The README's client side of a subscription, as it is there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_subscription() -> Result<(), Box<dyn std::error::Error>> {
+    let (node, mut subscribed) = Node::new();
+    let server = serve_anywhere(node.clone()).await;
+    let publisher = tokio::spawn(async move {
+        next_subscription(&mut subscribed).await;
+        for n in 1..=3 {
+            node.publish(n).await;
+        }
+    });
+    let url = server.ws_url();
+    let mut numbers = Vec::new();
+
+    let peer = ws::connect(url, Peer::builder(), ws::Settings::default()).await?;
+    let client = EthNewheadsClient::new(peer.into_client());
+    let mut heads = client
+        .eth_subscribe(types::SubscriptionType::NewHeads)
+        .await?;
+    while let Some(head) = heads.next().await {
+        let head = head?; // Lagged, Resubscribed, Closed: see SubscriptionError
+        numbers.push(head.number.clone());
+        if head.number == "0x3" {
+            break;
+        }
+    }
+
+    assert_eq!(numbers, ["0x1", "0x2", "0x3"]);
+    publisher.await?;
+    server.stop().await;
+    Ok(())
+}

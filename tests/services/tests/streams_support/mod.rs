@@ -52,6 +52,38 @@ pub struct Node {
     latest: Mutex<u64>,
 }
 
+impl EthNewheadsServer for Node {
+    async fn eth_chain_id(&self, _cx: Context) -> Result<EthChainIdResult, Failure> {
+        Ok("0x1".into())
+    }
+
+    async fn eth_block_number(&self, _cx: Context) -> Result<EthBlockNumberResult, Failure> {
+        Ok(format!("{:#x}", *self.latest.lock().unwrap()))
+    }
+
+    async fn eth_get_block_header_by_number(
+        &self,
+        _cx: Context,
+        block_number: types::Quantity,
+    ) -> Result<EthGetBlockHeaderByNumberResult, Failure> {
+        let latest = *self.latest.lock().unwrap();
+        let wanted = u64::from_str_radix(block_number.trim_start_matches("0x"), 16).ok();
+        Ok(wanted.filter(|&n| n <= latest).map(header))
+    }
+
+    async fn eth_subscribe(
+        &self,
+        _cx: Context,
+        subscription_type: types::SubscriptionType,
+    ) -> Result<Items<types::Header>, Failure> {
+        let types::SubscriptionType::NewHeads = subscription_type;
+        let (sink, items) = channel(CHANNEL);
+        self.sinks.lock().unwrap().push(sink.clone());
+        let _ = self.subscribed.send(sink);
+        Ok(items)
+    }
+}
+
 impl Node {
     /// A node, and the receiver of each new subscription's sink.
     pub fn new() -> (Arc<Node>, mpsc::UnboundedReceiver<Sink<types::Header>>) {
@@ -82,38 +114,6 @@ impl Node {
     /// Ends every subscription from the server's side: their items end.
     pub fn end_all(&self) {
         self.sinks.lock().unwrap().clear();
-    }
-}
-
-impl EthNewheadsServer for Node {
-    async fn eth_chain_id(&self, _cx: Context) -> Result<EthChainIdResult, Failure> {
-        Ok("0x1".into())
-    }
-
-    async fn eth_block_number(&self, _cx: Context) -> Result<EthBlockNumberResult, Failure> {
-        Ok(format!("{:#x}", *self.latest.lock().unwrap()))
-    }
-
-    async fn eth_get_block_header_by_number(
-        &self,
-        _cx: Context,
-        block_number: types::Quantity,
-    ) -> Result<EthGetBlockHeaderByNumberResult, Failure> {
-        let latest = *self.latest.lock().unwrap();
-        let wanted = u64::from_str_radix(block_number.trim_start_matches("0x"), 16).ok();
-        Ok(wanted.filter(|&n| n <= latest).map(header))
-    }
-
-    async fn eth_subscribe(
-        &self,
-        _cx: Context,
-        subscription_type: types::SubscriptionType,
-    ) -> Result<Items<types::Header>, Failure> {
-        let types::SubscriptionType::NewHeads = subscription_type;
-        let (sink, items) = channel(CHANNEL);
-        self.sinks.lock().unwrap().push(sink.clone());
-        let _ = self.subscribed.send(sink);
-        Ok(items)
     }
 }
 
