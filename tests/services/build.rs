@@ -27,6 +27,10 @@ const OURS: &[(&str, &str, Configure)] = &[
     ("interop", "documents/interop.json", |b| {
         b.server_to_client("double").server_to_client("pushed")
     }),
+    // Ethereum's pub-sub shape, recognised by the generator without help.
+    ("eth_newheads", "../../schemas/eth-newheads.json", |b| b),
+    // A pull-only stream (`x-subscription` with `pull: true`).
+    ("ticks", "documents/ticks.json", |b| b),
 ];
 
 /// Corpus documents: module name, path in the corpus, include directory (relative to the
@@ -89,6 +93,14 @@ const CORPUS: &[CorpusEntry] = &[
             b.conventions(false)
                 .server_to_client("starknet_subscription*")
         },
+    ),
+    // The same document as the generator reads it by default: the Starknet convention
+    // makes `starknet_subscribe*` typed subscriptions.
+    (
+        "starknet_subs",
+        "starknet-specs/api/starknet_ws_api.json",
+        Some("starknet-specs"),
+        |b| b,
     ),
     (
         "ethereum",
