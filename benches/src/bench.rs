@@ -10,7 +10,7 @@ use anyhow::{Context as _, ensure};
 use crate::inprocess::InProcess;
 use crate::load::Load;
 use crate::serve::{Impl, Transport};
-use crate::{clients, load, proc, serve};
+use crate::{clients, fanout, load, proc, serve};
 
 /// How a scenario loads its server.
 #[derive(Debug, Clone, Copy)]
@@ -23,6 +23,8 @@ pub(crate) enum Drive {
     Client(Transport),
     /// No server: the engines in this process.
     InProcess,
+    /// Many WebSocket connections each subscribed once, the server publishing to all.
+    FanOut,
 }
 
 /// One row group of the table.
@@ -71,6 +73,11 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         drive: Drive::InProcess,
         impls: BOTH,
     },
+    Scenario {
+        name: "fanout",
+        drive: Drive::FanOut,
+        impls: BOTH,
+    },
 ];
 
 /// Counts and durations of a run.
@@ -88,6 +95,8 @@ pub(crate) struct Settings {
     pub(crate) client_concurrency: usize,
     /// Calls per round in process.
     pub(crate) inprocess_calls: u64,
+    /// WebSocket connections of the fan-out scenario, each subscribed once.
+    pub(crate) subscribers: usize,
 }
 
 impl Settings {
@@ -101,6 +110,7 @@ impl Settings {
             batch_connections: 8,
             client_concurrency: 32,
             inprocess_calls: 200_000,
+            subscribers: 1000,
         }
     }
 
@@ -113,6 +123,7 @@ impl Settings {
             batch_connections: 2,
             client_concurrency: 4,
             inprocess_calls: 2_000,
+            subscribers: 50,
             ..Self::full()
         }
     }
@@ -129,6 +140,9 @@ pub(crate) struct Sample {
     pub(crate) client_cpu: Duration,
     /// The server process's peak resident memory; zero in process.
     pub(crate) server_rss_kib: u64,
+    /// The server process's resident memory with every subscriber connected and
+    /// subscribed, before anything is published; zero but in the fan-out scenario.
+    pub(crate) idle_rss_kib: u64,
 }
 
 /// Every sample, by scenario and implementation, in round order.
@@ -162,6 +176,7 @@ pub(crate) fn run(settings: &Settings) -> anyhow::Result<Results> {
             for implementation in rotated(scenario.impls, round) {
                 let sample = match scenario.drive {
                     Drive::InProcess => in_process(&inprocess, implementation, settings),
+                    Drive::FanOut => fanned_out(&runtime, implementation, settings),
                     _ => served(&runtime, scenario, implementation, settings),
                 }
                 .with_context(|| {
@@ -198,6 +213,7 @@ fn in_process(
         server_cpu: Duration::ZERO,
         client_cpu: Duration::ZERO,
         server_rss_kib: 0,
+        idle_rss_kib: 0,
     })
 }
 
@@ -221,9 +237,34 @@ fn served(
             Drive::Client(transport) => {
                 clients::load(implementation, transport, url, settings.client_concurrency).await?
             }
-            Drive::InProcess => unreachable!("in-process scenarios have no server"),
+            Drive::InProcess | Drive::FanOut => {
+                unreachable!("in-process and fan-out scenarios are run apart")
+            }
         };
         window(load, server.pid(), settings).await
+    })
+}
+
+/// Starts a fresh fan-out server, subscribes every subscriber, reads the server's
+/// memory while they are idle, then lets it publish and measures one window.
+fn fanned_out(
+    runtime: &tokio::runtime::Runtime,
+    implementation: Impl,
+    settings: &Settings,
+) -> anyhow::Result<Sample> {
+    let mut server = proc::Server::start_fan_out(implementation, settings.workers)?;
+    let url = server.url().to_owned();
+    let subscribers = fanout::Subscribers {
+        count: settings.subscribers,
+    };
+    let load = runtime.block_on(fanout::subscribe(&url, subscribers))?;
+    // Every subscription is answered: the server holds them all, idle.
+    let idle_rss_kib = proc::rss_kib(Some(server.pid()))?;
+    server.publish()?;
+    let sample = runtime.block_on(window(load, server.pid(), settings))?;
+    Ok(Sample {
+        idle_rss_kib,
+        ..sample
     })
 }
 
@@ -273,5 +314,6 @@ async fn window(load: Load, pid: u32, settings: &Settings) -> anyhow::Result<Sam
         server_cpu: after.server_cpu.saturating_sub(before.server_cpu),
         client_cpu: after.client_cpu.saturating_sub(before.client_cpu),
         server_rss_kib,
+        idle_rss_kib: 0,
     })
 }

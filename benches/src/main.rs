@@ -14,6 +14,7 @@ use clap::{Args, Parser, Subcommand};
 mod api;
 mod bench;
 mod clients;
+mod fanout;
 mod generator;
 mod inprocess;
 mod load;
@@ -22,12 +23,13 @@ mod profile;
 mod report;
 mod serve;
 
-use serve::{Impl, Transport};
+use serve::{Api, Impl, Transport};
 
 /// rpcsmith against jsonrpsee 0.26, side by side, on loopback.
 ///
 /// Without a command: runs every scenario (HTTP and WebSocket servers under a load
-/// generator, HTTP batches, each implementation's client, one call in process) for
+/// generator, HTTP batches, each implementation's client, one call in process, a
+/// subscription fanned out to many WebSocket connections) for
 /// several rounds, each on a fresh server process, then times the generator on the
 /// OpenRPC corpus; prints a table, then `rss <scenario> <impl> <KiB>` and
 /// `ratio <name> <value>` lines (rpcsmith over jsonrpsee, or over the floor: a bare
@@ -63,6 +65,10 @@ struct RunArgs {
     /// Tokio worker threads of every server and of the load generator.
     #[arg(long, value_name = "N", default_value_t = 2)]
     workers: usize,
+    /// WebSocket connections of the fan-out scenario, each subscribed once (default
+    /// 1000; 50 with --quick).
+    #[arg(long, value_name = "N")]
+    subscribers: Option<usize>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -123,6 +129,10 @@ struct ServeArgs {
     /// Which implementation serves (the benchmark's own use).
     #[arg(long = "impl", value_enum, default_value = "rpcsmith", hide = true)]
     implementation: Impl,
+    /// Serve the fan-out scenario's `items` subscription instead of `add` (WebSocket
+    /// only), publishing once a line `publish` is read on standard input.
+    #[arg(long, hide = true)]
+    fan_out: bool,
 }
 
 fn main() -> std::process::ExitCode {
@@ -147,7 +157,8 @@ fn start(cli: Cli) -> anyhow::Result<()> {
             .into_iter()
             .flatten()
             .collect();
-            serve::run(args.implementation, &listeners, args.workers)
+            let served = if args.fan_out { Api::FanOut } else { Api::Add };
+            serve::run(args.implementation, served, &listeners, args.workers)
         }
         Some(Command::Drive(args)) => {
             let drive = match args.client {
@@ -180,6 +191,7 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
         settings.window = Duration::from_millis(ms.max(1));
     }
     settings.workers = args.workers.max(1);
+    settings.subscribers = args.subscribers.unwrap_or(settings.subscribers).max(1);
     let results = bench::run(&settings)?;
     report::table(&results, &settings);
     if args.skip_generator {

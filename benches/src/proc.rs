@@ -2,7 +2,7 @@
 //! child (this binary, re-executed with `serve`), whose CPU time (user + system, every
 //! thread) and peak resident memory are read around the measured window.
 
-use std::io::{BufRead as _, BufReader};
+use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -46,21 +46,35 @@ impl Server {
         transport: Transport,
         workers: usize,
     ) -> anyhow::Result<Self> {
-        let exe = std::env::current_exe().context("finding this program's own path")?;
         let flag = match transport {
             Transport::Http => "--http",
             Transport::Ws => "--ws",
         };
+        Self::spawn(implementation, &[flag, "127.0.0.1:0"], workers)
+    }
+
+    /// Starts this binary as `serve --impl <implementation> --ws 127.0.0.1:0 --fan-out`
+    /// (the `items` subscription, publishing once [`Server::publish`] says so) and waits
+    /// for the URL it prints.
+    ///
+    /// # Errors
+    ///
+    /// When the process cannot start, exits, or prints no URL in time.
+    pub(crate) fn start_fan_out(implementation: Impl, workers: usize) -> anyhow::Result<Self> {
+        Self::spawn(
+            implementation,
+            &["--ws", "127.0.0.1:0", "--fan-out"],
+            workers,
+        )
+    }
+
+    fn spawn(implementation: Impl, args: &[&str], workers: usize) -> anyhow::Result<Self> {
+        let exe = std::env::current_exe().context("finding this program's own path")?;
         let child = Command::new(exe)
-            .args([
-                "serve",
-                "--impl",
-                implementation.name(),
-                flag,
-                "127.0.0.1:0",
-            ])
+            .args(["serve", "--impl", implementation.name()])
+            .args(args)
             .args(["--workers", &workers.to_string()])
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -73,6 +87,19 @@ impl Server {
             format!("the {} server process did not start", implementation.name())
         })?;
         Ok(server)
+    }
+
+    /// Tells a fan-out server to start publishing.
+    ///
+    /// # Errors
+    ///
+    /// When the server's standard input is closed.
+    pub(crate) fn publish(&mut self) -> anyhow::Result<()> {
+        let stdin = self.child.stdin.as_mut().context("no pipe to the child")?;
+        stdin
+            .write_all(b"publish\n")
+            .and_then(|()| stdin.flush())
+            .context("telling the server to publish")
     }
 
     /// Reads the first line the child prints (on a thread, so a silent child cannot
@@ -144,13 +171,30 @@ fn parse_stat_ticks(stat: &str) -> Option<u64> {
 ///
 /// When `/proc/<pid>/status` cannot be read or has no `VmHWM` line.
 pub(crate) fn peak_rss_kib(pid: Option<u32>) -> anyhow::Result<u64> {
-    let path = proc_path(pid, "status");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
-    parse_vm_hwm(&text).with_context(|| format!("no VmHWM in {path}"))
+    status_kib(pid, "VmHWM")
 }
 
-fn parse_vm_hwm(status: &str) -> Option<u64> {
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+/// Resident set size now (`VmRSS`) of process `pid`, or of this process, in KiB.
+///
+/// # Errors
+///
+/// When `/proc/<pid>/status` cannot be read or has no `VmRSS` line.
+pub(crate) fn rss_kib(pid: Option<u32>) -> anyhow::Result<u64> {
+    status_kib(pid, "VmRSS")
+}
+
+fn status_kib(pid: Option<u32>, field: &str) -> anyhow::Result<u64> {
+    let path = proc_path(pid, "status");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
+    parse_status_kib(&text, field).with_context(|| format!("no {field} in {path}"))
+}
+
+/// The KiB of line `<field>:` of `/proc/<pid>/status`.
+fn parse_status_kib(status: &str, field: &str) -> Option<u64> {
+    let line = status.lines().find(|l| {
+        l.strip_prefix(field)
+            .is_some_and(|rest| rest.starts_with(':'))
+    })?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
@@ -211,13 +255,16 @@ mod tests {
     #[test]
     fn status_gives_the_peak() {
         let status = "Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t    1234 kB\nVmRSS:\t 1000 kB\n";
-        assert_eq!(parse_vm_hwm(status), Some(1234));
+        assert_eq!(parse_status_kib(status, "VmHWM"), Some(1234));
+        assert_eq!(parse_status_kib(status, "VmRSS"), Some(1000));
+        assert_eq!(parse_status_kib(status, "VmSwap"), None);
     }
 
     #[test]
     fn this_process_is_readable() {
         assert!(clock_ticks() > 0);
         assert!(peak_rss_kib(None).unwrap() > 0);
+        assert!(rss_kib(None).unwrap() > 0);
         cpu_time(None).unwrap();
     }
 }

@@ -1,5 +1,6 @@
 //! The report: a table of medians per scenario and implementation, then one line per
-//! server's peak memory (`rss <scenario> <impl> <KiB>`) and per ratio
+//! server's peak memory (`rss <scenario> <impl> <KiB>`; `rss fanout_idle <impl> <KiB>`
+//! for the fan-out server's memory with every subscriber idle) and per ratio
 //! (`ratio <name> <value>`, the median over rounds of the ratio within each round).
 
 use crate::bench::{Results, SCENARIOS, Sample, Settings};
@@ -71,6 +72,13 @@ const RATIOS: &[Ratio] = &[
         J,
     ),
     ratio("client_ws_calls_per_s", "client_ws", Metric::CallsPerS, J),
+    ratio("subscription_items_per_s", "fanout", Metric::CallsPerS, J),
+    ratio(
+        "subscription_cpu_per_item",
+        "fanout",
+        Metric::ServerCpuPerCall,
+        J,
+    ),
     ratio(
         "http_calls_per_cpu_s_vs_floor",
         "http",
@@ -119,6 +127,7 @@ fn legend(settings: &Settings) -> String {
         batch_connections: b,
         client_concurrency: k,
         workers: w,
+        subscribers: n,
         ..
     } = settings;
     format!(
@@ -129,6 +138,8 @@ fn legend(settings: &Settings) -> String {
          \x20 client_http  each implementation's client, {k} calls in flight, against its own HTTP server\n\
          \x20 client_ws    each implementation's client, {k} calls in flight, on one WebSocket to its own server\n\
          \x20 inprocess    Server::handle (generated dispatcher) vs RpcModule::raw_json_request, one call at a time\n\
+         \x20 fanout       {n} WebSocket connections each subscribed once, the server publishing new heads to all\n\
+         \x20              (\"calls\" are items delivered; `rss fanout_idle` is the server with the {n} subscribers idle)\n\
          Servers and load generator each run {w} Tokio worker threads on this machine's cores; server CPU is\n\
          the server process's user + system time (every thread) over the window, client CPU this process's."
     )
@@ -197,6 +208,11 @@ pub(crate) fn lines(results: &Results) {
             }
             let rss = median(samples.iter().map(|s| s.server_rss_kib as f64).collect());
             println!("rss {} {} {rss:.0}", scenario.name, implementation.name());
+            if samples.iter().all(|s| s.idle_rss_kib > 0) {
+                let idle = median(samples.iter().map(|s| s.idle_rss_kib as f64).collect());
+                let name = implementation.name();
+                println!("rss {}_idle {name} {idle:.0}", scenario.name);
+            }
         }
     }
     for r in RATIOS {

@@ -1,12 +1,14 @@
 //! The servers under test, each serving `add` until killed: rpcsmith's generated server
 //! (HTTP, WebSocket), jsonrpsee's (HTTP, WebSocket), and the floor, a bare hyper
-//! HTTP/1.1 server that reads each request and answers a fixed body.
+//! HTTP/1.1 server that reads each request and answers a fixed body. For the fan-out
+//! scenario, rpcsmith and jsonrpsee serve the `items` subscription instead (`fanout`).
 //!
-//! Each listener prints one line, `serving add with <impl> on <url>`, as soon as it is
+//! Each listener prints one line, `serving <api> with <impl> on <url>`, as soon as it is
 //! bound: the benchmark reads the URL from it (its last word).
 
 use std::io::Write as _;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use bytes::Bytes;
@@ -14,13 +16,14 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
+use jsonrpsee::RpcModule;
 use jsonrpsee::server::{BatchRequestConfig, ServerConfig};
-use rpcsmith::server::Limits;
+use rpcsmith::server::{Limits, Server};
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::{http, ws};
 use tokio::net::TcpListener;
 
-use crate::api;
+use crate::{api, fanout};
 
 /// An implementation under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
@@ -39,6 +42,25 @@ impl Impl {
             Impl::Rpcsmith => "rpcsmith",
             Impl::Jsonrpsee => "jsonrpsee",
             Impl::Floor => "floor",
+        }
+    }
+}
+
+/// What a server serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Api {
+    /// `add(a, b)`.
+    Add,
+    /// The `items` subscription of the fan-out scenario, publishing once `publish` is read
+    /// on standard input (WebSocket only).
+    FanOut,
+}
+
+impl Api {
+    fn name(self) -> &'static str {
+        match self {
+            Api::Add => "add",
+            Api::FanOut => "items",
         }
     }
 }
@@ -73,39 +95,64 @@ pub(crate) fn runtime(workers: usize) -> anyhow::Result<tokio::runtime::Runtime>
         .context("starting a Tokio runtime")
 }
 
-/// Serves `add` with `implementation` on each `(transport, address)` until the process
+/// Serves `served` with `implementation` on each `(transport, address)` until the process
 /// is killed.
 ///
 /// # Errors
 ///
-/// When an address cannot be bound, or the floor is asked for WebSocket.
+/// When an address cannot be bound, the floor is asked for WebSocket, or the fan-out
+/// subscription for HTTP or for the floor.
 pub(crate) fn run(
     implementation: Impl,
+    served: Api,
     listeners: &[(Transport, SocketAddr)],
     workers: usize,
 ) -> anyhow::Result<()> {
     if listeners.is_empty() {
         bail!("nothing to serve: give --http ADDRESS and/or --ws ADDRESS");
     }
+    if served == Api::FanOut && listeners.iter().any(|&(t, _)| t != Transport::Ws) {
+        bail!("the fan-out subscription is served over WebSocket only: give --ws ADDRESS");
+    }
     runtime(workers)?.block_on(async {
+        let start = (served == Api::FanOut).then(fanout::start_on_stdin);
         for &(transport, address) in listeners {
-            let bound = match implementation {
-                Impl::Rpcsmith => rpcsmith(transport, address).await?,
-                Impl::Jsonrpsee => jsonrpsee(transport, address).await?,
-                Impl::Floor => floor(transport, address).await?,
+            let bound = match (implementation, &start) {
+                (Impl::Rpcsmith, None) => {
+                    rpcsmith(api::rpcsmith_server(), transport, address).await?
+                }
+                (Impl::Rpcsmith, Some(start)) => {
+                    let server = fanout::rpcsmith_server(Arc::clone(start));
+                    rpcsmith(server, transport, address).await?
+                }
+                (Impl::Jsonrpsee, None) => {
+                    jsonrpsee(api::jsonrpsee_module(), transport, address).await?
+                }
+                (Impl::Jsonrpsee, Some(start)) => {
+                    let module = fanout::jsonrpsee_module(Arc::clone(start));
+                    jsonrpsee(module, transport, address).await?
+                }
+                (Impl::Floor, None) => floor(transport, address).await?,
+                (Impl::Floor, Some(_)) => bail!("the floor serves no subscription"),
             };
-            announce(implementation, transport, bound)?;
+            announce(implementation, served, transport, bound)?;
         }
         std::future::pending::<anyhow::Result<()>>().await
     })
 }
 
-fn announce(implementation: Impl, transport: Transport, bound: SocketAddr) -> anyhow::Result<()> {
+fn announce(
+    implementation: Impl,
+    served: Api,
+    transport: Transport,
+    bound: SocketAddr,
+) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let scheme = transport.scheme();
     writeln!(
         out,
-        "serving add with {} on {scheme}://{bound}/",
+        "serving {} with {} on {scheme}://{bound}/",
+        served.name(),
         implementation.name()
     )?;
     out.flush().context("writing to standard output")
@@ -119,11 +166,14 @@ async fn bind(address: SocketAddr) -> anyhow::Result<(TcpListener, SocketAddr)> 
     Ok((listener, bound))
 }
 
-/// rpcsmith's HTTP service on the generated dispatcher; for WebSocket, the same service
+/// rpcsmith's HTTP service on a generated dispatcher; for WebSocket, the same service
 /// upgrading connections to peers served by the same server.
-async fn rpcsmith(transport: Transport, address: SocketAddr) -> anyhow::Result<SocketAddr> {
+async fn rpcsmith(
+    server: Server,
+    transport: Transport,
+    address: SocketAddr,
+) -> anyhow::Result<SocketAddr> {
     let (listener, bound) = bind(address).await?;
-    let server = api::rpcsmith_server();
     let mut service = http::Service::new(server);
     if transport == Transport::Ws {
         service = service.websocket(Peer::builder(), ws::Settings::default());
@@ -132,9 +182,13 @@ async fn rpcsmith(transport: Transport, address: SocketAddr) -> anyhow::Result<S
     Ok(bound)
 }
 
-/// jsonrpsee's server, limited as rpcsmith's server is by default where the two have the
-/// same knob: connections, batch length, request and response size.
-async fn jsonrpsee(transport: Transport, address: SocketAddr) -> anyhow::Result<SocketAddr> {
+/// jsonrpsee's server for `module`, limited as rpcsmith's server is by default where the
+/// two have the same knob: connections, batch length, request and response size.
+async fn jsonrpsee(
+    module: RpcModule<()>,
+    transport: Transport,
+    address: SocketAddr,
+) -> anyhow::Result<SocketAddr> {
     let limits = Limits::default();
     let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let config = ServerConfig::builder()
@@ -152,7 +206,7 @@ async fn jsonrpsee(transport: Transport, address: SocketAddr) -> anyhow::Result<
         .await
         .with_context(|| format!("cannot bind {address}"))?;
     let bound = server.local_addr()?;
-    let handle = server.start(api::jsonrpsee_module());
+    let handle = server.start(module);
     // Serves until the process ends: the handle must outlive this function.
     std::mem::forget(handle);
     Ok(bound)

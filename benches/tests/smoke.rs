@@ -13,6 +13,8 @@ const RATIOS: &[&str] = &[
     "inprocess_ns_per_call",
     "client_http_calls_per_s",
     "client_ws_calls_per_s",
+    "subscription_items_per_s",
+    "subscription_cpu_per_item",
 ];
 
 const SERVED: &[(&str, &[&str])] = &[
@@ -22,6 +24,9 @@ const SERVED: &[(&str, &[&str])] = &[
     ("batch1000", &["rpcsmith", "jsonrpsee"]),
     ("client_http", &["rpcsmith", "jsonrpsee"]),
     ("client_ws", &["rpcsmith", "jsonrpsee"]),
+    ("fanout", &["rpcsmith", "jsonrpsee"]),
+    // The fan-out server with every subscriber idle.
+    ("fanout_idle", &["rpcsmith", "jsonrpsee"]),
 ];
 
 fn value<'a>(stdout: &'a str, prefix: &str) -> Option<&'a str> {

@@ -2,9 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::emit::{cargo_lines, claim, write_if_changed};
+use crate::emit::{cargo_lines, claim, one_line, write_if_changed};
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::settings::{Override, ParamsBy, Settings};
+use crate::subscription::Subscription;
 
 /// Starts configuring code generation from a build script.
 ///
@@ -99,6 +100,46 @@ impl Builder {
     /// its peer's `serve`). `.client(true)` emits the listener, `.server(true)` the push.
     pub fn server_to_client(mut self, pattern: impl Into<String>) -> Self {
         self.settings.server_to_client.push(pattern.into());
+        self
+    }
+
+    /// Declares `method` (its wire name) a subscribe method whose items travel as
+    /// `subscription` says, for a document that cannot say so itself (it takes precedence
+    /// over the method's `x-subscription`). Parts left out are inferred.
+    ///
+    /// ```no_run
+    /// use rpcsmith_build::Subscription;
+    /// rpcsmith_build::configure()
+    ///     .subscription(
+    ///         "starknet_subscribeNewHeads",
+    ///         Subscription::notification("starknet_subscriptionNewHeads")
+    ///             .id("subscription_id")
+    ///             .item("result")
+    ///             .unsubscribe("starknet_unsubscribe"),
+    ///     )
+    ///     .compile("starknet_ws_api.json")
+    ///     .unwrap_or_else(|e| panic!("{e}"));
+    /// ```
+    ///
+    /// The client's method then returns a `Subscription<Item>` (a stream of typed items),
+    /// the server trait's method returns the `Items<Item>` to send, and the runtime
+    /// answers the unsubscribe method. A subscription that cannot be tied to the
+    /// document's methods is a warning naming it, and its methods stay plain.
+    pub fn subscription(mut self, method: impl Into<String>, subscription: Subscription) -> Self {
+        self.settings
+            .subscriptions
+            .insert(method.into(), subscription);
+        self
+    }
+
+    /// Whether subscriptions are recognised from the conventions of real documents
+    /// (default `true`): Starknet's `<prefix>_subscribe<X>` with its notification
+    /// `<prefix>_subscription<X>` and `<prefix>_unsubscribe`, and Ethereum's
+    /// `eth_subscribe` / `eth_subscription` / `eth_unsubscribe`. Off, only the
+    /// subscriptions declared (by `x-subscription` or [`subscription`](Self::subscription))
+    /// are generated as such.
+    pub fn conventions(mut self, recognise: bool) -> Self {
+        self.settings.conventions = recognise;
         self
     }
 
@@ -200,6 +241,7 @@ impl Builder {
             written,
             files_read,
             warnings: generated.warnings,
+            notes: generated.notes,
         })
     }
 }
@@ -248,12 +290,20 @@ pub struct Emitted {
     pub files_read: Vec<PathBuf>,
     /// The warnings.
     pub warnings: Vec<Diagnostic>,
+    /// What the generator recognised (subscriptions), one line each, `note: ` first.
+    pub notes: Vec<String>,
 }
 
 impl Emitted {
     /// The lines [`Builder::compile`] prints: `cargo:rerun-if-changed=` for each file read,
-    /// then `cargo:warning=` for each warning, one line each.
+    /// then `cargo:warning=` for each warning and each note, one line each.
     pub fn cargo_lines(&self) -> Vec<String> {
-        cargo_lines(&self.files_read, &self.warnings)
+        let mut lines = cargo_lines(&self.files_read, &self.warnings);
+        lines.extend(
+            self.notes
+                .iter()
+                .map(|n| format!("cargo:warning={}", one_line(n))),
+        );
+        lines
     }
 }

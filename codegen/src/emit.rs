@@ -109,7 +109,7 @@ pub(crate) fn cargo_lines(files_read: &[PathBuf], warnings: &[Diagnostic]) -> Ve
 }
 
 /// Cargo reads its instructions line by line: a line break would end one early.
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.replace(['\r', '\n'], " ")
 }
 

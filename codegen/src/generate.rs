@@ -38,6 +38,10 @@ pub struct Generated {
     pub fallbacks: usize,
     /// Every example and default of the document, with its Rust type.
     pub examples: Vec<ExampleValue>,
+    /// What the generator recognised (each subscription: how it was declared, its
+    /// notification, id, item and unsubscribe), one line each:
+    /// `note: file:line:col: at /pointer: …`.
+    pub notes: Vec<String>,
 }
 
 /// Generates the module for the OpenRPC document at `path`: its types, and the typed
@@ -108,6 +112,7 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
         methods: document.methods.len(),
         fallbacks: space.fallback_count(),
         examples: examples(&space),
+        notes: services.notes.clone(),
     })
 }
 

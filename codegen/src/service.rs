@@ -16,6 +16,7 @@ use crate::naming::{Namer, field_name, title_is_identifier, type_name};
 use crate::openrpc::ParamStructure;
 use crate::resolve::Location;
 use crate::settings::{ParamsBy, Settings};
+use crate::streams::{Stream, Streams, streams};
 use crate::typespace::{MethodTypes, Ty, TypeSpace};
 
 /// Names the generated client and batch builder use for themselves, or have from the
@@ -48,6 +49,8 @@ pub(crate) struct Services {
     pub(crate) methods: Vec<Method>,
     /// Problems found (warnings).
     pub(crate) diagnostics: Vec<Diagnostic>,
+    /// What was recognised (subscriptions), one line each.
+    pub(crate) notes: Vec<String>,
 }
 
 /// One method.
@@ -75,6 +78,26 @@ pub(crate) struct Method {
     pub(crate) errors: Vec<DeclaredError>,
     /// Who sends it.
     pub(crate) direction: Direction,
+    /// Its part in a subscription, if any.
+    pub(crate) part: Part,
+}
+
+/// A method's part in subscriptions.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Part {
+    /// None: a method like any other.
+    Plain,
+    /// It subscribes; its items travel as the stream says.
+    Subscribe(Stream),
+    /// It carries a subscription's items: the runtime consumes it, so it has neither a
+    /// listener method nor a push method.
+    Items,
+    /// It ends subscriptions: the runtime answers it (with the feed of the subscribe
+    /// method named here), so the server trait has no method for it.
+    Unsubscribe {
+        /// The subscribe method (wire name) whose feed names it.
+        subscribe: String,
+    },
 }
 
 /// One param.
@@ -124,7 +147,8 @@ impl Services {
             names.fns.claim(word);
         }
         let wire: Vec<&str> = document.methods.iter().map(|m| m.name.as_str()).collect();
-        let (sent_by, unmatched) = directions(&settings.server_to_client, &wire);
+        let mut streams = streams(document, &types, space.defs(), settings);
+        let (sent_by, mut diagnostics) = sent_by(document, settings, &streams, &wire);
         let mut suffixes = vec!["Client", "Batch", "Server", "Dispatcher"];
         if sent_by.contains(&Direction::ServerToClient) {
             suffixes.extend(["Push", "Listener", "ListenerDispatcher"]);
@@ -132,14 +156,7 @@ impl Services {
         for suffix in suffixes {
             names.bases.claim(&format!("{name}{suffix}"));
         }
-        let mut diagnostics: Vec<Diagnostic> = unmatched
-            .iter()
-            .map(|pattern| {
-                let at = Location::new(document.root, "/methods");
-                let message = format!("server_to_client pattern {pattern:?} matches no method");
-                document.resolver.warning_at(&at, message)
-            })
-            .collect();
+        diagnostics.append(&mut streams.diagnostics);
         let mut methods = Vec::new();
         for (m, direction) in document.methods.iter().zip(sent_by) {
             let Some(types) = types.get(m.name.as_str()) else {
@@ -153,6 +170,7 @@ impl Services {
             };
             let mut method = method(m, types, settings, &mut names, document, &mut diagnostics);
             method.direction = direction;
+            method.part = part(&m.name, &streams, &wire);
             methods.push(method);
         }
         let title = match document.model.info.title.trim() {
@@ -164,7 +182,50 @@ impl Services {
             title,
             methods,
             diagnostics,
+            notes: streams.notes,
         }
+    }
+}
+
+/// Who sends each of the methods `wire`: as the patterns of `server_to_client` say, and
+/// the server for the notifications subscriptions share; a warning for each pattern that
+/// matches no method.
+fn sent_by(
+    document: &Document,
+    settings: &Settings,
+    streams: &Streams,
+    wire: &[&str],
+) -> (Vec<Direction>, Vec<Diagnostic>) {
+    let (mut sent_by, unmatched) = directions(&settings.server_to_client, wire);
+    for (direction, name) in sent_by.iter_mut().zip(wire) {
+        if streams.shared.iter().any(|s| s == name) {
+            *direction = Direction::ServerToClient;
+        }
+    }
+    let diagnostics = unmatched
+        .iter()
+        .map(|pattern| {
+            let at = Location::new(document.root, "/methods");
+            let message = format!("server_to_client pattern {pattern:?} matches no method");
+            document.resolver.warning_at(&at, message)
+        })
+        .collect();
+    (sent_by, diagnostics)
+}
+
+/// The part of the method `name` in the subscriptions `streams` (of the methods `wire`).
+fn part(name: &str, streams: &Streams, wire: &[&str]) -> Part {
+    if let Some(stream) = streams.by_subscribe.get(name) {
+        return Part::Subscribe(stream.clone());
+    }
+    if streams.is_consumed(name) {
+        return Part::Items;
+    }
+    match streams.unsubscribed_by(name, wire.iter().copied()) {
+        Some(subscribe) => Part::Unsubscribe {
+            subscribe: subscribe.to_owned(),
+        },
+        None => Part::Plain,
     }
 }
 
@@ -242,6 +303,7 @@ fn method(
         result: types.result.clone(),
         errors: errors(&m.errors, types, document, diagnostics),
         direction: Direction::ClientToServer,
+        part: Part::Plain,
     }
 }
 

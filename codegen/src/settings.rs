@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::load::Options;
+use crate::subscription::Subscription;
 
 /// Everything a generation run is configured with.
 ///
@@ -35,6 +36,13 @@ pub struct Settings {
     /// run of characters: `starknet_subscription*`, `*`). Every other method goes from
     /// the client to the server. A pattern that matches no method is a warning.
     pub server_to_client: Vec<String>,
+    /// Subscriptions declared for documents that cannot say so themselves, by subscribe
+    /// method (wire name). They take precedence over the method's `x-subscription`.
+    pub subscriptions: BTreeMap<String, Subscription>,
+    /// Whether subscriptions are recognised from the conventions of real documents:
+    /// Starknet's `<prefix>_subscribe<X>` and Ethereum's `eth_subscribe` (default
+    /// `true`).
+    pub conventions: bool,
 }
 
 impl Default for Settings {
@@ -48,6 +56,8 @@ impl Default for Settings {
             overrides: BTreeMap::new(),
             templates_dir: None,
             server_to_client: Vec::new(),
+            subscriptions: BTreeMap::new(),
+            conventions: true,
         }
     }
 }

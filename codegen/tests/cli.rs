@@ -384,3 +384,49 @@ fn server_to_client_marks_methods_and_warns_about_a_pattern_that_matches_none() 
         text(&out.stderr)
     );
 }
+
+#[test]
+fn subscriptions_are_declared_on_the_command_line_and_noted() {
+    let doc = "tests/fixtures/services/ticker.json";
+    let spec = "subscribe=ticker_tick,item=price,unsubscribe=unsubscribe";
+    let out = rpcsmith(&["check", doc, "--subscription", spec]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[0].starts_with("note: tests/fixtures/services/ticker.json:"),
+        "{stderr}"
+    );
+    assert!(lines[0].ends_with(": at /methods/0: the subscription declared by the builder on `subscribe`: items on `ticker_tick` (id `subscription`, item `price`), unsubscribe `unsubscribe`"), "{stderr}");
+    assert_eq!(lines[1], format!("{doc}: ok, 0 warnings"));
+
+    let bad = rpcsmith(&[
+        "check",
+        doc,
+        "--subscription",
+        "subscribe=ticker_tick,topic=x",
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("cannot read \"topic=x\""),
+        "{}",
+        text(&bad.stderr)
+    );
+    // Off, the Starknet-shaped `watch_subscribeTicks` of the streams fixture is plain;
+    // its `x-subscription` method is still one.
+    let streams = "tests/fixtures/services/streams.json";
+    let on = text(&rpcsmith(&["check", streams]).stderr);
+    let off = text(&rpcsmith(&["check", streams, "--no-conventions"]).stderr);
+    assert_eq!(on.matches("note: ").count(), 3, "{on}");
+    assert_eq!(off.matches("note: ").count(), 1, "{off}");
+    assert!(off.contains("on `jobs_start`"), "{off}");
+    let unknown = rpcsmith(&["check", doc, "--subscription", "nothing="]);
+    assert!(unknown.status.success());
+    assert!(
+        text(&unknown.stderr)
+            .contains("at /methods: subscription declared on \"nothing\", which is no method"),
+        "{}",
+        text(&unknown.stderr)
+    );
+}

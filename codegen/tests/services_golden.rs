@@ -37,6 +37,11 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
         ),
         ("ticker", fixtures.join("ticker.json"), ticker),
         (
+            "streams",
+            fixtures.join("streams.json"),
+            Settings::default(),
+        ),
+        (
             "schemas_petstore",
             manifest_dir().join("../schemas/petstore.json"),
             Settings::default(),

@@ -27,6 +27,10 @@ const OURS: &[(&str, &str, Configure)] = &[
     ("interop", "documents/interop.json", |b| {
         b.server_to_client("double").server_to_client("pushed")
     }),
+    // Ethereum's pub-sub shape, recognised by the generator without help.
+    ("eth_newheads", "../../schemas/eth-newheads.json", |b| b),
+    // A pull-only stream (`x-subscription` with `pull: true`).
+    ("ticks", "documents/ticks.json", |b| b),
 ];
 
 /// Corpus documents: module name, path in the corpus, include directory (relative to the
@@ -79,12 +83,24 @@ const CORPUS: &[CorpusEntry] = &[
         Some("starknet-specs"),
         |b| b,
     ),
-    // The node sends the subscriptions' notifications.
+    // The node sends the subscriptions' notifications, generated as listener methods:
+    // the Starknet convention, which would make them subscriptions, is off here.
     (
         "starknet_ws",
         "starknet-specs/api/starknet_ws_api.json",
         Some("starknet-specs"),
-        |b| b.server_to_client("starknet_subscription*"),
+        |b| {
+            b.conventions(false)
+                .server_to_client("starknet_subscription*")
+        },
+    ),
+    // The same document as the generator reads it by default: the Starknet convention
+    // makes `starknet_subscribe*` typed subscriptions.
+    (
+        "starknet_subs",
+        "starknet-specs/api/starknet_ws_api.json",
+        Some("starknet-specs"),
+        |b| b,
     ),
     (
         "ethereum",

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use rpcsmith_build::{Diagnostic, Error, ErrorKind, ParamsBy, configure};
+use rpcsmith_build::{Diagnostic, Error, ErrorKind, ParamsBy, Subscription, configure};
 
 const GENERATE_EXAMPLES: &str = "\
 Examples:
@@ -17,6 +17,8 @@ Examples:
                                                     $refs also looked up in shared/
   rpcsmith generate ws.json --server-to-client 'starknet_subscription*' -o src/ws.rs
                                                     those methods are sent by the server
+  rpcsmith generate api.json --subscription 'watch=ticks,unsubscribe=stop' -o src/api.rs
+                                                    `watch` subscribes; items on `ticks`
 
 Use the generated file as a module (`mod api;`); it links against the `rpcsmith` crate.";
 
@@ -112,6 +114,27 @@ struct Input {
     /// method is a warning.
     #[arg(long = "server-to-client", value_name = "PATTERN")]
     server_to_client: Vec<String>,
+    /// Declares METHOD a subscribe method, for a document that cannot say so itself
+    /// (as its `x-subscription` would): `METHOD=NOTIFICATION[,id=PARAM][,item=PARAM]
+    /// [,unsubscribe=METHOD][,pull]`, every part optional (`METHOD=` infers them all).
+    /// Repeatable.
+    #[arg(long = "subscription", value_name = "METHOD=SPEC", value_parser = subscription)]
+    subscriptions: Vec<(String, Subscription)>,
+    /// Recognise no subscription from the conventions of real documents (Starknet's
+    /// `<prefix>_subscribe<X>`, Ethereum's `eth_subscribe`): only declared ones.
+    #[arg(long)]
+    no_conventions: bool,
+}
+
+/// `--subscription METHOD=SPEC`.
+fn subscription(text: &str) -> Result<(String, Subscription), String> {
+    let (method, spec) = text.split_once('=').ok_or(
+        "expected METHOD=NOTIFICATION[,id=PARAM][,item=PARAM][,unsubscribe=METHOD][,pull]",
+    )?;
+    if method.is_empty() {
+        return Err("the subscribe method's name is empty".to_owned());
+    }
+    Ok((method.to_owned(), Subscription::parse(spec)?))
 }
 
 impl Input {
@@ -120,9 +143,14 @@ impl Input {
             .include
             .iter()
             .fold(configure(), |b, dir| b.include_dir(dir));
-        self.server_to_client
+        let builder = self
+            .server_to_client
             .iter()
-            .fold(builder, |b, pattern| b.server_to_client(pattern))
+            .fold(builder, |b, pattern| b.server_to_client(pattern));
+        self.subscriptions
+            .iter()
+            .fold(builder, |b, (method, s)| b.subscription(method, s.clone()))
+            .conventions(!self.no_conventions)
             .strict(self.strict)
     }
 }
@@ -162,6 +190,7 @@ fn generate(args: &Generate) -> anyhow::Result<ExitCode> {
         Err(error) => return failed(&args.input, &error),
     };
     print_diagnostics(&generated.warnings)?;
+    print_notes(&generated.notes)?;
     match &args.output {
         Some(path) => {
             if let Some(error) = overwrites_an_input(path, &generated.files_read) {
@@ -184,6 +213,7 @@ fn check(args: &Check) -> anyhow::Result<ExitCode> {
     match rpcsmith_build::generate(&args.input.document, builder.settings()) {
         Ok(generated) => {
             print_diagnostics(&generated.warnings)?;
+            print_notes(&generated.notes)?;
             let n = generated.warnings.len();
             let summary = format!(
                 "{}: ok, {n} warning{}",
@@ -220,6 +250,15 @@ fn failed(input: &Input, error: &Error) -> anyhow::Result<ExitCode> {
     writeln!(std::io::stderr(), "{doc}: failed, {errors} error{plural}")
         .context("cannot write to standard error")?;
     Ok(ExitCode::FAILURE)
+}
+
+/// Prints what the generator recognised, one line each.
+fn print_notes(notes: &[String]) -> anyhow::Result<()> {
+    let mut err = std::io::stderr().lock();
+    for note in notes {
+        writeln!(err, "{note}").context("cannot write to standard error")?;
+    }
+    Ok(())
 }
 
 fn print_diagnostics(diagnostics: &[Diagnostic]) -> anyhow::Result<()> {

@@ -346,6 +346,7 @@ mod tests {
             title: "x".to_owned(),
             methods: Vec::new(),
             diagnostics: Vec::new(),
+            notes: Vec::new(),
         };
         let settings = Settings::types_only();
         let parts = ModuleParts {

@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::rust::{Spelling, doc_attrs, string_literal, ty_expr};
 use crate::direction::Direction;
 use crate::openrpc::ParamStructure;
-use crate::service::{DeclaredError, Method, Param, Services};
+use crate::service::{DeclaredError, Method, Param, Part, Services};
 use crate::settings::ParamsBy;
 use crate::typespace::{Ty, TypeDef};
 
@@ -37,6 +37,8 @@ pub(crate) struct ServicesView {
     /// The document answered on `rpc.discover`, as a Rust string literal.
     pub(crate) document: String,
     pub(crate) has_methods: bool,
+    /// Some method subscribes (the batch builder leaves it out, and says so).
+    pub(crate) has_subscribe: bool,
     pub(crate) methods: Vec<MethodView>,
 }
 
@@ -88,6 +90,51 @@ pub(crate) struct MethodView {
     /// The declared error type: `<Method>Error` or `Infallible`.
     pub(crate) error_ty: String,
     pub(crate) errors: Vec<ErrorView>,
+    /// The method subscribes: the client returns a `Subscription<{{item_ty}}>`, the
+    /// server trait `Items<{{item_ty}}>`, and `feed` is its items' way.
+    pub(crate) is_subscribe: bool,
+    pub(crate) subscribe: SubscribeView,
+    /// The method ends subscriptions: the runtime answers it, the server trait has no
+    /// method for it.
+    pub(crate) is_unsubscribe: bool,
+    pub(crate) unsubscribe: UnsubscribeView,
+}
+
+/// How a subscribe method's items travel: the `static` Feed both sides read.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct SubscribeView {
+    /// The item type.
+    pub(crate) item_ty: String,
+    /// The static's name (`STARKNET_SUBSCRIBE_NEW_HEADS_FEED`).
+    pub(crate) feed: String,
+    /// Always pulled: `Feed::pull()`; else `Feed::push(notification, id, item)`.
+    pub(crate) pull: bool,
+    /// The notification, the id param and the item param, as string literals.
+    pub(crate) notification: String,
+    pub(crate) id_param: String,
+    pub(crate) item_param: String,
+    /// The shown names, for docs.
+    pub(crate) notification_shown: String,
+    pub(crate) by_position: bool,
+    /// The unsubscribe method and its id param as string literals, and whether the id
+    /// goes by position.
+    pub(crate) has_unsubscribe: bool,
+    pub(crate) unsubscribe: String,
+    pub(crate) unsubscribe_param: String,
+    pub(crate) unsubscribe_by_position: bool,
+    pub(crate) integer_ids: bool,
+}
+
+/// How the runtime answers an unsubscribe method.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct UnsubscribeView {
+    /// The feed static of a subscription it ends.
+    pub(crate) feed: String,
+    /// An unknown id is answered with the method's single declared error (else `false`):
+    /// its code, and its message as a string literal.
+    pub(crate) has_unknown: bool,
+    pub(crate) unknown_code: i64,
+    pub(crate) unknown_message: String,
 }
 
 /// The positional length when the param `rust` is given.
@@ -146,7 +193,9 @@ pub(crate) fn services_views(
             .methods
             .iter()
             .filter(|m| direction.is_none_or(|d| m.direction == d))
-            .map(|m| method(m, defs))
+            // The runtime consumes the notifications carrying a subscription's items.
+            .filter(|m| direction.is_none() || m.part != Part::Items)
+            .map(|m| method(m, services, defs))
             .collect();
         let role = Role::of(&services.name, direction);
         ServicesView {
@@ -162,6 +211,7 @@ pub(crate) fn services_views(
             discover: role.forward,
             document: string_literal(document),
             has_methods: !methods.is_empty(),
+            has_subscribe: methods.iter().any(|m| m.is_subscribe),
             methods,
         }
     };
@@ -209,7 +259,7 @@ fn literal_text(text: &str) -> String {
     literal[1..literal.len() - 1].to_owned()
 }
 
-fn method(m: &Method, defs: &[TypeDef]) -> MethodView {
+fn method(m: &Method, services: &Services, defs: &[TypeDef]) -> MethodView {
     let shown = literal_text(&m.wire);
     let mut text = m.docs.clone().unwrap_or_default();
     if !text.is_empty() {
@@ -239,6 +289,8 @@ fn method(m: &Method, defs: &[TypeDef]) -> MethodView {
     let errors: Vec<ErrorView> = m.errors.iter().map(|e| error(e, defs)).collect();
     let has_errors = !errors.is_empty() && m.result.is_some();
     let error_name = format!("{}Error", m.base);
+    let subscribe = subscribe(m, services, defs);
+    let unsubscribe = unsubscribe(m, services);
     MethodView {
         wire: string_literal(&m.wire),
         shown,
@@ -270,7 +322,61 @@ fn method(m: &Method, defs: &[TypeDef]) -> MethodView {
         has_errors,
         error_name,
         errors,
+        is_subscribe: subscribe.is_some(),
+        subscribe: subscribe.unwrap_or_default(),
+        is_unsubscribe: unsubscribe.is_some(),
+        unsubscribe: unsubscribe.unwrap_or_default(),
     }
+}
+
+/// The name of the static Feed of the subscribe method `m`.
+fn feed_name(m: &Method) -> String {
+    format!(
+        "{}_FEED",
+        m.rust.trim_start_matches("r#").to_ascii_uppercase()
+    )
+}
+
+fn subscribe(m: &Method, services: &Services, defs: &[TypeDef]) -> Option<SubscribeView> {
+    let Part::Subscribe(stream) = &m.part else {
+        return None;
+    };
+    let unsubscribe = stream.unsubscribe.as_ref();
+    let unsubscribe_by_position = unsubscribe
+        .and_then(|u| services.methods.iter().find(|x| x.wire == u.method))
+        .is_some_and(|u| u.sends == ParamsBy::Position);
+    Some(SubscribeView {
+        item_ty: ty_expr(&stream.item, Spelling::beside_types(defs)),
+        feed: feed_name(m),
+        pull: stream.pull,
+        notification: string_literal(&stream.notification),
+        id_param: string_literal(&stream.id_param),
+        item_param: string_literal(&stream.item_param),
+        notification_shown: literal_text(&stream.notification),
+        by_position: stream.by_position,
+        has_unsubscribe: unsubscribe.is_some(),
+        unsubscribe: unsubscribe.map_or_else(String::new, |u| string_literal(&u.method)),
+        unsubscribe_param: unsubscribe.map_or_else(String::new, |u| string_literal(&u.param)),
+        unsubscribe_by_position,
+        integer_ids: stream.integer_ids,
+    })
+}
+
+fn unsubscribe(m: &Method, services: &Services) -> Option<UnsubscribeView> {
+    let Part::Unsubscribe { subscribe } = &m.part else {
+        return None;
+    };
+    let of = services.methods.iter().find(|x| &x.wire == subscribe)?;
+    let unknown = match m.errors.as_slice() {
+        [only] => Some(only),
+        _ => None,
+    };
+    Some(UnsubscribeView {
+        feed: feed_name(of),
+        has_unknown: unknown.is_some(),
+        unknown_code: unknown.map_or(0, |e| e.code),
+        unknown_message: unknown.map_or_else(String::new, |e| string_literal(&e.message)),
+    })
 }
 
 fn param(p: &Param, index: usize, fixed_len: usize, defs: &[TypeDef]) -> ParamView {

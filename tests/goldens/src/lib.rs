@@ -118,6 +118,12 @@ pub mod services {
         include!("../../../codegen/tests/golden/services/ticker.rs");
     }
 
+    /// Generated from `codegen/tests/fixtures/services/streams.json`: subscriptions
+    /// recognised (Starknet convention) and declared (`x-subscription`, pulled).
+    pub mod streams {
+        include!("../../../codegen/tests/golden/services/streams.rs");
+    }
+
     /// Generated from `schemas/petstore.json`, the project's example.
     pub mod schemas_petstore {
         include!("../../../codegen/tests/golden/services/schemas_petstore.rs");

@@ -27,6 +27,14 @@ rpcsmith::include_api!(
     /// `documents/interop.json`: what the Node peers of `tests/interop` speak.
     pub interop
 );
+rpcsmith::include_api!(
+    /// `schemas/eth-newheads.json`: Ethereum's `eth_subscribe("newHeads")`, recognised.
+    pub eth_newheads
+);
+rpcsmith::include_api!(
+    /// `documents/ticks.json`: a pull-only stream.
+    pub ticks
+);
 
 macro_rules! corpus_modules {
     ($($(#[$doc:meta])* $name:ident),* $(,)?) => {
@@ -52,6 +60,8 @@ corpus_modules! {
     starknet,
     /// `starknet-specs/api/starknet_ws_api.json`, `starknet_subscription*` sent by the node.
     starknet_ws,
+    /// `starknet-specs/api/starknet_ws_api.json` with its subscriptions recognised.
+    starknet_subs,
     /// `ethereum-execution-apis/refs-openrpc.json`.
     ethereum,
 }

@@ -8,11 +8,16 @@
 //!   `InteropPush`.
 //! - The GENERATED client calls a Node server over HTTP, and a Node child process over
 //!   stdio, whose calls back reach the generated `InteropListener`.
+//! - A JavaScript subscriber (`ws`, raw JSON-RPC as a dapp writes it) subscribes to the
+//!   GENERATED server of `schemas/eth-newheads.json` and receives its `eth_subscription`
+//!   notifications.
 //!
 //! Where Node or the installed packages are missing, the build script leaves
 //! `cfg(node_peers)` unset and these tests are marked ignored (cargo's summary counts
 //! them, with the reason); under `RPCSMITH_REQUIRE_INTEROP=1` (as `.ci/run` sets after
 //! `npm ci`) the build fails instead.
+
+mod streams_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -217,4 +222,77 @@ async fn the_generated_client_talks_to_a_javascript_child_over_stdio() {
         .await
         .unwrap();
     assert_eq!(got.as_deref(), Some("hi"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(node_peers),
+    ignore = "Node peers missing: run `npm ci` in tests/interop"
+)]
+async fn a_javascript_subscriber_receives_the_generated_servers_notifications() {
+    const HEADS: u64 = 3;
+    let dir = interop_dir();
+    let (eth, mut subscribed) = streams_support::Node::new();
+    let server = streams_support::serve_anywhere(eth.clone()).await;
+    let mut subscriber = node(&dir, "subscriber.mjs");
+    subscriber
+        .arg(server.address.port().to_string())
+        .arg(HEADS.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = subscriber.spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut printed = Vec::new();
+    // It prints `subscribed <id>` once subscribed; the server has the subscription.
+    while !printed
+        .last()
+        .is_some_and(|line: &String| line.starts_with("subscribed "))
+    {
+        let line = tokio::time::timeout(PATIENCE, lines.next_line())
+            .await
+            .unwrap();
+        printed.push(
+            line.unwrap()
+                .expect("the subscriber prints until it is done"),
+        );
+    }
+    let sink = streams_support::next_subscription(&mut subscribed).await;
+    for n in 1..=HEADS {
+        assert_eq!(eth.publish(n).await, 1);
+    }
+    while let Some(line) = tokio::time::timeout(PATIENCE, lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+    {
+        printed.push(line);
+    }
+    let status = tokio::time::timeout(PATIENCE, child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    let mut stderr = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr)
+        .await
+        .unwrap();
+    let printed = printed.join("\n");
+    assert!(
+        status.success(),
+        "the JS subscriber failed:\n{printed}\n{stderr}"
+    );
+    for check in [
+        "heads in order",
+        "unknown subscription type refused",
+        "eth_unsubscribe",
+        "eth_unsubscribe again",
+        "done",
+    ] {
+        assert!(
+            printed.lines().any(|line| line.ends_with(check)),
+            "missing {check:?} in\n{printed}"
+        );
+    }
+    // Its `eth_unsubscribe` ended the subscription on the server's side.
+    streams_support::ended(&sink).await;
+    server.stop().await;
 }

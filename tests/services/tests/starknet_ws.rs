@@ -1,12 +1,14 @@
 //! Starknet's WebSocket API end to end, over a real WebSocket on a loopback port.
 //!
-//! Generated with `server_to_client("starknet_subscription*")`: the node's generated
-//! server answers `starknet_subscribeNewHeads` with a subscription id, and its
+//! Generated with `conventions(false).server_to_client("starknet_subscription*")`: the
+//! node's generated server answers `starknet_subscribeNewHeads` with a subscription id, and its
 //! subscription task pushes typed `starknet_subscriptionNewHeads` notifications through
 //! `StarknetWsPush` over `peer::remote(&cx)`; the client's generated `StarknetWsListener`
 //! receives them typed; `starknet_unsubscribe` stops them. Left out, with a message,
 //! where the corpus is absent.
 #![cfg(corpus)]
+
+mod starknet_support;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -54,31 +56,7 @@ impl Node {
 }
 
 fn header(number: u64) -> types::BlockHeader {
-    let felt = |n: u64| format!("{n:#x}");
-    let price = types::ResourcePrice {
-        price_in_fri: felt(1),
-        price_in_wei: felt(2),
-    };
-    types::BlockHeader {
-        block_hash: felt(0x100 + number),
-        parent_hash: felt(0x100 + number - 1),
-        block_number: number,
-        new_root: felt(7),
-        timestamp: 1_700_000_000 + number,
-        sequencer_address: felt(9),
-        l1_gas_price: price.clone(),
-        l2_gas_price: price.clone(),
-        l1_data_gas_price: price,
-        l1_da_mode: types::L1DaMode::Blob,
-        starknet_version: "0.14.0".into(),
-        event_commitment: felt(0),
-        transaction_commitment: felt(0),
-        receipt_commitment: felt(0),
-        state_diff_commitment: felt(0),
-        event_count: 0,
-        transaction_count: 0,
-        state_diff_length: 0,
-    }
+    serde_json::from_value(starknet_support::header_json(number)).expect("a block header")
 }
 
 fn not_served() -> ErrorObject {

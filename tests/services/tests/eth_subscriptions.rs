@@ -1,0 +1,291 @@
+//! Ethereum's pub-sub end to end (`schemas/eth-newheads.json`, recognised by the
+//! generator without `x-subscription`): the generated client's
+//! `eth_subscribe(NewHeads)` against the generated server's, over a real WebSocket on a
+//! loopback port, then the same subscription pulled over plain HTTP, a slow consumer,
+//! and a server restarted under a reconnecting client.
+
+mod streams_support;
+
+use futures_util::{FutureExt, StreamExt};
+use rpcsmith::client::{Client, Subscription, SubscriptionError};
+use rpcsmith::transport::http;
+use rpcsmith::transport::peer::{ConnectionState, Peer};
+use rpcsmith::transport::ws::{self, Reconnect, Reconnecting};
+use rpcsmith_services::eth_newheads::{EthNewheadsClient, types};
+use streams_support::{
+    Node, PATIENCE, ended, header, next_subscription, number, serve, serve_anywhere,
+};
+use tokio::net::TcpListener;
+
+type Heads = Subscription<types::Header>;
+
+/// The next thing `sub` yields, waiting at most [`PATIENCE`].
+async fn next(sub: &mut Heads) -> Option<Result<types::Header, SubscriptionError>> {
+    tokio::time::timeout(PATIENCE, sub.next())
+        .await
+        .expect("the subscription yields in time")
+}
+
+async fn next_head(sub: &mut Heads) -> types::Header {
+    match next(sub).await {
+        Some(Ok(head)) => head,
+        other => panic!("expected a head, got {other:?}"),
+    }
+}
+
+async fn ws_client(
+    url: &str,
+    builder: rpcsmith::transport::peer::Builder,
+) -> (Peer, EthNewheadsClient) {
+    let peer = ws::connect(url, builder, ws::Settings::default())
+        .await
+        .unwrap();
+    let client = EthNewheadsClient::new(peer.client().clone());
+    (peer, client)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_heads_over_a_websocket_typed_until_dropped_or_unsubscribed() {
+    let (node, mut subscribed) = Node::new();
+    let server = serve_anywhere(node.clone()).await;
+    let (peer, client) = ws_client(&server.ws_url(), Peer::builder()).await;
+
+    let mut heads = client
+        .eth_subscribe(types::SubscriptionType::NewHeads)
+        .await
+        .unwrap();
+    // A random 128-bit id, as a 0x-hex string (the document's SubscriptionId).
+    let id = heads.id().to_string();
+    assert!(id.starts_with("\"0x") && id.len() > 20, "{id}");
+    let first = next_subscription(&mut subscribed).await;
+    for n in 1..=3 {
+        assert_eq!(node.publish(n).await, 1);
+    }
+    for n in 1..=3 {
+        assert_eq!(next_head(&mut heads).await, header(n));
+    }
+    // Ordinary calls go on beside the subscription, on the same connection.
+    assert_eq!(client.eth_block_number().await.unwrap(), "0x3");
+
+    // Dropped: the unsubscribe is sent, and the server ends its side.
+    drop(heads);
+    ended(&first).await;
+
+    // Explicitly: the server confirms, and ends its side.
+    let heads = client
+        .eth_subscribe(types::SubscriptionType::NewHeads)
+        .await
+        .unwrap();
+    let second = next_subscription(&mut subscribed).await;
+    assert!(heads.unsubscribe().await.unwrap());
+    ended(&second).await;
+    // Unknown to the server now: `eth_unsubscribe` answers false.
+    let stale: types::SubscriptionId = serde_json::from_str(&id).unwrap();
+    assert!(!client.eth_unsubscribe(stale).await.unwrap());
+
+    // The connection closing ends the server's sink, and the client's stream.
+    let mut heads = client
+        .eth_subscribe(types::SubscriptionType::NewHeads)
+        .await
+        .unwrap();
+    let third = next_subscription(&mut subscribed).await;
+    peer.close();
+    ended(&third).await;
+    assert_eq!(next(&mut heads).await, Some(Err(SubscriptionError::Closed)));
+    assert_eq!(next(&mut heads).await, None);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_consumer_lags_alone_within_its_buffer() {
+    const BUFFERED: usize = 4;
+    const PUBLISHED: u64 = 200;
+    let (node, mut subscribed) = Node::new();
+    let server = serve_anywhere(node.clone()).await;
+    // Each subscription of this client buffers at most 4 items (and 64 KiB).
+    let builder = Peer::builder().subscription_buffer(BUFFERED, 64 * 1024);
+    let (_peer, client) = ws_client(&server.ws_url(), builder).await;
+    let new_heads = || client.eth_subscribe(types::SubscriptionType::NewHeads);
+    let mut slow = new_heads().await.unwrap();
+    let keeping_up = new_heads().await.unwrap();
+    // And a subscriber on a connection of its own.
+    let (_other_peer, other_client) = ws_client(&server.ws_url(), Peer::builder()).await;
+    let other = other_client
+        .eth_subscribe(types::SubscriptionType::NewHeads)
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        next_subscription(&mut subscribed).await;
+    }
+
+    // The two others read as the heads come, each in a task of its own, and the node
+    // publishes the next head once both have this one: they see every head, in order,
+    // never lagging, however far behind the slow one is.
+    let reading = |mut heads: Heads| {
+        let (seen, receipts) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Some(head) = heads.next().await {
+                let _ = seen.send(head.map(|head| number(&head)));
+            }
+        });
+        receipts
+    };
+    let mut receipts = [reading(keeping_up), reading(other)];
+    for n in 1..=PUBLISHED {
+        assert_eq!(node.publish(n).await, 3);
+        for receipt in &mut receipts {
+            let seen = tokio::time::timeout(PATIENCE, receipt.recv())
+                .await
+                .unwrap();
+            assert_eq!(seen, Some(Ok(n)));
+        }
+    }
+
+    // The slow one, read only now: it was told how many heads it missed (the oldest
+    // dropped: its buffer holds 4), and every head is accounted for, in order.
+    let (mut accounted, mut lags) = (0, 0);
+    while accounted < PUBLISHED {
+        match next(&mut slow).await {
+            Some(Ok(head)) => {
+                assert_eq!(number(&head), accounted + 1, "after {lags} lags");
+                accounted += 1;
+            }
+            Some(Err(SubscriptionError::Lagged { missed })) => {
+                lags += 1;
+                accounted += missed;
+            }
+            other => panic!("expected heads or a lag, got {other:?}"),
+        }
+    }
+    assert!(
+        lags >= 1,
+        "a consumer {PUBLISHED} heads behind was never told it lagged"
+    );
+    assert_eq!(accounted, PUBLISHED);
+    drop(slow);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_resumes_on_a_restarted_server_and_says_it_may_have_missed_heads() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (node, mut subscribed) = Node::new();
+    let server = serve(node.clone(), listener);
+    // Real delays between attempts, short: each wait below is for a state.
+    let policy = Reconnect::Fixed(std::time::Duration::from_millis(20)).max_retries(500);
+    let builder = Peer::builder().timeout(PATIENCE);
+    let url = server.ws_url();
+    let (client, mut states) =
+        Reconnecting::connect_watched(url, builder, ws::Settings::default(), policy).unwrap();
+    let client = EthNewheadsClient::new(client);
+    let mut heads = client
+        .eth_subscribe(types::SubscriptionType::NewHeads)
+        .await
+        .unwrap();
+    let before = heads.id().clone();
+    next_subscription(&mut subscribed).await;
+    node.publish(1).await;
+    assert_eq!(next_head(&mut heads).await, header(1));
+
+    // The server goes away; block 2 is published to no one.
+    server.stop().await;
+    let lost = |state: &ConnectionState| *state != ConnectionState::Connected;
+    tokio::time::timeout(PATIENCE, states.wait_for(lost))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(node.publish(2).await, 0);
+
+    // A new server on the same address: the client reconnects and subscribes again.
+    let (node, mut subscribed) = Node::new();
+    let listener = TcpListener::bind(address).await.unwrap();
+    let server = serve(node.clone(), listener);
+    next_subscription(&mut subscribed).await;
+    node.publish(3).await;
+    assert_eq!(
+        next(&mut heads).await,
+        Some(Err(SubscriptionError::Resubscribed))
+    );
+    assert_eq!(next_head(&mut heads).await, header(3));
+    assert_ne!(heads.id(), &before, "a new connection, a new id");
+    assert!(heads.unsubscribe().await.unwrap());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_plain_http_the_same_subscription_is_pulled_until_it_ends_or_is_cancelled() {
+    let (node, mut subscribed) = Node::new();
+    let server = serve_anywhere(node.clone()).await;
+    let transport = http::Client::new(&server.http_url()).unwrap();
+    let client = EthNewheadsClient::new(Client::new(transport));
+
+    // Pulled (HTTP cannot push): each head is asked for with `rpc.stream.next`.
+    let mut heads = client
+        .eth_subscribe(types::SubscriptionType::NewHeads)
+        .await
+        .unwrap();
+    let first = next_subscription(&mut subscribed).await;
+    node.publish(1).await;
+    node.publish(2).await;
+    assert_eq!(next_head(&mut heads).await, header(1));
+    assert_eq!(next_head(&mut heads).await, header(2));
+    // The server ends the stream: the client's ends too, no error.
+    node.end_all();
+    drop(first);
+    assert_eq!(next(&mut heads).await, None);
+
+    // Cancelled by the client (`rpc.stream.cancel`): the server ends its side.
+    let heads = client
+        .eth_subscribe(types::SubscriptionType::NewHeads)
+        .await
+        .unwrap();
+    let second = next_subscription(&mut subscribed).await;
+    assert!(heads.unsubscribe().await.unwrap());
+    ended(&second).await;
+
+    // Dropped while a pull is waiting for an item: cancelled as well.
+    let mut heads = client
+        .eth_subscribe(types::SubscriptionType::NewHeads)
+        .await
+        .unwrap();
+    let third = next_subscription(&mut subscribed).await;
+    // Polled once: the pull is under way, and nothing is there to answer it.
+    assert!(heads.next().now_or_never().is_none());
+    drop(heads);
+    ended(&third).await;
+    server.stop().await;
+}
+
+/// The README's client side of a subscription, as it is there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_subscription() -> Result<(), Box<dyn std::error::Error>> {
+    let (node, mut subscribed) = Node::new();
+    let server = serve_anywhere(node.clone()).await;
+    let publisher = tokio::spawn(async move {
+        next_subscription(&mut subscribed).await;
+        for n in 1..=3 {
+            node.publish(n).await;
+        }
+    });
+    let url = server.ws_url();
+    let mut numbers = Vec::new();
+
+    let peer = ws::connect(url, Peer::builder(), ws::Settings::default()).await?;
+    let client = EthNewheadsClient::new(peer.into_client());
+    let mut heads = client
+        .eth_subscribe(types::SubscriptionType::NewHeads)
+        .await?;
+    while let Some(head) = heads.next().await {
+        let head = head?; // Lagged, Resubscribed, Closed: see SubscriptionError
+        numbers.push(head.number.clone());
+        if head.number == "0x3" {
+            break;
+        }
+    }
+
+    assert_eq!(numbers, ["0x1", "0x2", "0x3"]);
+    publisher.await?;
+    server.stop().await;
+    Ok(())
+}
