@@ -16,8 +16,10 @@
 //!   length, calls in flight per connection, handler time.
 //! - **Panics** in a handler or middleware become `-32603 Internal error`; the panic
 //!   message is never sent.
-//! - **`rpc.*` names** are reserved: `rpc.discover` answers [`Dispatch::document`], any
-//!   other `rpc.*` name `-32601`; a dispatcher never sees them.
+//! - **`rpc.*` names** are reserved and answered by [`system`] providers:
+//!   `rpc.discover` answers [`Dispatch::document`], `rpc.methods` the method names, any
+//!   other `rpc.*` name `-32601` unless a provider was added for it; a dispatcher never
+//!   sees them.
 //! - **Every call** gets a [`Context`] (method, id, metadata, typed extensions), passes
 //!   through the [`Middleware`] chain, and runs inside a `tracing` span named `call` at
 //!   debug level, with the method and the id (its JSON text) as fields.
@@ -78,7 +80,9 @@ mod metadata;
 mod middleware;
 pub(crate) mod params;
 mod respond;
+pub mod router;
 mod shared;
+pub mod system;
 
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
@@ -89,4 +93,6 @@ pub use handling::Input;
 pub use limits::Limits;
 pub use metadata::Metadata;
 pub use middleware::{Call, Middleware, Next};
+pub use router::{Mount, Router};
 pub use shared::InFlight;
+pub use system::{Catalog, SystemMethod};
