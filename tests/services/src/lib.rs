@@ -48,10 +48,15 @@ corpus_modules! {
     /// `metamask-api-specs/multichain-openrpc.json`, `wallet_notify` and
     /// `wallet_sessionChanged` sent by the wallet.
     multichain,
-    /// `starknet-specs/api/starknet_api_openrpc.json`.
+    /// `starknet-specs/api/starknet_api_openrpc.json`, partial.
     starknet,
+    /// `starknet-specs/api/starknet_write_api.json`, partial.
+    starknet_write,
+    /// `starknet-specs/api/starknet_trace_api_openrpc.json`, partial.
+    starknet_trace,
     /// `starknet-specs/api/starknet_ws_api.json`, `starknet_subscription*` sent by the node.
     starknet_ws,
-    /// `ethereum-execution-apis/refs-openrpc.json`.
+    /// `ethereum-execution-apis/refs-openrpc.json`, partial: a server implements only
+    /// the methods it serves.
     ethereum,
 }
