@@ -11,8 +11,8 @@
 use serde_json::value::RawValue;
 
 use super::context::Context;
-use super::dispatch::{BoxFuture, CallResult};
 use super::dispatch::Dispatch;
+use super::dispatch::{BoxFuture, CallResult};
 
 /// Code that runs around every call, notifications included, and `rpc.*` calls.
 ///

@@ -153,7 +153,10 @@ impl Providers {
     /// outside `rpc.` would never be called: it is logged and left out.
     pub(crate) fn insert(&mut self, name: &str, provider: Box<dyn SystemMethod>) {
         if !name.starts_with("rpc.") {
-            tracing::error!(name, "a system method's name must start with `rpc.`; left out");
+            tracing::error!(
+                name,
+                "a system method's name must start with `rpc.`; left out"
+            );
             return;
         }
         self.remove(name);

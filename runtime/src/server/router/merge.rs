@@ -62,11 +62,15 @@ pub(super) fn merge(parts: &[Part<'_>], info: Option<&Value>) -> Result<String, 
         };
         let renames = renames(&components, &own, part.mount);
         for (kind, entries) in own {
-            let Value::Object(entries) = entries else { continue };
+            let Value::Object(entries) = entries else {
+                continue;
+            };
             let merged = components
                 .entry(kind.clone())
                 .or_insert_with(|| Value::Object(Map::new()));
-            let Value::Object(merged) = merged else { continue };
+            let Value::Object(merged) = merged else {
+                continue;
+            };
             for (name, mut value) in entries {
                 rewrite(&mut value, &renames);
                 let name = renamed(&renames, &kind, &name).unwrap_or(name);
@@ -124,7 +128,9 @@ fn renames(merged: &Map<String, Value>, own: &Map<String, Value>, mount: &str) -
                 continue;
             };
             for (name, value) in entries {
-                let Some(existing) = taken.get(name) else { continue };
+                let Some(existing) = taken.get(name) else {
+                    continue;
+                };
                 if renamed(&renames, kind, name).is_some() {
                     continue;
                 }
@@ -132,7 +138,10 @@ fn renames(merged: &Map<String, Value>, own: &Map<String, Value>, mount: &str) -
                 rewrite(&mut value, &renames);
                 if value != *existing {
                     let new = free_name(taken, entries, &format!("{}.{name}", namespace(mount)));
-                    renames.entry(kind.clone()).or_default().insert(name.clone(), new);
+                    renames
+                        .entry(kind.clone())
+                        .or_default()
+                        .insert(name.clone(), new);
                     changed = true;
                 }
             }

@@ -163,7 +163,10 @@ impl fmt::Display for Error {
                  `Dispatch::methods` nor a document"
             ),
             Error::Document { mount, reason } => {
-                write!(f, "mount `{mount}`: its document cannot be merged: {reason}")
+                write!(
+                    f,
+                    "mount `{mount}`: its document cannot be merged: {reason}"
+                )
             }
         }
     }
