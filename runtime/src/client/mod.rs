@@ -186,6 +186,24 @@ impl Client {
         self.shared.pending.is_closed()
     }
 
+    /// Waits until the transport reports its connection closed ([`is_closed`](Self::is_closed)):
+    /// a message stream that ended. Over HTTP, which has no one connection, it waits
+    /// for ever.
+    pub async fn closed(&self) {
+        self.shared.pending.closed().await;
+    }
+
+    /// Whether `other` is a handle on the same client (a clone of it): the same
+    /// connection, the same table of pending calls.
+    pub fn same_as(&self, other: &Client) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// A number that stays this client's (and its clones') while any of them lives.
+    pub(crate) fn key(&self) -> usize {
+        Arc::as_ptr(&self.shared).addr()
+    }
+
     /// Calls `method`, which declares no errors, and decodes its result as `R`.
     ///
     /// `params` is serialised straight into the request: a tuple, slice or array

@@ -36,6 +36,9 @@ pub mod code {
     pub const TIMEOUT: i64 = -32012;
     /// The call was cancelled before it finished.
     pub const CANCELLED: i64 = -32013;
+    /// A proxy could not get an answer from its upstream (unreachable, closed, or an
+    /// answer that is not JSON-RPC).
+    pub const UPSTREAM_UNAVAILABLE: i64 = -32014;
 }
 
 /// A JSON-RPC error object: `{"code": …, "message": …, "data": …}`.
@@ -148,6 +151,10 @@ impl ErrorObject {
     /// [`code::CANCELLED`].
     pub const fn cancelled() -> Self {
         Self::fixed(code::CANCELLED, "Request cancelled")
+    }
+    /// [`code::UPSTREAM_UNAVAILABLE`].
+    pub const fn upstream_unavailable() -> Self {
+        Self::fixed(code::UPSTREAM_UNAVAILABLE, "Upstream unavailable")
     }
 }
 

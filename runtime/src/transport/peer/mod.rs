@@ -55,6 +55,7 @@
 //! The transports that carry a peer are in [`stream`](super::stream) (stdio, TCP, Unix
 //! sockets) and, with the `ws` feature, `ws`.
 
+mod bridge;
 mod driver;
 mod inbound;
 mod link;
@@ -62,6 +63,8 @@ mod queue;
 #[cfg(feature = "ws")]
 mod switch;
 pub(crate) mod wire;
+
+pub use bridge::Bridge;
 
 use crate::client::{self, Client, WeakClient};
 use crate::protocol::ErrorObject;
