@@ -1,9 +1,11 @@
 //! Generated modules, compiled under `#![deny(warnings)]` and included the user's way
 //! (`rpcsmith::include_api!`): the project's documents always, the corpus documents when
 //! the corpus is present. [`editor_server`] is the `Editor` server every transport test
-//! runs, in process and in the `editor-stdio` child.
+//! runs, in process and in the `editor-stdio` child; [`editor_listener`] its client's
+//! side.
 #![deny(warnings)]
 
+pub mod editor_listener;
 pub mod editor_server;
 
 rpcsmith::include_api!(

@@ -121,11 +121,7 @@ impl Upstream for Bridge {
         };
         let cell = Arc::clone(self.inner.sessions().entry(front.key()).or_default());
         let inner = Arc::clone(&self.inner);
-        Box::pin(async move {
-            cell.get_or_try_init(|| inner.dial(front))
-                .await
-                .cloned()
-        })
+        Box::pin(async move { cell.get_or_try_init(|| inner.dial(front)).await.cloned() })
     }
 }
 
