@@ -193,14 +193,10 @@ impl Client {
         self.shared.pending.closed().await;
     }
 
-    /// Whether `other` is a handle on the same client (a clone of it): the same
-    /// connection, the same table of pending calls.
-    pub fn same_as(&self, other: &Client) -> bool {
-        Arc::ptr_eq(&self.shared, &other.shared)
-    }
-
-    /// A number that stays this client's (and its clones') while any of them lives.
-    pub(crate) fn key(&self) -> usize {
+    /// A number that is this client's, and its clones', while any of them lives (no
+    /// other client has it meanwhile): a key for a map of connections, such as the
+    /// upstream connections a proxy's bridge keeps for its front connections.
+    pub fn key(&self) -> usize {
         Arc::as_ptr(&self.shared).addr()
     }
 
