@@ -49,6 +49,23 @@ impl Builder {
         self
     }
 
+    /// Whether every method of the server trait `<Doc>Server` (and of `<Doc>Listener`)
+    /// gets a default body that answers `-32601 Method not found` (a notification's does
+    /// nothing), so that serving a few of a document's methods takes only those few
+    /// (default `false`: a method left out is a compile error).
+    ///
+    /// The dispatcher still decodes a call's params before its handler runs, so a call
+    /// of a method left out with params that do not fit is answered `-32602`; and
+    /// `rpc.discover` still answers the whole document. That is deliberate: which default
+    /// bodies an implementation overrides is not known to the generator nor visible at
+    /// run time, and the document stays the contract that clients are generated from; a
+    /// method it lists may answer `-32601` where it is not served. (A `Router` can
+    /// serve several partial servers under one merged document.)
+    pub fn partial(mut self, enabled: bool) -> Self {
+        self.settings.partial = enabled;
+        self
+    }
+
     /// The directory the module is written to (default: cargo's `OUT_DIR`).
     pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.out_dir = Some(dir.into());

@@ -20,6 +20,9 @@ pub struct Settings {
     pub client: bool,
     /// Emit the server trait (`<Doc>Server`) and its dispatcher.
     pub server: bool,
+    /// Give every method of the handler traits (`<Doc>Server`, `<Doc>Listener`) a default
+    /// body answering `-32601`, so that a server implements only what it serves.
+    pub partial: bool,
     /// The module name (file stem of the output, `include_api!` name); by default the
     /// `<Doc>` of `<Doc>Client` (the document's title, or its file name) in snake case.
     pub module: Option<String>,
@@ -51,6 +54,7 @@ impl Default for Settings {
             load: Options::new(),
             client: true,
             server: true,
+            partial: false,
             module: None,
             either_default: ParamsBy::Position,
             overrides: BTreeMap::new(),

@@ -87,6 +87,22 @@ fn either_default_picks_how_either_methods_send_their_params() {
 }
 
 #[test]
+fn partial_gives_every_server_method_a_default_body() {
+    let doc = "tests/fixtures/services/features.json";
+    let whole = rpcsmith(&["generate", doc, "--server"]);
+    let partial = rpcsmith(&["generate", doc, "--server", "--partial"]);
+    for out in [&whole, &partial] {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    // One default body for each of the document's seven methods.
+    let default_body = "::std::future::ready(";
+    let (whole, partial) = (text(&whole.stdout), text(&partial.stdout));
+    assert_eq!(whole.matches(default_body).count(), 0);
+    assert_eq!(partial.matches(default_body).count(), 7);
+    assert!(partial.contains("Generated partial: every method has a default body"));
+}
+
+#[test]
 fn generate_prints_warnings_and_succeeds() {
     let out = rpcsmith(&["generate", &fixture("warns.json")]);
     assert!(out.status.success());

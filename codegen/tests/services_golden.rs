@@ -24,6 +24,8 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
     let fixtures = manifest_dir().join("tests/fixtures/services");
     let mut ticker = Settings::default();
     ticker.server_to_client = vec!["ticker_*".to_owned()];
+    let mut ticker_partial = ticker.clone();
+    ticker_partial.partial = true;
     let mut cases = vec![
         (
             "features",
@@ -40,6 +42,11 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
             "streams",
             fixtures.join("streams.json"),
             Settings::default(),
+        ),
+        (
+            "ticker_partial",
+            fixtures.join("ticker.json"),
+            ticker_partial,
         ),
         (
             "schemas_petstore",

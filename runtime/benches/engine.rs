@@ -1,6 +1,8 @@
 //! In-process cost per call of the server engine, against jsonrpsee's
 //! `RpcModule::raw_json_request`, for `add(a, b)`: single calls, and calls inside batches
-//! of 100 and 1,000. Prints a table of medians over several rounds, and the ratios.
+//! of 100 and 1,000. Prints a table of medians over several rounds, and the ratios. Then
+//! the cost of a `Router` (three mounts, one with a prefix): `add` through it against
+//! `add` served directly, as a `ratio` line.
 //!
 //! Run with `cargo bench -p rpcsmith --bench engine`.
 
@@ -10,7 +12,7 @@ use std::time::{Duration, Instant};
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
 use rpcsmith::protocol::ErrorObject;
-use rpcsmith::server::{Context, Dispatch, Metadata, Reply, Server, encode};
+use rpcsmith::server::{Context, Dispatch, Metadata, Mount, Reply, Router, Server, encode};
 use serde_json::value::RawValue;
 
 const ROUNDS: usize = 15;
@@ -31,6 +33,10 @@ impl Dispatch for Add {
             },
             _ => Reply::err(ErrorObject::method_not_found()),
         }
+    }
+
+    fn methods(&self) -> Option<Vec<&str>> {
+        Some(vec!["add"])
     }
 }
 
@@ -171,4 +177,30 @@ fn main() {
             theirs / ours
         );
     }
+    routed(&rt, &server);
+}
+
+/// A single `add` through a router of three mounts against `add` served directly.
+fn routed(rt: &tokio::runtime::Runtime, direct: &Server) {
+    let router = Router::builder()
+        .mount(Mount::new("first", Add).prefix("first_"))
+        .mount(Mount::new("second", Add))
+        .mount(Mount::new("third", Add).prefix("third_"))
+        .build()
+        .expect("no overlap");
+    let routed = Server::new(router);
+    let message = call(1);
+    let (mut through, mut straight) = (Vec::new(), Vec::new());
+    rpcsmith_round(rt, &routed, &message, 1); // warm-up
+    for _ in 0..ROUNDS {
+        through.push(rpcsmith_round(rt, &routed, &message, 1));
+        straight.push(rpcsmith_round(rt, direct, &message, 1));
+    }
+    let ((through, _), (straight, _)) = (summary(through), summary(straight));
+    println!();
+    println!("single call through a router of 3 mounts: {through:.0} ns, direct: {straight:.0} ns");
+    println!(
+        "ratio router_over_direct_single_call {:.3}",
+        through / straight
+    );
 }

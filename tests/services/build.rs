@@ -77,11 +77,25 @@ const CORPUS: &[CorpusEntry] = &[
                 .server_to_client("wallet_sessionChanged")
         },
     ),
+    // Partial servers: a test node writes only the methods it serves.
     (
         "starknet",
         "starknet-specs/api/starknet_api_openrpc.json",
         Some("starknet-specs"),
-        |b| b,
+        |b| b.partial(true),
+    ),
+    // Mounted beside `starknet` on one server by the router test.
+    (
+        "starknet_write",
+        "starknet-specs/api/starknet_write_api.json",
+        Some("starknet-specs"),
+        |b| b.partial(true),
+    ),
+    (
+        "starknet_trace",
+        "starknet-specs/api/starknet_trace_api_openrpc.json",
+        Some("starknet-specs"),
+        |b| b.partial(true),
     ),
     // The node sends the subscriptions' notifications, generated as listener methods:
     // the Starknet convention, which would make them subscriptions, is off here.
@@ -106,7 +120,7 @@ const CORPUS: &[CorpusEntry] = &[
         "ethereum",
         "ethereum-execution-apis/refs-openrpc.json",
         None,
-        |b| b,
+        |b| b.partial(true),
     ),
 ];
 

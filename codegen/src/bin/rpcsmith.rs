@@ -15,6 +15,9 @@ Examples:
   rpcsmith generate openrpc.json --client           the client only, to standard output
   rpcsmith generate api/openrpc.json -I shared -o src/api.rs
                                                     $refs also looked up in shared/
+  rpcsmith generate eth.json --server --partial -o src/eth.rs
+                                                    a server trait whose methods answer
+                                                    -32601 until implemented
   rpcsmith generate ws.json --server-to-client 'starknet_subscription*' -o src/ws.rs
                                                     those methods are sent by the server
   rpcsmith generate api.json --subscription 'watch=ticks,unsubscribe=stop' -o src/api.rs
@@ -70,6 +73,10 @@ struct Generate {
     /// Generate the server trait and dispatcher.
     #[arg(long)]
     server: bool,
+    /// Give every server trait method a default body answering -32601 (Method not
+    /// found), so that an implementation writes only the methods it serves.
+    #[arg(long)]
+    partial: bool,
     /// The name the generated code is named after (`<Name>Client`); default: the
     /// document's title, or its file name.
     #[arg(long, value_name = "NAME")]
@@ -178,6 +185,7 @@ fn generate(args: &Generate) -> anyhow::Result<ExitCode> {
         .builder()
         .client(both || args.client)
         .server(both || args.server)
+        .partial(args.partial)
         .either_default(match args.either_default {
             EitherDefault::Name => ParamsBy::Name,
             EitherDefault::Position => ParamsBy::Position,

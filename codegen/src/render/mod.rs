@@ -193,6 +193,7 @@ impl Renderer {
             space.defs(),
             settings.client,
             settings.server,
+            settings.partial,
             document,
         );
         let mut rendered = Vec::new();

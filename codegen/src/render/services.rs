@@ -27,6 +27,8 @@ pub(crate) struct ServicesView {
     pub(crate) client: bool,
     /// Emit the server.
     pub(crate) server: bool,
+    /// Give every handler trait method a default body answering `-32601`.
+    pub(crate) partial: bool,
     /// The client→server methods (`<Doc>Client`, `<Doc>Server`), not the server→client
     /// ones (`<Doc>Push`, `<Doc>Listener`): their docs differ.
     pub(crate) forward: bool,
@@ -185,6 +187,7 @@ pub(crate) fn services_views(
     defs: &[TypeDef],
     client: bool,
     server: bool,
+    partial: bool,
     document: &str,
 ) -> Views {
     let title = literal_text(&services.title);
@@ -207,6 +210,7 @@ pub(crate) fn services_views(
             title: title.clone(),
             client,
             server,
+            partial,
             batch: role.forward,
             discover: role.forward,
             document: string_literal(document),

@@ -221,6 +221,20 @@ impl Client {
         self.shared.pending.is_closed()
     }
 
+    /// Waits until the transport reports its connection closed ([`is_closed`](Self::is_closed)):
+    /// a message stream that ended. Over HTTP, which has no one connection, it waits
+    /// for ever.
+    pub async fn closed(&self) {
+        self.shared.pending.closed().await;
+    }
+
+    /// A number that is this client's, and its clones', while any of them lives (no
+    /// other client has it meanwhile): a key for a map of connections, such as the
+    /// upstream connections a proxy's bridge keeps for its front connections.
+    pub fn key(&self) -> usize {
+        Arc::as_ptr(&self.shared).addr()
+    }
+
     /// Calls `method`, which declares no errors, and decodes its result as `R`.
     ///
     /// `params` is serialised straight into the request: a tuple, slice or array

@@ -62,6 +62,8 @@ impl Hasher for IdHasher {
 pub(crate) struct Pending {
     calls: Mutex<Calls>,
     closed: AtomicBool,
+    /// Wakes [`Pending::closed`] when the connection closes.
+    closing: tokio::sync::Notify,
     /// Calls over a request/response transport, which wait for their answer without
     /// an entry in `calls`; counted so that [`Pending::len`] counts them too.
     inline: AtomicUsize,
@@ -117,6 +119,7 @@ impl Pending {
     /// Fails every waiting call with `Closed`, and every call registered later too.
     pub(crate) fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
+        self.closing.notify_waiters();
         let calls = std::mem::take(&mut *self.calls());
         for waiter in calls.into_values() {
             waiter.send(Err(UntypedFailure::Closed));
@@ -147,6 +150,17 @@ impl Pending {
 
     pub(crate) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::SeqCst)
+    }
+
+    /// Waits until [`close`](Self::close) has been called.
+    pub(crate) async fn closed(&self) {
+        let notified = self.closing.notified();
+        tokio::pin!(notified);
+        // Registered before the flag is read: a `close` in between still wakes it.
+        notified.as_mut().enable();
+        if !self.is_closed() {
+            notified.await;
+        }
     }
 
     /// Calls waiting, in the table or inline.

@@ -39,6 +39,9 @@ pub mod code {
     /// Too many subscriptions: the connection's push subscriptions, or the server's pull
     /// streams, are at their limit.
     pub const TOO_MANY_SUBSCRIPTIONS: i64 = -32014;
+    /// A proxy could not get an answer from its upstream (unreachable, closed, or an
+    /// answer that is not JSON-RPC).
+    pub const UPSTREAM_UNAVAILABLE: i64 = -32015;
 }
 
 /// A JSON-RPC error object: `{"code": …, "message": …, "data": …}`.
@@ -166,6 +169,11 @@ impl ErrorObject {
     /// ```
     pub fn too_many_subscriptions(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(code::TOO_MANY_SUBSCRIPTIONS, message)
+    }
+
+    /// [`code::UPSTREAM_UNAVAILABLE`].
+    pub const fn upstream_unavailable() -> Self {
+        Self::fixed(code::UPSTREAM_UNAVAILABLE, "Upstream unavailable")
     }
 }
 

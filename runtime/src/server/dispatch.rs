@@ -25,10 +25,12 @@ pub type CallResult = Result<Encoded, ErrorObject>;
 /// answer at once ([`Reply::ready`]) or an owned handler future ([`Reply::future`]) that
 /// no longer borrows the message, so an engine may run it anywhere.
 ///
-/// Names starting with `rpc.` never reach a dispatcher: the engine answers `rpc.discover`
-/// with [`Dispatch::document`], `rpc.stream.next` and `rpc.stream.cancel` from its pull
-/// streams (so do `kotlinx.rpc.jsonrpc.internal.nextFlowValue` and `…cancelFlow`; see
-/// [`subscribe`](super::subscribe)), and every other `rpc.*` name with `-32601`.
+/// Names starting with `rpc.` never reach a dispatcher: the engine answers
+/// `rpc.stream.next` and `rpc.stream.cancel` from its pull streams (so do
+/// `kotlinx.rpc.jsonrpc.internal.nextFlowValue` and `…cancelFlow`; see
+/// [`subscribe`](super::subscribe)), the others by its providers ([`super::system`]:
+/// `rpc.discover` with [`Dispatch::document`], `rpc.methods` with [`Dispatch::methods`]),
+/// and every other `rpc.*` name with `-32601`.
 ///
 /// ```
 /// use rpcsmith::protocol::{ErrorObject, mismatch};
@@ -61,6 +63,14 @@ pub trait Dispatch: Send + Sync + 'static {
     fn document(&self) -> Option<&str> {
         None
     }
+
+    /// The method names this dispatcher answers, when it knows them (generated
+    /// dispatchers do). Read once, when the server (or a [`Router`](super::Router)) is
+    /// built: `rpc.methods` lists them, and a router routes by them. `None` (the default)
+    /// stands for the names of [`document`](Self::document)'s methods.
+    fn methods(&self) -> Option<Vec<&str>> {
+        None
+    }
 }
 
 /// A shared dispatcher dispatches like the one it shares.
@@ -71,6 +81,10 @@ impl<D: Dispatch + ?Sized> Dispatch for std::sync::Arc<D> {
 
     fn document(&self) -> Option<&str> {
         (**self).document()
+    }
+
+    fn methods(&self) -> Option<Vec<&str>> {
+        (**self).methods()
     }
 }
 

@@ -1,5 +1,5 @@
-//! The end of the middleware chain: the names the engine answers itself (`rpc.*`),
-//! then the dispatcher.
+//! The end of the middleware chain: the names the engine answers itself (`rpc.*`, by
+//! their providers), then the dispatcher.
 
 use serde_json::value::RawValue;
 
@@ -7,44 +7,41 @@ use crate::protocol::ErrorObject;
 
 use super::context::Context;
 use super::dispatch::{Dispatch, Reply, ReplyInner};
-use super::encoded::Encoded;
 use super::limits::Limits;
 use super::pull::FLOW_PREFIX;
 use super::streams::Streams;
+use super::system::{Catalog, Providers};
 
 /// The dispatcher, behind the `rpc.*` names it never sees.
 pub(crate) struct Endpoint {
     dispatch: Box<dyn Dispatch>,
-    /// What `rpc.discover` answers.
-    document: Option<Encoded>,
+    /// What the providers read: the dispatcher's document and names.
+    catalog: Catalog,
+    /// Who answers which `rpc.*` name.
+    system: Providers,
     /// Subscriptions: the pull streams, and what resolves `subscribe` and `unsubscribe`.
     streams: Streams,
 }
 
 impl Endpoint {
-    /// The dispatcher's document is read here, once; a document that is not valid JSON
-    /// is logged and treated as absent.
-    pub(crate) fn new(dispatch: Box<dyn Dispatch>, limits: &Limits) -> Self {
-        let document = dispatch.document().and_then(|text| {
-            serde_json::from_str::<&RawValue>(text)
-                .inspect_err(|e| tracing::error!(error = %e, "rpc.discover document is not JSON"))
-                .ok()
-                .map(Encoded::from_raw)
-        });
+    /// The dispatcher's document and names are read here, once.
+    pub(crate) fn new(dispatch: Box<dyn Dispatch>, system: Providers, limits: &Limits) -> Self {
+        let catalog = Catalog::of(&*dispatch);
         Endpoint {
             dispatch,
-            document,
+            catalog,
+            system,
             streams: Streams::new(limits),
         }
     }
 
-    /// Answers `rpc.*` names itself (`rpc.discover`, `rpc.stream.next`,
-    /// `rpc.stream.cancel`), hands the rest to the dispatcher, and resolves the
-    /// subscription calls it returns.
+    /// Answers `rpc.*` names itself (the pull streams' `rpc.stream.next` and
+    /// `rpc.stream.cancel`, then the providers; `-32601` without one), hands the rest to
+    /// the dispatcher, and resolves the subscription calls it returns.
     #[inline]
     pub(crate) fn call(&self, method: &str, params: Option<&RawValue>, context: Context) -> Reply {
         if method.starts_with("rpc.") {
-            return self.reserved(method, params);
+            return self.reserved(method, params, context);
         }
         // The kotlinx-rpc JSON-RPC proposal's two pull methods (see `server::subscribe`).
         if method.starts_with(FLOW_PREFIX)
@@ -58,18 +55,25 @@ impl Endpoint {
         }
     }
 
-    fn reserved(&self, method: &str, params: Option<&RawValue>) -> Reply {
+    fn reserved(&self, method: &str, params: Option<&RawValue>, context: Context) -> Reply {
         if let Some(reply) = self.streams.answer(method, params) {
             return reply;
         }
-        match (method, &self.document) {
-            ("rpc.discover", Some(document)) => Reply::ready(Ok(document.clone())),
-            _ => Reply::err(ErrorObject::method_not_found()),
+        match self.system.get(method) {
+            Some(provider) => provider.call(params, context, &self.catalog),
+            None => Reply::err(ErrorObject::method_not_found()),
         }
     }
 
     /// How many pull streams are live in the server.
     pub(crate) fn pull_streams(&self) -> usize {
         self.streams.pull_streams()
+    }
+}
+
+/// The end of a middleware chain is a dispatcher too.
+impl Dispatch for Endpoint {
+    fn call(&self, method: &str, params: Option<&RawValue>, context: Context) -> Reply {
+        Endpoint::call(self, method, params, context)
     }
 }

@@ -13,6 +13,7 @@ use super::limits::Limits;
 use super::metadata::Metadata;
 use super::middleware::Middleware;
 use super::shared::{InFlight, Origin, Shared};
+use super::system::{Providers, SystemMethod};
 
 /// The JSON-RPC server engine: takes a message's bytes, returns the response's bytes, or
 /// `None` when nothing may be sent back (a notification, or a batch of notifications).
@@ -53,6 +54,7 @@ pub struct Builder {
     dispatch: Box<dyn Dispatch>,
     middleware: Vec<Box<dyn Middleware>>,
     limits: Limits,
+    system: Providers,
 }
 
 /// One connection's handle on the server: the same [`Connection::handle`], with the
@@ -78,6 +80,7 @@ impl Server {
             dispatch: Box::new(dispatch),
             middleware: Vec::new(),
             limits: Limits::default(),
+            system: Providers::defaults(),
         }
     }
 
@@ -139,12 +142,27 @@ impl Builder {
         self
     }
 
-    /// Builds the server. The dispatcher's document is read here, once; a document that is
-    /// not valid JSON is logged and treated as absent.
+    /// Answers the reserved name `name` (it must start with `rpc.`; another is logged
+    /// and left out) with `provider`, replacing the provider it had. By default a server
+    /// answers `rpc.discover` and `rpc.methods` (see [`super::system`]).
+    pub fn system(mut self, name: &str, provider: impl SystemMethod) -> Self {
+        self.system.insert(name, Box::new(provider));
+        self
+    }
+
+    /// Stops answering the reserved name `name` (`rpc.discover`, `rpc.methods`): it is
+    /// then answered `-32601`, as every `rpc.*` name without a provider.
+    pub fn without_system(mut self, name: &str) -> Self {
+        self.system.remove(name);
+        self
+    }
+
+    /// Builds the server. The dispatcher's document and method names are read here,
+    /// once; a document that is not valid JSON is logged and treated as absent.
     pub fn build(self) -> Server {
         Server {
             shared: Arc::new(Shared {
-                endpoint: Endpoint::new(self.dispatch, &self.limits),
+                endpoint: Endpoint::new(self.dispatch, self.system, &self.limits),
                 middleware: self.middleware,
                 limits: self.limits,
             }),

@@ -11,8 +11,8 @@
 use serde_json::value::RawValue;
 
 use super::context::Context;
+use super::dispatch::Dispatch;
 use super::dispatch::{BoxFuture, CallResult};
-use super::endpoint::Endpoint;
 
 /// Code that runs around every call, notifications included, and `rpc.*` calls.
 ///
@@ -57,15 +57,17 @@ pub struct Call<'a> {
     pub context: Context,
 }
 
-/// The rest of the chain after a middleware: the next middleware, then the dispatcher.
+/// The rest of the chain after a middleware: the next middleware, then the dispatcher
+/// (the server's, behind its `rpc.*` names; or, for a [`Router`](super::Router)'s
+/// middleware of one mount, that mount's).
 pub struct Next<'a> {
     /// The middleware still to run.
     chain: &'a [Box<dyn Middleware>],
-    endpoint: &'a Endpoint,
+    endpoint: &'a dyn Dispatch,
 }
 
 impl<'a> Next<'a> {
-    pub(crate) fn start(chain: &'a [Box<dyn Middleware>], endpoint: &'a Endpoint) -> Self {
+    pub(crate) fn start(chain: &'a [Box<dyn Middleware>], endpoint: &'a dyn Dispatch) -> Self {
         Next { chain, endpoint }
     }
 

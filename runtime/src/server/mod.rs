@@ -16,12 +16,13 @@
 //!   length, calls in flight per connection, handler time.
 //! - **Panics** in a handler or middleware become `-32603 Internal error`; the panic
 //!   message is never sent.
-//! - **`rpc.*` names** are reserved: `rpc.discover` answers [`Dispatch::document`],
-//!   `rpc.stream.next` and `rpc.stream.cancel` serve pull streams (see [`subscribe`]),
-//!   any other `rpc.*` name `-32601`; a dispatcher never sees them. Nor does it see
-//!   the two pull methods of the kotlinx-rpc JSON-RPC proposal,
-//!   `kotlinx.rpc.jsonrpc.internal.nextFlowValue` and `…cancelFlow`, which the engine
-//!   answers for the same streams.
+//! - **`rpc.*` names** are reserved and answered by the engine: `rpc.stream.next` and
+//!   `rpc.stream.cancel` serve pull streams (see [`subscribe`]), the others come from
+//!   [`system`] providers (`rpc.discover` answers [`Dispatch::document`], `rpc.methods`
+//!   the method names), any other `rpc.*` name `-32601` unless a provider was added for
+//!   it; a dispatcher never sees them. Nor does it see the two pull methods of the
+//!   kotlinx-rpc JSON-RPC proposal, `kotlinx.rpc.jsonrpc.internal.nextFlowValue` and
+//!   `…cancelFlow`, which the engine answers for the same streams.
 //! - **Subscriptions** ([`subscribe`], [`unsubscribe`], [`Items`], [`channel`]): the
 //!   engine assigns ids, pushes items through the connection's [`Pushes`] where its
 //!   transport can push, and serves them as pull streams elsewhere.
@@ -87,10 +88,12 @@ pub(crate) mod params;
 mod pull;
 mod push;
 mod respond;
+pub mod router;
 mod shared;
 mod stream_call;
 mod streams;
 mod subscription;
+pub mod system;
 
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
@@ -102,7 +105,9 @@ pub use limits::Limits;
 pub use metadata::Metadata;
 pub use middleware::{Call, Middleware, Next};
 pub use push::{Held, Outlet, Pushes, hold};
+pub use router::{Mount, Router};
 pub use shared::InFlight;
 pub use subscription::{
     Closed, Items, Sink, TrySendError, channel, subscribe, unsubscribe, unsubscribe_or,
 };
+pub use system::{Catalog, SystemMethod};

@@ -124,6 +124,12 @@ pub mod services {
         include!("../../../codegen/tests/golden/services/streams.rs");
     }
 
+    /// The same with `partial(true)`: every method of `TickerServer` and
+    /// `TickerListener` has a default body answering `-32601`.
+    pub mod ticker_partial {
+        include!("../../../codegen/tests/golden/services/ticker_partial.rs");
+    }
+
     /// Generated from `schemas/petstore.json`, the project's example.
     pub mod schemas_petstore {
         include!("../../../codegen/tests/golden/services/schemas_petstore.rs");

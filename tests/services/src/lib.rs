@@ -1,9 +1,11 @@
 //! Generated modules, compiled under `#![deny(warnings)]` and included the user's way
 //! (`rpcsmith::include_api!`): the project's documents always, the corpus documents when
 //! the corpus is present. [`editor_server`] is the `Editor` server every transport test
-//! runs, in process and in the `editor-stdio` child.
+//! runs, in process and in the `editor-stdio` child; [`editor_listener`] its client's
+//! side.
 #![deny(warnings)]
 
+pub mod editor_listener;
 pub mod editor_server;
 
 rpcsmith::include_api!(
@@ -56,12 +58,17 @@ corpus_modules! {
     /// `metamask-api-specs/multichain-openrpc.json`, `wallet_notify` and
     /// `wallet_sessionChanged` sent by the wallet.
     multichain,
-    /// `starknet-specs/api/starknet_api_openrpc.json`.
+    /// `starknet-specs/api/starknet_api_openrpc.json`, partial.
     starknet,
+    /// `starknet-specs/api/starknet_write_api.json`, partial.
+    starknet_write,
+    /// `starknet-specs/api/starknet_trace_api_openrpc.json`, partial.
+    starknet_trace,
     /// `starknet-specs/api/starknet_ws_api.json`, `starknet_subscription*` sent by the node.
     starknet_ws,
     /// `starknet-specs/api/starknet_ws_api.json` with its subscriptions recognised.
     starknet_subs,
-    /// `ethereum-execution-apis/refs-openrpc.json`.
+    /// `ethereum-execution-apis/refs-openrpc.json`, partial: a server implements only
+    /// the methods it serves.
     ethereum,
 }

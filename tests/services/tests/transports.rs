@@ -17,14 +17,12 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use rpcsmith::client::Error;
-use rpcsmith::server::{Context, Failure, Server};
+
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec, FrameReader, write_frame};
 use rpcsmith_services::editor::EditorClient;
 use rpcsmith_services::editor::types::EditOutcome;
-use rpcsmith_services::editor_client::{
-    EditorClientListener, EditorClientListenerDispatcher, WorkspaceApplyEditError, types,
-};
+use rpcsmith_services::editor_listener::{self, Event, progress};
 use rpcsmith_services::editor_server::{MAX_IN_FLIGHT, MAX_MESSAGE, builder};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -56,50 +54,6 @@ impl Wire {
             Wire::Stdio | Wire::TcpContentLength => Codec::ContentLength,
             Wire::Unix | Wire::TcpNewline => Codec::Newline,
         }
-    }
-}
-
-/// What the client's listener received from the server.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Event {
-    Log(String),
-    Progress(String, String),
-}
-
-fn progress(token: &str, value: &str) -> Event {
-    Event::Progress(token.to_owned(), value.to_owned())
-}
-
-/// The client's side of `editor-client.json`: reports notifications, applies edits
-/// (refusing an empty one with the declared error).
-struct Listener(mpsc::UnboundedSender<Event>);
-
-impl EditorClientListener for Listener {
-    async fn window_log_message(&self, _cx: Context, r#type: types::MessageType, message: String) {
-        assert_eq!(r#type, types::MessageType::V3);
-        let _ = self.0.send(Event::Log(message));
-    }
-
-    async fn progress(&self, _cx: Context, token: String, value: String) {
-        let _ = self.0.send(Event::Progress(token, value));
-    }
-
-    async fn workspace_apply_edit(
-        &self,
-        _cx: Context,
-        label: Option<String>,
-        edit: types::TextEdit,
-    ) -> Result<types::ApplyEditResult, Failure<WorkspaceApplyEditError>> {
-        assert_eq!(label.as_deref(), Some("edit"));
-        if edit.new_text.is_empty() {
-            let reason = "empty edit".to_owned();
-            let data = types::WorkspaceApplyEditError1Data { reason };
-            return Err(WorkspaceApplyEditError::EditRefused(data).into());
-        }
-        Ok(types::ApplyEditResult {
-            applied: true,
-            length: Some(edit.new_text.len() as i64),
-        })
     }
 }
 
@@ -191,10 +145,9 @@ impl Served {
 
     /// A client with the generated listener, cancellation on, calls waiting a minute.
     async fn connect(&self) -> Connection {
-        let (events, received) = mpsc::unbounded_channel();
-        let listener = EditorClientListenerDispatcher::new(Listener(events));
+        let (listener, received) = editor_listener::server();
         let peer = Peer::builder()
-            .serve(Server::new(listener))
+            .serve(listener)
             .cancel(true)
             .timeout(Duration::from_secs(60));
         let codec = self.wire.codec();

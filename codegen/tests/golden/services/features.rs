@@ -960,6 +960,14 @@ mod generated {
                 }
             }
         }
+        fn methods(&self) -> Option<::std::vec::Vec<&str>> {
+            Some(
+                ::std::vec![
+                    "add", "greet", "divide", "eth_getBalance", "Filecoin.ChainHead",
+                    "log", "new",
+                ],
+            )
+        }
         fn document(&self) -> Option<&str> {
             Some(DOCUMENT)
         }

@@ -910,6 +910,15 @@ mod generated {
                 }
             }
         }
+        fn methods(&self) -> Option<::std::vec::Vec<&str>> {
+            Some(
+                ::std::vec![
+                    "get_user_by_name", "get_repositories_by_owner", "get_repository",
+                    "get_pull_requests_by_repository", "get_pull_requests_by_id",
+                    "merge_pull_request",
+                ],
+            )
+        }
         fn document(&self) -> Option<&str> {
             Some(DOCUMENT)
         }

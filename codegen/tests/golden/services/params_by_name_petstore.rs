@@ -394,6 +394,9 @@ mod generated {
                 }
             }
         }
+        fn methods(&self) -> Option<::std::vec::Vec<&str>> {
+            Some(::std::vec!["list_pets", "create_pet", "get_pet",])
+        }
         fn document(&self) -> Option<&str> {
             Some(DOCUMENT)
         }

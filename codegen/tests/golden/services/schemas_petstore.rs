@@ -630,6 +630,9 @@ mod generated {
                 }
             }
         }
+        fn methods(&self) -> Option<::std::vec::Vec<&str>> {
+            Some(::std::vec!["add_pet", "list_pets", "get_pet", "pet_visited",])
+        }
         fn document(&self) -> Option<&str> {
             Some(DOCUMENT)
         }

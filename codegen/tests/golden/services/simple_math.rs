@@ -354,6 +354,9 @@ mod generated {
                 }
             }
         }
+        fn methods(&self) -> Option<::std::vec::Vec<&str>> {
+            Some(::std::vec!["addition", "subtraction",])
+        }
         fn document(&self) -> Option<&str> {
             Some(DOCUMENT)
         }

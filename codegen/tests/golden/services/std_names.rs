@@ -1900,6 +1900,15 @@ mod generated {
                 }
             }
         }
+        fn methods(&self) -> Option<::std::vec::Vec<&str>> {
+            Some(
+                ::std::vec![
+                    "clone", "clone_from", "clone_into", "to_owned", "into", "try_into",
+                    "as_ref", "drop", "eq", "to_string", "borrow", "type_id", "self",
+                    "from_block", "next", "into_inner2", "as_mut", "wrap",
+                ],
+            )
+        }
         fn document(&self) -> Option<&str> {
             Some(DOCUMENT)
         }

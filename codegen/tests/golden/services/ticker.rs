@@ -489,6 +489,9 @@ mod generated {
                 }
             }
         }
+        fn methods(&self) -> Option<::std::vec::Vec<&str>> {
+            Some(::std::vec!["subscribe", "unsubscribe",])
+        }
         fn document(&self) -> Option<&str> {
             Some(DOCUMENT)
         }
@@ -712,6 +715,9 @@ mod generated {
                     )
                 }
             }
+        }
+        fn methods(&self) -> Option<::std::vec::Vec<&str>> {
+            Some(::std::vec!["ticker_tick", "ticker_confirm",])
         }
     }
 }

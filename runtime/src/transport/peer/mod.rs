@@ -61,9 +61,14 @@
 //! byte-stream transport turns it on for `Content-Length` framing, as the Language
 //! Server Protocol expects.
 //!
+//! **Proxying** between peers: a [`Bridge`] gives each connection of a front server an
+//! upstream connection of its own, so that a [`Proxy`](crate::proxy::Proxy) forwards both
+//! ways.
+//!
 //! The transports that carry a peer are in [`stream`](super::stream) (stdio, TCP, Unix
 //! sockets) and, with the `ws` feature, `ws`.
 
+mod bridge;
 mod driver;
 mod inbound;
 mod link;
@@ -71,6 +76,8 @@ mod outlet;
 mod queue;
 mod switch;
 pub(crate) mod wire;
+
+pub use bridge::Bridge;
 
 use crate::client::{self, Client, WeakClient};
 use crate::protocol::ErrorObject;

@@ -1,0 +1,176 @@
+//! The `rpc.*` names a server answers itself, as providers ([`SystemMethod`]) a user can
+//! add to, replace or switch off ([`Builder::system`](super::Builder::system),
+//! [`Builder::without_system`](super::Builder::without_system)).
+//!
+//! Every name that starts with `rpc.` is reserved (JSON-RPC 2.0 §4.3): it never reaches
+//! the dispatcher. A server answers the reserved names it has a provider for, and every
+//! other one `-32601`. By default it has two:
+//!
+//! | name | answers | when |
+//! |---|---|---|
+//! | `rpc.discover` | the dispatcher's OpenRPC document ([`Dispatch::document`]) | the dispatcher has one |
+//! | `rpc.methods` | the names the dispatcher answers, an array of strings in its order ([`Dispatch::methods`], else the document's method names) | either is known |
+//!
+//! (`-32601` otherwise.) A provider is an object, so it can keep state of its own — a
+//! registry of pull streams answering `rpc.stream.next` and `rpc.stream.cancel`, for
+//! instance — and it sees what the server knows of its dispatcher ([`Catalog`]).
+
+use serde_json::value::RawValue;
+
+use crate::protocol::ErrorObject;
+
+use super::context::Context;
+use super::dispatch::{Dispatch, Reply};
+use super::encoded::Encoded;
+
+/// One `rpc.*` method a server answers itself; see the [module docs](self).
+///
+/// ```
+/// use rpcsmith::server::{Catalog, Context, Dispatch, Metadata, Reply, Server, SystemMethod};
+/// use serde_json::value::RawValue;
+///
+/// /// `rpc.version`: which build of the server answers.
+/// struct Version;
+///
+/// impl SystemMethod for Version {
+///     fn call(&self, _params: Option<&RawValue>, _cx: Context, _catalog: &Catalog) -> Reply {
+///         Reply::ok("1.2.3")
+///     }
+/// }
+/// # struct Nothing;
+/// # impl Dispatch for Nothing {
+/// #     fn call(&self, _: &str, _: Option<&RawValue>, _: Context) -> Reply {
+/// #         Reply::err(rpcsmith::protocol::ErrorObject::method_not_found())
+/// #     }
+/// # }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let server = Server::builder(Nothing)
+///     .system("rpc.version", Version)
+///     .without_system("rpc.methods")
+///     .build();
+/// let answer = server
+///     .handle(br#"{"jsonrpc":"2.0","method":"rpc.version","id":1}"#, Metadata::default())
+///     .await;
+/// assert_eq!(answer.unwrap(), br#"{"jsonrpc":"2.0","result":"1.2.3","id":1}"#);
+/// # });
+/// ```
+pub trait SystemMethod: Send + Sync + 'static {
+    /// Answers one call of the name this provider is registered under.
+    fn call(&self, params: Option<&RawValue>, context: Context, catalog: &Catalog) -> Reply;
+}
+
+/// What a server knows of its dispatcher, read once when it is built: what the default
+/// providers answer, and what any provider may read.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    document: Option<Encoded>,
+    methods: Option<Vec<String>>,
+}
+
+impl Catalog {
+    /// Reads `dispatch`'s document and method names. A document that is not valid JSON
+    /// is logged and treated as absent.
+    pub(crate) fn of(dispatch: &dyn Dispatch) -> Self {
+        let document = dispatch.document().and_then(|text| {
+            serde_json::from_str::<&RawValue>(text)
+                .inspect_err(|e| tracing::error!(error = %e, "rpc.discover document is not JSON"))
+                .ok()
+                .map(Encoded::from_raw)
+        });
+        let methods = match dispatch.methods() {
+            Some(names) => Some(names.into_iter().map(str::to_owned).collect()),
+            None => document.as_ref().and_then(|d| method_names(d.json())),
+        };
+        Catalog { document, methods }
+    }
+
+    /// The OpenRPC document (`rpc.discover`'s answer), when the dispatcher has one.
+    pub fn document(&self) -> Option<&Encoded> {
+        self.document.as_ref()
+    }
+
+    /// The names the dispatcher answers, when known: [`Dispatch::methods`], else the
+    /// names of its document's methods.
+    pub fn methods(&self) -> Option<&[String]> {
+        self.methods.as_deref()
+    }
+}
+
+/// The `name`s of an OpenRPC document's `methods`, or `None` when it has no such list.
+pub(crate) fn method_names(document: &str) -> Option<Vec<String>> {
+    #[derive(serde::Deserialize)]
+    struct Document {
+        methods: Vec<Named>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: String,
+    }
+    let document: Document = serde_json::from_str(document).ok()?;
+    Some(document.methods.into_iter().map(|m| m.name).collect())
+}
+
+/// `rpc.discover`: the dispatcher's document.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Discover;
+
+impl SystemMethod for Discover {
+    fn call(&self, _: Option<&RawValue>, _: Context, catalog: &Catalog) -> Reply {
+        match catalog.document() {
+            Some(document) => Reply::ready(Ok(document.clone())),
+            None => Reply::err(ErrorObject::method_not_found()),
+        }
+    }
+}
+
+/// `rpc.methods`: the names the dispatcher answers.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Methods;
+
+impl SystemMethod for Methods {
+    fn call(&self, _: Option<&RawValue>, _: Context, catalog: &Catalog) -> Reply {
+        match catalog.methods() {
+            Some(names) => Reply::ok(names),
+            None => Reply::err(ErrorObject::method_not_found()),
+        }
+    }
+}
+
+/// The providers of one server, by name, in the order added.
+pub(crate) struct Providers(Vec<(Box<str>, Box<dyn SystemMethod>)>);
+
+impl Providers {
+    /// `rpc.discover` and `rpc.methods`.
+    pub(crate) fn defaults() -> Self {
+        let mut providers = Providers(Vec::new());
+        providers.insert("rpc.discover", Box::new(Discover));
+        providers.insert("rpc.methods", Box::new(Methods));
+        providers
+    }
+
+    /// Adds `provider` under `name`, replacing any provider of that name. A name
+    /// outside `rpc.` would never be called: it is logged and left out.
+    pub(crate) fn insert(&mut self, name: &str, provider: Box<dyn SystemMethod>) {
+        if !name.starts_with("rpc.") {
+            tracing::error!(
+                name,
+                "a system method's name must start with `rpc.`; left out"
+            );
+            return;
+        }
+        self.remove(name);
+        self.0.push((name.into(), provider));
+    }
+
+    pub(crate) fn remove(&mut self, name: &str) {
+        self.0.retain(|(known, _)| &**known != name);
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&dyn SystemMethod> {
+        self.0
+            .iter()
+            .find(|(known, _)| &**known == name)
+            .map(|(_, provider)| &**provider)
+    }
+}
