@@ -701,6 +701,14 @@ mod generated {
                 }
             }
         }
+        fn methods(&self) -> Option<::std::vec::Vec<&str>> {
+            Some(
+                ::std::vec![
+                    "watch_subscribeTicks", "watch_unsubscribe", "jobs_start",
+                    "jobs_cancel", "ping",
+                ],
+            )
+        }
         fn document(&self) -> Option<&str> {
             Some(DOCUMENT)
         }
@@ -846,6 +854,9 @@ mod generated {
                     )
                 }
             }
+        }
+        fn methods(&self) -> Option<::std::vec::Vec<&str>> {
+            Some(::std::vec!["watch_subscriptionReset",])
         }
     }
 }
