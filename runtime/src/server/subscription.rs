@@ -45,7 +45,9 @@ impl<T: Serialize + Send + 'static> Items<T> {
     /// The items of `stream`; the subscription ends when it does. Each item is
     /// serialized straight into the message that carries it.
     pub fn new(stream: impl Stream<Item = T> + Send + 'static) -> Self {
-        Items::from_source(Typed { stream })
+        // Serialized as they come.
+        let write = |out: &mut Vec<u8>, item: T| serde_json::to_writer(out, &item);
+        Items::from_source(Source { stream, write })
     }
 }
 
@@ -54,7 +56,12 @@ impl<T: 'static> Items<T> {
     /// is copied into each subscription's notification, not serialized again. For
     /// sending one item to many subscriptions.
     pub fn shared(stream: impl Stream<Item = Shared<T>> + Send + 'static) -> Self {
-        Items::from_source(Copied { stream })
+        // Serialized already.
+        let write = |out: &mut Vec<u8>, item: Shared<T>| {
+            out.extend_from_slice(item.json().as_bytes());
+            Ok(())
+        };
+        Items::from_source(Source { stream, write })
     }
 
     fn from_source(source: impl ItemSource + 'static) -> Self {
@@ -77,50 +84,27 @@ impl<T> fmt::Debug for Items<T> {
 }
 
 pin_project! {
-    /// Items serialized as they come.
-    struct Typed<S> {
+    /// A stream of items, and how each is written as JSON.
+    struct Source<S, W> {
         #[pin]
         stream: S,
+        write: W,
     }
 }
 
-impl<S> ItemSource for Typed<S>
+impl<S, W> ItemSource for Source<S, W>
 where
     S: Stream + Send,
-    S::Item: Serialize,
+    W: Fn(&mut Vec<u8>, S::Item) -> Result<(), serde_json::Error> + Send,
 {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut TaskContext<'_>,
         out: &mut Vec<u8>,
     ) -> Poll<Option<Result<(), serde_json::Error>>> {
-        let item = ready!(self.project().stream.poll_next(cx));
-        Poll::Ready(item.map(|item| serde_json::to_writer(&mut *out, &item)))
-    }
-}
-
-pin_project! {
-    /// Items serialized already.
-    struct Copied<S> {
-        #[pin]
-        stream: S,
-    }
-}
-
-impl<S, T> ItemSource for Copied<S>
-where
-    S: Stream<Item = Shared<T>> + Send,
-{
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-        out: &mut Vec<u8>,
-    ) -> Poll<Option<Result<(), serde_json::Error>>> {
-        let item = ready!(self.project().stream.poll_next(cx));
-        Poll::Ready(item.map(|item| {
-            out.extend_from_slice(item.json().as_bytes());
-            Ok(())
-        }))
+        let this = self.project();
+        let item = ready!(this.stream.poll_next(cx));
+        Poll::Ready(item.map(|item| (this.write)(out, item)))
     }
 }
 
