@@ -108,6 +108,7 @@ pub use push::{Held, Outlet, Pushes, hold};
 pub use router::{Mount, Router};
 pub use shared::InFlight;
 pub use subscription::{
-    Closed, Items, Sink, TrySendError, channel, subscribe, unsubscribe, unsubscribe_or,
+    Closed, Items, Shared, Sink, TrySendError, channel, shared_channel, subscribe, unsubscribe,
+    unsubscribe_or,
 };
 pub use system::{Catalog, SystemMethod};
