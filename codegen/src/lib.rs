@@ -65,6 +65,7 @@
 //! [`Settings::server`] off, or `configure().client(false).server(false)`.
 
 mod builder;
+pub mod diff;
 pub mod document;
 pub mod error;
 pub mod load;

@@ -34,10 +34,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         "types/field",
         include_str!("../../templates/types/field.hbs"),
     ),
-    (
-        "types/enum",
-        include_str!("../../templates/types/enum.hbs"),
-    ),
+    ("types/enum", include_str!("../../templates/types/enum.hbs")),
     (
         "types/int_enum",
         include_str!("../../templates/types/int_enum.hbs"),
