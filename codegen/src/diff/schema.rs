@@ -80,8 +80,13 @@ impl<'d, 'r> Walk<'d, 'r> {
         self.values(o, n, path);
         self.bounds(o, n, path);
         self.texts(o, n, path);
-        self.object(o, n, path);
-        if let (Some(oi), Some(ni)) = (&o.items, &n.items) {
+        // `properties` and `items` apply only to objects and arrays: under another
+        // `type` they are not on the wire (real documents do write them so).
+        if allows(o, "object") || allows(n, "object") {
+            self.object(o, n, path);
+        }
+        let arrays = allows(o, "array") || allows(n, "array");
+        if let (true, Some(oi), Some(ni)) = (arrays, &o.items, &n.items) {
             let (oi, ni) = (oi.clone(), ni.clone());
             self.schema(&oi, &ni, &format!("{path}[]"));
         }
@@ -198,6 +203,11 @@ impl<'d, 'r> Walk<'d, 'r> {
 
 /// The two ends of a finding: old, new.
 type Places = (Location, Location);
+
+/// Whether the schema lets values of type `t` through (any type, without `type`).
+fn allows(shape: &Shape, t: &str) -> bool {
+    shape.types.as_ref().is_none_or(|types| types.contains(t))
+}
 
 /// Whether the type set `set` lets a value of type `t` through (`number` covers
 /// `integer`).
