@@ -238,7 +238,7 @@ impl Walk<'_, '_> {
             let member = format!("{path}.{name}");
             let (was, is) = (o.required.contains(name), n.required.contains(name));
             let Some(nl) = n.properties.get(name) else {
-                self.member_removed(o, n, name, ol, was, &member);
+                self.member_removed(n, name, ol, was, &member);
                 continue;
             };
             let places = (ol.clone(), nl.clone());
@@ -291,15 +291,7 @@ impl Walk<'_, '_> {
         self.additional(o, n, path);
     }
 
-    fn member_removed(
-        &mut self,
-        o: &Shape,
-        n: &Shape,
-        name: &str,
-        at: &Location,
-        required: bool,
-        path: &str,
-    ) {
+    fn member_removed(&mut self, n: &Shape, name: &str, at: &Location, required: bool, path: &str) {
         let places = (at.clone(), n.place("properties"));
         if required {
             let message = format!("required member `{name}` removed");
@@ -309,7 +301,6 @@ impl Walk<'_, '_> {
                 format!("optional member `{name}` removed, and other members are refused");
             self.change(Kind::MemberRemoved, Change::Narrowed, message, places, path);
         } else {
-            let _ = o;
             let message = format!("optional member `{name}` removed");
             self.compatible(Kind::MemberRemoved, message, places, path);
         }
@@ -361,7 +352,40 @@ impl Walk<'_, '_> {
             Some(_) => s.place("alternatives"),
             None => s.site.clone(),
         };
-        let places = (place(o), place(n));
+        self.unpaired(&old, &new, &pairs, (place(o), place(n)), path);
+        for (i, j) in pairs {
+            let label = old[i]
+                .name
+                .clone()
+                .or_else(|| new[j].name.clone())
+                .unwrap_or_else(|| i.to_string());
+            let (a, b) = (old[i].at.clone(), new[j].at.clone());
+            if old[i].whole || new[j].whole {
+                // A lone schema against one alternative: compare them as schemas, not
+                // as alternatives again.
+                let (ao, bn) = (
+                    Shape::read(self.diff.old, &a),
+                    Shape::read(self.diff.new, &b),
+                );
+                if ao.alternatives.is_none() && bn.alternatives.is_none() {
+                    self.shapes(&ao, &bn, path);
+                }
+                continue;
+            }
+            self.schema(&a, &b, &format!("{path}|{label}"));
+        }
+    }
+
+    /// Reports the alternatives left without a partner: removed ones narrow, added ones
+    /// widen, both at once change.
+    fn unpaired(
+        &mut self,
+        old: &[Member],
+        new: &[Member],
+        pairs: &[(usize, usize)],
+        places: Places,
+        path: &str,
+    ) {
         let (paired_old, paired_new): (HashSet<usize>, HashSet<usize>) =
             pairs.iter().copied().unzip();
         let gone: Vec<&Member> = (0..old.len())
@@ -401,27 +425,6 @@ impl Walk<'_, '_> {
                 (places.0.clone(), added[0].at.clone()),
                 path,
             );
-        }
-        for (i, j) in pairs {
-            let label = old[i]
-                .name
-                .clone()
-                .or_else(|| new[j].name.clone())
-                .unwrap_or_else(|| i.to_string());
-            let (a, b) = (old[i].at.clone(), new[j].at.clone());
-            if old[i].whole || new[j].whole {
-                // A lone schema against one alternative: compare them as schemas, not
-                // as alternatives again.
-                let (ao, bn) = (
-                    Shape::read(self.diff.old, &a),
-                    Shape::read(self.diff.new, &b),
-                );
-                if ao.alternatives.is_none() && bn.alternatives.is_none() {
-                    self.shapes(&ao, &bn, path);
-                }
-                continue;
-            }
-            self.schema(&a, &b, &format!("{path}|{label}"));
         }
     }
 
