@@ -40,7 +40,9 @@
 //!
 //! The `rpcsmith` command-line tool (the `cli` feature) runs the same pipeline for people
 //! who commit generated code: `rpcsmith generate openrpc.json -o src/api.rs`, and
-//! `rpcsmith check openrpc.json`.
+//! `rpcsmith check openrpc.json`. `rpcsmith diff old.json new.json` (the library's
+//! [`diff`] module) lists every wire difference between two versions of a document, and
+//! whether it breaks existing clients, existing servers, or neither.
 //!
 //! # The pipeline
 //!

@@ -2,7 +2,8 @@
 //! checked and formatted by [`crate::format`].
 //!
 //! The templates live in the workspace's `templates/` directory and are embedded at
-//! compile time. Strict mode is on (a template naming a missing field fails), HTML
+//! compile time, read through `codegen/templates`: a symlink to it, which `cargo package`
+//! follows, so the package holds the templates it embeds. Strict mode is on (a template naming a missing field fails), HTML
 //! escaping is off (it would mangle `<`, `>` and `&` in Rust).
 
 mod rust;
