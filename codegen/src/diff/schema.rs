@@ -386,45 +386,31 @@ impl Walk<'_, '_> {
         places: Places,
         path: &str,
     ) {
-        let (paired_old, paired_new): (HashSet<usize>, HashSet<usize>) =
-            pairs.iter().copied().unzip();
-        let gone: Vec<&Member> = (0..old.len())
-            .filter(|i| !paired_old.contains(i))
-            .map(|i| &old[i])
-            .collect();
-        let added: Vec<&Member> = (0..new.len())
-            .filter(|i| !paired_new.contains(i))
-            .map(|i| &new[i])
-            .collect();
-        if !gone.is_empty() {
-            let change = if added.is_empty() {
-                Change::Narrowed
-            } else {
-                Change::Changed
+        let alone = |members: &'_ [Member], paired: &dyn Fn(usize) -> bool| -> Vec<Location> {
+            (0..members.len())
+                .filter(|&i| !paired(i))
+                .map(|i| members[i].at.clone())
+                .collect()
+        };
+        let gone_at = alone(old, &|i| pairs.iter().any(|p| p.0 == i));
+        let added_at = alone(new, &|j| pairs.iter().any(|p| p.1 == j));
+        let both = !gone_at.is_empty() && !added_at.is_empty();
+        let sides = [
+            (old, gone_at, "removed", Change::Narrowed),
+            (new, added_at, "added", Change::Widened),
+        ];
+        for (members, at, verb, change) in sides {
+            let Some(first) = at.first().cloned() else {
+                continue;
             };
-            let message = format!("alternatives removed: {}", names(&gone));
-            self.change(
-                Kind::AlternativesChanged,
-                change,
-                message,
-                (gone[0].at.clone(), places.1.clone()),
-                path,
-            );
-        }
-        if !added.is_empty() {
-            let change = if gone.is_empty() {
-                Change::Widened
-            } else {
-                Change::Changed
+            let listed: Vec<&Member> = members.iter().filter(|m| at.contains(&m.at)).collect();
+            let message = format!("alternatives {verb}: {}", names(&listed));
+            let places = match change {
+                Change::Narrowed => (first, places.1.clone()),
+                _ => (places.0.clone(), first),
             };
-            let message = format!("alternatives added: {}", names(&added));
-            self.change(
-                Kind::AlternativesChanged,
-                change,
-                message,
-                (places.0.clone(), added[0].at.clone()),
-                path,
-            );
+            let change = if both { Change::Changed } else { change };
+            self.change(Kind::AlternativesChanged, change, message, places, path);
         }
     }
 
