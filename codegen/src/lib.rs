@@ -71,6 +71,8 @@ pub mod diff;
 pub mod document;
 pub mod error;
 pub mod load;
+#[cfg(feature = "mock")]
+pub mod mock;
 pub mod openrpc;
 pub mod pointer;
 pub mod resolve;

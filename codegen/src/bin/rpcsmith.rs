@@ -9,6 +9,10 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rpcsmith_build::{Diagnostic, Error, ErrorKind, ParamsBy, configure};
 
+// The `mock` command's serving, apart from the argument parsing here.
+#[path = "../cli/mock.rs"]
+mod mock;
+
 const GENERATE_EXAMPLES: &str = "\
 Examples:
   rpcsmith generate openrpc.json -o src/api.rs      client and server into src/api.rs
@@ -40,6 +44,18 @@ servers: …` or `compatible: …`, with its place in both documents. Exit statu
 nothing breaks, 1 when something breaks clients or servers, 2 when a document does not
 load (its problems are printed) or for a bad command line.";
 
+const MOCK_EXAMPLES: &str = "\
+Examples:
+  rpcsmith mock openrpc.json                         HTTP and WebSocket on 127.0.0.1:8545
+  rpcsmith mock openrpc.json --listen 127.0.0.1:0    on a free port (printed on stderr)
+  rpcsmith mock openrpc.json --stdio                 one JSON message per line on stdin/stdout
+  rpcsmith mock openrpc.json --error get_pet=404     get_pet answers its declared error 404
+
+Params are checked (shape, names, required ones, each param's type and enum): -32602 when
+they do not fit. A call whose params equal an example pairing's gets its result; any
+other call a value generated from the result schema, the same for the same --seed. Each
+call is logged on stderr.";
+
 const EXAMPLES: &str = "\
 Examples:
   rpcsmith generate openrpc.json -o src/api.rs      types, client and server into src/api.rs
@@ -69,6 +85,10 @@ enum Command {
     /// what breaks existing servers, what is compatible.
     #[command(after_long_help = DIFF_EXAMPLES)]
     Diff(Diff),
+    /// Serves every method of a document without an implementation: answers from its
+    /// examples when the params match one, else values generated from the result schema.
+    #[command(after_long_help = MOCK_EXAMPLES)]
+    Mock(mock::MockArgs),
 }
 
 #[derive(Debug, Args)]
@@ -186,6 +206,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate(args),
         Command::Check(args) => check(args),
         Command::Diff(args) => diff(args),
+        Command::Mock(args) => mock::run(args),
     };
     match result {
         Ok(code) => code,

@@ -76,7 +76,7 @@ use crate::resolve::{Location, Resolver};
 mod finding;
 mod methods;
 mod schema;
-mod shape;
+pub(crate) mod shape;
 
 pub use finding::{Breaks, Finding, Kind, Place};
 
