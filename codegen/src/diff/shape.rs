@@ -8,9 +8,9 @@ use serde_json::{Map, Value};
 
 use crate::resolve::{Location, Resolver};
 
-/// How deep `allOf` members are merged before the rest is ignored (a guard against
-/// `allOf` cycles; real documents nest two or three).
-const MAX_ALL_OF_DEPTH: usize = 16;
+/// How many `$ref` links and `allOf` levels are followed before the rest is ignored (a
+/// guard against cycles of both; real documents nest a few).
+const MAX_DEPTH: usize = 64;
 
 /// Lower bounds: a larger value lets fewer values through.
 pub(crate) const LOWER_BOUNDS: [&str; 5] = [
@@ -67,6 +67,8 @@ pub(crate) struct Shape {
     pub(crate) additional: Additional,
     /// The schema of array items.
     pub(crate) items: Option<Location>,
+    /// The schemas of the first items, in order (`items` as an array: a tuple).
+    pub(crate) tuple: Option<Vec<Location>>,
     /// Numeric bounds by keyword.
     pub(crate) bounds: BTreeMap<&'static str, f64>,
     /// `pattern`, `format`, `multipleOf`, as text.
@@ -124,6 +126,7 @@ fn empty(at: Location) -> Shape {
         required: BTreeSet::new(),
         additional: Additional::Any,
         items: None,
+        tuple: None,
         bounds: BTreeMap::new(),
         texts: BTreeMap::new(),
         keywords: BTreeMap::new(),
@@ -131,24 +134,52 @@ fn empty(at: Location) -> Shape {
 }
 
 fn read_merged(resolver: &mut Resolver, at: &Location, depth: usize) -> Shape {
-    let Ok(target) = resolver.deref(at) else {
+    if depth > MAX_DEPTH {
+        return empty(at.clone());
+    }
+    let Some(Value::Object(object)) = resolver.get(at).cloned() else {
         return empty(at.clone());
     };
-    let Some(Value::Object(object)) = resolver.get(&target).cloned() else {
-        return empty(target);
-    };
-    let mut shape = read_own(&target, &object);
-    if depth < MAX_ALL_OF_DEPTH {
-        let members = target.key("allOf");
-        for i in 0..resolver.array_len(&members) {
-            let member = read_merged(resolver, &members.index(i), depth + 1);
-            merge(&mut shape, member);
-        }
+    if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+        // One link at a time: keywords beside a `$ref` anywhere along a chain apply too.
+        let Ok(next) = resolver.resolve_ref(at, reference) else {
+            return empty(at.clone());
+        };
+        let target = read_merged(resolver, &next, depth + 1);
+        let Some(siblings) = ref_siblings(&object) else {
+            return target;
+        };
+        // `{"$ref": …, "enum": […]}`: both apply, as if in an `allOf`; the keywords
+        // beside the `$ref` come first (they restrict what it names).
+        let mut shape = read_own(at, &siblings);
+        merge(&mut shape, target);
+        shape.types = shape.types.take().or_else(|| implied_types(&shape));
+        return shape;
+    }
+    let mut shape = read_own(at, &object);
+    let members = at.key("allOf");
+    for i in 0..resolver.array_len(&members) {
+        let member = read_merged(resolver, &members.index(i), depth + 1);
+        merge(&mut shape, member);
     }
     if shape.types.is_none() {
         shape.types = implied_types(&shape);
     }
     shape
+}
+
+/// The keywords written beside a `$ref` that constrain values (annotations aside);
+/// `None` when there are none.
+fn ref_siblings(object: &Map<String, Value>) -> Option<Map<String, Value>> {
+    const ANNOTATIONS: [&str; 7] = [
+        "$ref", "title", "description", "examples", "default", "$comment", "deprecated",
+    ];
+    let siblings: Map<String, Value> = object
+        .iter()
+        .filter(|(k, _)| !ANNOTATIONS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    (!siblings.is_empty()).then_some(siblings)
 }
 
 /// The keywords of one schema object, `allOf` aside.
@@ -217,8 +248,15 @@ fn read_object_keywords(at: &Location, object: &Map<String, Value>, shape: &mut 
         let place = at.key("additionalProperties");
         shape.keywords.insert("additionalProperties", place);
     }
-    if object.get("items").is_some_and(Value::is_object) {
-        shape.items = Some(at.key("items"));
+    match object.get("items") {
+        Some(Value::Object(_)) => shape.items = Some(at.key("items")),
+        Some(Value::Array(items)) => {
+            let base = at.key("items");
+            shape.tuple = Some((0..items.len()).map(|i| base.index(i)).collect());
+        }
+        _ => {}
+    }
+    if object.contains_key("items") {
         shape.keywords.insert("items", at.key("items"));
     }
 }
@@ -229,7 +267,10 @@ fn merge(shape: &mut Shape, member: Shape) {
         (Some(a), Some(b)) => Some(a.intersection(&b).cloned().collect()),
         (a, b) => a.or(b),
     };
-    shape.values = shape.values.take().or(member.values);
+    shape.values = match (shape.values.take(), member.values) {
+        (Some(a), Some(b)) => Some(a.into_iter().filter(|v| b.contains(v)).collect()),
+        (a, b) => a.or(b),
+    };
     shape.alternatives = shape.alternatives.take().or(member.alternatives);
     for (name, at) in member.properties {
         shape.properties.entry(name).or_insert(at);
@@ -239,6 +280,7 @@ fn merge(shape: &mut Shape, member: Shape) {
         shape.additional = member.additional;
     }
     shape.items = shape.items.take().or(member.items);
+    shape.tuple = shape.tuple.take().or(member.tuple);
     for (keyword, bound) in member.bounds {
         shape.bounds.entry(keyword).or_insert(bound);
     }
@@ -272,10 +314,7 @@ fn implied_types(shape: &Shape) -> Option<BTreeSet<String>> {
     if !shape.properties.is_empty() || shape.additional != Additional::Any {
         return Some(BTreeSet::from(["object".to_owned()]));
     }
-    shape
-        .items
-        .as_ref()
-        .map(|_| BTreeSet::from(["array".to_owned()]))
+    (shape.items.is_some() || shape.tuple.is_some()).then(|| BTreeSet::from(["array".to_owned()]))
 }
 
 fn json_type(value: &Value) -> &'static str {

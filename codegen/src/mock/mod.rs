@@ -156,6 +156,29 @@ impl Mock {
         }
     }
 
+    /// Params for a call of `method`, generated from its param schemas (every param),
+    /// as the method takes them: an array when it takes them by position only, else an
+    /// object by name. `None` when there is no such method.
+    pub fn sample_params(&mut self, method: &str) -> Option<Value> {
+        let m = self.find(method)?.clone();
+        let mut generator = value::Generator {
+            resolver: &mut self.document.resolver,
+            rng: value::Rng::new(self.seed ^ fnv1a(method) ^ PARAMS_SALT),
+            unreadable: Vec::new(),
+        };
+        let values: Vec<(String, Value)> = m
+            .params
+            .iter()
+            .map(|p| (p.name.clone(), generator.value(&p.schema, 0)))
+            .collect();
+        Some(match m.param_structure {
+            ParamStructure::ByPosition => {
+                Value::Array(values.into_iter().map(|(_, v)| v).collect())
+            }
+            _ => Value::Object(values.into_iter().collect()),
+        })
+    }
+
     fn find(&self, method: &str) -> Option<&ResolvedMethod> {
         self.document.methods.iter().find(|m| m.name == method)
     }
@@ -265,6 +288,9 @@ impl Mock {
         Ok(())
     }
 }
+
+/// Mixed into a method's seed for its params, so they are not its result's twins.
+const PARAMS_SALT: u64 = 0x5eed_0f_9a7a_u64;
 
 fn error(code: i64, message: String) -> Answer {
     Answer::Error {

@@ -60,8 +60,13 @@ impl Generator<'_> {
         }
         let shape = Shape::read(self.resolver, at);
         if let Some(values) = &shape.values {
-            let index = self.rng.below(values.len() as u64) as usize;
-            return values.get(index).cloned().unwrap_or(Value::Null);
+            // Values of a type the schema refuses cannot be given (a document that
+            // writes both has no valid value); the type then decides.
+            let fitting: Vec<&Value> = values.iter().filter(|v| fits_types(&shape, v)).collect();
+            if !fitting.is_empty() {
+                let index = self.rng.below(fitting.len() as u64) as usize;
+                return fitting[index].clone();
+            }
         }
         if let Some(alternatives) = &shape.alternatives {
             let index = self.rng.below(alternatives.len() as u64) as usize;
@@ -94,6 +99,10 @@ impl Generator<'_> {
                 object.insert(name, value);
             }
         }
+        // Required members the schema does not describe: present, with any value.
+        for name in &shape.required {
+            object.entry(name.clone()).or_insert(Value::Null);
+        }
         object
     }
 
@@ -105,6 +114,13 @@ impl Generator<'_> {
             .copied()
             .map_or(usize::MAX, |m| m as usize);
         let wanted = if depth < RICH_DEPTH { min.max(1) } else { min };
+        if let Some(tuple) = shape.tuple.clone() {
+            // Past the tuple any item is allowed: the last schema is repeated.
+            let count = tuple.len().max(min).min(max);
+            let last = tuple.len().saturating_sub(1);
+            let items = (0..count).filter_map(|i| tuple.get(i.min(last)).cloned());
+            return Value::Array(items.map(|at| self.value(&at, depth + 1)).collect());
+        }
         let Some(items) = shape.items.clone() else {
             return Value::Array(vec![Value::Null; wanted.min(max)]);
         };
@@ -163,6 +179,23 @@ impl Generator<'_> {
         }
         Number::from_f64(n).map_or(Value::Null, Value::Number)
     }
+}
+
+/// Whether `value` is of a type the schema allows (any, without `type`).
+fn fits_types(shape: &Shape, value: &Value) -> bool {
+    let Some(types) = &shape.types else {
+        return true;
+    };
+    let t = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    types.contains(t) || (t == "integer" && types.contains("number"))
 }
 
 /// The members an alternative's object gets from the schema holding the alternatives
