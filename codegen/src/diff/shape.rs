@@ -172,7 +172,13 @@ fn read_merged(resolver: &mut Resolver, at: &Location, depth: usize) -> Shape {
 /// `None` when there are none.
 fn ref_siblings(object: &Map<String, Value>) -> Option<Map<String, Value>> {
     const ANNOTATIONS: [&str; 7] = [
-        "$ref", "title", "description", "examples", "default", "$comment", "deprecated",
+        "$ref",
+        "title",
+        "description",
+        "examples",
+        "default",
+        "$comment",
+        "deprecated",
     ];
     let siblings: Map<String, Value> = object
         .iter()
