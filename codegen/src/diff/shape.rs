@@ -57,6 +57,8 @@ pub(crate) struct Shape {
     pub(crate) types: Option<BTreeSet<String>>,
     /// The values allowed (`enum`, or `const` as one value); `None` for any.
     pub(crate) values: Option<Vec<Value>>,
+    /// Values refused by `not` (`{"not": {"enum": […]}}` or `const`).
+    pub(crate) excluded: Vec<Value>,
     /// `oneOf`/`anyOf` members, as written (maybe `$ref`s).
     pub(crate) alternatives: Option<Vec<Location>>,
     /// Object members, in document order.
@@ -121,6 +123,7 @@ fn empty(at: Location) -> Shape {
         key: None,
         types: None,
         values: None,
+        excluded: Vec::new(),
         alternatives: None,
         properties: IndexMap::new(),
         required: BTreeSet::new(),
@@ -205,6 +208,13 @@ fn read_own(at: &Location, object: &Map<String, Value>) -> Shape {
         shape.values = Some(vec![value.clone()]);
         shape.keywords.insert("enum", at.key("const"));
     }
+    if let Some(Value::Object(not)) = object.get("not") {
+        match (not.get("enum"), not.get("const")) {
+            (Some(Value::Array(values)), _) => shape.excluded.extend(values.iter().cloned()),
+            (_, Some(value)) => shape.excluded.push(value.clone()),
+            _ => {}
+        }
+    }
     for keyword in ["oneOf", "anyOf"] {
         if let Some(Value::Array(members)) = object.get(keyword) {
             let base = at.key(keyword);
@@ -277,6 +287,7 @@ fn merge(shape: &mut Shape, member: Shape) {
         (Some(a), Some(b)) => Some(a.into_iter().filter(|v| b.contains(v)).collect()),
         (a, b) => a.or(b),
     };
+    shape.excluded.extend(member.excluded);
     shape.alternatives = shape.alternatives.take().or(member.alternatives);
     for (name, at) in member.properties {
         shape.properties.entry(name).or_insert(at);

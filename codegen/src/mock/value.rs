@@ -62,7 +62,10 @@ impl Generator<'_> {
         if let Some(values) = &shape.values {
             // Values of a type the schema refuses cannot be given (a document that
             // writes both has no valid value); the type then decides.
-            let fitting: Vec<&Value> = values.iter().filter(|v| fits_types(&shape, v)).collect();
+            let fitting: Vec<&Value> = values
+                .iter()
+                .filter(|v| fits_types(&shape, v) && !shape.excluded.contains(v))
+                .collect();
             if !fitting.is_empty() {
                 let index = self.rng.below(fitting.len() as u64) as usize;
                 return fitting[index].clone();
