@@ -205,7 +205,49 @@ fn check_method(
     tally: &mut Tally,
 ) {
     let name = method.name.as_str();
-    // Each example pairing whose params fit the method: its result.
+    check_examples(id, method, mock, tally);
+    // Params sampled by the mock, then a generated result; both valid.
+    let params = mock.sample_params(name).expect("a method of the document");
+    for (param, value) in method.params.iter().zip(param_values(method, &params)) {
+        let validator = validator(registry, resolver, &param.schema);
+        if let Err(e) = validator.validate(&value) {
+            tally.failures.push(format!(
+                "{id} {name}: sampled param `{}` = {value}: {e}",
+                param.name
+            ));
+        }
+        tally.sampled_params += 1;
+    }
+    let Some(result) = &method.result else { return };
+    let value = match mock.answer(name, Some(&params)) {
+        Answer::Result {
+            value,
+            origin: Origin::Generated,
+        } => value,
+        // The sampled params equal an example's: checked above.
+        Answer::Result { .. } => return,
+        other => {
+            return tally
+                .failures
+                .push(format!("{id} {name}: sampled params refused: {other:?}"));
+        }
+    };
+    if let Err(e) = validator(registry, resolver, &result.schema).validate(&value) {
+        tally
+            .failures
+            .push(format!("{id} {name}: result {value}: {e}"));
+    }
+    tally.generated += 1;
+}
+
+/// Each example pairing whose params fit the method is answered with its result.
+fn check_examples(
+    id: &str,
+    method: &rpcsmith_build::document::ResolvedMethod,
+    mock: &mut Mock,
+    tally: &mut Tally,
+) {
+    let name = method.name.as_str();
     for pairing in &method.examples {
         let Some(expected) = pairing
             .result
@@ -243,38 +285,6 @@ fn check_method(
             )),
         }
     }
-    // Params sampled by the mock, then a generated result; both valid.
-    let params = mock.sample_params(name).expect("a method of the document");
-    for (param, value) in method.params.iter().zip(param_values(method, &params)) {
-        let validator = validator(registry, resolver, &param.schema);
-        if let Err(e) = validator.validate(&value) {
-            tally.failures.push(format!(
-                "{id} {name}: sampled param `{}` = {value}: {e}",
-                param.name
-            ));
-        }
-        tally.sampled_params += 1;
-    }
-    let Some(result) = &method.result else { return };
-    let value = match mock.answer(name, Some(&params)) {
-        Answer::Result {
-            value,
-            origin: Origin::Generated,
-        } => value,
-        // The sampled params equal an example's: checked above.
-        Answer::Result { .. } => return,
-        other => {
-            return tally
-                .failures
-                .push(format!("{id} {name}: sampled params refused: {other:?}"));
-        }
-    };
-    if let Err(e) = validator(registry, resolver, &result.schema).validate(&value) {
-        tally
-            .failures
-            .push(format!("{id} {name}: result {value}: {e}"));
-    }
-    tally.generated += 1;
 }
 
 /// Params by name, as the method takes them (an array when by position only).

@@ -6,7 +6,8 @@
 //! 1. the method's declared error, when one was asked for with [`Mock::fail`];
 //! 2. the result of the first example pairing whose params equal the call's (by name,
 //!    whether the call sent them by name or by position);
-//! 3. a value generated to satisfy the result schema (see [`value`]), the same for the
+//! 3. a value generated to satisfy the result schema (`$ref`s, `allOf`, alternatives,
+//!    required members, `pattern`s, `format`s, bounds: see the README), the same for the
 //!    same seed and method, whatever the params and the order of calls.
 //!
 //! The `rpcsmith mock` command serves a [`Mock`] over HTTP, WebSocket and stdio. Only
