@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::Diff;
 use super::finding::{Breaks, Kind};
-use super::shape::{self, Additional, LOWER_BOUNDS, Shape, TEXT_KEYWORDS, UPPER_BOUNDS};
+use super::shape::{self, Additional, LOWER_BOUNDS, Shape, TEXT_KEYWORDS, UPPER_BOUNDS, covers};
 use crate::resolve::Location;
 
 /// Which way a value travels.
@@ -207,12 +207,6 @@ type Places = (Location, Location);
 /// Whether the schema lets values of type `t` through (any type, without `type`).
 fn allows(shape: &Shape, t: &str) -> bool {
     shape.types.as_ref().is_none_or(|types| types.contains(t))
-}
-
-/// Whether the type set `set` lets a value of type `t` through (`number` covers
-/// `integer`).
-fn covers(set: &BTreeSet<String>, t: &str) -> bool {
-    set.contains(t) || (t == "integer" && set.contains("number"))
 }
 
 fn list(types: &BTreeSet<String>) -> String {

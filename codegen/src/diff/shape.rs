@@ -334,14 +334,29 @@ fn implied_types(shape: &Shape) -> Option<BTreeSet<String>> {
     (shape.items.is_some() || shape.tuple.is_some()).then(|| BTreeSet::from(["array".to_owned()]))
 }
 
-fn json_type(value: &Value) -> &'static str {
+/// The JSON Schema type of `value` (an integral number, `1.0` too, is an `integer`).
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
         Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
         Value::Number(_) => "number",
         Value::String(_) => "string",
         Value::Array(_) => "array",
         Value::Object(_) => "object",
+    }
+}
+
+/// Whether the type set `types` lets a value of type `t` through (`number` covers
+/// `integer`).
+pub(crate) fn covers(types: &BTreeSet<String>, t: &str) -> bool {
+    types.contains(t) || (t == "integer" && types.contains("number"))
+}
+
+impl Shape {
+    /// A numeric bound as a count (`minItems`, `maxLength`, …).
+    pub(crate) fn count(&self, keyword: &str) -> Option<usize> {
+        self.bounds.get(keyword).map(|b| *b as usize)
     }
 }

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::diff::shape::Shape;
+use crate::diff::shape::{self, Shape};
 use crate::document::{Document, ResolvedMethod};
 use crate::openrpc::ParamStructure;
 
@@ -271,7 +271,7 @@ impl Mock {
         let shape = Shape::read(&mut self.document.resolver, schema);
         if let Some(types) = &shape.types
             && shape.alternatives.is_none()
-            && !types.iter().any(|t| is_of_type(value, t))
+            && !shape::covers(types, shape::json_type(value))
         {
             let expected: Vec<&str> = types.iter().map(String::as_str).collect();
             return Err(format!(
@@ -315,20 +315,6 @@ fn example_answer(m: &ResolvedMethod, named: &Map<String, Value>) -> Option<Answ
             origin: Origin::Example(pairing.name.clone()),
         })
     })
-}
-
-/// Whether `value` is of the JSON Schema type `t` (an integral number is an `integer`).
-fn is_of_type(value: &Value, t: &str) -> bool {
-    match (t, value) {
-        ("null", Value::Null) | ("boolean", Value::Bool(_)) | ("string", Value::String(_)) => true,
-        ("number", Value::Number(_))
-        | ("array", Value::Array(_))
-        | ("object", Value::Object(_)) => true,
-        ("integer", Value::Number(n)) => {
-            n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
-        }
-        _ => false,
-    }
 }
 
 /// FNV-1a: a stable hash of a method name (the seed of its values).

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Number, Value, json};
 
-use crate::diff::shape::Shape;
+use crate::diff::shape::{self, Shape};
 use crate::resolve::{Location, Resolver};
 
 use super::pattern;
@@ -110,12 +110,8 @@ impl Generator<'_> {
     }
 
     fn array(&mut self, shape: &Shape, depth: usize) -> Value {
-        let min = shape.bounds.get("minItems").copied().unwrap_or(0.0) as usize;
-        let max = shape
-            .bounds
-            .get("maxItems")
-            .copied()
-            .map_or(usize::MAX, |m| m as usize);
+        let min = shape.count("minItems").unwrap_or(0);
+        let max = shape.count("maxItems").unwrap_or(usize::MAX);
         let wanted = if depth < RICH_DEPTH { min.max(1) } else { min };
         if let Some(tuple) = shape.tuple.clone() {
             // Past the tuple any item is allowed: the last schema is repeated.
@@ -132,12 +128,8 @@ impl Generator<'_> {
     }
 
     fn string(&mut self, shape: &Shape) -> String {
-        let min = shape.bounds.get("minLength").copied().unwrap_or(0.0) as usize;
-        let max = shape
-            .bounds
-            .get("maxLength")
-            .copied()
-            .map_or(usize::MAX, |m| m as usize);
+        let min = shape.count("minLength").unwrap_or(0);
+        let max = shape.count("maxLength").unwrap_or(usize::MAX);
         if let Some(pattern) = shape.texts.get("pattern") {
             match pattern::matching(pattern, &mut self.rng) {
                 Some(s) => return s,
@@ -186,19 +178,10 @@ impl Generator<'_> {
 
 /// Whether `value` is of a type the schema allows (any, without `type`).
 fn fits_types(shape: &Shape, value: &Value) -> bool {
-    let Some(types) = &shape.types else {
-        return true;
-    };
-    let t = match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
-    types.contains(t) || (t == "integer" && types.contains("number"))
+    shape
+        .types
+        .as_ref()
+        .is_none_or(|types| shape::covers(types, shape::json_type(value)))
 }
 
 /// The members an alternative's object gets from the schema holding the alternatives
