@@ -256,13 +256,30 @@ fn check_examples(
         else {
             continue;
         };
-        let params: serde_json::Map<String, Value> = pairing
+        // Named after the method's params, sent as the method takes them; named after
+        // their values (`two`), sent by position.
+        let by_name = pairing
             .params
             .iter()
-            .filter_map(|p| Some((p.example.name.clone(), p.example.value.clone()?)))
-            .collect();
+            .all(|p| method.params.iter().any(|q| q.name == p.example.name));
+        let sent = if by_name {
+            let params: serde_json::Map<String, Value> = pairing
+                .params
+                .iter()
+                .filter_map(|p| Some((p.example.name.clone(), p.example.value.clone()?)))
+                .collect();
+            as_sent(method, params)
+        } else {
+            Value::Array(
+                pairing
+                    .params
+                    .iter()
+                    .filter_map(|p| p.example.value.clone())
+                    .collect(),
+            )
+        };
         let first = method.examples.iter().position(|p| p.name == pairing.name);
-        match mock.answer(name, Some(&as_sent(method, params))) {
+        match mock.answer(name, Some(&sent)) {
             Answer::Result {
                 value,
                 origin: Origin::Example(from),

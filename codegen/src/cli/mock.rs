@@ -6,18 +6,14 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
 use clap::Args;
-use rpcsmith::protocol::ErrorObject;
-use rpcsmith::server::{Context, Dispatch, Reply, Server};
+use rpcsmith::server::Server;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::{http, ws};
-use rpcsmith_build::mock::{Answer, Mock, Origin};
-use serde_json::Value;
-use serde_json::value::RawValue;
+use rpcsmith_build::mock::{Dispatcher, Mock};
 
 /// `rpcsmith mock`'s arguments.
 #[derive(Debug, Args)]
@@ -42,53 +38,6 @@ pub(crate) struct MockArgs {
     /// `=CODE`). Repeatable.
     #[arg(long = "error", value_name = "METHOD[=CODE]")]
     errors: Vec<String>,
-}
-
-/// The mock, shared by every connection; each call logged on stderr.
-struct Mocked(Arc<Mutex<Mock>>);
-
-impl Dispatch for Mocked {
-    fn call(&self, method: &str, params: Option<&RawValue>, _context: Context) -> Reply {
-        let params: Option<Value> = match params.map(|p| serde_json::from_str(p.get())) {
-            Some(Ok(value)) => Some(value),
-            Some(Err(_)) => return Reply::err(ErrorObject::invalid_params("invalid params")),
-            None => None,
-        };
-        let answer = self
-            .0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .answer(method, params.as_ref());
-        let shown = params.map_or_else(|| "(none)".to_owned(), |p| p.to_string());
-        let (reply, how) = match answer {
-            Answer::Result { value, origin } => {
-                let how = match origin {
-                    Origin::Example(name) => format!("example {name:?}"),
-                    Origin::Generated => "generated".to_owned(),
-                    _ => "null (no result declared)".to_owned(),
-                };
-                (Reply::ok(&value), how)
-            }
-            Answer::Error {
-                code,
-                message,
-                data,
-            } => {
-                let how = format!("error {code}: {message}");
-                let error = match data {
-                    Some(data) => ErrorObject::with_data(code, message, &data),
-                    None => ErrorObject::new(code, message),
-                };
-                (Reply::err(error), how)
-            }
-            _ => (
-                Reply::err(ErrorObject::new(-32603, "internal error")),
-                "internal error".to_owned(),
-            ),
-        };
-        let _ = writeln!(std::io::stderr(), "mock: {method} {shown} -> {how}");
-        reply
-    }
 }
 
 /// Runs the mock until interrupted (or, on stdio, until the input ends).
@@ -121,7 +70,11 @@ pub(crate) fn run(args: &MockArgs) -> anyhow::Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("--error {request}: {e}"))?;
     }
     let methods = mock.methods().count();
-    let server = Server::new(Mocked(Arc::new(Mutex::new(mock))));
+    let dispatcher = Dispatcher::new(mock).log(|line| {
+        // A closed stderr is not worth stopping the mock for.
+        let _ = writeln!(std::io::stderr(), "mock: {line}");
+    });
+    let server = Server::new(dispatcher);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(serve(args, server, methods))?;
     Ok(ExitCode::SUCCESS)

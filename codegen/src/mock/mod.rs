@@ -10,7 +10,8 @@
 //!    required members, `pattern`s, `format`s, bounds: see the README), the same for the
 //!    same seed and method, whatever the params and the order of calls.
 //!
-//! The `rpcsmith mock` command serves a [`Mock`] over HTTP, WebSocket and stdio. Only
+//! With the `mock-server` feature, [`Dispatcher`] serves a [`Mock`] on the runtime's
+//! transports; the `rpcsmith mock` command serves one over HTTP, WebSocket and stdio. Only
 //! the top of each param is checked here; constraint validation of whole values is the
 //! generated server's job.
 
@@ -22,8 +23,13 @@ use crate::diff::shape::{self, Shape};
 use crate::document::{Document, ResolvedMethod};
 use crate::openrpc::ParamStructure;
 
+#[cfg(feature = "mock-server")]
+mod dispatch;
 mod pattern;
 mod value;
+
+#[cfg(feature = "mock-server")]
+pub use dispatch::Dispatcher;
 
 /// What a call is answered with.
 #[derive(Debug, Clone, PartialEq)]
@@ -301,13 +307,27 @@ fn error(code: i64, message: String) -> Answer {
     }
 }
 
-/// The result of the first example pairing whose params are the call's.
+/// The result of the first example pairing whose params are the call's. An example's
+/// params are matched to the method's by name where every name is one of the method's,
+/// else by position (documents name examples after their values: `two`, `four`).
 fn example_answer(m: &ResolvedMethod, named: &Map<String, Value>) -> Option<Answer> {
     m.examples.iter().find_map(|pairing| {
+        let by_name = pairing
+            .params
+            .iter()
+            .all(|p| m.params.iter().any(|q| q.name == p.example.name));
         let expected: Map<String, Value> = pairing
             .params
             .iter()
-            .filter_map(|p| Some((p.example.name.clone(), p.example.value.clone()?)))
+            .zip(&m.params)
+            .filter_map(|(p, declared)| {
+                let name = if by_name {
+                    &p.example.name
+                } else {
+                    &declared.name
+                };
+                Some((name.clone(), p.example.value.clone()?))
+            })
             .collect();
         let value = pairing.result.as_ref()?.example.value.clone()?;
         (expected == *named).then(|| Answer::Result {
