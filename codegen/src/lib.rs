@@ -47,7 +47,9 @@
 //!
 //! The `rpcsmith` command-line tool (the `cli` feature) runs the same pipeline for people
 //! who commit generated code: `rpcsmith generate openrpc.json -o src/api.rs`, and
-//! `rpcsmith check openrpc.json`.
+//! `rpcsmith check openrpc.json`. `rpcsmith diff old.json new.json` (the library's
+//! [`diff`] module) lists every wire difference between two versions of a document, and
+//! whether it breaks existing clients, existing servers, or neither.
 //!
 //! # The pipeline
 //!
@@ -72,9 +74,12 @@
 //! [`Settings::server`] off, or `configure().client(false).server(false)`.
 
 mod builder;
+pub mod diff;
 pub mod document;
 pub mod error;
 pub mod load;
+#[cfg(feature = "mock")]
+pub mod mock;
 pub mod openrpc;
 pub mod pointer;
 pub mod resolve;

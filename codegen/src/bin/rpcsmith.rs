@@ -9,6 +9,10 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rpcsmith_build::{Diagnostic, Error, ErrorKind, ParamsBy, Subscription, configure};
 
+// The `mock` command's serving, apart from the argument parsing here.
+#[path = "../cli/mock.rs"]
+mod mock;
+
 const GENERATE_EXAMPLES: &str = "\
 Examples:
   rpcsmith generate openrpc.json -o src/api.rs      client and server into src/api.rs
@@ -34,10 +38,34 @@ Problems print as `file:line:col: at /json/pointer: message`, warnings prefixed 
 `warning: `. Exit status: 0 when the document generates (warnings allowed unless
 --strict), 1 when it does not.";
 
+const DIFF_EXAMPLES: &str = "\
+Examples:
+  rpcsmith diff v1/openrpc.json v2/openrpc.json
+  rpcsmith diff --format json old.json openrpc.json
+  rpcsmith diff --old-include old-specs --new-include specs old-specs/api.json specs/api.json
+
+Each difference prints as `breaks clients: …`, `breaks servers: …`, `breaks clients and
+servers: …` or `compatible: …`, with its place in both documents. Exit status: 0 when
+nothing breaks, 1 when something breaks clients or servers, 2 when a document does not
+load (its problems are printed) or for a bad command line.";
+
+const MOCK_EXAMPLES: &str = "\
+Examples:
+  rpcsmith mock openrpc.json                         HTTP and WebSocket on 127.0.0.1:8545
+  rpcsmith mock openrpc.json --listen 127.0.0.1:0    on a free port (printed on stderr)
+  rpcsmith mock openrpc.json --stdio                 one JSON message per line on stdin/stdout
+  rpcsmith mock openrpc.json --error get_pet=404     get_pet answers its declared error 404
+
+Params are checked (shape, names, required ones, each param's type and enum): -32602 when
+they do not fit. A call whose params equal an example pairing's gets its result; any
+other call a value generated from the result schema, the same for the same --seed. Each
+call is logged on stderr.";
+
 const EXAMPLES: &str = "\
 Examples:
   rpcsmith generate openrpc.json -o src/api.rs      types, client and server into src/api.rs
   rpcsmith check openrpc.json                       print every problem; exit 1 on errors
+  rpcsmith diff old.json new.json                   what breaks clients or servers; exit 1 if any
 
 Run `rpcsmith help generate` or `rpcsmith help check` for more.";
 
@@ -58,6 +86,51 @@ enum Command {
     /// Checks an OpenRPC document: prints every problem, fails on errors.
     #[command(after_long_help = CHECK_EXAMPLES)]
     Check(Check),
+    /// Compares two versions of a document on the wire: what breaks existing clients,
+    /// what breaks existing servers, what is compatible.
+    #[command(after_long_help = DIFF_EXAMPLES)]
+    Diff(Diff),
+    /// Serves every method of a document without an implementation: answers from its
+    /// examples when the params match one, else values generated from the result schema.
+    #[command(after_long_help = MOCK_EXAMPLES)]
+    Mock(mock::MockArgs),
+}
+
+#[derive(Debug, Args)]
+struct Diff {
+    /// The old version of the document.
+    #[arg(value_name = "OLD")]
+    old: PathBuf,
+    /// The new version of the document.
+    #[arg(value_name = "NEW")]
+    new: PathBuf,
+    /// A directory where `$ref`s of both documents are looked for after the referring
+    /// file's own directory. Repeatable.
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// Like --include, for the old document only.
+    #[arg(long = "old-include", value_name = "DIR")]
+    old_include: Vec<PathBuf>,
+    /// Like --include, for the new document only.
+    #[arg(long = "new-include", value_name = "DIR")]
+    new_include: Vec<PathBuf>,
+    /// Methods whose wire name matches PATTERN are sent by the server to the client
+    /// (`*` matches any run of characters): for them, what would break clients breaks
+    /// servers and the reverse. Repeatable.
+    #[arg(long = "server-to-client", value_name = "PATTERN")]
+    server_to_client: Vec<String>,
+    /// How to print the differences.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// One difference per paragraph, then a summary line.
+    Text,
+    /// One JSON object: `{"findings": [...]}`.
+    Json,
 }
 
 #[derive(Debug, Args)]
@@ -167,6 +240,8 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Generate(args) => generate(args),
         Command::Check(args) => check(args),
+        Command::Diff(args) => diff(args),
+        Command::Mock(args) => mock::run(args),
     };
     match result {
         Ok(code) => code,
@@ -233,6 +308,39 @@ fn check(args: &Check) -> anyhow::Result<ExitCode> {
         }
         Err(error) => failed(&args.input, &error),
     }
+}
+
+fn diff(args: &Diff) -> anyhow::Result<ExitCode> {
+    let mut options = rpcsmith_build::diff::Options::new();
+    for dir in &args.include {
+        options = options.include_dir(dir);
+    }
+    for dir in &args.old_include {
+        options = options.old_include_dir(dir);
+    }
+    for dir in &args.new_include {
+        options = options.new_include_dir(dir);
+    }
+    for pattern in &args.server_to_client {
+        options = options.server_to_client(pattern);
+    }
+    let report = match rpcsmith_build::diff::diff(&args.old, &args.new, &options) {
+        Ok(report) => report,
+        Err(error) => {
+            print_diagnostics(error.diagnostics())?;
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let text = match args.format {
+        Format::Text => report.to_string(),
+        Format::Json => serde_json::to_string_pretty(&report).context("cannot write JSON")?,
+    };
+    writeln!(std::io::stdout().lock(), "{text}").context("cannot write to standard output")?;
+    Ok(if report.is_breaking() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// The error when `output` is a file the generator read (`generate api.json -o

@@ -2,7 +2,8 @@
 //! checked and formatted by [`crate::format`].
 //!
 //! The templates live in the workspace's `templates/` directory and are embedded at
-//! compile time. Strict mode is on (a template naming a missing field fails), HTML
+//! compile time, read through `codegen/templates`: a symlink to it, which `cargo package`
+//! follows, so the package holds the templates it embeds. Strict mode is on (a template naming a missing field fails), HTML
 //! escaping is off (it would mangle `<`, `>` and `&` in Rust).
 
 mod rust;
@@ -24,35 +25,32 @@ pub(crate) use rust::{Spelling, ty_expr};
 
 /// The embedded templates, by registered name.
 const TEMPLATES: &[(&str, &str)] = &[
-    ("module", include_str!("../../../templates/module.hbs")),
-    ("types", include_str!("../../../templates/types.hbs")),
+    ("module", include_str!("../../templates/module.hbs")),
+    ("types", include_str!("../../templates/types.hbs")),
     (
         "types/struct",
-        include_str!("../../../templates/types/struct.hbs"),
+        include_str!("../../templates/types/struct.hbs"),
     ),
     (
         "types/field",
-        include_str!("../../../templates/types/field.hbs"),
+        include_str!("../../templates/types/field.hbs"),
     ),
-    (
-        "types/enum",
-        include_str!("../../../templates/types/enum.hbs"),
-    ),
+    ("types/enum", include_str!("../../templates/types/enum.hbs")),
     (
         "types/int_enum",
-        include_str!("../../../templates/types/int_enum.hbs"),
+        include_str!("../../templates/types/int_enum.hbs"),
     ),
     (
         "types/alias",
-        include_str!("../../../templates/types/alias.hbs"),
+        include_str!("../../templates/types/alias.hbs"),
     ),
     (
         "types/newtype",
-        include_str!("../../../templates/types/newtype.hbs"),
+        include_str!("../../templates/types/newtype.hbs"),
     ),
-    ("params", include_str!("../../../templates/params.hbs")),
-    ("client", include_str!("../../../templates/client.hbs")),
-    ("server", include_str!("../../../templates/server.hbs")),
+    ("params", include_str!("../../templates/params.hbs")),
+    ("client", include_str!("../../templates/client.hbs")),
+    ("server", include_str!("../../templates/server.hbs")),
 ];
 
 /// The template registry.
