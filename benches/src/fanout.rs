@@ -31,6 +31,7 @@ use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
+use crate::api::quote;
 use crate::load::{Gauge, Load};
 
 rpcsmith::include_api!("items");
@@ -358,11 +359,6 @@ async fn receive(mut stream: WsStream, id: String, gauge: Gauge) -> anyhow::Resu
     }
     let _ = stream.close(None).await;
     Ok(())
-}
-
-fn quote(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]);
-    format!("{text:?}")
 }
 
 #[cfg(test)]

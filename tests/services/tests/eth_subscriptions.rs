@@ -33,6 +33,14 @@ async fn next_head(sub: &mut Heads) -> types::Header {
     }
 }
 
+/// Subscribes to new heads.
+async fn new_heads(client: &EthNewheadsClient) -> Heads {
+    client
+        .eth_subscribe(types::SubscriptionType::NewHeads)
+        .await
+        .unwrap()
+}
+
 async fn ws_client(
     url: &str,
     builder: rpcsmith::transport::peer::Builder,
@@ -50,10 +58,7 @@ async fn new_heads_over_a_websocket_typed_until_dropped_or_unsubscribed() {
     let server = serve_anywhere(node.clone()).await;
     let (peer, client) = ws_client(&server.ws_url(), Peer::builder()).await;
 
-    let mut heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let mut heads = new_heads(&client).await;
     // A random 128-bit id, as a 0x-hex string (the document's SubscriptionId).
     let id = heads.id().to_string();
     assert!(id.starts_with("\"0x") && id.len() > 20, "{id}");
@@ -72,10 +77,7 @@ async fn new_heads_over_a_websocket_typed_until_dropped_or_unsubscribed() {
     ended(&first).await;
 
     // Explicitly: the server confirms, and ends its side.
-    let heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let heads = new_heads(&client).await;
     let second = next_subscription(&mut subscribed).await;
     assert!(heads.unsubscribe().await.unwrap());
     ended(&second).await;
@@ -84,10 +86,7 @@ async fn new_heads_over_a_websocket_typed_until_dropped_or_unsubscribed() {
     assert!(!client.eth_unsubscribe(stale).await.unwrap());
 
     // The connection closing ends the server's sink, and the client's stream.
-    let mut heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let mut heads = new_heads(&client).await;
     let third = next_subscription(&mut subscribed).await;
     peer.close();
     ended(&third).await;
@@ -105,15 +104,11 @@ async fn a_slow_consumer_lags_alone_within_its_buffer() {
     // Each subscription of this client buffers at most 4 items (and 64 KiB).
     let builder = Peer::builder().subscription_buffer(BUFFERED, 64 * 1024);
     let (_peer, client) = ws_client(&server.ws_url(), builder).await;
-    let new_heads = || client.eth_subscribe(types::SubscriptionType::NewHeads);
-    let mut slow = new_heads().await.unwrap();
-    let keeping_up = new_heads().await.unwrap();
+    let mut slow = new_heads(&client).await;
+    let keeping_up = new_heads(&client).await;
     // And a subscriber on a connection of its own.
     let (_other_peer, other_client) = ws_client(&server.ws_url(), Peer::builder()).await;
-    let other = other_client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let other = new_heads(&other_client).await;
     for _ in 0..3 {
         next_subscription(&mut subscribed).await;
     }
@@ -179,10 +174,7 @@ async fn a_subscription_resumes_on_a_restarted_server_and_says_it_may_have_misse
     let (client, mut states) =
         Reconnecting::connect_watched(url, builder, ws::Settings::default(), policy).unwrap();
     let client = EthNewheadsClient::new(client);
-    let mut heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let mut heads = new_heads(&client).await;
     let before = heads.id().clone();
     next_subscription(&mut subscribed).await;
     node.publish(1).await;
@@ -221,10 +213,7 @@ async fn over_plain_http_the_same_subscription_is_pulled_until_it_ends_or_is_can
     let client = EthNewheadsClient::new(Client::new(transport));
 
     // Pulled (HTTP cannot push): each head is asked for with `rpc.stream.next`.
-    let mut heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let mut heads = new_heads(&client).await;
     let first = next_subscription(&mut subscribed).await;
     node.publish(1).await;
     node.publish(2).await;
@@ -236,19 +225,13 @@ async fn over_plain_http_the_same_subscription_is_pulled_until_it_ends_or_is_can
     assert_eq!(next(&mut heads).await, None);
 
     // Cancelled by the client (`rpc.stream.cancel`): the server ends its side.
-    let heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let heads = new_heads(&client).await;
     let second = next_subscription(&mut subscribed).await;
     assert!(heads.unsubscribe().await.unwrap());
     ended(&second).await;
 
     // Dropped while a pull is waiting for an item: cancelled as well.
-    let mut heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let mut heads = new_heads(&client).await;
     let third = next_subscription(&mut subscribed).await;
     // Polled once: the pull is under way, and nothing is there to answer it.
     assert!(heads.next().now_or_never().is_none());
