@@ -316,6 +316,41 @@ mod tests {
         assert!(matches!(next(&slot), Some(Next::Item(i)) if i == item(99)));
     }
 
+    proptest::proptest! {
+        /// Whatever arrives and whatever is taken, the buffer holds at most its bounds
+        /// (one message over the byte bound when alone), and every item pushed is either
+        /// taken, counted missed, or still held.
+        #[test]
+        fn bounds_hold_and_every_item_is_accounted_for(
+            bounds in (1_usize..8, 1_usize..200),
+            steps in proptest::collection::vec((0_usize..150, proptest::bool::ANY), 0..200),
+        ) {
+            let slot = slot(bounds.0, bounds.1);
+            let (mut pushed, mut taken, mut missed) = (0_u64, 0_u64, 0_u64);
+            for (size, take) in steps {
+                if take {
+                    match next(&slot) {
+                        Some(Next::Item(_)) => taken += 1,
+                        Some(Next::Lagged(n)) => missed += n,
+                        _ => {}
+                    }
+                } else {
+                    slot.push(item(0), size);
+                    pushed += 1;
+                }
+                let (items, bytes) = slot.held();
+                proptest::prop_assert!(items <= bounds.0);
+                proptest::prop_assert!(items <= 1 || bytes <= bounds.1, "{items} items, {bytes} bytes");
+            }
+            let (held, _) = slot.held();
+            let pending_missed = match next(&slot) {
+                Some(Next::Lagged(n)) => n,
+                _ => 0,
+            };
+            proptest::prop_assert_eq!(pushed, taken + missed + pending_missed + held as u64);
+        }
+    }
+
     #[test]
     fn markers_keep_their_place_and_refusal_ends() {
         let slot = slot(2, usize::MAX);

@@ -129,7 +129,8 @@ impl std::error::Error for SubscriptionError {}
 ///
 /// Dropping it unsubscribes, best effort: the subscription is routed no more at once,
 /// and the unsubscribe call is sent from a task, never blocking the drop (and not at
-/// all without a Tokio runtime).
+/// all without a Tokio runtime). A subscription holds a clone of its [`Client`], so it
+/// keeps its connection open (and a reconnecting client reconnecting) while it lives.
 #[must_use = "a subscription does nothing unless polled; dropping it unsubscribes"]
 pub struct Subscription<T> {
     client: Client,
