@@ -38,6 +38,13 @@
 //! `<Doc>Push` (the server's typed sender) and `<Doc>Listener` (the client's handlers)
 //! instead of client and server methods.
 //!
+//! Subscriptions (a subscribe method, the notification carrying its items, an
+//! unsubscribe method) are declared by the `x-subscription` extension of the subscribe
+//! method, by [`Builder::subscription`], or recognised from Starknet's and Ethereum's
+//! conventions ([`Builder::conventions`]): the client's method returns a typed
+//! `Subscription<Item>`, the server trait's the `Items<Item>` to send, and the runtime
+//! routes the notifications and answers the unsubscribe method. See [`Subscription`].
+//!
 //! The `rpcsmith` command-line tool (the `cli` feature) runs the same pipeline for people
 //! who commit generated code: `rpcsmith generate openrpc.json -o src/api.rs`, and
 //! `rpcsmith check openrpc.json`.

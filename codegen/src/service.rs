@@ -16,7 +16,7 @@ use crate::naming::{Namer, field_name, title_is_identifier, type_name};
 use crate::openrpc::ParamStructure;
 use crate::resolve::Location;
 use crate::settings::{ParamsBy, Settings};
-use crate::streams::{Stream, streams};
+use crate::streams::{Stream, Streams, streams};
 use crate::typespace::{MethodTypes, Ty, TypeSpace};
 
 /// Names the generated client and batch builder use for themselves, or have from the
@@ -147,13 +147,8 @@ impl Services {
             names.fns.claim(word);
         }
         let wire: Vec<&str> = document.methods.iter().map(|m| m.name.as_str()).collect();
-        let (mut sent_by, unmatched) = directions(&settings.server_to_client, &wire);
-        let mut streams = streams(document, &types, settings);
-        for (direction, name) in sent_by.iter_mut().zip(&wire) {
-            if streams.shared.iter().any(|s| s == name) {
-                *direction = Direction::ServerToClient;
-            }
-        }
+        let mut streams = streams(document, &types, space.defs(), settings);
+        let (sent_by, mut diagnostics) = sent_by(document, settings, &streams, &wire);
         let mut suffixes = vec!["Client", "Batch", "Server", "Dispatcher"];
         if sent_by.contains(&Direction::ServerToClient) {
             suffixes.extend(["Push", "Listener", "ListenerDispatcher"]);
@@ -161,14 +156,6 @@ impl Services {
         for suffix in suffixes {
             names.bases.claim(&format!("{name}{suffix}"));
         }
-        let mut diagnostics: Vec<Diagnostic> = unmatched
-            .iter()
-            .map(|pattern| {
-                let at = Location::new(document.root, "/methods");
-                let message = format!("server_to_client pattern {pattern:?} matches no method");
-                document.resolver.warning_at(&at, message)
-            })
-            .collect();
         diagnostics.append(&mut streams.diagnostics);
         let mut methods = Vec::new();
         for (m, direction) in document.methods.iter().zip(sent_by) {
@@ -200,8 +187,34 @@ impl Services {
     }
 }
 
+/// Who sends each of the methods `wire`: as the patterns of `server_to_client` say, and
+/// the server for the notifications subscriptions share; a warning for each pattern that
+/// matches no method.
+fn sent_by(
+    document: &Document,
+    settings: &Settings,
+    streams: &Streams,
+    wire: &[&str],
+) -> (Vec<Direction>, Vec<Diagnostic>) {
+    let (mut sent_by, unmatched) = directions(&settings.server_to_client, wire);
+    for (direction, name) in sent_by.iter_mut().zip(wire) {
+        if streams.shared.iter().any(|s| s == name) {
+            *direction = Direction::ServerToClient;
+        }
+    }
+    let diagnostics = unmatched
+        .iter()
+        .map(|pattern| {
+            let at = Location::new(document.root, "/methods");
+            let message = format!("server_to_client pattern {pattern:?} matches no method");
+            document.resolver.warning_at(&at, message)
+        })
+        .collect();
+    (sent_by, diagnostics)
+}
+
 /// The part of the method `name` in the subscriptions `streams` (of the methods `wire`).
-fn part(name: &str, streams: &crate::streams::Streams, wire: &[&str]) -> Part {
+fn part(name: &str, streams: &Streams, wire: &[&str]) -> Part {
     if let Some(stream) = streams.by_subscribe.get(name) {
         return Part::Subscribe(stream.clone());
     }

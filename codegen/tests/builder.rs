@@ -7,7 +7,7 @@ mod support;
 
 use std::path::Path;
 
-use rpcsmith_build::{ErrorKind, configure};
+use rpcsmith_build::{ErrorKind, Subscription, configure};
 
 const DIR: &str = "tests/fixtures/builder";
 
@@ -446,4 +446,57 @@ fn server_to_client_patterns_choose_who_sends_each_method() {
         strict.to_string(),
         "tests/fixtures/services/ticker.json:8:3: at /methods: server_to_client pattern \"nothing*\" matches no method"
     );
+}
+
+#[test]
+fn subscriptions_are_noted_declared_by_the_builder_and_recognised_unless_turned_off() {
+    let doc = "tests/fixtures/services/streams.json";
+    let out = tempfile::tempdir().unwrap();
+    let emitted = configure().out_dir(out.path()).emit(doc).unwrap();
+    let notes = cargo_warnings(&emitted);
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert!(
+        notes[0].starts_with("cargo:warning=note: tests/fixtures/services/streams.json:"),
+        "{notes:?}"
+    );
+    assert!(notes[0].ends_with("the subscription recognised (Starknet convention) on `watch_subscribeTicks`: items on `watch_subscriptionTicks` (id `subscription_id`, item `result`), unsubscribe `watch_unsubscribe`"), "{notes:?}");
+    assert!(
+        notes[2].contains(
+            "`watch_subscriptionReset` is shared by the subscriptions of `watch_subscribe*`"
+        ),
+        "{notes:?}"
+    );
+    assert!(notes[1].ends_with("the subscription declared by x-subscription on `jobs_start`: items on `jobs_progress` (id `job`, item `progress`), unsubscribe `jobs_cancel`, always pulled"), "{notes:?}");
+    let source = std::fs::read_to_string(&emitted.file).unwrap();
+    assert!(source.contains("Subscription<types::Tick>"), "recognised");
+
+    // Off: the convention's methods are plain; the declared one stays.
+    let plain = configure()
+        .out_dir(out.path())
+        .conventions(false)
+        .emit(doc)
+        .unwrap();
+    let notes = cargo_warnings(&plain);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    let source = std::fs::read_to_string(&plain.file).unwrap();
+    assert!(
+        !source.contains("Subscription<types::Tick>"),
+        "not recognised"
+    );
+    assert!(source.contains("Subscription<types::Progress>"), "declared");
+
+    // The builder declares what the document cannot, ahead of the extension (whose
+    // unsubscribe and pull are then not taken: `jobs_cancel` is not named like one).
+    let declared = configure()
+        .out_dir(out.path())
+        .conventions(false)
+        .subscription(
+            "jobs_start",
+            Subscription::notification("jobs_progress").item("progress"),
+        )
+        .emit(doc)
+        .unwrap();
+    let notes = cargo_warnings(&declared);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].ends_with("the subscription declared by the builder on `jobs_start`: items on `jobs_progress` (id `job`, item `progress`), no unsubscribe method"), "{notes:?}");
 }

@@ -413,6 +413,14 @@ fn subscriptions_are_declared_on_the_command_line_and_noted() {
         "{}",
         text(&bad.stderr)
     );
+    // Off, the Starknet-shaped `watch_subscribeTicks` of the streams fixture is plain;
+    // its `x-subscription` method is still one.
+    let streams = "tests/fixtures/services/streams.json";
+    let on = text(&rpcsmith(&["check", streams]).stderr);
+    let off = text(&rpcsmith(&["check", streams, "--no-conventions"]).stderr);
+    assert_eq!(on.matches("note: ").count(), 3, "{on}");
+    assert_eq!(off.matches("note: ").count(), 1, "{off}");
+    assert!(off.contains("on `jobs_start`"), "{off}");
     let unknown = rpcsmith(&["check", doc, "--subscription", "nothing="]);
     assert!(unknown.status.success());
     assert!(

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use crate::document::{Document, ResolvedMethod};
 use crate::error::Diagnostic;
 use crate::settings::Settings;
-use crate::typespace::{MethodTypes, Ty};
+use crate::typespace::{MethodTypes, Ty, TypeDef};
 
 /// One subscription, tied to the document's methods.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,10 +91,12 @@ impl Streams {
     }
 }
 
-/// The subscriptions of `document`, whose methods have the types `types`.
+/// The subscriptions of `document`, whose methods have the types `types` (named in
+/// `defs`).
 pub(crate) fn streams(
     document: &Document,
     types: &HashMap<&str, &MethodTypes>,
+    defs: &[TypeDef],
     settings: &Settings,
 ) -> Streams {
     let mut out = Streams::default();
@@ -108,7 +110,7 @@ pub(crate) fn streams(
         .collect();
     let declarations = declare::declarations(document, &methods, settings, &mut out.diagnostics);
     for d in &declarations {
-        match tie::tie(d, &methods) {
+        match tie::tie(d, &methods, defs) {
             Ok(stream) => {
                 out.notes.push(note(document, d, &stream));
                 out.by_subscribe.insert(d.method.m.name.clone(), stream);

@@ -21,15 +21,24 @@ fn streams_of(path: &Path, settings: &Settings) -> Streams {
         .iter()
         .map(|m| (m.name.as_str(), m))
         .collect();
-    streams(&document, &types, settings)
+    streams(&document, &types, space.defs(), settings)
 }
 
 /// The subscriptions of an inline document made of `methods`.
 fn inline(methods: Value, settings: &Settings) -> Streams {
+    inline_with(methods, json!({}), settings)
+}
+
+/// The subscriptions of an inline document made of `methods` and `components`.
+fn inline_with(methods: Value, components: Value, settings: &Settings) -> Streams {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("doc.json");
-    let doc =
-        json!({"openrpc": "1.3.2", "info": {"title": "T", "version": "1"}, "methods": methods});
+    let doc = json!({
+        "openrpc": "1.3.2",
+        "info": {"title": "T", "version": "1"},
+        "methods": methods,
+        "components": components
+    });
     std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     streams_of(&path, settings)
 }
@@ -405,4 +414,24 @@ fn x_subscription_false_keeps_a_conventional_name_plain() {
     methods[0]["x-subscription"] = json!(false);
     let s = inline(json!(methods), &Settings::default());
     assert!(s.by_subscribe.is_empty() && s.diagnostics.is_empty());
+}
+
+#[test]
+fn ids_named_as_integers_are_integer_ids() {
+    let id = json!({"$ref": "#/components/schemas/Id"});
+    let methods = json!([
+        method("feed_subscribeNews", vec![], Some(id.clone())),
+        method(
+            "feed_subscriptionNews",
+            vec![
+                p("subscription_id", id),
+                p("result", json!({"type": "string"}))
+            ],
+            None,
+        ),
+    ]);
+    let components = json!({"schemas": {"Id": {"title": "Id", "type": "integer"}}});
+    let s = inline_with(methods, components, &Settings::default());
+    assert!(s.diagnostics.is_empty(), "{:?}", messages(&s));
+    assert!(s.by_subscribe["feed_subscribeNews"].integer_ids);
 }

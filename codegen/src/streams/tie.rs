@@ -13,10 +13,14 @@
 use super::declare::{Declaration, notification_candidates, starknet_parts};
 use super::{Stream, Typed, Unsubscribe};
 use crate::openrpc::ParamStructure;
-use crate::typespace::Ty;
+use crate::typespace::{Kind, Ty, TypeDef};
 
 /// The stream `d` declares, or why it cannot be tied.
-pub(super) fn tie(d: &Declaration<'_>, methods: &[Typed<'_>]) -> Result<Stream, String> {
+pub(super) fn tie(
+    d: &Declaration<'_>,
+    methods: &[Typed<'_>],
+    defs: &[TypeDef],
+) -> Result<Stream, String> {
     let subscribe = d.method;
     let id_ty = subscribe
         .types
@@ -57,7 +61,7 @@ pub(super) fn tie(d: &Declaration<'_>, methods: &[Typed<'_>]) -> Result<Stream, 
         item_param,
         item,
         unsubscribe,
-        integer_ids: matches!(strip(id_ty), Ty::Int(_)),
+        integer_ids: is_integer(id_ty, defs),
         pull: d.spec.pull,
     })
 }
@@ -192,6 +196,24 @@ fn inferred_unsubscribe(
         method: chosen.m.name.clone(),
         param: chosen.m.params[0].name.clone(),
     }))
+}
+
+/// Whether `t` is an integer, through the names given to it (`SubscriptionId: integer`).
+fn is_integer(t: &Ty, defs: &[TypeDef]) -> bool {
+    let mut t = strip(t);
+    // Each step follows one alias; a chain longer than the type space is a cycle.
+    for _ in 0..=defs.len() {
+        match t {
+            Ty::Int(_) => return true,
+            Ty::Named(id) => match defs.get(id.0).map(|d| &d.kind) {
+                Some(Kind::Alias(inner) | Kind::Newtype(inner)) => t = strip(inner),
+                Some(Kind::IntEnum(_)) => return true,
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// `t` without `Option` (an optional param holds the same type).
