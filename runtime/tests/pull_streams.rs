@@ -189,3 +189,20 @@ async fn the_kotlinx_rpc_proposals_own_methods_pull_the_same_streams() {
         .await;
     assert_eq!(refusal(other), ErrorObject::method_not_found());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pull_ids_are_random_whatever_the_feed_and_a_declared_error_may_answer_unknown_ids() {
+    let (client, mut sinks) = start(Limits::default()).await;
+    // An integer-id feed: pulled, its id is still the server's random one.
+    let id: Value = client.request("subscribeTicks", &json!({})).await.unwrap();
+    assert!(id.as_str().is_some_and(|id| id.len() == 34), "{id}");
+    let sink = next_sink(&mut sinks).await;
+    let ended: bool = client.request("unsubscribeOr", &[&id]).await.unwrap();
+    assert!(ended);
+    closed(&sink).await;
+    let unknown: Result<Value, Error> = client.request("unsubscribeOr", &[&id]).await;
+    assert_eq!(
+        refusal(unknown),
+        ErrorObject::new(66, "Invalid subscription id")
+    );
+}

@@ -12,7 +12,7 @@ use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::Settings;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use subscription_support::{Feeds, Lined, Socket, call, closed, feeds, next_sink, until};
+use subscription_support::{Feeds, Lined, Piped, Socket, call, closed, feeds, next_sink, until};
 
 /// Serves `feeds` over newline-framed TCP, each connection a peer made by `builder`.
 async fn tcp(feeds: Feeds, limits: Limits) -> SocketAddr {
@@ -355,14 +355,12 @@ async fn a_client_that_never_reads_holds_up_only_itself_and_bounded_memory() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
 
-    // A subscribes, then never reads again.
-    let stalled_client = tokio::net::TcpStream::connect(address).await.unwrap();
+    // A subscribes, then never reads anything.
+    let mut stalled_client = Lined::connect(address).await;
     let stalled = accept_one(&listener, &server, BUDGET).await;
-    let (_stalled_reader, mut stalled_writer) = stalled_client.into_split();
-    let subscribe = call(1, "subscribeNewHeads", &json!({})) + "\n";
-    tokio::io::AsyncWriteExt::write_all(&mut stalled_writer, subscribe.as_bytes())
-        .await
-        .unwrap();
+    stalled_client
+        .send(&call(1, "subscribeNewHeads", &json!({})))
+        .await;
     let stalled_sink = next_sink(&mut sinks).await;
 
     // Its items pile up until the kernel's buffers and then the connection's budget are
@@ -377,16 +375,11 @@ async fn a_client_that_never_reads_holds_up_only_itself_and_bounded_memory() {
         stalled.queued_bytes() >= BUDGET
     })
     .await;
-    let deadline = tokio::time::Instant::now() + subscription_support::PATIENCE;
-    let mut full = false;
-    while !full {
-        assert!(tokio::time::Instant::now() < deadline, "the channel fills");
-        full = matches!(
-            stalled_sink.try_send(big.clone()),
-            Err(TrySendError::Full(_))
-        );
-        tokio::task::yield_now().await;
-    }
+    until("the channel fills", || {
+        let sent = stalled_sink.try_send(big.clone());
+        matches!(sent, Err(TrySendError::Full(_)))
+    })
+    .await;
 
     // B is served as if A did not exist.
     let mut client = Lined::connect(address).await;
@@ -416,29 +409,12 @@ async fn a_client_that_never_reads_holds_up_only_itself_and_bounded_memory() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_item_follows_the_unsubscribe_answer_even_with_items_queued() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     const QUEUED: usize = 256 << 10;
     let (feeds, mut sinks) = feeds(4);
-    let server = Server::new(feeds);
     // A pipe with a small buffer: the server writes only as fast as the client reads.
-    let (near, far) = tokio::io::duplex(1024);
-    let (far_reader, far_writer) = tokio::io::split(far);
-    let served = Peer::builder()
-        .serve(server)
-        .framed(Codec::Newline, far_reader, far_writer);
-    let (reader, mut writer) = tokio::io::split(near);
-    let mut lines = BufReader::new(reader).lines();
-    let mut recv = async move || -> Value {
-        let line = tokio::time::timeout(subscription_support::PATIENCE, lines.next_line())
-            .await
-            .expect("a message in time")
-            .unwrap()
-            .expect("open");
-        serde_json::from_str(&line).unwrap()
-    };
-    let subscribe = call(1, "subscribeNewHeads", &json!({})) + "\n";
-    writer.write_all(subscribe.as_bytes()).await.unwrap();
-    let id = recv().await["result"].clone();
+    let (served, mut client) = Piped::piped(Server::new(feeds), 1024);
+    client.send(&call(1, "subscribeNewHeads", &json!({}))).await;
+    let id = client.recv().await["result"].clone();
     let sink = next_sink(&mut sinks).await;
 
     // 32 items of 16 KiB, unread: past what the pipe and the writer's buffer take, the
@@ -458,33 +434,30 @@ async fn no_item_follows_the_unsubscribe_answer_even_with_items_queued() {
         served.queued_bytes() >= QUEUED
     })
     .await;
-    let unsubscribe = call(2, "starknet_unsubscribe", &json!([id])) + "\n";
-    let ping = call(3, "ping", &json!([])) + "\n";
-    writer.write_all(unsubscribe.as_bytes()).await.unwrap();
-    writer.write_all(ping.as_bytes()).await.unwrap();
+    client
+        .send(&call(2, "starknet_unsubscribe", &json!([id])))
+        .await;
+    client.send(&call(3, "ping", &json!([]))).await;
 
     // The answers may come in either order (the ping's may pass the queue); items
     // only before the unsubscribe's.
     let (mut items_before, mut ponged) = (0, false);
     loop {
-        let message = recv().await;
-        if message["id"] == 2 {
-            assert_eq!(message["result"], true);
-            break;
+        let message = client.recv().await;
+        match message["id"].as_u64() {
+            Some(2) => break assert_eq!(message["result"], true),
+            Some(3) => ponged = true,
+            _ => {
+                assert_eq!(message["params"]["subscription_id"], id, "{message}");
+                items_before += 1;
+            }
         }
-        if message["id"] == 3 {
-            ponged = true;
-            continue;
-        }
-        assert_eq!(message["params"]["subscription_id"], id, "{message}");
-        items_before += 1;
     }
     assert!(items_before > 0, "items were queued when it was read");
     // Nothing of the subscription after its answer: only the answers to the pings.
-    let ping = call(4, "ping", &json!([])) + "\n";
-    writer.write_all(ping.as_bytes()).await.unwrap();
+    client.send(&call(4, "ping", &json!([]))).await;
     for _ in 0..if ponged { 1 } else { 2 } {
-        let message = recv().await;
+        let message = client.recv().await;
         assert_eq!(
             message["result"], "pong",
             "no item after the unsubscribe's answer"

@@ -239,18 +239,9 @@ impl<T: DeserializeOwned> Stream for Subscription<T> {
                 this.id = id;
                 Err(SubscriptionError::Resubscribed)
             }
-            Next::Refused(error) => {
-                this.end();
-                Err(SubscriptionError::Server(error))
-            }
-            Next::Closed => {
-                this.end();
-                Err(SubscriptionError::Closed)
-            }
-            Next::Unreadable(reason) => {
-                this.end();
-                Err(SubscriptionError::Protocol(reason))
-            }
+            Next::Refused(error) => this.last(SubscriptionError::Server(error)),
+            Next::Closed => this.last(SubscriptionError::Closed),
+            Next::Unreadable(reason) => this.last(SubscriptionError::Protocol(reason)),
             Next::Done => {
                 this.end();
                 return Poll::Ready(None);
@@ -261,6 +252,12 @@ impl<T: DeserializeOwned> Stream for Subscription<T> {
 }
 
 impl<T> Subscription<T> {
+    /// `error`, the stream's last item.
+    fn last(&mut self, error: SubscriptionError) -> Result<T, SubscriptionError> {
+        self.end();
+        Err(error)
+    }
+
     /// The stream is over: nothing to unsubscribe from any more.
     fn end(&mut self) {
         self.done = true;

@@ -5,13 +5,19 @@
 
 use futures_util::{SinkExt, StreamExt};
 use rpcsmith::protocol::{ErrorObject, Feed};
+use rpcsmith::server::Server;
 use rpcsmith::server::{
-    Context, Dispatch, Failure, Items, Reply, Sink, channel, subscribe, unsubscribe,
+    Context, Dispatch, Failure, Items, Reply, Sink, channel, subscribe, unsubscribe, unsubscribe_or,
 };
+use rpcsmith::transport::peer::Peer;
+use rpcsmith::transport::stream::Codec;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::io::{
+    AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, Lines,
+    ReadHalf, WriteHalf,
+};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::mpsc;
@@ -40,7 +46,8 @@ pub static PULLED: Feed = Feed::pull();
 ///   once first, so that it does not finish on its first poll.
 /// - `subscribeCount` (NAMED): the items `0..n` of a plain stream, `n` the only param.
 /// - `subscribeRefused`: the handler fails with `-32000 "no heads"`.
-/// - `starknet_unsubscribe`, `untick`: the runtime's unsubscribe.
+/// - `starknet_unsubscribe`, `untick`: the runtime's unsubscribe; `unsubscribeOr`: the
+///   same, answering the declared error `66 "Invalid subscription id"` for an unknown id.
 /// - `ping`: `"pong"`.
 pub struct Feeds {
     pub sinks: mpsc::UnboundedSender<Sink<Value>>,
@@ -94,6 +101,12 @@ impl Dispatch for Feeds {
             }),
             "starknet_unsubscribe" => unsubscribe(cx, &NAMED, params),
             "untick" => unsubscribe(cx, &POSITIONAL, params),
+            "unsubscribeOr" => unsubscribe_or(
+                cx,
+                &NAMED,
+                params,
+                ErrorObject::new(66, "Invalid subscription id"),
+            ),
             "ping" => Reply::ok("pong"),
             _ => Reply::err(ErrorObject::method_not_found()),
         }
@@ -115,10 +128,11 @@ pub async fn closed(sink: &Sink<Value>) {
         .expect("the subscription ends in time");
 }
 
-/// A client speaking newline-framed JSON over TCP, seeing every message.
-pub struct Lined {
-    lines: Lines<BufReader<OwnedReadHalf>>,
-    writer: OwnedWriteHalf,
+/// A client speaking newline-framed JSON, seeing every message: over TCP
+/// ([`Lined::connect`]) or a pipe ([`Lined::piped`]).
+pub struct Lined<R = OwnedReadHalf, W = OwnedWriteHalf> {
+    lines: Lines<BufReader<R>>,
+    writer: W,
 }
 
 impl Lined {
@@ -130,7 +144,27 @@ impl Lined {
             writer,
         }
     }
+}
 
+/// The client end of a pipe.
+pub type Piped = Lined<ReadHalf<DuplexStream>, WriteHalf<DuplexStream>>;
+
+impl Piped {
+    /// A pipe holding at most `buffer` bytes each way, its far end served by `server`
+    /// as a peer (returned, to watch what it holds).
+    pub fn piped(server: Server, buffer: usize) -> (Peer, Self) {
+        let (near, far) = tokio::io::duplex(buffer);
+        let (far_reader, far_writer) = tokio::io::split(far);
+        let served = Peer::builder()
+            .serve(server)
+            .framed(Codec::Newline, far_reader, far_writer);
+        let (reader, writer) = tokio::io::split(near);
+        let lines = BufReader::new(reader).lines();
+        (served, Lined { lines, writer })
+    }
+}
+
+impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Lined<R, W> {
     pub async fn send(&mut self, message: &str) {
         self.writer
             .write_all(message.as_bytes())

@@ -4,7 +4,10 @@ use super::{Codec, framed};
 use crate::client::Client;
 use crate::transport::peer::{Builder, reconnecting};
 pub use crate::transport::peer::{ConnectionState, Reconnect};
+use std::future::Future;
 use std::io;
+use std::sync::Arc;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::watch;
 
 /// Opens a [`Client`] on a TCP or Unix-socket server that survives lost connections,
@@ -62,19 +65,15 @@ impl Reconnecting {
         address: impl Into<String>,
         policy: Reconnect,
     ) -> (Client, watch::Receiver<ConnectionState>) {
-        let address: std::sync::Arc<str> = address.into().into();
-        let builder = builder.cancel_by_default(codec == Codec::ContentLength);
-        let template = builder.clone();
-        let connect = move || {
-            let (address, template) = (address.clone(), template.clone());
+        let address: Arc<str> = address.into().into();
+        framed_reconnecting(builder, codec, policy, move || {
+            let address = Arc::clone(&address);
             async move {
                 let stream = tokio::net::TcpStream::connect(&*address).await?;
                 stream.set_nodelay(true)?;
-                let (reader, writer) = stream.into_split();
-                Ok(framed(&template, codec, reader, writer))
+                Ok(stream.into_split())
             }
-        };
-        reconnecting(builder, policy, connect)
+        })
     }
 
     /// Starts a reconnecting client of the Unix-socket server at `path`; as
@@ -98,17 +97,35 @@ impl Reconnecting {
         path: impl Into<std::path::PathBuf>,
         policy: Reconnect,
     ) -> (Client, watch::Receiver<ConnectionState>) {
-        let path: std::sync::Arc<std::path::Path> = path.into().into();
-        let builder = builder.cancel_by_default(codec == Codec::ContentLength);
-        let template = builder.clone();
-        let connect = move || {
-            let (path, template) = (path.clone(), template.clone());
-            async move {
-                let stream = tokio::net::UnixStream::connect(&*path).await?;
-                let (reader, writer) = stream.into_split();
-                Ok::<_, io::Error>(framed(&template, codec, reader, writer))
-            }
-        };
-        reconnecting(builder, policy, connect)
+        let path: Arc<std::path::Path> = path.into().into();
+        framed_reconnecting(builder, codec, policy, move || {
+            let path = Arc::clone(&path);
+            async move { Ok(tokio::net::UnixStream::connect(&*path).await?.into_split()) }
+        })
     }
+}
+
+/// A reconnecting client on the byte streams `open` opens, framed by `codec`.
+fn framed_reconnecting<O, F, R, W>(
+    builder: Builder,
+    codec: Codec,
+    policy: Reconnect,
+    open: O,
+) -> (Client, watch::Receiver<ConnectionState>)
+where
+    O: Fn() -> F + Send + Sync + 'static,
+    F: Future<Output = io::Result<(R, W)>> + Send + 'static,
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let builder = builder.cancel_by_default(codec == Codec::ContentLength);
+    let template = builder.clone();
+    let connect = move || {
+        let (opening, template) = (open(), template.clone());
+        async move {
+            let (reader, writer) = opening.await?;
+            Ok(framed(&template, codec, reader, writer))
+        }
+    };
+    reconnecting(builder, policy, connect)
 }
