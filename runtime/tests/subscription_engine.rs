@@ -8,8 +8,10 @@ mod subscription_support;
 use bytes::Bytes;
 use rpcsmith::protocol::{ErrorObject, Feed};
 use rpcsmith::server::{
-    BoxFuture, Closed, Failure, Items, Metadata, Outlet, Pushes, Server, hold, subscribe,
+    BoxFuture, Closed, Context, Dispatch, Failure, Items, Metadata, Outlet, Pushes, Reply, Server,
+    Shared, Sink, hold, shared_channel, subscribe,
 };
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::time::Duration;
 use subscription_support::{call, closed, feeds, next_sink};
@@ -135,4 +137,72 @@ async fn a_subscription_reply_outside_an_engine_is_an_internal_error() {
             "Internal error: a subscription must be answered by a server engine"
         )
     );
+}
+
+/// One subscribe method whose items are serialized once for all subscriptions.
+struct Heads(mpsc::UnboundedSender<Sink<Shared<Value>>>);
+
+impl Dispatch for Heads {
+    fn call(&self, _: &str, _: Option<&RawValue>, cx: Context) -> Reply {
+        let sinks = self.0.clone();
+        subscribe(cx, &subscription_support::NAMED, async move {
+            let (sink, items) = shared_channel::<Value>(4);
+            let _ = sinks.send(sink);
+            Ok::<_, Failure>(items)
+        })
+    }
+}
+
+#[tokio::test]
+async fn an_item_serialized_once_reaches_every_subscription() {
+    let (sinks, mut handed) = mpsc::unbounded_channel();
+    let server = Server::new(Heads(sinks));
+    let (pushed, mut outlet) = mpsc::unbounded_channel();
+    let mut metadata = Metadata::default();
+    metadata.extensions.insert(Pushes::new(Recorder(pushed)));
+    let connection = server.connection(metadata);
+    let mut ids = Vec::new();
+    for n in 1..=2 {
+        let (answer, held) = hold(connection.handle(call(n, "heads", &json!([])).as_bytes())).await;
+        held.release();
+        ids.push(json_of(&answer.unwrap())["result"].clone());
+    }
+    let (a, b) = (handed.recv().await.unwrap(), handed.recv().await.unwrap());
+    let head = Shared::new(&json!({"number": 7, "hash": "0x\"q\""})).unwrap();
+    a.send(head.clone()).await.unwrap();
+    b.send(head).await.unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let message = json_of(&outlet.recv().await.unwrap());
+        assert_eq!(message["method"], "starknet_subscriptionNewHeads");
+        assert_eq!(
+            message["params"]["result"],
+            json!({"number": 7, "hash": "0x\"q\""})
+        );
+        seen.push(message["params"]["subscription_id"].clone());
+    }
+    seen.sort_by_key(Value::to_string);
+    ids.sort_by_key(Value::to_string);
+    assert_eq!(seen, ids);
+
+    // Pulled, the same text is the item.
+    let id = json_of(
+        &server
+            .handle(call(3, "heads", &json!([])).as_bytes(), Metadata::default())
+            .await
+            .unwrap(),
+    )["result"]
+        .clone();
+    let sink = handed.recv().await.unwrap();
+    sink.send(Shared::new(&json!([1, 2])).unwrap())
+        .await
+        .unwrap();
+    let next = call(4, "rpc.stream.next", &json!({"stream": id}));
+    let answer = json_of(
+        &server
+            .handle(next.as_bytes(), Metadata::default())
+            .await
+            .unwrap(),
+    );
+    assert_eq!(answer["result"], json!({"item": [1, 2]}));
 }

@@ -131,10 +131,12 @@ impl Feed {
 }
 
 impl Feed {
-    /// Appends the notification carrying `item` (JSON text) for the subscription `id`
-    /// (JSON text) to `out`: `{"jsonrpc":"2.0","method":…,"params":{"<id>":…,"<item>":…}}`,
-    /// or `"params":[id,item]` by position. Nothing for a feed without a notification.
-    pub(crate) fn write_item(&self, out: &mut Vec<u8>, id: &str, item: &str) {
+    /// Appends the start of the notification carrying an item of the subscription
+    /// `id` (JSON text) to `out`: `{"jsonrpc":"2.0","method":…,"params":{"<id>":…,"<item>":`,
+    /// or `…"params":[id,` by position; the item's JSON text goes next, then
+    /// [`write_item_end`](Self::write_item_end). Nothing for a feed without a
+    /// notification.
+    pub(crate) fn write_item_start(&self, out: &mut Vec<u8>, id: &str) {
         let Some(method) = self.notification else {
             return;
         };
@@ -144,8 +146,6 @@ impl Feed {
             out.extend_from_slice(br#","params":["#);
             out.extend_from_slice(id.as_bytes());
             out.push(b',');
-            out.extend_from_slice(item.as_bytes());
-            out.extend_from_slice(b"]}");
             return;
         }
         out.extend_from_slice(br#","params":{"#);
@@ -155,8 +155,14 @@ impl Feed {
         out.push(b',');
         write_str(out, self.item_param);
         out.push(b':');
-        out.extend_from_slice(item.as_bytes());
-        out.extend_from_slice(b"}}");
+    }
+
+    /// Appends the end of an item's notification (see
+    /// [`write_item_start`](Self::write_item_start)).
+    pub(crate) fn write_item_end(&self, out: &mut Vec<u8>) {
+        if self.notification.is_some() {
+            out.extend_from_slice(if self.by_position { b"]}" } else { b"}}" });
+        }
     }
 
     /// The subscription id in the params of this feed's unsubscribe method: the first
@@ -190,22 +196,30 @@ mod tests {
         .by_position(true)
         .unsubscribe("eth_unsubscribe", "subscription", true);
 
+    fn write_item(feed: &Feed, out: &mut Vec<u8>, id: &str, item: &str) {
+        feed.write_item_start(out, id);
+        if !out.is_empty() {
+            out.extend_from_slice(item.as_bytes());
+        }
+        feed.write_item_end(out);
+    }
+
     #[test]
     fn items_are_written_with_the_documents_param_names() {
         let mut out = Vec::new();
-        NAMED.write_item(&mut out, r#""0x1f""#, r#"{"n":1}"#);
+        write_item(&NAMED, &mut out, r#""0x1f""#, r#"{"n":1}"#);
         assert_eq!(
             String::from_utf8(out).unwrap(),
             r#"{"jsonrpc":"2.0","method":"starknet_subscriptionNewHeads","params":{"subscription_id":"0x1f","result":{"n":1}}}"#
         );
         let mut out = Vec::new();
-        POSITIONAL.write_item(&mut out, "7", "[1,2]");
+        write_item(&POSITIONAL, &mut out, "7", "[1,2]");
         assert_eq!(
             String::from_utf8(out).unwrap(),
             r#"{"jsonrpc":"2.0","method":"eth_subscription","params":[7,[1,2]]}"#
         );
         let mut out = Vec::new();
-        Feed::pull().write_item(&mut out, "7", "1");
+        write_item(&Feed::pull(), &mut out, "7", "1");
         assert!(out.is_empty());
     }
 

@@ -104,5 +104,6 @@ pub use middleware::{Call, Middleware, Next};
 pub use push::{Held, Outlet, Pushes, hold};
 pub use shared::InFlight;
 pub use subscription::{
-    Closed, Items, Sink, TrySendError, channel, subscribe, unsubscribe, unsubscribe_or,
+    Closed, Items, Shared, Sink, TrySendError, channel, shared_channel, subscribe, unsubscribe,
+    unsubscribe_or,
 };

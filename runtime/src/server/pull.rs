@@ -20,7 +20,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
 use serde_json::value::RawValue;
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -31,7 +30,7 @@ use super::dispatch::{CallResult, Reply};
 use super::encoded::Encoded;
 use super::limits::Limits;
 use super::push::{encoded_id, random_id};
-use super::stream_call::EncodedItems;
+use super::stream_call::{EncodedItems, write_next};
 
 /// The method that asks for a pull stream's next item.
 pub(crate) const NEXT: &str = "rpc.stream.next";
@@ -173,7 +172,8 @@ enum Protocol {
 
 /// What one `next` got from a stream.
 enum Pulled {
-    Item(Box<RawValue>),
+    /// `{"item":` and the item's JSON text.
+    Item(Vec<u8>),
     Idle,
     Done,
 }
@@ -181,18 +181,34 @@ enum Pulled {
 impl Protocol {
     fn answer(self, pulled: Pulled) -> CallResult {
         let text = match (self, pulled) {
-            (Protocol::Flow, Pulled::Item(item)) => return Ok(Encoded::from_raw(&item)),
+            (Protocol::Flow, Pulled::Item(item)) => {
+                return match item.get(ITEM_PREFIX.len()..).map(std::str::from_utf8) {
+                    Some(Ok(json)) => Ok(encoded(json)),
+                    _ => Err(ErrorObject::internal_error()),
+                };
+            }
             (Protocol::Flow, Pulled::Idle | Pulled::Done) => {
                 return Err(ErrorObject::new(FLOW_COMPLETED, "Flow completed"));
             }
-            (Protocol::Stream, Pulled::Item(item)) => format!(r#"{{"item":{}}}"#, item.get()),
+            (Protocol::Stream, Pulled::Item(mut item)) => {
+                item.push(b'}');
+                String::from_utf8(item).unwrap_or_default()
+            }
             (Protocol::Stream, Pulled::Idle) => r#"{"idle":true}"#.to_owned(),
             (Protocol::Stream, Pulled::Done) => r#"{"done":true}"#.to_owned(),
         };
-        match serde_json::from_str::<&RawValue>(&text) {
-            Ok(raw) => Ok(Encoded::from_raw(raw)),
-            Err(_) => Err(ErrorObject::internal_error()),
-        }
+        Ok(encoded(&text))
+    }
+}
+
+/// What a pulled item's answer starts with.
+const ITEM_PREFIX: &[u8] = br#"{"item":"#;
+
+/// An answer from JSON text the runtime wrote.
+fn encoded(json: &str) -> Encoded {
+    match serde_json::from_str::<&RawValue>(json) {
+        Ok(raw) => Encoded::from_raw(raw),
+        Err(_) => Encoded::from_raw(&Box::<RawValue>::default()),
     }
 }
 
@@ -238,29 +254,27 @@ impl PullStream {
             let Some(stream) = items.as_mut() else {
                 return Pulled::Done;
             };
+            let mut out = ITEM_PREFIX.to_vec();
             let next = async {
+                let written = write_next(stream, &mut out);
                 match wait {
-                    Some(wait) => tokio::time::timeout(wait, stream.next()).await.ok(),
-                    None => Some(stream.next().await),
+                    Some(wait) => tokio::time::timeout(wait, written).await.ok(),
+                    None => Some(written.await),
                 }
             };
-            let item = tokio::select! {
+            let written = tokio::select! {
                 biased;
                 () = self.ended.notified() => None,
-                item = next => Some(item),
+                written = next => Some(written),
             };
-            match item {
+            match written {
                 // Ended (cancelled, expired) while waiting.
-                None => {
+                None | Some(Some(None)) => {
                     items.take();
                     return Pulled::Done;
                 }
                 Some(None) => return Pulled::Idle,
-                Some(Some(None)) => {
-                    items.take();
-                    return Pulled::Done;
-                }
-                Some(Some(Some(Ok(item)))) => return Pulled::Item(item),
+                Some(Some(Some(Ok(())))) => return Pulled::Item(out),
                 Some(Some(Some(Err(error)))) => {
                     tracing::error!(%error, "a pull stream's item could not be serialized; skipped");
                 }

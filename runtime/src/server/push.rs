@@ -18,14 +18,13 @@ use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 use serde_json::value::RawValue;
 
 use bytes::Bytes;
-use futures_util::StreamExt as _;
 use tokio::sync::oneshot;
 
 use crate::protocol::{ErrorObject, Feed, IdKind};
 
 use super::dispatch::BoxFuture;
 use super::encoded::Encoded;
-use super::stream_call::EncodedItems;
+use super::stream_call::{EncodedItems, write_next};
 use super::subscription::Closed;
 
 /// What a transport offers the server engine for pushing to one connection.
@@ -249,22 +248,22 @@ async fn pump(
         }
     }
     loop {
-        let item = tokio::select! {
+        let mut message = Vec::with_capacity(256);
+        feed.write_item_start(&mut message, &id);
+        let written = tokio::select! {
             biased;
             _ = &mut stop => break,
             () = outlet.closed() => break,
-            item = items.next() => item,
+            written = write_next(&mut items, &mut message) => written,
         };
-        let item = match item {
-            Some(Ok(item)) => item,
+        match written {
+            Some(Ok(())) => feed.write_item_end(&mut message),
             Some(Err(error)) => {
                 tracing::error!(%error, id, "a subscription's item could not be serialized; skipped");
                 continue;
             }
             None => break,
-        };
-        let mut message = Vec::with_capacity(96 + item.get().len());
-        feed.write_item(&mut message, &id, item.get());
+        }
         let pushed = tokio::select! {
             biased;
             _ = &mut stop => break,

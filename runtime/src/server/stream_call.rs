@@ -4,19 +4,40 @@
 
 use std::future::Future;
 use std::pin::Pin;
-
-use futures_util::Stream;
-use serde_json::value::RawValue;
+use std::task::{Context as TaskContext, Poll};
 
 use crate::protocol::{ErrorObject, Feed};
 
 use super::context::Context;
 
-/// An item, serialized.
-pub(crate) type EncodedItem = Result<Box<RawValue>, serde_json::Error>;
+/// Where a subscription's items come from, whatever their type: each is written as
+/// JSON text straight into the buffer of the message that carries it.
+pub(crate) trait ItemSource: Send {
+    /// Polls for the next item; when there is one, appends its JSON text to `out`.
+    /// `None` once the items have ended. On an error, `out` may hold part of the item.
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        out: &mut Vec<u8>,
+    ) -> Poll<Option<Result<(), serde_json::Error>>>;
+}
 
-/// The items of one subscription, serialized as they come.
-pub(crate) type EncodedItems = Pin<Box<dyn Stream<Item = EncodedItem> + Send>>;
+/// The items of one subscription, for the runtime.
+pub(crate) type EncodedItems = Pin<Box<dyn ItemSource>>;
+
+/// Appends the next item's JSON text to `out`; `None` once the items have ended. On
+/// an error, `out` is as it was.
+pub(crate) async fn write_next(
+    items: &mut EncodedItems,
+    out: &mut Vec<u8>,
+) -> Option<Result<(), serde_json::Error>> {
+    let start = out.len();
+    let written = std::future::poll_fn(|cx| items.as_mut().poll_write(cx, out)).await;
+    if let Some(Err(_)) = written {
+        out.truncate(start);
+    }
+    written
+}
 
 /// A subscribe method's handler: its items, or the error to answer.
 pub(crate) type Handler =

@@ -4,10 +4,13 @@
 
 use std::fmt;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
-use std::task::{Context as TaskContext, Poll};
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll, ready};
 
 use futures_util::Stream;
+use pin_project_lite::pin_project;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
@@ -17,11 +20,12 @@ use crate::protocol::{ErrorObject, Feed};
 use super::context::Context;
 use super::dispatch::{Reply, ReplyInner};
 use super::failure::Failure;
-use super::stream_call::{Closing, EncodedItems, Handler, Opening, StreamCall};
+use super::stream_call::{Closing, EncodedItems, Handler, ItemSource, Opening, StreamCall};
 
 /// The items of one subscription, as the handler of a subscribe method returns them:
-/// any `Stream` of serializable items ([`Items::new`]), or the receiving end of a
-/// [`channel`].
+/// any `Stream` of serializable items ([`Items::new`]) or of items serialized once for
+/// many subscriptions ([`Items::shared`]), or the receiving end of a [`channel`] or a
+/// [`shared_channel`].
 ///
 /// The runtime drops it when the subscription ends (unsubscribed, cancelled, the
 /// connection closed), which is how the code producing the items learns to stop.
@@ -33,38 +37,135 @@ use super::stream_call::{Closing, EncodedItems, Handler, Opening, StreamCall};
 /// # drop(ticks);
 /// ```
 pub struct Items<T> {
-    stream: Pin<Box<dyn Stream<Item = T> + Send>>,
+    source: EncodedItems,
+    _item: PhantomData<fn() -> T>,
 }
 
 impl<T: Serialize + Send + 'static> Items<T> {
-    /// The items of `stream`; the subscription ends when it does.
+    /// The items of `stream`; the subscription ends when it does. Each item is
+    /// serialized straight into the message that carries it.
     pub fn new(stream: impl Stream<Item = T> + Send + 'static) -> Self {
-        Items {
-            stream: Box::pin(stream),
-        }
-    }
-
-    /// The items serialized, for the runtime.
-    pub(crate) fn encoded(self) -> EncodedItems {
-        use futures_util::StreamExt as _;
-        Box::pin(
-            self.stream
-                .map(|item| serde_json::value::to_raw_value(&item)),
-        )
+        // Serialized as they come.
+        let write = |out: &mut Vec<u8>, item: T| serde_json::to_writer(out, &item);
+        Items::from_source(Source { stream, write })
     }
 }
 
-impl<T> Stream for Items<T> {
-    type Item = T;
+impl<T: 'static> Items<T> {
+    /// The items of `stream`, each serialized once already ([`Shared`]): its JSON text
+    /// is copied into each subscription's notification, not serialized again. For
+    /// sending one item to many subscriptions.
+    pub fn shared(stream: impl Stream<Item = Shared<T>> + Send + 'static) -> Self {
+        // Serialized already.
+        let write = |out: &mut Vec<u8>, item: Shared<T>| {
+            out.extend_from_slice(item.json().as_bytes());
+            Ok(())
+        };
+        Items::from_source(Source { stream, write })
+    }
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<T>> {
-        self.stream.as_mut().poll_next(cx)
+    fn from_source(source: impl ItemSource + 'static) -> Self {
+        Items {
+            source: Box::pin(source),
+            _item: PhantomData,
+        }
+    }
+
+    /// The items, for the runtime.
+    pub(crate) fn encoded(self) -> EncodedItems {
+        self.source
     }
 }
 
 impl<T> fmt::Debug for Items<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Items").finish_non_exhaustive()
+    }
+}
+
+pin_project! {
+    /// A stream of items, and how each is written as JSON.
+    struct Source<S, W> {
+        #[pin]
+        stream: S,
+        write: W,
+    }
+}
+
+impl<S, W> ItemSource for Source<S, W>
+where
+    S: Stream + Send,
+    W: Fn(&mut Vec<u8>, S::Item) -> Result<(), serde_json::Error> + Send,
+{
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        out: &mut Vec<u8>,
+    ) -> Poll<Option<Result<(), serde_json::Error>>> {
+        let this = self.project();
+        let item = ready!(this.stream.poll_next(cx));
+        Poll::Ready(item.map(|item| (this.write)(out, item)))
+    }
+}
+
+/// An item serialized once, for sending to many subscriptions: cloning it is cheap (an
+/// `Arc` inside), and the runtime copies its JSON text into each notification rather
+/// than serializing the item for each subscription. Typed by the item it holds, so
+/// that [`Items::shared`] and [`shared_channel`] give the `Items<T>` a handler returns.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use rpcsmith::server::{Shared, shared_channel};
+///
+/// let (a, _items_a) = shared_channel::<Vec<u32>>(8);
+/// let (b, _items_b) = shared_channel::<Vec<u32>>(8);
+/// let head = Shared::new(&vec![1, 2, 3]).unwrap();
+/// assert_eq!(head.json(), "[1,2,3]");
+/// for sink in [&a, &b] {
+///     sink.send(head.clone()).await.unwrap();
+/// }
+/// # });
+/// ```
+pub struct Shared<T> {
+    json: Arc<str>,
+    _item: PhantomData<fn() -> T>,
+}
+
+impl<T: Serialize> Shared<T> {
+    /// Serializes `item`, once.
+    ///
+    /// # Errors
+    ///
+    /// The serializer's error, when `item` cannot be serialized (a map with non-string
+    /// keys, a failing `Serialize` implementation).
+    pub fn new(item: &T) -> Result<Self, serde_json::Error> {
+        let json = serde_json::to_string(item)?;
+        Ok(Shared {
+            json: json.into(),
+            _item: PhantomData,
+        })
+    }
+}
+
+impl<T> Shared<T> {
+    /// The item's JSON text.
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared {
+            json: Arc::clone(&self.json),
+            _item: PhantomData,
+        }
+    }
+}
+
+impl<T> fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Shared").field(&self.json).finish()
     }
 }
 
@@ -87,16 +188,28 @@ impl<T> fmt::Debug for Items<T> {
 /// assert!(sink.send(8).await.is_err());
 /// # });
 /// ```
-pub fn channel<T: Send + 'static>(capacity: usize) -> (Sink<T>, Items<T>) {
+pub fn channel<T: Serialize + Send + 'static>(capacity: usize) -> (Sink<T>, Items<T>) {
+    let (sink, stream) = bounded(capacity);
+    (sink, Items::new(stream))
+}
+
+/// As [`channel`], for items serialized once and sent to many subscriptions
+/// ([`Shared`]).
+pub fn shared_channel<T: Send + 'static>(capacity: usize) -> (Sink<Shared<T>>, Items<T>) {
+    let (sink, stream) = bounded(capacity);
+    (sink, Items::shared(stream))
+}
+
+/// A bounded channel, its receiving end as a stream.
+fn bounded<T: Send + 'static>(
+    capacity: usize,
+) -> (Sink<T>, impl Stream<Item = T> + Send + 'static) {
     let (sender, receiver) = mpsc::channel(capacity.max(1));
     let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
         let item = receiver.recv().await?;
         Some((item, receiver))
     });
-    let items = Items {
-        stream: Box::pin(stream),
-    };
-    (Sink { sender }, items)
+    (Sink { sender }, stream)
 }
 
 /// The sending end of a subscription's [`channel`]. Cheap to clone.
