@@ -89,7 +89,8 @@ pub(crate) fn check_answer(answer: &[u8], len: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn quote(bytes: &[u8]) -> String {
+/// The first 200 bytes of `bytes`, quoted, for error messages.
+pub(crate) fn quote(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]);
     format!("{text:?}")
 }

@@ -7,7 +7,8 @@
 //! (backpressure, so no item is dropped and every subscriber sees every head from the
 //! one it joined at). jsonrpsee's outlet is its `SubscriptionSink` fed a message
 //! serialized once per head (its documented way to broadcast); rpcsmith's is the
-//! `server::Sink` of the `Items` its generated handler returned, fed the typed head.
+//! `server::Sink` of a `server::shared_channel` whose `Items` its generated handler
+//! returned, fed the head serialized once (`Shared`), the same way.
 //! Publishing starts when the server reads `publish` on its standard input, so that the
 //! benchmark can first read the server's memory with every subscriber idle.
 //!
@@ -23,7 +24,7 @@ use anyhow::{Context as _, bail, ensure};
 use futures_util::{SinkExt as _, StreamExt as _};
 use jsonrpsee::RpcModule;
 use rpcsmith::protocol::ErrorObject;
-use rpcsmith::server::{Context, Failure, Items, Server};
+use rpcsmith::server::{Context, Failure, Items, Server, Shared, Sink, shared_channel};
 use serde_json::value::RawValue;
 use tokio::net::TcpStream;
 use tokio::sync::{Notify, mpsc};
@@ -31,6 +32,7 @@ use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
+use crate::api::quote;
 use crate::load::{Gauge, Load};
 
 rpcsmith::include_api!("items");
@@ -187,26 +189,26 @@ pub(crate) fn jsonrpsee_module(start: Arc<Notify>) -> RpcModule<()> {
     module
 }
 
-impl Outlet for rpcsmith::server::Sink<Head> {
-    type Message = Head;
+impl Outlet for Sink<Shared<Head>> {
+    type Message = Shared<Head>;
 
-    fn message(head: &Head) -> anyhow::Result<Head> {
-        Ok(head.clone())
+    fn message(head: &Head) -> anyhow::Result<Shared<Head>> {
+        Ok(Shared::new(head)?)
     }
 
-    async fn send<'a>(&'a self, message: &'a Head) -> bool {
+    async fn send<'a>(&'a self, message: &'a Shared<Head>) -> bool {
         self.send(message.clone()).await.is_ok()
     }
 }
 
 /// The handler behind rpcsmith's generated `ItemsServer` trait.
 struct Fanned {
-    publisher: Publisher<rpcsmith::server::Sink<Head>>,
+    publisher: Publisher<Sink<Shared<Head>>>,
 }
 
 impl items::ItemsServer for Fanned {
     async fn items_subscribe(&self, _cx: Context) -> Result<Items<Head>, Failure> {
-        let (sink, items) = rpcsmith::server::channel(BUFFERED);
+        let (sink, items) = shared_channel(BUFFERED);
         self.publisher
             .join(sink)
             .map_err(|e| ErrorObject::new(-32000, e.to_string()))?;
@@ -215,7 +217,7 @@ impl items::ItemsServer for Fanned {
 }
 
 /// rpcsmith's server: the generated `items_subscribe` handler returns the receiving end
-/// of a channel whose sending end goes to the publisher.
+/// of a `shared_channel` whose sending end goes to the publisher.
 pub(crate) fn rpcsmith_server(start: Arc<Notify>) -> Server {
     let publisher = Publisher::spawn(start);
     Server::new(items::ItemsDispatcher::new(Fanned { publisher }))
@@ -358,11 +360,6 @@ async fn receive(mut stream: WsStream, id: String, gauge: Gauge) -> anyhow::Resu
     }
     let _ = stream.close(None).await;
     Ok(())
-}
-
-fn quote(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]);
-    format!("{text:?}")
 }
 
 #[cfg(test)]

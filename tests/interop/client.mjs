@@ -3,21 +3,10 @@
 // Usage: node client.mjs <port>. Prints one line per check; exits non-zero on failure.
 import { JSONRPCClient, JSONRPCServerAndClient, JSONRPCServer } from "json-rpc-2.0";
 import WebSocket from "ws";
+import { deadline, expect, fail } from "./check.mjs";
 
 const port = process.argv[2];
-const deadline = setTimeout(() => fail("timed out"), 10000);
-
-function fail(why) {
-  console.error(`FAIL: ${why}`);
-  process.exit(1);
-}
-
-function expect(name, got, want) {
-  if (JSON.stringify(got) !== JSON.stringify(want)) {
-    fail(`${name}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
-  }
-  console.log(`ok ${name}`);
-}
+const timer = deadline(10000);
 
 async function refused(name, call) {
   try {
@@ -84,5 +73,5 @@ async function overWebSocket() {
 
 await overHttp();
 await overWebSocket();
-clearTimeout(deadline);
+clearTimeout(timer);
 console.log("done");

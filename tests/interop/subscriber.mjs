@@ -5,21 +5,10 @@
 // block numbers 1, 2, ...), unsubscribes, and prints one line per check; exits non-zero
 // on failure.
 import WebSocket from "ws";
+import { deadline, expect, fail } from "./check.mjs";
 
 const [port, wanted] = [process.argv[2], Number(process.argv[3])];
-const deadline = setTimeout(() => fail("timed out"), 10000);
-
-function fail(why) {
-  console.error(`FAIL: ${why}`);
-  process.exit(1);
-}
-
-function expect(name, got, want) {
-  if (JSON.stringify(got) !== JSON.stringify(want)) {
-    fail(`${name}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
-  }
-  console.log(`ok ${name}`);
-}
+const timer = deadline(10000);
 
 const socket = new WebSocket(`ws://127.0.0.1:${port}/`);
 const answers = new Map();
@@ -78,5 +67,5 @@ expect("eth_unsubscribe", unsubscribed.result, true);
 const again = await call("eth_unsubscribe", [subscription]);
 expect("eth_unsubscribe again", again.result, false);
 socket.close();
-clearTimeout(deadline);
+clearTimeout(timer);
 console.log("done");

@@ -2,20 +2,27 @@
 //! generator without `x-subscription`): the generated client's
 //! `eth_subscribe(NewHeads)` against the generated server's, over a real WebSocket on a
 //! loopback port, then the same subscription pulled over plain HTTP, a slow consumer,
-//! and a server restarted under a reconnecting client.
+//! and a server restarted under a reconnecting client (WebSocket and TCP).
 
 mod streams_support;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::{FutureExt, StreamExt};
 use rpcsmith::client::{Client, Subscription, SubscriptionError};
 use rpcsmith::transport::http;
 use rpcsmith::transport::peer::{ConnectionState, Peer};
+use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::{self, Reconnect, Reconnecting};
 use rpcsmith_services::eth_newheads::{EthNewheadsClient, types};
 use streams_support::{
-    Node, PATIENCE, ended, header, next_subscription, number, serve, serve_anywhere,
+    Node, PATIENCE, Serving, ended, header, next_subscription, number, serve, serve_anywhere,
+    serve_tcp,
 };
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 
 type Heads = Subscription<types::Header>;
 
@@ -31,6 +38,14 @@ async fn next_head(sub: &mut Heads) -> types::Header {
         Some(Ok(head)) => head,
         other => panic!("expected a head, got {other:?}"),
     }
+}
+
+/// Subscribes to new heads.
+async fn new_heads(client: &EthNewheadsClient) -> Heads {
+    client
+        .eth_subscribe(types::SubscriptionType::NewHeads)
+        .await
+        .unwrap()
 }
 
 async fn ws_client(
@@ -50,10 +65,7 @@ async fn new_heads_over_a_websocket_typed_until_dropped_or_unsubscribed() {
     let server = serve_anywhere(node.clone()).await;
     let (peer, client) = ws_client(&server.ws_url(), Peer::builder()).await;
 
-    let mut heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let mut heads = new_heads(&client).await;
     // A random 128-bit id, as a 0x-hex string (the document's SubscriptionId).
     let id = heads.id().to_string();
     assert!(id.starts_with("\"0x") && id.len() > 20, "{id}");
@@ -72,10 +84,7 @@ async fn new_heads_over_a_websocket_typed_until_dropped_or_unsubscribed() {
     ended(&first).await;
 
     // Explicitly: the server confirms, and ends its side.
-    let heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let heads = new_heads(&client).await;
     let second = next_subscription(&mut subscribed).await;
     assert!(heads.unsubscribe().await.unwrap());
     ended(&second).await;
@@ -84,10 +93,7 @@ async fn new_heads_over_a_websocket_typed_until_dropped_or_unsubscribed() {
     assert!(!client.eth_unsubscribe(stale).await.unwrap());
 
     // The connection closing ends the server's sink, and the client's stream.
-    let mut heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let mut heads = new_heads(&client).await;
     let third = next_subscription(&mut subscribed).await;
     peer.close();
     ended(&third).await;
@@ -105,15 +111,11 @@ async fn a_slow_consumer_lags_alone_within_its_buffer() {
     // Each subscription of this client buffers at most 4 items (and 64 KiB).
     let builder = Peer::builder().subscription_buffer(BUFFERED, 64 * 1024);
     let (_peer, client) = ws_client(&server.ws_url(), builder).await;
-    let new_heads = || client.eth_subscribe(types::SubscriptionType::NewHeads);
-    let mut slow = new_heads().await.unwrap();
-    let keeping_up = new_heads().await.unwrap();
+    let mut slow = new_heads(&client).await;
+    let keeping_up = new_heads(&client).await;
     // And a subscriber on a connection of its own.
     let (_other_peer, other_client) = ws_client(&server.ws_url(), Peer::builder()).await;
-    let other = other_client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let other = new_heads(&other_client).await;
     for _ in 0..3 {
         next_subscription(&mut subscribed).await;
     }
@@ -166,30 +168,60 @@ async fn a_slow_consumer_lags_alone_within_its_buffer() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_subscription_resumes_on_a_restarted_server_and_says_it_may_have_missed_heads() {
+/// The transports a reconnecting client re-issues subscriptions on.
+#[derive(Clone, Copy)]
+enum Over {
+    WebSocket,
+    Tcp,
+}
+
+impl Over {
+    fn serve(self, node: Arc<Node>, listener: TcpListener) -> Serving {
+        match self {
+            Over::WebSocket => serve(node, listener),
+            Over::Tcp => serve_tcp(node, listener),
+        }
+    }
+
+    /// A reconnecting client of the server at `address`, and its connection's states.
+    fn reconnecting(self, address: SocketAddr) -> (Client, watch::Receiver<ConnectionState>) {
+        // Real delays between attempts, short: each wait of the test is for a state.
+        let policy = Reconnect::Fixed(Duration::from_millis(20)).max_retries(500);
+        let builder = Peer::builder().timeout(PATIENCE);
+        match self {
+            Over::WebSocket => {
+                let url = format!("ws://{address}/");
+                Reconnecting::connect_watched(url, builder, ws::Settings::default(), policy)
+                    .unwrap()
+            }
+            Over::Tcp => stream::Reconnecting::tcp_watched(
+                builder,
+                Codec::Newline,
+                address.to_string(),
+                policy,
+            ),
+        }
+    }
+}
+
+/// A server restarted under a reconnecting client: the subscription is made again on the
+/// new connection, says heads may have been missed, and goes on; nothing hangs.
+async fn resumes_on_a_restarted_server(over: Over) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (node, mut subscribed) = Node::new();
-    let server = serve(node.clone(), listener);
-    // Real delays between attempts, short: each wait below is for a state.
-    let policy = Reconnect::Fixed(std::time::Duration::from_millis(20)).max_retries(500);
-    let builder = Peer::builder().timeout(PATIENCE);
-    let url = server.ws_url();
-    let (client, mut states) =
-        Reconnecting::connect_watched(url, builder, ws::Settings::default(), policy).unwrap();
+    let server = over.serve(node.clone(), listener);
+    let (client, mut states) = over.reconnecting(address);
     let client = EthNewheadsClient::new(client);
-    let mut heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let mut heads = new_heads(&client).await;
     let before = heads.id().clone();
-    next_subscription(&mut subscribed).await;
+    let first = next_subscription(&mut subscribed).await;
     node.publish(1).await;
     assert_eq!(next_head(&mut heads).await, header(1));
 
-    // The server goes away; block 2 is published to no one.
+    // The server goes away, its subscription with it; block 2 is published to no one.
     server.stop().await;
+    ended(&first).await;
     let lost = |state: &ConnectionState| *state != ConnectionState::Connected;
     tokio::time::timeout(PATIENCE, states.wait_for(lost))
         .await
@@ -200,7 +232,7 @@ async fn a_subscription_resumes_on_a_restarted_server_and_says_it_may_have_misse
     // A new server on the same address: the client reconnects and subscribes again.
     let (node, mut subscribed) = Node::new();
     let listener = TcpListener::bind(address).await.unwrap();
-    let server = serve(node.clone(), listener);
+    let server = over.serve(node.clone(), listener);
     next_subscription(&mut subscribed).await;
     node.publish(3).await;
     assert_eq!(
@@ -214,6 +246,16 @@ async fn a_subscription_resumes_on_a_restarted_server_and_says_it_may_have_misse
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_resumes_on_a_restarted_server_under_ws_reconnecting() {
+    resumes_on_a_restarted_server(Over::WebSocket).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_resumes_on_a_restarted_server_under_tcp_reconnecting() {
+    resumes_on_a_restarted_server(Over::Tcp).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_plain_http_the_same_subscription_is_pulled_until_it_ends_or_is_cancelled() {
     let (node, mut subscribed) = Node::new();
     let server = serve_anywhere(node.clone()).await;
@@ -221,10 +263,7 @@ async fn over_plain_http_the_same_subscription_is_pulled_until_it_ends_or_is_can
     let client = EthNewheadsClient::new(Client::new(transport));
 
     // Pulled (HTTP cannot push): each head is asked for with `rpc.stream.next`.
-    let mut heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let mut heads = new_heads(&client).await;
     let first = next_subscription(&mut subscribed).await;
     node.publish(1).await;
     node.publish(2).await;
@@ -236,19 +275,13 @@ async fn over_plain_http_the_same_subscription_is_pulled_until_it_ends_or_is_can
     assert_eq!(next(&mut heads).await, None);
 
     // Cancelled by the client (`rpc.stream.cancel`): the server ends its side.
-    let heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let heads = new_heads(&client).await;
     let second = next_subscription(&mut subscribed).await;
     assert!(heads.unsubscribe().await.unwrap());
     ended(&second).await;
 
     // Dropped while a pull is waiting for an item: cancelled as well.
-    let mut heads = client
-        .eth_subscribe(types::SubscriptionType::NewHeads)
-        .await
-        .unwrap();
+    let mut heads = new_heads(&client).await;
     let third = next_subscription(&mut subscribed).await;
     // Polled once: the pull is under way, and nothing is there to answer it.
     assert!(heads.next().now_or_never().is_none());

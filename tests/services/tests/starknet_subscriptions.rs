@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use rpcsmith::client::{Error, Subscription, SubscriptionError};
-use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Failure, Items, Server, Sink, channel};
 use rpcsmith::transport::http::{self, Serve};
 use rpcsmith::transport::peer::Peer;
@@ -25,6 +24,7 @@ use rpcsmith_services::starknet_subs::{
     StarknetSubscribeNewHeadsError, StarknetSubscribeNewTransactionReceiptsError,
     StarknetSubscribeNewTransactionsError, StarknetUnsubscribeError, types,
 };
+use starknet_support::not_served;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 
@@ -48,10 +48,6 @@ impl Node {
             let _ = sink.send(header(number)).await;
         }
     }
-}
-
-fn not_served() -> ErrorObject {
-    ErrorObject::new(-32000, "not served by this test node")
 }
 
 impl StarknetSubsServer for Node {

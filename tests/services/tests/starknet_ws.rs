@@ -16,7 +16,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rpcsmith::client::Error;
-use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Failure, Server};
 use rpcsmith::transport::peer::{self, Peer};
 use rpcsmith::transport::{http, ws};
@@ -27,6 +26,7 @@ use rpcsmith_services::starknet_ws::{
     StarknetWsListenerDispatcher, StarknetWsPush, StarknetWsServer, types,
 };
 use serde_json::{Value, json};
+use starknet_support::not_served;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 /// A node: new blocks are broadcast to every `newHeads` subscription's task.
@@ -57,10 +57,6 @@ impl Node {
 
 fn header(number: u64) -> types::BlockHeader {
     serde_json::from_value(starknet_support::header_json(number)).expect("a block header")
-}
-
-fn not_served() -> ErrorObject {
-    ErrorObject::new(-32000, "not served by this test node")
 }
 
 impl StarknetWsServer for Node {

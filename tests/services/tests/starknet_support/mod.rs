@@ -1,8 +1,15 @@
 //! What the Starknet WebSocket tests share: a block header as the node sends it, for
-//! whichever generated module's `BlockHeader` the test decodes it into.
+//! whichever generated module's `BlockHeader` the test decodes it into, and the answer
+//! to what the test node does not serve.
 #![allow(dead_code, unreachable_pub)]
 
+use rpcsmith::protocol::ErrorObject;
 use serde_json::{Value, json};
+
+/// What the test node answers to the subscriptions it does not serve.
+pub fn not_served() -> ErrorObject {
+    ErrorObject::new(-32000, "not served by this test node")
+}
 
 /// Block `number`'s header, as JSON.
 pub fn header_json(number: u64) -> Value {

@@ -10,6 +10,7 @@ use std::time::Duration;
 use rpcsmith::server::{Context, Failure, Items, Server, Sink, channel};
 use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
+use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws;
 use rpcsmith_services::eth_newheads::{
     EthBlockNumberResult, EthChainIdResult, EthGetBlockHeaderByNumberResult, EthNewheadsDispatcher,
@@ -172,6 +173,27 @@ pub fn serve(node: Arc<Node>, listener: TcpListener) -> Serving {
     let serving = tokio::spawn(http::serve(listener, service, async {
         let _ = stopped.await;
     }));
+    Serving {
+        address,
+        stop: Some(stop),
+        serving,
+    }
+}
+
+/// Serves `node` on `listener` as a TCP byte stream (newline-framed JSON-RPC peers).
+pub fn serve_tcp(node: Arc<Node>, listener: TcpListener) -> Serving {
+    let address = listener.local_addr().unwrap();
+    let server = Server::new(EthNewheadsDispatcher::from_arc(node));
+    let builder = Peer::builder().serve(server);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let serving = tokio::spawn(stream::serve_tcp(
+        listener,
+        builder,
+        Codec::Newline,
+        async {
+            let _ = stopped.await;
+        },
+    ));
     Serving {
         address,
         stop: Some(stop),
