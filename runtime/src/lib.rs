@@ -31,6 +31,7 @@ pub mod __private {
 
     pub use crate::client::{Batch, Client, DeclaredError, Error, Handle, Replies};
     pub use crate::protocol::ErrorObject;
+    pub use crate::protocol::mismatch::untagged;
     pub use crate::server::failure::answer;
     pub use crate::server::params::{Structure, decode};
     pub use crate::server::{Context, Dispatch, Failure, Reply, encode};

@@ -224,7 +224,7 @@ mod ethereum {
             eth_config() -> EthConfigResult, Infallible;
             eth_create_access_list(types::GenericTransaction, Option<types::BlockNumberOrTag>) -> EthCreateAccessListResult, Infallible;
             eth_estimate_gas(types::GenericTransaction, Option<types::BlockNumberOrTag>) -> EthEstimateGasResult, EthEstimateGasError;
-            eth_fee_history(types::Uint, types::BlockNumberOrTag, Vec<f64>) -> EthFeeHistoryResult, Infallible;
+            eth_fee_history(types::Uint, types::BlockNumberOrTag, Vec<serde_json::Number>) -> EthFeeHistoryResult, Infallible;
             eth_fill_transaction(types::GenericTransaction) -> EthFillTransactionResult, Infallible;
             eth_gas_price() -> EthGasPriceResult, Infallible;
             eth_get_block_access_list(types::BlockNumberOrTagOrHash) -> EthGetBlockAccessListResult, EthGetBlockAccessListError;
