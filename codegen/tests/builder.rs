@@ -238,7 +238,9 @@ fn overrides_rename_replace_and_derive() {
         "{source}"
     );
     assert!(
-        source.contains("#[derive(schemars::JsonSchema, Default)]\n        pub struct Cost {"),
+        source.contains(
+            "#[derive(schemars::JsonSchema, Default)]\n        #[schemars(rename = \"Cost\")]\n        pub struct Cost {"
+        ),
         "{source}"
     );
     // The replacement is not known to be `Eq`, so neither is what holds it.

@@ -239,6 +239,19 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
     }
     if !def.derives.is_empty() && !item.is_alias {
         attrs.push(format!("#[derive({})]", def.derives.join(", ")));
+        // schemars names a schema after the serde name it decodes under, which here
+        // carries the schema's place: its own attribute gives it back the type's name.
+        let schemars = def.derives.iter().any(|d| d.ends_with("JsonSchema"));
+        if schemars
+            && attrs
+                .iter()
+                .any(|a| a.starts_with("#[serde(rename(deserialize"))
+        {
+            attrs.push(format!(
+                "#[schemars(rename = {})]",
+                string_literal(&def.name)
+            ));
+        }
     }
     item.attrs = attrs;
     item
