@@ -101,7 +101,10 @@ where
         of: variants.len(),
         schema: schema_of(name),
     });
-    let words = format!("{NO_VARIANT}: {fault}");
+    let words = match fault.path() {
+        path if path.is_empty() => format!("{NO_VARIANT}: {fault}; nearest `{variant}`"),
+        path => format!("{NO_VARIANT}: at {path}: {fault}; nearest `{variant}`"),
+    };
     NEAREST.with(|slot| *slot.borrow_mut() = Some(fault));
     Err(D::Error::custom(words))
 }
