@@ -170,26 +170,7 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
     };
     match &def.kind {
         Kind::Struct(s) => {
-            let default = s.flattened.is_empty() && s.fields.iter().all(|f| !f.required);
-            attrs.extend(derives(Traits {
-                eq,
-                copy: false,
-                default,
-                decoded_by_hand: false,
-            }));
-            attrs.push(serde_name(def));
-            if !s.flattened.is_empty() || s.extra.is_some() {
-                // serde decodes a struct with a flattened member as a map, without its
-                // name: what it expects carries the schema's place instead.
-                let expecting = format!("struct {}", serde_name_text(def));
-                attrs.push(format!(
-                    "#[serde(expecting = {})]",
-                    string_literal(&expecting)
-                ));
-            }
-            if s.deny_unknown {
-                attrs.push("#[serde(deny_unknown_fields)]".to_owned());
-            }
+            attrs.extend(struct_attrs(def, s, eq));
             item.is_struct = true;
             item.fields = fields(s, "pub ", spelling);
         }
@@ -255,6 +236,31 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
     }
     item.attrs = attrs;
     item
+}
+
+/// The attributes of a struct: derives, its decoding name, and `deny_unknown_fields`.
+fn struct_attrs(def: &TypeDef, s: &Struct, eq: bool) -> Vec<String> {
+    let default = s.flattened.is_empty() && s.fields.iter().all(|f| !f.required);
+    let mut attrs = derives(Traits {
+        eq,
+        copy: false,
+        default,
+        decoded_by_hand: false,
+    });
+    attrs.push(serde_name(def));
+    if !s.flattened.is_empty() || s.extra.is_some() {
+        // serde decodes a struct with a flattened member as a map, without its name:
+        // what it expects carries the schema's place instead.
+        let expecting = format!("struct {}", serde_name_text(def));
+        attrs.push(format!(
+            "#[serde(expecting = {})]",
+            string_literal(&expecting)
+        ));
+    }
+    if s.deny_unknown {
+        attrs.push("#[serde(deny_unknown_fields)]".to_owned());
+    }
+    attrs
 }
 
 /// The name serde gives the type when decoding: its Rust name, then where its schema is

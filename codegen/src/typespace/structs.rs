@@ -128,15 +128,12 @@ impl Converter<'_> {
             Some(loc) => self.convert(&loc),
             None => Ty::Value,
         });
-        // A required member no property describes is still a member every value has:
-        // a field of what the other members hold. Under a type merged in whole, that
-        // type may describe it, so it is left to it.
-        let undescribed: Vec<String> = required
-            .iter()
-            .filter(|r| !props.contains_key(*r) && Some(r.as_str()) != skip)
-            .filter(|_| flattened.is_empty())
-            .cloned()
-            .collect();
+        // A type merged in whole may describe a required member: it is left to it.
+        let undescribed = if flattened.is_empty() {
+            undescribed_required(&required, &props, skip, extra.as_ref())
+        } else {
+            Vec::new()
+        };
         let mut fields: Vec<Field> = props
             .into_iter()
             .map(|(wire, loc)| {
@@ -144,17 +141,7 @@ impl Converter<'_> {
                 self.field(wire, &loc, is_required)
             })
             .collect();
-        fields.extend(undescribed.into_iter().map(|wire| Field {
-            wire,
-            ty: extra.clone().unwrap_or(Ty::Value),
-            required: true,
-            keeps_null: false,
-            docs: Docs::default(),
-            default: None,
-            validation: Default::default(),
-            aliases: Vec::new(),
-            origin: String::new(),
-        }));
+        fields.extend(undescribed);
         Struct {
             fields,
             deny_unknown: deny && flattened.is_empty() && extra.is_none(),
@@ -187,6 +174,32 @@ impl Converter<'_> {
             origin: self.origin(at),
         }
     }
+}
+
+/// The fields of the members `required` lists and no property describes (but `skip`, an
+/// internal tag): each is still a member every value has, holding what the other members
+/// hold (`extra`, else any value).
+fn undescribed_required(
+    required: &IndexSet<String>,
+    props: &IndexMap<String, Location>,
+    skip: Option<&str>,
+    extra: Option<&Ty>,
+) -> Vec<Field> {
+    required
+        .iter()
+        .filter(|r| !props.contains_key(*r) && Some(r.as_str()) != skip)
+        .map(|wire| Field {
+            wire: wire.clone(),
+            ty: extra.cloned().unwrap_or(Ty::Value),
+            required: true,
+            keeps_null: false,
+            docs: Docs::default(),
+            default: None,
+            validation: Default::default(),
+            aliases: Vec::new(),
+            origin: String::new(),
+        })
+        .collect()
 }
 
 /// Whether `ty` decodes from `null`: an `Option`, `()`, any value, or a name for one.

@@ -22,6 +22,14 @@ pub(super) struct Fault {
     /// Whether the value the fault is about has been found (the innermost value that
     /// saw it pass): only that one fills in `found` and the expected type.
     placed: bool,
+    /// Which schema says so and which variant came nearest, once known (boxed: most
+    /// faults never know, and a fault is passed up by value through every level).
+    about: Option<Box<About>>,
+}
+
+/// What a fault may know about the document's side of it.
+#[derive(Debug, Default)]
+struct About {
     /// The schema that says so: the place of the innermost generated type the fault
     /// passed out of (`#/components/schemas/Tx at api.json:12:5`), from its serde name.
     schema: Option<Cow<'static, str>>,
@@ -97,26 +105,32 @@ impl Fault {
             kind,
             found,
             placed: false,
-            schema: None,
-            nearest: None,
+            about: None,
         }
     }
 
     /// The fault, having passed out of the type whose serde name is `name`: the first
     /// generated type it passes out of is the schema that says so.
-    pub(super) fn in_type(mut self, name: &'static str) -> Self {
-        if self.schema.is_none() {
-            self.schema = schema_of(name).map(Cow::Borrowed);
+    pub(super) fn in_type(self, name: &'static str) -> Self {
+        match schema_of(name) {
+            Some(place) => self.in_schema(Cow::Borrowed(place)),
+            None => self,
         }
-        self
     }
 
     /// [`in_type`](Self::in_type) for a type known only by what its visitor expects
     /// (`struct Tx @ #/…`).
-    pub(super) fn in_type_expecting(mut self, expecting: &str) -> Self {
-        if self.schema.is_none() {
-            let place = expecting.split_once(SCHEMA_MARK).map(|(_, place)| place);
-            self.schema = place.map(|p| Cow::Owned(p.to_owned()));
+    pub(super) fn in_type_expecting(self, expecting: &str) -> Self {
+        match expecting.split_once(SCHEMA_MARK) {
+            Some((_, place)) => self.in_schema(Cow::Owned(place.to_owned())),
+            None => self,
+        }
+    }
+
+    fn in_schema(mut self, place: Cow<'static, str>) -> Self {
+        let about = self.about.get_or_insert_default();
+        if about.schema.is_none() {
+            about.schema = Some(place);
         }
         self
     }
@@ -128,21 +142,23 @@ impl Fault {
     }
 
     /// The fault of the variant that came nearest, as that of the untagged enum itself.
-    pub(super) fn as_nearest(mut self, nearest: Nearest) -> Self {
-        if self.nearest.is_none() {
-            self.nearest = Some(nearest);
+    pub(super) fn tried_as(mut self, nearest: Nearest) -> Self {
+        let about = self.about.get_or_insert_default();
+        if about.nearest.is_none() {
+            about.nearest = Some(nearest);
         }
         self
     }
 
     /// The schema that says so, if known.
     pub(super) fn schema(&self) -> Option<&str> {
-        self.schema.as_deref()
+        self.about.as_ref()?.schema.as_deref()
     }
 
     /// Which variant of which untagged enum came nearest, in words.
     pub(super) fn nearest(&self) -> Option<String> {
-        self.nearest.as_ref().map(|n| {
+        let nearest = self.about.as_ref()?.nearest.as_ref();
+        nearest.map(|n| {
             let of = match n.schema {
                 Some(place) => format!("of {place}"),
                 None => String::from("of its enum"),

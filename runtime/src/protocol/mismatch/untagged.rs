@@ -96,7 +96,7 @@ where
     let Some((variant, fault)) = nearest else {
         return Err(D::Error::custom(format!("{NO_VARIANT}: the enum has none")));
     };
-    let fault = fault.in_type(name).as_nearest(Nearest {
+    let fault = fault.in_type(name).tried_as(Nearest {
         variant,
         of: variants.len(),
         schema: schema_of(name),
