@@ -171,6 +171,16 @@ impl Builder {
         self
     }
 
+    /// Keeps the members an object schema allows without describing them: where a schema
+    /// does not say `additionalProperties`, JSON Schema accepts members it does not list,
+    /// and with this on, its struct gets a flattened `extra` map of JSON values that
+    /// holds them, so a value re-encodes with them. Off by default (the struct has the
+    /// listed fields only; other members are dropped on decode).
+    pub fn keep_undescribed(mut self, keep: bool) -> Self {
+        self.settings.keep_undescribed = keep;
+        self
+    }
+
     /// Names the type generated for the schema at `pointer` `name` instead of the derived
     /// name. `pointer` is the schema's JSON pointer in the document
     /// (`/components/schemas/Pet`) or `file#pointer` for a schema in another file, the file
@@ -192,6 +202,22 @@ impl Builder {
     /// `pointer`, or to every generated type when `pointer` is `*`. Repeatable.
     pub fn derive(mut self, pointer: impl Into<String>, path: impl Into<String>) -> Self {
         self.entry(pointer).derives.push(path.into());
+        self
+    }
+
+    /// Makes the property at `pointer` (`/components/schemas/Tx/properties/blockTimestamp`)
+    /// optional though its schema's `required` lists it: for a peer that leaves it out
+    /// where the document says it may not. Its field becomes an `Option`.
+    pub fn optional(mut self, pointer: impl Into<String>) -> Self {
+        self.entry(pointer).optional = true;
+        self
+    }
+
+    /// Accepts the property at `pointer` (`/components/schemas/GenericTransaction/properties/input`)
+    /// under the member name `name` too on decode (`data`): for peers that send it so. It is
+    /// still written under its own name. Repeatable.
+    pub fn alias(mut self, pointer: impl Into<String>, name: impl Into<String>) -> Self {
+        self.entry(pointer).aliases.push(name.into());
         self
     }
 

@@ -9,9 +9,9 @@ use crate::bundle;
 use crate::error::{Diagnostic, Diagnostics, Error, ErrorKind};
 use crate::load::load_document;
 use crate::render::{ModuleParts, Renderer, Spelling, ty_expr};
-use crate::service::{Services, doc_name};
+use crate::service::{Services, doc_words};
 use crate::settings::Settings;
-use crate::typespace::TypeSpace;
+use crate::typespace::{Shape, TypeSpace};
 
 /// One generated module, and what it took to make it.
 ///
@@ -61,8 +61,11 @@ pub struct Generated {
 pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated, Error> {
     let path = path.as_ref();
     let mut document = load_document(path, &settings.load)?;
-    let module = settings.module_name(path, &doc_name(&document, settings))?;
-    let mut space = TypeSpace::build(&mut document);
+    let module = settings.module_name(path, &doc_words(&document, settings))?;
+    let shape = Shape {
+        keep_undescribed: settings.keep_undescribed,
+    };
+    let mut space = TypeSpace::build_with(&mut document, shape);
     let override_errors =
         space.apply_overrides(&document.resolver, document.root, &settings.overrides);
     let services = Services::build(&mut document, &space, settings);

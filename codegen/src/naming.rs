@@ -35,6 +35,21 @@ fn words(raw: &str) -> String {
     out
 }
 
+/// The words of `raw`, each cased by `case`, joined by `sep`; two numbers that were
+/// apart stay apart (`2.0` → `2_0`, never `20`).
+fn join_words(raw: &str, case: fn(&str) -> String, sep: &str) -> String {
+    let mut out = String::new();
+    for word in words(raw).split_whitespace().map(case) {
+        let numbers_meet = out.ends_with(|c: char| c.is_ascii_digit())
+            && word.starts_with(|c: char| c.is_ascii_digit());
+        if !out.is_empty() && (numbers_meet || !sep.is_empty()) {
+            out.push_str(if sep.is_empty() { "_" } else { sep });
+        }
+        out.push_str(&word);
+    }
+    out
+}
+
 /// A type or variant name: `BLOCK_HEADER` → `BlockHeader`, `eth_getBlock` → `EthGetBlock`.
 ///
 /// Falls back to `fallback` when nothing usable remains; prefixes a name that would start
@@ -43,7 +58,7 @@ fn words(raw: &str) -> String {
 /// suffix or a number is added to it (`Self_` became `Self_2`, `Self_Params`, which the
 /// `non_camel_case_types` lint refuses).
 pub(crate) fn type_name(raw: &str, prefix: &str, fallback: &str) -> String {
-    let cased = words(raw).to_upper_camel_case();
+    let cased = join_words(raw, ToUpperCamelCase::to_upper_camel_case, "");
     let name = if cased.is_empty() {
         fallback.to_owned()
     } else {
@@ -77,7 +92,7 @@ pub(crate) fn field_name(raw: &str) -> String {
 /// A module (and output file) name: `refs-openrpc` → `refs_openrpc`, `1api` → `api_1api`.
 /// Never a raw identifier: it is also a file name and an `include_api!` argument.
 pub(crate) fn module_name(raw: &str) -> String {
-    let snake = words(raw).to_snake_case();
+    let snake = join_words(raw, ToSnakeCase::to_snake_case, "_");
     if snake.is_empty() {
         "api".to_owned()
     } else if snake.starts_with(|c: char| c.is_ascii_digit()) {
@@ -157,6 +172,10 @@ mod tests {
         );
         assert_eq!(type_name("1inch", "T", "X"), "T1inch");
         assert_eq!(type_name("-1", "T", "X"), "Minus1");
+        assert_eq!(
+            type_name("JSON-RPC 2.0 examples", "T", "X"),
+            "JsonRpc2_0Examples"
+        );
         assert_eq!(type_name("", "T", "Fallback"), "Fallback");
         assert_eq!(type_name("self", "T", "X"), "SelfValue");
         assert_eq!(type_name("self_", "T", "X"), "SelfValue");
@@ -179,6 +198,11 @@ mod tests {
         assert_eq!(module_name("1api"), "api_1api");
         assert_eq!(module_name("type"), "type_");
         assert_eq!(module_name("..."), "api");
+        assert_eq!(
+            module_name("JSON-RPC 2.0 specification examples"),
+            "json_rpc_2_0_specification_examples"
+        );
+        assert_eq!(module_name("StarkNet Node API"), "stark_net_node_api");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::openrpc::ParamStructure;
 use crate::resolve::Location;
 use crate::settings::{ParamsBy, Settings};
 use crate::streams::{Stream, Streams, streams};
-use crate::typespace::{MethodTypes, Ty, TypeSpace};
+use crate::typespace::{MethodTypes, Ty, TypeId, TypeSpace};
 
 /// Names the generated client and batch builder use for themselves, or have from the
 /// traits every client has (`Clone`, `ToOwned`, `Into`, `TryInto`): a method named like
@@ -142,6 +142,13 @@ impl Services {
         let mut names = Names {
             fns: Namer::default(),
             bases: Namer::default(),
+            types: space
+                .defs()
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.replaced_by.is_none())
+                .map(|(i, d)| (d.name.clone(), TypeId(i)))
+                .collect(),
         };
         for word in CLIENT_WORDS {
             names.fns.claim(word);
@@ -232,22 +239,27 @@ fn part(name: &str, streams: &Streams, wire: &[&str]) -> Part {
 /// `<Doc>`: the module name if given, else the title when it reads as a name, else the
 /// file name.
 pub(crate) fn doc_name(document: &Document, settings: &Settings) -> String {
+    type_name(&doc_words(document, settings), "Api", "Api")
+}
+
+/// The words `<Doc>` and the module name are made of: the module name if given, else
+/// the title when it reads as a name, else the file name (without `-openrpc`).
+pub(crate) fn doc_words(document: &Document, settings: &Settings) -> String {
     if let Some(module) = &settings.module {
-        return type_name(module, "Api", "Api");
+        return module.clone();
     }
     let title = document.model.info.title.trim();
     if title_is_identifier(title) {
-        return type_name(title, "Api", "Api");
+        return title.to_owned();
     }
     let path = document.resolver.display_path(document.root);
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let stem = stem
-        .trim_end_matches("-openrpc")
-        .trim_end_matches(".openrpc");
-    type_name(stem, "Api", "Api")
+    stem.trim_end_matches("-openrpc")
+        .trim_end_matches(".openrpc")
+        .to_owned()
 }
 
 /// The names handed out so far in the module.
@@ -256,6 +268,37 @@ struct Names {
     fns: Namer,
     /// Type name bases.
     bases: Namer,
+    /// The names of the types module, each with its type: a method's `<Base>Params`,
+    /// `<Base>Result` and `<Base>Error` beside them must not take one of them (but the
+    /// result's own type), or `use api::*; use api::types::*;` would name two items.
+    types: HashMap<String, TypeId>,
+}
+
+impl Names {
+    /// A free base for the method named `rust` whose types are `types`.
+    fn base(&mut self, rust: &str, types: &MethodTypes) -> String {
+        let wanted = type_name(rust.trim_start_matches("r#"), "T", "Method");
+        loop {
+            let base = self.bases.claim(&wanted);
+            let result_is = |name: &str| {
+                let own = self.types.get(name).map(|id| Ty::Named(*id));
+                own.is_none() || own == types.result
+            };
+            let taken = |suffix: &str| self.types.contains_key(&format!("{base}{suffix}"));
+            let params_free = types.params.is_empty() || !taken("Params");
+            let free = match &types.result {
+                None => params_free,
+                Some(_) => {
+                    params_free
+                        && (types.errors.is_empty() || !taken("Error"))
+                        && result_is(&format!("{base}Result"))
+                }
+            };
+            if free {
+                return base;
+            }
+        }
+    }
 }
 
 fn method(
@@ -267,9 +310,7 @@ fn method(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Method {
     let rust = names.fns.claim(&field_name(&m.name));
-    let base = names
-        .bases
-        .claim(&type_name(rust.trim_start_matches("r#"), "T", "Method"));
+    let base = names.base(&rust, types);
     let mut args = Namer::default();
     args.claim("cx");
     args.claim("self_");

@@ -31,7 +31,8 @@ pub struct Settings {
     /// many, such as Ethereum nodes, take nothing else).
     pub either_default: ParamsBy,
     /// Per-schema overrides, keyed by the schema's JSON pointer in the root document
-    /// (`/components/schemas/Pet`) or `file#pointer` for another file.
+    /// (`/components/schemas/Pet`, or a property's: `/components/schemas/Pet/properties/id`)
+    /// or `file#pointer` for another file.
     pub overrides: BTreeMap<String, Override>,
     /// A directory whose `*.hbs` files replace the built-in templates of the same name.
     pub templates_dir: Option<PathBuf>,
@@ -46,6 +47,9 @@ pub struct Settings {
     /// Starknet's `<prefix>_subscribe<X>` and Ethereum's `eth_subscribe` (default
     /// `true`).
     pub conventions: bool,
+    /// Keep the members an object schema allows without describing them (see
+    /// [`Shape::keep_undescribed`](crate::typespace::Shape::keep_undescribed)).
+    pub keep_undescribed: bool,
 }
 
 impl Default for Settings {
@@ -62,6 +66,7 @@ impl Default for Settings {
             server_to_client: Vec::new(),
             subscriptions: BTreeMap::new(),
             conventions: true,
+            keep_undescribed: false,
         }
     }
 }
@@ -77,16 +82,16 @@ impl Settings {
         }
     }
 
-    /// The module name: the one set, or `doc_name` (the `<Doc>` of `<Doc>Client`, from
-    /// the document's title or file name) in snake case.
+    /// The module name: the one set, or `doc_words` (the words `<Doc>` of `<Doc>Client`
+    /// is made of: the document's title or file name) in snake case, word by word.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::Invalid`], naming `document`, when the name set is not a Rust
     /// identifier (a keyword, `my-api`, `r#x`).
-    pub(crate) fn module_name(&self, document: &Path, doc_name: &str) -> Result<String, Error> {
+    pub(crate) fn module_name(&self, document: &Path, doc_words: &str) -> Result<String, Error> {
         let Some(name) = &self.module else {
-            return Ok(crate::naming::module_name(doc_name));
+            return Ok(crate::naming::module_name(doc_words));
         };
         if syn::parse_str::<syn::Ident>(name).is_ok() && !name.starts_with("r#") {
             return Ok(name.clone());
@@ -116,4 +121,10 @@ pub struct Override {
     pub replace: Option<String>,
     /// Extra derives on the generated type (`schemars::JsonSchema`).
     pub derives: Vec<String>,
+    /// For a property: optional even though `required` lists it (a value without it
+    /// decodes, as `None`).
+    pub optional: bool,
+    /// For a property: other member names accepted on decode (`data` for `input`); the
+    /// member is still written under its own name.
+    pub aliases: Vec<String>,
 }

@@ -238,7 +238,9 @@ fn overrides_rename_replace_and_derive() {
         "{source}"
     );
     assert!(
-        source.contains("#[derive(schemars::JsonSchema, Default)]\n        pub struct Cost {"),
+        source.contains(
+            "#[derive(schemars::JsonSchema, Default)]\n        #[schemars(rename = \"Cost\")]\n        pub struct Cost {"
+        ),
         "{source}"
     );
     // The replacement is not known to be `Eq`, so neither is what holds it.
@@ -264,10 +266,6 @@ fn derives_for_every_type() {
 fn overrides_that_cannot_apply_are_errors() {
     let cases = [
         (
-            configure().rename("/components/schemas/Nope", "X"),
-            "tests/fixtures/builder/pets.json: at /components/schemas/Nope: override \"/components/schemas/Nope\": no generated type comes from this schema",
-        ),
-        (
             configure().rename("/components/schemas/Money", "my type"),
             "tests/fixtures/builder/pets.json: at /components/schemas/Money: override \"/components/schemas/Money\": rename: `my type` is not a Rust identifier",
         ),
@@ -284,6 +282,18 @@ fn overrides_that_cannot_apply_are_errors() {
             "tests/fixtures/builder/pets.json: at *: override \"*\": only derives apply to every type",
         ),
         (
+            configure().optional("/components/schemas/Money"),
+            "tests/fixtures/builder/pets.json:18:7: at /components/schemas/Money: override \"/components/schemas/Money\": this is a type: `optional` and aliases apply to a property (…/properties/<name>)",
+        ),
+        (
+            configure().rename("/components/schemas/Money/properties/cents", "Cents"),
+            "tests/fixtures/builder/pets.json: at /components/schemas/Money/properties/cents: override \"/components/schemas/Money/properties/cents\": this is a property: rename, replace and derives apply to a type",
+        ),
+        (
+            configure().alias("*", "x"),
+            "tests/fixtures/builder/pets.json: at *: override \"*\": only derives apply to every type",
+        ),
+        (
             configure().rename("/components/schemas/Money", "Price"),
             "tests/fixtures/builder/pets.json:18:7: at /components/schemas/Money: cannot rename to `Price`: another type has this name",
         ),
@@ -291,6 +301,45 @@ fn overrides_that_cannot_apply_are_errors() {
     for (builder, expected) in cases {
         assert_eq!(pets(builder).unwrap_err(), expected);
     }
+}
+
+#[test]
+fn overrides_that_match_nothing_are_warnings_naming_the_pointer() {
+    let out = tempfile::tempdir().unwrap();
+    let emitted = configure()
+        .rename("/components/schemas/Nope", "X")
+        .optional("/components/schemas/Money/properties/dollars")
+        .out_dir(out.path())
+        .include_dir(fixture("include"))
+        .emit(fixture("pets.json"))
+        .expect("a warning does not stop generation");
+    let warnings: Vec<String> = emitted.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning: tests/fixtures/builder/pets.json: at /components/schemas/Money/properties/dollars: override \"/components/schemas/Money/properties/dollars\": no generated type or field comes from this schema (nothing applied)",
+            "warning: tests/fixtures/builder/pets.json: at /components/schemas/Nope: override \"/components/schemas/Nope\": no generated type or field comes from this schema (nothing applied)",
+        ]
+    );
+}
+
+#[test]
+fn property_overrides_make_optional_and_add_aliases() {
+    let source = pets(
+        configure()
+            .optional("/components/schemas/Money/properties/cents")
+            .alias("#/components/schemas/Money/properties/cents", "amount")
+            .alias("/components/schemas/Money/properties/cents", "value"),
+    )
+    .unwrap();
+    let money = &source[source.find("pub struct Money {").unwrap()..];
+    let money = &money[..money.find('}').unwrap()];
+    assert!(
+        money.contains("#[serde(alias = \"amount\")]\n            #[serde(alias = \"value\")]"),
+        "{money}"
+    );
+    assert!(money.contains("pub cents: Option<i64>,"), "{money}");
+    assert!(money.contains("skip_serializing_if"), "{money}");
 }
 
 #[test]
@@ -402,7 +451,7 @@ fn the_user_template_that_writes_invalid_rust_is_named() {
     assert_eq!(err.kind(), ErrorKind::Generate);
     assert_eq!(
         err.to_string(),
-        "tests/fixtures/builder/broken-partial/types/struct.hbs: at (root): template `tests/fixtures/builder/broken-partial/types/struct.hbs` produced invalid Rust at rendered line 10:18: cannot parse string into token stream (in `pub struct Money {`)"
+        "tests/fixtures/builder/broken-partial/types/struct.hbs: at (root): template `tests/fixtures/builder/broken-partial/types/struct.hbs` produced invalid Rust at rendered line 11:18: cannot parse string into token stream (in `pub struct Money {`)"
     );
 }
 

@@ -37,6 +37,42 @@ fn generate_writes_the_module_to_standard_output() {
 }
 
 #[test]
+fn overrides_apply_from_the_command_line() {
+    let out = rpcsmith(&[
+        "generate",
+        &fixture("pets.json"),
+        "-I",
+        &fixture("include"),
+        "--rename",
+        "/components/schemas/Price=Cost",
+        "--optional",
+        "/components/schemas/Money/properties/cents",
+        "--alias",
+        "/components/schemas/Money/properties/cents=amount",
+        "--derive",
+        "/components/schemas/Money=Default",
+        "--optional",
+        "/components/schemas/Nope/properties/x",
+    ]);
+    assert_eq!(
+        text(&out.stderr),
+        "warning: tests/fixtures/builder/pets.json: at /components/schemas/Nope/properties/x: override \"/components/schemas/Nope/properties/x\": no generated type or field comes from this schema (nothing applied)\n"
+    );
+    assert!(out.status.success());
+    let source = text(&out.stdout);
+    assert!(source.contains("pub struct Cost {"), "{source}");
+    assert!(source.contains("#[serde(alias = \"amount\")]"), "{source}");
+    assert!(source.contains("pub cents: Option<i64>,"), "{source}");
+    let bad = rpcsmith(&["generate", &fixture("pets.json"), "--alias", "no-equals"]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("expected POINTER=VALUE, found \"no-equals\""),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
 fn generate_writes_a_file_only_when_it_changes() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("api.rs");

@@ -35,6 +35,7 @@ pub mod __private {
         Batch, Client, DeclaredError, Error, Handle, Replies, Subscription, SubscriptionError,
     };
     pub use crate::protocol::{ErrorObject, Feed};
+    pub use crate::protocol::mismatch::untagged;
     pub use crate::server::failure::answer;
     pub use crate::server::params::{Structure, decode};
     pub use crate::server::{

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use std::collections::BTreeSet;
 
-use rpcsmith_build::typespace::{Kind, Payload, Struct, Tagging, Ty, TypeSpace};
+use rpcsmith_build::typespace::{Field, Kind, Payload, Struct, Tagging, Ty, TypeSpace};
 use rpcsmith_build::{Settings, generate, load_document};
 use rpcsmith_corpus as corpus;
 use serde_json::Value;
@@ -65,6 +65,12 @@ fn generate_one(
         modules,
         "#[doc = \"Types, client and server of `{doc}`.\"]\npub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{file}\"));\n}}"
     );
+    // Both globs at once name each item once: a result alias that shared a name with a
+    // type would be an ambiguous glob re-export (denied with the other warnings).
+    let _ = writeln!(
+        modules,
+        "#[doc = \"The module and its types through two globs.\"]\n#[allow(unused_imports, unreachable_pub)]\npub mod {module}_globs {{\n    pub use super::{module}::*;\n    pub use super::{module}::types::*;\n}}"
+    );
     let undescribed = undescribed(&dir.join(doc), &settings);
     assert_eq!(
         undescribed.len(),
@@ -98,7 +104,9 @@ fn generate_one(
 /// For each example of the document (in the order the generator reports them), the
 /// places in its value of the members no generated type keeps: members of an object
 /// whose struct does not list them and keeps no others (`additionalProperties`
-/// unspecified). Under a sum, a member is such only when no variant lists it.
+/// unspecified), and members `null` where an optional field's schema does not allow
+/// `null` (decoded as absent). Under a sum, a member is such only when no variant lists
+/// it.
 fn undescribed(path: &Path, settings: &Settings) -> Vec<(String, Vec<String>)> {
     let mut document = load_document(path, &settings.load).expect("loaded once already");
     let space = TypeSpace::build(&mut document);
@@ -191,13 +199,17 @@ fn members(
         .iter()
         .any(|s| s.extra.is_some() || !s.flattened.is_empty());
     for (k, v) in object {
-        let fields: Vec<&Ty> = structs
+        let listed: Vec<&Field> = structs
             .iter()
-            .flat_map(|s| s.fields.iter().filter(|f| f.wire == *k).map(|f| &f.ty))
+            .flat_map(|s| s.fields.iter().filter(|f| f.wire == *k))
             .collect();
-        if fields.is_empty() && !keeps_others {
+        // A `null` the schema does not allow, given to an optional member, decodes as
+        // its absence (serde's `Option` is lenient there).
+        let lenient_null = v.is_null() && listed.iter().any(|f| !f.required && !f.keeps_null);
+        if (listed.is_empty() && !keeps_others) || lenient_null {
             out.insert(format!("{at}/{k}"));
         }
+        let fields: Vec<&Ty> = listed.iter().map(|f| &f.ty).collect();
         for ty in fields {
             walk(space, ty, v, format!("{at}/{k}"), out, depth + 1);
         }

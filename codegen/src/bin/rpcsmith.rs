@@ -26,6 +26,8 @@ Examples:
                                                     those methods are sent by the server
   rpcsmith generate api.json --subscription 'watch=ticks,unsubscribe=stop' -o src/api.rs
                                                     `watch` subscribes; items on `ticks`
+  rpcsmith generate eth.json --alias '/components/schemas/GenericTransaction/properties/input=data'
+                                                    `data` accepted for `input` on decode
 
 Use the generated file as a module (`mod api;`); it links against the `rpcsmith` crate.";
 
@@ -204,6 +206,8 @@ struct Input {
     /// `<prefix>_subscribe<X>`, Ethereum's `eth_subscribe`): only declared ones.
     #[arg(long)]
     no_conventions: bool,
+    #[command(flatten)]
+    overrides: Overrides,
 }
 
 /// `--subscription METHOD=SPEC`.
@@ -217,6 +221,60 @@ fn subscription(text: &str) -> Result<(String, Subscription), String> {
     Ok((method.to_owned(), Subscription::parse(spec)?))
 }
 
+/// Overrides of the generated types, each keyed by a schema's JSON pointer
+/// (`/components/schemas/Pet`, a property's `…/properties/id`, `file.json#/Pet`); one
+/// that matches nothing is a warning.
+#[derive(Debug, Args)]
+struct Overrides {
+    /// Name the type of the schema at POINTER NAME. Repeatable.
+    #[arg(long, value_name = "POINTER=NAME", value_parser = pointer_and)]
+    rename: Vec<(String, String)>,
+    /// Use the Rust type PATH instead of generating one for the schema at POINTER.
+    /// Repeatable.
+    #[arg(long, value_name = "POINTER=PATH", value_parser = pointer_and)]
+    replace: Vec<(String, String)>,
+    /// Derive PATH on the type of the schema at POINTER (`*`: every type). Repeatable.
+    #[arg(long, value_name = "POINTER=PATH", value_parser = pointer_and)]
+    derive: Vec<(String, String)>,
+    /// Make the property at POINTER optional though `required` lists it. Repeatable.
+    #[arg(long, value_name = "POINTER")]
+    optional: Vec<String>,
+    /// Accept the property at POINTER under the member name NAME too on decode.
+    /// Repeatable.
+    #[arg(long, value_name = "POINTER=NAME", value_parser = pointer_and)]
+    alias: Vec<(String, String)>,
+    /// Keep the members a schema allows without describing them (no
+    /// `additionalProperties`) in a flattened map, so values re-encode with them.
+    #[arg(long)]
+    keep_undescribed: bool,
+}
+
+impl Overrides {
+    fn apply(&self, builder: rpcsmith_build::Builder) -> rpcsmith_build::Builder {
+        let builder = self.rename.iter().fold(builder, |b, (p, v)| b.rename(p, v));
+        let builder = self
+            .replace
+            .iter()
+            .fold(builder, |b, (p, v)| b.replace(p, v));
+        let builder = self.derive.iter().fold(builder, |b, (p, v)| b.derive(p, v));
+        let builder = self.alias.iter().fold(builder, |b, (p, v)| b.alias(p, v));
+        self.optional
+            .iter()
+            .fold(builder, |b, p| b.optional(p))
+            .keep_undescribed(self.keep_undescribed)
+    }
+}
+
+/// `POINTER=VALUE`, split at the last `=` (a Rust name or path has none).
+fn pointer_and(arg: &str) -> Result<(String, String), String> {
+    match arg.rsplit_once('=') {
+        Some((pointer, value)) if !pointer.is_empty() && !value.is_empty() => {
+            Ok((pointer.to_owned(), value.to_owned()))
+        }
+        _ => Err(format!("expected POINTER=VALUE, found {arg:?}")),
+    }
+}
+
 impl Input {
     fn builder(&self) -> rpcsmith_build::Builder {
         let builder = self
@@ -227,11 +285,13 @@ impl Input {
             .server_to_client
             .iter()
             .fold(builder, |b, pattern| b.server_to_client(pattern));
-        self.subscriptions
+        let builder = self
+            .subscriptions
             .iter()
             .fold(builder, |b, (method, s)| b.subscription(method, s.clone()))
             .conventions(!self.no_conventions)
-            .strict(self.strict)
+            .strict(self.strict);
+        self.overrides.apply(builder)
     }
 }
 

@@ -93,7 +93,7 @@ pub(crate) fn ty_expr(ty: &Ty, spelling: Spelling<'_>) -> String {
         Ty::Bool => "bool".to_owned(),
         Ty::String => spelling.string().to_owned(),
         Ty::Int(i) => int_expr(*i).to_owned(),
-        Ty::Float => "f64".to_owned(),
+        Ty::Number => format!("{SERDE_JSON}::Number"),
         Ty::Named(id) => spelling.defs.get(id.0).map_or_else(
             || "()".to_owned(),
             |d| match &d.replaced_by {
@@ -203,9 +203,9 @@ pub(crate) fn type_docs(docs: &Docs, origin: &str) -> Vec<String> {
     out
 }
 
-/// Whether each type can derive `Eq` (no `f64` anywhere inside).
+/// Whether each type can derive `Eq`.
 ///
-/// A type that holds an `f64` itself (or is a replacement, not known to be `Eq`) is not,
+/// A replacement (not known to be `Eq`) is not,
 /// and neither is any type that names one that is not: propagated backwards along the
 /// names, each type visited once.
 pub(crate) fn eq_types(defs: &[TypeDef]) -> Vec<bool> {
@@ -214,14 +214,13 @@ pub(crate) fn eq_types(defs: &[TypeDef]) -> Vec<bool> {
     let mut not_eq = Vec::new();
     for (i, def) in defs.iter().enumerate() {
         let mut names = Vec::new();
-        let mut float = false;
         for ty in kind_tys(&def.kind) {
-            float |= ty_parts(ty, &mut names);
+            ty_parts(ty, &mut names);
         }
         for n in names.into_iter().filter(|&n| n < defs.len()) {
             named_by[n].push(i);
         }
-        if float || def.replaced_by.is_some() {
+        if def.replaced_by.is_some() {
             eq[i] = false;
             not_eq.push(i);
         }
@@ -262,36 +261,39 @@ fn kind_tys(kind: &Kind) -> Vec<&Ty> {
     out
 }
 
-/// Collects the named types in `ty`; whether it holds an `f64` itself.
-fn ty_parts(ty: &Ty, names: &mut Vec<usize>) -> bool {
+/// Collects the named types in `ty`.
+fn ty_parts(ty: &Ty, names: &mut Vec<usize>) {
     match ty {
-        Ty::Float => true,
-        Ty::Named(id) => {
-            names.push(id.0);
-            false
-        }
+        Ty::Named(id) => names.push(id.0),
         Ty::Option(t) | Ty::Vec(t) | Ty::Array(t, _) | Ty::Map(t) | Ty::Box(t) => {
-            ty_parts(t, names)
+            ty_parts(t, names);
         }
-        Ty::Tuple(ts) => ts.iter().fold(false, |any, t| ty_parts(t, names) | any),
-        _ => false,
+        Ty::Tuple(ts) => ts.iter().for_each(|t| ty_parts(t, names)),
+        _ => {}
     }
 }
 
 /// Which optional traits a type derives (beyond `Debug`, `Clone`, `PartialEq` and serde).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Traits {
-    /// `Eq` (no `f64` inside).
+    /// `Eq` (no replacement inside, which may not be `Eq`).
     pub(crate) eq: bool,
     /// `Copy` and `Hash` (unit-only enums).
     pub(crate) copy: bool,
     /// `Default` (structs whose fields are all optional).
     pub(crate) default: bool,
+    /// `Deserialize` is written by hand (untagged enums), not derived.
+    pub(crate) decoded_by_hand: bool,
 }
 
 /// The derive attribute and the serde crate attribute.
 pub(crate) fn derives(traits: Traits) -> Vec<String> {
-    let Traits { eq, copy, default } = traits;
+    let Traits {
+        eq,
+        copy,
+        default,
+        decoded_by_hand,
+    } = traits;
     // The prelude's derive macros live in the macro namespace: a generated type named
     // `Debug` or `Default` does not shadow them.
     let mut names = vec!["Debug", "Clone"];
@@ -308,12 +310,11 @@ pub(crate) fn derives(traits: Traits) -> Vec<String> {
     if copy {
         names.push("Hash");
     }
-    let serde = [
-        format!("{SERDE}::Serialize"),
-        format!("{SERDE}::Deserialize"),
-    ];
     let mut all: Vec<String> = names.into_iter().map(str::to_owned).collect();
-    all.extend(serde);
+    all.push(format!("{SERDE}::Serialize"));
+    if !decoded_by_hand {
+        all.push(format!("{SERDE}::Deserialize"));
+    }
     vec![
         format!("#[derive({})]", all.join(", ")),
         format!("#[serde(crate = \"{SERDE}\")]"),

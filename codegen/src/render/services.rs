@@ -86,6 +86,9 @@ pub(crate) struct MethodView {
     /// `<Method>Result`.
     pub(crate) result_name: String,
     pub(crate) result_ty: String,
+    /// The result is the type of the same name in `types`: re-exported, not aliased, so
+    /// that `use api::*; use api::types::*;` names one item, never two.
+    pub(crate) result_reexported: bool,
     pub(crate) has_errors: bool,
     /// `<Method>Error`.
     pub(crate) error_name: String,
@@ -295,6 +298,11 @@ fn method(m: &Method, services: &Services, defs: &[TypeDef]) -> MethodView {
     let error_name = format!("{}Error", m.base);
     let subscribe = subscribe(m, services, defs);
     let unsubscribe = unsubscribe(m, services);
+    let result_name = format!("{}Result", m.base);
+    let result_ty = m.result.as_ref().map_or_else(
+        || "()".to_owned(),
+        |t| ty_expr(t, Spelling::beside_types(defs)),
+    );
     MethodView {
         wire: string_literal(&m.wire),
         shown,
@@ -313,11 +321,9 @@ fn method(m: &Method, services: &Services, defs: &[TypeDef]) -> MethodView {
             ParamStructure::Either => "Either",
         },
         is_notification: m.result.is_none(),
-        result_name: format!("{}Result", m.base),
-        result_ty: m.result.as_ref().map_or_else(
-            || "()".to_owned(),
-            |t| ty_expr(t, Spelling::beside_types(defs)),
-        ),
+        result_reexported: result_ty == format!("types::{result_name}"),
+        result_name,
+        result_ty,
         error_ty: if has_errors {
             error_name.clone()
         } else {

@@ -62,10 +62,15 @@ pub(crate) struct TypesFile {
     /// Whether a field is required and nullable: the module then has the helper that
     /// makes serde refuse the field's absence (serde takes a missing `Option` as `None`).
     pub(crate) required_nullable: bool,
+    /// Whether an optional field keeps `null` apart from absence: the module then has
+    /// the helper that decodes a present member as `Some`, a `null` one too.
+    pub(crate) present: bool,
 }
 
 /// The helper named by required nullable fields (`deserialize_with`).
 pub(crate) const REQUIRED_NULLABLE: &str = "required_nullable";
+/// The helper named by optional fields that keep `null` apart from absence.
+pub(crate) const PRESENT: &str = "present";
 
 /// One named type. Exactly one `is_*` flag is set.
 #[derive(Debug, Default, Serialize)]
@@ -85,6 +90,9 @@ pub(crate) struct Item {
     pub(crate) int_variants: Vec<IntVariant>,
     /// The accepted values, for the decode error message of an integer enum.
     pub(crate) expected: String,
+    /// For an untagged enum, whose `Deserialize` is written out (to say why the nearest
+    /// variant failed): its decoding name, as a string literal.
+    pub(crate) untagged: Option<String>,
 }
 
 /// One field of a struct or struct variant.
@@ -104,6 +112,8 @@ pub(crate) struct VariantView {
     pub(crate) docs: Vec<String>,
     pub(crate) attrs: Vec<String>,
     pub(crate) name: String,
+    /// The name as a string literal (for an untagged enum's decode errors).
+    pub(crate) name_literal: String,
     pub(crate) is_newtype: bool,
     pub(crate) is_struct: bool,
     pub(crate) ty: String,
@@ -129,18 +139,23 @@ pub(crate) fn types_file(space: &TypeSpace) -> TypesFile {
         .map(|(def, &eq)| item(def, eq, spelling))
         .collect();
     items.sort_by(|a, b| a.name.cmp(&b.name));
-    let helper = format!("deserialize_with = \"{REQUIRED_NULLABLE}\"");
-    let required_nullable = items.iter().any(|i| {
+    TypesFile {
+        required_nullable: uses_helper(&items, REQUIRED_NULLABLE),
+        present: uses_helper(&items, PRESENT),
+        items,
+    }
+}
+
+/// Whether a field of `items` decodes with the helper `name`.
+fn uses_helper(items: &[Item], name: &str) -> bool {
+    let helper = format!("deserialize_with = \"{name}\"");
+    items.iter().any(|i| {
         let in_variants = i.variants.iter().flat_map(|v| &v.fields);
         i.fields
             .iter()
             .chain(in_variants)
             .any(|f| f.attrs.iter().any(|a| a.contains(&helper)))
-    });
-    TypesFile {
-        items,
-        required_nullable,
-    }
+    })
 }
 
 fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
@@ -155,34 +170,34 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
     };
     match &def.kind {
         Kind::Struct(s) => {
-            let default = s.flattened.is_empty() && s.fields.iter().all(|f| !f.required);
-            attrs.extend(derives(Traits {
-                eq,
-                copy: false,
-                default,
-            }));
-            if s.deny_unknown {
-                attrs.push("#[serde(deny_unknown_fields)]".to_owned());
-            }
+            attrs.extend(struct_attrs(def, s, eq));
             item.is_struct = true;
             item.fields = fields(s, "pub ", spelling);
         }
         Kind::Enum(e) => {
             let copy = e.variants.iter().all(|v| v.payload == Payload::Unit);
+            let untagged = e.tagging == Tagging::Untagged;
             attrs.extend(derives(Traits {
                 eq,
                 copy,
                 default: false,
+                decoded_by_hand: untagged,
             }));
             attrs.extend(tagging(&e.tagging));
             item.is_enum = true;
             item.variants = variants(e, spelling);
+            if untagged {
+                item.untagged = Some(string_literal(&serde_name_text(def)));
+            } else {
+                attrs.push(serde_name(def));
+            }
         }
         Kind::Never => {
             attrs.extend(derives(Traits {
                 eq: true,
                 copy: true,
                 default: false,
+                decoded_by_hand: false,
             }));
             item.is_enum = true;
         }
@@ -196,6 +211,7 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
                 eq,
                 copy: false,
                 default: false,
+                decoded_by_hand: false,
             }));
             attrs.push("#[serde(transparent)]".to_owned());
             item.is_newtype = true;
@@ -204,9 +220,62 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
     }
     if !def.derives.is_empty() && !item.is_alias {
         attrs.push(format!("#[derive({})]", def.derives.join(", ")));
+        // schemars names a schema after the serde name it decodes under, which here
+        // carries the schema's place: its own attribute gives it back the type's name.
+        let schemars = def.derives.iter().any(|d| d.ends_with("JsonSchema"));
+        if schemars
+            && attrs
+                .iter()
+                .any(|a| a.starts_with("#[serde(rename(deserialize"))
+        {
+            attrs.push(format!(
+                "#[schemars(rename = {})]",
+                string_literal(&def.name)
+            ));
+        }
     }
     item.attrs = attrs;
     item
+}
+
+/// The attributes of a struct: derives, its decoding name, and `deny_unknown_fields`.
+fn struct_attrs(def: &TypeDef, s: &Struct, eq: bool) -> Vec<String> {
+    let default = s.flattened.is_empty() && s.fields.iter().all(|f| !f.required);
+    let mut attrs = derives(Traits {
+        eq,
+        copy: false,
+        default,
+        decoded_by_hand: false,
+    });
+    attrs.push(serde_name(def));
+    if !s.flattened.is_empty() || s.extra.is_some() {
+        // serde decodes a struct with a flattened member as a map, without its name:
+        // what it expects carries the schema's place instead.
+        let expecting = format!("struct {}", serde_name_text(def));
+        attrs.push(format!(
+            "#[serde(expecting = {})]",
+            string_literal(&expecting)
+        ));
+    }
+    if s.deny_unknown {
+        attrs.push("#[serde(deny_unknown_fields)]".to_owned());
+    }
+    attrs
+}
+
+/// The name serde gives the type when decoding: its Rust name, then where its schema is
+/// written, which the runtime's decode errors name (`Pet @ #/components/schemas/Pet at
+/// pets.json:18:7`; see `rpcsmith::protocol::mismatch`). Encoding keeps the Rust name.
+fn serde_name_text(def: &TypeDef) -> String {
+    format!("{} @ {}", def.name, def.place)
+}
+
+/// The attribute that gives the type its decoding name ([`serde_name_text`]).
+fn serde_name(def: &TypeDef) -> String {
+    format!(
+        "#[serde(rename(deserialize = {}))]",
+        string_literal(&serde_name_text(def))
+    )
 }
 
 fn int_enum(item: &mut Item, attrs: &mut Vec<String>, values: &[i64]) {
@@ -276,7 +345,15 @@ fn field(f: &Field, vis: &str, namer: &mut Namer, spelling: Spelling<'_>) -> Fie
     if name.trim_start_matches("r#") != f.wire {
         attrs.push(format!("#[serde(rename = {})]", string_literal(&f.wire)));
     }
-    if !f.required && matches!(f.ty, Ty::Option(_)) {
+    for alias in &f.aliases {
+        attrs.push(format!("#[serde(alias = {})]", string_literal(alias)));
+    }
+    if f.keeps_null {
+        attrs.push(format!(
+            "#[serde(default, skip_serializing_if = \"{}::is_none\", deserialize_with = \"{PRESENT}\")]",
+            spelling.option()
+        ));
+    } else if !f.required && matches!(f.ty, Ty::Option(_)) {
         attrs.push(format!(
             "#[serde(default, skip_serializing_if = \"{}::is_none\")]",
             spelling.option()
@@ -334,6 +411,7 @@ fn variants(e: &Enum, spelling: Spelling<'_>) -> Vec<VariantView> {
             VariantView {
                 docs: v.docs.text.as_deref().map(doc_attrs).unwrap_or_default(),
                 attrs,
+                name_literal: string_literal(&name),
                 name,
                 is_newtype,
                 is_struct,

@@ -102,8 +102,9 @@ impl Converter<'_> {
             .filter(|_| !super::place::is_component(&keyed))
             .and_then(|v| serde_json::to_string(v).ok())
             .map(|text| (owner.file, format!("{tag}{text}")));
-        if let Some(ty) = key.as_ref().and_then(|k| self.shapes.get(k)) {
-            return Err(ty.clone());
+        if let Some(ty) = key.as_ref().and_then(|k| self.shapes.get(k)).cloned() {
+            self.also_used_at(&ty, owner);
+            return Err(ty);
         }
         let id = self.reserve(owner);
         self.slots.insert(owner.clone(), Slot::Busy(Some(id)));
@@ -111,6 +112,19 @@ impl Converter<'_> {
             self.shapes.insert(key, Ty::Named(id));
         }
         Ok(id)
+    }
+
+    /// Records that the schema of the named type `ty` is also written at `owner`: its
+    /// place there is one more name candidate (the best place wins, not the first).
+    fn also_used_at(&mut self, ty: &Ty, owner: &Location) {
+        let Ty::Named(id) = ty else { return };
+        let schema = self.resolver.get(owner).cloned_shallow();
+        let more = super::place::candidates(self.resolver, owner, &schema);
+        let site = self.origin(owner);
+        if let Some(def) = self.defs.get_mut(id.0) {
+            def.candidates.extend(more);
+            def.sites.push(site);
+        }
     }
 
     fn convert_fresh(&mut self, at: &Location) -> Ty {
@@ -239,7 +253,7 @@ impl Converter<'_> {
         match ty {
             "string" => Ty::String,
             "integer" => Ty::Int(int_width(s)),
-            "number" => Ty::Float,
+            "number" => Ty::Number,
             "boolean" => Ty::Bool,
             "null" => Ty::Unit,
             "array" => self.convert_array(at, s),

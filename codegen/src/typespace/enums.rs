@@ -208,7 +208,13 @@ impl Converter<'_> {
             .map(|b| {
                 let ty = self.convert(&b.at);
                 let validation = self.validation(&b.at);
-                self.untagged_variant(ty, Docs::of(&b.raw), validation)
+                let mut variant = self.untagged_variant(ty, Docs::of(&b.raw), validation);
+                if let Some(title) = title_word(&b.raw)
+                    && matches!(variant.hint, VariantHint::Word(_))
+                {
+                    variant.hint = VariantHint::Word(title);
+                }
+                variant
             })
             .collect();
         Enum {
@@ -265,7 +271,7 @@ impl Converter<'_> {
             Ty::Bool
         } else if rest.iter().all(|v| v.is_number()) {
             self.unenforced(at, &format!("`enum` {}", list(&rest)));
-            Ty::Float
+            Ty::Number
         } else {
             self.fallback(at, "an `enum` mixing JSON types")
         };
@@ -279,7 +285,7 @@ impl Converter<'_> {
             Value::Number(n) if n.is_i64() => self.int_enum(at, n.as_i64().into_iter().collect()),
             Value::Number(_) => {
                 self.unenforced(at, &format!("`const` {value}"));
-                Ty::Float
+                Ty::Number
             }
             Value::Bool(_) => {
                 self.unenforced(at, &format!("`const` {value}"));
@@ -398,7 +404,7 @@ fn specificity(defs: &[TypeDef], ty: &Ty) -> i32 {
             Ty::Unit => 90,
             Ty::Bool => 85,
             Ty::Int(_) => 75,
-            Ty::Float => 70,
+            Ty::Number => 70,
             Ty::Tuple(_) | Ty::Array(..) => 65,
             Ty::Vec(_) => 45,
             Ty::String => 40,
@@ -495,7 +501,16 @@ fn string_values(raw: &Value) -> Option<Vec<String>> {
         .collect()
 }
 
-/// The variant name of an untagged variant holding an unnamed type.
+/// A branch's `title` when it reads as a name (`"Block hash"` → a variant `BlockHash`
+/// rather than `String2`).
+fn title_word(raw: &Value) -> Option<String> {
+    raw.get("title")
+        .and_then(Value::as_str)
+        .filter(|t| crate::naming::title_is_identifier(t))
+        .map(str::to_owned)
+}
+
+/// The variant name of an untagged variant holding an unnamed type (`String`, `Integer`, …).
 pub(super) fn word_for(ty: &Ty) -> &'static str {
     match ty {
         Ty::Value => "Value",
@@ -504,7 +519,7 @@ pub(super) fn word_for(ty: &Ty) -> &'static str {
         Ty::Bool => "Bool",
         Ty::String => "String",
         Ty::Int(_) => "Integer",
-        Ty::Float => "Number",
+        Ty::Number => "Number",
         Ty::Vec(_) => "Array",
         Ty::Array(..) | Ty::Tuple(_) => "Tuple",
         Ty::Map(_) => "Map",

@@ -61,12 +61,28 @@ pub struct TypeSpace {
     origins: Vec<Location>,
 }
 
+/// Choices about the types that the document leaves open.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Shape {
+    /// Keep the members an object schema allows without describing them (no
+    /// `additionalProperties`: JSON Schema accepts any other member) in a flattened map
+    /// of JSON values, so that a value re-encodes with them. Off by default: the struct
+    /// has its listed fields only, and other members are dropped on decode.
+    pub keep_undescribed: bool,
+}
+
 impl TypeSpace {
     /// Converts every schema reachable from a loaded document (methods' params, results,
     /// errors' `data`, and `components`), then names the types and breaks cycles.
     ///
     /// Problems are collected, not returned: see [`TypeSpace::diagnostics`].
     pub fn build(document: &mut Document) -> TypeSpace {
+        Self::build_with(document, Shape::default())
+    }
+
+    /// [`build`](Self::build), with the choices of `shape`.
+    pub fn build_with(document: &mut Document, shape: Shape) -> TypeSpace {
         let Document {
             resolver,
             root,
@@ -74,6 +90,7 @@ impl TypeSpace {
             ..
         } = document;
         let mut cx = Converter::new(resolver, *root);
+        cx.shape = shape;
         let methods = roots::convert_document(&mut cx, *root, methods);
         let settled = cx.convert_deferred();
         let mut space = TypeSpace {
@@ -124,18 +141,69 @@ impl TypeSpace {
 
     /// Gives each type its name: better-ranked candidates first (component keys, then
     /// titles, then places), then in the order found; collisions get a number.
+    ///
+    /// A schema written in several places (identical inline schemas) has a place name
+    /// from each: the shortest wins (the least nested use, `EthGetBlockByHashResult…`
+    /// rather than `DebugGetBadBlocksResultItemBlock…`), then the first found.
     fn settle_names(&mut self) {
+        let best = |d: &TypeDef| -> Option<(u8, String)> {
+            let rank = d.candidates.iter().map(|c| c.0).min()?;
+            d.candidates
+                .iter()
+                .filter(|c| c.0 == rank)
+                .min_by_key(|c| {
+                    if rank >= place::RANK_PLACE {
+                        c.1.len()
+                    } else {
+                        0
+                    }
+                })
+                .cloned()
+        };
+        let chosen: Vec<Option<(u8, String)>> = self.defs.iter().map(best).collect();
         let mut order: Vec<usize> = (0..self.defs.len()).collect();
-        let rank = |d: &TypeDef| d.candidates.first().map_or(u8::MAX, |c| c.0);
-        order.sort_by_key(|&i| (rank(&self.defs[i]), i));
+        order.sort_by_key(|&i| (chosen[i].as_ref().map_or(u8::MAX, |c| c.0), i));
         let mut namer = Namer::default();
-        for i in order {
-            let base = self.defs[i]
-                .candidates
-                .first()
-                .map_or_else(|| "Type".to_owned(), |c| c.1.clone());
-            self.defs[i].name = namer.claim(&base);
+        let mut beside = self.names_beside();
+        for name in beside.keys() {
+            namer.claim(name);
         }
+        for i in order {
+            let base = chosen[i].as_ref().map_or("Type", |c| c.1.as_str());
+            self.defs[i].name = match beside.get(base) {
+                Some(Some(own)) if *own == i => {
+                    beside.remove(base);
+                    base.to_owned()
+                }
+                _ => namer.claim(base),
+            };
+        }
+    }
+
+    /// The names the module gives its own items beside `types` (`<Method>Params`,
+    /// `<Method>Result`, `<Method>Error`), which a type must not take, or `use api::*;
+    /// use api::types::*;` would name two items; each with the type that may take it
+    /// all the same (a result that is a named type is re-exported under its name).
+    fn names_beside(&self) -> HashMap<String, Option<usize>> {
+        let mut out = HashMap::new();
+        for m in &self.methods {
+            let base = method_base(&m.name);
+            if !m.params.is_empty() {
+                out.insert(format!("{base}Params"), None);
+            }
+            let Some(result) = &m.result else {
+                continue; // a notification has neither result nor errors
+            };
+            if !m.errors.is_empty() {
+                out.insert(format!("{base}Error"), None);
+            }
+            let own = match result {
+                Ty::Named(id) => Some(id.0),
+                _ => None,
+            };
+            out.insert(format!("{base}Result"), own);
+        }
+        out
     }
 }
 
@@ -168,6 +236,8 @@ struct Converter<'r> {
     depth: usize,
     /// Schemas left for later because they sit too deep, with their placeholders.
     deferred: Vec<(Location, TypeId)>,
+    /// The choices the document leaves open.
+    shape: Shape,
 }
 
 impl<'r> Converter<'r> {
@@ -185,6 +255,7 @@ impl<'r> Converter<'r> {
             fallbacks: 0,
             depth: 0,
             deferred: Vec::new(),
+            shape: Shape::default(),
         }
     }
 
@@ -198,11 +269,13 @@ impl<'r> Converter<'r> {
             name: String::new(),
             candidates,
             origin: self.origin(at),
+            place: self.place(at),
             docs: Docs::of(&schema),
             validation,
             kind: Kind::Never,
             replaced_by: None,
             derives: Vec::new(),
+            sites: Vec::new(),
         });
         self.origins.push(at.clone());
         id
@@ -227,6 +300,23 @@ impl<'r> Converter<'r> {
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
         format!("{}#{}", shown.join("/"), at.pointer)
+    }
+
+    /// [`origin`](Self::origin) and `file:line:col` of `at`, the file named as in the
+    /// origin (the document by its file name): `#/components/schemas/Pet at pets.json:18:7`.
+    fn place(&self, at: &Location) -> String {
+        let origin = self.origin(at);
+        let file = match origin.split_once('#') {
+            Some((file, _)) if !file.is_empty() => file.to_owned(),
+            _ => self
+                .resolver
+                .display_path(self.root)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        };
+        let (line, column) = self.resolver.position(at);
+        format!("{origin} at {file}:{line}:{column}")
     }
 
     /// Fills in a reserved type.
@@ -298,4 +388,11 @@ fn is_small(keyword: &str) -> bool {
         keyword,
         "type" | "enum" | "required" | "const" | "examples" | "default"
     )
+}
+
+/// The base of a method's item names (`eth_getBalance` → `EthGetBalance`), as the
+/// service model names them.
+pub(crate) fn method_base(wire: &str) -> String {
+    let rust = crate::naming::field_name(wire);
+    crate::naming::type_name(rust.trim_start_matches("r#"), "T", "Method")
 }

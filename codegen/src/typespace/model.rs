@@ -46,8 +46,10 @@ pub enum Ty {
     String,
     /// An integer of a width.
     Int(Int),
-    /// A JSON number that may have a fraction.
-    Float,
+    /// A JSON number that may have a fraction, kept as written: an integer stays an
+    /// integer on re-encoding (`100`, never `100.0`), and one beyond `f64`'s 2^53 keeps
+    /// every digit (`serde_json::Number`).
+    Number,
     /// A named type of the type space.
     Named(TypeId),
     /// Absent or `null`.
@@ -231,12 +233,23 @@ pub struct Field {
     pub ty: Ty,
     /// Listed in `required`.
     pub required: bool,
+    /// Optional, and its type takes `null` (`["string", "null"]`, any value, `null`):
+    /// `ty` is then `Option<T>` of that type unchanged (`Option<Option<String>>`), a
+    /// member `null` decodes as `Some` of `T`'s null and absence as `None`, so both
+    /// re-encode as they came.
+    pub keeps_null: bool,
     /// Docs of the property schema.
     pub docs: Docs,
     /// The `default` of the property, shown in the docs.
     pub default: Option<Value>,
     /// Validation keywords of the property schema.
     pub validation: Validation,
+    /// Other names the member is accepted under on decode (set by an override: `data`
+    /// for `input`); it is always written under `wire`.
+    pub aliases: Vec<String>,
+    /// Where the property schema is written (`#/components/schemas/Tx/properties/input`),
+    /// empty for a required member no property describes.
+    pub origin: String,
 }
 
 /// A record with named members.
@@ -333,6 +346,9 @@ pub struct TypeDef {
     pub(crate) candidates: Vec<(u8, String)>,
     /// The JSON pointer (and file) it came from, for docs and diagnostics.
     pub origin: String,
+    /// `origin` and the schema's `file:line:col`, for decode errors:
+    /// `#/components/schemas/Pet at pets.json:18:7`.
+    pub place: String,
     /// Docs.
     pub docs: Docs,
     /// Validation keywords of the schema.
@@ -343,4 +359,7 @@ pub struct TypeDef {
     pub replaced_by: Option<String>,
     /// Set by overrides: derives added to the generated type (`schemars::JsonSchema`).
     pub derives: Vec<String>,
+    /// The other places an identical schema is written (`file#pointer`), which share
+    /// this type.
+    pub sites: Vec<String>,
 }

@@ -1,10 +1,12 @@
 //! The user's overrides of generated types: rename, replace with an existing Rust type,
-//! extra derives; each keyed by the schema's JSON pointer.
+//! extra derives; and of their fields, for a reality that deviates from its document: a
+//! required property made optional, other member names accepted on decode. Each keyed
+//! by the schema's JSON pointer.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{Kind, TypeSpace};
+use super::{Kind, Ty, TypeSpace};
 use crate::error::Diagnostic;
 use crate::resolve::{FileId, Resolver};
 use crate::settings::Override;
@@ -13,13 +15,18 @@ use crate::settings::Override;
 pub(crate) const EVERY_TYPE: &str = "*";
 
 impl TypeSpace {
-    /// Applies `overrides` to the named types. A key is the schema's JSON pointer in the
-    /// document (`/components/schemas/Pet`, or `#/components/schemas/Pet`), `file#pointer`
-    /// for a schema in another file (the file relative to the document, or as diagnostics
-    /// name it), or `*` for every type (derives only).
+    /// Applies `overrides` to the named types and their fields. A key is the schema's JSON
+    /// pointer in the document (`/components/schemas/Pet`, or `#/components/schemas/Pet`),
+    /// `file#pointer` for a schema in another file (the file relative to the document, or
+    /// as diagnostics name it), or `*` for every type (derives only). Rename, replace and
+    /// derives apply to a type; `optional` and aliases to a property
+    /// (`/components/schemas/Pet/properties/id`). A schema written identically in several
+    /// places has one type: the pointer of any of them names it.
     ///
-    /// Returns the errors: a key that names no generated type, a name or path that is not
-    /// Rust, a rename onto a name already taken, a rename or replacement under `*`.
+    /// Returns the problems: a key that matches nothing (a warning: the document may have
+    /// changed under it), a name or path that is not Rust, a rename onto a name already
+    /// taken, a rename or replacement under `*`, a type's override on a property or a
+    /// property's on a type.
     pub fn apply_overrides(
         &mut self,
         resolver: &Resolver,
@@ -27,18 +34,18 @@ impl TypeSpace {
         overrides: &BTreeMap<String, Override>,
     ) -> Vec<Diagnostic> {
         let document = resolver.display_path(root).to_path_buf();
-        let mut errors = Vec::new();
+        let mut problems = Vec::new();
         for (key, o) in overrides {
-            let mut error = |message: String| {
-                errors.push(Diagnostic::error(&document, (0, 0), key.as_str(), message));
-            };
+            let at_key =
+                |message: String| Diagnostic::error(&document, (0, 0), key.as_str(), message);
             if let Some(problem) = check(o) {
-                error(format!("override {key:?}: {problem}"));
+                problems.push(at_key(format!("override {key:?}: {problem}")));
                 continue;
             }
             if key == EVERY_TYPE {
-                if o.rename.is_some() || o.replace.is_some() {
-                    error("override \"*\": only derives apply to every type".to_owned());
+                if o.rename.is_some() || o.replace.is_some() || is_for_property(o) {
+                    let message = "override \"*\": only derives apply to every type";
+                    problems.push(at_key(message.to_owned()));
                     continue;
                 }
                 for def in &mut self.defs {
@@ -50,23 +57,52 @@ impl TypeSpace {
                 Some(_) => format!("#{key}"),
                 None => key.clone(),
             };
-            let Some(index) = self
+            let found = |origin: &str| origin == wanted || relative(origin, &document) == wanted;
+            if let Some(index) = self
                 .defs
                 .iter()
-                .position(|d| d.origin == wanted || relative(&d.origin, &document) == wanted)
-            else {
-                error(format!(
-                    "override {key:?}: no generated type comes from this schema"
-                ));
+                .position(|d| found(&d.origin) || d.sites.iter().any(|s| found(s)))
+            {
+                problems.extend(self.apply_to_type(index, key, o, resolver));
                 continue;
-            };
-            errors.extend(self.apply_one(index, o, resolver));
+            }
+            let fields = self.fields_at(&found);
+            if fields.is_empty() {
+                let message = format!(
+                    "override {key:?}: no generated type or field comes from this schema (nothing applied)"
+                );
+                problems.push(Diagnostic::warning(
+                    &document,
+                    (0, 0),
+                    key.as_str(),
+                    message,
+                ));
+            } else if is_for_type(o) {
+                let message = format!(
+                    "override {key:?}: this is a property: rename, replace and derives apply to a type"
+                );
+                problems.push(at_key(message));
+            } else {
+                self.apply_to_fields(&fields, o);
+            }
         }
-        errors
+        problems
     }
 
-    fn apply_one(&mut self, index: usize, o: &Override, resolver: &Resolver) -> Option<Diagnostic> {
+    fn apply_to_type(
+        &mut self,
+        index: usize,
+        key: &str,
+        o: &Override,
+        resolver: &Resolver,
+    ) -> Option<Diagnostic> {
         let at = &self.origins[index];
+        if is_for_property(o) {
+            let message = format!(
+                "override {key:?}: this is a type: `optional` and aliases apply to a property (…/properties/<name>)"
+            );
+            return Some(resolver.error_at(at, message));
+        }
         if let Some(name) = o
             .rename
             .as_ref()
@@ -93,6 +129,65 @@ impl TypeSpace {
         }
         None
     }
+
+    /// The fields whose property schema is at an origin `found` accepts, as `(def,
+    /// field)` indexes: by the field's own origin, or as `<struct>/properties/<wire>`
+    /// for a struct written in several places.
+    fn fields_at(&self, found: &dyn Fn(&str) -> bool) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (d, def) in self.defs.iter().enumerate() {
+            let Kind::Struct(s) = &def.kind else { continue };
+            let places = std::iter::once(&def.origin).chain(&def.sites);
+            let places: Vec<&String> = places.collect();
+            for (f, field) in s.fields.iter().enumerate() {
+                let token = field.wire.replace('~', "~0").replace('/', "~1");
+                let at_place = places
+                    .iter()
+                    .any(|p| found(&format!("{p}/properties/{token}")));
+                if found(&field.origin) || at_place {
+                    out.push((d, f));
+                }
+            }
+        }
+        out
+    }
+
+    /// Makes the fields optional and adds their aliases.
+    fn apply_to_fields(&mut self, fields: &[(usize, usize)], o: &Override) {
+        for &(d, f) in fields {
+            let Kind::Struct(s) = &self.defs[d].kind else {
+                continue;
+            };
+            let mut field = s.fields[f].clone();
+            if o.optional && field.required {
+                field.required = false;
+                field.keeps_null = super::structs::takes_null(&self.defs, &field.ty);
+                field.ty = if field.keeps_null {
+                    Ty::Option(Box::new(field.ty))
+                } else {
+                    field.ty.optional()
+                };
+            }
+            for alias in &o.aliases {
+                if !field.aliases.contains(alias) {
+                    field.aliases.push(alias.clone());
+                }
+            }
+            if let Kind::Struct(s) = &mut self.defs[d].kind {
+                s.fields[f] = field;
+            }
+        }
+    }
+}
+
+/// Whether `o` holds what applies to a type only.
+fn is_for_type(o: &Override) -> bool {
+    o.rename.is_some() || o.replace.is_some() || !o.derives.is_empty()
+}
+
+/// Whether `o` holds what applies to a property only.
+fn is_for_property(o: &Override) -> bool {
+    o.optional || !o.aliases.is_empty()
 }
 
 /// `origin` (`dir/defs/pet.json#/Pet`) relative to the directory of `document`

@@ -15,7 +15,7 @@ const RANK_COMPONENT: u8 = 0;
 /// Rank of a name taken from a `title`.
 const RANK_TITLE: u8 = 1;
 /// Rank of a name taken from the schema's place.
-const RANK_PLACE: u8 = 2;
+pub(super) const RANK_PLACE: u8 = 2;
 /// Rank of a place name that only numbers a variant (last resort).
 const RANK_VARIANT: u8 = 3;
 

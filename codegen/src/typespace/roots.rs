@@ -132,7 +132,7 @@ fn type_word(word: &str) -> Option<Ty> {
     Some(match word {
         "string" => Ty::String,
         "integer" => Ty::Int(super::Int::I64),
-        "number" => Ty::Float,
+        "number" => Ty::Number,
         "boolean" => Ty::Bool,
         "object" => Ty::Object,
         "array" => Ty::Vec(Box::new(Ty::Value)),

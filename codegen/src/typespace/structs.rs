@@ -1,11 +1,9 @@
 //! Objects: records with named fields, maps, and flattened extra members.
 
-use std::collections::HashSet;
-
-use indexmap::IndexMap;
+use indexmap::{IndexMap, IndexSet};
 use serde_json::Value;
 
-use super::model::{Docs, Field, Kind, Struct, Ty};
+use super::model::{Docs, Field, Kind, Struct, Ty, TypeDef};
 use super::{Converter, ShallowClone};
 use crate::resolve::Location;
 
@@ -93,7 +91,7 @@ impl Converter<'_> {
         skip: Option<&str>,
     ) -> Struct {
         let mut props: IndexMap<String, Location> = IndexMap::new();
-        let mut required: HashSet<String> = HashSet::new();
+        let mut required: IndexSet<String> = IndexSet::new();
         let mut deny = !parts.is_empty();
         let mut extra = None;
         for part in parts {
@@ -119,20 +117,31 @@ impl Converter<'_> {
                     deny = false;
                     extra = extra.or(Some(None));
                 }
+                None if self.shape.keep_undescribed => {
+                    deny = false;
+                    extra = extra.or(Some(None));
+                }
                 None => deny = false,
             }
         }
-        let fields = props
+        let extra = extra.map(|loc| match loc {
+            Some(loc) => self.convert(&loc),
+            None => Ty::Value,
+        });
+        // A type merged in whole may describe a required member: it is left to it.
+        let undescribed = if flattened.is_empty() {
+            undescribed_required(&required, &props, skip, extra.as_ref())
+        } else {
+            Vec::new()
+        };
+        let mut fields: Vec<Field> = props
             .into_iter()
             .map(|(wire, loc)| {
                 let is_required = required.contains(&wire);
                 self.field(wire, &loc, is_required)
             })
             .collect();
-        let extra = extra.map(|loc| match loc {
-            Some(loc) => self.convert(&loc),
-            None => Ty::Value,
-        });
+        fields.extend(undescribed);
         Struct {
             fields,
             deny_unknown: deny && flattened.is_empty() && extra.is_none(),
@@ -141,18 +150,71 @@ impl Converter<'_> {
         }
     }
 
-    /// One field: the property schema's type, `Option` unless required.
+    /// One field: the property schema's type, `Option` unless required (of the type
+    /// unchanged when it takes `null`: see [`Field::keeps_null`]).
     fn field(&mut self, wire: String, at: &Location, required: bool) -> Field {
         let ty = self.convert(at);
         let raw = self.resolver.get(at).cloned_shallow();
         let validation = self.validation(at);
+        let keeps_null = !required && takes_null(&self.defs, &ty);
+        let ty = match (required, keeps_null) {
+            (true, _) => ty,
+            (false, true) => Ty::Option(Box::new(ty)),
+            (false, false) => ty.optional(),
+        };
         Field {
             wire,
-            ty: if required { ty } else { ty.optional() },
+            ty,
             required,
+            keeps_null,
             docs: Docs::of(&raw),
             default: raw.get("default").cloned(),
             validation,
+            aliases: Vec::new(),
+            origin: self.origin(at),
         }
     }
+}
+
+/// The fields of the members `required` lists and no property describes (but `skip`, an
+/// internal tag): each is still a member every value has, holding what the other members
+/// hold (`extra`, else any value).
+fn undescribed_required(
+    required: &IndexSet<String>,
+    props: &IndexMap<String, Location>,
+    skip: Option<&str>,
+    extra: Option<&Ty>,
+) -> Vec<Field> {
+    required
+        .iter()
+        .filter(|r| !props.contains_key(*r) && Some(r.as_str()) != skip)
+        .map(|wire| Field {
+            wire: wire.clone(),
+            ty: extra.cloned().unwrap_or(Ty::Value),
+            required: true,
+            keeps_null: false,
+            docs: Docs::default(),
+            default: None,
+            validation: Default::default(),
+            aliases: Vec::new(),
+            origin: String::new(),
+        })
+        .collect()
+}
+
+/// Whether `ty` decodes from `null`: an `Option`, `()`, any value, or a name for one.
+pub(super) fn takes_null(defs: &[TypeDef], ty: &Ty) -> bool {
+    let mut ty = ty;
+    for _ in 0..=defs.len() {
+        match ty {
+            Ty::Option(_) | Ty::Unit | Ty::Value => return true,
+            Ty::Box(inner) => ty = inner,
+            Ty::Named(id) => match defs.get(id.0).map(|d| &d.kind) {
+                Some(Kind::Alias(inner) | Kind::Newtype(inner)) => ty = inner,
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    false
 }

@@ -94,3 +94,25 @@ pub fn include_dirs(document: &str) -> Vec<&'static str> {
         Vec::new()
     }
 }
+
+/// A legacy transaction as a widely used Ethereum dev node answers
+/// `eth_getTransactionByHash`: every member execution-apis requires but
+/// `blockTimestamp`, which such nodes leave out (issue 13). JSON text.
+pub const DEV_NODE_TRANSACTION: &str = r#"{
+    "blockHash": "0x6b8d6bbe3ba2ae4df5e6e31ee39ab1e1b2e3ba7b4b0c6ea7e2d1a8cc1f1e2a3b",
+    "blockNumber": "0x1",
+    "from": "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+    "gas": "0x5208",
+    "gasPrice": "0x3b9aca00",
+    "hash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+    "input": "0x",
+    "nonce": "0x0",
+    "to": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+    "transactionIndex": "0x0",
+    "value": "0xde0b6b3a7640000",
+    "type": "0x0",
+    "chainId": "0x7a69",
+    "v": "0xf4f5",
+    "r": "0x3c3bd3e9a5f1e3f2c0c9e8e45d4f7c4f2b1f1f0f3e2d1c0b0a09080706050403",
+    "s": "0x1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a"
+}"#;

@@ -43,6 +43,11 @@ pub mod fallbacks {
     include!("../../../codegen/tests/golden/types/fallbacks.rs");
 }
 
+/// Generated from `codegen/tests/fixtures/types/fidelity.json`.
+pub mod fidelity {
+    include!("../../../codegen/tests/golden/types/fidelity.rs");
+}
+
 /// Generated from `codegen/tests/fixtures/types/integers.json`.
 pub mod integers {
     include!("../../../codegen/tests/golden/types/integers.rs");

@@ -50,6 +50,63 @@ fn nullable_fields_take_null() {
     );
 }
 
+/// Decodes `text` as `T` and encodes it back as text (numbers exactly as written).
+fn round_text<T>(text: &str) -> String
+where
+    T: rpcsmith::__private::serde::Serialize + rpcsmith::__private::serde::de::DeserializeOwned,
+{
+    let decoded: T = serde_json::from_str(text).expect("decodes");
+    serde_json::to_string(&decoded).expect("encodes")
+}
+
+#[test]
+fn a_required_member_no_property_describes_is_a_field() {
+    use fidelity::types::{Measures, Receipt};
+    same::<Receipt>(json!({"id": 1, "blockTimestamp": "0x5"}));
+    refused::<Receipt>(json!({"id": 1}), "missing field `blockTimestamp`");
+    // Under `additionalProperties`, the member holds what the others hold.
+    same::<Measures>(json!({"total": 3, "unit": "kg", "tare": 1}));
+    refused::<Measures>(json!({"total": "3"}), "invalid type");
+    refused::<Measures>(json!({"unit": "kg"}), "missing field `total`");
+}
+
+#[test]
+fn numbers_keep_integers_and_every_digit() {
+    use fidelity::types::Receipt;
+    let written = r#"{"id":1,"amount":100,"blockTimestamp":0}"#;
+    assert_eq!(round_text::<Receipt>(written), written);
+    let written = r#"{"id":1,"amount":1.5,"blockTimestamp":0}"#;
+    assert_eq!(round_text::<Receipt>(written), written);
+    let written = r#"{"id":1,"amount":18446744073709551615,"blockTimestamp":0}"#;
+    assert_eq!(round_text::<Receipt>(written), written);
+}
+
+#[test]
+fn optional_nullable_members_tell_null_from_absent() {
+    use fidelity::types::Receipt;
+    let null: Receipt =
+        serde_json::from_value(json!({"id": 1, "blockTimestamp": 0, "note": null, "memo": null}))
+            .unwrap();
+    assert_eq!(null.note, Some(None));
+    assert_eq!(null.memo, Some(Value::Null));
+    let absent: Receipt = serde_json::from_value(json!({"id": 1, "blockTimestamp": 0})).unwrap();
+    assert_eq!((absent.note, absent.memo), (None, None));
+    same::<Receipt>(json!({"id": 1, "blockTimestamp": 0, "note": null, "memo": null}));
+    same::<Receipt>(json!({"id": 1, "blockTimestamp": 0, "note": "n", "memo": [1]}));
+    same::<Receipt>(json!({"id": 1, "blockTimestamp": 0}));
+}
+
+#[test]
+fn variants_are_named_by_their_titles() {
+    use fidelity::types::BlockRef;
+    let number: BlockRef = serde_json::from_value(json!("0x1")).unwrap();
+    assert_eq!(number, BlockRef::BlockNumber("0x1".to_owned()));
+    assert!(matches!(
+        BlockRef::BlockHash(String::new()),
+        BlockRef::BlockHash(_)
+    ));
+}
+
 #[test]
 fn external_tagging_is_serde_shaped() {
     use one_of_external::types::{Rect, Shape};
@@ -84,9 +141,9 @@ fn untagged_tries_the_most_specific_first() {
     let id: BlockId = serde_json::from_value(json!("latest")).unwrap();
     assert_eq!(id, BlockId::Tag(Tag::Latest));
     let id: BlockId = serde_json::from_value(json!("0xabc")).unwrap();
-    assert_eq!(id, BlockId::String("0xabc".into()));
+    assert_eq!(id, BlockId::BlockHash("0xabc".into()));
     let id: BlockId = serde_json::from_value(json!(12)).unwrap();
-    assert_eq!(id, BlockId::Integer(12));
+    assert_eq!(id, BlockId::BlockNumber(12));
     same::<BlockId>(json!({"block_number": 1, "require_canonical": true}));
     same::<BlockId>(json!({"block_hash": "0x1"}));
 }

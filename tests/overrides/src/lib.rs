@@ -1,5 +1,6 @@
 //! Types generated with overrides: `Pet` renamed `Animal`, `Money` replaced by
-//! [`money::Cents`], `schemars::JsonSchema` derived on every type.
+//! [`money::Cents`], `schemars::JsonSchema` derived on every type; a document whose
+//! undescribed members are kept; Ethereum's document bent to real nodes.
 #![deny(warnings)]
 
 pub mod money {
@@ -16,4 +17,17 @@ pub mod money {
 rpcsmith::include_api!(
     /// The API generated from `shop.json`.
     pub shop
+);
+
+rpcsmith::include_api!(
+    /// The API generated from `loose.json`, keeping the members its schemas allow
+    /// without describing them.
+    pub loose
+);
+
+#[cfg(corpus)]
+rpcsmith::include_api!(
+    /// Ethereum's execution-apis (`refs-openrpc.json`) with `blockTimestamp` optional on
+    /// transactions and `data` accepted for `input`.
+    pub eth
 );

@@ -33,3 +33,20 @@ fn every_type_derives_json_schema() {
 fn a_derive_on_one_type_applies_to_it() {
     assert!(Kind::Cat < Kind::Dog);
 }
+
+#[test]
+fn undescribed_members_are_kept_when_asked() {
+    use rpcsmith_overrides::loose::types::{Closed, Event};
+    let written = serde_json::json!({"kind": "tick", "at": 3, "source": {"id": 7}, "tags": []});
+    let event: Event = serde_json::from_value(written.clone()).unwrap();
+    assert_eq!(event.extra["source"], serde_json::json!({"id": 7}));
+    assert_eq!(serde_json::to_value(&event).unwrap(), written);
+    // A closed object has nothing undescribed to keep, and still refuses other members.
+    let closed = serde_json::from_value::<Closed>(serde_json::json!({"kind": "x", "y": 1}));
+    assert!(
+        closed
+            .unwrap_err()
+            .to_string()
+            .contains("unknown field `y`")
+    );
+}

@@ -29,6 +29,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Currency @ shared.json#/components/schemas/Currency at shared.json:13:7"
+            )
+        )]
         pub enum Currency {
             #[serde(rename = "EUR")]
             Eur,
@@ -45,6 +50,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "DivideError1Data @ #/methods/2/errors/0/data at features.json:37:11"
+            )
+        )]
         pub struct DivideError1Data {
             pub numerator: i64,
         }
@@ -60,6 +70,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Money @ shared.json#/components/schemas/Money at shared.json:4:7"
+            )
+        )]
         pub struct Money {
             pub amount: i64,
             pub currency: Currency,

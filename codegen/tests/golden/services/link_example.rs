@@ -29,6 +29,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "GetPullRequestsByRepositoryState @ #/methods/3/params/2/schema at link-example-openrpc.json:107:21"
+            )
+        )]
         pub enum GetPullRequestsByRepositoryState {
             #[serde(rename = "open")]
             Open,
@@ -48,6 +53,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Pullrequest @ #/components/schemas/pullrequest at link-example-openrpc.json:257:13"
+            )
+        )]
         pub struct Pullrequest {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub id: Option<i64>,
@@ -69,6 +79,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Repository @ #/components/schemas/repository at link-example-openrpc.json:246:13"
+            )
+        )]
         pub struct Repository {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub slug: Option<String>,
@@ -86,6 +101,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "User @ #/components/schemas/user at link-example-openrpc.json:235:13"
+            )
+        )]
         pub struct User {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub username: Option<String>,

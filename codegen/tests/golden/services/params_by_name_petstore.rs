@@ -27,6 +27,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Pet @ #/components/schemas/Pet at params-by-name-petstore-openrpc.json:113:13"
+            )
+        )]
         pub struct Pet {
             pub id: i64,
             pub name: String,

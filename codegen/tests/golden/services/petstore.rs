@@ -27,6 +27,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Pet @ #/components/schemas/Pet at petstore-openrpc.json:178:13"
+            )
+        )]
         pub struct Pet {
             pub id: PetId,
             pub name: String,

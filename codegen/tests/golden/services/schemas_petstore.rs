@@ -31,6 +31,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Kind @ #/components/schemas/Kind at petstore.json:50:7"
+            )
+        )]
         pub enum Kind {
             #[serde(rename = "cat")]
             Cat,
@@ -51,6 +56,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "NotFound @ #/components/schemas/NotFound at petstore.json:62:7"
+            )
+        )]
         pub struct NotFound {
             pub id: PetId,
         }
@@ -66,6 +76,9 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(deserialize = "Pet @ #/components/schemas/Pet at petstore.json:51:7")
+        )]
         pub struct Pet {
             pub id: PetId,
             pub name: String,

@@ -31,6 +31,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Option @ #/components/schemas/Option at std_names.json:372:7"
+            )
+        )]
         pub enum Option {
             #[serde(rename = "some")]
             Some,
@@ -93,6 +98,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "SelfValue @ #/components/schemas/Self at std_names.json:327:7"
+            )
+        )]
         pub struct SelfValue {
             #[serde(rename = "self")]
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -109,6 +119,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "SelfValue2 @ #/components/schemas/self at std_names.json:335:7"
+            )
+        )]
         pub struct SelfValue2 {
             #[serde(rename = "Self")]
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -126,6 +141,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "SelfValue3 @ #/components/schemas/SELF at std_names.json:343:7"
+            )
+        )]
         pub enum SelfValue3 {
             #[serde(rename = "self")]
             SelfValue,
@@ -147,6 +167,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "String @ #/components/schemas/String at std_names.json:351:7"
+            )
+        )]
         pub struct String {
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub text: ::std::option::Option<::std::string::String>,

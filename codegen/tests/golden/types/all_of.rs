@@ -27,6 +27,9 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(deserialize = "Base @ #/components/schemas/Base at all_of.json:6:3")
+        )]
         pub struct Base {
             pub id: String,
         }
@@ -40,6 +43,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Extended @ #/components/schemas/Extended at all_of.json:7:3"
+            )
+        )]
         pub struct Extended {
             pub id: String,
             pub size: i32,
@@ -55,6 +63,14 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "WithChoice @ #/components/schemas/WithChoice at all_of.json:19:3"
+            )
+        )]
+        #[serde(
+            expecting = "struct WithChoice @ #/components/schemas/WithChoice at all_of.json:19:3"
+        )]
         pub struct WithChoice {
             pub id: String,
             #[serde(flatten)]
@@ -70,6 +86,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "WithChoiceKind @ #/components/schemas/WithChoice/allOf/1 at all_of.json:22:7"
+            )
+        )]
         pub enum WithChoiceKind {
             Left(String),
             Right(i64),
@@ -84,6 +105,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Wrapper @ #/components/schemas/Wrapper at all_of.json:14:3"
+            )
+        )]
         pub struct Wrapper {
             /// The base, through an allOf wrapper.
             pub base: Base,

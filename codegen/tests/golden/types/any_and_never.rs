@@ -31,12 +31,21 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Holder @ #/components/schemas/Holder at any_and_never.json:9:3"
+            )
+        )]
         pub struct Holder {
             pub any: ::rpcsmith::__private::serde_json::Value,
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub never: Option<HolderNever>,
             /// Any value, described.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(
+                default,
+                skip_serializing_if = "Option::is_none",
+                deserialize_with = "present"
+            )]
             pub described: Option<::rpcsmith::__private::serde_json::Value>,
         }
         /// Generated from `#/components/schemas/Holder/properties/never`.
@@ -65,5 +74,19 @@ mod generated {
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub enum Nothing {}
+        /// Decodes a member that is present, `null` included, as `Some` (serde would take a
+        /// `null` as `None`, as if the member were absent).
+        fn present<'de, D, T>(
+            deserializer: D,
+        ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
+        where
+            D: ::rpcsmith::__private::serde::Deserializer<'de>,
+            T: ::rpcsmith::__private::serde::Deserialize<'de>,
+        {
+            <T as ::rpcsmith::__private::serde::Deserialize<
+                'de,
+            >>::deserialize(deserializer)
+                .map(::std::option::Option::Some)
+        }
     }
 }

@@ -18,7 +18,7 @@ mod generated {
     )]
     pub mod types {
         /// Generated from `#/components/schemas/Address`.
-        pub type Address = [f64; 20];
+        pub type Address = [::rpcsmith::__private::serde_json::Number; 20];
         /// Generated from `#/components/schemas/Anything`.
         pub type Anything = Vec<::rpcsmith::__private::serde_json::Value>;
         /// Generated from `#/components/schemas/LotusList`.

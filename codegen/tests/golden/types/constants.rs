@@ -27,11 +27,20 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Versioned @ #/components/schemas/Versioned at constants.json:6:3"
+            )
+        )]
         pub struct Versioned {
             pub version: VersionedVersion,
             pub jsonrpc: VersionedJsonrpc,
             pub flag: bool,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(
+                default,
+                skip_serializing_if = "Option::is_none",
+                deserialize_with = "present"
+            )]
             pub nothing: Option<()>,
         }
         /// Generated from `#/components/schemas/Versioned/properties/jsonrpc`.
@@ -46,9 +55,14 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "VersionedJsonrpc @ #/components/schemas/Versioned/properties/jsonrpc at constants.json:9:48"
+            )
+        )]
         pub enum VersionedJsonrpc {
             #[serde(rename = "2.0")]
-            V20,
+            V2_0,
         }
         /// Generated from `#/components/schemas/Versioned/properties/version`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,6 +103,20 @@ mod generated {
                     }
                 }
             }
+        }
+        /// Decodes a member that is present, `null` included, as `Some` (serde would take a
+        /// `null` as `None`, as if the member were absent).
+        fn present<'de, D, T>(
+            deserializer: D,
+        ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
+        where
+            D: ::rpcsmith::__private::serde::Deserializer<'de>,
+            T: ::rpcsmith::__private::serde::Deserialize<'de>,
+        {
+            <T as ::rpcsmith::__private::serde::Deserialize<
+                'de,
+            >>::deserialize(deserializer)
+                .map(::std::option::Option::Some)
         }
     }
 }

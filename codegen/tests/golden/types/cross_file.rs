@@ -27,6 +27,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Account @ shared/common.json#/components/schemas/Account at shared/common.json:8:7"
+            )
+        )]
         pub struct Account {
             pub address: Address,
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -46,6 +51,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Transfer @ #/components/schemas/Transfer at cross_file.json:13:7"
+            )
+        )]
         pub struct Transfer {
             pub from: Account,
             pub to: Account,

@@ -38,6 +38,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Documented @ #/components/schemas/Documented at docs.json:6:3"
+            )
+        )]
         pub struct Documented {
             /// Use `new`.
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -63,6 +68,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Legacy @ #/components/schemas/Legacy at docs.json:16:3"
+            )
+        )]
         pub enum Legacy {
             #[serde(rename = "a")]
             A,
@@ -78,6 +88,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "UsesLegacy @ #/components/schemas/UsesLegacy at docs.json:17:3"
+            )
+        )]
         pub struct UsesLegacy {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub legacy: Option<Legacy>,

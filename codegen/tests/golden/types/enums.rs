@@ -78,6 +78,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "MaybeColor @ #/components/schemas/MaybeColor at enums.json:8:3"
+            )
+        )]
         pub enum MaybeColor {
             #[serde(rename = "red")]
             Red,
@@ -85,7 +90,7 @@ mod generated {
             Green,
         }
         /// Generated from `#/components/schemas/Ratio`.
-        pub type Ratio = f64;
+        pub type Ratio = ::rpcsmith::__private::serde_json::Number;
         /// Generated from `#/components/schemas/Status`.
         #[derive(
             Debug,
@@ -98,6 +103,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Status @ #/components/schemas/Status at enums.json:6:3"
+            )
+        )]
         pub enum Status {
             #[serde(rename = "ACCEPTED_ON_L1")]
             AcceptedOnL1,

@@ -28,9 +28,9 @@ mod generated {
         /// Generated from `#/components/schemas/Either`.
         pub type Either = bool;
         /// Generated from `#/components/schemas/Half`.
-        pub type Half = f64;
+        pub type Half = ::rpcsmith::__private::serde_json::Number;
         /// Generated from `#/components/schemas/Halves`.
-        pub type Halves = f64;
+        pub type Halves = ::rpcsmith::__private::serde_json::Number;
         /// Generated from `#/components/schemas/Mixed`.
         pub type Mixed = ::rpcsmith::__private::serde_json::Value;
         /// Generated from `#/components/schemas/NotOnly`.

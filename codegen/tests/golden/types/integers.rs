@@ -22,10 +22,16 @@ mod generated {
             Debug,
             Clone,
             PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Widths @ #/components/schemas/Widths at integers.json:6:3"
+            )
+        )]
         pub struct Widths {
             pub a: i32,
             pub b: u8,
@@ -37,7 +43,7 @@ mod generated {
             pub h: i8,
             pub i: u64,
             pub j: i64,
-            pub k: f64,
+            pub k: ::rpcsmith::__private::serde_json::Number,
         }
     }
 }

@@ -35,6 +35,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Closed @ #/components/schemas/Closed at maps.json:43:7"
+            )
+        )]
         #[serde(deny_unknown_fields)]
         pub struct Closed {
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,6 +56,9 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(deserialize = "Empty @ #/components/schemas/Empty at maps.json:52:7")
+        )]
         #[serde(deny_unknown_fields)]
         pub struct Empty {}
         /// Generated from `#/components/schemas/GoMap`.
@@ -65,6 +73,14 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Labelled @ #/components/schemas/Labelled at maps.json:29:7"
+            )
+        )]
+        #[serde(
+            expecting = "struct Labelled @ #/components/schemas/Labelled at maps.json:29:7"
+        )]
         pub struct Labelled {
             pub name: String,
             #[serde(flatten)]
@@ -81,6 +97,14 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "OpenEnded @ #/components/schemas/OpenEnded at maps.json:59:7"
+            )
+        )]
+        #[serde(
+            expecting = "struct OpenEnded @ #/components/schemas/OpenEnded at maps.json:59:7"
+        )]
         pub struct OpenEnded {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub justification: Option<String>,

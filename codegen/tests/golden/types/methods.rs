@@ -27,6 +27,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Block @ #/components/schemas/Block at methods.json:22:3"
+            )
+        )]
         pub struct Block {
             pub number: i64,
         }
@@ -40,6 +45,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "EthGetBlockByNumberErrorMinus32000Data @ #/methods/0/errors/0/data at methods.json:12:59"
+            )
+        )]
         pub struct EthGetBlockByNumberErrorMinus32000Data {
             pub hint: String,
         }
@@ -54,6 +64,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "EthGetBlockByNumberOptions @ #/methods/0/params/1/schema at methods.json:9:28"
+            )
+        )]
         pub struct EthGetBlockByNumberOptions {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub full: Option<bool>,
@@ -69,6 +84,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "FilecoinChainHeadResult @ #/methods/1/result/schema at methods.json:18:33"
+            )
+        )]
         pub struct FilecoinChainHeadResult {
             #[serde(rename = "Height")]
             #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -27,6 +27,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "BlockHeader @ #/components/schemas/BLOCK_HEADER at names.json:6:3"
+            )
+        )]
         pub struct BlockHeader {
             pub r#type: String,
             #[serde(rename = "parentHash")]
@@ -56,6 +61,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "BlockHeader2 @ #/components/schemas/BlockHeader at names.json:19:3"
+            )
+        )]
         pub struct BlockHeader2 {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub x: Option<String>,
@@ -71,6 +81,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "BlockHeaderNestedObject @ #/components/schemas/BLOCK_HEADER/properties/nested-object at names.json:16:7"
+            )
+        )]
         pub struct BlockHeaderNestedObject {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub inner: Option<String>,
@@ -83,13 +98,19 @@ mod generated {
             Clone,
             Default,
             PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "FancyPoint @ #/components/schemas/Titled/properties/p at names.json:20:49"
+            )
+        )]
         pub struct FancyPoint {
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub x: Option<f64>,
+            pub x: Option<::rpcsmith::__private::serde_json::Number>,
         }
         /// Generated from `#/components/schemas/Result`.
         #[derive(
@@ -102,6 +123,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Result @ #/components/schemas/Result at names.json:21:3"
+            )
+        )]
         pub struct Result {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub ok: Option<bool>,
@@ -112,10 +138,16 @@ mod generated {
             Clone,
             Default,
             PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Titled @ #/components/schemas/Titled at names.json:20:3"
+            )
+        )]
         pub struct Titled {
             /// Fancy Point
             #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -22,10 +22,16 @@ mod generated {
             Debug,
             Clone,
             PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Nullables @ #/components/schemas/Nullables at nullable.json:6:3"
+            )
+        )]
         pub struct Nullables {
             #[serde(deserialize_with = "required_nullable")]
             pub a: Option<String>,
@@ -35,21 +41,31 @@ mod generated {
             pub c: Option<i64>,
             #[serde(deserialize_with = "required_nullable")]
             pub d: Option<Point>,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub e: Option<u32>,
+            #[serde(
+                default,
+                skip_serializing_if = "Option::is_none",
+                deserialize_with = "present"
+            )]
+            pub e: Option<Option<u32>>,
         }
         /// Generated from `#/components/schemas/Point`.
         #[derive(
             Debug,
             Clone,
             PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Point @ #/components/schemas/Point at nullable.json:17:3"
+            )
+        )]
         pub struct Point {
-            pub x: f64,
-            pub y: f64,
+            pub x: ::rpcsmith::__private::serde_json::Number,
+            pub y: ::rpcsmith::__private::serde_json::Number,
         }
         /// Decodes a field that must be present but may be `null` (serde would take its
         /// absence as `None`).
@@ -65,6 +81,20 @@ mod generated {
             > as ::rpcsmith::__private::serde::Deserialize<
                 'de,
             >>::deserialize(deserializer)
+        }
+        /// Decodes a member that is present, `null` included, as `Some` (serde would take a
+        /// `null` as `None`, as if the member were absent).
+        fn present<'de, D, T>(
+            deserializer: D,
+        ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
+        where
+            D: ::rpcsmith::__private::serde::Deserializer<'de>,
+            T: ::rpcsmith::__private::serde::Deserialize<'de>,
+        {
+            <T as ::rpcsmith::__private::serde::Deserialize<
+                'de,
+            >>::deserialize(deserializer)
+                .map(::std::option::Option::Some)
         }
     }
 }

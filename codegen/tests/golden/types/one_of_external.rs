@@ -27,6 +27,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Rect @ #/components/schemas/Rect at one_of_external.json:14:3"
+            )
+        )]
         pub struct Rect {
             pub w: i64,
             pub h: i64,
@@ -38,14 +43,20 @@ mod generated {
             Debug,
             Clone,
             PartialEq,
+            Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Shape @ #/components/schemas/Shape at one_of_external.json:6:3"
+            )
+        )]
         pub enum Shape {
             /// Nothing at all.
             Empty,
-            Circle(f64),
+            Circle(::rpcsmith::__private::serde_json::Number),
             Rect(Rect),
         }
     }

@@ -27,6 +27,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "DeclareTxn @ #/components/schemas/DeclareTxn at one_of_internal.json:18:3"
+            )
+        )]
         pub struct DeclareTxn {
             pub r#type: DeclareTxnType,
             pub class_hash: String,
@@ -43,6 +48,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "DeclareTxnType @ #/components/schemas/DeclareTxn/properties/type at one_of_internal.json:18:89"
+            )
+        )]
         pub enum DeclareTxnType {
             #[serde(rename = "DECLARE")]
             Declare,
@@ -58,6 +68,11 @@ mod generated {
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(tag = "kind")]
+        #[serde(
+            rename(
+                deserialize = "Event @ #/components/schemas/Event at one_of_internal.json:6:3"
+            )
+        )]
         pub enum Event {
             #[serde(rename = "created")]
             Created { id: String },
@@ -79,6 +94,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "InvokeTxn @ #/components/schemas/InvokeTxn at one_of_internal.json:17:3"
+            )
+        )]
         pub struct InvokeTxn {
             pub r#type: InvokeTxnType,
             pub calldata: Vec<String>,
@@ -95,6 +115,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "InvokeTxnType @ #/components/schemas/InvokeTxn/properties/type at one_of_internal.json:17:86"
+            )
+        )]
         pub enum InvokeTxnType {
             #[serde(rename = "INVOKE")]
             Invoke,
@@ -102,19 +127,41 @@ mod generated {
         /// Branches by $ref keep their own types; the constant field still discriminates.
         ///
         /// Generated from `#/components/schemas/TxnByRef`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(untagged)]
         pub enum TxnByRef {
             InvokeTxn(InvokeTxn),
             DeclareTxn(DeclareTxn),
+        }
+        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for TxnByRef {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+            {
+                ::rpcsmith::__private::untagged::decode(
+                    deserializer,
+                    "TxnByRef @ #/components/schemas/TxnByRef at one_of_internal.json:13:3",
+                    &[
+                        (
+                            "InvokeTxn",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<InvokeTxn>(value)
+                                    .map(Self::InvokeTxn)
+                            },
+                        ),
+                        (
+                            "DeclareTxn",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<
+                                    DeclareTxn,
+                                >(value)
+                                    .map(Self::DeclareTxn)
+                            },
+                        ),
+                    ],
+                )
+            }
         }
     }
 }

@@ -18,14 +18,7 @@ mod generated {
     )]
     pub mod types {
         /// Generated from `#/components/schemas/BlockId`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(untagged)]
         pub enum BlockId {
@@ -33,9 +26,61 @@ mod generated {
             BlockIdBlockHash(BlockIdBlockHash),
             Tag(Tag),
             /// block number
-            Integer(i64),
+            BlockNumber(i64),
             /// block hash
-            String(String),
+            BlockHash(String),
+        }
+        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for BlockId {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+            {
+                ::rpcsmith::__private::untagged::decode(
+                    deserializer,
+                    "BlockId @ #/components/schemas/BlockId at one_of_untagged.json:6:3",
+                    &[
+                        (
+                            "BlockIdBlockNumber",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<
+                                    BlockIdBlockNumber,
+                                >(value)
+                                    .map(Self::BlockIdBlockNumber)
+                            },
+                        ),
+                        (
+                            "BlockIdBlockHash",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<
+                                    BlockIdBlockHash,
+                                >(value)
+                                    .map(Self::BlockIdBlockHash)
+                            },
+                        ),
+                        (
+                            "Tag",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<Tag>(value)
+                                    .map(Self::Tag)
+                            },
+                        ),
+                        (
+                            "BlockNumber",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<i64>(value)
+                                    .map(Self::BlockNumber)
+                            },
+                        ),
+                        (
+                            "BlockHash",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<String>(value)
+                                    .map(Self::BlockHash)
+                            },
+                        ),
+                    ],
+                )
+            }
         }
         /// Generated from `#/components/schemas/BlockId/oneOf/2`.
         #[derive(
@@ -47,6 +92,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "BlockIdBlockHash @ #/components/schemas/BlockId/oneOf/2 at one_of_untagged.json:10:7"
+            )
+        )]
         pub struct BlockIdBlockHash {
             pub block_hash: String,
         }
@@ -60,25 +110,61 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "BlockIdBlockNumber @ #/components/schemas/BlockId/oneOf/3 at one_of_untagged.json:11:7"
+            )
+        )]
         pub struct BlockIdBlockNumber {
             pub block_number: i64,
             pub require_canonical: bool,
         }
         /// Generated from `#/components/schemas/Loose`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(untagged)]
         pub enum Loose {
             Array(Vec<String>),
             LooseA(LooseA),
             Value(::rpcsmith::__private::serde_json::Value),
+        }
+        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for Loose {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+            {
+                ::rpcsmith::__private::untagged::decode(
+                    deserializer,
+                    "Loose @ #/components/schemas/Loose at one_of_untagged.json:16:3",
+                    &[
+                        (
+                            "Array",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<
+                                    Vec<String>,
+                                >(value)
+                                    .map(Self::Array)
+                            },
+                        ),
+                        (
+                            "LooseA",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<LooseA>(value)
+                                    .map(Self::LooseA)
+                            },
+                        ),
+                        (
+                            "Value",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<
+                                    ::rpcsmith::__private::serde_json::Value,
+                                >(value)
+                                    .map(Self::Value)
+                            },
+                        ),
+                    ],
+                )
+            }
         }
         /// Generated from `#/components/schemas/Loose/anyOf/0`.
         #[derive(
@@ -91,6 +177,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "LooseA @ #/components/schemas/Loose/anyOf/0 at one_of_untagged.json:16:25"
+            )
+        )]
         pub struct LooseA {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
@@ -107,6 +198,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Tag @ #/components/schemas/Tag at one_of_untagged.json:15:3"
+            )
+        )]
         pub enum Tag {
             #[serde(rename = "latest")]
             Latest,

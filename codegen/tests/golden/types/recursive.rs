@@ -18,19 +18,41 @@ mod generated {
     )]
     pub mod types {
         /// Generated from `#/components/schemas/ExecutionError`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(untagged)]
         pub enum ExecutionError {
             ExecutionErrorInner(Box<ExecutionErrorInner>),
             String(String),
+        }
+        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for ExecutionError {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+            {
+                ::rpcsmith::__private::untagged::decode(
+                    deserializer,
+                    "ExecutionError @ #/components/schemas/ExecutionError at recursive.json:7:3",
+                    &[
+                        (
+                            "ExecutionErrorInner",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<
+                                    Box<ExecutionErrorInner>,
+                                >(value)
+                                    .map(Self::ExecutionErrorInner)
+                            },
+                        ),
+                        (
+                            "String",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<String>(value)
+                                    .map(Self::String)
+                            },
+                        ),
+                    ],
+                )
+            }
         }
         /// Generated from `#/components/schemas/ExecutionErrorInner`.
         #[derive(
@@ -42,6 +64,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "ExecutionErrorInner @ #/components/schemas/ExecutionErrorInner at recursive.json:8:3"
+            )
+        )]
         pub struct ExecutionErrorInner {
             pub error: Box<ExecutionError>,
         }
@@ -67,6 +94,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Tree @ #/components/schemas/Tree at recursive.json:6:3"
+            )
+        )]
         pub struct Tree {
             pub value: i64,
             #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -27,6 +27,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Owner @ #/components/schemas/Owner at required_optional.json:16:3"
+            )
+        )]
         pub struct Owner {
             pub email: String,
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -42,6 +47,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Pet @ #/components/schemas/Pet at required_optional.json:6:3"
+            )
+        )]
         pub struct Pet {
             pub id: u64,
             pub name: String,

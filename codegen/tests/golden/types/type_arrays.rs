@@ -23,48 +23,104 @@ mod generated {
             Clone,
             Default,
             PartialEq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct Lotus {
-            #[serde(rename = "Height")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub height: Option<f64>,
-            #[serde(rename = "Name")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub name: Option<String>,
-        }
-        /// Generated from `#/components/schemas/Scalar/type`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(untagged)]
-        pub enum Scalar {
-            Bool(bool),
-            Number(f64),
-            String(String),
-        }
-        /// Generated from `#/components/schemas/StringOrNumber/type`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
             Eq,
             ::rpcsmith::__private::serde::Serialize,
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Lotus @ #/components/schemas/Lotus at type_arrays.json:6:3"
+            )
+        )]
+        #[serde(deny_unknown_fields)]
+        pub struct Lotus {
+            #[serde(rename = "Height")]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub height: Option<::rpcsmith::__private::serde_json::Number>,
+            #[serde(rename = "Name")]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub name: Option<String>,
+        }
+        /// Generated from `#/components/schemas/Scalar/type`.
+        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(untagged)]
+        pub enum Scalar {
+            Bool(bool),
+            Number(::rpcsmith::__private::serde_json::Number),
+            String(String),
+        }
+        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for Scalar {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+            {
+                ::rpcsmith::__private::untagged::decode(
+                    deserializer,
+                    "Scalar @ #/components/schemas/Scalar/type at type_arrays.json:12:15",
+                    &[
+                        (
+                            "Bool",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<bool>(value)
+                                    .map(Self::Bool)
+                            },
+                        ),
+                        (
+                            "Number",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<
+                                    ::rpcsmith::__private::serde_json::Number,
+                                >(value)
+                                    .map(Self::Number)
+                            },
+                        ),
+                        (
+                            "String",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<String>(value)
+                                    .map(Self::String)
+                            },
+                        ),
+                    ],
+                )
+            }
+        }
+        /// Generated from `#/components/schemas/StringOrNumber/type`.
+        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(untagged)]
         pub enum StringOrNumber {
             Integer(i64),
             String(String),
+        }
+        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for StringOrNumber {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+            {
+                ::rpcsmith::__private::untagged::decode(
+                    deserializer,
+                    "StringOrNumber @ #/components/schemas/StringOrNumber/type at type_arrays.json:11:23",
+                    &[
+                        (
+                            "Integer",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<i64>(value)
+                                    .map(Self::Integer)
+                            },
+                        ),
+                        (
+                            "String",
+                            |value| {
+                                ::rpcsmith::__private::untagged::variant::<String>(value)
+                                    .map(Self::String)
+                            },
+                        ),
+                    ],
+                )
+            }
         }
     }
 }

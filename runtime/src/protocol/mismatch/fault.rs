@@ -3,6 +3,7 @@
 //! apart), where (the JSON pointer, built as the fault passes out of each value), and
 //! what the value there was; written in the document's terms by `Display`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, Expected, Unexpected};
@@ -21,6 +22,40 @@ pub(super) struct Fault {
     /// Whether the value the fault is about has been found (the innermost value that
     /// saw it pass): only that one fills in `found` and the expected type.
     placed: bool,
+    /// Which schema says so and which variant came nearest, once known (boxed: most
+    /// faults never know, and a fault is passed up by value through every level).
+    about: Option<Box<About>>,
+}
+
+/// What a fault may know about the document's side of it.
+#[derive(Debug, Default)]
+struct About {
+    /// The schema that says so: the place of the innermost generated type the fault
+    /// passed out of (`#/components/schemas/Tx at api.json:12:5`), from its serde name.
+    schema: Option<Cow<'static, str>>,
+    /// For a value no variant of an untagged enum fits: which variant came nearest, of
+    /// which enum (its schema's place).
+    nearest: Option<Nearest>,
+}
+
+/// The variant of an untagged enum that came nearest to a value.
+#[derive(Debug)]
+pub(super) struct Nearest {
+    /// The variant's name.
+    pub(super) variant: &'static str,
+    /// How many variants were tried.
+    pub(super) of: usize,
+    /// The enum's schema's place, when known.
+    pub(super) schema: Option<&'static str>,
+}
+
+/// What separates a generated type's Rust name from its schema's place in the serde name
+/// the generator gives it for decoding (`Pet @ #/components/schemas/Pet at api.json:12:5`).
+pub(crate) const SCHEMA_MARK: &str = " @ ";
+
+/// The schema's place in a generated type's serde name, if it carries one.
+pub(super) fn schema_of(name: &'static str) -> Option<&'static str> {
+    name.split_once(SCHEMA_MARK).map(|(_, place)| place)
 }
 
 /// What went wrong.
@@ -70,7 +105,66 @@ impl Fault {
             kind,
             found,
             placed: false,
+            about: None,
         }
+    }
+
+    /// The fault, having passed out of the type whose serde name is `name`: the first
+    /// generated type it passes out of is the schema that says so.
+    pub(super) fn in_type(self, name: &'static str) -> Self {
+        match schema_of(name) {
+            Some(place) => self.in_schema(Cow::Borrowed(place)),
+            None => self,
+        }
+    }
+
+    /// [`in_type`](Self::in_type) for a type known only by what its visitor expects
+    /// (`struct Tx @ #/…`).
+    pub(super) fn in_type_expecting(self, expecting: &str) -> Self {
+        match expecting.split_once(SCHEMA_MARK) {
+            Some((_, place)) => self.in_schema(Cow::Owned(place.to_owned())),
+            None => self,
+        }
+    }
+
+    fn in_schema(mut self, place: Cow<'static, str>) -> Self {
+        let about = self.about.get_or_insert_default();
+        if about.schema.is_none() {
+            about.schema = Some(place);
+        }
+        self
+    }
+
+    /// How near the value came to fitting: deeper faults are nearer, and at one depth a
+    /// fault about a member is nearer than one about the kind of value.
+    pub(super) fn nearness(&self) -> (usize, bool) {
+        (self.path.len(), !matches!(self.kind, Kind::Expected(_)))
+    }
+
+    /// The fault of the variant that came nearest, as that of the untagged enum itself.
+    pub(super) fn tried_as(mut self, nearest: Nearest) -> Self {
+        let about = self.about.get_or_insert_default();
+        if about.nearest.is_none() {
+            about.nearest = Some(nearest);
+        }
+        self
+    }
+
+    /// The schema that says so, if known.
+    pub(super) fn schema(&self) -> Option<&str> {
+        self.about.as_ref()?.schema.as_deref()
+    }
+
+    /// Which variant of which untagged enum came nearest, in words.
+    pub(super) fn nearest(&self) -> Option<String> {
+        let nearest = self.about.as_ref()?.nearest.as_ref();
+        nearest.map(|n| {
+            let of = match n.schema {
+                Some(place) => format!("of {place}"),
+                None => String::from("of its enum"),
+            };
+            format!("nearest of {} variants: `{}` {of}", n.of, n.variant)
+        })
     }
 
     /// The fault, its value found: `node` when the fault is about it.
@@ -141,6 +235,11 @@ impl std::error::Error for Fault {}
 impl de::Error for Fault {
     fn custom<T: fmt::Display>(msg: T) -> Self {
         let words = msg.to_string();
+        if words.starts_with(super::untagged::NO_VARIANT)
+            && let Some(fault) = super::untagged::take_nearest()
+        {
+            return fault;
+        }
         if words.starts_with("data did not match any variant of untagged enum") {
             return Fault::new(Kind::NoAlternative, None);
         }

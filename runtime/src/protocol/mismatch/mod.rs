@@ -17,6 +17,14 @@
 //! | a member a closed object does not have | ``unknown member `x` `` |
 //! | a member given twice | ``duplicate member `id` `` |
 //!
+//! Where the type was generated from a document, the message also names the schema that
+//! says so, the innermost generated type the value at fault sits in, by JSON pointer and
+//! `file:line:col` (`(schema #/components/schemas/Tx at api.json:12:5)`); and for a value
+//! that no variant of an untagged enum fits, why the nearest variant failed rather than
+//! that none matched (see [`untagged`]):
+//! ``at /transactions/0: missing member `blockTimestamp` (schema …); nearest of 2
+//! variants: `FullTransactions` of #/…``.
+//!
 //! The expected type is named as JSON Schema would (`an integer`, `a non-negative
 //! integer`, `a number`, `a boolean`, `a string`, `an array`, `an object`, `null`); what
 //! was found likewise, a string quoted as JSON and cut after 32 characters with `…`, so
@@ -34,6 +42,7 @@ mod fault;
 mod reread;
 mod terms;
 mod tree;
+pub mod untagged;
 
 use std::fmt;
 
@@ -50,6 +59,8 @@ use tree::Tree;
 pub struct Mismatch {
     path: String,
     reason: String,
+    schema: Option<String>,
+    nearest: Option<String>,
 }
 
 impl Mismatch {
@@ -65,19 +76,45 @@ impl Mismatch {
         &self.reason
     }
 
+    /// The schema that says so, where the type is generated: its JSON pointer and,
+    /// where the generator knew it, `file:line:col`
+    /// (`#/components/schemas/Tx at api.json:12:5`).
+    pub fn schema(&self) -> Option<&str> {
+        self.schema.as_deref()
+    }
+
+    /// For a value no variant of an untagged enum fits, the variant that came nearest
+    /// (whose fault [`path`](Self::path) and [`reason`](Self::reason) tell):
+    /// ``nearest of 2 variants: `Full` of #/components/schemas/Txs at api.json:40:7``.
+    pub fn nearest(&self) -> Option<&str> {
+        self.nearest.as_deref()
+    }
+
     /// The mismatch after a subject: ``: <reason>``, or `` at <path>: <reason>`` when
     /// the path is not empty (``invalid param `a` at /id: expected …``).
     pub(crate) fn after_subject(&self) -> AfterSubject<'_> {
         AfterSubject(self)
     }
+
+    /// The reason, then the schema and the nearest variant where known.
+    fn write_reason(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.reason)?;
+        if let Some(schema) = &self.schema {
+            write!(f, " (schema {schema})")?;
+        }
+        if let Some(nearest) = &self.nearest {
+            write!(f, "; {nearest}")?;
+        }
+        Ok(())
+    }
 }
 
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.path.as_str() {
-            "" => f.write_str(&self.reason),
-            path => write!(f, "at {path}: {}", self.reason),
+        if !self.path.is_empty() {
+            write!(f, "at {}: ", self.path)?;
         }
+        self.write_reason(f)
     }
 }
 
@@ -89,9 +126,10 @@ pub(crate) struct AfterSubject<'a>(&'a Mismatch);
 impl fmt::Display for AfterSubject<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0.path.as_str() {
-            "" => write!(f, ": {}", self.0.reason),
-            path => write!(f, " at {path}: {}", self.0.reason),
+            "" => f.write_str(": ")?,
+            path => write!(f, " at {path}: ")?,
         }
+        self.0.write_reason(f)
     }
 }
 
@@ -126,11 +164,15 @@ fn carefully<T: DeserializeOwned>(json: &[u8]) -> Result<T, Mismatch> {
         Mismatch {
             path: String::new(),
             reason: format!("not valid JSON: {reason}"),
+            schema: None,
+            nearest: None,
         }
     })?;
     reread::decode(&tree).map_err(|fault| Mismatch {
         path: fault.path(),
         reason: fault.to_string(),
+        schema: fault.schema().map(str::to_owned),
+        nearest: fault.nearest(),
     })
 }
 

@@ -5,8 +5,7 @@
 
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess,
-    VariantAccess, Visitor,
+    self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
 
 use super::fault::{Fault, Hint, Kind};
@@ -14,7 +13,7 @@ use super::terms;
 use super::tree::Tree;
 
 /// Decodes `T` from `tree`.
-pub(super) fn decode<T: DeserializeOwned>(tree: &Tree) -> Result<T, Fault> {
+pub(super) fn decode<'de, T: de::Deserialize<'de>>(tree: &'de Tree) -> Result<T, Fault> {
     T::deserialize(Node(tree)).map_err(|fault| fault.placed(tree, Hint::Any))
 }
 
@@ -117,7 +116,15 @@ impl<'de> Deserializer<'de> for Node<'de> {
         deserialize_f32 "f32" deserialize_f64 "f64" deserialize_bool "a boolean"
         deserialize_char "a character" deserialize_str "a string" deserialize_string "a string"
         deserialize_bytes "a string" deserialize_byte_buf "a string" deserialize_unit "unit"
-        deserialize_seq "a sequence" deserialize_map "a map" deserialize_identifier "a string"
+        deserialize_seq "a sequence" deserialize_identifier "a string"
+    }
+
+    /// A map: also how serde decodes a struct with a flattened member, whose name then
+    /// comes only in what its visitor expects (`struct Tx @ #/…`).
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Fault> {
+        let expecting = (&visitor as &dyn de::Expected).to_string();
+        self.any(visitor, Hint::Serde("a map"))
+            .map_err(|f| f.in_type_expecting(&expecting))
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Fault> {
@@ -170,20 +177,23 @@ impl<'de> Deserializer<'de> for Node<'de> {
     /// Schema `object` matches, so the message says what the schema wants.
     fn deserialize_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Fault> {
         if let Tree::Array(_) = self.0 {
             let expected = Kind::Expected(Some(String::from("an object")));
-            return Err(Fault::new(expected, None).placed(self.0, Hint::Any));
+            return Err(Fault::new(expected, None)
+                .placed(self.0, Hint::Any)
+                .in_type(name));
         }
         self.any(visitor, Hint::Serde("a map"))
+            .map_err(|f| f.in_type(name))
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Fault> {
@@ -195,7 +205,7 @@ impl<'de> Deserializer<'de> for Node<'de> {
             }
             _ => Err(Fault::new(Kind::Expected(None), None)),
         };
-        result.map_err(|f| f.placed(self.0, Hint::OneOf(variants)))
+        result.map_err(|f| f.placed(self.0, Hint::OneOf(variants)).in_type(name))
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Fault> {

@@ -299,3 +299,86 @@ fn no_message_names_rust() {
         }
     }
 }
+
+/// A struct named as the generator names it: its place after the Rust name.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(rename(deserialize = "Full @ #/components/schemas/Full at api.json:3:5"))]
+#[serde(deny_unknown_fields)]
+struct Full {
+    hash: String,
+    stamp: u64,
+}
+
+/// An untagged enum decoded as the generator writes it.
+#[derive(Debug, PartialEq)]
+enum Txs {
+    Hashes(Vec<String>),
+    Full(Vec<Full>),
+}
+
+impl<'de> Deserialize<'de> for Txs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        untagged::decode(
+            deserializer,
+            "Txs @ #/components/schemas/Txs at api.json:9:5",
+            &[
+                ("Hashes", |v| untagged::variant(v).map(Self::Hashes)),
+                ("Full", |v| untagged::variant(v).map(Self::Full)),
+            ],
+        )
+    }
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct Block {
+    txs: Txs,
+}
+
+#[test]
+fn generated_types_name_their_schema_and_the_nearest_variant() {
+    let full = r#"{"txs":[{"hash":"0x1","stamp":5}]}"#;
+    assert_eq!(
+        from_str::<Block>(full),
+        Ok(Block {
+            txs: Txs::Full(vec![Full {
+                hash: "0x1".to_owned(),
+                stamp: 5
+            }])
+        })
+    );
+    assert_eq!(
+        from_str::<Block>(r#"{"txs":["0x1"]}"#),
+        Ok(Block {
+            txs: Txs::Hashes(vec!["0x1".to_owned()])
+        })
+    );
+    let cases = [
+        (
+            r#"{"txs":[{"hash":"0x1"}]}"#,
+            "at /txs/0: missing member `stamp` (schema #/components/schemas/Full at api.json:3:5); nearest of 2 variants: `Full` of #/components/schemas/Txs at api.json:9:5",
+        ),
+        (
+            r#"{"txs":[{"hash":"0x1","stamp":"5"}]}"#,
+            "at /txs/0/stamp: expected a non-negative integer, found a string \"5\" (schema #/components/schemas/Full at api.json:3:5); nearest of 2 variants: `Full` of #/components/schemas/Txs at api.json:9:5",
+        ),
+        (
+            r#"{"txs":[7]}"#,
+            "at /txs/0: expected a string, found an integer 7 (schema #/components/schemas/Txs at api.json:9:5); nearest of 2 variants: `Hashes` of #/components/schemas/Txs at api.json:9:5",
+        ),
+        (
+            r#"{"txs":[{"hash":"0x1","stamp":5,"extra":1}]}"#,
+            "at /txs/0: unknown member `extra` (schema #/components/schemas/Full at api.json:3:5); nearest of 2 variants: `Full` of #/components/schemas/Txs at api.json:9:5",
+        ),
+    ];
+    for (json, expected) in cases {
+        let mismatch = from_str::<Block>(json).unwrap_err();
+        assert_eq!(mismatch.to_string(), expected, "{json}");
+    }
+    // serde_json itself gets the nearest variant's fault in words.
+    let e = serde_json::from_str::<Block>(r#"{"txs":[{"hash":"0x1"}]}"#).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("no variant fits: at /0: missing member `stamp`"),
+        "{e}"
+    );
+}

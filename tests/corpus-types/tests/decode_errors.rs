@@ -1,0 +1,86 @@
+//! What a client or a server says when a value does not fit its generated type: where in
+//! the value, what was wanted, which schema says so (its pointer and `file:line:col`),
+//! and for an untagged enum, why the nearest variant failed. Exact texts, on Ethereum's
+//! execution-apis document (`refs-openrpc.json`), with the values real nodes and client
+//! libraries send where they deviate from it (issue 13).
+
+use rpcsmith::protocol::mismatch;
+use rpcsmith_corpus_types::CORPUS_PRESENT;
+use rpcsmith_corpus_types::d10::types::GenericTransaction;
+use rpcsmith_corpus_types::d10::{EthGetBlockByHashResult, EthGetTransactionByHashResult};
+use serde_json::{Value, json};
+
+/// A legacy transaction as a dev node answers it: all but `blockTimestamp`.
+fn transaction() -> serde_json::Value {
+    serde_json::from_str(rpcsmith_corpus::DEV_NODE_TRANSACTION).expect("JSON")
+}
+
+/// A block as a dev node answers `eth_getBlockByHash(…, true)`, holding `transactions`.
+fn block(transactions: Value) -> Value {
+    let zero32 = format!("0x{}", "0".repeat(64));
+    json!({
+        "hash": zero32, "parentHash": zero32, "sha3Uncles": zero32,
+        "miner": "0x0000000000000000000000000000000000000000",
+        "stateRoot": zero32, "transactionsRoot": zero32, "receiptsRoot": zero32,
+        "logsBloom": format!("0x{}", "0".repeat(512)),
+        "difficulty": "0x0", "number": "0x1", "gasLimit": "0x1c9c380", "gasUsed": "0x5208",
+        "timestamp": "0x6553f100", "extraData": "0x", "mixHash": zero32,
+        "nonce": "0x0000000000000000", "size": "0x2a0", "uncles": [],
+        "transactions": transactions
+    })
+}
+
+fn error<T: serde::de::DeserializeOwned + std::fmt::Debug>(value: &Value) -> String {
+    mismatch::from_str::<T>(&value.to_string())
+        .map(|v| format!("decoded: {v:?}"))
+        .unwrap_or_else(|e| e.to_string())
+}
+
+#[test]
+fn a_missing_required_member_deep_in_a_result() {
+    if !CORPUS_PRESENT {
+        return;
+    }
+    let answer = block(json!([transaction()]));
+    assert_eq!(
+        error::<EthGetBlockByHashResult>(&answer),
+        "at /transactions/0: missing member `blockTimestamp` \
+         (schema #/components/schemas/TransactionInfo at refs-openrpc.json:3240:7); \
+         nearest of 2 variants: `FullTransactions` of \
+         #/components/schemas/Block/properties/transactions at refs-openrpc.json:553:11"
+    );
+    assert_eq!(
+        error::<EthGetTransactionByHashResult>(&transaction()),
+        "missing member `blockTimestamp` \
+         (schema #/components/schemas/TransactionInfo at refs-openrpc.json:3240:7)"
+    );
+}
+
+#[test]
+fn a_wrong_type_inside_an_untagged_enum() {
+    if !CORPUS_PRESENT {
+        return;
+    }
+    let answer = block(json!([5]));
+    assert_eq!(
+        error::<EthGetBlockByHashResult>(&answer),
+        "at /transactions/0: expected a string, found an integer 5 \
+         (schema #/components/schemas/Block/properties/transactions at refs-openrpc.json:553:11); \
+         nearest of 2 variants: `TransactionHashes` of \
+         #/components/schemas/Block/properties/transactions at refs-openrpc.json:553:11"
+    );
+}
+
+#[test]
+fn an_unknown_member_in_a_closed_object() {
+    if !CORPUS_PRESENT {
+        return;
+    }
+    // Client libraries send `eth_call`'s calldata as `data`; the document lists `input`.
+    let call = json!({"to": "0x5fbdb2315678afecb367f032d93f642f64180aa3", "data": "0x70a08231"});
+    assert_eq!(
+        error::<GenericTransaction>(&call),
+        "unknown member `data` \
+         (schema #/components/schemas/GenericTransaction at refs-openrpc.json:1813:7)"
+    );
+}
