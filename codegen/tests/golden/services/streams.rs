@@ -27,6 +27,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Progress @ #/components/schemas/Progress at streams.json:87:7"
+            )
+        )]
         pub struct Progress {
             pub done: i64,
             pub of: i64,
@@ -43,6 +48,9 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(deserialize = "Tick @ #/components/schemas/Tick at streams.json:79:7")
+        )]
         pub struct Tick {
             pub symbol: String,
             pub cents: i64,

@@ -27,6 +27,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "Price @ #/components/schemas/Price at ticker.json:57:7"
+            )
+        )]
         pub struct Price {
             pub symbol: String,
             pub cents: i64,
@@ -43,6 +48,11 @@ mod generated {
             ::rpcsmith::__private::serde::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
+        #[serde(
+            rename(
+                deserialize = "TickerConfirmError20Data @ #/methods/3/errors/0/data at ticker.json:49:11"
+            )
+        )]
         pub struct TickerConfirmError20Data {
             pub reason: String,
         }
