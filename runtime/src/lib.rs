@@ -34,8 +34,8 @@ pub mod __private {
     pub use crate::client::{
         Batch, Client, DeclaredError, Error, Handle, Replies, Subscription, SubscriptionError,
     };
-    pub use crate::protocol::{ErrorObject, Feed};
     pub use crate::protocol::mismatch::untagged;
+    pub use crate::protocol::{ErrorObject, Feed};
     pub use crate::server::failure::answer;
     pub use crate::server::params::{Structure, decode};
     pub use crate::server::{
