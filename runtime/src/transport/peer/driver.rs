@@ -54,6 +54,8 @@ pub(crate) struct Driver<W> {
     /// opens another, and only the pending calls fail).
     final_connection: bool,
     unflushed: bool,
+    /// The flush of what the queue gave was put off for one turn of the scheduler.
+    deferred: bool,
     /// The queue is closed and empty.
     queue_done: bool,
     /// Writing is over: only the stream's close is left.
@@ -85,6 +87,7 @@ impl<W: Wire> Driver<W> {
             keep_alive,
             final_connection,
             unflushed: false,
+            deferred: false,
             queue_done: false,
             closing: false,
             waker: None,
@@ -181,13 +184,17 @@ impl<W: Wire> Driver<W> {
     /// stream took anything.
     fn poll_write(&mut self, cx: &mut Context<'_>) -> io::Result<bool> {
         let mut took = false;
+        let mut queued = false;
         loop {
             if self.held.is_none() {
                 self.held = self.answers.pop();
             }
             if self.held.is_none() && !self.queue_done {
                 match self.queue.poll_recv(cx) {
-                    Poll::Ready(Some(message)) => self.held = Some(message),
+                    Poll::Ready(Some(message)) => {
+                        self.held = Some(message);
+                        queued = true;
+                    }
                     Poll::Ready(None) => self.queue_done = true,
                     Poll::Pending => {}
                 }
@@ -216,11 +223,20 @@ impl<W: Wire> Driver<W> {
             self.unflushed = true;
             took = true;
         }
+        if self.unflushed && queued && !self.deferred {
+            // What the queue gave (pushes, calls answered in tasks, this side's calls)
+            // is flushed after the other tasks had their turn: what they queue for this
+            // connection meanwhile (a fan-out's next items) goes in the same write.
+            self.deferred = true;
+            cx.waker().wake_by_ref();
+            return Ok(took);
+        }
         if self.unflushed
             && let Poll::Ready(flushed) = self.wire.poll_flush(cx)
         {
             flushed?;
             self.unflushed = false;
+            self.deferred = false;
             took = true;
         }
         Ok(took)
