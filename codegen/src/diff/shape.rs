@@ -355,7 +355,8 @@ pub(crate) fn covers(types: &BTreeSet<String>, t: &str) -> bool {
 }
 
 impl Shape {
-    /// A numeric bound as a count (`minItems`, `maxLength`, …).
+    /// A numeric bound as a count (`minItems`, `maxLength`, …); the mock's.
+    #[cfg(feature = "mock")]
     pub(crate) fn count(&self, keyword: &str) -> Option<usize> {
         self.bounds.get(keyword).map(|b| *b as usize)
     }
