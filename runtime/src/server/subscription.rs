@@ -148,6 +148,16 @@ impl<T: Serialize> Shared<T> {
 }
 
 impl<T> Shared<T> {
+    /// An item serialized elsewhere (another instance, through a broker): `json` must
+    /// be one JSON value, which the caller has checked.
+    #[cfg(feature = "broker")]
+    pub(crate) fn from_json(json: Arc<str>) -> Self {
+        Shared {
+            json,
+            _item: PhantomData,
+        }
+    }
+
     /// The item's JSON text.
     pub fn json(&self) -> &str {
         &self.json

@@ -20,6 +20,8 @@
     allow(rustdoc::broken_intra_doc_links)
 )]
 
+#[cfg(feature = "broker")]
+pub mod broker;
 #[cfg(feature = "http")]
 pub mod http;
 #[cfg(feature = "memory")]

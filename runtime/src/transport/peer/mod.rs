@@ -485,7 +485,12 @@ impl Hub {
         let mut message = Vec::with_capacity(64 + method.len());
         crate::protocol::write_typed_call(&mut message, None, method, params)
             .map_err(client::Error::Encode)?;
-        let message = Bytes::from(message);
+        Ok(self.push_all(Bytes::from(message)))
+    }
+
+    /// Queues `message` (a whole JSON-RPC message) on every live connection, as
+    /// [`notify_all`](Self::notify_all) does once it is serialised.
+    pub(crate) fn push_all(&self, message: Bytes) -> Pushed {
         let mut pushed = Pushed::default();
         self.members().retain(|_, member| {
             let Some(outbox) = member.outbox.upgrade() else {
@@ -498,7 +503,7 @@ impl Hub {
             }
             true
         });
-        Ok(pushed)
+        pushed
     }
 }
 
