@@ -1,0 +1,137 @@
+//! One server instance of the scale-out tests and bench: HTTP and WebSocket on one
+//! loopback port (printed as `listening 127.0.0.1:PORT` on stdout once bound), its
+//! notifications and subscription items carried to the other instances through Redis.
+//!
+//! `scaleout-instance ID [REDIS_ADDRESS]`; without a Redis address the instance pushes to
+//! its own connections only. Methods:
+//!
+//! | method | answer |
+//! |---|---|
+//! | `instance` | `ID` |
+//! | `linked` | whether it is subscribed to Redis (always `true` without Redis) |
+//! | `publish [text]` | sends the notification `pushed [ID, text]` to every connection of every instance; `{"sent": n}` with the local connections that took it, or `-32050` when Redis did not take it (`data.sent` as well) |
+//! | `subscribeTicks` | a subscription to the topic `ticks`, items pushed as `tick {"subscription", "result"}` |
+//! | `tick [n]` | publishes `n` to every `subscribeTicks` subscriber of every instance, answered as `publish` |
+
+use rpcsmith::protocol::{ErrorObject, Feed};
+use rpcsmith::server::{CallResult, Context, Dispatch, Failure, Reply, Server, encode, subscribe};
+use rpcsmith::transport::broker::{Fanout, PublishError, Topic, redis::Redis};
+use rpcsmith::transport::http;
+use rpcsmith::transport::peer::{Hub, Peer};
+use rpcsmith::transport::ws::Settings;
+use serde_json::json;
+use serde_json::value::RawValue;
+use tokio::io::AsyncWriteExt;
+
+/// The code of a publish that reached this instance's connections only.
+const NOT_PUBLISHED: i64 = -32050;
+/// How many ticks wait for one subscriber's connection.
+const TICK_BUFFER: usize = 1024;
+
+static TICKS: Feed = Feed::push("tick", "subscription", "result");
+
+struct Instance {
+    id: String,
+    hub: Hub,
+    /// `None` without Redis.
+    broker: Option<(Fanout, Topic<u64>)>,
+}
+
+impl Dispatch for Instance {
+    fn call(&self, method: &str, params: Option<&RawValue>, cx: Context) -> Reply {
+        let params = params.map_or("null", RawValue::get);
+        match method {
+            "instance" => Reply::ok(&self.id),
+            "linked" => Reply::ok(
+                &self
+                    .broker
+                    .as_ref()
+                    .is_none_or(|(fanout, ticks)| fanout.is_linked() && ticks.is_linked()),
+            ),
+            "publish" => match serde_json::from_str::<(String,)>(params) {
+                Ok((text,)) => self.publish(text),
+                Err(error) => Reply::err(ErrorObject::invalid_params(error.to_string())),
+            },
+            "subscribeTicks" => match &self.broker {
+                Some((_, ticks)) => {
+                    let items = ticks.subscribe(TICK_BUFFER);
+                    subscribe(cx, &TICKS, async move { Ok::<_, Failure>(items) })
+                }
+                None => Reply::err(ErrorObject::new(NOT_PUBLISHED, "no broker")),
+            },
+            "tick" => match (serde_json::from_str::<(u64,)>(params), &self.broker) {
+                (Ok((n,)), Some((_, ticks))) => {
+                    let ticks = ticks.clone();
+                    Reply::future(async move { answer(ticks.publish(&n).await, |d| d.sent) })
+                }
+                (Err(error), _) => Reply::err(ErrorObject::invalid_params(error.to_string())),
+                (_, None) => Reply::err(ErrorObject::new(NOT_PUBLISHED, "no broker")),
+            },
+            _ => Reply::err(ErrorObject::method_not_found()),
+        }
+    }
+}
+
+impl Instance {
+    fn publish(&self, text: String) -> Reply {
+        let id = self.id.clone();
+        match &self.broker {
+            Some((fanout, _)) => {
+                let fanout = fanout.clone();
+                Reply::future(async move {
+                    let published = fanout.notify_all("pushed", &(id, text)).await;
+                    answer(published, |pushed| pushed.sent)
+                })
+            }
+            None => match self.hub.notify_all("pushed", &(id, text)) {
+                Ok(pushed) => Reply::ok(&json!({ "sent": pushed.sent })),
+                Err(error) => Reply::err(ErrorObject::new(NOT_PUBLISHED, error.to_string())),
+            },
+        }
+    }
+}
+
+/// The answer to a publish: how many local connections took it, and whether the
+/// broker did.
+fn answer<D>(published: Result<D, PublishError<D>>, sent: fn(&D) -> usize) -> CallResult {
+    match published {
+        Ok(local) => encode(&json!({ "sent": sent(&local) })),
+        Err(PublishError::Broker { local, error }) => Err(ErrorObject::with_data(
+            NOT_PUBLISHED,
+            format!("not published to the other instances: {error}"),
+            &json!({ "sent": sent(&local) }),
+        )),
+        Err(other) => Err(ErrorObject::new(NOT_PUBLISHED, other.to_string())),
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let id = args
+        .next()
+        .ok_or("usage: scaleout-instance ID [REDIS_ADDRESS]")?;
+    let hub = Hub::new();
+    let broker = args.next().map(|address| {
+        let fanout = Fanout::new(Redis::new(address), &hub, "scaleout");
+        let ticks = fanout.topic::<u64>("ticks");
+        (fanout, ticks)
+    });
+    let instance = Instance {
+        id,
+        hub: hub.clone(),
+        broker,
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let address = listener.local_addr()?;
+    let service = http::Service::new(Server::new(instance))
+        .websocket(Peer::builder().hub(&hub), Settings::default());
+    let mut stdout = tokio::io::stdout();
+    stdout
+        .write_all(format!("listening {address}\n").as_bytes())
+        .await?;
+    stdout.flush().await?;
+    // Serves until killed.
+    http::serve(listener, service, std::future::pending()).await;
+    Ok(())
+}

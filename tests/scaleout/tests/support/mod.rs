@@ -1,0 +1,335 @@
+//! The processes of the scale-out tests, each a real child process on loopback killed
+//! when dropped: `redis-server`, instances of `scaleout-instance`, and nginx in front
+//! of them, each in a temporary directory of its own; and a WebSocket client that
+//! collects what the server pushes.
+
+#![allow(dead_code, unreachable_pub)] // Each test file uses its own part.
+
+use std::collections::{HashSet, VecDeque};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use rpcsmith::client::Client;
+use rpcsmith::protocol::ErrorObject;
+use rpcsmith::server::{Context, Dispatch, Reply, Server};
+use rpcsmith::transport::peer::Peer;
+use rpcsmith::transport::{http, ws};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tempfile::TempDir;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
+
+/// Every wait of these tests ends after this long.
+pub const PATIENCE: Duration = Duration::from_secs(20);
+/// The pause between two looks at a state being polled.
+const POLL: Duration = Duration::from_millis(10);
+
+/// A free loopback port (bound, then let go for the child to bind).
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// Waits until `address` accepts connections, while `child` has not exited.
+async fn until_listening(child: &mut Child, address: SocketAddr, what: &str, log: &Path) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        if tokio::net::TcpStream::connect(address).await.is_ok() {
+            return;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            let log = std::fs::read_to_string(log).unwrap_or_default();
+            panic!("{what} exited ({status}) before listening on {address}:\n{log}");
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{what} is not listening on {address} after {PATIENCE:?}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// A `redis-server` on a loopback port, persisting nothing.
+pub struct Redis {
+    pub address: SocketAddr,
+    dir: TempDir,
+    child: Option<Child>,
+}
+
+impl Redis {
+    pub async fn start() -> Redis {
+        let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
+        let mut redis = Redis {
+            address,
+            dir: tempfile::tempdir().unwrap(),
+            child: None,
+        };
+        redis.restart().await;
+        redis
+    }
+
+    /// Stops the server at once (SIGKILL) and waits for it to be gone.
+    pub async fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().await.unwrap();
+        }
+    }
+
+    /// Starts it again, on the same port.
+    pub async fn restart(&mut self) {
+        let log = self.dir.path().join("redis.log");
+        let mut child = Command::new(env!("SCALEOUT_REDIS"))
+            .args(["--bind", "127.0.0.1", "--port"])
+            .arg(self.address.port().to_string())
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .arg("--dir")
+            .arg(self.dir.path())
+            .arg("--logfile")
+            .arg(&log)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server starts");
+        until_listening(&mut child, self.address, "redis-server", &log).await;
+        self.child = Some(child);
+    }
+}
+
+/// One `scaleout-instance` process.
+pub struct Instance {
+    pub id: String,
+    pub address: SocketAddr,
+    _child: Child,
+}
+
+impl Instance {
+    /// Starts instance `id`, linked to `redis` if given; returns once it listens (it
+    /// says so on its stdout).
+    pub async fn start(id: &str, redis: Option<SocketAddr>) -> Instance {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_scaleout-instance"));
+        command
+            .arg(id)
+            .args(redis.map(|address| address.to_string()));
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("scaleout-instance starts");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = tokio::time::timeout(PATIENCE, lines.next_line())
+            .await
+            .expect("the instance says where it listens")
+            .unwrap()
+            .expect("the instance says where it listens before exiting");
+        let address = line
+            .strip_prefix("listening ")
+            .and_then(|address| address.parse().ok())
+            .unwrap_or_else(|| panic!("not an address: {line}"));
+        Instance {
+            id: id.to_owned(),
+            address,
+            _child: child,
+        }
+    }
+
+    /// An HTTP client of this instance alone (not through nginx).
+    pub fn direct(&self) -> Client {
+        Client::new(http::Client::new(&format!("http://{}/", self.address)).unwrap())
+    }
+
+    /// Waits until the instance's link to Redis is `up` (or down).
+    pub async fn until_linked(&self, up: bool) {
+        let client = self.direct();
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let linked: bool = client.request("linked", &()).await.unwrap();
+            if linked == up {
+                return;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "instance {}: linked is not {up} after {PATIENCE:?}",
+                self.id
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    }
+}
+
+/// nginx on a loopback port, proxying HTTP and WebSocket upgrades to `upstreams` in
+/// turn. One process (`master_process off`), its files in a temporary directory.
+pub struct Nginx {
+    pub address: SocketAddr,
+    _dir: TempDir,
+    _child: Child,
+}
+
+impl Nginx {
+    pub async fn start(upstreams: &[&Instance]) -> Nginx {
+        let dir = tempfile::tempdir().unwrap();
+        let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
+        let servers: String = upstreams
+            .iter()
+            .map(|instance| format!("        server {};\n", instance.address))
+            .collect();
+        let config = CONFIG
+            .replace("{dir}", &dir.path().display().to_string())
+            .replace("{listen}", &address.to_string())
+            .replace("{servers}", &servers);
+        let config_path = dir.path().join("nginx.conf");
+        std::fs::write(&config_path, config).unwrap();
+        let log = dir.path().join("error.log");
+        let mut child = Command::new(env!("SCALEOUT_NGINX"))
+            .arg("-p")
+            .arg(dir.path())
+            .arg("-c")
+            .arg(&config_path)
+            .arg("-e")
+            .arg(&log)
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("nginx starts");
+        until_listening(&mut child, address, "nginx", &log).await;
+        Nginx {
+            address,
+            _dir: dir,
+            _child: child,
+        }
+    }
+
+    /// An HTTP client of the front.
+    pub fn http(&self) -> Client {
+        Client::new(http::Client::new(&format!("http://{}/", self.address)).unwrap())
+    }
+
+    /// A WebSocket connection through the front, and what the server pushes on it.
+    pub async fn websocket(&self) -> Subscriber {
+        let (pushed, received) = mpsc::unbounded_channel();
+        let builder = Peer::builder().serve(Server::new(Collector(pushed)));
+        let url = format!("ws://{}/", self.address);
+        let peer = ws::connect(url, builder, ws::Settings::default())
+            .await
+            .expect("a WebSocket through nginx");
+        let client = peer.client();
+        let instance: String = client.request("instance", &()).await.unwrap();
+        Subscriber {
+            instance,
+            client: client.clone(),
+            received,
+            stashed: VecDeque::new(),
+            _peer: peer,
+        }
+    }
+
+    /// WebSocket connections through the front until each of `ids` has one (nginx
+    /// gives each new connection to the next instance in turn), in the order of `ids`.
+    pub async fn one_websocket_each(&self, ids: &[&str]) -> Vec<Subscriber> {
+        let mut found: Vec<Subscriber> = Vec::new();
+        for _ in 0..ids.len() * 3 {
+            let seen: HashSet<&str> = found.iter().map(|s| s.instance.as_str()).collect();
+            if ids.iter().all(|id| seen.contains(id)) {
+                break;
+            }
+            let subscriber = self.websocket().await;
+            if !seen.contains(subscriber.instance.as_str()) {
+                found.push(subscriber);
+            }
+        }
+        found.sort_by_key(|s| ids.iter().position(|id| *id == s.instance));
+        let got: Vec<&str> = found.iter().map(|s| s.instance.as_str()).collect();
+        assert_eq!(
+            got, ids,
+            "nginx spreads WebSocket connections over the instances"
+        );
+        found
+    }
+}
+
+/// The front's configuration: `{dir}`, `{listen}` and `{servers}` are filled in. The
+/// README's excerpt is this `http` block.
+const CONFIG: &str = r#"
+daemon off;
+master_process off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path {dir}/client_body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+
+    # A WebSocket upgrade is passed on; plain requests reuse upstream connections.
+    map $http_upgrade $connection_upgrade {
+        default upgrade;
+        ''      '';
+    }
+    upstream rpcsmith {
+{servers}        keepalive 32;
+    }
+    server {
+        listen {listen};
+        location / {
+            proxy_pass http://rpcsmith;
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection $connection_upgrade;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            # A WebSocket may stay quiet for long: the server pings every 30 s.
+            proxy_read_timeout 1h;
+            proxy_send_timeout 1h;
+        }
+    }
+}
+"#;
+
+/// A WebSocket client through the front: the instance that serves it, and what it was
+/// pushed (method, params), in order.
+pub struct Subscriber {
+    pub instance: String,
+    pub client: Client,
+    received: mpsc::UnboundedReceiver<(String, Value)>,
+    /// Received while waiting for another method.
+    stashed: VecDeque<(String, Value)>,
+    _peer: Peer,
+}
+
+impl Subscriber {
+    /// The params of the next notification `method` pushed (others are kept for their
+    /// turn).
+    pub async fn next(&mut self, method: &str) -> Value {
+        if let Some(at) = self.stashed.iter().position(|(name, _)| name == method) {
+            return self.stashed.remove(at).unwrap().1;
+        }
+        loop {
+            let next = tokio::time::timeout(PATIENCE, self.received.recv()).await;
+            let (name, params) = next
+                .unwrap_or_else(|_| panic!("{}: no {method} within {PATIENCE:?}", self.instance))
+                .expect("the connection is open");
+            if name == method {
+                return params;
+            }
+            self.stashed.push_back((name, params));
+        }
+    }
+}
+
+/// The client side's handler: what the server pushes goes to the channel.
+struct Collector(mpsc::UnboundedSender<(String, Value)>);
+
+impl Dispatch for Collector {
+    fn call(&self, method: &str, params: Option<&RawValue>, _: Context) -> Reply {
+        let params = params.map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap());
+        let _ = self.0.send((method.to_owned(), params));
+        Reply::err(ErrorObject::method_not_found())
+    }
+}
