@@ -37,7 +37,7 @@ use crate::load::{Gauge, Load};
 
 rpcsmith::include_api!("items");
 
-use items::types::Head;
+pub(crate) use items::types::Head;
 
 /// The subscribe method, the notification carrying heads, the unsubscribe method.
 pub(crate) const SUBSCRIBE: &str = "items_subscribe";
@@ -221,6 +221,23 @@ impl items::ItemsServer for Fanned {
 pub(crate) fn rpcsmith_server(start: Arc<Notify>) -> Server {
     let publisher = Publisher::spawn(start);
     Server::new(items::ItemsDispatcher::new(Fanned { publisher }))
+}
+
+/// A server whose `items_subscribe` handler returns what `subscribe` makes (the
+/// cross-instance scenario's subscriptions to a broker's topic).
+pub(crate) fn rpcsmith_server_with<F>(subscribe: F) -> Server
+where
+    F: Fn() -> Items<Head> + Send + Sync + 'static,
+{
+    /// The handler behind the generated trait: `subscribe` for each subscription.
+    struct Subscribed<F>(F);
+
+    impl<F: Fn() -> Items<Head> + Send + Sync + 'static> items::ItemsServer for Subscribed<F> {
+        async fn items_subscribe(&self, _cx: Context) -> Result<Items<Head>, Failure> {
+            Ok((self.0)())
+        }
+    }
+    Server::new(items::ItemsDispatcher::new(Subscribed(subscribe)))
 }
 
 /// What `subscribers` needs to know about the run.

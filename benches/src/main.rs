@@ -14,6 +14,7 @@ use clap::{Args, Parser, Subcommand};
 mod api;
 mod bench;
 mod clients;
+mod crossinstance;
 mod fanout;
 mod generator;
 mod inprocess;
@@ -79,6 +80,10 @@ enum Command {
     /// Load a server for a while and print how many calls completed (for profilers).
     #[command(hide = true)]
     Drive(DriveArgs),
+    /// Only the cross-instance scenario: items published on one of two instances,
+    /// through a redis-server the bench starts, to WebSocket subscribers on both; and
+    /// the same subscribers on one instance, in process (needs redis-server).
+    CrossInstance(RunArgs),
     /// Run one implementation's in-process calls in a loop (for profilers).
     #[command(hide = true)]
     Profile(ProfileArgs),
@@ -176,11 +181,12 @@ fn start(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Profile(args)) => {
             profile::in_process(args.implementation, args.batch, args.calls)
         }
+        Some(Command::CrossInstance(args)) => crossinstance::report(&settings(&args)),
         None => run(&cli.run),
     }
 }
 
-fn run(args: &RunArgs) -> anyhow::Result<()> {
+fn settings(args: &RunArgs) -> bench::Settings {
     let mut settings = if args.quick {
         bench::Settings::quick()
     } else {
@@ -192,6 +198,11 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
     }
     settings.workers = args.workers.max(1);
     settings.subscribers = args.subscribers.unwrap_or(settings.subscribers).max(1);
+    settings
+}
+
+fn run(args: &RunArgs) -> anyhow::Result<()> {
+    let settings = settings(args);
     let results = bench::run(&settings)?;
     report::table(&results, &settings);
     if args.skip_generator {
@@ -200,5 +211,7 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
         generator::report(args.quick)?;
     }
     report::lines(&results);
+    // Needs redis-server; says so and goes on without it.
+    crossinstance::report(&settings)?;
     Ok(())
 }

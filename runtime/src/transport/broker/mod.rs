@@ -44,8 +44,10 @@
 //!   instance publishes through one broker connection, one message at a time, and the
 //!   broker delivers a connection's messages in order.
 //! - *Broker down*: a publish still delivers to the local connections, then fails with
-//!   [`PublishError::Broker`] saying what was delivered locally; it never waits longer
-//!   than the broker client's timeout. Each instance's subscription to the broker
+//!   [`PublishError::Broker`] saying what was delivered locally; each attempt to reach
+//!   the broker is bounded by the broker client's timeout (an instance's publishes go
+//!   one at a time, so those behind an unanswered one wait their turn as well). Each
+//!   instance's subscription to the broker
 //!   is retried, with a backoff from 20 ms up to 2 s, until the broker answers again
 //!   ([`Fanout::is_linked`] says when it is).
 //! - *What is lost*: what other instances publish while an instance is not linked (the
