@@ -66,14 +66,14 @@ impl Fanout {
     pub fn new(broker: impl Broker, hub: &Hub, topic: impl Into<String>) -> Self {
         let broker: Arc<dyn Broker> = Arc::new(broker);
         let local = hub.clone();
-        let deliver = move |payload: Bytes| {
+        let from_broker = move |payload: Bytes| {
             if is_json(&payload) {
                 local.push_all(payload);
             } else {
                 tracing::warn!("a notification from the broker is not JSON: dropped");
             }
         };
-        let channel = Channel::open(broker, topic.into(), deliver);
+        let channel = Channel::open(broker, topic.into(), from_broker);
         let hub = hub.clone();
         Fanout {
             inner: Arc::new(Notifications { channel, hub }),
@@ -176,13 +176,13 @@ impl<T: Send + 'static> Topic<T> {
     fn open(broker: Arc<dyn Broker>, topic: String) -> Self {
         let sinks: Arc<Sinks<T>> = Arc::default();
         let local = Arc::clone(&sinks);
-        let deliver = move |payload: Bytes| match std::str::from_utf8(&payload) {
+        let from_broker = move |payload: Bytes| match std::str::from_utf8(&payload) {
             Ok(json) if is_json(json.as_bytes()) => {
                 deliver(&local, &Shared::from_json(json.into()));
             }
             _ => tracing::warn!("an item from the broker is not JSON: dropped"),
         };
-        let channel = Channel::open(broker, topic, deliver);
+        let channel = Channel::open(broker, topic, from_broker);
         Topic {
             inner: Arc::new(TopicInner { channel, sinks }),
         }

@@ -220,33 +220,14 @@ impl Connection {
 
     /// The next message of the subscription; `None` once it is lost (logged).
     async fn next_message(&mut self, settings: &Settings) -> Option<Bytes> {
-        let mut pinged = false;
         loop {
-            let wait = if pinged { settings.timeout } else { IDLE };
-            let read =
-                tokio::time::timeout(wait, read_frame(&mut self.reader, settings.max_message));
-            let frame = match read.await {
-                Ok(Ok(frame)) => frame,
-                Ok(Err(error)) => {
+            let frame = match self.next_frame(settings).await {
+                Ok(frame) => frame,
+                Err(error) => {
                     tracing::warn!(%error, "the Redis subscription is lost");
                     return None;
                 }
-                Err(_) if pinged => {
-                    tracing::warn!("Redis did not answer a ping: the subscription is dropped");
-                    return None;
-                }
-                Err(_) => {
-                    let mut ping = Vec::new();
-                    write_command(&mut ping, &[b"PING"]);
-                    if let Err(error) = self.writer.write_all(&ping).await {
-                        tracing::warn!(%error, "the Redis subscription is lost");
-                        return None;
-                    }
-                    pinged = true;
-                    continue;
-                }
             };
-            pinged = false;
             match frame {
                 Frame::Array(mut elements)
                     if elements.len() == 3 && elements[0] == bulk(b"message") =>
@@ -263,6 +244,33 @@ impl Connection {
                 }
                 // Pongs, and confirmations.
                 _ => {}
+            }
+        }
+    }
+
+    /// The next frame of a subscription's connection. Silent for [`IDLE`], the
+    /// connection is pinged (the frame being read is kept: nothing is lost); silent
+    /// for the timeout after that, it is given up.
+    async fn next_frame(&mut self, settings: &Settings) -> io::Result<Frame> {
+        let Connection { reader, writer } = self;
+        let read = read_frame(reader, settings.max_message);
+        tokio::pin!(read);
+        let mut pinged = false;
+        loop {
+            let wait = if pinged { settings.timeout } else { IDLE };
+            tokio::select! {
+                frame = &mut read => return frame,
+                // Wall-clock time is the point: how long the broker has been silent.
+                () = tokio::time::sleep(wait) => {
+                    if pinged {
+                        let silent = "Redis did not answer a ping";
+                        return Err(io::Error::new(io::ErrorKind::TimedOut, silent));
+                    }
+                    let mut ping = Vec::new();
+                    write_command(&mut ping, &[b"PING"]);
+                    writer.write_all(&ping).await?;
+                    pinged = true;
+                }
             }
         }
     }

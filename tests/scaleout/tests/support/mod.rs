@@ -34,6 +34,14 @@ fn free_port() -> u16 {
     listener.local_addr().unwrap().port()
 }
 
+/// The path of `program` the build script found. A test run with `--ignored` where it
+/// is missing fails here, saying so, rather than passing without it.
+fn installed(found: Option<&'static str>, program: &str) -> &'static str {
+    found.unwrap_or_else(|| {
+        panic!("{program} is not installed (Debian: apt-get install nginx-light redis-server)")
+    })
+}
+
 /// Waits until `address` accepts connections, while `child` has not exited.
 async fn until_listening(child: &mut Child, address: SocketAddr, what: &str, log: &Path) {
     let deadline = tokio::time::Instant::now() + PATIENCE;
@@ -82,7 +90,7 @@ impl Redis {
     /// Starts it again, on the same port.
     pub async fn restart(&mut self) {
         let log = self.dir.path().join("redis.log");
-        let mut child = Command::new(env!("SCALEOUT_REDIS"))
+        let mut child = Command::new(installed(option_env!("SCALEOUT_REDIS"), "redis-server"))
             .args(["--bind", "127.0.0.1", "--port"])
             .arg(self.address.port().to_string())
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
@@ -185,7 +193,7 @@ impl Nginx {
         let config_path = dir.path().join("nginx.conf");
         std::fs::write(&config_path, config).unwrap();
         let log = dir.path().join("error.log");
-        let mut child = Command::new(env!("SCALEOUT_NGINX"))
+        let mut child = Command::new(installed(option_env!("SCALEOUT_NGINX"), "nginx"))
             .arg("-p")
             .arg(dir.path())
             .arg("-c")
