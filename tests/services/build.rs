@@ -27,6 +27,10 @@ const OURS: &[(&str, &str, Configure)] = &[
     ("interop", "documents/interop.json", |b| {
         b.server_to_client("double").server_to_client("pushed")
     }),
+    // LSP-shaped, for `vscode-jsonrpc`: `window/*` are sent by the server.
+    ("lsp", "documents/lsp.json", |b| {
+        b.server_to_client("window/*")
+    }),
     // Ethereum's pub-sub shape, recognised by the generator without help.
     ("eth_newheads", "../../schemas/eth-newheads.json", |b| b),
     // A pull-only stream (`x-subscription` with `pull: true`).

@@ -11,6 +11,10 @@
 //! - A JavaScript subscriber (`ws`, raw JSON-RPC as a dapp writes it) subscribes to the
 //!   GENERATED server of `schemas/eth-newheads.json` and receives its `eth_subscription`
 //!   notifications.
+//! - `vscode-jsonrpc` (the JSON-RPC layer of VS Code's language clients) spawns the
+//!   GENERATED server of `documents/lsp.json` (the `lsp-stdio` binary) and speaks to it
+//!   with `Content-Length` framing: 300 ordered `textDocument/didChange`, a
+//!   server→client `window/showMessageRequest`, a call cancelled with `$/cancelRequest`.
 //!
 //! Where Node or the installed packages are missing, the build script leaves
 //! `cfg(node_peers)` unset and these tests are marked ignored (cargo's summary counts
@@ -45,12 +49,14 @@ const PATIENCE: Duration = Duration::from_secs(10);
 /// missing fails here, saying what is missing, rather than passing without them.
 fn interop_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../interop");
-    let installed = ["json-rpc-2.0", "ws"].iter().all(|package| {
-        dir.join("node_modules")
-            .join(package)
-            .join("package.json")
-            .is_file()
-    });
+    let installed = ["json-rpc-2.0", "ws", "vscode-jsonrpc"]
+        .iter()
+        .all(|package| {
+            dir.join("node_modules")
+                .join(package)
+                .join("package.json")
+                .is_file()
+        });
     assert!(
         installed,
         "Node peers missing: run `npm ci` in tests/interop"
@@ -295,4 +301,41 @@ async fn a_javascript_subscriber_receives_the_generated_servers_notifications() 
     // Its `eth_unsubscribe` ended the subscription on the server's side.
     streams_support::ended(&sink).await;
     server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(node_peers),
+    ignore = "Node peers missing: run `npm ci` in tests/interop"
+)]
+async fn vscode_jsonrpc_drives_a_generated_language_server_over_stdio() {
+    let dir = interop_dir();
+    let mut client = node(&dir, "lsp_client.mjs");
+    client
+        .arg(env!("CARGO_BIN_EXE_lsp-stdio"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let output = tokio::time::timeout(PATIENCE * 3, client.output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the vscode-jsonrpc client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for check in [
+        "300 ordered changes: none out of order",
+        "300 ordered changes: text",
+        "server got the client's answer",
+        "cancelled with $/cancelRequest",
+        "the server dropped the handler",
+        "done",
+    ] {
+        assert!(
+            stdout.lines().any(|line| line.ends_with(check)),
+            "missing {check:?} in\n{stdout}"
+        );
+    }
 }
