@@ -565,6 +565,7 @@ impl hyper::service::Service<Request<Incoming>> for Direct {
         match self.service.begin(request, origin) {
             Begun::Reading(exchange) => Box::pin(exchange.finish(in_progress)),
             Begun::Answered(answer) => Box::pin(std::future::ready(Ok(answer))),
+            Begun::Stream(opening) => Box::pin(std::future::ready(Ok(opening.open(in_progress)))),
         }
     }
 }

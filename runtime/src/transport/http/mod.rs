@@ -32,11 +32,20 @@
 mod body;
 mod client;
 mod connection;
+mod origin;
 mod pool;
 mod refusal;
 mod serve;
 mod service;
+mod sse;
 mod unsent;
+
+pub use crate::transport::remote;
+pub use body::ResponseBody;
+pub use origin::Origins;
+pub use sse::{
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE, MCP_PROTOCOL_VERSIONS, SessionId, Streaming,
+};
 
 pub use client::{Client, ClientBuilder, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE};
 pub(crate) use connection::Socket;

@@ -1,14 +1,15 @@
 //! The HTTP server side: a `tower::Service` that feeds request bodies to the server engine.
 
-use super::body::{self, Data, ReadError};
+use super::body::{self, Data, ReadError, ResponseBody};
 use super::client::is_json;
+use super::origin::Origins;
+use super::sse::{self, Sse, Streaming};
 use super::unsent::Unsent;
 use crate::protocol::{self, ErrorObject, Id};
 use crate::server::{InFlight, Metadata, Server};
 use ::http::header::{self, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode, Version};
 use bytes::Bytes;
-use http_body_util::Full;
 use hyper::body::Body;
 use std::convert::Infallible;
 use std::future::Future;
@@ -85,6 +86,8 @@ struct Config {
     no_response: NoResponse,
     any_content_type: bool,
     body_timeout: Option<Duration>,
+    origins: Origins,
+    streaming: Option<Arc<Sse>>,
     #[cfg(feature = "ws")]
     websocket: Option<(
         crate::transport::peer::Builder,
@@ -93,7 +96,7 @@ struct Config {
 }
 
 /// An answer, its body's data `D` (see [`Data`]).
-pub(super) type Answer<D = Bytes> = Response<Full<D>>;
+pub(super) type Answer<D = Bytes> = Response<ResponseBody<D>>;
 
 /// What [`serve`](super::serve) knows of the connection a request came on, when it
 /// calls a bare [`Service`] directly; through layers, the same travels as request
@@ -117,6 +120,8 @@ impl Service {
                 no_response: NoResponse::default(),
                 any_content_type: false,
                 body_timeout: Some(DEFAULT_BODY_TIMEOUT),
+                origins: Origins::default(),
+                streaming: None,
                 #[cfg(feature = "ws")]
                 websocket: None,
             }),
@@ -162,6 +167,30 @@ impl Service {
         self
     }
 
+    /// Which web pages may call this service, by the `Origin` header their browser
+    /// sends: checked before anything else, on every request (`POST`, `GET` event
+    /// streams, `DELETE`, WebSocket upgrades); a request from an origin not accepted
+    /// is answered `403 Forbidden` with a JSON-RPC error body (`-32600`, `id: null`).
+    /// The default, [`Origins::default`], accepts requests without `Origin`, and
+    /// loopback origins from loopback peers; [`Origins::any`] turns the check off.
+    pub fn origins(mut self, origins: Origins) -> Self {
+        Arc::make_mut(&mut self.config).origins = origins;
+        self
+    }
+
+    /// Answers with event streams (Server-Sent Events) and keeps sessions, as
+    /// `streaming` says ([`Streaming::mcp`] for MCP's Streamable HTTP): a `POST` whose
+    /// `Accept` takes `text/event-stream` and whose handlers send something (a
+    /// notification or a request to the other side) before its response is answered
+    /// `text/event-stream`, one JSON-RPC message per event, the response last; with
+    /// sessions, a `GET` opens the session's stream for what the server sends
+    /// outside any request, `Last-Event-ID` resumes a dropped stream, and `DELETE`
+    /// ends the session. See the README's "SSE and sessions".
+    pub fn streaming(mut self, streaming: Streaming) -> Self {
+        Arc::make_mut(&mut self.config).streaming = Some(Arc::new(streaming.build()));
+        self
+    }
+
     /// Accepts WebSocket connections on the same path (`GET` with `Upgrade: websocket`):
     /// each is a [`Peer`](crate::transport::peer::Peer) made by `peer` and served by
     /// this service's server, its calls seeing the upgrade request's headers, peer
@@ -186,6 +215,15 @@ impl Service {
         request: Request<B>,
         origin: SocketInfo,
     ) -> Begun<B, D> {
+        let peer = origin
+            .peer
+            .or_else(|| request.extensions().get::<PeerAddr>().map(|peer| peer.0));
+        if !self.config.origins.accepts(request.headers(), peer) {
+            return Begun::Answered(refusal(
+                StatusCode::FORBIDDEN,
+                &ErrorObject::new(protocol::code::INVALID_REQUEST, "Origin not allowed"),
+            ));
+        }
         #[cfg(feature = "ws")]
         if let Some((peer, settings)) = &self.config.websocket
             && crate::transport::ws::is_upgrade(&request)
@@ -193,8 +231,13 @@ impl Service {
             let (peer, settings) = (peer.clone(), settings.clone());
             let answer = crate::transport::ws::upgrade(request, peer, settings, metadata);
             return Begun::Answered(
-                answer.map(|body| Full::new(D::from_vec(body::whole(body).into()))),
+                answer.map(|body| ResponseBody::whole(D::from_vec(body::whole(body).into()))),
             );
+        }
+        if let Some(sse) = &self.config.streaming
+            && let Some(begun) = streaming_request(sse, &request)
+        {
+            return begun;
         }
         if request.method() != Method::POST {
             let mut answer = refusal(
@@ -237,9 +280,15 @@ impl Service {
             return Begun::Answered(too_large());
         }
         let version = parts.version;
+        let streaming = self
+            .config
+            .streaming
+            .as_ref()
+            .map(|sse| (Arc::clone(sse), parts.headers.clone()));
         let mut metadata = metadata(parts);
         metadata.peer = metadata.peer.or(origin.peer);
         Begun::Reading(Exchange {
+            streaming,
             server: self.server.clone(),
             body,
             limit,
@@ -253,16 +302,59 @@ impl Service {
     }
 }
 
+/// What a streaming service does with a request before its body is read: the
+/// answers to `GET` and `DELETE`, and the refusal of a protocol version.
+fn streaming_request<B, D: Data>(sse: &Arc<Sse>, request: &Request<B>) -> Option<Begun<B, D>> {
+    let headers = request.headers();
+    if let Err(refused) = sse::check_version(sse, headers) {
+        return Some(Begun::Answered(refused));
+    }
+    let sessions = sse.settings.initialize.is_some();
+    match *request.method() {
+        Method::GET if sessions && sse::accepts_events(headers) => {
+            let stop = request.extensions().get::<super::Socket>().map(|socket| {
+                let mut stopping = socket.stopping.clone();
+                Box::pin(async move { stopping.wait().await }) as sse::Stop
+            });
+            Some(Begun::Stream(Opening {
+                sse: Arc::clone(sse),
+                headers: headers.clone(),
+                stop,
+            }))
+        }
+        Method::DELETE if sessions => Some(Begun::Answered(sse::delete(sse, headers))),
+        _ => None,
+    }
+}
+
 /// What [`Service::begin`] made of a request.
 pub(super) enum Begun<B, D> {
     /// The body is to be read and handled.
     Reading(Exchange<B>),
     /// The answer is known without reading the body.
     Answered(Answer<D>),
+    /// A `GET` event stream, to open.
+    Stream(Opening),
+}
+
+/// A `GET` event stream, opened once the connection's guard is known.
+pub(super) struct Opening {
+    sse: Arc<Sse>,
+    headers: ::http::HeaderMap,
+    stop: Option<sse::Stop>,
+}
+
+impl Opening {
+    /// The answer; `guard` lives as long as its stream.
+    pub(super) fn open<G: Send + Sync + 'static, D: Data>(self, guard: G) -> Answer<D> {
+        sse::get(&self.sse, &self.headers, self.stop, Box::new(guard))
+    }
 }
 
 /// A request accepted for reading: its body, and what handling it needs.
 pub(super) struct Exchange<B> {
+    /// The streaming settings and the request's headers, under [`Service::streaming`].
+    streaming: Option<(Arc<Sse>, ::http::HeaderMap)>,
     server: Server,
     body: B,
     limit: usize,
@@ -281,14 +373,26 @@ where
 {
     /// Reads the body, has the engine handle it, and answers; `guard` is dropped with
     /// the future (the connection counts the request as in progress until then).
-    pub(super) async fn finish<G, D: Data>(self, guard: G) -> Result<Answer<D>, Infallible> {
-        let _guard = guard;
+    pub(super) async fn finish<G: Send + Sync + 'static, D: Data>(
+        self,
+        guard: G,
+    ) -> Result<Answer<D>, Infallible> {
         let body = match before(self.body_timeout, body::read(self.body, self.limit)).await {
             Some(Ok(body)) => body,
             Some(Err(ReadError::TooLarge)) => return Ok(too_large()),
             Some(Err(ReadError::Body(_))) => return Ok(empty(StatusCode::BAD_REQUEST)),
             None => return Ok(too_slow(self.version)),
         };
+        if let Some((sse, headers)) = self.streaming {
+            let post = sse::Post {
+                server: self.server,
+                metadata: self.metadata,
+                in_flight: self.in_flight,
+                no_response: self.no_response,
+            };
+            return Ok(sse::post(sse, post, &headers, body, Box::new(guard)).await);
+        }
+        let _guard = guard;
         let answer = match self.in_flight {
             Some(in_flight) => {
                 let connection = self.server.connection_sharing(self.metadata, &in_flight);
@@ -377,8 +481,8 @@ fn metadata(parts: ::http::request::Parts) -> Metadata {
     }
 }
 
-fn empty<D: Data>(status: StatusCode) -> Answer<D> {
-    let mut answer = Response::new(Full::new(D::from_vec(Vec::new())));
+pub(super) fn empty<D: Data>(status: StatusCode) -> Answer<D> {
+    let mut answer = Response::new(ResponseBody::whole(D::from_vec(Vec::new())));
     *answer.status_mut() = status;
     answer
 }
@@ -387,8 +491,8 @@ fn json<D: Data>(status: StatusCode, body: Vec<u8>) -> Answer<D> {
     json_body(status, D::from_vec(body))
 }
 
-fn json_body<D: Data>(status: StatusCode, body: D) -> Answer<D> {
-    let mut answer = Response::new(Full::new(body));
+pub(super) fn json_body<D: Data>(status: StatusCode, body: D) -> Answer<D> {
+    let mut answer = Response::new(ResponseBody::whole(body));
     *answer.status_mut() = status;
     answer.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -398,7 +502,7 @@ fn json_body<D: Data>(status: StatusCode, body: D) -> Answer<D> {
 }
 
 /// An HTTP refusal explained by a JSON-RPC error with a null id.
-fn refusal<D: Data>(status: StatusCode, error: &ErrorObject) -> Answer<D> {
+pub(super) fn refusal<D: Data>(status: StatusCode, error: &ErrorObject) -> Answer<D> {
     let mut body = Vec::with_capacity(96);
     protocol::write_error(&mut body, &Id::NULL, error);
     json(status, body)
@@ -424,6 +528,7 @@ where
         match self.begin(request, SocketInfo::default()) {
             Begun::Reading(exchange) => Box::pin(exchange.finish(())),
             Begun::Answered(answer) => Box::pin(std::future::ready(Ok(answer))),
+            Begun::Stream(opening) => Box::pin(std::future::ready(Ok(opening.open(())))),
         }
     }
 }

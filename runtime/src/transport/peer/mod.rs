@@ -85,6 +85,8 @@ mod queue;
 mod switch;
 pub(crate) mod wire;
 
+pub(crate) use super::Remote;
+pub use super::remote;
 pub use bridge::Bridge;
 pub use cancellation::{Cancellation, LSP_REQUEST_CANCELLED};
 pub use lane::Order;
@@ -412,18 +414,6 @@ impl fmt::Debug for Peer {
             .field("closed", &self.is_closed())
             .finish()
     }
-}
-
-/// The client of a connection, kept in its metadata without keeping it alive.
-#[derive(Clone)]
-struct Remote(WeakClient);
-
-/// The client for calls and notifications back to the other side of the connection
-/// `context`'s call came on: how a handler pushes a notification to its own caller, or
-/// asks it something. `None` when the call did not come on a [`Peer`] (HTTP, in-memory)
-/// or the connection is gone.
-pub fn remote(context: &Context) -> Option<Client> {
-    context.metadata().extensions.get::<Remote>()?.0.upgrade()
 }
 
 /// The live connections of a server, for pushing to them from outside any handler.
