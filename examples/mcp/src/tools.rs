@@ -1,5 +1,6 @@
 //! The tools, behind the generated [`McpServer`] trait: `add`, `echo` and `slow`.
 
+use crate::cancel::Running;
 use crate::mcp::types::{
     CallToolResult, Implementation, InitializeResult, InputSchema, InputSchemaType,
     ListToolsResult, Meta, ProgressToken, ServerCapabilities, TextContent, TextContentType, Tool,
@@ -21,9 +22,11 @@ const MAX_STEPS: u64 = 1000;
 /// How long each step of `slow` takes.
 const STEP: Duration = Duration::from_millis(100);
 
-/// The example's tools server.
+/// The example's tools server, and its `slow` calls that can be cancelled over HTTP.
 #[derive(Debug, Default)]
-pub(crate) struct Tools;
+pub(crate) struct Tools {
+    running: Running,
+}
 
 impl McpServer for Tools {
     async fn initialize(
@@ -96,19 +99,38 @@ impl McpServer for Tools {
         match name.as_str() {
             "add" => add(&arguments),
             "echo" => Ok(text(string(&arguments, "text")?.to_owned())),
-            "slow" => slow(&cx, &arguments, meta.and_then(|m| m.progress_token)).await,
+            "slow" => {
+                let token = meta.and_then(|m| m.progress_token);
+                let registration = self.running.register(&cx);
+                let cancelled = async {
+                    match registration {
+                        Some(mut registration) => (&mut registration.cancelled).await.ok(),
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    outcome = slow(&cx, &arguments, token) => outcome,
+                    Some(()) = cancelled => Err(ErrorObject::cancelled().into()),
+                }
+            }
             _ => Err(ErrorObject::invalid_params(format!("unknown tool: {name}")).into()),
         }
     }
 
-    /// Never called: the peer's `Cancellation::MCP` acts on `notifications/cancelled`
-    /// itself (it aborts the named call) and does not hand it to the dispatcher.
+    /// Over HTTP only: on stdio, the peer's `Cancellation::MCP` acts on
+    /// `notifications/cancelled` itself (it drops the named call) and does not hand it
+    /// to the dispatcher. See [`crate::cancel`].
     async fn notifications_cancelled(
         &self,
-        _cx: Context,
-        _request_id: types::RequestId,
+        cx: Context,
+        request_id: types::RequestId,
         _reason: Option<String>,
     ) {
+        let id = match request_id {
+            types::RequestId::Integer(n) => n.to_string(),
+            types::RequestId::String(s) => Value::from(s).to_string(),
+        };
+        self.running.cancel(&cx, id);
     }
 }
 
