@@ -154,8 +154,7 @@ async fn changes_applied(order: Order, count: u64) -> Vec<u64> {
         );
         tokio::task::yield_now().await;
     }
-    let applied = editor.changes.lock().unwrap().clone();
-    applied
+    editor.changes.lock().unwrap().clone()
 }
 
 // One thread: what runs when is then decided by the runtime alone, so the concurrent
