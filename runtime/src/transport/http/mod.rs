@@ -29,9 +29,12 @@
 //! answer; see [`transport`](crate::transport) for how it plugs into a
 //! [`client::Client`](crate::client::Client).
 
+mod answer;
 mod body;
 mod client;
+mod client_stream;
 mod connection;
+mod listen;
 mod origin;
 mod pool;
 mod refusal;
@@ -41,7 +44,8 @@ mod sse;
 mod unsent;
 
 pub use crate::transport::remote;
-pub use body::ResponseBody;
+pub use answer::{NoResponse, ResponseBody};
+pub use listen::ClientStreaming;
 pub use origin::Origins;
 pub use sse::{
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE, MCP_PROTOCOL_VERSIONS, SessionId, Streaming,
@@ -52,4 +56,4 @@ pub(crate) use connection::Socket;
 pub use serve::{
     DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_UNSENT_BYTES, Serve, serve,
 };
-pub use service::{DEFAULT_BODY_TIMEOUT, NoResponse, PeerAddr, Service};
+pub use service::{DEFAULT_BODY_TIMEOUT, PeerAddr, Service};
