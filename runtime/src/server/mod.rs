@@ -104,7 +104,6 @@ pub use handling::Input;
 pub use limits::Limits;
 pub use metadata::Metadata;
 pub use middleware::{Call, Middleware, Next};
-#[cfg(feature = "http")]
 pub(crate) use push::random_id;
 pub use push::{Held, Outlet, Pushes, hold};
 pub use router::{Mount, Router};
