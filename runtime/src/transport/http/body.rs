@@ -1,13 +1,10 @@
 //! Bodies: reading one whole within a size limit (requests on the server, answers on
 //! the client), and the data of the server's answers.
 
-use super::sse::EventStream;
 use super::unsent::Held;
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use http_body_util::Full;
-use hyper::body::{Body, Frame, SizeHint};
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use hyper::body::Body;
 
 /// Why a body could not be read whole.
 #[derive(Debug)]
@@ -57,83 +54,6 @@ pub(super) fn whole(body: Full<Bytes>) -> Bytes {
         .map(http_body_util::Collected::to_bytes)
         .unwrap_or_default()
 }
-
-/// The body of the HTTP server's answers: a whole JSON body, or an event stream
-/// (`text/event-stream`, under [`Service::streaming`](super::Service::streaming)) sent
-/// as its events come.
-pub struct ResponseBody<D = Bytes> {
-    kind: Kind<D>,
-}
-
-enum Kind<D> {
-    Whole(Full<D>),
-    Events(Box<EventStream>),
-}
-
-impl<D: Buf> ResponseBody<D> {
-    /// A body of `data`, whole.
-    pub(super) fn whole(data: D) -> Self {
-        Self {
-            kind: Kind::Whole(Full::new(data)),
-        }
-    }
-
-    /// A body sending `events`.
-    pub(super) fn events(events: EventStream) -> Self {
-        Self {
-            kind: Kind::Events(Box::new(events)),
-        }
-    }
-}
-
-impl<D> std::fmt::Debug for ResponseBody<D> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = match self.kind {
-            Kind::Whole(_) => "whole",
-            Kind::Events(_) => "events",
-        };
-        f.debug_struct("ResponseBody").field("kind", &kind).finish()
-    }
-}
-
-/// `hyper::body::Body` for the two kinds of data the server sends (a private trait
-/// bound would make the impl's bounds less public than the type).
-macro_rules! response_body {
-    ($($data:ty),*) => {$(
-        impl Body for ResponseBody<$data> {
-            type Data = $data;
-            type Error = std::convert::Infallible;
-
-            fn poll_frame(
-                self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-            ) -> Poll<Option<Result<Frame<$data>, Self::Error>>> {
-                match &mut self.get_mut().kind {
-                    Kind::Whole(full) => Pin::new(full).poll_frame(cx),
-                    Kind::Events(events) => events
-                        .poll_event(cx)
-                        .map(|event| event.map(|event| Ok(Frame::data(<$data>::from_vec(event))))),
-                }
-            }
-
-            fn is_end_stream(&self) -> bool {
-                match &self.kind {
-                    Kind::Whole(full) => full.is_end_stream(),
-                    Kind::Events(_) => false,
-                }
-            }
-
-            fn size_hint(&self) -> SizeHint {
-                match &self.kind {
-                    Kind::Whole(full) => full.size_hint(),
-                    Kind::Events(_) => SizeHint::default(),
-                }
-            }
-        }
-    )*};
-}
-
-response_body!(Bytes, Written);
 
 /// The data of an answer's body: [`Bytes`] for the tower service (what axum and other
 /// hosts expect), [`Written`] where [`serve`](super::serve) calls the service directly.

@@ -546,7 +546,7 @@ struct Direct {
 }
 
 impl hyper::service::Service<Request<Incoming>> for Direct {
-    type Response = super::service::Answer<Written>;
+    type Response = super::answer::Answer<Written>;
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
 

@@ -94,7 +94,7 @@ struct Refuse {
 }
 
 impl hyper::service::Service<Request<Incoming>> for Refuse {
-    type Response = super::service::Answer;
+    type Response = super::answer::Answer;
     type Error = Infallible;
     type Future = Ready<Result<Self::Response, Infallible>>;
 

@@ -1,15 +1,15 @@
 //! The HTTP server side: a `tower::Service` that feeds request bodies to the server engine.
 
-use super::body::{self, Data, ReadError, ResponseBody};
+use super::answer::{Answer, NoResponse, empty, json_body, refusal};
+use super::body::{self, Data, ReadError};
 use super::client::is_json;
 use super::origin::Origins;
 use super::sse::{self, Sse, Streaming};
 use super::unsent::Unsent;
-use crate::protocol::{self, ErrorObject, Id};
+use crate::protocol::{self, ErrorObject};
 use crate::server::{InFlight, Metadata, Server};
 use ::http::header::{self, HeaderValue};
-use ::http::{Method, Request, Response, StatusCode, Version};
-use bytes::Bytes;
+use ::http::{Method, Request, StatusCode, Version};
 use hyper::body::Body;
 use std::convert::Infallible;
 use std::future::Future;
@@ -30,17 +30,6 @@ pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// [`Metadata::peer`](crate::server::Metadata).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PeerAddr(pub SocketAddr);
-
-/// The status answered when a message asks for no response (a notification).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum NoResponse {
-    /// `204 No Content`, the default.
-    #[default]
-    NoContent,
-    /// `202 Accepted`, as MCP's HTTP transport wants.
-    Accepted,
-}
 
 /// A [`tower::Service`] that answers JSON-RPC over HTTP with a server engine; see the
 /// [module docs](super) for the status codes.
@@ -94,9 +83,6 @@ struct Config {
         crate::transport::ws::Settings,
     )>,
 }
-
-/// An answer, its body's data `D` (see [`Data`]).
-pub(super) type Answer<D = Bytes> = Response<ResponseBody<D>>;
 
 /// What [`serve`](super::serve) knows of the connection a request came on, when it
 /// calls a bare [`Service`] directly; through layers, the same travels as request
@@ -230,9 +216,9 @@ impl Service {
         {
             let (peer, settings) = (peer.clone(), settings.clone());
             let answer = crate::transport::ws::upgrade(request, peer, settings, metadata);
-            return Begun::Answered(
-                answer.map(|body| ResponseBody::whole(D::from_vec(body::whole(body).into()))),
-            );
+            return Begun::Answered(answer.map(|body| {
+                super::answer::ResponseBody::whole(D::from_vec(body::whole(body).into()))
+            }));
         }
         if let Some(sse) = &self.config.streaming
             && let Some(begun) = streaming_request(sse, &request)
@@ -479,33 +465,6 @@ fn metadata(parts: ::http::request::Parts) -> Metadata {
         headers: Some(parts.headers),
         extensions: parts.extensions,
     }
-}
-
-pub(super) fn empty<D: Data>(status: StatusCode) -> Answer<D> {
-    let mut answer = Response::new(ResponseBody::whole(D::from_vec(Vec::new())));
-    *answer.status_mut() = status;
-    answer
-}
-
-fn json<D: Data>(status: StatusCode, body: Vec<u8>) -> Answer<D> {
-    json_body(status, D::from_vec(body))
-}
-
-pub(super) fn json_body<D: Data>(status: StatusCode, body: D) -> Answer<D> {
-    let mut answer = Response::new(ResponseBody::whole(body));
-    *answer.status_mut() = status;
-    answer.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    answer
-}
-
-/// An HTTP refusal explained by a JSON-RPC error with a null id.
-pub(super) fn refusal<D: Data>(status: StatusCode, error: &ErrorObject) -> Answer<D> {
-    let mut body = Vec::with_capacity(96);
-    protocol::write_error(&mut body, &Id::NULL, error);
-    json(status, body)
 }
 
 impl<B> tower_service::Service<Request<B>> for Service

@@ -1,14 +1,15 @@
 //! The requests of a streaming service: `POST` (answered as JSON or as an event
 //! stream), `GET` (the session's standalone stream, or a resumed one), `DELETE`.
 
+use super::Sse;
+use super::events::{EventStream, Stop};
 use super::log::{Refused, STANDALONE};
 use super::session::{Session, TooMany};
-use super::{EventStream, Sse, Stop};
 use crate::protocol::{self, ErrorObject, Message, TwoWay};
 use crate::server::{InFlight, Metadata, Server, hold};
-use crate::transport::http::NoResponse;
-use crate::transport::http::body::{Data, ResponseBody};
-use crate::transport::http::service::{Answer, empty, json_body, refusal};
+use crate::transport::http::answer::ResponseBody;
+use crate::transport::http::answer::{Answer, NoResponse, empty, json_body, refusal};
+use crate::transport::http::body::Data;
 use ::http::header::{self, HeaderMap, HeaderValue};
 use ::http::{Response, StatusCode};
 use bytes::Bytes;

@@ -4,13 +4,14 @@
 //! Turned on by [`Service::streaming`](super::Service::streaming) with a [`Streaming`];
 //! [`Streaming::mcp`] is MCP's Streamable HTTP.
 
-mod events;
+pub(super) mod events;
 mod log;
 mod session;
 
-pub(crate) use events::{EventStream, Stop};
+pub(crate) use events::Stop;
+pub use session::SessionId;
 
-use super::NoResponse;
+use super::answer::NoResponse;
 use ::http::header::HeaderName;
 use log::Window;
 use session::Sessions;
@@ -26,12 +27,6 @@ pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
 
 /// The protocol revisions [`Streaming::mcp`] accepts in `MCP-Protocol-Version`.
 pub const MCP_PROTOCOL_VERSIONS: [&str; 3] = ["2024-11-05", "2025-03-26", "2025-06-18"];
-
-/// The id of the session a call came in, in its
-/// [`Metadata::extensions`](crate::server::Metadata::extensions) (under
-/// [`Service::streaming`](super::Service::streaming) with sessions).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct SessionId(pub String);
 
 /// The settings of event streams and sessions on an HTTP [`Service`](super::Service);
 /// see [`Service::streaming`](super::Service::streaming) and the README's "SSE and

@@ -21,6 +21,12 @@ tokio::task_local! {
     static CURRENT: (usize, u64);
 }
 
+/// The id of the session a call came in, in its
+/// [`Metadata::extensions`](crate::server::Metadata::extensions) (under
+/// [`Service::streaming`](super::super::Service::streaming) with sessions).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SessionId(pub String);
+
 /// One session (or, without an id, the state of one `POST` outside any session).
 pub(crate) struct Session {
     id: Option<Box<str>>,
@@ -62,7 +68,7 @@ impl Session {
         metadata.extensions.insert(Remote(self.client.downgrade()));
         metadata.extensions.insert(self.pushes.clone());
         if let Some(id) = &self.id {
-            metadata.extensions.insert(super::SessionId(id.to_string()));
+            metadata.extensions.insert(SessionId(id.to_string()));
         }
     }
 
