@@ -56,7 +56,11 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
             Settings::default(),
         ),
         // As `examples/mcp` generates it.
-        ("schemas_mcp", manifest_dir().join("../schemas/mcp.json"), mcp),
+        (
+            "schemas_mcp",
+            manifest_dir().join("../schemas/mcp.json"),
+            mcp,
+        ),
     ];
     if let Some(dir) = corpus::dir() {
         let examples = dir.join("open-rpc-examples");

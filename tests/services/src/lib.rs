@@ -9,6 +9,25 @@ pub mod editor_listener;
 pub mod editor_server;
 pub mod lsp_server;
 
+use rpcsmith::transport::peer;
+use rpcsmith::transport::stream::{self, Codec};
+
+/// A child's `main`: serves one connection made by `builder` on this process's own
+/// stdin and stdout, framed by `codec`, then exits (Tokio's stdin reader is a blocking
+/// thread that cannot be cancelled, so returning could hang).
+pub fn serve_stdio(builder: peer::Builder, codec: Codec) -> ! {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a Tokio runtime");
+    runtime.block_on(async {
+        let peer = stream::stdio(builder, codec);
+        peer.closed().await;
+    });
+    std::process::exit(0);
+}
+
 rpcsmith::include_api!(
     /// `codegen/tests/fixtures/services/features.json`.
     pub features

@@ -137,22 +137,7 @@ async fn a_javascript_client_calls_the_generated_server_over_http_and_websocket(
         .websocket(Peer::builder(), ws::Settings::default());
     tokio::spawn(http::serve(listener, service, std::future::pending()));
 
-    let mut client = node(&dir, "client.mjs");
-    client
-        .arg(port.to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let output = tokio::time::timeout(PATIENCE * 2, client.output())
-        .await
-        .unwrap()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the JS client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    for check in [
+    let checks = [
         "http batch",
         "http declared error",
         "http invalid params",
@@ -160,7 +145,29 @@ async fn a_javascript_client_calls_the_generated_server_over_http_and_websocket(
         "ws push arrived",
         "ws server calls the js client",
         "done",
-    ] {
+    ];
+    passes(&dir, "client.mjs", &port.to_string(), PATIENCE * 2, &checks).await;
+}
+
+/// Runs the Node script `script` with `arg`, within `patience`, and asserts that it
+/// succeeded with every check of `checks` reported.
+async fn passes(dir: &Path, script: &str, arg: &str, patience: Duration, checks: &[&str]) {
+    let mut client = node(dir, script);
+    client
+        .arg(arg)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let output = tokio::time::timeout(patience, client.output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{script} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for check in checks {
         assert!(
             stdout.lines().any(|line| line.ends_with(check)),
             "missing {check:?} in\n{stdout}"
@@ -309,33 +316,21 @@ async fn a_javascript_subscriber_receives_the_generated_servers_notifications() 
     ignore = "Node peers missing: run `npm ci` in tests/interop"
 )]
 async fn vscode_jsonrpc_drives_a_generated_language_server_over_stdio() {
-    let dir = interop_dir();
-    let mut client = node(&dir, "lsp_client.mjs");
-    client
-        .arg(env!("CARGO_BIN_EXE_lsp-stdio"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let output = tokio::time::timeout(PATIENCE * 3, client.output())
-        .await
-        .unwrap()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the vscode-jsonrpc client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    for check in [
+    let checks = [
         "300 ordered changes: none out of order",
         "300 ordered changes: text",
         "server got the client's answer",
         "cancelled with $/cancelRequest",
         "the server dropped the handler",
         "done",
-    ] {
-        assert!(
-            stdout.lines().any(|line| line.ends_with(check)),
-            "missing {check:?} in\n{stdout}"
-        );
-    }
+    ];
+    let server = env!("CARGO_BIN_EXE_lsp-stdio");
+    passes(
+        &interop_dir(),
+        "lsp_client.mjs",
+        server,
+        PATIENCE * 3,
+        &checks,
+    )
+    .await;
 }
