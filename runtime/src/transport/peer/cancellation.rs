@@ -1,16 +1,6 @@
-//! How a connection cancels calls: the notification it sends for a call given up, the
-//! one it honours from the other side, and what a cancelled call is answered.
-//!
-//! JSON-RPC 2.0 has no cancellation; the protocols built on it each name their own:
-//!
-//! | preset | notification | its param | a cancelled call is answered |
-//! |---|---|---|---|
-//! | [`Cancellation::LSP`] | `$/cancelRequest` | `id` | an error `-32800` (LSP's `RequestCancelled`) |
-//! | [`Cancellation::MCP`] | `notifications/cancelled` | `requestId` | nothing: MCP says the receiver SHOULD NOT answer a cancelled request |
-//!
-//! Any other protocol's is [`Cancellation::new`], answered `-32013`
-//! ([`code::CANCELLED`]) unless [`answer_code`](Cancellation::answer_code) or
-//! [`unanswered`](Cancellation::unanswered) says otherwise.
+//! How a connection cancels calls ([`Cancellation`]): the notification it sends for a
+//! call given up, the one it honours from the other side, and what a cancelled call is
+//! answered.
 
 use crate::protocol::{ErrorObject, code};
 use bytes::Bytes;
@@ -21,8 +11,29 @@ use std::borrow::Cow;
 /// (`ErrorCodes.RequestCancelled`).
 pub const LSP_REQUEST_CANCELLED: i64 = -32800;
 
-/// A connection's cancellation settings; see the [module docs](self) and
-/// [`Builder::cancellation`](super::Builder::cancellation).
+/// A connection's cancellation settings ([`Builder::cancellation`](super::Builder::cancellation)):
+/// the notification it sends for a call of its own given up (dropped, or timed out),
+/// the by-name param of that notification which carries the call's id, and what a
+/// call of the other side is answered when that notification cancels it.
+///
+/// JSON-RPC 2.0 has no cancellation; the protocols built on it each name their own:
+///
+/// | preset | notification | its param | a cancelled call is answered |
+/// |---|---|---|---|
+/// | [`Cancellation::LSP`] | `$/cancelRequest` | `id` | an error `-32800` (LSP's `RequestCancelled`) |
+/// | [`Cancellation::MCP`] | `notifications/cancelled` | `requestId` | nothing: MCP says the receiver SHOULD NOT answer a cancelled request |
+///
+/// Any other protocol's is [`Cancellation::new`], answered `-32013`
+/// ([`code::CANCELLED`]) unless [`answer_code`](Cancellation::answer_code) or
+/// [`unanswered`](Cancellation::unanswered) says otherwise.
+///
+/// ```
+/// use rpcsmith::transport::peer::{Cancellation, Peer};
+///
+/// let mcp = Peer::builder().cancellation(Cancellation::MCP);
+/// let own = Peer::builder().cancellation(Cancellation::new("job/stop", "job").unanswered());
+/// # drop((mcp, own));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cancellation {
     method: Cow<'static, str>,
