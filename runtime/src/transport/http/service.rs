@@ -293,7 +293,7 @@ impl Service {
 fn streaming_request<B, D: Data>(sse: &Arc<Sse>, request: &Request<B>) -> Option<Begun<B, D>> {
     let headers = request.headers();
     if let Err(refused) = sse::check_version(sse, headers) {
-        return Some(Begun::Answered(refused));
+        return Some(Begun::Answered(*refused));
     }
     let sessions = sse.settings.initialize.is_some();
     match *request.method() {
