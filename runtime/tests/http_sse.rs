@@ -356,3 +356,30 @@ async fn origins_outside_the_allow_list_are_refused_on_post_and_websocket() {
     let echoed: Value = peer.client().request("echo", &[5]).await.unwrap();
     assert_eq!(echoed, json!([5]));
 }
+
+#[tokio::test]
+async fn an_open_stream_keeps_its_connection_past_the_header_timeout_behind_layers() {
+    use rpcsmith::transport::http::Serve;
+    let service = tower::ServiceBuilder::new()
+        .map_response(|response: hyper::Response<rpcsmith::transport::http::ResponseBody>| response)
+        .service(Service::new(tools()).streaming(Streaming::mcp()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let serve = Serve::new(listener, service).header_timeout(Some(Duration::from_millis(50)));
+    tokio::spawn(serve.run(std::future::pending()));
+    let raw = Raw::new(address);
+    let session = initialize(&raw).await;
+    let mut stream = raw.get(&session, None).await.into_stream();
+    // Wall-clock time is what this tests: several header timeouts with no request
+    // started on the stream's connection, which stays open while the stream is.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let later = raw
+        .post(&call(1, "later", json!([1])), Some(&session), true)
+        .await;
+    assert_eq!(later.json().await["result"], "ok");
+    let tick = tokio::time::timeout(Duration::from_secs(10), stream.next()).await;
+    assert_eq!(
+        tick.expect("in time").expect("the stream is open")["params"],
+        json!([0])
+    );
+}

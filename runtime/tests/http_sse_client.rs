@@ -198,3 +198,25 @@ async fn a_stream_cut_after_each_event_is_resumed_and_nothing_is_lost() {
         "the stream was cut after each event"
     );
 }
+
+#[tokio::test]
+async fn a_subscription_is_pushed_on_the_get_stream() {
+    use futures_util::StreamExt as _;
+    let address = mcp_server().await;
+    let (client, _heard) = client(format!("http://{address}/"), true);
+    let _: Value = client.request("initialize", &json!({})).await.unwrap();
+    let mut count = client
+        .subscribe::<u64, _>("subscribeCount", &[3], &sse_support::COUNT)
+        .await
+        .unwrap();
+    let mut items = Vec::new();
+    for _ in 0..3 {
+        let item = tokio::time::timeout(Duration::from_secs(10), count.next())
+            .await
+            .expect("pushed")
+            .expect("an item")
+            .expect("readable");
+        items.push(item);
+    }
+    assert_eq!(items, [0, 1, 2]);
+}

@@ -8,8 +8,10 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
-use rpcsmith::protocol::ErrorObject;
-use rpcsmith::server::{Context, Dispatch, Reply, Server, encode};
+use rpcsmith::protocol::{ErrorObject, Feed};
+use rpcsmith::server::{
+    Context, Dispatch, Failure, Items, Reply, Server, encode, subscribe, unsubscribe,
+};
 use rpcsmith::transport::http::{Service, remote, serve};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -71,10 +73,21 @@ impl Dispatch for Tools {
                 });
                 Reply::ok("ok")
             }
+            "subscribeCount" => subscribe(cx, &COUNT, async move {
+                Ok::<_, Failure>(Items::new(futures_util::stream::iter(0..numbers[0])))
+            }),
+            "unsubscribeCount" => unsubscribe(cx, &COUNT, params),
             _ => Reply::err(ErrorObject::method_not_found()),
         }
     }
 }
+
+/// `subscribeCount [n]`'s items, pushed as `count` notifications.
+pub(crate) static COUNT: Feed = Feed::push("count", "subscription", "result").unsubscribe(
+    "unsubscribeCount",
+    "subscription",
+    false,
+);
 
 pub(crate) fn tools() -> Server {
     Server::new(Tools)

@@ -32,6 +32,8 @@ pub(super) type Answer<D = Bytes> = Response<ResponseBody<D>>;
 /// as its events come.
 pub struct ResponseBody<D = Bytes> {
     kind: Kind<D>,
+    /// Dropped with the body, once it has been sent (or given up).
+    _after: Option<Box<dyn Send + Sync>>,
 }
 
 enum Kind<D> {
@@ -44,6 +46,7 @@ impl<D: Buf> ResponseBody<D> {
     pub(super) fn whole(data: D) -> Self {
         Self {
             kind: Kind::Whole(Full::new(data)),
+            _after: None,
         }
     }
 
@@ -51,7 +54,13 @@ impl<D: Buf> ResponseBody<D> {
     pub(super) fn events(events: EventStream) -> Self {
         Self {
             kind: Kind::Events(Box::new(events)),
+            _after: None,
         }
+    }
+
+    /// Keeps `after` until the body is dropped: once it has been sent (or given up).
+    pub(super) fn keep_until_sent(&mut self, after: Box<dyn Send + Sync>) {
+        self._after = Some(after);
     }
 }
 

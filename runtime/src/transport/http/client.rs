@@ -179,6 +179,12 @@ impl Client {
             })?;
         // Read whole: the connection can carry the next exchange.
         lease.release();
+        if let Some(streams) = &shared.streams
+            && status == StatusCode::OK
+            && let Some(body) = streams.route_whole(body.clone())
+        {
+            return body;
+        }
         reply(status, is_json, body)
     }
 }

@@ -154,6 +154,29 @@ impl Streams {
         *self.session.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
 
+    /// A whole JSON answer, on a streaming client: its responses go through the
+    /// inbox, as an event stream's do (so that a subscribe call's subscription is
+    /// routed before its first item, which comes on the `GET` stream), unless one of
+    /// them has a null id (a refusal of the whole message), which only the exchange can
+    /// pair with its calls. `Some` when routed.
+    pub(super) fn route_whole(
+        &self,
+        body: Bytes,
+    ) -> Option<Result<crate::client::Delivery, crate::client::TransportError>> {
+        let inbox = self.inbox.get()?;
+        let value: serde_json::Value = serde_json::from_slice(&body).ok()?;
+        let null_id = |member: &serde_json::Value| member.get("id").is_none_or(|id| id.is_null());
+        let routable = match &value {
+            serde_json::Value::Array(members) => !members.iter().any(null_id),
+            member => !null_id(member),
+        };
+        if !routable {
+            return None;
+        }
+        inbox.deliver(body);
+        Some(Ok(crate::client::Delivery::Routed))
+    }
+
     /// Routes one message received on an event stream; returns the answer to post
     /// back (to the server's requests) and whether it was a response.
     pub(super) async fn receive(&self, message: Bytes) -> (Option<Vec<u8>>, bool) {

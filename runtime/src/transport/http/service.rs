@@ -266,11 +266,11 @@ impl Service {
             return Begun::Answered(too_large());
         }
         let version = parts.version;
-        let streaming = self
-            .config
-            .streaming
-            .as_ref()
-            .map(|sse| (Arc::clone(sse), parts.headers.clone()));
+        let streaming = self.config.streaming.as_ref().map(|sse| StreamingPost {
+            sse: Arc::clone(sse),
+            headers: parts.headers.clone(),
+            busy: busy(&parts.extensions),
+        });
         let mut metadata = metadata(parts);
         metadata.peer = metadata.peer.or(origin.peer);
         Begun::Reading(Exchange {
@@ -288,12 +288,24 @@ impl Service {
     }
 }
 
+/// Under [`serve`](super::serve), a request extension that counts one more request in
+/// progress on its connection until what it returns is dropped: an answer whose body
+/// outlives its request's future (an event stream) holds it, so that the connection is
+/// not closed as idle while the stream is open.
+#[derive(Clone)]
+pub(super) struct Busy(pub(super) Arc<dyn Fn() -> Box<dyn Send + Sync> + Send + Sync>);
+
+/// What a `Busy` extension of `extensions` holds, if there is one.
+fn busy(extensions: &::http::Extensions) -> Option<Box<dyn Send + Sync>> {
+    extensions.get::<Busy>().map(|busy| (busy.0)())
+}
+
 /// What a streaming service does with a request before its body is read: the
 /// answers to `GET` and `DELETE`, and the refusal of a protocol version.
 fn streaming_request<B, D: Data>(sse: &Arc<Sse>, request: &Request<B>) -> Option<Begun<B, D>> {
     let headers = request.headers();
     if let Err(refused) = sse::check_version(sse, headers) {
-        return Some(Begun::Answered(refused));
+        return Some(Begun::Answered(*refused));
     }
     let sessions = sse.settings.initialize.is_some();
     match *request.method() {
@@ -306,6 +318,7 @@ fn streaming_request<B, D: Data>(sse: &Arc<Sse>, request: &Request<B>) -> Option
                 sse: Arc::clone(sse),
                 headers: headers.clone(),
                 stop,
+                busy: busy(request.extensions()),
             }))
         }
         Method::DELETE if sessions => Some(Begun::Answered(sse::delete(sse, headers))),
@@ -328,19 +341,29 @@ pub(super) struct Opening {
     sse: Arc<Sse>,
     headers: ::http::HeaderMap,
     stop: Option<sse::Stop>,
+    busy: Option<Box<dyn Send + Sync>>,
 }
 
 impl Opening {
     /// The answer; `guard` lives as long as its stream.
     pub(super) fn open<G: Send + Sync + 'static, D: Data>(self, guard: G) -> Answer<D> {
-        sse::get(&self.sse, &self.headers, self.stop, Box::new(guard))
+        let guard = Box::new((guard, self.busy));
+        sse::get(&self.sse, &self.headers, self.stop, guard)
     }
+}
+
+/// What a `POST` to a streaming service keeps for after its body is read: the
+/// settings, its headers (`Accept`, the session), and its hold on the connection.
+pub(super) struct StreamingPost {
+    sse: Arc<Sse>,
+    headers: ::http::HeaderMap,
+    busy: Option<Box<dyn Send + Sync>>,
 }
 
 /// A request accepted for reading: its body, and what handling it needs.
 pub(super) struct Exchange<B> {
     /// The streaming settings and the request's headers, under [`Service::streaming`].
-    streaming: Option<(Arc<Sse>, ::http::HeaderMap)>,
+    streaming: Option<StreamingPost>,
     server: Server,
     body: B,
     limit: usize,
@@ -369,14 +392,15 @@ where
             Some(Err(ReadError::Body(_))) => return Ok(empty(StatusCode::BAD_REQUEST)),
             None => return Ok(too_slow(self.version)),
         };
-        if let Some((sse, headers)) = self.streaming {
+        if let Some(StreamingPost { sse, headers, busy }) = self.streaming {
             let post = sse::Post {
                 server: self.server,
                 metadata: self.metadata,
                 in_flight: self.in_flight,
                 no_response: self.no_response,
             };
-            return Ok(sse::post(sse, post, &headers, body, Box::new(guard)).await);
+            let guard = Box::new((guard, busy));
+            return Ok(sse::post(sse, post, &headers, body, guard).await);
         }
         let _guard = guard;
         let answer = match self.in_flight {

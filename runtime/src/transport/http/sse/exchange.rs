@@ -6,7 +6,7 @@ use super::events::{EventStream, Stop};
 use super::log::{Refused, STANDALONE};
 use super::session::{Session, TooMany};
 use crate::protocol::{self, ErrorObject, Message, TwoWay};
-use crate::server::{InFlight, Metadata, Server, hold};
+use crate::server::{Held, InFlight, Metadata, Server, hold};
 use crate::transport::http::answer::ResponseBody;
 use crate::transport::http::answer::{Answer, NoResponse, empty, json_body, refusal};
 use crate::transport::http::body::Data;
@@ -23,6 +23,9 @@ pub(in crate::transport::http) struct Post {
     pub(in crate::transport::http) in_flight: Option<InFlight>,
     pub(in crate::transport::http) no_response: NoResponse,
 }
+
+/// A refusal, boxed: an answer is large, and refusals are rare.
+pub(in crate::transport::http) type Refusal<D> = Box<Answer<D>>;
 
 /// What a `POST` carries, as far as sessions must know.
 enum Carries {
@@ -80,7 +83,7 @@ pub(in crate::transport::http) async fn post<D: Data>(
     let carries = carries(&body, limits.max_batch_len, settings.initialize.as_deref());
     let (session, started) = match session_of(&sse, headers, &carries) {
         Ok(found) => found,
-        Err(answer) => return answer,
+        Err(answer) => return *answer,
     };
     let Carries::Calls { requests, .. } = carries else {
         session.deliver(body);
@@ -97,8 +100,8 @@ pub(in crate::transport::http) async fn post<D: Data>(
         streamed(&session, handling, guard).await
     } else {
         let (answer, held) = handling.await;
-        let answer = whole(answer, no_response);
-        held.release();
+        let mut answer = whole(answer, no_response);
+        release_when_sent(&mut answer, held);
         answer
     };
     if started && let Some(id) = session.id().and_then(|id| HeaderValue::try_from(id).ok()) {
@@ -126,7 +129,7 @@ fn session_of<D: Data>(
     sse: &Sse,
     headers: &HeaderMap,
     carries: &Carries,
-) -> Result<(Arc<Session>, bool), Answer<D>> {
+) -> Result<(Arc<Session>, bool), Refusal<D>> {
     let settings = &sse.settings;
     if settings.initialize.is_none() {
         return Ok((sse.sessions.ephemeral(), false));
@@ -139,12 +142,12 @@ fn session_of<D: Data>(
             initializes: true, ..
         } => match sse.sessions.start() {
             Ok(session) => Ok((session, true)),
-            Err(TooMany) => Err(refusal(
+            Err(TooMany) => Err(Box::new(refusal(
                 StatusCode::SERVICE_UNAVAILABLE,
                 &ErrorObject::new(protocol::code::SERVER_BUSY, "Too many sessions"),
-            )),
+            ))),
         },
-        _ if settings.require => Err(missing_session()),
+        _ if settings.require => Err(Box::new(missing_session())),
         _ => Ok((sse.sessions.ephemeral(), false)),
     }
 }
@@ -158,18 +161,18 @@ fn missing_session<D: Data>() -> Answer<D> {
 
 /// The live session the request's header names: `400` without one, `404` when
 /// unknown or expired.
-fn find<D: Data>(sse: &Sse, headers: &HeaderMap) -> Result<Arc<Session>, Answer<D>> {
+fn find<D: Data>(sse: &Sse, headers: &HeaderMap) -> Result<Arc<Session>, Refusal<D>> {
     let Some(id) = headers.get(&sse.settings.header) else {
-        return Err(missing_session());
+        return Err(Box::new(missing_session()));
     };
     id.to_str()
         .ok()
         .and_then(|id| sse.sessions.find(id))
         .ok_or_else(|| {
-            refusal(
+            Box::new(refusal(
                 StatusCode::NOT_FOUND,
                 &ErrorObject::new(protocol::code::INVALID_REQUEST, "Session not found"),
-            )
+            ))
         })
 }
 
@@ -194,7 +197,7 @@ async fn streamed<D: Data, F>(
     guard: Box<dyn Send + Sync>,
 ) -> Answer<D>
 where
-    F: Future<Output = (Option<Vec<u8>>, crate::server::Held)> + Send + 'static,
+    F: Future<Output = (Option<Vec<u8>>, Held)> + Send + 'static,
 {
     let attached = session.log().open_post();
     let stream = attached.0;
@@ -216,13 +219,16 @@ where
             log.close_post(stream);
             log.detach(attached.0, attached.1);
             drop(log);
-            held.release();
-            whole(answer, StatusCode::OK)
+            let mut answer = whole(answer, StatusCode::OK);
+            release_when_sent(&mut answer, held);
+            answer
         }
         Some((answer, held)) => {
             finish(session, stream, answer).await;
-            held.release();
-            event_stream(EventStream::new(Arc::clone(session), attached, None, guard))
+            let mut answer =
+                event_stream(EventStream::new(Arc::clone(session), attached, None, guard));
+            release_when_sent(&mut answer, held);
+            answer
         }
         None => {
             let task_session = Arc::clone(session);
@@ -233,6 +239,27 @@ where
             });
             event_stream(EventStream::new(Arc::clone(session), attached, None, guard))
         }
+    }
+}
+
+/// Lets the subscriptions a message started send their items (on the session's
+/// stream) once its answer has been sent: so that they follow it to the client,
+/// which routes them by the id the answer carries, rather than race it on another
+/// connection.
+fn release_when_sent<D: Data>(answer: &mut Answer<D>, held: Held) {
+    /// Releases its subscriptions when dropped.
+    struct Release(Option<Held>);
+    impl Drop for Release {
+        fn drop(&mut self) {
+            if let Some(held) = self.0.take() {
+                held.release();
+            }
+        }
+    }
+    if !held.is_empty() {
+        answer
+            .body_mut()
+            .keep_until_sent(Box::new(Release(Some(held))));
     }
 }
 
@@ -268,7 +295,7 @@ pub(in crate::transport::http) fn get<D: Data>(
 ) -> Answer<D> {
     let session = match find(sse, headers) {
         Ok(session) => session,
-        Err(answer) => return answer,
+        Err(answer) => return *answer,
     };
     let resume = match headers.get("last-event-id") {
         None => None,
@@ -332,7 +359,7 @@ pub(in crate::transport::http) fn delete<D: Data>(sse: &Sse, headers: &HeaderMap
 pub(in crate::transport::http) fn check_version<D: Data>(
     sse: &Sse,
     headers: &HeaderMap,
-) -> Result<(), Answer<D>> {
+) -> Result<(), Refusal<D>> {
     let Some((name, versions)) = &sse.settings.versions else {
         return Ok(());
     };
@@ -345,7 +372,7 @@ pub(in crate::transport::http) fn check_version<D: Data>(
     {
         return Ok(());
     }
-    Err(refusal(
+    Err(Box::new(refusal(
         StatusCode::BAD_REQUEST,
         &ErrorObject::new(
             protocol::code::INVALID_REQUEST,
@@ -354,7 +381,7 @@ pub(in crate::transport::http) fn check_version<D: Data>(
                 versions.join(", ")
             ),
         ),
-    ))
+    )))
 }
 
 #[cfg(test)]
