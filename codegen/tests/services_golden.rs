@@ -26,6 +26,8 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
     ticker.server_to_client = vec!["ticker_*".to_owned()];
     let mut ticker_partial = ticker.clone();
     ticker_partial.partial = true;
+    let mut mcp = Settings::default();
+    mcp.server_to_client = vec!["notifications/progress".to_owned()];
     let mut cases = vec![
         (
             "features",
@@ -52,6 +54,12 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
             "schemas_petstore",
             manifest_dir().join("../schemas/petstore.json"),
             Settings::default(),
+        ),
+        // As `examples/mcp` generates it.
+        (
+            "schemas_mcp",
+            manifest_dir().join("../schemas/mcp.json"),
+            mcp,
         ),
     ];
     if let Some(dir) = corpus::dir() {

@@ -136,7 +136,7 @@ async fn every_spec_example_through_the_http_client_transport() {
     use rpcsmith::client::{Delivery, Transport};
     let (statuses, mut status) = tokio::sync::mpsc::unbounded_channel();
     let service = tower::ServiceBuilder::new()
-        .map_response(move |response: hyper::Response<Full<Bytes>>| {
+        .map_response(move |response: hyper::Response<http::ResponseBody>| {
             let _ = statuses.send(response.status());
             response
         })

@@ -204,7 +204,7 @@ async fn cancellation(codec: Codec) -> Result<(), String> {
         started = started => started?,
     }
     drop(call);
-    // The child aborts the handler, answers the cancelled call with -32013 (ignored:
+    // The child aborts the handler, answers the cancelled call with -32800 (ignored:
     // nobody waits for it) and goes on serving.
     poll_child(client, "aborted").await
 }

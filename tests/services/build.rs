@@ -27,6 +27,10 @@ const OURS: &[(&str, &str, Configure)] = &[
     ("interop", "documents/interop.json", |b| {
         b.server_to_client("double").server_to_client("pushed")
     }),
+    // LSP-shaped, for `vscode-jsonrpc`: `window/*` are sent by the server.
+    ("lsp", "documents/lsp.json", |b| {
+        b.server_to_client("window/*")
+    }),
     // Ethereum's pub-sub shape, recognised by the generator without help.
     ("eth_newheads", "../../schemas/eth-newheads.json", |b| b),
     // A pull-only stream (`x-subscription` with `pull: true`).
@@ -125,7 +129,10 @@ const CORPUS: &[CorpusEntry] = &[
 ];
 
 fn main() {
-    node_peers();
+    node_peers(
+        Path::new("../interop"),
+        &["json-rpc-2.0", "ws", "vscode-jsonrpc"],
+    );
     println!("cargo::rustc-check-cfg=cfg(corpus)");
     println!("cargo:rerun-if-env-changed=RPCSMITH_CORPUS_DIR");
     println!("cargo:rerun-if-env-changed=RPCSMITH_REQUIRE_CORPUS");
@@ -147,35 +154,8 @@ fn main() {
     }
 }
 
-/// Sets `cfg(node_peers)` when Node and the interop packages (`npm ci` in
-/// `tests/interop`) are there; without it the interop tests are marked ignored, so that
-/// cargo's summary counts them as ignored rather than passed. Under
-/// `RPCSMITH_REQUIRE_INTEROP` their absence fails the build instead.
-fn node_peers() {
-    println!("cargo::rustc-check-cfg=cfg(node_peers)");
-    println!("cargo:rerun-if-env-changed=RPCSMITH_REQUIRE_INTEROP");
-    println!("cargo:rerun-if-env-changed=PATH");
-    // Its contents change when `npm ci` installs the packages.
-    println!("cargo:rerun-if-changed=../interop");
-    let interop = Path::new("../interop/node_modules");
-    let node = std::process::Command::new("node").arg("--version").output();
-    let missing = match node {
-        Ok(output) if output.status.success() => {
-            let installed = ["json-rpc-2.0", "ws"]
-                .iter()
-                .all(|package| interop.join(package).join("package.json").is_file());
-            (!installed).then_some("the packages are not installed: run `npm ci` in tests/interop")
-        }
-        _ => Some("node is not on PATH: install Node.js (>= 18), then `npm ci` in tests/interop"),
-    };
-    match missing {
-        None => println!("cargo:rustc-cfg=node_peers"),
-        Some(why) if std::env::var_os("RPCSMITH_REQUIRE_INTEROP").is_some() => {
-            panic!("RPCSMITH_REQUIRE_INTEROP is set but {why}")
-        }
-        Some(why) => println!("cargo:warning=the Node interop tests are ignored: {why}"),
-    }
-}
+// `node_peers(interop, packages)`: sets `cfg(node_peers)` when the Node peers are there.
+include!("../interop/node_peers.rs");
 
 fn compile(builder: Builder, doc: &Path) {
     builder

@@ -104,6 +104,7 @@ pub use handling::Input;
 pub use limits::Limits;
 pub use metadata::Metadata;
 pub use middleware::{Call, Middleware, Next};
+pub(crate) use push::random_id;
 pub use push::{Held, Outlet, Pushes, hold};
 pub use router::{Mount, Router};
 pub use shared::InFlight;

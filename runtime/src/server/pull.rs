@@ -29,7 +29,8 @@ use crate::protocol::{ErrorObject, Feed};
 use super::dispatch::{CallResult, Reply};
 use super::encoded::Encoded;
 use super::limits::Limits;
-use super::push::{encoded_id, random_id};
+use super::push::encoded_id;
+use super::random_id;
 use super::stream_call::{EncodedItems, write_next};
 
 /// The method that asks for a pull stream's next item.

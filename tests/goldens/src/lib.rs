@@ -140,6 +140,12 @@ pub mod services {
         include!("../../../codegen/tests/golden/services/schemas_petstore.rs");
     }
 
+    /// Generated from `schemas/mcp.json`, the MCP example's document, with
+    /// `notifications/progress` sent by the server.
+    pub mod schemas_mcp {
+        include!("../../../codegen/tests/golden/services/schemas_mcp.rs");
+    }
+
     /// Generated from the corpus's `open-rpc-examples/petstore-openrpc.json`.
     pub mod petstore {
         include!("../../../codegen/tests/golden/services/petstore.rs");

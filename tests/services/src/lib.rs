@@ -2,11 +2,31 @@
 //! (`rpcsmith::include_api!`): the project's documents always, the corpus documents when
 //! the corpus is present. [`editor_server`] is the `Editor` server every transport test
 //! runs, in process and in the `editor-stdio` child; [`editor_listener`] its client's
-//! side.
+//! side. [`lsp_server`] is what the `lsp-stdio` child serves to `vscode-jsonrpc`.
 #![deny(warnings)]
 
 pub mod editor_listener;
 pub mod editor_server;
+pub mod lsp_server;
+
+use rpcsmith::transport::peer;
+use rpcsmith::transport::stream::{self, Codec};
+
+/// A child's `main`: serves one connection made by `builder` on this process's own
+/// stdin and stdout, framed by `codec`, then exits (Tokio's stdin reader is a blocking
+/// thread that cannot be cancelled, so returning could hang).
+pub fn serve_stdio(builder: peer::Builder, codec: Codec) -> ! {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a Tokio runtime");
+    runtime.block_on(async {
+        let peer = stream::stdio(builder, codec);
+        peer.closed().await;
+    });
+    std::process::exit(0);
+}
 
 rpcsmith::include_api!(
     /// `codegen/tests/fixtures/services/features.json`.
@@ -28,6 +48,11 @@ rpcsmith::include_api!(
 rpcsmith::include_api!(
     /// `documents/interop.json`: what the Node peers of `tests/interop` speak.
     pub interop
+);
+rpcsmith::include_api!(
+    /// `documents/lsp.json`: LSP-shaped, for `vscode-jsonrpc`; `window/*` sent by the
+    /// server (`server_to_client("window/*")`).
+    pub lsp
 );
 rpcsmith::include_api!(
     /// `schemas/eth-newheads.json`: Ethereum's `eth_subscribe("newHeads")`, recognised.

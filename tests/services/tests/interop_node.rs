@@ -11,6 +11,10 @@
 //! - A JavaScript subscriber (`ws`, raw JSON-RPC as a dapp writes it) subscribes to the
 //!   GENERATED server of `schemas/eth-newheads.json` and receives its `eth_subscription`
 //!   notifications.
+//! - `vscode-jsonrpc` (the JSON-RPC layer of VS Code's language clients) spawns the
+//!   GENERATED server of `documents/lsp.json` (the `lsp-stdio` binary) and speaks to it
+//!   with `Content-Length` framing: 300 ordered `textDocument/didChange`, a
+//!   server→client `window/showMessageRequest`, a call cancelled with `$/cancelRequest`.
 //!
 //! Where Node or the installed packages are missing, the build script leaves
 //! `cfg(node_peers)` unset and these tests are marked ignored (cargo's summary counts
@@ -45,12 +49,14 @@ const PATIENCE: Duration = Duration::from_secs(10);
 /// missing fails here, saying what is missing, rather than passing without them.
 fn interop_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../interop");
-    let installed = ["json-rpc-2.0", "ws"].iter().all(|package| {
-        dir.join("node_modules")
-            .join(package)
-            .join("package.json")
-            .is_file()
-    });
+    let installed = ["json-rpc-2.0", "ws", "vscode-jsonrpc"]
+        .iter()
+        .all(|package| {
+            dir.join("node_modules")
+                .join(package)
+                .join("package.json")
+                .is_file()
+        });
     assert!(
         installed,
         "Node peers missing: run `npm ci` in tests/interop"
@@ -131,22 +137,7 @@ async fn a_javascript_client_calls_the_generated_server_over_http_and_websocket(
         .websocket(Peer::builder(), ws::Settings::default());
     tokio::spawn(http::serve(listener, service, std::future::pending()));
 
-    let mut client = node(&dir, "client.mjs");
-    client
-        .arg(port.to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let output = tokio::time::timeout(PATIENCE * 2, client.output())
-        .await
-        .unwrap()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the JS client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    for check in [
+    let checks = [
         "http batch",
         "http declared error",
         "http invalid params",
@@ -154,7 +145,29 @@ async fn a_javascript_client_calls_the_generated_server_over_http_and_websocket(
         "ws push arrived",
         "ws server calls the js client",
         "done",
-    ] {
+    ];
+    passes(&dir, "client.mjs", &port.to_string(), PATIENCE * 2, &checks).await;
+}
+
+/// Runs the Node script `script` with `arg`, within `patience`, and asserts that it
+/// succeeded with every check of `checks` reported.
+async fn passes(dir: &Path, script: &str, arg: &str, patience: Duration, checks: &[&str]) {
+    let mut client = node(dir, script);
+    client
+        .arg(arg)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let output = tokio::time::timeout(patience, client.output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{script} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for check in checks {
         assert!(
             stdout.lines().any(|line| line.ends_with(check)),
             "missing {check:?} in\n{stdout}"
@@ -295,4 +308,29 @@ async fn a_javascript_subscriber_receives_the_generated_servers_notifications() 
     // Its `eth_unsubscribe` ended the subscription on the server's side.
     streams_support::ended(&sink).await;
     server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(node_peers),
+    ignore = "Node peers missing: run `npm ci` in tests/interop"
+)]
+async fn vscode_jsonrpc_drives_a_generated_language_server_over_stdio() {
+    let checks = [
+        "300 ordered changes: none out of order",
+        "300 ordered changes: text",
+        "server got the client's answer",
+        "cancelled with $/cancelRequest",
+        "the server dropped the handler",
+        "done",
+    ];
+    let server = env!("CARGO_BIN_EXE_lsp-stdio");
+    passes(
+        &interop_dir(),
+        "lsp_client.mjs",
+        server,
+        PATIENCE * 3,
+        &checks,
+    )
+    .await;
 }

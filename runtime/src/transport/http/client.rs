@@ -1,14 +1,18 @@
 //! The HTTP client transport: one POST per message, on kept-alive connections.
 
 use super::body::{self, ReadError};
+use super::client_stream::{self, Exchanges, Opened};
+use super::listen::{ClientStreaming, Streams};
 use super::pool::{self, Pool};
-use crate::client::{Delivery, SendFuture, Transport, TransportError, TransportErrorKind};
+use crate::client::{Delivery, Inbox, SendFuture, Transport, TransportError, TransportErrorKind};
 use ::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use ::http::uri::PathAndQuery;
 use ::http::{Method, Request, StatusCode, Uri};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::client::legacy::connect::HttpConnector;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -50,7 +54,7 @@ pub struct Client {
 }
 
 /// What every exchange of a client uses, prepared once.
-struct Shared {
+pub(super) struct Shared {
     pool: Pool,
     uri: Uri,
     /// The request target sent over HTTP/1.1: the URL's path and query.
@@ -58,6 +62,10 @@ struct Shared {
     /// Every request's headers: the builder's, `Host`, and the JSON defaults.
     headers: HeaderMap,
     max_response_size: usize,
+    /// Under [`ClientBuilder::streaming`]: the session, the listener.
+    streams: Option<Arc<Streams>>,
+    /// Dropped with the client: the task keeping its `GET` stream open stops.
+    stop: tokio::sync::watch::Sender<()>,
 }
 
 /// Configures an HTTP [`Client`]; made by [`Client::builder`].
@@ -70,6 +78,7 @@ pub struct ClientBuilder {
     http2_only: bool,
     max_connections: usize,
     max_response_size: usize,
+    streaming: Option<ClientStreaming>,
     error: Option<TransportError>,
     #[cfg(feature = "tls")]
     tls: Option<rustls::ClientConfig>,
@@ -95,6 +104,7 @@ impl Client {
             http2_only: false,
             max_connections: DEFAULT_CLIENT_CONNECTIONS,
             max_response_size: DEFAULT_MAX_RESPONSE_SIZE,
+            streaming: None,
             error: None,
             #[cfg(feature = "tls")]
             tls: None,
@@ -124,10 +134,34 @@ impl Client {
 
     async fn exchange(&self, message: Bytes) -> Result<Delivery, TransportError> {
         let shared = &*self.shared;
+        let session = shared
+            .streams
+            .as_ref()
+            .and_then(|streams| streams.session());
         let (response, lease) = shared
             .pool
-            .send(message, |message, http2| self.request(message, http2))
+            .send(message, |message, http2| {
+                let mut request = self.request(message, http2);
+                if let Some(streams) = &shared.streams {
+                    let header = &streams.settings.header;
+                    stream_headers(request.headers_mut(), session.as_ref(), header, None, false);
+                }
+                request
+            })
             .await?;
+        if let Some(streams) = &shared.streams {
+            if response.status() == StatusCode::NOT_FOUND && session.is_some() {
+                // The session is gone: the next initialisation starts another.
+                streams.forget_session();
+            }
+            let header = response.headers().get(&streams.settings.header);
+            if streams.keep_session(header) {
+                self.open_stream(streams);
+            }
+            if response.status().is_success() && client_stream::is_event_stream(&response) {
+                return client_stream::read_post(self, streams, response, lease).await;
+            }
+        }
         let status = response.status();
         let is_json = is_json(response.headers());
         let body = body::read(response.into_body(), shared.max_response_size)
@@ -145,6 +179,12 @@ impl Client {
             })?;
         // Read whole: the connection can carry the next exchange.
         lease.release();
+        if let Some(streams) = &shared.streams
+            && status == StatusCode::OK
+            && let Some(body) = streams.route_whole(body.clone())
+        {
+            return body;
+        }
         reply(status, is_json, body)
     }
 }
@@ -169,9 +209,96 @@ fn reply(status: StatusCode, is_json: bool, body: Bytes) -> Result<Delivery, Tra
     ))
 }
 
+impl Client {
+    /// Starts keeping the session's `GET` stream open, once, when the settings say so.
+    fn open_stream(&self, streams: &Arc<Streams>) {
+        let starting = streams.settings.open_stream
+            && !streams
+                .get_started
+                .swap(true, std::sync::atomic::Ordering::AcqRel);
+        if starting {
+            let client = Arc::downgrade(&self.shared);
+            let stop = self.shared.stop.subscribe();
+            tokio::spawn(client_stream::keep_open::<Client>(
+                client,
+                Arc::clone(streams),
+                stop,
+            ));
+        }
+    }
+}
+
+impl Exchanges for Client {
+    type Weak = std::sync::Weak<Shared>;
+
+    fn downgrade(&self) -> Self::Weak {
+        Arc::downgrade(&self.shared)
+    }
+
+    fn upgrade(weak: &Self::Weak) -> Option<Self> {
+        weak.upgrade().map(|shared| Client { shared })
+    }
+
+    fn post(&self, message: Bytes) -> SendFuture<'_> {
+        Box::pin(self.exchange(message))
+    }
+
+    fn get<'a>(
+        &'a self,
+        streams: &'a Streams,
+        last: Option<&'a str>,
+    ) -> Pin<Box<dyn Future<Output = Opened<'a>> + Send + 'a>> {
+        let session = streams.session();
+        Box::pin(self.shared.pool.send(Bytes::new(), move |message, http2| {
+            let mut request = self.request(message, http2);
+            *request.method_mut() = Method::GET;
+            let header = &streams.settings.header;
+            stream_headers(request.headers_mut(), session.as_ref(), header, last, true);
+            request
+        }))
+    }
+
+    fn max_event(&self) -> usize {
+        self.shared.max_response_size
+    }
+}
+
+/// A streaming exchange's headers: what it accepts, its session, where to resume.
+fn stream_headers(
+    headers: &mut HeaderMap,
+    session: Option<&HeaderValue>,
+    name: &HeaderName,
+    last: Option<&str>,
+    get: bool,
+) {
+    if let Some(session) = session {
+        headers.insert(name.clone(), session.clone());
+    }
+    if get {
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        headers.remove(header::CONTENT_TYPE);
+    }
+    if let Some(last) = last.and_then(|last| HeaderValue::try_from(last).ok()) {
+        headers.insert(HeaderName::from_static("last-event-id"), last);
+    }
+}
+
 impl Transport for Client {
+    fn attach(&mut self, inbox: Inbox) {
+        if let Some(streams) = &self.shared.streams {
+            streams.attach(inbox);
+        }
+    }
+
     fn is_request_response(&self) -> bool {
-        true
+        self.shared.streams.is_none()
+    }
+
+    fn receives_pushes(&self) -> bool {
+        self.shared.streams.is_some()
     }
 
     fn send(&self, message: Bytes) -> SendFuture<'_> {
@@ -262,6 +389,22 @@ impl ClientBuilder {
         self
     }
 
+    /// Takes answers that are event streams (Server-Sent Events), as MCP's Streamable
+    /// HTTP sends them, and keeps the server's session, as `streaming` says: requests
+    /// accept `application/json, text/event-stream`; an event stream's messages are
+    /// handed over as they come (responses to their calls, subscription items to
+    /// their subscriptions, the server's notifications and requests to the
+    /// [listener](ClientStreaming::serve), whose answers are posted back); the session
+    /// id an answer carries is sent with every later request (and forgotten on a
+    /// `404`); a stream that drops before its response is resumed with
+    /// `Last-Event-ID`. Each event is bounded by
+    /// [`max_response_size`](Self::max_response_size), and is handed over before the
+    /// next is read: nothing accumulates.
+    pub fn streaming(mut self, streaming: ClientStreaming) -> Self {
+        self.streaming = Some(streaming);
+        self
+    }
+
     /// The TLS configuration for `https://` URLs (its root certificates, client
     /// certificates, ALPN protocols are replaced by `h2` and `http/1.1`). By default the
     /// system's root certificates are trusted.
@@ -300,13 +443,24 @@ impl ClientBuilder {
                 .cloned()
                 .unwrap_or_else(|| PathAndQuery::from_static("/")),
         );
+        let mut headers = request_headers(self.headers, &uri);
+        if self.streaming.is_some() && headers.get(header::ACCEPT) == Some(&json()) {
+            headers.insert(
+                header::ACCEPT,
+                HeaderValue::from_static("application/json, text/event-stream"),
+            );
+        }
         Ok(Client {
             shared: Arc::new(Shared {
-                headers: request_headers(self.headers, &uri),
+                headers,
                 pool,
                 uri,
                 origin_form,
                 max_response_size: self.max_response_size,
+                streams: self
+                    .streaming
+                    .map(|settings| Arc::new(Streams::new(settings))),
+                stop: tokio::sync::watch::Sender::new(()),
             }),
         })
     }

@@ -10,7 +10,7 @@
 //! than through request extensions.
 
 use super::body::Written;
-use super::service::{Begun, PeerAddr, Service, SocketInfo};
+use super::service::{Begun, Busy, PeerAddr, Service, SocketInfo};
 use super::unsent::Unsent;
 use crate::server::InFlight;
 use ::http::{Method, Request, Response};
@@ -158,10 +158,12 @@ async fn serve_protocol<I, S, B>(
         Arc::clone(&socket.unsent),
         settings.header_timeout,
     ));
+    let counted = Arc::clone(&activity);
     let accepted = Accepted {
         peer,
         socket,
         activity,
+        busy: Busy(Arc::new(move || Box::new(counted.start()))),
     };
     // A bare `Service` (no layers between it and `serve`) is called directly; anything
     // else learns about the connection through request extensions.
@@ -177,6 +179,8 @@ struct Accepted {
     peer: SocketAddr,
     socket: Socket,
     activity: Arc<Activity>,
+    /// Counts a request as in progress for as long as its answer's body needs.
+    busy: Busy,
 }
 
 impl Accepted {
@@ -184,6 +188,7 @@ impl Accepted {
     fn tag(&self, request: &mut Request<Incoming>) {
         request.extensions_mut().insert(PeerAddr(self.peer));
         request.extensions_mut().insert(self.socket.clone());
+        request.extensions_mut().insert(self.busy.clone());
     }
 }
 
@@ -546,7 +551,7 @@ struct Direct {
 }
 
 impl hyper::service::Service<Request<Incoming>> for Direct {
-    type Response = super::service::Answer<Written>;
+    type Response = super::answer::Answer<Written>;
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
 
@@ -565,6 +570,7 @@ impl hyper::service::Service<Request<Incoming>> for Direct {
         match self.service.begin(request, origin) {
             Begun::Reading(exchange) => Box::pin(exchange.finish(in_progress)),
             Begun::Answered(answer) => Box::pin(std::future::ready(Ok(answer))),
+            Begun::Stream(opening) => Box::pin(std::future::ready(Ok(opening.open(in_progress)))),
         }
     }
 }

@@ -15,6 +15,23 @@
 //! | a connection past [`Serve::max_connections`] | `503 Service Unavailable`, `Retry-After: 1`, with a JSON-RPC error body (`-32009`, `id: null`); the connection closes |
 //! | a method other than `POST` | `405 Method Not Allowed`, `Allow: POST`, with a JSON-RPC error body |
 //! | a `Content-Type` other than `application/json` (parameters allowed) | `415 Unsupported Media Type` with a JSON-RPC error body, unless [`Service::any_content_type`] |
+//! | an `Origin` header not accepted by [`Service::origins`] (any method, WebSocket upgrades included) | `403 Forbidden` with a JSON-RPC error body (`-32600`, `id: null`) |
+//!
+//! Under [`Service::streaming`] (Server-Sent Events and sessions, MCP's Streamable
+//! HTTP with [`Streaming::mcp`]):
+//!
+//! | request | answer |
+//! |---|---|
+//! | a `POST` of requests accepting `text/event-stream`, whose handlers send something (a notification, a request to the client) before the response | `200 OK`, `Content-Type: text/event-stream`: one event per message, each with an id, the response last, then the stream ends |
+//! | the same when nothing is sent before the response | `200 OK`, `application/json`, as without streaming |
+//! | a `POST` of only notifications or responses (the client's answers to the server's requests) | [`Streaming::no_response_status`] (MCP: `202 Accepted`) |
+//! | a `POST` whose requests include the session-starting method, without a session header | answered, with the new session's id in the [session header](Streaming::session_header); `503` (`-32009`) past [`Streaming::max_sessions`] |
+//! | any other request without the session header, when [required](Streaming::require_session) | `400 Bad Request` |
+//! | a session header naming no live session (unknown, ended, expired) | `404 Not Found`: the client starts a new session |
+//! | `GET` accepting `text/event-stream`, with a session | the session's stream of what the server sends outside any request; `409 Conflict` when one is open already |
+//! | `GET` with `Last-Event-ID` | the stream that event was on, from after it; `410 Gone` when events after it are no longer held ([`Streaming::replay_window`]); `400` when the id is malformed |
+//! | `DELETE` with a session | `200 OK`: the session ends (its streams end, its calls to the client fail) |
+//! | a [protocol version header](Streaming::protocol_versions) with a value not listed | `400 Bad Request` |
 //!
 //! The request's headers and extensions, and the peer address when [`serve`] accepted
 //! the connection (or a [`PeerAddr`] extension says it), reach the server engine through
@@ -27,20 +44,35 @@
 //!
 //! [`Client`] posts each message to one URL and returns the response body as the
 //! answer; see [`transport`](crate::transport) for how it plugs into a
-//! [`client::Client`](crate::client::Client).
+//! [`client::Client`](crate::client::Client). With
+//! [`ClientBuilder::streaming`] it takes event-stream answers, keeps the session, and
+//! hands what the server sends to the client's subscriptions and listener.
 
+mod answer;
 mod body;
 mod client;
+mod client_stream;
 mod connection;
+mod listen;
+mod origin;
 mod pool;
 mod refusal;
 mod serve;
 mod service;
+mod sse;
 mod unsent;
+
+pub use crate::transport::remote;
+pub use answer::{NoResponse, ResponseBody};
+pub use listen::ClientStreaming;
+pub use origin::Origins;
+pub use sse::{
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE, MCP_PROTOCOL_VERSIONS, SessionId, Streaming,
+};
 
 pub use client::{Client, ClientBuilder, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE};
 pub(crate) use connection::Socket;
 pub use serve::{
     DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_UNSENT_BYTES, Serve, serve,
 };
-pub use service::{DEFAULT_BODY_TIMEOUT, NoResponse, PeerAddr, Service};
+pub use service::{DEFAULT_BODY_TIMEOUT, PeerAddr, Service};

@@ -40,7 +40,8 @@ pub(super) struct PoolSettings {
     pub(super) idle_timeout: Duration,
 }
 
-/// The connections to one server.
+/// The connections to one server. Clones share them.
+#[derive(Clone)]
 pub(super) struct Pool {
     inner: Arc<Inner>,
 }

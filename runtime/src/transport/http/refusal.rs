@@ -10,9 +10,7 @@
 
 use super::connection::{self, Guard, Signal};
 use super::service;
-use ::http::{Request, Response};
-use bytes::Bytes;
-use http_body_util::Full;
+use ::http::Request;
 use hyper::body::Incoming;
 use std::convert::Infallible;
 use std::future::Ready;
@@ -96,7 +94,7 @@ struct Refuse {
 }
 
 impl hyper::service::Service<Request<Incoming>> for Refuse {
-    type Response = Response<Full<Bytes>>;
+    type Response = super::answer::Answer;
     type Error = Infallible;
     type Future = Ready<Result<Self::Response, Infallible>>;
 

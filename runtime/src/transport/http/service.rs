@@ -1,14 +1,15 @@
 //! The HTTP server side: a `tower::Service` that feeds request bodies to the server engine.
 
+use super::answer::{Answer, NoResponse, empty, json_body, refusal};
 use super::body::{self, Data, ReadError};
 use super::client::is_json;
+use super::origin::Origins;
+use super::sse::{self, Sse, Streaming};
 use super::unsent::Unsent;
-use crate::protocol::{self, ErrorObject, Id};
+use crate::protocol::{self, ErrorObject};
 use crate::server::{InFlight, Metadata, Server};
 use ::http::header::{self, HeaderValue};
-use ::http::{Method, Request, Response, StatusCode, Version};
-use bytes::Bytes;
-use http_body_util::Full;
+use ::http::{Method, Request, StatusCode, Version};
 use hyper::body::Body;
 use std::convert::Infallible;
 use std::future::Future;
@@ -29,17 +30,6 @@ pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// [`Metadata::peer`](crate::server::Metadata).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PeerAddr(pub SocketAddr);
-
-/// The status answered when a message asks for no response (a notification).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum NoResponse {
-    /// `204 No Content`, the default.
-    #[default]
-    NoContent,
-    /// `202 Accepted`, as MCP's HTTP transport wants.
-    Accepted,
-}
 
 /// A [`tower::Service`] that answers JSON-RPC over HTTP with a server engine; see the
 /// [module docs](super) for the status codes.
@@ -85,15 +75,14 @@ struct Config {
     no_response: NoResponse,
     any_content_type: bool,
     body_timeout: Option<Duration>,
+    origins: Origins,
+    streaming: Option<Arc<Sse>>,
     #[cfg(feature = "ws")]
     websocket: Option<(
         crate::transport::peer::Builder,
         crate::transport::ws::Settings,
     )>,
 }
-
-/// An answer, its body's data `D` (see [`Data`]).
-pub(super) type Answer<D = Bytes> = Response<Full<D>>;
 
 /// What [`serve`](super::serve) knows of the connection a request came on, when it
 /// calls a bare [`Service`] directly; through layers, the same travels as request
@@ -117,6 +106,8 @@ impl Service {
                 no_response: NoResponse::default(),
                 any_content_type: false,
                 body_timeout: Some(DEFAULT_BODY_TIMEOUT),
+                origins: Origins::default(),
+                streaming: None,
                 #[cfg(feature = "ws")]
                 websocket: None,
             }),
@@ -162,6 +153,30 @@ impl Service {
         self
     }
 
+    /// Which web pages may call this service, by the `Origin` header their browser
+    /// sends: checked before anything else, on every request (`POST`, `GET` event
+    /// streams, `DELETE`, WebSocket upgrades); a request from an origin not accepted
+    /// is answered `403 Forbidden` with a JSON-RPC error body (`-32600`, `id: null`).
+    /// The default, [`Origins::default`], accepts requests without `Origin`, and
+    /// loopback origins from loopback peers; [`Origins::any`] turns the check off.
+    pub fn origins(mut self, origins: Origins) -> Self {
+        Arc::make_mut(&mut self.config).origins = origins;
+        self
+    }
+
+    /// Answers with event streams (Server-Sent Events) and keeps sessions, as
+    /// `streaming` says ([`Streaming::mcp`] for MCP's Streamable HTTP): a `POST` whose
+    /// `Accept` takes `text/event-stream` and whose handlers send something (a
+    /// notification or a request to the other side) before its response is answered
+    /// `text/event-stream`, one JSON-RPC message per event, the response last; with
+    /// sessions, a `GET` opens the session's stream for what the server sends
+    /// outside any request, `Last-Event-ID` resumes a dropped stream, and `DELETE`
+    /// ends the session. See the README's "SSE and sessions".
+    pub fn streaming(mut self, streaming: Streaming) -> Self {
+        Arc::make_mut(&mut self.config).streaming = Some(Arc::new(streaming.build()));
+        self
+    }
+
     /// Accepts WebSocket connections on the same path (`GET` with `Upgrade: websocket`):
     /// each is a [`Peer`](crate::transport::peer::Peer) made by `peer` and served by
     /// this service's server, its calls seeing the upgrade request's headers, peer
@@ -186,15 +201,29 @@ impl Service {
         request: Request<B>,
         origin: SocketInfo,
     ) -> Begun<B, D> {
+        let peer = origin
+            .peer
+            .or_else(|| request.extensions().get::<PeerAddr>().map(|peer| peer.0));
+        if !self.config.origins.accepts(request.headers(), peer) {
+            return Begun::Answered(refusal(
+                StatusCode::FORBIDDEN,
+                &ErrorObject::new(protocol::code::INVALID_REQUEST, "Origin not allowed"),
+            ));
+        }
         #[cfg(feature = "ws")]
         if let Some((peer, settings)) = &self.config.websocket
             && crate::transport::ws::is_upgrade(&request)
         {
             let (peer, settings) = (peer.clone(), settings.clone());
             let answer = crate::transport::ws::upgrade(request, peer, settings, metadata);
-            return Begun::Answered(
-                answer.map(|body| Full::new(D::from_vec(body::whole(body).into()))),
-            );
+            return Begun::Answered(answer.map(|body| {
+                super::answer::ResponseBody::whole(D::from_vec(body::whole(body).into()))
+            }));
+        }
+        if let Some(sse) = &self.config.streaming
+            && let Some(begun) = streaming_request(sse, &request)
+        {
+            return begun;
         }
         if request.method() != Method::POST {
             let mut answer = refusal(
@@ -237,9 +266,15 @@ impl Service {
             return Begun::Answered(too_large());
         }
         let version = parts.version;
+        let streaming = self.config.streaming.as_ref().map(|sse| StreamingPost {
+            sse: Arc::clone(sse),
+            headers: parts.headers.clone(),
+            busy: busy(&parts.extensions),
+        });
         let mut metadata = metadata(parts);
         metadata.peer = metadata.peer.or(origin.peer);
         Begun::Reading(Exchange {
+            streaming,
             server: self.server.clone(),
             body,
             limit,
@@ -253,16 +288,82 @@ impl Service {
     }
 }
 
+/// Under [`serve`](super::serve), a request extension that counts one more request in
+/// progress on its connection until what it returns is dropped: an answer whose body
+/// outlives its request's future (an event stream) holds it, so that the connection is
+/// not closed as idle while the stream is open.
+#[derive(Clone)]
+pub(super) struct Busy(pub(super) Arc<dyn Fn() -> Box<dyn Send + Sync> + Send + Sync>);
+
+/// What a `Busy` extension of `extensions` holds, if there is one.
+fn busy(extensions: &::http::Extensions) -> Option<Box<dyn Send + Sync>> {
+    extensions.get::<Busy>().map(|busy| (busy.0)())
+}
+
+/// What a streaming service does with a request before its body is read: the
+/// answers to `GET` and `DELETE`, and the refusal of a protocol version.
+fn streaming_request<B, D: Data>(sse: &Arc<Sse>, request: &Request<B>) -> Option<Begun<B, D>> {
+    let headers = request.headers();
+    if let Err(refused) = sse::check_version(sse, headers) {
+        return Some(Begun::Answered(*refused));
+    }
+    let sessions = sse.settings.initialize.is_some();
+    match *request.method() {
+        Method::GET if sessions && sse::accepts_events(headers) => {
+            let stop = request.extensions().get::<super::Socket>().map(|socket| {
+                let mut stopping = socket.stopping.clone();
+                Box::pin(async move { stopping.wait().await }) as sse::Stop
+            });
+            Some(Begun::Stream(Opening {
+                sse: Arc::clone(sse),
+                headers: headers.clone(),
+                stop,
+                busy: busy(request.extensions()),
+            }))
+        }
+        Method::DELETE if sessions => Some(Begun::Answered(sse::delete(sse, headers))),
+        _ => None,
+    }
+}
+
 /// What [`Service::begin`] made of a request.
 pub(super) enum Begun<B, D> {
     /// The body is to be read and handled.
     Reading(Exchange<B>),
     /// The answer is known without reading the body.
     Answered(Answer<D>),
+    /// A `GET` event stream, to open.
+    Stream(Opening),
+}
+
+/// A `GET` event stream, opened once the connection's guard is known.
+pub(super) struct Opening {
+    sse: Arc<Sse>,
+    headers: ::http::HeaderMap,
+    stop: Option<sse::Stop>,
+    busy: Option<Box<dyn Send + Sync>>,
+}
+
+impl Opening {
+    /// The answer; `guard` lives as long as its stream.
+    pub(super) fn open<G: Send + Sync + 'static, D: Data>(self, guard: G) -> Answer<D> {
+        let guard = Box::new((guard, self.busy));
+        sse::get(&self.sse, &self.headers, self.stop, guard)
+    }
+}
+
+/// What a `POST` to a streaming service keeps for after its body is read: the
+/// settings, its headers (`Accept`, the session), and its hold on the connection.
+pub(super) struct StreamingPost {
+    sse: Arc<Sse>,
+    headers: ::http::HeaderMap,
+    busy: Option<Box<dyn Send + Sync>>,
 }
 
 /// A request accepted for reading: its body, and what handling it needs.
 pub(super) struct Exchange<B> {
+    /// The streaming settings and the request's headers, under [`Service::streaming`].
+    streaming: Option<StreamingPost>,
     server: Server,
     body: B,
     limit: usize,
@@ -281,14 +382,27 @@ where
 {
     /// Reads the body, has the engine handle it, and answers; `guard` is dropped with
     /// the future (the connection counts the request as in progress until then).
-    pub(super) async fn finish<G, D: Data>(self, guard: G) -> Result<Answer<D>, Infallible> {
-        let _guard = guard;
+    pub(super) async fn finish<G: Send + Sync + 'static, D: Data>(
+        self,
+        guard: G,
+    ) -> Result<Answer<D>, Infallible> {
         let body = match before(self.body_timeout, body::read(self.body, self.limit)).await {
             Some(Ok(body)) => body,
             Some(Err(ReadError::TooLarge)) => return Ok(too_large()),
             Some(Err(ReadError::Body(_))) => return Ok(empty(StatusCode::BAD_REQUEST)),
             None => return Ok(too_slow(self.version)),
         };
+        if let Some(StreamingPost { sse, headers, busy }) = self.streaming {
+            let post = sse::Post {
+                server: self.server,
+                metadata: self.metadata,
+                in_flight: self.in_flight,
+                no_response: self.no_response,
+            };
+            let guard = Box::new((guard, busy));
+            return Ok(sse::post(sse, post, &headers, body, guard).await);
+        }
+        let _guard = guard;
         let answer = match self.in_flight {
             Some(in_flight) => {
                 let connection = self.server.connection_sharing(self.metadata, &in_flight);
@@ -377,33 +491,6 @@ fn metadata(parts: ::http::request::Parts) -> Metadata {
     }
 }
 
-fn empty<D: Data>(status: StatusCode) -> Answer<D> {
-    let mut answer = Response::new(Full::new(D::from_vec(Vec::new())));
-    *answer.status_mut() = status;
-    answer
-}
-
-fn json<D: Data>(status: StatusCode, body: Vec<u8>) -> Answer<D> {
-    json_body(status, D::from_vec(body))
-}
-
-fn json_body<D: Data>(status: StatusCode, body: D) -> Answer<D> {
-    let mut answer = Response::new(Full::new(body));
-    *answer.status_mut() = status;
-    answer.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    answer
-}
-
-/// An HTTP refusal explained by a JSON-RPC error with a null id.
-fn refusal<D: Data>(status: StatusCode, error: &ErrorObject) -> Answer<D> {
-    let mut body = Vec::with_capacity(96);
-    protocol::write_error(&mut body, &Id::NULL, error);
-    json(status, body)
-}
-
 impl<B> tower_service::Service<Request<B>> for Service
 where
     B: Body + Send + 'static,
@@ -424,6 +511,7 @@ where
         match self.begin(request, SocketInfo::default()) {
             Begun::Reading(exchange) => Box::pin(exchange.finish(())),
             Begun::Answered(answer) => Box::pin(std::future::ready(Ok(answer))),
+            Begun::Stream(opening) => Box::pin(std::future::ready(Ok(opening.open(())))),
         }
     }
 }

@@ -142,6 +142,15 @@ impl<W: Wire> Driver<W> {
                 self.paused = true;
                 break;
             }
+            // Ordered messages fill their lane: read on when it has room.
+            if let Some(inbound) = &self.inbound
+                && inbound.poll_room(cx).is_pending()
+            {
+                if let Some(keep_alive) = &mut self.keep_alive {
+                    keep_alive.heard = true;
+                }
+                break;
+            }
             let Poll::Ready(received) = self.wire.poll_receive(cx) else {
                 break;
             };

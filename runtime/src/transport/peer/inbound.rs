@@ -1,14 +1,17 @@
 //! What the other side sends: responses go to the client engine, calls to the server
-//! engine, `$/cancelRequest` aborts a running call.
+//! engine, a cancellation (`$/cancelRequest`, or what the connection's
+//! [`Cancellation`] names) aborts a running call.
 //!
 //! A call runs in the connection's own task as far as it can: when the handler answers
 //! on its first poll (most do), the answer is written in the same wake-up, with no task
 //! spawned. Only a call still pending after that poll moves to a task of its own, which
 //! sends its answer through the connection's queue and which a cancellation, or the end
-//! of the connection, aborts.
+//! of the connection, aborts. Under an [`Order`] other than the default, the messages
+//! it names go to the connection's [`Lane`] instead, one after another.
 
+use super::cancellation::Cancellation;
+use super::lane::{Lane, Order, Work};
 use super::queue::{Answers, Outbox};
-use super::wire::CANCEL_METHOD;
 use crate::client::Inbox;
 use crate::protocol::{Entry, ErrorObject, Id, Message, TwoWay, write_error};
 use crate::server::{Connection, Held, Input, Limits, hold};
@@ -31,7 +34,7 @@ struct Spawned {
 }
 
 struct Task {
-    abort: AbortHandle,
+    abort: Abort,
     /// The request's id as JSON text, for a single request (what a cancellation names).
     id: Option<Box<str>>,
     /// The size of its message.
@@ -43,6 +46,23 @@ impl Spawned {
         let task = self.tasks.remove(&serial)?;
         self.bytes -= task.bytes;
         Some(task)
+    }
+}
+
+/// How a call running apart is stopped.
+enum Abort {
+    /// It runs in a task of its own.
+    Task(AbortHandle),
+    /// It runs, or waits, on the connection's lane.
+    Lane(futures_util::future::AbortHandle),
+}
+
+impl Abort {
+    fn abort(&self) {
+        match self {
+            Abort::Task(handle) => handle.abort(),
+            Abort::Lane(handle) => handle.abort(),
+        }
     }
 }
 
@@ -73,7 +93,12 @@ pub(crate) struct Inbound {
     connection: Connection,
     /// Where calls that run in tasks send their answers.
     outbox: Outbox,
-    cancel: bool,
+    /// The cancellation the connection honours, if any.
+    cancel: Option<Arc<Cancellation>>,
+    /// Which messages run in arrival order, and the lane that runs them (`None` for
+    /// [`Order::Concurrent`]).
+    order: Order,
+    lane: Option<Lane>,
     /// Most messages from the other side being handled at once (the server's
     /// `max_in_flight`), answers not yet written included: beyond it a message is
     /// refused, so a peer that sends without reading cannot pile up tasks or answers.
@@ -94,7 +119,7 @@ impl Inbound {
         inbox: Inbox,
         connection: Connection,
         outbox: Outbox,
-        cancel: bool,
+        (cancel, order): (Option<Arc<Cancellation>>, Order),
         limits: &Limits,
         (max_answers, max_running_bytes): (usize, usize),
     ) -> Self {
@@ -103,6 +128,8 @@ impl Inbound {
             connection,
             outbox,
             cancel,
+            order,
+            lane: (order != Order::Concurrent).then(|| Lane::start(limits.max_in_flight / 2)),
             max_calls: limits.max_in_flight,
             max_answers,
             max_running_bytes,
@@ -112,6 +139,14 @@ impl Inbound {
         }
     }
 
+    /// Ready when the next message may be read: always, unless the lane of ordered
+    /// messages is full (then `cx`'s task is woken when it has room).
+    pub(crate) fn poll_room(&self, cx: &mut Context<'_>) -> Poll<()> {
+        self.lane
+            .as_ref()
+            .map_or(Poll::Ready(()), |lane| lane.poll_room(cx))
+    }
+
     /// The client engine's inbox (responses, and the end of the connection).
     pub(crate) fn inbox(&self) -> &Inbox {
         &self.inbox
@@ -119,30 +154,62 @@ impl Inbound {
 
     /// Routes one message. It is read once, in the task that runs its calls (if it is
     /// calls): here, when they finish on their first poll (their answer is added to
-    /// `answers`); else in a task of their own. `cx` is the connection task's, which a
-    /// call still pending leaves.
+    /// `answers`); else in a task of their own, or on the lane when they must wait
+    /// their turn (then they are not polled here unless the lane is idle). `cx` is the
+    /// connection task's, which a call still pending leaves.
     pub(crate) fn route(&self, message: Bytes, answers: &mut Answers, cx: &mut Context<'_>) {
         if self.busy(answers) {
             return self.route_busy(&message, answers);
         }
+        let lane = self.lane.as_ref().filter(|_| self.in_order(&message));
         // To name the call in a cancellation, should it not finish at once.
-        let kept = self.cancel.then(|| message.clone());
+        let kept = self.cancel.is_some().then(|| message.clone());
         let bytes = message.len();
+        let mut handling = self.handling(message);
+        if let Some(lane) = lane.filter(|lane| !lane.is_idle()) {
+            return self.queue_on(lane, handling, kept.as_deref().and_then(single_id), bytes);
+        }
+        match handling.as_mut().poll(cx) {
+            Poll::Ready(Handled::Answer(Some(answer), held)) => {
+                answers.push(answer.into());
+                held.release();
+            }
+            // Subscriptions opened by notifications have no id anyone knows: they end.
+            Poll::Ready(Handled::Answer(None, _)) => {}
+            Poll::Ready(Handled::Responses(message)) => self.inbox.deliver(message),
+            Poll::Ready(Handled::Cancel(id)) => self.cancel(&id, answers),
+            Poll::Pending => {
+                let id = kept.as_deref().and_then(single_id);
+                match lane {
+                    Some(lane) => self.queue_on(lane, handling, id, bytes),
+                    None => self.spawn(handling, id, bytes),
+                }
+            }
+        }
+    }
+
+    /// The handling of one message, not yet polled.
+    fn handling(&self, message: Bytes) -> Processing {
         let connection = self.connection.clone();
         // Notifications go to this side's subscriptions first, if it has any.
         let subscriptions = self
             .inbox
             .routes_notifications()
             .then(|| self.inbox.clone());
-        let (max_size, max_batch_len, cancel) = (self.max_size, self.max_batch_len, self.cancel);
-        let mut handling: Processing = Box::pin(async move {
+        let (max_size, max_batch_len) = (self.max_size, self.max_batch_len);
+        let cancel = self.cancel.clone();
+        Box::pin(async move {
             let received = if message.len() > max_size {
                 TwoWay::Calls {
                     message: Err(ErrorObject::request_too_large()),
                     intercepted: None,
                 }
             } else {
-                TwoWay::parse(&message, max_batch_len, Some(CANCEL_METHOD))
+                TwoWay::parse(
+                    &message,
+                    max_batch_len,
+                    cancel.as_deref().map(Cancellation::method),
+                )
             };
             match received {
                 TwoWay::Responses => Handled::Responses(message),
@@ -150,7 +217,7 @@ impl Inbound {
                     message: calls,
                     intercepted: params,
                 } => {
-                    if let Some(id) = params.filter(|_| cancel).and_then(cancelled_id) {
+                    if let Some(id) = cancel_target(cancel.as_deref(), params) {
                         return Handled::Cancel(id.get().into());
                     }
                     if let Some(inbox) = &subscriptions
@@ -163,29 +230,55 @@ impl Inbound {
                     Handled::Answer(answer, held)
                 }
             }
-        });
-        match handling.as_mut().poll(cx) {
-            Poll::Ready(Handled::Answer(Some(answer), held)) => {
-                answers.push(answer.into());
-                held.release();
+        })
+    }
+
+    /// Whether `message` must wait its turn under the connection's [`Order`]: calls it
+    /// names, never responses nor a cancellation (nor a message too large, refused at
+    /// once). Read once more for that, only when an order is set.
+    fn in_order(&self, message: &[u8]) -> bool {
+        if message.len() > self.max_size {
+            return false;
+        }
+        let cancel = self.cancel.as_deref();
+        match TwoWay::parse(
+            message,
+            self.max_batch_len,
+            cancel.map(Cancellation::method),
+        ) {
+            TwoWay::Responses => false,
+            TwoWay::Calls {
+                message,
+                intercepted,
+            } => {
+                if cancel_target(cancel, intercepted).is_some() {
+                    return false;
+                }
+                match self.order {
+                    Order::Concurrent => false,
+                    Order::Notifications => {
+                        matches!(message, Ok(Message::Single(Entry::Notification(_))))
+                    }
+                    Order::All => true,
+                }
             }
-            // Subscriptions opened by notifications have no id anyone knows: they end.
-            Poll::Ready(Handled::Answer(None, _)) => {}
-            Poll::Ready(Handled::Responses(message)) => self.inbox.deliver(message),
-            Poll::Ready(Handled::Cancel(id)) => self.cancel(&id, answers),
-            Poll::Pending => self.spawn(handling, kept.as_deref().and_then(single_id), bytes),
         }
     }
 
     /// Routes a message that found every slot for calls taken: responses and
     /// cancellations as usual, calls refused.
     fn route_busy(&self, message: &Bytes, answers: &mut Answers) {
-        match TwoWay::parse(message, self.max_batch_len, Some(CANCEL_METHOD)) {
+        let cancel = self.cancel.as_deref();
+        match TwoWay::parse(
+            message,
+            self.max_batch_len,
+            cancel.map(Cancellation::method),
+        ) {
             TwoWay::Responses => self.inbox.deliver(message.clone()),
             TwoWay::Calls {
                 message: calls,
                 intercepted: params,
-            } => match params.filter(|_| self.cancel).and_then(cancelled_id) {
+            } => match cancel_target(cancel, params) {
                 Some(id) => self.cancel(id.get(), answers),
                 // An item for a subscription is no call: it is taken, busy or not.
                 None if is_item(&self.inbox, &calls, message) => {}
@@ -217,13 +310,37 @@ impl Inbound {
 
     /// Finishes a call in a task; its answer goes out unless it was cancelled meanwhile.
     fn spawn(&self, handling: Processing, id: Option<Box<str>>, bytes: usize) {
-        let outbox = self.outbox.clone();
-        let tasks = Arc::clone(&self.running);
         // The lock is held until the task is registered, so it cannot finish unseen.
         let mut guard = lock(&self.running);
         let serial = guard.next;
         guard.next = guard.next.wrapping_add(1);
-        let handle = tokio::spawn(async move {
+        let handle = tokio::spawn(self.finishing(handling, serial));
+        let abort = Abort::Task(handle.abort_handle());
+        guard.bytes += bytes;
+        guard.tasks.insert(serial, Task { abort, id, bytes });
+    }
+
+    /// Queues a call on the lane, behind what waits there.
+    fn queue_on(&self, lane: &Lane, handling: Processing, id: Option<Box<str>>, bytes: usize) {
+        let mut guard = lock(&self.running);
+        let serial = guard.next;
+        guard.next = guard.next.wrapping_add(1);
+        let work: Work = Box::pin(self.finishing(handling, serial));
+        let abort = Abort::Lane(lane.push(work));
+        guard.bytes += bytes;
+        guard.tasks.insert(serial, Task { abort, id, bytes });
+    }
+
+    /// A call's handling to its end: its answer goes out unless it was cancelled
+    /// meanwhile.
+    fn finishing(
+        &self,
+        handling: Processing,
+        serial: u64,
+    ) -> impl Future<Output = ()> + Send + use<> {
+        let outbox = self.outbox.clone();
+        let tasks = Arc::clone(&self.running);
+        async move {
             let outcome = handling.await;
             let still_wanted = lock(&tasks).remove(serial).is_some();
             if let (Handled::Answer(Some(answer), held), true) = (outcome, still_wanted)
@@ -231,10 +348,7 @@ impl Inbound {
             {
                 held.release();
             }
-        });
-        let abort = handle.abort_handle();
-        guard.bytes += bytes;
-        guard.tasks.insert(serial, Task { abort, id, bytes });
+        }
     }
 
     /// Answers `-32009` (server busy) to calls that found every slot taken: to the id
@@ -252,7 +366,7 @@ impl Inbound {
     }
 
     /// Aborts the running call whose id is `id` (JSON text), and answers it as
-    /// cancelled.
+    /// cancelled if the connection's [`Cancellation`] says so.
     fn cancel(&self, id: &str, answers: &mut Answers) {
         let task = {
             let mut guard = lock(&self.running);
@@ -265,13 +379,16 @@ impl Inbound {
         };
         let raw = serde_json::from_str::<&RawValue>(id).ok();
         let (Some(task), Some(id)) = (task, raw.and_then(Id::from_raw)) else {
-            tracing::debug!("$/cancelRequest for no running call");
+            tracing::debug!("a cancellation for no running call");
             return;
         };
         task.abort.abort();
-        let mut out = Vec::with_capacity(96);
-        write_error(&mut out, &id, &ErrorObject::cancelled());
-        self.answer_if_room(out.into(), answers);
+        let answer = self.cancel.as_deref().and_then(Cancellation::answer_error);
+        if let Some(error) = answer {
+            let mut out = Vec::with_capacity(96);
+            write_error(&mut out, &id, &error);
+            self.answer_if_room(out.into(), answers);
+        }
     }
 }
 
@@ -289,20 +406,13 @@ fn is_item(inbox: &Inbox, calls: &Result<Message<'_>, ErrorObject>, message: &By
     }
 }
 
-/// The id a `$/cancelRequest`'s params name (`{"id": …}`), if they do.
-fn cancelled_id(params: &RawValue) -> Option<&RawValue> {
-    #[derive(serde::Deserialize)]
-    struct CancelParams<'a> {
-        #[serde(borrow)]
-        id: &'a RawValue,
-    }
-    // By name only: serde would read `[x]` as the struct too.
-    if !params.get().starts_with('{') {
-        return None;
-    }
-    serde_json::from_str::<CancelParams<'_>>(params.get())
-        .ok()
-        .map(|params| params.id)
+/// The id of the call a cancellation names, when `params` are those of the
+/// connection's cancellation notification (`cancel`).
+fn cancel_target<'a>(
+    cancel: Option<&Cancellation>,
+    params: Option<&'a RawValue>,
+) -> Option<&'a RawValue> {
+    cancel?.requested_id(params?)
 }
 
 impl Drop for Inbound {

@@ -2,8 +2,8 @@
 //! connection's queue, answers come back through its reader; and the signal that stops
 //! the connection.
 
+use super::cancellation::Cancellation;
 use super::queue::Outbox;
-use super::wire::cancel_message;
 use crate::client::{Delivery, SendFuture, Transport, TransportError};
 use bytes::Bytes;
 use futures_util::task::AtomicWaker;
@@ -46,7 +46,8 @@ impl Stop {
 
 pub(crate) struct Link {
     pub(crate) outbox: Outbox,
-    pub(crate) cancel: bool,
+    /// The notification that cancels a call given up, if any.
+    pub(crate) cancel: Option<Arc<Cancellation>>,
     pub(crate) stop: Arc<Stop>,
 }
 
@@ -66,8 +67,10 @@ impl Transport for Link {
     }
 
     fn cancel(&self, id: u64) {
-        if self.cancel && self.outbox.try_send(cancel_message(id)).is_err() {
-            tracing::debug!(id, "could not queue $/cancelRequest");
+        if let Some(cancel) = &self.cancel
+            && self.outbox.try_send(cancel.message(id)).is_err()
+        {
+            tracing::debug!(id, "could not queue a cancellation");
         }
     }
 }

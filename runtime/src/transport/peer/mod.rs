@@ -53,13 +53,19 @@
 //! reason, the messages already queued are let out, the stream is closed, and
 //! [`Peer::closed`] returns.
 //!
-//! **Cancellation** ([`Builder::cancel`], off by default): a call whose future is dropped
-//! or that times out sends `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":…}}`
-//! (a batch sends one for each of its calls still unanswered), and a `$/cancelRequest`
-//! received aborts the named call, which is answered `-32013` (cancelled). A batch
-//! received runs as one unit: a cancellation naming one of its calls aborts nothing. The
-//! byte-stream transport turns it on for `Content-Length` framing, as the Language
-//! Server Protocol expects.
+//! **Cancellation** ([`Builder::cancellation`], off by default): a call whose future is
+//! dropped or that times out sends the protocol's cancellation notification
+//! ([`Cancellation::LSP`]: `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":…}}`,
+//! [`Cancellation::MCP`]: `notifications/cancelled` with `{"requestId":…}`; a batch sends
+//! one for each of its calls still unanswered), and that notification received aborts the
+//! named call, which is answered as the protocol says (LSP: the error `-32800`; MCP: not
+//! at all). A batch received runs as one unit: a cancellation naming one of its calls
+//! aborts nothing. The byte-stream transport turns the LSP's on for `Content-Length`
+//! framing, as the Language Server Protocol expects.
+//!
+//! **Order** ([`Builder::order`], concurrent by default): a connection's notifications,
+//! or all its calls, can be made to run one after another in arrival order, at the cost
+//! of head-of-line blocking; see [`Order`].
 //!
 //! **Proxying** between peers: a [`Bridge`] gives each connection of a front server an
 //! upstream connection of its own, so that a [`Proxy`](crate::proxy::Proxy) forwards both
@@ -69,15 +75,21 @@
 //! sockets) and, with the `ws` feature, `ws`.
 
 mod bridge;
+mod cancellation;
 mod driver;
 mod inbound;
+mod lane;
 mod link;
 mod outlet;
 mod queue;
 mod switch;
 pub(crate) mod wire;
 
+pub(crate) use super::Remote;
+pub use super::remote;
 pub use bridge::Bridge;
+pub use cancellation::{Cancellation, LSP_REQUEST_CANCELLED};
+pub use lane::Order;
 
 use crate::client::{self, Client, WeakClient};
 use crate::protocol::ErrorObject;
@@ -111,7 +123,9 @@ pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Builder {
     pub(crate) server: Option<Server>,
     pub(crate) metadata: Metadata,
-    pub(crate) cancel: Option<bool>,
+    /// The cancellation set, if any: `Some(None)` is off on purpose.
+    pub(crate) cancel: Option<Option<Cancellation>>,
+    pub(crate) order: Order,
     pub(crate) timeout: Duration,
     max_message_size: Option<usize>,
     pub(crate) queue: usize,
@@ -127,6 +141,7 @@ impl Default for Builder {
             server: None,
             metadata: Metadata::default(),
             cancel: None,
+            order: Order::Concurrent,
             timeout: client::DEFAULT_TIMEOUT,
             max_message_size: None,
             queue: 1024,
@@ -156,10 +171,27 @@ impl Builder {
         self
     }
 
-    /// Whether dropped calls send `$/cancelRequest`, and received ones abort calls.
-    /// Default: on for `Content-Length` framing, off elsewhere.
+    /// Whether dropped calls send `$/cancelRequest`, and received ones abort calls
+    /// ([`Cancellation::LSP`] when `true`; none when `false`). Default: on for
+    /// `Content-Length` framing, off elsewhere.
     pub fn cancel(mut self, cancel: bool) -> Self {
-        self.cancel = Some(cancel);
+        self.cancel = Some(cancel.then_some(Cancellation::LSP));
+        self
+    }
+
+    /// Cancels calls both ways by `cancellation`'s notification: a call of this side
+    /// whose future is dropped or that times out sends it, and one received aborts the
+    /// other side's call it names, answered as `cancellation` says. Presets:
+    /// [`Cancellation::LSP`], [`Cancellation::MCP`].
+    pub fn cancellation(mut self, cancellation: Cancellation) -> Self {
+        self.cancel = Some(Some(cancellation));
+        self
+    }
+
+    /// Which of the other side's messages run one after another in arrival order
+    /// (default [`Order::Concurrent`]); see [`Order`] for the trade-off.
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = order;
         self
     }
 
@@ -250,21 +282,27 @@ impl Builder {
             .unwrap_or(DEFAULT_MAX_MESSAGE)
     }
 
-    /// Fills in the cancellation default for a transport.
+    /// Fills in the cancellation default for a transport (`true`: the LSP's).
     pub(crate) fn cancel_by_default(mut self, cancel: bool) -> Self {
-        self.cancel.get_or_insert(cancel);
+        self.cancel
+            .get_or_insert_with(|| cancel.then_some(Cancellation::LSP));
         self
+    }
+
+    /// The cancellation the connection uses, if any.
+    pub(crate) fn cancel_setting(&self) -> Option<Arc<Cancellation>> {
+        self.cancel.clone().flatten().map(Arc::new)
     }
 
     /// Starts the connection's task.
     pub(crate) fn start(self, wire: impl Wire) -> Peer {
-        let cancel = self.cancel.unwrap_or(false);
+        let cancel = self.cancel_setting();
         let budget = Arc::new(Budget::new(self.byte_budget));
         let (outbox, queue) = Outbox::new(self.queue, Arc::clone(&budget));
         let stop = Arc::new(Stop::default());
         let link = Link {
             outbox: outbox.clone(),
-            cancel,
+            cancel: cancel.clone(),
             stop: Arc::clone(&stop),
         };
         let client = self.client_builder().build(link);
@@ -279,7 +317,7 @@ impl Builder {
             client.inbox(),
             server.connection(metadata),
             outbox,
-            cancel,
+            (cancel, self.order),
             server.limits(),
             (self.queue, self.byte_budget),
         );
@@ -376,18 +414,6 @@ impl fmt::Debug for Peer {
             .field("closed", &self.is_closed())
             .finish()
     }
-}
-
-/// The client of a connection, kept in its metadata without keeping it alive.
-#[derive(Clone)]
-struct Remote(WeakClient);
-
-/// The client for calls and notifications back to the other side of the connection
-/// `context`'s call came on: how a handler pushes a notification to its own caller, or
-/// asks it something. `None` when the call did not come on a [`Peer`] (HTTP, in-memory)
-/// or the connection is gone.
-pub fn remote(context: &Context) -> Option<Client> {
-    context.metadata().extensions.get::<Remote>()?.0.upgrade()
 }
 
 /// The live connections of a server, for pushing to them from outside any handler.

@@ -3,11 +3,12 @@
 //! made meanwhile wait for it (up to their timeout), and the subscriptions live on the
 //! lost connection are re-issued on the new one ([`Client::resubscribe`]).
 
+use super::cancellation::Cancellation;
 use super::driver::Driver;
 use super::inbound::Inbound;
 use super::link::Stop;
 use super::queue::{Budget, Outbox};
-use super::wire::{Wire, cancel_message};
+use super::wire::Wire;
 use super::{Builder, NoMethods, Remote};
 use crate::client::{Client, Inbox, WeakClient};
 use crate::client::{Delivery, SendFuture, Transport, TransportError};
@@ -154,7 +155,7 @@ pub enum ConnectionState {
 /// The transport of a reconnecting client: the current connection's queue, if any.
 struct Switch {
     current: watch::Receiver<Option<Outbox>>,
-    cancel: bool,
+    cancel: Option<Arc<Cancellation>>,
 }
 
 impl Transport for Switch {
@@ -184,8 +185,8 @@ impl Transport for Switch {
 
     fn cancel(&self, id: u64) {
         let outbox = self.current.borrow().clone();
-        if let (true, Some(outbox)) = (self.cancel, outbox) {
-            let _ = outbox.try_send(cancel_message(id));
+        if let (Some(cancel), Some(outbox)) = (&self.cancel, outbox) {
+            let _ = outbox.try_send(cancel.message(id));
         }
     }
 }
@@ -203,9 +204,12 @@ where
     F: Future<Output = io::Result<W>> + Send + 'static,
     W: Wire,
 {
-    let cancel = builder.cancel.unwrap_or(false);
+    let cancel = builder.cancel_setting();
     let (publish, current) = watch::channel(None);
-    let client = builder.client_builder().build(Switch { current, cancel });
+    let client = builder.client_builder().build(Switch {
+        current,
+        cancel: cancel.clone(),
+    });
     let inbox = client.inbox();
     builder
         .metadata
@@ -233,7 +237,7 @@ struct Supervisor {
     inbox: Inbox,
     publish: watch::Sender<Option<Outbox>>,
     state: watch::Sender<ConnectionState>,
-    cancel: bool,
+    cancel: Option<Arc<Cancellation>>,
 }
 
 impl Supervisor {
@@ -292,7 +296,7 @@ impl Supervisor {
             self.inbox.clone(),
             server.connection(metadata),
             outbox.clone(),
-            self.cancel,
+            (self.cancel.clone(), self.builder.order),
             server.limits(),
             (self.builder.queue, self.builder.byte_budget),
         );

@@ -54,31 +54,3 @@ pub(crate) trait Wire: Send + Unpin + 'static {
         Ok(())
     }
 }
-
-/// The LSP's cancellation notification, which a peer sends for a call given up and
-/// answers itself (see [`Builder::cancel`](super::Builder::cancel)).
-pub(crate) const CANCEL_METHOD: &str = "$/cancelRequest";
-
-/// The notification that cancels call `id`.
-pub(crate) fn cancel_message(id: u64) -> Bytes {
-    // `CANCEL_METHOD`, as a JSON string.
-    let mut out = Vec::with_capacity(72);
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"#);
-    out.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
-    out.extend_from_slice(b"}}");
-    out.into()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cancel_message_is_a_notification() {
-        let message = cancel_message(42);
-        assert_eq!(
-            &message[..],
-            br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":42}}"#
-        );
-    }
-}

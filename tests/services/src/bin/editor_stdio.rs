@@ -1,19 +1,9 @@
 //! The `Editor` server on this process's own stdin and stdout, `Content-Length` framed as
 //! a language server's: what the stdio transport tests spawn.
 
-use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith_services::editor_server;
+use rpcsmith::transport::stream::Codec;
+use rpcsmith_services::{editor_server, serve_stdio};
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a Tokio runtime");
-    runtime.block_on(async {
-        let peer = stream::stdio(editor_server::builder(), Codec::ContentLength);
-        peer.closed().await;
-    });
-    // Tokio's stdin reader is a blocking thread that cannot be cancelled: exit now.
-    std::process::exit(0);
+    serve_stdio(editor_server::builder(), Codec::ContentLength);
 }

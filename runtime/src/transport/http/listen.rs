@@ -1,0 +1,397 @@
+//! The HTTP client's side of event streams and sessions ([`ClientStreaming`]): event
+//! streams read as they come, what they carry handed to the client (responses to its
+//! calls, items to its subscriptions) or to its listener (the server's notifications
+//! and requests, whose answers go back as `POST`s), the session kept, the `GET`
+//! stream opened and dropped streams resumed with `Last-Event-ID`.
+
+use crate::client::Inbox;
+use crate::protocol::{Entry, Message, TwoWay};
+use crate::server::{Connection, Metadata, Server};
+use ::http::header::{HeaderName, HeaderValue};
+use bytes::{Bytes, BytesMut};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+/// The client's settings for servers that answer with event streams and keep
+/// sessions; see [`ClientBuilder::streaming`](super::ClientBuilder::streaming).
+///
+/// ```
+/// use rpcsmith::server::Server;
+/// use rpcsmith::transport::http::{Client, ClientStreaming};
+/// # use rpcsmith::server::{Context, Dispatch, Reply};
+/// # use serde_json::value::RawValue;
+/// # struct Listener;
+/// # impl Dispatch for Listener {
+/// #     fn call(&self, _: &str, _: Option<&RawValue>, _: Context) -> Reply { Reply::ok(&()) }
+/// # }
+///
+/// let transport = Client::builder("http://127.0.0.1:3000/mcp")
+///     .streaming(ClientStreaming::mcp().serve(Server::new(Listener)).open_stream(true))
+///     .build()?;
+/// # drop(transport);
+/// # Ok::<(), rpcsmith::client::TransportError>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct ClientStreaming {
+    pub(super) header: HeaderName,
+    pub(super) listener: Option<Server>,
+    pub(super) open_stream: bool,
+    pub(super) resume_attempts: usize,
+    pub(super) retry: Duration,
+}
+
+impl Default for ClientStreaming {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ClientStreaming {
+    /// Takes event streams (`Accept: application/json, text/event-stream`), keeps the
+    /// session named by a `Session-Id` header, opens no `GET` stream.
+    pub fn new() -> Self {
+        Self {
+            header: HeaderName::from_static("session-id"),
+            listener: None,
+            open_stream: false,
+            resume_attempts: 3,
+            retry: Duration::from_millis(200),
+        }
+    }
+
+    /// MCP's Streamable HTTP: the session in `Mcp-Session-Id`.
+    pub fn mcp() -> Self {
+        Self::new().session_header("mcp-session-id")
+    }
+
+    /// The header carrying the session id. An invalid name is ignored.
+    pub fn session_header(mut self, name: &str) -> Self {
+        if let Ok(name) = HeaderName::try_from(name) {
+            self.header = name;
+        }
+        self
+    }
+
+    /// Handles the server's notifications and requests with `server` (a generated
+    /// `<Doc>ListenerDispatcher`, say); its answers are posted back in the session.
+    /// Without one, requests are answered `-32601` and notifications not taken by a
+    /// subscription are dropped.
+    pub fn serve(mut self, server: Server) -> Self {
+        self.listener = Some(server);
+        self
+    }
+
+    /// Opens the session's `GET` stream once the session is known, for what the server
+    /// sends outside any request (pushed subscription items among them), and opens it
+    /// again (resuming with `Last-Event-ID`) when it drops. Off by default.
+    pub fn open_stream(mut self, open: bool) -> Self {
+        self.open_stream = open;
+        self
+    }
+
+    /// How many times in a row a dropped stream is resumed without receiving an event
+    /// before the exchange fails (default 3), and the pause before each attempt
+    /// (default 200 ms).
+    pub fn resume_attempts(mut self, attempts: usize, pause: Duration) -> Self {
+        self.resume_attempts = attempts;
+        self.retry = pause;
+        self
+    }
+}
+
+/// A client's streaming state.
+pub(super) struct Streams {
+    pub(super) settings: ClientStreaming,
+    session: Mutex<Option<HeaderValue>>,
+    inbox: OnceLock<Inbox>,
+    listener: Option<Connection>,
+    /// Whether the `GET` stream was started.
+    pub(super) get_started: std::sync::atomic::AtomicBool,
+}
+
+impl Streams {
+    pub(super) fn new(settings: ClientStreaming) -> Self {
+        let listener = settings
+            .listener
+            .as_ref()
+            .map(|server| server.connection(Metadata::default()));
+        Self {
+            settings,
+            session: Mutex::new(None),
+            inbox: OnceLock::new(),
+            listener,
+            get_started: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    pub(super) fn attach(&self, inbox: Inbox) {
+        let _ = self.inbox.set(inbox);
+    }
+
+    /// The session id to send, if one is known.
+    pub(super) fn session(&self) -> Option<HeaderValue> {
+        self.session
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Keeps the session id an answer carries; `true` when it is a new one.
+    pub(super) fn keep_session(&self, value: Option<&HeaderValue>) -> bool {
+        let Some(value) = value else {
+            return false;
+        };
+        let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        let new = session.as_ref() != Some(value);
+        *session = Some(value.clone());
+        new
+    }
+
+    /// Forgets the session (the server said it is gone: the next initialisation
+    /// starts another).
+    pub(super) fn forget_session(&self) {
+        *self.session.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// A whole JSON answer, on a streaming client: its responses go through the
+    /// inbox, as an event stream's do (so that a subscribe call's subscription is
+    /// routed before its first item, which comes on the `GET` stream), unless one of
+    /// them has a null id (a refusal of the whole message), which only the exchange can
+    /// pair with its calls. `Some` when routed.
+    pub(super) fn route_whole(
+        &self,
+        body: Bytes,
+    ) -> Option<Result<crate::client::Delivery, crate::client::TransportError>> {
+        let inbox = self.inbox.get()?;
+        let value: serde_json::Value = serde_json::from_slice(&body).ok()?;
+        let null_id = |member: &serde_json::Value| member.get("id").is_none_or(|id| id.is_null());
+        let routable = match &value {
+            serde_json::Value::Array(members) => !members.iter().any(null_id),
+            member => !null_id(member),
+        };
+        if !routable {
+            return None;
+        }
+        inbox.deliver(body);
+        Some(Ok(crate::client::Delivery::Routed))
+    }
+
+    /// Routes one message received on an event stream; returns the answer to post
+    /// back (to the server's requests) and whether it was a response.
+    pub(super) async fn receive(&self, message: Bytes) -> (Option<Vec<u8>>, bool) {
+        let inbox = self.inbox.get();
+        let notification = match TwoWay::parse(&message, usize::MAX, None) {
+            TwoWay::Responses => {
+                if let Some(inbox) = inbox {
+                    inbox.deliver(message);
+                }
+                return (None, true);
+            }
+            TwoWay::Calls {
+                message: Ok(Message::Single(Entry::Notification(notification))),
+                ..
+            } => Some((notification.method.into_owned(), notification.params)),
+            TwoWay::Calls { .. } => None,
+        };
+        // A subscription's item goes to its subscription.
+        if let (Some((method, params)), Some(inbox)) = (&notification, inbox)
+            && inbox.routes_notifications()
+            && inbox.route_notification(method, *params, &message)
+        {
+            return (None, false);
+        }
+        let Some(listener) = &self.listener else {
+            return (not_served(&message), false);
+        };
+        (listener.handle(&message).await, false)
+    }
+}
+
+/// What a client without a listener answers the server's requests: `-32601` for each.
+fn not_served(message: &[u8]) -> Option<Vec<u8>> {
+    let entries = match Message::parse(message).ok()? {
+        Message::Single(entry) => vec![entry],
+        Message::Batch(entries) => entries,
+    };
+    let mut answers = Vec::new();
+    for entry in entries {
+        if let Entry::Request(request) = entry {
+            let mut answer = Vec::new();
+            crate::protocol::write_error(
+                &mut answer,
+                &request.id,
+                &crate::protocol::ErrorObject::method_not_found(),
+            );
+            answers.push(answer);
+        }
+    }
+    match answers.len() {
+        0 => None,
+        1 => answers.pop(),
+        _ => {
+            let mut batch = b"[".to_vec();
+            batch.extend(answers.join(&b","[..]));
+            batch.push(b']');
+            Some(batch)
+        }
+    }
+}
+
+/// One event read from a stream.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Event {
+    pub(super) id: Option<String>,
+    pub(super) data: Bytes,
+}
+
+/// Why an event stream could not be read.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct TooLarge;
+
+/// Reads `text/event-stream` (the WHATWG HTML standard's format): events end with a
+/// blank line; `data:` lines join with line breaks; `id:` sets the event's id;
+/// comments and other fields are skipped. An event may not grow past `max` bytes.
+#[derive(Debug)]
+pub(super) struct Parser {
+    buffer: BytesMut,
+    max: usize,
+}
+
+impl Parser {
+    pub(super) fn new(max: usize) -> Self {
+        Self {
+            buffer: BytesMut::new(),
+            max,
+        }
+    }
+
+    pub(super) fn push(&mut self, bytes: &[u8]) {
+        self.buffer.extend_from_slice(bytes);
+    }
+
+    /// The next whole event with data, if the buffer holds one.
+    ///
+    /// # Errors
+    ///
+    /// [`TooLarge`] when the event being read is past the limit.
+    pub(super) fn next(&mut self) -> Result<Option<Event>, TooLarge> {
+        loop {
+            let Some(end) = blank_line(&self.buffer) else {
+                return if self.buffer.len() > self.max {
+                    Err(TooLarge)
+                } else {
+                    Ok(None)
+                };
+            };
+            let block = self.buffer.split_to(end.1).freeze();
+            let event = read_event(&block[..end.0]);
+            if !event.data.is_empty() {
+                return Ok(Some(event));
+            }
+        }
+    }
+}
+
+/// Where the first blank line ends an event: (end of its last line, after the blank).
+/// A line ending in `\r` at the end of the buffer waits for what follows (a `\n`
+/// would belong to it), unless it is the blank line itself.
+fn blank_line(buffer: &[u8]) -> Option<(usize, usize)> {
+    let mut start = 0;
+    let mut last_line_end = 0;
+    while let Some(offset) = buffer[start..]
+        .iter()
+        .position(|&b| b == b'\n' || b == b'\r')
+    {
+        let line_end = start + offset;
+        let mut next = line_end + 1;
+        let crlf = buffer[line_end] == b'\r' && buffer.get(next) == Some(&b'\n');
+        if crlf {
+            next += 1;
+        }
+        if line_end == start {
+            return Some((last_line_end, next));
+        }
+        if buffer[line_end] == b'\r' && next == buffer.len() {
+            return None;
+        }
+        last_line_end = line_end;
+        start = next;
+    }
+    None
+}
+
+fn read_event(block: &[u8]) -> Event {
+    let mut event = Event::default();
+    let mut data = Vec::new();
+    for line in block.split(|&b| b == b'\n' || b == b'\r') {
+        let (field, value) = match line.iter().position(|&b| b == b':') {
+            Some(0) => continue,
+            Some(colon) => {
+                let value = &line[colon + 1..];
+                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
+            }
+            None => (line, &b""[..]),
+        };
+        match field {
+            b"data" => {
+                if !data.is_empty() {
+                    data.push(b'\n');
+                }
+                data.extend_from_slice(value);
+            }
+            b"id" => event.id = std::str::from_utf8(value).ok().map(str::to_owned),
+            _ => {}
+        }
+    }
+    event.data = data.into();
+    event
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(pieces: &[&str]) -> Vec<(Option<String>, String)> {
+        let mut parser = Parser::new(1024);
+        let mut all = Vec::new();
+        for piece in pieces {
+            parser.push(piece.as_bytes());
+            while let Some(event) = parser.next().expect("within the limit") {
+                all.push((event.id, String::from_utf8(event.data.to_vec()).unwrap()));
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn events_are_read_as_the_standard_says_in_any_pieces() {
+        let stream = "id: 1-1\nevent: message\ndata: {\"a\":1}\n\n: comment\n\ndata: x\ndata:y\r\n\r\nid:0-2\ndata: z\r\r";
+        let expected = vec![
+            (Some("1-1".to_owned()), "{\"a\":1}".to_owned()),
+            (None, "x\ny".to_owned()),
+            (Some("0-2".to_owned()), "z".to_owned()),
+        ];
+        assert_eq!(events(&[stream]), expected);
+        let bytes: Vec<String> = stream.chars().map(String::from).collect();
+        let pieces: Vec<&str> = bytes.iter().map(String::as_str).collect();
+        assert_eq!(events(&pieces), expected, "a byte at a time");
+    }
+
+    #[test]
+    fn an_event_past_the_limit_is_refused() {
+        let mut parser = Parser::new(8);
+        parser.push(b"data: 0123456789");
+        assert_eq!(parser.next(), Err(TooLarge));
+    }
+
+    #[test]
+    fn requests_without_a_listener_are_refused_by_id() {
+        let answer = not_served(br#"{"jsonrpc":"2.0","id":"a","method":"x"}"#).unwrap();
+        assert_eq!(
+            answer,
+            br#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"a"}"#
+        );
+        assert!(not_served(br#"{"jsonrpc":"2.0","method":"x"}"#).is_none());
+    }
+}

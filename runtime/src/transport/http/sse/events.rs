@@ -1,0 +1,105 @@
+//! The body of an answer that is an event stream: the events of one stream of a
+//! session, as `text/event-stream`, until the stream ends.
+
+use super::log::Next;
+use super::session::Session;
+use bytes::Bytes;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+/// A future that resolves when the stream must end whatever else happens (the server
+/// shuts down).
+pub(crate) type Stop = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// One stream of a session, read as its answer's body is sent.
+pub(crate) struct EventStream {
+    session: Arc<Session>,
+    stream: u64,
+    generation: u64,
+    stop: Option<Stop>,
+    /// Kept while the body lives (the connection counts its request as in progress).
+    _guard: Box<dyn Send + Sync>,
+    done: bool,
+}
+
+impl EventStream {
+    pub(super) fn new(
+        session: Arc<Session>,
+        (stream, generation): (u64, u64),
+        stop: Option<Stop>,
+        guard: Box<dyn Send + Sync>,
+    ) -> Self {
+        Self {
+            session,
+            stream,
+            generation,
+            stop,
+            _guard: guard,
+            done: false,
+        }
+    }
+
+    /// The next event, encoded; `None` once the stream has ended.
+    pub(crate) fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        if let Some(stop) = &mut self.stop
+            && stop.as_mut().poll(cx).is_ready()
+        {
+            self.done = true;
+            return Poll::Ready(None);
+        }
+        match self.session.next(self.stream, self.generation, cx.waker()) {
+            Next::Event { id, data, last } => {
+                self.done = last;
+                Poll::Ready(Some(encode(&id, &data)))
+            }
+            Next::Wait => Poll::Pending,
+            Next::End => {
+                self.done = true;
+                Poll::Ready(None)
+            }
+        }
+    }
+}
+
+impl Drop for EventStream {
+    fn drop(&mut self) {
+        self.session.detach(self.stream, self.generation);
+    }
+}
+
+/// One event: its id, the type `message`, and the message as `data` lines (a message
+/// with line breaks, which JSON allows between tokens, takes several).
+pub(crate) fn encode(id: &str, message: &Bytes) -> Vec<u8> {
+    let mut event = Vec::with_capacity(message.len() + id.len() + 32);
+    event.extend_from_slice(b"id: ");
+    event.extend_from_slice(id.as_bytes());
+    event.extend_from_slice(b"\nevent: message\n");
+    for line in message.split(|&byte| byte == b'\n' || byte == b'\r') {
+        event.extend_from_slice(b"data: ");
+        event.extend_from_slice(line);
+        event.push(b'\n');
+    }
+    event.push(b'\n');
+    event
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_carry_their_id_and_one_data_line_per_line() {
+        let event = encode("1-2", &Bytes::from_static(br#"{"a":1}"#));
+        assert_eq!(event, b"id: 1-2\nevent: message\ndata: {\"a\":1}\n\n");
+        let event = encode("0-3", &Bytes::from_static(b"{\n\"a\":1}"));
+        assert_eq!(
+            event,
+            b"id: 0-3\nevent: message\ndata: {\ndata: \"a\":1}\n\n"
+        );
+    }
+}

@@ -1,0 +1,429 @@
+//! The requests of a streaming service: `POST` (answered as JSON or as an event
+//! stream), `GET` (the session's standalone stream, or a resumed one), `DELETE`.
+
+use super::Sse;
+use super::events::{EventStream, Stop};
+use super::log::{Refused, STANDALONE};
+use super::session::{Session, TooMany};
+use crate::protocol::{self, ErrorObject, Message, TwoWay};
+use crate::server::{Held, InFlight, Metadata, Server, hold};
+use crate::transport::http::answer::ResponseBody;
+use crate::transport::http::answer::{Answer, NoResponse, empty, json_body, refusal};
+use crate::transport::http::body::Data;
+use ::http::header::{self, HeaderMap, HeaderValue};
+use ::http::{Response, StatusCode};
+use bytes::Bytes;
+use std::sync::Arc;
+use std::task::Poll;
+
+/// A `POST` read whole, to handle.
+pub(in crate::transport::http) struct Post {
+    pub(in crate::transport::http) server: Server,
+    pub(in crate::transport::http) metadata: Metadata,
+    pub(in crate::transport::http) in_flight: Option<InFlight>,
+    pub(in crate::transport::http) no_response: NoResponse,
+}
+
+/// A refusal, boxed: an answer is large, and refusals are rare.
+pub(in crate::transport::http) type Refusal<D> = Box<Answer<D>>;
+
+/// What a `POST` carries, as far as sessions must know.
+enum Carries {
+    Responses,
+    Calls { requests: bool, initializes: bool },
+}
+
+fn carries(body: &[u8], max_batch_len: usize, initialize: Option<&str>) -> Carries {
+    let message = match TwoWay::parse(body, max_batch_len, None) {
+        TwoWay::Responses => return Carries::Responses,
+        TwoWay::Calls { message, .. } => message,
+    };
+    let entries = match &message {
+        Ok(Message::Single(entry)) => std::slice::from_ref(entry),
+        Ok(Message::Batch(entries)) => entries.as_slice(),
+        // An error is answered.
+        Err(_) => {
+            return Carries::Calls {
+                requests: true,
+                initializes: false,
+            };
+        }
+    };
+    let mut requests = false;
+    let mut initializes = false;
+    for entry in entries {
+        match entry {
+            protocol::Entry::Request(request) => {
+                requests = true;
+                initializes |= initialize == Some(&*request.method);
+            }
+            protocol::Entry::Invalid(_) => requests = true,
+            protocol::Entry::Notification(_) => {}
+        }
+    }
+    Carries::Calls {
+        requests,
+        initializes,
+    }
+}
+
+/// Handles a `POST` of a streaming service: its session checked or started, then its
+/// calls handled, answered as JSON, or as an event stream once a handler sends
+/// something on it before the response.
+pub(in crate::transport::http) async fn post<D: Data>(
+    sse: Arc<Sse>,
+    post: Post,
+    headers: &HeaderMap,
+    body: Bytes,
+    guard: Box<dyn Send + Sync>,
+) -> Answer<D> {
+    let settings = &sse.settings;
+    let no_response = no_response(settings.no_response.unwrap_or(post.no_response));
+    let limits = post.server.limits();
+    let carries = carries(&body, limits.max_batch_len, settings.initialize.as_deref());
+    let (session, started) = match session_of(&sse, headers, &carries) {
+        Ok(found) => found,
+        Err(answer) => return *answer,
+    };
+    let Carries::Calls { requests, .. } = carries else {
+        session.deliver(body);
+        return empty(no_response);
+    };
+    let mut metadata = post.metadata;
+    session.install(&mut metadata);
+    let connection = match &post.in_flight {
+        Some(in_flight) => post.server.connection_sharing(metadata, in_flight),
+        None => post.server.connection(metadata),
+    };
+    let handling = hold(async move { connection.handle(&body).await });
+    let mut answer = if requests && accepts_events(headers) {
+        streamed(&session, handling, guard).await
+    } else {
+        let (answer, held) = handling.await;
+        let mut answer = whole(answer, no_response);
+        release_when_sent(&mut answer, held);
+        answer
+    };
+    if started && let Some(id) = session.id().and_then(|id| HeaderValue::try_from(id).ok()) {
+        answer.headers_mut().insert(settings.header.clone(), id);
+    }
+    answer
+}
+
+fn no_response(status: NoResponse) -> StatusCode {
+    match status {
+        NoResponse::NoContent => StatusCode::NO_CONTENT,
+        NoResponse::Accepted => StatusCode::ACCEPTED,
+    }
+}
+
+fn whole<D: Data>(answer: Option<Vec<u8>>, no_response: StatusCode) -> Answer<D> {
+    match answer {
+        Some(answer) => json_body(StatusCode::OK, D::from_vec(answer)),
+        None => empty(no_response),
+    }
+}
+
+/// The session a `POST` belongs to, and whether it starts it; or the refusal.
+fn session_of<D: Data>(
+    sse: &Sse,
+    headers: &HeaderMap,
+    carries: &Carries,
+) -> Result<(Arc<Session>, bool), Refusal<D>> {
+    let settings = &sse.settings;
+    if settings.initialize.is_none() {
+        return Ok((sse.sessions.ephemeral(), false));
+    }
+    if headers.contains_key(&settings.header) {
+        return find(sse, headers).map(|session| (session, false));
+    }
+    match carries {
+        Carries::Calls {
+            initializes: true, ..
+        } => match sse.sessions.start() {
+            Ok(session) => Ok((session, true)),
+            Err(TooMany) => Err(Box::new(refusal(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &ErrorObject::new(protocol::code::SERVER_BUSY, "Too many sessions"),
+            ))),
+        },
+        _ if settings.require => Err(Box::new(missing_session())),
+        _ => Ok((sse.sessions.ephemeral(), false)),
+    }
+}
+
+fn missing_session<D: Data>() -> Answer<D> {
+    refusal(
+        StatusCode::BAD_REQUEST,
+        &ErrorObject::new(protocol::code::INVALID_REQUEST, "Missing session id"),
+    )
+}
+
+/// The live session the request's header names: `400` without one, `404` when
+/// unknown or expired.
+fn find<D: Data>(sse: &Sse, headers: &HeaderMap) -> Result<Arc<Session>, Refusal<D>> {
+    let Some(id) = headers.get(&sse.settings.header) else {
+        return Err(Box::new(missing_session()));
+    };
+    id.to_str()
+        .ok()
+        .and_then(|id| sse.sessions.find(id))
+        .ok_or_else(|| {
+            Box::new(refusal(
+                StatusCode::NOT_FOUND,
+                &ErrorObject::new(protocol::code::INVALID_REQUEST, "Session not found"),
+            ))
+        })
+}
+
+/// Whether the client takes `text/event-stream`.
+pub(in crate::transport::http) fn accepts_events(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|kind| {
+            let essence = kind.split(';').next().unwrap_or_default().trim();
+            essence.eq_ignore_ascii_case("text/event-stream")
+        })
+}
+
+/// Handles calls whose answer may be an event stream: held until the first event or
+/// the response, whichever comes first.
+async fn streamed<D: Data, F>(
+    session: &Arc<Session>,
+    handling: F,
+    guard: Box<dyn Send + Sync>,
+) -> Answer<D>
+where
+    F: Future<Output = (Option<Vec<u8>>, Held)> + Send + 'static,
+{
+    let attached = session.log().open_post();
+    let stream = attached.0;
+    let mut handling = Box::pin(session.on_stream(stream, handling));
+    let first = std::future::poll_fn(|cx| {
+        if let Poll::Ready(done) = handling.as_mut().poll(cx) {
+            return Poll::Ready(Some(done));
+        }
+        if session.log().watch(stream, cx.waker()) {
+            Poll::Ready(None)
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    match first {
+        Some((answer, held)) if !session.log().has_unread(stream) => {
+            let mut log = session.log();
+            log.close_post(stream);
+            log.detach(attached.0, attached.1);
+            drop(log);
+            let mut answer = whole(answer, StatusCode::OK);
+            release_when_sent(&mut answer, held);
+            answer
+        }
+        Some((answer, held)) => {
+            finish(session, stream, answer).await;
+            let mut answer =
+                event_stream(EventStream::new(Arc::clone(session), attached, None, guard));
+            release_when_sent(&mut answer, held);
+            answer
+        }
+        None => {
+            let task_session = Arc::clone(session);
+            tokio::spawn(async move {
+                let (answer, held) = handling.await;
+                finish(&task_session, stream, answer).await;
+                held.release();
+            });
+            event_stream(EventStream::new(Arc::clone(session), attached, None, guard))
+        }
+    }
+}
+
+/// Lets the subscriptions a message started send their items (on the session's
+/// stream) once its answer has been sent: so that they follow it to the client,
+/// which routes them by the id the answer carries, rather than race it on another
+/// connection.
+fn release_when_sent<D: Data>(answer: &mut Answer<D>, held: Held) {
+    /// Releases its subscriptions when dropped.
+    struct Release(Option<Held>);
+    impl Drop for Release {
+        fn drop(&mut self) {
+            if let Some(held) = self.0.take() {
+                held.release();
+            }
+        }
+    }
+    if !held.is_empty() {
+        answer
+            .body_mut()
+            .keep_until_sent(Box::new(Release(Some(held))));
+    }
+}
+
+/// Ends a `POST` stream with its response.
+async fn finish(session: &Session, stream: u64, answer: Option<Vec<u8>>) {
+    match answer {
+        Some(answer) => {
+            // An ended session has no stream to end.
+            let _ = session.append(stream, answer.into(), true).await;
+        }
+        None => session.log().close_post(stream),
+    }
+}
+
+fn event_stream<D: Data>(events: EventStream) -> Answer<D> {
+    let mut answer = Response::new(ResponseBody::events(events));
+    let headers = answer.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    answer
+}
+
+/// Opens a `GET` stream: the session's standalone stream, or with `Last-Event-ID` the
+/// stream it names, from after that event.
+pub(in crate::transport::http) fn get<D: Data>(
+    sse: &Sse,
+    headers: &HeaderMap,
+    stop: Option<Stop>,
+    guard: Box<dyn Send + Sync>,
+) -> Answer<D> {
+    let session = match find(sse, headers) {
+        Ok(session) => session,
+        Err(answer) => return *answer,
+    };
+    let resume = match headers.get("last-event-id") {
+        None => None,
+        Some(id) => match parse_event_id(id.as_bytes()) {
+            Some(resume) => Some(resume),
+            None => {
+                return refusal(
+                    StatusCode::BAD_REQUEST,
+                    &ErrorObject::new(protocol::code::INVALID_REQUEST, "Malformed Last-Event-ID"),
+                );
+            }
+        },
+    };
+    match session.attach_get(resume) {
+        Ok(attached) => event_stream(EventStream::new(session, attached, stop, guard)),
+        Err(Refused::Busy) => refusal(
+            StatusCode::CONFLICT,
+            &ErrorObject::new(
+                protocol::code::INVALID_REQUEST,
+                "The session's stream is open already",
+            ),
+        ),
+        Err(Refused::Gone) => refusal(
+            StatusCode::GONE,
+            &ErrorObject::new(
+                protocol::code::INVALID_REQUEST,
+                "Events after Last-Event-ID are no longer held",
+            ),
+        ),
+    }
+}
+
+/// `<stream>-<sequence>`.
+fn parse_event_id(id: &[u8]) -> Option<(u64, u64)> {
+    let id = std::str::from_utf8(id).ok()?;
+    let (stream, seq) = id.trim().split_once('-')?;
+    let stream = if stream.is_empty() {
+        STANDALONE
+    } else {
+        stream.parse().ok()?
+    };
+    Some((stream, seq.parse().ok()?))
+}
+
+/// Ends the session the header names: `200`, or `400`/`404` as for any request.
+pub(in crate::transport::http) fn delete<D: Data>(sse: &Sse, headers: &HeaderMap) -> Answer<D> {
+    let Some(id) = headers.get(&sse.settings.header) else {
+        return missing_session();
+    };
+    if id.to_str().is_ok_and(|id| sse.sessions.end(id)) {
+        empty(StatusCode::OK)
+    } else {
+        refusal(
+            StatusCode::NOT_FOUND,
+            &ErrorObject::new(protocol::code::INVALID_REQUEST, "Session not found"),
+        )
+    }
+}
+
+/// The refusal of a request whose protocol version header holds a value not listed.
+pub(in crate::transport::http) fn check_version<D: Data>(
+    sse: &Sse,
+    headers: &HeaderMap,
+) -> Result<(), Refusal<D>> {
+    let Some((name, versions)) = &sse.settings.versions else {
+        return Ok(());
+    };
+    let Some(value) = headers.get(name) else {
+        return Ok(());
+    };
+    if versions
+        .iter()
+        .any(|version| version.as_bytes() == value.as_bytes())
+    {
+        return Ok(());
+    }
+    Err(Box::new(refusal(
+        StatusCode::BAD_REQUEST,
+        &ErrorObject::new(
+            protocol::code::INVALID_REQUEST,
+            format!(
+                "Unsupported protocol version (supported: {})",
+                versions.join(", ")
+            ),
+        ),
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_ids_name_a_stream_and_a_sequence() {
+        assert_eq!(parse_event_id(b"3-17"), Some((3, 17)));
+        assert_eq!(parse_event_id(b"0-1"), Some((0, 1)));
+        assert_eq!(parse_event_id(b"17"), None);
+        assert_eq!(parse_event_id(b"a-1"), None);
+    }
+
+    #[test]
+    fn requests_and_the_initializing_method_are_told_apart() {
+        let initialize = Some("initialize");
+        let told = |body: &[u8]| match carries(body, 100, initialize) {
+            Carries::Responses => "responses",
+            Carries::Calls {
+                requests: true,
+                initializes: true,
+            } => "initialize",
+            Carries::Calls { requests: true, .. } => "requests",
+            Carries::Calls { .. } => "notifications",
+        };
+        assert_eq!(
+            told(br#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#),
+            "initialize"
+        );
+        assert_eq!(
+            told(br#"{"jsonrpc":"2.0","method":"initialize"}"#),
+            "notifications"
+        );
+        assert_eq!(
+            told(br#"[{"jsonrpc":"2.0","id":1,"result":2}]"#),
+            "responses"
+        );
+        assert_eq!(
+            told(br#"{"jsonrpc":"2.0","id":1,"method":"x"}"#),
+            "requests"
+        );
+        assert_eq!(told(b"{"), "requests");
+    }
+}

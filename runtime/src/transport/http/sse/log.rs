@@ -1,0 +1,422 @@
+//! A session's events: every message the server sent on the session's streams, kept in
+//! a window bounded in events and bytes for resumption, and the streams that read them.
+//!
+//! Stream 0 is the session's standalone stream (the `GET` stream); streams 1, 2, … are
+//! the answers of `POST` requests that turned into event streams. An event's id is
+//! `<stream>-<sequence>`, the sequence counting the session's events.
+//!
+//! Memory stays bounded whatever the client does: past the window, the oldest event is
+//! dropped. An event that a reader attached to its stream has not read yet is dropped
+//! only after the appender waited the stall timeout for it (backpressure on a slow
+//! client), and that reader is then told it lagged: its stream ends, and a resumption
+//! from before the dropped event is refused.
+
+use bytes::Bytes;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::task::Waker;
+
+/// The standalone stream's number.
+pub(super) const STANDALONE: u64 = 0;
+
+/// One event: a JSON-RPC message sent on a stream.
+#[derive(Debug)]
+pub(super) struct Event {
+    pub(super) seq: u64,
+    pub(super) stream: u64,
+    pub(super) data: Bytes,
+    /// The response that ends a `POST` stream.
+    pub(super) last: bool,
+}
+
+/// A reader attached to a stream: where it is, and the task to wake.
+#[derive(Debug, Default)]
+struct Reader {
+    cursor: u64,
+    waker: Option<Waker>,
+    lagged: bool,
+    /// Which attachment this is; a resumption takes the stream over with a new one.
+    generation: u64,
+}
+
+/// What a reader gets next.
+#[derive(Debug)]
+pub(super) enum Next {
+    /// An event of its stream, with its id.
+    Event { id: String, data: Bytes, last: bool },
+    /// Nothing yet; the waker is kept.
+    Wait,
+    /// The stream has ended (its response was read, it lagged, it was taken over, or
+    /// the session ended).
+    End,
+}
+
+/// Why a resumption was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Refused {
+    /// Events after the given id are no longer held.
+    Gone,
+    /// A fresh standalone stream while one is open.
+    Busy,
+}
+
+/// The window's bounds.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Window {
+    pub(super) events: usize,
+    pub(super) bytes: usize,
+}
+
+/// The events of one session and its readers.
+#[derive(Debug)]
+pub(super) struct Log {
+    window: Window,
+    events: VecDeque<Event>,
+    bytes: usize,
+    next_seq: u64,
+    next_stream: u64,
+    next_generation: u64,
+    /// `POST` streams whose response is not appended yet.
+    open: HashSet<u64>,
+    readers: HashMap<u64, Reader>,
+    /// The highest sequence dropped from the window, per stream.
+    dropped: HashMap<u64, u64>,
+    /// Up to where the standalone stream was read, for a fresh `GET` to go on from.
+    standalone_read: u64,
+    pub(super) ended: bool,
+}
+
+impl Log {
+    pub(super) fn new(window: Window) -> Self {
+        Self {
+            window,
+            events: VecDeque::new(),
+            bytes: 0,
+            next_seq: 1,
+            next_stream: 1,
+            next_generation: 1,
+            open: HashSet::new(),
+            readers: HashMap::new(),
+            dropped: HashMap::new(),
+            standalone_read: 0,
+            ended: false,
+        }
+    }
+
+    /// Opens a `POST` stream, attached (its request waits for its first event).
+    pub(super) fn open_post(&mut self) -> (u64, u64) {
+        let stream = self.next_stream;
+        self.next_stream += 1;
+        self.open.insert(stream);
+        let generation = self.attach(stream, 0);
+        (stream, generation)
+    }
+
+    fn attach(&mut self, stream: u64, cursor: u64) -> u64 {
+        let generation = self.next_generation;
+        self.next_generation += 1;
+        let previous = self.readers.insert(
+            stream,
+            Reader {
+                cursor,
+                waker: None,
+                lagged: false,
+                generation,
+            },
+        );
+        // A reader taken over ends.
+        if let Some(waker) = previous.and_then(|reader| reader.waker) {
+            waker.wake();
+        }
+        generation
+    }
+
+    /// Attaches a `GET`: the standalone stream from where it was last read, or
+    /// (`Last-Event-ID`) the stream `stream` after `seq`.
+    pub(super) fn attach_get(&mut self, resume: Option<(u64, u64)>) -> Result<(u64, u64), Refused> {
+        let Some((stream, seq)) = resume else {
+            // A reader that lagged is over, even if its connection is not closed yet.
+            if self
+                .readers
+                .get(&STANDALONE)
+                .is_some_and(|reader| !reader.lagged)
+            {
+                return Err(Refused::Busy);
+            }
+            let cursor = self.standalone_read;
+            return Ok((STANDALONE, self.attach(STANDALONE, cursor)));
+        };
+        if self
+            .dropped
+            .get(&stream)
+            .is_some_and(|&dropped| dropped > seq)
+        {
+            return Err(Refused::Gone);
+        }
+        let held = self
+            .events
+            .iter()
+            .any(|event| event.stream == stream && event.seq > seq);
+        if stream != STANDALONE && !self.open.contains(&stream) && !held {
+            return Err(Refused::Gone);
+        }
+        Ok((stream, self.attach(stream, seq)))
+    }
+
+    /// Detaches a reader (its body was dropped), unless it was taken over.
+    pub(super) fn detach(&mut self, stream: u64, generation: u64) {
+        if self
+            .readers
+            .get(&stream)
+            .is_some_and(|reader| reader.generation == generation)
+        {
+            self.readers.remove(&stream);
+        }
+    }
+
+    /// Whether the stream has an event its reader has not read.
+    pub(super) fn has_unread(&self, stream: u64) -> bool {
+        let cursor = self.readers.get(&stream).map_or(0, |reader| reader.cursor);
+        self.events
+            .iter()
+            .any(|event| event.stream == stream && event.seq > cursor)
+    }
+
+    /// Whether the stream has an event unread; if not, `waker` is woken when one comes.
+    pub(super) fn watch(&mut self, stream: u64, waker: &Waker) -> bool {
+        if self.has_unread(stream) {
+            return true;
+        }
+        if let Some(reader) = self.readers.get_mut(&stream) {
+            reader.waker = Some(waker.clone());
+        }
+        false
+    }
+
+    /// The next thing for the reader `generation` of `stream`.
+    pub(super) fn next(&mut self, stream: u64, generation: u64, waker: &Waker) -> Next {
+        let ended = self.ended;
+        let open = self.open.contains(&stream);
+        let Some(reader) = self.readers.get_mut(&stream) else {
+            return Next::End;
+        };
+        if reader.generation != generation || reader.lagged {
+            return Next::End;
+        }
+        let cursor = reader.cursor;
+        if let Some(event) = self
+            .events
+            .iter()
+            .find(|event| event.stream == stream && event.seq > cursor)
+        {
+            reader.cursor = event.seq;
+            if stream == STANDALONE {
+                self.standalone_read = self.standalone_read.max(event.seq);
+            }
+            return Next::Event {
+                id: format!("{stream}-{}", event.seq),
+                data: event.data.clone(),
+                last: event.last,
+            };
+        }
+        if ended || (stream != STANDALONE && !open) {
+            return Next::End;
+        }
+        reader.waker = Some(waker.clone());
+        Next::Wait
+    }
+
+    /// Whether appending `bytes` must wait: the window would overflow, and its oldest
+    /// event is owed to a reader that keeps up.
+    pub(super) fn must_wait(&self, bytes: usize) -> bool {
+        if !self.overflows(bytes) {
+            return false;
+        }
+        self.events.front().is_some_and(|oldest| {
+            self.readers
+                .get(&oldest.stream)
+                .is_some_and(|reader| !reader.lagged && reader.cursor < oldest.seq)
+        })
+    }
+
+    fn overflows(&self, bytes: usize) -> bool {
+        !self.events.is_empty()
+            && (self.events.len() >= self.window.events || self.bytes + bytes > self.window.bytes)
+    }
+
+    /// Appends an event, dropping the oldest past the window; wakes its reader.
+    pub(super) fn append(&mut self, stream: u64, data: Bytes, last: bool) {
+        let length = data.len();
+        while self.overflows(length) {
+            self.drop_oldest();
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.bytes += length;
+        self.events.push_back(Event {
+            seq,
+            stream,
+            data,
+            last,
+        });
+        if last {
+            self.open.remove(&stream);
+        }
+        self.wake(stream);
+    }
+
+    /// Ends a `POST` stream that carries no response (its handling was abandoned).
+    pub(super) fn close_post(&mut self, stream: u64) {
+        self.open.remove(&stream);
+        self.wake(stream);
+    }
+
+    fn wake(&mut self, stream: u64) {
+        if let Some(waker) = self
+            .readers
+            .get_mut(&stream)
+            .and_then(|reader| reader.waker.take())
+        {
+            waker.wake();
+        }
+    }
+
+    fn drop_oldest(&mut self) {
+        let Some(oldest) = self.events.pop_front() else {
+            return;
+        };
+        self.bytes -= oldest.data.len();
+        self.dropped.insert(oldest.stream, oldest.seq);
+        if let Some(reader) = self.readers.get_mut(&oldest.stream)
+            && reader.cursor < oldest.seq
+        {
+            tracing::debug!(
+                stream = oldest.stream,
+                "an event stream's client reads too slowly: its stream ends"
+            );
+            reader.lagged = true;
+            if let Some(waker) = reader.waker.take() {
+                waker.wake();
+            }
+        }
+        if oldest.stream == STANDALONE {
+            self.standalone_read = self.standalone_read.max(oldest.seq);
+        }
+        // What is known of dropped events stays bounded: streams no longer open and
+        // without events are forgotten (resuming them is refused as gone).
+        if self.dropped.len() > self.window.events {
+            let (events, open) = (&self.events, &self.open);
+            self.dropped.retain(|stream, _| {
+                *stream == STANDALONE
+                    || open.contains(stream)
+                    || events.iter().any(|event| event.stream == *stream)
+            });
+        }
+    }
+
+    /// Ends every stream: the session is over.
+    pub(super) fn end(&mut self) {
+        self.ended = true;
+        self.events.clear();
+        self.bytes = 0;
+        for reader in self.readers.values_mut() {
+            if let Some(waker) = reader.waker.take() {
+                waker.wake();
+            }
+        }
+    }
+
+    /// Whether a reader is attached to any stream (the session is in use).
+    pub(super) fn is_read(&self) -> bool {
+        self.readers.values().any(|reader| !reader.lagged) || !self.open.is_empty()
+    }
+
+    /// How many bytes of events are held.
+    #[cfg(test)]
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn waker() -> Waker {
+        Waker::noop().clone()
+    }
+
+    fn read(log: &mut Log, stream: u64, generation: u64) -> Vec<String> {
+        let mut ids = Vec::new();
+        while let Next::Event { id, .. } = log.next(stream, generation, &waker()) {
+            ids.push(id);
+        }
+        ids
+    }
+
+    #[test]
+    fn a_post_stream_ends_with_its_response_and_resumes_from_an_id() {
+        let mut log = Log::new(Window {
+            events: 16,
+            bytes: 1 << 20,
+        });
+        let (stream, first) = log.open_post();
+        log.append(stream, Bytes::from_static(b"a"), false);
+        log.append(STANDALONE, Bytes::from_static(b"x"), false);
+        log.append(stream, Bytes::from_static(b"b"), false);
+        assert_eq!(read(&mut log, stream, first), ["1-1", "1-3"]);
+        log.append(stream, Bytes::from_static(b"answer"), true);
+        // Resumed after the first event: the rest again, then the end.
+        let (_, second) = log.attach_get(Some((stream, 1))).expect("held");
+        assert!(
+            matches!(log.next(stream, first, &waker()), Next::End),
+            "taken over"
+        );
+        assert_eq!(read(&mut log, stream, second), ["1-3", "1-4"]);
+        assert!(matches!(log.next(stream, second, &waker()), Next::End));
+        // A fresh GET reads the standalone stream's event nobody read.
+        let (standalone, get) = log.attach_get(None).expect("none open");
+        assert_eq!(read(&mut log, standalone, get), ["0-2"]);
+        assert_eq!(log.attach_get(None).unwrap_err(), Refused::Busy);
+    }
+
+    #[test]
+    fn the_window_is_bounded_and_a_resumption_past_it_is_refused() {
+        let mut log = Log::new(Window {
+            events: 4,
+            bytes: 10,
+        });
+        for _ in 0..100 {
+            log.append(STANDALONE, Bytes::from_static(b"abc"), false);
+        }
+        assert!(log.bytes() <= 10, "{}", log.bytes());
+        assert_eq!(
+            log.attach_get(Some((STANDALONE, 1))).unwrap_err(),
+            Refused::Gone
+        );
+        let (_, generation) = log.attach_get(Some((STANDALONE, 97))).expect("held");
+        assert_eq!(
+            read(&mut log, STANDALONE, generation),
+            ["0-98", "0-99", "0-100"]
+        );
+        assert_eq!(
+            log.attach_get(Some((7, 0))).unwrap_err(),
+            Refused::Gone,
+            "unknown"
+        );
+    }
+
+    #[test]
+    fn a_reader_that_lags_past_the_window_ends() {
+        let mut log = Log::new(Window {
+            events: 2,
+            bytes: 1 << 20,
+        });
+        let (stream, generation) = log.open_post();
+        log.append(stream, Bytes::from_static(b"1"), false);
+        log.append(stream, Bytes::from_static(b"2"), false);
+        assert!(log.must_wait(1), "the oldest is owed to the reader");
+        log.append(stream, Bytes::from_static(b"3"), false);
+        assert!(matches!(log.next(stream, generation, &waker()), Next::End));
+        assert!(!log.must_wait(1), "nobody keeps up any more");
+    }
+}
