@@ -72,6 +72,7 @@
 //! # });
 //! ```
 
+pub mod access;
 mod batch;
 mod call;
 mod context;
@@ -87,6 +88,7 @@ mod middleware;
 pub(crate) mod params;
 mod pull;
 mod push;
+pub mod rate;
 mod respond;
 pub mod router;
 mod shared;
@@ -95,6 +97,7 @@ mod streams;
 mod subscription;
 pub mod system;
 
+pub use access::Access;
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
 pub use encoded::{Encoded, encode};
@@ -105,8 +108,9 @@ pub use limits::Limits;
 pub use metadata::Metadata;
 pub use middleware::{Call, Middleware, Next};
 pub use push::{Held, Outlet, Pushes, hold};
+pub use rate::{Rate, RateLimit};
 pub use router::{Mount, Router};
-pub use shared::InFlight;
+pub use shared::{ConnectionId, InFlight};
 pub use subscription::{
     Closed, Items, Shared, Sink, TrySendError, channel, shared_channel, subscribe, unsubscribe,
     unsubscribe_or,
