@@ -29,6 +29,11 @@
 //! - **Every call** gets a [`Context`] (method, id, metadata, typed extensions), passes
 //!   through the [`Middleware`] chain, and runs inside a `tracing` span named `call` at
 //!   debug level, with the method and the id (its JSON text) as fields.
+//! - **Rate limits and access control** are middleware a server runs only when given
+//!   them: [`RateLimit`] (token buckets per connection, named by the context's
+//!   [`ConnectionId`], and per peer address; `-32005` with a retry hint) and [`Access`]
+//!   (a [`Rule`](access::Rule) per call, such as [`RequiredScopes`](access::RequiredScopes);
+//!   `-32016`).
 //!
 //! ```
 //! use std::time::Duration;
