@@ -67,7 +67,10 @@ enum Need {
 /// [`Scopes`]). Methods not named are refused unless
 /// [`open_unlisted`](Self::open_unlisted) says otherwise, so a method added to the
 /// document later is closed until given a scope; `rpc.*` names are methods like the
-/// others (name `rpc.discover` [`open`](Self::open) to let anyone read the document).
+/// others (name `rpc.discover` [`open`](Self::open) to let anyone read the document,
+/// and, where clients pull subscriptions over plain HTTP, `rpc.stream.next` and
+/// `rpc.stream.cancel`: a stream's id is only known to whom its subscribe call was
+/// allowed).
 ///
 /// A refusal reads, in the document's terms:
 ///
