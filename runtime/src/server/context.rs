@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use crate::protocol::Id;
 
+use super::connection_id::ConnectionId;
 use super::metadata::Metadata;
-use super::shared::ConnectionId;
 
 /// Everything a handler may want to know about its call besides the params: the method,
 /// the id, the transport's [`Metadata`] and typed extensions.

@@ -80,6 +80,7 @@
 pub mod access;
 mod batch;
 mod call;
+mod connection_id;
 mod context;
 mod dispatch;
 mod encoded;
@@ -103,6 +104,7 @@ mod subscription;
 pub mod system;
 
 pub use access::Access;
+pub use connection_id::ConnectionId;
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
 pub use encoded::{Encoded, encode};
@@ -115,7 +117,7 @@ pub use middleware::{Call, Middleware, Next};
 pub use push::{Held, Outlet, Pushes, hold};
 pub use rate::{Rate, RateLimit};
 pub use router::{Mount, Router};
-pub use shared::{ConnectionId, InFlight};
+pub use shared::InFlight;
 pub use subscription::{
     Closed, Items, Shared, Sink, TrySendError, channel, shared_channel, subscribe, unsubscribe,
     unsubscribe_or,

@@ -31,10 +31,10 @@ use serde::Serialize;
 
 use crate::protocol::{ErrorObject, code};
 
+use super::connection_id::ConnectionId;
 use super::context::Context;
 use super::dispatch::{BoxFuture, CallResult};
 use super::middleware::{Call, Middleware, Next};
-use super::shared::ConnectionId;
 use buckets::Buckets;
 
 /// How many peer addresses (or connections) a [`RateLimit`] keeps a bucket for, unless
