@@ -2,7 +2,9 @@
 //! `RpcModule::raw_json_request`, for `add(a, b)`: single calls, and calls inside batches
 //! of 100 and 1,000. Prints a table of medians over several rounds, and the ratios. Then
 //! the cost of a `Router` (three mounts, one with a prefix): `add` through it against
-//! `add` served directly, as a `ratio` line.
+//! `add` served directly, as a `ratio` line; and the cost of a rate limit (per
+//! connection and per address) and of an access rule, against the same connection
+//! without them, as `ratio` lines.
 //!
 //! Run with `cargo bench -p rpcsmith --bench engine`.
 
@@ -12,7 +14,10 @@ use std::time::{Duration, Instant};
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
 use rpcsmith::protocol::ErrorObject;
-use rpcsmith::server::{Context, Dispatch, Metadata, Mount, Reply, Router, Server, encode};
+use rpcsmith::server::access::{Access, RequiredScopes};
+use rpcsmith::server::{
+    Connection, Context, Dispatch, Metadata, Mount, Rate, RateLimit, Reply, Router, Server, encode,
+};
 use serde_json::value::RawValue;
 
 const ROUNDS: usize = 15;
@@ -178,6 +183,50 @@ fn main() {
         );
     }
     routed(&rt, &server);
+    limited(&rt);
+}
+
+/// A single `add` on a connection with a peer address, through a rate limit (both
+/// buckets, a rate never reached) or an access rule, against the same without them.
+fn limited(rt: &tokio::runtime::Runtime) {
+    let mut metadata = Metadata::default();
+    metadata.peer = Some("192.0.2.7:50000".parse().expect("an address"));
+    let rate = Rate::per_second(1_000_000_000);
+    let cases = [
+        (
+            "rate_limit",
+            Server::builder(Add).middleware(RateLimit::new().per_connection(rate).per_peer(rate)),
+        ),
+        (
+            "access",
+            Server::builder(Add).middleware(Access::new(RequiredScopes::new().open("add"))),
+        ),
+    ];
+    let plain = Server::new(Add).connection(metadata.clone());
+    let message = call(1);
+    println!();
+    for (name, builder) in cases {
+        let guarded = builder.build().connection(metadata.clone());
+        let (mut with, mut without) = (Vec::new(), Vec::new());
+        connection_round(rt, &guarded, &message); // warm-up
+        for _ in 0..ROUNDS {
+            with.push(connection_round(rt, &guarded, &message));
+            without.push(connection_round(rt, &plain, &message));
+        }
+        let ((with, _), (without, _)) = (summary(with), summary(without));
+        println!("single call with {name}: {with:.0} ns, without: {without:.0} ns");
+        println!("ratio {name}_over_plain_single_call {:.3}", with / without);
+    }
+}
+
+fn connection_round(rt: &tokio::runtime::Runtime, connection: &Connection, message: &str) -> f64 {
+    rt.block_on(async {
+        let start = Instant::now();
+        for _ in 0..CALLS_PER_ROUND {
+            black_box(connection.handle(black_box(message.as_bytes())).await);
+        }
+        per_call(start.elapsed())
+    })
 }
 
 /// A single `add` through a router of three mounts against `add` served directly.

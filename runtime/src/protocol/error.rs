@@ -24,6 +24,10 @@ pub mod code {
     pub const INVALID_PARAMS: i64 = -32602;
     /// Internal JSON-RPC error (also: a handler panicked).
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// A rate limit refused the call; its `data` says when to retry:
+    /// `{"retryAfterMs": N}`. The code EIP-1474 names "limit exceeded", which Ethereum
+    /// providers answer on rate limits.
+    pub const RATE_LIMITED: i64 = -32005;
     /// The request is larger than the server accepts; checked before parsing.
     pub const REQUEST_TOO_LARGE: i64 = -32007;
     /// The response would be larger than the server sends.
@@ -42,6 +46,8 @@ pub mod code {
     /// A proxy could not get an answer from its upstream (unreachable, closed, or an
     /// answer that is not JSON-RPC).
     pub const UPSTREAM_UNAVAILABLE: i64 = -32015;
+    /// An access rule refused the call: the caller may not call this method.
+    pub const ACCESS_DENIED: i64 = -32016;
 }
 
 /// A JSON-RPC error object: `{"code": …, "message": …, "data": …}`.
@@ -247,6 +253,9 @@ mod tests {
             code::TIMEOUT,
             code::CANCELLED,
             code::TOO_MANY_SUBSCRIPTIONS,
+            code::UPSTREAM_UNAVAILABLE,
+            code::RATE_LIMITED,
+            code::ACCESS_DENIED,
         ] {
             assert!((-32099..=-32000).contains(&c), "{c}");
         }

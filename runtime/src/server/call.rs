@@ -39,7 +39,7 @@ pub(crate) fn start<'a>(
         return Started::Done(Err(ErrorObject::server_busy()));
     };
     let span = tracing::debug_span!("call", method, id = id.map(Id::as_json));
-    let context = Context::from_parts(method, id, origin.metadata.cloned());
+    let context = Context::from_parts(method, id, origin.metadata.cloned(), origin.connection);
     let entered = span.enter();
     // `Ok(future)` still running, `Err(result)` answered.
     let begun = catch_unwind(AssertUnwindSafe(|| {

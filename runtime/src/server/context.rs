@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::protocol::Id;
 
+use super::connection_id::ConnectionId;
 use super::metadata::Metadata;
 
 /// Everything a handler may want to know about its call besides the params: the method,
@@ -32,19 +33,22 @@ pub struct Context {
     has_id: bool,
     /// `None` when the transport said nothing about the connection.
     metadata: Option<Arc<Metadata>>,
+    /// `None` for a message handled as if on a connection of its own.
+    connection: Option<ConnectionId>,
     extensions: http::Extensions,
 }
 
 impl Context {
     /// A context for a call of `method`; `id` is `None` for a notification.
     pub fn new(method: &str, id: Option<Id<'_>>, metadata: Metadata) -> Self {
-        Self::from_parts(method, id.as_ref(), metadata.into_shared())
+        Self::from_parts(method, id.as_ref(), metadata.into_shared(), None)
     }
 
     pub(crate) fn from_parts(
         method: &str,
         id: Option<&Id<'_>>,
         metadata: Option<Arc<Metadata>>,
+        connection: Option<ConnectionId>,
     ) -> Self {
         let id_json = id.map_or("", Id::as_json);
         Context {
@@ -52,6 +56,7 @@ impl Context {
             method_len: method.len(),
             has_id: id.is_some(),
             metadata,
+            connection,
             extensions: http::Extensions::new(),
         }
     }
@@ -88,6 +93,14 @@ impl Context {
     /// The peer's address, when the transport has one.
     pub fn peer(&self) -> Option<SocketAddr> {
         self.metadata().peer
+    }
+
+    /// The connection the call came on, when its transport tells connections apart (see
+    /// [`InFlight`](super::InFlight)): `None` for a context made with [`Context::new`]
+    /// and for a message handled alone ([`Server::handle`](super::Server::handle), an
+    /// HTTP `Service` mounted in another server).
+    pub fn connection(&self) -> Option<ConnectionId> {
+        self.connection
     }
 
     /// The HTTP headers of the message, when it came over HTTP.

@@ -196,6 +196,7 @@ impl Connection {
         let origin = Origin {
             metadata: self.metadata.as_ref(),
             in_flight: Some(self.in_flight.counter()),
+            connection: Some(self.in_flight.connection()),
         };
         Handling::counted(&self.shared, origin, input)
     }

@@ -162,6 +162,7 @@ fn begin_parsed<'a>(
             let origin = Origin {
                 metadata: metadata.as_ref(),
                 in_flight: Some(&in_flight),
+                connection: None,
             };
             batch::run(shared, origin, &entries).await
         }),
@@ -226,6 +227,7 @@ impl<'a> Caller<'a> {
             Caller::Alone(metadata) => Origin {
                 metadata: metadata.as_ref(),
                 in_flight: None,
+                connection: None,
             },
             Caller::Counted(origin) => *origin,
         }

@@ -29,6 +29,11 @@
 //! - **Every call** gets a [`Context`] (method, id, metadata, typed extensions), passes
 //!   through the [`Middleware`] chain, and runs inside a `tracing` span named `call` at
 //!   debug level, with the method and the id (its JSON text) as fields.
+//! - **Rate limits and access control** are middleware a server runs only when given
+//!   them: [`RateLimit`] (token buckets per connection, named by the context's
+//!   [`ConnectionId`], and per peer address; `-32005` with a retry hint) and [`Access`]
+//!   (a [`Rule`](access::Rule) per call, such as [`RequiredScopes`](access::RequiredScopes);
+//!   `-32016`).
 //!
 //! ```
 //! use std::time::Duration;
@@ -72,8 +77,10 @@
 //! # });
 //! ```
 
+pub mod access;
 mod batch;
 mod call;
+mod connection_id;
 mod context;
 mod dispatch;
 mod encoded;
@@ -87,6 +94,7 @@ mod middleware;
 pub(crate) mod params;
 mod pull;
 mod push;
+pub mod rate;
 mod respond;
 pub mod router;
 mod shared;
@@ -95,6 +103,8 @@ mod streams;
 mod subscription;
 pub mod system;
 
+pub use access::Access;
+pub use connection_id::ConnectionId;
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
 pub use encoded::{Encoded, encode};
@@ -106,6 +116,7 @@ pub use metadata::Metadata;
 pub use middleware::{Call, Middleware, Next};
 pub(crate) use push::random_id;
 pub use push::{Held, Outlet, Pushes, hold};
+pub use rate::{Rate, RateLimit};
 pub use router::{Mount, Router};
 pub use shared::InFlight;
 pub use subscription::{
