@@ -94,6 +94,8 @@ mod stream_call;
 mod streams;
 mod subscription;
 pub mod system;
+#[cfg(feature = "otel")]
+mod trace_context;
 
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
