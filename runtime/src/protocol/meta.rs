@@ -56,6 +56,10 @@ pub(crate) fn insert_meta(message: &[u8], fields: &BTreeMap<String, String>) -> 
         #[serde(rename = "_meta")]
         meta: Option<serde::de::IgnoredAny>,
     }
+    // A struct reads an array too: a batch must not pass for its first call.
+    if message.trim_ascii_start().first() != Some(&b'{') {
+        return None;
+    }
     let params = serde_json::from_slice::<Call<'_>>(message).ok()?.params?;
     let text = params.get();
     if !text.starts_with('{') || serde_json::from_str::<Params>(text).ok()?.meta.is_some() {
