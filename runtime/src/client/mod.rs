@@ -152,7 +152,7 @@ struct Shared {
 }
 
 /// Configures a [`Client`]; made by [`Client::builder`].
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct Builder {
     timeout: Duration,
     bounds: Bounds,
@@ -160,16 +160,6 @@ pub struct Builder {
     method_timeouts: HashMap<Box<str>, Duration>,
 }
 
-impl fmt::Debug for Builder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Builder")
-            .field("timeout", &self.timeout)
-            .field("bounds", &self.bounds)
-            .field("middleware", &self.middleware.len())
-            .field("method_timeouts", &self.method_timeouts)
-            .finish()
-    }
-}
 
 impl Builder {
     /// How long each call waits for its answer, sending included. The default is
@@ -191,6 +181,12 @@ impl Builder {
     /// the first added runs outermost.
     pub fn middleware(mut self, middleware: impl Middleware) -> Self {
         self.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Adds middleware already shared (a peer's, given to each of its connections).
+    pub(crate) fn shared_middleware(mut self, middleware: &[Arc<dyn Middleware>]) -> Self {
+        self.middleware.extend(middleware.iter().cloned());
         self
     }
 

@@ -37,6 +37,12 @@ pub trait Middleware: Send + Sync + 'static {
     fn send<'a>(&'a self, exchange: Exchange, next: Next<'a>) -> SendFuture<'a>;
 }
 
+impl std::fmt::Debug for dyn Middleware {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Middleware")
+    }
+}
+
 /// What one message carries, as middleware sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -119,6 +119,7 @@ pub struct Builder {
     pub(crate) stall_timeout: Duration,
     hub: Option<Hub>,
     subscription_buffer: (usize, usize),
+    client_middleware: Vec<Arc<dyn client::Middleware>>,
 }
 
 impl Default for Builder {
@@ -137,6 +138,7 @@ impl Default for Builder {
                 client::DEFAULT_SUBSCRIPTION_ITEMS,
                 client::DEFAULT_SUBSCRIPTION_BYTES,
             ),
+            client_middleware: Vec::new(),
         }
     }
 }
@@ -224,6 +226,13 @@ impl Builder {
         self
     }
 
+    /// Adds `middleware` around every message this side's client sends (see
+    /// [`client::Middleware`]): the first added runs outermost.
+    pub fn client_middleware(mut self, middleware: impl client::Middleware) -> Self {
+        self.client_middleware.push(Arc::new(middleware));
+        self
+    }
+
     /// Registers the connection in `hub`, so the server can reach it from anywhere.
     pub fn hub(mut self, hub: &Hub) -> Self {
         self.hub = Some(hub.clone());
@@ -236,6 +245,7 @@ impl Builder {
         Client::builder()
             .timeout(self.timeout)
             .subscription_buffer(items, bytes)
+            .shared_middleware(&self.client_middleware)
     }
 
     /// A copy of the metadata this builder gives its connection.
