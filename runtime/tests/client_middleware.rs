@@ -56,8 +56,14 @@ async fn start(failures: usize, token: &str) -> (String, Arc<Seen>) {
 
 fn answer(id: &Value, payload: Value) -> Response {
     let mut body = json!({ "jsonrpc": "2.0", "id": id });
-    body.as_object_mut().unwrap().extend(payload.as_object().unwrap().clone());
-    ([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+    body.as_object_mut()
+        .unwrap()
+        .extend(payload.as_object().unwrap().clone());
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 /// `/flaky/status` fails the first attempts with a bare 503, `/flaky/code` with a
@@ -111,7 +117,12 @@ async fn auth(
 }
 
 fn attempts(seen: &Seen, method: &str) -> usize {
-    seen.attempts.lock().unwrap().get(method).copied().unwrap_or(0)
+    seen.attempts
+        .lock()
+        .unwrap()
+        .get(method)
+        .copied()
+        .unwrap_or(0)
 }
 
 fn no_wait() -> Backoff {
@@ -195,7 +206,11 @@ impl Transport for Refusing {
     }
 }
 
-fn refusing(failures: usize, retry: Retry, timeout: Duration) -> (Client, Arc<Mutex<Vec<Instant>>>) {
+fn refusing(
+    failures: usize,
+    retry: Retry,
+    timeout: Duration,
+) -> (Client, Arc<Mutex<Vec<Instant>>>) {
     let attempts = Arc::new(Mutex::new(Vec::new()));
     let transport = Refusing {
         failures,
@@ -235,7 +250,11 @@ async fn retries_happen_within_the_calls_timeout() {
     let error = client.request::<usize, _>("get", &()).await.unwrap_err();
     assert!(matches!(error, Error::Timeout), "{error:?}");
     assert_eq!(started.elapsed(), ms(350));
-    assert_eq!(attempts.lock().unwrap().len(), 4, "at 0, 100, 200 and 300 ms");
+    assert_eq!(
+        attempts.lock().unwrap().len(),
+        4,
+        "at 0, 100, 200 and 300 ms"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -251,7 +270,10 @@ async fn seeded_jitter_repeats_and_stays_within_half_and_all() {
     let first = run().await;
     assert_eq!(first, run().await, "the same seed, the same waits");
     for (gap, full) in first.iter().zip([100, 200, 400, 800]) {
-        assert!(*gap >= ms(full / 2) && *gap <= ms(full), "{gap:?} of {full} ms");
+        assert!(
+            *gap >= ms(full / 2) && *gap <= ms(full),
+            "{gap:?} of {full} ms"
+        );
     }
     let unjittered = [100, 200, 400, 800].map(ms);
     assert_ne!(first, unjittered, "the waits were drawn");
@@ -313,11 +335,23 @@ async fn concurrent_refusals_refresh_the_token_once() {
         let client = client.clone();
         tokio::spawn(async move { client.request::<String, _>(&format!("m{n}"), &()).await })
     });
-    for (n, call) in futures_util::future::join_all(calls).await.into_iter().enumerate() {
+    for (n, call) in futures_util::future::join_all(calls)
+        .await
+        .into_iter()
+        .enumerate()
+    {
         assert_eq!(call.unwrap().unwrap(), format!("m{n}"));
     }
-    assert_eq!(token.0.refreshes.load(Ordering::SeqCst), 1, "one refresh for all");
-    assert_eq!(*seen.refused.borrow(), CALLS, "each refused once, then accepted");
+    assert_eq!(
+        token.0.refreshes.load(Ordering::SeqCst),
+        1,
+        "one refresh for all"
+    );
+    assert_eq!(
+        *seen.refused.borrow(),
+        CALLS,
+        "each refused once, then accepted"
+    );
 
     // The new token holds: no refusal, no refresh.
     let _: String = client.request("again", &()).await.unwrap();
@@ -408,7 +442,11 @@ async fn timeouts_by_method_and_by_call() {
         assert!(matches!(error, Error::Timeout), "{error:?}");
         started.elapsed()
     };
-    assert_eq!(waited(client.clone()).await, Duration::from_secs(2), "the method's");
+    assert_eq!(
+        waited(client.clone()).await,
+        Duration::from_secs(2),
+        "the method's"
+    );
     let per_call = client.with_timeout(Duration::from_secs(5));
     assert_eq!(waited(per_call).await, Duration::from_secs(5), "the call's");
     let sum: i64 = client.request("add", &[1, 2]).await.unwrap();
@@ -480,9 +518,8 @@ mod capture {
 async fn client_spans_carry_method_id_and_outcome() {
     use tracing_subscriber::layer::SubscriberExt;
     let capture = capture::Capture::default();
-    let _default = tracing::subscriber::set_default(
-        tracing_subscriber::registry().with(capture.clone()),
-    );
+    let _default =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
     let client = Client::new(Link::new(Server::builder(Slow).build()));
     let _: i64 = client.request("add", &[1, 2]).await.unwrap();
     let _ = client.request::<(), _>("missing", &()).await.unwrap_err();

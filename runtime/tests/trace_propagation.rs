@@ -111,7 +111,10 @@ async fn one_trace_over_http() {
         .middleware(TracePropagation)
         .build(transport);
     // In headers: params by name or by position alike.
-    let sum: i64 = client.request("add", &json!({ "a": 1, "b": 2 })).await.unwrap();
+    let sum: i64 = client
+        .request("add", &json!({ "a": 1, "b": 2 }))
+        .await
+        .unwrap();
     assert_eq!(sum, 3);
     let sum: i64 = client.request("add", &[3, 4]).await.unwrap();
     assert_eq!(sum, 7);

@@ -5,7 +5,6 @@ use super::error::UntypedFailure;
 use super::pending::{Ids, Outcome, Registration};
 use super::port::Delivery;
 use super::{Cancel, Carries, Client, DeclaredError, Error, Sending, Shared, failure, route, span};
-use tracing::Instrument;
 use crate::protocol::{mismatch, write_typed_call};
 use bytes::Bytes;
 use serde::Serialize;
@@ -14,6 +13,7 @@ use std::convert::Infallible;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
+use tracing::Instrument;
 
 /// Tells the batches of a process apart, so a handle only reads its own batch.
 static SERIAL: AtomicU64 = AtomicU64::new(0);
@@ -179,9 +179,16 @@ impl Batch {
             );
             let span = span::batch(self.entries);
             let sent = if ids.is_empty() {
-                shared.notify(message, sending).instrument(span.clone()).await.map(|()| Vec::new())
+                shared
+                    .notify(message, sending)
+                    .instrument(span.clone())
+                    .await
+                    .map(|()| Vec::new())
             } else {
-                shared.call_many(&ids, message, sending).instrument(span.clone()).await
+                shared
+                    .call_many(&ids, message, sending)
+                    .instrument(span.clone())
+                    .await
             };
             span::record(&span, &sent);
             outcomes = sent.map_err(UntypedFailure::into_error)?.into_iter();

@@ -76,8 +76,8 @@ mod port;
 mod pull;
 mod registry;
 mod route;
-mod span;
 mod slot;
+mod span;
 mod subscription;
 mod subscription_id;
 mod transport_error;
@@ -160,7 +160,6 @@ pub struct Builder {
     method_timeouts: HashMap<Box<str>, Duration>,
 }
 
-
 impl Builder {
     /// How long each call waits for its answer, sending included. The default is
     /// [`DEFAULT_TIMEOUT`]; [`Client::with_timeout`] changes it per call.
@@ -181,12 +180,6 @@ impl Builder {
     /// the first added runs outermost.
     pub fn middleware(mut self, middleware: impl Middleware) -> Self {
         self.middleware.push(Arc::new(middleware));
-        self
-    }
-
-    /// Adds middleware already shared (a peer's, given to each of its connections).
-    pub(crate) fn shared_middleware(mut self, middleware: &[Arc<dyn Middleware>]) -> Self {
-        self.middleware.extend(middleware.iter().cloned());
         self
     }
 
@@ -469,8 +462,7 @@ impl Shared {
     fn send(&self, message: Bytes, carries: Option<Carries>) -> SendFuture<'_> {
         match carries {
             Some(carries) if !self.middleware.is_empty() => {
-                Next::start(&self.middleware, &*self.transport)
-                    .run(Exchange::new(message, carries))
+                Next::start(&self.middleware, &*self.transport).run(Exchange::new(message, carries))
             }
             _ => self.transport.send(message),
         }

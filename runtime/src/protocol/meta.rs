@@ -28,7 +28,9 @@ pub(crate) fn read_meta(params: &RawValue) -> Option<BTreeMap<String, String>> {
     if !params.get().starts_with('{') {
         return None;
     }
-    let meta = serde_json::from_str::<Params<'_>>(params.get()).ok()?.meta?;
+    let meta = serde_json::from_str::<Params<'_>>(params.get())
+        .ok()?
+        .meta?;
     let members: BTreeMap<String, serde_json::Value> = serde_json::from_str(meta.get()).ok()?;
     Some(
         members
@@ -92,16 +94,29 @@ mod tests {
         let cases: [(&str, Option<&str>); 7] = [
             (
                 r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}}"#,
-                Some(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"traceparent":"00-ab-cd-01"},"a":1}}"#),
+                Some(
+                    r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"traceparent":"00-ab-cd-01"},"a":1}}"#,
+                ),
             ),
             (
                 r#"{"jsonrpc":"2.0","method":"m","params":{ }}"#,
-                Some(r#"{"jsonrpc":"2.0","method":"m","params":{"_meta":{"traceparent":"00-ab-cd-01"} }}"#),
+                Some(
+                    r#"{"jsonrpc":"2.0","method":"m","params":{"_meta":{"traceparent":"00-ab-cd-01"} }}"#,
+                ),
             ),
-            (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1,2]}"#, None),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1,2]}"#,
+                None,
+            ),
             (r#"{"jsonrpc":"2.0","id":1,"method":"m"}"#, None),
-            (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{}}}"#, None),
-            (r#"[{"jsonrpc":"2.0","id":1,"method":"m","params":{}}]"#, None),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{}}}"#,
+                None,
+            ),
+            (
+                r#"[{"jsonrpc":"2.0","id":1,"method":"m","params":{}}]"#,
+                None,
+            ),
             ("not json", None),
         ];
         for (message, expected) in cases {
@@ -113,8 +128,11 @@ mod tests {
 
     #[test]
     fn meta_is_read_back() {
-        let message = insert_meta(br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}}"#, &fields())
-            .unwrap();
+        let message = insert_meta(
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}}"#,
+            &fields(),
+        )
+        .unwrap();
         let call: serde_json::Value = serde_json::from_slice(&message).unwrap();
         let params = serde_json::value::to_raw_value(&call["params"]).unwrap();
         assert_eq!(read_meta(&params), Some(fields()));

@@ -453,10 +453,7 @@ struct ParamIndex(&'static [&'static str]);
 impl<'de> DeserializeSeed<'de> for ParamIndex {
     type Value = Option<usize>;
 
-    fn deserialize<D: Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<Option<usize>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
         deserializer.deserialize_str(self)
     }
 }

@@ -37,6 +37,14 @@ pub trait Middleware: Send + Sync + 'static {
     fn send<'a>(&'a self, exchange: Exchange, next: Next<'a>) -> SendFuture<'a>;
 }
 
+/// Middleware shared by several clients (one [`Authorize`](super::Authorize) whose
+/// refreshed token serves them all, say): each client adds a clone of the `Arc`.
+impl<M: Middleware + ?Sized> Middleware for Arc<M> {
+    fn send<'a>(&'a self, exchange: Exchange, next: Next<'a>) -> SendFuture<'a> {
+        (**self).send(exchange, next)
+    }
+}
+
 impl std::fmt::Debug for dyn Middleware {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Middleware")

@@ -275,7 +275,10 @@ mod tests {
         let backoff = Backoff::exponential(Duration::from_millis(100), Duration::from_secs(1));
         let waits: Vec<_> = (0..6).map(|n| backoff.delay(n, || 0)).collect();
         let ms = |ms| Duration::from_millis(ms);
-        assert_eq!(waits, [ms(100), ms(200), ms(400), ms(800), ms(1000), ms(1000)]);
+        assert_eq!(
+            waits,
+            [ms(100), ms(200), ms(400), ms(800), ms(1000), ms(1000)]
+        );
         assert_eq!(backoff.delay(200, || 0), ms(1000), "no overflow");
         let constant = backoff.clone().factor(1);
         assert_eq!(constant.delay(5, || 0), ms(100));
@@ -283,42 +286,78 @@ mod tests {
 
     #[test]
     fn jitter_stays_between_half_and_all_and_is_repeatable() {
-        let backoff = Backoff::exponential(Duration::from_millis(100), Duration::from_secs(1))
-            .jitter_seed(7);
+        let backoff =
+            Backoff::exponential(Duration::from_millis(100), Duration::from_secs(1)).jitter_seed(7);
         let draw = |retry: Retry| -> Vec<Duration> {
-            (0..50).map(|n| retry.backoff.delay(n % 4, || retry.random())).collect()
+            (0..50)
+                .map(|n| retry.backoff.delay(n % 4, || retry.random()))
+                .collect()
         };
         let first = draw(Retry::idempotent(["m"]).backoff(backoff.clone()));
         let second = draw(Retry::idempotent(["m"]).backoff(backoff.clone()));
         assert_eq!(first, second, "the same seed, the same waits");
         for (n, wait) in first.iter().enumerate() {
             let full = backoff.delay(n as u32 % 4, || 0) * 2;
-            assert!(*wait >= full / 2 && *wait <= full, "{wait:?} within [{:?}, {full:?}]", full / 2);
+            assert!(
+                *wait >= full / 2 && *wait <= full,
+                "{wait:?} within [{:?}, {full:?}]",
+                full / 2
+            );
         }
-        assert!(first.windows(2).any(|pair| pair[0] != pair[1] && pair[0] / 2 != pair[1]));
+        assert!(
+            first
+                .windows(2)
+                .any(|pair| pair[0] != pair[1] && pair[0] / 2 != pair[1])
+        );
     }
 
     #[test]
     fn only_safe_failures_of_idempotent_calls_are_retried() {
         let retry = Retry::idempotent(["get"]).code(-32005);
-        let call = |method: &str| Exchange::new(bytes::Bytes::new(), Carries::Call { method: method.into(), id: 1 });
+        let call = |method: &str| {
+            Exchange::new(
+                bytes::Bytes::new(),
+                Carries::Call {
+                    method: method.into(),
+                    id: 1,
+                },
+            )
+        };
         assert!(retry.applies_to(&call("get")));
         assert!(!retry.applies_to(&call("set")));
-        assert!(!retry.applies_to(&Exchange::new(bytes::Bytes::new(), Carries::Batch { entries: 1 })));
-        assert!(!Retry::idempotent(["get"]).max_retries(0).applies_to(&call("get")));
+        assert!(!retry.applies_to(&Exchange::new(
+            bytes::Bytes::new(),
+            Carries::Batch { entries: 1 }
+        )));
+        assert!(
+            !Retry::idempotent(["get"])
+                .max_retries(0)
+                .applies_to(&call("get"))
+        );
 
         let error = |kind| Err(TransportError::new(kind, "x"));
         assert!(retry.is_retryable(&error(TransportErrorKind::Connect)));
         assert!(retry.is_retryable(&error(TransportErrorKind::Io)));
         assert!(!retry.is_retryable(&error(TransportErrorKind::Closed)));
         assert!(!retry.is_retryable(&error(TransportErrorKind::Config)));
-        for (status, expected) in [(503, true), (502, true), (429, true), (500, false), (401, false)] {
+        for (status, expected) in [
+            (503, true),
+            (502, true),
+            (429, true),
+            (500, false),
+            (401, false),
+        ] {
             let outcome = Err(TransportError::from_http_status(status));
             assert_eq!(retry.is_retryable(&outcome), expected, "{status}");
         }
-        let answer = |text: &'static str| Ok(Delivery::Answer(bytes::Bytes::from_static(text.as_bytes())));
-        assert!(retry.is_retryable(&answer(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"slow down"}}"#)));
-        assert!(!retry.is_retryable(&answer(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"no"}}"#)));
+        let answer =
+            |text: &'static str| Ok(Delivery::Answer(bytes::Bytes::from_static(text.as_bytes())));
+        assert!(retry.is_retryable(&answer(
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"slow down"}}"#
+        )));
+        assert!(!retry.is_retryable(&answer(
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"no"}}"#
+        )));
         assert!(!retry.is_retryable(&answer(r#"{"jsonrpc":"2.0","id":1,"result":1}"#)));
         assert!(!retry.is_retryable(&Ok(Delivery::NoAnswer)));
     }

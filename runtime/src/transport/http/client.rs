@@ -129,15 +129,13 @@ impl Client {
         request
     }
 
-    async fn exchange(
-        &self,
-        message: Bytes,
-        extra: HeaderMap,
-    ) -> Result<Delivery, TransportError> {
+    async fn exchange(&self, message: Bytes, extra: HeaderMap) -> Result<Delivery, TransportError> {
         let shared = &*self.shared;
         let (response, lease) = shared
             .pool
-            .send(message, |message, http2| self.request(message, http2, &extra))
+            .send(message, |message, http2| {
+                self.request(message, http2, &extra)
+            })
             .await?;
         let status = response.status();
         let is_json = is_json(response.headers());

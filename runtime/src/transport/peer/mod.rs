@@ -242,10 +242,14 @@ impl Builder {
     /// The builder of this side's client.
     pub(crate) fn client_builder(&self) -> client::Builder {
         let (items, bytes) = self.subscription_buffer;
-        Client::builder()
+        let builder = Client::builder()
             .timeout(self.timeout)
-            .subscription_buffer(items, bytes)
-            .shared_middleware(&self.client_middleware)
+            .subscription_buffer(items, bytes);
+        self.client_middleware
+            .iter()
+            .fold(builder, |builder, middleware| {
+                builder.middleware(Arc::clone(middleware))
+            })
     }
 
     /// A copy of the metadata this builder gives its connection.
