@@ -42,6 +42,16 @@
 //! # }
 //! ```
 //!
+//! # Middleware, timeouts and spans
+//!
+//! Every message goes through the client's [`Middleware`] (added with
+//! [`Builder::middleware`]) on its way to the transport: [`Retry`] for idempotent
+//! methods, [`Authorize`] for per-call [`Credentials`], and, with feature `otel`,
+//! `TracePropagation`. A call waits [`Builder::timeout`], or its method's
+//! [`Builder::method_timeout`], or the timeout of the handle it was made through
+//! ([`Client::with_timeout`]). Each call, notification and batch runs in a `DEBUG` span
+//! named `call`, with `method`, `id` and `outcome`.
+//!
 //! # Failures
 //!
 //! - A call waits at most its timeout ([`Builder::timeout`], [`Client::with_timeout`]),
