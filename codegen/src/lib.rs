@@ -45,6 +45,11 @@
 //! `Subscription<Item>`, the server trait's the `Items<Item>` to send, and the runtime
 //! routes the notifications and answers the unsubscribe method. See [`Subscription`].
 //!
+//! A method marked `"x-idempotent": true` is listed in the generated client's
+//! `IDEMPOTENT` (wire names; emitted when some method is marked), ready for the runtime's
+//! `client::Retry::idempotent(<Doc>Client::IDEMPOTENT.iter().copied())`: only those
+//! methods are ever sent again. Another value than a boolean is ignored with a warning.
+//!
 //! The `rpcsmith` command-line tool (the `cli` feature) runs the same pipeline for people
 //! who commit generated code: `rpcsmith generate openrpc.json -o src/api.rs`, and
 //! `rpcsmith check openrpc.json`. `rpcsmith diff old.json new.json` (the library's

@@ -80,6 +80,8 @@ pub(crate) struct Method {
     pub(crate) direction: Direction,
     /// Its part in a subscription, if any.
     pub(crate) part: Part,
+    /// The document marks it idempotent (`"x-idempotent": true`): safe to send again.
+    pub(crate) idempotent: bool,
 }
 
 /// A method's part in subscriptions.
@@ -345,6 +347,26 @@ fn method(
         errors: errors(&m.errors, types, document, diagnostics),
         direction: Direction::ClientToServer,
         part: Part::Plain,
+        idempotent: idempotent(m, document, diagnostics),
+    }
+}
+
+/// The method extension that marks a method idempotent.
+const IDEMPOTENT: &str = "x-idempotent";
+
+/// Whether `m` is marked `"x-idempotent": true`; a value other than a boolean is
+/// ignored with a warning.
+fn idempotent(m: &ResolvedMethod, document: &Document, diagnostics: &mut Vec<Diagnostic>) -> bool {
+    match m.extensions.get(IDEMPOTENT) {
+        None | Some(serde_json::Value::Bool(false)) => false,
+        Some(serde_json::Value::Bool(true)) => true,
+        Some(_) => {
+            let mut site = m.location.clone();
+            site.pointer = crate::pointer::push(&site.pointer, IDEMPOTENT);
+            let message = format!("`{IDEMPOTENT}` must be true or false; ignored");
+            diagnostics.push(document.resolver.warning_at(&site, message));
+            false
+        }
     }
 }
 

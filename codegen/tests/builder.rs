@@ -549,3 +549,23 @@ fn subscriptions_are_noted_declared_by_the_builder_and_recognised_unless_turned_
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].ends_with("the subscription declared by the builder on `jobs_start`: items on `jobs_progress` (id `job`, item `progress`), no unsubscribe method"), "{notes:?}");
 }
+
+#[test]
+fn an_x_idempotent_that_is_not_a_boolean_is_ignored_with_a_warning() {
+    let out = tempfile::tempdir().unwrap();
+    let emitted = configure()
+        .out_dir(out.path())
+        .emit(fixture("idempotent-typo.json"))
+        .unwrap();
+    assert_eq!(
+        cargo_warnings(&emitted),
+        [
+            "cargo:warning=warning: tests/fixtures/builder/idempotent-typo.json:5:22: at /methods/0/x-idempotent: `x-idempotent` must be true or false; ignored"
+        ]
+    );
+    let generated = std::fs::read_to_string(&emitted.file).unwrap();
+    assert!(
+        !generated.contains("IDEMPOTENT"),
+        "no list without a method"
+    );
+}

@@ -41,6 +41,9 @@ pub(crate) struct ServicesView {
     pub(crate) has_methods: bool,
     /// Some method subscribes (the batch builder leaves it out, and says so).
     pub(crate) has_subscribe: bool,
+    /// The wire names (Rust string literals) of the methods marked `x-idempotent`, for
+    /// the client's `IDEMPOTENT`; empty emits none.
+    pub(crate) idempotent: Vec<String>,
     pub(crate) methods: Vec<MethodView>,
 }
 
@@ -204,7 +207,14 @@ pub(crate) fn services_views(
             .map(|m| method(m, services, defs))
             .collect();
         let role = Role::of(&services.name, direction);
+        let idempotent = services
+            .methods
+            .iter()
+            .filter(|m| m.idempotent && role.forward && direction.is_some_and(|d| m.direction == d))
+            .map(|m| string_literal(&m.wire))
+            .collect();
         ServicesView {
+            idempotent,
             forward: role.forward,
             client_name: role.client_name,
             batch_name: role.batch_name,

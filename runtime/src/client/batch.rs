@@ -4,7 +4,7 @@
 use super::error::UntypedFailure;
 use super::pending::{Ids, Outcome, Registration};
 use super::port::Delivery;
-use super::{Cancel, Client, DeclaredError, Error, Shared, failure, route};
+use super::{Cancel, Carries, Client, DeclaredError, Error, Sending, Shared, failure, route, span};
 use crate::protocol::{mismatch, write_typed_call};
 use bytes::Bytes;
 use serde::Serialize;
@@ -13,7 +13,7 @@ use std::convert::Infallible;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use tracing::Instrument;
 
 /// Tells the batches of a process apart, so a handle only reads its own batch.
 static SERIAL: AtomicU64 = AtomicU64::new(0);
@@ -171,14 +171,27 @@ impl Batch {
             self.message.push(b']');
             let message = Bytes::from(std::mem::take(&mut self.message));
             let shared = &self.client.shared;
-            let timeout = self.client.timeout;
-            outcomes = if ids.is_empty() {
-                shared.notify(message, timeout).await.map(|()| Vec::new())
+            let sending = (
+                self.client.timeout,
+                shared.carries(|| Carries::Batch {
+                    entries: self.entries,
+                }),
+            );
+            let span = span::batch(self.entries);
+            let sent = if ids.is_empty() {
+                shared
+                    .notify(message, sending)
+                    .instrument(span.clone())
+                    .await
+                    .map(|()| Vec::new())
             } else {
-                shared.call_many(&ids, message, timeout).await
-            }
-            .map_err(UntypedFailure::into_error)?
-            .into_iter();
+                shared
+                    .call_many(&ids, message, sending)
+                    .instrument(span.clone())
+                    .await
+            };
+            span::record(&span, &sent);
+            outcomes = sent.map_err(UntypedFailure::into_error)?.into_iter();
         }
         let entries = self
             .calls
@@ -202,17 +215,17 @@ impl Shared {
         &self,
         ids: &[u64],
         message: Bytes,
-        timeout: Duration,
+        (timeout, carries): Sending,
     ) -> Result<Vec<Outcome>, UntypedFailure> {
         if self.request_response {
-            return self.exchange_many(ids, message, timeout).await;
+            return self.exchange_many(ids, message, (timeout, carries)).await;
         }
         let receivers: Vec<_> = ids.iter().map(|&id| self.pending.insert(id)).collect();
         let mut registration = Registration::new(&self.pending, Ids::Many(ids));
         // Dropped before the registration: cancels the calls still waiting, one by one.
         let mut cancel = Cancel::new(self, Ids::Many(ids));
         let exchange = async {
-            match self.transport.send(message).await {
+            match self.send(message, carries).await {
                 Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, ids),
                 Ok(Delivery::NoAnswer) => {
                     for &id in ids {
@@ -243,10 +256,10 @@ impl Shared {
         &self,
         ids: &[u64],
         message: Bytes,
-        timeout: Duration,
+        sending: Sending,
     ) -> Result<Vec<Outcome>, UntypedFailure> {
         let mut outcomes = vec![None; ids.len()];
-        self.exchange_into(ids, message, timeout, &mut outcomes)
+        self.exchange_into(ids, message, sending, &mut outcomes)
             .await?;
         Ok(outcomes
             .into_iter()

@@ -72,3 +72,13 @@ pub(crate) fn slice_of(whole: &Bytes, part: &[u8]) -> Bytes {
         Bytes::copy_from_slice(part)
     }
 }
+
+/// The code of the error `answer` is, when it is one response and an error (what
+/// middleware reads to decide on a retry or a credential refresh); `None` for a result,
+/// a batch, or bytes that are not an answer.
+pub(crate) fn error_code(answer: &[u8]) -> Option<i64> {
+    match Responses::parse_members(answer).ok()? {
+        Members::Single(response) => response.payload.err().map(|error| error.code),
+        Members::Batch(_) => None,
+    }
+}

@@ -42,6 +42,16 @@
 //! # }
 //! ```
 //!
+//! # Middleware, timeouts and spans
+//!
+//! Every message goes through the client's [`Middleware`] (added with
+//! [`Builder::middleware`]) on its way to the transport: [`Retry`] for idempotent
+//! methods, [`Authorize`] for per-call [`Credentials`], and, with feature `otel`,
+//! `TracePropagation`. A call waits [`Builder::timeout`], or its method's
+//! [`Builder::method_timeout`], or the timeout of the handle it was made through
+//! ([`Client::with_timeout`]). Each call, notification and batch runs in a `DEBUG` span
+//! named `call`, with `method`, `id` and `outcome`.
+//!
 //! # Failures
 //!
 //! - A call waits at most its timeout ([`Builder::timeout`], [`Client::with_timeout`]),
@@ -70,18 +80,26 @@
 mod batch;
 mod codec;
 mod error;
+mod middleware;
 mod pending;
 mod port;
 mod pull;
 mod registry;
 mod route;
 mod slot;
+mod span;
 mod subscription;
 mod subscription_id;
 mod transport_error;
 
 pub use batch::{Batch, Handle, Replies};
 pub use error::{DeclaredError, Error};
+#[cfg(feature = "otel")]
+pub use middleware::TracePropagation;
+pub use middleware::{
+    Authorize, Backoff, Carries, Credentials, DEFAULT_RETRY_STATUSES, Exchange, Middleware, Next,
+    RefreshFuture, Retry,
+};
 pub use port::{Delivery, SendFuture, Transport};
 pub use route::Inbox;
 pub use slot::{DEFAULT_SUBSCRIPTION_BYTES, DEFAULT_SUBSCRIPTION_ITEMS};
@@ -96,12 +114,14 @@ use registry::Registry;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use slot::{Bounds, Slot};
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+use tracing::Instrument;
 
 /// How long a call waits for its answer unless told otherwise: 30 seconds.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -115,6 +135,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Client {
     shared: Arc<Shared>,
     timeout: Duration,
+    /// Whether `timeout` was given for this handle ([`Client::with_timeout`]): it then
+    /// overrides the per-method timeouts.
+    per_call: bool,
 }
 
 struct Shared {
@@ -132,6 +155,10 @@ struct Shared {
     subscriptions: Arc<Registry>,
     /// How much each pushed subscription buffers.
     bounds: Bounds,
+    /// The middleware every message goes through, outermost first.
+    middleware: Box<[Arc<dyn Middleware>]>,
+    /// Timeouts of their own, by method ([`Builder::method_timeout`]).
+    method_timeouts: HashMap<Box<str>, Duration>,
 }
 
 /// Configures a [`Client`]; made by [`Client::builder`].
@@ -139,6 +166,8 @@ struct Shared {
 pub struct Builder {
     timeout: Duration,
     bounds: Bounds,
+    middleware: Vec<Arc<dyn Middleware>>,
+    method_timeouts: HashMap<Box<str>, Duration>,
 }
 
 impl Builder {
@@ -146,6 +175,21 @@ impl Builder {
     /// [`DEFAULT_TIMEOUT`]; [`Client::with_timeout`] changes it per call.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// How long calls of `method` wait for their answer, instead of
+    /// [`timeout`](Self::timeout) (a slow report, a quick health check). A handle made by
+    /// [`Client::with_timeout`] overrides it.
+    pub fn method_timeout(mut self, method: impl Into<Box<str>>, timeout: Duration) -> Self {
+        self.method_timeouts.insert(method.into(), timeout);
+        self
+    }
+
+    /// Adds `middleware` around every message the client sends (see [`Middleware`]):
+    /// the first added runs outermost.
+    pub fn middleware(mut self, middleware: impl Middleware) -> Self {
+        self.middleware.push(Arc::new(middleware));
         self
     }
 
@@ -176,8 +220,11 @@ impl Builder {
                 next_id: AtomicU64::new(1),
                 subscriptions,
                 bounds: self.bounds,
+                middleware: self.middleware.into(),
+                method_timeouts: self.method_timeouts,
             }),
             timeout: self.timeout,
+            per_call: false,
         }
     }
 }
@@ -193,6 +240,8 @@ impl Client {
         Builder {
             timeout: DEFAULT_TIMEOUT,
             bounds: Bounds::default(),
+            middleware: Vec::new(),
+            method_timeouts: HashMap::new(),
         }
     }
 
@@ -201,13 +250,29 @@ impl Client {
         self.timeout
     }
 
-    /// A handle to the same connection whose calls wait up to `timeout`: the way to
-    /// give one call, or one part of a program, its own timeout.
+    /// A handle to the same connection whose calls wait up to `timeout`, whatever
+    /// their method ([`Builder::method_timeout`]): the way to give one call, or one part
+    /// of a program, its own timeout. A generated client takes it as
+    /// `PetstoreClient::new(client.with_timeout(d))`.
     pub fn with_timeout(&self, timeout: Duration) -> Self {
         Self {
             shared: Arc::clone(&self.shared),
             timeout,
+            per_call: true,
         }
+    }
+
+    /// How long a call of `method` waits: this handle's timeout when it was given one
+    /// ([`with_timeout`](Self::with_timeout)), else the method's own, else the client's.
+    fn timeout_of(&self, method: &str) -> Duration {
+        if self.per_call || self.shared.method_timeouts.is_empty() {
+            return self.timeout;
+        }
+        self.shared
+            .method_timeouts
+            .get(method)
+            .copied()
+            .unwrap_or(self.timeout)
     }
 
     /// How many calls are waiting for their answer.
@@ -282,13 +347,20 @@ impl Client {
         let mut message = Vec::with_capacity(64 + method.len());
         let encoded = write_typed_call(&mut message, Some(id), method, params);
         let shared = Arc::clone(&self.shared);
-        let timeout = self.timeout;
+        let timeout = self.timeout_of(method);
+        let carries = shared.carries(|| Carries::Call {
+            method: method.into(),
+            id,
+        });
+        let span = span::call(method, Some(id));
         async move {
             encoded.map_err(Error::Encode)?;
             let result = shared
-                .call(id, Bytes::from(message), timeout, None)
-                .await
-                .map_err(UntypedFailure::into_error)?;
+                .call(id, Bytes::from(message), (timeout, carries), None)
+                .instrument(span.clone())
+                .await;
+            span::record(&span, &result);
+            let result = result.map_err(UntypedFailure::into_error)?;
             mismatch::from_slice(&result).map_err(Error::Decode)
         }
     }
@@ -312,13 +384,19 @@ impl Client {
         let mut message = Vec::with_capacity(64 + method.len());
         let encoded = write_typed_call(&mut message, None, method, params);
         let shared = Arc::clone(&self.shared);
-        let timeout = self.timeout;
+        let timeout = self.timeout_of(method);
+        let carries = shared.carries(|| Carries::Notification {
+            method: method.into(),
+        });
+        let span = span::call(method, None);
         async move {
             encoded.map_err(Error::Encode)?;
-            shared
-                .notify(Bytes::from(message), timeout)
-                .await
-                .map_err(UntypedFailure::into_error)
+            let result = shared
+                .notify(Bytes::from(message), (timeout, carries))
+                .instrument(span.clone())
+                .await;
+            span::record(&span, &result);
+            result.map_err(UntypedFailure::into_error)
         }
     }
 
@@ -345,6 +423,7 @@ impl Client {
         WeakClient {
             shared: Arc::downgrade(&self.shared),
             timeout: self.timeout,
+            per_call: self.per_call,
         }
     }
 }
@@ -354,6 +433,7 @@ impl Client {
 pub struct WeakClient {
     shared: std::sync::Weak<Shared>,
     timeout: Duration,
+    per_call: bool,
 }
 
 impl WeakClient {
@@ -362,6 +442,7 @@ impl WeakClient {
         Some(Client {
             shared: self.shared.upgrade()?,
             timeout: self.timeout,
+            per_call: self.per_call,
         })
     }
 }
@@ -376,18 +457,38 @@ impl fmt::Debug for Client {
     }
 }
 
+/// How a message is sent: within its timeout, and carrying what middleware is told it
+/// carries (`None` when the client has no middleware).
+type Sending = (Duration, Option<Carries>);
+
 impl Shared {
+    /// What a message carries, for the middleware: `None`, and no allocation, when
+    /// there is none.
+    fn carries(&self, carries: impl FnOnce() -> Carries) -> Option<Carries> {
+        (!self.middleware.is_empty()).then(carries)
+    }
+
+    /// Sends `message` through the middleware, if any, to the transport.
+    fn send(&self, message: Bytes, carries: Option<Carries>) -> SendFuture<'_> {
+        match carries {
+            Some(carries) if !self.middleware.is_empty() => {
+                Next::start(&self.middleware, &*self.transport).run(Exchange::new(message, carries))
+            }
+            _ => self.transport.send(message),
+        }
+    }
+
     /// Sends one call and waits for its result bytes. A subscribe call carries its
     /// subscription's `slot`, routed as its answer is (on a message stream).
     async fn call(
         &self,
         id: u64,
         message: Bytes,
-        timeout: Duration,
+        (timeout, carries): Sending,
         slot: Option<Arc<Slot>>,
     ) -> Result<Bytes, UntypedFailure> {
         if self.request_response {
-            return self.exchange(id, message, timeout).await;
+            return self.exchange(id, message, (timeout, carries)).await;
         }
         let receiver = self.pending.insert_subscribing(id, slot);
         let mut registration = Registration::new(&self.pending, Ids::One(id));
@@ -395,7 +496,7 @@ impl Shared {
         // calls are waiting.
         let mut cancel = Cancel::new(self, Ids::One(id));
         let exchange = async {
-            match self.transport.send(message).await {
+            match self.send(message, carries).await {
                 Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, &[id]),
                 Ok(Delivery::NoAnswer) => return Err(UntypedFailure::Missing),
                 Ok(Delivery::Routed) => cancel.arm(),
@@ -413,9 +514,9 @@ impl Shared {
 
     /// Sends one call over a request/response transport and reads its result from the
     /// answer `send` returns.
-    async fn exchange(&self, id: u64, message: Bytes, timeout: Duration) -> Outcome {
+    async fn exchange(&self, id: u64, message: Bytes, sending: Sending) -> Outcome {
         let mut outcome = [None];
-        self.exchange_into(&[id], message, timeout, &mut outcome)
+        self.exchange_into(&[id], message, sending, &mut outcome)
             .await?;
         let [outcome] = outcome;
         outcome.unwrap_or(Err(UntypedFailure::Missing))
@@ -428,7 +529,7 @@ impl Shared {
         &self,
         ids: &[u64],
         message: Bytes,
-        timeout: Duration,
+        (timeout, carries): Sending,
         outcomes: &mut [Option<Outcome>],
     ) -> Result<(), UntypedFailure> {
         if self.pending.is_closed() {
@@ -436,7 +537,7 @@ impl Shared {
         }
         let _waiting = self.pending.waiting_inline(ids.len());
         let exchange = async {
-            match self.transport.send(message).await {
+            match self.send(message, carries).await {
                 Ok(Delivery::Answer(answer)) => route::read_answer(&answer, ids, outcomes),
                 // A request/response transport has nothing to route.
                 Ok(Delivery::NoAnswer | Delivery::Routed) => {}
@@ -450,11 +551,15 @@ impl Shared {
     }
 
     /// Sends a message that expects no answer (a notification, or a batch of them).
-    async fn notify(&self, message: Bytes, timeout: Duration) -> Result<(), UntypedFailure> {
+    async fn notify(
+        &self,
+        message: Bytes,
+        (timeout, carries): Sending,
+    ) -> Result<(), UntypedFailure> {
         if self.pending.is_closed() {
             return Err(UntypedFailure::Closed);
         }
-        let reply = tokio::time::timeout(timeout, self.transport.send(message))
+        let reply = tokio::time::timeout(timeout, self.send(message, carries))
             .await
             .map_err(|_| UntypedFailure::Timeout)?
             .map_err(failure)?;

@@ -6,6 +6,7 @@
 //! [`Client`]: super::Client
 
 use bytes::Bytes;
+use http::HeaderMap;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -89,6 +90,28 @@ pub trait Transport: Send + Sync + 'static {
     /// A [`TransportError`] when the message could not be delivered or its answer
     /// could not be read. Every call the message carried fails with it.
     fn send(&self, message: Bytes) -> SendFuture<'_>;
+
+    /// Whether [`send_with_headers`](Transport::send_with_headers) puts the headers it
+    /// is given on the wire (HTTP does). The default, `false`, says it drops them; a
+    /// middleware that must reach the peer then carries what it has elsewhere (trace
+    /// context, for instance, rides in the params' `_meta`).
+    fn carries_headers(&self) -> bool {
+        false
+    }
+
+    /// Sends one message, as [`send`](Transport::send), with `headers` for this
+    /// exchange only, added to the transport's own (what client middleware sets: a
+    /// credential, a `traceparent`). The default drops them and calls `send`; a
+    /// transport that carries headers overrides both this and
+    /// [`carries_headers`](Transport::carries_headers).
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Transport::send).
+    fn send_with_headers(&self, message: Bytes, headers: HeaderMap) -> SendFuture<'_> {
+        drop(headers);
+        self.send(message)
+    }
 
     /// Called when a call sent with [`Delivery::Routed`] is given up before its answer
     /// came (its future was dropped, or it timed out); for a batch, once for each of its

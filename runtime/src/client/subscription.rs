@@ -6,7 +6,7 @@ use super::pull;
 use super::slot::{Next, Slot};
 use super::subscription_id::OneParam;
 pub use super::subscription_id::SubscriptionId;
-use super::{Client, DeclaredError, Error, Shared};
+use super::{Carries, Client, DeclaredError, Error, Shared};
 use crate::protocol::{ErrorObject, Feed, Mismatch, mismatch, write_typed_call};
 use bytes::Bytes;
 use futures_core::Stream;
@@ -173,10 +173,13 @@ impl<T> Subscription<T> {
             return Ok(false);
         };
         let id = self.client.next_id();
-        let answer = self
-            .client
-            .shared
-            .call(id, unsent.with_id(id), self.client.timeout, None)
+        let shared = &self.client.shared;
+        let carries = shared.carries(|| Carries::Call {
+            method: unsent.method.into(),
+            id,
+        });
+        let answer = shared
+            .call(id, unsent.with_id(id), (self.client.timeout, carries), None)
             .await
             .map_err(UntypedFailure::into_error)?;
         mismatch::from_slice(&answer).map_err(Error::Decode)
@@ -333,11 +336,16 @@ impl Unsent {
             tracing::debug!(method, "no runtime to unsubscribe from");
             return;
         };
-        let message = self.with_id(client.next_id());
+        let id = client.next_id();
+        let message = self.with_id(id);
         let shared = Arc::clone(&client.shared);
         let timeout = client.timeout;
+        let carries = shared.carries(|| Carries::Call {
+            method: method.into(),
+            id,
+        });
         runtime.spawn(async move {
-            let sent = tokio::time::timeout(timeout, shared.transport.send(message)).await;
+            let sent = tokio::time::timeout(timeout, shared.send(message, carries)).await;
             if !matches!(sent, Ok(Ok(_))) {
                 tracing::debug!(method, "could not send the unsubscribe call");
             }
@@ -469,8 +477,12 @@ async fn issue(
     (id, message): (u64, Bytes),
     timeout: std::time::Duration,
 ) -> Result<SubscriptionId, UntypedFailure> {
+    let carries = shared.carries(|| Carries::Call {
+        method: (&*slot.method).into(),
+        id,
+    });
     let result = shared
-        .call(id, message, timeout, Some(Arc::clone(slot)))
+        .call(id, message, (timeout, carries), Some(Arc::clone(slot)))
         .await?;
     Ok(SubscriptionId::from_result(&result))
 }

@@ -16,6 +16,8 @@ pub struct TransportError {
 struct Inner {
     kind: TransportErrorKind,
     message: String,
+    /// The HTTP status the peer answered with, for [`TransportErrorKind::Status`].
+    status: Option<u16>,
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
@@ -34,6 +36,9 @@ pub enum TransportErrorKind {
     Io,
     /// The transport was configured wrongly (an invalid URL or header, for instance).
     Config,
+    /// The credentials a call needs could not be had: refreshing them failed (see
+    /// [`Credentials`](super::Credentials)).
+    Credentials,
 }
 
 impl TransportError {
@@ -43,9 +48,34 @@ impl TransportError {
             inner: Arc::new(Inner {
                 kind,
                 message: message.into(),
+                status: None,
                 source: None,
             }),
         }
+    }
+
+    /// The peer answered with HTTP `status` and no JSON-RPC answer: an error of kind
+    /// [`Status`](TransportErrorKind::Status) that keeps the status
+    /// ([`http_status`](Self::http_status)).
+    pub fn from_http_status(status: u16) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                kind: TransportErrorKind::Status,
+                message: match http::StatusCode::from_u16(status) {
+                    Ok(status) => format!("HTTP status {status}"),
+                    Err(_) => format!("HTTP status {status}"),
+                },
+                status: Some(status),
+                source: None,
+            }),
+        }
+    }
+
+    /// The HTTP status the peer answered with, when this error is one
+    /// ([`from_http_status`](Self::from_http_status)): what retry and credential
+    /// middleware look at (503, 401).
+    pub fn http_status(&self) -> Option<u16> {
+        self.inner.status
     }
 
     /// An error of `kind` described by `message`, caused by `source`.
@@ -58,6 +88,7 @@ impl TransportError {
             inner: Arc::new(Inner {
                 kind,
                 message: message.into(),
+                status: None,
                 source: Some(source.into()),
             }),
         }

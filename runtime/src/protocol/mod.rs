@@ -28,6 +28,8 @@ mod feed;
 mod fields;
 mod id;
 mod message;
+#[cfg(feature = "otel")]
+pub(crate) mod meta;
 pub mod mismatch;
 mod response;
 mod two_way;

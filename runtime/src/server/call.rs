@@ -39,6 +39,8 @@ pub(crate) fn start<'a>(
         return Started::Done(Err(ErrorObject::server_busy()));
     };
     let span = tracing::debug_span!("call", method, id = id.map(Id::as_json));
+    #[cfg(feature = "otel")]
+    super::trace_context::adopt(&span, origin.metadata.map(|metadata| &**metadata), params);
     let context = Context::from_parts(method, id, origin.metadata.cloned(), origin.connection);
     let entered = span.enter();
     // `Ok(future)` still running, `Err(result)` answered.

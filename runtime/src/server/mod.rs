@@ -102,6 +102,8 @@ mod stream_call;
 mod streams;
 mod subscription;
 pub mod system;
+#[cfg(feature = "otel")]
+mod trace_context;
 
 pub use access::Access;
 pub use connection_id::ConnectionId;

@@ -11,6 +11,10 @@
 //! worded by [`mismatch`] (the JSON path inside the param, JSON types, a short quote:
 //! ``invalid param `order` at /items/1/id: expected an integer, found a string "7"``),
 //! which also reads a `-0` where an integer is expected as 0.
+//!
+//! A member named `_meta` in params by name is metadata about the call (trace context,
+//! as the Model Context Protocol carries it), not an argument: it is skipped unless the
+//! method declares a param of that name.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -23,6 +27,9 @@ use serde::de::{
 use serde_json::value::RawValue;
 
 use crate::protocol::{ErrorObject, mismatch};
+
+/// The params member that carries metadata about a call rather than an argument.
+const META: &str = "_meta";
 
 /// Which JSON shapes of params a method accepts (its `paramStructure`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,6 +189,10 @@ impl<'de: 'a, 'a> Visitor<'de> for &mut Parts<'_, 'a> {
         let mut seen = vec![false; self.names.len()];
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             let Some(index) = self.names.iter().position(|n| *n == key) else {
+                if key == META {
+                    map.next_value::<de::IgnoredAny>()?;
+                    continue;
+                }
                 let key = mismatch::shorten(&key);
                 return Err(de::Error::custom(format!("unknown param `{key}`")));
             };
@@ -424,35 +435,42 @@ impl<'de, P: ParamList> Visitor<'de> for OnePass<P> {
         }
         let mut slots = P::EMPTY;
         while let Some(index) = map.next_key_seed(ParamIndex(self.names))? {
-            P::member(&mut slots, index, &mut map)?;
+            match index {
+                Some(index) => P::member(&mut slots, index, &mut map)?,
+                None => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
         }
         Ok(P::finish(slots))
     }
 }
 
-/// An object key read as the index of the param it names.
+/// An object key read as the index of the param it names; `None` for an undeclared
+/// `_meta`, skipped.
 struct ParamIndex(&'static [&'static str]);
 
 impl<'de> DeserializeSeed<'de> for ParamIndex {
-    type Value = usize;
+    type Value = Option<usize>;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
         deserializer.deserialize_str(self)
     }
 }
 
 impl<'de> Visitor<'de> for ParamIndex {
-    type Value = usize;
+    type Value = Option<usize>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a param name")
     }
 
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<usize, E> {
-        self.0
-            .iter()
-            .position(|name| *name == key)
-            .ok_or_else(|| de::Error::custom("unknown param"))
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        match self.0.iter().position(|name| *name == key) {
+            Some(index) => Ok(Some(index)),
+            None if key == META => Ok(None),
+            None => Err(de::Error::custom("unknown param")),
+        }
     }
 }
 
@@ -563,6 +581,9 @@ mod tests {
             r#"{"c": [1], "a": "x"}"#,
             r#"{"\u0061": 5}"#,
             r#"{"b": 2}"#,
+            r#"{"_meta": {"traceparent": "00-x"}, "a": 1, "b": "x"}"#,
+            r#"{"a": 1, "_meta": 2}"#,
+            r#"{"_meta": {}, "c": 2}"#,
             "null",
             r#""x""#,
         ];
@@ -587,6 +608,12 @@ mod tests {
         let r = raw(r#"{"a": "x", "c": 2}"#);
         let e = decode::<Two>(Some(&r), Structure::Either, NAMES).unwrap_err();
         assert_eq!(e.message, "unknown param `c`", "shape errors come first");
+        let r = raw(r#"{"_meta": {"traceparent": "00-x"}, "b": "y", "a": 2}"#);
+        assert_eq!(
+            decode::<Two>(Some(&r), Structure::Either, NAMES),
+            Ok((2, (Some("y".to_owned()), ()))),
+            "`_meta` is metadata, not a param"
+        );
         let r = raw(r#"{"b": 7}"#);
         let e = decode::<Two>(Some(&r), Structure::Either, NAMES).unwrap_err();
         assert_eq!(

@@ -439,3 +439,25 @@ async fn discover_over_ws() {
 async fn discover_over_tcp() {
     discover(over_tcp().await).await;
 }
+
+/// The document marks `add` and `greet` `x-idempotent`: the generated client lists them,
+/// for a `Retry`; and the generated dispatcher reads named params carrying a `_meta`
+/// (trace context where there are no headers) as if it were not there.
+#[tokio::test]
+async fn idempotent_methods_and_meta() {
+    use rpcsmith::client::{Client, Retry};
+    assert_eq!(FeaturesClient::IDEMPOTENT, ["add", "greet"]);
+    let (server, _logs) = server();
+    let retry = Retry::idempotent(FeaturesClient::IDEMPOTENT.iter().copied());
+    let client = Client::builder()
+        .middleware(retry)
+        .build(memory::Link::new(server));
+    let features = FeaturesClient::new(client.clone());
+    assert_eq!(features.add(2, 3).await.unwrap(), 5);
+    let meta = json!({ "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" });
+    let greeting: String = client
+        .request("greet", &json!({ "_meta": meta, "name": "Ada" }))
+        .await
+        .unwrap();
+    assert_eq!(greeting, "Hello, Ada.");
+}

@@ -118,11 +118,18 @@ impl Client {
 
     /// A request posting `message`: over HTTP/1.1 to the URL's path, with `Host`; over
     /// HTTP/2 to the whole URL (`:scheme` and `:authority` come from it), without.
-    fn request(&self, message: Bytes, http2: bool) -> Request<Full<Bytes>> {
+    /// `extra` headers (this exchange's own) are added after the client's.
+    fn request(&self, message: Bytes, http2: bool, extra: &HeaderMap) -> Request<Full<Bytes>> {
         let shared = &*self.shared;
         let mut request = Request::new(Full::new(message));
         *request.method_mut() = Method::POST;
         *request.headers_mut() = shared.headers.clone();
+        if !extra.is_empty() {
+            let headers = request.headers_mut();
+            for (name, value) in extra {
+                headers.insert(name, value.clone());
+            }
+        }
         if http2 {
             *request.uri_mut() = shared.uri.clone();
             request.headers_mut().remove(header::HOST);
@@ -132,7 +139,7 @@ impl Client {
         request
     }
 
-    async fn exchange(&self, message: Bytes) -> Result<Delivery, TransportError> {
+    async fn exchange(&self, message: Bytes, extra: HeaderMap) -> Result<Delivery, TransportError> {
         let shared = &*self.shared;
         let session = shared
             .streams
@@ -141,7 +148,7 @@ impl Client {
         let (response, lease) = shared
             .pool
             .send(message, |message, http2| {
-                let mut request = self.request(message, http2);
+                let mut request = self.request(message, http2, &extra);
                 if let Some(streams) = &shared.streams {
                     let header = &streams.settings.header;
                     stream_headers(request.headers_mut(), session.as_ref(), header, None, false);
@@ -203,10 +210,7 @@ fn reply(status: StatusCode, is_json: bool, body: Bytes) -> Result<Delivery, Tra
     if is_json && !body.is_empty() {
         return Ok(Delivery::Answer(body));
     }
-    Err(TransportError::new(
-        TransportErrorKind::Status,
-        format!("HTTP status {status}"),
-    ))
+    Err(TransportError::from_http_status(status.as_u16()))
 }
 
 impl Client {
@@ -250,7 +254,7 @@ impl Exchanges for Client {
     ) -> Pin<Box<dyn Future<Output = Opened<'a>> + Send + 'a>> {
         let session = streams.session();
         Box::pin(self.shared.pool.send(Bytes::new(), move |message, http2| {
-            let mut request = self.request(message, http2);
+            let mut request = self.request(message, http2, &HeaderMap::new());
             *request.method_mut() = Method::GET;
             let header = &streams.settings.header;
             stream_headers(request.headers_mut(), session.as_ref(), header, last, true);
@@ -302,7 +306,17 @@ impl Transport for Client {
     }
 
     fn send(&self, message: Bytes) -> SendFuture<'_> {
-        Box::pin(self.exchange(message))
+        Box::pin(self.exchange(message, HeaderMap::new()))
+    }
+
+    fn carries_headers(&self) -> bool {
+        true
+    }
+
+    /// Each of `headers` replaces the client's own header of that name (a per-call
+    /// `Authorization` overrides the builder's).
+    fn send_with_headers(&self, message: Bytes, headers: HeaderMap) -> SendFuture<'_> {
+        Box::pin(self.exchange(message, headers))
     }
 }
 

@@ -133,6 +133,7 @@ pub struct Builder {
     pub(crate) stall_timeout: Duration,
     hub: Option<Hub>,
     subscription_buffer: (usize, usize),
+    client_middleware: Vec<Arc<dyn client::Middleware>>,
 }
 
 impl Default for Builder {
@@ -152,6 +153,7 @@ impl Default for Builder {
                 client::DEFAULT_SUBSCRIPTION_ITEMS,
                 client::DEFAULT_SUBSCRIPTION_BYTES,
             ),
+            client_middleware: Vec::new(),
         }
     }
 }
@@ -256,6 +258,13 @@ impl Builder {
         self
     }
 
+    /// Adds `middleware` around every message this side's client sends (see
+    /// [`client::Middleware`]): the first added runs outermost.
+    pub fn client_middleware(mut self, middleware: impl client::Middleware) -> Self {
+        self.client_middleware.push(Arc::new(middleware));
+        self
+    }
+
     /// Registers the connection in `hub`, so the server can reach it from anywhere.
     pub fn hub(mut self, hub: &Hub) -> Self {
         self.hub = Some(hub.clone());
@@ -265,9 +274,14 @@ impl Builder {
     /// The builder of this side's client.
     pub(crate) fn client_builder(&self) -> client::Builder {
         let (items, bytes) = self.subscription_buffer;
-        Client::builder()
+        let builder = Client::builder()
             .timeout(self.timeout)
-            .subscription_buffer(items, bytes)
+            .subscription_buffer(items, bytes);
+        self.client_middleware
+            .iter()
+            .fold(builder, |builder, middleware| {
+                builder.middleware(Arc::clone(middleware))
+            })
     }
 
     /// A copy of the metadata this builder gives its connection.
