@@ -244,7 +244,7 @@ impl Exchanges for Client {
     }
 
     fn post(&self, message: Bytes) -> SendFuture<'_> {
-        Box::pin(self.exchange(message))
+        Box::pin(self.exchange(message, HeaderMap::new()))
     }
 
     fn get<'a>(
