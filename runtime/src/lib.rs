@@ -10,6 +10,7 @@
 //! re-exports what it needs from these.
 
 pub mod client;
+pub mod metrics;
 pub mod protocol;
 pub mod proxy;
 pub mod server;

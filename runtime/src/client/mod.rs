@@ -88,6 +88,7 @@ pub use slot::{DEFAULT_SUBSCRIPTION_BYTES, DEFAULT_SUBSCRIPTION_ITEMS};
 pub use subscription::{Subscription, SubscriptionError, SubscriptionId};
 pub use transport_error::{TransportError, TransportErrorKind};
 
+use crate::metrics::{ClientCall, ClientOutcome};
 use crate::protocol::{mismatch, write_typed_call};
 use bytes::Bytes;
 use error::UntypedFailure;
@@ -283,13 +284,25 @@ impl Client {
         let encoded = write_typed_call(&mut message, Some(id), method, params);
         let shared = Arc::clone(&self.shared);
         let timeout = self.timeout;
+        let meter = ClientCall::start(method);
         async move {
-            encoded.map_err(Error::Encode)?;
-            let result = shared
-                .call(id, Bytes::from(message), timeout, None)
-                .await
-                .map_err(UntypedFailure::into_error)?;
-            mismatch::from_slice(&result).map_err(Error::Decode)
+            if let Err(error) = encoded {
+                meter.finish(|| ClientOutcome::failed("encode"));
+                return Err(Error::Encode(error));
+            }
+            let result = match shared.call(id, Bytes::from(message), timeout, None).await {
+                Ok(result) => result,
+                Err(failure) => {
+                    meter.finish(|| failure.outcome());
+                    return Err(failure.into_error());
+                }
+            };
+            let decoded = mismatch::from_slice(&result).map_err(Error::Decode);
+            meter.finish(|| match decoded {
+                Ok(_) => ClientOutcome::Ok,
+                Err(_) => ClientOutcome::failed("decode"),
+            });
+            decoded
         }
     }
 

@@ -80,6 +80,7 @@ pub(crate) mod wire;
 pub use bridge::Bridge;
 
 use crate::client::{self, Client, WeakClient};
+use crate::metrics::{ConnectionMeter, Transport};
 use crate::protocol::ErrorObject;
 use crate::server::{Context, Dispatch, Metadata, Reply, Server};
 use bytes::Bytes;
@@ -119,6 +120,9 @@ pub struct Builder {
     pub(crate) stall_timeout: Duration,
     hub: Option<Hub>,
     subscription_buffer: (usize, usize),
+    /// The transport a server accepted this connection on (`None`: not accepted by a
+    /// server), for its metrics.
+    accepted_on: Option<Transport>,
 }
 
 impl Default for Builder {
@@ -137,6 +141,7 @@ impl Default for Builder {
                 client::DEFAULT_SUBSCRIPTION_ITEMS,
                 client::DEFAULT_SUBSCRIPTION_BYTES,
             ),
+            accepted_on: None,
         }
     }
 }
@@ -250,6 +255,13 @@ impl Builder {
             .unwrap_or(DEFAULT_MAX_MESSAGE)
     }
 
+    /// Marks the connection as one a server accepted on `transport` (its metrics count
+    /// it).
+    pub(crate) fn accepted_on(mut self, transport: Transport) -> Self {
+        self.accepted_on = Some(transport);
+        self
+    }
+
     /// Fills in the cancellation default for a transport.
     pub(crate) fn cancel_by_default(mut self, cancel: bool) -> Self {
         self.cancel.get_or_insert(cancel);
@@ -289,7 +301,8 @@ impl Builder {
             inbound,
             (Arc::clone(&stop), self.stall_timeout),
             true,
-        );
+        )
+        .metered(ConnectionMeter::open(self.accepted_on));
         // Closed once reading has ended and what was queued by then is let out.
         let (closed_sender, closed) = watch::channel(false);
         tokio::spawn(async move {
