@@ -78,6 +78,13 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         drive: Drive::FanOut,
         impls: BOTH,
     },
+    // The cost of metrics: the same server with the runtime's `metrics` feature and the
+    // Prometheus recorder, against this binary's, built without the feature.
+    Scenario {
+        name: "metrics",
+        drive: Drive::Http { batch: 1 },
+        impls: &[Impl::Rpcsmith, Impl::RpcsmithMetrics],
+    },
 ];
 
 /// Counts and durations of a run.
@@ -167,6 +174,7 @@ impl Results {
 /// The first scenario that fails, named.
 pub(crate) fn run(settings: &Settings) -> anyhow::Result<Results> {
     proc::check()?;
+    proc::build_metrics_server()?;
     let runtime = serve::runtime(settings.workers)?;
     let inprocess = InProcess::new()?;
     let mut results = Results::default();
