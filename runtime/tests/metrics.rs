@@ -127,33 +127,35 @@ impl Recorded {
 
     /// Waits (polling, within [`PATIENCE`]) until gauge `name` reads `value`.
     async fn gauge_reaches(&mut self, name: &str, labels: &[(&str, &str)], value: f64) {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        loop {
-            let now = self.gauge(name, labels);
-            if now == value {
-                return;
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "{} is {now}, not {value}",
-                series(name, labels)
-            );
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        let what = series(name, labels);
+        self.reaches(&what, value, |r| r.gauge(name, labels)).await;
     }
 
     /// Waits (polling, within [`PATIENCE`]) until counter `name` reads `value`.
     async fn counter_reaches(&mut self, name: &str, labels: &[(&str, &str)], value: u64) {
+        let what = series(name, labels);
+        self.reaches(&what, value, |r| r.counter(name, labels))
+            .await;
+    }
+
+    /// Waits until `read` gives `value`, looking every few milliseconds, up to
+    /// [`PATIENCE`]: a connection's end is seen by the server some time after the
+    /// client lets go.
+    async fn reaches<T: PartialEq + std::fmt::Debug>(
+        &mut self,
+        what: &str,
+        value: T,
+        mut read: impl FnMut(&mut Self) -> T,
+    ) {
         let deadline = tokio::time::Instant::now() + PATIENCE;
         loop {
-            let now = self.counter(name, labels);
+            let now = read(self);
             if now == value {
                 return;
             }
             assert!(
                 tokio::time::Instant::now() < deadline,
-                "{} is {now}, not {value}",
-                series(name, labels)
+                "{what} is {now:?}, not {value:?}"
             );
             tokio::time::sleep(Duration::from_millis(5)).await;
         }

@@ -28,7 +28,8 @@
 //! has its calls labelled by name unless they are answered `-32601` (method not found).
 //!
 //! **Cost.** Without the feature nothing of this is compiled: the meters are empty types
-//! whose methods do nothing. With it, a server resolves each method's counter and
+//! whose methods do nothing, and so are [`describe`] and [`record_client_retry`] (so a
+//! layer may call them whatever the features). With it, a server resolves each method's counter and
 //! histogram once (on its first call, from the recorder installed then: install the
 //! recorder before serving) and then only updates them; the bench's
 //! `ratio metrics_on_cpu_per_call` measures the cost with the Prometheus recorder.
@@ -52,6 +53,8 @@ pub(crate) use off::*;
 #[cfg(feature = "metrics")]
 pub(crate) use on::*;
 
+#[cfg(not(feature = "metrics"))]
+pub use off::{describe, record_client_retry};
 #[cfg(feature = "metrics")]
 pub use on::{describe, record_client_retry};
 

@@ -2,6 +2,14 @@
 //! so that the engines call them unconditionally and nothing is compiled in.
 
 use super::ClientOutcome;
+
+/// Does nothing: the `metrics` feature is off.
+#[inline(always)]
+pub fn describe() {}
+
+/// Does nothing: the `metrics` feature is off.
+#[inline(always)]
+pub fn record_client_retry(_method: &str) {}
 #[cfg(any(feature = "http", feature = "stream"))]
 use super::Transport;
 
