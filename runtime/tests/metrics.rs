@@ -440,3 +440,35 @@ async fn tcp_connections_and_pull_streams() {
         .gauge_reaches(names::SERVER_CONNECTIONS, &tcp, 0.0)
         .await;
 }
+
+/// Answers every name: a hand-written dispatcher without a table of names.
+struct Anything;
+
+impl Dispatch for Anything {
+    fn call(&self, _method: &str, _params: Option<&RawValue>, _cx: Context) -> Reply {
+        Reply::ok(&true)
+    }
+}
+
+#[tokio::test]
+async fn without_a_table_names_are_learned_up_to_a_bound() {
+    let recorder = DebuggingRecorder::new();
+    let _local = metrics::set_default_local_recorder(&recorder);
+    let mut recorded = Recorded::new(&recorder);
+    let server = Server::new(Anything);
+    for n in 0..300 {
+        let message = call(n, &format!("name{n}"), &json!([]));
+        let answer = server.handle(message.as_bytes(), Default::default()).await;
+        assert!(answer.is_some());
+    }
+    let named = recorded.counter_series(CALLS);
+    assert_eq!(named.len(), 257, "256 names and `unknown`");
+    assert_eq!(
+        recorded.counter(CALLS, &[("method", "name0"), ("code", "ok")]),
+        1
+    );
+    assert_eq!(
+        recorded.counter(CALLS, &[("method", "unknown"), ("code", "ok")]),
+        300 - 256
+    );
+}

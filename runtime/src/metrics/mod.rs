@@ -25,13 +25,14 @@
 //! or its document's methods: generated dispatchers always have one) or is one of the
 //! `rpc.*` names the engine answers; any other name is labelled `unknown`, so a client
 //! sending random names cannot create a series per name. A dispatcher with no table
-//! has its calls labelled by name unless they are answered `-32601` (method not found).
+//! has its calls labelled by name unless they are answered `-32601` (method not found),
+//! for the first 256 names so labelled; later names are `unknown` too.
 //!
 //! **Cost.** Without the feature nothing of this is compiled: the meters are empty types
 //! whose methods do nothing, and so are [`describe`] and [`record_client_retry`] (so a
-//! layer may call them whatever the features). With it, a server resolves each method's counter and
-//! histogram once (on its first call, from the recorder installed then: install the
-//! recorder before serving) and then only updates them; the bench's
+//! layer may call them whatever the features). With it, a server resolves each method's
+//! counter and histogram once (on its first call, from the recorder installed then:
+//! install the recorder before serving) and then only updates them; the bench's
 //! `ratio metrics_on_cpu_per_call` measures the cost with the Prometheus recorder.
 //!
 //! ```

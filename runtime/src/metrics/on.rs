@@ -1,8 +1,8 @@
 //! The meters when the `metrics` feature is on: each records through the `metrics`
 //! facade into the recorder installed.
 
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 use ::metrics::{
@@ -91,6 +91,9 @@ fn code_label(code: Option<i64>) -> SharedString {
 
 const METHOD_NOT_FOUND: i64 = -32601;
 
+/// Most names a server without a table labels by name; later ones are `unknown`.
+const MAX_NAMES_LEARNED: usize = 256;
+
 /// One method's label, and its handles once resolved.
 struct Method {
     label: SharedString,
@@ -136,6 +139,8 @@ pub(crate) struct ServerMeter {
     unknown: Method,
     /// No table: names are labelled as they come, unless not found.
     open: bool,
+    /// Without a table, the names labelled so far (at most [`MAX_NAMES_LEARNED`]).
+    learned: Mutex<HashSet<Box<str>>>,
     in_flight: OnceLock<Gauge>,
 }
 
@@ -160,8 +165,23 @@ impl ServerMeter {
             methods,
             unknown: Method::new(SharedString::const_str("unknown")),
             open,
+            learned: Mutex::default(),
             in_flight: OnceLock::new(),
         }
+    }
+
+    /// Whether `name`, answered, is labelled by name: known already, or learned while
+    /// there is room.
+    fn learn(&self, name: &str) -> bool {
+        let mut learned = self.learned.lock().unwrap_or_else(PoisonError::into_inner);
+        if learned.contains(name) {
+            return true;
+        }
+        if learned.len() >= MAX_NAMES_LEARNED {
+            return false;
+        }
+        learned.insert(name.into());
+        true
     }
 
     fn in_flight(&self) -> &Gauge {
@@ -221,7 +241,10 @@ impl CallMeter<'_> {
         let Some(code) = outcome else {
             let label = match &self.method {
                 Label::Known(method) => method.label.clone(),
-                Label::Named(name) => SharedString::from_owned(name.clone()),
+                Label::Named(name) if self.meter.learn(name) => {
+                    SharedString::from_owned(name.clone())
+                }
+                Label::Named(_) => SharedString::const_str("unknown"),
             };
             counter!(SERVER_CALLS_TOTAL, "method" => label, "code" => "cancelled").increment(1);
             return;
@@ -229,10 +252,10 @@ impl CallMeter<'_> {
         match &mut self.method {
             Label::Known(method) => method.record(code, seconds),
             Label::Named(name) => {
-                let label = if code == Some(METHOD_NOT_FOUND) {
-                    SharedString::const_str("unknown")
-                } else {
+                let label = if code != Some(METHOD_NOT_FOUND) && self.meter.learn(name) {
                     SharedString::from_owned(std::mem::take(name))
+                } else {
+                    SharedString::const_str("unknown")
                 };
                 calls(label.clone(), code).increment(1);
                 histogram!(SERVER_CALL_DURATION_SECONDS, "method" => label).record(seconds);
