@@ -78,6 +78,13 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
         drive: Drive::FanOut,
         impls: BOTH,
     },
+    // The cost of metrics: the same server with the runtime's `metrics` feature and the
+    // Prometheus recorder, against this binary's, built without the feature.
+    Scenario {
+        name: "metrics",
+        drive: Drive::Http { batch: 1 },
+        impls: &[Impl::Rpcsmith, Impl::RpcsmithMetrics],
+    },
 ];
 
 /// Counts and durations of a run.
@@ -97,6 +104,8 @@ pub(crate) struct Settings {
     pub(crate) inprocess_calls: u64,
     /// WebSocket connections of the fan-out scenario, each subscribed once.
     pub(crate) subscribers: usize,
+    /// The scenarios to run, by name (empty: every one).
+    pub(crate) only: Vec<String>,
 }
 
 impl Settings {
@@ -111,6 +120,7 @@ impl Settings {
             client_concurrency: 32,
             inprocess_calls: 200_000,
             subscribers: 1000,
+            only: Vec::new(),
         }
     }
 
@@ -167,12 +177,27 @@ impl Results {
 /// The first scenario that fails, named.
 pub(crate) fn run(settings: &Settings) -> anyhow::Result<Results> {
     proc::check()?;
+    let scenarios: Vec<&Scenario> = SCENARIOS
+        .iter()
+        .filter(|s| settings.only.is_empty() || settings.only.iter().any(|name| name == s.name))
+        .collect();
+    ensure!(
+        !scenarios.is_empty(),
+        "no scenario is named {:?}",
+        settings.only
+    );
+    if scenarios
+        .iter()
+        .any(|s| s.impls.contains(&Impl::RpcsmithMetrics))
+    {
+        proc::build_metrics_server()?;
+    }
     let runtime = serve::runtime(settings.workers)?;
     let inprocess = InProcess::new()?;
     let mut results = Results::default();
     for round in 0..settings.rounds {
         eprintln!("round {} of {}", round + 1, settings.rounds);
-        for scenario in SCENARIOS {
+        for &scenario in &scenarios {
             for implementation in rotated(scenario.impls, round) {
                 let sample = match scenario.drive {
                     Drive::InProcess => in_process(&inprocess, implementation, settings),

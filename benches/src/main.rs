@@ -57,6 +57,9 @@ struct RunArgs {
     /// Skip the generator figures (generation and compile times on the corpus).
     #[arg(long)]
     skip_generator: bool,
+    /// Run only these scenarios (repeatable; default: every one), e.g. `--only metrics`.
+    #[arg(long, value_name = "SCENARIO")]
+    only: Vec<String>,
     /// Rounds (default 7; 1 with --quick).
     #[arg(long, value_name = "N")]
     rounds: Option<usize>,
@@ -198,6 +201,7 @@ fn settings(args: &RunArgs) -> bench::Settings {
     }
     settings.workers = args.workers.max(1);
     settings.subscribers = args.subscribers.unwrap_or(settings.subscribers).max(1);
+    settings.only.clone_from(&args.only);
     settings
 }
 

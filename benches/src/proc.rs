@@ -3,13 +3,13 @@
 //! thread) and peak resident memory are read around the measured window.
 
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use anyhow::{Context as _, bail};
+use anyhow::{Context as _, bail, ensure};
 
 use crate::serve::{Impl, Transport};
 
@@ -69,7 +69,10 @@ impl Server {
     }
 
     fn spawn(implementation: Impl, args: &[&str], workers: usize) -> anyhow::Result<Self> {
-        let exe = std::env::current_exe().context("finding this program's own path")?;
+        let exe = match implementation {
+            Impl::RpcsmithMetrics => metrics_server()?,
+            _ => std::env::current_exe().context("finding this program's own path")?,
+        };
         let child = Command::new(exe)
             .args(["serve", "--impl", implementation.name()])
             .args(args)
@@ -141,6 +144,57 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The binary of `rpcsmith-bench-metrics`: beside this one, in the same profile's
+/// directory.
+///
+/// # Errors
+///
+/// When this program's own path is unknown.
+fn metrics_server() -> anyhow::Result<PathBuf> {
+    let exe = std::env::current_exe().context("finding this program's own path")?;
+    Ok(exe.with_file_name(format!(
+        "rpcsmith-bench-metrics{}",
+        std::env::consts::EXE_SUFFIX
+    )))
+}
+
+/// Builds `rpcsmith-bench-metrics` (its own package, so that its runtime has the
+/// `metrics` feature and this one's does not) in this program's profile, with the Cargo
+/// that runs this program (`$CARGO`; `cargo` otherwise). Cargo does nothing when it is
+/// up to date.
+///
+/// # Errors
+///
+/// When Cargo fails, or the binary is not where this program expects it.
+pub(crate) fn build_metrics_server() -> anyhow::Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("metrics-server/Cargo.toml");
+    let mut command = Command::new(cargo);
+    command
+        .args(["build", "--quiet", "--manifest-path"])
+        .arg(&manifest)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit());
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    eprintln!("building rpcsmith-bench-metrics (the runtime with `metrics`)");
+    let status = command
+        .status()
+        .context("running cargo to build rpcsmith-bench-metrics")?;
+    ensure!(
+        status.success(),
+        "building rpcsmith-bench-metrics failed ({status})"
+    );
+    let binary = metrics_server()?;
+    ensure!(
+        binary.is_file(),
+        "rpcsmith-bench-metrics is not at {} (another target directory?)",
+        binary.display()
+    );
+    Ok(())
 }
 
 /// CPU time (user + system, all threads) of process `pid`, or of this process.

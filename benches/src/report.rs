@@ -112,6 +112,13 @@ const RATIOS: &[Ratio] = &[
         J,
     ),
     Ratio {
+        name: "metrics_on_cpu_per_call",
+        scenario: "metrics",
+        metric: Metric::ServerCpuPerCall,
+        num: Impl::RpcsmithMetrics,
+        den: Impl::Rpcsmith,
+    },
+    Ratio {
         name: "jsonrpsee_http_throughput_vs_floor",
         scenario: "http",
         metric: Metric::CallsPerS,
@@ -140,6 +147,7 @@ fn legend(settings: &Settings) -> String {
          \x20 inprocess    Server::handle (generated dispatcher) vs RpcModule::raw_json_request, one call at a time\n\
          \x20 fanout       {n} WebSocket connections each subscribed once, the server publishing new heads to all\n\
          \x20              (\"calls\" are items delivered; `rss fanout_idle` is the server with the {n} subscribers idle)\n\
+         \x20 metrics      as http: rpcsmith against itself built with the `metrics` feature and the Prometheus recorder\n\
          Servers and load generator each run {w} Tokio worker threads on this machine's cores; server CPU is\n\
          the server process's user + system time (every thread) over the window, client CPU this process's."
     )

@@ -34,6 +34,10 @@ pub(crate) enum Impl {
     Jsonrpsee,
     /// A bare hyper HTTP/1.1 server answering a fixed body: the floor.
     Floor,
+    /// rpcsmith's generated server with the runtime's `metrics` feature and the
+    /// Prometheus recorder: a binary of its own, `rpcsmith-bench-metrics` (see
+    /// `proc::metrics_server`), since this one's runtime is built without the feature.
+    RpcsmithMetrics,
 }
 
 impl Impl {
@@ -42,6 +46,7 @@ impl Impl {
             Impl::Rpcsmith => "rpcsmith",
             Impl::Jsonrpsee => "jsonrpsee",
             Impl::Floor => "floor",
+            Impl::RpcsmithMetrics => "rpcsmith_metrics",
         }
     }
 }
@@ -134,6 +139,9 @@ pub(crate) fn run(
                 }
                 (Impl::Floor, None) => floor(transport, address).await?,
                 (Impl::Floor, Some(_)) => bail!("the floor serves no subscription"),
+                (Impl::RpcsmithMetrics, _) => {
+                    bail!("rpcsmith with metrics is served by rpcsmith-bench-metrics")
+                }
             };
             announce(implementation, served, transport, bound)?;
         }

@@ -15,6 +15,7 @@ const RATIOS: &[&str] = &[
     "client_ws_calls_per_s",
     "subscription_items_per_s",
     "subscription_cpu_per_item",
+    "metrics_on_cpu_per_call",
 ];
 
 const SERVED: &[(&str, &[&str])] = &[
@@ -27,6 +28,7 @@ const SERVED: &[(&str, &[&str])] = &[
     ("fanout", &["rpcsmith", "jsonrpsee"]),
     // The fan-out server with every subscriber idle.
     ("fanout_idle", &["rpcsmith", "jsonrpsee"]),
+    ("metrics", &["rpcsmith", "rpcsmith_metrics"]),
 ];
 
 fn value<'a>(stdout: &'a str, prefix: &str) -> Option<&'a str> {

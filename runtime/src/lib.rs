@@ -6,10 +6,12 @@
 //! in-memory). A transport implements the client's port,
 //! [`client::Transport`], and hands what it receives to the server engine through one
 //! entry, [`server::Connection::handle_input`]; neither engine names a transport, so a
-//! new transport touches no engine. Generated code names one hidden module, which only
+//! new transport touches no engine. [`metrics`] is a leaf beside them all: the meters
+//! the engines and transports call at their seams (empty without the `metrics` feature). Generated code names one hidden module, which only
 //! re-exports what it needs from these.
 
 pub mod client;
+pub mod metrics;
 pub mod protocol;
 pub mod proxy;
 pub mod server;

@@ -1,6 +1,7 @@
 //! What a call can fail with: [`Error<E>`], generic over the method's declared errors.
 
 use super::transport_error::TransportError;
+use crate::metrics::ClientOutcome;
 use crate::protocol::{ErrorObject, Mismatch};
 use std::convert::Infallible;
 use std::fmt;
@@ -166,6 +167,19 @@ impl UntypedFailure {
             UntypedFailure::Timeout => Error::Timeout,
             UntypedFailure::Closed => Error::Closed,
         }
+    }
+
+    /// What the metrics say of it (`rpcsmith_client_errors_total`'s `kind` and `code`).
+    pub(crate) fn outcome(&self) -> ClientOutcome {
+        let (kind, code) = match self {
+            UntypedFailure::Error(object) => ("server", Some(object.code)),
+            UntypedFailure::Transport(_) => ("transport", None),
+            UntypedFailure::Invalid(_) => ("invalid_response", None),
+            UntypedFailure::Missing => ("missing_response", None),
+            UntypedFailure::Timeout => ("timeout", None),
+            UntypedFailure::Closed => ("closed", None),
+        };
+        ClientOutcome::Failed { kind, code }
     }
 }
 

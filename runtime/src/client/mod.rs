@@ -106,6 +106,7 @@ pub use slot::{DEFAULT_SUBSCRIPTION_BYTES, DEFAULT_SUBSCRIPTION_ITEMS};
 pub use subscription::{Subscription, SubscriptionError, SubscriptionId};
 pub use transport_error::{TransportError, TransportErrorKind};
 
+use crate::metrics::{ClientCall, ClientOutcome};
 use crate::protocol::{mismatch, write_typed_call};
 use bytes::Bytes;
 use error::UntypedFailure;
@@ -353,15 +354,30 @@ impl Client {
             id,
         });
         let span = span::call(method, Some(id));
+        let meter = ClientCall::start(method);
         async move {
-            encoded.map_err(Error::Encode)?;
+            if let Err(error) = encoded {
+                meter.finish(|| ClientOutcome::failed("encode"));
+                return Err(Error::Encode(error));
+            }
             let result = shared
                 .call(id, Bytes::from(message), (timeout, carries), None)
                 .instrument(span.clone())
                 .await;
             span::record(&span, &result);
-            let result = result.map_err(UntypedFailure::into_error)?;
-            mismatch::from_slice(&result).map_err(Error::Decode)
+            let result = match result {
+                Ok(result) => result,
+                Err(failure) => {
+                    meter.finish(|| failure.outcome());
+                    return Err(failure.into_error());
+                }
+            };
+            let decoded = mismatch::from_slice(&result).map_err(Error::Decode);
+            meter.finish(|| match decoded {
+                Ok(_) => ClientOutcome::Ok,
+                Err(_) => ClientOutcome::failed("decode"),
+            });
+            decoded
         }
     }
 

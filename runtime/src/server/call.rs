@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use tracing::Span;
 
+use crate::metrics::CallMeter;
 use crate::protocol::{ErrorObject, Id};
 
 use super::context::Context;
@@ -35,8 +36,9 @@ pub(crate) fn start<'a>(
     params: Option<&'a RawValue>,
     cx: &mut TaskContext<'_>,
 ) -> Started<'a> {
+    let mut meter = shared.meter.call(method);
     let Some(slot) = Slot::acquire(origin.in_flight, shared.limits.max_in_flight) else {
-        return Started::Done(Err(ErrorObject::server_busy()));
+        return Started::Done(metered(&mut meter, Err(ErrorObject::server_busy())));
     };
     let span = tracing::debug_span!("call", method, id = id.map(Id::as_json));
     #[cfg(feature = "otel")]
@@ -67,8 +69,8 @@ pub(crate) fn start<'a>(
     drop(entered);
     let future = match begun {
         Ok(Ok(future)) => future,
-        Ok(Err(result)) => return Started::Done(result),
-        Err(_) => return Started::Done(Err(panicked(&span))),
+        Ok(Err(result)) => return Started::Done(metered(&mut meter, result)),
+        Err(_) => return Started::Done(metered(&mut meter, Err(panicked(&span)))),
     };
     let mut running = Running {
         future,
@@ -76,11 +78,18 @@ pub(crate) fn start<'a>(
         _slot: slot,
         timeout: shared.limits.handler_timeout,
         sleep: None,
+        meter,
     };
     match running.poll_deadline(cx) {
-        Poll::Ready(result) => Started::Done(result),
+        Poll::Ready(result) => Started::Done(metered(&mut running.meter, result)),
         Poll::Pending => Started::Running(running),
     }
+}
+
+/// `result`, once `meter` has recorded it.
+fn metered(meter: &mut CallMeter<'_>, result: CallResult) -> CallResult {
+    meter.finish(result.as_ref().err().map(|error| error.code));
+    result
 }
 
 fn panicked(span: &Span) -> ErrorObject {
@@ -96,6 +105,8 @@ pub(crate) struct Running<'a> {
     _slot: Slot<'a>,
     timeout: Option<Duration>,
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// Records the call's outcome; `cancelled` when dropped unanswered.
+    meter: CallMeter<'a>,
 }
 
 impl Future for Running<'_> {
@@ -106,11 +117,12 @@ impl Future for Running<'_> {
         let entered = this.span.enter();
         let polled = catch_unwind(AssertUnwindSafe(|| this.future.as_mut().poll(cx)));
         drop(entered);
-        match polled {
-            Ok(Poll::Ready(result)) => Poll::Ready(result),
-            Ok(Poll::Pending) => this.poll_deadline(cx),
-            Err(_) => Poll::Ready(Err(panicked(&this.span))),
-        }
+        let result = match polled {
+            Ok(Poll::Ready(result)) => result,
+            Ok(Poll::Pending) => std::task::ready!(this.poll_deadline(cx)),
+            Err(_) => Err(panicked(&this.span)),
+        };
+        Poll::Ready(metered(&mut this.meter, result))
     }
 }
 

@@ -3,12 +3,13 @@
 
 use serde_json::value::RawValue;
 
+use crate::metrics::ServerMeter;
 use crate::protocol::ErrorObject;
 
 use super::context::Context;
 use super::dispatch::{Dispatch, Reply, ReplyInner};
 use super::limits::Limits;
-use super::pull::FLOW_PREFIX;
+use super::pull::{self, FLOW_PREFIX};
 use super::streams::Streams;
 use super::system::{Catalog, Providers};
 
@@ -63,6 +64,17 @@ impl Endpoint {
             Some(provider) => provider.call(params, context, &self.catalog),
             None => Reply::err(ErrorObject::method_not_found()),
         }
+    }
+
+    /// The server's meters, labelling calls by the names this endpoint answers: the
+    /// dispatcher's table, the providers' names and the pull streams' methods.
+    pub(crate) fn meter(&self) -> ServerMeter {
+        let table = self
+            .catalog
+            .methods()
+            .map(|names| names.iter().map(String::as_str));
+        let reserved = [pull::NEXT, pull::CANCEL, pull::FLOW_NEXT, pull::FLOW_CANCEL];
+        ServerMeter::new(table, self.system.names().chain(reserved))
     }
 
     /// How many pull streams are live in the server.

@@ -160,9 +160,11 @@ impl Builder {
     /// Builds the server. The dispatcher's document and method names are read here,
     /// once; a document that is not valid JSON is logged and treated as absent.
     pub fn build(self) -> Server {
+        let endpoint = Endpoint::new(self.dispatch, self.system, &self.limits);
         Server {
             shared: Arc::new(Shared {
-                endpoint: Endpoint::new(self.dispatch, self.system, &self.limits),
+                meter: endpoint.meter(),
+                endpoint,
                 middleware: self.middleware,
                 limits: self.limits,
             }),

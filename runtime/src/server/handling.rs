@@ -156,6 +156,7 @@ fn begin_parsed<'a>(
         Ok(Message::Single(entry)) => return single(shared, caller, entry, cx),
         Ok(Message::Batch(entries)) => entries,
     };
+    shared.meter.batch(entries.len());
     let batch: BoxFuture<'a, _> = match caller {
         Caller::Alone(metadata) => Box::pin(async move {
             let in_flight = AtomicUsize::new(0);

@@ -24,6 +24,7 @@ use serde_json::value::RawValue;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
+use crate::metrics::LiveMeter;
 use crate::protocol::{ErrorObject, Feed};
 
 use super::dispatch::{CallResult, Reply};
@@ -73,6 +74,8 @@ struct PullStream {
     touched: Mutex<Instant>,
     /// Told when the stream is ended while a `next` waits on it.
     ended: Notify,
+    /// Counts the stream live while it is held.
+    _live: LiveMeter,
 }
 
 impl Pulls {
@@ -309,6 +312,7 @@ impl PullReservation {
             items: tokio::sync::Mutex::new(Some(items)),
             touched: Mutex::new(Instant::now()),
             ended: Notify::new(),
+            _live: LiveMeter::pull_stream(),
         });
         {
             let mut state = pulls.state();

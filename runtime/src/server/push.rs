@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 use bytes::Bytes;
 use tokio::sync::oneshot;
 
+use crate::metrics::LiveMeter;
 use crate::protocol::{ErrorObject, Feed, IdKind};
 
 use super::dispatch::BoxFuture;
@@ -217,7 +218,9 @@ impl Reservation {
         };
         let release = held();
         let answer = encoded_id(&id);
+        let live = LiveMeter::subscription();
         tokio::spawn(async move {
+            let _live = live;
             pump(pushes, id, feed, items, release, stop).await;
             drop(stopped_sender);
         });

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::connection_id::ConnectionId;
+use crate::metrics::ServerMeter;
+
 use super::endpoint::Endpoint;
 use super::limits::Limits;
 use super::metadata::Metadata;
@@ -19,6 +21,8 @@ pub(crate) struct Shared {
     pub(crate) endpoint: Endpoint,
     pub(crate) middleware: Vec<Box<dyn Middleware>>,
     pub(crate) limits: Limits,
+    /// Its metrics (nothing without the `metrics` feature).
+    pub(crate) meter: ServerMeter,
 }
 
 /// A count of calls in flight, which [`Limits::max_in_flight`] limits: one for each

@@ -167,6 +167,11 @@ impl Providers {
         self.0.retain(|(known, _)| &**known != name);
     }
 
+    /// The names answered, in the order added.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(name, _)| &**name)
+    }
+
     pub(crate) fn get(&self, name: &str) -> Option<&dyn SystemMethod> {
         self.0
             .iter()

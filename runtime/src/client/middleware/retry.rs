@@ -160,22 +160,12 @@ impl Middleware for Retry {
                 let delay = self.backoff.delay(retries, || self.random());
                 retries += 1;
                 let method = exchange.method().unwrap_or_default();
-                observe_retry(method);
+                crate::metrics::record_client_retry(method);
                 tracing::debug!(method, retry = retries, ?delay, "retrying");
                 tokio::time::sleep(delay).await;
             }
         })
     }
-}
-
-/// Called once for every retry, before its wait.
-///
-/// METRICS: the single call site of the client's retry counter. When the `metrics`
-/// feature is merged, this increments `rpcsmith_client_retries_total` with label
-/// `method` (`metrics::counter!("rpcsmith_client_retries_total", "method" =>
-/// method.to_owned()).increment(1)`); until then it does nothing.
-fn observe_retry(method: &str) {
-    let _ = method;
 }
 
 /// How long [`Retry`] waits before each retry: exponential, capped, with optional jitter.

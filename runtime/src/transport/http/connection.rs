@@ -12,6 +12,7 @@
 use super::body::Written;
 use super::service::{Begun, Busy, PeerAddr, Service, SocketInfo};
 use super::unsent::Unsent;
+use crate::metrics::{ConnectionMeter, Transport};
 use crate::server::InFlight;
 use ::http::{Method, Request, Response};
 use futures_util::task::AtomicWaker;
@@ -96,6 +97,7 @@ pub(super) async fn serve_connection<S, B>(
     B::Error: Into<BoxError>,
 {
     let _ = stream.set_nodelay(true);
+    let _meter = ConnectionMeter::open(Some(Transport::Http));
     #[cfg(feature = "tls")]
     if let Some(config) = settings.tls.clone() {
         let handshake = async {

@@ -14,6 +14,7 @@ use super::inbound::Inbound;
 use super::link::Stop;
 use super::queue::{Answers, Budget};
 use super::wire::{Received, Wire};
+use crate::metrics::ConnectionMeter;
 use bytes::Bytes;
 use std::future::Future;
 use std::io;
@@ -63,6 +64,9 @@ pub(crate) struct Driver<W> {
     /// The waker the stop signal and the keep-alive timer hold: they are told again
     /// only when the task polling changes (never, in practice), not at every poll.
     waker: Option<Waker>,
+    /// Counts a server's connection and its bytes (nothing for others, nothing
+    /// without the `metrics` feature).
+    meter: ConnectionMeter,
 }
 
 impl<W: Wire> Driver<W> {
@@ -91,7 +95,14 @@ impl<W: Wire> Driver<W> {
             queue_done: false,
             closing: false,
             waker: None,
+            meter: ConnectionMeter::open(None),
         }
+    }
+
+    /// The same driver, counting its connection and bytes with `meter`.
+    pub(crate) fn metered(mut self, meter: ConnectionMeter) -> Self {
+        self.meter = meter;
+        self
     }
 
     /// Whether reading must stop: the stop signal, or the keep-alive's verdict.
@@ -161,7 +172,10 @@ impl<W: Wire> Driver<W> {
                 break;
             };
             match received {
-                Received::Message(message) => inbound.route(message, &mut self.answers, cx),
+                Received::Message(message) => {
+                    self.meter.received(message.len());
+                    inbound.route(message, &mut self.answers, cx);
+                }
                 Received::TooLarge => inbound.too_large(&mut self.answers),
                 // A ping may have queued a pong.
                 Received::Signal => self.unflushed = true,
@@ -220,6 +234,7 @@ impl<W: Wire> Driver<W> {
                 Some(message) => {
                     let bytes = message.len();
                     self.wire.send(message)?;
+                    self.meter.sent(bytes);
                     self.budget.give_back(bytes);
                 }
                 None => {

@@ -92,6 +92,7 @@ pub use cancellation::{Cancellation, LSP_REQUEST_CANCELLED};
 pub use lane::Order;
 
 use crate::client::{self, Client, WeakClient};
+use crate::metrics::{ConnectionMeter, Transport};
 use crate::protocol::ErrorObject;
 use crate::server::{Context, Dispatch, Metadata, Reply, Server};
 use bytes::Bytes;
@@ -134,6 +135,9 @@ pub struct Builder {
     hub: Option<Hub>,
     subscription_buffer: (usize, usize),
     client_middleware: Vec<Arc<dyn client::Middleware>>,
+    /// The transport a server accepted this connection on (`None`: not accepted by a
+    /// server), for its metrics.
+    accepted_on: Option<Transport>,
 }
 
 impl Default for Builder {
@@ -154,6 +158,7 @@ impl Default for Builder {
                 client::DEFAULT_SUBSCRIPTION_BYTES,
             ),
             client_middleware: Vec::new(),
+            accepted_on: None,
         }
     }
 }
@@ -296,6 +301,13 @@ impl Builder {
             .unwrap_or(DEFAULT_MAX_MESSAGE)
     }
 
+    /// Marks the connection as one a server accepted on `transport` (its metrics count
+    /// it).
+    pub(crate) fn accepted_on(mut self, transport: Transport) -> Self {
+        self.accepted_on = Some(transport);
+        self
+    }
+
     /// Fills in the cancellation default for a transport (`true`: the LSP's).
     pub(crate) fn cancel_by_default(mut self, cancel: bool) -> Self {
         self.cancel
@@ -341,7 +353,8 @@ impl Builder {
             inbound,
             (Arc::clone(&stop), self.stall_timeout),
             true,
-        );
+        )
+        .metered(ConnectionMeter::open(self.accepted_on));
         // Closed once reading has ended and what was queued by then is let out.
         let (closed_sender, closed) = watch::channel(false);
         tokio::spawn(async move {

@@ -1,6 +1,7 @@
 //! Accepting connections on TCP and Unix-socket listeners.
 
 use super::Codec;
+use crate::metrics::Transport;
 use crate::transport::peer::{Builder, Peer};
 use std::future::Future;
 use std::io;
@@ -28,6 +29,7 @@ pub async fn serve_tcp(
         let (reader, writer) = stream.into_split();
         Ok((reader, writer, Some(address)))
     };
+    let builder = builder.accepted_on(Transport::Tcp);
     accept_loop(accept, builder, codec, shutdown).await;
 }
 
@@ -44,6 +46,7 @@ pub async fn serve_unix(
         let (reader, writer) = stream.into_split();
         Ok((reader, writer, None))
     };
+    let builder = builder.accepted_on(Transport::Unix);
     accept_loop(accept, builder, codec, shutdown).await;
 }
 

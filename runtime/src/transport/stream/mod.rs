@@ -123,6 +123,7 @@ where
 /// }
 /// ```
 pub fn stdio(builder: Builder, codec: Codec) -> Peer {
+    let builder = builder.accepted_on(crate::metrics::Transport::Stdio);
     builder.framed(codec, tokio::io::stdin(), tokio::io::stdout())
 }
 

@@ -66,7 +66,9 @@ pub(crate) fn upgrade<B>(
             Ok(upgraded) => {
                 let io = super::buffered(&settings, TokioIo::new(upgraded));
                 let stream = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
-                let peer = builder.websocket(stream, settings);
+                let peer = builder
+                    .accepted_on(crate::metrics::Transport::Ws)
+                    .websocket(stream, settings);
                 match socket {
                     Some(mut socket) => tokio::select! {
                         () = peer.closed() => {}
