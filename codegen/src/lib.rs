@@ -81,6 +81,7 @@ pub mod load;
 #[cfg(feature = "mock")]
 pub mod mock;
 pub mod openrpc;
+pub mod pattern;
 pub mod pointer;
 pub mod resolve;
 pub mod source;

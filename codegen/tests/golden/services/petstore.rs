@@ -65,6 +65,17 @@ mod generated {
             seq.end()
         }
     }
+    impl ::rpcsmith::__private::Validate for ListPetsParams {
+        fn validate(
+            &self,
+            _: &::rpcsmith::__private::Rules<'_>,
+        ) -> ::std::result::Result<(), ::rpcsmith::__private::Violation> {
+            static R0: ::rpcsmith::__private::Rules<'static> = ::rpcsmith::__private::Rules::NONE
+                .minimum(1.0);
+            ::rpcsmith::__private::param(&self.limit, "limit", &R0)?;
+            ::std::result::Result::Ok(())
+        }
+    }
     /// The result of `list_pets`.
     pub type ListPetsResult = types::Pets;
     /// The errors `list_pets` declares.
@@ -160,6 +171,17 @@ mod generated {
             seq.end()
         }
     }
+    impl ::rpcsmith::__private::Validate for GetPetParams {
+        fn validate(
+            &self,
+            _: &::rpcsmith::__private::Rules<'_>,
+        ) -> ::std::result::Result<(), ::rpcsmith::__private::Violation> {
+            static R0: ::rpcsmith::__private::Rules<'static> = ::rpcsmith::__private::Rules::NONE
+                .minimum(0.0);
+            ::rpcsmith::__private::param(&self.pet_id, "petId", &R0)?;
+            ::std::result::Result::Ok(())
+        }
+    }
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pet;
     /// A typed client of Petstore: one method per API method, over any transport.
@@ -193,12 +215,14 @@ mod generated {
             &self,
             limit: Option<u64>,
         ) -> Result<ListPetsResult, ::rpcsmith::__private::Error<ListPetsError>> {
+            let params = ListPetsParams { limit };
+            self.inner.check_params::<_, ListPetsError>(&params)?;
             self.inner
                 .request_declared::<
                     ListPetsResult,
                     ListPetsError,
                     _,
-                >("list_pets", &ListPetsParams { limit })
+                >("list_pets", &params)
                 .await
         }
         /// Create a pet
@@ -244,12 +268,14 @@ mod generated {
             GetPetResult,
             ::rpcsmith::__private::Error<::std::convert::Infallible>,
         > {
+            let params = GetPetParams { pet_id };
+            self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
             self.inner
                 .request_declared::<
                     GetPetResult,
                     ::std::convert::Infallible,
                     _,
-                >("get_pet", &GetPetParams { pet_id })
+                >("get_pet", &params)
                 .await
         }
     }
@@ -470,6 +496,9 @@ mod generated {
                         Ok(params) => params,
                         Err(error) => return ::rpcsmith::__private::Reply::err(error),
                     };
+                    if let Err(error) = ::rpcsmith::__private::check(&params) {
+                        return ::rpcsmith::__private::Reply::err(error);
+                    }
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::__private::Reply::future(async move {
                         ::rpcsmith::__private::answer(
@@ -501,6 +530,9 @@ mod generated {
                         Ok(params) => params,
                         Err(error) => return ::rpcsmith::__private::Reply::err(error),
                     };
+                    if let Err(error) = ::rpcsmith::__private::check(&params) {
+                        return ::rpcsmith::__private::Reply::err(error);
+                    }
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::__private::Reply::future(async move {
                         ::rpcsmith::__private::answer(

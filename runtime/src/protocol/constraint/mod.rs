@@ -42,7 +42,7 @@ pub use violation::Violation;
 
 /// The keywords of one place a value is used: what [`Validate::validate`] checks.
 ///
-/// Built as `static`s by generated code (`Rules { minimum: Some(10.0), ..Rules::NONE }`),
+/// Built as `static`s by generated code (`Rules::NONE.minimum(10.0).max_length(3)`),
 /// or at run time by whoever reads a schema. Nested places (an array's items, a tuple's
 /// elements, a map's values) have theirs inside.
 #[derive(Debug, Clone, Copy, Default)]
@@ -107,6 +107,134 @@ impl Rules<'static> {
         prefix_items: &[],
         values: None,
     };
+}
+
+impl<'a> Rules<'a> {
+    /// With `minLength`.
+    #[must_use]
+    pub const fn min_length(mut self, value: u64) -> Self {
+        self.min_length = Some(value);
+        self
+    }
+
+    /// With `maxLength`.
+    #[must_use]
+    pub const fn max_length(mut self, value: u64) -> Self {
+        self.max_length = Some(value);
+        self
+    }
+
+    /// With `minimum`.
+    #[must_use]
+    pub const fn minimum(mut self, value: f64) -> Self {
+        self.minimum = Some(value);
+        self
+    }
+
+    /// With `exclusiveMinimum`.
+    #[must_use]
+    pub const fn exclusive_minimum(mut self, value: f64) -> Self {
+        self.exclusive_minimum = Some(value);
+        self
+    }
+
+    /// With `maximum`.
+    #[must_use]
+    pub const fn maximum(mut self, value: f64) -> Self {
+        self.maximum = Some(value);
+        self
+    }
+
+    /// With `exclusiveMaximum`.
+    #[must_use]
+    pub const fn exclusive_maximum(mut self, value: f64) -> Self {
+        self.exclusive_maximum = Some(value);
+        self
+    }
+
+    /// With `multipleOf`.
+    #[must_use]
+    pub const fn multiple_of(mut self, value: f64) -> Self {
+        self.multiple_of = Some(value);
+        self
+    }
+
+    /// With `minItems`.
+    #[must_use]
+    pub const fn min_items(mut self, value: u64) -> Self {
+        self.min_items = Some(value);
+        self
+    }
+
+    /// With `maxItems`.
+    #[must_use]
+    pub const fn max_items(mut self, value: u64) -> Self {
+        self.max_items = Some(value);
+        self
+    }
+
+    /// With `minProperties`.
+    #[must_use]
+    pub const fn min_properties(mut self, value: u64) -> Self {
+        self.min_properties = Some(value);
+        self
+    }
+
+    /// With `maxProperties`.
+    #[must_use]
+    pub const fn max_properties(mut self, value: u64) -> Self {
+        self.max_properties = Some(value);
+        self
+    }
+
+    /// With `format`.
+    #[must_use]
+    pub const fn format(mut self, value: Format) -> Self {
+        self.format = Some(value);
+        self
+    }
+
+    /// With `pattern`.
+    #[must_use]
+    pub const fn pattern(mut self, pattern: &'a Pattern) -> Self {
+        self.pattern = Some(pattern);
+        self
+    }
+
+    /// With `uniqueItems: true`.
+    #[must_use]
+    pub const fn unique_items(mut self) -> Self {
+        self.unique_items = true;
+        self
+    }
+
+    /// With `const`, as JSON text.
+    #[must_use]
+    pub const fn constant(mut self, json: &'a str) -> Self {
+        self.constant = Some(json);
+        self
+    }
+
+    /// With the rules of every item of an array.
+    #[must_use]
+    pub const fn items(mut self, rules: &'a Rules<'a>) -> Self {
+        self.items = Some(rules);
+        self
+    }
+
+    /// With the rules of a tuple's elements, by position.
+    #[must_use]
+    pub const fn prefix_items(mut self, rules: &'a [Rules<'a>]) -> Self {
+        self.prefix_items = rules;
+        self
+    }
+
+    /// With the rules of every value of a map.
+    #[must_use]
+    pub const fn values(mut self, rules: &'a Rules<'a>) -> Self {
+        self.values = Some(rules);
+        self
+    }
 }
 
 impl Rules<'_> {
