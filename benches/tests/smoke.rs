@@ -15,6 +15,7 @@ const RATIOS: &[&str] = &[
     "client_ws_calls_per_s",
     "subscription_items_per_s",
     "subscription_cpu_per_item",
+    "validation_cpu_per_call",
 ];
 
 const SERVED: &[(&str, &[&str])] = &[
