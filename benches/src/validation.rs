@@ -65,7 +65,9 @@ pub(crate) fn report(rounds: usize, calls: u64) -> anyhow::Result<()> {
         .build()
         .context("starting a Tokio runtime")?;
     let checked = Server::new(transfer_checked::TransferCheckedDispatcher::new(Checked));
-    let unchecked = Server::new(transfer_unchecked::TransferUncheckedDispatcher::new(Unchecked));
+    let unchecked = Server::new(transfer_unchecked::TransferUncheckedDispatcher::new(
+        Unchecked,
+    ));
     let answer = |server: &Server, body: &str| -> anyhow::Result<String> {
         let bytes = runtime
             .block_on(server.handle(body.as_bytes(), Metadata::default()))
@@ -77,7 +79,10 @@ pub(crate) fn report(rounds: usize, calls: u64) -> anyhow::Result<()> {
         ensure!(ok.contains(r#""result":253"#), "unexpected answer {ok}");
     }
     let refused = answer(&checked, REFUSED)?;
-    ensure!(refused.contains("multipleOf"), "the check did not refuse: {refused}");
+    ensure!(
+        refused.contains("multipleOf"),
+        "the check did not refuse: {refused}"
+    );
     ensure!(answer(&unchecked, REFUSED)?.contains(r#""result":251"#));
 
     let per_call = |server: &Server| -> anyhow::Result<f64> {

@@ -754,3 +754,36 @@ fn corpus_examples_that_break_their_own_schemas_are_the_known_ones() {
     assert_eq!(counts, known);
     assert!(checked > 300, "{checked} example values checked");
 }
+
+/// The values the mock generates for params with every constraint keyword (the services
+/// tests' `constraints.json`) satisfy them, by the independent validator and by the
+/// mock's own checks, whatever the seed.
+#[test]
+fn generated_values_satisfy_the_constraint_keywords() {
+    let path = std::path::Path::new("../tests/services/documents/constraints.json");
+    let mut document = load_document(path, &Options::new()).unwrap();
+    let registry = registry(&mut document);
+    for seed in 0..20 {
+        let mut mock = Mock::new(load_document(path, &Options::new()).unwrap(), seed);
+        for method in &document.methods {
+            let params = mock.sample_params(&method.name).unwrap();
+            for (param, value) in method.params.iter().zip(param_values(method, &params)) {
+                let independent = validator(&registry, &document.resolver, &param.schema);
+                assert!(
+                    independent.is_valid(&value),
+                    "seed {seed} {}: {value}",
+                    param.name
+                );
+                assert_eq!(mock.check_value(&param.schema, &value), Ok(()));
+            }
+            match mock.answer(&method.name, Some(&params)) {
+                Answer::Result { value, .. } => {
+                    let result = &method.result.as_ref().unwrap().schema;
+                    let independent = validator(&registry, &document.resolver, result);
+                    assert!(independent.is_valid(&value), "seed {seed}: {value}");
+                }
+                other => panic!("seed {seed} {}: {other:?}", method.name),
+            }
+        }
+    }
+}

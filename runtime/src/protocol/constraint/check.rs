@@ -50,7 +50,7 @@ fn quote(s: &str) -> String {
 
 /// An integer's bounds and `multipleOf`, compared exactly.
 pub(super) fn integer(n: i128, rules: &Rules<'_>) -> Result<(), Violation> {
-    bounds(&n.to_string(), rules, |bound| compare_integer(n, bound))?;
+    bounds(|| n.to_string(), rules, |bound| compare_integer(n, bound))?;
     if let Some(m) = rules.multiple_of {
         let fits = if m.fract() == 0.0 && m.abs() < 1e38 && m != 0.0 {
             n % (m as i128) == 0
@@ -67,10 +67,10 @@ pub(super) fn integer(n: i128, rules: &Rules<'_>) -> Result<(), Violation> {
 
 /// A number with a fraction's bounds and `multipleOf`.
 pub(super) fn fraction(x: f64, rules: &Rules<'_>) -> Result<(), Violation> {
-    let shown = Number::from_f64(x).map_or_else(|| x.to_string(), |n| n.to_string());
-    bounds(&shown, rules, |bound| x.partial_cmp(&bound))?;
+    let shown = || Number::from_f64(x).map_or_else(|| x.to_string(), |n| n.to_string());
+    bounds(shown, rules, |bound| x.partial_cmp(&bound))?;
     if let Some(m) = rules.multiple_of.filter(|&m| !multiple(x, m)) {
-        let detail = format!("{shown} is not a multiple of the multipleOf {m}");
+        let detail = format!("{} is not a multiple of the multipleOf {m}", shown());
         return Err(Violation::new("multipleOf", detail));
     }
     Ok(())
@@ -106,9 +106,10 @@ fn multiple(x: f64, m: f64) -> bool {
     (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
 }
 
-/// The four bounds, `cmp` comparing the value with a bound; `shown` is the value.
+/// The four bounds, `cmp` comparing the value with a bound; `shown` writes the value
+/// (only for a message).
 fn bounds(
-    shown: &str,
+    shown: impl Fn() -> String,
     rules: &Rules<'_>,
     cmp: impl Fn(f64) -> Option<Ordering>,
 ) -> Result<(), Violation> {
@@ -133,7 +134,7 @@ fn bounds(
         let Some(bound) = bound else { continue };
         // A NaN compares with nothing: refused by every bound.
         if cmp(bound).is_none_or(|o| refused.contains(&o)) {
-            let detail = format!("{shown} {words} the {keyword} {bound}");
+            let detail = format!("{} {words} the {keyword} {bound}", shown());
             return Err(Violation::new(keyword, detail));
         }
     }
