@@ -23,35 +23,28 @@ const BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"transfer","params":{"amo
 /// Breaks `multipleOf`: refused by the checked server only (checked once, not timed).
 const REFUSED: &str = r#"{"jsonrpc":"2.0","id":1,"method":"transfer","params":{"amount":251,"to":"0x52908400098527886e0f7030069857d2e4169ee7"}}"#;
 
-struct Checked;
+/// A server of one generated module: the same handler for both.
+macro_rules! transfer_server {
+    ($server:ident, $module:ident :: $trait:ident) => {
+        struct $server;
 
-impl transfer_checked::TransferCheckedServer for Checked {
-    async fn transfer(
-        &self,
-        _cx: Context,
-        amount: u32,
-        _to: String,
-        _memo: Option<String>,
-        tags: Option<Vec<String>>,
-    ) -> Result<i64, Failure> {
-        Ok(i64::from(amount) + tags.map_or(0, |t| t.len() as i64))
-    }
+        impl $module::$trait for $server {
+            async fn transfer(
+                &self,
+                _cx: Context,
+                amount: u32,
+                _to: String,
+                _memo: Option<String>,
+                tags: Option<Vec<String>>,
+            ) -> Result<i64, Failure> {
+                Ok(i64::from(amount) + tags.map_or(0, |t| t.len() as i64))
+            }
+        }
+    };
 }
 
-struct Unchecked;
-
-impl transfer_unchecked::TransferUncheckedServer for Unchecked {
-    async fn transfer(
-        &self,
-        _cx: Context,
-        amount: u32,
-        _to: String,
-        _memo: Option<String>,
-        tags: Option<Vec<String>>,
-    ) -> Result<i64, Failure> {
-        Ok(i64::from(amount) + tags.map_or(0, |t| t.len() as i64))
-    }
-}
+transfer_server!(Checked, transfer_checked::TransferCheckedServer);
+transfer_server!(Unchecked, transfer_unchecked::TransferUncheckedServer);
 
 /// Runs the scenario: `rounds` rounds of `calls` calls on each server; prints the
 /// figures and the `ratio validation_cpu_per_call` line.

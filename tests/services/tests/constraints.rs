@@ -23,55 +23,38 @@ impl Counting {
     }
 }
 
-impl constraints::ConstraintsServer for Counting {
-    async fn transfer(
-        &self,
-        _cx: Context,
-        _amount: u16,
-        to: constraints::types::Account,
-        _memo: Option<String>,
-        _at: Option<String>,
-    ) -> Result<String, Failure> {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        Ok(to.id)
-    }
+/// The same counting handlers for the server trait of either module.
+macro_rules! counting_server {
+    ($module:ident :: $trait:ident) => {
+        impl $module::$trait for Counting {
+            async fn transfer(
+                &self,
+                _cx: Context,
+                _amount: u16,
+                to: $module::types::Account,
+                _memo: Option<String>,
+                _at: Option<String>,
+            ) -> Result<String, Failure> {
+                self.0.fetch_add(1, Ordering::SeqCst);
+                Ok(to.id)
+            }
 
-    async fn tag(
-        &self,
-        _cx: Context,
-        labels: Vec<String>,
-        _scores: Option<BTreeMap<String, serde_json::Number>>,
-        _version: Option<constraints::types::TagVersion>,
-    ) -> Result<i64, Failure> {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        Ok(labels.len() as i64)
-    }
+            async fn tag(
+                &self,
+                _cx: Context,
+                labels: Vec<String>,
+                _scores: Option<BTreeMap<String, serde_json::Number>>,
+                _version: Option<$module::types::TagVersion>,
+            ) -> Result<i64, Failure> {
+                self.0.fetch_add(1, Ordering::SeqCst);
+                Ok(labels.len() as i64)
+            }
+        }
+    };
 }
 
-impl constraints_unchecked::ConstraintsUncheckedServer for Counting {
-    async fn transfer(
-        &self,
-        _cx: Context,
-        _amount: u16,
-        to: constraints_unchecked::types::Account,
-        _memo: Option<String>,
-        _at: Option<String>,
-    ) -> Result<String, Failure> {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        Ok(to.id)
-    }
-
-    async fn tag(
-        &self,
-        _cx: Context,
-        labels: Vec<String>,
-        _scores: Option<BTreeMap<String, serde_json::Number>>,
-        _version: Option<constraints_unchecked::types::TagVersion>,
-    ) -> Result<i64, Failure> {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        Ok(labels.len() as i64)
-    }
-}
+counting_server!(constraints::ConstraintsServer);
+counting_server!(constraints_unchecked::ConstraintsUncheckedServer);
 
 fn checked() -> (Client, Counting) {
     let counting = Counting::default();
