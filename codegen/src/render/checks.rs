@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::rust::string_literal;
 use crate::pattern::translate;
-use crate::typespace::{Field, Kind, Payload, Struct, Tagging, Ty, TypeDef, Validation};
+use crate::typespace::{Field, Int, Kind, Payload, Struct, Tagging, Ty, TypeDef, Validation};
 
 /// The runtime's checked `format`s, by document name, and their `Format` variants.
 const FORMATS: &[(&str, &str)] = &[
@@ -254,6 +254,11 @@ impl<'a> Checks<'a> {
                 }
             }
             Ty::Option(t) | Ty::Box(t) => return self.effective(t, &v, depth),
+            // An unsigned type holds no negative number: `minimum: 0` checks nothing.
+            Ty::Int(Int::U8 | Int::U16 | Int::U32 | Int::U64 | Int::U128) => {
+                v.minimum = v.minimum.filter(|m| *m > 0.0);
+                v.exclusive_minimum = v.exclusive_minimum.filter(|m| *m >= 0.0);
+            }
             Ty::Vec(t) | Ty::Array(t, _) => {
                 let items = v.items.take().map(|b| *b).unwrap_or_default();
                 let inner = self.effective(t, &items, depth);

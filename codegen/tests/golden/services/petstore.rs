@@ -171,17 +171,6 @@ mod generated {
             seq.end()
         }
     }
-    impl ::rpcsmith::__private::Validate for GetPetParams {
-        fn validate(
-            &self,
-            _: &::rpcsmith::__private::Rules<'_>,
-        ) -> ::std::result::Result<(), ::rpcsmith::__private::Violation> {
-            static R0: ::rpcsmith::__private::Rules<'static> = ::rpcsmith::__private::Rules::NONE
-                .minimum(0.0);
-            ::rpcsmith::__private::param(&self.pet_id, "petId", &R0)?;
-            ::std::result::Result::Ok(())
-        }
-    }
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pet;
     /// A typed client of Petstore: one method per API method, over any transport.
@@ -268,14 +257,12 @@ mod generated {
             GetPetResult,
             ::rpcsmith::__private::Error<::std::convert::Infallible>,
         > {
-            let params = GetPetParams { pet_id };
-            self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
             self.inner
                 .request_declared::<
                     GetPetResult,
                     ::std::convert::Infallible,
                     _,
-                >("get_pet", &params)
+                >("get_pet", &GetPetParams { pet_id })
                 .await
         }
     }
@@ -530,9 +517,6 @@ mod generated {
                         Ok(params) => params,
                         Err(error) => return ::rpcsmith::__private::Reply::err(error),
                     };
-                    if let Err(error) = ::rpcsmith::__private::check(&params) {
-                        return ::rpcsmith::__private::Reply::err(error);
-                    }
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::__private::Reply::future(async move {
                         ::rpcsmith::__private::answer(
