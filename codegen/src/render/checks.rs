@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::rust::string_literal;
 use crate::pattern::translate;
-use crate::typespace::{Field, Int, Kind, Payload, Struct, Tagging, Ty, TypeDef, Validation};
+use crate::typespace::{Enum, Field, Int, Kind, Payload, Struct, Tagging, Ty, TypeDef, Validation};
 
 /// The runtime's checked `format`s, by document name, and their `Format` variants.
 const FORMATS: &[(&str, &str)] = &[
@@ -314,48 +314,8 @@ impl<'a> Checks<'a> {
                 view.calls = self.struct_calls(s, names.fields, "self.", &mut statics);
             }
             Kind::Enum(e) => {
-                for (i, variant) in e.variants.iter().enumerate() {
-                    let name = names.variants.get(i).map_or("", |n| n.name.as_str());
-                    let arm = match &variant.payload {
-                        Payload::Newtype(t) if self.needs(t, &variant.validation) => {
-                            let rules = self.rules_for(t, &variant.validation, &mut statics);
-                            let key = match (&e.tagging, &variant.wire) {
-                                (Tagging::External, Some(wire)) => string_literal(wire),
-                                _ => String::new(),
-                            };
-                            Some(ArmView {
-                                pattern: format!("Self::{name}(v)"),
-                                calls: vec![call("v".to_owned(), key, rules)],
-                            })
-                        }
-                        Payload::Struct(s) => {
-                            let fields = names.variants.get(i).map_or(&[][..], |n| &n.fields[..]);
-                            let calls = self.struct_calls(s, fields, "", &mut statics);
-                            let bound: Vec<String> = calls
-                                .iter()
-                                .map(|c| {
-                                    format!(
-                                        "{}: {}",
-                                        c.target.trim_start_matches('&'),
-                                        binding(&c.target)
-                                    )
-                                })
-                                .collect();
-                            let calls = calls
-                                .into_iter()
-                                .map(|c| CallView {
-                                    target: binding(&c.target),
-                                    ..c
-                                })
-                                .collect::<Vec<_>>();
-                            (!calls.is_empty()).then(|| ArmView {
-                                pattern: format!("Self::{name} {{ {}, .. }}", bound.join(", ")),
-                                calls,
-                            })
-                        }
-                        _ => None,
-                    };
-                    match arm {
+                for i in 0..e.variants.len() {
+                    match self.arm(e, i, names, &mut statics) {
                         Some(arm) => view.arms.push(arm),
                         None => view.rest = true,
                     }
@@ -370,6 +330,58 @@ impl<'a> Checks<'a> {
         }
         view.statics = statics.list;
         Some(view)
+    }
+
+    /// The match arm checking the variant `i` of `e`; `None` when it has nothing to check.
+    fn arm(
+        &self,
+        e: &Enum,
+        i: usize,
+        names: &MemberNames<'_>,
+        statics: &mut Statics,
+    ) -> Option<ArmView> {
+        let variant = &e.variants[i];
+        let name = names.variants.get(i).map_or("", |n| n.name.as_str());
+        match &variant.payload {
+            Payload::Newtype(t) if self.needs(t, &variant.validation) => {
+                let rules = self.rules_for(t, &variant.validation, statics);
+                // Externally tagged: the payload is inside the member named by the tag.
+                let key = match (&e.tagging, &variant.wire) {
+                    (Tagging::External, Some(wire)) => string_literal(wire),
+                    _ => String::new(),
+                };
+                Some(ArmView {
+                    pattern: format!("Self::{name}(v)"),
+                    calls: vec![call("v".to_owned(), key, rules)],
+                })
+            }
+            Payload::Struct(s) => {
+                let fields = names.variants.get(i).map_or(&[][..], |n| &n.fields[..]);
+                let calls = self.struct_calls(s, fields, "", statics);
+                let bound: Vec<String> = calls
+                    .iter()
+                    .map(|c| {
+                        format!(
+                            "{}: {}",
+                            c.target.trim_start_matches('&'),
+                            binding(&c.target)
+                        )
+                    })
+                    .collect();
+                let calls: Vec<CallView> = calls
+                    .into_iter()
+                    .map(|c| CallView {
+                        target: binding(&c.target),
+                        ..c
+                    })
+                    .collect();
+                (!calls.is_empty()).then(|| ArmView {
+                    pattern: format!("Self::{name} {{ {}, .. }}", bound.join(", ")),
+                    calls,
+                })
+            }
+            _ => None,
+        }
     }
 
     /// The calls checking the fields of `s`, named `names` (the struct's field names in
