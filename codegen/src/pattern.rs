@@ -1,27 +1,28 @@
 //! `pattern`s: ECMA-262 regular expressions, as JSON Schema defines them, translated to
-//! the syntax of `regex-lite` (the engine of the runtime's checks) where they mean the
-//! same, refused where they cannot.
+//! the syntax of the `regex` crate (the engine of the runtime's checks, built without its
+//! Unicode tables) where they mean the same, refused where they cannot.
 //!
 //! What changes in translation:
 //!
 //! | ECMA-262 | becomes | why |
 //! |---|---|---|
-//! | `.` | `[^\n\r\u{2028}\u{2029}]` | ECMA's dot stops at every line terminator, `regex-lite`'s at `\n` only |
-//! | `\s`, `\S` | the class of ECMA's white space and line terminators (Unicode spaces, `\u{feff}`) | `regex-lite`'s `\s` is ASCII |
+//! | `.` | `[^\n\r\u{2028}\u{2029}]` | ECMA's dot stops at every line terminator, `regex`'s at `\n` only |
+//! | `\d`, `\w` (and `\D`, `\W`), `\b`, `\B` | `[0-9]`, `[0-9A-Za-z_]`, `(?-u:\b)` | ASCII in ECMA; Unicode in `regex`, whose tables are not built |
+//! | `\s`, `\S` | the class of ECMA's white space and line terminators (Unicode spaces, `\u{feff}`) | |
 //! | `\uXXXX`, a surrogate pair `\uD83D\uDE00` | `\u{XXXX}`, the pair's code point | |
 //! | `\cX`, `\0` | the control character | |
 //! | `[\b]` | `\x{8}` (backspace) | |
-//! | an escaped punctuation mark (`\/`, `\-`), and `[`, `&`, `~` in a class | the character by its code | `regex-lite` refuses some escapes and reads `[`, `&&`, `~~` in classes as set operations |
+//! | an escaped punctuation mark (`\/`, `\-`), and `[`, `&`, `~` in a class | the character by its code | `regex` refuses some escapes and reads `[`, `&&`, `~~` in classes as set operations |
 //! | `{` that begins no `{n}`, `{n,}` or `{n,m}` | `\{` | ECMA reads it as a literal |
 //! | `(?<name>` | `(?P<name>` | |
-//! | `[^]` | `[\s\S]` in `regex-lite`'s terms: any character | |
+//! | `[^]` | `(?s:.)`: any character | |
 //!
-//! `\d`, `\w`, `\b` are ASCII in both. Outside the subset, and refused (the generator
+//! Outside the subset, and refused (the generator
 //! warns and generates no check): lookahead and lookbehind (`(?=`, `(?!`, `(?<=`,
 //! `(?<!`), backreferences (`\1`, `\k<name>`), Unicode property escapes (`\p{L}`), a
-//! lone surrogate, `\S` inside a class, and whatever `regex-lite` does not compile.
+//! lone surrogate, `\S` inside a class, and whatever `regex` does not compile.
 
-/// The pattern in `regex-lite`'s syntax, meaning what ECMA-262 reads in `pattern`.
+/// The pattern in `regex`'s syntax, meaning what ECMA-262 reads in `pattern`.
 ///
 /// # Errors
 ///
@@ -64,13 +65,17 @@ pub fn translate(pattern: &str) -> Result<String, String> {
             _ => out.push(c),
         }
     }
-    regex_lite::Regex::new(&out).map_err(|e| {
+    regex::Regex::new(&out).map_err(|e| {
         let text = e.to_string();
         let first = text.lines().last().unwrap_or(&text).trim().to_owned();
         format!("not compiled by the engine ({first})")
     })?;
     Ok(out)
 }
+
+/// ECMA's `\d` and `\w`, as class members.
+const DIGIT: &str = "0-9";
+const WORD: &str = "0-9A-Za-z_";
 
 /// ECMA's white space and line terminators, as class members.
 const SPACE: &str = r"\t\n\x{b}\x{c}\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}";
@@ -82,19 +87,25 @@ fn escape(chars: &[char], i: usize, in_class: bool, out: &mut String) -> Result<
     };
     let next = i + 1;
     match c {
-        'd' | 'D' | 'w' | 'W' | 't' | 'n' | 'r' | 'f' | 'v' => {
-            if c == 'v' {
-                out.push_str(r"\x{b}");
-            } else {
-                out.push('\\');
-                out.push(c);
-            }
-        }
-        'b' if in_class => out.push_str(r"\x{8}"),
-        'b' | 'B' => {
+        't' | 'n' | 'r' | 'f' => {
             out.push('\\');
             out.push(c);
         }
+        'v' => out.push_str(r"\x{b}"),
+        'd' | 'w' => {
+            let class = if c == 'd' { DIGIT } else { WORD };
+            if in_class {
+                out.push_str(class);
+            } else {
+                out.push_str(&format!("[{class}]"));
+            }
+        }
+        // A nested class: `regex` reads `[a[^0-9]]` as a union.
+        'D' => out.push_str(&format!("[^{DIGIT}]")),
+        'W' => out.push_str(&format!("[^{WORD}]")),
+        'b' if in_class => out.push_str(r"\x{8}"),
+        'b' => out.push_str(r"(?-u:\b)"),
+        'B' => out.push_str(r"(?-u:\B)"),
         's' if in_class => out.push_str(SPACE),
         's' => out.push_str(&format!("[{SPACE}]")),
         'S' if in_class => return Err("`\\S` inside a class".to_owned()),
@@ -215,7 +226,7 @@ mod tests {
 
     fn matches(pattern: &str, text: &str) -> bool {
         let translated = translate(pattern).unwrap();
-        regex_lite::Regex::new(&translated).unwrap().is_match(text)
+        regex::Regex::new(&translated).unwrap().is_match(text)
     }
 
     #[test]
@@ -238,6 +249,9 @@ mod tests {
         assert!(matches("^a{2}$", "aa"));
         assert!(matches("^(?<hex>[0-9a-f]+)$", "ff"));
         assert!(matches("^[^]$", "\n"));
+        assert!(matches(r"^\w+\b-[\d\W]+$", "ab_9-1-"));
+        assert!(!matches(r"^\w$", "\u{e9}"));
+        assert!(matches(r"^\D\W$", "a-"));
     }
 
     #[test]

@@ -201,13 +201,29 @@ pub(super) fn unique_serialized<T: Serialize + ?Sized>(
     }
 }
 
-/// `uniqueItems` over the items' canonical texts: the first two equal are named.
+/// `uniqueItems` over the items' canonical texts: the first two equal are named. A few
+/// items are compared with each other, more through a hash map.
 fn unique(texts: impl Iterator<Item = String>) -> Result<(), Violation> {
-    let mut seen = HashMap::new();
+    const FEW: usize = 16;
+    let equal = |first: usize, index: usize| {
+        let detail = format!("items {first} and {index} are equal, against uniqueItems");
+        Err(Violation::new("uniqueItems", detail))
+    };
+    let mut few: Vec<String> = Vec::new();
+    let mut many: HashMap<String, usize> = HashMap::new();
     for (index, text) in texts.enumerate() {
-        if let Some(first) = seen.insert(text, index) {
-            let detail = format!("items {first} and {index} are equal, against uniqueItems");
-            return Err(Violation::new("uniqueItems", detail));
+        if index < FEW {
+            if let Some(first) = few.iter().position(|t| *t == text) {
+                return equal(first, index);
+            }
+            few.push(text);
+            continue;
+        }
+        if index == FEW {
+            many.extend(few.drain(..).enumerate().map(|(i, t)| (t, i)));
+        }
+        if let Some(first) = many.insert(text, index) {
+            return equal(first, index);
         }
     }
     Ok(())
@@ -311,9 +327,20 @@ pub fn check_json(value: &Value, rules: &Rules<'_>) -> Result<(), Violation> {
     constant(value, rules)
 }
 
-/// The canonical JSON text of a serialisable value (see [`canonical`]).
+/// The canonical JSON text of a serialisable value (see [`canonical`]): its text as
+/// written when that can be written only one way (a string, an integer, a literal).
 fn canonical_of<T: Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_value(value).map_or_else(|e| e.to_string(), |v| canonical(&v))
+    match serde_json::to_string(value) {
+        Ok(text) if text.starts_with('"') || one_way(&text) => text,
+        _ => serde_json::to_value(value).map_or_else(|e| e.to_string(), |v| canonical(&v)),
+    }
+}
+
+/// Whether a JSON text that is not a string is an integer or a literal.
+fn one_way(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    matches!(text, "true" | "false" | "null")
+        || (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A JSON text equal for values JSON Schema calls equal: object members sorted, an

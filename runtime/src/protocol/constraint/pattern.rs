@@ -3,10 +3,10 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use regex_lite::Regex;
+use regex::Regex;
 
 /// A `pattern` keyword: the text the document writes (shown in messages) and the
-/// regular expression it was translated to (by the generator: ECMA-262 → `regex-lite`
+/// regular expression it was translated to (by the generator: ECMA-262 → `regex`
 /// syntax), compiled on first use and kept.
 ///
 /// A translation the engine does not compile (the generator compiles every one it emits,

@@ -373,3 +373,23 @@ fn json_values_are_checked_by_their_kind() {
         "minLength"
     );
 }
+
+#[test]
+fn uniqueness_past_a_few_items_names_the_first_pair() {
+    let rules = Rules {
+        unique_items: true,
+        ..Rules::NONE
+    };
+    let mut many: Vec<i64> = (0..40).collect();
+    assert!(many.validate(&rules).is_ok());
+    many.push(3);
+    assert_eq!(
+        fails(many, &rules),
+        "uniqueItems: items 3 and 40 are equal, against uniqueItems"
+    );
+    let mixed = vec![json!("1"), json!(1)];
+    assert!(
+        mixed.validate(&rules).is_ok(),
+        "a string and a number differ"
+    );
+}
