@@ -82,7 +82,8 @@ pub(crate) struct ImplView {
     pub(crate) calls: Vec<CallView>,
     pub(crate) arms: Vec<ArmView>,
     pub(crate) has_arms: bool,
-    /// Some variant has no arm: the match ends with `_ => {}`.
+    /// Some variant has no arm: each arm is an `if let` (a `match` with `_ => {}` would
+    /// be clippy's `single_match`), else one `match`.
     pub(crate) rest: bool,
 }
 
