@@ -1,6 +1,8 @@
 //! Generates the `add` module (types, client, server) from `add.json`, and the `items`
-//! module (the fan-out scenario's subscription) from `items.json`, into `OUT_DIR`: the
-//! bench serves and calls rpcsmith's generated code, as a user's crate would.
+//! module (the fan-out scenario's subscription) from `items.json`, and `validation.json`
+//! twice, with constraint checks (`transfer_checked`) and without
+//! (`transfer_unchecked`), into `OUT_DIR`: the bench serves and calls rpcsmith's
+//! generated code, as a user's crate would.
 
 fn main() {
     for document in ["add.json", "items.json"] {
@@ -8,6 +10,14 @@ fn main() {
             .client(true)
             .server(true)
             .compile(document)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    for (module, checks) in [("transfer_checked", true), ("transfer_unchecked", false)] {
+        rpcsmith_build::configure()
+            .client(false)
+            .module(module)
+            .validation(checks)
+            .compile("validation.json")
             .unwrap_or_else(|e| panic!("{e}"));
     }
 }

@@ -23,6 +23,7 @@ mod proc;
 mod profile;
 mod report;
 mod serve;
+mod validation;
 
 use serve::{Api, Impl, Transport};
 
@@ -90,6 +91,19 @@ enum Command {
     /// Run one implementation's in-process calls in a loop (for profilers).
     #[command(hide = true)]
     Profile(ProfileArgs),
+    /// Only the validation scenario: CPU per call of a generated server with constraint
+    /// checks over the same without them (`ratio validation_cpu_per_call`).
+    Validation(ValidationArgs),
+}
+
+#[derive(Debug, Args)]
+struct ValidationArgs {
+    /// Rounds, alternating the two servers.
+    #[arg(long, default_value_t = 7)]
+    rounds: usize,
+    /// Calls per server per round.
+    #[arg(long, default_value_t = 300_000)]
+    calls: u64,
 }
 
 #[derive(Debug, Args)]
@@ -185,6 +199,7 @@ fn start(cli: Cli) -> anyhow::Result<()> {
             profile::in_process(args.implementation, args.batch, args.calls)
         }
         Some(Command::CrossInstance(args)) => crossinstance::report(&settings(&args)),
+        Some(Command::Validation(args)) => validation::report(args.rounds, args.calls),
         None => run(&cli.run),
     }
 }
@@ -214,6 +229,8 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
     } else {
         generator::report(args.quick)?;
     }
+    let (rounds, calls) = if args.quick { (1, 2_000) } else { (7, 300_000) };
+    validation::report(rounds, calls)?;
     report::lines(&results);
     // Needs redis-server; says so and goes on without it.
     crossinstance::report(&settings)?;

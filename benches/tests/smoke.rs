@@ -16,6 +16,7 @@ const RATIOS: &[&str] = &[
     "subscription_items_per_s",
     "subscription_cpu_per_item",
     "metrics_on_cpu_per_call",
+    "validation_cpu_per_call",
 ];
 
 const SERVED: &[(&str, &[&str])] = &[

@@ -66,6 +66,18 @@ impl Builder {
         self
     }
 
+    /// Whether to generate constraint checks (default `true`): the schema keywords the
+    /// Rust types do not express (`minLength`/`maxLength`, `pattern`, the bounds,
+    /// `multipleOf`, `minItems`/`maxItems`, `uniqueItems`, `minProperties`/
+    /// `maxProperties`, `const`, the well-known `format`s; see the README's
+    /// "Validation"). The dispatcher answers `-32602` naming the param, the JSON path
+    /// and the keyword before the handler runs; a client built with
+    /// `validate_params(true)` refuses to send such params. `false` generates none of it.
+    pub fn validation(mut self, enabled: bool) -> Self {
+        self.settings.validation = enabled;
+        self
+    }
+
     /// The directory the module is written to (default: cargo's `OUT_DIR`).
     pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.out_dir = Some(dir.into());

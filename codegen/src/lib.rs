@@ -86,6 +86,7 @@ pub mod load;
 #[cfg(feature = "mock")]
 pub mod mock;
 pub mod openrpc;
+pub mod pattern;
 pub mod pointer;
 pub mod resolve;
 pub mod source;

@@ -117,6 +117,8 @@ pub(crate) struct Param {
     pub(crate) deprecated: bool,
     /// Summary and description.
     pub(crate) docs: Option<String>,
+    /// The validation keywords of its schema.
+    pub(crate) validation: crate::typespace::Validation,
 }
 
 /// One declared error.
@@ -327,6 +329,7 @@ fn method(
             required: p.required,
             deprecated: p.deprecated,
             docs: docs(p.summary.as_deref(), p.description.as_deref()),
+            validation: t.validation.clone(),
         })
         .collect();
     let sends = match m.param_structure {

@@ -23,6 +23,11 @@ pub struct Settings {
     /// Give every method of the handler traits (`<Doc>Server`, `<Doc>Listener`) a default
     /// body answering `-32601`, so that a server implements only what it serves.
     pub partial: bool,
+    /// Generate constraint checks (default `true`): the keywords of the schemas that
+    /// the Rust types do not express (`minLength`, `pattern`, `maximum`, …), checked
+    /// by the dispatcher before each handler runs, and by the client before sending
+    /// when it is built with `validate_params(true)`.
+    pub validation: bool,
     /// The module name (file stem of the output, `include_api!` name); by default the
     /// `<Doc>` of `<Doc>Client` (the document's title, or its file name) in snake case.
     pub module: Option<String>,
@@ -59,6 +64,7 @@ impl Default for Settings {
             client: true,
             server: true,
             partial: false,
+            validation: true,
             module: None,
             either_default: ParamsBy::Position,
             overrides: BTreeMap::new(),

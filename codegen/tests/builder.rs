@@ -424,7 +424,7 @@ fn a_missing_templates_directory_is_an_error() {
 fn an_unknown_template_name_is_a_warning_listing_the_known_ones() {
     let out = tempfile::tempdir().unwrap();
     let emitted = pets_with_templates(configure(), out.path(), "typo-templates").unwrap();
-    let known = "client.hbs, module.hbs, params.hbs, server.hbs, types.hbs, types/alias.hbs, types/enum.hbs, types/field.hbs, types/int_enum.hbs, types/newtype.hbs, types/struct.hbs";
+    let known = "client.hbs, module.hbs, params.hbs, server.hbs, types.hbs, types/alias.hbs, types/enum.hbs, types/field.hbs, types/int_enum.hbs, types/newtype.hbs, types/struct.hbs, types/validate.hbs";
     let warnings: Vec<String> = emitted.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
         warnings,
@@ -568,4 +568,38 @@ fn an_x_idempotent_that_is_not_a_boolean_is_ignored_with_a_warning() {
         !generated.contains("IDEMPOTENT"),
         "no list without a method"
     );
+}
+
+#[test]
+fn a_pattern_outside_the_subset_is_a_warning_and_no_check() {
+    let out = tempfile::tempdir().unwrap();
+    let emitted = configure()
+        .out_dir(out.path())
+        .emit(fixture("patterns.json"))
+        .expect("a pattern outside the subset does not stop generation");
+    assert_eq!(
+        cargo_warnings(&emitted),
+        [
+            "cargo:warning=warning: tests/fixtures/builder/patterns.json:11:41: at /methods/0/params/0/schema/pattern: pattern \"^(?!0x)[a-z]+$\" is outside the supported ECMA-262 subset (a lookahead `(?=…)`/`(?!…)`): not checked",
+            "cargo:warning=warning: tests/fixtures/builder/patterns.json:15:41: at /methods/0/params/1/schema/pattern: pattern \"^(a)\\\\1$\" is outside the supported ECMA-262 subset (a backreference `\\1`): not checked",
+        ]
+    );
+    let source = std::fs::read_to_string(&emitted.file).unwrap();
+    // The other keywords of the place are still checked; the refused patterns are not.
+    assert!(source.contains(".max_length(4)"), "{source}");
+    assert!(!source.contains("Pattern::new"), "{source}");
+    assert!(!source.contains("param(&self.code"), "{source}");
+}
+
+#[test]
+fn validation_false_generates_no_check() {
+    let out = tempfile::tempdir().unwrap();
+    let emitted = configure()
+        .out_dir(out.path())
+        .validation(false)
+        .emit(fixture("patterns.json"))
+        .unwrap();
+    let source = std::fs::read_to_string(&emitted.file).unwrap();
+    assert!(!source.contains("Validate"), "{source}");
+    assert!(!source.contains("check_params"), "{source}");
 }

@@ -36,10 +36,13 @@ pub mod __private {
     pub use crate::client::{
         Batch, Client, DeclaredError, Error, Handle, Replies, Subscription, SubscriptionError,
     };
+    pub use crate::protocol::constraint::{
+        Format, Pattern, Rules, Validate, Violation, member, param, whole,
+    };
     pub use crate::protocol::mismatch::untagged;
     pub use crate::protocol::{ErrorObject, Feed};
     pub use crate::server::failure::answer;
-    pub use crate::server::params::{Structure, decode};
+    pub use crate::server::params::{Structure, check, decode};
     pub use crate::server::{
         Context, Dispatch, Failure, Items, Reply, encode, subscribe, unsubscribe, unsubscribe_or,
     };

@@ -35,6 +35,11 @@ const OURS: &[(&str, &str, Configure)] = &[
     ("eth_newheads", "../../schemas/eth-newheads.json", |b| b),
     // A pull-only stream (`x-subscription` with `pull: true`).
     ("ticks", "documents/ticks.json", |b| b),
+    // Constraint checks, generated (the default) and not.
+    ("constraints", "documents/constraints.json", |b| b),
+    ("constraints_unchecked", "documents/constraints.json", |b| {
+        b.validation(false)
+    }),
 ];
 
 /// Corpus documents: module name, path in the corpus, include directory (relative to the

@@ -75,6 +75,8 @@ pub(crate) struct Shape {
     pub(crate) bounds: BTreeMap<&'static str, f64>,
     /// `pattern`, `format`, `multipleOf`, as text.
     pub(crate) texts: BTreeMap<&'static str, String>,
+    /// `uniqueItems: true` (the mock's checks; the diff does not compare it).
+    pub(crate) unique_items: bool,
     /// Where each keyword read is (the first one, when merged from `allOf`).
     pub(crate) keywords: BTreeMap<&'static str, Location>,
 }
@@ -132,6 +134,7 @@ fn empty(at: Location) -> Shape {
         tuple: None,
         bounds: BTreeMap::new(),
         texts: BTreeMap::new(),
+        unique_items: false,
         keywords: BTreeMap::new(),
     }
 }
@@ -223,6 +226,7 @@ fn read_own(at: &Location, object: &Map<String, Value>) -> Shape {
         }
     }
     read_object_keywords(at, object, &mut shape);
+    shape.unique_items = object.get("uniqueItems") == Some(&Value::Bool(true));
     for keyword in LOWER_BOUNDS.into_iter().chain(UPPER_BOUNDS) {
         if let Some(bound) = object.get(keyword).and_then(Value::as_f64) {
             shape.bounds.insert(keyword, bound);
@@ -304,6 +308,7 @@ fn merge(shape: &mut Shape, member: Shape) {
     for (keyword, text) in member.texts {
         shape.texts.entry(keyword).or_insert(text);
     }
+    shape.unique_items |= member.unique_items;
     for (keyword, at) in member.keywords {
         shape.keywords.entry(keyword).or_insert(at);
     }

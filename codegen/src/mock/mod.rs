@@ -1,7 +1,8 @@
 //! A mock of a document's server: every method answered without an implementation.
 //!
 //! [`Mock::answer`] checks the params against the method (shape, names, required ones,
-//! each param's JSON type and `enum`), then answers, in this order:
+//! then each param's value against its whole schema, with the constraint checks the
+//! generated servers run: see [`check`]), then answers, in this order:
 //!
 //! 1. the method's declared error, when one was asked for with [`Mock::fail`];
 //! 2. the result of the first example pairing whose params equal the call's (by name,
@@ -11,18 +12,16 @@
 //!    same seed and method, whatever the params and the order of calls.
 //!
 //! With the `mock-server` feature, [`Dispatcher`] serves a [`Mock`] on the runtime's
-//! transports; the `rpcsmith mock` command serves one over HTTP, WebSocket and stdio. Only
-//! the top of each param is checked here; constraint validation of whole values is the
-//! generated server's job.
+//! transports; the `rpcsmith mock` command serves one over HTTP, WebSocket and stdio.
 
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::diff::shape::{self, Shape};
 use crate::document::{Document, ResolvedMethod};
 use crate::openrpc::ParamStructure;
 
+mod check;
 #[cfg(feature = "mock-server")]
 mod dispatch;
 mod pattern;
@@ -72,6 +71,7 @@ pub struct Mock {
     seed: u64,
     failing: HashMap<String, i64>,
     warnings: Vec<String>,
+    patterns: check::Patterns,
 }
 
 impl Mock {
@@ -82,6 +82,7 @@ impl Mock {
             seed,
             failing: HashMap::new(),
             warnings: Vec::new(),
+            patterns: check::Patterns::default(),
         }
     }
 
@@ -133,7 +134,10 @@ impl Mock {
         };
         let named = match self.check_params(&m, params) {
             Ok(named) => named,
-            Err(message) => return error(-32602, format!("invalid params: {message}")),
+            Err(Refusal::Shape(message)) => {
+                return error(-32602, format!("invalid params: {message}"));
+            }
+            Err(Refusal::Value(violation)) => return refusal(&violation),
         };
         if let Some(code) = self.failing.get(method) {
             let declared = m.errors.iter().find(|e| e.error.code == *code);
@@ -216,21 +220,24 @@ impl Mock {
         &mut self,
         m: &ResolvedMethod,
         params: Option<&Value>,
-    ) -> Result<Map<String, Value>, String> {
+    ) -> Result<Map<String, Value>, Refusal> {
         let mut named = Map::new();
         match params {
             None | Some(Value::Null) => {}
             Some(Value::Array(values)) => {
                 if m.param_structure == ParamStructure::ByName {
-                    return Err(format!("`{}` takes its params by name (an object)", m.name));
+                    return Err(Refusal::Shape(format!(
+                        "`{}` takes its params by name (an object)",
+                        m.name
+                    )));
                 }
                 if values.len() > m.params.len() {
-                    return Err(format!(
+                    return Err(Refusal::Shape(format!(
                         "`{}` takes at most {} params, {} given",
                         m.name,
                         m.params.len(),
                         values.len()
-                    ));
+                    )));
                 }
                 for (param, value) in m.params.iter().zip(values) {
                     named.insert(param.name.clone(), value.clone());
@@ -238,61 +245,89 @@ impl Mock {
             }
             Some(Value::Object(members)) => {
                 if m.param_structure == ParamStructure::ByPosition {
-                    return Err(format!(
+                    return Err(Refusal::Shape(format!(
                         "`{}` takes its params by position (an array)",
                         m.name
-                    ));
+                    )));
                 }
                 if let Some(unknown) = members
                     .keys()
                     .find(|k| !m.params.iter().any(|p| &p.name == *k))
                 {
-                    return Err(format!("unknown param `{unknown}`"));
+                    return Err(Refusal::Shape(format!("unknown param `{unknown}`")));
                 }
                 named = members.clone();
             }
             Some(other) => {
-                return Err(format!("params must be an array or an object, not {other}"));
+                return Err(Refusal::Shape(format!(
+                    "params must be an array or an object, not {other}"
+                )));
             }
         }
         for param in &m.params {
             match named.get(&param.name) {
                 None | Some(Value::Null) if param.required && !named.contains_key(&param.name) => {
-                    return Err(format!("missing required param `{}`", param.name));
+                    let message = format!("missing required param `{}`", param.name);
+                    return Err(Refusal::Shape(message));
                 }
-                Some(value) => self.check_top(&param.name, &param.schema, value)?,
+                Some(value) => {
+                    let mut checker = check::Checker {
+                        resolver: &mut self.document.resolver,
+                        patterns: &mut self.patterns,
+                    };
+                    let name = param.name.clone();
+                    checker
+                        .check(&param.schema, value, 0)
+                        .map_err(|v| Refusal::Value(v.param(name)))?;
+                }
                 None => {}
             }
         }
         Ok(named)
     }
 
-    /// The param's JSON type and `enum`, at its top.
-    fn check_top(
+    /// Whether `value` satisfies the schema at `at` (as params are checked).
+    ///
+    /// # Errors
+    ///
+    /// The first violation found, with the JSON pointer of the value at fault.
+    pub fn check_value(
         &mut self,
-        name: &str,
-        schema: &crate::Location,
+        at: &crate::Location,
         value: &Value,
-    ) -> Result<(), String> {
-        let shape = Shape::read(&mut self.document.resolver, schema);
-        if let Some(types) = &shape.types
-            && shape.alternatives.is_none()
-            && !shape::covers(types, shape::json_type(value))
-        {
-            let expected: Vec<&str> = types.iter().map(String::as_str).collect();
-            return Err(format!(
-                "param `{name}`: expected {}, found {value}",
-                expected.join(" or ")
-            ));
-        }
-        if let Some(values) = &shape.values
-            && !values.contains(value)
-        {
-            return Err(format!(
-                "param `{name}`: {value} is not one of the allowed values"
-            ));
-        }
-        Ok(())
+    ) -> Result<(), rpcsmith::protocol::Violation> {
+        let mut checker = check::Checker {
+            resolver: &mut self.document.resolver,
+            patterns: &mut self.patterns,
+        };
+        checker.check(at, value, 0)
+    }
+}
+
+/// Why params are refused.
+enum Refusal {
+    /// Their shape: not an array or object as the method takes, unknown or missing.
+    Shape(String),
+    /// A param's value breaks its schema.
+    Value(rpcsmith::protocol::Violation),
+}
+
+/// The `-32602` of a param's value that breaks its schema: ``invalid params: param
+/// `to` at /id: …``, with `data` naming the param, the path and the keyword.
+fn refusal(violation: &rpcsmith::protocol::Violation) -> Answer {
+    let at = match violation.pointer() {
+        p if p.is_empty() => String::new(),
+        p => format!(" at {p}"),
+    };
+    let name = violation.param_name().unwrap_or("?");
+    let data = violation
+        .to_error_object()
+        .data
+        .and_then(|raw| serde_json::from_str(raw.get()).ok());
+    Answer::Error {
+        code: -32602,
+        message: format!("invalid params: param `{name}`{at}: {}", violation.detail()),
+        data,
     }
 }
 

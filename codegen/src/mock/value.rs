@@ -2,8 +2,9 @@
 //!
 //! The schema is read as the diff reads it ([`Shape`]: `$ref`s followed, `allOf` merged).
 //! `const` and `enum` give one of their values; alternatives (`oneOf`/`anyOf`) one of
-//! them; objects every required member (and the optional ones near the top); arrays
-//! `minItems` items (at least one near the top); strings honour `pattern` (see
+//! them; objects every required member (and the optional ones near the top, as many as
+//! `maxProperties` allows); arrays `minItems` items (at least one near the top; distinct
+//! under `uniqueItems`); strings honour `pattern` (see
 //! [`super::pattern`]), well-known `format`s and the length bounds; numbers the bounds
 //! and `multipleOf`. Deep inside recursive schemas only what is required is generated.
 
@@ -96,11 +97,20 @@ impl Generator<'_> {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        // Optional members stop at `maxProperties` (required ones are all there).
+        let mut room = shape
+            .count("maxProperties")
+            .unwrap_or(usize::MAX)
+            .saturating_sub(shape.required.len());
         for (name, at) in members {
-            if shape.required.contains(&name) || depth < RICH_DEPTH {
-                let value = self.value(&at, depth + 1);
-                object.insert(name, value);
+            let required = shape.required.contains(&name);
+            if !required && depth < RICH_DEPTH && room > 0 {
+                room -= 1;
+            } else if !required {
+                continue;
             }
+            let value = self.value(&at, depth + 1);
+            object.insert(name, value);
         }
         // Required members the schema does not describe: present, with any value.
         for name in &shape.required {
@@ -124,7 +134,19 @@ impl Generator<'_> {
             return Value::Array(vec![Value::Null; wanted.min(max)]);
         };
         let count = wanted.min(max);
-        Value::Array((0..count).map(|_| self.value(&items, depth + 1)).collect())
+        // Under `uniqueItems`, a value already there is drawn again (a few times at most:
+        // a schema with fewer values than `minItems` has no valid array anyway).
+        let mut out: Vec<Value> = Vec::with_capacity(count);
+        for _ in 0..count.saturating_mul(4).saturating_add(8) {
+            if out.len() >= count {
+                break;
+            }
+            let value = self.value(&items, depth + 1);
+            if !shape.unique_items || !out.contains(&value) {
+                out.push(value);
+            }
+        }
+        Value::Array(out)
     }
 
     fn string(&mut self, shape: &Shape) -> String {

@@ -6,6 +6,7 @@
 //! follows, so the package holds the templates it embeds. Strict mode is on (a template naming a missing field fails), HTML
 //! escaping is off (it would mangle `<`, `>` and `&` in Rust).
 
+mod checks;
 mod rust;
 mod services;
 mod view;
@@ -36,6 +37,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/types/field.hbs"),
     ),
     ("types/enum", include_str!("../../templates/types/enum.hbs")),
+    (
+        "types/validate",
+        include_str!("../../templates/types/validate.hbs"),
+    ),
     (
         "types/int_enum",
         include_str!("../../templates/types/int_enum.hbs"),
@@ -186,17 +191,16 @@ impl Renderer {
             settings,
             document,
         } = *parts;
-        let views = services::services_views(
-            services,
-            space.defs(),
-            settings.client,
-            settings.server,
-            settings.partial,
-            document,
-        );
+        let checks = settings.validation.then(|| {
+            let params = services.methods.iter().flat_map(|m| &m.params);
+            checks::Checks::new(space.defs(), params.map(|p| (&p.ty, &p.validation)))
+        });
+        let views =
+            services::services_views(services, space.defs(), settings, checks.as_ref(), document);
         let mut rendered = Vec::new();
         let mut add = |name: &'static str, text: String| rendered.push((name, text));
-        add("types", self.render("types", &view::types_file(space))?);
+        let types = view::types_file(space, checks.as_ref());
+        add("types", self.render("types", &types)?);
         if settings.client || settings.server {
             add("params", self.render("params", &views.shared)?);
         }

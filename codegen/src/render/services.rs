@@ -2,12 +2,13 @@
 
 use serde::Serialize;
 
+use super::checks::{Checks, ImplView};
 use super::rust::{Spelling, doc_attrs, string_literal, ty_expr};
 use crate::direction::Direction;
 use crate::openrpc::ParamStructure;
 use crate::service::{DeclaredError, Method, Param, Part, Services};
-use crate::settings::ParamsBy;
-use crate::typespace::{Ty, TypeDef};
+use crate::settings::{ParamsBy, Settings};
+use crate::typespace::{Ty, TypeDef, Validation};
 
 /// The client and server of one document, for one direction of its methods (or, for
 /// what both directions share, all of them).
@@ -76,6 +77,10 @@ pub(crate) struct MethodView {
     pub(crate) has_params: bool,
     /// `<Method>Params`.
     pub(crate) params_name: String,
+    /// The params struct's `Validate` impl: the dispatcher checks the params before the
+    /// handler runs, the client before sending when asked to.
+    pub(crate) check: Option<ImplView>,
+    pub(crate) has_check: bool,
     /// Serialize the params struct by name (else by position).
     pub(crate) by_name: bool,
     /// The number of params that are always sent by position.
@@ -191,11 +196,11 @@ pub(crate) struct ErrorView {
 pub(crate) fn services_views(
     services: &Services,
     defs: &[TypeDef],
-    client: bool,
-    server: bool,
-    partial: bool,
+    settings: &Settings,
+    checks: Option<&Checks<'_>>,
     document: &str,
 ) -> Views {
+    let (client, server, partial) = (settings.client, settings.server, settings.partial);
     let title = literal_text(&services.title);
     let view = |direction: Option<Direction>| {
         let methods: Vec<MethodView> = services
@@ -204,7 +209,7 @@ pub(crate) fn services_views(
             .filter(|m| direction.is_none_or(|d| m.direction == d))
             // The runtime consumes the notifications carrying a subscription's items.
             .filter(|m| direction.is_none() || m.part != Part::Items)
-            .map(|m| method(m, services, defs))
+            .map(|m| method(m, services, defs, checks))
             .collect();
         let role = Role::of(&services.name, direction);
         let idempotent = services
@@ -276,7 +281,12 @@ fn literal_text(text: &str) -> String {
     literal[1..literal.len() - 1].to_owned()
 }
 
-fn method(m: &Method, services: &Services, defs: &[TypeDef]) -> MethodView {
+fn method(
+    m: &Method,
+    services: &Services,
+    defs: &[TypeDef],
+    checks: Option<&Checks<'_>>,
+) -> MethodView {
     let shown = literal_text(&m.wire);
     let mut text = m.docs.clone().unwrap_or_default();
     if !text.is_empty() {
@@ -303,6 +313,7 @@ fn method(m: &Method, services: &Services, defs: &[TypeDef]) -> MethodView {
             count: p.index + 1,
         })
         .collect();
+    let check = checks.and_then(|c| params_checks(c, m));
     let errors: Vec<ErrorView> = m.errors.iter().map(|e| error(e, defs)).collect();
     let has_errors = !errors.is_empty() && m.result.is_some();
     let error_name = format!("{}Error", m.base);
@@ -320,6 +331,8 @@ fn method(m: &Method, services: &Services, defs: &[TypeDef]) -> MethodView {
         docs: doc_attrs(&text),
         deprecated: m.deprecated,
         has_params: !params.is_empty(),
+        has_check: check.is_some(),
+        check,
         lengths,
         params,
         params_name: format!("{}Params", m.base),
@@ -397,6 +410,28 @@ fn unsubscribe(m: &Method, services: &Services) -> Option<UnsubscribeView> {
         unknown_code: unknown.map_or(0, |e| e.code),
         unknown_message: unknown.map_or_else(String::new, |e| string_literal(&e.message)),
     })
+}
+
+/// The checks of the params of `m`, as the body of its params struct's impl.
+fn params_checks(checks: &Checks<'_>, m: &Method) -> Option<ImplView> {
+    let types: Vec<Ty> = m
+        .params
+        .iter()
+        .map(|p| {
+            if p.required {
+                p.ty.clone()
+            } else {
+                p.ty.clone().optional()
+            }
+        })
+        .collect();
+    let list: Vec<(&str, &str, &Ty, &Validation)> = m
+        .params
+        .iter()
+        .zip(&types)
+        .map(|(p, ty)| (p.rust.as_str(), p.wire.as_str(), ty, &p.validation))
+        .collect();
+    checks.params_impl(&list)
 }
 
 fn param(p: &Param, index: usize, fixed_len: usize, defs: &[TypeDef]) -> ParamView {

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::checks::{Checks, ImplView, MemberNames, VariantNames};
 use super::rust::{
     Spelling, Traits, derives, doc_attrs, eq_types, string_literal, ty_expr, type_docs,
 };
@@ -93,6 +94,8 @@ pub(crate) struct Item {
     /// For an untagged enum, whose `Deserialize` is written out (to say why the nearest
     /// variant failed): its decoding name, as a string literal.
     pub(crate) untagged: Option<String>,
+    /// Its `Validate` impl, when something checks it (see `checks`).
+    pub(crate) validate: Option<ImplView>,
 }
 
 /// One field of a struct or struct variant.
@@ -127,16 +130,21 @@ pub(crate) struct IntVariant {
     pub(crate) value: String,
 }
 
-/// The view of every type of a type space.
-pub(crate) fn types_file(space: &TypeSpace) -> TypesFile {
+/// The view of every type of a type space, with the `Validate` impls `checks` asks for.
+pub(crate) fn types_file(space: &TypeSpace, checks: Option<&Checks<'_>>) -> TypesFile {
     let defs = space.defs();
     let eq = eq_types(defs);
     let spelling = Spelling::in_types(defs);
     let mut items: Vec<Item> = defs
         .iter()
         .zip(&eq)
-        .filter(|(def, _)| def.replaced_by.is_none())
-        .map(|(def, &eq)| item(def, eq, spelling))
+        .enumerate()
+        .filter(|(_, (def, _))| def.replaced_by.is_none())
+        .map(|(index, (def, &eq))| {
+            let mut item = item(def, eq, spelling);
+            item.validate = checks.and_then(|c| validate_impl(c, index, &item));
+            item
+        })
         .collect();
     items.sort_by(|a, b| a.name.cmp(&b.name));
     TypesFile {
@@ -144,6 +152,24 @@ pub(crate) fn types_file(space: &TypeSpace) -> TypesFile {
         present: uses_helper(&items, PRESENT),
         items,
     }
+}
+
+/// The `Validate` impl of the def `index`, its members named as `item` names them.
+fn validate_impl(checks: &Checks<'_>, index: usize, item: &Item) -> Option<ImplView> {
+    let fields: Vec<String> = item.fields.iter().map(|f| f.name.clone()).collect();
+    let variants: Vec<VariantNames> = item
+        .variants
+        .iter()
+        .map(|v| VariantNames {
+            name: v.name.clone(),
+            fields: v.fields.iter().map(|f| f.name.clone()).collect(),
+        })
+        .collect();
+    let names = MemberNames {
+        fields: &fields,
+        variants: &variants,
+    };
+    checks.impl_of(index, &names)
 }
 
 /// Whether a field of `items` decodes with the helper `name`.

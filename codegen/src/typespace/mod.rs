@@ -238,6 +238,8 @@ struct Converter<'r> {
     deferred: Vec<(Location, TypeId)>,
     /// The choices the document leaves open.
     shape: Shape,
+    /// The `pattern`s outside the supported subset, warned about once each.
+    refused_patterns: std::collections::HashSet<Location>,
 }
 
 impl<'r> Converter<'r> {
@@ -256,6 +258,7 @@ impl<'r> Converter<'r> {
             depth: 0,
             deferred: Vec::new(),
             shape: Shape::default(),
+            refused_patterns: Default::default(),
         }
     }
 

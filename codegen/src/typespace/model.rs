@@ -76,7 +76,8 @@ impl Ty {
     }
 }
 
-/// The validation keywords that apply where a type is used; kept, not enforced yet.
+/// The validation keywords that apply where a type is used: checked by generated code
+/// (see `render/checks.rs`) unless generation was told not to.
 ///
 /// Every place a type is used has one: a named type (the keywords of its own schema), a
 /// struct field, a param, a method result, an enum variant's payload. An array's items,
@@ -116,6 +117,8 @@ pub struct Validation {
     pub min_properties: Option<u64>,
     /// `maxProperties`
     pub max_properties: Option<u64>,
+    /// `const`
+    pub constant: Option<Value>,
     /// The keywords of an array's items (`items` as one schema).
     pub items: Option<Box<Validation>>,
     /// The keywords of a tuple's elements, by position (`items` as a list, or
@@ -155,6 +158,7 @@ impl Validation {
             unique_items: schema.get("uniqueItems") == Some(&Value::Bool(true)),
             min_properties: u("minProperties"),
             max_properties: u("maxProperties"),
+            constant: schema.get("const").cloned(),
             items: None,
             prefix_items: Vec::new(),
             values: None,
@@ -187,6 +191,7 @@ impl Validation {
         self.unique_items |= other.unique_items;
         fill(&mut self.min_properties, other.min_properties);
         fill(&mut self.max_properties, other.max_properties);
+        fill(&mut self.constant, other.constant);
         fill(&mut self.items, other.items);
         if self.prefix_items.is_empty() {
             self.prefix_items = other.prefix_items;

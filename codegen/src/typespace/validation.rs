@@ -38,8 +38,15 @@ impl Converter<'_> {
             let Some(schema) = self.resolver.get(&part).filter(|s| s.is_object()) else {
                 continue;
             };
-            found.fill_from(Validation::of(schema));
+            let mut own = Validation::of(schema);
             let has_ref = schema.get("$ref").is_some_and(Value::is_string);
+            if let Some(pattern) = own.pattern.take() {
+                match crate::pattern::translate(&pattern) {
+                    Ok(_) => own.pattern = Some(pattern),
+                    Err(why) => self.refuse_pattern(&part.key("pattern"), pattern, &why),
+                }
+            }
+            found.fill_from(own);
             let all_of = self.resolver.array_len(&part.key("allOf"));
             if depth < MAX_NESTING {
                 let inside = self.inside(&part, depth);
@@ -54,6 +61,16 @@ impl Converter<'_> {
             parts.extend((0..all_of).map(|i| part.key("allOf").index(i)));
         }
         found
+    }
+
+    /// Warns, once, of a `pattern` outside the supported subset: no check is generated.
+    fn refuse_pattern(&mut self, at: &Location, pattern: String, why: &str) {
+        if self.refused_patterns.insert(at.clone()) {
+            let message = format!(
+                "pattern {pattern:?} is outside the supported ECMA-262 subset ({why}): not checked"
+            );
+            self.warn(at, message);
+        }
     }
 
     /// The keywords of the items, elements or values of the schema at `at`.

@@ -2,7 +2,7 @@
 
 use super::transport_error::TransportError;
 use crate::metrics::ClientOutcome;
-use crate::protocol::{ErrorObject, Mismatch};
+use crate::protocol::{ErrorObject, Mismatch, Violation};
 use std::convert::Infallible;
 use std::fmt;
 
@@ -68,6 +68,11 @@ pub enum Error<E = Infallible> {
     /// The params could not be serialised, or did not serialise to an array or an
     /// object as JSON-RPC requires. Nothing was sent.
     Encode(serde_json::Error),
+    /// The params break a constraint of the method's schema (`minLength`, `pattern`,
+    /// `maximum`, …): checked before sending by a client built with
+    /// [`validate_params`](super::Builder::validate_params). Nothing was sent. Reads as
+    /// the server's `-32602` would: ``invalid param `amount`: 5 is less than the minimum 10``.
+    Invalid(Violation),
     /// The result did not fit the expected type. The [`Mismatch`] says where (a JSON
     /// pointer into the result) and why, in JSON terms; the error reads
     /// ``could not decode result at /items/3/id: expected an integer, found a string
@@ -99,6 +104,7 @@ impl Error<Infallible> {
             Error::Undeclared(error) => Error::Undeclared(error),
             Error::Transport(error) => Error::Transport(error),
             Error::Encode(error) => Error::Encode(error),
+            Error::Invalid(violation) => Error::Invalid(violation),
             Error::Decode(error) => Error::Decode(error),
             Error::InvalidResponse(reason) => Error::InvalidResponse(reason),
             Error::MissingResponse => Error::MissingResponse,
@@ -117,6 +123,7 @@ impl<E: fmt::Display> fmt::Display for Error<E> {
             }
             Error::Transport(error) => write!(f, "transport error: {error}"),
             Error::Encode(error) => write!(f, "could not encode params: {error}"),
+            Error::Invalid(violation) => write!(f, "{violation}"),
             Error::Decode(error) => write!(f, "could not decode result{}", error.after_subject()),
             Error::InvalidResponse(reason) => write!(f, "invalid response: {reason}"),
             Error::MissingResponse => f.write_str("the server sent no response for this call"),
@@ -135,6 +142,7 @@ where
             Error::Declared(error) => Some(error),
             Error::Transport(error) => Some(error),
             Error::Encode(error) => Some(error),
+            Error::Invalid(violation) => Some(violation),
             Error::Decode(error) => Some(error),
             _ => None,
         }

@@ -22,6 +22,7 @@
 //!
 //! `"params": null` is read as absent params, as many clients send it.
 
+pub mod constraint;
 mod error;
 mod escape;
 mod feed;
@@ -36,6 +37,7 @@ mod two_way;
 mod typed;
 mod write;
 
+pub use constraint::{Validate, Violation};
 pub use error::{ErrorObject, code};
 pub use feed::Feed;
 pub use id::{Id, IdKind};

@@ -26,6 +26,7 @@ use serde::de::{
 };
 use serde_json::value::RawValue;
 
+use crate::protocol::constraint::{Rules, Validate};
 use crate::protocol::{ErrorObject, mismatch};
 
 /// The params member that carries metadata about a call rather than an argument.
@@ -234,6 +235,21 @@ impl<'de> Deserialize<'de> for Key<'de> {
         }
         deserializer.deserialize_str(KeyVisitor)
     }
+}
+
+/// Checks decoded params against the constraints of their schemas (see
+/// [`crate::protocol::constraint`]), as generated dispatchers do before the handler
+/// runs.
+///
+/// # Errors
+///
+/// `-32602` naming the param, the JSON path inside it and the keyword
+/// (``invalid param `amount`: 5 is less than the minimum 10``), with `data`
+/// `{"param", "path", "keyword"}`.
+pub fn check<P: Validate>(params: &P) -> Result<(), ErrorObject> {
+    params
+        .validate(&Rules::NONE)
+        .map_err(|violation| violation.to_error_object())
 }
 
 /// Decodes the params of a call (`raw`, `None` when absent) of a method whose params are

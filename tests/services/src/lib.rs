@@ -62,6 +62,14 @@ rpcsmith::include_api!(
     /// `documents/ticks.json`: a pull-only stream.
     pub ticks
 );
+rpcsmith::include_api!(
+    /// `documents/constraints.json`: params whose schemas constrain them, checked.
+    pub constraints
+);
+rpcsmith::include_api!(
+    /// `documents/constraints.json` generated with `validation(false)`: no checks.
+    pub constraints_unchecked
+);
 
 macro_rules! corpus_modules {
     ($($(#[$doc:meta])* $name:ident),* $(,)?) => {

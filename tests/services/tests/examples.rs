@@ -35,7 +35,7 @@ mod petstore {
         ) -> Result<types::Pets, Failure<ListPetsError>> {
             let pets = self.0.lock().unwrap().clone();
             match limit {
-                Some(0) => Err(ListPetsError::PetsBusy.into()),
+                Some(100) => Err(ListPetsError::PetsBusy.into()),
                 Some(n) => Ok(pets.into_iter().take(n as usize).collect()),
                 None => Ok(pets),
             }
@@ -77,8 +77,13 @@ mod petstore {
         assert_eq!(client.list_pets(None).await.unwrap().len(), 2);
         assert_eq!(client.list_pets(Some(1)).await.unwrap().len(), 1);
         assert!(matches!(
-            client.list_pets(Some(0)).await,
+            client.list_pets(Some(100)).await,
             Err(Error::Declared(ListPetsError::PetsBusy))
+        ));
+        // The document's `minimum: 1`, checked before the handler runs.
+        assert!(matches!(
+            client.list_pets(Some(0)).await,
+            Err(Error::Undeclared(e)) if e.message == "invalid param `limit`: 0 is less than the minimum 1"
         ));
         let rex = client.get_pet(1).await.unwrap();
         assert_eq!(

@@ -65,6 +65,17 @@ mod generated {
             seq.end()
         }
     }
+    impl ::rpcsmith::__private::Validate for ListPetsParams {
+        fn validate(
+            &self,
+            _: &::rpcsmith::__private::Rules<'_>,
+        ) -> ::std::result::Result<(), ::rpcsmith::__private::Violation> {
+            static R0: ::rpcsmith::__private::Rules<'static> = ::rpcsmith::__private::Rules::NONE
+                .minimum(1.0);
+            ::rpcsmith::__private::param(&self.limit, "limit", &R0)?;
+            ::std::result::Result::Ok(())
+        }
+    }
     /// The result of `list_pets`.
     pub type ListPetsResult = types::Pets;
     /// The errors `list_pets` declares.
@@ -193,12 +204,14 @@ mod generated {
             &self,
             limit: Option<u64>,
         ) -> Result<ListPetsResult, ::rpcsmith::__private::Error<ListPetsError>> {
+            let params = ListPetsParams { limit };
+            self.inner.check_params::<_, ListPetsError>(&params)?;
             self.inner
                 .request_declared::<
                     ListPetsResult,
                     ListPetsError,
                     _,
-                >("list_pets", &ListPetsParams { limit })
+                >("list_pets", &params)
                 .await
         }
         /// Create a pet
@@ -470,6 +483,9 @@ mod generated {
                         Ok(params) => params,
                         Err(error) => return ::rpcsmith::__private::Reply::err(error),
                     };
+                    if let Err(error) = ::rpcsmith::__private::check(&params) {
+                        return ::rpcsmith::__private::Reply::err(error);
+                    }
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::__private::Reply::future(async move {
                         ::rpcsmith::__private::answer(

@@ -103,6 +103,17 @@ mod generated {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub tags: Option<Vec<String>>,
     }
+    impl ::rpcsmith::__private::Validate for AddPetParams {
+        fn validate(
+            &self,
+            _: &::rpcsmith::__private::Rules<'_>,
+        ) -> ::std::result::Result<(), ::rpcsmith::__private::Violation> {
+            static R0: ::rpcsmith::__private::Rules<'static> = ::rpcsmith::__private::Rules::NONE
+                .min_length(1);
+            ::rpcsmith::__private::param(&self.name, "name", &R0)?;
+            ::std::result::Result::Ok(())
+        }
+    }
     /// The result of `add_pet`.
     pub type AddPetResult = types::Pet;
     /// The params of `list_pets`.
@@ -265,12 +276,14 @@ mod generated {
             AddPetResult,
             ::rpcsmith::__private::Error<::std::convert::Infallible>,
         > {
+            let params = AddPetParams { name, kind, tags };
+            self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
             self.inner
                 .request_declared::<
                     AddPetResult,
                     ::std::convert::Infallible,
                     _,
-                >("add_pet", &AddPetParams { name, kind, tags })
+                >("add_pet", &params)
                 .await
         }
         /// Lists the pets, oldest first; `limit` caps how many.
@@ -581,6 +594,9 @@ mod generated {
                         Ok(params) => params,
                         Err(error) => return ::rpcsmith::__private::Reply::err(error),
                     };
+                    if let Err(error) = ::rpcsmith::__private::check(&params) {
+                        return ::rpcsmith::__private::Reply::err(error);
+                    }
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::__private::Reply::future(async move {
                         ::rpcsmith::__private::answer(

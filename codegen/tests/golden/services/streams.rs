@@ -222,6 +222,17 @@ mod generated {
             seq.end()
         }
     }
+    impl ::rpcsmith::__private::Validate for JobsStartParams {
+        fn validate(
+            &self,
+            _: &::rpcsmith::__private::Rules<'_>,
+        ) -> ::std::result::Result<(), ::rpcsmith::__private::Violation> {
+            static R0: ::rpcsmith::__private::Rules<'static> = ::rpcsmith::__private::Rules::NONE
+                .minimum(1.0);
+            ::rpcsmith::__private::param(&self.steps, "steps", &R0)?;
+            ::std::result::Result::Ok(())
+        }
+    }
     /// The result of `jobs_start`.
     pub type JobsStartResult = i64;
     /// How the items of `jobs_start` travel: always pulled (`rpc.stream.next`).
@@ -362,12 +373,14 @@ mod generated {
             ::rpcsmith::__private::Subscription<types::Progress>,
             ::rpcsmith::__private::Error<::std::convert::Infallible>,
         > {
+            let params = JobsStartParams { steps };
+            self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
             self.inner
                 .subscribe_declared::<
                     types::Progress,
                     ::std::convert::Infallible,
                     _,
-                >("jobs_start", &JobsStartParams { steps }, &JOBS_START_FEED)
+                >("jobs_start", &params, &JOBS_START_FEED)
                 .await
         }
         /// Calls `jobs_cancel`.
@@ -676,6 +689,9 @@ mod generated {
                         Ok(params) => params,
                         Err(error) => return ::rpcsmith::__private::Reply::err(error),
                     };
+                    if let Err(error) = ::rpcsmith::__private::check(&params) {
+                        return ::rpcsmith::__private::Reply::err(error);
+                    }
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::__private::subscribe(
                         cx.clone(),

@@ -67,6 +67,18 @@ mod generated {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub every: Option<u8>,
     }
+    impl ::rpcsmith::__private::Validate for SubscribeParams {
+        fn validate(
+            &self,
+            _: &::rpcsmith::__private::Rules<'_>,
+        ) -> ::std::result::Result<(), ::rpcsmith::__private::Violation> {
+            static R0: ::rpcsmith::__private::Rules<'static> = ::rpcsmith::__private::Rules::NONE
+                .minimum(1.0)
+                .maximum(60.0);
+            ::rpcsmith::__private::param(&self.every, "every", &R0)?;
+            ::std::result::Result::Ok(())
+        }
+    }
     /// The result of `subscribe`.
     pub type SubscribeResult = types::SubscriptionId;
     /// The errors `subscribe` declares.
@@ -267,12 +279,14 @@ mod generated {
             symbol: String,
             every: Option<u8>,
         ) -> Result<SubscribeResult, ::rpcsmith::__private::Error<SubscribeError>> {
+            let params = SubscribeParams { symbol, every };
+            self.inner.check_params::<_, SubscribeError>(&params)?;
             self.inner
                 .request_declared::<
                     SubscribeResult,
                     SubscribeError,
                     _,
-                >("subscribe", &SubscribeParams { symbol, every })
+                >("subscribe", &params)
                 .await
         }
         /// Calls `unsubscribe`.
@@ -462,6 +476,9 @@ mod generated {
                         Ok(params) => params,
                         Err(error) => return ::rpcsmith::__private::Reply::err(error),
                     };
+                    if let Err(error) = ::rpcsmith::__private::check(&params) {
+                        return ::rpcsmith::__private::Reply::err(error);
+                    }
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::__private::Reply::future(async move {
                         ::rpcsmith::__private::answer(

@@ -1,0 +1,113 @@
+//! `ratio validation_cpu_per_call`: the CPU per call of a generated server whose params
+//! are checked against their schemas' constraints, over the same server generated
+//! without the checks (`validation(false)`), in the same run. One call in process
+//! (`Server::handle` on the generated dispatcher, a current-thread runtime), a method
+//! with a few constrained params (`validation.json`: bounds and `multipleOf`, a
+//! `pattern`, a `maxLength`, an array's `maxItems`, `uniqueItems` and its items'
+//! lengths). Rounds alternate the two servers; the ratio is the median over rounds of
+//! the ratio within each.
+
+use std::hint::black_box;
+
+use anyhow::{Context as _, ensure};
+use rpcsmith::server::{Context, Failure, Metadata, Server};
+
+use crate::proc::cpu_time;
+
+rpcsmith::include_api!("transfer_checked");
+rpcsmith::include_api!("transfer_unchecked");
+
+/// The call: valid params, so both servers run the handler.
+const BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"transfer","params":{"amount":250,"to":"0x52908400098527886e0f7030069857d2e4169ee7","memo":"rent for march","tags":["home","monthly","fixed"]}}"#;
+
+/// Breaks `multipleOf`: refused by the checked server only (checked once, not timed).
+const REFUSED: &str = r#"{"jsonrpc":"2.0","id":1,"method":"transfer","params":{"amount":251,"to":"0x52908400098527886e0f7030069857d2e4169ee7"}}"#;
+
+/// A server of one generated module: the same handler for both.
+macro_rules! transfer_server {
+    ($server:ident, $module:ident :: $trait:ident) => {
+        struct $server;
+
+        impl $module::$trait for $server {
+            async fn transfer(
+                &self,
+                _cx: Context,
+                amount: u32,
+                _to: String,
+                _memo: Option<String>,
+                tags: Option<Vec<String>>,
+            ) -> Result<i64, Failure> {
+                Ok(i64::from(amount) + tags.map_or(0, |t| t.len() as i64))
+            }
+        }
+    };
+}
+
+transfer_server!(Checked, transfer_checked::TransferCheckedServer);
+transfer_server!(Unchecked, transfer_unchecked::TransferUncheckedServer);
+
+/// Runs the scenario: `rounds` rounds of `calls` calls on each server; prints the
+/// figures and the `ratio validation_cpu_per_call` line.
+///
+/// # Errors
+///
+/// When the runtime cannot start, an answer is wrong, or CPU time cannot be read.
+pub(crate) fn report(rounds: usize, calls: u64) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting a Tokio runtime")?;
+    let checked = Server::new(transfer_checked::TransferCheckedDispatcher::new(Checked));
+    let unchecked = Server::new(transfer_unchecked::TransferUncheckedDispatcher::new(
+        Unchecked,
+    ));
+    let answer = |server: &Server, body: &str| -> anyhow::Result<String> {
+        let bytes = runtime
+            .block_on(server.handle(body.as_bytes(), Metadata::default()))
+            .context("no answer")?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    };
+    for server in [&checked, &unchecked] {
+        let ok = answer(server, BODY)?;
+        ensure!(ok.contains(r#""result":253"#), "unexpected answer {ok}");
+    }
+    let refused = answer(&checked, REFUSED)?;
+    ensure!(
+        refused.contains("multipleOf"),
+        "the check did not refuse: {refused}"
+    );
+    ensure!(answer(&unchecked, REFUSED)?.contains(r#""result":251"#));
+
+    let per_call = |server: &Server| -> anyhow::Result<f64> {
+        let start = cpu_time(None)?;
+        runtime.block_on(async {
+            for _ in 0..calls {
+                let body = black_box(BODY.as_bytes());
+                black_box(server.handle(body, Metadata::default()).await);
+            }
+        });
+        let spent = cpu_time(None)? - start;
+        Ok(spent.as_nanos() as f64 / calls as f64)
+    };
+    let mut ratios = Vec::new();
+    println!("\nValidation (in process, CPU ns per call, {calls} calls a round)");
+    println!("| round | checks on | checks off | ratio |");
+    println!("|---|---|---|---|");
+    for round in 0..rounds.max(1) {
+        // Alternate which goes first, so neither always runs on a warmer cache.
+        let (on, off) = if round % 2 == 0 {
+            let on = per_call(&checked)?;
+            (on, per_call(&unchecked)?)
+        } else {
+            let off = per_call(&unchecked)?;
+            (per_call(&checked)?, off)
+        };
+        let ratio = if off > 0.0 { on / off } else { 1.0 };
+        println!("| {round} | {on:.0} | {off:.0} | {ratio:.3} |");
+        ratios.push(ratio);
+    }
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios[ratios.len() / 2];
+    println!("ratio validation_cpu_per_call {median:.3}");
+    Ok(())
+}

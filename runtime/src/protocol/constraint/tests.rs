@@ -1,0 +1,395 @@
+//! Each keyword refusing and accepting at its boundary, both sides, with its message.
+
+use serde_json::json;
+
+use super::*;
+
+fn fails<T: Validate>(value: T, rules: &Rules<'_>) -> String {
+    match value.validate(rules) {
+        Err(v) => format!("{}: {v}", v.keyword()),
+        Ok(()) => panic!("passed"),
+    }
+}
+
+#[test]
+fn lengths_count_code_points_at_both_boundaries() {
+    let rules = Rules {
+        min_length: Some(2),
+        max_length: Some(3),
+        ..Rules::NONE
+    };
+    // "é" is one code point (two UTF-8 bytes); "😀" one code point (two UTF-16 units).
+    assert!("éé".to_owned().validate(&rules).is_ok());
+    assert!("😀😀😀".to_owned().validate(&rules).is_ok());
+    assert_eq!(
+        fails("é".to_owned(), &rules),
+        "minLength: \"é\" is shorter than the minLength 2"
+    );
+    assert_eq!(
+        fails("abcd".to_owned(), &rules),
+        "maxLength: \"abcd\" is longer than the maxLength 3"
+    );
+}
+
+#[test]
+fn a_long_string_is_quoted_by_its_start() {
+    let rules = Rules {
+        max_length: Some(3),
+        ..Rules::NONE
+    };
+    let long = "x".repeat(40);
+    assert_eq!(
+        fails(long, &rules),
+        format!(
+            "maxLength: \"{}\"… is longer than the maxLength 3",
+            "x".repeat(32)
+        )
+    );
+}
+
+#[test]
+fn pattern_searches_and_names_the_document_text() {
+    static HEX: Pattern = Pattern::new("^0x[0-9a-f]*$", "^0x[0-9a-f]*$");
+    static DIGIT: Pattern = Pattern::new("\\d", "[0-9]");
+    let rules = Rules {
+        pattern: Some(&HEX),
+        ..Rules::NONE
+    };
+    assert!("0x".to_owned().validate(&rules).is_ok());
+    assert!("0x1f".to_owned().validate(&rules).is_ok());
+    assert_eq!(
+        fails("0x1G".to_owned(), &rules),
+        "pattern: \"0x1G\" does not match the pattern \"^0x[0-9a-f]*$\""
+    );
+    let unanchored = Rules {
+        pattern: Some(&DIGIT),
+        ..Rules::NONE
+    };
+    assert!("ab1cd".to_owned().validate(&unanchored).is_ok());
+    assert!("abcd".to_owned().validate(&unanchored).is_err());
+}
+
+#[test]
+fn a_pattern_that_does_not_compile_checks_nothing() {
+    static BROKEN: Pattern = Pattern::new("(", "(");
+    let rules = Rules {
+        pattern: Some(&BROKEN),
+        ..Rules::NONE
+    };
+    assert!("anything".to_owned().validate(&rules).is_ok());
+}
+
+#[test]
+fn integer_bounds_at_both_sides_of_each() {
+    let inclusive = Rules {
+        minimum: Some(10.0),
+        maximum: Some(20.0),
+        ..Rules::NONE
+    };
+    assert!(10_i64.validate(&inclusive).is_ok());
+    assert!(20_u8.validate(&inclusive).is_ok());
+    assert_eq!(
+        fails(9_i32, &inclusive),
+        "minimum: 9 is less than the minimum 10"
+    );
+    assert_eq!(
+        fails(21_u64, &inclusive),
+        "maximum: 21 is greater than the maximum 20"
+    );
+    let exclusive = Rules {
+        exclusive_minimum: Some(10.0),
+        exclusive_maximum: Some(20.0),
+        ..Rules::NONE
+    };
+    assert!(11_i64.validate(&exclusive).is_ok());
+    assert!(19_i64.validate(&exclusive).is_ok());
+    assert_eq!(
+        fails(10_i64, &exclusive),
+        "exclusiveMinimum: 10 is not greater than the exclusiveMinimum 10"
+    );
+    assert_eq!(
+        fails(20_i64, &exclusive),
+        "exclusiveMaximum: 20 is not less than the exclusiveMaximum 20"
+    );
+}
+
+#[test]
+fn integers_beyond_f64_precision_compare_exactly() {
+    let rules = Rules {
+        maximum: Some(9_007_199_254_740_992.0),
+        ..Rules::NONE
+    };
+    assert!(9_007_199_254_740_992_u64.validate(&rules).is_ok());
+    assert!(9_007_199_254_740_993_u64.validate(&rules).is_err());
+}
+
+#[test]
+fn fraction_bounds_and_numbers_as_written() {
+    let rules = Rules {
+        minimum: Some(0.5),
+        exclusive_maximum: Some(1.5),
+        ..Rules::NONE
+    };
+    assert!(0.5_f64.validate(&rules).is_ok());
+    assert!(1.499_f64.validate(&rules).is_ok());
+    assert_eq!(
+        fails(0.499_f64, &rules),
+        "minimum: 0.499 is less than the minimum 0.5"
+    );
+    assert_eq!(
+        fails(1.5_f64, &rules),
+        "exclusiveMaximum: 1.5 is not less than the exclusiveMaximum 1.5"
+    );
+    let n: serde_json::Number = serde_json::from_str("1.5").unwrap();
+    assert!(n.validate(&rules).is_err());
+    assert!(f64::NAN.validate(&rules).is_err());
+}
+
+#[test]
+fn multiple_of_exact_for_integers_tolerant_for_decimals() {
+    let five = Rules {
+        multiple_of: Some(5.0),
+        ..Rules::NONE
+    };
+    assert!(10_i64.validate(&five).is_ok());
+    assert!(0_i64.validate(&five).is_ok());
+    assert_eq!(
+        fails(11_i64, &five),
+        "multipleOf: 11 is not a multiple of the multipleOf 5"
+    );
+    let tenth = Rules {
+        multiple_of: Some(0.1),
+        ..Rules::NONE
+    };
+    assert!(0.3_f64.validate(&tenth).is_ok());
+    assert!(0.35_f64.validate(&tenth).is_err());
+}
+
+#[test]
+fn item_counts_and_uniqueness() {
+    let rules = Rules {
+        min_items: Some(1),
+        max_items: Some(2),
+        unique_items: true,
+        ..Rules::NONE
+    };
+    assert!(vec![1].validate(&rules).is_ok());
+    assert!(vec![1, 2].validate(&rules).is_ok());
+    assert_eq!(
+        fails(Vec::<i32>::new(), &rules),
+        "minItems: 0 items, fewer than the minItems 1"
+    );
+    assert_eq!(
+        fails(vec![1, 2, 3], &rules),
+        "maxItems: 3 items, more than the maxItems 2"
+    );
+    assert_eq!(
+        fails(vec![7, 7], &rules),
+        "uniqueItems: items 0 and 1 are equal, against uniqueItems"
+    );
+    // Equal as JSON values: members in another order, 1 and 1.0.
+    let objects = vec![json!({"a": 1, "b": 2}), json!({"b": 2, "a": 1.0})];
+    assert!(objects.validate(&rules).is_err());
+}
+
+#[test]
+fn items_and_values_are_checked_with_their_path() {
+    static ITEM: Rules<'static> = Rules {
+        min_length: Some(2),
+        ..Rules::NONE
+    };
+    let rules = Rules {
+        items: Some(&ITEM),
+        ..Rules::NONE
+    };
+    let v = vec!["ab".to_owned(), "c".to_owned()];
+    let violation = v.validate(&rules).unwrap_err();
+    assert_eq!(violation.pointer(), "/1");
+    assert_eq!(
+        violation.to_string(),
+        "at /1: \"c\" is shorter than the minLength 2"
+    );
+    let map = std::collections::BTreeMap::from([("a/b".to_owned(), "x".to_owned())]);
+    let values = Rules {
+        values: Some(&ITEM),
+        min_properties: Some(1),
+        max_properties: Some(1),
+        ..Rules::NONE
+    };
+    assert_eq!(map.validate(&values).unwrap_err().pointer(), "/a~1b");
+    let two = std::collections::BTreeMap::from([("a".to_owned(), 1), ("b".to_owned(), 2)]);
+    assert_eq!(
+        fails(two, &values),
+        "maxProperties: 2 members, more than the maxProperties 1"
+    );
+    let none = std::collections::BTreeMap::<String, i32>::new();
+    assert_eq!(
+        fails(none, &values),
+        "minProperties: 0 members, fewer than the minProperties 1"
+    );
+}
+
+#[test]
+fn tuples_check_each_position_with_its_rules() {
+    static POSITIONS: [Rules<'static>; 2] = [
+        Rules {
+            minimum: Some(1.0),
+            ..Rules::NONE
+        },
+        Rules {
+            max_length: Some(1),
+            ..Rules::NONE
+        },
+    ];
+    let rules = Rules {
+        prefix_items: &POSITIONS,
+        ..Rules::NONE
+    };
+    assert!((1_i64, "a".to_owned()).validate(&rules).is_ok());
+    let v = (1_i64, "ab".to_owned()).validate(&rules).unwrap_err();
+    assert_eq!((v.keyword(), v.pointer().as_str()), ("maxLength", "/1"));
+}
+
+#[test]
+fn const_compares_json_values() {
+    let rules = Rules {
+        constant: Some("\"2.0\""),
+        ..Rules::NONE
+    };
+    assert!("2.0".to_owned().validate(&rules).is_ok());
+    assert_eq!(
+        fails("2.1".to_owned(), &rules),
+        "const: \"2.1\" is not the const \"2.0\""
+    );
+    let number = Rules {
+        constant: Some("1"),
+        ..Rules::NONE
+    };
+    assert!(json!(1.0).validate(&number).is_ok());
+    assert!(json!(2).validate(&number).is_err());
+    assert!(
+        true.validate(&Rules {
+            constant: Some("true"),
+            ..Rules::NONE
+        })
+        .is_ok()
+    );
+    assert!(
+        false
+            .validate(&Rules {
+                constant: Some("true"),
+                ..Rules::NONE
+            })
+            .is_err()
+    );
+}
+
+#[test]
+fn formats_accept_and_refuse_at_their_edges() {
+    let cases: &[(Format, &str, bool)] = &[
+        (Format::Date, "2024-02-29", true),
+        (Format::Date, "2023-02-29", false),
+        (Format::Date, "2024-04-31", false),
+        (Format::Date, "2024-1-01", false),
+        (Format::DateTime, "2024-02-29T23:59:60.123+01:00", true),
+        (Format::DateTime, "2024-02-29t00:00:00z", true),
+        (Format::DateTime, "2024-02-29T24:00:00Z", false),
+        (Format::DateTime, "2024-02-29T12:00:00", false),
+        (Format::Time, "12:00:00Z", true),
+        (Format::Time, "12:00:00.Z", false),
+        (Format::Uuid, "123e4567-E89B-12d3-a456-426614174000", true),
+        (Format::Uuid, "123e4567e89b12d3a456426614174000", false),
+        (Format::Ipv4, "192.0.2.255", true),
+        (Format::Ipv4, "192.0.2.256", false),
+        (Format::Ipv4, "192.0.2.01", false),
+        (Format::Ipv6, "2001:db8::1", true),
+        (Format::Ipv6, "2001:db8:::1", false),
+        (Format::Email, "a@b.c", true),
+        (Format::Email, "a@b..c", false),
+        (Format::Email, "a b@c", false),
+        (Format::Uri, "urn:isbn:1", true),
+        (Format::Uri, "1http://x", false),
+        (Format::Uri, "no-scheme", false),
+    ];
+    for &(format, text, ok) in cases {
+        assert_eq!(format.accepts(text), ok, "{} {text:?}", format.name());
+        assert_eq!(Format::from_name(format.name()), Some(format));
+    }
+    let rules = Rules {
+        format: Some(Format::Date),
+        ..Rules::NONE
+    };
+    assert_eq!(
+        fails("2023-02-29".to_owned(), &rules),
+        "format: \"2023-02-29\" is not of the format \"date\""
+    );
+}
+
+#[test]
+fn a_violation_in_a_param_reads_as_the_decode_errors_do() {
+    static INNER: Rules<'static> = Rules {
+        minimum: Some(10.0),
+        ..Rules::NONE
+    };
+    let top = param(&5_i64, "amount", &INNER).unwrap_err();
+    assert_eq!(
+        top.to_string(),
+        "invalid param `amount`: 5 is less than the minimum 10"
+    );
+    let inside = member(&5_i64, "block_number", &INNER)
+        .map_err(|v| v.param("block_id"))
+        .unwrap_err();
+    assert_eq!(
+        inside.to_string(),
+        "invalid param `block_id` at /block_number: 5 is less than the minimum 10"
+    );
+    let error = inside.to_error_object();
+    assert_eq!(error.code, -32602);
+    assert_eq!(
+        error.data.unwrap().get(),
+        r#"{"param":"block_id","path":"/block_number","keyword":"minimum"}"#
+    );
+}
+
+#[test]
+fn json_values_are_checked_by_their_kind() {
+    static ITEM: Rules<'static> = Rules {
+        maximum: Some(3.0),
+        min_length: Some(2),
+        ..Rules::NONE
+    };
+    let rules = Rules {
+        items: Some(&ITEM),
+        ..Rules::NONE
+    };
+    // `minLength` does not apply to a number, `maximum` not to a string.
+    assert!(check_json(&json!([3, "ab", null]), &rules).is_ok());
+    assert_eq!(
+        check_json(&json!([4]), &rules).unwrap_err().keyword(),
+        "maximum"
+    );
+    assert_eq!(
+        check_json(&json!(["a"]), &rules).unwrap_err().keyword(),
+        "minLength"
+    );
+}
+
+#[test]
+fn uniqueness_past_a_few_items_names_the_first_pair() {
+    let rules = Rules {
+        unique_items: true,
+        ..Rules::NONE
+    };
+    let mut many: Vec<i64> = (0..40).collect();
+    assert!(many.validate(&rules).is_ok());
+    many.push(3);
+    assert_eq!(
+        fails(many, &rules),
+        "uniqueItems: items 3 and 40 are equal, against uniqueItems"
+    );
+    let mixed = vec![json!("1"), json!(1)];
+    assert!(
+        mixed.validate(&rules).is_ok(),
+        "a string and a number differ"
+    );
+}
