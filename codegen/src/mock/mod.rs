@@ -2,7 +2,7 @@
 //!
 //! [`Mock::answer`] checks the params against the method (shape, names, required ones,
 //! then each param's value against its whole schema, with the constraint checks the
-//! generated servers run: see [`check`]), then answers, in this order:
+//! generated servers run, in the `check` module), then answers, in this order:
 //!
 //! 1. the method's declared error, when one was asked for with [`Mock::fail`];
 //! 2. the result of the first example pairing whose params equal the call's (by name,
