@@ -173,8 +173,11 @@ pub(super) fn properties(len: usize, rules: &Rules<'_>) -> Result<(), Violation>
 pub(super) fn items<T: Validate>(items: &[T], rules: &Rules<'_>) -> Result<(), Violation> {
     counts(items.len(), rules)?;
     if rules.unique_items {
-        let texts = items.iter().map(|item| canonical_of(item));
-        unique(texts)?;
+        if items.iter().all(|item| item.as_json_str().is_some()) {
+            unique(items.iter().filter_map(Validate::as_json_str))?;
+        } else {
+            unique(items.iter().map(|item| canonical_of(item)))?;
+        }
     }
     for (index, item) in items.iter().enumerate() {
         let inner = rules
@@ -201,16 +204,17 @@ pub(super) fn unique_serialized<T: Serialize + ?Sized>(
     }
 }
 
-/// `uniqueItems` over the items' canonical texts: the first two equal are named. A few
-/// items are compared with each other, more through a hash map.
-fn unique(texts: impl Iterator<Item = String>) -> Result<(), Violation> {
+/// `uniqueItems` over the items' canonical texts (or the strings themselves, for items
+/// that are strings): the first two equal are named. A few items are compared with each
+/// other, more through a hash map.
+fn unique<K: Eq + std::hash::Hash>(texts: impl Iterator<Item = K>) -> Result<(), Violation> {
     const FEW: usize = 16;
     let equal = |first: usize, index: usize| {
         let detail = format!("items {first} and {index} are equal, against uniqueItems");
         Err(Violation::new("uniqueItems", detail))
     };
-    let mut few: Vec<String> = Vec::new();
-    let mut many: HashMap<String, usize> = HashMap::new();
+    let mut few: Vec<K> = Vec::new();
+    let mut many: HashMap<K, usize> = HashMap::new();
     for (index, text) in texts.enumerate() {
         if index < FEW {
             if let Some(first) = few.iter().position(|t| *t == text) {

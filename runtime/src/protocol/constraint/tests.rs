@@ -393,3 +393,30 @@ fn uniqueness_past_a_few_items_names_the_first_pair() {
         "a string and a number differ"
     );
 }
+
+#[test]
+fn string_items_are_unique_by_their_text() {
+    let rules = Rules {
+        unique_items: true,
+        ..Rules::NONE
+    };
+    let few = vec!["a".to_owned(), "A".to_owned(), "a\"".to_owned()];
+    assert!(few.validate(&rules).is_ok());
+    let twice = vec![
+        "x".to_owned(),
+        "é".to_owned(),
+        "y".to_owned(),
+        "é".to_owned(),
+    ];
+    assert_eq!(
+        fails(twice, &rules),
+        "uniqueItems: items 1 and 3 are equal, against uniqueItems"
+    );
+    let mut many: Vec<String> = (0..40).map(|n| format!("tag{n}")).collect();
+    assert!(many.validate(&rules).is_ok());
+    many.push("tag5".to_owned());
+    assert_eq!(
+        fails(many, &rules),
+        "uniqueItems: items 5 and 40 are equal, against uniqueItems"
+    );
+}
