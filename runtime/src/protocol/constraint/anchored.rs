@@ -4,13 +4,26 @@
 //! `regex` syntax) only when that one pass answers exactly as the regular expression
 //! does; any other pattern is left to `regex`.
 
-/// One step of the sequence: a set of ASCII bytes (bit `b` for byte `b`) taken between
-/// `min` and `max` times.
+/// One step of the sequence: a set of ASCII bytes (bit `b` for byte `b`, and as a table
+/// by byte for matching) taken between `min` and `max` times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Step {
     set: u128,
+    table: [bool; 256],
     min: u32,
     max: u32,
+}
+
+impl Step {
+    fn new(set: u128, min: u32, max: u32) -> Self {
+        let table = std::array::from_fn(|b| b < 128 && set & (1u128 << b) != 0);
+        Step {
+            set,
+            table,
+            min,
+            max,
+        }
+    }
 }
 
 /// The largest count a pattern may write to be taken here (a larger one goes to `regex`,
@@ -79,7 +92,7 @@ fn sequence(mut bytes: &[u8]) -> Option<(Vec<Step>, &[u8])> {
             _ => return Some((steps, bytes)),
         };
         let (min, max, rest) = count(rest)?;
-        steps.push(Step { set, min, max });
+        steps.push(Step::new(set, min, max));
         bytes = rest;
     }
 }
@@ -107,7 +120,7 @@ fn matches(steps: &[Step], mut rest: &[u8]) -> bool {
         let taken = rest
             .iter()
             .take(step.max as usize)
-            .take_while(|&&b| b < 128 && step.set & (1u128 << b) != 0)
+            .take_while(|&&b| step.table[usize::from(b)])
             .count();
         if (taken as u64) < u64::from(step.min) {
             return false;
@@ -205,7 +218,7 @@ mod tests {
         for steps in &anchored.alternatives {
             for _ in 0..64 {
                 let mut text = String::new();
-                for &Step { set, min, max } in steps {
+                for &Step { set, min, max, .. } in steps {
                     let high = u64::from(max.min(min.saturating_add(3))) + 1;
                     let low = u64::from(min.saturating_sub(1));
                     let times = low + next(high - low + 1);

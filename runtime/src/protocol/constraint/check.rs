@@ -14,7 +14,12 @@ const QUOTED: usize = 32;
 
 /// A string's `minLength`, `maxLength`, `pattern` and `format`.
 pub(super) fn string(s: &str, rules: &Rules<'_>) -> Result<(), Violation> {
-    if rules.min_length.is_some() || rules.max_length.is_some() {
+    // A string has between a quarter of its bytes and all of them in characters: they
+    // are counted only when its byte length leaves a bound in doubt.
+    let bytes = s.len() as u64;
+    let in_doubt = rules.min_length.is_some_and(|min| bytes.div_ceil(4) < min)
+        || rules.max_length.is_some_and(|max| bytes > max);
+    if in_doubt {
         let len = s.chars().count() as u64;
         if let Some(min) = rules.min_length.filter(|&min| len < min) {
             let detail = format!("{} is shorter than the minLength {min}", quote(s));

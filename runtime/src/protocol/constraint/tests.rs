@@ -420,3 +420,26 @@ fn string_items_are_unique_by_their_text() {
         "uniqueItems: items 5 and 40 are equal, against uniqueItems"
     );
 }
+
+proptest::proptest! {
+    /// Lengths skip counting when the byte length settles a bound: the answer is still
+    /// the count of code points against each bound.
+    #[test]
+    fn lengths_answer_as_a_count_of_code_points(
+        text in "[a\u{e9}\u{20ac}\u{1F600}]{0,12}",
+        min in 0u64..14,
+        max in 0u64..14,
+    ) {
+        let rules = Rules { min_length: Some(min), max_length: Some(max), ..Rules::NONE };
+        let len = text.chars().count() as u64;
+        let expected = if len < min {
+            Some("minLength")
+        } else if len > max {
+            Some("maxLength")
+        } else {
+            None
+        };
+        let found = text.validate(&rules).err().map(|v| v.keyword().to_owned());
+        proptest::prop_assert_eq!(found.as_deref(), expected);
+    }
+}
