@@ -14,7 +14,12 @@ const QUOTED: usize = 32;
 
 /// A string's `minLength`, `maxLength`, `pattern` and `format`.
 pub(super) fn string(s: &str, rules: &Rules<'_>) -> Result<(), Violation> {
-    if rules.min_length.is_some() || rules.max_length.is_some() {
+    // A string has between a quarter of its bytes and all of them in characters: they
+    // are counted only when its byte length leaves a bound in doubt.
+    let bytes = s.len() as u64;
+    let in_doubt = rules.min_length.is_some_and(|min| bytes.div_ceil(4) < min)
+        || rules.max_length.is_some_and(|max| bytes > max);
+    if in_doubt {
         let len = s.chars().count() as u64;
         if let Some(min) = rules.min_length.filter(|&min| len < min) {
             let detail = format!("{} is shorter than the minLength {min}", quote(s));
@@ -173,8 +178,7 @@ pub(super) fn properties(len: usize, rules: &Rules<'_>) -> Result<(), Violation>
 pub(super) fn items<T: Validate>(items: &[T], rules: &Rules<'_>) -> Result<(), Violation> {
     counts(items.len(), rules)?;
     if rules.unique_items {
-        let texts = items.iter().map(|item| canonical_of(item));
-        unique(texts)?;
+        unique_items(items)?;
     }
     for (index, item) in items.iter().enumerate() {
         let inner = rules
@@ -185,6 +189,24 @@ pub(super) fn items<T: Validate>(items: &[T], rules: &Rules<'_>) -> Result<(), V
         item.validate(inner).map_err(|v| v.at_index(index))?;
     }
     constant(items, rules)
+}
+
+/// A typed array's `uniqueItems`: strings compared as they are (a few in place, nothing
+/// allocated), other items through their canonical JSON texts.
+fn unique_items<T: Validate>(items: &[T]) -> Result<(), Violation> {
+    if !items.iter().all(|item| item.as_json_str().is_some()) {
+        return unique(items.iter().map(|item| canonical_of(item)));
+    }
+    if items.len() > FEW {
+        return unique(items.iter().filter_map(Validate::as_json_str));
+    }
+    for (index, item) in items.iter().enumerate() {
+        let text = item.as_json_str();
+        if let Some(first) = items[..index].iter().position(|t| t.as_json_str() == text) {
+            return Err(equal_items(first, index));
+        }
+    }
+    Ok(())
 }
 
 /// A tuple's `uniqueItems`, through its JSON form.
@@ -201,16 +223,13 @@ pub(super) fn unique_serialized<T: Serialize + ?Sized>(
     }
 }
 
-/// `uniqueItems` over the items' canonical texts: the first two equal are named. A few
-/// items are compared with each other, more through a hash map.
-fn unique(texts: impl Iterator<Item = String>) -> Result<(), Violation> {
-    const FEW: usize = 16;
-    let equal = |first: usize, index: usize| {
-        let detail = format!("items {first} and {index} are equal, against uniqueItems");
-        Err(Violation::new("uniqueItems", detail))
-    };
-    let mut few: Vec<String> = Vec::new();
-    let mut many: HashMap<String, usize> = HashMap::new();
+/// `uniqueItems` over the items' canonical texts (or the strings themselves, for items
+/// that are strings): the first two equal are named. A few items are compared with each
+/// other, more through a hash map.
+fn unique<K: Eq + std::hash::Hash>(texts: impl Iterator<Item = K>) -> Result<(), Violation> {
+    let equal = |first: usize, index: usize| Err(equal_items(first, index));
+    let mut few: Vec<K> = Vec::new();
+    let mut many: HashMap<K, usize> = HashMap::new();
     for (index, text) in texts.enumerate() {
         if index < FEW {
             if let Some(first) = few.iter().position(|t| *t == text) {
@@ -227,6 +246,15 @@ fn unique(texts: impl Iterator<Item = String>) -> Result<(), Violation> {
         }
     }
     Ok(())
+}
+
+/// How many items `uniqueItems` compares with each other (more go through a hash map).
+const FEW: usize = 16;
+
+/// The violation of `uniqueItems` by the items `first` and `index`.
+fn equal_items(first: usize, index: usize) -> Violation {
+    let detail = format!("items {first} and {index} are equal, against uniqueItems");
+    Violation::new("uniqueItems", detail)
 }
 
 /// `const`: the value's JSON form equals the constant's.

@@ -25,6 +25,7 @@
 //! A keyword that does not apply to the value's JSON type is ignored, as JSON Schema
 //! says (`minLength` on a number).
 
+mod anchored;
 mod check;
 mod format;
 mod pattern;
@@ -260,12 +261,24 @@ pub trait Validate: Serialize {
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         check::whole(self, rules)
     }
+
+    /// The value itself when it is a JSON string: two such values are equal as JSON
+    /// exactly when their texts are, so `uniqueItems` compares them without
+    /// serialising. `None` (the default) compares the items' JSON forms.
+    #[doc(hidden)]
+    fn as_json_str(&self) -> Option<&str> {
+        None
+    }
 }
 
 impl Validate for String {
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         check::string(self, rules)?;
         check::constant(self, rules)
+    }
+
+    fn as_json_str(&self) -> Option<&str> {
+        Some(self)
     }
 }
 

@@ -393,3 +393,53 @@ fn uniqueness_past_a_few_items_names_the_first_pair() {
         "a string and a number differ"
     );
 }
+
+#[test]
+fn string_items_are_unique_by_their_text() {
+    let rules = Rules {
+        unique_items: true,
+        ..Rules::NONE
+    };
+    let few = vec!["a".to_owned(), "A".to_owned(), "a\"".to_owned()];
+    assert!(few.validate(&rules).is_ok());
+    let twice = vec![
+        "x".to_owned(),
+        "é".to_owned(),
+        "y".to_owned(),
+        "é".to_owned(),
+    ];
+    assert_eq!(
+        fails(twice, &rules),
+        "uniqueItems: items 1 and 3 are equal, against uniqueItems"
+    );
+    let mut many: Vec<String> = (0..40).map(|n| format!("tag{n}")).collect();
+    assert!(many.validate(&rules).is_ok());
+    many.push("tag5".to_owned());
+    assert_eq!(
+        fails(many, &rules),
+        "uniqueItems: items 5 and 40 are equal, against uniqueItems"
+    );
+}
+
+proptest::proptest! {
+    /// Lengths skip counting when the byte length settles a bound: the answer is still
+    /// the count of code points against each bound.
+    #[test]
+    fn lengths_answer_as_a_count_of_code_points(
+        text in "[a\u{e9}\u{20ac}\u{1F600}]{0,12}",
+        min in 0u64..14,
+        max in 0u64..14,
+    ) {
+        let rules = Rules { min_length: Some(min), max_length: Some(max), ..Rules::NONE };
+        let len = text.chars().count() as u64;
+        let expected = if len < min {
+            Some("minLength")
+        } else if len > max {
+            Some("maxLength")
+        } else {
+            None
+        };
+        let found = text.validate(&rules).err().map(|v| v.keyword().to_owned());
+        proptest::prop_assert_eq!(found.as_deref(), expected);
+    }
+}

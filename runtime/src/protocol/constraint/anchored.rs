@@ -1,0 +1,388 @@
+//! A matcher for the anchored simple patterns real documents write (`^0x[0-9a-fA-F]{40}$`,
+//! `^0x[0-9a-f]{0,64}$`, `^[a-z]+$`): a sequence of ASCII classes, each with a count,
+//! matched in one pass without backtracking. [`Anchored::parse`] takes a pattern (in
+//! `regex` syntax) only when that one pass answers exactly as the regular expression
+//! does; any other pattern is left to `regex`.
+
+/// One step of the sequence: a set of ASCII bytes (bit `b` for byte `b`, and as a table
+/// by byte for matching) taken between `min` and `max` times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Step {
+    set: u128,
+    table: [bool; 256],
+    min: u32,
+    max: u32,
+}
+
+impl Step {
+    fn new(set: u128, min: u32, max: u32) -> Self {
+        let table = std::array::from_fn(|b| b < 128 && set & (1u128 << b) != 0);
+        Step {
+            set,
+            table,
+            min,
+            max,
+        }
+    }
+}
+
+/// The largest count a pattern may write to be taken here (a larger one goes to `regex`,
+/// which may refuse it by its size limit).
+const MOST: u32 = 1000;
+
+/// A pattern `^…$` of ASCII literals and classes with counts, possibly ending with one
+/// group of alternatives (`^0x(0|[1-9a-f][0-9a-f]*)$`): each alternative is the prefix
+/// followed by the branch, a sequence of steps matched greedily (each step takes as many
+/// bytes of its set as its `max` allows). Only built (see [`Anchored::parse`]) when, in
+/// every alternative, the set of a step with a choice of counts shares no byte with the
+/// steps that could take the next byte, so that taking fewer could never match: greedy is
+/// then exact, and the pattern matches when one alternative does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Anchored {
+    alternatives: Vec<Vec<Step>>,
+}
+
+impl Anchored {
+    /// The matcher of `regex` (a pattern in `regex` syntax), when it has the shape this
+    /// matcher answers exactly; `None` for any other.
+    pub(super) fn parse(regex: &str) -> Option<Self> {
+        let body = regex.strip_prefix('^')?.strip_suffix('$')?;
+        let (prefix, rest) = sequence(body.as_bytes())?;
+        let alternatives = match rest {
+            [] => vec![prefix],
+            [b'(', rest @ ..] => {
+                let mut rest = rest.strip_prefix(b"?:").unwrap_or(rest);
+                let mut alternatives = Vec::new();
+                loop {
+                    let (branch, after) = sequence(rest)?;
+                    alternatives.push([prefix.as_slice(), &branch].concat());
+                    match after {
+                        [b'|', after @ ..] => rest = after,
+                        [b')'] => break,
+                        _ => return None,
+                    }
+                }
+                alternatives
+            }
+            _ => return None,
+        };
+        alternatives
+            .iter()
+            .all(|steps| greedy_is_exact(steps))
+            .then_some(Anchored { alternatives })
+    }
+
+    /// Whether the whole of `text` matches.
+    pub(super) fn is_match(&self, text: &str) -> bool {
+        self.alternatives
+            .iter()
+            .any(|steps| matches(steps, text.as_bytes()))
+    }
+}
+
+/// The steps at the start of `bytes` (literals and classes with their counts), and what
+/// follows them (the end, or a byte that is neither). `None` for a class or count
+/// outside the subset.
+fn sequence(mut bytes: &[u8]) -> Option<(Vec<Step>, &[u8])> {
+    let mut steps = Vec::new();
+    loop {
+        let (set, rest) = match bytes {
+            [b'[', rest @ ..] => class(rest)?,
+            [b, rest @ ..] if b.is_ascii_alphanumeric() => (1u128 << b, rest),
+            _ => return Some((steps, bytes)),
+        };
+        let (min, max, rest) = count(rest)?;
+        steps.push(Step::new(set, min, max));
+        bytes = rest;
+    }
+}
+
+/// Whether every step with a choice of counts shares no byte with any later step up to
+/// (and including) the first that must take at least one.
+fn greedy_is_exact(steps: &[Step]) -> bool {
+    steps.iter().enumerate().all(|(index, step)| {
+        step.min == step.max
+            || steps[index + 1..]
+                .iter()
+                .scan(false, |done, next| {
+                    (!*done).then(|| {
+                        *done = next.min > 0;
+                        next
+                    })
+                })
+                .all(|next| next.set & step.set == 0)
+    })
+}
+
+/// Whether the whole of `text` matches `steps`, each taking greedily.
+fn matches(steps: &[Step], mut rest: &[u8]) -> bool {
+    for step in steps {
+        let taken = rest
+            .iter()
+            .take(step.max as usize)
+            .take_while(|&&b| step.table[usize::from(b)])
+            .count();
+        if (taken as u64) < u64::from(step.min) {
+            return false;
+        }
+        rest = &rest[taken..];
+    }
+    rest.is_empty()
+}
+
+/// A class `[…]` of ASCII alphanumerics and ranges of them (after its `[`): its set and
+/// what follows its `]`. `None` for anything else (negation, escapes, `-` alone, empty).
+fn class(mut bytes: &[u8]) -> Option<(u128, &[u8])> {
+    let mut set = 0u128;
+    loop {
+        match bytes {
+            [b']', rest @ ..] if set != 0 => return Some((set, rest)),
+            [low, b'-', high, rest @ ..]
+                if low.is_ascii_alphanumeric() && high.is_ascii_alphanumeric() =>
+            {
+                if low > high {
+                    return None;
+                }
+                set |= (*low..=*high).fold(0u128, |set, b| set | 1u128 << b);
+                bytes = rest;
+            }
+            [b, rest @ ..] if b.is_ascii_alphanumeric() => {
+                set |= 1u128 << b;
+                bytes = rest;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The count after an item (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, or none: once) and
+/// what follows it. `None` for a lazy or possessive count, or one past [`MOST`].
+fn count(bytes: &[u8]) -> Option<(u32, u32, &[u8])> {
+    let (min, max, rest) = match bytes {
+        [b'*', rest @ ..] => (0, u32::MAX, rest),
+        [b'+', rest @ ..] => (1, u32::MAX, rest),
+        [b'?', rest @ ..] => (0, 1, rest),
+        [b'{', rest @ ..] => braces(rest)?,
+        _ => return Some((1, 1, bytes)),
+    };
+    if matches!(rest.first(), Some(b'?' | b'+' | b'*' | b'{')) {
+        return None;
+    }
+    Some((min, max, rest))
+}
+
+/// `n}`, `n,}` or `n,m}` (after the `{`).
+fn braces(bytes: &[u8]) -> Option<(u32, u32, &[u8])> {
+    let (min, rest) = number(bytes)?;
+    let (max, rest) = match rest {
+        [b'}', rest @ ..] => (min, rest),
+        [b',', b'}', rest @ ..] => (u32::MAX, rest),
+        [b',', rest @ ..] => match number(rest)? {
+            (max, [b'}', rest @ ..]) if max >= min => (max, rest),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((min, max, rest))
+}
+
+/// A decimal number up to [`MOST`], and what follows it.
+fn number(bytes: &[u8]) -> Option<(u32, &[u8])> {
+    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 4 {
+        return None;
+    }
+    let (text, rest) = bytes.split_at(digits);
+    let value = std::str::from_utf8(text).ok()?.parse::<u32>().ok()?;
+    (value <= MOST).then_some((value, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use regex::Regex;
+
+    use super::{Anchored, Step};
+
+    /// Texts near `anchored`'s matches: each alternative's steps taken a count around
+    /// their bounds, with bytes of their sets, now and then another byte.
+    fn near(anchored: &Anchored, seed: u64, out: &mut Vec<String>) {
+        let mut state = seed | 1;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound.max(1)
+        };
+        const OTHERS: &[char] = &['0', 'x', 'g', 'G', 'Z', '-', '\n', '\u{e9}', '\u{663}'];
+        for steps in &anchored.alternatives {
+            for _ in 0..64 {
+                let mut text = String::new();
+                for &Step { set, min, max, .. } in steps {
+                    let high = u64::from(max.min(min.saturating_add(3))) + 1;
+                    let low = u64::from(min.saturating_sub(1));
+                    let times = low + next(high - low + 1);
+                    let members: Vec<u8> = (0..128u8).filter(|b| set & 1 << b != 0).collect();
+                    for _ in 0..times {
+                        if next(40) == 0 {
+                            text.push(OTHERS[next(OTHERS.len() as u64) as usize]);
+                        } else {
+                            text.push(char::from(members[next(members.len() as u64) as usize]));
+                        }
+                    }
+                }
+                out.push(text);
+            }
+        }
+    }
+
+    /// Checks `anchored` against the regular expression `regex` on texts near its
+    /// matches and on `extra`.
+    fn same_answers(regex: &str, anchored: &Anchored, seed: u64, extra: &[&str]) {
+        let compiled = Regex::new(regex).expect("the regex compiles");
+        let mut texts: Vec<String> = extra.iter().map(|t| (*t).to_owned()).collect();
+        near(anchored, seed, &mut texts);
+        for text in &texts {
+            assert_eq!(
+                anchored.is_match(text),
+                compiled.is_match(text),
+                "{regex} on {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn takes_the_simple_shapes_and_leaves_the_rest_to_regex() {
+        for taken in [
+            "^0x[0-9a-fA-F]{40}$",
+            "^0x[0-9a-f]{0,64}$",
+            "^0x[0-9a-f]*$",
+            "^0x(0|[1-9a-f][0-9a-f]*)$",
+            "^0x(?:0|[1-9a-f][0-9a-f]{0,15})$",
+            "^0x1$",
+            "^[A-Za-z0-9]{1,6}$",
+            "^(0|[1-9][0-9]*)$",
+            "^$",
+        ] {
+            assert!(Anchored::parse(taken).is_some(), "{taken}");
+        }
+        for left in [
+            // Overlapping sets: greedy would not be exact.
+            "^0x([1-9a-f]+[0-9a-f]*|0)$",
+            "^[a]+[a-z]{2,}$",
+            "^a*a$",
+            // Outside the subset.
+            "0x[0-9a-f]*$",
+            "^0x[0-9a-f]*",
+            "^[^a]$",
+            "^a.b$",
+            r"^[a-f\d]{64}$",
+            "^[0-9a-f]*?$",
+            "^(ab)*$",
+            "^(?i)ab$",
+            "^a{2000}$",
+            "^[]a]$",
+            "^a$$",
+            "^vm execution error.*",
+        ] {
+            assert_eq!(Anchored::parse(left), None, "{left}");
+        }
+    }
+
+    #[test]
+    fn answers_as_regex_on_the_corpus_patterns() {
+        let Some(corpus) = rpcsmith_corpus::dir() else {
+            return;
+        };
+        let mut patterns = Vec::new();
+        collect_patterns(&corpus, &mut patterns);
+        patterns.sort();
+        patterns.dedup();
+        let mut taken = 0;
+        for (seed, pattern) in patterns.iter().enumerate() {
+            if Regex::new(pattern).is_err() {
+                continue;
+            }
+            if let Some(anchored) = Anchored::parse(pattern) {
+                taken += 1;
+                same_answers(pattern, &anchored, seed as u64 + 7, &["", "0x", "0x0"]);
+            }
+        }
+        assert!(
+            taken >= 10,
+            "only {taken} of {} corpus patterns taken",
+            patterns.len()
+        );
+    }
+
+    fn collect_patterns(path: &std::path::Path, out: &mut Vec<String>) {
+        if path.is_dir() {
+            let entries = std::fs::read_dir(path).expect("the corpus reads");
+            for entry in entries.flatten() {
+                collect_patterns(&entry.path(), out);
+            }
+        } else if path.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(path).expect("a corpus file reads");
+            if let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) {
+                walk(&json, out);
+            }
+        }
+    }
+
+    fn walk(value: &serde_json::Value, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(members) => {
+                if let Some(serde_json::Value::String(p)) = members.get("pattern") {
+                    out.push(p.clone());
+                }
+                members.values().for_each(|v| walk(v, out));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+
+    /// An item of a generated pattern: a literal or class, then a count.
+    fn item() -> impl Strategy<Value = String> {
+        let atom = prop::sample::select(vec![
+            "0",
+            "x",
+            "a",
+            "[0-9]",
+            "[a-f]",
+            "[0-9a-f]",
+            "[1-9a-f]",
+            "[A-Fa-f0-9]",
+            "[xy]",
+        ]);
+        let count = prop::sample::select(vec![
+            "", "*", "+", "?", "{2}", "{0,3}", "{1,}", "{2,4}", "{0}",
+        ]);
+        (atom, count).prop_map(|(a, c)| format!("{a}{c}"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Any pattern of the subset the matcher takes answers as the regex does, on
+        /// texts near its matches and on arbitrary short texts.
+        #[test]
+        fn answers_as_regex_on_generated_patterns(
+            prefix in prop::collection::vec(item(), 0..4),
+            branches in prop::collection::vec(prop::collection::vec(item(), 0..3), 0..3),
+            seed in any::<u64>(),
+            texts in prop::collection::vec("[0-9a-gxyA-F\u{e9}]{0,8}", 8),
+        ) {
+            let mut regex = format!("^{}", prefix.concat());
+            if !branches.is_empty() {
+                let alternatives: Vec<String> = branches.iter().map(|b| b.concat()).collect();
+                regex.push_str(&format!("({})", alternatives.join("|")));
+            }
+            regex.push('$');
+            if let Some(anchored) = Anchored::parse(&regex) {
+                let extra: Vec<&str> = texts.iter().map(String::as_str).collect();
+                same_answers(&regex, &anchored, seed, &extra);
+            }
+        }
+    }
+}
