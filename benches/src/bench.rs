@@ -46,7 +46,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "ws",
         drive: Drive::Ws,
-        impls: BOTH,
+        impls: &[Impl::Rpcsmith, Impl::Jsonrpsee, Impl::Floor],
     },
     Scenario {
         name: "batch100",

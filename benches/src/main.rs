@@ -35,7 +35,8 @@ use serve::{Api, Impl, Transport};
 /// several rounds, each on a fresh server process, then times the generator on the
 /// OpenRPC corpus; prints a table, then `rss <scenario> <impl> <KiB>` and
 /// `ratio <name> <value>` lines (rpcsmith over jsonrpsee, or over the floor: a bare
-/// hyper server). A few minutes at most.
+/// hyper server for HTTP, a bare tokio-tungstenite server for WebSocket). A few
+/// minutes at most. `--only http --only ws --skip-generator` runs those two alone.
 #[derive(Debug, Parser)]
 #[command(
     name = "rpcsmith-bench",
@@ -58,7 +59,8 @@ struct RunArgs {
     /// Skip the generator figures (generation and compile times on the corpus).
     #[arg(long)]
     skip_generator: bool,
-    /// Run only these scenarios (repeatable; default: every one), e.g. `--only metrics`.
+    /// Run only these scenarios (repeatable; default: every one, then the validation
+    /// and cross-instance scenarios), e.g. `--only metrics`.
     #[arg(long, value_name = "SCENARIO")]
     only: Vec<String>,
     /// Rounds (default 7; 1 with --quick).
@@ -229,10 +231,17 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
     } else {
         generator::report(args.quick)?;
     }
-    let (rounds, calls) = if args.quick { (1, 2_000) } else { (7, 300_000) };
-    validation::report(rounds, calls)?;
+    // `--only` runs the named server scenarios alone (the validation and cross-instance
+    // scenarios have their own subcommands).
+    let every = args.only.is_empty();
+    if every {
+        let (rounds, calls) = if args.quick { (1, 2_000) } else { (7, 300_000) };
+        validation::report(rounds, calls)?;
+    }
     report::lines(&results);
-    // Needs redis-server; says so and goes on without it.
-    crossinstance::report(&settings)?;
+    if every {
+        // Needs redis-server; says so and goes on without it.
+        crossinstance::report(&settings)?;
+    }
     Ok(())
 }

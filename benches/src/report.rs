@@ -62,6 +62,18 @@ const RATIOS: &[Ratio] = &[
         Impl::Floor,
     ),
     ratio("ws_cpu_per_call", "ws", Metric::ServerCpuPerCall, J),
+    ratio(
+        "http_cpu_per_call_vs_floor",
+        "http",
+        Metric::ServerCpuPerCall,
+        Impl::Floor,
+    ),
+    ratio(
+        "ws_cpu_per_call_vs_floor",
+        "ws",
+        Metric::ServerCpuPerCall,
+        Impl::Floor,
+    ),
     ratio("batch100_calls_per_s", "batch100", Metric::CallsPerS, J),
     ratio("batch1000_calls_per_s", "batch1000", Metric::CallsPerS, J),
     ratio("inprocess_ns_per_call", "inprocess", Metric::NsPerCall, J),
@@ -140,6 +152,8 @@ fn legend(settings: &Settings) -> String {
     format!(
         "  http         {c} keep-alive HTTP/1.1 connections, one call in flight each (raw load generator)\n\
          \x20 ws           {c} WebSocket connections, one call in flight each (raw load generator)\n\
+         \x20 floor        (http, ws) a bare hyper server answering a fixed body; a bare tokio-tungstenite\n\
+         \x20              server answering a fixed message: the cost of the protocol alone\n\
          \x20 batch100     {b} HTTP/1.1 connections posting batches of 100 calls\n\
          \x20 batch1000    {b} HTTP/1.1 connections posting batches of 1,000 calls\n\
          \x20 client_http  each implementation's client, {k} calls in flight, against its own HTTP server\n\

@@ -1,6 +1,7 @@
 //! The servers under test, each serving `add` until killed: rpcsmith's generated server
-//! (HTTP, WebSocket), jsonrpsee's (HTTP, WebSocket), and the floor, a bare hyper
-//! HTTP/1.1 server that reads each request and answers a fixed body. For the fan-out
+//! (HTTP, WebSocket), jsonrpsee's (HTTP, WebSocket), and the floors: a bare hyper
+//! HTTP/1.1 server that reads each request and answers a fixed body, and a bare
+//! tokio-tungstenite server that reads each message and answers a fixed message. For the fan-out
 //! scenario, rpcsmith and jsonrpsee serve the `items` subscription instead (`fanout`).
 //!
 //! Each listener prints one line, `serving <api> with <impl> on <url>`, as soon as it is
@@ -12,6 +13,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use bytes::Bytes;
+use futures_util::{SinkExt as _, StreamExt as _};
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response};
@@ -21,7 +23,9 @@ use jsonrpsee::server::{BatchRequestConfig, ServerConfig};
 use rpcsmith::server::{Limits, Server};
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::{http, ws};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use crate::{api, fanout};
 
@@ -32,7 +36,8 @@ pub(crate) enum Impl {
     Rpcsmith,
     /// jsonrpsee 0.26.
     Jsonrpsee,
-    /// A bare hyper HTTP/1.1 server answering a fixed body: the floor.
+    /// The floor: a bare hyper HTTP/1.1 server answering a fixed body, or a bare
+    /// tokio-tungstenite server answering a fixed message.
     Floor,
     /// rpcsmith's generated server with the runtime's `metrics` feature and the
     /// Prometheus recorder: a binary of its own, `rpcsmith-bench-metrics` (see
@@ -105,8 +110,8 @@ pub(crate) fn runtime(workers: usize) -> anyhow::Result<tokio::runtime::Runtime>
 ///
 /// # Errors
 ///
-/// When an address cannot be bound, the floor is asked for WebSocket, or the fan-out
-/// subscription for HTTP or for the floor.
+/// When an address cannot be bound, or the fan-out subscription is asked for HTTP or
+/// for the floor.
 pub(crate) fn run(
     implementation: Impl,
     served: Api,
@@ -220,11 +225,9 @@ async fn jsonrpsee(
     Ok(bound)
 }
 
-/// The floor: hyper's HTTP/1.1 server, each request's body read, the fixed answer sent.
+/// The floor of `transport`: what serving a call costs with nothing but the protocol
+/// library, each request or message read whole and a fixed answer sent.
 async fn floor(transport: Transport, address: SocketAddr) -> anyhow::Result<SocketAddr> {
-    if transport != Transport::Http {
-        bail!("the floor serves HTTP only");
-    }
     let (listener, bound) = bind(address).await?;
     tokio::spawn(async move {
         loop {
@@ -232,15 +235,55 @@ async fn floor(transport: Transport, address: SocketAddr) -> anyhow::Result<Sock
                 continue;
             };
             let _ = stream.set_nodelay(true);
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(fixed_answer);
-                let connection = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service);
-                let _ = connection.await;
-            });
+            match transport {
+                Transport::Http => tokio::spawn(http_floor(stream)),
+                Transport::Ws => tokio::spawn(ws_floor(stream)),
+            };
         }
     });
     Ok(bound)
+}
+
+/// hyper's HTTP/1.1 server, each request's body read, the fixed answer sent.
+async fn http_floor(stream: TcpStream) {
+    let service = hyper::service::service_fn(fixed_answer);
+    let connection =
+        hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+    let _ = connection.await;
+}
+
+/// tokio-tungstenite's server (its own handshake, no HTTP server in front), each
+/// message read whole and the fixed answer sent as a text message, flushed at once.
+///
+/// It reads the socket as rpcsmith's WebSocket does ([`ws_floor_io`]): tungstenite's
+/// default 128 KiB read buffer, which it zero-fills before every read, would cost more
+/// than everything else here, and make a floor no careful server stands on.
+async fn ws_floor(stream: TcpStream) {
+    let config = WebSocketConfig::default().read_buffer_size(WS_FLOOR_FRAME_READ);
+    let io = ws_floor_io(stream);
+    let Ok(mut socket) = tokio_tungstenite::accept_async_with_config(io, Some(config)).await else {
+        return;
+    };
+    let answer = Utf8Bytes::from_static(api::FLOOR_ANSWER);
+    while let Some(Ok(message)) = socket.next().await {
+        match message {
+            Message::Text(_) | Message::Binary(_) => {
+                if socket.send(Message::Text(answer.clone())).await.is_err() {
+                    return;
+                }
+            }
+            Message::Close(_) => return,
+            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => {}
+        }
+    }
+}
+
+/// What tungstenite takes from the socket's buffer at once, as in rpcsmith's WebSocket.
+const WS_FLOOR_FRAME_READ: usize = 2 * 1024;
+
+/// The socket read 8 KiB at a time (rpcsmith's default `ws::Settings::read_buffer`).
+fn ws_floor_io(stream: TcpStream) -> tokio::io::BufReader<TcpStream> {
+    tokio::io::BufReader::with_capacity(8 * 1024, stream)
 }
 
 async fn fixed_answer(request: Request<Incoming>) -> hyper::Result<Response<Full<Bytes>>> {
