@@ -530,7 +530,11 @@ impl Guard {
             self.woken.task.register(cx.waker());
             self.registered = Some(cx.waker().clone());
         }
-        if !self.woken.flag.swap(false, Ordering::AcqRel) {
+        // Looked at before it is taken: most polls find it unset, and a load costs
+        // less than a swap.
+        if !self.woken.flag.load(Ordering::Acquire)
+            || !self.woken.flag.swap(false, Ordering::AcqRel)
+        {
             return Poll::Pending;
         }
         // That wake-up took the registered waker: register it again before polling the

@@ -400,7 +400,9 @@ where
                 no_response: self.no_response,
             };
             let guard = Box::new((guard, busy));
-            return Ok(sse::post(sse, post, &headers, body, guard).await);
+            // Boxed: held inline, its state would grow every request's future (it is
+            // moved into a box per request, so its size is copied each time).
+            return Ok(Box::pin(sse::post(sse, post, &headers, body, guard)).await);
         }
         let _guard = guard;
         let answer = match self.in_flight {
@@ -429,7 +431,8 @@ where
 }
 
 /// `future`'s output, or `None` when it is not ready within `timeout`; a future ready
-/// at once arms no timer.
+/// at once arms no timer, and allocates none (the timer of one that waits is boxed,
+/// so that the usual request's future stays small).
 async fn before<F: Future>(timeout: Option<Duration>, future: F) -> Option<F::Output> {
     let mut future = std::pin::pin!(future);
     let Some(timeout) = timeout else {
@@ -440,7 +443,7 @@ async fn before<F: Future>(timeout: Option<Duration>, future: F) -> Option<F::Ou
     {
         return Some(output);
     }
-    tokio::time::timeout(timeout, future).await.ok()
+    Box::pin(tokio::time::timeout(timeout, future)).await.ok()
 }
 
 /// The answer to a body that did not arrive in time. Over HTTP/1.1 the rest of it

@@ -224,9 +224,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
 
     fn send(&mut self, message: Bytes) -> io::Result<()> {
         // Messages are JSON written by serde, so UTF-8; a foreign one goes as binary.
-        let message = match Utf8Bytes::try_from(message.clone()) {
-            Ok(text) => Message::Text(text),
-            Err(_) => Message::Binary(message),
+        // Checked on the slice, so that the bytes move into the message rather than
+        // being cloned (cloning a `Bytes` made from a vector can allocate).
+        let message = if std::str::from_utf8(&message).is_ok() {
+            Message::Text(Utf8Bytes::try_from(message).map_err(io::Error::other)?)
+        } else {
+            Message::Binary(message)
         };
         Pin::new(&mut self.stream)
             .start_send(message)
