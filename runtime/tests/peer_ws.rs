@@ -168,6 +168,62 @@ async fn malformed_messages_are_answered_and_the_connection_survives() {
     );
 }
 
+/// A client text frame carrying `payload` (shorter than 126 bytes), masked as a
+/// client's must be.
+fn client_text_frame(payload: &[u8]) -> Vec<u8> {
+    let mask = [0x12, 0x34, 0x56, 0x78];
+    let length = u8::try_from(payload.len()).expect("a short payload");
+    assert!(length < 126, "a short payload");
+    let mut frame = vec![0x81, 0x80 | length];
+    frame.extend_from_slice(&mask);
+    frame.extend(payload.iter().zip(mask.iter().cycle()).map(|(b, m)| b ^ m));
+    frame
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_sent_with_the_upgrade_request_is_answered() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = http_and_ws(ServerSide::default(), Peer::builder()).await;
+    let mut tcp = tokio::net::TcpStream::connect(address).await.unwrap();
+    // The handshake and a first message in one write: the server has read the message
+    // along with the request before the connection is handed to the WebSocket.
+    let mut bytes = format!(
+        "GET / HTTP/1.1\r\nHost: {address}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
+    .into_bytes();
+    bytes.extend(client_text_frame(
+        br#"{"jsonrpc":"2.0","method":"add","params":[1,2],"id":7}"#,
+    ));
+    tcp.write_all(&bytes).await.unwrap();
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        let byte = tokio::time::timeout(PATIENCE, tcp.read_u8()).await;
+        head.push(byte.expect("the answer in time").expect("the answer"));
+    }
+    assert!(
+        head.starts_with(b"HTTP/1.1 101"),
+        "{}",
+        String::from_utf8_lossy(&head)
+    );
+    let mut raw = tokio_tungstenite::WebSocketStream::from_raw_socket(
+        tcp,
+        tokio_tungstenite::tungstenite::protocol::Role::Client,
+        None,
+    )
+    .await;
+    assert_eq!(
+        next_json(&mut raw).await,
+        serde_json::json!({"jsonrpc": "2.0", "result": 3, "id": 7})
+    );
+    raw.send(Message::text(
+        r#"{"jsonrpc":"2.0","method":"add","params":[2,2],"id":8}"#,
+    ))
+    .await
+    .unwrap();
+    assert_eq!(next_json(&mut raw).await["result"], 4);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_close_frame_from_the_client_ends_its_connection_on_the_server() {
     let hub = Hub::new();

@@ -8,10 +8,16 @@ use ::http::header::{self, HeaderMap, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode};
 use bytes::Bytes;
 use http_body_util::Full;
+use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
+use std::io::Cursor;
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, Chain, Join};
+use tokio::net::TcpStream;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::Role;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 /// Whether `request` asks for a WebSocket.
 pub(crate) fn is_upgrade<B>(request: &Request<B>) -> bool {
@@ -62,26 +68,15 @@ pub(crate) fn upgrade<B>(
     let builder = builder.metadata(metadata(parts));
     let config = super::config(&builder);
     tokio::spawn(async move {
-        match on_upgrade.await {
-            Ok(upgraded) => {
-                let io = super::buffered(&settings, TokioIo::new(upgraded));
-                let stream = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
-                let peer = builder
-                    .accepted_on(crate::metrics::Transport::Ws)
-                    .websocket(stream, settings);
-                match socket {
-                    Some(mut socket) => tokio::select! {
-                        () = peer.closed() => {}
-                        () = socket.stopping.wait() => {}
-                    },
-                    None => peer.closed().await,
-                }
-                // The server's connection ends with the server, whatever clients of it
-                // handlers still hold: it is closed with a close frame. The socket's
-                // slot is freed as the task ends.
-                peer.close();
-            }
-            Err(error) => tracing::debug!(%error, "WebSocket upgrade failed"),
+        let upgraded = match on_upgrade.await {
+            Ok(upgraded) => upgraded,
+            Err(error) => return tracing::debug!(%error, "WebSocket upgrade failed"),
+        };
+        let served = ServedOn { socket, settings };
+        match upgraded_tcp(upgraded) {
+            Ok(Tcp::Whole(tcp)) => served.run(tcp, builder, config).await,
+            Ok(Tcp::Ahead(tcp)) => served.run(tcp, builder, config).await,
+            Err(other) => served.run(TokioIo::new(other), builder, config).await,
         }
     });
     let mut answer = Response::new(Full::new(Bytes::new()));
@@ -93,4 +88,60 @@ pub(crate) fn upgrade<B>(
         headers.insert(header::SEC_WEBSOCKET_ACCEPT, accept);
     }
     answer
+}
+
+/// A plain TCP connection taken back from hyper after the handshake.
+enum Tcp {
+    /// Nothing of the WebSocket was read yet (the usual case: a client waits for the
+    /// `101` before it sends).
+    Whole(TcpStream),
+    /// What hyper had read past the handshake, read first.
+    Ahead(Join<Chain<Cursor<Bytes>, OwnedReadHalf>, OwnedWriteHalf>),
+}
+
+/// The TCP connection under `upgraded`, when it is one (under
+/// [`serve`](crate::transport::http::serve) without TLS, and under axum): the peer then
+/// reads and writes the socket itself rather than through hyper's boxed, rewinding
+/// wrapper, which costs a few dynamic calls per message each way.
+fn upgraded_tcp(upgraded: Upgraded) -> Result<Tcp, Upgraded> {
+    let parts = upgraded.downcast::<TokioIo<TcpStream>>()?;
+    let tcp = parts.io.into_inner();
+    if parts.read_buf.is_empty() {
+        return Ok(Tcp::Whole(tcp));
+    }
+    let (read, write) = tcp.into_split();
+    let ahead = Cursor::new(parts.read_buf).chain(read);
+    Ok(Tcp::Ahead(tokio::io::join(ahead, write)))
+}
+
+/// What an upgraded connection runs under: the socket it came on (under
+/// [`serve`](crate::transport::http::serve)), and its settings.
+struct ServedOn {
+    socket: Option<Socket>,
+    settings: Settings,
+}
+
+impl ServedOn {
+    /// Runs a peer made by `builder` on `io` until it closes, or the server shuts down.
+    async fn run<S>(self, io: S, builder: Builder, config: WebSocketConfig)
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let io = super::buffered(&self.settings, io);
+        let stream = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
+        let peer = builder
+            .accepted_on(crate::metrics::Transport::Ws)
+            .websocket(stream, self.settings);
+        match self.socket {
+            Some(mut socket) => tokio::select! {
+                () = peer.closed() => {}
+                () = socket.stopping.wait() => {}
+            },
+            None => peer.closed().await,
+        }
+        // The server's connection ends with the server, whatever clients of it
+        // handlers still hold: it is closed with a close frame. The socket's slot is
+        // freed as the task ends.
+        peer.close();
+    }
 }
