@@ -16,6 +16,7 @@ mod bench;
 mod clients;
 mod crossinstance;
 mod fanout;
+mod floor;
 mod generator;
 mod inprocess;
 mod load;
@@ -130,7 +131,7 @@ struct DriveArgs {
 struct ProfileArgs {
     #[arg(long = "impl", value_enum, default_value = "rpcsmith")]
     implementation: Impl,
-    /// Calls per message (rpcsmith only).
+    /// Calls per message (rpcsmith and handwritten only).
     #[arg(long, default_value_t = 1)]
     batch: usize,
     #[arg(long, default_value_t = 100_000)]
@@ -229,10 +230,17 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
     } else {
         generator::report(args.quick)?;
     }
-    let (rounds, calls) = if args.quick { (1, 2_000) } else { (7, 300_000) };
-    validation::report(rounds, calls)?;
+    // With `--only`, the chosen scenarios alone (the `validation` and `cross-instance`
+    // commands run these two alone).
+    let everything = args.only.is_empty();
+    if everything {
+        let (rounds, calls) = if args.quick { (1, 2_000) } else { (7, 300_000) };
+        validation::report(rounds, calls)?;
+    }
     report::lines(&results);
-    // Needs redis-server; says so and goes on without it.
-    crossinstance::report(&settings)?;
+    if everything {
+        // Needs redis-server; says so and goes on without it.
+        crossinstance::report(&settings)?;
+    }
     Ok(())
 }

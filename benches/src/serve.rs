@@ -1,6 +1,7 @@
 //! The servers under test, each serving `add` until killed: rpcsmith's generated server
 //! (HTTP, WebSocket), jsonrpsee's (HTTP, WebSocket), and the floor, a bare hyper
-//! HTTP/1.1 server that reads each request and answers a fixed body. For the fan-out
+//! HTTP/1.1 server that reads each request and answers a fixed body (or, for batches,
+//! answers it with the hand-written dispatcher of `floor`). For the fan-out
 //! scenario, rpcsmith and jsonrpsee serve the `items` subscription instead (`fanout`).
 //!
 //! Each listener prints one line, `serving <api> with <impl> on <url>`, as soon as it is
@@ -34,6 +35,9 @@ pub(crate) enum Impl {
     Jsonrpsee,
     /// A bare hyper HTTP/1.1 server answering a fixed body: the floor.
     Floor,
+    /// The hand-written parse-once dispatcher (`floor`), in process or behind the same
+    /// bare hyper server as `Floor`: the floor of the in-process and batch scenarios.
+    Handwritten,
     /// rpcsmith's generated server with the runtime's `metrics` feature and the
     /// Prometheus recorder: a binary of its own, `rpcsmith-bench-metrics` (see
     /// `proc::metrics_server`), since this one's runtime is built without the feature.
@@ -46,6 +50,7 @@ impl Impl {
             Impl::Rpcsmith => "rpcsmith",
             Impl::Jsonrpsee => "jsonrpsee",
             Impl::Floor => "floor",
+            Impl::Handwritten => "handwritten",
             Impl::RpcsmithMetrics => "rpcsmith_metrics",
         }
     }
@@ -138,7 +143,10 @@ pub(crate) fn run(
                     jsonrpsee(module, transport, address).await?
                 }
                 (Impl::Floor, None) => floor(transport, address).await?,
-                (Impl::Floor, Some(_)) => bail!("the floor serves no subscription"),
+                (Impl::Handwritten, None) => hand_written(transport, address).await?,
+                (Impl::Floor | Impl::Handwritten, Some(_)) => {
+                    bail!("the floor serves no subscription")
+                }
                 (Impl::RpcsmithMetrics, _) => {
                     bail!("rpcsmith with metrics is served by rpcsmith-bench-metrics")
                 }
@@ -222,6 +230,27 @@ async fn jsonrpsee(
 
 /// The floor: hyper's HTTP/1.1 server, each request's body read, the fixed answer sent.
 async fn floor(transport: Transport, address: SocketAddr) -> anyhow::Result<SocketAddr> {
+    bare_hyper(transport, address, |_| {
+        Bytes::from_static(api::FLOOR_ANSWER.as_bytes())
+    })
+    .await
+}
+
+/// The same bare hyper server, each request answered by the hand-written dispatcher
+/// (an empty body when nothing is answered).
+async fn hand_written(transport: Transport, address: SocketAddr) -> anyhow::Result<SocketAddr> {
+    bare_hyper(transport, address, |body| {
+        crate::floor::handle(body).map_or_else(Bytes::new, Bytes::from)
+    })
+    .await
+}
+
+/// hyper's HTTP/1.1 server, each request's body read whole and `answer`ed.
+async fn bare_hyper(
+    transport: Transport,
+    address: SocketAddr,
+    answer: fn(&[u8]) -> Bytes,
+) -> anyhow::Result<SocketAddr> {
     if transport != Transport::Http {
         bail!("the floor serves HTTP only");
     }
@@ -233,7 +262,7 @@ async fn floor(transport: Transport, address: SocketAddr) -> anyhow::Result<Sock
             };
             let _ = stream.set_nodelay(true);
             tokio::spawn(async move {
-                let service = hyper::service::service_fn(fixed_answer);
+                let service = hyper::service::service_fn(move |request| answered(request, answer));
                 let connection = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service);
                 let _ = connection.await;
@@ -243,9 +272,12 @@ async fn floor(transport: Transport, address: SocketAddr) -> anyhow::Result<Sock
     Ok(bound)
 }
 
-async fn fixed_answer(request: Request<Incoming>) -> hyper::Result<Response<Full<Bytes>>> {
-    request.into_body().collect().await?;
-    let mut response = Response::new(Full::new(Bytes::from_static(api::FLOOR_ANSWER.as_bytes())));
+async fn answered(
+    request: Request<Incoming>,
+    answer: fn(&[u8]) -> Bytes,
+) -> hyper::Result<Response<Full<Bytes>>> {
+    let body = request.into_body().collect().await?.to_bytes();
+    let mut response = Response::new(Full::new(answer(&body)));
     response.headers_mut().insert(
         hyper::header::CONTENT_TYPE,
         hyper::header::HeaderValue::from_static("application/json"),
