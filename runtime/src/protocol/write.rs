@@ -91,7 +91,6 @@ fn write_call(out: &mut Vec<u8>, method: &str, params: Option<&RawValue>) {
 pub(crate) const RESULT_PREFIX: &[u8] = br#"{"jsonrpc":"2.0","result":"#;
 
 /// Ends a response or request: `,"id":…}`.
-#[inline]
 pub(crate) fn write_id_and_close(out: &mut Vec<u8>, id: &Id<'_>) {
     out.extend_from_slice(br#","id":"#);
     out.extend_from_slice(id.as_json().as_bytes());

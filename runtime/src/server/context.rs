@@ -44,7 +44,6 @@ impl Context {
         Self::from_parts(method, id.as_ref(), metadata.into_shared(), None)
     }
 
-    #[inline]
     pub(crate) fn from_parts(
         method: &str,
         id: Option<&Id<'_>>,

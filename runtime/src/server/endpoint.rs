@@ -39,9 +39,7 @@ impl Endpoint {
     /// Answers `rpc.*` names itself (the pull streams' `rpc.stream.next` and
     /// `rpc.stream.cancel`, then the providers; `-32601` without one), hands the rest to
     /// the dispatcher, and resolves the subscription calls it returns.
-    // Always inlined into the engine's one caller: otherwise the context and the reply
-    // are copied through one more frame on every call (a measured share of its cost).
-    #[inline(always)]
+    #[inline]
     pub(crate) fn call(&self, method: &str, params: Option<&RawValue>, context: Context) -> Reply {
         if method.starts_with("rpc.") {
             return self.reserved(method, params, context);

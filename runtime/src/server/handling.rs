@@ -175,7 +175,6 @@ fn begin_parsed<'a>(
 }
 
 /// A single call: answered at once unless its handler waits.
-#[inline]
 fn single<'a>(
     shared: &'a Shared,
     caller: Caller<'a>,
@@ -247,7 +246,6 @@ fn poll_once<'a>(
 }
 
 /// A single call's response: its result's buffer becomes the response when it can.
-#[inline]
 fn respond(shared: &Shared, id: Option<Id<'_>>, result: CallResult) -> Option<Vec<u8>> {
     let id = id?;
     let max_size = shared.limits.max_response_size;
