@@ -51,7 +51,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "batch100",
         drive: Drive::Http { batch: 100 },
-        impls: BOTH,
+        impls: &[Impl::Rpcsmith, Impl::Jsonrpsee, Impl::Handwritten],
     },
     Scenario {
         name: "batch1000",
@@ -71,7 +71,7 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "inprocess",
         drive: Drive::InProcess,
-        impls: BOTH,
+        impls: &[Impl::Rpcsmith, Impl::Jsonrpsee, Impl::Handwritten],
     },
     Scenario {
         name: "fanout",
@@ -230,6 +230,7 @@ fn in_process(
     let calls = settings.inprocess_calls;
     let ns = match implementation {
         Impl::Rpcsmith => inprocess.rpcsmith(calls),
+        Impl::Handwritten => inprocess.hand_written(calls),
         _ => inprocess.jsonrpsee(calls),
     };
     Ok(Sample {

@@ -35,7 +35,7 @@ pub(crate) async fn load(
             }))
         }
         Impl::Jsonrpsee => jsonrpsee_load(transport, url, concurrency).await,
-        Impl::Floor => anyhow::bail!("the floor has no client"),
+        Impl::Floor | Impl::Handwritten => anyhow::bail!("the floor has no client"),
         Impl::RpcsmithMetrics => anyhow::bail!("the metrics scenario measures servers only"),
     }
 }

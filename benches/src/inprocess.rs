@@ -1,6 +1,6 @@
 //! One call in process, no transport: rpcsmith's `Server::handle` on the generated
-//! dispatcher against jsonrpsee's `RpcModule::raw_json_request`, the same body, on a
-//! current-thread Tokio runtime. (`runtime/benches/engine.rs` measures the engine with a
+//! dispatcher against jsonrpsee's `RpcModule::raw_json_request` and the hand-written
+//! dispatcher of `floor`, the same body, on a current-thread Tokio runtime. (`runtime/benches/engine.rs` measures the engine with a
 //! hand-written dispatcher and batches too; this is the generated code.)
 
 use std::hint::black_box;
@@ -50,6 +50,9 @@ impl InProcess {
             .block_on(this.module.raw_json_request(&this.body, 1))
             .context("jsonrpsee in process")?;
         api::check_answer(theirs.get().as_bytes(), 1).context("jsonrpsee in process")?;
+        let floor =
+            crate::floor::handle(this.body.as_bytes()).context("the floor answered nothing")?;
+        api::check_answer(&floor, 1).context("the hand-written floor in process")?;
         Ok(this)
     }
 
@@ -60,6 +63,19 @@ impl InProcess {
             for _ in 0..calls {
                 let message = black_box(self.body.as_bytes());
                 black_box(self.server.handle(message, Metadata::default()).await);
+            }
+            start.elapsed().as_nanos() as f64 / calls as f64
+        })
+    }
+
+    /// Nanoseconds per call over `calls` calls of the hand-written dispatcher (`floor`),
+    /// in the same loop on the same runtime.
+    pub(crate) fn hand_written(&self, calls: u64) -> f64 {
+        self.runtime.block_on(async {
+            let start = Instant::now();
+            for _ in 0..calls {
+                let message = black_box(self.body.as_bytes());
+                black_box(crate::floor::handle(message));
             }
             start.elapsed().as_nanos() as f64 / calls as f64
         })

@@ -16,6 +16,7 @@ mod bench;
 mod clients;
 mod crossinstance;
 mod fanout;
+mod floor;
 mod generator;
 mod inprocess;
 mod load;
@@ -132,7 +133,7 @@ struct DriveArgs {
 struct ProfileArgs {
     #[arg(long = "impl", value_enum, default_value = "rpcsmith")]
     implementation: Impl,
-    /// Calls per message (rpcsmith only).
+    /// Calls per message (rpcsmith and handwritten only).
     #[arg(long, default_value_t = 1)]
     batch: usize,
     #[arg(long, default_value_t = 100_000)]

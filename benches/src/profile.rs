@@ -18,7 +18,8 @@ use crate::serve::{Impl, Transport};
 use crate::{api, clients, load, serve};
 
 /// Runs `calls` calls in process through `implementation`, in batches of `batch`
-/// (rpcsmith only: jsonrpsee's `raw_json_request` takes one call at a time).
+/// (rpcsmith and the hand-written floor only: jsonrpsee's `raw_json_request` takes one
+/// call at a time).
 ///
 /// # Errors
 ///
@@ -53,7 +54,16 @@ pub(crate) fn in_process(implementation: Impl, batch: usize, calls: u64) -> anyh
                 }
             });
         }
-        _ => bail!("in process: rpcsmith with any batch, jsonrpsee single calls only"),
+        Impl::Handwritten => {
+            let answer = crate::floor::handle(body.as_bytes());
+            api::check_answer(&answer.context("no answer")?, batch.max(1))?;
+            for _ in 0..rounds {
+                black_box(crate::floor::handle(black_box(body.as_bytes())));
+            }
+        }
+        _ => bail!(
+            "in process: rpcsmith and handwritten with any batch, jsonrpsee single calls only"
+        ),
     }
     let ns = start.elapsed().as_nanos() as f64 / (rounds * batch.max(1) as u64) as f64;
     println!(

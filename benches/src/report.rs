@@ -78,6 +78,18 @@ const RATIOS: &[Ratio] = &[
     ratio("batch1000_calls_per_s", "batch1000", Metric::CallsPerS, J),
     ratio("inprocess_ns_per_call", "inprocess", Metric::NsPerCall, J),
     ratio(
+        "inprocess_vs_floor",
+        "inprocess",
+        Metric::NsPerCall,
+        Impl::Handwritten,
+    ),
+    ratio(
+        "batch100_cpu_per_call_vs_floor",
+        "batch100",
+        Metric::ServerCpuPerCall,
+        Impl::Handwritten,
+    ),
+    ratio(
         "client_http_calls_per_s",
         "client_http",
         Metric::CallsPerS,
@@ -154,11 +166,13 @@ fn legend(settings: &Settings) -> String {
          \x20 ws           {c} WebSocket connections, one call in flight each (raw load generator)\n\
          \x20 floor        (http, ws) a bare hyper server answering a fixed body; a bare tokio-tungstenite\n\
          \x20              server answering a fixed message: the cost of the protocol alone\n\
-         \x20 batch100     {b} HTTP/1.1 connections posting batches of 100 calls\n\
+         \x20 batch100     {b} HTTP/1.1 connections posting batches of 100 calls (handwritten: the bare hyper\n\
+         \x20              server answering each batch with a hand-written serde_json dispatcher, the floor)\n\
          \x20 batch1000    {b} HTTP/1.1 connections posting batches of 1,000 calls\n\
          \x20 client_http  each implementation's client, {k} calls in flight, against its own HTTP server\n\
          \x20 client_ws    each implementation's client, {k} calls in flight, on one WebSocket to its own server\n\
          \x20 inprocess    Server::handle (generated dispatcher) vs RpcModule::raw_json_request, one call at a time\n\
+         \x20              (handwritten: the floor, a parse-once serde_json dispatcher of the same call)\n\
          \x20 fanout       {n} WebSocket connections each subscribed once, the server publishing new heads to all\n\
          \x20              (\"calls\" are items delivered; `rss fanout_idle` is the server with the {n} subscribers idle)\n\
          \x20 metrics      as http: rpcsmith against itself built with the `metrics` feature and the Prometheus recorder\n\
@@ -177,7 +191,7 @@ pub(crate) fn table(results: &Results, settings: &Settings) {
     );
     println!("{}\n", legend(settings));
     println!(
-        "| {:<11} | {:<9} | {:>11} | {:>9} | {:>14} | {:>14} | {:>16} |",
+        "| {:<11} | {:<11} | {:>11} | {:>9} | {:>14} | {:>14} | {:>16} |",
         "scenario",
         "impl",
         "calls/s",
@@ -186,7 +200,7 @@ pub(crate) fn table(results: &Results, settings: &Settings) {
         "client µs/call",
         "server peak KiB"
     );
-    let rule: Vec<String> = [11, 9, 11, 9, 14, 14, 16]
+    let rule: Vec<String> = [11, 11, 11, 9, 14, 14, 16]
         .iter()
         .map(|w| "-".repeat(w + 2))
         .collect();
@@ -208,7 +222,7 @@ fn row(scenario: &str, implementation: Impl, samples: &[Sample]) {
     let dash = |text: String| if in_process { "-".to_owned() } else { text };
     let rss = median(samples.iter().map(|s| s.server_rss_kib as f64).collect());
     println!(
-        "| {:<11} | {:<9} | {:>11.0} | {:>9.0} | {:>14} | {:>14} | {:>16} |",
+        "| {:<11} | {:<11} | {:>11.0} | {:>9.0} | {:>14} | {:>14} | {:>16} |",
         scenario,
         implementation.name(),
         m(Metric::CallsPerS),

@@ -1,7 +1,8 @@
 //! The servers under test, each serving `add` until killed: rpcsmith's generated server
 //! (HTTP, WebSocket), jsonrpsee's (HTTP, WebSocket), and the floors: a bare hyper
-//! HTTP/1.1 server that reads each request and answers a fixed body, and a bare
-//! tokio-tungstenite server that reads each message and answers a fixed message. For the fan-out
+//! HTTP/1.1 server that reads each request and answers a fixed body (or, for batches,
+//! answers it with the hand-written dispatcher of `floor`), and a bare tokio-tungstenite
+//! server that reads each message and answers a fixed message. For the fan-out
 //! scenario, rpcsmith and jsonrpsee serve the `items` subscription instead (`fanout`).
 //!
 //! Each listener prints one line, `serving <api> with <impl> on <url>`, as soon as it is
@@ -39,6 +40,9 @@ pub(crate) enum Impl {
     /// The floor: a bare hyper HTTP/1.1 server answering a fixed body, or a bare
     /// tokio-tungstenite server answering a fixed message.
     Floor,
+    /// The hand-written parse-once dispatcher (`floor`), in process or behind the same
+    /// bare hyper server as `Floor`: the floor of the in-process and batch scenarios.
+    Handwritten,
     /// rpcsmith's generated server with the runtime's `metrics` feature and the
     /// Prometheus recorder: a binary of its own, `rpcsmith-bench-metrics` (see
     /// `proc::metrics_server`), since this one's runtime is built without the feature.
@@ -51,6 +55,7 @@ impl Impl {
             Impl::Rpcsmith => "rpcsmith",
             Impl::Jsonrpsee => "jsonrpsee",
             Impl::Floor => "floor",
+            Impl::Handwritten => "handwritten",
             Impl::RpcsmithMetrics => "rpcsmith_metrics",
         }
     }
@@ -143,7 +148,10 @@ pub(crate) fn run(
                     jsonrpsee(module, transport, address).await?
                 }
                 (Impl::Floor, None) => floor(transport, address).await?,
-                (Impl::Floor, Some(_)) => bail!("the floor serves no subscription"),
+                (Impl::Handwritten, None) => hand_written(transport, address).await?,
+                (Impl::Floor | Impl::Handwritten, Some(_)) => {
+                    bail!("the floor serves no subscription")
+                }
                 (Impl::RpcsmithMetrics, _) => {
                     bail!("rpcsmith with metrics is served by rpcsmith-bench-metrics")
                 }
@@ -228,6 +236,28 @@ async fn jsonrpsee(
 /// The floor of `transport`: what serving a call costs with nothing but the protocol
 /// library, each request or message read whole and a fixed answer sent.
 async fn floor(transport: Transport, address: SocketAddr) -> anyhow::Result<SocketAddr> {
+    match transport {
+        Transport::Http => {
+            bare_hyper(address, |_| Bytes::from_static(api::FLOOR_ANSWER.as_bytes())).await
+        }
+        Transport::Ws => bare_tungstenite(address).await,
+    }
+}
+
+/// The bare hyper server, each request answered by the hand-written dispatcher
+/// (an empty body when nothing is answered).
+async fn hand_written(transport: Transport, address: SocketAddr) -> anyhow::Result<SocketAddr> {
+    if transport != Transport::Http {
+        bail!("the hand-written dispatcher is served over HTTP only");
+    }
+    bare_hyper(address, |body| {
+        crate::floor::handle(body).map_or_else(Bytes::new, Bytes::from)
+    })
+    .await
+}
+
+/// hyper's HTTP/1.1 server, each request's body read whole and `answer`ed.
+async fn bare_hyper(address: SocketAddr, answer: fn(&[u8]) -> Bytes) -> anyhow::Result<SocketAddr> {
     let (listener, bound) = bind(address).await?;
     tokio::spawn(async move {
         loop {
@@ -235,21 +265,30 @@ async fn floor(transport: Transport, address: SocketAddr) -> anyhow::Result<Sock
                 continue;
             };
             let _ = stream.set_nodelay(true);
-            match transport {
-                Transport::Http => tokio::spawn(http_floor(stream)),
-                Transport::Ws => tokio::spawn(ws_floor(stream)),
-            };
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request| answered(request, answer));
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service);
+                let _ = connection.await;
+            });
         }
     });
     Ok(bound)
 }
 
-/// hyper's HTTP/1.1 server, each request's body read, the fixed answer sent.
-async fn http_floor(stream: TcpStream) {
-    let service = hyper::service::service_fn(fixed_answer);
-    let connection =
-        hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service);
-    let _ = connection.await;
+/// tokio-tungstenite's server on its own listener.
+async fn bare_tungstenite(address: SocketAddr) -> anyhow::Result<SocketAddr> {
+    let (listener, bound) = bind(address).await?;
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let _ = stream.set_nodelay(true);
+            tokio::spawn(ws_floor(stream));
+        }
+    });
+    Ok(bound)
 }
 
 /// tokio-tungstenite's server (its own handshake, no HTTP server in front), each
@@ -286,9 +325,12 @@ fn ws_floor_io(stream: TcpStream) -> tokio::io::BufReader<TcpStream> {
     tokio::io::BufReader::with_capacity(8 * 1024, stream)
 }
 
-async fn fixed_answer(request: Request<Incoming>) -> hyper::Result<Response<Full<Bytes>>> {
-    request.into_body().collect().await?;
-    let mut response = Response::new(Full::new(Bytes::from_static(api::FLOOR_ANSWER.as_bytes())));
+async fn answered(
+    request: Request<Incoming>,
+    answer: fn(&[u8]) -> Bytes,
+) -> hyper::Result<Response<Full<Bytes>>> {
+    let body = request.into_body().collect().await?.to_bytes();
+    let mut response = Response::new(Full::new(answer(&body)));
     response.headers_mut().insert(
         hyper::header::CONTENT_TYPE,
         hyper::header::HeaderValue::from_static("application/json"),

@@ -11,6 +11,8 @@ const RATIOS: &[&str] = &[
     "batch100_calls_per_s",
     "batch1000_calls_per_s",
     "inprocess_ns_per_call",
+    "inprocess_vs_floor",
+    "batch100_cpu_per_call_vs_floor",
     "client_http_calls_per_s",
     "client_ws_calls_per_s",
     "subscription_items_per_s",
@@ -22,7 +24,7 @@ const RATIOS: &[&str] = &[
 const SERVED: &[(&str, &[&str])] = &[
     ("http", &["rpcsmith", "jsonrpsee", "floor"]),
     ("ws", &["rpcsmith", "jsonrpsee"]),
-    ("batch100", &["rpcsmith", "jsonrpsee"]),
+    ("batch100", &["rpcsmith", "jsonrpsee", "handwritten"]),
     ("batch1000", &["rpcsmith", "jsonrpsee"]),
     ("client_http", &["rpcsmith", "jsonrpsee"]),
     ("client_ws", &["rpcsmith", "jsonrpsee"]),
