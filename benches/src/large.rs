@@ -49,6 +49,21 @@ const CONCURRENCY: usize = 8;
 /// The block number asked for (that of the corpus example).
 const NUMBER: &str = "0x68b3";
 
+/// How the scenario runs.
+#[derive(Debug)]
+pub(crate) struct Settings {
+    /// Rounds, each measuring every implementation once per transport.
+    pub(crate) rounds: usize,
+    /// The measured window of one implementation, after a quarter of it as warm-up.
+    pub(crate) window: Duration,
+    /// Worker threads of the servers' runtime, and of the clients'.
+    pub(crate) workers: usize,
+    /// Only this transport (`http` or `ws`), when given.
+    pub(crate) transport: Option<String>,
+    /// Only this implementation (for profilers: no ratio then), when given.
+    pub(crate) implementation: Option<Impl>,
+}
+
 /// Runs the scenario: `rounds` rounds of a `window` per implementation and transport;
 /// prints calls per second and the ratios, or a `skip large_result:` line without the
 /// corpus.
@@ -57,7 +72,19 @@ const NUMBER: &str = "0x68b3";
 ///
 /// When the corpus example cannot be read as a block, a server cannot start, or an
 /// answer is wrong.
-pub(crate) fn report(rounds: usize, window: Duration, workers: usize) -> anyhow::Result<()> {
+pub(crate) fn report(settings: &Settings) -> anyhow::Result<()> {
+    let Settings {
+        rounds,
+        window,
+        workers,
+        ..
+    } = *settings;
+    if let Some(name) = &settings.transport {
+        ensure!(
+            name == "http" || name == "ws",
+            "unknown transport {name:?}: http or ws"
+        );
+    }
     let Some(corpus) = rpcsmith_corpus::dir() else {
         println!(
             "skip large_result: the OpenRPC corpus is absent (set RPCSMITH_CORPUS_DIR): the \
@@ -85,15 +112,21 @@ pub(crate) fn report(rounds: usize, window: Duration, workers: usize) -> anyhow:
             urls.push((implementation, transport, format!("{scheme}://{bound}/")));
         }
     }
-    for (name, transport) in [
+    let transports = [
         ("large_result_calls_per_s", Transport::Http),
         ("large_result_ws_calls_per_s", Transport::Ws),
-    ] {
+    ];
+    let only =
+        |t: Transport| (settings.transport.as_deref()).is_none_or(|name| name == scheme_name(t));
+    for (name, transport) in transports.into_iter().filter(|&(_, t)| only(t)) {
         let mut ratios = Vec::with_capacity(rounds);
         for _ in 0..rounds {
-            let mut per_s = [0.0; 2];
+            let mut per_s = [1.0; 2];
             for (slot, implementation) in [Impl::Rpcsmith, Impl::Jsonrpsee].into_iter().enumerate()
             {
+                if settings.implementation.is_some_and(|i| i != implementation) {
+                    continue;
+                }
                 let url = &urls
                     .iter()
                     .find(|(i, t, _)| *i == implementation && *t == transport)
@@ -116,7 +149,11 @@ pub(crate) fn report(rounds: usize, window: Duration, workers: usize) -> anyhow:
             }
             ratios.push(per_s[0] / per_s[1]);
         }
-        println!("ratio {name} {:.3}", median(ratios));
+        if settings.implementation.is_none() {
+            if settings.implementation.is_none() {
+                println!("ratio {name} {:.3}", median(ratios));
+            }
+        }
     }
     Ok(())
 }

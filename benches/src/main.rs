@@ -142,6 +142,12 @@ struct LargeArgs {
     /// Tokio worker threads of the servers' runtime and of the clients'.
     #[arg(long, default_value_t = 2)]
     workers: usize,
+    /// Only this transport (`http` or `ws`; default both).
+    #[arg(long, value_name = "TRANSPORT")]
+    transport: Option<String>,
+    /// Only this implementation, for profilers (then no ratio is printed).
+    #[arg(long = "impl", value_enum, hide = true)]
+    implementation: Option<Impl>,
 }
 
 #[derive(Debug, Args)]
@@ -249,11 +255,13 @@ fn start(cli: Cli) -> anyhow::Result<()> {
         Some(Command::CrossInstance(args)) => crossinstance::report(&settings(&args)),
         Some(Command::Validation(args)) => validation::report(args.rounds, args.calls),
         Some(Command::Idle(args)) => idle::report(args.connections, args.rounds, args.workers),
-        Some(Command::LargeResult(args)) => large::report(
-            args.rounds,
-            Duration::from_millis(args.window_ms.max(1)),
-            args.workers,
-        ),
+        Some(Command::LargeResult(args)) => large::report(&large::Settings {
+            rounds: args.rounds,
+            window: Duration::from_millis(args.window_ms.max(1)),
+            workers: args.workers,
+            transport: args.transport,
+            implementation: args.implementation,
+        }),
         None => run(&cli.run),
     }
 }
@@ -289,11 +297,13 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
     if args.only.is_empty() {
         let (connections, rounds) = if args.quick { (200, 1) } else { (10_000, 3) };
         idle::report(connections, rounds, settings.workers)?;
-        large::report(
-            settings.rounds.min(5),
-            settings.window * 2,
-            settings.workers,
-        )?;
+        large::report(&large::Settings {
+            rounds: settings.rounds.min(5),
+            window: settings.window * 2,
+            workers: settings.workers,
+            transport: None,
+            implementation: None,
+        })?;
     }
     // Needs redis-server; says so and goes on without it.
     crossinstance::report(&settings)?;
