@@ -1,11 +1,12 @@
 //! Generates the `add` module (types, client, server) from `add.json`, and the `items`
-//! module (the fan-out scenario's subscription) from `items.json`, and `validation.json`
+//! module (the fan-out scenario's subscription) from `items.json`, the `block` module
+//! (the large-result scenario's `eth_getBlockByNumber`) from `block.json`, and `validation.json`
 //! twice, with constraint checks (`transfer_checked`) and without
 //! (`transfer_unchecked`), into `OUT_DIR`: the bench serves and calls rpcsmith's
 //! generated code, as a user's crate would.
 
 fn main() {
-    for document in ["add.json", "items.json"] {
+    for document in ["add.json", "items.json", "block.json"] {
         rpcsmith_build::configure()
             .client(true)
             .server(true)

@@ -18,7 +18,9 @@ mod crossinstance;
 mod fanout;
 mod floor;
 mod generator;
+mod idle;
 mod inprocess;
+mod large;
 mod load;
 mod proc;
 mod profile;
@@ -94,6 +96,15 @@ enum Command {
     /// Run one implementation's in-process calls in a loop (for profilers).
     #[command(hide = true)]
     Profile(ProfileArgs),
+    /// Only the idle-connection scenario: the servers' memory with 10,000 idle
+    /// WebSocket and 10,000 idle keep-alive HTTP connections, each after one call
+    /// (`ratio ws_idle_rss_per_conn`, `ratio http_idle_rss_per_conn`).
+    Idle(IdleArgs),
+    /// Only the large-result scenario: `eth_getBlockByNumber` answering a block of 200
+    /// transactions (about 100 KB), rpcsmith's generated client and server against
+    /// jsonrpsee's with the same types (`ratio large_result_calls_per_s`; needs the
+    /// corpus).
+    LargeResult(LargeArgs),
     /// Only the validation scenario: CPU per call of a generated server with constraint
     /// checks over the same without them (`ratio validation_cpu_per_call`).
     Validation(ValidationArgs),
@@ -107,6 +118,39 @@ struct ValidationArgs {
     /// Calls per server per round.
     #[arg(long, default_value_t = 300_000)]
     calls: u64,
+}
+
+#[derive(Debug, Args)]
+struct IdleArgs {
+    /// Idle connections per server.
+    #[arg(long, default_value_t = 10_000)]
+    connections: usize,
+    /// Rounds (each measures the four servers once).
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Tokio worker threads of every server and of the load side.
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+}
+
+#[derive(Debug, Args)]
+struct LargeArgs {
+    /// Rounds, alternating the two implementations.
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// The measured window of each implementation per round, after a quarter of it
+    /// as warm-up.
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    window_ms: u64,
+    /// Tokio worker threads of the servers' runtime and of the clients'.
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// Only this transport (`http` or `ws`; default both).
+    #[arg(long, value_name = "TRANSPORT")]
+    transport: Option<String>,
+    /// Only this implementation, for profilers (then no ratio is printed).
+    #[arg(long = "impl", value_enum, hide = true)]
+    implementation: Option<Impl>,
 }
 
 #[derive(Debug, Args)]
@@ -158,6 +202,10 @@ struct ServeArgs {
     /// only), publishing once a line `publish` is read on standard input.
     #[arg(long, hide = true)]
     fan_out: bool,
+    /// Connections served at once, instead of the implementation's default (the idle
+    /// scenario's use); the open-file limit is then raised to its hard limit.
+    #[arg(long, value_name = "N", hide = true)]
+    max_connections: Option<usize>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -183,7 +231,13 @@ fn start(cli: Cli) -> anyhow::Result<()> {
             .flatten()
             .collect();
             let served = if args.fan_out { Api::FanOut } else { Api::Add };
-            serve::run(args.implementation, served, &listeners, args.workers)
+            serve::run(
+                args.implementation,
+                served,
+                &listeners,
+                args.workers,
+                args.max_connections,
+            )
         }
         Some(Command::Drive(args)) => {
             let drive = match args.client {
@@ -203,6 +257,14 @@ fn start(cli: Cli) -> anyhow::Result<()> {
         }
         Some(Command::CrossInstance(args)) => crossinstance::report(&settings(&args)),
         Some(Command::Validation(args)) => validation::report(args.rounds, args.calls),
+        Some(Command::Idle(args)) => idle::report(args.connections, args.rounds, args.workers),
+        Some(Command::LargeResult(args)) => large::report(&large::Settings {
+            rounds: args.rounds,
+            window: Duration::from_millis(args.window_ms.max(1)),
+            workers: args.workers,
+            transport: args.transport,
+            implementation: args.implementation,
+        }),
         None => run(&cli.run),
     }
 }
@@ -241,6 +303,15 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
     }
     report::lines(&results);
     if every {
+        let (connections, rounds) = if args.quick { (200, 1) } else { (10_000, 3) };
+        idle::report(connections, rounds, settings.workers)?;
+        large::report(&large::Settings {
+            rounds: settings.rounds.min(5),
+            window: settings.window * 2,
+            workers: settings.workers,
+            transport: None,
+            implementation: None,
+        })?;
         // Needs redis-server; says so and goes on without it.
         crossinstance::report(&settings)?;
     }

@@ -46,11 +46,26 @@ impl Server {
         transport: Transport,
         workers: usize,
     ) -> anyhow::Result<Self> {
-        let flag = match transport {
-            Transport::Http => "--http",
-            Transport::Ws => "--ws",
-        };
+        let flag = listen_flag(transport);
         Self::spawn(implementation, &[flag, "127.0.0.1:0"], workers)
+    }
+
+    /// [`Server::start`], with room for `connections` connections at once (`serve
+    /// --max-connections`) rather than each implementation's default limit.
+    ///
+    /// # Errors
+    ///
+    /// When the process cannot start, exits, or prints no URL in time.
+    pub(crate) fn start_with_connections(
+        implementation: Impl,
+        transport: Transport,
+        workers: usize,
+        connections: usize,
+    ) -> anyhow::Result<Self> {
+        let flag = listen_flag(transport);
+        let connections = connections.to_string();
+        let args = [flag, "127.0.0.1:0", "--max-connections", &connections];
+        Self::spawn(implementation, &args, workers)
     }
 
     /// Starts this binary as `serve --impl <implementation> --ws 127.0.0.1:0 --fan-out`
@@ -143,6 +158,14 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The `serve` option that listens with `transport`.
+fn listen_flag(transport: Transport) -> &'static str {
+    match transport {
+        Transport::Http => "--http",
+        Transport::Ws => "--ws",
     }
 }
 

@@ -111,7 +111,9 @@ pub(crate) fn runtime(workers: usize) -> anyhow::Result<tokio::runtime::Runtime>
 }
 
 /// Serves `served` with `implementation` on each `(transport, address)` until the process
-/// is killed.
+/// is killed; at most `max_connections` connections at once when given (and then with
+/// the open-file limit raised to its hard limit), each implementation's default
+/// otherwise.
 ///
 /// # Errors
 ///
@@ -122,6 +124,7 @@ pub(crate) fn run(
     served: Api,
     listeners: &[(Transport, SocketAddr)],
     workers: usize,
+    max_connections: Option<usize>,
 ) -> anyhow::Result<()> {
     if listeners.is_empty() {
         bail!("nothing to serve: give --http ADDRESS and/or --ws ADDRESS");
@@ -129,23 +132,26 @@ pub(crate) fn run(
     if served == Api::FanOut && listeners.iter().any(|&(t, _)| t != Transport::Ws) {
         bail!("the fan-out subscription is served over WebSocket only: give --ws ADDRESS");
     }
+    if max_connections.is_some() {
+        crate::idle::raise_open_files();
+    }
     runtime(workers)?.block_on(async {
         let start = (served == Api::FanOut).then(fanout::start_on_stdin);
         for &(transport, address) in listeners {
             let bound = match (implementation, &start) {
                 (Impl::Rpcsmith, None) => {
-                    rpcsmith(api::rpcsmith_server(), transport, address).await?
+                    rpcsmith(api::rpcsmith_server(), transport, address, max_connections).await?
                 }
                 (Impl::Rpcsmith, Some(start)) => {
                     let server = fanout::rpcsmith_server(Arc::clone(start));
-                    rpcsmith(server, transport, address).await?
+                    rpcsmith(server, transport, address, None).await?
                 }
                 (Impl::Jsonrpsee, None) => {
-                    jsonrpsee(api::jsonrpsee_module(), transport, address).await?
+                    jsonrpsee(api::jsonrpsee_module(), transport, address, max_connections).await?
                 }
                 (Impl::Jsonrpsee, Some(start)) => {
                     let module = fanout::jsonrpsee_module(Arc::clone(start));
-                    jsonrpsee(module, transport, address).await?
+                    jsonrpsee(module, transport, address, None).await?
                 }
                 (Impl::Floor, None) => floor(transport, address).await?,
                 (Impl::Handwritten, None) => hand_written(transport, address).await?,
@@ -193,27 +199,33 @@ async fn rpcsmith(
     server: Server,
     transport: Transport,
     address: SocketAddr,
+    max_connections: Option<usize>,
 ) -> anyhow::Result<SocketAddr> {
     let (listener, bound) = bind(address).await?;
     let mut service = http::Service::new(server);
     if transport == Transport::Ws {
         service = service.websocket(Peer::builder(), ws::Settings::default());
     }
-    tokio::spawn(http::serve(listener, service, std::future::pending()));
+    let serve = http::Serve::new(listener, service)
+        .max_connections(max_connections.unwrap_or(http::DEFAULT_MAX_CONNECTIONS));
+    tokio::spawn(serve.run(std::future::pending()));
     Ok(bound)
 }
 
 /// jsonrpsee's server for `module`, limited as rpcsmith's server is by default where the
 /// two have the same knob: connections, batch length, request and response size.
-async fn jsonrpsee(
-    module: RpcModule<()>,
+pub(crate) async fn jsonrpsee<Ctx: Send + Sync + 'static>(
+    module: RpcModule<Ctx>,
     transport: Transport,
     address: SocketAddr,
+    max_connections: Option<usize>,
 ) -> anyhow::Result<SocketAddr> {
     let limits = Limits::default();
     let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let config = ServerConfig::builder()
-        .max_connections(clamp(http::DEFAULT_MAX_CONNECTIONS))
+        .max_connections(clamp(
+            max_connections.unwrap_or(http::DEFAULT_MAX_CONNECTIONS),
+        ))
         .set_batch_request_config(BatchRequestConfig::Limit(clamp(limits.max_batch_len)))
         .max_request_body_size(clamp(limits.max_request_size))
         .max_response_body_size(clamp(limits.max_response_size));

@@ -1,12 +1,13 @@
 //! The client side of opening a WebSocket: where the URL points, TCP, TLS for `wss://`
 //! (the `tls` feature), then the handshake.
 
+use super::reading::Reading;
 use super::{Settings, buffered};
 use crate::client::{TransportError, TransportErrorKind};
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use tokio::io::{AsyncRead, AsyncWrite, BufReader, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::client::Request;
@@ -106,7 +107,7 @@ pub(super) async fn open(
     request: Request,
     config: WebSocketConfig,
     settings: &Settings,
-) -> Result<WebSocketStream<BufReader<Stream>>, TransportError> {
+) -> Result<WebSocketStream<Reading<Stream>>, TransportError> {
     let failed = |e| {
         TransportError::with_source(
             TransportErrorKind::Connect,

@@ -31,12 +31,15 @@
 //! - **Keep-alive**: each side pings the other every [`Settings::keep_alive`] and
 //!   closes the connection when nothing at all (not even a pong) arrived for three
 //!   whole periods; pending calls then fail with `Closed`.
-//! - **Reading**: the socket is read [`Settings::read_buffer`] bytes at a time.
+//! - **Reading**: the socket is read [`Settings::read_buffer`] bytes at a time while
+//!   large messages arrive, through a buffer given back as soon as there is nothing more
+//!   to read: an idle connection holds no read buffer of that size.
 //! - **Close**: a close frame from the other side ends the connection cleanly; dropping
 //!   the last [`Peer`]/[`Client`](crate::client::Client) sends one, and so does a
 //!   [`serve`](super::http::serve) that shuts down, for each connection it upgraded.
 
 mod dial;
+mod reading;
 mod reconnect;
 mod upgrade;
 
@@ -48,11 +51,12 @@ use super::peer::{Builder, Peer};
 use crate::client::{TransportError, TransportErrorKind};
 use bytes::Bytes;
 use futures_util::{Sink, StreamExt};
+use reading::Reading;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::handshake::client::Request;
@@ -69,7 +73,8 @@ pub struct Settings {
     /// idle peer. Default: 30 seconds.
     pub keep_alive: Option<Duration>,
     /// The size of each connection's read buffer, in bytes: how much is read from the
-    /// socket at once (a larger message takes several reads). Default: 8 KiB.
+    /// socket at once while a large message arrives (a larger one takes several reads).
+    /// The buffer is held only while there is something to read. Default: 8 KiB.
     pub read_buffer: usize,
     /// The client's TLS configuration for `wss://`; see [`Settings::tls_config`].
     #[cfg(feature = "tls")]
@@ -104,13 +109,14 @@ impl Settings {
 /// How much tungstenite takes from the connection's read buffer at once. It clears that
 /// much of its own buffer before every read (and there are two reads per message, the
 /// second finding nothing): kept small, that costs next to nothing, while the socket is
-/// still read [`Settings::read_buffer`] bytes at a time, by a [`BufReader`] below it.
+/// still read [`Settings::read_buffer`] bytes at a time when messages are large, by a
+/// [`Reading`] below it.
 /// (With tungstenite reading the socket itself through its default 128 KiB buffer, the
 /// clearing was 93 % of the instructions of a WebSocket call; through 8 KiB, 38 %.)
 const FRAME_READ: usize = 2 * 1024;
 
 /// The tungstenite configuration for a peer's message limit, over a stream read through
-/// a [`BufReader`] (see [`FRAME_READ`]).
+/// a [`Reading`] (see [`FRAME_READ`]).
 pub(crate) fn config(builder: &Builder) -> WebSocketConfig {
     let limit = builder.message_limit();
     WebSocketConfig::default()
@@ -119,18 +125,20 @@ pub(crate) fn config(builder: &Builder) -> WebSocketConfig {
         .max_frame_size(Some(limit))
 }
 
-/// A connection's stream, read [`Settings::read_buffer`] bytes at a time.
-pub(crate) fn buffered<S: AsyncRead>(settings: &Settings, stream: S) -> BufReader<S> {
-    BufReader::with_capacity(settings.read_buffer.max(FRAME_READ * 2), stream)
+/// A connection's stream, read [`Settings::read_buffer`] bytes at a time when messages
+/// are large, through a buffer released whenever the connection is idle.
+pub(crate) fn buffered<S: AsyncRead>(settings: &Settings, stream: S) -> Reading<S> {
+    Reading::new(stream, settings.read_buffer.max(FRAME_READ * 2))
 }
 
 impl Builder {
     /// Starts a peer on an open WebSocket (server or client side). The stream's own
     /// configuration limits message sizes: create it with the limit this builder wants
-    /// ([`connect`] and the HTTP upgrade do). They also read the socket through a
-    /// [`BufReader`] of [`Settings::read_buffer`] bytes and give tungstenite a small
-    /// read buffer of its own (2 KiB), which it clears before every read: a stream made
-    /// otherwise works as well, but costs more per message.
+    /// ([`connect`] and the HTTP upgrade do). They also give tungstenite a small read
+    /// buffer of its own (2 KiB), which it clears before every read, and read large
+    /// messages [`Settings::read_buffer`] bytes at a time through a buffer held only
+    /// while they arrive: a stream made otherwise works as well, but costs more per
+    /// message or per idle connection.
     pub fn websocket<S>(self, stream: WebSocketStream<S>, settings: Settings) -> Peer
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,

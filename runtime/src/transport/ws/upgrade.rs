@@ -4,7 +4,7 @@ use super::Settings;
 use crate::server::Metadata;
 use crate::transport::http::Socket;
 use crate::transport::peer::Builder;
-use ::http::header::{self, HeaderMap, HeaderValue};
+use ::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode};
 use bytes::Bytes;
 use http_body_util::Full;
@@ -31,6 +31,21 @@ fn has_token(headers: &HeaderMap, name: header::HeaderName, token: &str) -> bool
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
         .any(|part| part.trim().eq_ignore_ascii_case(token))
+}
+
+/// `headers` in allocations of their own. hyper's header names and values are slices of
+/// the buffer it read the request into: kept for the connection's lifetime in its
+/// metadata, they would keep that whole buffer (8 KiB or more) allocated for as long.
+fn owned(headers: &HeaderMap) -> HeaderMap {
+    let mut owned = HeaderMap::with_capacity(headers.len());
+    for (name, value) in headers {
+        let name =
+            HeaderName::from_bytes(name.as_str().as_bytes()).unwrap_or_else(|_| name.clone());
+        let mut copy = HeaderValue::from_bytes(value.as_bytes()).unwrap_or_else(|_| value.clone());
+        copy.set_sensitive(value.is_sensitive());
+        owned.append(name, copy);
+    }
+    owned
 }
 
 /// Answers a WebSocket upgrade request and, once hyper hands the connection over, runs
@@ -64,7 +79,8 @@ pub(crate) fn upgrade<B>(
     // Under `serve`, the connection ends when the server shuts down, and keeps its slot
     // among the server's connections while it lives.
     let socket = request.extensions_mut().remove::<Socket>();
-    let (parts, _) = request.into_parts();
+    let (mut parts, _) = request.into_parts();
+    parts.headers = owned(&parts.headers);
     let builder = builder.metadata(metadata(parts));
     let config = super::config(&builder);
     tokio::spawn(async move {
@@ -143,5 +159,41 @@ impl ServedOn {
         // handlers still hold: it is closed with a close frame. The socket's slot is
         // freed as the task ends.
         peer.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owned_headers_keep_every_value_and_no_shared_buffer() {
+        let buffer = bytes::Bytes::from_static(b"x-token: secret\r\nx-tag: a\r\nx-tag: b\r\n");
+        let mut headers = HeaderMap::new();
+        let mut token = HeaderValue::from_maybe_shared(buffer.slice(9..15)).unwrap();
+        token.set_sensitive(true);
+        headers.insert(HeaderName::from_static("x-token"), token);
+        headers.append(
+            "x-tag",
+            HeaderValue::from_maybe_shared(buffer.slice(24..25)).unwrap(),
+        );
+        headers.append(
+            "x-tag",
+            HeaderValue::from_maybe_shared(buffer.slice(34..35)).unwrap(),
+        );
+        headers.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+
+        let owned = owned(&headers);
+        assert_eq!(owned, headers);
+        assert!(owned["x-token"].is_sensitive());
+        let tags: Vec<_> = owned.get_all("x-tag").iter().collect();
+        assert_eq!(tags, ["a", "b"]);
+        let inside = buffer.as_ptr_range();
+        for value in owned.values() {
+            assert!(
+                !inside.contains(&value.as_bytes().as_ptr()),
+                "{value:?} is still a slice of the request's buffer"
+            );
+        }
     }
 }

@@ -1,0 +1,195 @@
+//! A WebSocket connection's read buffer, held only while there is something to read: an
+//! idle connection holds none.
+//!
+//! tungstenite reads the stream [`FRAME_READ`](super::FRAME_READ) bytes at a time (it
+//! clears that much of its own buffer before every read, so it is kept small); a larger
+//! message would then take many small reads. [`Reading`] reads into tungstenite's
+//! buffer directly while messages are small, and through a buffer of its own of
+//! [`Settings::read_buffer`](super::Settings::read_buffer) bytes once a read fills
+//! tungstenite's whole (more is waiting): a large message is read that many bytes at a
+//! time. The buffer is released as soon as it is drained and the stream has nothing
+//! more, so that thousands of idle connections do not each keep one (a `BufReader`
+//! did, for the connection's lifetime).
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+/// A stream read through a buffer that exists only while data waits in it.
+#[derive(Debug)]
+pub(crate) struct Reading<S> {
+    inner: S,
+    /// Empty while released.
+    buffer: Box<[u8]>,
+    /// The unread part of `buffer`.
+    start: usize,
+    end: usize,
+    /// The size of `buffer` when it is held.
+    capacity: usize,
+}
+
+impl<S> Reading<S> {
+    /// `inner`, read through a buffer of `capacity` bytes when reads are large.
+    pub(crate) fn new(inner: S, capacity: usize) -> Self {
+        Self {
+            inner,
+            buffer: Box::default(),
+            start: 0,
+            end: 0,
+            capacity,
+        }
+    }
+
+    /// Whether a buffer is held now (for tests).
+    #[cfg(test)]
+    fn holds_buffer(&self) -> bool {
+        !self.buffer.is_empty()
+    }
+
+    /// Gives the buffer back to the allocator.
+    fn release(&mut self) {
+        self.buffer = Box::default();
+        self.start = 0;
+        self.end = 0;
+    }
+}
+
+impl<S: AsyncRead + Unpin> Reading<S> {
+    /// Reads into `out` directly (no buffer held); takes a buffer for the next reads
+    /// when this one filled `out` (more is probably waiting).
+    fn poll_direct(&mut self, cx: &mut Context<'_>, out: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let before = out.filled().len();
+        ready!(Pin::new(&mut self.inner).poll_read(cx, out))?;
+        if out.remaining() == 0 && out.filled().len() > before && self.capacity > 0 {
+            self.buffer = vec![0; self.capacity].into_boxed_slice();
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Reading<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        out: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if this.start == this.end {
+            if this.buffer.is_empty() || out.remaining() >= this.buffer.len() {
+                this.release();
+                return this.poll_direct(cx, out);
+            }
+            let mut own = ReadBuf::new(&mut this.buffer);
+            match Pin::new(&mut this.inner).poll_read(cx, &mut own) {
+                Poll::Pending => {
+                    // Drained, and nothing more for now: idle until the next message.
+                    this.release();
+                    return Poll::Pending;
+                }
+                Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
+                Poll::Ready(Ok(())) => {
+                    this.start = 0;
+                    this.end = own.filled().len();
+                    if this.end == 0 {
+                        // The end of the stream.
+                        this.release();
+                        return Poll::Ready(Ok(()));
+                    }
+                }
+            }
+        }
+        let count = out.remaining().min(this.end - this.start);
+        out.put_slice(&this.buffer[this.start..this.start + count]);
+        this.start += count;
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Reading<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bytes: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, bytes)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    #[tokio::test]
+    async fn small_reads_hold_no_buffer_and_large_ones_release_it_when_drained() {
+        let (mut near, far) = tokio::io::duplex(64 * 1024);
+        let mut reading = Reading::new(far, 1024);
+        let mut out = [0_u8; 16];
+
+        near.write_all(b"hello").await.unwrap();
+        let read = reading.read(&mut out).await.unwrap();
+        assert_eq!(&out[..read], b"hello");
+        assert!(
+            !reading.holds_buffer(),
+            "a small read goes straight through"
+        );
+
+        let message: Vec<u8> = (0..3000_u32).map(|i| (i % 251) as u8).collect();
+        near.write_all(&message).await.unwrap();
+        let mut got = Vec::new();
+        while got.len() < message.len() {
+            let read = reading.read(&mut out).await.unwrap();
+            got.extend_from_slice(&out[..read]);
+            if got.len() == 16 {
+                assert!(reading.holds_buffer(), "a full read takes a buffer");
+            }
+        }
+        assert_eq!(got, message, "every byte, in order");
+        // Drained: the next read finds nothing waiting and gives the buffer back.
+        let pending = futures_util::FutureExt::now_or_never(reading.read(&mut out));
+        assert!(pending.is_none(), "nothing to read");
+        assert!(
+            !reading.holds_buffer(),
+            "an idle connection holds no buffer"
+        );
+
+        drop(near);
+        assert_eq!(
+            reading.read(&mut out).await.unwrap(),
+            0,
+            "the end of the stream"
+        );
+    }
+
+    #[tokio::test]
+    async fn writes_go_through() {
+        let (near, mut far) = tokio::io::duplex(1024);
+        let mut reading = Reading::new(near, 1024);
+        reading.write_all(b"answer").await.unwrap();
+        reading.flush().await.unwrap();
+        let mut out = [0_u8; 6];
+        far.read_exact(&mut out).await.unwrap();
+        assert_eq!(&out, b"answer");
+    }
+}
