@@ -647,16 +647,9 @@ mod generated {
             protocol_version: String,
             capabilities: types::ClientCapabilities,
             client_info: types::Implementation,
-        ) -> Result<
-            InitializeResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<InitializeResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    InitializeResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "initialize",
                     &InitializeParams {
                         protocol_version,
@@ -696,17 +689,8 @@ mod generated {
         pub async fn ping(
             &self,
             meta: Option<types::Meta>,
-        ) -> Result<
-            PingResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    PingResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("ping", &PingParams { meta })
-                .await
+        ) -> Result<PingResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("ping", &PingParams { meta }).await
         }
         /// The tools the server offers, a page at a time: `cursor` is the `nextCursor` of the page before.
         ///
@@ -721,11 +705,7 @@ mod generated {
             meta: Option<types::Meta>,
         ) -> Result<ToolsListResult, ::rpcsmith::__private::Error<ToolsListError>> {
             self.inner
-                .request_declared::<
-                    ToolsListResult,
-                    ToolsListError,
-                    _,
-                >("tools/list", &ToolsListParams { cursor, meta })
+                .request_declared("tools/list", &ToolsListParams { cursor, meta })
                 .await
         }
         /// Runs a tool. A tool that fails says so in its result (`isError: true`, the reason as content); an unknown tool or bad arguments are a protocol error. With `_meta.progressToken`, the server may report `notifications/progress` while the tool runs.
@@ -747,11 +727,7 @@ mod generated {
             meta: Option<types::Meta>,
         ) -> Result<ToolsCallResult, ::rpcsmith::__private::Error<ToolsCallError>> {
             self.inner
-                .request_declared::<
-                    ToolsCallResult,
-                    ToolsCallError,
-                    _,
-                >(
+                .request_declared(
                     "tools/call",
                     &ToolsCallParams {
                         name,
@@ -809,24 +785,15 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// The client's first request: the protocol revision it wants, what it can do, who it is. The server answers with the revision it speaks (the client's, if it speaks it), what it offers, and who it is.
-        ///
-        /// Calls `initialize`.
+        /// Adds a call of `initialize`, documented at [`McpClient::initialize`].
         pub fn initialize(
             &mut self,
             protocol_version: String,
             capabilities: types::ClientCapabilities,
             client_info: types::Implementation,
-        ) -> ::rpcsmith::__private::Handle<
-            InitializeResult,
-            ::std::convert::Infallible,
-        > {
+        ) -> ::rpcsmith::__private::Handle<InitializeResult> {
             self.inner
-                .request_declared::<
-                    InitializeResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "initialize",
                     &InitializeParams {
                         protocol_version,
@@ -835,9 +802,7 @@ mod generated {
                     },
                 )
         }
-        /// The client tells the server that the handshake is done; normal requests follow.
-        ///
-        /// Calls `notifications/initialized`.
+        /// Adds a call of `notifications/initialized`, documented at [`McpClient::notifications_initialized`].
         ///
         /// # Errors
         ///
@@ -854,38 +819,22 @@ mod generated {
                     },
                 )
         }
-        /// Either side checks that the other is still there; the answer is an empty object.
-        ///
-        /// Calls `ping`.
+        /// Adds a call of `ping`, documented at [`McpClient::ping`].
         pub fn ping(
             &mut self,
             meta: Option<types::Meta>,
-        ) -> ::rpcsmith::__private::Handle<PingResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    PingResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("ping", &PingParams { meta })
+        ) -> ::rpcsmith::__private::Handle<PingResult> {
+            self.inner.request_declared("ping", &PingParams { meta })
         }
-        /// The tools the server offers, a page at a time: `cursor` is the `nextCursor` of the page before.
-        ///
-        /// Calls `tools/list`.
+        /// Adds a call of `tools/list`, documented at [`McpClient::tools_list`].
         pub fn tools_list(
             &mut self,
             cursor: Option<String>,
             meta: Option<types::Meta>,
         ) -> ::rpcsmith::__private::Handle<ToolsListResult, ToolsListError> {
-            self.inner
-                .request_declared::<
-                    ToolsListResult,
-                    ToolsListError,
-                    _,
-                >("tools/list", &ToolsListParams { cursor, meta })
+            self.inner.request_declared("tools/list", &ToolsListParams { cursor, meta })
         }
-        /// Runs a tool. A tool that fails says so in its result (`isError: true`, the reason as content); an unknown tool or bad arguments are a protocol error. With `_meta.progressToken`, the server may report `notifications/progress` while the tool runs.
-        ///
-        /// Calls `tools/call`.
+        /// Adds a call of `tools/call`, documented at [`McpClient::tools_call`].
         pub fn tools_call(
             &mut self,
             name: String,
@@ -898,11 +847,7 @@ mod generated {
             meta: Option<types::Meta>,
         ) -> ::rpcsmith::__private::Handle<ToolsCallResult, ToolsCallError> {
             self.inner
-                .request_declared::<
-                    ToolsCallResult,
-                    ToolsCallError,
-                    _,
-                >(
+                .request_declared(
                     "tools/call",
                     &ToolsCallParams {
                         name,
@@ -911,9 +856,7 @@ mod generated {
                     },
                 )
         }
-        /// Either side gives up a request it sent: the other side should stop working on it and does not answer it. `initialize` is never cancelled.
-        ///
-        /// Calls `notifications/cancelled`.
+        /// Adds a call of `notifications/cancelled`, documented at [`McpClient::notifications_cancelled`].
         ///
         /// # Errors
         ///
@@ -1045,9 +988,7 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait McpServer: Send + Sync + 'static {
-        /// The client's first request: the protocol revision it wants, what it can do, who it is. The server answers with the revision it speaks (the client's, if it speaks it), what it offers, and who it is.
-        ///
-        /// Calls `initialize`.
+        /// Handles `initialize`, documented at [`McpClient::initialize`].
         fn initialize(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -1055,14 +996,9 @@ mod generated {
             capabilities: types::ClientCapabilities,
             client_info: types::Implementation,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                InitializeResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<InitializeResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// The client tells the server that the handshake is done; normal requests follow.
-        ///
-        /// Calls `notifications/initialized`.
+        /// Handles `notifications/initialized`, documented at [`McpClient::notifications_initialized`].
         ///
         /// A notification: nothing is answered.
         fn notifications_initialized(
@@ -1070,22 +1006,15 @@ mod generated {
             cx: ::rpcsmith::__private::Context,
             meta: Option<types::Meta>,
         ) -> impl ::std::future::Future<Output = ()> + Send;
-        /// Either side checks that the other is still there; the answer is an empty object.
-        ///
-        /// Calls `ping`.
+        /// Handles `ping`, documented at [`McpClient::ping`].
         fn ping(
             &self,
             cx: ::rpcsmith::__private::Context,
             meta: Option<types::Meta>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                PingResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<PingResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// The tools the server offers, a page at a time: `cursor` is the `nextCursor` of the page before.
-        ///
-        /// Calls `tools/list`.
+        /// Handles `tools/list`, documented at [`McpClient::tools_list`].
         fn tools_list(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -1097,9 +1026,7 @@ mod generated {
                 ::rpcsmith::__private::Failure<ToolsListError>,
             >,
         > + Send;
-        /// Runs a tool. A tool that fails says so in its result (`isError: true`, the reason as content); an unknown tool or bad arguments are a protocol error. With `_meta.progressToken`, the server may report `notifications/progress` while the tool runs.
-        ///
-        /// Calls `tools/call`.
+        /// Handles `tools/call`, documented at [`McpClient::tools_call`].
         fn tools_call(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -1117,9 +1044,7 @@ mod generated {
                 ::rpcsmith::__private::Failure<ToolsCallError>,
             >,
         > + Send;
-        /// Either side gives up a request it sent: the other side should stop working on it and does not answer it. `initialize` is never cancelled.
-        ///
-        /// Calls `notifications/cancelled`.
+        /// Handles `notifications/cancelled`, documented at [`McpClient::notifications_cancelled`].
         ///
         /// A notification: nothing is answered.
         fn notifications_cancelled(
@@ -1169,105 +1094,71 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "initialize" => {
-                    let params = match InitializeParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as McpServer>::initialize(
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        InitializeParams::decode(params),
+                        move |server, p| async move {
+                            S::initialize(
                                     &server,
                                     cx,
-                                    params.protocol_version,
-                                    params.capabilities,
-                                    params.client_info,
+                                    p.protocol_version,
+                                    p.capabilities,
+                                    p.client_info,
                                 )
-                                .await,
-                        )
-                    })
+                                .await
+                        },
+                    )
                 }
                 "notifications/initialized" => {
-                    let params = match NotificationsInitializedParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        <S as McpServer>::notifications_initialized(
-                                &server,
-                                cx,
-                                params.meta,
-                            )
-                            .await;
-                        ::rpcsmith::__private::encode(&())
-                    })
+                    ::rpcsmith::__private::notice(
+                        &self.server,
+                        NotificationsInitializedParams::decode(params),
+                        move |server, p| async move {
+                            S::notifications_initialized(&server, cx, p.meta).await
+                        },
+                    )
                 }
                 "ping" => {
-                    let params = match PingParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as McpServer>::ping(&server, cx, params.meta).await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        PingParams::decode(params),
+                        move |server, p| async move {
+                            S::ping(&server, cx, p.meta).await
+                        },
+                    )
                 }
                 "tools/list" => {
-                    let params = match ToolsListParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as McpServer>::tools_list(
-                                    &server,
-                                    cx,
-                                    params.cursor,
-                                    params.meta,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ToolsListParams::decode(params),
+                        move |server, p| async move {
+                            S::tools_list(&server, cx, p.cursor, p.meta).await
+                        },
+                    )
                 }
                 "tools/call" => {
-                    let params = match ToolsCallParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as McpServer>::tools_call(
-                                    &server,
-                                    cx,
-                                    params.name,
-                                    params.arguments,
-                                    params.meta,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ToolsCallParams::decode(params),
+                        move |server, p| async move {
+                            S::tools_call(&server, cx, p.name, p.arguments, p.meta).await
+                        },
+                    )
                 }
                 "notifications/cancelled" => {
-                    let params = match NotificationsCancelledParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        <S as McpServer>::notifications_cancelled(
-                                &server,
-                                cx,
-                                params.request_id,
-                                params.reason,
-                            )
-                            .await;
-                        ::rpcsmith::__private::encode(&())
-                    })
+                    ::rpcsmith::__private::notice(
+                        &self.server,
+                        NotificationsCancelledParams::decode(params),
+                        move |server, p| async move {
+                            S::notifications_cancelled(
+                                    &server,
+                                    cx,
+                                    p.request_id,
+                                    p.reason,
+                                )
+                                .await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(
@@ -1365,9 +1256,7 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait McpListener: Send + Sync + 'static {
-        /// Sent by the side running a request that carried a `progressToken`: how far it has come. `progress` only grows; `total` is given when known.
-        ///
-        /// Calls `notifications/progress`.
+        /// Handles `notifications/progress`, documented at [`McpPush::notifications_progress`].
         ///
         /// A notification: nothing is answered.
         fn notifications_progress(
@@ -1417,23 +1306,21 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "notifications/progress" => {
-                    let params = match NotificationsProgressParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        <S as McpListener>::notifications_progress(
-                                &server,
-                                cx,
-                                params.progress_token,
-                                params.progress,
-                                params.total,
-                                params.message,
-                            )
-                            .await;
-                        ::rpcsmith::__private::encode(&())
-                    })
+                    ::rpcsmith::__private::notice(
+                        &self.server,
+                        NotificationsProgressParams::decode(params),
+                        move |server, p| async move {
+                            S::notifications_progress(
+                                    &server,
+                                    cx,
+                                    p.progress_token,
+                                    p.progress,
+                                    p.total,
+                                    p.message,
+                                )
+                                .await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(

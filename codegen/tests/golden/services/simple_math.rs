@@ -117,17 +117,8 @@ mod generated {
             &self,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
-        ) -> Result<
-            AdditionResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    AdditionResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("addition", &AdditionParams { a, b })
-                .await
+        ) -> Result<AdditionResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("addition", &AdditionParams { a, b }).await
         }
         /// Calls `subtraction`.
         ///
@@ -138,17 +129,8 @@ mod generated {
             &self,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
-        ) -> Result<
-            SubtractionResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    SubtractionResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("subtraction", &SubtractionParams { a, b })
-                .await
+        ) -> Result<SubtractionResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("subtraction", &SubtractionParams { a, b }).await
         }
     }
     /// A typed batch of Simple Math calls: add calls (each gives a typed handle), `send`, then
@@ -176,34 +158,21 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// Calls `addition`.
+        /// Adds a call of `addition`, documented at [`SimpleMathClient::addition`].
         pub fn addition(
             &mut self,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
-        ) -> ::rpcsmith::__private::Handle<AdditionResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    AdditionResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("addition", &AdditionParams { a, b })
+        ) -> ::rpcsmith::__private::Handle<AdditionResult> {
+            self.inner.request_declared("addition", &AdditionParams { a, b })
         }
-        /// Calls `subtraction`.
+        /// Adds a call of `subtraction`, documented at [`SimpleMathClient::subtraction`].
         pub fn subtraction(
             &mut self,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
-        ) -> ::rpcsmith::__private::Handle<
-            SubtractionResult,
-            ::std::convert::Infallible,
-        > {
-            self.inner
-                .request_declared::<
-                    SubtractionResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("subtraction", &SubtractionParams { a, b })
+        ) -> ::rpcsmith::__private::Handle<SubtractionResult> {
+            self.inner.request_declared("subtraction", &SubtractionParams { a, b })
         }
     }
     impl AdditionParams {
@@ -246,29 +215,23 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait SimpleMathServer: Send + Sync + 'static {
-        /// Calls `addition`.
+        /// Handles `addition`, documented at [`SimpleMathClient::addition`].
         fn addition(
             &self,
             cx: ::rpcsmith::__private::Context,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                AdditionResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<AdditionResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `subtraction`.
+        /// Handles `subtraction`, documented at [`SimpleMathClient::subtraction`].
         fn subtraction(
             &self,
             cx: ::rpcsmith::__private::Context,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                SubtractionResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<SubtractionResult, ::rpcsmith::__private::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Simple Math, answered on `rpc.discover`.
@@ -312,40 +275,22 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "addition" => {
-                    let params = match AdditionParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as SimpleMathServer>::addition(
-                                    &server,
-                                    cx,
-                                    params.a,
-                                    params.b,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        AdditionParams::decode(params),
+                        move |server, p| async move {
+                            S::addition(&server, cx, p.a, p.b).await
+                        },
+                    )
                 }
                 "subtraction" => {
-                    let params = match SubtractionParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as SimpleMathServer>::subtraction(
-                                    &server,
-                                    cx,
-                                    params.a,
-                                    params.b,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        SubtractionParams::decode(params),
+                        move |server, p| async move {
+                            S::subtraction(&server, cx, p.a, p.b).await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(

@@ -142,11 +142,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.subscription)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.subscription,),
+                serializer,
+            )
         }
     }
     /// The result of `unsubscribe`.
@@ -281,13 +280,7 @@ mod generated {
         ) -> Result<SubscribeResult, ::rpcsmith::__private::Error<SubscribeError>> {
             let params = SubscribeParams { symbol, every };
             self.inner.check_params::<_, SubscribeError>(&params)?;
-            self.inner
-                .request_declared::<
-                    SubscribeResult,
-                    SubscribeError,
-                    _,
-                >("subscribe", &params)
-                .await
+            self.inner.request_declared("subscribe", &params).await
         }
         /// Calls `unsubscribe`.
         ///
@@ -297,16 +290,9 @@ mod generated {
         pub async fn unsubscribe(
             &self,
             subscription: types::SubscriptionId,
-        ) -> Result<
-            UnsubscribeResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<UnsubscribeResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    UnsubscribeResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("unsubscribe", &UnsubscribeParams { subscription })
+                .request_declared("unsubscribe", &UnsubscribeParams { subscription })
                 .await
         }
     }
@@ -335,35 +321,21 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// Starts ticks for a symbol; ticks arrive as `ticker_tick`.
-        ///
-        /// Calls `subscribe`.
+        /// Adds a call of `subscribe`, documented at [`TickerClient::subscribe`].
         pub fn subscribe(
             &mut self,
             symbol: String,
             every: Option<u8>,
         ) -> ::rpcsmith::__private::Handle<SubscribeResult, SubscribeError> {
-            self.inner
-                .request_declared::<
-                    SubscribeResult,
-                    SubscribeError,
-                    _,
-                >("subscribe", &SubscribeParams { symbol, every })
+            self.inner.request_declared("subscribe", &SubscribeParams { symbol, every })
         }
-        /// Calls `unsubscribe`.
+        /// Adds a call of `unsubscribe`, documented at [`TickerClient::unsubscribe`].
         pub fn unsubscribe(
             &mut self,
             subscription: types::SubscriptionId,
-        ) -> ::rpcsmith::__private::Handle<
-            UnsubscribeResult,
-            ::std::convert::Infallible,
-        > {
+        ) -> ::rpcsmith::__private::Handle<UnsubscribeResult> {
             self.inner
-                .request_declared::<
-                    UnsubscribeResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("unsubscribe", &UnsubscribeParams { subscription })
+                .request_declared("unsubscribe", &UnsubscribeParams { subscription })
         }
     }
     impl SubscribeParams {
@@ -411,9 +383,7 @@ mod generated {
     /// still decoded first (`-32602` when they do not fit), and `rpc.discover` still
     /// answers the whole document.
     pub trait TickerServer: Send + Sync + 'static {
-        /// Starts ticks for a symbol; ticks arrive as `ticker_tick`.
-        ///
-        /// Calls `subscribe`.
+        /// Handles `subscribe`, documented at [`TickerClient::subscribe`].
         fn subscribe(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -434,16 +404,13 @@ mod generated {
                 ),
             )
         }
-        /// Calls `unsubscribe`.
+        /// Handles `unsubscribe`, documented at [`TickerClient::unsubscribe`].
         fn unsubscribe(
             &self,
             cx: ::rpcsmith::__private::Context,
             subscription: types::SubscriptionId,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                UnsubscribeResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<UnsubscribeResult, ::rpcsmith::__private::Failure>,
         > + Send {
             let _ = (cx, subscription);
             ::std::future::ready(
@@ -495,42 +462,23 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "subscribe" => {
-                    let params = match SubscribeParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    if let Err(error) = ::rpcsmith::__private::check(&params) {
-                        return ::rpcsmith::__private::Reply::err(error);
-                    }
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as TickerServer>::subscribe(
-                                    &server,
-                                    cx,
-                                    params.symbol,
-                                    params.every,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        SubscribeParams::decode(params)
+                            .and_then(::rpcsmith::__private::checked),
+                        move |server, p| async move {
+                            S::subscribe(&server, cx, p.symbol, p.every).await
+                        },
+                    )
                 }
                 "unsubscribe" => {
-                    let params = match UnsubscribeParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as TickerServer>::unsubscribe(
-                                    &server,
-                                    cx,
-                                    params.subscription,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        UnsubscribeParams::decode(params),
+                        move |server, p| async move {
+                            S::unsubscribe(&server, cx, p.subscription).await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(
@@ -602,11 +550,7 @@ mod generated {
             ::rpcsmith::__private::Error<TickerConfirmError>,
         > {
             self.inner
-                .request_declared::<
-                    TickerConfirmResult,
-                    TickerConfirmError,
-                    _,
-                >(
+                .request_declared(
                     "ticker_confirm",
                     &TickerConfirmParams {
                         question,
@@ -664,9 +608,7 @@ mod generated {
     /// notification's does nothing), so implement only the methods you serve. Params are
     /// still decoded first (`-32602` when they do not fit).
     pub trait TickerListener: Send + Sync + 'static {
-        /// A price, pushed to the subscriber.
-        ///
-        /// Calls `ticker_tick`.
+        /// Handles `ticker_tick`, documented at [`TickerPush::ticker_tick`].
         ///
         /// A notification: nothing is answered.
         fn ticker_tick(
@@ -678,9 +620,7 @@ mod generated {
             let _ = (cx, subscription, price);
             ::std::future::ready(())
         }
-        /// The server asks the client to confirm a trade.
-        ///
-        /// Calls `ticker_confirm`.
+        /// Handles `ticker_confirm`, documented at [`TickerPush::ticker_confirm`].
         fn ticker_confirm(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -741,39 +681,22 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "ticker_tick" => {
-                    let params = match TickerTickParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        <S as TickerListener>::ticker_tick(
-                                &server,
-                                cx,
-                                params.subscription,
-                                params.price,
-                            )
-                            .await;
-                        ::rpcsmith::__private::encode(&())
-                    })
+                    ::rpcsmith::__private::notice(
+                        &self.server,
+                        TickerTickParams::decode(params),
+                        move |server, p| async move {
+                            S::ticker_tick(&server, cx, p.subscription, p.price).await
+                        },
+                    )
                 }
                 "ticker_confirm" => {
-                    let params = match TickerConfirmParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as TickerListener>::ticker_confirm(
-                                    &server,
-                                    cx,
-                                    params.question,
-                                    params.deadline,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        TickerConfirmParams::decode(params),
+                        move |server, p| async move {
+                            S::ticker_confirm(&server, cx, p.question, p.deadline).await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(
