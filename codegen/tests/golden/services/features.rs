@@ -149,6 +149,7 @@ mod generated {
     }
     impl DivideError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::DivisionByZero(_) => 1_i64,
@@ -156,6 +157,7 @@ mod generated {
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::DivisionByZero(_) => "division by zero",
@@ -170,6 +172,7 @@ mod generated {
     }
     impl ::std::error::Error for DivideError {}
     impl ::rpcsmith::__private::DeclaredError for DivideError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -186,6 +189,7 @@ mod generated {
         }
     }
     impl From<DivideError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: DivideError) -> Self {
             match error {
                 DivideError::DivisionByZero(data) => {
@@ -316,6 +320,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn add(
             &self,
             a: i64,
@@ -328,6 +333,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn greet(
             &self,
             name: String,
@@ -352,6 +358,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn divide(
             &self,
             numerator: i64,
@@ -372,6 +379,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn eth_get_balance(
             &self,
             address: String,
@@ -394,6 +402,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn filecoin_chain_head(
             &self,
         ) -> Result<FilecoinChainHeadResult, ::rpcsmith::__private::Error> {
@@ -406,6 +415,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn log(
             &self,
             message: String,
@@ -419,6 +429,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[deprecated]
+        #[inline]
         pub async fn new2(
             &self,
             r#type: String,
@@ -452,6 +463,7 @@ mod generated {
             self.inner.send().await
         }
         /// Adds a call of `add`, documented at [`FeaturesClient::add`].
+        #[inline]
         pub fn add(
             &mut self,
             a: i64,
@@ -460,6 +472,7 @@ mod generated {
             self.inner.request_declared("add", &AddParams { a, b })
         }
         /// Adds a call of `greet`, documented at [`FeaturesClient::greet`].
+        #[inline]
         pub fn greet(
             &mut self,
             name: String,
@@ -477,6 +490,7 @@ mod generated {
                 )
         }
         /// Adds a call of `divide`, documented at [`FeaturesClient::divide`].
+        #[inline]
         pub fn divide(
             &mut self,
             numerator: i64,
@@ -492,6 +506,7 @@ mod generated {
                 )
         }
         /// Adds a call of `eth_getBalance`, documented at [`FeaturesClient::eth_get_balance`].
+        #[inline]
         pub fn eth_get_balance(
             &mut self,
             address: String,
@@ -509,6 +524,7 @@ mod generated {
                 )
         }
         /// Adds a call of `Filecoin.ChainHead`, documented at [`FeaturesClient::filecoin_chain_head`].
+        #[inline]
         pub fn filecoin_chain_head(
             &mut self,
         ) -> ::rpcsmith::__private::Handle<FilecoinChainHeadResult> {
@@ -519,6 +535,7 @@ mod generated {
         /// # Errors
         ///
         /// When the params cannot be encoded; the notification is left out.
+        #[inline]
         pub fn log(
             &mut self,
             message: String,
@@ -528,6 +545,7 @@ mod generated {
         }
         /// Adds a call of `new`, documented at [`FeaturesClient::new2`].
         #[deprecated]
+        #[inline]
         pub fn new2(
             &mut self,
             r#type: String,
@@ -541,6 +559,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -558,6 +577,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -579,6 +599,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -596,6 +617,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -613,6 +635,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -630,6 +653,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {

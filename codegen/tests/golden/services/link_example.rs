@@ -271,6 +271,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_user_by_name(
             &self,
             username: String,
@@ -284,6 +285,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_repositories_by_owner(
             &self,
             username: String,
@@ -302,6 +304,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_repository(
             &self,
             username: String,
@@ -322,6 +325,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_pull_requests_by_repository(
             &self,
             username: String,
@@ -344,6 +348,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_pull_requests_by_id(
             &self,
             username: String,
@@ -366,6 +371,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn merge_pull_request(
             &self,
             username: String,
@@ -410,6 +416,7 @@ mod generated {
             self.inner.send().await
         }
         /// Adds a call of `get_user_by_name`, documented at [`LinksClient::get_user_by_name`].
+        #[inline]
         pub fn get_user_by_name(
             &mut self,
             username: String,
@@ -418,6 +425,7 @@ mod generated {
                 .request_declared("get_user_by_name", &GetUserByNameParams { username })
         }
         /// Adds a call of `get_repositories_by_owner`, documented at [`LinksClient::get_repositories_by_owner`].
+        #[inline]
         pub fn get_repositories_by_owner(
             &mut self,
             username: String,
@@ -431,6 +439,7 @@ mod generated {
                 )
         }
         /// Adds a call of `get_repository`, documented at [`LinksClient::get_repository`].
+        #[inline]
         pub fn get_repository(
             &mut self,
             username: String,
@@ -446,6 +455,7 @@ mod generated {
                 )
         }
         /// Adds a call of `get_pull_requests_by_repository`, documented at [`LinksClient::get_pull_requests_by_repository`].
+        #[inline]
         pub fn get_pull_requests_by_repository(
             &mut self,
             username: String,
@@ -463,6 +473,7 @@ mod generated {
                 )
         }
         /// Adds a call of `get_pull_requests_by_id`, documented at [`LinksClient::get_pull_requests_by_id`].
+        #[inline]
         pub fn get_pull_requests_by_id(
             &mut self,
             username: String,
@@ -480,6 +491,7 @@ mod generated {
                 )
         }
         /// Adds a call of `merge_pull_request`, documented at [`LinksClient::merge_pull_request`].
+        #[inline]
         pub fn merge_pull_request(
             &mut self,
             username: String,
@@ -503,6 +515,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -520,6 +533,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -537,6 +551,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -554,6 +569,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -571,6 +587,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -588,6 +605,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {

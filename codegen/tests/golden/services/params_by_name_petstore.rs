@@ -99,6 +99,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn list_pets(
             &self,
             limit: Option<i64>,
@@ -112,6 +113,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn create_pet(
             &self,
         ) -> Result<CreatePetResult, ::rpcsmith::__private::Error> {
@@ -124,6 +126,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_pet(
             &self,
             pet_id: String,
@@ -157,6 +160,7 @@ mod generated {
             self.inner.send().await
         }
         /// Adds a call of `list_pets`, documented at [`PetstoreByNameClient::list_pets`].
+        #[inline]
         pub fn list_pets(
             &mut self,
             limit: Option<i64>,
@@ -164,10 +168,12 @@ mod generated {
             self.inner.request_declared("list_pets", &ListPetsParams { limit })
         }
         /// Adds a call of `create_pet`, documented at [`PetstoreByNameClient::create_pet`].
+        #[inline]
         pub fn create_pet(&mut self) -> ::rpcsmith::__private::Handle<CreatePetResult> {
             self.inner.request_declared("create_pet", &())
         }
         /// Adds a call of `get_pet`, documented at [`PetstoreByNameClient::get_pet`].
+        #[inline]
         pub fn get_pet(
             &mut self,
             pet_id: String,
@@ -181,6 +187,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -198,6 +205,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {

@@ -86,12 +86,14 @@ mod generated {
     }
     impl ListPetsError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::PetsBusy => 100_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::PetsBusy => "pets busy",
@@ -105,6 +107,7 @@ mod generated {
     }
     impl ::std::error::Error for ListPetsError {}
     impl ::rpcsmith::__private::DeclaredError for ListPetsError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -115,6 +118,7 @@ mod generated {
         }
     }
     impl From<ListPetsError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: ListPetsError) -> Self {
             match error {
                 ListPetsError::PetsBusy => {
@@ -199,6 +203,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn list_pets(
             &self,
             limit: Option<u64>,
@@ -214,6 +219,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn create_pet(
             &self,
             new_pet_name: String,
@@ -236,6 +242,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_pet(
             &self,
             pet_id: types::PetId2,
@@ -269,6 +276,7 @@ mod generated {
             self.inner.send().await
         }
         /// Adds a call of `list_pets`, documented at [`PetstoreClient::list_pets`].
+        #[inline]
         pub fn list_pets(
             &mut self,
             limit: Option<u64>,
@@ -276,6 +284,7 @@ mod generated {
             self.inner.request_declared("list_pets", &ListPetsParams { limit })
         }
         /// Adds a call of `create_pet`, documented at [`PetstoreClient::create_pet`].
+        #[inline]
         pub fn create_pet(
             &mut self,
             new_pet_name: String,
@@ -291,6 +300,7 @@ mod generated {
                 )
         }
         /// Adds a call of `get_pet`, documented at [`PetstoreClient::get_pet`].
+        #[inline]
         pub fn get_pet(
             &mut self,
             pet_id: types::PetId2,
@@ -304,6 +314,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -321,6 +332,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -338,6 +350,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {

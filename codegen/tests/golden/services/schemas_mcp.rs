@@ -455,12 +455,14 @@ mod generated {
     }
     impl ToolsListError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::InvalidParams(_) => -32602_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::InvalidParams(_) => "Invalid params",
@@ -474,6 +476,7 @@ mod generated {
     }
     impl ::std::error::Error for ToolsListError {}
     impl ::rpcsmith::__private::DeclaredError for ToolsListError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -489,6 +492,7 @@ mod generated {
         }
     }
     impl From<ToolsListError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: ToolsListError) -> Self {
             match error {
                 ToolsListError::InvalidParams(data) => {
@@ -537,12 +541,14 @@ mod generated {
     }
     impl ToolsCallError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::InvalidParams(_) => -32602_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::InvalidParams(_) => "Invalid params",
@@ -556,6 +562,7 @@ mod generated {
     }
     impl ::std::error::Error for ToolsCallError {}
     impl ::rpcsmith::__private::DeclaredError for ToolsCallError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -571,6 +578,7 @@ mod generated {
         }
     }
     impl From<ToolsCallError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: ToolsCallError) -> Self {
             match error {
                 ToolsCallError::InvalidParams(data) => {
@@ -642,6 +650,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn initialize(
             &self,
             protocol_version: String,
@@ -666,6 +675,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn notifications_initialized(
             &self,
             meta: Option<types::Meta>,
@@ -686,6 +696,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn ping(
             &self,
             meta: Option<types::Meta>,
@@ -699,6 +710,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn tools_list(
             &self,
             cursor: Option<String>,
@@ -715,6 +727,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn tools_call(
             &self,
             name: String,
@@ -744,6 +757,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn notifications_cancelled(
             &self,
             request_id: types::RequestId,
@@ -786,6 +800,7 @@ mod generated {
             self.inner.send().await
         }
         /// Adds a call of `initialize`, documented at [`McpClient::initialize`].
+        #[inline]
         pub fn initialize(
             &mut self,
             protocol_version: String,
@@ -807,6 +822,7 @@ mod generated {
         /// # Errors
         ///
         /// When the params cannot be encoded; the notification is left out.
+        #[inline]
         pub fn notifications_initialized(
             &mut self,
             meta: Option<types::Meta>,
@@ -820,6 +836,7 @@ mod generated {
                 )
         }
         /// Adds a call of `ping`, documented at [`McpClient::ping`].
+        #[inline]
         pub fn ping(
             &mut self,
             meta: Option<types::Meta>,
@@ -827,6 +844,7 @@ mod generated {
             self.inner.request_declared("ping", &PingParams { meta })
         }
         /// Adds a call of `tools/list`, documented at [`McpClient::tools_list`].
+        #[inline]
         pub fn tools_list(
             &mut self,
             cursor: Option<String>,
@@ -835,6 +853,7 @@ mod generated {
             self.inner.request_declared("tools/list", &ToolsListParams { cursor, meta })
         }
         /// Adds a call of `tools/call`, documented at [`McpClient::tools_call`].
+        #[inline]
         pub fn tools_call(
             &mut self,
             name: String,
@@ -861,6 +880,7 @@ mod generated {
         /// # Errors
         ///
         /// When the params cannot be encoded; the notification is left out.
+        #[inline]
         pub fn notifications_cancelled(
             &mut self,
             request_id: types::RequestId,
@@ -882,6 +902,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -903,6 +924,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -920,6 +942,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -937,6 +960,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -954,6 +978,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -971,6 +996,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1204,6 +1230,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn notifications_progress(
             &self,
             progress_token: types::ProgressToken,
@@ -1230,6 +1257,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {

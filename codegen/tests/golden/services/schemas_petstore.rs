@@ -167,12 +167,14 @@ mod generated {
     }
     impl GetPetError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::PetNotFound(_) => 404_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::PetNotFound(_) => "pet not found",
@@ -186,6 +188,7 @@ mod generated {
     }
     impl ::std::error::Error for GetPetError {}
     impl ::rpcsmith::__private::DeclaredError for GetPetError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -201,6 +204,7 @@ mod generated {
         }
     }
     impl From<GetPetError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: GetPetError) -> Self {
             match error {
                 GetPetError::PetNotFound(data) => {
@@ -259,6 +263,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn add_pet(
             &self,
             name: String,
@@ -276,6 +281,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn list_pets(
             &self,
             kind: types::Kind,
@@ -292,6 +298,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_pet(
             &self,
             id: types::PetId,
@@ -305,6 +312,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn pet_visited(
             &self,
             id: types::PetId,
@@ -338,6 +346,7 @@ mod generated {
             self.inner.send().await
         }
         /// Adds a call of `add_pet`, documented at [`PetstoreClient::add_pet`].
+        #[inline]
         pub fn add_pet(
             &mut self,
             name: String,
@@ -347,6 +356,7 @@ mod generated {
             self.inner.request_declared("add_pet", &AddPetParams { name, kind, tags })
         }
         /// Adds a call of `list_pets`, documented at [`PetstoreClient::list_pets`].
+        #[inline]
         pub fn list_pets(
             &mut self,
             kind: types::Kind,
@@ -355,6 +365,7 @@ mod generated {
             self.inner.request_declared("list_pets", &ListPetsParams { kind, limit })
         }
         /// Adds a call of `get_pet`, documented at [`PetstoreClient::get_pet`].
+        #[inline]
         pub fn get_pet(
             &mut self,
             id: types::PetId,
@@ -366,6 +377,7 @@ mod generated {
         /// # Errors
         ///
         /// When the params cannot be encoded; the notification is left out.
+        #[inline]
         pub fn pet_visited(
             &mut self,
             id: types::PetId,
@@ -379,6 +391,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -396,6 +409,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -413,6 +427,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -430,6 +445,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {

@@ -113,6 +113,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn addition(
             &self,
             a: Option<types::Integer>,
@@ -125,6 +126,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn subtraction(
             &self,
             a: Option<types::Integer>,
@@ -159,6 +161,7 @@ mod generated {
             self.inner.send().await
         }
         /// Adds a call of `addition`, documented at [`SimpleMathClient::addition`].
+        #[inline]
         pub fn addition(
             &mut self,
             a: Option<types::Integer>,
@@ -167,6 +170,7 @@ mod generated {
             self.inner.request_declared("addition", &AdditionParams { a, b })
         }
         /// Adds a call of `subtraction`, documented at [`SimpleMathClient::subtraction`].
+        #[inline]
         pub fn subtraction(
             &mut self,
             a: Option<types::Integer>,
@@ -181,6 +185,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -198,6 +203,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {

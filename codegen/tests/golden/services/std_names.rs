@@ -545,6 +545,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn clone2(
             &self,
             value: i64,
@@ -556,6 +557,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn clone_from2(
             &self,
             value: i64,
@@ -567,6 +569,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn clone_into2(
             &self,
             value: i64,
@@ -578,6 +581,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn to_owned2(
             &self,
             value: i64,
@@ -589,6 +593,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn into2(
             &self,
             value: i64,
@@ -600,6 +605,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn try_into2(
             &self,
             value: i64,
@@ -611,6 +617,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn as_ref(
             &self,
             value: i64,
@@ -622,6 +629,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn drop(
             &self,
             value: i64,
@@ -633,6 +641,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn eq(
             &self,
             value: i64,
@@ -644,6 +653,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn to_string(
             &self,
             value: i64,
@@ -655,6 +665,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn borrow(
             &self,
             value: i64,
@@ -666,6 +677,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn type_id(
             &self,
             value: i64,
@@ -677,6 +689,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn self_(
             &self,
             value: i64,
@@ -688,6 +701,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn from_block(
             &self,
             value: i64,
@@ -699,6 +713,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn next(&self) -> Result<NextResult, ::rpcsmith::__private::Error> {
             self.inner.request_declared("next", &()).await
         }
@@ -707,6 +722,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn into_inner2(
             &self,
             value: i64,
@@ -718,6 +734,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn as_mut(
             &self,
             self_2: types::SelfValue,
@@ -729,6 +746,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn wrap(
             &self,
             value: Option<types::String>,
@@ -763,6 +781,7 @@ mod generated {
             self.inner.send().await
         }
         /// Adds a call of `clone`, documented at [`StdNamesClient::clone2`].
+        #[inline]
         pub fn clone2(
             &mut self,
             value: i64,
@@ -770,6 +789,7 @@ mod generated {
             self.inner.request_declared("clone", &Clone2Params { value })
         }
         /// Adds a call of `clone_from`, documented at [`StdNamesClient::clone_from2`].
+        #[inline]
         pub fn clone_from2(
             &mut self,
             value: i64,
@@ -777,6 +797,7 @@ mod generated {
             self.inner.request_declared("clone_from", &CloneFrom2Params { value })
         }
         /// Adds a call of `clone_into`, documented at [`StdNamesClient::clone_into2`].
+        #[inline]
         pub fn clone_into2(
             &mut self,
             value: i64,
@@ -784,6 +805,7 @@ mod generated {
             self.inner.request_declared("clone_into", &CloneInto2Params { value })
         }
         /// Adds a call of `to_owned`, documented at [`StdNamesClient::to_owned2`].
+        #[inline]
         pub fn to_owned2(
             &mut self,
             value: i64,
@@ -791,6 +813,7 @@ mod generated {
             self.inner.request_declared("to_owned", &ToOwned2Params { value })
         }
         /// Adds a call of `into`, documented at [`StdNamesClient::into2`].
+        #[inline]
         pub fn into2(
             &mut self,
             value: i64,
@@ -798,6 +821,7 @@ mod generated {
             self.inner.request_declared("into", &Into2Params { value })
         }
         /// Adds a call of `try_into`, documented at [`StdNamesClient::try_into2`].
+        #[inline]
         pub fn try_into2(
             &mut self,
             value: i64,
@@ -805,6 +829,7 @@ mod generated {
             self.inner.request_declared("try_into", &TryInto2Params { value })
         }
         /// Adds a call of `as_ref`, documented at [`StdNamesClient::as_ref`].
+        #[inline]
         pub fn as_ref(
             &mut self,
             value: i64,
@@ -812,14 +837,17 @@ mod generated {
             self.inner.request_declared("as_ref", &AsRefParams { value })
         }
         /// Adds a call of `drop`, documented at [`StdNamesClient::drop`].
+        #[inline]
         pub fn drop(&mut self, value: i64) -> ::rpcsmith::__private::Handle<DropResult> {
             self.inner.request_declared("drop", &DropParams { value })
         }
         /// Adds a call of `eq`, documented at [`StdNamesClient::eq`].
+        #[inline]
         pub fn eq(&mut self, value: i64) -> ::rpcsmith::__private::Handle<EqResult> {
             self.inner.request_declared("eq", &EqParams { value })
         }
         /// Adds a call of `to_string`, documented at [`StdNamesClient::to_string`].
+        #[inline]
         pub fn to_string(
             &mut self,
             value: i64,
@@ -827,6 +855,7 @@ mod generated {
             self.inner.request_declared("to_string", &ToStringParams { value })
         }
         /// Adds a call of `borrow`, documented at [`StdNamesClient::borrow`].
+        #[inline]
         pub fn borrow(
             &mut self,
             value: i64,
@@ -834,6 +863,7 @@ mod generated {
             self.inner.request_declared("borrow", &BorrowParams { value })
         }
         /// Adds a call of `type_id`, documented at [`StdNamesClient::type_id`].
+        #[inline]
         pub fn type_id(
             &mut self,
             value: i64,
@@ -841,6 +871,7 @@ mod generated {
             self.inner.request_declared("type_id", &TypeIdParams { value })
         }
         /// Adds a call of `self`, documented at [`StdNamesClient::self_`].
+        #[inline]
         pub fn self_(
             &mut self,
             value: i64,
@@ -848,6 +879,7 @@ mod generated {
             self.inner.request_declared("self", &SelfValueParams { value })
         }
         /// Adds a call of `from_block`, documented at [`StdNamesClient::from_block`].
+        #[inline]
         pub fn from_block(
             &mut self,
             value: i64,
@@ -855,10 +887,12 @@ mod generated {
             self.inner.request_declared("from_block", &FromBlockParams { value })
         }
         /// Adds a call of `next`, documented at [`StdNamesClient::next`].
+        #[inline]
         pub fn next(&mut self) -> ::rpcsmith::__private::Handle<NextResult> {
             self.inner.request_declared("next", &())
         }
         /// Adds a call of `into_inner2`, documented at [`StdNamesClient::into_inner2`].
+        #[inline]
         pub fn into_inner2(
             &mut self,
             value: i64,
@@ -870,6 +904,7 @@ mod generated {
         /// # Errors
         ///
         /// When the params cannot be encoded; the notification is left out.
+        #[inline]
         pub fn as_mut(
             &mut self,
             self_2: types::SelfValue,
@@ -877,6 +912,7 @@ mod generated {
             self.inner.notify("as_mut", &AsMutParams { self_2 })
         }
         /// Adds a call of `wrap`, documented at [`StdNamesClient::wrap`].
+        #[inline]
         pub fn wrap(
             &mut self,
             value: Option<types::String>,
@@ -891,6 +927,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -908,6 +945,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -925,6 +963,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -942,6 +981,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -959,6 +999,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -976,6 +1017,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -993,6 +1035,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1010,6 +1053,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1027,6 +1071,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1044,6 +1089,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1061,6 +1107,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1078,6 +1125,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1095,6 +1143,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1112,6 +1161,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1129,6 +1179,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1146,6 +1197,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1163,6 +1215,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {

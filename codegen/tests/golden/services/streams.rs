@@ -80,12 +80,14 @@ mod generated {
     }
     impl WatchSubscribeTicksError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::UnknownSymbol => 10_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::UnknownSymbol => "unknown symbol",
@@ -99,6 +101,7 @@ mod generated {
     }
     impl ::std::error::Error for WatchSubscribeTicksError {}
     impl ::rpcsmith::__private::DeclaredError for WatchSubscribeTicksError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -109,6 +112,7 @@ mod generated {
         }
     }
     impl From<WatchSubscribeTicksError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: WatchSubscribeTicksError) -> Self {
             match error {
                 WatchSubscribeTicksError::UnknownSymbol => {
@@ -158,12 +162,14 @@ mod generated {
     }
     impl WatchUnsubscribeError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::InvalidSubscriptionId => 66_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::InvalidSubscriptionId => "Invalid subscription id",
@@ -177,6 +183,7 @@ mod generated {
     }
     impl ::std::error::Error for WatchUnsubscribeError {}
     impl ::rpcsmith::__private::DeclaredError for WatchUnsubscribeError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -187,6 +194,7 @@ mod generated {
         }
     }
     impl From<WatchUnsubscribeError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: WatchUnsubscribeError) -> Self {
             match error {
                 WatchUnsubscribeError::InvalidSubscriptionId => {
@@ -304,6 +312,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         ///
         /// The subscription yields each item as it comes; dropping it unsubscribes.
+        #[inline]
         pub async fn watch_subscribe_ticks(
             &self,
             symbol: String,
@@ -326,6 +335,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn watch_unsubscribe(
             &self,
             subscription_id: types::SubscriptionId,
@@ -351,6 +361,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         ///
         /// The subscription yields each item as it comes; dropping it unsubscribes.
+        #[inline]
         pub async fn jobs_start(
             &self,
             steps: u64,
@@ -367,6 +378,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn jobs_cancel(
             &self,
             job: i64,
@@ -378,6 +390,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn ping(&self) -> Result<PingResult, ::rpcsmith::__private::Error> {
             self.inner.request_declared("ping", &()).await
         }
@@ -411,6 +424,7 @@ mod generated {
             self.inner.send().await
         }
         /// Adds a call of `watch_unsubscribe`, documented at [`StreamsClient::watch_unsubscribe`].
+        #[inline]
         pub fn watch_unsubscribe(
             &mut self,
             subscription_id: types::SubscriptionId,
@@ -427,6 +441,7 @@ mod generated {
                 )
         }
         /// Adds a call of `jobs_cancel`, documented at [`StreamsClient::jobs_cancel`].
+        #[inline]
         pub fn jobs_cancel(
             &mut self,
             job: i64,
@@ -434,6 +449,7 @@ mod generated {
             self.inner.request_declared("jobs_cancel", &JobsCancelParams { job })
         }
         /// Adds a call of `ping`, documented at [`StreamsClient::ping`].
+        #[inline]
         pub fn ping(&mut self) -> ::rpcsmith::__private::Handle<PingResult> {
             self.inner.request_declared("ping", &())
         }
@@ -444,6 +460,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -461,6 +478,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -478,6 +496,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -495,6 +514,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -684,6 +704,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn watch_subscription_reset(
             &self,
             subscription_id: types::SubscriptionId,
@@ -706,6 +727,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {

@@ -89,12 +89,14 @@ mod generated {
     }
     impl SubscribeError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::UnknownSymbol => 10_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::UnknownSymbol => "unknown symbol",
@@ -108,6 +110,7 @@ mod generated {
     }
     impl ::std::error::Error for SubscribeError {}
     impl ::rpcsmith::__private::DeclaredError for SubscribeError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -118,6 +121,7 @@ mod generated {
         }
     }
     impl From<SubscribeError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: SubscribeError) -> Self {
             match error {
                 SubscribeError::UnknownSymbol => {
@@ -194,12 +198,14 @@ mod generated {
     }
     impl TickerConfirmError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::Declined(_) => 20_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::Declined(_) => "declined",
@@ -213,6 +219,7 @@ mod generated {
     }
     impl ::std::error::Error for TickerConfirmError {}
     impl ::rpcsmith::__private::DeclaredError for TickerConfirmError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -228,6 +235,7 @@ mod generated {
         }
     }
     impl From<TickerConfirmError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: TickerConfirmError) -> Self {
             match error {
                 TickerConfirmError::Declined(data) => {
@@ -273,6 +281,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn subscribe(
             &self,
             symbol: String,
@@ -287,6 +296,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn unsubscribe(
             &self,
             subscription: types::SubscriptionId,
@@ -322,6 +332,7 @@ mod generated {
             self.inner.send().await
         }
         /// Adds a call of `subscribe`, documented at [`TickerClient::subscribe`].
+        #[inline]
         pub fn subscribe(
             &mut self,
             symbol: String,
@@ -330,6 +341,7 @@ mod generated {
             self.inner.request_declared("subscribe", &SubscribeParams { symbol, every })
         }
         /// Adds a call of `unsubscribe`, documented at [`TickerClient::unsubscribe`].
+        #[inline]
         pub fn unsubscribe(
             &mut self,
             subscription: types::SubscriptionId,
@@ -344,6 +356,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -361,6 +374,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -519,6 +533,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn ticker_tick(
             &self,
             subscription: types::SubscriptionId,
@@ -541,6 +556,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn ticker_confirm(
             &self,
             question: String,
@@ -566,6 +582,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -583,6 +600,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
