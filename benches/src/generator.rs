@@ -12,6 +12,7 @@ use anyhow::{Context as _, bail};
 use rpcsmith_build::{Generated, Settings, generate};
 use rpcsmith_corpus as corpus;
 
+use crate::proc;
 use crate::report::median;
 
 /// Timed generations per document (the median is reported).
@@ -133,18 +134,27 @@ fn compile_largest(timed: &mut [Timed]) -> anyhow::Result<()> {
     let scratch = Scratch::new(target)?;
     eprintln!("building the scratch crate's dependencies (untimed)");
     scratch.build()?;
-    println!("| id  | document | lines | KiB | cargo build s |");
-    println!("|-----|----------|------:|----:|--------------:|");
+    println!(
+        "(CPU s: user + system time of that `cargo build` and the compilers it ran, steadier than \
+         wall time on a loaded machine.)"
+    );
+    println!("| id  | document | methods | lines | lines/method | KiB | cargo build s | CPU s |");
+    println!("|-----|----------|--------:|------:|-------------:|----:|--------------:|------:|");
     for t in timed.iter().take(2) {
         scratch.write_module(&t.generated.source)?;
+        let cpu = proc::children_cpu_time()?;
         let elapsed = scratch.build()?;
+        let cpu = proc::children_cpu_time()?.saturating_sub(cpu);
+        let lines = t.generated.source.lines().count();
         println!(
-            "| {} | {} | {} | {} | {:.1} |",
+            "| {} | {} | {} | {lines} | {:.0} | {} | {:.1} | {:.1} |",
             t.id,
             t.document,
-            t.generated.source.lines().count(),
+            t.generated.methods,
+            lines as f64 / t.generated.methods.max(1) as f64,
             t.generated.source.len() / 1024,
-            elapsed.as_secs_f64()
+            elapsed.as_secs_f64(),
+            cpu.as_secs_f64()
         );
     }
     Ok(())

@@ -108,6 +108,17 @@ enum Command {
     /// Only the validation scenario: CPU per call of a generated server with constraint
     /// checks over the same without them (`ratio validation_cpu_per_call`).
     Validation(ValidationArgs),
+    /// Only the generator figures: generation time per corpus document, then the
+    /// compile time of the two largest generated modules (`--quick`: three documents,
+    /// no compile).
+    Generator(GeneratorArgs),
+}
+
+#[derive(Debug, Args)]
+struct GeneratorArgs {
+    /// Time three documents once and skip the compile times.
+    #[arg(long)]
+    quick: bool,
 }
 
 #[derive(Debug, Args)]
@@ -265,6 +276,7 @@ fn start(cli: Cli) -> anyhow::Result<()> {
             transport: args.transport,
             implementation: args.implementation,
         }),
+        Some(Command::Generator(args)) => generator::report(args.quick),
         None => run(&cli.run),
     }
 }

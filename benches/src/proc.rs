@@ -228,15 +228,28 @@ pub(crate) fn build_metrics_server() -> anyhow::Result<()> {
 pub(crate) fn cpu_time(pid: Option<u32>) -> anyhow::Result<Duration> {
     let path = proc_path(pid, "stat");
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
-    let ticks = parse_stat_ticks(&text).with_context(|| format!("parsing {path}"))?;
+    let ticks = parse_stat_ticks(&text, 14).with_context(|| format!("parsing {path}"))?;
     Ok(Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64))
 }
 
-/// utime + stime, fields 14 and 15 of `/proc/<pid>/stat`. The second field (the
-/// command name, in parentheses) may hold spaces, so fields are counted after its `)`.
-fn parse_stat_ticks(stat: &str) -> Option<u64> {
+/// CPU time (user + system) of this process's children that have ended and been waited
+/// for (a `cargo build` it ran, with the compilers cargo ran).
+///
+/// # Errors
+///
+/// When `/proc/self/stat` cannot be read or parsed.
+pub(crate) fn children_cpu_time() -> anyhow::Result<Duration> {
+    let text = std::fs::read_to_string("/proc/self/stat").context("reading /proc/self/stat")?;
+    let ticks = parse_stat_ticks(&text, 16).context("parsing /proc/self/stat")?;
+    Ok(Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64))
+}
+
+/// The sum of fields `first` and `first + 1` of `/proc/<pid>/stat` (14 and 15: utime +
+/// stime; 16 and 17: cutime + cstime). The second field (the command name, in
+/// parentheses) may hold spaces, so fields are counted after its `)`.
+fn parse_stat_ticks(stat: &str, first: usize) -> Option<u64> {
     let after_name = &stat[stat.rfind(')')? + 1..];
-    let mut fields = after_name.split_whitespace().skip(11);
+    let mut fields = after_name.split_whitespace().skip(first - 3);
     let utime: u64 = fields.next()?.parse().ok()?;
     let stime: u64 = fields.next()?.parse().ok()?;
     Some(utime + stime)
@@ -324,9 +337,10 @@ mod tests {
 
     #[test]
     fn stat_fields_are_counted_after_the_name() {
-        let stat = "42 (a (weird) name) S 1 42 42 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 2 0";
-        assert_eq!(parse_stat_ticks(stat), Some(10));
-        assert_eq!(parse_stat_ticks("garbage"), None);
+        let stat = "42 (a (weird) name) S 1 42 42 0 -1 4194560 100 0 0 0 7 3 5 6 20 0 2 0";
+        assert_eq!(parse_stat_ticks(stat, 14), Some(10));
+        assert_eq!(parse_stat_ticks(stat, 16), Some(11));
+        assert_eq!(parse_stat_ticks("garbage", 14), None);
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub(crate) struct ServicesView {
     pub(crate) client: bool,
     /// Emit the server.
     pub(crate) server: bool,
+    /// The sender of these methods (`client_name`) is emitted too: a method's docs are
+    /// written once, on the sender, and the batch builder and the handler trait link there.
+    pub(crate) sender: bool,
     /// Give every handler trait method a default body answering `-32601`.
     pub(crate) partial: bool,
     /// The client→server methods (`<Doc>Client`, `<Doc>Server`), not the server→client
@@ -83,6 +86,9 @@ pub(crate) struct MethodView {
     pub(crate) has_check: bool,
     /// Serialize the params struct by name (else by position).
     pub(crate) by_name: bool,
+    /// Serialize the params by position as a tuple of references (the same JSON array):
+    /// every param is always sent and there are at most 16 (serde's largest tuple).
+    pub(crate) tuple: bool,
     /// The number of params that are always sent by position.
     pub(crate) fixed_len: usize,
     /// The lengths of the positional array when an optional param after the fixed part
@@ -228,6 +234,7 @@ pub(crate) fn services_views(
             title: title.clone(),
             client,
             server,
+            sender: if role.forward { client } else { server },
             partial,
             batch: role.forward,
             discover: role.forward,
@@ -313,6 +320,7 @@ fn method(
             count: p.index + 1,
         })
         .collect();
+    let params_len = params.len();
     let check = checks.and_then(|c| params_checks(c, m));
     let errors: Vec<ErrorView> = m.errors.iter().map(|e| error(e, defs)).collect();
     let has_errors = !errors.is_empty() && m.result.is_some();
@@ -337,6 +345,7 @@ fn method(
         params,
         params_name: format!("{}Params", m.base),
         by_name: m.sends == ParamsBy::Name,
+        tuple: fixed_len == params_len && (1..=16).contains(&params_len),
         fixed_len,
         structure: match m.accepts {
             ParamStructure::ByName => "ByName",

@@ -78,6 +78,7 @@
 //! ```
 
 pub mod access;
+pub(crate) mod arm;
 mod batch;
 mod call;
 mod connection_id;

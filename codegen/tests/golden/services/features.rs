@@ -93,12 +93,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 2;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.a)?;
-            seq.serialize_element(&self.b)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.a, &self.b),
+                serializer,
+            )
         }
     }
     /// The result of `add`.
@@ -131,12 +129,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 2;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.numerator)?;
-            seq.serialize_element(&self.denominator)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.numerator, &self.denominator),
+                serializer,
+            )
         }
     }
     /// The result of `divide`.
@@ -153,6 +149,7 @@ mod generated {
     }
     impl DivideError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::DivisionByZero(_) => 1_i64,
@@ -160,6 +157,7 @@ mod generated {
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::DivisionByZero(_) => "division by zero",
@@ -174,6 +172,7 @@ mod generated {
     }
     impl ::std::error::Error for DivideError {}
     impl ::rpcsmith::__private::DeclaredError for DivideError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -190,6 +189,7 @@ mod generated {
         }
     }
     impl From<DivideError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: DivideError) -> Self {
             match error {
                 DivideError::DivisionByZero(data) => {
@@ -282,11 +282,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.r#type)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.r#type,),
+                serializer,
+            )
         }
     }
     /// The result of `new`.
@@ -321,42 +320,28 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn add(
             &self,
             a: i64,
             b: i64,
-        ) -> Result<
-            AddResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    AddResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("add", &AddParams { a, b })
-                .await
+        ) -> Result<AddResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("add", &AddParams { a, b }).await
         }
         /// Calls `greet`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn greet(
             &self,
             name: String,
             greeting: Option<String>,
             punctuation: Option<String>,
-        ) -> Result<
-            GreetResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<GreetResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    GreetResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "greet",
                     &GreetParams {
                         name,
@@ -373,17 +358,14 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn divide(
             &self,
             numerator: i64,
             denominator: i64,
         ) -> Result<DivideResult, ::rpcsmith::__private::Error<DivideError>> {
             self.inner
-                .request_declared::<
-                    DivideResult,
-                    DivideError,
-                    _,
-                >(
+                .request_declared(
                     "divide",
                     &DivideParams {
                         numerator,
@@ -397,21 +379,15 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn eth_get_balance(
             &self,
             address: String,
             block: Option<String>,
             unit: Option<String>,
-        ) -> Result<
-            EthGetBalanceResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<EthGetBalanceResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    EthGetBalanceResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "eth_getBalance",
                     &EthGetBalanceParams {
                         address,
@@ -426,19 +402,11 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn filecoin_chain_head(
             &self,
-        ) -> Result<
-            FilecoinChainHeadResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    FilecoinChainHeadResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("Filecoin.ChainHead", &())
-                .await
+        ) -> Result<FilecoinChainHeadResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("Filecoin.ChainHead", &()).await
         }
         /// A notification: no result.
         ///
@@ -447,6 +415,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn log(
             &self,
             message: String,
@@ -460,20 +429,12 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[deprecated]
+        #[inline]
         pub async fn new2(
             &self,
             r#type: String,
-        ) -> Result<
-            New2Result,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    New2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("new", &New2Params { r#type })
-                .await
+        ) -> Result<New2Result, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("new", &New2Params { r#type }).await
         }
     }
     /// A typed batch of Features calls: add calls (each gives a typed handle), `send`, then
@@ -501,34 +462,25 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// Adds two integers.
-        ///
-        /// Calls `add`.
+        /// Adds a call of `add`, documented at [`FeaturesClient::add`].
+        #[inline]
         pub fn add(
             &mut self,
             a: i64,
             b: i64,
-        ) -> ::rpcsmith::__private::Handle<AddResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    AddResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("add", &AddParams { a, b })
+        ) -> ::rpcsmith::__private::Handle<AddResult> {
+            self.inner.request_declared("add", &AddParams { a, b })
         }
-        /// Calls `greet`.
+        /// Adds a call of `greet`, documented at [`FeaturesClient::greet`].
+        #[inline]
         pub fn greet(
             &mut self,
             name: String,
             greeting: Option<String>,
             punctuation: Option<String>,
-        ) -> ::rpcsmith::__private::Handle<GreetResult, ::std::convert::Infallible> {
+        ) -> ::rpcsmith::__private::Handle<GreetResult> {
             self.inner
-                .request_declared::<
-                    GreetResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "greet",
                     &GreetParams {
                         name,
@@ -537,20 +489,15 @@ mod generated {
                     },
                 )
         }
-        /// Divides; declares its errors.
-        ///
-        /// Calls `divide`.
+        /// Adds a call of `divide`, documented at [`FeaturesClient::divide`].
+        #[inline]
         pub fn divide(
             &mut self,
             numerator: i64,
             denominator: i64,
         ) -> ::rpcsmith::__private::Handle<DivideResult, DivideError> {
             self.inner
-                .request_declared::<
-                    DivideResult,
-                    DivideError,
-                    _,
-                >(
+                .request_declared(
                     "divide",
                     &DivideParams {
                         numerator,
@@ -558,22 +505,16 @@ mod generated {
                     },
                 )
         }
-        /// Calls `eth_getBalance`.
+        /// Adds a call of `eth_getBalance`, documented at [`FeaturesClient::eth_get_balance`].
+        #[inline]
         pub fn eth_get_balance(
             &mut self,
             address: String,
             block: Option<String>,
             unit: Option<String>,
-        ) -> ::rpcsmith::__private::Handle<
-            EthGetBalanceResult,
-            ::std::convert::Infallible,
-        > {
+        ) -> ::rpcsmith::__private::Handle<EthGetBalanceResult> {
             self.inner
-                .request_declared::<
-                    EthGetBalanceResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "eth_getBalance",
                     &EthGetBalanceParams {
                         address,
@@ -582,27 +523,19 @@ mod generated {
                     },
                 )
         }
-        /// Calls `Filecoin.ChainHead`.
+        /// Adds a call of `Filecoin.ChainHead`, documented at [`FeaturesClient::filecoin_chain_head`].
+        #[inline]
         pub fn filecoin_chain_head(
             &mut self,
-        ) -> ::rpcsmith::__private::Handle<
-            FilecoinChainHeadResult,
-            ::std::convert::Infallible,
-        > {
-            self.inner
-                .request_declared::<
-                    FilecoinChainHeadResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("Filecoin.ChainHead", &())
+        ) -> ::rpcsmith::__private::Handle<FilecoinChainHeadResult> {
+            self.inner.request_declared("Filecoin.ChainHead", &())
         }
-        /// A notification: no result.
-        ///
-        /// Calls `log`.
+        /// Adds a call of `log`, documented at [`FeaturesClient::log`].
         ///
         /// # Errors
         ///
         /// When the params cannot be encoded; the notification is left out.
+        #[inline]
         pub fn log(
             &mut self,
             message: String,
@@ -610,18 +543,14 @@ mod generated {
         ) -> Result<(), ::rpcsmith::__private::Error> {
             self.inner.notify("log", &LogParams { message, level })
         }
-        /// Calls `new`.
+        /// Adds a call of `new`, documented at [`FeaturesClient::new2`].
         #[deprecated]
+        #[inline]
         pub fn new2(
             &mut self,
             r#type: String,
-        ) -> ::rpcsmith::__private::Handle<New2Result, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    New2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("new", &New2Params { r#type })
+        ) -> ::rpcsmith::__private::Handle<New2Result> {
+            self.inner.request_declared("new", &New2Params { r#type })
         }
     }
     impl AddParams {
@@ -630,6 +559,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -647,6 +577,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -668,6 +599,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -685,6 +617,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -702,6 +635,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -719,6 +653,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -736,21 +671,16 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait FeaturesServer: Send + Sync + 'static {
-        /// Adds two integers.
-        ///
-        /// Calls `add`.
+        /// Handles `add`, documented at [`FeaturesClient::add`].
         fn add(
             &self,
             cx: ::rpcsmith::__private::Context,
             a: i64,
             b: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                AddResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<AddResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `greet`.
+        /// Handles `greet`, documented at [`FeaturesClient::greet`].
         fn greet(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -758,14 +688,9 @@ mod generated {
             greeting: Option<String>,
             punctuation: Option<String>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                GreetResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<GreetResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Divides; declares its errors.
-        ///
-        /// Calls `divide`.
+        /// Handles `divide`, documented at [`FeaturesClient::divide`].
         fn divide(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -774,7 +699,7 @@ mod generated {
         ) -> impl ::std::future::Future<
             Output = Result<DivideResult, ::rpcsmith::__private::Failure<DivideError>>,
         > + Send;
-        /// Calls `eth_getBalance`.
+        /// Handles `eth_getBalance`, documented at [`FeaturesClient::eth_get_balance`].
         fn eth_get_balance(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -782,24 +707,16 @@ mod generated {
             block: Option<String>,
             unit: Option<String>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                EthGetBalanceResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<EthGetBalanceResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `Filecoin.ChainHead`.
+        /// Handles `Filecoin.ChainHead`, documented at [`FeaturesClient::filecoin_chain_head`].
         fn filecoin_chain_head(
             &self,
             cx: ::rpcsmith::__private::Context,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                FilecoinChainHeadResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<FilecoinChainHeadResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// A notification: no result.
-        ///
-        /// Calls `log`.
+        /// Handles `log`, documented at [`FeaturesClient::log`].
         ///
         /// A notification: nothing is answered.
         fn log(
@@ -808,17 +725,14 @@ mod generated {
             message: String,
             level: Option<i64>,
         ) -> impl ::std::future::Future<Output = ()> + Send;
-        /// Calls `new`.
+        /// Handles `new`, documented at [`FeaturesClient::new2`].
         #[deprecated]
         fn new2(
             &self,
             cx: ::rpcsmith::__private::Context,
             r#type: String,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                New2Result,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<New2Result, ::rpcsmith::__private::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Features, answered on `rpc.discover`.
@@ -861,115 +775,73 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "add" => {
-                    let params = match AddParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as FeaturesServer>::add(&server, cx, params.a, params.b)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        AddParams::decode(params),
+                        move |server, p| async move {
+                            S::add(&server, cx, p.a, p.b).await
+                        },
+                    )
                 }
                 "greet" => {
-                    let params = match GreetParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as FeaturesServer>::greet(
-                                    &server,
-                                    cx,
-                                    params.name,
-                                    params.greeting,
-                                    params.punctuation,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        GreetParams::decode(params),
+                        move |server, p| async move {
+                            S::greet(&server, cx, p.name, p.greeting, p.punctuation)
+                                .await
+                        },
+                    )
                 }
                 "divide" => {
-                    let params = match DivideParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as FeaturesServer>::divide(
-                                    &server,
-                                    cx,
-                                    params.numerator,
-                                    params.denominator,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        DivideParams::decode(params),
+                        move |server, p| async move {
+                            S::divide(&server, cx, p.numerator, p.denominator).await
+                        },
+                    )
                 }
                 "eth_getBalance" => {
-                    let params = match EthGetBalanceParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as FeaturesServer>::eth_get_balance(
-                                    &server,
-                                    cx,
-                                    params.address,
-                                    params.block,
-                                    params.unit,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        EthGetBalanceParams::decode(params),
+                        move |server, p| async move {
+                            S::eth_get_balance(&server, cx, p.address, p.block, p.unit)
+                                .await
+                        },
+                    )
                 }
                 "Filecoin.ChainHead" => {
-                    if let Err(error) = ::rpcsmith::__private::decode::<
-                        (),
-                    >(params, ::rpcsmith::__private::Structure::Either, &[]) {
-                        return ::rpcsmith::__private::Reply::err(error);
-                    }
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as FeaturesServer>::filecoin_chain_head(&server, cx).await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ::rpcsmith::__private::decode(
+                            params,
+                            ::rpcsmith::__private::Structure::Either,
+                            &[],
+                        ),
+                        move |server, ()| async move {
+                            S::filecoin_chain_head(&server, cx).await
+                        },
+                    )
                 }
                 "log" => {
-                    let params = match LogParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        <S as FeaturesServer>::log(
-                                &server,
-                                cx,
-                                params.message,
-                                params.level,
-                            )
-                            .await;
-                        ::rpcsmith::__private::encode(&())
-                    })
+                    ::rpcsmith::__private::notice(
+                        &self.server,
+                        LogParams::decode(params),
+                        move |server, p| async move {
+                            S::log(&server, cx, p.message, p.level).await
+                        },
+                    )
                 }
                 "new" => {
-                    let params = match New2Params::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as FeaturesServer>::new2(&server, cx, params.r#type).await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        New2Params::decode(params),
+                        move |server, p| async move {
+                            S::new2(&server, cx, p.r#type).await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(

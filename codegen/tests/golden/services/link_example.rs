@@ -124,11 +124,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.username)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.username,),
+                serializer,
+            )
         }
     }
     /// The result of `get_user_by_name`.
@@ -144,11 +143,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.username)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.username,),
+                serializer,
+            )
         }
     }
     /// The result of `get_repositories_by_owner`.
@@ -166,12 +164,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 2;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.username)?;
-            seq.serialize_element(&self.slug)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.username, &self.slug),
+                serializer,
+            )
         }
     }
     /// The result of `get_repository`.
@@ -219,13 +215,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 3;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.username)?;
-            seq.serialize_element(&self.slug)?;
-            seq.serialize_element(&self.pid)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.username, &self.slug, &self.pid),
+                serializer,
+            )
         }
     }
     /// The result of `get_pull_requests_by_id`.
@@ -245,13 +238,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 3;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.username)?;
-            seq.serialize_element(&self.slug)?;
-            seq.serialize_element(&self.pid)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.username, &self.slug, &self.pid),
+                serializer,
+            )
         }
     }
     /// The result of `merge_pull_request`.
@@ -281,19 +271,13 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_user_by_name(
             &self,
             username: String,
-        ) -> Result<
-            GetUserByNameResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<GetUserByNameResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    GetUserByNameResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("get_user_by_name", &GetUserByNameParams { username })
+                .request_declared("get_user_by_name", &GetUserByNameParams { username })
                 .await
         }
         /// Calls `get_repositories_by_owner`.
@@ -301,19 +285,13 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_repositories_by_owner(
             &self,
             username: String,
-        ) -> Result<
-            GetRepositoriesByOwnerResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<GetRepositoriesByOwnerResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    GetRepositoriesByOwnerResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "get_repositories_by_owner",
                     &GetRepositoriesByOwnerParams {
                         username,
@@ -326,20 +304,14 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_repository(
             &self,
             username: String,
             slug: String,
-        ) -> Result<
-            GetRepositoryResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<GetRepositoryResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    GetRepositoryResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "get_repository",
                     &GetRepositoryParams {
                         username,
@@ -353,21 +325,15 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_pull_requests_by_repository(
             &self,
             username: String,
             slug: String,
             state: Option<types::GetPullRequestsByRepositoryState>,
-        ) -> Result<
-            GetPullRequestsByRepositoryResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<GetPullRequestsByRepositoryResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    GetPullRequestsByRepositoryResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "get_pull_requests_by_repository",
                     &GetPullRequestsByRepositoryParams {
                         username,
@@ -382,21 +348,15 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_pull_requests_by_id(
             &self,
             username: String,
             slug: String,
             pid: String,
-        ) -> Result<
-            GetPullRequestsByIdResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<GetPullRequestsByIdResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    GetPullRequestsByIdResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "get_pull_requests_by_id",
                     &GetPullRequestsByIdParams {
                         username,
@@ -411,21 +371,15 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn merge_pull_request(
             &self,
             username: String,
             slug: String,
             pid: String,
-        ) -> Result<
-            MergePullRequestResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<MergePullRequestResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    MergePullRequestResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "merge_pull_request",
                     &MergePullRequestParams {
                         username,
@@ -461,56 +415,38 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// Calls `get_user_by_name`.
+        /// Adds a call of `get_user_by_name`, documented at [`LinksClient::get_user_by_name`].
+        #[inline]
         pub fn get_user_by_name(
             &mut self,
             username: String,
-        ) -> ::rpcsmith::__private::Handle<
-            GetUserByNameResult,
-            ::std::convert::Infallible,
-        > {
+        ) -> ::rpcsmith::__private::Handle<GetUserByNameResult> {
             self.inner
-                .request_declared::<
-                    GetUserByNameResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("get_user_by_name", &GetUserByNameParams { username })
+                .request_declared("get_user_by_name", &GetUserByNameParams { username })
         }
-        /// Calls `get_repositories_by_owner`.
+        /// Adds a call of `get_repositories_by_owner`, documented at [`LinksClient::get_repositories_by_owner`].
+        #[inline]
         pub fn get_repositories_by_owner(
             &mut self,
             username: String,
-        ) -> ::rpcsmith::__private::Handle<
-            GetRepositoriesByOwnerResult,
-            ::std::convert::Infallible,
-        > {
+        ) -> ::rpcsmith::__private::Handle<GetRepositoriesByOwnerResult> {
             self.inner
-                .request_declared::<
-                    GetRepositoriesByOwnerResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "get_repositories_by_owner",
                     &GetRepositoriesByOwnerParams {
                         username,
                     },
                 )
         }
-        /// Calls `get_repository`.
+        /// Adds a call of `get_repository`, documented at [`LinksClient::get_repository`].
+        #[inline]
         pub fn get_repository(
             &mut self,
             username: String,
             slug: String,
-        ) -> ::rpcsmith::__private::Handle<
-            GetRepositoryResult,
-            ::std::convert::Infallible,
-        > {
+        ) -> ::rpcsmith::__private::Handle<GetRepositoryResult> {
             self.inner
-                .request_declared::<
-                    GetRepositoryResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "get_repository",
                     &GetRepositoryParams {
                         username,
@@ -518,22 +454,16 @@ mod generated {
                     },
                 )
         }
-        /// Calls `get_pull_requests_by_repository`.
+        /// Adds a call of `get_pull_requests_by_repository`, documented at [`LinksClient::get_pull_requests_by_repository`].
+        #[inline]
         pub fn get_pull_requests_by_repository(
             &mut self,
             username: String,
             slug: String,
             state: Option<types::GetPullRequestsByRepositoryState>,
-        ) -> ::rpcsmith::__private::Handle<
-            GetPullRequestsByRepositoryResult,
-            ::std::convert::Infallible,
-        > {
+        ) -> ::rpcsmith::__private::Handle<GetPullRequestsByRepositoryResult> {
             self.inner
-                .request_declared::<
-                    GetPullRequestsByRepositoryResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "get_pull_requests_by_repository",
                     &GetPullRequestsByRepositoryParams {
                         username,
@@ -542,22 +472,16 @@ mod generated {
                     },
                 )
         }
-        /// Calls `get_pull_requests_by_id`.
+        /// Adds a call of `get_pull_requests_by_id`, documented at [`LinksClient::get_pull_requests_by_id`].
+        #[inline]
         pub fn get_pull_requests_by_id(
             &mut self,
             username: String,
             slug: String,
             pid: String,
-        ) -> ::rpcsmith::__private::Handle<
-            GetPullRequestsByIdResult,
-            ::std::convert::Infallible,
-        > {
+        ) -> ::rpcsmith::__private::Handle<GetPullRequestsByIdResult> {
             self.inner
-                .request_declared::<
-                    GetPullRequestsByIdResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "get_pull_requests_by_id",
                     &GetPullRequestsByIdParams {
                         username,
@@ -566,22 +490,16 @@ mod generated {
                     },
                 )
         }
-        /// Calls `merge_pull_request`.
+        /// Adds a call of `merge_pull_request`, documented at [`LinksClient::merge_pull_request`].
+        #[inline]
         pub fn merge_pull_request(
             &mut self,
             username: String,
             slug: String,
             pid: String,
-        ) -> ::rpcsmith::__private::Handle<
-            MergePullRequestResult,
-            ::std::convert::Infallible,
-        > {
+        ) -> ::rpcsmith::__private::Handle<MergePullRequestResult> {
             self.inner
-                .request_declared::<
-                    MergePullRequestResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "merge_pull_request",
                     &MergePullRequestParams {
                         username,
@@ -597,6 +515,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -614,6 +533,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -631,6 +551,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -648,6 +569,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -665,6 +587,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -682,6 +605,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -699,41 +623,32 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait LinksServer: Send + Sync + 'static {
-        /// Calls `get_user_by_name`.
+        /// Handles `get_user_by_name`, documented at [`LinksClient::get_user_by_name`].
         fn get_user_by_name(
             &self,
             cx: ::rpcsmith::__private::Context,
             username: String,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                GetUserByNameResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<GetUserByNameResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `get_repositories_by_owner`.
+        /// Handles `get_repositories_by_owner`, documented at [`LinksClient::get_repositories_by_owner`].
         fn get_repositories_by_owner(
             &self,
             cx: ::rpcsmith::__private::Context,
             username: String,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                GetRepositoriesByOwnerResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<GetRepositoriesByOwnerResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `get_repository`.
+        /// Handles `get_repository`, documented at [`LinksClient::get_repository`].
         fn get_repository(
             &self,
             cx: ::rpcsmith::__private::Context,
             username: String,
             slug: String,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                GetRepositoryResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<GetRepositoryResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `get_pull_requests_by_repository`.
+        /// Handles `get_pull_requests_by_repository`, documented at [`LinksClient::get_pull_requests_by_repository`].
         fn get_pull_requests_by_repository(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -743,10 +658,10 @@ mod generated {
         ) -> impl ::std::future::Future<
             Output = Result<
                 GetPullRequestsByRepositoryResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
+                ::rpcsmith::__private::Failure,
             >,
         > + Send;
-        /// Calls `get_pull_requests_by_id`.
+        /// Handles `get_pull_requests_by_id`, documented at [`LinksClient::get_pull_requests_by_id`].
         fn get_pull_requests_by_id(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -754,12 +669,9 @@ mod generated {
             slug: String,
             pid: String,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                GetPullRequestsByIdResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<GetPullRequestsByIdResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `merge_pull_request`.
+        /// Handles `merge_pull_request`, documented at [`LinksClient::merge_pull_request`].
         fn merge_pull_request(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -767,10 +679,7 @@ mod generated {
             slug: String,
             pid: String,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                MergePullRequestResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<MergePullRequestResult, ::rpcsmith::__private::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Links, answered on `rpc.discover`.
@@ -813,115 +722,73 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "get_user_by_name" => {
-                    let params = match GetUserByNameParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as LinksServer>::get_user_by_name(
-                                    &server,
-                                    cx,
-                                    params.username,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        GetUserByNameParams::decode(params),
+                        move |server, p| async move {
+                            S::get_user_by_name(&server, cx, p.username).await
+                        },
+                    )
                 }
                 "get_repositories_by_owner" => {
-                    let params = match GetRepositoriesByOwnerParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as LinksServer>::get_repositories_by_owner(
-                                    &server,
-                                    cx,
-                                    params.username,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        GetRepositoriesByOwnerParams::decode(params),
+                        move |server, p| async move {
+                            S::get_repositories_by_owner(&server, cx, p.username).await
+                        },
+                    )
                 }
                 "get_repository" => {
-                    let params = match GetRepositoryParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as LinksServer>::get_repository(
-                                    &server,
-                                    cx,
-                                    params.username,
-                                    params.slug,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        GetRepositoryParams::decode(params),
+                        move |server, p| async move {
+                            S::get_repository(&server, cx, p.username, p.slug).await
+                        },
+                    )
                 }
                 "get_pull_requests_by_repository" => {
-                    let params = match GetPullRequestsByRepositoryParams::decode(
-                        params,
-                    ) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as LinksServer>::get_pull_requests_by_repository(
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        GetPullRequestsByRepositoryParams::decode(params),
+                        move |server, p| async move {
+                            S::get_pull_requests_by_repository(
                                     &server,
                                     cx,
-                                    params.username,
-                                    params.slug,
-                                    params.state,
+                                    p.username,
+                                    p.slug,
+                                    p.state,
                                 )
-                                .await,
-                        )
-                    })
+                                .await
+                        },
+                    )
                 }
                 "get_pull_requests_by_id" => {
-                    let params = match GetPullRequestsByIdParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as LinksServer>::get_pull_requests_by_id(
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        GetPullRequestsByIdParams::decode(params),
+                        move |server, p| async move {
+                            S::get_pull_requests_by_id(
                                     &server,
                                     cx,
-                                    params.username,
-                                    params.slug,
-                                    params.pid,
+                                    p.username,
+                                    p.slug,
+                                    p.pid,
                                 )
-                                .await,
-                        )
-                    })
+                                .await
+                        },
+                    )
                 }
                 "merge_pull_request" => {
-                    let params = match MergePullRequestParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as LinksServer>::merge_pull_request(
-                                    &server,
-                                    cx,
-                                    params.username,
-                                    params.slug,
-                                    params.pid,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        MergePullRequestParams::decode(params),
+                        move |server, p| async move {
+                            S::merge_pull_request(&server, cx, p.username, p.slug, p.pid)
+                                .await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(

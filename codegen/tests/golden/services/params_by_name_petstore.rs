@@ -64,11 +64,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.pet_id)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.pet_id,),
+                serializer,
+            )
         }
     }
     /// The result of `get_pet`.
@@ -100,20 +99,12 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn list_pets(
             &self,
             limit: Option<i64>,
-        ) -> Result<
-            ListPetsResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    ListPetsResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("list_pets", &ListPetsParams { limit })
-                .await
+        ) -> Result<ListPetsResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("list_pets", &ListPetsParams { limit }).await
         }
         /// Create a pet
         ///
@@ -122,19 +113,11 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn create_pet(
             &self,
-        ) -> Result<
-            CreatePetResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    CreatePetResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("create_pet", &())
-                .await
+        ) -> Result<CreatePetResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("create_pet", &()).await
         }
         /// Info for a specific pet
         ///
@@ -143,20 +126,12 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_pet(
             &self,
             pet_id: String,
-        ) -> Result<
-            GetPetResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    GetPetResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("get_pet", &GetPetParams { pet_id })
-                .await
+        ) -> Result<GetPetResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("get_pet", &GetPetParams { pet_id }).await
         }
     }
     /// A typed batch of Petstore By Name calls: add calls (each gives a typed handle), `send`, then
@@ -184,46 +159,26 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// List all pets
-        ///
-        /// Calls `list_pets`.
+        /// Adds a call of `list_pets`, documented at [`PetstoreByNameClient::list_pets`].
+        #[inline]
         pub fn list_pets(
             &mut self,
             limit: Option<i64>,
-        ) -> ::rpcsmith::__private::Handle<ListPetsResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    ListPetsResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("list_pets", &ListPetsParams { limit })
+        ) -> ::rpcsmith::__private::Handle<ListPetsResult> {
+            self.inner.request_declared("list_pets", &ListPetsParams { limit })
         }
-        /// Create a pet
-        ///
-        /// Calls `create_pet`.
-        pub fn create_pet(
-            &mut self,
-        ) -> ::rpcsmith::__private::Handle<CreatePetResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    CreatePetResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("create_pet", &())
+        /// Adds a call of `create_pet`, documented at [`PetstoreByNameClient::create_pet`].
+        #[inline]
+        pub fn create_pet(&mut self) -> ::rpcsmith::__private::Handle<CreatePetResult> {
+            self.inner.request_declared("create_pet", &())
         }
-        /// Info for a specific pet
-        ///
-        /// Calls `get_pet`.
+        /// Adds a call of `get_pet`, documented at [`PetstoreByNameClient::get_pet`].
+        #[inline]
         pub fn get_pet(
             &mut self,
             pet_id: String,
-        ) -> ::rpcsmith::__private::Handle<GetPetResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    GetPetResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("get_pet", &GetPetParams { pet_id })
+        ) -> ::rpcsmith::__private::Handle<GetPetResult> {
+            self.inner.request_declared("get_pet", &GetPetParams { pet_id })
         }
     }
     impl ListPetsParams {
@@ -232,6 +187,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -249,6 +205,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -266,43 +223,28 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait PetstoreByNameServer: Send + Sync + 'static {
-        /// List all pets
-        ///
-        /// Calls `list_pets`.
+        /// Handles `list_pets`, documented at [`PetstoreByNameClient::list_pets`].
         fn list_pets(
             &self,
             cx: ::rpcsmith::__private::Context,
             limit: Option<i64>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                ListPetsResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<ListPetsResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Create a pet
-        ///
-        /// Calls `create_pet`.
+        /// Handles `create_pet`, documented at [`PetstoreByNameClient::create_pet`].
         fn create_pet(
             &self,
             cx: ::rpcsmith::__private::Context,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                CreatePetResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<CreatePetResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Info for a specific pet
-        ///
-        /// Calls `get_pet`.
+        /// Handles `get_pet`, documented at [`PetstoreByNameClient::get_pet`].
         fn get_pet(
             &self,
             cx: ::rpcsmith::__private::Context,
             pet_id: String,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                GetPetResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<GetPetResult, ::rpcsmith::__private::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Petstore By Name, answered on `rpc.discover`.
@@ -346,51 +288,33 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "list_pets" => {
-                    let params = match ListPetsParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as PetstoreByNameServer>::list_pets(
-                                    &server,
-                                    cx,
-                                    params.limit,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ListPetsParams::decode(params),
+                        move |server, p| async move {
+                            S::list_pets(&server, cx, p.limit).await
+                        },
+                    )
                 }
                 "create_pet" => {
-                    if let Err(error) = ::rpcsmith::__private::decode::<
-                        (),
-                    >(params, ::rpcsmith::__private::Structure::ByName, &[]) {
-                        return ::rpcsmith::__private::Reply::err(error);
-                    }
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as PetstoreByNameServer>::create_pet(&server, cx).await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ::rpcsmith::__private::decode(
+                            params,
+                            ::rpcsmith::__private::Structure::ByName,
+                            &[],
+                        ),
+                        move |server, ()| async move { S::create_pet(&server, cx).await },
+                    )
                 }
                 "get_pet" => {
-                    let params = match GetPetParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as PetstoreByNameServer>::get_pet(
-                                    &server,
-                                    cx,
-                                    params.pet_id,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        GetPetParams::decode(params),
+                        move |server, p| async move {
+                            S::get_pet(&server, cx, p.pet_id).await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(

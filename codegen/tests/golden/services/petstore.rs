@@ -86,12 +86,14 @@ mod generated {
     }
     impl ListPetsError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::PetsBusy => 100_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::PetsBusy => "pets busy",
@@ -105,6 +107,7 @@ mod generated {
     }
     impl ::std::error::Error for ListPetsError {}
     impl ::rpcsmith::__private::DeclaredError for ListPetsError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -115,6 +118,7 @@ mod generated {
         }
     }
     impl From<ListPetsError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: ListPetsError) -> Self {
             match error {
                 ListPetsError::PetsBusy => {
@@ -164,11 +168,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.pet_id)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.pet_id,),
+                serializer,
+            )
         }
     }
     /// The result of `get_pet`.
@@ -200,19 +203,14 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn list_pets(
             &self,
             limit: Option<u64>,
         ) -> Result<ListPetsResult, ::rpcsmith::__private::Error<ListPetsError>> {
             let params = ListPetsParams { limit };
             self.inner.check_params::<_, ListPetsError>(&params)?;
-            self.inner
-                .request_declared::<
-                    ListPetsResult,
-                    ListPetsError,
-                    _,
-                >("list_pets", &params)
-                .await
+            self.inner.request_declared("list_pets", &params).await
         }
         /// Create a pet
         ///
@@ -221,20 +219,14 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn create_pet(
             &self,
             new_pet_name: String,
             new_pet_tag: Option<String>,
-        ) -> Result<
-            CreatePetResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<CreatePetResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    CreatePetResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "create_pet",
                     &CreatePetParams {
                         new_pet_name,
@@ -250,20 +242,12 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_pet(
             &self,
             pet_id: types::PetId2,
-        ) -> Result<
-            GetPetResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    GetPetResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("get_pet", &GetPetParams { pet_id })
-                .await
+        ) -> Result<GetPetResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("get_pet", &GetPetParams { pet_id }).await
         }
     }
     /// A typed batch of Petstore calls: add calls (each gives a typed handle), `send`, then
@@ -291,34 +275,23 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// List all pets
-        ///
-        /// Calls `list_pets`.
+        /// Adds a call of `list_pets`, documented at [`PetstoreClient::list_pets`].
+        #[inline]
         pub fn list_pets(
             &mut self,
             limit: Option<u64>,
         ) -> ::rpcsmith::__private::Handle<ListPetsResult, ListPetsError> {
-            self.inner
-                .request_declared::<
-                    ListPetsResult,
-                    ListPetsError,
-                    _,
-                >("list_pets", &ListPetsParams { limit })
+            self.inner.request_declared("list_pets", &ListPetsParams { limit })
         }
-        /// Create a pet
-        ///
-        /// Calls `create_pet`.
+        /// Adds a call of `create_pet`, documented at [`PetstoreClient::create_pet`].
+        #[inline]
         pub fn create_pet(
             &mut self,
             new_pet_name: String,
             new_pet_tag: Option<String>,
-        ) -> ::rpcsmith::__private::Handle<CreatePetResult, ::std::convert::Infallible> {
+        ) -> ::rpcsmith::__private::Handle<CreatePetResult> {
             self.inner
-                .request_declared::<
-                    CreatePetResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "create_pet",
                     &CreatePetParams {
                         new_pet_name,
@@ -326,19 +299,13 @@ mod generated {
                     },
                 )
         }
-        /// Info for a specific pet
-        ///
-        /// Calls `get_pet`.
+        /// Adds a call of `get_pet`, documented at [`PetstoreClient::get_pet`].
+        #[inline]
         pub fn get_pet(
             &mut self,
             pet_id: types::PetId2,
-        ) -> ::rpcsmith::__private::Handle<GetPetResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    GetPetResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("get_pet", &GetPetParams { pet_id })
+        ) -> ::rpcsmith::__private::Handle<GetPetResult> {
+            self.inner.request_declared("get_pet", &GetPetParams { pet_id })
         }
     }
     impl ListPetsParams {
@@ -347,6 +314,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -364,6 +332,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -381,6 +350,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -398,9 +368,7 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait PetstoreServer: Send + Sync + 'static {
-        /// List all pets
-        ///
-        /// Calls `list_pets`.
+        /// Handles `list_pets`, documented at [`PetstoreClient::list_pets`].
         fn list_pets(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -411,32 +379,22 @@ mod generated {
                 ::rpcsmith::__private::Failure<ListPetsError>,
             >,
         > + Send;
-        /// Create a pet
-        ///
-        /// Calls `create_pet`.
+        /// Handles `create_pet`, documented at [`PetstoreClient::create_pet`].
         fn create_pet(
             &self,
             cx: ::rpcsmith::__private::Context,
             new_pet_name: String,
             new_pet_tag: Option<String>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                CreatePetResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<CreatePetResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Info for a specific pet
-        ///
-        /// Calls `get_pet`.
+        /// Handles `get_pet`, documented at [`PetstoreClient::get_pet`].
         fn get_pet(
             &self,
             cx: ::rpcsmith::__private::Context,
             pet_id: types::PetId2,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                GetPetResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<GetPetResult, ::rpcsmith::__private::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Petstore, answered on `rpc.discover`.
@@ -479,51 +437,33 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "list_pets" => {
-                    let params = match ListPetsParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    if let Err(error) = ::rpcsmith::__private::check(&params) {
-                        return ::rpcsmith::__private::Reply::err(error);
-                    }
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as PetstoreServer>::list_pets(&server, cx, params.limit)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ListPetsParams::decode(params)
+                            .and_then(::rpcsmith::__private::checked),
+                        move |server, p| async move {
+                            S::list_pets(&server, cx, p.limit).await
+                        },
+                    )
                 }
                 "create_pet" => {
-                    let params = match CreatePetParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as PetstoreServer>::create_pet(
-                                    &server,
-                                    cx,
-                                    params.new_pet_name,
-                                    params.new_pet_tag,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        CreatePetParams::decode(params),
+                        move |server, p| async move {
+                            S::create_pet(&server, cx, p.new_pet_name, p.new_pet_tag)
+                                .await
+                        },
+                    )
                 }
                 "get_pet" => {
-                    let params = match GetPetParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as PetstoreServer>::get_pet(&server, cx, params.pet_id)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        GetPetParams::decode(params),
+                        move |server, p| async move {
+                            S::get_pet(&server, cx, p.pet_id).await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(

@@ -455,12 +455,14 @@ mod generated {
     }
     impl ToolsListError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::InvalidParams(_) => -32602_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::InvalidParams(_) => "Invalid params",
@@ -474,6 +476,7 @@ mod generated {
     }
     impl ::std::error::Error for ToolsListError {}
     impl ::rpcsmith::__private::DeclaredError for ToolsListError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -489,6 +492,7 @@ mod generated {
         }
     }
     impl From<ToolsListError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: ToolsListError) -> Self {
             match error {
                 ToolsListError::InvalidParams(data) => {
@@ -537,12 +541,14 @@ mod generated {
     }
     impl ToolsCallError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::InvalidParams(_) => -32602_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::InvalidParams(_) => "Invalid params",
@@ -556,6 +562,7 @@ mod generated {
     }
     impl ::std::error::Error for ToolsCallError {}
     impl ::rpcsmith::__private::DeclaredError for ToolsCallError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -571,6 +578,7 @@ mod generated {
         }
     }
     impl From<ToolsCallError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: ToolsCallError) -> Self {
             match error {
                 ToolsCallError::InvalidParams(data) => {
@@ -642,21 +650,15 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn initialize(
             &self,
             protocol_version: String,
             capabilities: types::ClientCapabilities,
             client_info: types::Implementation,
-        ) -> Result<
-            InitializeResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<InitializeResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    InitializeResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "initialize",
                     &InitializeParams {
                         protocol_version,
@@ -673,6 +675,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn notifications_initialized(
             &self,
             meta: Option<types::Meta>,
@@ -693,20 +696,12 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn ping(
             &self,
             meta: Option<types::Meta>,
-        ) -> Result<
-            PingResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    PingResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("ping", &PingParams { meta })
-                .await
+        ) -> Result<PingResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("ping", &PingParams { meta }).await
         }
         /// The tools the server offers, a page at a time: `cursor` is the `nextCursor` of the page before.
         ///
@@ -715,17 +710,14 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn tools_list(
             &self,
             cursor: Option<String>,
             meta: Option<types::Meta>,
         ) -> Result<ToolsListResult, ::rpcsmith::__private::Error<ToolsListError>> {
             self.inner
-                .request_declared::<
-                    ToolsListResult,
-                    ToolsListError,
-                    _,
-                >("tools/list", &ToolsListParams { cursor, meta })
+                .request_declared("tools/list", &ToolsListParams { cursor, meta })
                 .await
         }
         /// Runs a tool. A tool that fails says so in its result (`isError: true`, the reason as content); an unknown tool or bad arguments are a protocol error. With `_meta.progressToken`, the server may report `notifications/progress` while the tool runs.
@@ -735,6 +727,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn tools_call(
             &self,
             name: String,
@@ -747,11 +740,7 @@ mod generated {
             meta: Option<types::Meta>,
         ) -> Result<ToolsCallResult, ::rpcsmith::__private::Error<ToolsCallError>> {
             self.inner
-                .request_declared::<
-                    ToolsCallResult,
-                    ToolsCallError,
-                    _,
-                >(
+                .request_declared(
                     "tools/call",
                     &ToolsCallParams {
                         name,
@@ -768,6 +757,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn notifications_cancelled(
             &self,
             request_id: types::RequestId,
@@ -809,24 +799,16 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// The client's first request: the protocol revision it wants, what it can do, who it is. The server answers with the revision it speaks (the client's, if it speaks it), what it offers, and who it is.
-        ///
-        /// Calls `initialize`.
+        /// Adds a call of `initialize`, documented at [`McpClient::initialize`].
+        #[inline]
         pub fn initialize(
             &mut self,
             protocol_version: String,
             capabilities: types::ClientCapabilities,
             client_info: types::Implementation,
-        ) -> ::rpcsmith::__private::Handle<
-            InitializeResult,
-            ::std::convert::Infallible,
-        > {
+        ) -> ::rpcsmith::__private::Handle<InitializeResult> {
             self.inner
-                .request_declared::<
-                    InitializeResult,
-                    ::std::convert::Infallible,
-                    _,
-                >(
+                .request_declared(
                     "initialize",
                     &InitializeParams {
                         protocol_version,
@@ -835,13 +817,12 @@ mod generated {
                     },
                 )
         }
-        /// The client tells the server that the handshake is done; normal requests follow.
-        ///
-        /// Calls `notifications/initialized`.
+        /// Adds a call of `notifications/initialized`, documented at [`McpClient::notifications_initialized`].
         ///
         /// # Errors
         ///
         /// When the params cannot be encoded; the notification is left out.
+        #[inline]
         pub fn notifications_initialized(
             &mut self,
             meta: Option<types::Meta>,
@@ -854,38 +835,25 @@ mod generated {
                     },
                 )
         }
-        /// Either side checks that the other is still there; the answer is an empty object.
-        ///
-        /// Calls `ping`.
+        /// Adds a call of `ping`, documented at [`McpClient::ping`].
+        #[inline]
         pub fn ping(
             &mut self,
             meta: Option<types::Meta>,
-        ) -> ::rpcsmith::__private::Handle<PingResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    PingResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("ping", &PingParams { meta })
+        ) -> ::rpcsmith::__private::Handle<PingResult> {
+            self.inner.request_declared("ping", &PingParams { meta })
         }
-        /// The tools the server offers, a page at a time: `cursor` is the `nextCursor` of the page before.
-        ///
-        /// Calls `tools/list`.
+        /// Adds a call of `tools/list`, documented at [`McpClient::tools_list`].
+        #[inline]
         pub fn tools_list(
             &mut self,
             cursor: Option<String>,
             meta: Option<types::Meta>,
         ) -> ::rpcsmith::__private::Handle<ToolsListResult, ToolsListError> {
-            self.inner
-                .request_declared::<
-                    ToolsListResult,
-                    ToolsListError,
-                    _,
-                >("tools/list", &ToolsListParams { cursor, meta })
+            self.inner.request_declared("tools/list", &ToolsListParams { cursor, meta })
         }
-        /// Runs a tool. A tool that fails says so in its result (`isError: true`, the reason as content); an unknown tool or bad arguments are a protocol error. With `_meta.progressToken`, the server may report `notifications/progress` while the tool runs.
-        ///
-        /// Calls `tools/call`.
+        /// Adds a call of `tools/call`, documented at [`McpClient::tools_call`].
+        #[inline]
         pub fn tools_call(
             &mut self,
             name: String,
@@ -898,11 +866,7 @@ mod generated {
             meta: Option<types::Meta>,
         ) -> ::rpcsmith::__private::Handle<ToolsCallResult, ToolsCallError> {
             self.inner
-                .request_declared::<
-                    ToolsCallResult,
-                    ToolsCallError,
-                    _,
-                >(
+                .request_declared(
                     "tools/call",
                     &ToolsCallParams {
                         name,
@@ -911,13 +875,12 @@ mod generated {
                     },
                 )
         }
-        /// Either side gives up a request it sent: the other side should stop working on it and does not answer it. `initialize` is never cancelled.
-        ///
-        /// Calls `notifications/cancelled`.
+        /// Adds a call of `notifications/cancelled`, documented at [`McpClient::notifications_cancelled`].
         ///
         /// # Errors
         ///
         /// When the params cannot be encoded; the notification is left out.
+        #[inline]
         pub fn notifications_cancelled(
             &mut self,
             request_id: types::RequestId,
@@ -939,6 +902,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -960,6 +924,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -977,6 +942,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -994,6 +960,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1011,6 +978,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1028,6 +996,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1045,9 +1014,7 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait McpServer: Send + Sync + 'static {
-        /// The client's first request: the protocol revision it wants, what it can do, who it is. The server answers with the revision it speaks (the client's, if it speaks it), what it offers, and who it is.
-        ///
-        /// Calls `initialize`.
+        /// Handles `initialize`, documented at [`McpClient::initialize`].
         fn initialize(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -1055,14 +1022,9 @@ mod generated {
             capabilities: types::ClientCapabilities,
             client_info: types::Implementation,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                InitializeResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<InitializeResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// The client tells the server that the handshake is done; normal requests follow.
-        ///
-        /// Calls `notifications/initialized`.
+        /// Handles `notifications/initialized`, documented at [`McpClient::notifications_initialized`].
         ///
         /// A notification: nothing is answered.
         fn notifications_initialized(
@@ -1070,22 +1032,15 @@ mod generated {
             cx: ::rpcsmith::__private::Context,
             meta: Option<types::Meta>,
         ) -> impl ::std::future::Future<Output = ()> + Send;
-        /// Either side checks that the other is still there; the answer is an empty object.
-        ///
-        /// Calls `ping`.
+        /// Handles `ping`, documented at [`McpClient::ping`].
         fn ping(
             &self,
             cx: ::rpcsmith::__private::Context,
             meta: Option<types::Meta>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                PingResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<PingResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// The tools the server offers, a page at a time: `cursor` is the `nextCursor` of the page before.
-        ///
-        /// Calls `tools/list`.
+        /// Handles `tools/list`, documented at [`McpClient::tools_list`].
         fn tools_list(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -1097,9 +1052,7 @@ mod generated {
                 ::rpcsmith::__private::Failure<ToolsListError>,
             >,
         > + Send;
-        /// Runs a tool. A tool that fails says so in its result (`isError: true`, the reason as content); an unknown tool or bad arguments are a protocol error. With `_meta.progressToken`, the server may report `notifications/progress` while the tool runs.
-        ///
-        /// Calls `tools/call`.
+        /// Handles `tools/call`, documented at [`McpClient::tools_call`].
         fn tools_call(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -1117,9 +1070,7 @@ mod generated {
                 ::rpcsmith::__private::Failure<ToolsCallError>,
             >,
         > + Send;
-        /// Either side gives up a request it sent: the other side should stop working on it and does not answer it. `initialize` is never cancelled.
-        ///
-        /// Calls `notifications/cancelled`.
+        /// Handles `notifications/cancelled`, documented at [`McpClient::notifications_cancelled`].
         ///
         /// A notification: nothing is answered.
         fn notifications_cancelled(
@@ -1169,105 +1120,71 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "initialize" => {
-                    let params = match InitializeParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as McpServer>::initialize(
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        InitializeParams::decode(params),
+                        move |server, p| async move {
+                            S::initialize(
                                     &server,
                                     cx,
-                                    params.protocol_version,
-                                    params.capabilities,
-                                    params.client_info,
+                                    p.protocol_version,
+                                    p.capabilities,
+                                    p.client_info,
                                 )
-                                .await,
-                        )
-                    })
+                                .await
+                        },
+                    )
                 }
                 "notifications/initialized" => {
-                    let params = match NotificationsInitializedParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        <S as McpServer>::notifications_initialized(
-                                &server,
-                                cx,
-                                params.meta,
-                            )
-                            .await;
-                        ::rpcsmith::__private::encode(&())
-                    })
+                    ::rpcsmith::__private::notice(
+                        &self.server,
+                        NotificationsInitializedParams::decode(params),
+                        move |server, p| async move {
+                            S::notifications_initialized(&server, cx, p.meta).await
+                        },
+                    )
                 }
                 "ping" => {
-                    let params = match PingParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as McpServer>::ping(&server, cx, params.meta).await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        PingParams::decode(params),
+                        move |server, p| async move {
+                            S::ping(&server, cx, p.meta).await
+                        },
+                    )
                 }
                 "tools/list" => {
-                    let params = match ToolsListParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as McpServer>::tools_list(
-                                    &server,
-                                    cx,
-                                    params.cursor,
-                                    params.meta,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ToolsListParams::decode(params),
+                        move |server, p| async move {
+                            S::tools_list(&server, cx, p.cursor, p.meta).await
+                        },
+                    )
                 }
                 "tools/call" => {
-                    let params = match ToolsCallParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as McpServer>::tools_call(
-                                    &server,
-                                    cx,
-                                    params.name,
-                                    params.arguments,
-                                    params.meta,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ToolsCallParams::decode(params),
+                        move |server, p| async move {
+                            S::tools_call(&server, cx, p.name, p.arguments, p.meta).await
+                        },
+                    )
                 }
                 "notifications/cancelled" => {
-                    let params = match NotificationsCancelledParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        <S as McpServer>::notifications_cancelled(
-                                &server,
-                                cx,
-                                params.request_id,
-                                params.reason,
-                            )
-                            .await;
-                        ::rpcsmith::__private::encode(&())
-                    })
+                    ::rpcsmith::__private::notice(
+                        &self.server,
+                        NotificationsCancelledParams::decode(params),
+                        move |server, p| async move {
+                            S::notifications_cancelled(
+                                    &server,
+                                    cx,
+                                    p.request_id,
+                                    p.reason,
+                                )
+                                .await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(
@@ -1313,6 +1230,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn notifications_progress(
             &self,
             progress_token: types::ProgressToken,
@@ -1339,6 +1257,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1365,9 +1284,7 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait McpListener: Send + Sync + 'static {
-        /// Sent by the side running a request that carried a `progressToken`: how far it has come. `progress` only grows; `total` is given when known.
-        ///
-        /// Calls `notifications/progress`.
+        /// Handles `notifications/progress`, documented at [`McpPush::notifications_progress`].
         ///
         /// A notification: nothing is answered.
         fn notifications_progress(
@@ -1417,23 +1334,21 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "notifications/progress" => {
-                    let params = match NotificationsProgressParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        <S as McpListener>::notifications_progress(
-                                &server,
-                                cx,
-                                params.progress_token,
-                                params.progress,
-                                params.total,
-                                params.message,
-                            )
-                            .await;
-                        ::rpcsmith::__private::encode(&())
-                    })
+                    ::rpcsmith::__private::notice(
+                        &self.server,
+                        NotificationsProgressParams::decode(params),
+                        move |server, p| async move {
+                            S::notifications_progress(
+                                    &server,
+                                    cx,
+                                    p.progress_token,
+                                    p.progress,
+                                    p.total,
+                                    p.message,
+                                )
+                                .await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(

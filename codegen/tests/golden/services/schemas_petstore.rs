@@ -152,11 +152,7 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.id)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(&(&self.id,), serializer)
         }
     }
     /// The result of `get_pet`.
@@ -171,12 +167,14 @@ mod generated {
     }
     impl GetPetError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::PetNotFound(_) => 404_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::PetNotFound(_) => "pet not found",
@@ -190,6 +188,7 @@ mod generated {
     }
     impl ::std::error::Error for GetPetError {}
     impl ::rpcsmith::__private::DeclaredError for GetPetError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -205,6 +204,7 @@ mod generated {
         }
     }
     impl From<GetPetError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: GetPetError) -> Self {
             match error {
                 GetPetError::PetNotFound(data) => {
@@ -233,11 +233,7 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.id)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(&(&self.id,), serializer)
         }
     }
     /// A typed client of Petstore: one method per API method, over any transport.
@@ -267,24 +263,16 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn add_pet(
             &self,
             name: String,
             kind: types::Kind,
             tags: Option<Vec<String>>,
-        ) -> Result<
-            AddPetResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<AddPetResult, ::rpcsmith::__private::Error> {
             let params = AddPetParams { name, kind, tags };
             self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
-            self.inner
-                .request_declared::<
-                    AddPetResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("add_pet", &params)
-                .await
+            self.inner.request_declared("add_pet", &params).await
         }
         /// Lists the pets, oldest first; `limit` caps how many.
         ///
@@ -293,20 +281,14 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn list_pets(
             &self,
             kind: types::Kind,
             limit: Option<u32>,
-        ) -> Result<
-            ListPetsResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<ListPetsResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    ListPetsResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("list_pets", &ListPetsParams { kind, limit })
+                .request_declared("list_pets", &ListPetsParams { kind, limit })
                 .await
         }
         /// Returns one pet.
@@ -316,17 +298,12 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn get_pet(
             &self,
             id: types::PetId,
         ) -> Result<GetPetResult, ::rpcsmith::__private::Error<GetPetError>> {
-            self.inner
-                .request_declared::<
-                    GetPetResult,
-                    GetPetError,
-                    _,
-                >("get_pet", &GetPetParams { id })
-                .await
+            self.inner.request_declared("get_pet", &GetPetParams { id }).await
         }
         /// Tells the store someone looked at a pet. A notification: no answer.
         ///
@@ -335,6 +312,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn pet_visited(
             &self,
             id: types::PetId,
@@ -367,58 +345,39 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// Adds a pet to the store and returns it with its new id.
-        ///
-        /// Calls `add_pet`.
+        /// Adds a call of `add_pet`, documented at [`PetstoreClient::add_pet`].
+        #[inline]
         pub fn add_pet(
             &mut self,
             name: String,
             kind: types::Kind,
             tags: Option<Vec<String>>,
-        ) -> ::rpcsmith::__private::Handle<AddPetResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    AddPetResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("add_pet", &AddPetParams { name, kind, tags })
+        ) -> ::rpcsmith::__private::Handle<AddPetResult> {
+            self.inner.request_declared("add_pet", &AddPetParams { name, kind, tags })
         }
-        /// Lists the pets, oldest first; `limit` caps how many.
-        ///
-        /// Calls `list_pets`.
+        /// Adds a call of `list_pets`, documented at [`PetstoreClient::list_pets`].
+        #[inline]
         pub fn list_pets(
             &mut self,
             kind: types::Kind,
             limit: Option<u32>,
-        ) -> ::rpcsmith::__private::Handle<ListPetsResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    ListPetsResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("list_pets", &ListPetsParams { kind, limit })
+        ) -> ::rpcsmith::__private::Handle<ListPetsResult> {
+            self.inner.request_declared("list_pets", &ListPetsParams { kind, limit })
         }
-        /// Returns one pet.
-        ///
-        /// Calls `get_pet`.
+        /// Adds a call of `get_pet`, documented at [`PetstoreClient::get_pet`].
+        #[inline]
         pub fn get_pet(
             &mut self,
             id: types::PetId,
         ) -> ::rpcsmith::__private::Handle<GetPetResult, GetPetError> {
-            self.inner
-                .request_declared::<
-                    GetPetResult,
-                    GetPetError,
-                    _,
-                >("get_pet", &GetPetParams { id })
+            self.inner.request_declared("get_pet", &GetPetParams { id })
         }
-        /// Tells the store someone looked at a pet. A notification: no answer.
-        ///
-        /// Calls `pet_visited`.
+        /// Adds a call of `pet_visited`, documented at [`PetstoreClient::pet_visited`].
         ///
         /// # Errors
         ///
         /// When the params cannot be encoded; the notification is left out.
+        #[inline]
         pub fn pet_visited(
             &mut self,
             id: types::PetId,
@@ -432,6 +391,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -449,6 +409,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -466,6 +427,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -483,6 +445,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -500,9 +463,7 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait PetstoreServer: Send + Sync + 'static {
-        /// Adds a pet to the store and returns it with its new id.
-        ///
-        /// Calls `add_pet`.
+        /// Handles `add_pet`, documented at [`PetstoreClient::add_pet`].
         fn add_pet(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -510,28 +471,18 @@ mod generated {
             kind: types::Kind,
             tags: Option<Vec<String>>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                AddPetResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<AddPetResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Lists the pets, oldest first; `limit` caps how many.
-        ///
-        /// Calls `list_pets`.
+        /// Handles `list_pets`, documented at [`PetstoreClient::list_pets`].
         fn list_pets(
             &self,
             cx: ::rpcsmith::__private::Context,
             kind: types::Kind,
             limit: Option<u32>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                ListPetsResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<ListPetsResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Returns one pet.
-        ///
-        /// Calls `get_pet`.
+        /// Handles `get_pet`, documented at [`PetstoreClient::get_pet`].
         fn get_pet(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -539,9 +490,7 @@ mod generated {
         ) -> impl ::std::future::Future<
             Output = Result<GetPetResult, ::rpcsmith::__private::Failure<GetPetError>>,
         > + Send;
-        /// Tells the store someone looked at a pet. A notification: no answer.
-        ///
-        /// Calls `pet_visited`.
+        /// Handles `pet_visited`, documented at [`PetstoreClient::pet_visited`].
         ///
         /// A notification: nothing is answered.
         fn pet_visited(
@@ -590,67 +539,41 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "add_pet" => {
-                    let params = match AddPetParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    if let Err(error) = ::rpcsmith::__private::check(&params) {
-                        return ::rpcsmith::__private::Reply::err(error);
-                    }
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as PetstoreServer>::add_pet(
-                                    &server,
-                                    cx,
-                                    params.name,
-                                    params.kind,
-                                    params.tags,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        AddPetParams::decode(params)
+                            .and_then(::rpcsmith::__private::checked),
+                        move |server, p| async move {
+                            S::add_pet(&server, cx, p.name, p.kind, p.tags).await
+                        },
+                    )
                 }
                 "list_pets" => {
-                    let params = match ListPetsParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as PetstoreServer>::list_pets(
-                                    &server,
-                                    cx,
-                                    params.kind,
-                                    params.limit,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ListPetsParams::decode(params),
+                        move |server, p| async move {
+                            S::list_pets(&server, cx, p.kind, p.limit).await
+                        },
+                    )
                 }
                 "get_pet" => {
-                    let params = match GetPetParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as PetstoreServer>::get_pet(&server, cx, params.id).await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        GetPetParams::decode(params),
+                        move |server, p| async move {
+                            S::get_pet(&server, cx, p.id).await
+                        },
+                    )
                 }
                 "pet_visited" => {
-                    let params = match PetVisitedParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        <S as PetstoreServer>::pet_visited(&server, cx, params.id).await;
-                        ::rpcsmith::__private::encode(&())
-                    })
+                    ::rpcsmith::__private::notice(
+                        &self.server,
+                        PetVisitedParams::decode(params),
+                        move |server, p| async move {
+                            S::pet_visited(&server, cx, p.id).await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(

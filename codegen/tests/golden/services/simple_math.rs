@@ -113,42 +113,26 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn addition(
             &self,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
-        ) -> Result<
-            AdditionResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    AdditionResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("addition", &AdditionParams { a, b })
-                .await
+        ) -> Result<AdditionResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("addition", &AdditionParams { a, b }).await
         }
         /// Calls `subtraction`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn subtraction(
             &self,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
-        ) -> Result<
-            SubtractionResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    SubtractionResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("subtraction", &SubtractionParams { a, b })
-                .await
+        ) -> Result<SubtractionResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("subtraction", &SubtractionParams { a, b }).await
         }
     }
     /// A typed batch of Simple Math calls: add calls (each gives a typed handle), `send`, then
@@ -176,34 +160,23 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// Calls `addition`.
+        /// Adds a call of `addition`, documented at [`SimpleMathClient::addition`].
+        #[inline]
         pub fn addition(
             &mut self,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
-        ) -> ::rpcsmith::__private::Handle<AdditionResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    AdditionResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("addition", &AdditionParams { a, b })
+        ) -> ::rpcsmith::__private::Handle<AdditionResult> {
+            self.inner.request_declared("addition", &AdditionParams { a, b })
         }
-        /// Calls `subtraction`.
+        /// Adds a call of `subtraction`, documented at [`SimpleMathClient::subtraction`].
+        #[inline]
         pub fn subtraction(
             &mut self,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
-        ) -> ::rpcsmith::__private::Handle<
-            SubtractionResult,
-            ::std::convert::Infallible,
-        > {
-            self.inner
-                .request_declared::<
-                    SubtractionResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("subtraction", &SubtractionParams { a, b })
+        ) -> ::rpcsmith::__private::Handle<SubtractionResult> {
+            self.inner.request_declared("subtraction", &SubtractionParams { a, b })
         }
     }
     impl AdditionParams {
@@ -212,6 +185,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -229,6 +203,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -246,29 +221,23 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait SimpleMathServer: Send + Sync + 'static {
-        /// Calls `addition`.
+        /// Handles `addition`, documented at [`SimpleMathClient::addition`].
         fn addition(
             &self,
             cx: ::rpcsmith::__private::Context,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                AdditionResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<AdditionResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `subtraction`.
+        /// Handles `subtraction`, documented at [`SimpleMathClient::subtraction`].
         fn subtraction(
             &self,
             cx: ::rpcsmith::__private::Context,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                SubtractionResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<SubtractionResult, ::rpcsmith::__private::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Simple Math, answered on `rpc.discover`.
@@ -312,40 +281,22 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "addition" => {
-                    let params = match AdditionParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as SimpleMathServer>::addition(
-                                    &server,
-                                    cx,
-                                    params.a,
-                                    params.b,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        AdditionParams::decode(params),
+                        move |server, p| async move {
+                            S::addition(&server, cx, p.a, p.b).await
+                        },
+                    )
                 }
                 "subtraction" => {
-                    let params = match SubtractionParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as SimpleMathServer>::subtraction(
-                                    &server,
-                                    cx,
-                                    params.a,
-                                    params.b,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        SubtractionParams::decode(params),
+                        move |server, p| async move {
+                            S::subtraction(&server, cx, p.a, p.b).await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(

@@ -194,11 +194,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `clone`.
@@ -214,11 +213,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `clone_from`.
@@ -234,11 +232,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `clone_into`.
@@ -254,11 +251,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `to_owned`.
@@ -274,11 +270,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `into`.
@@ -294,11 +289,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `try_into`.
@@ -314,11 +308,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `as_ref`.
@@ -334,11 +327,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `drop`.
@@ -354,11 +346,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `eq`.
@@ -374,11 +365,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `to_string`.
@@ -394,11 +384,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `borrow`.
@@ -414,11 +403,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `type_id`.
@@ -434,11 +422,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `self`.
@@ -454,11 +441,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `from_block`.
@@ -476,11 +462,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.value)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.value,),
+                serializer,
+            )
         }
     }
     /// The result of `into_inner2`.
@@ -496,11 +481,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.self_2)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.self_2,),
+                serializer,
+            )
         }
     }
     /// The params of `wrap`.
@@ -561,322 +545,196 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn clone2(
             &self,
             value: i64,
-        ) -> Result<
-            Clone2Result,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    Clone2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("clone", &Clone2Params { value })
-                .await
+        ) -> Result<Clone2Result, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("clone", &Clone2Params { value }).await
         }
         /// Calls `clone_from`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn clone_from2(
             &self,
             value: i64,
-        ) -> Result<
-            CloneFrom2Result,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    CloneFrom2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("clone_from", &CloneFrom2Params { value })
-                .await
+        ) -> Result<CloneFrom2Result, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("clone_from", &CloneFrom2Params { value }).await
         }
         /// Calls `clone_into`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn clone_into2(
             &self,
             value: i64,
-        ) -> Result<
-            CloneInto2Result,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    CloneInto2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("clone_into", &CloneInto2Params { value })
-                .await
+        ) -> Result<CloneInto2Result, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("clone_into", &CloneInto2Params { value }).await
         }
         /// Calls `to_owned`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn to_owned2(
             &self,
             value: i64,
-        ) -> Result<
-            ToOwned2Result,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    ToOwned2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("to_owned", &ToOwned2Params { value })
-                .await
+        ) -> Result<ToOwned2Result, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("to_owned", &ToOwned2Params { value }).await
         }
         /// Calls `into`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn into2(
             &self,
             value: i64,
-        ) -> Result<
-            Into2Result,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    Into2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("into", &Into2Params { value })
-                .await
+        ) -> Result<Into2Result, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("into", &Into2Params { value }).await
         }
         /// Calls `try_into`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn try_into2(
             &self,
             value: i64,
-        ) -> Result<
-            TryInto2Result,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    TryInto2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("try_into", &TryInto2Params { value })
-                .await
+        ) -> Result<TryInto2Result, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("try_into", &TryInto2Params { value }).await
         }
         /// Calls `as_ref`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn as_ref(
             &self,
             value: i64,
-        ) -> Result<
-            AsRefResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    AsRefResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("as_ref", &AsRefParams { value })
-                .await
+        ) -> Result<AsRefResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("as_ref", &AsRefParams { value }).await
         }
         /// Calls `drop`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn drop(
             &self,
             value: i64,
-        ) -> Result<
-            DropResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    DropResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("drop", &DropParams { value })
-                .await
+        ) -> Result<DropResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("drop", &DropParams { value }).await
         }
         /// Calls `eq`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn eq(
             &self,
             value: i64,
-        ) -> Result<EqResult, ::rpcsmith::__private::Error<::std::convert::Infallible>> {
-            self.inner
-                .request_declared::<
-                    EqResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("eq", &EqParams { value })
-                .await
+        ) -> Result<EqResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("eq", &EqParams { value }).await
         }
         /// Calls `to_string`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn to_string(
             &self,
             value: i64,
-        ) -> Result<
-            ToStringResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    ToStringResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("to_string", &ToStringParams { value })
-                .await
+        ) -> Result<ToStringResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("to_string", &ToStringParams { value }).await
         }
         /// Calls `borrow`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn borrow(
             &self,
             value: i64,
-        ) -> Result<
-            BorrowResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    BorrowResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("borrow", &BorrowParams { value })
-                .await
+        ) -> Result<BorrowResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("borrow", &BorrowParams { value }).await
         }
         /// Calls `type_id`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn type_id(
             &self,
             value: i64,
-        ) -> Result<
-            TypeIdResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    TypeIdResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("type_id", &TypeIdParams { value })
-                .await
+        ) -> Result<TypeIdResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("type_id", &TypeIdParams { value }).await
         }
         /// Calls `self`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn self_(
             &self,
             value: i64,
-        ) -> Result<
-            SelfValueResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    SelfValueResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("self", &SelfValueParams { value })
-                .await
+        ) -> Result<SelfValueResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("self", &SelfValueParams { value }).await
         }
         /// Calls `from_block`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn from_block(
             &self,
             value: i64,
-        ) -> Result<
-            FromBlockResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    FromBlockResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("from_block", &FromBlockParams { value })
-                .await
+        ) -> Result<FromBlockResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("from_block", &FromBlockParams { value }).await
         }
         /// Calls `next`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
-        pub async fn next(
-            &self,
-        ) -> Result<
-            NextResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    NextResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("next", &())
-                .await
+        #[inline]
+        pub async fn next(&self) -> Result<NextResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("next", &()).await
         }
         /// Calls `into_inner2`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn into_inner2(
             &self,
             value: i64,
-        ) -> Result<
-            IntoInner2Result,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    IntoInner2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("into_inner2", &IntoInner2Params { value })
-                .await
+        ) -> Result<IntoInner2Result, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("into_inner2", &IntoInner2Params { value }).await
         }
         /// Calls `as_mut`.
         ///
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn as_mut(
             &self,
             self_2: types::SelfValue,
@@ -888,21 +746,13 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn wrap(
             &self,
             value: Option<types::String>,
             code: Option<types::Result>,
-        ) -> Result<
-            WrapResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    WrapResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("wrap", &WrapParams { value, code })
-                .await
+        ) -> Result<WrapResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("wrap", &WrapParams { value, code }).await
         }
     }
     /// A typed batch of Std names calls: add calls (each gives a typed handle), `send`, then
@@ -930,229 +780,145 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// Calls `clone`.
+        /// Adds a call of `clone`, documented at [`StdNamesClient::clone2`].
+        #[inline]
         pub fn clone2(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<Clone2Result, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    Clone2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("clone", &Clone2Params { value })
+        ) -> ::rpcsmith::__private::Handle<Clone2Result> {
+            self.inner.request_declared("clone", &Clone2Params { value })
         }
-        /// Calls `clone_from`.
+        /// Adds a call of `clone_from`, documented at [`StdNamesClient::clone_from2`].
+        #[inline]
         pub fn clone_from2(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<
-            CloneFrom2Result,
-            ::std::convert::Infallible,
-        > {
-            self.inner
-                .request_declared::<
-                    CloneFrom2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("clone_from", &CloneFrom2Params { value })
+        ) -> ::rpcsmith::__private::Handle<CloneFrom2Result> {
+            self.inner.request_declared("clone_from", &CloneFrom2Params { value })
         }
-        /// Calls `clone_into`.
+        /// Adds a call of `clone_into`, documented at [`StdNamesClient::clone_into2`].
+        #[inline]
         pub fn clone_into2(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<
-            CloneInto2Result,
-            ::std::convert::Infallible,
-        > {
-            self.inner
-                .request_declared::<
-                    CloneInto2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("clone_into", &CloneInto2Params { value })
+        ) -> ::rpcsmith::__private::Handle<CloneInto2Result> {
+            self.inner.request_declared("clone_into", &CloneInto2Params { value })
         }
-        /// Calls `to_owned`.
+        /// Adds a call of `to_owned`, documented at [`StdNamesClient::to_owned2`].
+        #[inline]
         pub fn to_owned2(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<ToOwned2Result, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    ToOwned2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("to_owned", &ToOwned2Params { value })
+        ) -> ::rpcsmith::__private::Handle<ToOwned2Result> {
+            self.inner.request_declared("to_owned", &ToOwned2Params { value })
         }
-        /// Calls `into`.
+        /// Adds a call of `into`, documented at [`StdNamesClient::into2`].
+        #[inline]
         pub fn into2(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<Into2Result, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    Into2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("into", &Into2Params { value })
+        ) -> ::rpcsmith::__private::Handle<Into2Result> {
+            self.inner.request_declared("into", &Into2Params { value })
         }
-        /// Calls `try_into`.
+        /// Adds a call of `try_into`, documented at [`StdNamesClient::try_into2`].
+        #[inline]
         pub fn try_into2(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<TryInto2Result, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    TryInto2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("try_into", &TryInto2Params { value })
+        ) -> ::rpcsmith::__private::Handle<TryInto2Result> {
+            self.inner.request_declared("try_into", &TryInto2Params { value })
         }
-        /// Calls `as_ref`.
+        /// Adds a call of `as_ref`, documented at [`StdNamesClient::as_ref`].
+        #[inline]
         pub fn as_ref(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<AsRefResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    AsRefResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("as_ref", &AsRefParams { value })
+        ) -> ::rpcsmith::__private::Handle<AsRefResult> {
+            self.inner.request_declared("as_ref", &AsRefParams { value })
         }
-        /// Calls `drop`.
-        pub fn drop(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<DropResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    DropResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("drop", &DropParams { value })
+        /// Adds a call of `drop`, documented at [`StdNamesClient::drop`].
+        #[inline]
+        pub fn drop(&mut self, value: i64) -> ::rpcsmith::__private::Handle<DropResult> {
+            self.inner.request_declared("drop", &DropParams { value })
         }
-        /// Calls `eq`.
-        pub fn eq(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<EqResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    EqResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("eq", &EqParams { value })
+        /// Adds a call of `eq`, documented at [`StdNamesClient::eq`].
+        #[inline]
+        pub fn eq(&mut self, value: i64) -> ::rpcsmith::__private::Handle<EqResult> {
+            self.inner.request_declared("eq", &EqParams { value })
         }
-        /// Calls `to_string`.
+        /// Adds a call of `to_string`, documented at [`StdNamesClient::to_string`].
+        #[inline]
         pub fn to_string(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<ToStringResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    ToStringResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("to_string", &ToStringParams { value })
+        ) -> ::rpcsmith::__private::Handle<ToStringResult> {
+            self.inner.request_declared("to_string", &ToStringParams { value })
         }
-        /// Calls `borrow`.
+        /// Adds a call of `borrow`, documented at [`StdNamesClient::borrow`].
+        #[inline]
         pub fn borrow(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<BorrowResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    BorrowResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("borrow", &BorrowParams { value })
+        ) -> ::rpcsmith::__private::Handle<BorrowResult> {
+            self.inner.request_declared("borrow", &BorrowParams { value })
         }
-        /// Calls `type_id`.
+        /// Adds a call of `type_id`, documented at [`StdNamesClient::type_id`].
+        #[inline]
         pub fn type_id(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<TypeIdResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    TypeIdResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("type_id", &TypeIdParams { value })
+        ) -> ::rpcsmith::__private::Handle<TypeIdResult> {
+            self.inner.request_declared("type_id", &TypeIdParams { value })
         }
-        /// Calls `self`.
+        /// Adds a call of `self`, documented at [`StdNamesClient::self_`].
+        #[inline]
         pub fn self_(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<SelfValueResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    SelfValueResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("self", &SelfValueParams { value })
+        ) -> ::rpcsmith::__private::Handle<SelfValueResult> {
+            self.inner.request_declared("self", &SelfValueParams { value })
         }
-        /// Calls `from_block`.
+        /// Adds a call of `from_block`, documented at [`StdNamesClient::from_block`].
+        #[inline]
         pub fn from_block(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<FromBlockResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    FromBlockResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("from_block", &FromBlockParams { value })
+        ) -> ::rpcsmith::__private::Handle<FromBlockResult> {
+            self.inner.request_declared("from_block", &FromBlockParams { value })
         }
-        /// Calls `next`.
-        pub fn next(
-            &mut self,
-        ) -> ::rpcsmith::__private::Handle<NextResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    NextResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("next", &())
+        /// Adds a call of `next`, documented at [`StdNamesClient::next`].
+        #[inline]
+        pub fn next(&mut self) -> ::rpcsmith::__private::Handle<NextResult> {
+            self.inner.request_declared("next", &())
         }
-        /// Calls `into_inner2`.
+        /// Adds a call of `into_inner2`, documented at [`StdNamesClient::into_inner2`].
+        #[inline]
         pub fn into_inner2(
             &mut self,
             value: i64,
-        ) -> ::rpcsmith::__private::Handle<
-            IntoInner2Result,
-            ::std::convert::Infallible,
-        > {
-            self.inner
-                .request_declared::<
-                    IntoInner2Result,
-                    ::std::convert::Infallible,
-                    _,
-                >("into_inner2", &IntoInner2Params { value })
+        ) -> ::rpcsmith::__private::Handle<IntoInner2Result> {
+            self.inner.request_declared("into_inner2", &IntoInner2Params { value })
         }
-        /// Calls `as_mut`.
+        /// Adds a call of `as_mut`, documented at [`StdNamesClient::as_mut`].
         ///
         /// # Errors
         ///
         /// When the params cannot be encoded; the notification is left out.
+        #[inline]
         pub fn as_mut(
             &mut self,
             self_2: types::SelfValue,
         ) -> Result<(), ::rpcsmith::__private::Error> {
             self.inner.notify("as_mut", &AsMutParams { self_2 })
         }
-        /// Calls `wrap`.
+        /// Adds a call of `wrap`, documented at [`StdNamesClient::wrap`].
+        #[inline]
         pub fn wrap(
             &mut self,
             value: Option<types::String>,
             code: Option<types::Result>,
-        ) -> ::rpcsmith::__private::Handle<WrapResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    WrapResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("wrap", &WrapParams { value, code })
+        ) -> ::rpcsmith::__private::Handle<WrapResult> {
+            self.inner.request_declared("wrap", &WrapParams { value, code })
         }
     }
     impl Clone2Params {
@@ -1161,6 +927,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1178,6 +945,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1195,6 +963,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1212,6 +981,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1229,6 +999,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1246,6 +1017,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1263,6 +1035,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1280,6 +1053,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1297,6 +1071,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1314,6 +1089,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1331,6 +1107,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1348,6 +1125,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1365,6 +1143,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1382,6 +1161,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1399,6 +1179,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1416,6 +1197,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1433,6 +1215,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -1450,182 +1233,134 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait StdNamesServer: Send + Sync + 'static {
-        /// Calls `clone`.
+        /// Handles `clone`, documented at [`StdNamesClient::clone2`].
         fn clone2(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                Clone2Result,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<Clone2Result, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `clone_from`.
+        /// Handles `clone_from`, documented at [`StdNamesClient::clone_from2`].
         fn clone_from2(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                CloneFrom2Result,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<CloneFrom2Result, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `clone_into`.
+        /// Handles `clone_into`, documented at [`StdNamesClient::clone_into2`].
         fn clone_into2(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                CloneInto2Result,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<CloneInto2Result, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `to_owned`.
+        /// Handles `to_owned`, documented at [`StdNamesClient::to_owned2`].
         fn to_owned2(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                ToOwned2Result,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<ToOwned2Result, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `into`.
+        /// Handles `into`, documented at [`StdNamesClient::into2`].
         fn into2(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                Into2Result,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<Into2Result, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `try_into`.
+        /// Handles `try_into`, documented at [`StdNamesClient::try_into2`].
         fn try_into2(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                TryInto2Result,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<TryInto2Result, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `as_ref`.
+        /// Handles `as_ref`, documented at [`StdNamesClient::as_ref`].
         fn as_ref(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                AsRefResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<AsRefResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `drop`.
+        /// Handles `drop`, documented at [`StdNamesClient::drop`].
         fn drop(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                DropResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<DropResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `eq`.
+        /// Handles `eq`, documented at [`StdNamesClient::eq`].
         fn eq(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                EqResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<EqResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `to_string`.
+        /// Handles `to_string`, documented at [`StdNamesClient::to_string`].
         fn to_string(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                ToStringResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<ToStringResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `borrow`.
+        /// Handles `borrow`, documented at [`StdNamesClient::borrow`].
         fn borrow(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                BorrowResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<BorrowResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `type_id`.
+        /// Handles `type_id`, documented at [`StdNamesClient::type_id`].
         fn type_id(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                TypeIdResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<TypeIdResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `self`.
+        /// Handles `self`, documented at [`StdNamesClient::self_`].
         fn self_(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                SelfValueResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<SelfValueResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `from_block`.
+        /// Handles `from_block`, documented at [`StdNamesClient::from_block`].
         fn from_block(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                FromBlockResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<FromBlockResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `next`.
+        /// Handles `next`, documented at [`StdNamesClient::next`].
         fn next(
             &self,
             cx: ::rpcsmith::__private::Context,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                NextResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<NextResult, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `into_inner2`.
+        /// Handles `into_inner2`, documented at [`StdNamesClient::into_inner2`].
         fn into_inner2(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                IntoInner2Result,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<IntoInner2Result, ::rpcsmith::__private::Failure>,
         > + Send;
-        /// Calls `as_mut`.
+        /// Handles `as_mut`, documented at [`StdNamesClient::as_mut`].
         ///
         /// A notification: nothing is answered.
         fn as_mut(
@@ -1633,17 +1368,14 @@ mod generated {
             cx: ::rpcsmith::__private::Context,
             self_2: types::SelfValue,
         ) -> impl ::std::future::Future<Output = ()> + Send;
-        /// Calls `wrap`.
+        /// Handles `wrap`, documented at [`StdNamesClient::wrap`].
         fn wrap(
             &self,
             cx: ::rpcsmith::__private::Context,
             value: Option<types::String>,
             code: Option<types::Result>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                WrapResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<WrapResult, ::rpcsmith::__private::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Std names, answered on `rpc.discover`.
@@ -1686,237 +1418,166 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "clone" => {
-                    let params = match Clone2Params::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::clone2(&server, cx, params.value)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        Clone2Params::decode(params),
+                        move |server, p| async move {
+                            S::clone2(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "clone_from" => {
-                    let params = match CloneFrom2Params::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::clone_from2(&server, cx, params.value)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        CloneFrom2Params::decode(params),
+                        move |server, p| async move {
+                            S::clone_from2(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "clone_into" => {
-                    let params = match CloneInto2Params::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::clone_into2(&server, cx, params.value)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        CloneInto2Params::decode(params),
+                        move |server, p| async move {
+                            S::clone_into2(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "to_owned" => {
-                    let params = match ToOwned2Params::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::to_owned2(&server, cx, params.value)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ToOwned2Params::decode(params),
+                        move |server, p| async move {
+                            S::to_owned2(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "into" => {
-                    let params = match Into2Params::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::into2(&server, cx, params.value).await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        Into2Params::decode(params),
+                        move |server, p| async move {
+                            S::into2(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "try_into" => {
-                    let params = match TryInto2Params::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::try_into2(&server, cx, params.value)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        TryInto2Params::decode(params),
+                        move |server, p| async move {
+                            S::try_into2(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "as_ref" => {
-                    let params = match AsRefParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::as_ref(&server, cx, params.value)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        AsRefParams::decode(params),
+                        move |server, p| async move {
+                            S::as_ref(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "drop" => {
-                    let params = match DropParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::drop(&server, cx, params.value).await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        DropParams::decode(params),
+                        move |server, p| async move {
+                            S::drop(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "eq" => {
-                    let params = match EqParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::eq(&server, cx, params.value).await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        EqParams::decode(params),
+                        move |server, p| async move { S::eq(&server, cx, p.value).await },
+                    )
                 }
                 "to_string" => {
-                    let params = match ToStringParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::to_string(&server, cx, params.value)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ToStringParams::decode(params),
+                        move |server, p| async move {
+                            S::to_string(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "borrow" => {
-                    let params = match BorrowParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::borrow(&server, cx, params.value)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        BorrowParams::decode(params),
+                        move |server, p| async move {
+                            S::borrow(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "type_id" => {
-                    let params = match TypeIdParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::type_id(&server, cx, params.value)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        TypeIdParams::decode(params),
+                        move |server, p| async move {
+                            S::type_id(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "self" => {
-                    let params = match SelfValueParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::self_(&server, cx, params.value).await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        SelfValueParams::decode(params),
+                        move |server, p| async move {
+                            S::self_(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "from_block" => {
-                    let params = match FromBlockParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::from_block(&server, cx, params.value)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        FromBlockParams::decode(params),
+                        move |server, p| async move {
+                            S::from_block(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "next" => {
-                    if let Err(error) = ::rpcsmith::__private::decode::<
-                        (),
-                    >(params, ::rpcsmith::__private::Structure::Either, &[]) {
-                        return ::rpcsmith::__private::Reply::err(error);
-                    }
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::next(&server, cx).await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ::rpcsmith::__private::decode(
+                            params,
+                            ::rpcsmith::__private::Structure::Either,
+                            &[],
+                        ),
+                        move |server, ()| async move { S::next(&server, cx).await },
+                    )
                 }
                 "into_inner2" => {
-                    let params = match IntoInner2Params::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::into_inner2(&server, cx, params.value)
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        IntoInner2Params::decode(params),
+                        move |server, p| async move {
+                            S::into_inner2(&server, cx, p.value).await
+                        },
+                    )
                 }
                 "as_mut" => {
-                    let params = match AsMutParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        <S as StdNamesServer>::as_mut(&server, cx, params.self_2).await;
-                        ::rpcsmith::__private::encode(&())
-                    })
+                    ::rpcsmith::__private::notice(
+                        &self.server,
+                        AsMutParams::decode(params),
+                        move |server, p| async move {
+                            S::as_mut(&server, cx, p.self_2).await
+                        },
+                    )
                 }
                 "wrap" => {
-                    let params = match WrapParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StdNamesServer>::wrap(
-                                    &server,
-                                    cx,
-                                    params.value,
-                                    params.code,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        WrapParams::decode(params),
+                        move |server, p| async move {
+                            S::wrap(&server, cx, p.value, p.code).await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(

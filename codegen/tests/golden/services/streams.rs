@@ -80,12 +80,14 @@ mod generated {
     }
     impl WatchSubscribeTicksError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::UnknownSymbol => 10_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::UnknownSymbol => "unknown symbol",
@@ -99,6 +101,7 @@ mod generated {
     }
     impl ::std::error::Error for WatchSubscribeTicksError {}
     impl ::rpcsmith::__private::DeclaredError for WatchSubscribeTicksError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -109,6 +112,7 @@ mod generated {
         }
     }
     impl From<WatchSubscribeTicksError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: WatchSubscribeTicksError) -> Self {
             match error {
                 WatchSubscribeTicksError::UnknownSymbol => {
@@ -158,12 +162,14 @@ mod generated {
     }
     impl WatchUnsubscribeError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::InvalidSubscriptionId => 66_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::InvalidSubscriptionId => "Invalid subscription id",
@@ -177,6 +183,7 @@ mod generated {
     }
     impl ::std::error::Error for WatchUnsubscribeError {}
     impl ::rpcsmith::__private::DeclaredError for WatchUnsubscribeError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -187,6 +194,7 @@ mod generated {
         }
     }
     impl From<WatchUnsubscribeError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: WatchUnsubscribeError) -> Self {
             match error {
                 WatchUnsubscribeError::InvalidSubscriptionId => {
@@ -215,11 +223,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.steps)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.steps,),
+                serializer,
+            )
         }
     }
     impl ::rpcsmith::__private::Validate for JobsStartParams {
@@ -252,12 +259,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 2;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.progress)?;
-            seq.serialize_element(&self.job)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.progress, &self.job),
+                serializer,
+            )
         }
     }
     /// The params of `jobs_cancel`.
@@ -271,11 +276,7 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.job)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(&(&self.job,), serializer)
         }
     }
     /// The result of `jobs_cancel`.
@@ -311,6 +312,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         ///
         /// The subscription yields each item as it comes; dropping it unsubscribes.
+        #[inline]
         pub async fn watch_subscribe_ticks(
             &self,
             symbol: String,
@@ -319,11 +321,7 @@ mod generated {
             ::rpcsmith::__private::Error<WatchSubscribeTicksError>,
         > {
             self.inner
-                .subscribe_declared::<
-                    types::Tick,
-                    WatchSubscribeTicksError,
-                    _,
-                >(
+                .subscribe_declared(
                     "watch_subscribeTicks",
                     &WatchSubscribeTicksParams {
                         symbol,
@@ -337,6 +335,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn watch_unsubscribe(
             &self,
             subscription_id: types::SubscriptionId,
@@ -345,11 +344,7 @@ mod generated {
             ::rpcsmith::__private::Error<WatchUnsubscribeError>,
         > {
             self.inner
-                .request_declared::<
-                    WatchUnsubscribeResult,
-                    WatchUnsubscribeError,
-                    _,
-                >(
+                .request_declared(
                     "watch_unsubscribe",
                     &WatchUnsubscribeParams {
                         subscription_id,
@@ -366,61 +361,38 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         ///
         /// The subscription yields each item as it comes; dropping it unsubscribes.
+        #[inline]
         pub async fn jobs_start(
             &self,
             steps: u64,
         ) -> Result<
             ::rpcsmith::__private::Subscription<types::Progress>,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
+            ::rpcsmith::__private::Error,
         > {
             let params = JobsStartParams { steps };
             self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
-            self.inner
-                .subscribe_declared::<
-                    types::Progress,
-                    ::std::convert::Infallible,
-                    _,
-                >("jobs_start", &params, &JOBS_START_FEED)
-                .await
+            self.inner.subscribe_declared("jobs_start", &params, &JOBS_START_FEED).await
         }
         /// Calls `jobs_cancel`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn jobs_cancel(
             &self,
             job: i64,
-        ) -> Result<
-            JobsCancelResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    JobsCancelResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("jobs_cancel", &JobsCancelParams { job })
-                .await
+        ) -> Result<JobsCancelResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("jobs_cancel", &JobsCancelParams { job }).await
         }
         /// Calls `ping`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
-        pub async fn ping(
-            &self,
-        ) -> Result<
-            PingResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
-            self.inner
-                .request_declared::<
-                    PingResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("ping", &())
-                .await
+        #[inline]
+        pub async fn ping(&self) -> Result<PingResult, ::rpcsmith::__private::Error> {
+            self.inner.request_declared("ping", &()).await
         }
     }
     /// A typed batch of Streams calls: add calls (each gives a typed handle), `send`, then
@@ -451,7 +423,8 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// Calls `watch_unsubscribe`.
+        /// Adds a call of `watch_unsubscribe`, documented at [`StreamsClient::watch_unsubscribe`].
+        #[inline]
         pub fn watch_unsubscribe(
             &mut self,
             subscription_id: types::SubscriptionId,
@@ -460,42 +433,25 @@ mod generated {
             WatchUnsubscribeError,
         > {
             self.inner
-                .request_declared::<
-                    WatchUnsubscribeResult,
-                    WatchUnsubscribeError,
-                    _,
-                >(
+                .request_declared(
                     "watch_unsubscribe",
                     &WatchUnsubscribeParams {
                         subscription_id,
                     },
                 )
         }
-        /// Calls `jobs_cancel`.
+        /// Adds a call of `jobs_cancel`, documented at [`StreamsClient::jobs_cancel`].
+        #[inline]
         pub fn jobs_cancel(
             &mut self,
             job: i64,
-        ) -> ::rpcsmith::__private::Handle<
-            JobsCancelResult,
-            ::std::convert::Infallible,
-        > {
-            self.inner
-                .request_declared::<
-                    JobsCancelResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("jobs_cancel", &JobsCancelParams { job })
+        ) -> ::rpcsmith::__private::Handle<JobsCancelResult> {
+            self.inner.request_declared("jobs_cancel", &JobsCancelParams { job })
         }
-        /// Calls `ping`.
-        pub fn ping(
-            &mut self,
-        ) -> ::rpcsmith::__private::Handle<PingResult, ::std::convert::Infallible> {
-            self.inner
-                .request_declared::<
-                    PingResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("ping", &())
+        /// Adds a call of `ping`, documented at [`StreamsClient::ping`].
+        #[inline]
+        pub fn ping(&mut self) -> ::rpcsmith::__private::Handle<PingResult> {
+            self.inner.request_declared("ping", &())
         }
     }
     impl WatchSubscribeTicksParams {
@@ -504,6 +460,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -521,6 +478,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -538,6 +496,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -555,6 +514,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -572,9 +532,7 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait StreamsServer: Send + Sync + 'static {
-        /// Ticks for a symbol, until unsubscribed.
-        ///
-        /// Calls `watch_subscribeTicks`.
+        /// Handles `watch_subscribeTicks`, documented at [`StreamsClient::watch_subscribe_ticks`].
         ///
         /// A subscription: return its items; the runtime answers the subscription id, sends each
         /// item as `watch_subscriptionTicks`, answers its unsubscribe and drops the items when it ends.
@@ -588,9 +546,7 @@ mod generated {
                 ::rpcsmith::__private::Failure<WatchSubscribeTicksError>,
             >,
         > + Send;
-        /// Starts a job; its progress is pulled.
-        ///
-        /// Calls `jobs_start`.
+        /// Handles `jobs_start`, documented at [`StreamsClient::jobs_start`].
         ///
         /// A subscription: return its items; the runtime answers the subscription id, sends each
         /// item, answers its unsubscribe and drops the items when it ends.
@@ -601,18 +557,15 @@ mod generated {
         ) -> impl ::std::future::Future<
             Output = Result<
                 ::rpcsmith::__private::Items<types::Progress>,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
+                ::rpcsmith::__private::Failure,
             >,
         > + Send;
-        /// Calls `ping`.
+        /// Handles `ping`, documented at [`StreamsClient::ping`].
         fn ping(
             &self,
             cx: ::rpcsmith::__private::Context,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                PingResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<PingResult, ::rpcsmith::__private::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Streams, answered on `rpc.discover`.
@@ -664,12 +617,7 @@ mod generated {
                         cx.clone(),
                         &WATCH_SUBSCRIBE_TICKS_FEED,
                         async move {
-                            <S as StreamsServer>::watch_subscribe_ticks(
-                                    &server,
-                                    cx,
-                                    params.symbol,
-                                )
-                                .await
+                            S::watch_subscribe_ticks(&server, cx, params.symbol).await
                         },
                     )
                 }
@@ -685,38 +633,32 @@ mod generated {
                     )
                 }
                 "jobs_start" => {
-                    let params = match JobsStartParams::decode(params) {
+                    let params = match JobsStartParams::decode(params)
+                        .and_then(::rpcsmith::__private::checked)
+                    {
                         Ok(params) => params,
                         Err(error) => return ::rpcsmith::__private::Reply::err(error),
                     };
-                    if let Err(error) = ::rpcsmith::__private::check(&params) {
-                        return ::rpcsmith::__private::Reply::err(error);
-                    }
                     let server = ::std::sync::Arc::clone(&self.server);
                     ::rpcsmith::__private::subscribe(
                         cx.clone(),
                         &JOBS_START_FEED,
-                        async move {
-                            <S as StreamsServer>::jobs_start(&server, cx, params.steps)
-                                .await
-                        },
+                        async move { S::jobs_start(&server, cx, params.steps).await },
                     )
                 }
                 "jobs_cancel" => {
                     ::rpcsmith::__private::unsubscribe(cx, &JOBS_START_FEED, params)
                 }
                 "ping" => {
-                    if let Err(error) = ::rpcsmith::__private::decode::<
-                        (),
-                    >(params, ::rpcsmith::__private::Structure::Either, &[]) {
-                        return ::rpcsmith::__private::Reply::err(error);
-                    }
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as StreamsServer>::ping(&server, cx).await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        ::rpcsmith::__private::decode(
+                            params,
+                            ::rpcsmith::__private::Structure::Either,
+                            &[],
+                        ),
+                        move |server, ()| async move { S::ping(&server, cx).await },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(
@@ -762,6 +704,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn watch_subscription_reset(
             &self,
             subscription_id: types::SubscriptionId,
@@ -784,6 +727,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -805,9 +749,7 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait StreamsListener: Send + Sync + 'static {
-        /// Every subscription of the connection starts over.
-        ///
-        /// Calls `watch_subscriptionReset`.
+        /// Handles `watch_subscriptionReset`, documented at [`StreamsPush::watch_subscription_reset`].
         ///
         /// A notification: nothing is answered.
         fn watch_subscription_reset(
@@ -856,21 +798,19 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "watch_subscriptionReset" => {
-                    let params = match WatchSubscriptionResetParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        <S as StreamsListener>::watch_subscription_reset(
-                                &server,
-                                cx,
-                                params.subscription_id,
-                                params.result,
-                            )
-                            .await;
-                        ::rpcsmith::__private::encode(&())
-                    })
+                    ::rpcsmith::__private::notice(
+                        &self.server,
+                        WatchSubscriptionResetParams::decode(params),
+                        move |server, p| async move {
+                            S::watch_subscription_reset(
+                                    &server,
+                                    cx,
+                                    p.subscription_id,
+                                    p.result,
+                                )
+                                .await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(

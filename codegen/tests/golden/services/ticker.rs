@@ -89,12 +89,14 @@ mod generated {
     }
     impl SubscribeError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::UnknownSymbol => 10_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::UnknownSymbol => "unknown symbol",
@@ -108,6 +110,7 @@ mod generated {
     }
     impl ::std::error::Error for SubscribeError {}
     impl ::rpcsmith::__private::DeclaredError for SubscribeError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -118,6 +121,7 @@ mod generated {
         }
     }
     impl From<SubscribeError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: SubscribeError) -> Self {
             match error {
                 SubscribeError::UnknownSymbol => {
@@ -142,11 +146,10 @@ mod generated {
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
-            let len: usize = 1;
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.subscription)?;
-            seq.end()
+            ::rpcsmith::__private::serde::Serialize::serialize(
+                &(&self.subscription,),
+                serializer,
+            )
         }
     }
     /// The result of `unsubscribe`.
@@ -195,12 +198,14 @@ mod generated {
     }
     impl TickerConfirmError {
         /// The error's code.
+        #[inline]
         pub fn code(&self) -> i64 {
             match self {
                 Self::Declined(_) => 20_i64,
             }
         }
         /// The error's declared message.
+        #[inline]
         pub fn message(&self) -> &'static str {
             match self {
                 Self::Declined(_) => "declined",
@@ -214,6 +219,7 @@ mod generated {
     }
     impl ::std::error::Error for TickerConfirmError {}
     impl ::rpcsmith::__private::DeclaredError for TickerConfirmError {
+        #[inline]
         fn from_object(
             error: ::rpcsmith::__private::ErrorObject,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -229,6 +235,7 @@ mod generated {
         }
     }
     impl From<TickerConfirmError> for ::rpcsmith::__private::ErrorObject {
+        #[inline]
         fn from(error: TickerConfirmError) -> Self {
             match error {
                 TickerConfirmError::Declined(data) => {
@@ -274,6 +281,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn subscribe(
             &self,
             symbol: String,
@@ -281,32 +289,20 @@ mod generated {
         ) -> Result<SubscribeResult, ::rpcsmith::__private::Error<SubscribeError>> {
             let params = SubscribeParams { symbol, every };
             self.inner.check_params::<_, SubscribeError>(&params)?;
-            self.inner
-                .request_declared::<
-                    SubscribeResult,
-                    SubscribeError,
-                    _,
-                >("subscribe", &params)
-                .await
+            self.inner.request_declared("subscribe", &params).await
         }
         /// Calls `unsubscribe`.
         ///
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn unsubscribe(
             &self,
             subscription: types::SubscriptionId,
-        ) -> Result<
-            UnsubscribeResult,
-            ::rpcsmith::__private::Error<::std::convert::Infallible>,
-        > {
+        ) -> Result<UnsubscribeResult, ::rpcsmith::__private::Error> {
             self.inner
-                .request_declared::<
-                    UnsubscribeResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("unsubscribe", &UnsubscribeParams { subscription })
+                .request_declared("unsubscribe", &UnsubscribeParams { subscription })
                 .await
         }
     }
@@ -335,35 +331,23 @@ mod generated {
         ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
             self.inner.send().await
         }
-        /// Starts ticks for a symbol; ticks arrive as `ticker_tick`.
-        ///
-        /// Calls `subscribe`.
+        /// Adds a call of `subscribe`, documented at [`TickerClient::subscribe`].
+        #[inline]
         pub fn subscribe(
             &mut self,
             symbol: String,
             every: Option<u8>,
         ) -> ::rpcsmith::__private::Handle<SubscribeResult, SubscribeError> {
-            self.inner
-                .request_declared::<
-                    SubscribeResult,
-                    SubscribeError,
-                    _,
-                >("subscribe", &SubscribeParams { symbol, every })
+            self.inner.request_declared("subscribe", &SubscribeParams { symbol, every })
         }
-        /// Calls `unsubscribe`.
+        /// Adds a call of `unsubscribe`, documented at [`TickerClient::unsubscribe`].
+        #[inline]
         pub fn unsubscribe(
             &mut self,
             subscription: types::SubscriptionId,
-        ) -> ::rpcsmith::__private::Handle<
-            UnsubscribeResult,
-            ::std::convert::Infallible,
-        > {
+        ) -> ::rpcsmith::__private::Handle<UnsubscribeResult> {
             self.inner
-                .request_declared::<
-                    UnsubscribeResult,
-                    ::std::convert::Infallible,
-                    _,
-                >("unsubscribe", &UnsubscribeParams { subscription })
+                .request_declared("unsubscribe", &UnsubscribeParams { subscription })
         }
     }
     impl SubscribeParams {
@@ -372,6 +356,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -389,6 +374,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -406,9 +392,7 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait TickerServer: Send + Sync + 'static {
-        /// Starts ticks for a symbol; ticks arrive as `ticker_tick`.
-        ///
-        /// Calls `subscribe`.
+        /// Handles `subscribe`, documented at [`TickerClient::subscribe`].
         fn subscribe(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -420,16 +404,13 @@ mod generated {
                 ::rpcsmith::__private::Failure<SubscribeError>,
             >,
         > + Send;
-        /// Calls `unsubscribe`.
+        /// Handles `unsubscribe`, documented at [`TickerClient::unsubscribe`].
         fn unsubscribe(
             &self,
             cx: ::rpcsmith::__private::Context,
             subscription: types::SubscriptionId,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                UnsubscribeResult,
-                ::rpcsmith::__private::Failure<::std::convert::Infallible>,
-            >,
+            Output = Result<UnsubscribeResult, ::rpcsmith::__private::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Ticker, answered on `rpc.discover`.
@@ -472,42 +453,23 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "subscribe" => {
-                    let params = match SubscribeParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    if let Err(error) = ::rpcsmith::__private::check(&params) {
-                        return ::rpcsmith::__private::Reply::err(error);
-                    }
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as TickerServer>::subscribe(
-                                    &server,
-                                    cx,
-                                    params.symbol,
-                                    params.every,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        SubscribeParams::decode(params)
+                            .and_then(::rpcsmith::__private::checked),
+                        move |server, p| async move {
+                            S::subscribe(&server, cx, p.symbol, p.every).await
+                        },
+                    )
                 }
                 "unsubscribe" => {
-                    let params = match UnsubscribeParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as TickerServer>::unsubscribe(
-                                    &server,
-                                    cx,
-                                    params.subscription,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        UnsubscribeParams::decode(params),
+                        move |server, p| async move {
+                            S::unsubscribe(&server, cx, p.subscription).await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(
@@ -548,6 +510,7 @@ mod generated {
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
+        #[inline]
         pub async fn ticker_tick(
             &self,
             subscription: types::SubscriptionId,
@@ -570,6 +533,7 @@ mod generated {
         /// # Errors
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
         pub async fn ticker_confirm(
             &self,
             question: String,
@@ -579,11 +543,7 @@ mod generated {
             ::rpcsmith::__private::Error<TickerConfirmError>,
         > {
             self.inner
-                .request_declared::<
-                    TickerConfirmResult,
-                    TickerConfirmError,
-                    _,
-                >(
+                .request_declared(
                     "ticker_confirm",
                     &TickerConfirmParams {
                         question,
@@ -599,6 +559,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -616,6 +577,7 @@ mod generated {
         /// # Errors
         ///
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
+        #[inline]
         pub fn decode(
             params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
         ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
@@ -637,9 +599,7 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait TickerListener: Send + Sync + 'static {
-        /// A price, pushed to the subscriber.
-        ///
-        /// Calls `ticker_tick`.
+        /// Handles `ticker_tick`, documented at [`TickerPush::ticker_tick`].
         ///
         /// A notification: nothing is answered.
         fn ticker_tick(
@@ -648,9 +608,7 @@ mod generated {
             subscription: types::SubscriptionId,
             price: types::Price,
         ) -> impl ::std::future::Future<Output = ()> + Send;
-        /// The server asks the client to confirm a trade.
-        ///
-        /// Calls `ticker_confirm`.
+        /// Handles `ticker_confirm`, documented at [`TickerPush::ticker_confirm`].
         fn ticker_confirm(
             &self,
             cx: ::rpcsmith::__private::Context,
@@ -702,39 +660,22 @@ mod generated {
         ) -> ::rpcsmith::__private::Reply {
             match method {
                 "ticker_tick" => {
-                    let params = match TickerTickParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        <S as TickerListener>::ticker_tick(
-                                &server,
-                                cx,
-                                params.subscription,
-                                params.price,
-                            )
-                            .await;
-                        ::rpcsmith::__private::encode(&())
-                    })
+                    ::rpcsmith::__private::notice(
+                        &self.server,
+                        TickerTickParams::decode(params),
+                        move |server, p| async move {
+                            S::ticker_tick(&server, cx, p.subscription, p.price).await
+                        },
+                    )
                 }
                 "ticker_confirm" => {
-                    let params = match TickerConfirmParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::Reply::future(async move {
-                        ::rpcsmith::__private::answer(
-                            <S as TickerListener>::ticker_confirm(
-                                    &server,
-                                    cx,
-                                    params.question,
-                                    params.deadline,
-                                )
-                                .await,
-                        )
-                    })
+                    ::rpcsmith::__private::handle(
+                        &self.server,
+                        TickerConfirmParams::decode(params),
+                        move |server, p| async move {
+                            S::ticker_confirm(&server, cx, p.question, p.deadline).await
+                        },
+                    )
                 }
                 _ => {
                     ::rpcsmith::__private::Reply::err(
