@@ -40,9 +40,15 @@ impl Step {
     /// the compiler tests each chunk's bytes together), the rest a byte at a time.
     fn take(&self, bytes: &[u8]) -> usize {
         let bytes = &bytes[..bytes.len().min(self.max as usize)];
-        let Some(ranges) = &self.ranges else {
-            return self.take_bytes(bytes);
-        };
+        match &self.ranges {
+            Some(ranges) if bytes.len() >= CHUNK => self.take_chunks(bytes, ranges),
+            _ => self.take_bytes(bytes),
+        }
+    }
+
+    /// [`take`](Step::take) on at least a chunk of bytes, the set made of `ranges`.
+    #[inline(never)]
+    fn take_chunks(&self, bytes: &[u8], ranges: &[(u8, u8); RANGES]) -> usize {
         let (chunks, rest) = bytes.as_chunks::<CHUNK>();
         for (index, chunk) in chunks.iter().enumerate() {
             if !all_in(chunk, ranges) {
@@ -50,8 +56,7 @@ impl Step {
             }
         }
         // Every whole chunk taken: the last `CHUNK` bytes (overlapping) settle the rest.
-        if !chunks.is_empty()
-            && !rest.is_empty()
+        if !rest.is_empty()
             && bytes
                 .last_chunk::<CHUNK>()
                 .is_some_and(|last| all_in(last, ranges))

@@ -15,12 +15,25 @@ const QUOTED: usize = 32;
 /// A string's `minLength`, `maxLength`, `pattern` and `format`.
 #[inline]
 pub(super) fn string(s: &str, rules: &Rules<'_>) -> Result<(), Violation> {
-    // A string has between a quarter of its bytes and all of them in characters: they
-    // are counted only when its byte length leaves a bound in doubt.
+    if lengths_in_doubt(s, rules) || rules.pattern.is_some() || rules.format.is_some() {
+        string_more(s, rules)
+    } else {
+        Ok(())
+    }
+}
+
+/// Whether the byte length of `s` leaves a length bound in doubt. A string has between
+/// a quarter of its bytes and all of them in characters: they are counted only then.
+#[inline]
+fn lengths_in_doubt(s: &str, rules: &Rules<'_>) -> bool {
     let bytes = s.len() as u64;
-    let in_doubt = rules.min_length.is_some_and(|min| bytes.div_ceil(4) < min)
-        || rules.max_length.is_some_and(|max| bytes > max);
-    if in_doubt {
+    rules.min_length.is_some_and(|min| bytes.div_ceil(4) < min)
+        || rules.max_length.is_some_and(|max| bytes > max)
+}
+
+/// [`string`] when there is more to do than comparing its byte length.
+fn string_more(s: &str, rules: &Rules<'_>) -> Result<(), Violation> {
+    if lengths_in_doubt(s, rules) {
         lengths(s, rules)?;
     }
     if let Some(pattern) = rules.pattern
