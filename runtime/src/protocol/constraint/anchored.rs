@@ -10,9 +10,9 @@
 struct Step {
     set: u128,
     table: [bool; 256],
-    /// The set as [`RANGES`] ranges `(first, last - first)` (repeated to fill the
-    /// array), when it is made of that many at most: what whole chunks are tested with.
-    ranges: Option<[(u8, u8); RANGES]>,
+    /// The set as lanes of ranges, when it is made of [`RANGES`] ranges at most: what
+    /// whole chunks are tested with.
+    lanes: Option<Lanes>,
     min: u32,
     max: u32,
 }
@@ -23,35 +23,71 @@ const RANGES: usize = 4;
 /// How many bytes are tested at once against a step's ranges.
 const CHUNK: usize = 16;
 
+/// A set of [`RANGES`] ranges (see [`ranges`]), each as a chunk's worth of copies of its
+/// first byte and of its span (`last - first`): a chunk is tested lane by lane, with
+/// nothing to spread first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Lanes {
+    first: [[u8; CHUNK]; RANGES],
+    span: [[u8; CHUNK]; RANGES],
+}
+
+impl Lanes {
+    fn new(ranges: [(u8, u8); RANGES]) -> Self {
+        Lanes {
+            first: ranges.map(|(first, _)| [first; CHUNK]),
+            span: ranges.map(|(_, span)| [span; CHUNK]),
+        }
+    }
+
+    /// Whether every byte of `chunk` is in one of the ranges (no branch per byte, so
+    /// that the compiler tests the chunk's bytes together).
+    #[inline]
+    fn all_in(&self, chunk: &[u8; CHUNK]) -> bool {
+        let mut outside = 0u8;
+        for (lane, &b) in chunk.iter().enumerate() {
+            let mut inside = false;
+            for (first, span) in self.first.iter().zip(&self.span) {
+                inside |= b.wrapping_sub(first[lane]) <= span[lane];
+            }
+            outside |= u8::from(!inside);
+        }
+        outside == 0
+    }
+}
+
 impl Step {
     fn new(set: u128, min: u32, max: u32) -> Self {
         let table = std::array::from_fn(|b| b < 128 && set & (1u128 << b) != 0);
         Step {
             set,
             table,
-            ranges: ranges(set),
+            lanes: ranges(set).map(Lanes::new),
             min,
             max,
         }
     }
 
     /// How many bytes at the start of `bytes` the step takes, greedily: those of its set,
-    /// `max` at most. Whole chunks are tested first (without a branch per byte, so that
-    /// the compiler tests each chunk's bytes together), the rest a byte at a time.
+    /// `max` at most. Whole chunks are tested first, the rest a byte at a time.
     fn take(&self, bytes: &[u8]) -> usize {
+        if self.max == 1 {
+            // A literal or a class taken once (or optional): one byte at most.
+            return usize::from(bytes.first().is_some_and(|&b| self.table[usize::from(b)]));
+        }
         let bytes = &bytes[..bytes.len().min(self.max as usize)];
-        match &self.ranges {
-            Some(ranges) if bytes.len() >= CHUNK => self.take_chunks(bytes, ranges),
+        match &self.lanes {
+            Some(lanes) if bytes.len() >= CHUNK => self.take_chunks(bytes, lanes),
             _ => self.take_bytes(bytes),
         }
     }
 
-    /// [`take`](Step::take) on at least a chunk of bytes, the set made of `ranges`.
+    /// [`take`](Step::take) on at least a chunk of bytes, the set made of `lanes`.
     #[inline(never)]
-    fn take_chunks(&self, bytes: &[u8], ranges: &[(u8, u8); RANGES]) -> usize {
+    fn take_chunks(&self, bytes: &[u8], lanes: &Lanes) -> usize {
         let (chunks, rest) = bytes.as_chunks::<CHUNK>();
         for (index, chunk) in chunks.iter().enumerate() {
-            if !all_in(chunk, ranges) {
+            if !lanes.all_in(chunk) {
                 return index * CHUNK + self.take_bytes(chunk);
             }
         }
@@ -59,7 +95,7 @@ impl Step {
         if !rest.is_empty()
             && bytes
                 .last_chunk::<CHUNK>()
-                .is_some_and(|last| all_in(last, ranges))
+                .is_some_and(|last| lanes.all_in(last))
         {
             return bytes.len();
         }
@@ -90,19 +126,6 @@ fn ranges(set: u128) -> Option<[(u8, u8); RANGES]> {
     }
     (!runs.is_empty() && runs.len() <= RANGES)
         .then(|| std::array::from_fn(|i| runs[i.min(runs.len() - 1)]))
-}
-
-/// Whether every byte of `chunk` is in one of `ranges`.
-#[inline]
-fn all_in(chunk: &[u8; CHUNK], ranges: &[(u8, u8); RANGES]) -> bool {
-    let mut outside = 0u8;
-    for &b in chunk {
-        let inside = ranges.iter().fold(false, |inside, &(first, span)| {
-            inside | (b.wrapping_sub(first) <= span)
-        });
-        outside |= u8::from(!inside);
-    }
-    outside == 0
 }
 
 /// The largest count a pattern may write to be taken here (a larger one goes to `regex`,
@@ -277,7 +300,7 @@ mod tests {
     use proptest::prelude::*;
     use regex::Regex;
 
-    use super::{Anchored, Step};
+    use super::{Anchored, Lanes, Step, ranges};
 
     /// Texts near `anchored`'s matches: each alternative's steps taken a count around
     /// their bounds, with bytes of their sets, now and then another byte.
@@ -407,12 +430,11 @@ mod tests {
     fn sets_of_few_ranges_are_tested_by_chunks() {
         let address = Anchored::parse("^0x[0-9a-fA-F]{40}$").expect("taken");
         let hex = &address.alternatives[0][2];
-        assert_eq!(
-            hex.ranges,
-            Some([(b'0', 9), (b'A', 5), (b'a', 5), (b'a', 5)])
-        );
+        let expected = [(b'0', 9), (b'A', 5), (b'a', 5), (b'a', 5)];
+        assert_eq!(ranges(hex.set), Some(expected));
+        assert_eq!(hex.lanes, Some(Lanes::new(expected)));
         let scattered = Anchored::parse("^[acegikmoqsuwy]*$").expect("taken");
-        assert_eq!(scattered.alternatives[0][0].ranges, None);
+        assert_eq!(scattered.alternatives[0][0].lanes, None);
     }
 
     #[test]
