@@ -129,6 +129,10 @@ struct ValidationArgs {
     /// Calls per server per round.
     #[arg(long, default_value_t = 300_000)]
     calls: u64,
+    /// For profilers: run only this server's calls in a loop (`on`: with the checks,
+    /// `off`: without), no rounds, no ratio.
+    #[arg(long, value_name = "SERVER", hide = true)]
+    profile: Option<validation::Side>,
 }
 
 #[derive(Debug, Args)]
@@ -267,7 +271,10 @@ fn start(cli: Cli) -> anyhow::Result<()> {
             profile::in_process(args.implementation, args.batch, args.calls)
         }
         Some(Command::CrossInstance(args)) => crossinstance::report(&settings(&args)),
-        Some(Command::Validation(args)) => validation::report(args.rounds, args.calls),
+        Some(Command::Validation(args)) => match args.profile {
+            Some(side) => validation::profile(side, args.calls),
+            None => validation::report(args.rounds, args.calls),
+        },
         Some(Command::Idle(args)) => idle::report(args.connections, args.rounds, args.workers),
         Some(Command::LargeResult(args)) => large::report(&large::Settings {
             rounds: args.rounds,

@@ -46,6 +46,98 @@ macro_rules! transfer_server {
 transfer_server!(Checked, transfer_checked::TransferCheckedServer);
 transfer_server!(Unchecked, transfer_unchecked::TransferUncheckedServer);
 
+/// Which server a profiling run calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Side {
+    /// The server with the constraint checks.
+    On,
+    /// The same server generated without them.
+    Off,
+}
+
+/// The two servers, each checked once on the valid call and the refused one.
+struct Servers {
+    runtime: tokio::runtime::Runtime,
+    checked: Server,
+    unchecked: Server,
+}
+
+impl Servers {
+    /// Starts the runtime and the servers; checks their answers.
+    fn new() -> anyhow::Result<Self> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting a Tokio runtime")?;
+        let servers = Servers {
+            runtime,
+            checked: Server::new(transfer_checked::TransferCheckedDispatcher::new(Checked)),
+            unchecked: Server::new(transfer_unchecked::TransferUncheckedDispatcher::new(
+                Unchecked,
+            )),
+        };
+        for server in [&servers.checked, &servers.unchecked] {
+            let ok = servers.answer(server, BODY)?;
+            ensure!(ok.contains(r#""result":253"#), "unexpected answer {ok}");
+        }
+        let refused = servers.answer(&servers.checked, REFUSED)?;
+        ensure!(
+            refused.contains("multipleOf"),
+            "the check did not refuse: {refused}"
+        );
+        ensure!(
+            servers
+                .answer(&servers.unchecked, REFUSED)?
+                .contains(r#""result":251"#)
+        );
+        Ok(servers)
+    }
+
+    fn answer(&self, server: &Server, body: &str) -> anyhow::Result<String> {
+        let bytes = self
+            .runtime
+            .block_on(server.handle(body.as_bytes(), Metadata::default()))
+            .context("no answer")?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// `calls` valid calls on `server`, one after the other.
+    fn run(&self, server: &Server, calls: u64) {
+        self.runtime.block_on(async {
+            for _ in 0..calls {
+                let body = black_box(BODY.as_bytes());
+                black_box(server.handle(body, Metadata::default()).await);
+            }
+        });
+    }
+
+    /// CPU ns per call of `calls` valid calls on `server`.
+    fn per_call(&self, server: &Server, calls: u64) -> anyhow::Result<f64> {
+        let start = cpu_time(None)?;
+        self.run(server, calls);
+        let spent = cpu_time(None)? - start;
+        Ok(spent.as_nanos() as f64 / calls as f64)
+    }
+}
+
+/// Runs `calls` valid calls on one server in a loop, for a profiler (callgrind, `perf
+/// stat -e instructions`): the two sides' instruction counts, less that of a run with
+/// few calls, give the checks' own cost.
+///
+/// # Errors
+///
+/// When the runtime cannot start or an answer is wrong.
+pub(crate) fn profile(side: Side, calls: u64) -> anyhow::Result<()> {
+    let servers = Servers::new()?;
+    let server = match side {
+        Side::On => &servers.checked,
+        Side::Off => &servers.unchecked,
+    };
+    servers.run(server, calls);
+    println!("{calls} calls, checks {side:?}");
+    Ok(())
+}
+
 /// Runs the scenario: `rounds` rounds of `calls` calls on each server; prints the
 /// figures and the `ratio validation_cpu_per_call` line.
 ///
@@ -53,42 +145,8 @@ transfer_server!(Unchecked, transfer_unchecked::TransferUncheckedServer);
 ///
 /// When the runtime cannot start, an answer is wrong, or CPU time cannot be read.
 pub(crate) fn report(rounds: usize, calls: u64) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting a Tokio runtime")?;
-    let checked = Server::new(transfer_checked::TransferCheckedDispatcher::new(Checked));
-    let unchecked = Server::new(transfer_unchecked::TransferUncheckedDispatcher::new(
-        Unchecked,
-    ));
-    let answer = |server: &Server, body: &str| -> anyhow::Result<String> {
-        let bytes = runtime
-            .block_on(server.handle(body.as_bytes(), Metadata::default()))
-            .context("no answer")?;
-        Ok(String::from_utf8_lossy(&bytes).into_owned())
-    };
-    for server in [&checked, &unchecked] {
-        let ok = answer(server, BODY)?;
-        ensure!(ok.contains(r#""result":253"#), "unexpected answer {ok}");
-    }
-    let refused = answer(&checked, REFUSED)?;
-    ensure!(
-        refused.contains("multipleOf"),
-        "the check did not refuse: {refused}"
-    );
-    ensure!(answer(&unchecked, REFUSED)?.contains(r#""result":251"#));
-
-    let per_call = |server: &Server| -> anyhow::Result<f64> {
-        let start = cpu_time(None)?;
-        runtime.block_on(async {
-            for _ in 0..calls {
-                let body = black_box(BODY.as_bytes());
-                black_box(server.handle(body, Metadata::default()).await);
-            }
-        });
-        let spent = cpu_time(None)? - start;
-        Ok(spent.as_nanos() as f64 / calls as f64)
-    };
+    let servers = Servers::new()?;
+    let (checked, unchecked) = (&servers.checked, &servers.unchecked);
     let mut ratios = Vec::new();
     println!("\nValidation (in process, CPU ns per call, {calls} calls a round)");
     println!("| round | checks on | checks off | ratio |");
@@ -96,11 +154,11 @@ pub(crate) fn report(rounds: usize, calls: u64) -> anyhow::Result<()> {
     for round in 0..rounds.max(1) {
         // Alternate which goes first, so neither always runs on a warmer cache.
         let (on, off) = if round % 2 == 0 {
-            let on = per_call(&checked)?;
-            (on, per_call(&unchecked)?)
+            let on = servers.per_call(checked, calls)?;
+            (on, servers.per_call(unchecked, calls)?)
         } else {
-            let off = per_call(&unchecked)?;
-            (per_call(&checked)?, off)
+            let off = servers.per_call(unchecked, calls)?;
+            (servers.per_call(checked, calls)?, off)
         };
         let ratio = if off > 0.0 { on / off } else { 1.0 };
         println!("| {round} | {on:.0} | {off:.0} | {ratio:.3} |");

@@ -4,14 +4,56 @@
 //! `regex` syntax) only when that one pass answers exactly as the regular expression
 //! does; any other pattern is left to `regex`.
 
-/// One step of the sequence: a set of ASCII bytes (bit `b` for byte `b`, and as a table
-/// by byte for matching) taken between `min` and `max` times.
+/// One step of the sequence: a set of ASCII bytes (bit `b` for byte `b`, as a table by
+/// byte, and as a few ranges when it is made of few) taken between `min` and `max` times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Step {
     set: u128,
     table: [bool; 256],
+    /// The set as lanes of ranges, when it is made of [`RANGES`] ranges at most: what
+    /// whole chunks are tested with.
+    lanes: Option<Lanes>,
     min: u32,
     max: u32,
+}
+
+/// How many ranges of bytes a set may be made of to be tested a chunk at a time.
+const RANGES: usize = 4;
+
+/// How many bytes are tested at once against a step's ranges.
+const CHUNK: usize = 16;
+
+/// A set of [`RANGES`] ranges (see [`ranges`]), each as a chunk's worth of copies of its
+/// first byte and of its span (`last - first`): a chunk is tested lane by lane, with
+/// nothing to spread first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Lanes {
+    first: [[u8; CHUNK]; RANGES],
+    span: [[u8; CHUNK]; RANGES],
+}
+
+impl Lanes {
+    fn new(ranges: [(u8, u8); RANGES]) -> Self {
+        Lanes {
+            first: ranges.map(|(first, _)| [first; CHUNK]),
+            span: ranges.map(|(_, span)| [span; CHUNK]),
+        }
+    }
+
+    /// Whether every byte of `chunk` is in one of the ranges (no branch per byte, so
+    /// that the compiler tests the chunk's bytes together).
+    #[inline]
+    fn all_in(&self, chunk: &[u8; CHUNK]) -> bool {
+        let mut outside = 0u8;
+        for (lane, &b) in chunk.iter().enumerate() {
+            let mut inside = false;
+            for (first, span) in self.first.iter().zip(&self.span) {
+                inside |= b.wrapping_sub(first[lane]) <= span[lane];
+            }
+            outside |= u8::from(!inside);
+        }
+        outside == 0
+    }
 }
 
 impl Step {
@@ -20,10 +62,70 @@ impl Step {
         Step {
             set,
             table,
+            lanes: ranges(set).map(Lanes::new),
             min,
             max,
         }
     }
+
+    /// How many bytes at the start of `bytes` the step takes, greedily: those of its set,
+    /// `max` at most. Whole chunks are tested first, the rest a byte at a time.
+    fn take(&self, bytes: &[u8]) -> usize {
+        if self.max == 1 {
+            // A literal or a class taken once (or optional): one byte at most.
+            return usize::from(bytes.first().is_some_and(|&b| self.table[usize::from(b)]));
+        }
+        let bytes = &bytes[..bytes.len().min(self.max as usize)];
+        match &self.lanes {
+            Some(lanes) if bytes.len() >= CHUNK => self.take_chunks(bytes, lanes),
+            _ => self.take_bytes(bytes),
+        }
+    }
+
+    /// [`take`](Step::take) on at least a chunk of bytes, the set made of `lanes`.
+    #[inline(never)]
+    fn take_chunks(&self, bytes: &[u8], lanes: &Lanes) -> usize {
+        let (chunks, rest) = bytes.as_chunks::<CHUNK>();
+        for (index, chunk) in chunks.iter().enumerate() {
+            if !lanes.all_in(chunk) {
+                return index * CHUNK + self.take_bytes(chunk);
+            }
+        }
+        // Every whole chunk taken: the last `CHUNK` bytes (overlapping) settle the rest.
+        if !rest.is_empty()
+            && bytes
+                .last_chunk::<CHUNK>()
+                .is_some_and(|last| lanes.all_in(last))
+        {
+            return bytes.len();
+        }
+        chunks.len() * CHUNK + self.take_bytes(rest)
+    }
+
+    /// How many bytes at the start of `bytes` are of the set, one at a time.
+    fn take_bytes(&self, bytes: &[u8]) -> usize {
+        bytes
+            .iter()
+            .take_while(|&&b| self.table[usize::from(b)])
+            .count()
+    }
+}
+
+/// The set `set` as [`RANGES`] ranges `(first, last - first)`, the last ones repeated;
+/// `None` when it is made of more (or is empty).
+fn ranges(set: u128) -> Option<[(u8, u8); RANGES]> {
+    let mut runs: Vec<(u8, u8)> = Vec::new();
+    for b in 0..128u8 {
+        if set & (1u128 << b) == 0 {
+            continue;
+        }
+        match runs.last_mut() {
+            Some((first, span)) if *first + *span + 1 == b => *span += 1,
+            _ => runs.push((b, 0)),
+        }
+    }
+    (!runs.is_empty() && runs.len() <= RANGES)
+        .then(|| std::array::from_fn(|i| runs[i.min(runs.len() - 1)]))
 }
 
 /// The largest count a pattern may write to be taken here (a larger one goes to `regex`,
@@ -117,11 +219,7 @@ fn greedy_is_exact(steps: &[Step]) -> bool {
 /// Whether the whole of `text` matches `steps`, each taking greedily.
 fn matches(steps: &[Step], mut rest: &[u8]) -> bool {
     for step in steps {
-        let taken = rest
-            .iter()
-            .take(step.max as usize)
-            .take_while(|&&b| step.table[usize::from(b)])
-            .count();
+        let taken = step.take(rest);
         if (taken as u64) < u64::from(step.min) {
             return false;
         }
@@ -202,7 +300,7 @@ mod tests {
     use proptest::prelude::*;
     use regex::Regex;
 
-    use super::{Anchored, Step};
+    use super::{Anchored, Lanes, Step, ranges};
 
     /// Texts near `anchored`'s matches: each alternative's steps taken a count around
     /// their bounds, with bytes of their sets, now and then another byte.
@@ -287,6 +385,56 @@ mod tests {
         ] {
             assert_eq!(Anchored::parse(left), None, "{left}");
         }
+    }
+
+    /// Long texts go through the chunked test of a step's ranges: every length around
+    /// the chunk size and its multiples, all bytes of the set or one outside at each
+    /// position, answer as the regex does (sets of few ranges and of many).
+    #[test]
+    fn answers_as_regex_on_long_texts() {
+        for (regex, prefix, members) in [
+            ("^0x[0-9a-fA-F]{40}$", "0x", "0123456789abcdefABCDEF"),
+            ("^0x[0-9a-f]{0,64}$", "0x", "0123456789abcdef"),
+            ("^[a-f0-9]*$", "", "abcdef0123456789"),
+            ("^[a-z]{16}$", "", "abcdefghijklmnopqrstuvwxyz"),
+            ("^[0-9]{17,33}x$", "", "0123456789"),
+            ("^[acegikmoqsuwy]*z$", "", "acegikmoqsuwy"),
+            ("^[A-Z]+[0-9]{20}$", "AB", "0123456789"),
+        ] {
+            let anchored = Anchored::parse(regex).expect("taken");
+            let compiled = Regex::new(regex).expect("the regex compiles");
+            let members = members.as_bytes();
+            for len in 0..80 {
+                let body: Vec<u8> = (0..len).map(|i| members[i % members.len()]).collect();
+                let mut texts = vec![body.clone()];
+                for at in 0..len {
+                    for outside in [b'g', b'-', b'Z', b'x', b'z'] {
+                        let mut text = body.clone();
+                        text[at] = outside;
+                        texts.push(text);
+                    }
+                }
+                for text in texts {
+                    let text = format!("{prefix}{}", String::from_utf8(text).expect("ASCII"));
+                    assert_eq!(
+                        anchored.is_match(&text),
+                        compiled.is_match(&text),
+                        "{regex} on {text:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sets_of_few_ranges_are_tested_by_chunks() {
+        let address = Anchored::parse("^0x[0-9a-fA-F]{40}$").expect("taken");
+        let hex = &address.alternatives[0][2];
+        let expected = [(b'0', 9), (b'A', 5), (b'a', 5), (b'a', 5)];
+        assert_eq!(ranges(hex.set), Some(expected));
+        assert_eq!(hex.lanes, Some(Lanes::new(expected)));
+        let scattered = Anchored::parse("^[acegikmoqsuwy]*$").expect("taken");
+        assert_eq!(scattered.alternatives[0][0].lanes, None);
     }
 
     #[test]

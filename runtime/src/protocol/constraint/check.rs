@@ -7,42 +7,78 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Number, Value};
 
-use super::{Rules, Validate, Violation};
+use super::{Format, Pattern, Rules, Validate, Violation};
 
 /// How many characters of a string a message quotes.
 const QUOTED: usize = 32;
 
 /// A string's `minLength`, `maxLength`, `pattern` and `format`.
+#[inline]
 pub(super) fn string(s: &str, rules: &Rules<'_>) -> Result<(), Violation> {
-    // A string has between a quarter of its bytes and all of them in characters: they
-    // are counted only when its byte length leaves a bound in doubt.
+    if lengths_in_doubt(s, rules) || rules.pattern.is_some() || rules.format.is_some() {
+        string_more(s, rules)
+    } else {
+        Ok(())
+    }
+}
+
+/// Whether the byte length of `s` leaves a length bound in doubt. A string has between
+/// a quarter of its bytes and all of them in characters: they are counted only then.
+#[inline]
+fn lengths_in_doubt(s: &str, rules: &Rules<'_>) -> bool {
     let bytes = s.len() as u64;
-    let in_doubt = rules.min_length.is_some_and(|min| bytes.div_ceil(4) < min)
-        || rules.max_length.is_some_and(|max| bytes > max);
-    if in_doubt {
-        let len = s.chars().count() as u64;
-        if let Some(min) = rules.min_length.filter(|&min| len < min) {
-            let detail = format!("{} is shorter than the minLength {min}", quote(s));
-            return Err(Violation::new("minLength", detail));
-        }
-        if let Some(max) = rules.max_length.filter(|&max| len > max) {
-            let detail = format!("{} is longer than the maxLength {max}", quote(s));
-            return Err(Violation::new("maxLength", detail));
-        }
+    rules.min_length.is_some_and(|min| bytes.div_ceil(4) < min)
+        || rules.max_length.is_some_and(|max| bytes > max)
+}
+
+/// [`string`] when there is more to do than comparing its byte length.
+fn string_more(s: &str, rules: &Rules<'_>) -> Result<(), Violation> {
+    if lengths_in_doubt(s, rules) {
+        lengths(s, rules)?;
     }
-    if let Some(pattern) = rules.pattern.filter(|p| !p.is_match(s)) {
-        let detail = format!(
-            "{} does not match the pattern {:?}",
-            quote(s),
-            pattern.source()
-        );
-        return Err(Violation::new("pattern", detail));
+    if let Some(pattern) = rules.pattern
+        && !pattern.is_match(s)
+    {
+        return Err(unmatched(s, pattern));
     }
-    if let Some(format) = rules.format.filter(|f| !f.accepts(s)) {
-        let detail = format!("{} is not of the format {:?}", quote(s), format.name());
-        return Err(Violation::new("format", detail));
+    if let Some(format) = rules.format
+        && !format.accepts(s)
+    {
+        return Err(unformatted(s, format));
     }
     Ok(())
+}
+
+/// `minLength` and `maxLength`, counting the characters of `s`.
+fn lengths(s: &str, rules: &Rules<'_>) -> Result<(), Violation> {
+    let len = s.chars().count() as u64;
+    if let Some(min) = rules.min_length.filter(|&min| len < min) {
+        let detail = format!("{} is shorter than the minLength {min}", quote(s));
+        return Err(Violation::new("minLength", detail));
+    }
+    if let Some(max) = rules.max_length.filter(|&max| len > max) {
+        let detail = format!("{} is longer than the maxLength {max}", quote(s));
+        return Err(Violation::new("maxLength", detail));
+    }
+    Ok(())
+}
+
+/// The violation of `pattern` by `s`.
+#[cold]
+fn unmatched(s: &str, pattern: &Pattern) -> Violation {
+    let detail = format!(
+        "{} does not match the pattern {:?}",
+        quote(s),
+        pattern.source()
+    );
+    Violation::new("pattern", detail)
+}
+
+/// The violation of `format` by `s`.
+#[cold]
+fn unformatted(s: &str, format: Format) -> Violation {
+    let detail = format!("{} is not of the format {:?}", quote(s), format.name());
+    Violation::new("format", detail)
 }
 
 /// `s` as a JSON string, its first [`QUOTED`] characters only.
@@ -53,21 +89,63 @@ fn quote(s: &str) -> String {
     }
 }
 
-/// An integer's bounds and `multipleOf`, compared exactly.
+/// An integer's bounds and `multipleOf`, compared exactly. The passing case is a few
+/// comparisons; a refused one is described by [`integer_refused`].
+#[inline]
 pub(super) fn integer(n: i128, rules: &Rules<'_>) -> Result<(), Violation> {
-    bounds(|| n.to_string(), rules, |bound| compare_integer(n, bound))?;
-    if let Some(m) = rules.multiple_of {
-        let fits = if m.fract() == 0.0 && m.abs() < 1e38 && m != 0.0 {
-            n % (m as i128) == 0
-        } else {
-            multiple(n as f64, m)
-        };
-        if !fits {
-            let detail = format!("{n} is not a multiple of the multipleOf {m}");
-            return Err(Violation::new("multipleOf", detail));
-        }
+    use Ordering::{Equal, Greater, Less};
+    let refused = |bound: Option<f64>, against: [Ordering; 2]| {
+        bound.is_some_and(|bound| compare_integer(n, bound).is_none_or(|o| against.contains(&o)))
+    };
+    if refused(rules.minimum, [Less; 2])
+        || refused(rules.exclusive_minimum, [Less, Equal])
+        || refused(rules.maximum, [Greater; 2])
+        || refused(rules.exclusive_maximum, [Greater, Equal])
+        || rules.multiple_of.is_some_and(|m| !integer_multiple(n, m))
+    {
+        return integer_refused(n, rules);
     }
     Ok(())
+}
+
+/// The violation of an integer that [`integer`] refuses: the first keyword broken, in
+/// the order the keywords are checked.
+#[cold]
+#[inline(never)]
+fn integer_refused(n: i128, rules: &Rules<'_>) -> Result<(), Violation> {
+    bounds(|| n.to_string(), rules, |bound| compare_integer(n, bound))?;
+    if let Some(m) = rules.multiple_of.filter(|&m| !integer_multiple(n, m)) {
+        let detail = format!("{n} is not a multiple of the multipleOf {m}");
+        return Err(Violation::new("multipleOf", detail));
+    }
+    Ok(())
+}
+
+/// Whether the integer `n` is a multiple of `m`: exactly when `m` is an integer.
+#[inline]
+fn integer_multiple(n: i128, m: f64) -> bool {
+    if let Some(small) = small_integer(m)
+        && small != 0
+    {
+        // `wrapping_rem`: `i64::MIN % -1` is 0, not an overflow.
+        return match i64::try_from(n) {
+            Ok(n) => n.wrapping_rem(small) == 0,
+            Err(_) => n.wrapping_rem(i128::from(small)) == 0,
+        };
+    }
+    if m.fract() == 0.0 && m.abs() < 1e38 && m != 0.0 {
+        n % (m as i128) == 0
+    } else {
+        multiple(n as f64, m)
+    }
+}
+
+/// `x` as an `i64` when it is an integer well inside that type's range (the cheap
+/// conversion; larger ones go through `i128`).
+#[inline]
+fn small_integer(x: f64) -> Option<i64> {
+    let small = x as i64;
+    (x.abs() < 9.0e18 && small as f64 == x).then_some(small)
 }
 
 /// A number with a fraction's bounds and `multipleOf`.
@@ -93,8 +171,11 @@ pub(super) fn number(n: &Number, rules: &Rules<'_>) -> Result<(), Violation> {
 }
 
 /// How `n` compares with a bound: exactly when the bound is an integer in range.
+#[inline]
 fn compare_integer(n: i128, bound: f64) -> Option<Ordering> {
-    if bound.fract() == 0.0 && bound.abs() < 1e38 {
+    if let Some(small) = small_integer(bound) {
+        Some(n.cmp(&i128::from(small)))
+    } else if bound.fract() == 0.0 && bound.abs() < 1e38 {
         Some(n.cmp(&(bound as i128)))
     } else {
         (n as f64).partial_cmp(&bound)
@@ -147,8 +228,20 @@ fn bounds(
 }
 
 /// An array's `minItems` and `maxItems`.
+#[inline]
 pub(super) fn counts(len: usize, rules: &Rules<'_>) -> Result<(), Violation> {
     let len = len as u64;
+    if rules.min_items.is_some_and(|min| len < min) || rules.max_items.is_some_and(|max| len > max)
+    {
+        return counts_refused(len, rules);
+    }
+    Ok(())
+}
+
+/// The violation of `minItems` or `maxItems` by `len` items.
+#[cold]
+#[inline(never)]
+fn counts_refused(len: u64, rules: &Rules<'_>) -> Result<(), Violation> {
     if let Some(min) = rules.min_items.filter(|&min| len < min) {
         let detail = format!("{len} items, fewer than the minItems {min}");
         return Err(Violation::new("minItems", detail));
@@ -175,24 +268,34 @@ pub(super) fn properties(len: usize, rules: &Rules<'_>) -> Result<(), Violation>
 }
 
 /// A typed array: its counts, `uniqueItems`, then each item, then `const`.
+#[inline]
 pub(super) fn items<T: Validate>(items: &[T], rules: &Rules<'_>) -> Result<(), Violation> {
     counts(items.len(), rules)?;
     if rules.unique_items {
         unique_items(items)?;
     }
-    for (index, item) in items.iter().enumerate() {
-        let inner = rules
-            .prefix_items
-            .get(index)
-            .or(rules.items)
-            .unwrap_or(&Rules::NONE);
-        item.validate(inner).map_err(|v| v.at_index(index))?;
+    if rules.prefix_items.is_empty() {
+        // Every item under the same rules (an array's `items`): read once.
+        let inner = Rules::or_none(rules.items);
+        for (index, item) in items.iter().enumerate() {
+            item.validate(inner).map_err(|v| v.at_index(index))?;
+        }
+    } else {
+        for (index, item) in items.iter().enumerate() {
+            let inner = rules
+                .prefix_items
+                .get(index)
+                .or(rules.items)
+                .unwrap_or(&Rules::NONE);
+            item.validate(inner).map_err(|v| v.at_index(index))?;
+        }
     }
     constant(items, rules)
 }
 
 /// A typed array's `uniqueItems`: strings compared as they are (a few in place, nothing
 /// allocated), other items through their canonical JSON texts.
+#[inline]
 fn unique_items<T: Validate>(items: &[T]) -> Result<(), Violation> {
     if !items.iter().all(|item| item.as_json_str().is_some()) {
         return unique(items.iter().map(|item| canonical_of(item)));
@@ -258,13 +361,19 @@ fn equal_items(first: usize, index: usize) -> Violation {
 }
 
 /// `const`: the value's JSON form equals the constant's.
+#[inline]
 pub(super) fn constant<T: Serialize + ?Sized>(
     value: &T,
     rules: &Rules<'_>,
 ) -> Result<(), Violation> {
-    let Some(constant) = rules.constant else {
-        return Ok(());
-    };
+    match rules.constant {
+        Some(constant) => constant_of(value, constant),
+        None => Ok(()),
+    }
+}
+
+/// `const` when it is written: serialises the value and compares.
+fn constant_of<T: Serialize + ?Sized>(value: &T, constant: &str) -> Result<(), Violation> {
     let expected = serde_json::from_str::<Value>(constant)
         .map_or_else(|_| constant.to_owned(), |v| canonical(&v));
     let found = canonical_of(value);
@@ -284,6 +393,7 @@ pub(super) fn constant<T: Serialize + ?Sized>(
 
 /// The keywords of a whole value checked through its JSON form (a named type's use
 /// site: `const`, `minProperties`, …); nothing is serialised when none is written.
+#[inline]
 pub(super) fn whole<T: Serialize + ?Sized>(value: &T, rules: &Rules<'_>) -> Result<(), Violation> {
     let top = Rules {
         items: None,
@@ -301,8 +411,13 @@ pub(super) fn whole<T: Serialize + ?Sized>(value: &T, rules: &Rules<'_>) -> Resu
     {
         return Ok(());
     }
+    whole_json(value, &top)
+}
+
+/// [`whole`] when some keyword is written: through the value's JSON form.
+fn whole_json<T: Serialize + ?Sized>(value: &T, top: &Rules<'_>) -> Result<(), Violation> {
     match serde_json::to_value(value) {
-        Ok(json) => super::check_json(&json, &top),
+        Ok(json) => super::check_json(&json, top),
         Err(_) => Ok(()),
     }
 }

@@ -272,17 +272,20 @@ pub trait Validate: Serialize {
 }
 
 impl Validate for String {
+    #[inline]
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         check::string(self, rules)?;
         check::constant(self, rules)
     }
 
+    #[inline]
     fn as_json_str(&self) -> Option<&str> {
         Some(self)
     }
 }
 
 impl Validate for bool {
+    #[inline]
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         check::constant(self, rules)
     }
@@ -293,6 +296,7 @@ impl Validate for () {}
 macro_rules! integers {
     ($($t:ty),*) => {$(
         impl Validate for $t {
+            #[inline]
             fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
                 check::integer(i128::from(*self), rules)?;
                 check::constant(self, rules)
@@ -303,6 +307,7 @@ macro_rules! integers {
 integers!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 impl Validate for i128 {
+    #[inline]
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         check::integer(*self, rules)?;
         check::constant(self, rules)
@@ -310,6 +315,7 @@ impl Validate for i128 {
 }
 
 impl Validate for u128 {
+    #[inline]
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         match i128::try_from(*self) {
             Ok(n) => check::integer(n, rules)?,
@@ -321,6 +327,7 @@ impl Validate for u128 {
 }
 
 impl Validate for f64 {
+    #[inline]
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         check::fraction(*self, rules)?;
         check::constant(self, rules)
@@ -328,6 +335,7 @@ impl Validate for f64 {
 }
 
 impl Validate for serde_json::Number {
+    #[inline]
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         check::number(self, rules)?;
         check::constant(self, rules)
@@ -335,6 +343,7 @@ impl Validate for serde_json::Number {
 }
 
 impl Validate for Value {
+    #[inline]
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         check_json(self, rules)
     }
@@ -352,6 +361,7 @@ impl Validate for serde_json::Map<String, Value> {
 }
 
 impl<T: Validate> Validate for Option<T> {
+    #[inline]
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         match self {
             Some(value) => value.validate(rules),
@@ -361,12 +371,14 @@ impl<T: Validate> Validate for Option<T> {
 }
 
 impl<T: Validate> Validate for Box<T> {
+    #[inline]
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         (**self).validate(rules)
     }
 }
 
 impl<T: Validate> Validate for Vec<T> {
+    #[inline]
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         check::items(self, rules)
     }
@@ -376,6 +388,7 @@ impl<T: Validate, const N: usize> Validate for [T; N]
 where
     [T; N]: Serialize,
 {
+    #[inline]
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         check::items(self, rules)
     }
@@ -425,6 +438,7 @@ tuples! {
 /// # Errors
 ///
 /// The member's [`Violation`], under `key`.
+#[inline]
 pub fn member<T: Validate + ?Sized>(
     value: &T,
     key: &'static str,
@@ -439,6 +453,7 @@ pub fn member<T: Validate + ?Sized>(
 /// # Errors
 ///
 /// The param's [`Violation`], naming it.
+#[inline]
 pub fn param<T: Validate + ?Sized>(
     value: &T,
     name: &'static str,
@@ -453,6 +468,7 @@ pub fn param<T: Validate + ?Sized>(
 /// # Errors
 ///
 /// The [`Violation`] of the whole value.
+#[inline]
 pub fn whole<T: Serialize + ?Sized>(value: &T, rules: &Rules<'_>) -> Result<(), Violation> {
     check::whole(value, rules)
 }

@@ -51,7 +51,17 @@ impl Pattern {
     }
 
     /// Whether `text` matches (anywhere in it: JSON Schema patterns are not anchored).
+    #[inline]
     pub fn is_match(&self, text: &str) -> bool {
+        match self.compiled.get() {
+            Some(compiled) => Compiled::matches(compiled.as_ref(), text),
+            None => self.compile_and_match(text),
+        }
+    }
+
+    /// The first [`is_match`](Pattern::is_match): compiles the pattern, then matches.
+    #[cold]
+    fn compile_and_match(&self, text: &str) -> bool {
         let compiled = self.compiled.get_or_init(|| match Regex::new(&self.regex) {
             Ok(regex) => Some(match Anchored::parse(&self.regex) {
                 Some(anchored) => Compiled::Anchored(anchored),
@@ -67,10 +77,7 @@ impl Pattern {
                 None
             }
         });
-        compiled.as_ref().is_none_or(|compiled| match compiled {
-            Compiled::Anchored(anchored) => anchored.is_match(text),
-            Compiled::Regex(regex) => regex.is_match(text),
-        })
+        Compiled::matches(compiled.as_ref(), text)
     }
 }
 
@@ -81,4 +88,15 @@ enum Compiled {
     Anchored(Anchored),
     /// The regular expression, for any other.
     Regex(Regex),
+}
+
+impl Compiled {
+    /// Whether `text` matches `compiled` (`None`, a pattern not compiled: it checks
+    /// nothing).
+    fn matches(compiled: Option<&Compiled>, text: &str) -> bool {
+        compiled.is_none_or(|compiled| match compiled {
+            Compiled::Anchored(anchored) => anchored.is_match(text),
+            Compiled::Regex(regex) => regex.is_match(text),
+        })
+    }
 }
