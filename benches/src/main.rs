@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod api;
 mod bench;
+mod buildtime;
 mod clients;
 mod crossinstance;
 mod fanout;
@@ -55,7 +56,8 @@ struct RunArgs {
     /// part runs (the smoke test uses it). The figures mean nothing.
     #[arg(long)]
     quick: bool,
-    /// Skip the generator figures (generation and compile times on the corpus).
+    /// Skip the generator figures (generation and compile times on the corpus, and the
+    /// cold build of a user crate with and without the generator as build-dependency).
     #[arg(long)]
     skip_generator: bool,
     /// Run only these scenarios (repeatable; default: every one), e.g. `--only metrics`.
@@ -94,6 +96,21 @@ enum Command {
     /// Only the validation scenario: CPU per call of a generated server with constraint
     /// checks over the same without them (`ratio validation_cpu_per_call`).
     Validation(ValidationArgs),
+    /// Only the build-time scenario: cold builds of a scratch copy of examples/petstore
+    /// with and without rpcsmith-build as its build-dependency, and its rebuild after a
+    /// method is added (`ratio build_dependency_added_wall`).
+    BuildTime(BuildTimeArgs),
+}
+
+#[derive(Debug, Args)]
+struct BuildTimeArgs {
+    /// Rounds, each building every crate once from cold.
+    #[arg(long, default_value_t = 2)]
+    rounds: usize,
+    /// Also build the crate with the generator of this checkout of the workspace (say,
+    /// an export of main), in the same rounds: a before/after in one run.
+    #[arg(long, value_name = "DIR")]
+    before: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -200,6 +217,7 @@ fn start(cli: Cli) -> anyhow::Result<()> {
         }
         Some(Command::CrossInstance(args)) => crossinstance::report(&settings(&args)),
         Some(Command::Validation(args)) => validation::report(args.rounds, args.calls),
+        Some(Command::BuildTime(args)) => buildtime::report(args.rounds, args.before.as_deref()),
         None => run(&cli.run),
     }
 }
@@ -228,6 +246,9 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
         println!("\nGenerator figures skipped (--skip-generator).");
     } else {
         generator::report(args.quick)?;
+        if !args.quick {
+            buildtime::report(1, None)?;
+        }
     }
     let (rounds, calls) = if args.quick { (1, 2_000) } else { (7, 300_000) };
     validation::report(rounds, calls)?;

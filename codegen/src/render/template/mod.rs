@@ -122,24 +122,7 @@ impl Path {
             }
         };
         if let Some(data) = text.strip_prefix('@') {
-            let (name, rest) = data.split_once('.').unwrap_or((data, ""));
-            let head = match name {
-                "root" => Head::Root,
-                "index" => Head::Data("index"),
-                "first" => Head::Data("first"),
-                "last" => Head::Data("last"),
-                "key" => Head::Data("key"),
-                _ => return Err(outside()),
-            };
-            let segments = segments(rest).ok_or_else(outside)?;
-            if matches!(head, Head::Data(_)) && !segments.is_empty() {
-                return Err(outside());
-            }
-            return Ok(Path {
-                text: text.to_owned(),
-                head,
-                segments,
-            });
+            return Path::data(text, data).ok_or_else(outside);
         }
         let mut rest = text;
         let mut up = 0;
@@ -161,6 +144,30 @@ impl Path {
         Ok(Path {
             text: text.to_owned(),
             head: Head::Context { up },
+            segments,
+        })
+    }
+}
+
+impl Path {
+    /// `@name` and `@root.a.b`: `data` is `text` without its `@`.
+    fn data(text: &str, data: &str) -> Option<Path> {
+        let (name, rest) = data.split_once('.').unwrap_or((data, ""));
+        let head = match name {
+            "root" => Head::Root,
+            "index" => Head::Data("index"),
+            "first" => Head::Data("first"),
+            "last" => Head::Data("last"),
+            "key" => Head::Data("key"),
+            _ => return None,
+        };
+        let segments = segments(rest)?;
+        if matches!(head, Head::Data(_)) && !segments.is_empty() {
+            return None;
+        }
+        Some(Path {
+            text: text.to_owned(),
+            head,
             segments,
         })
     }

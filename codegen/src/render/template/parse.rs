@@ -318,53 +318,14 @@ fn build(name: &str, items: Vec<Item>) -> Result<Template, TemplateError> {
     };
     let mut frames: Vec<Frame> = Vec::new();
     for item in items {
-        let placed = match item {
-            Item::Text(s) if s.is_empty() => continue,
-            Item::Text(s) => {
-                nodes_of(&mut frames, &mut template).push(Node::Text(s));
-                continue;
+        match item {
+            Item::Text(s) if s.is_empty() => {}
+            Item::Text(s) => nodes_of(&mut frames, &mut template).push(Node::Text(s)),
+            Item::Tag(placed) => {
+                let at = placed.tag.at;
+                add_tag(&mut frames, &mut template, placed)
+                    .map_err(|message| TemplateError::new(name, at, message))?;
             }
-            Item::Tag(placed) => placed,
-        };
-        let at = placed.tag.at;
-        let fail = |message: String| TemplateError::new(name, at, message);
-        if frames.len() >= MAX_NESTING {
-            return Err(fail(format!("blocks nest deeper than {MAX_NESTING}")));
-        }
-        match placed.tag.kind {
-            TagKind::Comment => {}
-            TagKind::Value(path) => {
-                nodes_of(&mut frames, &mut template).push(Node::Value(path, at))
-            }
-            TagKind::Partial(partial) => {
-                let node = Node::Partial {
-                    name: partial,
-                    at,
-                    standalone: placed.standalone,
-                    indent: placed.indent,
-                };
-                nodes_of(&mut frames, &mut template).push(node);
-            }
-            TagKind::Open(block, path) => {
-                frames.push(open(
-                    Opened::Block(block, path),
-                    at,
-                    placed.standalone,
-                    false,
-                ));
-            }
-            TagKind::Inline(inline) => {
-                if !frames.is_empty() {
-                    return Err(fail(
-                        "an inline partial is defined at the top level of a template only, not inside a block".into(),
-                    ));
-                }
-                frames.push(open(Opened::Inline(inline), at, placed.standalone, false));
-            }
-            TagKind::Else(chain) => {
-                otherwise(&mut frames, chain, at, placed.standalone).map_err(fail)?;
-            }
-            TagKind::Close(closing) => close(&mut frames, &mut template, &closing).map_err(fail)?,
         }
     }
     match frames.into_iter().find(|f| !f.chained) {
@@ -375,6 +336,44 @@ fn build(name: &str, items: Vec<Item>) -> Result<Template, TemplateError> {
         )),
         None => Ok(template),
     }
+}
+
+/// A tag into the tree being built.
+fn add_tag(frames: &mut Vec<Frame>, template: &mut Template, placed: Placed) -> Result<(), String> {
+    let at = placed.tag.at;
+    if frames.len() >= MAX_NESTING {
+        return Err(format!("blocks nest deeper than {MAX_NESTING}"));
+    }
+    match placed.tag.kind {
+        TagKind::Comment => {}
+        TagKind::Value(path) => nodes_of(frames, template).push(Node::Value(path, at)),
+        TagKind::Partial(partial) => {
+            let node = Node::Partial {
+                name: partial,
+                at,
+                standalone: placed.standalone,
+                indent: placed.indent,
+            };
+            nodes_of(frames, template).push(node);
+        }
+        TagKind::Open(block, path) => {
+            frames.push(open(
+                Opened::Block(block, path),
+                at,
+                placed.standalone,
+                false,
+            ));
+        }
+        TagKind::Inline(inline) => {
+            if !frames.is_empty() {
+                return Err("an inline partial is defined at the top level of a template only, not inside a block".into());
+            }
+            frames.push(open(Opened::Inline(inline), at, placed.standalone, false));
+        }
+        TagKind::Else(chain) => otherwise(frames, chain, at, placed.standalone)?,
+        TagKind::Close(closing) => close(frames, template, &closing)?,
+    }
+    Ok(())
 }
 
 fn open(opened: Opened, at: Pos, standalone: bool, chained: bool) -> Frame {
