@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod api;
 mod bench;
+mod buildtime;
 mod clients;
 mod crossinstance;
 mod fanout;
@@ -59,7 +60,8 @@ struct RunArgs {
     /// part runs (the smoke test uses it). The figures mean nothing.
     #[arg(long)]
     quick: bool,
-    /// Skip the generator figures (generation and compile times on the corpus).
+    /// Skip the generator figures (generation and compile times on the corpus, and the
+    /// cold build of a user crate with and without the generator as build-dependency).
     #[arg(long)]
     skip_generator: bool,
     /// Run only these scenarios (repeatable; default: every one, then the validation
@@ -112,6 +114,10 @@ enum Command {
     /// compile time of the two largest generated modules (`--quick`: three documents,
     /// no compile).
     Generator(GeneratorArgs),
+    /// Only the build-time scenario: cold builds of a scratch copy of examples/petstore
+    /// with and without rpcsmith-build as its build-dependency, and its rebuild after a
+    /// method is added (`ratio build_dependency_added_wall`).
+    BuildTime(BuildTimeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -119,6 +125,17 @@ struct GeneratorArgs {
     /// Time three documents once and skip the compile times.
     #[arg(long)]
     quick: bool,
+}
+
+#[derive(Debug, Args)]
+struct BuildTimeArgs {
+    /// Rounds, each building every crate once from cold.
+    #[arg(long, default_value_t = 2)]
+    rounds: usize,
+    /// Also build the crate with the generator of this checkout of the workspace (say,
+    /// an export of main), in the same rounds: a before/after in one run.
+    #[arg(long, value_name = "DIR")]
+    before: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -284,6 +301,7 @@ fn start(cli: Cli) -> anyhow::Result<()> {
             implementation: args.implementation,
         }),
         Some(Command::Generator(args)) => generator::report(args.quick),
+        Some(Command::BuildTime(args)) => buildtime::report(args.rounds, args.before.as_deref()),
         None => run(&cli.run),
     }
 }
@@ -312,6 +330,9 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
         println!("\nGenerator figures skipped (--skip-generator).");
     } else {
         generator::report(args.quick)?;
+        if !args.quick {
+            buildtime::report(1, None)?;
+        }
     }
     // `--only` runs the named server scenarios alone (the validation and cross-instance
     // scenarios have their own subcommands).

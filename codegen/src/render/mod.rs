@@ -1,5 +1,5 @@
-//! Rendering: view structs (all decisions) laid out by handlebars templates, then
-//! checked and formatted by [`crate::format`].
+//! Rendering: view structs (all decisions) laid out by templates (a subset of
+//! handlebars, rendered by [`template`]), then checked and formatted by [`crate::format`].
 //!
 //! The templates live in the workspace's `templates/` directory and are embedded at
 //! compile time, read through `codegen/templates`: a symlink to it, which `cargo package`
@@ -9,11 +9,10 @@
 mod checks;
 mod rust;
 mod services;
+mod template;
 mod view;
 
 use std::path::{Path, PathBuf};
-
-use handlebars::Handlebars;
 
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::format::{NotRust, format_rust};
@@ -60,7 +59,7 @@ const TEMPLATES: &[(&str, &str)] = &[
 
 /// The template registry.
 pub(crate) struct Renderer {
-    registry: Handlebars<'static>,
+    registry: template::Registry,
     /// The user's templates that replaced built-in ones.
     overrides: Vec<UserTemplate>,
     /// Problems with the user's templates directory that do not stop generation.
@@ -94,12 +93,10 @@ impl Renderer {
     ///
     /// A template that does not parse, naming it.
     pub(crate) fn with_templates(templates: &[(&str, &str)]) -> Result<Renderer, Error> {
-        let mut registry = Handlebars::new();
-        registry.set_strict_mode(true);
-        registry.register_escape_fn(handlebars::no_escape);
+        let mut registry = template::Registry::default();
         for (name, text) in templates {
             registry
-                .register_template_string(name, *text)
+                .register(name, text)
                 .map_err(|e| template_error(&format!("templates/{name}.hbs"), &e.to_string()))?;
         }
         Ok(Renderer {
@@ -142,7 +139,7 @@ impl Renderer {
                 .map_err(|e| fail(format!("cannot read: {}", io_message(&e))))?;
             renderer
                 .registry
-                .register_template_string(name, &text)
+                .register(name, &text)
                 .map_err(|e| fail(format!("template error: {e}")))?;
             renderer.overrides.push(UserTemplate { name, path, text });
         }
@@ -271,8 +268,7 @@ impl Renderer {
     fn render<T: serde::Serialize>(&self, name: &str, view: &T) -> Result<String, Error> {
         self.registry.render(name, view).map_err(|e| {
             // The partial where it failed (`types/struct`), else the template rendered.
-            let failed = e.template_name.clone().unwrap_or_else(|| name.to_owned());
-            template_error(&self.file_of(&failed), &e.to_string())
+            template_error(&self.file_of(&e.template), &e.to_string())
         })
     }
 }
