@@ -150,9 +150,7 @@ pub(crate) fn report(settings: &Settings) -> anyhow::Result<()> {
             ratios.push(per_s[0] / per_s[1]);
         }
         if settings.implementation.is_none() {
-            if settings.implementation.is_none() {
-                println!("ratio {name} {:.3}", median(ratios));
-            }
+            println!("ratio {name} {:.3}", median(ratios));
         }
     }
     Ok(())
