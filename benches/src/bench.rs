@@ -229,9 +229,9 @@ fn in_process(
 ) -> anyhow::Result<Sample> {
     let calls = settings.inprocess_calls;
     let ns = match implementation {
-        Impl::Rpcsmith => inprocess.rpcsmith(calls),
-        Impl::Handwritten => inprocess.hand_written(calls),
-        _ => inprocess.jsonrpsee(calls),
+        Impl::Rpcsmith => inprocess.rpcsmith(calls)?,
+        Impl::Handwritten => inprocess.hand_written(calls)?,
+        _ => inprocess.jsonrpsee(calls)?,
     };
     Ok(Sample {
         calls,
