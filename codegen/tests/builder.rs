@@ -479,7 +479,7 @@ fn server_to_client_patterns_choose_who_sends_each_method() {
         "pub struct TickerPush",
         "pub trait TickerListener",
         "pub struct TickerListenerDispatcher<S>",
-        "impl<S: TickerListener> ::rpcsmith::__private::Dispatch\n    for TickerListenerDispatcher<S> {",
+        "impl<S: TickerListener> __rt::Dispatch for TickerListenerDispatcher<S> {",
         "pub struct TickerClient",
         "pub trait TickerServer",
     ] {

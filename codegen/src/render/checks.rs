@@ -31,8 +31,8 @@ const FORMATS: &[(&str, &str)] = &[
     ("uri", "Uri"),
 ];
 
-/// The runtime's module generated code names.
-const RT: &str = "::rpcsmith::__private";
+/// The runtime's module, as generated code names it (`use ::rpcsmith::__private as __rt`).
+const RT: &str = "__rt";
 
 /// What is decided once per document: which named types hold something to check.
 pub(crate) struct Checks<'a> {

@@ -3,10 +3,12 @@
 
 use crate::typespace::{Docs, Int, Kind, Payload, Ty, TypeDef};
 
-/// The path generated code uses for serde.
-pub(crate) const SERDE: &str = "::rpcsmith::__private::serde";
-/// The path generated code uses for serde_json.
-pub(crate) const SERDE_JSON: &str = "::rpcsmith::__private::serde_json";
+/// The absolute path of serde, for `#[serde(crate = ..)]` (a string serde resolves
+/// inside the code it derives).
+const SERDE_CRATE: &str = "::rpcsmith::__private::serde";
+/// The path generated code uses for serde_json: through `__rt`, the module's name for
+/// the runtime's `__private` (templates/module.hbs).
+pub(crate) const SERDE_JSON: &str = "__rt::serde_json";
 
 /// How type expressions name what they are made of, for the module they are written in.
 #[derive(Debug, Clone, Copy)]
@@ -311,14 +313,44 @@ pub(crate) fn derives(traits: Traits) -> Vec<String> {
         names.push("Hash");
     }
     let mut all: Vec<String> = names.into_iter().map(str::to_owned).collect();
-    all.push(format!("{SERDE}::Serialize"));
+    // serde's derive macros as the runtime's door re-exports them (`__rt::Serialize`):
+    // the derive list then fits one line.
+    all.push("__rt::Serialize".to_owned());
     if !decoded_by_hand {
-        all.push(format!("{SERDE}::Deserialize"));
+        all.push("__rt::Deserialize".to_owned());
     }
     vec![
         format!("#[derive({})]", all.join(", ")),
-        format!("#[serde(crate = \"{SERDE}\")]"),
+        format!("#[serde(crate = \"{SERDE_CRATE}\")]"),
     ]
+}
+
+/// The attributes `attrs` with every `#[serde(..)]` among them merged into one, where
+/// the first stood (after the derive that declares it): one attribute for serde to parse
+/// instead of several. Others keep their order. (Used for a type's own attributes; a
+/// field's stay apart, where one merged attribute would be wrapped over more lines.)
+pub(crate) fn merge_serde(attrs: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(attrs.len());
+    let mut merged: Option<(usize, Vec<String>)> = None;
+    for attr in attrs {
+        match attr
+            .strip_prefix("#[serde(")
+            .and_then(|a| a.strip_suffix(")]"))
+        {
+            Some(inner) => match &mut merged {
+                Some((_, parts)) => parts.push(inner.to_owned()),
+                None => {
+                    merged = Some((out.len(), vec![inner.to_owned()]));
+                    out.push(String::new());
+                }
+            },
+            None => out.push(attr),
+        }
+    }
+    if let Some((at, parts)) = merged {
+        out[at] = format!("#[serde({})]", parts.join(", "));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -328,6 +360,28 @@ mod tests {
     #[test]
     fn literals_escape_quotes_and_controls() {
         assert_eq!(string_literal("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\u{1}\"");
+    }
+
+    #[test]
+    fn serde_attributes_merge_into_the_first() {
+        let attrs = [
+            "#[derive(Debug)]",
+            "#[serde(crate = \"c\")]",
+            "#[doc = \"x\"]",
+            "#[serde(deny_unknown_fields)]",
+        ];
+        assert_eq!(
+            merge_serde(attrs.map(str::to_owned).to_vec()),
+            [
+                "#[derive(Debug)]",
+                "#[serde(crate = \"c\", deny_unknown_fields)]",
+                "#[doc = \"x\"]",
+            ]
+        );
+        assert_eq!(
+            merge_serde(vec!["#[deprecated]".to_owned()]),
+            ["#[deprecated]"]
+        );
     }
 
     #[test]

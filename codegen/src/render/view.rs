@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::checks::{Checks, ImplView, MemberNames, VariantNames};
 use super::rust::{
-    Spelling, Traits, derives, doc_attrs, eq_types, string_literal, ty_expr, type_docs,
+    Spelling, Traits, derives, doc_attrs, eq_types, merge_serde, string_literal, ty_expr, type_docs,
 };
 use crate::naming::{Namer, field_name, type_name};
 use crate::typespace::{
@@ -39,6 +39,9 @@ const LINTS: &[&str] = &[
     "clippy::large_enum_variant",
     "clippy::should_implement_trait",
     "clippy::wrong_self_convention",
+    // The module's `use` of the runtime (`__rt`): a types module with nothing to
+    // derive or check does not use it.
+    "unused_imports",
 ];
 
 /// The whole generated file: its parts, inside the module that sets their lint levels.
@@ -260,7 +263,7 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
             ));
         }
     }
-    item.attrs = attrs;
+    item.attrs = merge_serde(attrs);
     item
 }
 

@@ -15,8 +15,11 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Named like std's Option.
         ///
         /// Generated from `#/components/schemas/Option`.
@@ -27,11 +30,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Option @ #/components/schemas/Option at std_names.json:372:7"
             )
@@ -50,13 +53,13 @@ mod generated {
             V1,
             V2,
         }
-        impl ::rpcsmith::__private::serde::Serialize for Result {
+        impl __rt::serde::Serialize for Result {
             fn serialize<S>(
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error>
             where
-                S: ::rpcsmith::__private::serde::Serializer,
+                S: __rt::serde::Serializer,
             {
                 serializer
                     .serialize_i64(
@@ -67,19 +70,19 @@ mod generated {
                     )
             }
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for Result {
+        impl<'de> __rt::serde::Deserialize<'de> for Result {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                match <i64 as ::rpcsmith::__private::serde::Deserialize<
+                match <i64 as __rt::serde::Deserialize<
                     'de,
                 >>::deserialize(deserializer)? {
                     1_i64 => ::std::result::Result::Ok(Self::V1),
                     2_i64 => ::std::result::Result::Ok(Self::V2),
                     other => {
                         ::std::result::Result::Err(
-                            <D::Error as ::rpcsmith::__private::serde::de::Error>::custom(
+                            <D::Error as __rt::serde::de::Error>::custom(
                                 ::std::format_args!("{other} is not one of 1, 2"),
                             ),
                         )
@@ -94,11 +97,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "SelfValue @ #/components/schemas/Self at std_names.json:327:7"
             )
@@ -115,11 +118,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "SelfValue2 @ #/components/schemas/self at std_names.json:335:7"
             )
@@ -137,11 +140,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "SelfValue3 @ #/components/schemas/SELF at std_names.json:343:7"
             )
@@ -163,11 +166,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "String @ #/components/schemas/String at std_names.json:351:7"
             )
@@ -189,15 +192,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for Clone2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for Clone2Params {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `clone`.
@@ -208,15 +208,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for CloneFrom2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for CloneFrom2Params {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `clone_from`.
@@ -227,15 +224,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for CloneInto2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for CloneInto2Params {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `clone_into`.
@@ -246,15 +240,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for ToOwned2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for ToOwned2Params {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `to_owned`.
@@ -265,15 +256,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for Into2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for Into2Params {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `into`.
@@ -284,15 +272,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for TryInto2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for TryInto2Params {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `try_into`.
@@ -303,15 +288,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for AsRefParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for AsRefParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `as_ref`.
@@ -322,15 +304,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for DropParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for DropParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `drop`.
@@ -341,15 +320,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for EqParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for EqParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `eq`.
@@ -360,15 +336,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for ToStringParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for ToStringParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `to_string`.
@@ -379,15 +352,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for BorrowParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for BorrowParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `borrow`.
@@ -398,15 +368,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for TypeIdParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for TypeIdParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `type_id`.
@@ -417,15 +384,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for SelfValueParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for SelfValueParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `self`.
@@ -436,15 +400,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for FromBlockParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for FromBlockParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `from_block`.
@@ -457,15 +418,12 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for IntoInner2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for IntoInner2Params {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
         }
     }
     /// The result of `into_inner2`.
@@ -476,15 +434,12 @@ mod generated {
         /// The `self` param.
         pub self_2: types::SelfValue,
     }
-    impl ::rpcsmith::__private::serde::Serialize for AsMutParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for AsMutParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.self_2,),
-                serializer,
-            )
+            __rt::serde::Serialize::serialize(&(&self.self_2,), serializer)
         }
     }
     /// The params of `wrap`.
@@ -495,12 +450,12 @@ mod generated {
         /// The `code` param.
         pub code: Option<types::Result>,
     }
-    impl ::rpcsmith::__private::serde::Serialize for WrapParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for WrapParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+            use __rt::serde::ser::SerializeSeq as _;
             let len: usize = if self.code.is_some() {
                 2
             } else if self.value.is_some() {
@@ -523,15 +478,15 @@ mod generated {
     /// A typed client of Std names: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct StdNamesClient {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl StdNamesClient {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -546,10 +501,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn clone2(
-            &self,
-            value: i64,
-        ) -> Result<Clone2Result, ::rpcsmith::__private::Error> {
+        pub async fn clone2(&self, value: i64) -> Result<Clone2Result, __rt::Error> {
             self.inner.request_declared("clone", &Clone2Params { value }).await
         }
         /// Calls `clone_from`.
@@ -561,7 +513,7 @@ mod generated {
         pub async fn clone_from2(
             &self,
             value: i64,
-        ) -> Result<CloneFrom2Result, ::rpcsmith::__private::Error> {
+        ) -> Result<CloneFrom2Result, __rt::Error> {
             self.inner.request_declared("clone_from", &CloneFrom2Params { value }).await
         }
         /// Calls `clone_into`.
@@ -573,7 +525,7 @@ mod generated {
         pub async fn clone_into2(
             &self,
             value: i64,
-        ) -> Result<CloneInto2Result, ::rpcsmith::__private::Error> {
+        ) -> Result<CloneInto2Result, __rt::Error> {
             self.inner.request_declared("clone_into", &CloneInto2Params { value }).await
         }
         /// Calls `to_owned`.
@@ -585,7 +537,7 @@ mod generated {
         pub async fn to_owned2(
             &self,
             value: i64,
-        ) -> Result<ToOwned2Result, ::rpcsmith::__private::Error> {
+        ) -> Result<ToOwned2Result, __rt::Error> {
             self.inner.request_declared("to_owned", &ToOwned2Params { value }).await
         }
         /// Calls `into`.
@@ -594,10 +546,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn into2(
-            &self,
-            value: i64,
-        ) -> Result<Into2Result, ::rpcsmith::__private::Error> {
+        pub async fn into2(&self, value: i64) -> Result<Into2Result, __rt::Error> {
             self.inner.request_declared("into", &Into2Params { value }).await
         }
         /// Calls `try_into`.
@@ -609,7 +558,7 @@ mod generated {
         pub async fn try_into2(
             &self,
             value: i64,
-        ) -> Result<TryInto2Result, ::rpcsmith::__private::Error> {
+        ) -> Result<TryInto2Result, __rt::Error> {
             self.inner.request_declared("try_into", &TryInto2Params { value }).await
         }
         /// Calls `as_ref`.
@@ -618,10 +567,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn as_ref(
-            &self,
-            value: i64,
-        ) -> Result<AsRefResult, ::rpcsmith::__private::Error> {
+        pub async fn as_ref(&self, value: i64) -> Result<AsRefResult, __rt::Error> {
             self.inner.request_declared("as_ref", &AsRefParams { value }).await
         }
         /// Calls `drop`.
@@ -630,10 +576,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn drop(
-            &self,
-            value: i64,
-        ) -> Result<DropResult, ::rpcsmith::__private::Error> {
+        pub async fn drop(&self, value: i64) -> Result<DropResult, __rt::Error> {
             self.inner.request_declared("drop", &DropParams { value }).await
         }
         /// Calls `eq`.
@@ -642,10 +585,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn eq(
-            &self,
-            value: i64,
-        ) -> Result<EqResult, ::rpcsmith::__private::Error> {
+        pub async fn eq(&self, value: i64) -> Result<EqResult, __rt::Error> {
             self.inner.request_declared("eq", &EqParams { value }).await
         }
         /// Calls `to_string`.
@@ -657,7 +597,7 @@ mod generated {
         pub async fn to_string(
             &self,
             value: i64,
-        ) -> Result<ToStringResult, ::rpcsmith::__private::Error> {
+        ) -> Result<ToStringResult, __rt::Error> {
             self.inner.request_declared("to_string", &ToStringParams { value }).await
         }
         /// Calls `borrow`.
@@ -666,10 +606,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn borrow(
-            &self,
-            value: i64,
-        ) -> Result<BorrowResult, ::rpcsmith::__private::Error> {
+        pub async fn borrow(&self, value: i64) -> Result<BorrowResult, __rt::Error> {
             self.inner.request_declared("borrow", &BorrowParams { value }).await
         }
         /// Calls `type_id`.
@@ -678,10 +615,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn type_id(
-            &self,
-            value: i64,
-        ) -> Result<TypeIdResult, ::rpcsmith::__private::Error> {
+        pub async fn type_id(&self, value: i64) -> Result<TypeIdResult, __rt::Error> {
             self.inner.request_declared("type_id", &TypeIdParams { value }).await
         }
         /// Calls `self`.
@@ -690,10 +624,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn self_(
-            &self,
-            value: i64,
-        ) -> Result<SelfValueResult, ::rpcsmith::__private::Error> {
+        pub async fn self_(&self, value: i64) -> Result<SelfValueResult, __rt::Error> {
             self.inner.request_declared("self", &SelfValueParams { value }).await
         }
         /// Calls `from_block`.
@@ -705,7 +636,7 @@ mod generated {
         pub async fn from_block(
             &self,
             value: i64,
-        ) -> Result<FromBlockResult, ::rpcsmith::__private::Error> {
+        ) -> Result<FromBlockResult, __rt::Error> {
             self.inner.request_declared("from_block", &FromBlockParams { value }).await
         }
         /// Calls `next`.
@@ -714,7 +645,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn next(&self) -> Result<NextResult, ::rpcsmith::__private::Error> {
+        pub async fn next(&self) -> Result<NextResult, __rt::Error> {
             self.inner.request_declared("next", &()).await
         }
         /// Calls `into_inner2`.
@@ -726,7 +657,7 @@ mod generated {
         pub async fn into_inner2(
             &self,
             value: i64,
-        ) -> Result<IntoInner2Result, ::rpcsmith::__private::Error> {
+        ) -> Result<IntoInner2Result, __rt::Error> {
             self.inner.request_declared("into_inner2", &IntoInner2Params { value }).await
         }
         /// Calls `as_mut`.
@@ -735,10 +666,7 @@ mod generated {
         ///
         /// When the notification cannot be encoded or written.
         #[inline]
-        pub async fn as_mut(
-            &self,
-            self_2: types::SelfValue,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
+        pub async fn as_mut(&self, self_2: types::SelfValue) -> Result<(), __rt::Error> {
             self.inner.notify("as_mut", &AsMutParams { self_2 }).await
         }
         /// Calls `wrap`.
@@ -751,7 +679,7 @@ mod generated {
             &self,
             value: Option<types::String>,
             code: Option<types::Result>,
-        ) -> Result<WrapResult, ::rpcsmith::__private::Error> {
+        ) -> Result<WrapResult, __rt::Error> {
             self.inner.request_declared("wrap", &WrapParams { value, code }).await
         }
     }
@@ -759,7 +687,7 @@ mod generated {
     /// read each handle's result from the replies.
     #[derive(Debug)]
     pub struct StdNamesBatch {
-        inner: ::rpcsmith::__private::Batch,
+        inner: __rt::Batch,
     }
     impl StdNamesBatch {
         /// How many entries the batch holds.
@@ -775,128 +703,87 @@ mod generated {
         /// # Errors
         ///
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
-        pub async fn send(
-            self,
-        ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
+        pub async fn send(self) -> Result<__rt::Replies, __rt::Error> {
             self.inner.send().await
         }
         /// Adds a call of `clone`, documented at [`StdNamesClient::clone2`].
         #[inline]
-        pub fn clone2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<Clone2Result> {
+        pub fn clone2(&mut self, value: i64) -> __rt::Handle<Clone2Result> {
             self.inner.request_declared("clone", &Clone2Params { value })
         }
         /// Adds a call of `clone_from`, documented at [`StdNamesClient::clone_from2`].
         #[inline]
-        pub fn clone_from2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<CloneFrom2Result> {
+        pub fn clone_from2(&mut self, value: i64) -> __rt::Handle<CloneFrom2Result> {
             self.inner.request_declared("clone_from", &CloneFrom2Params { value })
         }
         /// Adds a call of `clone_into`, documented at [`StdNamesClient::clone_into2`].
         #[inline]
-        pub fn clone_into2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<CloneInto2Result> {
+        pub fn clone_into2(&mut self, value: i64) -> __rt::Handle<CloneInto2Result> {
             self.inner.request_declared("clone_into", &CloneInto2Params { value })
         }
         /// Adds a call of `to_owned`, documented at [`StdNamesClient::to_owned2`].
         #[inline]
-        pub fn to_owned2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<ToOwned2Result> {
+        pub fn to_owned2(&mut self, value: i64) -> __rt::Handle<ToOwned2Result> {
             self.inner.request_declared("to_owned", &ToOwned2Params { value })
         }
         /// Adds a call of `into`, documented at [`StdNamesClient::into2`].
         #[inline]
-        pub fn into2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<Into2Result> {
+        pub fn into2(&mut self, value: i64) -> __rt::Handle<Into2Result> {
             self.inner.request_declared("into", &Into2Params { value })
         }
         /// Adds a call of `try_into`, documented at [`StdNamesClient::try_into2`].
         #[inline]
-        pub fn try_into2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<TryInto2Result> {
+        pub fn try_into2(&mut self, value: i64) -> __rt::Handle<TryInto2Result> {
             self.inner.request_declared("try_into", &TryInto2Params { value })
         }
         /// Adds a call of `as_ref`, documented at [`StdNamesClient::as_ref`].
         #[inline]
-        pub fn as_ref(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<AsRefResult> {
+        pub fn as_ref(&mut self, value: i64) -> __rt::Handle<AsRefResult> {
             self.inner.request_declared("as_ref", &AsRefParams { value })
         }
         /// Adds a call of `drop`, documented at [`StdNamesClient::drop`].
         #[inline]
-        pub fn drop(&mut self, value: i64) -> ::rpcsmith::__private::Handle<DropResult> {
+        pub fn drop(&mut self, value: i64) -> __rt::Handle<DropResult> {
             self.inner.request_declared("drop", &DropParams { value })
         }
         /// Adds a call of `eq`, documented at [`StdNamesClient::eq`].
         #[inline]
-        pub fn eq(&mut self, value: i64) -> ::rpcsmith::__private::Handle<EqResult> {
+        pub fn eq(&mut self, value: i64) -> __rt::Handle<EqResult> {
             self.inner.request_declared("eq", &EqParams { value })
         }
         /// Adds a call of `to_string`, documented at [`StdNamesClient::to_string`].
         #[inline]
-        pub fn to_string(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<ToStringResult> {
+        pub fn to_string(&mut self, value: i64) -> __rt::Handle<ToStringResult> {
             self.inner.request_declared("to_string", &ToStringParams { value })
         }
         /// Adds a call of `borrow`, documented at [`StdNamesClient::borrow`].
         #[inline]
-        pub fn borrow(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<BorrowResult> {
+        pub fn borrow(&mut self, value: i64) -> __rt::Handle<BorrowResult> {
             self.inner.request_declared("borrow", &BorrowParams { value })
         }
         /// Adds a call of `type_id`, documented at [`StdNamesClient::type_id`].
         #[inline]
-        pub fn type_id(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<TypeIdResult> {
+        pub fn type_id(&mut self, value: i64) -> __rt::Handle<TypeIdResult> {
             self.inner.request_declared("type_id", &TypeIdParams { value })
         }
         /// Adds a call of `self`, documented at [`StdNamesClient::self_`].
         #[inline]
-        pub fn self_(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<SelfValueResult> {
+        pub fn self_(&mut self, value: i64) -> __rt::Handle<SelfValueResult> {
             self.inner.request_declared("self", &SelfValueParams { value })
         }
         /// Adds a call of `from_block`, documented at [`StdNamesClient::from_block`].
         #[inline]
-        pub fn from_block(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<FromBlockResult> {
+        pub fn from_block(&mut self, value: i64) -> __rt::Handle<FromBlockResult> {
             self.inner.request_declared("from_block", &FromBlockParams { value })
         }
         /// Adds a call of `next`, documented at [`StdNamesClient::next`].
         #[inline]
-        pub fn next(&mut self) -> ::rpcsmith::__private::Handle<NextResult> {
+        pub fn next(&mut self) -> __rt::Handle<NextResult> {
             self.inner.request_declared("next", &())
         }
         /// Adds a call of `into_inner2`, documented at [`StdNamesClient::into_inner2`].
         #[inline]
-        pub fn into_inner2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<IntoInner2Result> {
+        pub fn into_inner2(&mut self, value: i64) -> __rt::Handle<IntoInner2Result> {
             self.inner.request_declared("into_inner2", &IntoInner2Params { value })
         }
         /// Adds a call of `as_mut`, documented at [`StdNamesClient::as_mut`].
@@ -905,10 +792,7 @@ mod generated {
         ///
         /// When the params cannot be encoded; the notification is left out.
         #[inline]
-        pub fn as_mut(
-            &mut self,
-            self_2: types::SelfValue,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
+        pub fn as_mut(&mut self, self_2: types::SelfValue) -> Result<(), __rt::Error> {
             self.inner.notify("as_mut", &AsMutParams { self_2 })
         }
         /// Adds a call of `wrap`, documented at [`StdNamesClient::wrap`].
@@ -917,7 +801,7 @@ mod generated {
             &mut self,
             value: Option<types::String>,
             code: Option<types::Result>,
-        ) -> ::rpcsmith::__private::Handle<WrapResult> {
+        ) -> __rt::Handle<WrapResult> {
             self.inner.request_declared("wrap", &WrapParams { value, code })
         }
     }
@@ -929,13 +813,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -947,13 +827,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -965,13 +841,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -983,13 +855,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -1001,13 +869,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -1019,13 +883,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -1037,13 +897,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -1055,13 +911,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -1073,13 +925,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -1091,13 +939,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -1109,13 +953,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -1127,13 +967,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -1145,13 +981,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -1163,13 +995,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -1181,13 +1009,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
             Ok(Self { value })
         }
     }
@@ -1199,13 +1023,9 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (self_2, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["self"],
-            )?;
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (self_2, ()) = __rt::decode(params, __rt::Structure::Either, &["self"])?;
             Ok(Self { self_2 })
         }
     }
@@ -1217,11 +1037,11 @@ mod generated {
         /// `-32602` naming the param that is missing, unknown or of the wrong type.
         #[inline]
         pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, (code, ())) = ::rpcsmith::__private::decode(
+            params: Option<&__rt::serde_json::value::RawValue>,
+        ) -> Result<Self, __rt::ErrorObject> {
+            let (value, (code, ())) = __rt::decode(
                 params,
-                ::rpcsmith::__private::Structure::Either,
+                __rt::Structure::Either,
                 &["value", "code"],
             )?;
             Ok(Self { value, code })
@@ -1236,146 +1056,144 @@ mod generated {
         /// Handles `clone`, documented at [`StdNamesClient::clone2`].
         fn clone2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<Clone2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<Clone2Result, __rt::Failure>,
         > + Send;
         /// Handles `clone_from`, documented at [`StdNamesClient::clone_from2`].
         fn clone_from2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<CloneFrom2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<CloneFrom2Result, __rt::Failure>,
         > + Send;
         /// Handles `clone_into`, documented at [`StdNamesClient::clone_into2`].
         fn clone_into2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<CloneInto2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<CloneInto2Result, __rt::Failure>,
         > + Send;
         /// Handles `to_owned`, documented at [`StdNamesClient::to_owned2`].
         fn to_owned2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<ToOwned2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<ToOwned2Result, __rt::Failure>,
         > + Send;
         /// Handles `into`, documented at [`StdNamesClient::into2`].
         fn into2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<Into2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<Into2Result, __rt::Failure>,
         > + Send;
         /// Handles `try_into`, documented at [`StdNamesClient::try_into2`].
         fn try_into2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<TryInto2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<TryInto2Result, __rt::Failure>,
         > + Send;
         /// Handles `as_ref`, documented at [`StdNamesClient::as_ref`].
         fn as_ref(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<AsRefResult, ::rpcsmith::__private::Failure>,
+            Output = Result<AsRefResult, __rt::Failure>,
         > + Send;
         /// Handles `drop`, documented at [`StdNamesClient::drop`].
         fn drop(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<DropResult, ::rpcsmith::__private::Failure>,
+            Output = Result<DropResult, __rt::Failure>,
         > + Send;
         /// Handles `eq`, documented at [`StdNamesClient::eq`].
         fn eq(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
-        ) -> impl ::std::future::Future<
-            Output = Result<EqResult, ::rpcsmith::__private::Failure>,
-        > + Send;
+        ) -> impl ::std::future::Future<Output = Result<EqResult, __rt::Failure>> + Send;
         /// Handles `to_string`, documented at [`StdNamesClient::to_string`].
         fn to_string(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<ToStringResult, ::rpcsmith::__private::Failure>,
+            Output = Result<ToStringResult, __rt::Failure>,
         > + Send;
         /// Handles `borrow`, documented at [`StdNamesClient::borrow`].
         fn borrow(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<BorrowResult, ::rpcsmith::__private::Failure>,
+            Output = Result<BorrowResult, __rt::Failure>,
         > + Send;
         /// Handles `type_id`, documented at [`StdNamesClient::type_id`].
         fn type_id(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<TypeIdResult, ::rpcsmith::__private::Failure>,
+            Output = Result<TypeIdResult, __rt::Failure>,
         > + Send;
         /// Handles `self`, documented at [`StdNamesClient::self_`].
         fn self_(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<SelfValueResult, ::rpcsmith::__private::Failure>,
+            Output = Result<SelfValueResult, __rt::Failure>,
         > + Send;
         /// Handles `from_block`, documented at [`StdNamesClient::from_block`].
         fn from_block(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<FromBlockResult, ::rpcsmith::__private::Failure>,
+            Output = Result<FromBlockResult, __rt::Failure>,
         > + Send;
         /// Handles `next`, documented at [`StdNamesClient::next`].
         fn next(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
         ) -> impl ::std::future::Future<
-            Output = Result<NextResult, ::rpcsmith::__private::Failure>,
+            Output = Result<NextResult, __rt::Failure>,
         > + Send;
         /// Handles `into_inner2`, documented at [`StdNamesClient::into_inner2`].
         fn into_inner2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<IntoInner2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<IntoInner2Result, __rt::Failure>,
         > + Send;
         /// Handles `as_mut`, documented at [`StdNamesClient::as_mut`].
         ///
         /// A notification: nothing is answered.
         fn as_mut(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             self_2: types::SelfValue,
         ) -> impl ::std::future::Future<Output = ()> + Send;
         /// Handles `wrap`, documented at [`StdNamesClient::wrap`].
         fn wrap(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: Option<types::String>,
             code: Option<types::Result>,
         ) -> impl ::std::future::Future<
-            Output = Result<WrapResult, ::rpcsmith::__private::Failure>,
+            Output = Result<WrapResult, __rt::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Std names, answered on `rpc.discover`.
@@ -1409,16 +1227,16 @@ mod generated {
             f.write_str("StdNamesDispatcher")
         }
     }
-    impl<S: StdNamesServer> ::rpcsmith::__private::Dispatch for StdNamesDispatcher<S> {
+    impl<S: StdNamesServer> __rt::Dispatch for StdNamesDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "clone" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         Clone2Params::decode(params),
                         move |server, p| async move {
@@ -1427,7 +1245,7 @@ mod generated {
                     )
                 }
                 "clone_from" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         CloneFrom2Params::decode(params),
                         move |server, p| async move {
@@ -1436,7 +1254,7 @@ mod generated {
                     )
                 }
                 "clone_into" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         CloneInto2Params::decode(params),
                         move |server, p| async move {
@@ -1445,7 +1263,7 @@ mod generated {
                     )
                 }
                 "to_owned" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         ToOwned2Params::decode(params),
                         move |server, p| async move {
@@ -1454,7 +1272,7 @@ mod generated {
                     )
                 }
                 "into" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         Into2Params::decode(params),
                         move |server, p| async move {
@@ -1463,7 +1281,7 @@ mod generated {
                     )
                 }
                 "try_into" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         TryInto2Params::decode(params),
                         move |server, p| async move {
@@ -1472,7 +1290,7 @@ mod generated {
                     )
                 }
                 "as_ref" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         AsRefParams::decode(params),
                         move |server, p| async move {
@@ -1481,7 +1299,7 @@ mod generated {
                     )
                 }
                 "drop" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         DropParams::decode(params),
                         move |server, p| async move {
@@ -1490,14 +1308,14 @@ mod generated {
                     )
                 }
                 "eq" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         EqParams::decode(params),
                         move |server, p| async move { S::eq(&server, cx, p.value).await },
                     )
                 }
                 "to_string" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         ToStringParams::decode(params),
                         move |server, p| async move {
@@ -1506,7 +1324,7 @@ mod generated {
                     )
                 }
                 "borrow" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         BorrowParams::decode(params),
                         move |server, p| async move {
@@ -1515,7 +1333,7 @@ mod generated {
                     )
                 }
                 "type_id" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         TypeIdParams::decode(params),
                         move |server, p| async move {
@@ -1524,7 +1342,7 @@ mod generated {
                     )
                 }
                 "self" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         SelfValueParams::decode(params),
                         move |server, p| async move {
@@ -1533,7 +1351,7 @@ mod generated {
                     )
                 }
                 "from_block" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         FromBlockParams::decode(params),
                         move |server, p| async move {
@@ -1542,18 +1360,14 @@ mod generated {
                     )
                 }
                 "next" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
-                        ::rpcsmith::__private::decode(
-                            params,
-                            ::rpcsmith::__private::Structure::Either,
-                            &[],
-                        ),
+                        __rt::decode(params, __rt::Structure::Either, &[]),
                         move |server, ()| async move { S::next(&server, cx).await },
                     )
                 }
                 "into_inner2" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         IntoInner2Params::decode(params),
                         move |server, p| async move {
@@ -1562,7 +1376,7 @@ mod generated {
                     )
                 }
                 "as_mut" => {
-                    ::rpcsmith::__private::notice(
+                    __rt::notice(
                         &self.server,
                         AsMutParams::decode(params),
                         move |server, p| async move {
@@ -1571,7 +1385,7 @@ mod generated {
                     )
                 }
                 "wrap" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         WrapParams::decode(params),
                         move |server, p| async move {
@@ -1579,11 +1393,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {
