@@ -246,7 +246,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn add(&self, a: i64, b: i64) -> Result<AddResult, __rt::Error> {
-            self.inner.request_declared("add", &AddParams { a, b }).await
+            self.inner.request_declared("add", &(a, b)).await
         }
         /// Calls `greet`.
         ///
@@ -284,15 +284,7 @@ mod generated {
             numerator: i64,
             denominator: i64,
         ) -> Result<DivideResult, __rt::Error<DivideError>> {
-            self.inner
-                .request_declared(
-                    "divide",
-                    &DivideParams {
-                        numerator,
-                        denominator,
-                    },
-                )
-                .await
+            self.inner.request_declared("divide", &(numerator, denominator)).await
         }
         /// Calls `eth_getBalance`.
         ///
@@ -351,7 +343,7 @@ mod generated {
         #[deprecated]
         #[inline]
         pub async fn new2(&self, r#type: String) -> Result<New2Result, __rt::Error> {
-            self.inner.request_declared("new", &New2Params { r#type }).await
+            self.inner.request_declared("new", &(r#type,)).await
         }
     }
     /// A typed batch of Features calls: add calls (each gives a typed handle), `send`, then
@@ -380,7 +372,7 @@ mod generated {
         /// Adds a call of `add`, documented at [`FeaturesClient::add`].
         #[inline]
         pub fn add(&mut self, a: i64, b: i64) -> __rt::Handle<AddResult> {
-            self.inner.request_declared("add", &AddParams { a, b })
+            self.inner.request_declared("add", &(a, b))
         }
         /// Adds a call of `greet`, documented at [`FeaturesClient::greet`].
         #[inline]
@@ -407,14 +399,7 @@ mod generated {
             numerator: i64,
             denominator: i64,
         ) -> __rt::Handle<DivideResult, DivideError> {
-            self.inner
-                .request_declared(
-                    "divide",
-                    &DivideParams {
-                        numerator,
-                        denominator,
-                    },
-                )
+            self.inner.request_declared("divide", &(numerator, denominator))
         }
         /// Adds a call of `eth_getBalance`, documented at [`FeaturesClient::eth_get_balance`].
         #[inline]
@@ -456,7 +441,7 @@ mod generated {
         #[deprecated]
         #[inline]
         pub fn new2(&mut self, r#type: String) -> __rt::Handle<New2Result> {
-            self.inner.request_declared("new", &New2Params { r#type })
+            self.inner.request_declared("new", &(r#type,))
         }
     }
     impl AddParams {

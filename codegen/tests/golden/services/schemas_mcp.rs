@@ -69,14 +69,13 @@ mod generated {
             crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "InitializeResult @ #/components/schemas/InitializeResult at mcp.json:129:7"
-            )
+            ),
+            rename_all = "camelCase"
         )]
         pub struct InitializeResult {
             /// The revision the server speaks: the client's, if the server speaks it, else its own newest.
-            #[serde(rename = "protocolVersion")]
             pub protocol_version: String,
             pub capabilities: ServerCapabilities,
-            #[serde(rename = "serverInfo")]
             pub server_info: Implementation,
             /// How to use the server, for the client's model to read.
             #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -18,6 +18,7 @@ mod generated {
         unused_imports,
     )]
     use ::rpcsmith::__private as __rt;
+    static R0: __rt::Rules<'static> = __rt::Rules::NONE.min_length(1);
     pub mod types {
         use super::__rt;
         /// What kind of animal a pet is.
@@ -97,7 +98,6 @@ mod generated {
             &self,
             _: &__rt::Rules<'_>,
         ) -> ::std::result::Result<(), __rt::Violation> {
-            static R0: __rt::Rules<'static> = __rt::Rules::NONE.min_length(1);
             __rt::param(&self.name, "name", &R0)?;
             ::std::result::Result::Ok(())
         }
@@ -235,7 +235,7 @@ mod generated {
             &self,
             id: types::PetId,
         ) -> Result<GetPetResult, __rt::Error<GetPetError>> {
-            self.inner.request_declared("get_pet", &GetPetParams { id }).await
+            self.inner.request_declared("get_pet", &(id,)).await
         }
         /// Tells the store someone looked at a pet. A notification: no answer.
         ///
@@ -246,7 +246,7 @@ mod generated {
         /// When the notification cannot be encoded or written.
         #[inline]
         pub async fn pet_visited(&self, id: types::PetId) -> Result<(), __rt::Error> {
-            self.inner.notify("pet_visited", &PetVisitedParams { id }).await
+            self.inner.notify("pet_visited", &(id,)).await
         }
     }
     /// A typed batch of Petstore calls: add calls (each gives a typed handle), `send`, then
@@ -297,7 +297,7 @@ mod generated {
             &mut self,
             id: types::PetId,
         ) -> __rt::Handle<GetPetResult, GetPetError> {
-            self.inner.request_declared("get_pet", &GetPetParams { id })
+            self.inner.request_declared("get_pet", &(id,))
         }
         /// Adds a call of `pet_visited`, documented at [`PetstoreClient::pet_visited`].
         ///
@@ -306,7 +306,7 @@ mod generated {
         /// When the params cannot be encoded; the notification is left out.
         #[inline]
         pub fn pet_visited(&mut self, id: types::PetId) -> Result<(), __rt::Error> {
-            self.inner.notify("pet_visited", &PetVisitedParams { id })
+            self.inner.notify("pet_visited", &(id,))
         }
     }
     impl AddPetParams {

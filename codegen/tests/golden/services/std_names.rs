@@ -502,7 +502,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn clone2(&self, value: i64) -> Result<Clone2Result, __rt::Error> {
-            self.inner.request_declared("clone", &Clone2Params { value }).await
+            self.inner.request_declared("clone", &(value,)).await
         }
         /// Calls `clone_from`.
         ///
@@ -514,7 +514,7 @@ mod generated {
             &self,
             value: i64,
         ) -> Result<CloneFrom2Result, __rt::Error> {
-            self.inner.request_declared("clone_from", &CloneFrom2Params { value }).await
+            self.inner.request_declared("clone_from", &(value,)).await
         }
         /// Calls `clone_into`.
         ///
@@ -526,7 +526,7 @@ mod generated {
             &self,
             value: i64,
         ) -> Result<CloneInto2Result, __rt::Error> {
-            self.inner.request_declared("clone_into", &CloneInto2Params { value }).await
+            self.inner.request_declared("clone_into", &(value,)).await
         }
         /// Calls `to_owned`.
         ///
@@ -538,7 +538,7 @@ mod generated {
             &self,
             value: i64,
         ) -> Result<ToOwned2Result, __rt::Error> {
-            self.inner.request_declared("to_owned", &ToOwned2Params { value }).await
+            self.inner.request_declared("to_owned", &(value,)).await
         }
         /// Calls `into`.
         ///
@@ -547,7 +547,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn into2(&self, value: i64) -> Result<Into2Result, __rt::Error> {
-            self.inner.request_declared("into", &Into2Params { value }).await
+            self.inner.request_declared("into", &(value,)).await
         }
         /// Calls `try_into`.
         ///
@@ -559,7 +559,7 @@ mod generated {
             &self,
             value: i64,
         ) -> Result<TryInto2Result, __rt::Error> {
-            self.inner.request_declared("try_into", &TryInto2Params { value }).await
+            self.inner.request_declared("try_into", &(value,)).await
         }
         /// Calls `as_ref`.
         ///
@@ -568,7 +568,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn as_ref(&self, value: i64) -> Result<AsRefResult, __rt::Error> {
-            self.inner.request_declared("as_ref", &AsRefParams { value }).await
+            self.inner.request_declared("as_ref", &(value,)).await
         }
         /// Calls `drop`.
         ///
@@ -577,7 +577,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn drop(&self, value: i64) -> Result<DropResult, __rt::Error> {
-            self.inner.request_declared("drop", &DropParams { value }).await
+            self.inner.request_declared("drop", &(value,)).await
         }
         /// Calls `eq`.
         ///
@@ -586,7 +586,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn eq(&self, value: i64) -> Result<EqResult, __rt::Error> {
-            self.inner.request_declared("eq", &EqParams { value }).await
+            self.inner.request_declared("eq", &(value,)).await
         }
         /// Calls `to_string`.
         ///
@@ -598,7 +598,7 @@ mod generated {
             &self,
             value: i64,
         ) -> Result<ToStringResult, __rt::Error> {
-            self.inner.request_declared("to_string", &ToStringParams { value }).await
+            self.inner.request_declared("to_string", &(value,)).await
         }
         /// Calls `borrow`.
         ///
@@ -607,7 +607,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn borrow(&self, value: i64) -> Result<BorrowResult, __rt::Error> {
-            self.inner.request_declared("borrow", &BorrowParams { value }).await
+            self.inner.request_declared("borrow", &(value,)).await
         }
         /// Calls `type_id`.
         ///
@@ -616,7 +616,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn type_id(&self, value: i64) -> Result<TypeIdResult, __rt::Error> {
-            self.inner.request_declared("type_id", &TypeIdParams { value }).await
+            self.inner.request_declared("type_id", &(value,)).await
         }
         /// Calls `self`.
         ///
@@ -625,7 +625,7 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn self_(&self, value: i64) -> Result<SelfValueResult, __rt::Error> {
-            self.inner.request_declared("self", &SelfValueParams { value }).await
+            self.inner.request_declared("self", &(value,)).await
         }
         /// Calls `from_block`.
         ///
@@ -637,7 +637,7 @@ mod generated {
             &self,
             value: i64,
         ) -> Result<FromBlockResult, __rt::Error> {
-            self.inner.request_declared("from_block", &FromBlockParams { value }).await
+            self.inner.request_declared("from_block", &(value,)).await
         }
         /// Calls `next`.
         ///
@@ -658,7 +658,7 @@ mod generated {
             &self,
             value: i64,
         ) -> Result<IntoInner2Result, __rt::Error> {
-            self.inner.request_declared("into_inner2", &IntoInner2Params { value }).await
+            self.inner.request_declared("into_inner2", &(value,)).await
         }
         /// Calls `as_mut`.
         ///
@@ -667,7 +667,7 @@ mod generated {
         /// When the notification cannot be encoded or written.
         #[inline]
         pub async fn as_mut(&self, self_2: types::SelfValue) -> Result<(), __rt::Error> {
-            self.inner.notify("as_mut", &AsMutParams { self_2 }).await
+            self.inner.notify("as_mut", &(self_2,)).await
         }
         /// Calls `wrap`.
         ///
@@ -709,72 +709,72 @@ mod generated {
         /// Adds a call of `clone`, documented at [`StdNamesClient::clone2`].
         #[inline]
         pub fn clone2(&mut self, value: i64) -> __rt::Handle<Clone2Result> {
-            self.inner.request_declared("clone", &Clone2Params { value })
+            self.inner.request_declared("clone", &(value,))
         }
         /// Adds a call of `clone_from`, documented at [`StdNamesClient::clone_from2`].
         #[inline]
         pub fn clone_from2(&mut self, value: i64) -> __rt::Handle<CloneFrom2Result> {
-            self.inner.request_declared("clone_from", &CloneFrom2Params { value })
+            self.inner.request_declared("clone_from", &(value,))
         }
         /// Adds a call of `clone_into`, documented at [`StdNamesClient::clone_into2`].
         #[inline]
         pub fn clone_into2(&mut self, value: i64) -> __rt::Handle<CloneInto2Result> {
-            self.inner.request_declared("clone_into", &CloneInto2Params { value })
+            self.inner.request_declared("clone_into", &(value,))
         }
         /// Adds a call of `to_owned`, documented at [`StdNamesClient::to_owned2`].
         #[inline]
         pub fn to_owned2(&mut self, value: i64) -> __rt::Handle<ToOwned2Result> {
-            self.inner.request_declared("to_owned", &ToOwned2Params { value })
+            self.inner.request_declared("to_owned", &(value,))
         }
         /// Adds a call of `into`, documented at [`StdNamesClient::into2`].
         #[inline]
         pub fn into2(&mut self, value: i64) -> __rt::Handle<Into2Result> {
-            self.inner.request_declared("into", &Into2Params { value })
+            self.inner.request_declared("into", &(value,))
         }
         /// Adds a call of `try_into`, documented at [`StdNamesClient::try_into2`].
         #[inline]
         pub fn try_into2(&mut self, value: i64) -> __rt::Handle<TryInto2Result> {
-            self.inner.request_declared("try_into", &TryInto2Params { value })
+            self.inner.request_declared("try_into", &(value,))
         }
         /// Adds a call of `as_ref`, documented at [`StdNamesClient::as_ref`].
         #[inline]
         pub fn as_ref(&mut self, value: i64) -> __rt::Handle<AsRefResult> {
-            self.inner.request_declared("as_ref", &AsRefParams { value })
+            self.inner.request_declared("as_ref", &(value,))
         }
         /// Adds a call of `drop`, documented at [`StdNamesClient::drop`].
         #[inline]
         pub fn drop(&mut self, value: i64) -> __rt::Handle<DropResult> {
-            self.inner.request_declared("drop", &DropParams { value })
+            self.inner.request_declared("drop", &(value,))
         }
         /// Adds a call of `eq`, documented at [`StdNamesClient::eq`].
         #[inline]
         pub fn eq(&mut self, value: i64) -> __rt::Handle<EqResult> {
-            self.inner.request_declared("eq", &EqParams { value })
+            self.inner.request_declared("eq", &(value,))
         }
         /// Adds a call of `to_string`, documented at [`StdNamesClient::to_string`].
         #[inline]
         pub fn to_string(&mut self, value: i64) -> __rt::Handle<ToStringResult> {
-            self.inner.request_declared("to_string", &ToStringParams { value })
+            self.inner.request_declared("to_string", &(value,))
         }
         /// Adds a call of `borrow`, documented at [`StdNamesClient::borrow`].
         #[inline]
         pub fn borrow(&mut self, value: i64) -> __rt::Handle<BorrowResult> {
-            self.inner.request_declared("borrow", &BorrowParams { value })
+            self.inner.request_declared("borrow", &(value,))
         }
         /// Adds a call of `type_id`, documented at [`StdNamesClient::type_id`].
         #[inline]
         pub fn type_id(&mut self, value: i64) -> __rt::Handle<TypeIdResult> {
-            self.inner.request_declared("type_id", &TypeIdParams { value })
+            self.inner.request_declared("type_id", &(value,))
         }
         /// Adds a call of `self`, documented at [`StdNamesClient::self_`].
         #[inline]
         pub fn self_(&mut self, value: i64) -> __rt::Handle<SelfValueResult> {
-            self.inner.request_declared("self", &SelfValueParams { value })
+            self.inner.request_declared("self", &(value,))
         }
         /// Adds a call of `from_block`, documented at [`StdNamesClient::from_block`].
         #[inline]
         pub fn from_block(&mut self, value: i64) -> __rt::Handle<FromBlockResult> {
-            self.inner.request_declared("from_block", &FromBlockParams { value })
+            self.inner.request_declared("from_block", &(value,))
         }
         /// Adds a call of `next`, documented at [`StdNamesClient::next`].
         #[inline]
@@ -784,7 +784,7 @@ mod generated {
         /// Adds a call of `into_inner2`, documented at [`StdNamesClient::into_inner2`].
         #[inline]
         pub fn into_inner2(&mut self, value: i64) -> __rt::Handle<IntoInner2Result> {
-            self.inner.request_declared("into_inner2", &IntoInner2Params { value })
+            self.inner.request_declared("into_inner2", &(value,))
         }
         /// Adds a call of `as_mut`, documented at [`StdNamesClient::as_mut`].
         ///
@@ -793,7 +793,7 @@ mod generated {
         /// When the params cannot be encoded; the notification is left out.
         #[inline]
         pub fn as_mut(&mut self, self_2: types::SelfValue) -> Result<(), __rt::Error> {
-            self.inner.notify("as_mut", &AsMutParams { self_2 })
+            self.inner.notify("as_mut", &(self_2,))
         }
         /// Adds a call of `wrap`, documented at [`StdNamesClient::wrap`].
         #[inline]

@@ -18,6 +18,7 @@ mod generated {
         unused_imports,
     )]
     use ::rpcsmith::__private as __rt;
+    static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Progress`.
@@ -125,7 +126,6 @@ mod generated {
             &self,
             _: &__rt::Rules<'_>,
         ) -> ::std::result::Result<(), __rt::Violation> {
-            static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
             __rt::param(&self.steps, "steps", &R0)?;
             ::std::result::Result::Ok(())
         }
@@ -264,7 +264,7 @@ mod generated {
             &self,
             job: i64,
         ) -> Result<JobsCancelResult, __rt::Error> {
-            self.inner.request_declared("jobs_cancel", &JobsCancelParams { job }).await
+            self.inner.request_declared("jobs_cancel", &(job,)).await
         }
         /// Calls `ping`.
         ///
@@ -319,7 +319,7 @@ mod generated {
         /// Adds a call of `jobs_cancel`, documented at [`StreamsClient::jobs_cancel`].
         #[inline]
         pub fn jobs_cancel(&mut self, job: i64) -> __rt::Handle<JobsCancelResult> {
-            self.inner.request_declared("jobs_cancel", &JobsCancelParams { job })
+            self.inner.request_declared("jobs_cancel", &(job,))
         }
         /// Adds a call of `ping`, documented at [`StreamsClient::ping`].
         #[inline]

@@ -18,6 +18,7 @@ mod generated {
         unused_imports,
     )]
     use ::rpcsmith::__private as __rt;
+    static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0).maximum(60.0);
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Price`.
@@ -61,9 +62,6 @@ mod generated {
             &self,
             _: &__rt::Rules<'_>,
         ) -> ::std::result::Result<(), __rt::Violation> {
-            static R0: __rt::Rules<'static> = __rt::Rules::NONE
-                .minimum(1.0)
-                .maximum(60.0);
             __rt::param(&self.every, "every", &R0)?;
             ::std::result::Result::Ok(())
         }
@@ -183,9 +181,7 @@ mod generated {
             &self,
             subscription: types::SubscriptionId,
         ) -> Result<UnsubscribeResult, __rt::Error> {
-            self.inner
-                .request_declared("unsubscribe", &UnsubscribeParams { subscription })
-                .await
+            self.inner.request_declared("unsubscribe", &(subscription,)).await
         }
     }
     /// A typed batch of Ticker calls: add calls (each gives a typed handle), `send`, then
@@ -226,8 +222,7 @@ mod generated {
             &mut self,
             subscription: types::SubscriptionId,
         ) -> __rt::Handle<UnsubscribeResult> {
-            self.inner
-                .request_declared("unsubscribe", &UnsubscribeParams { subscription })
+            self.inner.request_declared("unsubscribe", &(subscription,))
         }
     }
     impl SubscribeParams {

@@ -18,6 +18,11 @@ mod generated {
         unused_imports,
     )]
     use ::rpcsmith::__private as __rt;
+    static P0: __rt::Pattern = __rt::Pattern::new(
+        "^0x[0-9a-f]{40}$",
+        "^0x[0-9a-f]{40}$",
+    );
+    static R1: __rt::Rules<'static> = __rt::Rules::NONE.pattern(&P0);
     pub mod types {
         use super::__rt;
         /// Generated from `shared/common.json#/components/schemas/Account`.

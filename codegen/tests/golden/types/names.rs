@@ -26,18 +26,16 @@ mod generated {
             crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "BlockHeader @ #/components/schemas/BLOCK_HEADER at names.json:6:3"
-            )
+            ),
+            rename_all = "camelCase"
         )]
         pub struct BlockHeader {
             pub r#type: String,
-            #[serde(rename = "parentHash")]
             pub parent_hash: String,
             #[serde(rename = "parent_hash")]
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub parent_hash2: Option<String>,
-            #[serde(rename = "0x")]
             pub _0x: String,
-            #[serde(rename = "self")]
             pub self_: String,
             #[serde(rename = "$ref")]
             #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -35,13 +35,12 @@ mod generated {
             rename(
                 deserialize = "Lotus @ #/components/schemas/Lotus at type_arrays.json:6:3"
             ),
+            rename_all = "PascalCase",
             deny_unknown_fields
         )]
         pub struct Lotus {
-            #[serde(rename = "Height")]
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub height: Option<__rt::serde_json::Number>,
-            #[serde(rename = "Name")]
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub name: Option<String>,
         }
