@@ -1,13 +1,18 @@
-//! The macro generated code implements a method's error enum with: its `code()` and
+//! The macros generated code implements a method's params and errors with.
+//!
+//! `__declared_errors!` implements a method's error enum: its `code()` and
 //! `message()`, `Display`, `Error`, [`crate::client::DeclaredError`] (from an error
 //! object) and the conversions a server handler uses (into an
 //! [`crate::protocol::ErrorObject`] and a [`crate::server::Failure`]).
 //!
-//! It saves generated text (the enum's impls are written as one table of its variants,
+//! `__decode_params!` implements the `decode` of a params struct,
+//! `__serialize_by_position!` the `Serialize` of one sent as an array of all its fields.
+//!
+//! They save generated text (an enum's impls are written as one table of its variants,
 //! codes and messages instead of six impls of about fifty formatted lines), not compile
-//! work: the compiler expands it to the same items.
+//! work: the compiler expands them to the same items.
 
-/// Implements a method's error enum (see the [module](self) docs). Each variant is
+/// Implements a method's error enum (see the module docs). Each variant is
 /// listed with its code and message; `(_)` marks one that carries the error's `data`.
 ///
 /// ```
@@ -57,6 +62,7 @@ macro_rules! __declared_errors {
         }
 
         impl ::std::fmt::Display for $name {
+            #[inline]
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 ::std::write!(f, "{} (code {})", self.message(), self.code())
             }
@@ -113,5 +119,85 @@ macro_rules! __declared_errors {
     };
     (@object $code:literal, $message:literal, $data:ident $marker:tt) => {
         $crate::protocol::ErrorObject::with_data($code, $message, &$data)
+    };
+}
+
+/// Implements `decode` on a method's params struct: from the call's params, an array or
+/// an object as `Structure::$structure` allows, each field from the member (or place)
+/// named by its wire name. Like `__declared_errors!`, it saves generated text (the
+/// method's docs and body written here once), not compile work.
+///
+/// ```
+/// /// The params of `divide`.
+/// pub struct DivideParams {
+///     pub dividend: i64,
+///     pub divisor: i64,
+/// }
+/// rpcsmith::__private::decode_params!(DivideParams, Either, dividend = "a", divisor = "b");
+///
+/// let raw = rpcsmith::__private::serde_json::value::RawValue::from_string(r#"{"a":7,"b":2}"#.to_owned()).unwrap();
+/// let params = DivideParams::decode(Some(&raw)).unwrap();
+/// assert_eq!((params.dividend, params.divisor), (7, 2));
+/// let raw = rpcsmith::__private::serde_json::value::RawValue::from_string("[7]".to_owned()).unwrap();
+/// assert_eq!(DivideParams::decode(Some(&raw)).err().map(|e| e.code), Some(-32602));
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __decode_params {
+    ($name:ident, $structure:ident, $($field:ident = $wire:literal),+ $(,)?) => {
+        impl $name {
+            #[doc = " Decodes the params of a call, from an array or an object as the method allows."]
+            #[doc = ""]
+            #[doc = " # Errors"]
+            #[doc = ""]
+            #[doc = " `-32602` naming the param that is missing, unknown or of the wrong type."]
+            #[inline]
+            pub fn decode(
+                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
+            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
+                let $crate::__decode_params!(@nest $($field)+) = $crate::__private::decode(
+                    params,
+                    $crate::__private::Structure::$structure,
+                    &[$($wire),+],
+                )?;
+                ::std::result::Result::Ok(Self { $($field),+ })
+            }
+        }
+    };
+    (@nest $first:ident $($rest:ident)*) => {
+        ($first, $crate::__decode_params!(@nest $($rest)*))
+    };
+    (@nest) => {
+        ()
+    };
+}
+
+/// Implements `Serialize` on a method's params struct whose params are all sent by
+/// position: the JSON array of its fields, in order (the tuple of references to them).
+/// Like `__declared_errors!`, it saves generated text, not compile work.
+///
+/// ```
+/// pub struct DivideParams {
+///     pub dividend: i64,
+///     pub divisor: i64,
+/// }
+/// rpcsmith::__private::serialize_by_position!(DivideParams, dividend, divisor);
+///
+/// let params = DivideParams { dividend: 7, divisor: 2 };
+/// assert_eq!(rpcsmith::__private::serde_json::to_string(&params).unwrap(), "[7,2]");
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __serialize_by_position {
+    ($name:ident, $($field:ident),+ $(,)?) => {
+        impl $crate::__private::serde::Serialize for $name {
+            #[inline]
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                $crate::__private::serde::Serialize::serialize(&($(&self.$field,)+), serializer)
+            }
+        }
     };
 }

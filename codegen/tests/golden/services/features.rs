@@ -77,14 +77,7 @@ mod generated {
         /// The `b` param.
         pub b: i64,
     }
-    impl __rt::serde::Serialize for AddParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.a, &self.b), serializer)
-        }
-    }
+    __rt::serialize_by_position!(AddParams, a, b);
     /// The result of `add`.
     pub type AddResult = i64;
     /// The params of `greet`.
@@ -110,17 +103,7 @@ mod generated {
         /// The `denominator` param.
         pub denominator: i64,
     }
-    impl __rt::serde::Serialize for DivideParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(
-                &(&self.numerator, &self.denominator),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(DivideParams, numerator, denominator);
     /// The result of `divide`.
     pub type DivideResult = i64;
     /// The errors `divide` declares.
@@ -204,14 +187,7 @@ mod generated {
         /// The `type` param.
         pub r#type: String,
     }
-    impl __rt::serde::Serialize for New2Params {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.r#type,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(New2Params, r#type);
     /// The result of `new`.
     pub type New2Result = String;
     /// A typed client of Features: one method per API method, over any transport.
@@ -444,114 +420,20 @@ mod generated {
             self.inner.request_declared("new", &(r#type,))
         }
     }
-    impl AddParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (a, (b, ())) = __rt::decode(
-                params,
-                __rt::Structure::ByPosition,
-                &["a", "b"],
-            )?;
-            Ok(Self { a, b })
-        }
-    }
-    impl GreetParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (name, (greeting, (punctuation, ()))) = __rt::decode(
-                params,
-                __rt::Structure::ByName,
-                &["name", "greeting", "punctuation"],
-            )?;
-            Ok(Self {
-                name,
-                greeting,
-                punctuation,
-            })
-        }
-    }
-    impl DivideParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (numerator, (denominator, ())) = __rt::decode(
-                params,
-                __rt::Structure::Either,
-                &["numerator", "denominator"],
-            )?;
-            Ok(Self { numerator, denominator })
-        }
-    }
-    impl EthGetBalanceParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (address, (block, (unit, ()))) = __rt::decode(
-                params,
-                __rt::Structure::ByPosition,
-                &["address", "block", "unit"],
-            )?;
-            Ok(Self { address, block, unit })
-        }
-    }
-    impl LogParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (message, (level, ())) = __rt::decode(
-                params,
-                __rt::Structure::Either,
-                &["message", "level"],
-            )?;
-            Ok(Self { message, level })
-        }
-    }
-    impl New2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (r#type, ()) = __rt::decode(params, __rt::Structure::Either, &["type"])?;
-            Ok(Self { r#type })
-        }
-    }
+    __rt::decode_params!(AddParams, ByPosition, a = "a", b = "b");
+    __rt::decode_params!(
+        GreetParams, ByName, name = "name", greeting = "greeting", punctuation =
+        "punctuation"
+    );
+    __rt::decode_params!(
+        DivideParams, Either, numerator = "numerator", denominator = "denominator"
+    );
+    __rt::decode_params!(
+        EthGetBalanceParams, ByPosition, address = "address", block = "block", unit =
+        "unit"
+    );
+    __rt::decode_params!(LogParams, Either, message = "message", level = "level");
+    __rt::decode_params!(New2Params, Either, r#type = "type");
     /// Features, served: implement it, then serve `FeaturesDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and

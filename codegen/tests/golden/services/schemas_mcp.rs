@@ -703,110 +703,19 @@ mod generated {
                 )
         }
     }
-    impl InitializeParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (protocol_version, (capabilities, (client_info, ()))) = __rt::decode(
-                params,
-                __rt::Structure::ByName,
-                &["protocolVersion", "capabilities", "clientInfo"],
-            )?;
-            Ok(Self {
-                protocol_version,
-                capabilities,
-                client_info,
-            })
-        }
-    }
-    impl NotificationsInitializedParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (meta, ()) = __rt::decode(params, __rt::Structure::ByName, &["_meta"])?;
-            Ok(Self { meta })
-        }
-    }
-    impl PingParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (meta, ()) = __rt::decode(params, __rt::Structure::ByName, &["_meta"])?;
-            Ok(Self { meta })
-        }
-    }
-    impl ToolsListParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (cursor, (meta, ())) = __rt::decode(
-                params,
-                __rt::Structure::ByName,
-                &["cursor", "_meta"],
-            )?;
-            Ok(Self { cursor, meta })
-        }
-    }
-    impl ToolsCallParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (name, (arguments, (meta, ()))) = __rt::decode(
-                params,
-                __rt::Structure::ByName,
-                &["name", "arguments", "_meta"],
-            )?;
-            Ok(Self { name, arguments, meta })
-        }
-    }
-    impl NotificationsCancelledParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (request_id, (reason, ())) = __rt::decode(
-                params,
-                __rt::Structure::ByName,
-                &["requestId", "reason"],
-            )?;
-            Ok(Self { request_id, reason })
-        }
-    }
+    __rt::decode_params!(
+        InitializeParams, ByName, protocol_version = "protocolVersion", capabilities =
+        "capabilities", client_info = "clientInfo"
+    );
+    __rt::decode_params!(NotificationsInitializedParams, ByName, meta = "_meta");
+    __rt::decode_params!(PingParams, ByName, meta = "_meta");
+    __rt::decode_params!(ToolsListParams, ByName, cursor = "cursor", meta = "_meta");
+    __rt::decode_params!(
+        ToolsCallParams, ByName, name = "name", arguments = "arguments", meta = "_meta"
+    );
+    __rt::decode_params!(
+        NotificationsCancelledParams, ByName, request_id = "requestId", reason = "reason"
+    );
     /// Mcp, served: implement it, then serve `McpDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -1035,29 +944,10 @@ mod generated {
                 .await
         }
     }
-    impl NotificationsProgressParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (progress_token, (progress, (total, (message, ())))) = __rt::decode(
-                params,
-                __rt::Structure::ByName,
-                &["progressToken", "progress", "total", "message"],
-            )?;
-            Ok(Self {
-                progress_token,
-                progress,
-                total,
-                message,
-            })
-        }
-    }
+    __rt::decode_params!(
+        NotificationsProgressParams, ByName, progress_token = "progressToken", progress =
+        "progress", total = "total", message = "message"
+    );
     /// The server→client methods of Mcp, handled by the client: implement it, then give
     /// `Server::new(McpListenerDispatcher::new(your_impl))` to the client's peer
     /// (`rpcsmith::transport::peer::Peer::builder().serve(..)`). Without it, the server's

@@ -94,6 +94,7 @@ mod generated {
         pub tags: Option<Vec<String>>,
     }
     impl __rt::Validate for AddPetParams {
+        #[inline]
         fn validate(
             &self,
             _: &__rt::Rules<'_>,
@@ -135,14 +136,7 @@ mod generated {
         /// The `id` param.
         pub id: types::PetId,
     }
-    impl __rt::serde::Serialize for GetPetParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.id,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(GetPetParams, id);
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pet;
     /// The errors `get_pet` declares.
@@ -160,14 +154,7 @@ mod generated {
         /// The `id` param.
         pub id: types::PetId,
     }
-    impl __rt::serde::Serialize for PetVisitedParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.id,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(PetVisitedParams, id);
     /// A typed client of Petstore: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct PetstoreClient {
@@ -309,70 +296,12 @@ mod generated {
             self.inner.notify("pet_visited", &(id,))
         }
     }
-    impl AddPetParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (name, (kind, (tags, ()))) = __rt::decode(
-                params,
-                __rt::Structure::ByName,
-                &["name", "kind", "tags"],
-            )?;
-            Ok(Self { name, kind, tags })
-        }
-    }
-    impl ListPetsParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (kind, (limit, ())) = __rt::decode(
-                params,
-                __rt::Structure::ByPosition,
-                &["kind", "limit"],
-            )?;
-            Ok(Self { kind, limit })
-        }
-    }
-    impl GetPetParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (id, ()) = __rt::decode(params, __rt::Structure::Either, &["id"])?;
-            Ok(Self { id })
-        }
-    }
-    impl PetVisitedParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (id, ()) = __rt::decode(params, __rt::Structure::Either, &["id"])?;
-            Ok(Self { id })
-        }
-    }
+    __rt::decode_params!(
+        AddPetParams, ByName, name = "name", kind = "kind", tags = "tags"
+    );
+    __rt::decode_params!(ListPetsParams, ByPosition, kind = "kind", limit = "limit");
+    __rt::decode_params!(GetPetParams, Either, id = "id");
+    __rt::decode_params!(PetVisitedParams, Either, id = "id");
     /// Petstore, served: implement it, then serve `PetstoreDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and

@@ -192,14 +192,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for Clone2Params {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(Clone2Params, value);
     /// The result of `clone`.
     pub type Clone2Result = i64;
     /// The params of `clone_from`.
@@ -208,14 +201,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for CloneFrom2Params {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(CloneFrom2Params, value);
     /// The result of `clone_from`.
     pub type CloneFrom2Result = i64;
     /// The params of `clone_into`.
@@ -224,14 +210,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for CloneInto2Params {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(CloneInto2Params, value);
     /// The result of `clone_into`.
     pub type CloneInto2Result = i64;
     /// The params of `to_owned`.
@@ -240,14 +219,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for ToOwned2Params {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(ToOwned2Params, value);
     /// The result of `to_owned`.
     pub type ToOwned2Result = i64;
     /// The params of `into`.
@@ -256,14 +228,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for Into2Params {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(Into2Params, value);
     /// The result of `into`.
     pub type Into2Result = i64;
     /// The params of `try_into`.
@@ -272,14 +237,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for TryInto2Params {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(TryInto2Params, value);
     /// The result of `try_into`.
     pub type TryInto2Result = i64;
     /// The params of `as_ref`.
@@ -288,14 +246,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for AsRefParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(AsRefParams, value);
     /// The result of `as_ref`.
     pub type AsRefResult = i64;
     /// The params of `drop`.
@@ -304,14 +255,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for DropParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(DropParams, value);
     /// The result of `drop`.
     pub type DropResult = i64;
     /// The params of `eq`.
@@ -320,14 +264,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for EqParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(EqParams, value);
     /// The result of `eq`.
     pub type EqResult = i64;
     /// The params of `to_string`.
@@ -336,14 +273,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for ToStringParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(ToStringParams, value);
     /// The result of `to_string`.
     pub type ToStringResult = i64;
     /// The params of `borrow`.
@@ -352,14 +282,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for BorrowParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(BorrowParams, value);
     /// The result of `borrow`.
     pub type BorrowResult = i64;
     /// The params of `type_id`.
@@ -368,14 +291,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for TypeIdParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(TypeIdParams, value);
     /// The result of `type_id`.
     pub type TypeIdResult = i64;
     /// The params of `self`.
@@ -384,14 +300,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for SelfValueParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(SelfValueParams, value);
     /// The result of `self`.
     pub type SelfValueResult = i64;
     /// The params of `from_block`.
@@ -400,14 +309,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for FromBlockParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(FromBlockParams, value);
     /// The result of `from_block`.
     pub type FromBlockResult = i64;
     /// The result of `next`.
@@ -418,14 +320,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl __rt::serde::Serialize for IntoInner2Params {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.value,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(IntoInner2Params, value);
     /// The result of `into_inner2`.
     pub type IntoInner2Result = i64;
     /// The params of `as_mut`.
@@ -434,14 +329,7 @@ mod generated {
         /// The `self` param.
         pub self_2: types::SelfValue,
     }
-    impl __rt::serde::Serialize for AsMutParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.self_2,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(AsMutParams, self_2);
     /// The params of `wrap`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct WrapParams {
@@ -805,248 +693,23 @@ mod generated {
             self.inner.request_declared("wrap", &WrapParams { value, code })
         }
     }
-    impl Clone2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl CloneFrom2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl CloneInto2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl ToOwned2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl Into2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl TryInto2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl AsRefParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl DropParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl EqParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl ToStringParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl BorrowParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl TypeIdParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl SelfValueParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl FromBlockParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl IntoInner2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, ()) = __rt::decode(params, __rt::Structure::Either, &["value"])?;
-            Ok(Self { value })
-        }
-    }
-    impl AsMutParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (self_2, ()) = __rt::decode(params, __rt::Structure::Either, &["self"])?;
-            Ok(Self { self_2 })
-        }
-    }
-    impl WrapParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (value, (code, ())) = __rt::decode(
-                params,
-                __rt::Structure::Either,
-                &["value", "code"],
-            )?;
-            Ok(Self { value, code })
-        }
-    }
+    __rt::decode_params!(Clone2Params, Either, value = "value");
+    __rt::decode_params!(CloneFrom2Params, Either, value = "value");
+    __rt::decode_params!(CloneInto2Params, Either, value = "value");
+    __rt::decode_params!(ToOwned2Params, Either, value = "value");
+    __rt::decode_params!(Into2Params, Either, value = "value");
+    __rt::decode_params!(TryInto2Params, Either, value = "value");
+    __rt::decode_params!(AsRefParams, Either, value = "value");
+    __rt::decode_params!(DropParams, Either, value = "value");
+    __rt::decode_params!(EqParams, Either, value = "value");
+    __rt::decode_params!(ToStringParams, Either, value = "value");
+    __rt::decode_params!(BorrowParams, Either, value = "value");
+    __rt::decode_params!(TypeIdParams, Either, value = "value");
+    __rt::decode_params!(SelfValueParams, Either, value = "value");
+    __rt::decode_params!(FromBlockParams, Either, value = "value");
+    __rt::decode_params!(IntoInner2Params, Either, value = "value");
+    __rt::decode_params!(AsMutParams, Either, self_2 = "self");
+    __rt::decode_params!(WrapParams, Either, value = "value", code = "code");
     /// Std names, served: implement it, then serve `StdNamesDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and

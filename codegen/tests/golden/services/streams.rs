@@ -113,15 +113,9 @@ mod generated {
         /// The `steps` param.
         pub steps: u64,
     }
-    impl __rt::serde::Serialize for JobsStartParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.steps,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(JobsStartParams, steps);
     impl __rt::Validate for JobsStartParams {
+        #[inline]
         fn validate(
             &self,
             _: &__rt::Rules<'_>,
@@ -144,28 +138,14 @@ mod generated {
         /// The `job` param.
         pub job: i64,
     }
-    impl __rt::serde::Serialize for JobsProgressParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.progress, &self.job), serializer)
-        }
-    }
+    __rt::serialize_by_position!(JobsProgressParams, progress, job);
     /// The params of `jobs_cancel`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct JobsCancelParams {
         /// The `job` param.
         pub job: i64,
     }
-    impl __rt::serde::Serialize for JobsCancelParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.job,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(JobsCancelParams, job);
     /// The result of `jobs_cancel`.
     pub type JobsCancelResult = bool;
     /// The result of `ping`.
@@ -327,70 +307,12 @@ mod generated {
             self.inner.request_declared("ping", &())
         }
     }
-    impl WatchSubscribeTicksParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (symbol, ()) = __rt::decode(
-                params,
-                __rt::Structure::ByName,
-                &["symbol"],
-            )?;
-            Ok(Self { symbol })
-        }
-    }
-    impl WatchUnsubscribeParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (subscription_id, ()) = __rt::decode(
-                params,
-                __rt::Structure::ByName,
-                &["subscription_id"],
-            )?;
-            Ok(Self { subscription_id })
-        }
-    }
-    impl JobsStartParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (steps, ()) = __rt::decode(params, __rt::Structure::Either, &["steps"])?;
-            Ok(Self { steps })
-        }
-    }
-    impl JobsCancelParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (job, ()) = __rt::decode(params, __rt::Structure::Either, &["job"])?;
-            Ok(Self { job })
-        }
-    }
+    __rt::decode_params!(WatchSubscribeTicksParams, ByName, symbol = "symbol");
+    __rt::decode_params!(
+        WatchUnsubscribeParams, ByName, subscription_id = "subscription_id"
+    );
+    __rt::decode_params!(JobsStartParams, Either, steps = "steps");
+    __rt::decode_params!(JobsCancelParams, Either, job = "job");
     /// Streams, served: implement it, then serve `StreamsDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -570,24 +492,10 @@ mod generated {
                 .await
         }
     }
-    impl WatchSubscriptionResetParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (subscription_id, (result, ())) = __rt::decode(
-                params,
-                __rt::Structure::ByName,
-                &["subscription_id", "result"],
-            )?;
-            Ok(Self { subscription_id, result })
-        }
-    }
+    __rt::decode_params!(
+        WatchSubscriptionResetParams, ByName, subscription_id = "subscription_id", result
+        = "result"
+    );
     /// The server→client methods of Streams, handled by the client: implement it, then give
     /// `Server::new(StreamsListenerDispatcher::new(your_impl))` to the client's peer
     /// (`rpcsmith::transport::peer::Peer::builder().serve(..)`). Without it, the server's

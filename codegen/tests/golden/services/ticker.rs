@@ -58,6 +58,7 @@ mod generated {
         pub every: Option<u8>,
     }
     impl __rt::Validate for SubscribeParams {
+        #[inline]
         fn validate(
             &self,
             _: &__rt::Rules<'_>,
@@ -81,14 +82,7 @@ mod generated {
         /// The `subscription` param.
         pub subscription: types::SubscriptionId,
     }
-    impl __rt::serde::Serialize for UnsubscribeParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            __rt::serde::Serialize::serialize(&(&self.subscription,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(UnsubscribeParams, subscription);
     /// The result of `unsubscribe`.
     pub type UnsubscribeResult = bool;
     /// The params of `ticker_tick`.
@@ -225,42 +219,8 @@ mod generated {
             self.inner.request_declared("unsubscribe", &(subscription,))
         }
     }
-    impl SubscribeParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (symbol, (every, ())) = __rt::decode(
-                params,
-                __rt::Structure::ByName,
-                &["symbol", "every"],
-            )?;
-            Ok(Self { symbol, every })
-        }
-    }
-    impl UnsubscribeParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (subscription, ()) = __rt::decode(
-                params,
-                __rt::Structure::Either,
-                &["subscription"],
-            )?;
-            Ok(Self { subscription })
-        }
-    }
+    __rt::decode_params!(SubscribeParams, ByName, symbol = "symbol", every = "every");
+    __rt::decode_params!(UnsubscribeParams, Either, subscription = "subscription");
     /// Ticker, served: implement it, then serve `TickerDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -417,42 +377,12 @@ mod generated {
                 .await
         }
     }
-    impl TickerTickParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (subscription, (price, ())) = __rt::decode(
-                params,
-                __rt::Structure::ByName,
-                &["subscription", "price"],
-            )?;
-            Ok(Self { subscription, price })
-        }
-    }
-    impl TickerConfirmParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&__rt::serde_json::value::RawValue>,
-        ) -> Result<Self, __rt::ErrorObject> {
-            let (question, (deadline, ())) = __rt::decode(
-                params,
-                __rt::Structure::ByPosition,
-                &["question", "deadline"],
-            )?;
-            Ok(Self { question, deadline })
-        }
-    }
+    __rt::decode_params!(
+        TickerTickParams, ByName, subscription = "subscription", price = "price"
+    );
+    __rt::decode_params!(
+        TickerConfirmParams, ByPosition, question = "question", deadline = "deadline"
+    );
     /// The server→client methods of Ticker, handled by the client: implement it, then give
     /// `Server::new(TickerListenerDispatcher::new(your_impl))` to the client's peer
     /// (`rpcsmith::transport::peer::Peer::builder().serve(..)`). Without it, the server's
