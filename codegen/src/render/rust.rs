@@ -6,9 +6,6 @@ use crate::typespace::{Docs, Int, Kind, Payload, Ty, TypeDef};
 /// The absolute path of serde, for `#[serde(crate = ..)]` (a string serde resolves
 /// inside the code it derives).
 const SERDE_CRATE: &str = "::rpcsmith::__private::serde";
-/// The path generated code uses for serde_json: through `__rt`, the module's name for
-/// the runtime's `__private` (templates/module.hbs).
-pub(crate) const SERDE_JSON: &str = "__rt::serde_json";
 
 /// How type expressions name what they are made of, for the module they are written in.
 #[derive(Debug, Clone, Copy)]
@@ -20,6 +17,9 @@ pub(crate) struct Spelling<'a> {
     /// std's types by their prelude names (`Option`, `Vec`, `String`, `Box`), else by
     /// their full paths.
     prelude: bool,
+    /// The runtime's `__private`: `__rt` inside the generated module (its `use`), the
+    /// full path outside.
+    runtime: &'static str,
 }
 
 /// The std types generated code names by their prelude names where nothing shadows them.
@@ -36,6 +36,7 @@ impl<'a> Spelling<'a> {
             defs,
             prefix: "",
             prelude: !shadowed,
+            runtime: "__rt",
         }
     }
 
@@ -47,6 +48,7 @@ impl<'a> Spelling<'a> {
             defs,
             prefix: "types::",
             prelude: true,
+            runtime: "__rt",
         }
     }
 
@@ -57,6 +59,7 @@ impl<'a> Spelling<'a> {
             defs,
             prefix: "types::",
             prelude: false,
+            runtime: "::rpcsmith::__private",
         }
     }
 
@@ -85,17 +88,16 @@ pub(crate) fn ty_expr(ty: &Ty, spelling: Spelling<'_>) -> String {
         let path = if spelling.prelude { short } else { full };
         format!("{path}<{}>", expr(t))
     };
+    // Inside the module through `__rt`, its name for the runtime (templates/module.hbs).
+    let json = format!("{}::serde_json", spelling.runtime);
     match ty {
-        Ty::Value => format!("{SERDE_JSON}::Value"),
-        Ty::Object => format!(
-            "{SERDE_JSON}::Map<{}, {SERDE_JSON}::Value>",
-            spelling.string()
-        ),
+        Ty::Value => format!("{json}::Value"),
+        Ty::Object => format!("{json}::Map<{}, {json}::Value>", spelling.string()),
         Ty::Unit => "()".to_owned(),
         Ty::Bool => "bool".to_owned(),
         Ty::String => spelling.string().to_owned(),
         Ty::Int(i) => int_expr(*i).to_owned(),
-        Ty::Number => format!("{SERDE_JSON}::Number"),
+        Ty::Number => format!("{json}::Number"),
         Ty::Named(id) => spelling.defs.get(id.0).map_or_else(
             || "()".to_owned(),
             |d| match &d.replaced_by {
