@@ -250,10 +250,7 @@ pub(crate) async fn jsonrpsee<Ctx: Send + Sync + 'static>(
 async fn floor(transport: Transport, address: SocketAddr) -> anyhow::Result<SocketAddr> {
     match transport {
         Transport::Http => {
-            bare_hyper(address, |_| {
-                Bytes::from_static(api::FLOOR_ANSWER.as_bytes())
-            })
-            .await
+            bare_hyper(address, |_| Bytes::from_static(api::FLOOR_ANSWER.as_bytes())).await
         }
         Transport::Ws => bare_tungstenite(address).await,
     }

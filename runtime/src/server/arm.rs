@@ -79,11 +79,9 @@ mod tests {
     #[tokio::test]
     async fn an_arm_answers_the_params_error_or_the_handlers_result() {
         let server = Arc::new(2_u8);
-        let failed = handle(
-            &server,
-            Err(ErrorObject::invalid_params("no")),
-            |_, (): ()| async { Ok::<u8, Failure>(0) },
-        );
+        let failed = handle(&server, Err(ErrorObject::invalid_params("no")), |_, (): ()| {
+            async { Ok::<u8, Failure>(0) }
+        });
         assert_eq!(failed.into_future().await.unwrap_err().code, -32602);
         let doubled = handle(&server, Ok(21_u8), |s, n| async move {
             Ok::<u8, Failure>(*s * n)
