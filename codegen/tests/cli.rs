@@ -103,7 +103,7 @@ fn either_default_picks_how_either_methods_send_their_params() {
     let doc = "tests/fixtures/services/features.json";
     // `divide` has no paramStructure: by position (a Serialize of its own, writing an
     // array) unless told otherwise.
-    let serialize = "impl ::rpcsmith::__private::serde::Serialize for DivideParams";
+    let serialize = "__rt::serialize_by_position!(DivideParams,";
     let default = rpcsmith(&["generate", doc]);
     let by_position = rpcsmith(&["generate", doc, "--either-default", "position"]);
     let by_name = rpcsmith(&["generate", doc, "--either-default", "name"]);

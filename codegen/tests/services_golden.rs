@@ -162,7 +162,7 @@ fn either_sends_by_the_configured_default() {
     let mut settings = Settings::default();
     settings.either_default = ParamsBy::Name;
     let by_name = generate(&doc, &settings).expect("generates").source;
-    let serialize_impl = "impl ::rpcsmith::__private::serde::Serialize for DivideParams";
+    let serialize_impl = "__rt::serialize_by_position!(DivideParams,";
     assert!(!by_name.contains(serialize_impl));
     assert!(by_position.contains(serialize_impl));
 }

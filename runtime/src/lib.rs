@@ -11,6 +11,7 @@
 //! re-exports what it needs from these.
 
 pub mod client;
+mod declared;
 pub mod metrics;
 pub mod protocol;
 pub mod proxy;
@@ -31,8 +32,13 @@ struct ReadmeSnippets;
 #[doc(hidden)]
 pub mod __private {
     pub use serde;
+    /// serde's derive macros (and traits), named as generated derive lists name them.
+    pub use serde::{Deserialize, Serialize};
     pub use serde_json;
 
+    pub use crate::__declared_errors as declared_errors;
+    pub use crate::__decode_params as decode_params;
+    pub use crate::__serialize_by_position as serialize_by_position;
     pub use crate::client::{
         Batch, Client, DeclaredError, Error, Handle, Replies, Subscription, SubscriptionError,
     };

@@ -188,6 +188,11 @@ fn reexport(front: &str, item: &str, files: &BTreeMap<String, String>) -> Option
         .into_iter()
         .find(|path| path.rsplit("::").next() == Some(item))
         .and_then(|path| {
+            // `pub use crate::item` in lib.rs names an item of the crate root itself (a
+            // `#[macro_export]` macro lives there): defined in lib.rs, not re-exported.
+            if front == "lib.rs" && path.starts_with("crate::") && path.matches("::").count() == 1 {
+                return Some(front.to_owned());
+            }
             let path = match path.split_once("::") {
                 Some((first, _)) if ["crate", "super", "self"].contains(&first) => path,
                 _ => format!("self::{path}"),

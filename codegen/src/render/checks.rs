@@ -11,7 +11,8 @@
 //! supported subset (warned about by the type space) and a `format` not checked by the
 //! runtime are left out.
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
 
 use serde::Serialize;
 
@@ -31,8 +32,8 @@ const FORMATS: &[(&str, &str)] = &[
     ("uri", "Uri"),
 ];
 
-/// The runtime's module generated code names.
-const RT: &str = "::rpcsmith::__private";
+/// The runtime's module, as generated code names it (`use ::rpcsmith::__private as __rt`).
+const RT: &str = "__rt";
 
 /// What is decided once per document: which named types hold something to check.
 pub(crate) struct Checks<'a> {
@@ -42,6 +43,8 @@ pub(crate) struct Checks<'a> {
     holds: Vec<bool>,
     /// By def index: the type implements `Validate` (something calls it).
     implements: BTreeSet<usize>,
+    /// The statics every check of the document names.
+    pool: RefCell<Pool>,
 }
 
 /// One `static` of a check: a `Rules` or a `Pattern`.
@@ -76,7 +79,6 @@ pub(crate) struct ArmView {
 #[derive(Debug, Default, Serialize)]
 pub(crate) struct ImplView {
     pub(crate) full: bool,
-    pub(crate) statics: Vec<StaticView>,
     /// The static of the type's own keywords, checked on the whole value.
     pub(crate) own: Option<String>,
     pub(crate) calls: Vec<CallView>,
@@ -87,10 +89,21 @@ pub(crate) struct ImplView {
     pub(crate) rest: bool,
 }
 
-/// The statics of one function, named `R0`, `P0`, … in order.
+/// The document's statics, written once at the root of the generated module and named
+/// `R0`, `P1`, … in order; a static equal to one already written is that one (a pattern
+/// or `Rules` used by many fields is built once, not per impl).
 #[derive(Default)]
-struct Statics {
+struct Pool {
     list: Vec<StaticView>,
+    /// By `(type, value)`: the name of the static written for it.
+    names: HashMap<(String, String), String>,
+}
+
+/// The pool as one function names it: through `super::` from the types module, as it is
+/// from the root.
+struct Statics<'p> {
+    pool: &'p RefCell<Pool>,
+    prefix: &'static str,
 }
 
 impl<'a> Checks<'a> {
@@ -104,6 +117,7 @@ impl<'a> Checks<'a> {
             defs,
             holds: vec![false; defs.len()],
             implements: BTreeSet::new(),
+            pool: RefCell::default(),
         };
         checks.settle_holds();
         let mut pending: Vec<usize> = Vec::new();
@@ -122,6 +136,12 @@ impl<'a> Checks<'a> {
             }
         }
         checks
+    }
+
+    /// The statics the checks rendered so far name, in order: the module writes them once
+    /// at its root (after the types and the params are rendered).
+    pub(crate) fn statics(&self) -> Vec<StaticView> {
+        std::mem::take(&mut self.pool.borrow_mut().list)
     }
 
     /// `holds` as a least fixpoint (a cycle holds something only if a part of it does).
@@ -301,7 +321,10 @@ impl<'a> Checks<'a> {
             return Some(ImplView::default());
         }
         let def = &self.defs[id];
-        let mut statics = Statics::default();
+        let mut statics = Statics {
+            pool: &self.pool,
+            prefix: "super::",
+        };
         let mut view = ImplView {
             full: true,
             ..ImplView::default()
@@ -329,7 +352,6 @@ impl<'a> Checks<'a> {
             }
             Kind::IntEnum(_) | Kind::Alias(_) | Kind::Never => {}
         }
-        view.statics = statics.list;
         Some(view)
     }
 
@@ -339,7 +361,7 @@ impl<'a> Checks<'a> {
         e: &Enum,
         i: usize,
         names: &MemberNames<'_>,
-        statics: &mut Statics,
+        statics: &mut Statics<'_>,
     ) -> Option<ArmView> {
         let variant = &e.variants[i];
         let name = names.variants.get(i).map_or("", |n| n.name.as_str());
@@ -392,7 +414,7 @@ impl<'a> Checks<'a> {
         s: &Struct,
         names: &[String],
         prefix: &str,
-        statics: &mut Statics,
+        statics: &mut Statics<'_>,
     ) -> Vec<CallView> {
         let mut calls = Vec::new();
         let field_count = s.fields.len();
@@ -420,7 +442,7 @@ impl<'a> Checks<'a> {
         calls
     }
 
-    fn field_call(&self, f: &Field, target: &str, statics: &mut Statics) -> Option<CallView> {
+    fn field_call(&self, f: &Field, target: &str, statics: &mut Statics<'_>) -> Option<CallView> {
         if !self.needs(&f.ty, &f.validation) {
             return None;
         }
@@ -436,7 +458,10 @@ impl<'a> Checks<'a> {
         &self,
         params: &[(&str, &str, &Ty, &Validation)],
     ) -> Option<ImplView> {
-        let mut statics = Statics::default();
+        let mut statics = Statics {
+            pool: &self.pool,
+            prefix: "",
+        };
         let mut calls = Vec::new();
         for &(rust, wire, ty, v) in params {
             if !self.needs(ty, v) {
@@ -449,14 +474,13 @@ impl<'a> Checks<'a> {
         }
         (!calls.is_empty()).then(|| ImplView {
             full: true,
-            statics: statics.list,
             calls,
             ..ImplView::default()
         })
     }
 
     /// The rules of a place, as a static (or `Rules::NONE`).
-    fn rules_for(&self, ty: &Ty, v: &Validation, statics: &mut Statics) -> String {
+    fn rules_for(&self, ty: &Ty, v: &Validation, statics: &mut Statics<'_>) -> String {
         let effective = self.effective(ty, v, 0);
         if effective.is_empty() {
             format!("{RT}::Rules::NONE")
@@ -527,17 +551,37 @@ fn usable(v: &Validation) -> Validation {
     v
 }
 
-impl Statics {
-    /// A `Rules` static for `v` (and its nested ones first); its name.
+impl Statics<'_> {
+    /// A `Rules` static for `v`; its name as this function writes it.
     fn rules(&mut self, v: &Validation) -> String {
-        let value = self.rules_expr(v);
-        let name = format!("R{}", self.list.len());
+        let name = self.pool.borrow_mut().rules(v);
+        format!("{}{name}", self.prefix)
+    }
+}
+
+impl Pool {
+    /// The static `letter`N of type `ty` and value `value`, or the one written before
+    /// with both; its name.
+    fn add(&mut self, letter: char, ty: String, value: String) -> String {
+        let key = (ty, value);
+        if let Some(name) = self.names.get(&key) {
+            return name.clone();
+        }
+        let name = format!("{letter}{}", self.list.len());
+        self.names.insert(key.clone(), name.clone());
+        let (ty, value) = key;
         self.list.push(StaticView {
             name: name.clone(),
-            ty: format!("{RT}::Rules<'static>"),
+            ty,
             value,
         });
         name
+    }
+
+    /// A `Rules` static for `v` (and its nested ones first); its name.
+    fn rules(&mut self, v: &Validation) -> String {
+        let value = self.rules_expr(v);
+        self.add('R', format!("{RT}::Rules<'static>"), value)
     }
 
     /// The constant expression of the `Rules` of `v`; its patterns and nested rules
@@ -584,16 +628,15 @@ impl Statics {
         if let Some(pattern) = &v.pattern
             && let Ok(regex) = translate(pattern)
         {
-            let name = format!("P{}", self.list.len());
-            self.list.push(StaticView {
-                name: name.clone(),
-                ty: format!("{RT}::Pattern"),
-                value: format!(
+            let name = self.add(
+                'P',
+                format!("{RT}::Pattern"),
+                format!(
                     "{RT}::Pattern::new({}, {})",
                     string_literal(pattern),
                     string_literal(&regex)
                 ),
-            });
+            );
             add("pattern", format!("&{name}"));
         }
         if let Some(items) = &v.items {
@@ -605,13 +648,12 @@ impl Statics {
             add("values", format!("&{inner}"));
         }
         if !v.prefix_items.is_empty() {
-            let name = format!("T{}", self.list.len());
             let elements: Vec<String> = v.prefix_items.iter().map(|e| self.rules_expr(e)).collect();
-            self.list.push(StaticView {
-                name: name.clone(),
-                ty: format!("[{RT}::Rules<'static>; {}]", elements.len()),
-                value: format!("[{}]", elements.join(", ")),
-            });
+            let name = self.add(
+                'T',
+                format!("[{RT}::Rules<'static>; {}]", elements.len()),
+                format!("[{}]", elements.join(", ")),
+            );
             add("prefix_items", format!("&{name}"));
         }
         text

@@ -6,6 +6,7 @@
 //! follows, so the package holds the templates it embeds. Strict mode is on (a template naming a missing field fails), HTML
 //! escaping is off (it would mangle `<`, `>` and `&` in Rust).
 
+mod case;
 mod checks;
 mod rust;
 mod services;
@@ -216,7 +217,8 @@ impl Renderer {
             }
         }
         let body: String = rendered.iter().map(|(_, text)| text.as_str()).collect();
-        let module = self.render("module", &view::module(&body))?;
+        let statics = checks.as_ref().map(checks::Checks::statics);
+        let module = self.render("module", &view::module(&body, statics.unwrap_or_default()))?;
         Ok((module, rendered))
     }
 

@@ -3,10 +3,9 @@
 
 use crate::typespace::{Docs, Int, Kind, Payload, Ty, TypeDef};
 
-/// The path generated code uses for serde.
-pub(crate) const SERDE: &str = "::rpcsmith::__private::serde";
-/// The path generated code uses for serde_json.
-pub(crate) const SERDE_JSON: &str = "::rpcsmith::__private::serde_json";
+/// The absolute path of serde, for `#[serde(crate = ..)]` (a string serde resolves
+/// inside the code it derives).
+const SERDE_CRATE: &str = "::rpcsmith::__private::serde";
 
 /// How type expressions name what they are made of, for the module they are written in.
 #[derive(Debug, Clone, Copy)]
@@ -18,6 +17,9 @@ pub(crate) struct Spelling<'a> {
     /// std's types by their prelude names (`Option`, `Vec`, `String`, `Box`), else by
     /// their full paths.
     prelude: bool,
+    /// The runtime's `__private`: `__rt` inside the generated module (its `use`), the
+    /// full path outside.
+    runtime: &'static str,
 }
 
 /// The std types generated code names by their prelude names where nothing shadows them.
@@ -34,6 +36,7 @@ impl<'a> Spelling<'a> {
             defs,
             prefix: "",
             prelude: !shadowed,
+            runtime: "__rt",
         }
     }
 
@@ -45,6 +48,7 @@ impl<'a> Spelling<'a> {
             defs,
             prefix: "types::",
             prelude: true,
+            runtime: "__rt",
         }
     }
 
@@ -55,6 +59,7 @@ impl<'a> Spelling<'a> {
             defs,
             prefix: "types::",
             prelude: false,
+            runtime: "::rpcsmith::__private",
         }
     }
 
@@ -83,17 +88,16 @@ pub(crate) fn ty_expr(ty: &Ty, spelling: Spelling<'_>) -> String {
         let path = if spelling.prelude { short } else { full };
         format!("{path}<{}>", expr(t))
     };
+    // Inside the module through `__rt`, its name for the runtime (templates/module.hbs).
+    let json = format!("{}::serde_json", spelling.runtime);
     match ty {
-        Ty::Value => format!("{SERDE_JSON}::Value"),
-        Ty::Object => format!(
-            "{SERDE_JSON}::Map<{}, {SERDE_JSON}::Value>",
-            spelling.string()
-        ),
+        Ty::Value => format!("{json}::Value"),
+        Ty::Object => format!("{json}::Map<{}, {json}::Value>", spelling.string()),
         Ty::Unit => "()".to_owned(),
         Ty::Bool => "bool".to_owned(),
         Ty::String => spelling.string().to_owned(),
         Ty::Int(i) => int_expr(*i).to_owned(),
-        Ty::Number => format!("{SERDE_JSON}::Number"),
+        Ty::Number => format!("{json}::Number"),
         Ty::Named(id) => spelling.defs.get(id.0).map_or_else(
             || "()".to_owned(),
             |d| match &d.replaced_by {
@@ -311,14 +315,44 @@ pub(crate) fn derives(traits: Traits) -> Vec<String> {
         names.push("Hash");
     }
     let mut all: Vec<String> = names.into_iter().map(str::to_owned).collect();
-    all.push(format!("{SERDE}::Serialize"));
+    // serde's derive macros as the runtime's door re-exports them (`__rt::Serialize`):
+    // the derive list then fits one line.
+    all.push("__rt::Serialize".to_owned());
     if !decoded_by_hand {
-        all.push(format!("{SERDE}::Deserialize"));
+        all.push("__rt::Deserialize".to_owned());
     }
     vec![
         format!("#[derive({})]", all.join(", ")),
-        format!("#[serde(crate = \"{SERDE}\")]"),
+        format!("#[serde(crate = \"{SERDE_CRATE}\")]"),
     ]
+}
+
+/// The attributes `attrs` with every `#[serde(..)]` among them merged into one, where
+/// the first stood (after the derive that declares it): one attribute for serde to parse
+/// instead of several. Others keep their order. (Used for a type's own attributes; a
+/// field's stay apart, where one merged attribute would be wrapped over more lines.)
+pub(crate) fn merge_serde(attrs: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(attrs.len());
+    let mut merged: Option<(usize, Vec<String>)> = None;
+    for attr in attrs {
+        match attr
+            .strip_prefix("#[serde(")
+            .and_then(|a| a.strip_suffix(")]"))
+        {
+            Some(inner) => match &mut merged {
+                Some((_, parts)) => parts.push(inner.to_owned()),
+                None => {
+                    merged = Some((out.len(), vec![inner.to_owned()]));
+                    out.push(String::new());
+                }
+            },
+            None => out.push(attr),
+        }
+    }
+    if let Some((at, parts)) = merged {
+        out[at] = format!("#[serde({})]", parts.join(", "));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -328,6 +362,28 @@ mod tests {
     #[test]
     fn literals_escape_quotes_and_controls() {
         assert_eq!(string_literal("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\u{1}\"");
+    }
+
+    #[test]
+    fn serde_attributes_merge_into_the_first() {
+        let attrs = [
+            "#[derive(Debug)]",
+            "#[serde(crate = \"c\")]",
+            "#[doc = \"x\"]",
+            "#[serde(deny_unknown_fields)]",
+        ];
+        assert_eq!(
+            merge_serde(attrs.map(str::to_owned).to_vec()),
+            [
+                "#[derive(Debug)]",
+                "#[serde(crate = \"c\", deny_unknown_fields)]",
+                "#[doc = \"x\"]",
+            ]
+        );
+        assert_eq!(
+            merge_serde(vec!["#[deprecated]".to_owned()]),
+            ["#[deprecated]"]
+        );
     }
 
     #[test]

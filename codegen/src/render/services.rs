@@ -87,7 +87,8 @@ pub(crate) struct MethodView {
     /// Serialize the params struct by name (else by position).
     pub(crate) by_name: bool,
     /// Serialize the params by position as a tuple of references (the same JSON array):
-    /// every param is always sent and there are at most 16 (serde's largest tuple).
+    /// every param is always sent and there are at most 16 (serde's largest tuple). The
+    /// client and the batch then send the tuple of their arguments, not the struct.
     pub(crate) tuple: bool,
     /// The number of params that are always sent by position.
     pub(crate) fixed_len: usize,
@@ -345,7 +346,9 @@ fn method(
         params,
         params_name: format!("{}Params", m.base),
         by_name: m.sends == ParamsBy::Name,
-        tuple: fixed_len == params_len && (1..=16).contains(&params_len),
+        tuple: m.sends != ParamsBy::Name
+            && fixed_len == params_len
+            && (1..=16).contains(&params_len),
         fixed_len,
         structure: match m.accepts {
             ParamStructure::ByName => "ByName",

@@ -2,9 +2,10 @@
 
 use serde::Serialize;
 
-use super::checks::{Checks, ImplView, MemberNames, VariantNames};
+use super::case::{Case, rule_for, serde_spelling};
+use super::checks::{Checks, ImplView, MemberNames, StaticView, VariantNames};
 use super::rust::{
-    Spelling, Traits, derives, doc_attrs, eq_types, string_literal, ty_expr, type_docs,
+    Spelling, Traits, derives, doc_attrs, eq_types, merge_serde, string_literal, ty_expr, type_docs,
 };
 use crate::naming::{Namer, field_name, type_name};
 use crate::typespace::{
@@ -39,6 +40,9 @@ const LINTS: &[&str] = &[
     "clippy::large_enum_variant",
     "clippy::should_implement_trait",
     "clippy::wrong_self_convention",
+    // The module's `use` of the runtime (`__rt`): a types module with nothing to
+    // derive or check does not use it.
+    "unused_imports",
 ];
 
 /// The whole generated file: its parts, inside the module that sets their lint levels.
@@ -46,13 +50,19 @@ const LINTS: &[&str] = &[
 pub(crate) struct ModuleView<'a> {
     /// The lints allowed in generated code.
     pub(crate) lints: &'static [&'static str],
+    /// The constraint checks' statics, written once for the whole module.
+    pub(crate) statics: Vec<StaticView>,
     /// The rendered parts: types, params, client, server.
     pub(crate) body: &'a str,
 }
 
 /// The view of the whole file around `body`.
-pub(crate) fn module(body: &str) -> ModuleView<'_> {
-    ModuleView { lints: LINTS, body }
+pub(crate) fn module(body: &str, statics: Vec<StaticView>) -> ModuleView<'_> {
+    ModuleView {
+        lints: LINTS,
+        statics,
+        body,
+    }
 }
 
 /// The whole types module.
@@ -196,9 +206,10 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
     };
     match &def.kind {
         Kind::Struct(s) => {
-            attrs.extend(struct_attrs(def, s, eq));
+            let rule = rule_for(s);
+            attrs.extend(struct_attrs(def, s, eq, rule));
             item.is_struct = true;
-            item.fields = fields(s, "pub ", spelling);
+            item.fields = fields(s, "pub ", rule, spelling);
         }
         Kind::Enum(e) => {
             let copy = e.variants.iter().all(|v| v.payload == Payload::Unit);
@@ -260,12 +271,12 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
             ));
         }
     }
-    item.attrs = attrs;
+    item.attrs = merge_serde(attrs);
     item
 }
 
 /// The attributes of a struct: derives, its decoding name, and `deny_unknown_fields`.
-fn struct_attrs(def: &TypeDef, s: &Struct, eq: bool) -> Vec<String> {
+fn struct_attrs(def: &TypeDef, s: &Struct, eq: bool, rule: Option<Case>) -> Vec<String> {
     let default = s.flattened.is_empty() && s.fields.iter().all(|f| !f.required);
     let mut attrs = derives(Traits {
         eq,
@@ -274,6 +285,9 @@ fn struct_attrs(def: &TypeDef, s: &Struct, eq: bool) -> Vec<String> {
         decoded_by_hand: false,
     });
     attrs.push(serde_name(def));
+    if let Some(rule) = rule {
+        attrs.push(format!("#[serde(rename_all = \"{}\")]", rule.name()));
+    }
     if !s.flattened.is_empty() || s.extra.is_some() {
         // serde decodes a struct with a flattened member as a map, without its name:
         // what it expects carries the schema's place instead.
@@ -327,12 +341,13 @@ fn tagging(t: &Tagging) -> Vec<String> {
     }
 }
 
-fn fields(s: &Struct, vis: &str, spelling: Spelling<'_>) -> Vec<FieldView> {
+/// The fields of `s`; `rule` is the struct's `rename_all` ([`rule_for`]), if any.
+fn fields(s: &Struct, vis: &str, rule: Option<Case>, spelling: Spelling<'_>) -> Vec<FieldView> {
     let mut namer = Namer::default();
     let mut out: Vec<FieldView> = s
         .fields
         .iter()
-        .map(|f| field(f, vis, &mut namer, spelling))
+        .map(|f| field(f, vis, &mut namer, rule, spelling))
         .collect();
     for (i, t) in s.flattened.iter().enumerate() {
         let base = match t {
@@ -365,10 +380,16 @@ fn flat(name: String, t: &Ty, vis: &str, spelling: Spelling<'_>) -> FieldView {
     }
 }
 
-fn field(f: &Field, vis: &str, namer: &mut Namer, spelling: Spelling<'_>) -> FieldView {
+fn field(
+    f: &Field,
+    vis: &str,
+    namer: &mut Namer,
+    rule: Option<Case>,
+    spelling: Spelling<'_>,
+) -> FieldView {
     let name = namer.claim(&field_name(&f.wire));
     let mut attrs = Vec::new();
-    if name.trim_start_matches("r#") != f.wire {
+    if serde_spelling(&name, rule) != f.wire {
         attrs.push(format!("#[serde(rename = {})]", string_literal(&f.wire)));
     }
     for alias in &f.aliases {
@@ -432,7 +453,12 @@ fn variants(e: &Enum, spelling: Spelling<'_>) -> Vec<VariantView> {
             let (is_newtype, ty, is_struct, fields) = match &v.payload {
                 Payload::Unit => (false, String::new(), false, Vec::new()),
                 Payload::Newtype(t) => (true, ty_expr(t, spelling), false, Vec::new()),
-                Payload::Struct(s) => (false, String::new(), true, self::fields(s, "", spelling)),
+                Payload::Struct(s) => (
+                    false,
+                    String::new(),
+                    true,
+                    self::fields(s, "", None, spelling),
+                ),
             };
             VariantView {
                 docs: v.docs.text.as_deref().map(doc_attrs).unwrap_or_default(),

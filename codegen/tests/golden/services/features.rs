@@ -15,8 +15,11 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `shared.json#/components/schemas/Currency`.
         #[derive(
             Debug,
@@ -25,11 +28,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Currency @ shared.json#/components/schemas/Currency at shared.json:13:7"
             )
@@ -41,16 +44,9 @@ mod generated {
             Usd,
         }
         /// Generated from `#/methods/2/errors/0/data`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "DivideError1Data @ #/methods/2/errors/0/data at features.json:37:11"
             )
@@ -61,16 +57,9 @@ mod generated {
         /// Money
         ///
         /// Generated from `shared.json#/components/schemas/Money`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Money @ shared.json#/components/schemas/Money at shared.json:4:7"
             )
@@ -88,22 +77,12 @@ mod generated {
         /// The `b` param.
         pub b: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for AddParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.a, &self.b),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(AddParams, a, b);
     /// The result of `add`.
     pub type AddResult = i64;
     /// The params of `greet`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct GreetParams {
         /// The `name` param.
         pub name: String,
@@ -124,17 +103,7 @@ mod generated {
         /// The `denominator` param.
         pub denominator: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for DivideParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.numerator, &self.denominator),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(DivideParams, numerator, denominator);
     /// The result of `divide`.
     pub type DivideResult = i64;
     /// The errors `divide` declares.
@@ -147,69 +116,10 @@ mod generated {
         /// `-32050`: too large
         TooLarge,
     }
-    impl DivideError {
-        /// The error's code.
-        #[inline]
-        pub fn code(&self) -> i64 {
-            match self {
-                Self::DivisionByZero(_) => 1_i64,
-                Self::TooLarge => -32050_i64,
-            }
-        }
-        /// The error's declared message.
-        #[inline]
-        pub fn message(&self) -> &'static str {
-            match self {
-                Self::DivisionByZero(_) => "division by zero",
-                Self::TooLarge => "too large",
-            }
-        }
-    }
-    impl ::std::fmt::Display for DivideError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            write!(f, "{} (code {})", self.message(), self.code())
-        }
-    }
-    impl ::std::error::Error for DivideError {}
-    impl ::rpcsmith::__private::DeclaredError for DivideError {
-        #[inline]
-        fn from_object(
-            error: ::rpcsmith::__private::ErrorObject,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            match error.code {
-                1_i64 => {
-                    match ::rpcsmith::__private::ErrorObject::data_as(&error) {
-                        Some(data) => Ok(Self::DivisionByZero(data)),
-                        None => Err(error),
-                    }
-                }
-                -32050_i64 => Ok(Self::TooLarge),
-                _ => Err(error),
-            }
-        }
-    }
-    impl From<DivideError> for ::rpcsmith::__private::ErrorObject {
-        #[inline]
-        fn from(error: DivideError) -> Self {
-            match error {
-                DivideError::DivisionByZero(data) => {
-                    ::rpcsmith::__private::ErrorObject::with_data(
-                        1_i64,
-                        "division by zero",
-                        &data,
-                    )
-                }
-                DivideError::TooLarge => {
-                    ::rpcsmith::__private::ErrorObject::new(-32050_i64, "too large")
-                }
-            }
-        }
-    }
-    impl From<DivideError> for ::rpcsmith::__private::Failure<DivideError> {
-        fn from(error: DivideError) -> Self {
-            ::rpcsmith::__private::Failure::Declared(error)
-        }
-    }
+    __rt::declared_errors!(
+        DivideError { DivisionByZero(_) = 1, "division by zero"; TooLarge = - 32050,
+        "too large"; }
+    );
     /// The params of `eth_getBalance`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct EthGetBalanceParams {
@@ -220,12 +130,12 @@ mod generated {
         /// The `unit` param.
         pub unit: Option<String>,
     }
-    impl ::rpcsmith::__private::serde::Serialize for EthGetBalanceParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for EthGetBalanceParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+            use __rt::serde::ser::SerializeSeq as _;
             let len: usize = if self.unit.is_some() {
                 3
             } else if self.block.is_some() {
@@ -256,12 +166,12 @@ mod generated {
         /// The `level` param.
         pub level: Option<i64>,
     }
-    impl ::rpcsmith::__private::serde::Serialize for LogParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for LogParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+            use __rt::serde::ser::SerializeSeq as _;
             let len: usize = if self.level.is_some() { 2 } else { 1 };
             let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.message)?;
@@ -277,31 +187,21 @@ mod generated {
         /// The `type` param.
         pub r#type: String,
     }
-    impl ::rpcsmith::__private::serde::Serialize for New2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.r#type,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(New2Params, r#type);
     /// The result of `new`.
     pub type New2Result = String;
     /// A typed client of Features: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct FeaturesClient {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl FeaturesClient {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// The methods the document marks idempotent (`x-idempotent: true`), by wire name: safe to
@@ -321,12 +221,8 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn add(
-            &self,
-            a: i64,
-            b: i64,
-        ) -> Result<AddResult, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("add", &AddParams { a, b }).await
+        pub async fn add(&self, a: i64, b: i64) -> Result<AddResult, __rt::Error> {
+            self.inner.request_declared("add", &(a, b)).await
         }
         /// Calls `greet`.
         ///
@@ -339,7 +235,7 @@ mod generated {
             name: String,
             greeting: Option<String>,
             punctuation: Option<String>,
-        ) -> Result<GreetResult, ::rpcsmith::__private::Error> {
+        ) -> Result<GreetResult, __rt::Error> {
             self.inner
                 .request_declared(
                     "greet",
@@ -363,16 +259,8 @@ mod generated {
             &self,
             numerator: i64,
             denominator: i64,
-        ) -> Result<DivideResult, ::rpcsmith::__private::Error<DivideError>> {
-            self.inner
-                .request_declared(
-                    "divide",
-                    &DivideParams {
-                        numerator,
-                        denominator,
-                    },
-                )
-                .await
+        ) -> Result<DivideResult, __rt::Error<DivideError>> {
+            self.inner.request_declared("divide", &(numerator, denominator)).await
         }
         /// Calls `eth_getBalance`.
         ///
@@ -385,7 +273,7 @@ mod generated {
             address: String,
             block: Option<String>,
             unit: Option<String>,
-        ) -> Result<EthGetBalanceResult, ::rpcsmith::__private::Error> {
+        ) -> Result<EthGetBalanceResult, __rt::Error> {
             self.inner
                 .request_declared(
                     "eth_getBalance",
@@ -405,7 +293,7 @@ mod generated {
         #[inline]
         pub async fn filecoin_chain_head(
             &self,
-        ) -> Result<FilecoinChainHeadResult, ::rpcsmith::__private::Error> {
+        ) -> Result<FilecoinChainHeadResult, __rt::Error> {
             self.inner.request_declared("Filecoin.ChainHead", &()).await
         }
         /// A notification: no result.
@@ -420,7 +308,7 @@ mod generated {
             &self,
             message: String,
             level: Option<i64>,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
+        ) -> Result<(), __rt::Error> {
             self.inner.notify("log", &LogParams { message, level }).await
         }
         /// Calls `new`.
@@ -430,18 +318,15 @@ mod generated {
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[deprecated]
         #[inline]
-        pub async fn new2(
-            &self,
-            r#type: String,
-        ) -> Result<New2Result, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("new", &New2Params { r#type }).await
+        pub async fn new2(&self, r#type: String) -> Result<New2Result, __rt::Error> {
+            self.inner.request_declared("new", &(r#type,)).await
         }
     }
     /// A typed batch of Features calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
     #[derive(Debug)]
     pub struct FeaturesBatch {
-        inner: ::rpcsmith::__private::Batch,
+        inner: __rt::Batch,
     }
     impl FeaturesBatch {
         /// How many entries the batch holds.
@@ -457,19 +342,13 @@ mod generated {
         /// # Errors
         ///
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
-        pub async fn send(
-            self,
-        ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
+        pub async fn send(self) -> Result<__rt::Replies, __rt::Error> {
             self.inner.send().await
         }
         /// Adds a call of `add`, documented at [`FeaturesClient::add`].
         #[inline]
-        pub fn add(
-            &mut self,
-            a: i64,
-            b: i64,
-        ) -> ::rpcsmith::__private::Handle<AddResult> {
-            self.inner.request_declared("add", &AddParams { a, b })
+        pub fn add(&mut self, a: i64, b: i64) -> __rt::Handle<AddResult> {
+            self.inner.request_declared("add", &(a, b))
         }
         /// Adds a call of `greet`, documented at [`FeaturesClient::greet`].
         #[inline]
@@ -478,7 +357,7 @@ mod generated {
             name: String,
             greeting: Option<String>,
             punctuation: Option<String>,
-        ) -> ::rpcsmith::__private::Handle<GreetResult> {
+        ) -> __rt::Handle<GreetResult> {
             self.inner
                 .request_declared(
                     "greet",
@@ -495,15 +374,8 @@ mod generated {
             &mut self,
             numerator: i64,
             denominator: i64,
-        ) -> ::rpcsmith::__private::Handle<DivideResult, DivideError> {
-            self.inner
-                .request_declared(
-                    "divide",
-                    &DivideParams {
-                        numerator,
-                        denominator,
-                    },
-                )
+        ) -> __rt::Handle<DivideResult, DivideError> {
+            self.inner.request_declared("divide", &(numerator, denominator))
         }
         /// Adds a call of `eth_getBalance`, documented at [`FeaturesClient::eth_get_balance`].
         #[inline]
@@ -512,7 +384,7 @@ mod generated {
             address: String,
             block: Option<String>,
             unit: Option<String>,
-        ) -> ::rpcsmith::__private::Handle<EthGetBalanceResult> {
+        ) -> __rt::Handle<EthGetBalanceResult> {
             self.inner
                 .request_declared(
                     "eth_getBalance",
@@ -525,9 +397,7 @@ mod generated {
         }
         /// Adds a call of `Filecoin.ChainHead`, documented at [`FeaturesClient::filecoin_chain_head`].
         #[inline]
-        pub fn filecoin_chain_head(
-            &mut self,
-        ) -> ::rpcsmith::__private::Handle<FilecoinChainHeadResult> {
+        pub fn filecoin_chain_head(&mut self) -> __rt::Handle<FilecoinChainHeadResult> {
             self.inner.request_declared("Filecoin.ChainHead", &())
         }
         /// Adds a call of `log`, documented at [`FeaturesClient::log`].
@@ -540,131 +410,30 @@ mod generated {
             &mut self,
             message: String,
             level: Option<i64>,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
+        ) -> Result<(), __rt::Error> {
             self.inner.notify("log", &LogParams { message, level })
         }
         /// Adds a call of `new`, documented at [`FeaturesClient::new2`].
         #[deprecated]
         #[inline]
-        pub fn new2(
-            &mut self,
-            r#type: String,
-        ) -> ::rpcsmith::__private::Handle<New2Result> {
-            self.inner.request_declared("new", &New2Params { r#type })
+        pub fn new2(&mut self, r#type: String) -> __rt::Handle<New2Result> {
+            self.inner.request_declared("new", &(r#type,))
         }
     }
-    impl AddParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (a, (b, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByPosition,
-                &["a", "b"],
-            )?;
-            Ok(Self { a, b })
-        }
-    }
-    impl GreetParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (name, (greeting, (punctuation, ()))) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["name", "greeting", "punctuation"],
-            )?;
-            Ok(Self {
-                name,
-                greeting,
-                punctuation,
-            })
-        }
-    }
-    impl DivideParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (numerator, (denominator, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["numerator", "denominator"],
-            )?;
-            Ok(Self { numerator, denominator })
-        }
-    }
-    impl EthGetBalanceParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (address, (block, (unit, ()))) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByPosition,
-                &["address", "block", "unit"],
-            )?;
-            Ok(Self { address, block, unit })
-        }
-    }
-    impl LogParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (message, (level, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["message", "level"],
-            )?;
-            Ok(Self { message, level })
-        }
-    }
-    impl New2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (r#type, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["type"],
-            )?;
-            Ok(Self { r#type })
-        }
-    }
+    __rt::decode_params!(AddParams, ByPosition, a = "a", b = "b");
+    __rt::decode_params!(
+        GreetParams, ByName, name = "name", greeting = "greeting", punctuation =
+        "punctuation"
+    );
+    __rt::decode_params!(
+        DivideParams, Either, numerator = "numerator", denominator = "denominator"
+    );
+    __rt::decode_params!(
+        EthGetBalanceParams, ByPosition, address = "address", block = "block", unit =
+        "unit"
+    );
+    __rt::decode_params!(LogParams, Either, message = "message", level = "level");
+    __rt::decode_params!(New2Params, Either, r#type = "type");
     /// Features, served: implement it, then serve `FeaturesDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -674,54 +443,54 @@ mod generated {
         /// Handles `add`, documented at [`FeaturesClient::add`].
         fn add(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             a: i64,
             b: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<AddResult, ::rpcsmith::__private::Failure>,
+            Output = Result<AddResult, __rt::Failure>,
         > + Send;
         /// Handles `greet`, documented at [`FeaturesClient::greet`].
         fn greet(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             name: String,
             greeting: Option<String>,
             punctuation: Option<String>,
         ) -> impl ::std::future::Future<
-            Output = Result<GreetResult, ::rpcsmith::__private::Failure>,
+            Output = Result<GreetResult, __rt::Failure>,
         > + Send;
         /// Handles `divide`, documented at [`FeaturesClient::divide`].
         fn divide(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             numerator: i64,
             denominator: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<DivideResult, ::rpcsmith::__private::Failure<DivideError>>,
+            Output = Result<DivideResult, __rt::Failure<DivideError>>,
         > + Send;
         /// Handles `eth_getBalance`, documented at [`FeaturesClient::eth_get_balance`].
         fn eth_get_balance(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             address: String,
             block: Option<String>,
             unit: Option<String>,
         ) -> impl ::std::future::Future<
-            Output = Result<EthGetBalanceResult, ::rpcsmith::__private::Failure>,
+            Output = Result<EthGetBalanceResult, __rt::Failure>,
         > + Send;
         /// Handles `Filecoin.ChainHead`, documented at [`FeaturesClient::filecoin_chain_head`].
         fn filecoin_chain_head(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
         ) -> impl ::std::future::Future<
-            Output = Result<FilecoinChainHeadResult, ::rpcsmith::__private::Failure>,
+            Output = Result<FilecoinChainHeadResult, __rt::Failure>,
         > + Send;
         /// Handles `log`, documented at [`FeaturesClient::log`].
         ///
         /// A notification: nothing is answered.
         fn log(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             message: String,
             level: Option<i64>,
         ) -> impl ::std::future::Future<Output = ()> + Send;
@@ -729,10 +498,10 @@ mod generated {
         #[deprecated]
         fn new2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             r#type: String,
         ) -> impl ::std::future::Future<
-            Output = Result<New2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<New2Result, __rt::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Features, answered on `rpc.discover`.
@@ -766,16 +535,16 @@ mod generated {
             f.write_str("FeaturesDispatcher")
         }
     }
-    impl<S: FeaturesServer> ::rpcsmith::__private::Dispatch for FeaturesDispatcher<S> {
+    impl<S: FeaturesServer> __rt::Dispatch for FeaturesDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "add" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         AddParams::decode(params),
                         move |server, p| async move {
@@ -784,7 +553,7 @@ mod generated {
                     )
                 }
                 "greet" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         GreetParams::decode(params),
                         move |server, p| async move {
@@ -794,7 +563,7 @@ mod generated {
                     )
                 }
                 "divide" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         DivideParams::decode(params),
                         move |server, p| async move {
@@ -803,7 +572,7 @@ mod generated {
                     )
                 }
                 "eth_getBalance" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         EthGetBalanceParams::decode(params),
                         move |server, p| async move {
@@ -813,20 +582,16 @@ mod generated {
                     )
                 }
                 "Filecoin.ChainHead" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
-                        ::rpcsmith::__private::decode(
-                            params,
-                            ::rpcsmith::__private::Structure::Either,
-                            &[],
-                        ),
+                        __rt::decode(params, __rt::Structure::Either, &[]),
                         move |server, ()| async move {
                             S::filecoin_chain_head(&server, cx).await
                         },
                     )
                 }
                 "log" => {
-                    ::rpcsmith::__private::notice(
+                    __rt::notice(
                         &self.server,
                         LogParams::decode(params),
                         move |server, p| async move {
@@ -835,7 +600,7 @@ mod generated {
                     )
                 }
                 "new" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         New2Params::decode(params),
                         move |server, p| async move {
@@ -843,11 +608,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {

@@ -15,8 +15,11 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/methods/3/params/2/schema`.
         #[derive(
             Debug,
@@ -25,11 +28,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "GetPullRequestsByRepositoryState @ #/methods/3/params/2/schema at link-example-openrpc.json:107:21"
             )
@@ -49,11 +52,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Pullrequest @ #/components/schemas/pullrequest at link-example-openrpc.json:257:13"
             )
@@ -75,11 +78,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Repository @ #/components/schemas/repository at link-example-openrpc.json:246:13"
             )
@@ -97,11 +100,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "User @ #/components/schemas/user at link-example-openrpc.json:235:13"
             )
@@ -119,17 +122,7 @@ mod generated {
         /// The `username` param.
         pub username: String,
     }
-    impl ::rpcsmith::__private::serde::Serialize for GetUserByNameParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.username,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(GetUserByNameParams, username);
     /// The result of `get_user_by_name`.
     pub type GetUserByNameResult = types::User;
     /// The params of `get_repositories_by_owner`.
@@ -138,17 +131,7 @@ mod generated {
         /// The `username` param.
         pub username: String,
     }
-    impl ::rpcsmith::__private::serde::Serialize for GetRepositoriesByOwnerParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.username,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(GetRepositoriesByOwnerParams, username);
     /// The result of `get_repositories_by_owner`.
     pub type GetRepositoriesByOwnerResult = Vec<types::Repository>;
     /// The params of `get_repository`.
@@ -159,17 +142,7 @@ mod generated {
         /// The `slug` param.
         pub slug: String,
     }
-    impl ::rpcsmith::__private::serde::Serialize for GetRepositoryParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.username, &self.slug),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(GetRepositoryParams, username, slug);
     /// The result of `get_repository`.
     pub type GetRepositoryResult = types::Repository;
     /// The params of `get_pull_requests_by_repository`.
@@ -182,12 +155,12 @@ mod generated {
         /// The `state` param.
         pub state: Option<types::GetPullRequestsByRepositoryState>,
     }
-    impl ::rpcsmith::__private::serde::Serialize for GetPullRequestsByRepositoryParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for GetPullRequestsByRepositoryParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+            use __rt::serde::ser::SerializeSeq as _;
             let len: usize = if self.state.is_some() { 3 } else { 2 };
             let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.username)?;
@@ -210,17 +183,7 @@ mod generated {
         /// The `pid` param.
         pub pid: String,
     }
-    impl ::rpcsmith::__private::serde::Serialize for GetPullRequestsByIdParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.username, &self.slug, &self.pid),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(GetPullRequestsByIdParams, username, slug, pid);
     /// The result of `get_pull_requests_by_id`.
     pub type GetPullRequestsByIdResult = types::Pullrequest;
     /// The params of `merge_pull_request`.
@@ -233,31 +196,21 @@ mod generated {
         /// The `pid` param.
         pub pid: String,
     }
-    impl ::rpcsmith::__private::serde::Serialize for MergePullRequestParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.username, &self.slug, &self.pid),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(MergePullRequestParams, username, slug, pid);
     /// The result of `merge_pull_request`.
-    pub type MergePullRequestResult = ::rpcsmith::__private::serde_json::Value;
+    pub type MergePullRequestResult = __rt::serde_json::Value;
     /// A typed client of Links: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct LinksClient {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl LinksClient {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -275,10 +228,8 @@ mod generated {
         pub async fn get_user_by_name(
             &self,
             username: String,
-        ) -> Result<GetUserByNameResult, ::rpcsmith::__private::Error> {
-            self.inner
-                .request_declared("get_user_by_name", &GetUserByNameParams { username })
-                .await
+        ) -> Result<GetUserByNameResult, __rt::Error> {
+            self.inner.request_declared("get_user_by_name", &(username,)).await
         }
         /// Calls `get_repositories_by_owner`.
         ///
@@ -289,15 +240,8 @@ mod generated {
         pub async fn get_repositories_by_owner(
             &self,
             username: String,
-        ) -> Result<GetRepositoriesByOwnerResult, ::rpcsmith::__private::Error> {
-            self.inner
-                .request_declared(
-                    "get_repositories_by_owner",
-                    &GetRepositoriesByOwnerParams {
-                        username,
-                    },
-                )
-                .await
+        ) -> Result<GetRepositoriesByOwnerResult, __rt::Error> {
+            self.inner.request_declared("get_repositories_by_owner", &(username,)).await
         }
         /// Calls `get_repository`.
         ///
@@ -309,16 +253,8 @@ mod generated {
             &self,
             username: String,
             slug: String,
-        ) -> Result<GetRepositoryResult, ::rpcsmith::__private::Error> {
-            self.inner
-                .request_declared(
-                    "get_repository",
-                    &GetRepositoryParams {
-                        username,
-                        slug,
-                    },
-                )
-                .await
+        ) -> Result<GetRepositoryResult, __rt::Error> {
+            self.inner.request_declared("get_repository", &(username, slug)).await
         }
         /// Calls `get_pull_requests_by_repository`.
         ///
@@ -331,7 +267,7 @@ mod generated {
             username: String,
             slug: String,
             state: Option<types::GetPullRequestsByRepositoryState>,
-        ) -> Result<GetPullRequestsByRepositoryResult, ::rpcsmith::__private::Error> {
+        ) -> Result<GetPullRequestsByRepositoryResult, __rt::Error> {
             self.inner
                 .request_declared(
                     "get_pull_requests_by_repository",
@@ -354,16 +290,9 @@ mod generated {
             username: String,
             slug: String,
             pid: String,
-        ) -> Result<GetPullRequestsByIdResult, ::rpcsmith::__private::Error> {
+        ) -> Result<GetPullRequestsByIdResult, __rt::Error> {
             self.inner
-                .request_declared(
-                    "get_pull_requests_by_id",
-                    &GetPullRequestsByIdParams {
-                        username,
-                        slug,
-                        pid,
-                    },
-                )
+                .request_declared("get_pull_requests_by_id", &(username, slug, pid))
                 .await
         }
         /// Calls `merge_pull_request`.
@@ -377,16 +306,9 @@ mod generated {
             username: String,
             slug: String,
             pid: String,
-        ) -> Result<MergePullRequestResult, ::rpcsmith::__private::Error> {
+        ) -> Result<MergePullRequestResult, __rt::Error> {
             self.inner
-                .request_declared(
-                    "merge_pull_request",
-                    &MergePullRequestParams {
-                        username,
-                        slug,
-                        pid,
-                    },
-                )
+                .request_declared("merge_pull_request", &(username, slug, pid))
                 .await
         }
     }
@@ -394,7 +316,7 @@ mod generated {
     /// read each handle's result from the replies.
     #[derive(Debug)]
     pub struct LinksBatch {
-        inner: ::rpcsmith::__private::Batch,
+        inner: __rt::Batch,
     }
     impl LinksBatch {
         /// How many entries the batch holds.
@@ -410,9 +332,7 @@ mod generated {
         /// # Errors
         ///
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
-        pub async fn send(
-            self,
-        ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
+        pub async fn send(self) -> Result<__rt::Replies, __rt::Error> {
             self.inner.send().await
         }
         /// Adds a call of `get_user_by_name`, documented at [`LinksClient::get_user_by_name`].
@@ -420,23 +340,16 @@ mod generated {
         pub fn get_user_by_name(
             &mut self,
             username: String,
-        ) -> ::rpcsmith::__private::Handle<GetUserByNameResult> {
-            self.inner
-                .request_declared("get_user_by_name", &GetUserByNameParams { username })
+        ) -> __rt::Handle<GetUserByNameResult> {
+            self.inner.request_declared("get_user_by_name", &(username,))
         }
         /// Adds a call of `get_repositories_by_owner`, documented at [`LinksClient::get_repositories_by_owner`].
         #[inline]
         pub fn get_repositories_by_owner(
             &mut self,
             username: String,
-        ) -> ::rpcsmith::__private::Handle<GetRepositoriesByOwnerResult> {
-            self.inner
-                .request_declared(
-                    "get_repositories_by_owner",
-                    &GetRepositoriesByOwnerParams {
-                        username,
-                    },
-                )
+        ) -> __rt::Handle<GetRepositoriesByOwnerResult> {
+            self.inner.request_declared("get_repositories_by_owner", &(username,))
         }
         /// Adds a call of `get_repository`, documented at [`LinksClient::get_repository`].
         #[inline]
@@ -444,15 +357,8 @@ mod generated {
             &mut self,
             username: String,
             slug: String,
-        ) -> ::rpcsmith::__private::Handle<GetRepositoryResult> {
-            self.inner
-                .request_declared(
-                    "get_repository",
-                    &GetRepositoryParams {
-                        username,
-                        slug,
-                    },
-                )
+        ) -> __rt::Handle<GetRepositoryResult> {
+            self.inner.request_declared("get_repository", &(username, slug))
         }
         /// Adds a call of `get_pull_requests_by_repository`, documented at [`LinksClient::get_pull_requests_by_repository`].
         #[inline]
@@ -461,7 +367,7 @@ mod generated {
             username: String,
             slug: String,
             state: Option<types::GetPullRequestsByRepositoryState>,
-        ) -> ::rpcsmith::__private::Handle<GetPullRequestsByRepositoryResult> {
+        ) -> __rt::Handle<GetPullRequestsByRepositoryResult> {
             self.inner
                 .request_declared(
                     "get_pull_requests_by_repository",
@@ -479,16 +385,9 @@ mod generated {
             username: String,
             slug: String,
             pid: String,
-        ) -> ::rpcsmith::__private::Handle<GetPullRequestsByIdResult> {
+        ) -> __rt::Handle<GetPullRequestsByIdResult> {
             self.inner
-                .request_declared(
-                    "get_pull_requests_by_id",
-                    &GetPullRequestsByIdParams {
-                        username,
-                        slug,
-                        pid,
-                    },
-                )
+                .request_declared("get_pull_requests_by_id", &(username, slug, pid))
         }
         /// Adds a call of `merge_pull_request`, documented at [`LinksClient::merge_pull_request`].
         #[inline]
@@ -497,126 +396,26 @@ mod generated {
             username: String,
             slug: String,
             pid: String,
-        ) -> ::rpcsmith::__private::Handle<MergePullRequestResult> {
-            self.inner
-                .request_declared(
-                    "merge_pull_request",
-                    &MergePullRequestParams {
-                        username,
-                        slug,
-                        pid,
-                    },
-                )
+        ) -> __rt::Handle<MergePullRequestResult> {
+            self.inner.request_declared("merge_pull_request", &(username, slug, pid))
         }
     }
-    impl GetUserByNameParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (username, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["username"],
-            )?;
-            Ok(Self { username })
-        }
-    }
-    impl GetRepositoriesByOwnerParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (username, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["username"],
-            )?;
-            Ok(Self { username })
-        }
-    }
-    impl GetRepositoryParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (username, (slug, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["username", "slug"],
-            )?;
-            Ok(Self { username, slug })
-        }
-    }
-    impl GetPullRequestsByRepositoryParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (username, (slug, (state, ()))) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["username", "slug", "state"],
-            )?;
-            Ok(Self { username, slug, state })
-        }
-    }
-    impl GetPullRequestsByIdParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (username, (slug, (pid, ()))) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["username", "slug", "pid"],
-            )?;
-            Ok(Self { username, slug, pid })
-        }
-    }
-    impl MergePullRequestParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (username, (slug, (pid, ()))) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["username", "slug", "pid"],
-            )?;
-            Ok(Self { username, slug, pid })
-        }
-    }
+    __rt::decode_params!(GetUserByNameParams, Either, username = "username");
+    __rt::decode_params!(GetRepositoriesByOwnerParams, Either, username = "username");
+    __rt::decode_params!(
+        GetRepositoryParams, Either, username = "username", slug = "slug"
+    );
+    __rt::decode_params!(
+        GetPullRequestsByRepositoryParams, Either, username = "username", slug = "slug",
+        state = "state"
+    );
+    __rt::decode_params!(
+        GetPullRequestsByIdParams, Either, username = "username", slug = "slug", pid =
+        "pid"
+    );
+    __rt::decode_params!(
+        MergePullRequestParams, Either, username = "username", slug = "slug", pid = "pid"
+    );
     /// Links, served: implement it, then serve `LinksDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -626,60 +425,57 @@ mod generated {
         /// Handles `get_user_by_name`, documented at [`LinksClient::get_user_by_name`].
         fn get_user_by_name(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             username: String,
         ) -> impl ::std::future::Future<
-            Output = Result<GetUserByNameResult, ::rpcsmith::__private::Failure>,
+            Output = Result<GetUserByNameResult, __rt::Failure>,
         > + Send;
         /// Handles `get_repositories_by_owner`, documented at [`LinksClient::get_repositories_by_owner`].
         fn get_repositories_by_owner(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             username: String,
         ) -> impl ::std::future::Future<
-            Output = Result<GetRepositoriesByOwnerResult, ::rpcsmith::__private::Failure>,
+            Output = Result<GetRepositoriesByOwnerResult, __rt::Failure>,
         > + Send;
         /// Handles `get_repository`, documented at [`LinksClient::get_repository`].
         fn get_repository(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             username: String,
             slug: String,
         ) -> impl ::std::future::Future<
-            Output = Result<GetRepositoryResult, ::rpcsmith::__private::Failure>,
+            Output = Result<GetRepositoryResult, __rt::Failure>,
         > + Send;
         /// Handles `get_pull_requests_by_repository`, documented at [`LinksClient::get_pull_requests_by_repository`].
         fn get_pull_requests_by_repository(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             username: String,
             slug: String,
             state: Option<types::GetPullRequestsByRepositoryState>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                GetPullRequestsByRepositoryResult,
-                ::rpcsmith::__private::Failure,
-            >,
+            Output = Result<GetPullRequestsByRepositoryResult, __rt::Failure>,
         > + Send;
         /// Handles `get_pull_requests_by_id`, documented at [`LinksClient::get_pull_requests_by_id`].
         fn get_pull_requests_by_id(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             username: String,
             slug: String,
             pid: String,
         ) -> impl ::std::future::Future<
-            Output = Result<GetPullRequestsByIdResult, ::rpcsmith::__private::Failure>,
+            Output = Result<GetPullRequestsByIdResult, __rt::Failure>,
         > + Send;
         /// Handles `merge_pull_request`, documented at [`LinksClient::merge_pull_request`].
         fn merge_pull_request(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             username: String,
             slug: String,
             pid: String,
         ) -> impl ::std::future::Future<
-            Output = Result<MergePullRequestResult, ::rpcsmith::__private::Failure>,
+            Output = Result<MergePullRequestResult, __rt::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Links, answered on `rpc.discover`.
@@ -713,16 +509,16 @@ mod generated {
             f.write_str("LinksDispatcher")
         }
     }
-    impl<S: LinksServer> ::rpcsmith::__private::Dispatch for LinksDispatcher<S> {
+    impl<S: LinksServer> __rt::Dispatch for LinksDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "get_user_by_name" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         GetUserByNameParams::decode(params),
                         move |server, p| async move {
@@ -731,7 +527,7 @@ mod generated {
                     )
                 }
                 "get_repositories_by_owner" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         GetRepositoriesByOwnerParams::decode(params),
                         move |server, p| async move {
@@ -740,7 +536,7 @@ mod generated {
                     )
                 }
                 "get_repository" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         GetRepositoryParams::decode(params),
                         move |server, p| async move {
@@ -749,7 +545,7 @@ mod generated {
                     )
                 }
                 "get_pull_requests_by_repository" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         GetPullRequestsByRepositoryParams::decode(params),
                         move |server, p| async move {
@@ -765,7 +561,7 @@ mod generated {
                     )
                 }
                 "get_pull_requests_by_id" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         GetPullRequestsByIdParams::decode(params),
                         move |server, p| async move {
@@ -781,7 +577,7 @@ mod generated {
                     )
                 }
                 "merge_pull_request" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         MergePullRequestParams::decode(params),
                         move |server, p| async move {
@@ -790,11 +586,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {

@@ -15,19 +15,15 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/Pet`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Pet @ #/components/schemas/Pet at params-by-name-petstore-openrpc.json:113:13"
             )
@@ -42,8 +38,8 @@ mod generated {
         pub type Pets = Vec<Pet>;
     }
     /// The params of `list_pets`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct ListPetsParams {
         /// How many items to return at one time (max 100)
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -59,31 +55,21 @@ mod generated {
         /// The id of the pet to retrieve
         pub pet_id: String,
     }
-    impl ::rpcsmith::__private::serde::Serialize for GetPetParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.pet_id,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(GetPetParams, pet_id);
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pets;
     /// A typed client of Petstore By Name: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct PetstoreByNameClient {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl PetstoreByNameClient {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -103,7 +89,7 @@ mod generated {
         pub async fn list_pets(
             &self,
             limit: Option<i64>,
-        ) -> Result<ListPetsResult, ::rpcsmith::__private::Error> {
+        ) -> Result<ListPetsResult, __rt::Error> {
             self.inner.request_declared("list_pets", &ListPetsParams { limit }).await
         }
         /// Create a pet
@@ -114,9 +100,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn create_pet(
-            &self,
-        ) -> Result<CreatePetResult, ::rpcsmith::__private::Error> {
+        pub async fn create_pet(&self) -> Result<CreatePetResult, __rt::Error> {
             self.inner.request_declared("create_pet", &()).await
         }
         /// Info for a specific pet
@@ -130,15 +114,15 @@ mod generated {
         pub async fn get_pet(
             &self,
             pet_id: String,
-        ) -> Result<GetPetResult, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("get_pet", &GetPetParams { pet_id }).await
+        ) -> Result<GetPetResult, __rt::Error> {
+            self.inner.request_declared("get_pet", &(pet_id,)).await
         }
     }
     /// A typed batch of Petstore By Name calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
     #[derive(Debug)]
     pub struct PetstoreByNameBatch {
-        inner: ::rpcsmith::__private::Batch,
+        inner: __rt::Batch,
     }
     impl PetstoreByNameBatch {
         /// How many entries the batch holds.
@@ -154,69 +138,27 @@ mod generated {
         /// # Errors
         ///
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
-        pub async fn send(
-            self,
-        ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
+        pub async fn send(self) -> Result<__rt::Replies, __rt::Error> {
             self.inner.send().await
         }
         /// Adds a call of `list_pets`, documented at [`PetstoreByNameClient::list_pets`].
         #[inline]
-        pub fn list_pets(
-            &mut self,
-            limit: Option<i64>,
-        ) -> ::rpcsmith::__private::Handle<ListPetsResult> {
+        pub fn list_pets(&mut self, limit: Option<i64>) -> __rt::Handle<ListPetsResult> {
             self.inner.request_declared("list_pets", &ListPetsParams { limit })
         }
         /// Adds a call of `create_pet`, documented at [`PetstoreByNameClient::create_pet`].
         #[inline]
-        pub fn create_pet(&mut self) -> ::rpcsmith::__private::Handle<CreatePetResult> {
+        pub fn create_pet(&mut self) -> __rt::Handle<CreatePetResult> {
             self.inner.request_declared("create_pet", &())
         }
         /// Adds a call of `get_pet`, documented at [`PetstoreByNameClient::get_pet`].
         #[inline]
-        pub fn get_pet(
-            &mut self,
-            pet_id: String,
-        ) -> ::rpcsmith::__private::Handle<GetPetResult> {
-            self.inner.request_declared("get_pet", &GetPetParams { pet_id })
+        pub fn get_pet(&mut self, pet_id: String) -> __rt::Handle<GetPetResult> {
+            self.inner.request_declared("get_pet", &(pet_id,))
         }
     }
-    impl ListPetsParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (limit, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["limit"],
-            )?;
-            Ok(Self { limit })
-        }
-    }
-    impl GetPetParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (pet_id, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByPosition,
-                &["petId"],
-            )?;
-            Ok(Self { pet_id })
-        }
-    }
+    __rt::decode_params!(ListPetsParams, ByName, limit = "limit");
+    __rt::decode_params!(GetPetParams, ByPosition, pet_id = "petId");
     /// Petstore By Name, served: implement it, then serve `PetstoreByNameDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -226,25 +168,25 @@ mod generated {
         /// Handles `list_pets`, documented at [`PetstoreByNameClient::list_pets`].
         fn list_pets(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             limit: Option<i64>,
         ) -> impl ::std::future::Future<
-            Output = Result<ListPetsResult, ::rpcsmith::__private::Failure>,
+            Output = Result<ListPetsResult, __rt::Failure>,
         > + Send;
         /// Handles `create_pet`, documented at [`PetstoreByNameClient::create_pet`].
         fn create_pet(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
         ) -> impl ::std::future::Future<
-            Output = Result<CreatePetResult, ::rpcsmith::__private::Failure>,
+            Output = Result<CreatePetResult, __rt::Failure>,
         > + Send;
         /// Handles `get_pet`, documented at [`PetstoreByNameClient::get_pet`].
         fn get_pet(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             pet_id: String,
         ) -> impl ::std::future::Future<
-            Output = Result<GetPetResult, ::rpcsmith::__private::Failure>,
+            Output = Result<GetPetResult, __rt::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Petstore By Name, answered on `rpc.discover`.
@@ -278,17 +220,16 @@ mod generated {
             f.write_str("PetstoreByNameDispatcher")
         }
     }
-    impl<S: PetstoreByNameServer> ::rpcsmith::__private::Dispatch
-    for PetstoreByNameDispatcher<S> {
+    impl<S: PetstoreByNameServer> __rt::Dispatch for PetstoreByNameDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "list_pets" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         ListPetsParams::decode(params),
                         move |server, p| async move {
@@ -297,18 +238,14 @@ mod generated {
                     )
                 }
                 "create_pet" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
-                        ::rpcsmith::__private::decode(
-                            params,
-                            ::rpcsmith::__private::Structure::ByName,
-                            &[],
-                        ),
+                        __rt::decode(params, __rt::Structure::ByName, &[]),
                         move |server, ()| async move { S::create_pet(&server, cx).await },
                     )
                 }
                 "get_pet" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         GetPetParams::decode(params),
                         move |server, p| async move {
@@ -316,11 +253,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {

@@ -15,19 +15,16 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
+    static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/Pet`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Pet @ #/components/schemas/Pet at petstore-openrpc.json:178:13"
             )
@@ -51,12 +48,12 @@ mod generated {
         /// How many items to return at one time (max 100)
         pub limit: Option<u64>,
     }
-    impl ::rpcsmith::__private::serde::Serialize for ListPetsParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for ListPetsParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+            use __rt::serde::ser::SerializeSeq as _;
             let len: usize = if self.limit.is_some() { 1 } else { 0 };
             let mut seq = serializer.serialize_seq(Some(len))?;
             if len > 0 {
@@ -65,14 +62,13 @@ mod generated {
             seq.end()
         }
     }
-    impl ::rpcsmith::__private::Validate for ListPetsParams {
+    impl __rt::Validate for ListPetsParams {
+        #[inline]
         fn validate(
             &self,
-            _: &::rpcsmith::__private::Rules<'_>,
-        ) -> ::std::result::Result<(), ::rpcsmith::__private::Violation> {
-            static R0: ::rpcsmith::__private::Rules<'static> = ::rpcsmith::__private::Rules::NONE
-                .minimum(1.0);
-            ::rpcsmith::__private::param(&self.limit, "limit", &R0)?;
+            _: &__rt::Rules<'_>,
+        ) -> ::std::result::Result<(), __rt::Violation> {
+            __rt::param(&self.limit, "limit", &R0)?;
             ::std::result::Result::Ok(())
         }
     }
@@ -84,54 +80,7 @@ mod generated {
         /// `100`: pets busy
         PetsBusy,
     }
-    impl ListPetsError {
-        /// The error's code.
-        #[inline]
-        pub fn code(&self) -> i64 {
-            match self {
-                Self::PetsBusy => 100_i64,
-            }
-        }
-        /// The error's declared message.
-        #[inline]
-        pub fn message(&self) -> &'static str {
-            match self {
-                Self::PetsBusy => "pets busy",
-            }
-        }
-    }
-    impl ::std::fmt::Display for ListPetsError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            write!(f, "{} (code {})", self.message(), self.code())
-        }
-    }
-    impl ::std::error::Error for ListPetsError {}
-    impl ::rpcsmith::__private::DeclaredError for ListPetsError {
-        #[inline]
-        fn from_object(
-            error: ::rpcsmith::__private::ErrorObject,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            match error.code {
-                100_i64 => Ok(Self::PetsBusy),
-                _ => Err(error),
-            }
-        }
-    }
-    impl From<ListPetsError> for ::rpcsmith::__private::ErrorObject {
-        #[inline]
-        fn from(error: ListPetsError) -> Self {
-            match error {
-                ListPetsError::PetsBusy => {
-                    ::rpcsmith::__private::ErrorObject::new(100_i64, "pets busy")
-                }
-            }
-        }
-    }
-    impl From<ListPetsError> for ::rpcsmith::__private::Failure<ListPetsError> {
-        fn from(error: ListPetsError) -> Self {
-            ::rpcsmith::__private::Failure::Declared(error)
-        }
-    }
+    __rt::declared_errors!(ListPetsError { PetsBusy = 100, "pets busy"; });
     /// The params of `create_pet`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct CreatePetParams {
@@ -140,12 +89,12 @@ mod generated {
         /// Pet tag to create
         pub new_pet_tag: Option<String>,
     }
-    impl ::rpcsmith::__private::serde::Serialize for CreatePetParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for CreatePetParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+            use __rt::serde::ser::SerializeSeq as _;
             let len: usize = if self.new_pet_tag.is_some() { 2 } else { 1 };
             let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.new_pet_name)?;
@@ -163,31 +112,21 @@ mod generated {
         /// The id of the pet to retrieve
         pub pet_id: types::PetId2,
     }
-    impl ::rpcsmith::__private::serde::Serialize for GetPetParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.pet_id,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(GetPetParams, pet_id);
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pet;
     /// A typed client of Petstore: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct PetstoreClient {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl PetstoreClient {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -207,7 +146,7 @@ mod generated {
         pub async fn list_pets(
             &self,
             limit: Option<u64>,
-        ) -> Result<ListPetsResult, ::rpcsmith::__private::Error<ListPetsError>> {
+        ) -> Result<ListPetsResult, __rt::Error<ListPetsError>> {
             let params = ListPetsParams { limit };
             self.inner.check_params::<_, ListPetsError>(&params)?;
             self.inner.request_declared("list_pets", &params).await
@@ -224,7 +163,7 @@ mod generated {
             &self,
             new_pet_name: String,
             new_pet_tag: Option<String>,
-        ) -> Result<CreatePetResult, ::rpcsmith::__private::Error> {
+        ) -> Result<CreatePetResult, __rt::Error> {
             self.inner
                 .request_declared(
                     "create_pet",
@@ -246,15 +185,15 @@ mod generated {
         pub async fn get_pet(
             &self,
             pet_id: types::PetId2,
-        ) -> Result<GetPetResult, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("get_pet", &GetPetParams { pet_id }).await
+        ) -> Result<GetPetResult, __rt::Error> {
+            self.inner.request_declared("get_pet", &(pet_id,)).await
         }
     }
     /// A typed batch of Petstore calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
     #[derive(Debug)]
     pub struct PetstoreBatch {
-        inner: ::rpcsmith::__private::Batch,
+        inner: __rt::Batch,
     }
     impl PetstoreBatch {
         /// How many entries the batch holds.
@@ -270,9 +209,7 @@ mod generated {
         /// # Errors
         ///
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
-        pub async fn send(
-            self,
-        ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
+        pub async fn send(self) -> Result<__rt::Replies, __rt::Error> {
             self.inner.send().await
         }
         /// Adds a call of `list_pets`, documented at [`PetstoreClient::list_pets`].
@@ -280,7 +217,7 @@ mod generated {
         pub fn list_pets(
             &mut self,
             limit: Option<u64>,
-        ) -> ::rpcsmith::__private::Handle<ListPetsResult, ListPetsError> {
+        ) -> __rt::Handle<ListPetsResult, ListPetsError> {
             self.inner.request_declared("list_pets", &ListPetsParams { limit })
         }
         /// Adds a call of `create_pet`, documented at [`PetstoreClient::create_pet`].
@@ -289,7 +226,7 @@ mod generated {
             &mut self,
             new_pet_name: String,
             new_pet_tag: Option<String>,
-        ) -> ::rpcsmith::__private::Handle<CreatePetResult> {
+        ) -> __rt::Handle<CreatePetResult> {
             self.inner
                 .request_declared(
                     "create_pet",
@@ -301,67 +238,15 @@ mod generated {
         }
         /// Adds a call of `get_pet`, documented at [`PetstoreClient::get_pet`].
         #[inline]
-        pub fn get_pet(
-            &mut self,
-            pet_id: types::PetId2,
-        ) -> ::rpcsmith::__private::Handle<GetPetResult> {
-            self.inner.request_declared("get_pet", &GetPetParams { pet_id })
+        pub fn get_pet(&mut self, pet_id: types::PetId2) -> __rt::Handle<GetPetResult> {
+            self.inner.request_declared("get_pet", &(pet_id,))
         }
     }
-    impl ListPetsParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (limit, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["limit"],
-            )?;
-            Ok(Self { limit })
-        }
-    }
-    impl CreatePetParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (new_pet_name, (new_pet_tag, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["newPetName", "newPetTag"],
-            )?;
-            Ok(Self { new_pet_name, new_pet_tag })
-        }
-    }
-    impl GetPetParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (pet_id, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["petId"],
-            )?;
-            Ok(Self { pet_id })
-        }
-    }
+    __rt::decode_params!(ListPetsParams, Either, limit = "limit");
+    __rt::decode_params!(
+        CreatePetParams, Either, new_pet_name = "newPetName", new_pet_tag = "newPetTag"
+    );
+    __rt::decode_params!(GetPetParams, Either, pet_id = "petId");
     /// Petstore, served: implement it, then serve `PetstoreDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -371,30 +256,27 @@ mod generated {
         /// Handles `list_pets`, documented at [`PetstoreClient::list_pets`].
         fn list_pets(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             limit: Option<u64>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                ListPetsResult,
-                ::rpcsmith::__private::Failure<ListPetsError>,
-            >,
+            Output = Result<ListPetsResult, __rt::Failure<ListPetsError>>,
         > + Send;
         /// Handles `create_pet`, documented at [`PetstoreClient::create_pet`].
         fn create_pet(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             new_pet_name: String,
             new_pet_tag: Option<String>,
         ) -> impl ::std::future::Future<
-            Output = Result<CreatePetResult, ::rpcsmith::__private::Failure>,
+            Output = Result<CreatePetResult, __rt::Failure>,
         > + Send;
         /// Handles `get_pet`, documented at [`PetstoreClient::get_pet`].
         fn get_pet(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             pet_id: types::PetId2,
         ) -> impl ::std::future::Future<
-            Output = Result<GetPetResult, ::rpcsmith::__private::Failure>,
+            Output = Result<GetPetResult, __rt::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Petstore, answered on `rpc.discover`.
@@ -428,26 +310,25 @@ mod generated {
             f.write_str("PetstoreDispatcher")
         }
     }
-    impl<S: PetstoreServer> ::rpcsmith::__private::Dispatch for PetstoreDispatcher<S> {
+    impl<S: PetstoreServer> __rt::Dispatch for PetstoreDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "list_pets" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
-                        ListPetsParams::decode(params)
-                            .and_then(::rpcsmith::__private::checked),
+                        ListPetsParams::decode(params).and_then(__rt::checked),
                         move |server, p| async move {
                             S::list_pets(&server, cx, p.limit).await
                         },
                     )
                 }
                 "create_pet" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         CreatePetParams::decode(params),
                         move |server, p| async move {
@@ -457,7 +338,7 @@ mod generated {
                     )
                 }
                 "get_pet" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         GetPetParams::decode(params),
                         move |server, p| async move {
@@ -465,11 +346,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {

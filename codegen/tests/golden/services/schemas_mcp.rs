@@ -15,19 +15,15 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/CallToolResult`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "CallToolResult @ #/components/schemas/CallToolResult at mcp.json:182:7"
             )
@@ -42,30 +38,20 @@ mod generated {
         /// What the client can do (roots, sampling, elicitation, experimental features). A tools server reads none of it; it is kept as sent.
         ///
         /// Generated from `#/components/schemas/ClientCapabilities`.
-        pub type ClientCapabilities = ::rpcsmith::__private::serde_json::Map<
+        pub type ClientCapabilities = __rt::serde_json::Map<
             String,
-            ::rpcsmith::__private::serde_json::Value,
+            __rt::serde_json::Value,
         >;
         /// A result with nothing in it.
         ///
         /// Generated from `#/components/schemas/EmptyResult`.
-        pub type EmptyResult = ::rpcsmith::__private::serde_json::Map<
-            String,
-            ::rpcsmith::__private::serde_json::Value,
-        >;
+        pub type EmptyResult = __rt::serde_json::Map<String, __rt::serde_json::Value>;
         /// Who a client or a server is.
         ///
         /// Generated from `#/components/schemas/Implementation`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Implementation @ #/components/schemas/Implementation at mcp.json:99:7"
             )
@@ -78,26 +64,18 @@ mod generated {
             pub version: String,
         }
         /// Generated from `#/components/schemas/InitializeResult`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "InitializeResult @ #/components/schemas/InitializeResult at mcp.json:129:7"
-            )
+            ),
+            rename_all = "camelCase"
         )]
         pub struct InitializeResult {
             /// The revision the server speaks: the client's, if the server speaks it, else its own newest.
-            #[serde(rename = "protocolVersion")]
             pub protocol_version: String,
             pub capabilities: ServerCapabilities,
-            #[serde(rename = "serverInfo")]
             pub server_info: Implementation,
             /// How to use the server, for the client's model to read.
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,16 +84,9 @@ mod generated {
         /// A JSON Schema of a tool's arguments: always an object.
         ///
         /// Generated from `#/components/schemas/InputSchema`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "InputSchema @ #/components/schemas/InputSchema at mcp.json:144:7"
             )
@@ -124,10 +95,7 @@ mod generated {
             pub r#type: InputSchemaType,
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub properties: Option<
-                ::rpcsmith::__private::serde_json::Map<
-                    String,
-                    ::rpcsmith::__private::serde_json::Value,
-                >,
+                __rt::serde_json::Map<String, __rt::serde_json::Value>,
             >,
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub required: Option<Vec<String>>,
@@ -140,11 +108,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "InputSchemaType @ #/components/schemas/InputSchema/properties/type at mcp.json:149:11"
             )
@@ -154,16 +122,9 @@ mod generated {
             Object,
         }
         /// Generated from `#/components/schemas/ListToolsResult`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "ListToolsResult @ #/components/schemas/ListToolsResult at mcp.json:165:7"
             )
@@ -184,55 +145,49 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
-            rename(deserialize = "Meta @ #/components/schemas/Meta at mcp.json:91:7")
+            crate = "::rpcsmith::__private::serde",
+            rename(deserialize = "Meta @ #/components/schemas/Meta at mcp.json:91:7"),
+            expecting = "struct Meta @ #/components/schemas/Meta at mcp.json:91:7"
         )]
-        #[serde(expecting = "struct Meta @ #/components/schemas/Meta at mcp.json:91:7")]
         pub struct Meta {
             #[serde(rename = "progressToken")]
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub progress_token: Option<ProgressToken>,
             #[serde(flatten)]
-            pub extra: ::std::collections::BTreeMap<
-                String,
-                ::rpcsmith::__private::serde_json::Value,
-            >,
+            pub extra: ::std::collections::BTreeMap<String, __rt::serde_json::Value>,
         }
         /// The token a request carries in `_meta.progressToken`, which its progress notifications repeat: a string or an integer.
         ///
         /// Generated from `#/components/schemas/ProgressToken`.
-        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(untagged)]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
         pub enum ProgressToken {
             Integer(i64),
             String(String),
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for ProgressToken {
+        impl<'de> __rt::serde::Deserialize<'de> for ProgressToken {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                ::rpcsmith::__private::untagged::decode(
+                __rt::untagged::decode(
                     deserializer,
                     "ProgressToken @ #/components/schemas/ProgressToken at mcp.json:87:7",
                     &[
                         (
                             "Integer",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<i64>(value)
-                                    .map(Self::Integer)
+                                __rt::untagged::variant::<i64>(value).map(Self::Integer)
                             },
                         ),
                         (
                             "String",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<String>(value)
-                                    .map(Self::String)
+                                __rt::untagged::variant::<String>(value).map(Self::String)
                             },
                         ),
                     ],
@@ -242,34 +197,31 @@ mod generated {
         /// A JSON-RPC request id as MCP allows it: a string or an integer.
         ///
         /// Generated from `#/components/schemas/RequestId`.
-        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(untagged)]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
         pub enum RequestId {
             Integer(i64),
             String(String),
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for RequestId {
+        impl<'de> __rt::serde::Deserialize<'de> for RequestId {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                ::rpcsmith::__private::untagged::decode(
+                __rt::untagged::decode(
                     deserializer,
                     "RequestId @ #/components/schemas/RequestId at mcp.json:83:7",
                     &[
                         (
                             "Integer",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<i64>(value)
-                                    .map(Self::Integer)
+                                __rt::untagged::variant::<i64>(value).map(Self::Integer)
                             },
                         ),
                         (
                             "String",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<String>(value)
-                                    .map(Self::String)
+                                __rt::untagged::variant::<String>(value).map(Self::String)
                             },
                         ),
                     ],
@@ -285,11 +237,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "ServerCapabilities @ #/components/schemas/ServerCapabilities at mcp.json:114:7"
             )
@@ -299,25 +251,15 @@ mod generated {
             pub tools: Option<ToolsCapability>,
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub experimental: Option<
-                ::rpcsmith::__private::serde_json::Map<
-                    String,
-                    ::rpcsmith::__private::serde_json::Value,
-                >,
+                __rt::serde_json::Map<String, __rt::serde_json::Value>,
             >,
         }
         /// Text a tool returns. (MCP also has image, audio and resource content, which this document leaves out.)
         ///
         /// Generated from `#/components/schemas/TextContent`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "TextContent @ #/components/schemas/TextContent at mcp.json:173:7"
             )
@@ -334,11 +276,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "TextContentType @ #/components/schemas/TextContent/properties/type at mcp.json:178:11"
             )
@@ -350,16 +292,9 @@ mod generated {
         /// A tool the server offers.
         ///
         /// Generated from `#/components/schemas/Tool`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(deserialize = "Tool @ #/components/schemas/Tool at mcp.json:154:7")
         )]
         pub struct Tool {
@@ -382,11 +317,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "ToolsCapability @ #/components/schemas/ToolsCapability at mcp.json:122:7"
             )
@@ -398,8 +333,8 @@ mod generated {
         }
     }
     /// The params of `initialize`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct InitializeParams {
         /// The newest protocol revision the client speaks, such as `2025-06-18`.
         #[serde(rename = "protocolVersion")]
@@ -412,8 +347,8 @@ mod generated {
     }
     pub use types::InitializeResult;
     /// The params of `notifications/initialized`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct NotificationsInitializedParams {
         /// The `_meta` param.
         #[serde(rename = "_meta")]
@@ -421,8 +356,8 @@ mod generated {
         pub meta: Option<types::Meta>,
     }
     /// The params of `ping`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct PingParams {
         /// The `_meta` param.
         #[serde(rename = "_meta")]
@@ -432,8 +367,8 @@ mod generated {
     /// The result of `ping`.
     pub type PingResult = types::EmptyResult;
     /// The params of `tools/list`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct ToolsListParams {
         /// Where to go on from; absent for the first page.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -453,77 +388,18 @@ mod generated {
         /// Carries the error's `data`.
         InvalidParams(String),
     }
-    impl ToolsListError {
-        /// The error's code.
-        #[inline]
-        pub fn code(&self) -> i64 {
-            match self {
-                Self::InvalidParams(_) => -32602_i64,
-            }
-        }
-        /// The error's declared message.
-        #[inline]
-        pub fn message(&self) -> &'static str {
-            match self {
-                Self::InvalidParams(_) => "Invalid params",
-            }
-        }
-    }
-    impl ::std::fmt::Display for ToolsListError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            write!(f, "{} (code {})", self.message(), self.code())
-        }
-    }
-    impl ::std::error::Error for ToolsListError {}
-    impl ::rpcsmith::__private::DeclaredError for ToolsListError {
-        #[inline]
-        fn from_object(
-            error: ::rpcsmith::__private::ErrorObject,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            match error.code {
-                -32602_i64 => {
-                    match ::rpcsmith::__private::ErrorObject::data_as(&error) {
-                        Some(data) => Ok(Self::InvalidParams(data)),
-                        None => Err(error),
-                    }
-                }
-                _ => Err(error),
-            }
-        }
-    }
-    impl From<ToolsListError> for ::rpcsmith::__private::ErrorObject {
-        #[inline]
-        fn from(error: ToolsListError) -> Self {
-            match error {
-                ToolsListError::InvalidParams(data) => {
-                    ::rpcsmith::__private::ErrorObject::with_data(
-                        -32602_i64,
-                        "Invalid params",
-                        &data,
-                    )
-                }
-            }
-        }
-    }
-    impl From<ToolsListError> for ::rpcsmith::__private::Failure<ToolsListError> {
-        fn from(error: ToolsListError) -> Self {
-            ::rpcsmith::__private::Failure::Declared(error)
-        }
-    }
+    __rt::declared_errors!(
+        ToolsListError { InvalidParams(_) = - 32602, "Invalid params"; }
+    );
     /// The params of `tools/call`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct ToolsCallParams {
         /// The tool's name, as `tools/list` gave it.
         pub name: String,
         /// The tool's arguments, as its `inputSchema` describes them.
         #[serde(skip_serializing_if = "Option::is_none")]
-        pub arguments: Option<
-            ::rpcsmith::__private::serde_json::Map<
-                String,
-                ::rpcsmith::__private::serde_json::Value,
-            >,
-        >,
+        pub arguments: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
         /// The `_meta` param.
         #[serde(rename = "_meta")]
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -539,82 +415,28 @@ mod generated {
         /// Carries the error's `data`.
         InvalidParams(String),
     }
-    impl ToolsCallError {
-        /// The error's code.
-        #[inline]
-        pub fn code(&self) -> i64 {
-            match self {
-                Self::InvalidParams(_) => -32602_i64,
-            }
-        }
-        /// The error's declared message.
-        #[inline]
-        pub fn message(&self) -> &'static str {
-            match self {
-                Self::InvalidParams(_) => "Invalid params",
-            }
-        }
-    }
-    impl ::std::fmt::Display for ToolsCallError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            write!(f, "{} (code {})", self.message(), self.code())
-        }
-    }
-    impl ::std::error::Error for ToolsCallError {}
-    impl ::rpcsmith::__private::DeclaredError for ToolsCallError {
-        #[inline]
-        fn from_object(
-            error: ::rpcsmith::__private::ErrorObject,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            match error.code {
-                -32602_i64 => {
-                    match ::rpcsmith::__private::ErrorObject::data_as(&error) {
-                        Some(data) => Ok(Self::InvalidParams(data)),
-                        None => Err(error),
-                    }
-                }
-                _ => Err(error),
-            }
-        }
-    }
-    impl From<ToolsCallError> for ::rpcsmith::__private::ErrorObject {
-        #[inline]
-        fn from(error: ToolsCallError) -> Self {
-            match error {
-                ToolsCallError::InvalidParams(data) => {
-                    ::rpcsmith::__private::ErrorObject::with_data(
-                        -32602_i64,
-                        "Invalid params",
-                        &data,
-                    )
-                }
-            }
-        }
-    }
-    impl From<ToolsCallError> for ::rpcsmith::__private::Failure<ToolsCallError> {
-        fn from(error: ToolsCallError) -> Self {
-            ::rpcsmith::__private::Failure::Declared(error)
-        }
-    }
+    __rt::declared_errors!(
+        ToolsCallError { InvalidParams(_) = - 32602, "Invalid params"; }
+    );
     /// The params of `notifications/progress`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct NotificationsProgressParams {
         /// The `progressToken` param.
         #[serde(rename = "progressToken")]
         pub progress_token: types::ProgressToken,
         /// The `progress` param.
-        pub progress: ::rpcsmith::__private::serde_json::Number,
+        pub progress: __rt::serde_json::Number,
         /// The `total` param.
         #[serde(skip_serializing_if = "Option::is_none")]
-        pub total: Option<::rpcsmith::__private::serde_json::Number>,
+        pub total: Option<__rt::serde_json::Number>,
         /// What is being done, for a person to read.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub message: Option<String>,
     }
     /// The params of `notifications/cancelled`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct NotificationsCancelledParams {
         /// The id of the request given up.
         #[serde(rename = "requestId")]
@@ -626,15 +448,15 @@ mod generated {
     /// A typed client of Mcp: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct McpClient {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl McpClient {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -656,7 +478,7 @@ mod generated {
             protocol_version: String,
             capabilities: types::ClientCapabilities,
             client_info: types::Implementation,
-        ) -> Result<InitializeResult, ::rpcsmith::__private::Error> {
+        ) -> Result<InitializeResult, __rt::Error> {
             self.inner
                 .request_declared(
                     "initialize",
@@ -679,7 +501,7 @@ mod generated {
         pub async fn notifications_initialized(
             &self,
             meta: Option<types::Meta>,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
+        ) -> Result<(), __rt::Error> {
             self.inner
                 .notify(
                     "notifications/initialized",
@@ -700,7 +522,7 @@ mod generated {
         pub async fn ping(
             &self,
             meta: Option<types::Meta>,
-        ) -> Result<PingResult, ::rpcsmith::__private::Error> {
+        ) -> Result<PingResult, __rt::Error> {
             self.inner.request_declared("ping", &PingParams { meta }).await
         }
         /// The tools the server offers, a page at a time: `cursor` is the `nextCursor` of the page before.
@@ -715,7 +537,7 @@ mod generated {
             &self,
             cursor: Option<String>,
             meta: Option<types::Meta>,
-        ) -> Result<ToolsListResult, ::rpcsmith::__private::Error<ToolsListError>> {
+        ) -> Result<ToolsListResult, __rt::Error<ToolsListError>> {
             self.inner
                 .request_declared("tools/list", &ToolsListParams { cursor, meta })
                 .await
@@ -731,14 +553,9 @@ mod generated {
         pub async fn tools_call(
             &self,
             name: String,
-            arguments: Option<
-                ::rpcsmith::__private::serde_json::Map<
-                    String,
-                    ::rpcsmith::__private::serde_json::Value,
-                >,
-            >,
+            arguments: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
             meta: Option<types::Meta>,
-        ) -> Result<ToolsCallResult, ::rpcsmith::__private::Error<ToolsCallError>> {
+        ) -> Result<ToolsCallResult, __rt::Error<ToolsCallError>> {
             self.inner
                 .request_declared(
                     "tools/call",
@@ -762,7 +579,7 @@ mod generated {
             &self,
             request_id: types::RequestId,
             reason: Option<String>,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
+        ) -> Result<(), __rt::Error> {
             self.inner
                 .notify(
                     "notifications/cancelled",
@@ -778,7 +595,7 @@ mod generated {
     /// read each handle's result from the replies.
     #[derive(Debug)]
     pub struct McpBatch {
-        inner: ::rpcsmith::__private::Batch,
+        inner: __rt::Batch,
     }
     impl McpBatch {
         /// How many entries the batch holds.
@@ -794,9 +611,7 @@ mod generated {
         /// # Errors
         ///
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
-        pub async fn send(
-            self,
-        ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
+        pub async fn send(self) -> Result<__rt::Replies, __rt::Error> {
             self.inner.send().await
         }
         /// Adds a call of `initialize`, documented at [`McpClient::initialize`].
@@ -806,7 +621,7 @@ mod generated {
             protocol_version: String,
             capabilities: types::ClientCapabilities,
             client_info: types::Implementation,
-        ) -> ::rpcsmith::__private::Handle<InitializeResult> {
+        ) -> __rt::Handle<InitializeResult> {
             self.inner
                 .request_declared(
                     "initialize",
@@ -826,7 +641,7 @@ mod generated {
         pub fn notifications_initialized(
             &mut self,
             meta: Option<types::Meta>,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
+        ) -> Result<(), __rt::Error> {
             self.inner
                 .notify(
                     "notifications/initialized",
@@ -837,10 +652,7 @@ mod generated {
         }
         /// Adds a call of `ping`, documented at [`McpClient::ping`].
         #[inline]
-        pub fn ping(
-            &mut self,
-            meta: Option<types::Meta>,
-        ) -> ::rpcsmith::__private::Handle<PingResult> {
+        pub fn ping(&mut self, meta: Option<types::Meta>) -> __rt::Handle<PingResult> {
             self.inner.request_declared("ping", &PingParams { meta })
         }
         /// Adds a call of `tools/list`, documented at [`McpClient::tools_list`].
@@ -849,7 +661,7 @@ mod generated {
             &mut self,
             cursor: Option<String>,
             meta: Option<types::Meta>,
-        ) -> ::rpcsmith::__private::Handle<ToolsListResult, ToolsListError> {
+        ) -> __rt::Handle<ToolsListResult, ToolsListError> {
             self.inner.request_declared("tools/list", &ToolsListParams { cursor, meta })
         }
         /// Adds a call of `tools/call`, documented at [`McpClient::tools_call`].
@@ -857,14 +669,9 @@ mod generated {
         pub fn tools_call(
             &mut self,
             name: String,
-            arguments: Option<
-                ::rpcsmith::__private::serde_json::Map<
-                    String,
-                    ::rpcsmith::__private::serde_json::Value,
-                >,
-            >,
+            arguments: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
             meta: Option<types::Meta>,
-        ) -> ::rpcsmith::__private::Handle<ToolsCallResult, ToolsCallError> {
+        ) -> __rt::Handle<ToolsCallResult, ToolsCallError> {
             self.inner
                 .request_declared(
                     "tools/call",
@@ -885,7 +692,7 @@ mod generated {
             &mut self,
             request_id: types::RequestId,
             reason: Option<String>,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
+        ) -> Result<(), __rt::Error> {
             self.inner
                 .notify(
                     "notifications/cancelled",
@@ -896,118 +703,19 @@ mod generated {
                 )
         }
     }
-    impl InitializeParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (protocol_version, (capabilities, (client_info, ()))) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["protocolVersion", "capabilities", "clientInfo"],
-            )?;
-            Ok(Self {
-                protocol_version,
-                capabilities,
-                client_info,
-            })
-        }
-    }
-    impl NotificationsInitializedParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (meta, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["_meta"],
-            )?;
-            Ok(Self { meta })
-        }
-    }
-    impl PingParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (meta, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["_meta"],
-            )?;
-            Ok(Self { meta })
-        }
-    }
-    impl ToolsListParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (cursor, (meta, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["cursor", "_meta"],
-            )?;
-            Ok(Self { cursor, meta })
-        }
-    }
-    impl ToolsCallParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (name, (arguments, (meta, ()))) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["name", "arguments", "_meta"],
-            )?;
-            Ok(Self { name, arguments, meta })
-        }
-    }
-    impl NotificationsCancelledParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (request_id, (reason, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["requestId", "reason"],
-            )?;
-            Ok(Self { request_id, reason })
-        }
-    }
+    __rt::decode_params!(
+        InitializeParams, ByName, protocol_version = "protocolVersion", capabilities =
+        "capabilities", client_info = "clientInfo"
+    );
+    __rt::decode_params!(NotificationsInitializedParams, ByName, meta = "_meta");
+    __rt::decode_params!(PingParams, ByName, meta = "_meta");
+    __rt::decode_params!(ToolsListParams, ByName, cursor = "cursor", meta = "_meta");
+    __rt::decode_params!(
+        ToolsCallParams, ByName, name = "name", arguments = "arguments", meta = "_meta"
+    );
+    __rt::decode_params!(
+        NotificationsCancelledParams, ByName, request_id = "requestId", reason = "reason"
+    );
     /// Mcp, served: implement it, then serve `McpDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -1017,65 +725,54 @@ mod generated {
         /// Handles `initialize`, documented at [`McpClient::initialize`].
         fn initialize(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             protocol_version: String,
             capabilities: types::ClientCapabilities,
             client_info: types::Implementation,
         ) -> impl ::std::future::Future<
-            Output = Result<InitializeResult, ::rpcsmith::__private::Failure>,
+            Output = Result<InitializeResult, __rt::Failure>,
         > + Send;
         /// Handles `notifications/initialized`, documented at [`McpClient::notifications_initialized`].
         ///
         /// A notification: nothing is answered.
         fn notifications_initialized(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             meta: Option<types::Meta>,
         ) -> impl ::std::future::Future<Output = ()> + Send;
         /// Handles `ping`, documented at [`McpClient::ping`].
         fn ping(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             meta: Option<types::Meta>,
         ) -> impl ::std::future::Future<
-            Output = Result<PingResult, ::rpcsmith::__private::Failure>,
+            Output = Result<PingResult, __rt::Failure>,
         > + Send;
         /// Handles `tools/list`, documented at [`McpClient::tools_list`].
         fn tools_list(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             cursor: Option<String>,
             meta: Option<types::Meta>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                ToolsListResult,
-                ::rpcsmith::__private::Failure<ToolsListError>,
-            >,
+            Output = Result<ToolsListResult, __rt::Failure<ToolsListError>>,
         > + Send;
         /// Handles `tools/call`, documented at [`McpClient::tools_call`].
         fn tools_call(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             name: String,
-            arguments: Option<
-                ::rpcsmith::__private::serde_json::Map<
-                    String,
-                    ::rpcsmith::__private::serde_json::Value,
-                >,
-            >,
+            arguments: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
             meta: Option<types::Meta>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                ToolsCallResult,
-                ::rpcsmith::__private::Failure<ToolsCallError>,
-            >,
+            Output = Result<ToolsCallResult, __rt::Failure<ToolsCallError>>,
         > + Send;
         /// Handles `notifications/cancelled`, documented at [`McpClient::notifications_cancelled`].
         ///
         /// A notification: nothing is answered.
         fn notifications_cancelled(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             request_id: types::RequestId,
             reason: Option<String>,
         ) -> impl ::std::future::Future<Output = ()> + Send;
@@ -1111,16 +808,16 @@ mod generated {
             f.write_str("McpDispatcher")
         }
     }
-    impl<S: McpServer> ::rpcsmith::__private::Dispatch for McpDispatcher<S> {
+    impl<S: McpServer> __rt::Dispatch for McpDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "initialize" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         InitializeParams::decode(params),
                         move |server, p| async move {
@@ -1136,7 +833,7 @@ mod generated {
                     )
                 }
                 "notifications/initialized" => {
-                    ::rpcsmith::__private::notice(
+                    __rt::notice(
                         &self.server,
                         NotificationsInitializedParams::decode(params),
                         move |server, p| async move {
@@ -1145,7 +842,7 @@ mod generated {
                     )
                 }
                 "ping" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         PingParams::decode(params),
                         move |server, p| async move {
@@ -1154,7 +851,7 @@ mod generated {
                     )
                 }
                 "tools/list" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         ToolsListParams::decode(params),
                         move |server, p| async move {
@@ -1163,7 +860,7 @@ mod generated {
                     )
                 }
                 "tools/call" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         ToolsCallParams::decode(params),
                         move |server, p| async move {
@@ -1172,7 +869,7 @@ mod generated {
                     )
                 }
                 "notifications/cancelled" => {
-                    ::rpcsmith::__private::notice(
+                    __rt::notice(
                         &self.server,
                         NotificationsCancelledParams::decode(params),
                         move |server, p| async move {
@@ -1186,11 +883,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {
@@ -1212,15 +905,15 @@ mod generated {
     /// written; a request returns the client's typed answer, or its declared error.
     #[derive(Debug, Clone)]
     pub struct McpPush {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl McpPush {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// Sent by the side running a request that carried a `progressToken`: how far it has come. `progress` only grows; `total` is given when known.
@@ -1234,10 +927,10 @@ mod generated {
         pub async fn notifications_progress(
             &self,
             progress_token: types::ProgressToken,
-            progress: ::rpcsmith::__private::serde_json::Number,
-            total: Option<::rpcsmith::__private::serde_json::Number>,
+            progress: __rt::serde_json::Number,
+            total: Option<__rt::serde_json::Number>,
             message: Option<String>,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
+        ) -> Result<(), __rt::Error> {
             self.inner
                 .notify(
                     "notifications/progress",
@@ -1251,29 +944,10 @@ mod generated {
                 .await
         }
     }
-    impl NotificationsProgressParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (progress_token, (progress, (total, (message, ())))) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["progressToken", "progress", "total", "message"],
-            )?;
-            Ok(Self {
-                progress_token,
-                progress,
-                total,
-                message,
-            })
-        }
-    }
+    __rt::decode_params!(
+        NotificationsProgressParams, ByName, progress_token = "progressToken", progress =
+        "progress", total = "total", message = "message"
+    );
     /// The server→client methods of Mcp, handled by the client: implement it, then give
     /// `Server::new(McpListenerDispatcher::new(your_impl))` to the client's peer
     /// (`rpcsmith::transport::peer::Peer::builder().serve(..)`). Without it, the server's
@@ -1289,10 +963,10 @@ mod generated {
         /// A notification: nothing is answered.
         fn notifications_progress(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             progress_token: types::ProgressToken,
-            progress: ::rpcsmith::__private::serde_json::Number,
-            total: Option<::rpcsmith::__private::serde_json::Number>,
+            progress: __rt::serde_json::Number,
+            total: Option<__rt::serde_json::Number>,
             message: Option<String>,
         ) -> impl ::std::future::Future<Output = ()> + Send;
     }
@@ -1325,16 +999,16 @@ mod generated {
             f.write_str("McpListenerDispatcher")
         }
     }
-    impl<S: McpListener> ::rpcsmith::__private::Dispatch for McpListenerDispatcher<S> {
+    impl<S: McpListener> __rt::Dispatch for McpListenerDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "notifications/progress" => {
-                    ::rpcsmith::__private::notice(
+                    __rt::notice(
                         &self.server,
                         NotificationsProgressParams::decode(params),
                         move |server, p| async move {
@@ -1350,11 +1024,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {

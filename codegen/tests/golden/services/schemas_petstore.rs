@@ -15,8 +15,12 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
+    static R0: __rt::Rules<'static> = __rt::Rules::NONE.min_length(1);
     pub mod types {
+        use super::__rt;
         /// What kind of animal a pet is.
         ///
         /// Generated from `#/components/schemas/Kind`.
@@ -27,11 +31,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Kind @ #/components/schemas/Kind at petstore.json:50:7"
             )
@@ -47,16 +51,9 @@ mod generated {
         /// Which pet was not found.
         ///
         /// Generated from `#/components/schemas/NotFound`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "NotFound @ #/components/schemas/NotFound at petstore.json:62:7"
             )
@@ -67,16 +64,9 @@ mod generated {
         /// A pet in the store.
         ///
         /// Generated from `#/components/schemas/Pet`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(deserialize = "Pet @ #/components/schemas/Pet at petstore.json:51:7")
         )]
         pub struct Pet {
@@ -92,8 +82,8 @@ mod generated {
         pub type PetId = u64;
     }
     /// The params of `add_pet`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct AddPetParams {
         /// The `name` param.
         pub name: String,
@@ -103,14 +93,13 @@ mod generated {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub tags: Option<Vec<String>>,
     }
-    impl ::rpcsmith::__private::Validate for AddPetParams {
+    impl __rt::Validate for AddPetParams {
+        #[inline]
         fn validate(
             &self,
-            _: &::rpcsmith::__private::Rules<'_>,
-        ) -> ::std::result::Result<(), ::rpcsmith::__private::Violation> {
-            static R0: ::rpcsmith::__private::Rules<'static> = ::rpcsmith::__private::Rules::NONE
-                .min_length(1);
-            ::rpcsmith::__private::param(&self.name, "name", &R0)?;
+            _: &__rt::Rules<'_>,
+        ) -> ::std::result::Result<(), __rt::Violation> {
+            __rt::param(&self.name, "name", &R0)?;
             ::std::result::Result::Ok(())
         }
     }
@@ -124,12 +113,12 @@ mod generated {
         /// The `limit` param.
         pub limit: Option<u32>,
     }
-    impl ::rpcsmith::__private::serde::Serialize for ListPetsParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for ListPetsParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+            use __rt::serde::ser::SerializeSeq as _;
             let len: usize = if self.limit.is_some() { 2 } else { 1 };
             let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.kind)?;
@@ -147,14 +136,7 @@ mod generated {
         /// The `id` param.
         pub id: types::PetId,
     }
-    impl ::rpcsmith::__private::serde::Serialize for GetPetParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(&(&self.id,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(GetPetParams, id);
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pet;
     /// The errors `get_pet` declares.
@@ -165,89 +147,26 @@ mod generated {
         /// Carries the error's `data`.
         PetNotFound(types::NotFound),
     }
-    impl GetPetError {
-        /// The error's code.
-        #[inline]
-        pub fn code(&self) -> i64 {
-            match self {
-                Self::PetNotFound(_) => 404_i64,
-            }
-        }
-        /// The error's declared message.
-        #[inline]
-        pub fn message(&self) -> &'static str {
-            match self {
-                Self::PetNotFound(_) => "pet not found",
-            }
-        }
-    }
-    impl ::std::fmt::Display for GetPetError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            write!(f, "{} (code {})", self.message(), self.code())
-        }
-    }
-    impl ::std::error::Error for GetPetError {}
-    impl ::rpcsmith::__private::DeclaredError for GetPetError {
-        #[inline]
-        fn from_object(
-            error: ::rpcsmith::__private::ErrorObject,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            match error.code {
-                404_i64 => {
-                    match ::rpcsmith::__private::ErrorObject::data_as(&error) {
-                        Some(data) => Ok(Self::PetNotFound(data)),
-                        None => Err(error),
-                    }
-                }
-                _ => Err(error),
-            }
-        }
-    }
-    impl From<GetPetError> for ::rpcsmith::__private::ErrorObject {
-        #[inline]
-        fn from(error: GetPetError) -> Self {
-            match error {
-                GetPetError::PetNotFound(data) => {
-                    ::rpcsmith::__private::ErrorObject::with_data(
-                        404_i64,
-                        "pet not found",
-                        &data,
-                    )
-                }
-            }
-        }
-    }
-    impl From<GetPetError> for ::rpcsmith::__private::Failure<GetPetError> {
-        fn from(error: GetPetError) -> Self {
-            ::rpcsmith::__private::Failure::Declared(error)
-        }
-    }
+    __rt::declared_errors!(GetPetError { PetNotFound(_) = 404, "pet not found"; });
     /// The params of `pet_visited`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct PetVisitedParams {
         /// The `id` param.
         pub id: types::PetId,
     }
-    impl ::rpcsmith::__private::serde::Serialize for PetVisitedParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(&(&self.id,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(PetVisitedParams, id);
     /// A typed client of Petstore: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct PetstoreClient {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl PetstoreClient {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -269,7 +188,7 @@ mod generated {
             name: String,
             kind: types::Kind,
             tags: Option<Vec<String>>,
-        ) -> Result<AddPetResult, ::rpcsmith::__private::Error> {
+        ) -> Result<AddPetResult, __rt::Error> {
             let params = AddPetParams { name, kind, tags };
             self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
             self.inner.request_declared("add_pet", &params).await
@@ -286,7 +205,7 @@ mod generated {
             &self,
             kind: types::Kind,
             limit: Option<u32>,
-        ) -> Result<ListPetsResult, ::rpcsmith::__private::Error> {
+        ) -> Result<ListPetsResult, __rt::Error> {
             self.inner
                 .request_declared("list_pets", &ListPetsParams { kind, limit })
                 .await
@@ -302,8 +221,8 @@ mod generated {
         pub async fn get_pet(
             &self,
             id: types::PetId,
-        ) -> Result<GetPetResult, ::rpcsmith::__private::Error<GetPetError>> {
-            self.inner.request_declared("get_pet", &GetPetParams { id }).await
+        ) -> Result<GetPetResult, __rt::Error<GetPetError>> {
+            self.inner.request_declared("get_pet", &(id,)).await
         }
         /// Tells the store someone looked at a pet. A notification: no answer.
         ///
@@ -313,18 +232,15 @@ mod generated {
         ///
         /// When the notification cannot be encoded or written.
         #[inline]
-        pub async fn pet_visited(
-            &self,
-            id: types::PetId,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
-            self.inner.notify("pet_visited", &PetVisitedParams { id }).await
+        pub async fn pet_visited(&self, id: types::PetId) -> Result<(), __rt::Error> {
+            self.inner.notify("pet_visited", &(id,)).await
         }
     }
     /// A typed batch of Petstore calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
     #[derive(Debug)]
     pub struct PetstoreBatch {
-        inner: ::rpcsmith::__private::Batch,
+        inner: __rt::Batch,
     }
     impl PetstoreBatch {
         /// How many entries the batch holds.
@@ -340,9 +256,7 @@ mod generated {
         /// # Errors
         ///
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
-        pub async fn send(
-            self,
-        ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
+        pub async fn send(self) -> Result<__rt::Replies, __rt::Error> {
             self.inner.send().await
         }
         /// Adds a call of `add_pet`, documented at [`PetstoreClient::add_pet`].
@@ -352,7 +266,7 @@ mod generated {
             name: String,
             kind: types::Kind,
             tags: Option<Vec<String>>,
-        ) -> ::rpcsmith::__private::Handle<AddPetResult> {
+        ) -> __rt::Handle<AddPetResult> {
             self.inner.request_declared("add_pet", &AddPetParams { name, kind, tags })
         }
         /// Adds a call of `list_pets`, documented at [`PetstoreClient::list_pets`].
@@ -361,7 +275,7 @@ mod generated {
             &mut self,
             kind: types::Kind,
             limit: Option<u32>,
-        ) -> ::rpcsmith::__private::Handle<ListPetsResult> {
+        ) -> __rt::Handle<ListPetsResult> {
             self.inner.request_declared("list_pets", &ListPetsParams { kind, limit })
         }
         /// Adds a call of `get_pet`, documented at [`PetstoreClient::get_pet`].
@@ -369,8 +283,8 @@ mod generated {
         pub fn get_pet(
             &mut self,
             id: types::PetId,
-        ) -> ::rpcsmith::__private::Handle<GetPetResult, GetPetError> {
-            self.inner.request_declared("get_pet", &GetPetParams { id })
+        ) -> __rt::Handle<GetPetResult, GetPetError> {
+            self.inner.request_declared("get_pet", &(id,))
         }
         /// Adds a call of `pet_visited`, documented at [`PetstoreClient::pet_visited`].
         ///
@@ -378,85 +292,16 @@ mod generated {
         ///
         /// When the params cannot be encoded; the notification is left out.
         #[inline]
-        pub fn pet_visited(
-            &mut self,
-            id: types::PetId,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
-            self.inner.notify("pet_visited", &PetVisitedParams { id })
+        pub fn pet_visited(&mut self, id: types::PetId) -> Result<(), __rt::Error> {
+            self.inner.notify("pet_visited", &(id,))
         }
     }
-    impl AddPetParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (name, (kind, (tags, ()))) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["name", "kind", "tags"],
-            )?;
-            Ok(Self { name, kind, tags })
-        }
-    }
-    impl ListPetsParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (kind, (limit, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByPosition,
-                &["kind", "limit"],
-            )?;
-            Ok(Self { kind, limit })
-        }
-    }
-    impl GetPetParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (id, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["id"],
-            )?;
-            Ok(Self { id })
-        }
-    }
-    impl PetVisitedParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (id, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["id"],
-            )?;
-            Ok(Self { id })
-        }
-    }
+    __rt::decode_params!(
+        AddPetParams, ByName, name = "name", kind = "kind", tags = "tags"
+    );
+    __rt::decode_params!(ListPetsParams, ByPosition, kind = "kind", limit = "limit");
+    __rt::decode_params!(GetPetParams, Either, id = "id");
+    __rt::decode_params!(PetVisitedParams, Either, id = "id");
     /// Petstore, served: implement it, then serve `PetstoreDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -466,36 +311,36 @@ mod generated {
         /// Handles `add_pet`, documented at [`PetstoreClient::add_pet`].
         fn add_pet(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             name: String,
             kind: types::Kind,
             tags: Option<Vec<String>>,
         ) -> impl ::std::future::Future<
-            Output = Result<AddPetResult, ::rpcsmith::__private::Failure>,
+            Output = Result<AddPetResult, __rt::Failure>,
         > + Send;
         /// Handles `list_pets`, documented at [`PetstoreClient::list_pets`].
         fn list_pets(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             kind: types::Kind,
             limit: Option<u32>,
         ) -> impl ::std::future::Future<
-            Output = Result<ListPetsResult, ::rpcsmith::__private::Failure>,
+            Output = Result<ListPetsResult, __rt::Failure>,
         > + Send;
         /// Handles `get_pet`, documented at [`PetstoreClient::get_pet`].
         fn get_pet(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             id: types::PetId,
         ) -> impl ::std::future::Future<
-            Output = Result<GetPetResult, ::rpcsmith::__private::Failure<GetPetError>>,
+            Output = Result<GetPetResult, __rt::Failure<GetPetError>>,
         > + Send;
         /// Handles `pet_visited`, documented at [`PetstoreClient::pet_visited`].
         ///
         /// A notification: nothing is answered.
         fn pet_visited(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             id: types::PetId,
         ) -> impl ::std::future::Future<Output = ()> + Send;
     }
@@ -530,26 +375,25 @@ mod generated {
             f.write_str("PetstoreDispatcher")
         }
     }
-    impl<S: PetstoreServer> ::rpcsmith::__private::Dispatch for PetstoreDispatcher<S> {
+    impl<S: PetstoreServer> __rt::Dispatch for PetstoreDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "add_pet" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
-                        AddPetParams::decode(params)
-                            .and_then(::rpcsmith::__private::checked),
+                        AddPetParams::decode(params).and_then(__rt::checked),
                         move |server, p| async move {
                             S::add_pet(&server, cx, p.name, p.kind, p.tags).await
                         },
                     )
                 }
                 "list_pets" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         ListPetsParams::decode(params),
                         move |server, p| async move {
@@ -558,7 +402,7 @@ mod generated {
                     )
                 }
                 "get_pet" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         GetPetParams::decode(params),
                         move |server, p| async move {
@@ -567,7 +411,7 @@ mod generated {
                     )
                 }
                 "pet_visited" => {
-                    ::rpcsmith::__private::notice(
+                    __rt::notice(
                         &self.server,
                         PetVisitedParams::decode(params),
                         move |server, p| async move {
@@ -575,11 +419,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {

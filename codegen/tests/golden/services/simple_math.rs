@@ -15,8 +15,11 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/contentDescriptors/c/schema`.
         pub type C = i64;
         /// Generated from `#/components/schemas/Integer`.
@@ -30,12 +33,12 @@ mod generated {
         /// The `b` param.
         pub b: Option<types::Integer>,
     }
-    impl ::rpcsmith::__private::serde::Serialize for AdditionParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for AdditionParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+            use __rt::serde::ser::SerializeSeq as _;
             let len: usize = if self.b.is_some() {
                 2
             } else if self.a.is_some() {
@@ -63,12 +66,12 @@ mod generated {
         /// The `b` param.
         pub b: Option<types::Integer>,
     }
-    impl ::rpcsmith::__private::serde::Serialize for SubtractionParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for SubtractionParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+            use __rt::serde::ser::SerializeSeq as _;
             let len: usize = if self.b.is_some() {
                 2
             } else if self.a.is_some() {
@@ -91,15 +94,15 @@ mod generated {
     /// A typed client of Simple Math: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct SimpleMathClient {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl SimpleMathClient {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -118,7 +121,7 @@ mod generated {
             &self,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
-        ) -> Result<AdditionResult, ::rpcsmith::__private::Error> {
+        ) -> Result<AdditionResult, __rt::Error> {
             self.inner.request_declared("addition", &AdditionParams { a, b }).await
         }
         /// Calls `subtraction`.
@@ -131,7 +134,7 @@ mod generated {
             &self,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
-        ) -> Result<SubtractionResult, ::rpcsmith::__private::Error> {
+        ) -> Result<SubtractionResult, __rt::Error> {
             self.inner.request_declared("subtraction", &SubtractionParams { a, b }).await
         }
     }
@@ -139,7 +142,7 @@ mod generated {
     /// read each handle's result from the replies.
     #[derive(Debug)]
     pub struct SimpleMathBatch {
-        inner: ::rpcsmith::__private::Batch,
+        inner: __rt::Batch,
     }
     impl SimpleMathBatch {
         /// How many entries the batch holds.
@@ -155,9 +158,7 @@ mod generated {
         /// # Errors
         ///
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
-        pub async fn send(
-            self,
-        ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
+        pub async fn send(self) -> Result<__rt::Replies, __rt::Error> {
             self.inner.send().await
         }
         /// Adds a call of `addition`, documented at [`SimpleMathClient::addition`].
@@ -166,7 +167,7 @@ mod generated {
             &mut self,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
-        ) -> ::rpcsmith::__private::Handle<AdditionResult> {
+        ) -> __rt::Handle<AdditionResult> {
             self.inner.request_declared("addition", &AdditionParams { a, b })
         }
         /// Adds a call of `subtraction`, documented at [`SimpleMathClient::subtraction`].
@@ -175,46 +176,12 @@ mod generated {
             &mut self,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
-        ) -> ::rpcsmith::__private::Handle<SubtractionResult> {
+        ) -> __rt::Handle<SubtractionResult> {
             self.inner.request_declared("subtraction", &SubtractionParams { a, b })
         }
     }
-    impl AdditionParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (a, (b, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["a", "b"],
-            )?;
-            Ok(Self { a, b })
-        }
-    }
-    impl SubtractionParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (a, (b, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["a", "b"],
-            )?;
-            Ok(Self { a, b })
-        }
-    }
+    __rt::decode_params!(AdditionParams, Either, a = "a", b = "b");
+    __rt::decode_params!(SubtractionParams, Either, a = "a", b = "b");
     /// Simple Math, served: implement it, then serve `SimpleMathDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -224,20 +191,20 @@ mod generated {
         /// Handles `addition`, documented at [`SimpleMathClient::addition`].
         fn addition(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
         ) -> impl ::std::future::Future<
-            Output = Result<AdditionResult, ::rpcsmith::__private::Failure>,
+            Output = Result<AdditionResult, __rt::Failure>,
         > + Send;
         /// Handles `subtraction`, documented at [`SimpleMathClient::subtraction`].
         fn subtraction(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             a: Option<types::Integer>,
             b: Option<types::Integer>,
         ) -> impl ::std::future::Future<
-            Output = Result<SubtractionResult, ::rpcsmith::__private::Failure>,
+            Output = Result<SubtractionResult, __rt::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Simple Math, answered on `rpc.discover`.
@@ -271,17 +238,16 @@ mod generated {
             f.write_str("SimpleMathDispatcher")
         }
     }
-    impl<S: SimpleMathServer> ::rpcsmith::__private::Dispatch
-    for SimpleMathDispatcher<S> {
+    impl<S: SimpleMathServer> __rt::Dispatch for SimpleMathDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "addition" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         AdditionParams::decode(params),
                         move |server, p| async move {
@@ -290,7 +256,7 @@ mod generated {
                     )
                 }
                 "subtraction" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         SubtractionParams::decode(params),
                         move |server, p| async move {
@@ -298,11 +264,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {

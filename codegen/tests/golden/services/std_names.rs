@@ -15,8 +15,11 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Named like std's Option.
         ///
         /// Generated from `#/components/schemas/Option`.
@@ -27,11 +30,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Option @ #/components/schemas/Option at std_names.json:372:7"
             )
@@ -50,13 +53,13 @@ mod generated {
             V1,
             V2,
         }
-        impl ::rpcsmith::__private::serde::Serialize for Result {
+        impl __rt::serde::Serialize for Result {
             fn serialize<S>(
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error>
             where
-                S: ::rpcsmith::__private::serde::Serializer,
+                S: __rt::serde::Serializer,
             {
                 serializer
                     .serialize_i64(
@@ -67,19 +70,19 @@ mod generated {
                     )
             }
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for Result {
+        impl<'de> __rt::serde::Deserialize<'de> for Result {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                match <i64 as ::rpcsmith::__private::serde::Deserialize<
+                match <i64 as __rt::serde::Deserialize<
                     'de,
                 >>::deserialize(deserializer)? {
                     1_i64 => ::std::result::Result::Ok(Self::V1),
                     2_i64 => ::std::result::Result::Ok(Self::V2),
                     other => {
                         ::std::result::Result::Err(
-                            <D::Error as ::rpcsmith::__private::serde::de::Error>::custom(
+                            <D::Error as __rt::serde::de::Error>::custom(
                                 ::std::format_args!("{other} is not one of 1, 2"),
                             ),
                         )
@@ -94,11 +97,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "SelfValue @ #/components/schemas/Self at std_names.json:327:7"
             )
@@ -115,11 +118,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "SelfValue2 @ #/components/schemas/self at std_names.json:335:7"
             )
@@ -137,11 +140,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "SelfValue3 @ #/components/schemas/SELF at std_names.json:343:7"
             )
@@ -163,11 +166,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "String @ #/components/schemas/String at std_names.json:351:7"
             )
@@ -189,17 +192,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for Clone2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(Clone2Params, value);
     /// The result of `clone`.
     pub type Clone2Result = i64;
     /// The params of `clone_from`.
@@ -208,17 +201,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for CloneFrom2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(CloneFrom2Params, value);
     /// The result of `clone_from`.
     pub type CloneFrom2Result = i64;
     /// The params of `clone_into`.
@@ -227,17 +210,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for CloneInto2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(CloneInto2Params, value);
     /// The result of `clone_into`.
     pub type CloneInto2Result = i64;
     /// The params of `to_owned`.
@@ -246,17 +219,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for ToOwned2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(ToOwned2Params, value);
     /// The result of `to_owned`.
     pub type ToOwned2Result = i64;
     /// The params of `into`.
@@ -265,17 +228,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for Into2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(Into2Params, value);
     /// The result of `into`.
     pub type Into2Result = i64;
     /// The params of `try_into`.
@@ -284,17 +237,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for TryInto2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(TryInto2Params, value);
     /// The result of `try_into`.
     pub type TryInto2Result = i64;
     /// The params of `as_ref`.
@@ -303,17 +246,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for AsRefParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(AsRefParams, value);
     /// The result of `as_ref`.
     pub type AsRefResult = i64;
     /// The params of `drop`.
@@ -322,17 +255,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for DropParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(DropParams, value);
     /// The result of `drop`.
     pub type DropResult = i64;
     /// The params of `eq`.
@@ -341,17 +264,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for EqParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(EqParams, value);
     /// The result of `eq`.
     pub type EqResult = i64;
     /// The params of `to_string`.
@@ -360,17 +273,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for ToStringParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(ToStringParams, value);
     /// The result of `to_string`.
     pub type ToStringResult = i64;
     /// The params of `borrow`.
@@ -379,17 +282,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for BorrowParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(BorrowParams, value);
     /// The result of `borrow`.
     pub type BorrowResult = i64;
     /// The params of `type_id`.
@@ -398,17 +291,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for TypeIdParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(TypeIdParams, value);
     /// The result of `type_id`.
     pub type TypeIdResult = i64;
     /// The params of `self`.
@@ -417,17 +300,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for SelfValueParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(SelfValueParams, value);
     /// The result of `self`.
     pub type SelfValueResult = i64;
     /// The params of `from_block`.
@@ -436,17 +309,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for FromBlockParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(FromBlockParams, value);
     /// The result of `from_block`.
     pub type FromBlockResult = i64;
     /// The result of `next`.
@@ -457,17 +320,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for IntoInner2Params {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.value,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(IntoInner2Params, value);
     /// The result of `into_inner2`.
     pub type IntoInner2Result = i64;
     /// The params of `as_mut`.
@@ -476,17 +329,7 @@ mod generated {
         /// The `self` param.
         pub self_2: types::SelfValue,
     }
-    impl ::rpcsmith::__private::serde::Serialize for AsMutParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.self_2,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(AsMutParams, self_2);
     /// The params of `wrap`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct WrapParams {
@@ -495,12 +338,12 @@ mod generated {
         /// The `code` param.
         pub code: Option<types::Result>,
     }
-    impl ::rpcsmith::__private::serde::Serialize for WrapParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for WrapParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+            use __rt::serde::ser::SerializeSeq as _;
             let len: usize = if self.code.is_some() {
                 2
             } else if self.value.is_some() {
@@ -523,15 +366,15 @@ mod generated {
     /// A typed client of Std names: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct StdNamesClient {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl StdNamesClient {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -546,11 +389,8 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn clone2(
-            &self,
-            value: i64,
-        ) -> Result<Clone2Result, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("clone", &Clone2Params { value }).await
+        pub async fn clone2(&self, value: i64) -> Result<Clone2Result, __rt::Error> {
+            self.inner.request_declared("clone", &(value,)).await
         }
         /// Calls `clone_from`.
         ///
@@ -561,8 +401,8 @@ mod generated {
         pub async fn clone_from2(
             &self,
             value: i64,
-        ) -> Result<CloneFrom2Result, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("clone_from", &CloneFrom2Params { value }).await
+        ) -> Result<CloneFrom2Result, __rt::Error> {
+            self.inner.request_declared("clone_from", &(value,)).await
         }
         /// Calls `clone_into`.
         ///
@@ -573,8 +413,8 @@ mod generated {
         pub async fn clone_into2(
             &self,
             value: i64,
-        ) -> Result<CloneInto2Result, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("clone_into", &CloneInto2Params { value }).await
+        ) -> Result<CloneInto2Result, __rt::Error> {
+            self.inner.request_declared("clone_into", &(value,)).await
         }
         /// Calls `to_owned`.
         ///
@@ -585,8 +425,8 @@ mod generated {
         pub async fn to_owned2(
             &self,
             value: i64,
-        ) -> Result<ToOwned2Result, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("to_owned", &ToOwned2Params { value }).await
+        ) -> Result<ToOwned2Result, __rt::Error> {
+            self.inner.request_declared("to_owned", &(value,)).await
         }
         /// Calls `into`.
         ///
@@ -594,11 +434,8 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn into2(
-            &self,
-            value: i64,
-        ) -> Result<Into2Result, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("into", &Into2Params { value }).await
+        pub async fn into2(&self, value: i64) -> Result<Into2Result, __rt::Error> {
+            self.inner.request_declared("into", &(value,)).await
         }
         /// Calls `try_into`.
         ///
@@ -609,8 +446,8 @@ mod generated {
         pub async fn try_into2(
             &self,
             value: i64,
-        ) -> Result<TryInto2Result, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("try_into", &TryInto2Params { value }).await
+        ) -> Result<TryInto2Result, __rt::Error> {
+            self.inner.request_declared("try_into", &(value,)).await
         }
         /// Calls `as_ref`.
         ///
@@ -618,11 +455,8 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn as_ref(
-            &self,
-            value: i64,
-        ) -> Result<AsRefResult, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("as_ref", &AsRefParams { value }).await
+        pub async fn as_ref(&self, value: i64) -> Result<AsRefResult, __rt::Error> {
+            self.inner.request_declared("as_ref", &(value,)).await
         }
         /// Calls `drop`.
         ///
@@ -630,11 +464,8 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn drop(
-            &self,
-            value: i64,
-        ) -> Result<DropResult, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("drop", &DropParams { value }).await
+        pub async fn drop(&self, value: i64) -> Result<DropResult, __rt::Error> {
+            self.inner.request_declared("drop", &(value,)).await
         }
         /// Calls `eq`.
         ///
@@ -642,11 +473,8 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn eq(
-            &self,
-            value: i64,
-        ) -> Result<EqResult, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("eq", &EqParams { value }).await
+        pub async fn eq(&self, value: i64) -> Result<EqResult, __rt::Error> {
+            self.inner.request_declared("eq", &(value,)).await
         }
         /// Calls `to_string`.
         ///
@@ -657,8 +485,8 @@ mod generated {
         pub async fn to_string(
             &self,
             value: i64,
-        ) -> Result<ToStringResult, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("to_string", &ToStringParams { value }).await
+        ) -> Result<ToStringResult, __rt::Error> {
+            self.inner.request_declared("to_string", &(value,)).await
         }
         /// Calls `borrow`.
         ///
@@ -666,11 +494,8 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn borrow(
-            &self,
-            value: i64,
-        ) -> Result<BorrowResult, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("borrow", &BorrowParams { value }).await
+        pub async fn borrow(&self, value: i64) -> Result<BorrowResult, __rt::Error> {
+            self.inner.request_declared("borrow", &(value,)).await
         }
         /// Calls `type_id`.
         ///
@@ -678,11 +503,8 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn type_id(
-            &self,
-            value: i64,
-        ) -> Result<TypeIdResult, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("type_id", &TypeIdParams { value }).await
+        pub async fn type_id(&self, value: i64) -> Result<TypeIdResult, __rt::Error> {
+            self.inner.request_declared("type_id", &(value,)).await
         }
         /// Calls `self`.
         ///
@@ -690,11 +512,8 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn self_(
-            &self,
-            value: i64,
-        ) -> Result<SelfValueResult, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("self", &SelfValueParams { value }).await
+        pub async fn self_(&self, value: i64) -> Result<SelfValueResult, __rt::Error> {
+            self.inner.request_declared("self", &(value,)).await
         }
         /// Calls `from_block`.
         ///
@@ -705,8 +524,8 @@ mod generated {
         pub async fn from_block(
             &self,
             value: i64,
-        ) -> Result<FromBlockResult, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("from_block", &FromBlockParams { value }).await
+        ) -> Result<FromBlockResult, __rt::Error> {
+            self.inner.request_declared("from_block", &(value,)).await
         }
         /// Calls `next`.
         ///
@@ -714,7 +533,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn next(&self) -> Result<NextResult, ::rpcsmith::__private::Error> {
+        pub async fn next(&self) -> Result<NextResult, __rt::Error> {
             self.inner.request_declared("next", &()).await
         }
         /// Calls `into_inner2`.
@@ -726,8 +545,8 @@ mod generated {
         pub async fn into_inner2(
             &self,
             value: i64,
-        ) -> Result<IntoInner2Result, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("into_inner2", &IntoInner2Params { value }).await
+        ) -> Result<IntoInner2Result, __rt::Error> {
+            self.inner.request_declared("into_inner2", &(value,)).await
         }
         /// Calls `as_mut`.
         ///
@@ -735,11 +554,8 @@ mod generated {
         ///
         /// When the notification cannot be encoded or written.
         #[inline]
-        pub async fn as_mut(
-            &self,
-            self_2: types::SelfValue,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
-            self.inner.notify("as_mut", &AsMutParams { self_2 }).await
+        pub async fn as_mut(&self, self_2: types::SelfValue) -> Result<(), __rt::Error> {
+            self.inner.notify("as_mut", &(self_2,)).await
         }
         /// Calls `wrap`.
         ///
@@ -751,7 +567,7 @@ mod generated {
             &self,
             value: Option<types::String>,
             code: Option<types::Result>,
-        ) -> Result<WrapResult, ::rpcsmith::__private::Error> {
+        ) -> Result<WrapResult, __rt::Error> {
             self.inner.request_declared("wrap", &WrapParams { value, code }).await
         }
     }
@@ -759,7 +575,7 @@ mod generated {
     /// read each handle's result from the replies.
     #[derive(Debug)]
     pub struct StdNamesBatch {
-        inner: ::rpcsmith::__private::Batch,
+        inner: __rt::Batch,
     }
     impl StdNamesBatch {
         /// How many entries the batch holds.
@@ -775,129 +591,88 @@ mod generated {
         /// # Errors
         ///
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
-        pub async fn send(
-            self,
-        ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
+        pub async fn send(self) -> Result<__rt::Replies, __rt::Error> {
             self.inner.send().await
         }
         /// Adds a call of `clone`, documented at [`StdNamesClient::clone2`].
         #[inline]
-        pub fn clone2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<Clone2Result> {
-            self.inner.request_declared("clone", &Clone2Params { value })
+        pub fn clone2(&mut self, value: i64) -> __rt::Handle<Clone2Result> {
+            self.inner.request_declared("clone", &(value,))
         }
         /// Adds a call of `clone_from`, documented at [`StdNamesClient::clone_from2`].
         #[inline]
-        pub fn clone_from2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<CloneFrom2Result> {
-            self.inner.request_declared("clone_from", &CloneFrom2Params { value })
+        pub fn clone_from2(&mut self, value: i64) -> __rt::Handle<CloneFrom2Result> {
+            self.inner.request_declared("clone_from", &(value,))
         }
         /// Adds a call of `clone_into`, documented at [`StdNamesClient::clone_into2`].
         #[inline]
-        pub fn clone_into2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<CloneInto2Result> {
-            self.inner.request_declared("clone_into", &CloneInto2Params { value })
+        pub fn clone_into2(&mut self, value: i64) -> __rt::Handle<CloneInto2Result> {
+            self.inner.request_declared("clone_into", &(value,))
         }
         /// Adds a call of `to_owned`, documented at [`StdNamesClient::to_owned2`].
         #[inline]
-        pub fn to_owned2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<ToOwned2Result> {
-            self.inner.request_declared("to_owned", &ToOwned2Params { value })
+        pub fn to_owned2(&mut self, value: i64) -> __rt::Handle<ToOwned2Result> {
+            self.inner.request_declared("to_owned", &(value,))
         }
         /// Adds a call of `into`, documented at [`StdNamesClient::into2`].
         #[inline]
-        pub fn into2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<Into2Result> {
-            self.inner.request_declared("into", &Into2Params { value })
+        pub fn into2(&mut self, value: i64) -> __rt::Handle<Into2Result> {
+            self.inner.request_declared("into", &(value,))
         }
         /// Adds a call of `try_into`, documented at [`StdNamesClient::try_into2`].
         #[inline]
-        pub fn try_into2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<TryInto2Result> {
-            self.inner.request_declared("try_into", &TryInto2Params { value })
+        pub fn try_into2(&mut self, value: i64) -> __rt::Handle<TryInto2Result> {
+            self.inner.request_declared("try_into", &(value,))
         }
         /// Adds a call of `as_ref`, documented at [`StdNamesClient::as_ref`].
         #[inline]
-        pub fn as_ref(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<AsRefResult> {
-            self.inner.request_declared("as_ref", &AsRefParams { value })
+        pub fn as_ref(&mut self, value: i64) -> __rt::Handle<AsRefResult> {
+            self.inner.request_declared("as_ref", &(value,))
         }
         /// Adds a call of `drop`, documented at [`StdNamesClient::drop`].
         #[inline]
-        pub fn drop(&mut self, value: i64) -> ::rpcsmith::__private::Handle<DropResult> {
-            self.inner.request_declared("drop", &DropParams { value })
+        pub fn drop(&mut self, value: i64) -> __rt::Handle<DropResult> {
+            self.inner.request_declared("drop", &(value,))
         }
         /// Adds a call of `eq`, documented at [`StdNamesClient::eq`].
         #[inline]
-        pub fn eq(&mut self, value: i64) -> ::rpcsmith::__private::Handle<EqResult> {
-            self.inner.request_declared("eq", &EqParams { value })
+        pub fn eq(&mut self, value: i64) -> __rt::Handle<EqResult> {
+            self.inner.request_declared("eq", &(value,))
         }
         /// Adds a call of `to_string`, documented at [`StdNamesClient::to_string`].
         #[inline]
-        pub fn to_string(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<ToStringResult> {
-            self.inner.request_declared("to_string", &ToStringParams { value })
+        pub fn to_string(&mut self, value: i64) -> __rt::Handle<ToStringResult> {
+            self.inner.request_declared("to_string", &(value,))
         }
         /// Adds a call of `borrow`, documented at [`StdNamesClient::borrow`].
         #[inline]
-        pub fn borrow(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<BorrowResult> {
-            self.inner.request_declared("borrow", &BorrowParams { value })
+        pub fn borrow(&mut self, value: i64) -> __rt::Handle<BorrowResult> {
+            self.inner.request_declared("borrow", &(value,))
         }
         /// Adds a call of `type_id`, documented at [`StdNamesClient::type_id`].
         #[inline]
-        pub fn type_id(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<TypeIdResult> {
-            self.inner.request_declared("type_id", &TypeIdParams { value })
+        pub fn type_id(&mut self, value: i64) -> __rt::Handle<TypeIdResult> {
+            self.inner.request_declared("type_id", &(value,))
         }
         /// Adds a call of `self`, documented at [`StdNamesClient::self_`].
         #[inline]
-        pub fn self_(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<SelfValueResult> {
-            self.inner.request_declared("self", &SelfValueParams { value })
+        pub fn self_(&mut self, value: i64) -> __rt::Handle<SelfValueResult> {
+            self.inner.request_declared("self", &(value,))
         }
         /// Adds a call of `from_block`, documented at [`StdNamesClient::from_block`].
         #[inline]
-        pub fn from_block(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<FromBlockResult> {
-            self.inner.request_declared("from_block", &FromBlockParams { value })
+        pub fn from_block(&mut self, value: i64) -> __rt::Handle<FromBlockResult> {
+            self.inner.request_declared("from_block", &(value,))
         }
         /// Adds a call of `next`, documented at [`StdNamesClient::next`].
         #[inline]
-        pub fn next(&mut self) -> ::rpcsmith::__private::Handle<NextResult> {
+        pub fn next(&mut self) -> __rt::Handle<NextResult> {
             self.inner.request_declared("next", &())
         }
         /// Adds a call of `into_inner2`, documented at [`StdNamesClient::into_inner2`].
         #[inline]
-        pub fn into_inner2(
-            &mut self,
-            value: i64,
-        ) -> ::rpcsmith::__private::Handle<IntoInner2Result> {
-            self.inner.request_declared("into_inner2", &IntoInner2Params { value })
+        pub fn into_inner2(&mut self, value: i64) -> __rt::Handle<IntoInner2Result> {
+            self.inner.request_declared("into_inner2", &(value,))
         }
         /// Adds a call of `as_mut`, documented at [`StdNamesClient::as_mut`].
         ///
@@ -905,11 +680,8 @@ mod generated {
         ///
         /// When the params cannot be encoded; the notification is left out.
         #[inline]
-        pub fn as_mut(
-            &mut self,
-            self_2: types::SelfValue,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
-            self.inner.notify("as_mut", &AsMutParams { self_2 })
+        pub fn as_mut(&mut self, self_2: types::SelfValue) -> Result<(), __rt::Error> {
+            self.inner.notify("as_mut", &(self_2,))
         }
         /// Adds a call of `wrap`, documented at [`StdNamesClient::wrap`].
         #[inline]
@@ -917,316 +689,27 @@ mod generated {
             &mut self,
             value: Option<types::String>,
             code: Option<types::Result>,
-        ) -> ::rpcsmith::__private::Handle<WrapResult> {
+        ) -> __rt::Handle<WrapResult> {
             self.inner.request_declared("wrap", &WrapParams { value, code })
         }
     }
-    impl Clone2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl CloneFrom2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl CloneInto2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl ToOwned2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl Into2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl TryInto2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl AsRefParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl DropParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl EqParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl ToStringParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl BorrowParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl TypeIdParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl SelfValueParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl FromBlockParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl IntoInner2Params {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value"],
-            )?;
-            Ok(Self { value })
-        }
-    }
-    impl AsMutParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (self_2, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["self"],
-            )?;
-            Ok(Self { self_2 })
-        }
-    }
-    impl WrapParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (value, (code, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["value", "code"],
-            )?;
-            Ok(Self { value, code })
-        }
-    }
+    __rt::decode_params!(Clone2Params, Either, value = "value");
+    __rt::decode_params!(CloneFrom2Params, Either, value = "value");
+    __rt::decode_params!(CloneInto2Params, Either, value = "value");
+    __rt::decode_params!(ToOwned2Params, Either, value = "value");
+    __rt::decode_params!(Into2Params, Either, value = "value");
+    __rt::decode_params!(TryInto2Params, Either, value = "value");
+    __rt::decode_params!(AsRefParams, Either, value = "value");
+    __rt::decode_params!(DropParams, Either, value = "value");
+    __rt::decode_params!(EqParams, Either, value = "value");
+    __rt::decode_params!(ToStringParams, Either, value = "value");
+    __rt::decode_params!(BorrowParams, Either, value = "value");
+    __rt::decode_params!(TypeIdParams, Either, value = "value");
+    __rt::decode_params!(SelfValueParams, Either, value = "value");
+    __rt::decode_params!(FromBlockParams, Either, value = "value");
+    __rt::decode_params!(IntoInner2Params, Either, value = "value");
+    __rt::decode_params!(AsMutParams, Either, self_2 = "self");
+    __rt::decode_params!(WrapParams, Either, value = "value", code = "code");
     /// Std names, served: implement it, then serve `StdNamesDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -1236,146 +719,144 @@ mod generated {
         /// Handles `clone`, documented at [`StdNamesClient::clone2`].
         fn clone2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<Clone2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<Clone2Result, __rt::Failure>,
         > + Send;
         /// Handles `clone_from`, documented at [`StdNamesClient::clone_from2`].
         fn clone_from2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<CloneFrom2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<CloneFrom2Result, __rt::Failure>,
         > + Send;
         /// Handles `clone_into`, documented at [`StdNamesClient::clone_into2`].
         fn clone_into2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<CloneInto2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<CloneInto2Result, __rt::Failure>,
         > + Send;
         /// Handles `to_owned`, documented at [`StdNamesClient::to_owned2`].
         fn to_owned2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<ToOwned2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<ToOwned2Result, __rt::Failure>,
         > + Send;
         /// Handles `into`, documented at [`StdNamesClient::into2`].
         fn into2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<Into2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<Into2Result, __rt::Failure>,
         > + Send;
         /// Handles `try_into`, documented at [`StdNamesClient::try_into2`].
         fn try_into2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<TryInto2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<TryInto2Result, __rt::Failure>,
         > + Send;
         /// Handles `as_ref`, documented at [`StdNamesClient::as_ref`].
         fn as_ref(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<AsRefResult, ::rpcsmith::__private::Failure>,
+            Output = Result<AsRefResult, __rt::Failure>,
         > + Send;
         /// Handles `drop`, documented at [`StdNamesClient::drop`].
         fn drop(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<DropResult, ::rpcsmith::__private::Failure>,
+            Output = Result<DropResult, __rt::Failure>,
         > + Send;
         /// Handles `eq`, documented at [`StdNamesClient::eq`].
         fn eq(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
-        ) -> impl ::std::future::Future<
-            Output = Result<EqResult, ::rpcsmith::__private::Failure>,
-        > + Send;
+        ) -> impl ::std::future::Future<Output = Result<EqResult, __rt::Failure>> + Send;
         /// Handles `to_string`, documented at [`StdNamesClient::to_string`].
         fn to_string(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<ToStringResult, ::rpcsmith::__private::Failure>,
+            Output = Result<ToStringResult, __rt::Failure>,
         > + Send;
         /// Handles `borrow`, documented at [`StdNamesClient::borrow`].
         fn borrow(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<BorrowResult, ::rpcsmith::__private::Failure>,
+            Output = Result<BorrowResult, __rt::Failure>,
         > + Send;
         /// Handles `type_id`, documented at [`StdNamesClient::type_id`].
         fn type_id(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<TypeIdResult, ::rpcsmith::__private::Failure>,
+            Output = Result<TypeIdResult, __rt::Failure>,
         > + Send;
         /// Handles `self`, documented at [`StdNamesClient::self_`].
         fn self_(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<SelfValueResult, ::rpcsmith::__private::Failure>,
+            Output = Result<SelfValueResult, __rt::Failure>,
         > + Send;
         /// Handles `from_block`, documented at [`StdNamesClient::from_block`].
         fn from_block(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<FromBlockResult, ::rpcsmith::__private::Failure>,
+            Output = Result<FromBlockResult, __rt::Failure>,
         > + Send;
         /// Handles `next`, documented at [`StdNamesClient::next`].
         fn next(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
         ) -> impl ::std::future::Future<
-            Output = Result<NextResult, ::rpcsmith::__private::Failure>,
+            Output = Result<NextResult, __rt::Failure>,
         > + Send;
         /// Handles `into_inner2`, documented at [`StdNamesClient::into_inner2`].
         fn into_inner2(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: i64,
         ) -> impl ::std::future::Future<
-            Output = Result<IntoInner2Result, ::rpcsmith::__private::Failure>,
+            Output = Result<IntoInner2Result, __rt::Failure>,
         > + Send;
         /// Handles `as_mut`, documented at [`StdNamesClient::as_mut`].
         ///
         /// A notification: nothing is answered.
         fn as_mut(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             self_2: types::SelfValue,
         ) -> impl ::std::future::Future<Output = ()> + Send;
         /// Handles `wrap`, documented at [`StdNamesClient::wrap`].
         fn wrap(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             value: Option<types::String>,
             code: Option<types::Result>,
         ) -> impl ::std::future::Future<
-            Output = Result<WrapResult, ::rpcsmith::__private::Failure>,
+            Output = Result<WrapResult, __rt::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Std names, answered on `rpc.discover`.
@@ -1409,16 +890,16 @@ mod generated {
             f.write_str("StdNamesDispatcher")
         }
     }
-    impl<S: StdNamesServer> ::rpcsmith::__private::Dispatch for StdNamesDispatcher<S> {
+    impl<S: StdNamesServer> __rt::Dispatch for StdNamesDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "clone" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         Clone2Params::decode(params),
                         move |server, p| async move {
@@ -1427,7 +908,7 @@ mod generated {
                     )
                 }
                 "clone_from" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         CloneFrom2Params::decode(params),
                         move |server, p| async move {
@@ -1436,7 +917,7 @@ mod generated {
                     )
                 }
                 "clone_into" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         CloneInto2Params::decode(params),
                         move |server, p| async move {
@@ -1445,7 +926,7 @@ mod generated {
                     )
                 }
                 "to_owned" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         ToOwned2Params::decode(params),
                         move |server, p| async move {
@@ -1454,7 +935,7 @@ mod generated {
                     )
                 }
                 "into" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         Into2Params::decode(params),
                         move |server, p| async move {
@@ -1463,7 +944,7 @@ mod generated {
                     )
                 }
                 "try_into" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         TryInto2Params::decode(params),
                         move |server, p| async move {
@@ -1472,7 +953,7 @@ mod generated {
                     )
                 }
                 "as_ref" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         AsRefParams::decode(params),
                         move |server, p| async move {
@@ -1481,7 +962,7 @@ mod generated {
                     )
                 }
                 "drop" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         DropParams::decode(params),
                         move |server, p| async move {
@@ -1490,14 +971,14 @@ mod generated {
                     )
                 }
                 "eq" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         EqParams::decode(params),
                         move |server, p| async move { S::eq(&server, cx, p.value).await },
                     )
                 }
                 "to_string" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         ToStringParams::decode(params),
                         move |server, p| async move {
@@ -1506,7 +987,7 @@ mod generated {
                     )
                 }
                 "borrow" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         BorrowParams::decode(params),
                         move |server, p| async move {
@@ -1515,7 +996,7 @@ mod generated {
                     )
                 }
                 "type_id" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         TypeIdParams::decode(params),
                         move |server, p| async move {
@@ -1524,7 +1005,7 @@ mod generated {
                     )
                 }
                 "self" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         SelfValueParams::decode(params),
                         move |server, p| async move {
@@ -1533,7 +1014,7 @@ mod generated {
                     )
                 }
                 "from_block" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         FromBlockParams::decode(params),
                         move |server, p| async move {
@@ -1542,18 +1023,14 @@ mod generated {
                     )
                 }
                 "next" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
-                        ::rpcsmith::__private::decode(
-                            params,
-                            ::rpcsmith::__private::Structure::Either,
-                            &[],
-                        ),
+                        __rt::decode(params, __rt::Structure::Either, &[]),
                         move |server, ()| async move { S::next(&server, cx).await },
                     )
                 }
                 "into_inner2" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         IntoInner2Params::decode(params),
                         move |server, p| async move {
@@ -1562,7 +1039,7 @@ mod generated {
                     )
                 }
                 "as_mut" => {
-                    ::rpcsmith::__private::notice(
+                    __rt::notice(
                         &self.server,
                         AsMutParams::decode(params),
                         move |server, p| async move {
@@ -1571,7 +1048,7 @@ mod generated {
                     )
                 }
                 "wrap" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         WrapParams::decode(params),
                         move |server, p| async move {
@@ -1579,11 +1056,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {

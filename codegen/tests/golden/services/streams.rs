@@ -15,19 +15,16 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
+    static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/Progress`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Progress @ #/components/schemas/Progress at streams.json:87:7"
             )
@@ -39,16 +36,9 @@ mod generated {
         /// Generated from `#/components/schemas/SubscriptionId`.
         pub type SubscriptionId = String;
         /// Generated from `#/components/schemas/Tick`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(deserialize = "Tick @ #/components/schemas/Tick at streams.json:79:7")
         )]
         pub struct Tick {
@@ -57,8 +47,8 @@ mod generated {
         }
     }
     /// The params of `watch_subscribeTicks`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct WatchSubscribeTicksParams {
         /// The `symbol` param.
         pub symbol: String,
@@ -66,7 +56,7 @@ mod generated {
     /// The result of `watch_subscribeTicks`.
     pub type WatchSubscribeTicksResult = types::SubscriptionId;
     /// How the items of `watch_subscribeTicks` travel: as `watch_subscriptionTicks` notifications.
-    pub static WATCH_SUBSCRIBE_TICKS_FEED: ::rpcsmith::__private::Feed = ::rpcsmith::__private::Feed::push(
+    pub static WATCH_SUBSCRIBE_TICKS_FEED: __rt::Feed = __rt::Feed::push(
             "watch_subscriptionTicks",
             "subscription_id",
             "result",
@@ -78,58 +68,12 @@ mod generated {
         /// `10`: unknown symbol
         UnknownSymbol,
     }
-    impl WatchSubscribeTicksError {
-        /// The error's code.
-        #[inline]
-        pub fn code(&self) -> i64 {
-            match self {
-                Self::UnknownSymbol => 10_i64,
-            }
-        }
-        /// The error's declared message.
-        #[inline]
-        pub fn message(&self) -> &'static str {
-            match self {
-                Self::UnknownSymbol => "unknown symbol",
-            }
-        }
-    }
-    impl ::std::fmt::Display for WatchSubscribeTicksError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            write!(f, "{} (code {})", self.message(), self.code())
-        }
-    }
-    impl ::std::error::Error for WatchSubscribeTicksError {}
-    impl ::rpcsmith::__private::DeclaredError for WatchSubscribeTicksError {
-        #[inline]
-        fn from_object(
-            error: ::rpcsmith::__private::ErrorObject,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            match error.code {
-                10_i64 => Ok(Self::UnknownSymbol),
-                _ => Err(error),
-            }
-        }
-    }
-    impl From<WatchSubscribeTicksError> for ::rpcsmith::__private::ErrorObject {
-        #[inline]
-        fn from(error: WatchSubscribeTicksError) -> Self {
-            match error {
-                WatchSubscribeTicksError::UnknownSymbol => {
-                    ::rpcsmith::__private::ErrorObject::new(10_i64, "unknown symbol")
-                }
-            }
-        }
-    }
-    impl From<WatchSubscribeTicksError>
-    for ::rpcsmith::__private::Failure<WatchSubscribeTicksError> {
-        fn from(error: WatchSubscribeTicksError) -> Self {
-            ::rpcsmith::__private::Failure::Declared(error)
-        }
-    }
+    __rt::declared_errors!(
+        WatchSubscribeTicksError { UnknownSymbol = 10, "unknown symbol"; }
+    );
     /// The params of `watch_subscriptionTicks`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct WatchSubscriptionTicksParams {
         /// The `subscription_id` param.
         pub subscription_id: types::SubscriptionId,
@@ -137,8 +81,8 @@ mod generated {
         pub result: types::Tick,
     }
     /// The params of `watch_subscriptionReset`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct WatchSubscriptionResetParams {
         /// The `subscription_id` param.
         pub subscription_id: types::SubscriptionId,
@@ -146,8 +90,8 @@ mod generated {
         pub result: String,
     }
     /// The params of `watch_unsubscribe`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct WatchUnsubscribeParams {
         /// The `subscription_id` param.
         pub subscription_id: types::SubscriptionId,
@@ -160,90 +104,30 @@ mod generated {
         /// `66`: Invalid subscription id
         InvalidSubscriptionId,
     }
-    impl WatchUnsubscribeError {
-        /// The error's code.
-        #[inline]
-        pub fn code(&self) -> i64 {
-            match self {
-                Self::InvalidSubscriptionId => 66_i64,
-            }
-        }
-        /// The error's declared message.
-        #[inline]
-        pub fn message(&self) -> &'static str {
-            match self {
-                Self::InvalidSubscriptionId => "Invalid subscription id",
-            }
-        }
-    }
-    impl ::std::fmt::Display for WatchUnsubscribeError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            write!(f, "{} (code {})", self.message(), self.code())
-        }
-    }
-    impl ::std::error::Error for WatchUnsubscribeError {}
-    impl ::rpcsmith::__private::DeclaredError for WatchUnsubscribeError {
-        #[inline]
-        fn from_object(
-            error: ::rpcsmith::__private::ErrorObject,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            match error.code {
-                66_i64 => Ok(Self::InvalidSubscriptionId),
-                _ => Err(error),
-            }
-        }
-    }
-    impl From<WatchUnsubscribeError> for ::rpcsmith::__private::ErrorObject {
-        #[inline]
-        fn from(error: WatchUnsubscribeError) -> Self {
-            match error {
-                WatchUnsubscribeError::InvalidSubscriptionId => {
-                    ::rpcsmith::__private::ErrorObject::new(
-                        66_i64,
-                        "Invalid subscription id",
-                    )
-                }
-            }
-        }
-    }
-    impl From<WatchUnsubscribeError>
-    for ::rpcsmith::__private::Failure<WatchUnsubscribeError> {
-        fn from(error: WatchUnsubscribeError) -> Self {
-            ::rpcsmith::__private::Failure::Declared(error)
-        }
-    }
+    __rt::declared_errors!(
+        WatchUnsubscribeError { InvalidSubscriptionId = 66, "Invalid subscription id"; }
+    );
     /// The params of `jobs_start`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct JobsStartParams {
         /// The `steps` param.
         pub steps: u64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for JobsStartParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.steps,),
-                serializer,
-            )
-        }
-    }
-    impl ::rpcsmith::__private::Validate for JobsStartParams {
+    __rt::serialize_by_position!(JobsStartParams, steps);
+    impl __rt::Validate for JobsStartParams {
+        #[inline]
         fn validate(
             &self,
-            _: &::rpcsmith::__private::Rules<'_>,
-        ) -> ::std::result::Result<(), ::rpcsmith::__private::Violation> {
-            static R0: ::rpcsmith::__private::Rules<'static> = ::rpcsmith::__private::Rules::NONE
-                .minimum(1.0);
-            ::rpcsmith::__private::param(&self.steps, "steps", &R0)?;
+            _: &__rt::Rules<'_>,
+        ) -> ::std::result::Result<(), __rt::Violation> {
+            __rt::param(&self.steps, "steps", &R0)?;
             ::std::result::Result::Ok(())
         }
     }
     /// The result of `jobs_start`.
     pub type JobsStartResult = i64;
     /// How the items of `jobs_start` travel: always pulled (`rpc.stream.next`).
-    pub static JOBS_START_FEED: ::rpcsmith::__private::Feed = ::rpcsmith::__private::Feed::pull()
+    pub static JOBS_START_FEED: __rt::Feed = __rt::Feed::pull()
         .unsubscribe("jobs_cancel", "job", true)
         .integer_ids();
     /// The params of `jobs_progress`.
@@ -254,31 +138,14 @@ mod generated {
         /// The `job` param.
         pub job: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for JobsProgressParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.progress, &self.job),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(JobsProgressParams, progress, job);
     /// The params of `jobs_cancel`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct JobsCancelParams {
         /// The `job` param.
         pub job: i64,
     }
-    impl ::rpcsmith::__private::serde::Serialize for JobsCancelParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(&(&self.job,), serializer)
-        }
-    }
+    __rt::serialize_by_position!(JobsCancelParams, job);
     /// The result of `jobs_cancel`.
     pub type JobsCancelResult = bool;
     /// The result of `ping`.
@@ -286,15 +153,15 @@ mod generated {
     /// A typed client of Streams: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct StreamsClient {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl StreamsClient {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -317,8 +184,8 @@ mod generated {
             &self,
             symbol: String,
         ) -> Result<
-            ::rpcsmith::__private::Subscription<types::Tick>,
-            ::rpcsmith::__private::Error<WatchSubscribeTicksError>,
+            __rt::Subscription<types::Tick>,
+            __rt::Error<WatchSubscribeTicksError>,
         > {
             self.inner
                 .subscribe_declared(
@@ -339,10 +206,7 @@ mod generated {
         pub async fn watch_unsubscribe(
             &self,
             subscription_id: types::SubscriptionId,
-        ) -> Result<
-            WatchUnsubscribeResult,
-            ::rpcsmith::__private::Error<WatchUnsubscribeError>,
-        > {
+        ) -> Result<WatchUnsubscribeResult, __rt::Error<WatchUnsubscribeError>> {
             self.inner
                 .request_declared(
                     "watch_unsubscribe",
@@ -365,10 +229,7 @@ mod generated {
         pub async fn jobs_start(
             &self,
             steps: u64,
-        ) -> Result<
-            ::rpcsmith::__private::Subscription<types::Progress>,
-            ::rpcsmith::__private::Error,
-        > {
+        ) -> Result<__rt::Subscription<types::Progress>, __rt::Error> {
             let params = JobsStartParams { steps };
             self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
             self.inner.subscribe_declared("jobs_start", &params, &JOBS_START_FEED).await
@@ -382,8 +243,8 @@ mod generated {
         pub async fn jobs_cancel(
             &self,
             job: i64,
-        ) -> Result<JobsCancelResult, ::rpcsmith::__private::Error> {
-            self.inner.request_declared("jobs_cancel", &JobsCancelParams { job }).await
+        ) -> Result<JobsCancelResult, __rt::Error> {
+            self.inner.request_declared("jobs_cancel", &(job,)).await
         }
         /// Calls `ping`.
         ///
@@ -391,7 +252,7 @@ mod generated {
         ///
         /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
-        pub async fn ping(&self) -> Result<PingResult, ::rpcsmith::__private::Error> {
+        pub async fn ping(&self) -> Result<PingResult, __rt::Error> {
             self.inner.request_declared("ping", &()).await
         }
     }
@@ -402,7 +263,7 @@ mod generated {
     /// it is made by the client alone.
     #[derive(Debug)]
     pub struct StreamsBatch {
-        inner: ::rpcsmith::__private::Batch,
+        inner: __rt::Batch,
     }
     impl StreamsBatch {
         /// How many entries the batch holds.
@@ -418,9 +279,7 @@ mod generated {
         /// # Errors
         ///
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
-        pub async fn send(
-            self,
-        ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
+        pub async fn send(self) -> Result<__rt::Replies, __rt::Error> {
             self.inner.send().await
         }
         /// Adds a call of `watch_unsubscribe`, documented at [`StreamsClient::watch_unsubscribe`].
@@ -428,10 +287,7 @@ mod generated {
         pub fn watch_unsubscribe(
             &mut self,
             subscription_id: types::SubscriptionId,
-        ) -> ::rpcsmith::__private::Handle<
-            WatchUnsubscribeResult,
-            WatchUnsubscribeError,
-        > {
+        ) -> __rt::Handle<WatchUnsubscribeResult, WatchUnsubscribeError> {
             self.inner
                 .request_declared(
                     "watch_unsubscribe",
@@ -442,90 +298,21 @@ mod generated {
         }
         /// Adds a call of `jobs_cancel`, documented at [`StreamsClient::jobs_cancel`].
         #[inline]
-        pub fn jobs_cancel(
-            &mut self,
-            job: i64,
-        ) -> ::rpcsmith::__private::Handle<JobsCancelResult> {
-            self.inner.request_declared("jobs_cancel", &JobsCancelParams { job })
+        pub fn jobs_cancel(&mut self, job: i64) -> __rt::Handle<JobsCancelResult> {
+            self.inner.request_declared("jobs_cancel", &(job,))
         }
         /// Adds a call of `ping`, documented at [`StreamsClient::ping`].
         #[inline]
-        pub fn ping(&mut self) -> ::rpcsmith::__private::Handle<PingResult> {
+        pub fn ping(&mut self) -> __rt::Handle<PingResult> {
             self.inner.request_declared("ping", &())
         }
     }
-    impl WatchSubscribeTicksParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (symbol, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["symbol"],
-            )?;
-            Ok(Self { symbol })
-        }
-    }
-    impl WatchUnsubscribeParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (subscription_id, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["subscription_id"],
-            )?;
-            Ok(Self { subscription_id })
-        }
-    }
-    impl JobsStartParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (steps, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["steps"],
-            )?;
-            Ok(Self { steps })
-        }
-    }
-    impl JobsCancelParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (job, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["job"],
-            )?;
-            Ok(Self { job })
-        }
-    }
+    __rt::decode_params!(WatchSubscribeTicksParams, ByName, symbol = "symbol");
+    __rt::decode_params!(
+        WatchUnsubscribeParams, ByName, subscription_id = "subscription_id"
+    );
+    __rt::decode_params!(JobsStartParams, Either, steps = "steps");
+    __rt::decode_params!(JobsCancelParams, Either, job = "job");
     /// Streams, served: implement it, then serve `StreamsDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -538,12 +325,12 @@ mod generated {
         /// item as `watch_subscriptionTicks`, answers its unsubscribe and drops the items when it ends.
         fn watch_subscribe_ticks(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             symbol: String,
         ) -> impl ::std::future::Future<
             Output = Result<
-                ::rpcsmith::__private::Items<types::Tick>,
-                ::rpcsmith::__private::Failure<WatchSubscribeTicksError>,
+                __rt::Items<types::Tick>,
+                __rt::Failure<WatchSubscribeTicksError>,
             >,
         > + Send;
         /// Handles `jobs_start`, documented at [`StreamsClient::jobs_start`].
@@ -552,20 +339,17 @@ mod generated {
         /// item, answers its unsubscribe and drops the items when it ends.
         fn jobs_start(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             steps: u64,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                ::rpcsmith::__private::Items<types::Progress>,
-                ::rpcsmith::__private::Failure,
-            >,
+            Output = Result<__rt::Items<types::Progress>, __rt::Failure>,
         > + Send;
         /// Handles `ping`, documented at [`StreamsClient::ping`].
         fn ping(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
         ) -> impl ::std::future::Future<
-            Output = Result<PingResult, ::rpcsmith::__private::Failure>,
+            Output = Result<PingResult, __rt::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Streams, answered on `rpc.discover`.
@@ -599,21 +383,21 @@ mod generated {
             f.write_str("StreamsDispatcher")
         }
     }
-    impl<S: StreamsServer> ::rpcsmith::__private::Dispatch for StreamsDispatcher<S> {
+    impl<S: StreamsServer> __rt::Dispatch for StreamsDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "watch_subscribeTicks" => {
                     let params = match WatchSubscribeTicksParams::decode(params) {
                         Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
+                        Err(error) => return __rt::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::subscribe(
+                    __rt::subscribe(
                         cx.clone(),
                         &WATCH_SUBSCRIBE_TICKS_FEED,
                         async move {
@@ -622,49 +406,36 @@ mod generated {
                     )
                 }
                 "watch_unsubscribe" => {
-                    ::rpcsmith::__private::unsubscribe_or(
+                    __rt::unsubscribe_or(
                         cx,
                         &WATCH_SUBSCRIBE_TICKS_FEED,
                         params,
-                        ::rpcsmith::__private::ErrorObject::new(
-                            66_i64,
-                            "Invalid subscription id",
-                        ),
+                        __rt::ErrorObject::new(66_i64, "Invalid subscription id"),
                     )
                 }
                 "jobs_start" => {
                     let params = match JobsStartParams::decode(params)
-                        .and_then(::rpcsmith::__private::checked)
+                        .and_then(__rt::checked)
                     {
                         Ok(params) => params,
-                        Err(error) => return ::rpcsmith::__private::Reply::err(error),
+                        Err(error) => return __rt::Reply::err(error),
                     };
                     let server = ::std::sync::Arc::clone(&self.server);
-                    ::rpcsmith::__private::subscribe(
+                    __rt::subscribe(
                         cx.clone(),
                         &JOBS_START_FEED,
                         async move { S::jobs_start(&server, cx, params.steps).await },
                     )
                 }
-                "jobs_cancel" => {
-                    ::rpcsmith::__private::unsubscribe(cx, &JOBS_START_FEED, params)
-                }
+                "jobs_cancel" => __rt::unsubscribe(cx, &JOBS_START_FEED, params),
                 "ping" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
-                        ::rpcsmith::__private::decode(
-                            params,
-                            ::rpcsmith::__private::Structure::Either,
-                            &[],
-                        ),
+                        __rt::decode(params, __rt::Structure::Either, &[]),
                         move |server, ()| async move { S::ping(&server, cx).await },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {
@@ -686,15 +457,15 @@ mod generated {
     /// written; a request returns the client's typed answer, or its declared error.
     #[derive(Debug, Clone)]
     pub struct StreamsPush {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl StreamsPush {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// Every subscription of the connection starts over.
@@ -709,7 +480,7 @@ mod generated {
             &self,
             subscription_id: types::SubscriptionId,
             result: String,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
+        ) -> Result<(), __rt::Error> {
             self.inner
                 .notify(
                     "watch_subscriptionReset",
@@ -721,24 +492,10 @@ mod generated {
                 .await
         }
     }
-    impl WatchSubscriptionResetParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (subscription_id, (result, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["subscription_id", "result"],
-            )?;
-            Ok(Self { subscription_id, result })
-        }
-    }
+    __rt::decode_params!(
+        WatchSubscriptionResetParams, ByName, subscription_id = "subscription_id", result
+        = "result"
+    );
     /// The server→client methods of Streams, handled by the client: implement it, then give
     /// `Server::new(StreamsListenerDispatcher::new(your_impl))` to the client's peer
     /// (`rpcsmith::transport::peer::Peer::builder().serve(..)`). Without it, the server's
@@ -754,7 +511,7 @@ mod generated {
         /// A notification: nothing is answered.
         fn watch_subscription_reset(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             subscription_id: types::SubscriptionId,
             result: String,
         ) -> impl ::std::future::Future<Output = ()> + Send;
@@ -788,17 +545,16 @@ mod generated {
             f.write_str("StreamsListenerDispatcher")
         }
     }
-    impl<S: StreamsListener> ::rpcsmith::__private::Dispatch
-    for StreamsListenerDispatcher<S> {
+    impl<S: StreamsListener> __rt::Dispatch for StreamsListenerDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "watch_subscriptionReset" => {
-                    ::rpcsmith::__private::notice(
+                    __rt::notice(
                         &self.server,
                         WatchSubscriptionResetParams::decode(params),
                         move |server, p| async move {
@@ -812,11 +568,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {

@@ -15,19 +15,16 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
+    static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0).maximum(60.0);
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/Price`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Price @ #/components/schemas/Price at ticker.json:57:7"
             )
@@ -39,16 +36,9 @@ mod generated {
         /// Generated from `#/components/schemas/SubscriptionId`.
         pub type SubscriptionId = String;
         /// Generated from `#/methods/3/errors/0/data`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "TickerConfirmError20Data @ #/methods/3/errors/0/data at ticker.json:49:11"
             )
@@ -58,8 +48,8 @@ mod generated {
         }
     }
     /// The params of `subscribe`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct SubscribeParams {
         /// The `symbol` param.
         pub symbol: String,
@@ -67,15 +57,13 @@ mod generated {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub every: Option<u8>,
     }
-    impl ::rpcsmith::__private::Validate for SubscribeParams {
+    impl __rt::Validate for SubscribeParams {
+        #[inline]
         fn validate(
             &self,
-            _: &::rpcsmith::__private::Rules<'_>,
-        ) -> ::std::result::Result<(), ::rpcsmith::__private::Violation> {
-            static R0: ::rpcsmith::__private::Rules<'static> = ::rpcsmith::__private::Rules::NONE
-                .minimum(1.0)
-                .maximum(60.0);
-            ::rpcsmith::__private::param(&self.every, "every", &R0)?;
+            _: &__rt::Rules<'_>,
+        ) -> ::std::result::Result<(), __rt::Violation> {
+            __rt::param(&self.every, "every", &R0)?;
             ::std::result::Result::Ok(())
         }
     }
@@ -87,76 +75,19 @@ mod generated {
         /// `10`: unknown symbol
         UnknownSymbol,
     }
-    impl SubscribeError {
-        /// The error's code.
-        #[inline]
-        pub fn code(&self) -> i64 {
-            match self {
-                Self::UnknownSymbol => 10_i64,
-            }
-        }
-        /// The error's declared message.
-        #[inline]
-        pub fn message(&self) -> &'static str {
-            match self {
-                Self::UnknownSymbol => "unknown symbol",
-            }
-        }
-    }
-    impl ::std::fmt::Display for SubscribeError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            write!(f, "{} (code {})", self.message(), self.code())
-        }
-    }
-    impl ::std::error::Error for SubscribeError {}
-    impl ::rpcsmith::__private::DeclaredError for SubscribeError {
-        #[inline]
-        fn from_object(
-            error: ::rpcsmith::__private::ErrorObject,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            match error.code {
-                10_i64 => Ok(Self::UnknownSymbol),
-                _ => Err(error),
-            }
-        }
-    }
-    impl From<SubscribeError> for ::rpcsmith::__private::ErrorObject {
-        #[inline]
-        fn from(error: SubscribeError) -> Self {
-            match error {
-                SubscribeError::UnknownSymbol => {
-                    ::rpcsmith::__private::ErrorObject::new(10_i64, "unknown symbol")
-                }
-            }
-        }
-    }
-    impl From<SubscribeError> for ::rpcsmith::__private::Failure<SubscribeError> {
-        fn from(error: SubscribeError) -> Self {
-            ::rpcsmith::__private::Failure::Declared(error)
-        }
-    }
+    __rt::declared_errors!(SubscribeError { UnknownSymbol = 10, "unknown symbol"; });
     /// The params of `unsubscribe`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct UnsubscribeParams {
         /// The `subscription` param.
         pub subscription: types::SubscriptionId,
     }
-    impl ::rpcsmith::__private::serde::Serialize for UnsubscribeParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            ::rpcsmith::__private::serde::Serialize::serialize(
-                &(&self.subscription,),
-                serializer,
-            )
-        }
-    }
+    __rt::serialize_by_position!(UnsubscribeParams, subscription);
     /// The result of `unsubscribe`.
     pub type UnsubscribeResult = bool;
     /// The params of `ticker_tick`.
-    #[derive(Debug, Clone, PartialEq, ::rpcsmith::__private::serde::Serialize)]
-    #[serde(crate = "::rpcsmith::__private::serde")]
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
     pub struct TickerTickParams {
         /// The `subscription` param.
         pub subscription: types::SubscriptionId,
@@ -171,12 +102,12 @@ mod generated {
         /// The `deadline` param.
         pub deadline: Option<i64>,
     }
-    impl ::rpcsmith::__private::serde::Serialize for TickerConfirmParams {
-        fn serialize<S: ::rpcsmith::__private::serde::Serializer>(
+    impl __rt::serde::Serialize for TickerConfirmParams {
+        fn serialize<S: __rt::serde::Serializer>(
             &self,
             serializer: S,
         ) -> Result<S::Ok, S::Error> {
-            use ::rpcsmith::__private::serde::ser::SerializeSeq as _;
+            use __rt::serde::ser::SerializeSeq as _;
             let len: usize = if self.deadline.is_some() { 2 } else { 1 };
             let mut seq = serializer.serialize_seq(Some(len))?;
             seq.serialize_element(&self.question)?;
@@ -196,76 +127,19 @@ mod generated {
         /// Carries the error's `data`.
         Declined(types::TickerConfirmError20Data),
     }
-    impl TickerConfirmError {
-        /// The error's code.
-        #[inline]
-        pub fn code(&self) -> i64 {
-            match self {
-                Self::Declined(_) => 20_i64,
-            }
-        }
-        /// The error's declared message.
-        #[inline]
-        pub fn message(&self) -> &'static str {
-            match self {
-                Self::Declined(_) => "declined",
-            }
-        }
-    }
-    impl ::std::fmt::Display for TickerConfirmError {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            write!(f, "{} (code {})", self.message(), self.code())
-        }
-    }
-    impl ::std::error::Error for TickerConfirmError {}
-    impl ::rpcsmith::__private::DeclaredError for TickerConfirmError {
-        #[inline]
-        fn from_object(
-            error: ::rpcsmith::__private::ErrorObject,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            match error.code {
-                20_i64 => {
-                    match ::rpcsmith::__private::ErrorObject::data_as(&error) {
-                        Some(data) => Ok(Self::Declined(data)),
-                        None => Err(error),
-                    }
-                }
-                _ => Err(error),
-            }
-        }
-    }
-    impl From<TickerConfirmError> for ::rpcsmith::__private::ErrorObject {
-        #[inline]
-        fn from(error: TickerConfirmError) -> Self {
-            match error {
-                TickerConfirmError::Declined(data) => {
-                    ::rpcsmith::__private::ErrorObject::with_data(
-                        20_i64,
-                        "declined",
-                        &data,
-                    )
-                }
-            }
-        }
-    }
-    impl From<TickerConfirmError>
-    for ::rpcsmith::__private::Failure<TickerConfirmError> {
-        fn from(error: TickerConfirmError) -> Self {
-            ::rpcsmith::__private::Failure::Declared(error)
-        }
-    }
+    __rt::declared_errors!(TickerConfirmError { Declined(_) = 20, "declined"; });
     /// A typed client of Ticker: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct TickerClient {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl TickerClient {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// Starts a typed batch: calls added to it are sent together by its `send`.
@@ -286,7 +160,7 @@ mod generated {
             &self,
             symbol: String,
             every: Option<u8>,
-        ) -> Result<SubscribeResult, ::rpcsmith::__private::Error<SubscribeError>> {
+        ) -> Result<SubscribeResult, __rt::Error<SubscribeError>> {
             let params = SubscribeParams { symbol, every };
             self.inner.check_params::<_, SubscribeError>(&params)?;
             self.inner.request_declared("subscribe", &params).await
@@ -300,17 +174,15 @@ mod generated {
         pub async fn unsubscribe(
             &self,
             subscription: types::SubscriptionId,
-        ) -> Result<UnsubscribeResult, ::rpcsmith::__private::Error> {
-            self.inner
-                .request_declared("unsubscribe", &UnsubscribeParams { subscription })
-                .await
+        ) -> Result<UnsubscribeResult, __rt::Error> {
+            self.inner.request_declared("unsubscribe", &(subscription,)).await
         }
     }
     /// A typed batch of Ticker calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
     #[derive(Debug)]
     pub struct TickerBatch {
-        inner: ::rpcsmith::__private::Batch,
+        inner: __rt::Batch,
     }
     impl TickerBatch {
         /// How many entries the batch holds.
@@ -326,9 +198,7 @@ mod generated {
         /// # Errors
         ///
         /// When the batch cannot be sent or its answer is not a JSON-RPC answer.
-        pub async fn send(
-            self,
-        ) -> Result<::rpcsmith::__private::Replies, ::rpcsmith::__private::Error> {
+        pub async fn send(self) -> Result<__rt::Replies, __rt::Error> {
             self.inner.send().await
         }
         /// Adds a call of `subscribe`, documented at [`TickerClient::subscribe`].
@@ -337,7 +207,7 @@ mod generated {
             &mut self,
             symbol: String,
             every: Option<u8>,
-        ) -> ::rpcsmith::__private::Handle<SubscribeResult, SubscribeError> {
+        ) -> __rt::Handle<SubscribeResult, SubscribeError> {
             self.inner.request_declared("subscribe", &SubscribeParams { symbol, every })
         }
         /// Adds a call of `unsubscribe`, documented at [`TickerClient::unsubscribe`].
@@ -345,47 +215,12 @@ mod generated {
         pub fn unsubscribe(
             &mut self,
             subscription: types::SubscriptionId,
-        ) -> ::rpcsmith::__private::Handle<UnsubscribeResult> {
-            self.inner
-                .request_declared("unsubscribe", &UnsubscribeParams { subscription })
+        ) -> __rt::Handle<UnsubscribeResult> {
+            self.inner.request_declared("unsubscribe", &(subscription,))
         }
     }
-    impl SubscribeParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (symbol, (every, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["symbol", "every"],
-            )?;
-            Ok(Self { symbol, every })
-        }
-    }
-    impl UnsubscribeParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (subscription, ()) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::Either,
-                &["subscription"],
-            )?;
-            Ok(Self { subscription })
-        }
-    }
+    __rt::decode_params!(SubscribeParams, ByName, symbol = "symbol", every = "every");
+    __rt::decode_params!(UnsubscribeParams, Either, subscription = "subscription");
     /// Ticker, served: implement it, then serve `TickerDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -400,39 +235,28 @@ mod generated {
         /// Handles `subscribe`, documented at [`TickerClient::subscribe`].
         fn subscribe(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             symbol: String,
             every: Option<u8>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                SubscribeResult,
-                ::rpcsmith::__private::Failure<SubscribeError>,
-            >,
+            Output = Result<SubscribeResult, __rt::Failure<SubscribeError>>,
         > + Send {
             let _ = (cx, symbol, every);
             ::std::future::ready(
-                Err(
-                    ::rpcsmith::__private::Failure::Object(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    ),
-                ),
+                Err(__rt::Failure::Object(__rt::ErrorObject::method_not_found())),
             )
         }
         /// Handles `unsubscribe`, documented at [`TickerClient::unsubscribe`].
         fn unsubscribe(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             subscription: types::SubscriptionId,
         ) -> impl ::std::future::Future<
-            Output = Result<UnsubscribeResult, ::rpcsmith::__private::Failure>,
+            Output = Result<UnsubscribeResult, __rt::Failure>,
         > + Send {
             let _ = (cx, subscription);
             ::std::future::ready(
-                Err(
-                    ::rpcsmith::__private::Failure::Object(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    ),
-                ),
+                Err(__rt::Failure::Object(__rt::ErrorObject::method_not_found())),
             )
         }
     }
@@ -467,26 +291,25 @@ mod generated {
             f.write_str("TickerDispatcher")
         }
     }
-    impl<S: TickerServer> ::rpcsmith::__private::Dispatch for TickerDispatcher<S> {
+    impl<S: TickerServer> __rt::Dispatch for TickerDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "subscribe" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
-                        SubscribeParams::decode(params)
-                            .and_then(::rpcsmith::__private::checked),
+                        SubscribeParams::decode(params).and_then(__rt::checked),
                         move |server, p| async move {
                             S::subscribe(&server, cx, p.symbol, p.every).await
                         },
                     )
                 }
                 "unsubscribe" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         UnsubscribeParams::decode(params),
                         move |server, p| async move {
@@ -494,11 +317,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {
@@ -515,15 +334,15 @@ mod generated {
     /// written; a request returns the client's typed answer, or its declared error.
     #[derive(Debug, Clone)]
     pub struct TickerPush {
-        inner: ::rpcsmith::__private::Client,
+        inner: __rt::Client,
     }
     impl TickerPush {
         /// Wraps a client of any transport.
-        pub fn new(inner: ::rpcsmith::__private::Client) -> Self {
+        pub fn new(inner: __rt::Client) -> Self {
             Self { inner }
         }
         /// The untyped client inside.
-        pub fn inner(&self) -> &::rpcsmith::__private::Client {
+        pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
         /// A price, pushed to the subscriber.
@@ -538,7 +357,7 @@ mod generated {
             &self,
             subscription: types::SubscriptionId,
             price: types::Price,
-        ) -> Result<(), ::rpcsmith::__private::Error> {
+        ) -> Result<(), __rt::Error> {
             self.inner
                 .notify(
                     "ticker_tick",
@@ -561,10 +380,7 @@ mod generated {
             &self,
             question: String,
             deadline: Option<i64>,
-        ) -> Result<
-            TickerConfirmResult,
-            ::rpcsmith::__private::Error<TickerConfirmError>,
-        > {
+        ) -> Result<TickerConfirmResult, __rt::Error<TickerConfirmError>> {
             self.inner
                 .request_declared(
                     "ticker_confirm",
@@ -576,42 +392,12 @@ mod generated {
                 .await
         }
     }
-    impl TickerTickParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (subscription, (price, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByName,
-                &["subscription", "price"],
-            )?;
-            Ok(Self { subscription, price })
-        }
-    }
-    impl TickerConfirmParams {
-        /// Decodes the params of a call, from an array or an object as the method allows.
-        ///
-        /// # Errors
-        ///
-        /// `-32602` naming the param that is missing, unknown or of the wrong type.
-        #[inline]
-        pub fn decode(
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-        ) -> Result<Self, ::rpcsmith::__private::ErrorObject> {
-            let (question, (deadline, ())) = ::rpcsmith::__private::decode(
-                params,
-                ::rpcsmith::__private::Structure::ByPosition,
-                &["question", "deadline"],
-            )?;
-            Ok(Self { question, deadline })
-        }
-    }
+    __rt::decode_params!(
+        TickerTickParams, ByName, subscription = "subscription", price = "price"
+    );
+    __rt::decode_params!(
+        TickerConfirmParams, ByPosition, question = "question", deadline = "deadline"
+    );
     /// The server→client methods of Ticker, handled by the client: implement it, then give
     /// `Server::new(TickerListenerDispatcher::new(your_impl))` to the client's peer
     /// (`rpcsmith::transport::peer::Peer::builder().serve(..)`). Without it, the server's
@@ -631,7 +417,7 @@ mod generated {
         /// A notification: nothing is answered.
         fn ticker_tick(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             subscription: types::SubscriptionId,
             price: types::Price,
         ) -> impl ::std::future::Future<Output = ()> + Send {
@@ -641,22 +427,15 @@ mod generated {
         /// Handles `ticker_confirm`, documented at [`TickerPush::ticker_confirm`].
         fn ticker_confirm(
             &self,
-            cx: ::rpcsmith::__private::Context,
+            cx: __rt::Context,
             question: String,
             deadline: Option<i64>,
         ) -> impl ::std::future::Future<
-            Output = Result<
-                TickerConfirmResult,
-                ::rpcsmith::__private::Failure<TickerConfirmError>,
-            >,
+            Output = Result<TickerConfirmResult, __rt::Failure<TickerConfirmError>>,
         > + Send {
             let _ = (cx, question, deadline);
             ::std::future::ready(
-                Err(
-                    ::rpcsmith::__private::Failure::Object(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    ),
-                ),
+                Err(__rt::Failure::Object(__rt::ErrorObject::method_not_found())),
             )
         }
     }
@@ -689,17 +468,16 @@ mod generated {
             f.write_str("TickerListenerDispatcher")
         }
     }
-    impl<S: TickerListener> ::rpcsmith::__private::Dispatch
-    for TickerListenerDispatcher<S> {
+    impl<S: TickerListener> __rt::Dispatch for TickerListenerDispatcher<S> {
         fn call(
             &self,
             method: &str,
-            params: Option<&::rpcsmith::__private::serde_json::value::RawValue>,
-            cx: ::rpcsmith::__private::Context,
-        ) -> ::rpcsmith::__private::Reply {
+            params: Option<&__rt::serde_json::value::RawValue>,
+            cx: __rt::Context,
+        ) -> __rt::Reply {
             match method {
                 "ticker_tick" => {
-                    ::rpcsmith::__private::notice(
+                    __rt::notice(
                         &self.server,
                         TickerTickParams::decode(params),
                         move |server, p| async move {
@@ -708,7 +486,7 @@ mod generated {
                     )
                 }
                 "ticker_confirm" => {
-                    ::rpcsmith::__private::handle(
+                    __rt::handle(
                         &self.server,
                         TickerConfirmParams::decode(params),
                         move |server, p| async move {
@@ -716,11 +494,7 @@ mod generated {
                         },
                     )
                 }
-                _ => {
-                    ::rpcsmith::__private::Reply::err(
-                        ::rpcsmith::__private::ErrorObject::method_not_found(),
-                    )
-                }
+                _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {

@@ -15,35 +15,24 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/Base`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(deserialize = "Base @ #/components/schemas/Base at all_of.json:6:3")
         )]
         pub struct Base {
             pub id: String,
         }
         /// Generated from `#/components/schemas/Extended`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Extended @ #/components/schemas/Extended at all_of.json:7:3"
             )
@@ -54,21 +43,12 @@ mod generated {
             pub label: String,
         }
         /// Generated from `#/components/schemas/WithChoice`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "WithChoice @ #/components/schemas/WithChoice at all_of.json:19:3"
-            )
-        )]
-        #[serde(
+            ),
             expecting = "struct WithChoice @ #/components/schemas/WithChoice at all_of.json:19:3"
         )]
         pub struct WithChoice {
@@ -77,16 +57,9 @@ mod generated {
             pub with_choice_kind: WithChoiceKind,
         }
         /// Generated from `#/components/schemas/WithChoice/allOf/1`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "WithChoiceKind @ #/components/schemas/WithChoice/allOf/1 at all_of.json:22:7"
             )
@@ -96,16 +69,9 @@ mod generated {
             Right(i64),
         }
         /// Generated from `#/components/schemas/Wrapper`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Wrapper @ #/components/schemas/Wrapper at all_of.json:14:3"
             )

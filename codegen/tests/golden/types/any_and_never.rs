@@ -15,29 +15,25 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/AlsoAnything`.
-        pub type AlsoAnything = ::rpcsmith::__private::serde_json::Value;
+        pub type AlsoAnything = __rt::serde_json::Value;
         /// Generated from `#/components/schemas/Anything`.
-        pub type Anything = ::rpcsmith::__private::serde_json::Value;
+        pub type Anything = __rt::serde_json::Value;
         /// Generated from `#/components/schemas/Holder`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Holder @ #/components/schemas/Holder at any_and_never.json:9:3"
             )
         )]
         pub struct Holder {
-            pub any: ::rpcsmith::__private::serde_json::Value,
+            pub any: __rt::serde_json::Value,
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub never: Option<HolderNever>,
             /// Any value, described.
@@ -46,7 +42,7 @@ mod generated {
                 skip_serializing_if = "Option::is_none",
                 deserialize_with = "present"
             )]
-            pub described: Option<::rpcsmith::__private::serde_json::Value>,
+            pub described: Option<__rt::serde_json::Value>,
         }
         /// Generated from `#/components/schemas/Holder/properties/never`.
         #[derive(
@@ -56,8 +52,8 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub enum HolderNever {}
@@ -69,8 +65,8 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub enum Nothing {}
@@ -80,12 +76,10 @@ mod generated {
             deserializer: D,
         ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
         where
-            D: ::rpcsmith::__private::serde::Deserializer<'de>,
-            T: ::rpcsmith::__private::serde::Deserialize<'de>,
+            D: __rt::serde::Deserializer<'de>,
+            T: __rt::serde::Deserialize<'de>,
         {
-            <T as ::rpcsmith::__private::serde::Deserialize<
-                'de,
-            >>::deserialize(deserializer)
+            <T as __rt::serde::Deserialize<'de>>::deserialize(deserializer)
                 .map(::std::option::Option::Some)
         }
     }

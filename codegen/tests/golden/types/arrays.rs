@@ -15,12 +15,15 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/Address`.
-        pub type Address = [::rpcsmith::__private::serde_json::Number; 20];
+        pub type Address = [__rt::serde_json::Number; 20];
         /// Generated from `#/components/schemas/Anything`.
-        pub type Anything = Vec<::rpcsmith::__private::serde_json::Value>;
+        pub type Anything = Vec<__rt::serde_json::Value>;
         /// Generated from `#/components/schemas/LotusList`.
         pub type LotusList = Vec<String>;
         /// Generated from `#/components/schemas/Names`.

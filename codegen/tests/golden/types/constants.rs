@@ -15,19 +15,15 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/Versioned`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Versioned @ #/components/schemas/Versioned at constants.json:6:3"
             )
@@ -51,11 +47,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "VersionedJsonrpc @ #/components/schemas/Versioned/properties/jsonrpc at constants.json:9:48"
             )
@@ -69,13 +65,13 @@ mod generated {
         pub enum VersionedVersion {
             V2,
         }
-        impl ::rpcsmith::__private::serde::Serialize for VersionedVersion {
+        impl __rt::serde::Serialize for VersionedVersion {
             fn serialize<S>(
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error>
             where
-                S: ::rpcsmith::__private::serde::Serializer,
+                S: __rt::serde::Serializer,
             {
                 serializer
                     .serialize_i64(
@@ -85,18 +81,18 @@ mod generated {
                     )
             }
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for VersionedVersion {
+        impl<'de> __rt::serde::Deserialize<'de> for VersionedVersion {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                match <i64 as ::rpcsmith::__private::serde::Deserialize<
+                match <i64 as __rt::serde::Deserialize<
                     'de,
                 >>::deserialize(deserializer)? {
                     2_i64 => ::std::result::Result::Ok(Self::V2),
                     other => {
                         ::std::result::Result::Err(
-                            <D::Error as ::rpcsmith::__private::serde::de::Error>::custom(
+                            <D::Error as __rt::serde::de::Error>::custom(
                                 ::std::format_args!("{other} is not one of 2"),
                             ),
                         )
@@ -110,12 +106,10 @@ mod generated {
             deserializer: D,
         ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
         where
-            D: ::rpcsmith::__private::serde::Deserializer<'de>,
-            T: ::rpcsmith::__private::serde::Deserialize<'de>,
+            D: __rt::serde::Deserializer<'de>,
+            T: __rt::serde::Deserialize<'de>,
         {
-            <T as ::rpcsmith::__private::serde::Deserialize<
-                'de,
-            >>::deserialize(deserializer)
+            <T as __rt::serde::Deserialize<'de>>::deserialize(deserializer)
                 .map(::std::option::Option::Some)
         }
     }

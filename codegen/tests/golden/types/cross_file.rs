@@ -15,19 +15,20 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
+    static P0: __rt::Pattern = __rt::Pattern::new(
+        "^0x[0-9a-f]{40}$",
+        "^0x[0-9a-f]{40}$",
+    );
+    static R1: __rt::Rules<'static> = __rt::Rules::NONE.pattern(&P0);
     pub mod types {
+        use super::__rt;
         /// Generated from `shared/common.json#/components/schemas/Account`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Account @ shared/common.json#/components/schemas/Account at shared/common.json:8:7"
             )
@@ -42,16 +43,9 @@ mod generated {
         /// Generated from `shared/common.json#/components/schemas/Address`.
         pub type Address = String;
         /// Generated from `#/components/schemas/Transfer`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Transfer @ #/components/schemas/Transfer at cross_file.json:13:7"
             )

@@ -15,8 +15,11 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Documented
         ///
         /// A type with "quotes", a backslash \\ and <html> & more.
@@ -34,11 +37,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Documented @ #/components/schemas/Documented at docs.json:6:3"
             )
@@ -64,11 +67,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Legacy @ #/components/schemas/Legacy at docs.json:16:3"
             )
@@ -84,11 +87,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "UsesLegacy @ #/components/schemas/UsesLegacy at docs.json:17:3"
             )

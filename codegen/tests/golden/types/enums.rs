@@ -15,8 +15,11 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/Code`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Code {
@@ -25,13 +28,13 @@ mod generated {
             V2,
             V100,
         }
-        impl ::rpcsmith::__private::serde::Serialize for Code {
+        impl __rt::serde::Serialize for Code {
             fn serialize<S>(
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error>
             where
-                S: ::rpcsmith::__private::serde::Serializer,
+                S: __rt::serde::Serializer,
             {
                 serializer
                     .serialize_i64(
@@ -44,12 +47,12 @@ mod generated {
                     )
             }
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for Code {
+        impl<'de> __rt::serde::Deserialize<'de> for Code {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                match <i64 as ::rpcsmith::__private::serde::Deserialize<
+                match <i64 as __rt::serde::Deserialize<
                     'de,
                 >>::deserialize(deserializer)? {
                     -1_i64 => ::std::result::Result::Ok(Self::Minus1),
@@ -58,7 +61,7 @@ mod generated {
                     100_i64 => ::std::result::Result::Ok(Self::V100),
                     other => {
                         ::std::result::Result::Err(
-                            <D::Error as ::rpcsmith::__private::serde::de::Error>::custom(
+                            <D::Error as __rt::serde::de::Error>::custom(
                                 ::std::format_args!("{other} is not one of -1, 0, 2, 100"),
                             ),
                         )
@@ -74,11 +77,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "MaybeColor @ #/components/schemas/MaybeColor at enums.json:8:3"
             )
@@ -90,7 +93,7 @@ mod generated {
             Green,
         }
         /// Generated from `#/components/schemas/Ratio`.
-        pub type Ratio = ::rpcsmith::__private::serde_json::Number;
+        pub type Ratio = __rt::serde_json::Number;
         /// Generated from `#/components/schemas/Status`.
         #[derive(
             Debug,
@@ -99,11 +102,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Status @ #/components/schemas/Status at enums.json:6:3"
             )

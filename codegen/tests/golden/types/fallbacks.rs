@@ -15,26 +15,29 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/AlwaysTrue`.
         pub type AlwaysTrue = bool;
         /// Generated from `#/components/schemas/Conditional`.
-        pub type Conditional = ::rpcsmith::__private::serde_json::Value;
+        pub type Conditional = __rt::serde_json::Value;
         /// a content descriptor in the wrong place
         ///
         /// Generated from `#/components/schemas/Descriptor`.
-        pub type Descriptor = ::rpcsmith::__private::serde_json::Value;
+        pub type Descriptor = __rt::serde_json::Value;
         /// Generated from `#/components/schemas/Either`.
         pub type Either = bool;
         /// Generated from `#/components/schemas/Half`.
-        pub type Half = ::rpcsmith::__private::serde_json::Number;
+        pub type Half = __rt::serde_json::Number;
         /// Generated from `#/components/schemas/Halves`.
-        pub type Halves = ::rpcsmith::__private::serde_json::Number;
+        pub type Halves = __rt::serde_json::Number;
         /// Generated from `#/components/schemas/Mixed`.
-        pub type Mixed = ::rpcsmith::__private::serde_json::Value;
+        pub type Mixed = __rt::serde_json::Value;
         /// Generated from `#/components/schemas/NotOnly`.
-        pub type NotOnly = ::rpcsmith::__private::serde_json::Value;
+        pub type NotOnly = __rt::serde_json::Value;
         /// Generated from `#/components/schemas/NotPending`.
         pub type NotPending = String;
         /// Generated from `#/components/schemas/OnlyFalse`.

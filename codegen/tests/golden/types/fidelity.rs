@@ -15,38 +15,40 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/BlockRef`.
-        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(untagged)]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
         pub enum BlockRef {
             /// Block number
             BlockNumber(String),
             /// Block hash
             BlockHash(String),
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for BlockRef {
+        impl<'de> __rt::serde::Deserialize<'de> for BlockRef {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                ::rpcsmith::__private::untagged::decode(
+                __rt::untagged::decode(
                     deserializer,
                     "BlockRef @ #/components/schemas/BlockRef at fidelity.json:22:3",
                     &[
                         (
                             "BlockNumber",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<String>(value)
+                                __rt::untagged::variant::<String>(value)
                                     .map(Self::BlockNumber)
                             },
                         ),
                         (
                             "BlockHash",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<String>(value)
+                                __rt::untagged::variant::<String>(value)
                                     .map(Self::BlockHash)
                             },
                         ),
@@ -55,44 +57,25 @@ mod generated {
             }
         }
         /// Generated from `#/components/schemas/Measures`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Measures @ #/components/schemas/Measures at fidelity.json:16:3"
-            )
-        )]
-        #[serde(
+            ),
             expecting = "struct Measures @ #/components/schemas/Measures at fidelity.json:16:3"
         )]
         pub struct Measures {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub unit: Option<String>,
-            pub total: ::rpcsmith::__private::serde_json::Number,
+            pub total: __rt::serde_json::Number,
             #[serde(flatten)]
-            pub extra: ::std::collections::BTreeMap<
-                String,
-                ::rpcsmith::__private::serde_json::Number,
-            >,
+            pub extra: ::std::collections::BTreeMap<String, __rt::serde_json::Number>,
         }
         /// Generated from `#/components/schemas/Receipt`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Receipt @ #/components/schemas/Receipt at fidelity.json:6:3"
             )
@@ -100,7 +83,7 @@ mod generated {
         pub struct Receipt {
             pub id: i64,
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub amount: Option<::rpcsmith::__private::serde_json::Number>,
+            pub amount: Option<__rt::serde_json::Number>,
             #[serde(
                 default,
                 skip_serializing_if = "Option::is_none",
@@ -112,9 +95,9 @@ mod generated {
                 skip_serializing_if = "Option::is_none",
                 deserialize_with = "present"
             )]
-            pub memo: Option<::rpcsmith::__private::serde_json::Value>,
+            pub memo: Option<__rt::serde_json::Value>,
             #[serde(rename = "blockTimestamp")]
-            pub block_timestamp: ::rpcsmith::__private::serde_json::Value,
+            pub block_timestamp: __rt::serde_json::Value,
         }
         /// Decodes a member that is present, `null` included, as `Some` (serde would take a
         /// `null` as `None`, as if the member were absent).
@@ -122,12 +105,10 @@ mod generated {
             deserializer: D,
         ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
         where
-            D: ::rpcsmith::__private::serde::Deserializer<'de>,
-            T: ::rpcsmith::__private::serde::Deserialize<'de>,
+            D: __rt::serde::Deserializer<'de>,
+            T: __rt::serde::Deserialize<'de>,
         {
-            <T as ::rpcsmith::__private::serde::Deserialize<
-                'de,
-            >>::deserialize(deserializer)
+            <T as __rt::serde::Deserialize<'de>>::deserialize(deserializer)
                 .map(::std::option::Option::Some)
         }
     }

@@ -15,19 +15,15 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/Widths`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Widths @ #/components/schemas/Widths at integers.json:6:3"
             )
@@ -43,7 +39,7 @@ mod generated {
             pub h: i8,
             pub i: u64,
             pub j: i64,
-            pub k: ::rpcsmith::__private::serde_json::Number,
+            pub k: __rt::serde_json::Number,
         }
     }
 }

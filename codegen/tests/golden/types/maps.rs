@@ -15,13 +15,13 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/AnyObject`.
-        pub type AnyObject = ::rpcsmith::__private::serde_json::Map<
-            String,
-            ::rpcsmith::__private::serde_json::Value,
-        >;
+        pub type AnyObject = __rt::serde_json::Map<String, __rt::serde_json::Value>;
         /// Generated from `#/components/schemas/Balances`.
         pub type Balances = ::std::collections::BTreeMap<String, u64>;
         /// Generated from `#/components/schemas/Closed`.
@@ -31,16 +31,16 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Closed @ #/components/schemas/Closed at maps.json:43:7"
-            )
+            ),
+            deny_unknown_fields
         )]
-        #[serde(deny_unknown_fields)]
         pub struct Closed {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub a: Option<bool>,
@@ -52,33 +52,24 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
-            rename(deserialize = "Empty @ #/components/schemas/Empty at maps.json:52:7")
+            crate = "::rpcsmith::__private::serde",
+            rename(deserialize = "Empty @ #/components/schemas/Empty at maps.json:52:7"),
+            deny_unknown_fields
         )]
-        #[serde(deny_unknown_fields)]
         pub struct Empty {}
         /// Generated from `#/components/schemas/GoMap`.
         pub type GoMap = ::std::collections::BTreeMap<String, String>;
         /// Generated from `#/components/schemas/Labelled`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Labelled @ #/components/schemas/Labelled at maps.json:29:7"
-            )
-        )]
-        #[serde(
+            ),
             expecting = "struct Labelled @ #/components/schemas/Labelled at maps.json:29:7"
         )]
         pub struct Labelled {
@@ -93,26 +84,21 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "OpenEnded @ #/components/schemas/OpenEnded at maps.json:59:7"
-            )
-        )]
-        #[serde(
+            ),
             expecting = "struct OpenEnded @ #/components/schemas/OpenEnded at maps.json:59:7"
         )]
         pub struct OpenEnded {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub justification: Option<String>,
             #[serde(flatten)]
-            pub extra: ::std::collections::BTreeMap<
-                String,
-                ::rpcsmith::__private::serde_json::Value,
-            >,
+            pub extra: ::std::collections::BTreeMap<String, __rt::serde_json::Value>,
         }
     }
 }

@@ -15,33 +15,27 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/BLOCK_HEADER`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "BlockHeader @ #/components/schemas/BLOCK_HEADER at names.json:6:3"
-            )
+            ),
+            rename_all = "camelCase"
         )]
         pub struct BlockHeader {
             pub r#type: String,
-            #[serde(rename = "parentHash")]
             pub parent_hash: String,
             #[serde(rename = "parent_hash")]
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub parent_hash2: Option<String>,
-            #[serde(rename = "0x")]
             pub _0x: String,
-            #[serde(rename = "self")]
             pub self_: String,
             #[serde(rename = "$ref")]
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -57,11 +51,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "BlockHeader2 @ #/components/schemas/BlockHeader at names.json:19:3"
             )
@@ -77,11 +71,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "BlockHeaderNestedObject @ #/components/schemas/BLOCK_HEADER/properties/nested-object at names.json:16:7"
             )
@@ -99,18 +93,18 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "FancyPoint @ #/components/schemas/Titled/properties/p at names.json:20:49"
             )
         )]
         pub struct FancyPoint {
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub x: Option<::rpcsmith::__private::serde_json::Number>,
+            pub x: Option<__rt::serde_json::Number>,
         }
         /// Generated from `#/components/schemas/Result`.
         #[derive(
@@ -119,11 +113,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Result @ #/components/schemas/Result at names.json:21:3"
             )
@@ -139,11 +133,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Titled @ #/components/schemas/Titled at names.json:20:3"
             )

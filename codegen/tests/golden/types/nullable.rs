@@ -15,19 +15,15 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/Nullables`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Nullables @ #/components/schemas/Nullables at nullable.json:6:3"
             )
@@ -49,23 +45,16 @@ mod generated {
             pub e: Option<Option<u32>>,
         }
         /// Generated from `#/components/schemas/Point`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Point @ #/components/schemas/Point at nullable.json:17:3"
             )
         )]
         pub struct Point {
-            pub x: ::rpcsmith::__private::serde_json::Number,
-            pub y: ::rpcsmith::__private::serde_json::Number,
+            pub x: __rt::serde_json::Number,
+            pub y: __rt::serde_json::Number,
         }
         /// Decodes a field that must be present but may be `null` (serde would take its
         /// absence as `None`).
@@ -73,14 +62,12 @@ mod generated {
             deserializer: D,
         ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
         where
-            D: ::rpcsmith::__private::serde::Deserializer<'de>,
-            T: ::rpcsmith::__private::serde::Deserialize<'de>,
+            D: __rt::serde::Deserializer<'de>,
+            T: __rt::serde::Deserialize<'de>,
         {
             <::std::option::Option<
                 T,
-            > as ::rpcsmith::__private::serde::Deserialize<
-                'de,
-            >>::deserialize(deserializer)
+            > as __rt::serde::Deserialize<'de>>::deserialize(deserializer)
         }
         /// Decodes a member that is present, `null` included, as `Some` (serde would take a
         /// `null` as `None`, as if the member were absent).
@@ -88,12 +75,10 @@ mod generated {
             deserializer: D,
         ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
         where
-            D: ::rpcsmith::__private::serde::Deserializer<'de>,
-            T: ::rpcsmith::__private::serde::Deserialize<'de>,
+            D: __rt::serde::Deserializer<'de>,
+            T: __rt::serde::Deserialize<'de>,
         {
-            <T as ::rpcsmith::__private::serde::Deserialize<
-                'de,
-            >>::deserialize(deserializer)
+            <T as __rt::serde::Deserialize<'de>>::deserialize(deserializer)
                 .map(::std::option::Option::Some)
         }
     }

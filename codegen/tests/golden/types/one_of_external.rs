@@ -15,19 +15,15 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/Rect`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Rect @ #/components/schemas/Rect at one_of_external.json:14:3"
             )
@@ -39,16 +35,9 @@ mod generated {
         /// A serde externally tagged enum, as schemars writes it.
         ///
         /// Generated from `#/components/schemas/Shape`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Shape @ #/components/schemas/Shape at one_of_external.json:6:3"
             )
@@ -56,7 +45,7 @@ mod generated {
         pub enum Shape {
             /// Nothing at all.
             Empty,
-            Circle(::rpcsmith::__private::serde_json::Number),
+            Circle(__rt::serde_json::Number),
             Rect(Rect),
         }
     }

@@ -15,19 +15,15 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/DeclareTxn`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "DeclareTxn @ #/components/schemas/DeclareTxn at one_of_internal.json:18:3"
             )
@@ -44,11 +40,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "DeclareTxnType @ #/components/schemas/DeclareTxn/properties/type at one_of_internal.json:18:89"
             )
@@ -58,17 +54,10 @@ mod generated {
             Declare,
         }
         /// Generated from `#/components/schemas/Event`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(tag = "kind")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
+            tag = "kind",
             rename(
                 deserialize = "Event @ #/components/schemas/Event at one_of_internal.json:6:3"
             )
@@ -85,16 +74,9 @@ mod generated {
             },
         }
         /// Generated from `#/components/schemas/InvokeTxn`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "InvokeTxn @ #/components/schemas/InvokeTxn at one_of_internal.json:17:3"
             )
@@ -111,11 +93,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "InvokeTxnType @ #/components/schemas/InvokeTxn/properties/type at one_of_internal.json:17:86"
             )
@@ -127,35 +109,32 @@ mod generated {
         /// Branches by $ref keep their own types; the constant field still discriminates.
         ///
         /// Generated from `#/components/schemas/TxnByRef`.
-        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(untagged)]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
         pub enum TxnByRef {
             InvokeTxn(InvokeTxn),
             DeclareTxn(DeclareTxn),
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for TxnByRef {
+        impl<'de> __rt::serde::Deserialize<'de> for TxnByRef {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                ::rpcsmith::__private::untagged::decode(
+                __rt::untagged::decode(
                     deserializer,
                     "TxnByRef @ #/components/schemas/TxnByRef at one_of_internal.json:13:3",
                     &[
                         (
                             "InvokeTxn",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<InvokeTxn>(value)
+                                __rt::untagged::variant::<InvokeTxn>(value)
                                     .map(Self::InvokeTxn)
                             },
                         ),
                         (
                             "DeclareTxn",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<
-                                    DeclareTxn,
-                                >(value)
+                                __rt::untagged::variant::<DeclareTxn>(value)
                                     .map(Self::DeclareTxn)
                             },
                         ),

@@ -15,12 +15,14 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/BlockId`.
-        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(untagged)]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
         pub enum BlockId {
             BlockIdBlockNumber(BlockIdBlockNumber),
             BlockIdBlockHash(BlockIdBlockHash),
@@ -30,51 +32,43 @@ mod generated {
             /// block hash
             BlockHash(String),
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for BlockId {
+        impl<'de> __rt::serde::Deserialize<'de> for BlockId {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                ::rpcsmith::__private::untagged::decode(
+                __rt::untagged::decode(
                     deserializer,
                     "BlockId @ #/components/schemas/BlockId at one_of_untagged.json:6:3",
                     &[
                         (
                             "BlockIdBlockNumber",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<
-                                    BlockIdBlockNumber,
-                                >(value)
+                                __rt::untagged::variant::<BlockIdBlockNumber>(value)
                                     .map(Self::BlockIdBlockNumber)
                             },
                         ),
                         (
                             "BlockIdBlockHash",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<
-                                    BlockIdBlockHash,
-                                >(value)
+                                __rt::untagged::variant::<BlockIdBlockHash>(value)
                                     .map(Self::BlockIdBlockHash)
                             },
                         ),
                         (
                             "Tag",
-                            |value| {
-                                ::rpcsmith::__private::untagged::variant::<Tag>(value)
-                                    .map(Self::Tag)
-                            },
+                            |value| __rt::untagged::variant::<Tag>(value).map(Self::Tag),
                         ),
                         (
                             "BlockNumber",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<i64>(value)
-                                    .map(Self::BlockNumber)
+                                __rt::untagged::variant::<i64>(value).map(Self::BlockNumber)
                             },
                         ),
                         (
                             "BlockHash",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<String>(value)
+                                __rt::untagged::variant::<String>(value)
                                     .map(Self::BlockHash)
                             },
                         ),
@@ -83,16 +77,9 @@ mod generated {
             }
         }
         /// Generated from `#/components/schemas/BlockId/oneOf/2`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "BlockIdBlockHash @ #/components/schemas/BlockId/oneOf/2 at one_of_untagged.json:10:7"
             )
@@ -101,16 +88,9 @@ mod generated {
             pub block_hash: String,
         }
         /// Generated from `#/components/schemas/BlockId/oneOf/3`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "BlockIdBlockNumber @ #/components/schemas/BlockId/oneOf/3 at one_of_untagged.json:11:7"
             )
@@ -120,45 +100,39 @@ mod generated {
             pub require_canonical: bool,
         }
         /// Generated from `#/components/schemas/Loose`.
-        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(untagged)]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
         pub enum Loose {
             Array(Vec<String>),
             LooseA(LooseA),
-            Value(::rpcsmith::__private::serde_json::Value),
+            Value(__rt::serde_json::Value),
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for Loose {
+        impl<'de> __rt::serde::Deserialize<'de> for Loose {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                ::rpcsmith::__private::untagged::decode(
+                __rt::untagged::decode(
                     deserializer,
                     "Loose @ #/components/schemas/Loose at one_of_untagged.json:16:3",
                     &[
                         (
                             "Array",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<
-                                    Vec<String>,
-                                >(value)
+                                __rt::untagged::variant::<Vec<String>>(value)
                                     .map(Self::Array)
                             },
                         ),
                         (
                             "LooseA",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<LooseA>(value)
-                                    .map(Self::LooseA)
+                                __rt::untagged::variant::<LooseA>(value).map(Self::LooseA)
                             },
                         ),
                         (
                             "Value",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<
-                                    ::rpcsmith::__private::serde_json::Value,
-                                >(value)
+                                __rt::untagged::variant::<__rt::serde_json::Value>(value)
                                     .map(Self::Value)
                             },
                         ),
@@ -173,11 +147,11 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "LooseA @ #/components/schemas/Loose/anyOf/0 at one_of_untagged.json:16:25"
             )
@@ -194,11 +168,11 @@ mod generated {
             PartialEq,
             Eq,
             Hash,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Tag @ #/components/schemas/Tag at one_of_untagged.json:15:3"
             )

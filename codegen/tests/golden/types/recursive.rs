@@ -15,39 +15,38 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/ExecutionError`.
-        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(untagged)]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
         pub enum ExecutionError {
             ExecutionErrorInner(Box<ExecutionErrorInner>),
             String(String),
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for ExecutionError {
+        impl<'de> __rt::serde::Deserialize<'de> for ExecutionError {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                ::rpcsmith::__private::untagged::decode(
+                __rt::untagged::decode(
                     deserializer,
                     "ExecutionError @ #/components/schemas/ExecutionError at recursive.json:7:3",
                     &[
                         (
                             "ExecutionErrorInner",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<
-                                    Box<ExecutionErrorInner>,
-                                >(value)
+                                __rt::untagged::variant::<Box<ExecutionErrorInner>>(value)
                                     .map(Self::ExecutionErrorInner)
                             },
                         ),
                         (
                             "String",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<String>(value)
-                                    .map(Self::String)
+                                __rt::untagged::variant::<String>(value).map(Self::String)
                             },
                         ),
                     ],
@@ -55,16 +54,9 @@ mod generated {
             }
         }
         /// Generated from `#/components/schemas/ExecutionErrorInner`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "ExecutionErrorInner @ #/components/schemas/ExecutionErrorInner at recursive.json:8:3"
             )
@@ -73,28 +65,13 @@ mod generated {
             pub error: Box<ExecutionError>,
         }
         /// Generated from `#/components/schemas/List`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(transparent)]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", transparent)]
         pub struct List(pub Vec<List>);
         /// Generated from `#/components/schemas/Tree`.
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
-        )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Tree @ #/components/schemas/Tree at recursive.json:6:3"
             )

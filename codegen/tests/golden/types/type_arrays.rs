@@ -15,8 +15,11 @@ mod generated {
         clippy::large_enum_variant,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
+        unused_imports,
     )]
+    use ::rpcsmith::__private as __rt;
     pub mod types {
+        use super::__rt;
         /// Generated from `#/components/schemas/Lotus`.
         #[derive(
             Debug,
@@ -24,63 +27,57 @@ mod generated {
             Default,
             PartialEq,
             Eq,
-            ::rpcsmith::__private::serde::Serialize,
-            ::rpcsmith::__private::serde::Deserialize
+            __rt::Serialize,
+            __rt::Deserialize
         )]
-        #[serde(crate = "::rpcsmith::__private::serde")]
         #[serde(
+            crate = "::rpcsmith::__private::serde",
             rename(
                 deserialize = "Lotus @ #/components/schemas/Lotus at type_arrays.json:6:3"
-            )
+            ),
+            rename_all = "PascalCase",
+            deny_unknown_fields
         )]
-        #[serde(deny_unknown_fields)]
         pub struct Lotus {
-            #[serde(rename = "Height")]
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub height: Option<::rpcsmith::__private::serde_json::Number>,
-            #[serde(rename = "Name")]
+            pub height: Option<__rt::serde_json::Number>,
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub name: Option<String>,
         }
         /// Generated from `#/components/schemas/Scalar/type`.
-        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(untagged)]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
         pub enum Scalar {
             Bool(bool),
-            Number(::rpcsmith::__private::serde_json::Number),
+            Number(__rt::serde_json::Number),
             String(String),
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for Scalar {
+        impl<'de> __rt::serde::Deserialize<'de> for Scalar {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                ::rpcsmith::__private::untagged::decode(
+                __rt::untagged::decode(
                     deserializer,
                     "Scalar @ #/components/schemas/Scalar/type at type_arrays.json:12:15",
                     &[
                         (
                             "Bool",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<bool>(value)
-                                    .map(Self::Bool)
+                                __rt::untagged::variant::<bool>(value).map(Self::Bool)
                             },
                         ),
                         (
                             "Number",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<
-                                    ::rpcsmith::__private::serde_json::Number,
-                                >(value)
+                                __rt::untagged::variant::<__rt::serde_json::Number>(value)
                                     .map(Self::Number)
                             },
                         ),
                         (
                             "String",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<String>(value)
-                                    .map(Self::String)
+                                __rt::untagged::variant::<String>(value).map(Self::String)
                             },
                         ),
                     ],
@@ -88,34 +85,31 @@ mod generated {
             }
         }
         /// Generated from `#/components/schemas/StringOrNumber/type`.
-        #[derive(Debug, Clone, PartialEq, Eq, ::rpcsmith::__private::serde::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
-        #[serde(untagged)]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
         pub enum StringOrNumber {
             Integer(i64),
             String(String),
         }
-        impl<'de> ::rpcsmith::__private::serde::Deserialize<'de> for StringOrNumber {
+        impl<'de> __rt::serde::Deserialize<'de> for StringOrNumber {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::rpcsmith::__private::serde::Deserializer<'de>,
+                D: __rt::serde::Deserializer<'de>,
             {
-                ::rpcsmith::__private::untagged::decode(
+                __rt::untagged::decode(
                     deserializer,
                     "StringOrNumber @ #/components/schemas/StringOrNumber/type at type_arrays.json:11:23",
                     &[
                         (
                             "Integer",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<i64>(value)
-                                    .map(Self::Integer)
+                                __rt::untagged::variant::<i64>(value).map(Self::Integer)
                             },
                         ),
                         (
                             "String",
                             |value| {
-                                ::rpcsmith::__private::untagged::variant::<String>(value)
-                                    .map(Self::String)
+                                __rt::untagged::variant::<String>(value).map(Self::String)
                             },
                         ),
                     ],

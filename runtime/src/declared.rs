@@ -1,0 +1,203 @@
+//! The macros generated code implements a method's params and errors with.
+//!
+//! `__declared_errors!` implements a method's error enum: its `code()` and
+//! `message()`, `Display`, `Error`, [`crate::client::DeclaredError`] (from an error
+//! object) and the conversions a server handler uses (into an
+//! [`crate::protocol::ErrorObject`] and a [`crate::server::Failure`]).
+//!
+//! `__decode_params!` implements the `decode` of a params struct,
+//! `__serialize_by_position!` the `Serialize` of one sent as an array of all its fields.
+//!
+//! They save generated text (an enum's impls are written as one table of its variants,
+//! codes and messages instead of six impls of about fifty formatted lines), not compile
+//! work: the compiler expands them to the same items.
+
+/// Implements a method's error enum (see the module docs). Each variant is
+/// listed with its code and message; `(_)` marks one that carries the error's `data`.
+///
+/// ```
+/// /// The errors `divide` declares.
+/// #[derive(Debug, Clone, PartialEq)]
+/// pub enum DivideError {
+///     /// Division by zero.
+///     ByZero,
+///     /// Too large, and by how much.
+///     TooLarge(u64),
+/// }
+/// rpcsmith::__private::declared_errors!(DivideError {
+///     ByZero = 1, "division by zero";
+///     TooLarge(_) = -32001, "too large";
+/// });
+///
+/// use rpcsmith::client::DeclaredError as _;
+/// use rpcsmith::protocol::ErrorObject;
+///
+/// let object = ErrorObject::from(DivideError::TooLarge(7));
+/// assert_eq!((object.code, object.data_as::<u64>()), (-32001, Some(7)));
+/// assert_eq!(DivideError::from_object(object), Ok(DivideError::TooLarge(7)));
+/// assert_eq!(DivideError::ByZero.to_string(), "division by zero (code 1)");
+/// assert_eq!((DivideError::ByZero.code(), DivideError::ByZero.message()), (1, "division by zero"));
+/// assert!(DivideError::from_object(ErrorObject::new(2, "other")).is_err());
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __declared_errors {
+    ($name:ident { $( $variant:ident $(($data:tt))? = $code:literal, $message:literal; )+ }) => {
+        impl $name {
+            #[doc = " The error's code."]
+            #[inline]
+            pub fn code(&self) -> i64 {
+                match self {
+                    $( Self::$variant { .. } => $code, )+
+                }
+            }
+
+            #[doc = " The error's declared message."]
+            #[inline]
+            pub fn message(&self) -> &'static str {
+                match self {
+                    $( Self::$variant { .. } => $message, )+
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            #[inline]
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                ::std::write!(f, "{} (code {})", self.message(), self.code())
+            }
+        }
+
+        impl ::std::error::Error for $name {}
+
+        impl $crate::client::DeclaredError for $name {
+            #[inline]
+            fn from_object(
+                error: $crate::protocol::ErrorObject,
+            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
+                match error.code {
+                    $( $code => $crate::__declared_errors!(@decode error $variant $($data)?), )+
+                    _ => ::std::result::Result::Err(error),
+                }
+            }
+        }
+
+        impl ::std::convert::From<$name> for $crate::protocol::ErrorObject {
+            #[inline]
+            fn from(error: $name) -> Self {
+                match error {
+                    $( $crate::__declared_errors!(@pattern $name $variant data $($data)?) =>
+                        $crate::__declared_errors!(@object $code, $message, data $($data)?), )+
+                }
+            }
+        }
+
+        impl ::std::convert::From<$name> for $crate::server::Failure<$name> {
+            #[inline]
+            fn from(error: $name) -> Self {
+                $crate::server::Failure::Declared(error)
+            }
+        }
+    };
+    (@decode $error:ident $variant:ident) => {
+        ::std::result::Result::Ok(Self::$variant)
+    };
+    (@decode $error:ident $variant:ident $data:tt) => {
+        match $crate::protocol::ErrorObject::data_as(&$error) {
+            ::std::option::Option::Some(data) => ::std::result::Result::Ok(Self::$variant(data)),
+            ::std::option::Option::None => ::std::result::Result::Err($error),
+        }
+    };
+    (@pattern $name:ident $variant:ident $data:ident) => {
+        $name::$variant
+    };
+    (@pattern $name:ident $variant:ident $data:ident $marker:tt) => {
+        $name::$variant($data)
+    };
+    (@object $code:literal, $message:literal, $data:ident) => {
+        $crate::protocol::ErrorObject::new($code, $message)
+    };
+    (@object $code:literal, $message:literal, $data:ident $marker:tt) => {
+        $crate::protocol::ErrorObject::with_data($code, $message, &$data)
+    };
+}
+
+/// Implements `decode` on a method's params struct: from the call's params, an array or
+/// an object as `Structure::$structure` allows, each field from the member (or place)
+/// named by its wire name. Like `__declared_errors!`, it saves generated text (the
+/// method's docs and body written here once), not compile work.
+///
+/// ```
+/// /// The params of `divide`.
+/// pub struct DivideParams {
+///     pub dividend: i64,
+///     pub divisor: i64,
+/// }
+/// rpcsmith::__private::decode_params!(DivideParams, Either, dividend = "a", divisor = "b");
+///
+/// let raw = rpcsmith::__private::serde_json::value::RawValue::from_string(r#"{"a":7,"b":2}"#.to_owned()).unwrap();
+/// let params = DivideParams::decode(Some(&raw)).unwrap();
+/// assert_eq!((params.dividend, params.divisor), (7, 2));
+/// let raw = rpcsmith::__private::serde_json::value::RawValue::from_string("[7]".to_owned()).unwrap();
+/// assert_eq!(DivideParams::decode(Some(&raw)).err().map(|e| e.code), Some(-32602));
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __decode_params {
+    ($name:ident, $structure:ident, $($field:ident = $wire:literal),+ $(,)?) => {
+        impl $name {
+            #[doc = " Decodes the params of a call, from an array or an object as the method allows."]
+            #[doc = ""]
+            #[doc = " # Errors"]
+            #[doc = ""]
+            #[doc = " `-32602` naming the param that is missing, unknown or of the wrong type."]
+            #[inline]
+            pub fn decode(
+                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
+            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
+                let $crate::__decode_params!(@nest $($field)+) = $crate::__private::decode(
+                    params,
+                    $crate::__private::Structure::$structure,
+                    &[$($wire),+],
+                )?;
+                ::std::result::Result::Ok(Self { $($field),+ })
+            }
+        }
+    };
+    (@nest $first:ident $($rest:ident)*) => {
+        ($first, $crate::__decode_params!(@nest $($rest)*))
+    };
+    (@nest) => {
+        ()
+    };
+}
+
+/// Implements `Serialize` on a method's params struct whose params are all sent by
+/// position: the JSON array of its fields, in order (the tuple of references to them).
+/// Like `__declared_errors!`, it saves generated text, not compile work.
+///
+/// ```
+/// pub struct DivideParams {
+///     pub dividend: i64,
+///     pub divisor: i64,
+/// }
+/// rpcsmith::__private::serialize_by_position!(DivideParams, dividend, divisor);
+///
+/// let params = DivideParams { dividend: 7, divisor: 2 };
+/// assert_eq!(rpcsmith::__private::serde_json::to_string(&params).unwrap(), "[7,2]");
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __serialize_by_position {
+    ($name:ident, $($field:ident),+ $(,)?) => {
+        impl $crate::__private::serde::Serialize for $name {
+            #[inline]
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                $crate::__private::serde::Serialize::serialize(&($(&self.$field,)+), serializer)
+            }
+        }
+    };
+}
