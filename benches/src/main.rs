@@ -144,7 +144,7 @@ struct ValidationArgs {
     #[arg(long, default_value_t = 7)]
     rounds: usize,
     /// Calls per server per round.
-    #[arg(long, default_value_t = 300_000)]
+    #[arg(long, default_value_t = 1_500_000)]
     calls: u64,
     /// For profilers: run only this server's calls in a loop (`on`: with the checks,
     /// `off`: without), no rounds, no ratio.
@@ -338,7 +338,7 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
     // scenarios have their own subcommands).
     let every = args.only.is_empty();
     if every {
-        let (rounds, calls) = if args.quick { (1, 2_000) } else { (7, 300_000) };
+        let (rounds, calls) = if args.quick { (1, 2_000) } else { (7, 1_500_000) };
         validation::report(rounds, calls)?;
     }
     report::lines(&results);

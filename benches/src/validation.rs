@@ -113,7 +113,7 @@ impl Servers {
 
     /// CPU ns per call of `calls` valid calls on `server`.
     fn per_call(&self, server: &Server, calls: u64) -> anyhow::Result<f64> {
-        // The runtime runs on this thread: its CPU time, to the nanosecond.
+        // The runtime runs on this thread: its CPU time.
         let start = thread_cpu_time()?;
         self.run(server, calls);
         let spent = thread_cpu_time()? - start;
