@@ -338,7 +338,11 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
     // scenarios have their own subcommands).
     let every = args.only.is_empty();
     if every {
-        let (rounds, calls) = if args.quick { (1, 2_000) } else { (7, 1_500_000) };
+        let (rounds, calls) = if args.quick {
+            (1, 2_000)
+        } else {
+            (7, 1_500_000)
+        };
         validation::report(rounds, calls)?;
     }
     report::lines(&results);

@@ -8,6 +8,7 @@
 //! Each listener prints one line, `serving <api> with <impl> on <url>`, as soon as it is
 //! bound: the benchmark reads the URL from it (its last word).
 
+use std::future::Future;
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -273,26 +274,27 @@ async fn hand_written(transport: Transport, address: SocketAddr) -> anyhow::Resu
 
 /// hyper's HTTP/1.1 server, each request's body read whole and `answer`ed.
 async fn bare_hyper(address: SocketAddr, answer: fn(&[u8]) -> Bytes) -> anyhow::Result<SocketAddr> {
-    let (listener, bound) = bind(address).await?;
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let _ = stream.set_nodelay(true);
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |request| answered(request, answer));
-                let connection = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service);
-                let _ = connection.await;
-            });
-        }
-    });
-    Ok(bound)
+    each_connection(address, move |stream| async move {
+        let service = hyper::service::service_fn(move |request| answered(request, answer));
+        let connection = hyper::server::conn::http1::Builder::new()
+            .serve_connection(TokioIo::new(stream), service);
+        let _ = connection.await;
+    })
+    .await
 }
 
 /// tokio-tungstenite's server on its own listener.
 async fn bare_tungstenite(address: SocketAddr) -> anyhow::Result<SocketAddr> {
+    each_connection(address, ws_floor).await
+}
+
+/// Listens on `address` and runs `serve` on each accepted connection (Nagle off) in a
+/// task of its own.
+async fn each_connection<F, S>(address: SocketAddr, serve: F) -> anyhow::Result<SocketAddr>
+where
+    F: Fn(TcpStream) -> S + Send + 'static,
+    S: Future<Output = ()> + Send + 'static,
+{
     let (listener, bound) = bind(address).await?;
     tokio::spawn(async move {
         loop {
@@ -300,7 +302,7 @@ async fn bare_tungstenite(address: SocketAddr) -> anyhow::Result<SocketAddr> {
                 continue;
             };
             let _ = stream.set_nodelay(true);
-            tokio::spawn(ws_floor(stream));
+            tokio::spawn(serve(stream));
         }
     });
     Ok(bound)
