@@ -271,6 +271,7 @@ async fn calls_per_s(
             }
         },
     }
+    // Wall-clock windows are what is measured: a quarter of one to warm up, then one.
     tokio::time::sleep(window / 4).await;
     let (start, calls) = (Instant::now(), load.calls());
     tokio::time::sleep(window).await;
