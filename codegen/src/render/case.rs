@@ -4,9 +4,6 @@
 //! `rename` of their own (fewer attributes for serde to parse). The rules are applied
 //! exactly as serde applies them to a field (serde_derive's `RenameRule::apply_to_field`).
 
-use crate::naming::{Namer, field_name};
-use crate::typespace::Struct;
-
 /// A `rename_all` rule generated code may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Case {
@@ -62,18 +59,12 @@ pub(crate) fn serde_spelling(rust: &str, rule: Option<Case>) -> String {
     rule.map_or_else(|| bare.to_owned(), |r| r.apply(bare))
 }
 
-/// The rule that spares the struct's fields the most `rename`s, if one spares at least two
-/// (the struct's own attribute costs about one). Field names are claimed as the view
-/// claims them, in order.
-pub(crate) fn rule_for(s: &Struct) -> Option<Case> {
-    let mut namer = Namer::default();
-    let names: Vec<(String, &str)> = s
-        .fields
-        .iter()
-        .map(|f| (namer.claim(&field_name(&f.wire)), f.wire.as_str()))
-        .collect();
+/// The rule that spares a struct's fields the most `rename`s, if one spares at least two
+/// (the struct's own attribute costs about one): `fields` are each field's Rust name, as
+/// the view claimed it, and its wire name.
+pub(crate) fn rule_for(fields: &[(String, &str)]) -> Option<Case> {
     let renames = |rule: Option<Case>| {
-        names
+        fields
             .iter()
             .filter(|(rust, wire)| serde_spelling(rust, rule) != *wire)
             .count()

@@ -206,10 +206,10 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
     };
     match &def.kind {
         Kind::Struct(s) => {
-            let rule = rule_for(s);
+            let (fields, rule) = fields(s, "pub ", true, spelling);
             attrs.extend(struct_attrs(def, s, eq, rule));
             item.is_struct = true;
-            item.fields = fields(s, "pub ", rule, spelling);
+            item.fields = fields;
         }
         Kind::Enum(e) => {
             let copy = e.variants.iter().all(|v| v.payload == Payload::Unit);
@@ -341,13 +341,26 @@ fn tagging(t: &Tagging) -> Vec<String> {
     }
 }
 
-/// The fields of `s`; `rule` is the struct's `rename_all` ([`rule_for`]), if any.
-fn fields(s: &Struct, vis: &str, rule: Option<Case>, spelling: Spelling<'_>) -> Vec<FieldView> {
+/// The fields of `s`, and the struct's `rename_all` ([`rule_for`]) when `renaming` lets
+/// one spare their `rename`s.
+fn fields(
+    s: &Struct,
+    vis: &str,
+    renaming: bool,
+    spelling: Spelling<'_>,
+) -> (Vec<FieldView>, Option<Case>) {
     let mut namer = Namer::default();
+    let named: Vec<(String, &str)> = s
+        .fields
+        .iter()
+        .map(|f| (namer.claim(&field_name(&f.wire)), f.wire.as_str()))
+        .collect();
+    let rule = if renaming { rule_for(&named) } else { None };
     let mut out: Vec<FieldView> = s
         .fields
         .iter()
-        .map(|f| field(f, vis, &mut namer, rule, spelling))
+        .zip(named)
+        .map(|(f, (name, _))| field(f, name, vis, rule, spelling))
         .collect();
     for (i, t) in s.flattened.iter().enumerate() {
         let base = match t {
@@ -367,7 +380,7 @@ fn fields(s: &Struct, vis: &str, rule: Option<Case>, spelling: Spelling<'_>) -> 
             spelling,
         ));
     }
-    out
+    (out, rule)
 }
 
 fn flat(name: String, t: &Ty, vis: &str, spelling: Spelling<'_>) -> FieldView {
@@ -380,14 +393,14 @@ fn flat(name: String, t: &Ty, vis: &str, spelling: Spelling<'_>) -> FieldView {
     }
 }
 
+/// The field `f`, named `name` in Rust.
 fn field(
     f: &Field,
+    name: String,
     vis: &str,
-    namer: &mut Namer,
     rule: Option<Case>,
     spelling: Spelling<'_>,
 ) -> FieldView {
-    let name = namer.claim(&field_name(&f.wire));
     let mut attrs = Vec::new();
     if serde_spelling(&name, rule) != f.wire {
         attrs.push(format!("#[serde(rename = {})]", string_literal(&f.wire)));
@@ -457,7 +470,7 @@ fn variants(e: &Enum, spelling: Spelling<'_>) -> Vec<VariantView> {
                     false,
                     String::new(),
                     true,
-                    self::fields(s, "", None, spelling),
+                    self::fields(s, "", false, spelling).0,
                 ),
             };
             VariantView {
