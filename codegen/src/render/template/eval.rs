@@ -346,17 +346,17 @@ fn truthy(value: &Value) -> bool {
     }
 }
 
-/// A value as handlebars renders it (never escaped).
-fn text_of(value: &Value) -> String {
+/// A value as handlebars renders it (never escaped); a string as it is, not copied.
+fn text_of(value: &Value) -> Cow<'_, str> {
     match value {
-        Value::String(s) => s.clone(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::Null => String::new(),
+        Value::String(s) => Cow::Borrowed(s),
+        Value::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
+        Value::Number(n) => Cow::Owned(n.to_string()),
+        Value::Null => Cow::Borrowed(""),
         Value::Array(list) => {
-            let items: Vec<String> = list.iter().map(text_of).collect();
-            format!("[{}]", items.join(", "))
+            let items: Vec<Cow<'_, str>> = list.iter().map(text_of).collect();
+            Cow::Owned(format!("[{}]", items.join(", ")))
         }
-        Value::Object(_) => "[object]".to_owned(),
+        Value::Object(_) => Cow::Borrowed("[object]"),
     }
 }

@@ -147,9 +147,7 @@ impl Path {
             segments,
         })
     }
-}
 
-impl Path {
     /// `@name` and `@root.a.b`: `data` is `text` without its `@`.
     fn data(text: &str, data: &str) -> Option<Path> {
         let (name, rest) = data.split_once('.').unwrap_or((data, ""));
@@ -257,7 +255,7 @@ impl Registry {
         let start = Pos { line: 1, column: 1 };
         let value = serde_json::to_value(view)
             .map_err(|e| TemplateError::new(name, start, format!("the view: {e}")))?;
-        let template = self.templates.get(name).ok_or_else(|| {
+        let template = self.get(name).ok_or_else(|| {
             TemplateError::new(name, start, format!("no template named `{name}`"))
         })?;
         eval::render(self, template, &value)

@@ -54,15 +54,19 @@ pub(super) fn parse(name: &str, text: &str) -> Result<Template, TemplateError> {
     build(name, items)
 }
 
-/// Line and column (1-based, in characters) of byte `offset`.
-fn position(text: &str, offset: usize) -> Pos {
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    Pos {
-        line,
-        column: before[line_start..].chars().count() + 1,
+/// Line and column (1-based, in characters) of byte `offset`, counted on from `pos`,
+/// the place of the earlier byte offset `from` (each tag's from the one before it, so
+/// the text is read once).
+fn position(text: &str, from: usize, mut pos: Pos, offset: usize) -> Pos {
+    for c in text[from..offset].chars() {
+        if c == '\n' {
+            pos.line += 1;
+            pos.column = 1;
+        } else {
+            pos.column += 1;
+        }
     }
+    pos
 }
 
 type Fail = (Pos, String);
@@ -71,9 +75,11 @@ type Fail = (Pos, String);
 fn tokenize(text: &str) -> Result<Vec<Token>, Fail> {
     let mut tokens = Vec::new();
     let mut rest = 0;
+    let mut counted = (0, Pos { line: 1, column: 1 });
     while let Some(found) = text[rest..].find("{{") {
         let start = rest + found;
-        let at = position(text, start);
+        let at = position(text, counted.0, counted.1, start);
+        counted = (start, at);
         if text[..start].ends_with('\\') {
             return Err((
                 at,
