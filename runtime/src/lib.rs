@@ -47,7 +47,7 @@ pub mod __private {
     };
     pub use crate::protocol::mismatch::untagged;
     pub use crate::protocol::{ErrorObject, Feed};
-    pub use crate::server::arm::{checked, handle, notice};
+    pub use crate::server::arm::{checked, handle, notice, open};
     pub use crate::server::failure::answer;
     pub use crate::server::params::{Structure, check, decode};
     pub use crate::server::{

@@ -11,12 +11,13 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::protocol::ErrorObject;
 use crate::protocol::constraint::Validate;
+use crate::protocol::{ErrorObject, Feed};
 
 use super::dispatch::Reply;
 use super::failure::{Failure, answer};
 use super::params::check;
+use super::{Context, Items, subscribe};
 
 /// Answers `params`' error at once, or runs `handler` on the server and the decoded
 /// params and answers with its result (its declared error as its error object).
@@ -58,6 +59,27 @@ where
                 super::encode(&())
             })
         }
+        Err(error) => Reply::err(error),
+    }
+}
+
+/// Like [`handle`], for a subscription: its handler gives the items, which
+/// [`subscribe`] opens on `feed` (the handler gets the call's context).
+#[inline]
+pub fn open<S, P, F, T, E>(
+    server: &Arc<S>,
+    params: Result<P, ErrorObject>,
+    cx: Context,
+    feed: &'static Feed,
+    handler: impl FnOnce(Arc<S>, Context, P) -> F,
+) -> Reply
+where
+    F: Future<Output = Result<Items<T>, Failure<E>>> + Send + 'static,
+    T: Serialize + Send + 'static,
+    E: Into<ErrorObject> + Send + 'static,
+{
+    match params {
+        Ok(params) => subscribe(cx.clone(), feed, handler(Arc::clone(server), cx, params)),
         Err(error) => Reply::err(error),
     }
 }

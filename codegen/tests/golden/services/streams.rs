@@ -392,16 +392,13 @@ mod generated {
         ) -> __rt::Reply {
             match method {
                 "watch_subscribeTicks" => {
-                    let params = match WatchSubscribeTicksParams::decode(params) {
-                        Ok(params) => params,
-                        Err(error) => return __rt::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    __rt::subscribe(
-                        cx.clone(),
+                    __rt::open(
+                        &self.server,
+                        WatchSubscribeTicksParams::decode(params),
+                        cx,
                         &WATCH_SUBSCRIBE_TICKS_FEED,
-                        async move {
-                            S::watch_subscribe_ticks(&server, cx, params.symbol).await
+                        move |server, cx, p| async move {
+                            S::watch_subscribe_ticks(&server, cx, p.symbol).await
                         },
                     )
                 }
@@ -414,17 +411,14 @@ mod generated {
                     )
                 }
                 "jobs_start" => {
-                    let params = match JobsStartParams::decode(params)
-                        .and_then(__rt::checked)
-                    {
-                        Ok(params) => params,
-                        Err(error) => return __rt::Reply::err(error),
-                    };
-                    let server = ::std::sync::Arc::clone(&self.server);
-                    __rt::subscribe(
-                        cx.clone(),
+                    __rt::open(
+                        &self.server,
+                        JobsStartParams::decode(params).and_then(__rt::checked),
+                        cx,
                         &JOBS_START_FEED,
-                        async move { S::jobs_start(&server, cx, params.steps).await },
+                        move |server, cx, p| async move {
+                            S::jobs_start(&server, cx, p.steps).await
+                        },
                     )
                 }
                 "jobs_cancel" => __rt::unsubscribe(cx, &JOBS_START_FEED, params),
