@@ -118,4 +118,21 @@ mod tests {
         let noticed = notice(&server, Ok(()), |_, ()| async {});
         assert_eq!(noticed.into_future().await.unwrap().json(), "null");
     }
+
+    #[tokio::test]
+    async fn a_subscription_arm_answers_the_params_error_without_its_handler() {
+        static FEED: Feed = Feed::pull();
+        let cx = Context::new("watch", None, crate::server::Metadata::default());
+        let refused = open(
+            &Arc::new(()),
+            Err::<(), _>(ErrorObject::invalid_params("no")),
+            cx,
+            &FEED,
+            // Were it run, the answer would be -32603.
+            |_, _, ()| async {
+                Err::<Items<u8>, Failure>(Failure::Object(ErrorObject::internal_error()))
+            },
+        );
+        assert_eq!(refused.into_future().await.unwrap_err().code, -32602);
+    }
 }
