@@ -38,6 +38,7 @@ pub mod __private {
 
     pub use crate::__declared_errors as declared_errors;
     pub use crate::__decode_params as decode_params;
+    pub use crate::__deserialize_object as deserialize_object;
     pub use crate::__serialize_by_position as serialize_by_position;
     pub use crate::client::{
         Batch, Client, DeclaredError, Error, Handle, Replies, Subscription, SubscriptionError,
@@ -46,6 +47,7 @@ pub mod __private {
         Format, Pattern, Rules, Validate, Violation, member, param, whole,
     };
     pub use crate::protocol::mismatch::untagged;
+    pub use crate::protocol::object::{Members, optional, present, required};
     pub use crate::protocol::{ErrorObject, Feed};
     pub use crate::server::arm::{checked, handle, notice, open};
     pub use crate::server::failure::answer;

@@ -32,6 +32,8 @@ mod message;
 #[cfg(feature = "otel")]
 pub(crate) mod meta;
 pub mod mismatch;
+#[doc(hidden)]
+pub mod object;
 mod response;
 mod two_way;
 mod typed;

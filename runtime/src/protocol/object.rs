@@ -1,0 +1,293 @@
+//! Reading a generated object type (a JSON Schema `object` with known properties) as
+//! generic code: the generated type names its members, `deserialize_object!` writes its
+//! `Deserialize` from them. Reached through [`crate::__private`]; not a public API: it
+//! changes with the generator.
+//!
+//! What serde's derive writes per struct, this writes once: the member names are looked
+//! up by [`Members`] (generic over the format only), a value is read by [`read_member`]
+//! (or [`read_present`], which keeps a `null` apart from absence), a member's absence
+//! settled: each member is [`required`], [`optional`] or [`present`] (optional, and a
+//! `null` kept apart from absence), a module of those two steps. A type then compiles only
+//! its `visit_map`: no field enum with its three visitors, no `visit_seq` (a JSON array
+//! is not an object: it is refused, where the derive read its elements as the fields in
+//! order). Every error reads as the derive's: `missing field`, `duplicate field`,
+//! `unknown field …, expected one of …`, and `invalid type: …, expected struct …`.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+
+/// Finds a member's name among an object's: its index, or `None` for a name it does
+/// not have (an error when `DENY`: the schema says `additionalProperties: false`).
+#[derive(Clone, Copy)]
+pub struct Members<const DENY: bool>(pub &'static [&'static str]);
+
+impl<const DENY: bool> Members<DENY> {
+    fn find<E: de::Error>(self, name: &str) -> Result<Option<usize>, E> {
+        match self.0.iter().position(|known| *known == name) {
+            Some(index) => Ok(Some(index)),
+            None if DENY => Err(E::unknown_field(name, self.0)),
+            None => Ok(None),
+        }
+    }
+}
+
+impl<'de, const DENY: bool> DeserializeSeed<'de> for Members<DENY> {
+    type Value = Option<usize>;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de, const DENY: bool> Visitor<'de> for Members<DENY> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("field identifier")
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Self::Value, E> {
+        self.find(name)
+    }
+
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<Self::Value, E> {
+        match self.0.iter().position(|known| known.as_bytes() == name) {
+            Some(index) => Ok(Some(index)),
+            None if DENY => Err(E::unknown_field(&String::from_utf8_lossy(name), self.0)),
+            None => Ok(None),
+        }
+    }
+
+    fn visit_u64<E: de::Error>(self, index: u64) -> Result<Self::Value, E> {
+        match usize::try_from(index) {
+            Ok(index) if index < self.0.len() => Ok(Some(index)),
+            _ if DENY => Err(E::invalid_value(
+                de::Unexpected::Unsigned(index),
+                &"the index of a field",
+            )),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// Reads the value of the member `name` into `slot`.
+///
+/// # Errors
+///
+/// The value's error, or `duplicate field` when the member was read already.
+#[inline]
+pub fn read_member<'de, A, T>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: serde::Deserialize<'de>,
+{
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+/// Reads the value of the member `name`, `null` included, into `slot` as `Some` (a
+/// member that keeps `null` apart from its absence: `Option<Option<T>>`).
+///
+/// # Errors
+///
+/// As [`read_member`].
+#[inline]
+pub fn read_present<'de, A, T>(
+    map: &mut A,
+    slot: &mut Option<Option<T>>,
+    name: &'static str,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: serde::Deserialize<'de>,
+{
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(Some(map.next_value()?));
+    Ok(())
+}
+
+/// How a member the object must have is read and settled.
+pub mod required {
+    use serde::de;
+
+    pub use super::read_member as read;
+
+    /// The member's value.
+    ///
+    /// # Errors
+    ///
+    /// `missing field` when the object did not have it.
+    #[inline]
+    pub fn settle<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
+        slot.ok_or_else(|| E::missing_field(name))
+    }
+}
+
+/// How an optional member is read and settled: `null` reads as its absence.
+pub mod optional {
+    pub use super::read_member as read;
+
+    /// The member's value: its default (`None`) when the object did not have it.
+    ///
+    /// # Errors
+    ///
+    /// None: the signature is `required::settle`'s, so the macro writes both alike.
+    #[inline]
+    pub fn settle<T: Default, E>(slot: Option<T>, _name: &'static str) -> Result<T, E> {
+        Ok(slot.unwrap_or_default())
+    }
+}
+
+/// How an optional member that keeps `null` apart from its absence is read and settled.
+pub mod present {
+    pub use super::optional::settle;
+    pub use super::read_present as read;
+}
+
+/// Writes a generated object type's `Deserialize`: the type, the text of `expecting`
+/// (`struct <name>`), whether unknown members are refused, and per member its index in
+/// the list, its field, its JSON name and its kind: `required`, `optional` or `present`
+/// (the module that reads its value and settles its absence).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __deserialize_object {
+    ($ty:ident, $expecting:literal, $deny:literal,
+     { $($index:literal => $field:ident $name:literal $kind:ident),* $(,)? }) => {
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $ty {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: $crate::__private::serde::Deserializer<'de>,
+            {
+                const MEMBERS: &[&str] = &[$($name),*];
+                struct Object;
+                impl<'de> $crate::__private::serde::de::Visitor<'de> for Object {
+                    type Value = $ty;
+
+                    fn expecting(
+                        &self,
+                        f: &mut ::std::fmt::Formatter<'_>,
+                    ) -> ::std::fmt::Result {
+                        f.write_str($expecting)
+                    }
+
+                    #[allow(unused_mut)]
+                    fn visit_map<A>(self, mut map: A) -> ::std::result::Result<$ty, A::Error>
+                    where
+                        A: $crate::__private::serde::de::MapAccess<'de>,
+                    {
+                        $( let mut $field = ::std::option::Option::None; )*
+                        let members = $crate::__private::Members::<$deny>(MEMBERS);
+                        while let ::std::option::Option::Some(key) = map.next_key_seed(members)? {
+                            match key {
+                                $( ::std::option::Option::Some($index) =>
+                                    $crate::__private::$kind::read(&mut map, &mut $field, $name)?, )*
+                                _ => {
+                                    map.next_value::<$crate::__private::serde::de::IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        ::std::result::Result::Ok($ty {
+                            $( $field: $crate::__private::$kind::settle::<_, A::Error>($field, $name)?, )*
+                        })
+                    }
+                }
+                deserializer.deserialize_struct(::std::stringify!($ty), MEMBERS, Object)
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[derive(Debug, PartialEq)]
+    struct Pet {
+        name: String,
+        r#type: Option<String>,
+        tag: Option<Option<u8>>,
+    }
+    crate::__deserialize_object!(Pet, "struct Pet @ #/components/schemas/Pet", true, {
+        0 => name "name" required, 1 => r#type "type" optional, 2 => tag "tag" present
+    });
+
+    #[derive(Debug, PartialEq)]
+    struct Open {
+        id: u8,
+    }
+    crate::__deserialize_object!(Open, "struct Open", false, { 0 => id "id" required });
+
+    fn pet(text: &str) -> Result<Pet, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn members_by_name_in_any_order_absent_null_and_present() {
+        let full = pet(r#"{"tag": 1, "type": "cat", "name": "Tom"}"#).unwrap();
+        assert_eq!(full.name, "Tom");
+        assert_eq!(full.r#type.as_deref(), Some("cat"));
+        assert_eq!(full.tag, Some(Some(1)));
+        let bare = pet(r#"{"name": "Tom", "type": null}"#).unwrap();
+        assert_eq!((bare.r#type, bare.tag), (None, None));
+        assert_eq!(
+            pet(r#"{"name": "Tom", "tag": null}"#).unwrap().tag,
+            Some(None)
+        );
+        // An escaped name is read unescaped; a `Value` hands owned names.
+        assert_eq!(pet(r#"{"n\u0061me": "Tom"}"#).unwrap().name, "Tom");
+        let value = json!({"name": "Tom", "tag": 2});
+        let from_value: Pet = serde_json::from_value(value).unwrap();
+        assert_eq!(from_value.tag, Some(Some(2)));
+    }
+
+    #[test]
+    fn errors_read_as_serde_derives_do() {
+        assert!(
+            pet(r#"{"type": "cat"}"#)
+                .unwrap_err()
+                .starts_with("missing field `name`")
+        );
+        assert!(
+            pet(r#"{"name": "a", "name": "b"}"#)
+                .unwrap_err()
+                .starts_with("duplicate field `name`")
+        );
+        assert!(
+            pet(r#"{"name": "a", "age": 3}"#)
+                .unwrap_err()
+                .starts_with("unknown field `age`, expected one of `name`, `type`, `tag`")
+        );
+        assert!(pet(r#""Tom""#).unwrap_err().starts_with(
+            r#"invalid type: string "Tom", expected struct Pet @ #/components/schemas/Pet"#
+        ));
+        // An array is not an object (serde's derive would read it as the fields in order).
+        assert!(
+            pet(r#"["Tom", null, 1]"#)
+                .unwrap_err()
+                .starts_with("invalid type: sequence, expected struct Pet")
+        );
+        assert!(
+            pet(r#"{"name": 7}"#)
+                .unwrap_err()
+                .starts_with("invalid type: integer `7`")
+        );
+    }
+
+    #[test]
+    fn unknown_members_are_skipped_unless_refused() {
+        let open: Open = serde_json::from_str(r#"{"x": [1, {"y": 2}], "id": 4}"#).unwrap();
+        assert_eq!(open, Open { id: 4 });
+    }
+}
