@@ -106,6 +106,9 @@ pub(crate) struct Item {
     pub(crate) untagged: Option<String>,
     /// Its `Validate` impl, when something checks it (see `checks`).
     pub(crate) validate: Option<ImplView>,
+    /// For a struct the runtime decodes, the `deserialize_object!` invocation (see
+    /// `object`).
+    pub(crate) object: Option<String>,
 }
 
 /// One field of a struct or struct variant.
@@ -207,9 +210,11 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
     match &def.kind {
         Kind::Struct(s) => {
             let (fields, rule) = fields(s, "pub ", true, spelling);
-            attrs.extend(struct_attrs(def, s, eq, rule));
+            let object = object(def, s, &fields);
+            attrs.extend(struct_attrs(def, s, eq, rule, object.is_some()));
             item.is_struct = true;
             item.fields = fields;
+            item.object = object;
         }
         Kind::Enum(e) => {
             let copy = e.variants.iter().all(|v| v.payload == Payload::Unit);
@@ -275,16 +280,26 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
     item
 }
 
-/// The attributes of a struct: derives, its decoding name, and `deny_unknown_fields`.
-fn struct_attrs(def: &TypeDef, s: &Struct, eq: bool, rule: Option<Case>) -> Vec<String> {
+/// The attributes of a struct: derives, its decoding name, and `deny_unknown_fields`
+/// (the last two only for serde's derive: not when the runtime's `deserialize_object!`
+/// decodes it, `by_runtime`).
+fn struct_attrs(
+    def: &TypeDef,
+    s: &Struct,
+    eq: bool,
+    rule: Option<Case>,
+    by_runtime: bool,
+) -> Vec<String> {
     let default = s.flattened.is_empty() && s.fields.iter().all(|f| !f.required);
     let mut attrs = derives(Traits {
         eq,
         copy: false,
         default,
-        decoded_by_hand: false,
+        decoded_by_hand: by_runtime,
     });
-    attrs.push(serde_name(def));
+    if !by_runtime {
+        attrs.push(serde_name(def));
+    }
     if let Some(rule) = rule {
         attrs.push(format!("#[serde(rename_all = \"{}\")]", rule.name()));
     }
@@ -297,10 +312,51 @@ fn struct_attrs(def: &TypeDef, s: &Struct, eq: bool, rule: Option<Case>) -> Vec<
             string_literal(&expecting)
         ));
     }
-    if s.deny_unknown {
+    if s.deny_unknown && !by_runtime {
         attrs.push("#[serde(deny_unknown_fields)]".to_owned());
     }
     attrs
+}
+
+/// The invocation of the runtime's `deserialize_object!` that decodes the struct, when
+/// it can: every member a field of its own (nothing flattened, no other names), and no
+/// derive the document's user added (schemars reads serde's attributes). It writes one
+/// `visit_map` where serde's derive writes a field enum with three visitors and a
+/// `visit_seq` besides: about a third of the time the compiler spends on a type.
+fn object(def: &TypeDef, s: &Struct, fields: &[FieldView]) -> Option<String> {
+    let plain = s.flattened.is_empty()
+        && s.extra.is_none()
+        && def.derives.is_empty()
+        && s.fields.iter().all(|f| f.aliases.is_empty());
+    if !plain {
+        return None;
+    }
+    let members: Vec<String> = s
+        .fields
+        .iter()
+        .zip(fields)
+        .enumerate()
+        .map(|(index, (f, view))| {
+            let kind = match (f.required, f.keeps_null) {
+                (true, _) => "required",
+                (false, false) => "optional",
+                (false, true) => "present",
+            };
+            format!(
+                "{index} => {} {} {kind}",
+                view.name,
+                string_literal(&f.wire)
+            )
+        })
+        .collect();
+    let expecting = format!("struct {}", serde_name_text(def));
+    Some(format!(
+        "__rt::deserialize_object!({}, {}, {}, {{ {} }});",
+        def.name,
+        string_literal(&expecting),
+        s.deny_unknown,
+        members.join(", ")
+    ))
 }
 
 /// The name serde gives the type when decoding: its Rust name, then where its schema is

@@ -44,30 +44,30 @@ mod generated {
             Usd,
         }
         /// Generated from `#/methods/2/errors/0/data`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "DivideError1Data @ #/methods/2/errors/0/data at features.json:37:11"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct DivideError1Data {
             pub numerator: i64,
         }
+        __rt::deserialize_object!(
+            DivideError1Data,
+            "struct DivideError1Data @ #/methods/2/errors/0/data at features.json:37:11",
+            false, { 0 => numerator "numerator" required }
+        );
         /// Money
         ///
         /// Generated from `shared.json#/components/schemas/Money`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Money @ shared.json#/components/schemas/Money at shared.json:4:7"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Money {
             pub amount: i64,
             pub currency: Currency,
         }
+        __rt::deserialize_object!(
+            Money,
+            "struct Money @ shared.json#/components/schemas/Money at shared.json:4:7",
+            false, { 0 => amount "amount" required, 1 => currency "currency" required }
+        );
     }
     /// The params of `add`.
     #[derive(Debug, Clone, PartialEq)]

@@ -46,21 +46,8 @@ mod generated {
             Declined,
         }
         /// Generated from `#/components/schemas/pullrequest`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Pullrequest @ #/components/schemas/pullrequest at link-example-openrpc.json:257:13"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Pullrequest {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub id: Option<i64>,
@@ -71,50 +58,40 @@ mod generated {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub author: Option<User>,
         }
+        __rt::deserialize_object!(
+            Pullrequest,
+            "struct Pullrequest @ #/components/schemas/pullrequest at link-example-openrpc.json:257:13",
+            false, { 0 => id "id" optional, 1 => title "title" optional, 2 => repository
+            "repository" optional, 3 => author "author" optional }
+        );
         /// Generated from `#/components/schemas/repository`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Repository @ #/components/schemas/repository at link-example-openrpc.json:246:13"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Repository {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub slug: Option<String>,
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub owner: Option<User>,
         }
+        __rt::deserialize_object!(
+            Repository,
+            "struct Repository @ #/components/schemas/repository at link-example-openrpc.json:246:13",
+            false, { 0 => slug "slug" optional, 1 => owner "owner" optional }
+        );
         /// Generated from `#/components/schemas/user`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "User @ #/components/schemas/user at link-example-openrpc.json:235:13"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct User {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub username: Option<String>,
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub uuid: Option<String>,
         }
+        __rt::deserialize_object!(
+            User,
+            "struct User @ #/components/schemas/user at link-example-openrpc.json:235:13",
+            false, { 0 => username "username" optional, 1 => uuid "uuid" optional }
+        );
     }
     /// The params of `get_user_by_name`.
     #[derive(Debug, Clone, PartialEq)]

@@ -21,19 +21,20 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Pet`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Pet @ #/components/schemas/Pet at params-by-name-petstore-openrpc.json:113:13"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Pet {
             pub id: i64,
             pub name: String,
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub tag: Option<String>,
         }
+        __rt::deserialize_object!(
+            Pet,
+            "struct Pet @ #/components/schemas/Pet at params-by-name-petstore-openrpc.json:113:13",
+            false, { 0 => id "id" required, 1 => name "name" required, 2 => tag "tag"
+            optional }
+        );
         /// Generated from `#/components/schemas/Pets`.
         pub type Pets = Vec<Pet>;
     }

@@ -21,13 +21,8 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/CallToolResult`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "CallToolResult @ #/components/schemas/CallToolResult at mcp.json:182:7"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct CallToolResult {
             pub content: Vec<TextContent>,
             /// The tool failed; `content` says why. Absent means false.
@@ -35,6 +30,11 @@ mod generated {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub is_error: Option<bool>,
         }
+        __rt::deserialize_object!(
+            CallToolResult,
+            "struct CallToolResult @ #/components/schemas/CallToolResult at mcp.json:182:7",
+            false, { 0 => content "content" required, 1 => is_error "isError" optional }
+        );
         /// What the client can do (roots, sampling, elicitation, experimental features). A tools server reads none of it; it is kept as sent.
         ///
         /// Generated from `#/components/schemas/ClientCapabilities`.
@@ -49,13 +49,8 @@ mod generated {
         /// Who a client or a server is.
         ///
         /// Generated from `#/components/schemas/Implementation`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Implementation @ #/components/schemas/Implementation at mcp.json:99:7"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Implementation {
             pub name: String,
             /// A name for people to read.
@@ -63,15 +58,15 @@ mod generated {
             pub title: Option<String>,
             pub version: String,
         }
+        __rt::deserialize_object!(
+            Implementation,
+            "struct Implementation @ #/components/schemas/Implementation at mcp.json:99:7",
+            false, { 0 => name "name" required, 1 => title "title" optional, 2 => version
+            "version" required }
+        );
         /// Generated from `#/components/schemas/InitializeResult`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "InitializeResult @ #/components/schemas/InitializeResult at mcp.json:129:7"
-            ),
-            rename_all = "camelCase"
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", rename_all = "camelCase")]
         pub struct InitializeResult {
             /// The revision the server speaks: the client's, if the server speaks it, else its own newest.
             pub protocol_version: String,
@@ -81,16 +76,18 @@ mod generated {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub instructions: Option<String>,
         }
+        __rt::deserialize_object!(
+            InitializeResult,
+            "struct InitializeResult @ #/components/schemas/InitializeResult at mcp.json:129:7",
+            false, { 0 => protocol_version "protocolVersion" required, 1 => capabilities
+            "capabilities" required, 2 => server_info "serverInfo" required, 3 =>
+            instructions "instructions" optional }
+        );
         /// A JSON Schema of a tool's arguments: always an object.
         ///
         /// Generated from `#/components/schemas/InputSchema`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "InputSchema @ #/components/schemas/InputSchema at mcp.json:144:7"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct InputSchema {
             pub r#type: InputSchemaType,
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -100,6 +97,12 @@ mod generated {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub required: Option<Vec<String>>,
         }
+        __rt::deserialize_object!(
+            InputSchema,
+            "struct InputSchema @ #/components/schemas/InputSchema at mcp.json:144:7",
+            false, { 0 => r#type "type" required, 1 => properties "properties" optional,
+            2 => required "required" optional }
+        );
         /// Generated from `#/components/schemas/InputSchema/properties/type`.
         #[derive(
             Debug,
@@ -122,13 +125,8 @@ mod generated {
             Object,
         }
         /// Generated from `#/components/schemas/ListToolsResult`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "ListToolsResult @ #/components/schemas/ListToolsResult at mcp.json:165:7"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct ListToolsResult {
             pub tools: Vec<Tool>,
             /// Where the next page starts; absent on the last page.
@@ -136,6 +134,12 @@ mod generated {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub next_cursor: Option<String>,
         }
+        __rt::deserialize_object!(
+            ListToolsResult,
+            "struct ListToolsResult @ #/components/schemas/ListToolsResult at mcp.json:165:7",
+            false, { 0 => tools "tools" required, 1 => next_cursor "nextCursor" optional
+            }
+        );
         /// MCP's reserved `_meta` param: metadata about the message, such as the `progressToken` of a request that wants progress.
         ///
         /// Generated from `#/components/schemas/Meta`.
@@ -231,21 +235,8 @@ mod generated {
         /// What the server offers. A tools server sets `tools`.
         ///
         /// Generated from `#/components/schemas/ServerCapabilities`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "ServerCapabilities @ #/components/schemas/ServerCapabilities at mcp.json:114:7"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct ServerCapabilities {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub tools: Option<ToolsCapability>,
@@ -254,20 +245,26 @@ mod generated {
                 __rt::serde_json::Map<String, __rt::serde_json::Value>,
             >,
         }
+        __rt::deserialize_object!(
+            ServerCapabilities,
+            "struct ServerCapabilities @ #/components/schemas/ServerCapabilities at mcp.json:114:7",
+            false, { 0 => tools "tools" optional, 1 => experimental "experimental"
+            optional }
+        );
         /// Text a tool returns. (MCP also has image, audio and resource content, which this document leaves out.)
         ///
         /// Generated from `#/components/schemas/TextContent`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "TextContent @ #/components/schemas/TextContent at mcp.json:173:7"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct TextContent {
             pub r#type: TextContentType,
             pub text: String,
         }
+        __rt::deserialize_object!(
+            TextContent,
+            "struct TextContent @ #/components/schemas/TextContent at mcp.json:173:7",
+            false, { 0 => r#type "type" required, 1 => text "text" required }
+        );
         /// Generated from `#/components/schemas/TextContent/properties/type`.
         #[derive(
             Debug,
@@ -292,11 +289,8 @@ mod generated {
         /// A tool the server offers.
         ///
         /// Generated from `#/components/schemas/Tool`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "Tool @ #/components/schemas/Tool at mcp.json:154:7")
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Tool {
             pub name: String,
             /// A name for people to read.
@@ -308,29 +302,26 @@ mod generated {
             #[serde(rename = "inputSchema")]
             pub input_schema: InputSchema,
         }
+        __rt::deserialize_object!(
+            Tool, "struct Tool @ #/components/schemas/Tool at mcp.json:154:7", false, { 0
+            => name "name" required, 1 => title "title" optional, 2 => description
+            "description" optional, 3 => input_schema "inputSchema" required }
+        );
         /// The server offers tools; `listChanged`: it will tell when their list changes.
         ///
         /// Generated from `#/components/schemas/ToolsCapability`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "ToolsCapability @ #/components/schemas/ToolsCapability at mcp.json:122:7"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct ToolsCapability {
             #[serde(rename = "listChanged")]
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub list_changed: Option<bool>,
         }
+        __rt::deserialize_object!(
+            ToolsCapability,
+            "struct ToolsCapability @ #/components/schemas/ToolsCapability at mcp.json:122:7",
+            false, { 0 => list_changed "listChanged" optional }
+        );
     }
     /// The params of `initialize`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]

@@ -51,24 +51,21 @@ mod generated {
         /// Which pet was not found.
         ///
         /// Generated from `#/components/schemas/NotFound`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "NotFound @ #/components/schemas/NotFound at petstore.json:62:7"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct NotFound {
             pub id: PetId,
         }
+        __rt::deserialize_object!(
+            NotFound,
+            "struct NotFound @ #/components/schemas/NotFound at petstore.json:62:7",
+            false, { 0 => id "id" required }
+        );
         /// A pet in the store.
         ///
         /// Generated from `#/components/schemas/Pet`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "Pet @ #/components/schemas/Pet at petstore.json:51:7")
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Pet {
             pub id: PetId,
             pub name: String,
@@ -76,6 +73,11 @@ mod generated {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub tags: Option<Vec<String>>,
         }
+        __rt::deserialize_object!(
+            Pet, "struct Pet @ #/components/schemas/Pet at petstore.json:51:7", false, {
+            0 => id "id" required, 1 => name "name" required, 2 => kind "kind" required,
+            3 => tags "tags" optional }
+        );
         /// A pet's id, given by the store.
         ///
         /// Generated from `#/components/schemas/PetId`.

@@ -91,47 +91,31 @@ mod generated {
             }
         }
         /// Generated from `#/components/schemas/Self`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "SelfValue @ #/components/schemas/Self at std_names.json:327:7"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct SelfValue {
             #[serde(rename = "self")]
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub self_: ::std::option::Option<::std::string::String>,
         }
+        __rt::deserialize_object!(
+            SelfValue,
+            "struct SelfValue @ #/components/schemas/Self at std_names.json:327:7",
+            false, { 0 => self_ "self" optional }
+        );
         /// Generated from `#/components/schemas/self`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "SelfValue2 @ #/components/schemas/self at std_names.json:335:7"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct SelfValue2 {
             #[serde(rename = "Self")]
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub self_: ::std::option::Option<SelfValue>,
         }
+        __rt::deserialize_object!(
+            SelfValue2,
+            "struct SelfValue2 @ #/components/schemas/self at std_names.json:335:7",
+            false, { 0 => self_ "Self" optional }
+        );
         /// Generated from `#/components/schemas/SELF`.
         #[derive(
             Debug,
@@ -160,21 +144,8 @@ mod generated {
         /// Named like std's String: std's types are then named by full path in `types`.
         ///
         /// Generated from `#/components/schemas/String`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "String @ #/components/schemas/String at std_names.json:351:7"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct String {
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub text: ::std::option::Option<::std::string::String>,
@@ -185,6 +156,12 @@ mod generated {
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub next: ::std::option::Option<Option>,
         }
+        __rt::deserialize_object!(
+            String,
+            "struct String @ #/components/schemas/String at std_names.json:351:7", false,
+            { 0 => text "text" optional, 1 => maybe "maybe" optional, 2 => list "list"
+            optional, 3 => next "next" optional }
+        );
     }
     /// The params of `clone`.
     #[derive(Debug, Clone, PartialEq)]

@@ -22,30 +22,29 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Price`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Price @ #/components/schemas/Price at ticker.json:57:7"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Price {
             pub symbol: String,
             pub cents: i64,
         }
+        __rt::deserialize_object!(
+            Price, "struct Price @ #/components/schemas/Price at ticker.json:57:7",
+            false, { 0 => symbol "symbol" required, 1 => cents "cents" required }
+        );
         /// Generated from `#/components/schemas/SubscriptionId`.
         pub type SubscriptionId = String;
         /// Generated from `#/methods/3/errors/0/data`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "TickerConfirmError20Data @ #/methods/3/errors/0/data at ticker.json:49:11"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct TickerConfirmError20Data {
             pub reason: String,
         }
+        __rt::deserialize_object!(
+            TickerConfirmError20Data,
+            "struct TickerConfirmError20Data @ #/methods/3/errors/0/data at ticker.json:49:11",
+            false, { 0 => reason "reason" required }
+        );
     }
     /// The params of `subscribe`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]

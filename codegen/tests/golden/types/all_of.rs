@@ -21,27 +21,29 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Base`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "Base @ #/components/schemas/Base at all_of.json:6:3")
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Base {
             pub id: String,
         }
+        __rt::deserialize_object!(
+            Base, "struct Base @ #/components/schemas/Base at all_of.json:6:3", false, {
+            0 => id "id" required }
+        );
         /// Generated from `#/components/schemas/Extended`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Extended @ #/components/schemas/Extended at all_of.json:7:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Extended {
             pub id: String,
             pub size: i32,
             pub label: String,
         }
+        __rt::deserialize_object!(
+            Extended,
+            "struct Extended @ #/components/schemas/Extended at all_of.json:7:3", false,
+            { 0 => id "id" required, 1 => size "size" required, 2 => label "label"
+            required }
+        );
         /// Generated from `#/components/schemas/WithChoice`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
@@ -69,16 +71,15 @@ mod generated {
             Right(i64),
         }
         /// Generated from `#/components/schemas/Wrapper`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Wrapper @ #/components/schemas/Wrapper at all_of.json:14:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Wrapper {
             /// The base, through an allOf wrapper.
             pub base: Base,
         }
+        __rt::deserialize_object!(
+            Wrapper, "struct Wrapper @ #/components/schemas/Wrapper at all_of.json:14:3",
+            false, { 0 => base "base" required }
+        );
     }
 }

@@ -25,13 +25,8 @@ mod generated {
         /// Generated from `#/components/schemas/Anything`.
         pub type Anything = __rt::serde_json::Value;
         /// Generated from `#/components/schemas/Holder`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Holder @ #/components/schemas/Holder at any_and_never.json:9:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Holder {
             pub any: __rt::serde_json::Value,
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -44,6 +39,12 @@ mod generated {
             )]
             pub described: Option<__rt::serde_json::Value>,
         }
+        __rt::deserialize_object!(
+            Holder,
+            "struct Holder @ #/components/schemas/Holder at any_and_never.json:9:3",
+            false, { 0 => any "any" required, 1 => never "never" optional, 2 => described
+            "described" present }
+        );
         /// Generated from `#/components/schemas/Holder/properties/never`.
         #[derive(
             Debug,

@@ -21,13 +21,8 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Versioned`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Versioned @ #/components/schemas/Versioned at constants.json:6:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Versioned {
             pub version: VersionedVersion,
             pub jsonrpc: VersionedJsonrpc,
@@ -39,6 +34,12 @@ mod generated {
             )]
             pub nothing: Option<()>,
         }
+        __rt::deserialize_object!(
+            Versioned,
+            "struct Versioned @ #/components/schemas/Versioned at constants.json:6:3",
+            false, { 0 => version "version" required, 1 => jsonrpc "jsonrpc" required, 2
+            => flag "flag" required, 3 => nothing "nothing" present }
+        );
         /// Generated from `#/components/schemas/Versioned/properties/jsonrpc`.
         #[derive(
             Debug,

@@ -31,21 +31,8 @@ mod generated {
         ///    indented text that is not code
         ///
         /// Generated from `#/components/schemas/Documented`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Documented @ #/components/schemas/Documented at docs.json:6:3"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Documented {
             /// Use `new`.
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -58,6 +45,12 @@ mod generated {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub count: Option<i64>,
         }
+        __rt::deserialize_object!(
+            Documented,
+            "struct Documented @ #/components/schemas/Documented at docs.json:6:3",
+            false, { 0 => old "old" optional, 1 => new "new" optional, 2 => count "count"
+            optional }
+        );
         /// Generated from `#/components/schemas/Legacy`.
         #[deprecated]
         #[derive(
@@ -81,24 +74,16 @@ mod generated {
             A,
         }
         /// Generated from `#/components/schemas/UsesLegacy`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "UsesLegacy @ #/components/schemas/UsesLegacy at docs.json:17:3"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct UsesLegacy {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub legacy: Option<Legacy>,
         }
+        __rt::deserialize_object!(
+            UsesLegacy,
+            "struct UsesLegacy @ #/components/schemas/UsesLegacy at docs.json:17:3",
+            false, { 0 => legacy "legacy" optional }
+        );
     }
 }

@@ -73,13 +73,8 @@ mod generated {
             pub extra: ::std::collections::BTreeMap<String, __rt::serde_json::Number>,
         }
         /// Generated from `#/components/schemas/Receipt`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Receipt @ #/components/schemas/Receipt at fidelity.json:6:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Receipt {
             pub id: i64,
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,6 +94,13 @@ mod generated {
             #[serde(rename = "blockTimestamp")]
             pub block_timestamp: __rt::serde_json::Value,
         }
+        __rt::deserialize_object!(
+            Receipt,
+            "struct Receipt @ #/components/schemas/Receipt at fidelity.json:6:3", false,
+            { 0 => id "id" required, 1 => amount "amount" optional, 2 => note "note"
+            present, 3 => memo "memo" present, 4 => block_timestamp "blockTimestamp"
+            required }
+        );
         /// Decodes a member that is present, `null` included, as `Some` (serde would take a
         /// `null` as `None`, as if the member were absent).
         fn present<'de, D, T>(

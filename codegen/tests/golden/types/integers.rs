@@ -21,13 +21,8 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Widths`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Widths @ #/components/schemas/Widths at integers.json:6:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Widths {
             pub a: i32,
             pub b: u8,
@@ -41,5 +36,12 @@ mod generated {
             pub j: i64,
             pub k: __rt::serde_json::Number,
         }
+        __rt::deserialize_object!(
+            Widths, "struct Widths @ #/components/schemas/Widths at integers.json:6:3",
+            false, { 0 => a "a" required, 1 => b "b" required, 2 => c "c" required, 3 =>
+            d "d" required, 4 => e "e" required, 5 => f "f" required, 6 => g "g"
+            required, 7 => h "h" required, 8 => i "i" required, 9 => j "j" required, 10
+            => k "k" required }
+        );
     }
 }

@@ -25,42 +25,24 @@ mod generated {
         /// Generated from `#/components/schemas/Balances`.
         pub type Balances = ::std::collections::BTreeMap<String, u64>;
         /// Generated from `#/components/schemas/Closed`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Closed @ #/components/schemas/Closed at maps.json:43:7"
-            ),
-            deny_unknown_fields
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Closed {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub a: Option<bool>,
         }
+        __rt::deserialize_object!(
+            Closed, "struct Closed @ #/components/schemas/Closed at maps.json:43:7",
+            true, { 0 => a "a" optional }
+        );
         /// Generated from `#/components/schemas/Empty`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "Empty @ #/components/schemas/Empty at maps.json:52:7"),
-            deny_unknown_fields
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Empty {}
+        __rt::deserialize_object!(
+            Empty, "struct Empty @ #/components/schemas/Empty at maps.json:52:7", true,
+            {}
+        );
         /// Generated from `#/components/schemas/GoMap`.
         pub type GoMap = ::std::collections::BTreeMap<String, String>;
         /// Generated from `#/components/schemas/Labelled`.

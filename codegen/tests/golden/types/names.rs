@@ -21,14 +21,8 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/BLOCK_HEADER`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "BlockHeader @ #/components/schemas/BLOCK_HEADER at names.json:6:3"
-            ),
-            rename_all = "camelCase"
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", rename_all = "camelCase")]
         pub struct BlockHeader {
             pub r#type: String,
             pub parent_hash: String,
@@ -44,108 +38,74 @@ mod generated {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub nested_object: Option<BlockHeaderNestedObject>,
         }
+        __rt::deserialize_object!(
+            BlockHeader,
+            "struct BlockHeader @ #/components/schemas/BLOCK_HEADER at names.json:6:3",
+            false, { 0 => r#type "type" required, 1 => parent_hash "parentHash" required,
+            2 => parent_hash2 "parent_hash" optional, 3 => _0x "0x" required, 4 => self_
+            "self" required, 5 => r#ref "$ref" optional, 6 => nested_object
+            "nested-object" optional }
+        );
         /// Generated from `#/components/schemas/BlockHeader`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "BlockHeader2 @ #/components/schemas/BlockHeader at names.json:19:3"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct BlockHeader2 {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub x: Option<String>,
         }
+        __rt::deserialize_object!(
+            BlockHeader2,
+            "struct BlockHeader2 @ #/components/schemas/BlockHeader at names.json:19:3",
+            false, { 0 => x "x" optional }
+        );
         /// Generated from `#/components/schemas/BLOCK_HEADER/properties/nested-object`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "BlockHeaderNestedObject @ #/components/schemas/BLOCK_HEADER/properties/nested-object at names.json:16:7"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct BlockHeaderNestedObject {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub inner: Option<String>,
         }
+        __rt::deserialize_object!(
+            BlockHeaderNestedObject,
+            "struct BlockHeaderNestedObject @ #/components/schemas/BLOCK_HEADER/properties/nested-object at names.json:16:7",
+            false, { 0 => inner "inner" optional }
+        );
         /// Fancy Point
         ///
         /// Generated from `#/components/schemas/Titled/properties/p`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "FancyPoint @ #/components/schemas/Titled/properties/p at names.json:20:49"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct FancyPoint {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub x: Option<__rt::serde_json::Number>,
         }
+        __rt::deserialize_object!(
+            FancyPoint,
+            "struct FancyPoint @ #/components/schemas/Titled/properties/p at names.json:20:49",
+            false, { 0 => x "x" optional }
+        );
         /// Generated from `#/components/schemas/Result`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Result @ #/components/schemas/Result at names.json:21:3"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Result {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub ok: Option<bool>,
         }
+        __rt::deserialize_object!(
+            Result, "struct Result @ #/components/schemas/Result at names.json:21:3",
+            false, { 0 => ok "ok" optional }
+        );
         /// Generated from `#/components/schemas/Titled`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Titled @ #/components/schemas/Titled at names.json:20:3"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Titled {
             /// Fancy Point
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub p: Option<FancyPoint>,
         }
+        __rt::deserialize_object!(
+            Titled, "struct Titled @ #/components/schemas/Titled at names.json:20:3",
+            false, { 0 => p "p" optional }
+        );
     }
 }

@@ -21,13 +21,8 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Nullables`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Nullables @ #/components/schemas/Nullables at nullable.json:6:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Nullables {
             #[serde(deserialize_with = "required_nullable")]
             pub a: Option<String>,
@@ -44,18 +39,23 @@ mod generated {
             )]
             pub e: Option<Option<u32>>,
         }
+        __rt::deserialize_object!(
+            Nullables,
+            "struct Nullables @ #/components/schemas/Nullables at nullable.json:6:3",
+            false, { 0 => a "a" required, 1 => b "b" required, 2 => c "c" required, 3 =>
+            d "d" required, 4 => e "e" present }
+        );
         /// Generated from `#/components/schemas/Point`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Point @ #/components/schemas/Point at nullable.json:17:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Point {
             pub x: __rt::serde_json::Number,
             pub y: __rt::serde_json::Number,
         }
+        __rt::deserialize_object!(
+            Point, "struct Point @ #/components/schemas/Point at nullable.json:17:3",
+            false, { 0 => x "x" required, 1 => y "y" required }
+        );
         /// Decodes a field that must be present but may be `null` (serde would take its
         /// absence as `None`).
         fn required_nullable<'de, D, T>(

@@ -21,17 +21,16 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Rect`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Rect @ #/components/schemas/Rect at one_of_external.json:14:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Rect {
             pub w: i64,
             pub h: i64,
         }
+        __rt::deserialize_object!(
+            Rect, "struct Rect @ #/components/schemas/Rect at one_of_external.json:14:3",
+            false, { 0 => w "w" required, 1 => h "h" required }
+        );
         /// A serde externally tagged enum, as schemars writes it.
         ///
         /// Generated from `#/components/schemas/Shape`.

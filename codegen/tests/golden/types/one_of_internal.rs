@@ -21,17 +21,17 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/DeclareTxn`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "DeclareTxn @ #/components/schemas/DeclareTxn at one_of_internal.json:18:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct DeclareTxn {
             pub r#type: DeclareTxnType,
             pub class_hash: String,
         }
+        __rt::deserialize_object!(
+            DeclareTxn,
+            "struct DeclareTxn @ #/components/schemas/DeclareTxn at one_of_internal.json:18:3",
+            false, { 0 => r#type "type" required, 1 => class_hash "class_hash" required }
+        );
         /// Generated from `#/components/schemas/DeclareTxn/properties/type`.
         #[derive(
             Debug,
@@ -74,17 +74,17 @@ mod generated {
             },
         }
         /// Generated from `#/components/schemas/InvokeTxn`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "InvokeTxn @ #/components/schemas/InvokeTxn at one_of_internal.json:17:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct InvokeTxn {
             pub r#type: InvokeTxnType,
             pub calldata: Vec<String>,
         }
+        __rt::deserialize_object!(
+            InvokeTxn,
+            "struct InvokeTxn @ #/components/schemas/InvokeTxn at one_of_internal.json:17:3",
+            false, { 0 => r#type "type" required, 1 => calldata "calldata" required }
+        );
         /// Generated from `#/components/schemas/InvokeTxn/properties/type`.
         #[derive(
             Debug,

@@ -77,28 +77,29 @@ mod generated {
             }
         }
         /// Generated from `#/components/schemas/BlockId/oneOf/2`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "BlockIdBlockHash @ #/components/schemas/BlockId/oneOf/2 at one_of_untagged.json:10:7"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct BlockIdBlockHash {
             pub block_hash: String,
         }
+        __rt::deserialize_object!(
+            BlockIdBlockHash,
+            "struct BlockIdBlockHash @ #/components/schemas/BlockId/oneOf/2 at one_of_untagged.json:10:7",
+            false, { 0 => block_hash "block_hash" required }
+        );
         /// Generated from `#/components/schemas/BlockId/oneOf/3`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "BlockIdBlockNumber @ #/components/schemas/BlockId/oneOf/3 at one_of_untagged.json:11:7"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct BlockIdBlockNumber {
             pub block_number: i64,
             pub require_canonical: bool,
         }
+        __rt::deserialize_object!(
+            BlockIdBlockNumber,
+            "struct BlockIdBlockNumber @ #/components/schemas/BlockId/oneOf/3 at one_of_untagged.json:11:7",
+            false, { 0 => block_number "block_number" required, 1 => require_canonical
+            "require_canonical" required }
+        );
         /// Generated from `#/components/schemas/Loose`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde", untagged)]
@@ -141,25 +142,17 @@ mod generated {
             }
         }
         /// Generated from `#/components/schemas/Loose/anyOf/0`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "LooseA @ #/components/schemas/Loose/anyOf/0 at one_of_untagged.json:16:25"
-            )
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct LooseA {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
         }
+        __rt::deserialize_object!(
+            LooseA,
+            "struct LooseA @ #/components/schemas/Loose/anyOf/0 at one_of_untagged.json:16:25",
+            false, { 0 => a "a" optional }
+        );
         /// Generated from `#/components/schemas/Tag`.
         #[derive(
             Debug,

@@ -54,28 +54,23 @@ mod generated {
             }
         }
         /// Generated from `#/components/schemas/ExecutionErrorInner`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "ExecutionErrorInner @ #/components/schemas/ExecutionErrorInner at recursive.json:8:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct ExecutionErrorInner {
             pub error: Box<ExecutionError>,
         }
+        __rt::deserialize_object!(
+            ExecutionErrorInner,
+            "struct ExecutionErrorInner @ #/components/schemas/ExecutionErrorInner at recursive.json:8:3",
+            false, { 0 => error "error" required }
+        );
         /// Generated from `#/components/schemas/List`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(crate = "::rpcsmith::__private::serde", transparent)]
         pub struct List(pub Vec<List>);
         /// Generated from `#/components/schemas/Tree`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Tree @ #/components/schemas/Tree at recursive.json:6:3"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Tree {
             pub value: i64,
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -83,5 +78,10 @@ mod generated {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub children: Option<Vec<Tree>>,
         }
+        __rt::deserialize_object!(
+            Tree, "struct Tree @ #/components/schemas/Tree at recursive.json:6:3", false,
+            { 0 => value "value" required, 1 => left "left" optional, 2 => children
+            "children" optional }
+        );
     }
 }

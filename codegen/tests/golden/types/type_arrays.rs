@@ -21,29 +21,18 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Lotus`.
-        #[derive(
-            Debug,
-            Clone,
-            Default,
-            PartialEq,
-            Eq,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Lotus @ #/components/schemas/Lotus at type_arrays.json:6:3"
-            ),
-            rename_all = "PascalCase",
-            deny_unknown_fields
-        )]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", rename_all = "PascalCase")]
         pub struct Lotus {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub height: Option<__rt::serde_json::Number>,
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub name: Option<String>,
         }
+        __rt::deserialize_object!(
+            Lotus, "struct Lotus @ #/components/schemas/Lotus at type_arrays.json:6:3",
+            true, { 0 => height "Height" optional, 1 => name "Name" optional }
+        );
         /// Generated from `#/components/schemas/Scalar/type`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde", untagged)]
