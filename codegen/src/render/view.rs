@@ -349,11 +349,10 @@ fn object(def: &TypeDef, s: &Struct, fields: &[FieldView]) -> Option<String> {
             )
         })
         .collect();
-    let expecting = format!("struct {}", serde_name_text(def));
     Some(format!(
         "__rt::deserialize_object!({}, {}, {}, {{ {} }});",
         def.name,
-        string_literal(&expecting),
+        string_literal(&serde_name_text(def)),
         s.deny_unknown,
         members.join(", ")
     ))

@@ -156,14 +156,15 @@ pub mod present {
     pub use super::read_present as read;
 }
 
-/// Writes a generated object type's `Deserialize`: the type, the text of `expecting`
-/// (`struct <name>`), whether unknown members are refused, and per member its index in
+/// Writes a generated object type's `Deserialize`: the type, its decoding name (`Pet @
+/// #/components/schemas/Pet at api.json:12:5`, which errors name: what serde's
+/// `rename(deserialize = ..)` gives the derive), whether unknown members are refused, and per member its index in
 /// the list, its field, its JSON name and its kind: `required`, `optional` or `present`
 /// (the module that reads its value and settles its absence).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __deserialize_object {
-    ($ty:ident, $expecting:literal, $deny:literal,
+    ($ty:ident, $decoding:literal, $deny:literal,
      { $($index:literal => $field:ident $name:literal $kind:ident),* $(,)? }) => {
         impl<'de> $crate::__private::serde::Deserialize<'de> for $ty {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
@@ -179,7 +180,7 @@ macro_rules! __deserialize_object {
                         &self,
                         f: &mut ::std::fmt::Formatter<'_>,
                     ) -> ::std::fmt::Result {
-                        f.write_str($expecting)
+                        f.write_str(::std::concat!("struct ", $decoding))
                     }
 
                     #[allow(unused_mut)]
@@ -203,7 +204,7 @@ macro_rules! __deserialize_object {
                         })
                     }
                 }
-                deserializer.deserialize_struct(::std::stringify!($ty), MEMBERS, Object)
+                deserializer.deserialize_struct($decoding, MEMBERS, Object)
             }
         }
     };
@@ -219,7 +220,7 @@ mod tests {
         r#type: Option<String>,
         tag: Option<Option<u8>>,
     }
-    crate::__deserialize_object!(Pet, "struct Pet @ #/components/schemas/Pet", true, {
+    crate::__deserialize_object!(Pet, "Pet @ #/components/schemas/Pet", true, {
         0 => name "name" required, 1 => r#type "type" optional, 2 => tag "tag" present
     });
 
@@ -227,7 +228,7 @@ mod tests {
     struct Open {
         id: u8,
     }
-    crate::__deserialize_object!(Open, "struct Open", false, { 0 => id "id" required });
+    crate::__deserialize_object!(Open, "Open", false, { 0 => id "id" required });
 
     fn pet(text: &str) -> Result<Pet, String> {
         serde_json::from_str(text).map_err(|e| e.to_string())
@@ -283,6 +284,22 @@ mod tests {
                 .unwrap_err()
                 .starts_with("invalid type: integer `7`")
         );
+    }
+
+    #[test]
+    fn the_runtimes_decode_errors_name_the_schema() {
+        let unknown = crate::protocol::mismatch::from_str::<Pet>(r#"{"name": "a", "age": 3}"#)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            unknown,
+            "unknown member `age` (schema #/components/schemas/Pet)"
+        );
+        let array = crate::protocol::mismatch::from_str::<Pet>(r#"["a"]"#)
+            .unwrap_err()
+            .to_string();
+        assert!(array.contains("expected an object"), "{array}");
+        assert!(array.contains("#/components/schemas/Pet"), "{array}");
     }
 
     #[test]

@@ -51,8 +51,8 @@ mod generated {
         }
         __rt::deserialize_object!(
             DivideError1Data,
-            "struct DivideError1Data @ #/methods/2/errors/0/data at features.json:37:11",
-            false, { 0 => numerator "numerator" required }
+            "DivideError1Data @ #/methods/2/errors/0/data at features.json:37:11", false,
+            { 0 => numerator "numerator" required }
         );
         /// Money
         ///
@@ -64,8 +64,7 @@ mod generated {
             pub currency: Currency,
         }
         __rt::deserialize_object!(
-            Money,
-            "struct Money @ shared.json#/components/schemas/Money at shared.json:4:7",
+            Money, "Money @ shared.json#/components/schemas/Money at shared.json:4:7",
             false, { 0 => amount "amount" required, 1 => currency "currency" required }
         );
     }

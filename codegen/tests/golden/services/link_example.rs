@@ -60,7 +60,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             Pullrequest,
-            "struct Pullrequest @ #/components/schemas/pullrequest at link-example-openrpc.json:257:13",
+            "Pullrequest @ #/components/schemas/pullrequest at link-example-openrpc.json:257:13",
             false, { 0 => id "id" optional, 1 => title "title" optional, 2 => repository
             "repository" optional, 3 => author "author" optional }
         );
@@ -75,7 +75,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             Repository,
-            "struct Repository @ #/components/schemas/repository at link-example-openrpc.json:246:13",
+            "Repository @ #/components/schemas/repository at link-example-openrpc.json:246:13",
             false, { 0 => slug "slug" optional, 1 => owner "owner" optional }
         );
         /// Generated from `#/components/schemas/user`.
@@ -88,8 +88,7 @@ mod generated {
             pub uuid: Option<String>,
         }
         __rt::deserialize_object!(
-            User,
-            "struct User @ #/components/schemas/user at link-example-openrpc.json:235:13",
+            User, "User @ #/components/schemas/user at link-example-openrpc.json:235:13",
             false, { 0 => username "username" optional, 1 => uuid "uuid" optional }
         );
     }

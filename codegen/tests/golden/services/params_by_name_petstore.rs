@@ -31,7 +31,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             Pet,
-            "struct Pet @ #/components/schemas/Pet at params-by-name-petstore-openrpc.json:113:13",
+            "Pet @ #/components/schemas/Pet at params-by-name-petstore-openrpc.json:113:13",
             false, { 0 => id "id" required, 1 => name "name" required, 2 => tag "tag"
             optional }
         );

@@ -32,7 +32,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             CallToolResult,
-            "struct CallToolResult @ #/components/schemas/CallToolResult at mcp.json:182:7",
+            "CallToolResult @ #/components/schemas/CallToolResult at mcp.json:182:7",
             false, { 0 => content "content" required, 1 => is_error "isError" optional }
         );
         /// What the client can do (roots, sampling, elicitation, experimental features). A tools server reads none of it; it is kept as sent.
@@ -60,7 +60,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             Implementation,
-            "struct Implementation @ #/components/schemas/Implementation at mcp.json:99:7",
+            "Implementation @ #/components/schemas/Implementation at mcp.json:99:7",
             false, { 0 => name "name" required, 1 => title "title" optional, 2 => version
             "version" required }
         );
@@ -78,7 +78,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             InitializeResult,
-            "struct InitializeResult @ #/components/schemas/InitializeResult at mcp.json:129:7",
+            "InitializeResult @ #/components/schemas/InitializeResult at mcp.json:129:7",
             false, { 0 => protocol_version "protocolVersion" required, 1 => capabilities
             "capabilities" required, 2 => server_info "serverInfo" required, 3 =>
             instructions "instructions" optional }
@@ -99,9 +99,9 @@ mod generated {
         }
         __rt::deserialize_object!(
             InputSchema,
-            "struct InputSchema @ #/components/schemas/InputSchema at mcp.json:144:7",
-            false, { 0 => r#type "type" required, 1 => properties "properties" optional,
-            2 => required "required" optional }
+            "InputSchema @ #/components/schemas/InputSchema at mcp.json:144:7", false, {
+            0 => r#type "type" required, 1 => properties "properties" optional, 2 =>
+            required "required" optional }
         );
         /// Generated from `#/components/schemas/InputSchema/properties/type`.
         #[derive(
@@ -136,7 +136,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             ListToolsResult,
-            "struct ListToolsResult @ #/components/schemas/ListToolsResult at mcp.json:165:7",
+            "ListToolsResult @ #/components/schemas/ListToolsResult at mcp.json:165:7",
             false, { 0 => tools "tools" required, 1 => next_cursor "nextCursor" optional
             }
         );
@@ -247,7 +247,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             ServerCapabilities,
-            "struct ServerCapabilities @ #/components/schemas/ServerCapabilities at mcp.json:114:7",
+            "ServerCapabilities @ #/components/schemas/ServerCapabilities at mcp.json:114:7",
             false, { 0 => tools "tools" optional, 1 => experimental "experimental"
             optional }
         );
@@ -262,8 +262,8 @@ mod generated {
         }
         __rt::deserialize_object!(
             TextContent,
-            "struct TextContent @ #/components/schemas/TextContent at mcp.json:173:7",
-            false, { 0 => r#type "type" required, 1 => text "text" required }
+            "TextContent @ #/components/schemas/TextContent at mcp.json:173:7", false, {
+            0 => r#type "type" required, 1 => text "text" required }
         );
         /// Generated from `#/components/schemas/TextContent/properties/type`.
         #[derive(
@@ -303,8 +303,8 @@ mod generated {
             pub input_schema: InputSchema,
         }
         __rt::deserialize_object!(
-            Tool, "struct Tool @ #/components/schemas/Tool at mcp.json:154:7", false, { 0
-            => name "name" required, 1 => title "title" optional, 2 => description
+            Tool, "Tool @ #/components/schemas/Tool at mcp.json:154:7", false, { 0 =>
+            name "name" required, 1 => title "title" optional, 2 => description
             "description" optional, 3 => input_schema "inputSchema" required }
         );
         /// The server offers tools; `listChanged`: it will tell when their list changes.
@@ -319,7 +319,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             ToolsCapability,
-            "struct ToolsCapability @ #/components/schemas/ToolsCapability at mcp.json:122:7",
+            "ToolsCapability @ #/components/schemas/ToolsCapability at mcp.json:122:7",
             false, { 0 => list_changed "listChanged" optional }
         );
     }

@@ -57,8 +57,7 @@ mod generated {
             pub id: PetId,
         }
         __rt::deserialize_object!(
-            NotFound,
-            "struct NotFound @ #/components/schemas/NotFound at petstore.json:62:7",
+            NotFound, "NotFound @ #/components/schemas/NotFound at petstore.json:62:7",
             false, { 0 => id "id" required }
         );
         /// A pet in the store.
@@ -74,9 +73,9 @@ mod generated {
             pub tags: Option<Vec<String>>,
         }
         __rt::deserialize_object!(
-            Pet, "struct Pet @ #/components/schemas/Pet at petstore.json:51:7", false, {
-            0 => id "id" required, 1 => name "name" required, 2 => kind "kind" required,
-            3 => tags "tags" optional }
+            Pet, "Pet @ #/components/schemas/Pet at petstore.json:51:7", false, { 0 => id
+            "id" required, 1 => name "name" required, 2 => kind "kind" required, 3 =>
+            tags "tags" optional }
         );
         /// A pet's id, given by the store.
         ///

@@ -99,8 +99,7 @@ mod generated {
             pub self_: ::std::option::Option<::std::string::String>,
         }
         __rt::deserialize_object!(
-            SelfValue,
-            "struct SelfValue @ #/components/schemas/Self at std_names.json:327:7",
+            SelfValue, "SelfValue @ #/components/schemas/Self at std_names.json:327:7",
             false, { 0 => self_ "self" optional }
         );
         /// Generated from `#/components/schemas/self`.
@@ -112,8 +111,7 @@ mod generated {
             pub self_: ::std::option::Option<SelfValue>,
         }
         __rt::deserialize_object!(
-            SelfValue2,
-            "struct SelfValue2 @ #/components/schemas/self at std_names.json:335:7",
+            SelfValue2, "SelfValue2 @ #/components/schemas/self at std_names.json:335:7",
             false, { 0 => self_ "Self" optional }
         );
         /// Generated from `#/components/schemas/SELF`.
@@ -157,10 +155,9 @@ mod generated {
             pub next: ::std::option::Option<Option>,
         }
         __rt::deserialize_object!(
-            String,
-            "struct String @ #/components/schemas/String at std_names.json:351:7", false,
-            { 0 => text "text" optional, 1 => maybe "maybe" optional, 2 => list "list"
-            optional, 3 => next "next" optional }
+            String, "String @ #/components/schemas/String at std_names.json:351:7",
+            false, { 0 => text "text" optional, 1 => maybe "maybe" optional, 2 => list
+            "list" optional, 3 => next "next" optional }
         );
     }
     /// The params of `clone`.

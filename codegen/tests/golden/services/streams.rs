@@ -29,8 +29,7 @@ mod generated {
             pub of: i64,
         }
         __rt::deserialize_object!(
-            Progress,
-            "struct Progress @ #/components/schemas/Progress at streams.json:87:7",
+            Progress, "Progress @ #/components/schemas/Progress at streams.json:87:7",
             false, { 0 => done "done" required, 1 => of "of" required }
         );
         /// Generated from `#/components/schemas/SubscriptionId`.
@@ -43,8 +42,8 @@ mod generated {
             pub cents: i64,
         }
         __rt::deserialize_object!(
-            Tick, "struct Tick @ #/components/schemas/Tick at streams.json:79:7", false,
-            { 0 => symbol "symbol" required, 1 => cents "cents" required }
+            Tick, "Tick @ #/components/schemas/Tick at streams.json:79:7", false, { 0 =>
+            symbol "symbol" required, 1 => cents "cents" required }
         );
     }
     /// The params of `watch_subscribeTicks`.

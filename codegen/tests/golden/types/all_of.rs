@@ -27,8 +27,8 @@ mod generated {
             pub id: String,
         }
         __rt::deserialize_object!(
-            Base, "struct Base @ #/components/schemas/Base at all_of.json:6:3", false, {
-            0 => id "id" required }
+            Base, "Base @ #/components/schemas/Base at all_of.json:6:3", false, { 0 => id
+            "id" required }
         );
         /// Generated from `#/components/schemas/Extended`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
@@ -39,9 +39,8 @@ mod generated {
             pub label: String,
         }
         __rt::deserialize_object!(
-            Extended,
-            "struct Extended @ #/components/schemas/Extended at all_of.json:7:3", false,
-            { 0 => id "id" required, 1 => size "size" required, 2 => label "label"
+            Extended, "Extended @ #/components/schemas/Extended at all_of.json:7:3",
+            false, { 0 => id "id" required, 1 => size "size" required, 2 => label "label"
             required }
         );
         /// Generated from `#/components/schemas/WithChoice`.
@@ -78,8 +77,8 @@ mod generated {
             pub base: Base,
         }
         __rt::deserialize_object!(
-            Wrapper, "struct Wrapper @ #/components/schemas/Wrapper at all_of.json:14:3",
-            false, { 0 => base "base" required }
+            Wrapper, "Wrapper @ #/components/schemas/Wrapper at all_of.json:14:3", false,
+            { 0 => base "base" required }
         );
     }
 }

@@ -40,8 +40,7 @@ mod generated {
             pub described: Option<__rt::serde_json::Value>,
         }
         __rt::deserialize_object!(
-            Holder,
-            "struct Holder @ #/components/schemas/Holder at any_and_never.json:9:3",
+            Holder, "Holder @ #/components/schemas/Holder at any_and_never.json:9:3",
             false, { 0 => any "any" required, 1 => never "never" optional, 2 => described
             "described" present }
         );

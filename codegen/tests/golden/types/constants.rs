@@ -36,9 +36,9 @@ mod generated {
         }
         __rt::deserialize_object!(
             Versioned,
-            "struct Versioned @ #/components/schemas/Versioned at constants.json:6:3",
-            false, { 0 => version "version" required, 1 => jsonrpc "jsonrpc" required, 2
-            => flag "flag" required, 3 => nothing "nothing" present }
+            "Versioned @ #/components/schemas/Versioned at constants.json:6:3", false, {
+            0 => version "version" required, 1 => jsonrpc "jsonrpc" required, 2 => flag
+            "flag" required, 3 => nothing "nothing" present }
         );
         /// Generated from `#/components/schemas/Versioned/properties/jsonrpc`.
         #[derive(

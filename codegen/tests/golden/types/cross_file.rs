@@ -35,7 +35,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             Account,
-            "struct Account @ shared/common.json#/components/schemas/Account at shared/common.json:8:7",
+            "Account @ shared/common.json#/components/schemas/Account at shared/common.json:8:7",
             false, { 0 => address "address" required, 1 => nonce "nonce" optional }
         );
         /// A 20-byte address.
@@ -50,8 +50,7 @@ mod generated {
             pub to: Account,
         }
         __rt::deserialize_object!(
-            Transfer,
-            "struct Transfer @ #/components/schemas/Transfer at cross_file.json:13:7",
+            Transfer, "Transfer @ #/components/schemas/Transfer at cross_file.json:13:7",
             false, { 0 => from "from" required, 1 => to "to" required }
         );
     }

@@ -46,8 +46,7 @@ mod generated {
             pub count: Option<i64>,
         }
         __rt::deserialize_object!(
-            Documented,
-            "struct Documented @ #/components/schemas/Documented at docs.json:6:3",
+            Documented, "Documented @ #/components/schemas/Documented at docs.json:6:3",
             false, { 0 => old "old" optional, 1 => new "new" optional, 2 => count "count"
             optional }
         );
@@ -81,8 +80,7 @@ mod generated {
             pub legacy: Option<Legacy>,
         }
         __rt::deserialize_object!(
-            UsesLegacy,
-            "struct UsesLegacy @ #/components/schemas/UsesLegacy at docs.json:17:3",
+            UsesLegacy, "UsesLegacy @ #/components/schemas/UsesLegacy at docs.json:17:3",
             false, { 0 => legacy "legacy" optional }
         );
     }

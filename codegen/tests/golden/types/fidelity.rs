@@ -95,11 +95,10 @@ mod generated {
             pub block_timestamp: __rt::serde_json::Value,
         }
         __rt::deserialize_object!(
-            Receipt,
-            "struct Receipt @ #/components/schemas/Receipt at fidelity.json:6:3", false,
-            { 0 => id "id" required, 1 => amount "amount" optional, 2 => note "note"
-            present, 3 => memo "memo" present, 4 => block_timestamp "blockTimestamp"
-            required }
+            Receipt, "Receipt @ #/components/schemas/Receipt at fidelity.json:6:3",
+            false, { 0 => id "id" required, 1 => amount "amount" optional, 2 => note
+            "note" present, 3 => memo "memo" present, 4 => block_timestamp
+            "blockTimestamp" required }
         );
         /// Decodes a member that is present, `null` included, as `Some` (serde would take a
         /// `null` as `None`, as if the member were absent).

@@ -32,16 +32,15 @@ mod generated {
             pub a: Option<bool>,
         }
         __rt::deserialize_object!(
-            Closed, "struct Closed @ #/components/schemas/Closed at maps.json:43:7",
-            true, { 0 => a "a" optional }
+            Closed, "Closed @ #/components/schemas/Closed at maps.json:43:7", true, { 0
+            => a "a" optional }
         );
         /// Generated from `#/components/schemas/Empty`.
         #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Empty {}
         __rt::deserialize_object!(
-            Empty, "struct Empty @ #/components/schemas/Empty at maps.json:52:7", true,
-            {}
+            Empty, "Empty @ #/components/schemas/Empty at maps.json:52:7", true, {}
         );
         /// Generated from `#/components/schemas/GoMap`.
         pub type GoMap = ::std::collections::BTreeMap<String, String>;

@@ -27,8 +27,8 @@ mod generated {
             pub number: i64,
         }
         __rt::deserialize_object!(
-            Block, "struct Block @ #/components/schemas/Block at methods.json:22:3",
-            false, { 0 => number "number" required }
+            Block, "Block @ #/components/schemas/Block at methods.json:22:3", false, { 0
+            => number "number" required }
         );
         /// Generated from `#/methods/0/errors/0/data`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
@@ -38,7 +38,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             EthGetBlockByNumberErrorMinus32000Data,
-            "struct EthGetBlockByNumberErrorMinus32000Data @ #/methods/0/errors/0/data at methods.json:12:59",
+            "EthGetBlockByNumberErrorMinus32000Data @ #/methods/0/errors/0/data at methods.json:12:59",
             false, { 0 => hint "hint" required }
         );
         /// Generated from `#/methods/0/params/1/schema`.
@@ -50,7 +50,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             EthGetBlockByNumberOptions,
-            "struct EthGetBlockByNumberOptions @ #/methods/0/params/1/schema at methods.json:9:28",
+            "EthGetBlockByNumberOptions @ #/methods/0/params/1/schema at methods.json:9:28",
             false, { 0 => full "full" optional }
         );
         /// Generated from `#/methods/1/result/schema`.
@@ -63,7 +63,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             FilecoinChainHeadResult,
-            "struct FilecoinChainHeadResult @ #/methods/1/result/schema at methods.json:18:33",
+            "FilecoinChainHeadResult @ #/methods/1/result/schema at methods.json:18:33",
             false, { 0 => height "Height" optional }
         );
     }

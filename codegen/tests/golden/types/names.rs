@@ -40,9 +40,9 @@ mod generated {
         }
         __rt::deserialize_object!(
             BlockHeader,
-            "struct BlockHeader @ #/components/schemas/BLOCK_HEADER at names.json:6:3",
-            false, { 0 => r#type "type" required, 1 => parent_hash "parentHash" required,
-            2 => parent_hash2 "parent_hash" optional, 3 => _0x "0x" required, 4 => self_
+            "BlockHeader @ #/components/schemas/BLOCK_HEADER at names.json:6:3", false, {
+            0 => r#type "type" required, 1 => parent_hash "parentHash" required, 2 =>
+            parent_hash2 "parent_hash" optional, 3 => _0x "0x" required, 4 => self_
             "self" required, 5 => r#ref "$ref" optional, 6 => nested_object
             "nested-object" optional }
         );
@@ -55,8 +55,8 @@ mod generated {
         }
         __rt::deserialize_object!(
             BlockHeader2,
-            "struct BlockHeader2 @ #/components/schemas/BlockHeader at names.json:19:3",
-            false, { 0 => x "x" optional }
+            "BlockHeader2 @ #/components/schemas/BlockHeader at names.json:19:3", false,
+            { 0 => x "x" optional }
         );
         /// Generated from `#/components/schemas/BLOCK_HEADER/properties/nested-object`.
         #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
@@ -67,7 +67,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             BlockHeaderNestedObject,
-            "struct BlockHeaderNestedObject @ #/components/schemas/BLOCK_HEADER/properties/nested-object at names.json:16:7",
+            "BlockHeaderNestedObject @ #/components/schemas/BLOCK_HEADER/properties/nested-object at names.json:16:7",
             false, { 0 => inner "inner" optional }
         );
         /// Fancy Point
@@ -81,7 +81,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             FancyPoint,
-            "struct FancyPoint @ #/components/schemas/Titled/properties/p at names.json:20:49",
+            "FancyPoint @ #/components/schemas/Titled/properties/p at names.json:20:49",
             false, { 0 => x "x" optional }
         );
         /// Generated from `#/components/schemas/Result`.
@@ -92,8 +92,8 @@ mod generated {
             pub ok: Option<bool>,
         }
         __rt::deserialize_object!(
-            Result, "struct Result @ #/components/schemas/Result at names.json:21:3",
-            false, { 0 => ok "ok" optional }
+            Result, "Result @ #/components/schemas/Result at names.json:21:3", false, { 0
+            => ok "ok" optional }
         );
         /// Generated from `#/components/schemas/Titled`.
         #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
@@ -104,8 +104,8 @@ mod generated {
             pub p: Option<FancyPoint>,
         }
         __rt::deserialize_object!(
-            Titled, "struct Titled @ #/components/schemas/Titled at names.json:20:3",
-            false, { 0 => p "p" optional }
+            Titled, "Titled @ #/components/schemas/Titled at names.json:20:3", false, { 0
+            => p "p" optional }
         );
     }
 }

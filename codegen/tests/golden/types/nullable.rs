@@ -40,8 +40,7 @@ mod generated {
             pub e: Option<Option<u32>>,
         }
         __rt::deserialize_object!(
-            Nullables,
-            "struct Nullables @ #/components/schemas/Nullables at nullable.json:6:3",
+            Nullables, "Nullables @ #/components/schemas/Nullables at nullable.json:6:3",
             false, { 0 => a "a" required, 1 => b "b" required, 2 => c "c" required, 3 =>
             d "d" required, 4 => e "e" present }
         );
@@ -53,8 +52,8 @@ mod generated {
             pub y: __rt::serde_json::Number,
         }
         __rt::deserialize_object!(
-            Point, "struct Point @ #/components/schemas/Point at nullable.json:17:3",
-            false, { 0 => x "x" required, 1 => y "y" required }
+            Point, "Point @ #/components/schemas/Point at nullable.json:17:3", false, { 0
+            => x "x" required, 1 => y "y" required }
         );
         /// Decodes a field that must be present but may be `null` (serde would take its
         /// absence as `None`).

@@ -28,8 +28,8 @@ mod generated {
             pub h: i64,
         }
         __rt::deserialize_object!(
-            Rect, "struct Rect @ #/components/schemas/Rect at one_of_external.json:14:3",
-            false, { 0 => w "w" required, 1 => h "h" required }
+            Rect, "Rect @ #/components/schemas/Rect at one_of_external.json:14:3", false,
+            { 0 => w "w" required, 1 => h "h" required }
         );
         /// A serde externally tagged enum, as schemars writes it.
         ///

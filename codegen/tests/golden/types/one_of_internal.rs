@@ -29,7 +29,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             DeclareTxn,
-            "struct DeclareTxn @ #/components/schemas/DeclareTxn at one_of_internal.json:18:3",
+            "DeclareTxn @ #/components/schemas/DeclareTxn at one_of_internal.json:18:3",
             false, { 0 => r#type "type" required, 1 => class_hash "class_hash" required }
         );
         /// Generated from `#/components/schemas/DeclareTxn/properties/type`.
@@ -82,7 +82,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             InvokeTxn,
-            "struct InvokeTxn @ #/components/schemas/InvokeTxn at one_of_internal.json:17:3",
+            "InvokeTxn @ #/components/schemas/InvokeTxn at one_of_internal.json:17:3",
             false, { 0 => r#type "type" required, 1 => calldata "calldata" required }
         );
         /// Generated from `#/components/schemas/InvokeTxn/properties/type`.

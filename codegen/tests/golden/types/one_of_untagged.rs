@@ -84,7 +84,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             BlockIdBlockHash,
-            "struct BlockIdBlockHash @ #/components/schemas/BlockId/oneOf/2 at one_of_untagged.json:10:7",
+            "BlockIdBlockHash @ #/components/schemas/BlockId/oneOf/2 at one_of_untagged.json:10:7",
             false, { 0 => block_hash "block_hash" required }
         );
         /// Generated from `#/components/schemas/BlockId/oneOf/3`.
@@ -96,7 +96,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             BlockIdBlockNumber,
-            "struct BlockIdBlockNumber @ #/components/schemas/BlockId/oneOf/3 at one_of_untagged.json:11:7",
+            "BlockIdBlockNumber @ #/components/schemas/BlockId/oneOf/3 at one_of_untagged.json:11:7",
             false, { 0 => block_number "block_number" required, 1 => require_canonical
             "require_canonical" required }
         );
@@ -150,7 +150,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             LooseA,
-            "struct LooseA @ #/components/schemas/Loose/anyOf/0 at one_of_untagged.json:16:25",
+            "LooseA @ #/components/schemas/Loose/anyOf/0 at one_of_untagged.json:16:25",
             false, { 0 => a "a" optional }
         );
         /// Generated from `#/components/schemas/Tag`.

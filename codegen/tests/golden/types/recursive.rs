@@ -61,7 +61,7 @@ mod generated {
         }
         __rt::deserialize_object!(
             ExecutionErrorInner,
-            "struct ExecutionErrorInner @ #/components/schemas/ExecutionErrorInner at recursive.json:8:3",
+            "ExecutionErrorInner @ #/components/schemas/ExecutionErrorInner at recursive.json:8:3",
             false, { 0 => error "error" required }
         );
         /// Generated from `#/components/schemas/List`.
@@ -79,9 +79,9 @@ mod generated {
             pub children: Option<Vec<Tree>>,
         }
         __rt::deserialize_object!(
-            Tree, "struct Tree @ #/components/schemas/Tree at recursive.json:6:3", false,
-            { 0 => value "value" required, 1 => left "left" optional, 2 => children
-            "children" optional }
+            Tree, "Tree @ #/components/schemas/Tree at recursive.json:6:3", false, { 0 =>
+            value "value" required, 1 => left "left" optional, 2 => children "children"
+            optional }
         );
     }
 }

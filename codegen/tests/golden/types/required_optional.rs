@@ -29,8 +29,7 @@ mod generated {
             pub age: Option<u8>,
         }
         __rt::deserialize_object!(
-            Owner,
-            "struct Owner @ #/components/schemas/Owner at required_optional.json:16:3",
+            Owner, "Owner @ #/components/schemas/Owner at required_optional.json:16:3",
             false, { 0 => email "email" required, 1 => age "age" optional }
         );
         /// Generated from `#/components/schemas/Pet`.
@@ -45,9 +44,9 @@ mod generated {
             pub owner: Option<Owner>,
         }
         __rt::deserialize_object!(
-            Pet, "struct Pet @ #/components/schemas/Pet at required_optional.json:6:3",
-            false, { 0 => id "id" required, 1 => name "name" required, 2 => tag "tag"
-            optional, 3 => owner "owner" optional }
+            Pet, "Pet @ #/components/schemas/Pet at required_optional.json:6:3", false, {
+            0 => id "id" required, 1 => name "name" required, 2 => tag "tag" optional, 3
+            => owner "owner" optional }
         );
     }
 }

@@ -30,8 +30,8 @@ mod generated {
             pub name: Option<String>,
         }
         __rt::deserialize_object!(
-            Lotus, "struct Lotus @ #/components/schemas/Lotus at type_arrays.json:6:3",
-            true, { 0 => height "Height" optional, 1 => name "Name" optional }
+            Lotus, "Lotus @ #/components/schemas/Lotus at type_arrays.json:6:3", true, {
+            0 => height "Height" optional, 1 => name "Name" optional }
         );
         /// Generated from `#/components/schemas/Scalar/type`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
