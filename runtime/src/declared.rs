@@ -269,3 +269,145 @@ macro_rules! __serialize_by_position {
         }
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde_json::json;
+
+    /// Two fixed params, two optional trailing ones.
+    struct FindParams {
+        query: String,
+        limit: u32,
+        cursor: Option<String>,
+        order: Option<bool>,
+    }
+    crate::__serialize_by_position!(FindParams, query, limit, [cursor, order]);
+
+    fn find(cursor: Option<&str>, order: Option<bool>) -> serde_json::Value {
+        let params = FindParams {
+            query: "q".to_owned(),
+            limit: 5,
+            cursor: cursor.map(str::to_owned),
+            order,
+        };
+        serde_json::to_value(&params).expect("serializes")
+    }
+
+    #[test]
+    fn trailing_optionals_run_up_to_the_last_one_given() {
+        assert_eq!(find(None, None), json!(["q", 5]));
+        assert_eq!(find(Some("c"), None), json!(["q", 5, "c"]));
+        // A `None` before the last one given is sent as `null`.
+        assert_eq!(find(None, Some(true)), json!(["q", 5, null, true]));
+        assert_eq!(find(Some("c"), Some(false)), json!(["q", 5, "c", false]));
+    }
+
+    /// Only optional params.
+    struct PageParams {
+        size: Option<u8>,
+    }
+    crate::__serialize_by_position!(PageParams, [size]);
+
+    /// More params than serde's largest tuple, every one sent.
+    struct WideParams {
+        p0: u8,
+        p1: u8,
+        p2: u8,
+        p3: u8,
+        p4: u8,
+        p5: u8,
+        p6: u8,
+        p7: u8,
+        p8: u8,
+        p9: u8,
+        p10: u8,
+        p11: u8,
+        p12: u8,
+        p13: u8,
+        p14: u8,
+        p15: u8,
+        p16: u8,
+    }
+    crate::__serialize_by_position!(
+        WideParams,
+        p0,
+        p1,
+        p2,
+        p3,
+        p4,
+        p5,
+        p6,
+        p7,
+        p8,
+        p9,
+        p10,
+        p11,
+        p12,
+        p13,
+        p14,
+        p15,
+        p16,
+        []
+    );
+
+    #[test]
+    fn no_fixed_params_and_more_than_sixteen_fixed_ones() {
+        let page = |size| serde_json::to_value(PageParams { size }).expect("serializes");
+        assert_eq!(page(None), json!([]));
+        assert_eq!(page(Some(3)), json!([3]));
+        let wide = WideParams {
+            p0: 0,
+            p1: 1,
+            p2: 2,
+            p3: 3,
+            p4: 4,
+            p5: 5,
+            p6: 6,
+            p7: 7,
+            p8: 8,
+            p9: 9,
+            p10: 10,
+            p11: 11,
+            p12: 12,
+            p13: 13,
+            p14: 14,
+            p15: 15,
+            p16: 16,
+        };
+        let expected: Vec<u8> = (0..=16).collect();
+        assert_eq!(
+            serde_json::to_value(wide).expect("serializes"),
+            json!(expected)
+        );
+    }
+
+    /// An element that JSON cannot hold (a map keyed by pairs).
+    struct PairsParams {
+        name: String,
+        pairs: Option<BTreeMap<(u8, u8), u8>>,
+    }
+    crate::__serialize_by_position!(PairsParams, name, [pairs]);
+
+    #[test]
+    fn an_elements_error_is_the_serializers() {
+        let absent = PairsParams {
+            name: "n".to_owned(),
+            pairs: None,
+        };
+        assert_eq!(
+            serde_json::to_value(absent).expect("serializes"),
+            json!(["n"])
+        );
+        let given = PairsParams {
+            name: "n".to_owned(),
+            pairs: Some(BTreeMap::from([((1, 2), 3)])),
+        };
+        let error = serde_json::to_string(&given).expect_err("a pair key is no JSON key");
+        assert!(
+            error.to_string().contains("key must be a string"),
+            "{error}"
+        );
+    }
+}
