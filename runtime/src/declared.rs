@@ -180,9 +180,9 @@ macro_rules! __decode_params {
 ///   them).
 /// - `serialize_by_position!(Name, a, b, [c, d])`: the fields listed before the brackets
 ///   are always sent, the optional (`Option`) ones in brackets trail them; the array runs
-///   up to the last one given (`if self.d.is_some() { 4 } else if self.c.is_some() { 3 }
-///   else { 2 }` elements), a `None` before it sent as `null`, after it left out. With
-///   empty brackets, every field is sent (more than 16).
+///   up to the last one given (4 elements when `d` is given, else 3 when `c` is, else 2),
+///   a `None` before it sent as `null`, after it left out. With empty brackets, every
+///   field is sent (more than 16). No recursion: any number of fields.
 ///
 /// Like `__declared_errors!`, it saves generated text (about fifteen lines of a
 /// hand-written impl), not compile work.
@@ -215,30 +215,6 @@ macro_rules! __decode_params {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __serialize_by_position {
-    // The length of the array: each optional field paired with the length when it is the
-    // last one given (the fixed count plus its place), the pairs gathered last first.
-    (@len $self:tt [$($pairs:tt)*] ($($fixed:tt)*) ($($count:tt)*) $optional:ident $($rest:ident)*) => {
-        $crate::__serialize_by_position!(
-            @len $self [($optional, $($count)* + 1) $($pairs)*] ($($fixed)*) ($($count)* + 1) $($rest)*
-        )
-    };
-    (@len $self:tt [$(($optional:ident, $($len:tt)*))*] ($($fixed:tt)*) ($($count:tt)*)) => {
-        $(if $self.$optional.is_some() { $($len)* } else)* { $($fixed)* }
-    };
-    // The optional fields' elements: each sent when the array reaches past its index.
-    (@optional $self:tt $seq:ident $len:ident ($($index:tt)*) $optional:ident $($rest:ident)*) => {
-        if $len > $($index)* {
-            $seq.serialize_element(&$self.$optional)?;
-        }
-        $crate::__serialize_by_position!(@optional $self $seq $len ($($index)* + 1) $($rest)*);
-    };
-    (@optional $self:tt $seq:ident $len:ident ($($index:tt)*)) => {};
-    (@count) => {
-        0usize
-    };
-    (@count $field:ident $($rest:ident)*) => {
-        1usize + $crate::__serialize_by_position!(@count $($rest)*)
-    };
     ($name:ident, $($field:ident),+ $(,)?) => {
         impl $crate::__private::serde::Serialize for $name {
             #[inline]
@@ -250,20 +226,41 @@ macro_rules! __serialize_by_position {
             }
         }
     };
-    ($name:ident, $($field:ident,)* [$($optional:ident),* $(,)?] $(,)?) => {
+    ($name:ident, $($field:ident,)* [$($optional:ident),+ $(,)?] $(,)?) => {
         impl $crate::__private::serde::Serialize for $name {
             fn serialize<S: $crate::__private::serde::Serializer>(
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
                 use $crate::__private::serde::ser::SerializeSeq as _;
-                let fixed: usize = $crate::__serialize_by_position!(@count $($field)*);
-                let len: usize = $crate::__serialize_by_position!(
-                    @len self [] (fixed) (fixed) $($optional)*
-                );
+                // Which optional fields are given: the array runs up to the last one.
+                let given: &[bool] = &[$(self.$optional.is_some()),+];
+                let len: usize = <[&str]>::len(&[$(stringify!($field)),*])
+                    + given.iter().rposition(|&g| g).map_or(0, |last| last + 1);
                 let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
                 $( seq.serialize_element(&self.$field)?; )*
-                $crate::__serialize_by_position!(@optional self seq len (fixed) $($optional)*);
+                // An optional field is sent when it or a later one is given.
+                let mut from = given.iter();
+                $(
+                    if from.as_slice().contains(&true) {
+                        seq.serialize_element(&self.$optional)?;
+                    }
+                    from.next();
+                )+
+                seq.end()
+            }
+        }
+    };
+    ($name:ident, $($field:ident,)+ [$(,)?] $(,)?) => {
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                use $crate::__private::serde::ser::SerializeSeq as _;
+                let len: usize = <[&str]>::len(&[$(stringify!($field)),+]);
+                let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+                $( seq.serialize_element(&self.$field)?; )+
                 seq.end()
             }
         }
