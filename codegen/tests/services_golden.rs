@@ -45,6 +45,8 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
             fixtures.join("streams.json"),
             Settings::default(),
         ),
+        // What the runtime's `validate!` and `serialize_by_position!` write.
+        ("checks", fixtures.join("checks.json"), Settings::default()),
         (
             "ticker_partial",
             fixtures.join("ticker.json"),

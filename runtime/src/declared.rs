@@ -6,7 +6,8 @@
 //! [`crate::protocol::ErrorObject`] and a [`crate::server::Failure`]).
 //!
 //! `__decode_params!` implements the `decode` of a params struct,
-//! `__serialize_by_position!` the `Serialize` of one sent as an array of all its fields.
+//! `__serialize_by_position!` the `Serialize` of one sent by position (an array of its
+//! fields, optional trailing ones left out when absent).
 //!
 //! They save generated text (an enum's impls are written as one table of its variants,
 //! codes and messages instead of six impls of about fifty formatted lines), not compile
@@ -172,9 +173,19 @@ macro_rules! __decode_params {
     };
 }
 
-/// Implements `Serialize` on a method's params struct whose params are all sent by
-/// position: the JSON array of its fields, in order (the tuple of references to them).
-/// Like `__declared_errors!`, it saves generated text, not compile work.
+/// Implements `Serialize` on a method's params struct sent by position. Two forms:
+///
+/// - `serialize_by_position!(Name, a, b)`: every field is always sent (at most 16, serde's
+///   largest tuple): the JSON array of its fields, in order (the tuple of references to
+///   them).
+/// - `serialize_by_position!(Name, a, b, [c, d])`: the fields listed before the brackets
+///   are always sent, the optional (`Option`) ones in brackets trail them; the array runs
+///   up to the last one given (4 elements when `d` is given, else 3 when `c` is, else 2),
+///   a `None` before it sent as `null`, after it left out. With empty brackets, every
+///   field is sent (more than 16). No recursion: any number of fields.
+///
+/// Like `__declared_errors!`, it saves generated text (about fifteen lines of a
+/// hand-written impl), not compile work.
 ///
 /// ```
 /// pub struct DivideParams {
@@ -185,6 +196,21 @@ macro_rules! __decode_params {
 ///
 /// let params = DivideParams { dividend: 7, divisor: 2 };
 /// assert_eq!(rpcsmith::__private::serde_json::to_string(&params).unwrap(), "[7,2]");
+///
+/// pub struct RoundParams {
+///     pub value: f64,
+///     pub digits: Option<u8>,
+///     pub mode: Option<String>,
+/// }
+/// rpcsmith::__private::serialize_by_position!(RoundParams, value, [digits, mode]);
+///
+/// let json = |digits, mode| {
+///     let params = RoundParams { value: 1.5, digits, mode };
+///     rpcsmith::__private::serde_json::to_string(&params).unwrap()
+/// };
+/// assert_eq!(json(None, None), "[1.5]");
+/// assert_eq!(json(Some(2), None), "[1.5,2]");
+/// assert_eq!(json(None, Some("up".to_owned())), r#"[1.5,null,"up"]"#);
 /// ```
 #[doc(hidden)]
 #[macro_export]
@@ -200,4 +226,185 @@ macro_rules! __serialize_by_position {
             }
         }
     };
+    ($name:ident, $($field:ident,)* [$($optional:ident),+ $(,)?] $(,)?) => {
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                use $crate::__private::serde::ser::SerializeSeq as _;
+                // Which optional fields are given: the array runs up to the last one.
+                let given: &[bool] = &[$(self.$optional.is_some()),+];
+                let len: usize = <[&str]>::len(&[$(stringify!($field)),*])
+                    + given.iter().rposition(|&g| g).map_or(0, |last| last + 1);
+                let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+                $( seq.serialize_element(&self.$field)?; )*
+                // An optional field is sent when it or a later one is given.
+                let mut from = given.iter();
+                $(
+                    if from.as_slice().contains(&true) {
+                        seq.serialize_element(&self.$optional)?;
+                    }
+                    from.next();
+                )+
+                seq.end()
+            }
+        }
+    };
+    ($name:ident, $($field:ident,)+ [$(,)?] $(,)?) => {
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                use $crate::__private::serde::ser::SerializeSeq as _;
+                let len: usize = <[&str]>::len(&[$(stringify!($field)),+]);
+                let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+                $( seq.serialize_element(&self.$field)?; )+
+                seq.end()
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde_json::json;
+
+    /// Two fixed params, two optional trailing ones.
+    struct FindParams {
+        query: String,
+        limit: u32,
+        cursor: Option<String>,
+        order: Option<bool>,
+    }
+    crate::__serialize_by_position!(FindParams, query, limit, [cursor, order]);
+
+    fn find(cursor: Option<&str>, order: Option<bool>) -> serde_json::Value {
+        let params = FindParams {
+            query: "q".to_owned(),
+            limit: 5,
+            cursor: cursor.map(str::to_owned),
+            order,
+        };
+        serde_json::to_value(&params).expect("serializes")
+    }
+
+    #[test]
+    fn trailing_optionals_run_up_to_the_last_one_given() {
+        assert_eq!(find(None, None), json!(["q", 5]));
+        assert_eq!(find(Some("c"), None), json!(["q", 5, "c"]));
+        // A `None` before the last one given is sent as `null`.
+        assert_eq!(find(None, Some(true)), json!(["q", 5, null, true]));
+        assert_eq!(find(Some("c"), Some(false)), json!(["q", 5, "c", false]));
+    }
+
+    /// Only optional params.
+    struct PageParams {
+        size: Option<u8>,
+    }
+    crate::__serialize_by_position!(PageParams, [size]);
+
+    /// More params than serde's largest tuple, every one sent.
+    struct WideParams {
+        p0: u8,
+        p1: u8,
+        p2: u8,
+        p3: u8,
+        p4: u8,
+        p5: u8,
+        p6: u8,
+        p7: u8,
+        p8: u8,
+        p9: u8,
+        p10: u8,
+        p11: u8,
+        p12: u8,
+        p13: u8,
+        p14: u8,
+        p15: u8,
+        p16: u8,
+    }
+    crate::__serialize_by_position!(
+        WideParams,
+        p0,
+        p1,
+        p2,
+        p3,
+        p4,
+        p5,
+        p6,
+        p7,
+        p8,
+        p9,
+        p10,
+        p11,
+        p12,
+        p13,
+        p14,
+        p15,
+        p16,
+        []
+    );
+
+    #[test]
+    fn no_fixed_params_and_more_than_sixteen_fixed_ones() {
+        let page = |size| serde_json::to_value(PageParams { size }).expect("serializes");
+        assert_eq!(page(None), json!([]));
+        assert_eq!(page(Some(3)), json!([3]));
+        let wide = WideParams {
+            p0: 0,
+            p1: 1,
+            p2: 2,
+            p3: 3,
+            p4: 4,
+            p5: 5,
+            p6: 6,
+            p7: 7,
+            p8: 8,
+            p9: 9,
+            p10: 10,
+            p11: 11,
+            p12: 12,
+            p13: 13,
+            p14: 14,
+            p15: 15,
+            p16: 16,
+        };
+        let expected: Vec<u8> = (0..=16).collect();
+        assert_eq!(
+            serde_json::to_value(wide).expect("serializes"),
+            json!(expected)
+        );
+    }
+
+    /// An element that JSON cannot hold (a map keyed by pairs).
+    struct PairsParams {
+        name: String,
+        pairs: Option<BTreeMap<(u8, u8), u8>>,
+    }
+    crate::__serialize_by_position!(PairsParams, name, [pairs]);
+
+    #[test]
+    fn an_elements_error_is_the_serializers() {
+        let absent = PairsParams {
+            name: "n".to_owned(),
+            pairs: None,
+        };
+        assert_eq!(
+            serde_json::to_value(absent).expect("serializes"),
+            json!(["n"])
+        );
+        let given = PairsParams {
+            name: "n".to_owned(),
+            pairs: Some(BTreeMap::from([((1, 2), 3)])),
+        };
+        let error = serde_json::to_string(&given).expect_err("a pair key is no JSON key");
+        assert!(
+            error.to_string().contains("key must be a string"),
+            "{error}"
+        );
+    }
 }

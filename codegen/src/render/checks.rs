@@ -62,6 +62,9 @@ pub(crate) struct CallView {
     pub(crate) func: String,
     /// The value, as an expression of a reference (`&self.amount`, `v`).
     pub(crate) target: String,
+    /// The field of `self` the target is (`amount`, `0`), as the runtime's `validate!`
+    /// names it; empty in a match arm.
+    pub(crate) field: String,
     /// The member or param name, as a string literal.
     pub(crate) key: String,
     /// The rules: a static's name, or `Rules::NONE`.
@@ -79,6 +82,9 @@ pub(crate) struct ArmView {
 #[derive(Debug, Default, Serialize)]
 pub(crate) struct ImplView {
     pub(crate) full: bool,
+    /// The method is a straight list of calls (no match arms): one invocation of the
+    /// runtime's `validate!` writes it (the same impl, without its text).
+    pub(crate) straight: bool,
     /// The static of the type's own keywords, checked on the whole value.
     pub(crate) own: Option<String>,
     pub(crate) calls: Vec<CallView>,
@@ -352,6 +358,7 @@ impl<'a> Checks<'a> {
             }
             Kind::IntEnum(_) | Kind::Alias(_) | Kind::Never => {}
         }
+        view.straight = view.arms.is_empty();
         Some(view)
     }
 
@@ -474,6 +481,7 @@ impl<'a> Checks<'a> {
         }
         (!calls.is_empty()).then(|| ImplView {
             full: true,
+            straight: true,
             calls,
             ..ImplView::default()
         })
@@ -514,6 +522,7 @@ fn call(target: String, key: String, rules: String) -> CallView {
         } else {
             "member".to_owned()
         },
+        field: target.strip_prefix("&self.").unwrap_or_default().to_owned(),
         target,
         key,
         rules,

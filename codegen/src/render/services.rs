@@ -93,7 +93,9 @@ pub(crate) struct MethodView {
     /// The number of params that are always sent by position.
     pub(crate) fixed_len: usize,
     /// The lengths of the positional array when an optional param after the fixed part
-    /// is given, the last param first: the array runs up to the last one given.
+    /// is given, the last param first: the array runs up to the last one given. (The
+    /// built-in template hands the params to `serialize_by_position!`, which computes the
+    /// same; this, `fixed_len` and a param's `index` stay for a user's copy of `params.hbs`.)
     pub(crate) lengths: Vec<Length>,
     /// The `Structure` variant the server accepts: `ByName`, `ByPosition` or `Either`.
     pub(crate) structure: &'static str,

@@ -129,6 +129,14 @@ pub mod services {
         include!("../../../codegen/tests/golden/services/streams.rs");
     }
 
+    /// Generated from `codegen/tests/fixtures/services/checks.json`: the constraint checks
+    /// and by-position `Serialize`s the runtime's `validate!` and `serialize_by_position!`
+    /// write (a named type's own keywords and members, a newtype's value, optional trailing
+    /// params, more than sixteen params).
+    pub mod checks {
+        include!("../../../codegen/tests/golden/services/checks.rs");
+    }
+
     /// The same with `partial(true)`: every method of `TickerServer` and
     /// `TickerListener` has a default body answering `-32601`.
     pub mod ticker_partial {

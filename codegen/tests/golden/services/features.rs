@@ -129,30 +129,7 @@ mod generated {
         /// The `unit` param.
         pub unit: Option<String>,
     }
-    impl __rt::serde::Serialize for EthGetBalanceParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use __rt::serde::ser::SerializeSeq as _;
-            let len: usize = if self.unit.is_some() {
-                3
-            } else if self.block.is_some() {
-                2
-            } else {
-                1
-            };
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.address)?;
-            if len > 1 {
-                seq.serialize_element(&self.block)?;
-            }
-            if len > 2 {
-                seq.serialize_element(&self.unit)?;
-            }
-            seq.end()
-        }
-    }
+    __rt::serialize_by_position!(EthGetBalanceParams, address, [block, unit]);
     /// The result of `eth_getBalance`.
     pub type EthGetBalanceResult = types::Money;
     /// The result of `Filecoin.ChainHead`.
@@ -165,21 +142,7 @@ mod generated {
         /// The `level` param.
         pub level: Option<i64>,
     }
-    impl __rt::serde::Serialize for LogParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use __rt::serde::ser::SerializeSeq as _;
-            let len: usize = if self.level.is_some() { 2 } else { 1 };
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.message)?;
-            if len > 1 {
-                seq.serialize_element(&self.level)?;
-            }
-            seq.end()
-        }
-    }
+    __rt::serialize_by_position!(LogParams, message, [level]);
     /// The params of `new`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct New2Params {

@@ -131,22 +131,9 @@ mod generated {
         /// The `state` param.
         pub state: Option<types::GetPullRequestsByRepositoryState>,
     }
-    impl __rt::serde::Serialize for GetPullRequestsByRepositoryParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use __rt::serde::ser::SerializeSeq as _;
-            let len: usize = if self.state.is_some() { 3 } else { 2 };
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.username)?;
-            seq.serialize_element(&self.slug)?;
-            if len > 2 {
-                seq.serialize_element(&self.state)?;
-            }
-            seq.end()
-        }
-    }
+    __rt::serialize_by_position!(
+        GetPullRequestsByRepositoryParams, username, slug, [state]
+    );
     /// The result of `get_pull_requests_by_repository`.
     pub type GetPullRequestsByRepositoryResult = Vec<types::Pullrequest>;
     /// The params of `get_pull_requests_by_id`.

@@ -47,30 +47,8 @@ mod generated {
         /// How many items to return at one time (max 100)
         pub limit: Option<u64>,
     }
-    impl __rt::serde::Serialize for ListPetsParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use __rt::serde::ser::SerializeSeq as _;
-            let len: usize = if self.limit.is_some() { 1 } else { 0 };
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            if len > 0 {
-                seq.serialize_element(&self.limit)?;
-            }
-            seq.end()
-        }
-    }
-    impl __rt::Validate for ListPetsParams {
-        #[inline]
-        fn validate(
-            &self,
-            _: &__rt::Rules<'_>,
-        ) -> ::std::result::Result<(), __rt::Violation> {
-            __rt::param(&self.limit, "limit", &R0)?;
-            ::std::result::Result::Ok(())
-        }
-    }
+    __rt::serialize_by_position!(ListPetsParams, [limit]);
+    __rt::validate!(ListPetsParams, param(limit, "limit", R0));
     /// The result of `list_pets`.
     pub type ListPetsResult = types::Pets;
     /// The errors `list_pets` declares.
@@ -88,21 +66,7 @@ mod generated {
         /// Pet tag to create
         pub new_pet_tag: Option<String>,
     }
-    impl __rt::serde::Serialize for CreatePetParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use __rt::serde::ser::SerializeSeq as _;
-            let len: usize = if self.new_pet_tag.is_some() { 2 } else { 1 };
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.new_pet_name)?;
-            if len > 1 {
-                seq.serialize_element(&self.new_pet_tag)?;
-            }
-            seq.end()
-        }
-    }
+    __rt::serialize_by_position!(CreatePetParams, new_pet_name, [new_pet_tag]);
     /// The result of `create_pet`.
     pub type CreatePetResult = types::PetId2;
     /// The params of `get_pet`.

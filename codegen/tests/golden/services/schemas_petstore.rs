@@ -94,16 +94,7 @@ mod generated {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub tags: Option<Vec<String>>,
     }
-    impl __rt::Validate for AddPetParams {
-        #[inline]
-        fn validate(
-            &self,
-            _: &__rt::Rules<'_>,
-        ) -> ::std::result::Result<(), __rt::Violation> {
-            __rt::param(&self.name, "name", &R0)?;
-            ::std::result::Result::Ok(())
-        }
-    }
+    __rt::validate!(AddPetParams, param(name, "name", R0));
     /// The result of `add_pet`.
     pub type AddPetResult = types::Pet;
     /// The params of `list_pets`.
@@ -114,21 +105,7 @@ mod generated {
         /// The `limit` param.
         pub limit: Option<u32>,
     }
-    impl __rt::serde::Serialize for ListPetsParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use __rt::serde::ser::SerializeSeq as _;
-            let len: usize = if self.limit.is_some() { 2 } else { 1 };
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.kind)?;
-            if len > 1 {
-                seq.serialize_element(&self.limit)?;
-            }
-            seq.end()
-        }
-    }
+    __rt::serialize_by_position!(ListPetsParams, kind, [limit]);
     /// The result of `list_pets`.
     pub type ListPetsResult = Vec<types::Pet>;
     /// The params of `get_pet`.

@@ -33,29 +33,7 @@ mod generated {
         /// The `b` param.
         pub b: Option<types::Integer>,
     }
-    impl __rt::serde::Serialize for AdditionParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use __rt::serde::ser::SerializeSeq as _;
-            let len: usize = if self.b.is_some() {
-                2
-            } else if self.a.is_some() {
-                1
-            } else {
-                0
-            };
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            if len > 0 {
-                seq.serialize_element(&self.a)?;
-            }
-            if len > 1 {
-                seq.serialize_element(&self.b)?;
-            }
-            seq.end()
-        }
-    }
+    __rt::serialize_by_position!(AdditionParams, [a, b]);
     /// The result of `addition`.
     pub type AdditionResult = types::C;
     /// The params of `subtraction`.
@@ -66,29 +44,7 @@ mod generated {
         /// The `b` param.
         pub b: Option<types::Integer>,
     }
-    impl __rt::serde::Serialize for SubtractionParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use __rt::serde::ser::SerializeSeq as _;
-            let len: usize = if self.b.is_some() {
-                2
-            } else if self.a.is_some() {
-                1
-            } else {
-                0
-            };
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            if len > 0 {
-                seq.serialize_element(&self.a)?;
-            }
-            if len > 1 {
-                seq.serialize_element(&self.b)?;
-            }
-            seq.end()
-        }
-    }
+    __rt::serialize_by_position!(SubtractionParams, [a, b]);
     /// The result of `subtraction`.
     pub type SubtractionResult = types::C;
     /// A typed client of Simple Math: one method per API method, over any transport.

@@ -312,29 +312,7 @@ mod generated {
         /// The `code` param.
         pub code: Option<types::Result>,
     }
-    impl __rt::serde::Serialize for WrapParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use __rt::serde::ser::SerializeSeq as _;
-            let len: usize = if self.code.is_some() {
-                2
-            } else if self.value.is_some() {
-                1
-            } else {
-                0
-            };
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            if len > 0 {
-                seq.serialize_element(&self.value)?;
-            }
-            if len > 1 {
-                seq.serialize_element(&self.code)?;
-            }
-            seq.end()
-        }
-    }
+    __rt::serialize_by_position!(WrapParams, [value, code]);
     /// The result of `wrap`.
     pub type WrapResult = types::Option;
     /// A typed client of Std names: one method per API method, over any transport.

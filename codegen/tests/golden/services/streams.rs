@@ -114,16 +114,7 @@ mod generated {
         pub steps: u64,
     }
     __rt::serialize_by_position!(JobsStartParams, steps);
-    impl __rt::Validate for JobsStartParams {
-        #[inline]
-        fn validate(
-            &self,
-            _: &__rt::Rules<'_>,
-        ) -> ::std::result::Result<(), __rt::Violation> {
-            __rt::param(&self.steps, "steps", &R0)?;
-            ::std::result::Result::Ok(())
-        }
-    }
+    __rt::validate!(JobsStartParams, param(steps, "steps", R0));
     /// The result of `jobs_start`.
     pub type JobsStartResult = i64;
     /// How the items of `jobs_start` travel: always pulled (`rpc.stream.next`).

@@ -56,16 +56,7 @@ mod generated {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub every: Option<u8>,
     }
-    impl __rt::Validate for SubscribeParams {
-        #[inline]
-        fn validate(
-            &self,
-            _: &__rt::Rules<'_>,
-        ) -> ::std::result::Result<(), __rt::Violation> {
-            __rt::param(&self.every, "every", &R0)?;
-            ::std::result::Result::Ok(())
-        }
-    }
+    __rt::validate!(SubscribeParams, param(every, "every", R0));
     /// The result of `subscribe`.
     pub type SubscribeResult = types::SubscriptionId;
     /// The errors `subscribe` declares.
@@ -101,21 +92,7 @@ mod generated {
         /// The `deadline` param.
         pub deadline: Option<i64>,
     }
-    impl __rt::serde::Serialize for TickerConfirmParams {
-        fn serialize<S: __rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use __rt::serde::ser::SerializeSeq as _;
-            let len: usize = if self.deadline.is_some() { 2 } else { 1 };
-            let mut seq = serializer.serialize_seq(Some(len))?;
-            seq.serialize_element(&self.question)?;
-            if len > 1 {
-                seq.serialize_element(&self.deadline)?;
-            }
-            seq.end()
-        }
-    }
+    __rt::serialize_by_position!(TickerConfirmParams, question, [deadline]);
     /// The result of `ticker_confirm`.
     pub type TickerConfirmResult = bool;
     /// The errors `ticker_confirm` declares.

@@ -443,3 +443,121 @@ proptest::proptest! {
         proptest::prop_assert_eq!(found.as_deref(), expected);
     }
 }
+
+/// A flattened part of [`Account`].
+#[derive(Serialize)]
+struct Part {
+    code: String,
+}
+
+/// A named type with every call `__validate!` writes: the use site's rules, its own, its
+/// members in order and a flattened part.
+#[derive(Serialize)]
+struct Account {
+    name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tags: Option<Vec<String>>,
+    #[serde(flatten)]
+    part: Part,
+}
+
+/// A newtype: its value checked against its rules, the pointer its own.
+#[derive(Serialize)]
+struct Id(String);
+
+/// A method's params struct.
+#[derive(Serialize)]
+struct OpenParams {
+    account: Account,
+    note: String,
+}
+
+static NAME: Rules<'static> = Rules::NONE.min_length(2);
+static TAGS: Rules<'static> = Rules::NONE.max_items(1);
+static CODE: Rules<'static> = Rules::NONE.max_length(3);
+/// The account's own schema: all three members present.
+static ACCOUNT: Rules<'static> = Rules::NONE.min_properties(3);
+static NOTE: Rules<'static> = Rules::NONE.max_length(4);
+
+crate::__validate!(Part, whole, member(code, "code", CODE));
+crate::__validate!(
+    Account,
+    whole,
+    whole(ACCOUNT),
+    member(name, "name", NAME),
+    member(tags, "tags", TAGS),
+    validate(part, Rules::NONE),
+);
+crate::__validate!(Id, whole, validate(0, NAME));
+crate::__validate!(
+    OpenParams,
+    param(account, "account", Rules::NONE),
+    param(note, "note", NOTE)
+);
+
+fn account(name: &str, tags: Option<&[&str]>, code: &str) -> Account {
+    Account {
+        name: name.to_owned(),
+        tags: tags.map(|t| t.iter().map(|s| (*s).to_owned()).collect()),
+        part: Part {
+            code: code.to_owned(),
+        },
+    }
+}
+
+/// Where a violation is: its keyword, param and pointer.
+fn at(result: Result<(), Violation>) -> (&'static str, Option<String>, String) {
+    let v = result.expect_err("a violation");
+    (v.keyword(), v.param_name().map(str::to_owned), v.pointer())
+}
+
+#[test]
+fn validate_macro_checks_a_named_type_in_the_order_listed() {
+    assert_eq!(
+        account("ann", Some(&["a"]), "x1").validate(&Rules::NONE),
+        Ok(())
+    );
+    // The use site's rules first, on the whole value.
+    let use_site = Rules::NONE.max_properties(2);
+    let whole = at(account("a", Some(&["a"]), "x1").validate(&use_site));
+    assert_eq!(whole, ("maxProperties", None, String::new()));
+    // Then its own schema's.
+    let own = at(account("a", None, "x1").validate(&Rules::NONE));
+    assert_eq!(own, ("minProperties", None, String::new()));
+    // Then its members in order: the name's violation, not the code's.
+    let name = at(account("a", Some(&["a"]), "x1234").validate(&Rules::NONE));
+    assert_eq!(name, ("minLength", None, "/name".to_owned()));
+    let tags = at(account("ann", Some(&["a", "b"]), "x1234").validate(&Rules::NONE));
+    assert_eq!(tags, ("maxItems", None, "/tags".to_owned()));
+    // A flattened part's members sit beside the type's own.
+    let code = at(account("ann", Some(&["a"]), "x1234").validate(&Rules::NONE));
+    assert_eq!(code, ("maxLength", None, "/code".to_owned()));
+}
+
+#[test]
+fn validate_macro_checks_a_newtypes_value_and_the_use_site() {
+    assert_eq!(Id("ab".to_owned()).validate(&Rules::NONE), Ok(()));
+    let short = at(Id("a".to_owned()).validate(&Rules::NONE));
+    assert_eq!(short, ("minLength", None, String::new()));
+    let use_site = Rules::NONE.constant("\"xy\"");
+    let other = at(Id("ab".to_owned()).validate(&use_site));
+    assert_eq!(other, ("const", None, String::new()));
+}
+
+#[test]
+fn validate_macro_checks_params_naming_the_param_at_fault() {
+    let params = |name: &str, note: &str| OpenParams {
+        account: account(name, Some(&[]), "x"),
+        note: note.to_owned(),
+    };
+    // The rules it is called with are not read: params are never a member of anything.
+    let unread = Rules::NONE.min_properties(9);
+    assert_eq!(params("ann", "hi").validate(&unread), Ok(()));
+    let member = at(params("a", "hello").validate(&Rules::NONE));
+    assert_eq!(
+        member,
+        ("minLength", Some("account".to_owned()), "/name".to_owned())
+    );
+    let note = at(params("ann", "hello").validate(&Rules::NONE));
+    assert_eq!(note, ("maxLength", Some("note".to_owned()), String::new()));
+}
