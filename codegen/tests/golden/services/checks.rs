@@ -47,16 +47,15 @@ mod generated {
             member(tags, "tags", super::R4)
         );
         /// Generated from `#/components/schemas/Named`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Named @ #/components/schemas/Named at checks.json:191:7"
-            )
-        )]
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Named {
             pub name: String,
         }
+        __rt::deserialize_object!(
+            Named, "Named @ #/components/schemas/Named at checks.json:191:7", false, { 0
+            => name "name" required }
+        );
         /// Generated from `#/components/schemas/Tree`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(crate = "::rpcsmith::__private::serde", transparent)]
