@@ -19,14 +19,27 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 /// Finds a member's name among an object's: its index, or `None` for a name it does
 /// not have (an error when `DENY`: the schema says `additionalProperties: false`).
+///
+/// The lookup is the type's own `match` on the name (`index`), which the compiler turns
+/// into a switch on the length and a comparison or two, as it does serde's derived field
+/// visitor; the names are for the error of an unknown member.
 #[derive(Clone, Copy)]
-pub struct Members<const DENY: bool>(pub &'static [&'static str]);
+pub struct Members<const DENY: bool> {
+    names: &'static [&'static str],
+    index: fn(&str) -> Option<usize>,
+}
 
 impl<const DENY: bool> Members<DENY> {
+    /// The members `names`, found by `index` (`Some(i)` when `names[i]` is the name).
+    pub const fn new(names: &'static [&'static str], index: fn(&str) -> Option<usize>) -> Self {
+        Members { names, index }
+    }
+
+    #[inline]
     fn find<E: de::Error>(self, name: &str) -> Result<Option<usize>, E> {
-        match self.0.iter().position(|known| *known == name) {
+        match (self.index)(name) {
             Some(index) => Ok(Some(index)),
-            None if DENY => Err(E::unknown_field(name, self.0)),
+            None if DENY => Err(E::unknown_field(name, self.names)),
             None => Ok(None),
         }
     }
@@ -54,16 +67,16 @@ impl<'de, const DENY: bool> Visitor<'de> for Members<DENY> {
     }
 
     fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<Self::Value, E> {
-        match self.0.iter().position(|known| known.as_bytes() == name) {
-            Some(index) => Ok(Some(index)),
-            None if DENY => Err(E::unknown_field(&String::from_utf8_lossy(name), self.0)),
-            None => Ok(None),
+        match std::str::from_utf8(name) {
+            Ok(name) => self.find(name),
+            Err(_) if DENY => Err(E::unknown_field(&String::from_utf8_lossy(name), self.names)),
+            Err(_) => Ok(None),
         }
     }
 
     fn visit_u64<E: de::Error>(self, index: u64) -> Result<Self::Value, E> {
         match usize::try_from(index) {
-            Ok(index) if index < self.0.len() => Ok(Some(index)),
+            Ok(index) if index < self.names.len() => Ok(Some(index)),
             _ if DENY => Err(E::invalid_value(
                 de::Unexpected::Unsigned(index),
                 &"the index of a field",
@@ -189,7 +202,13 @@ macro_rules! __deserialize_object {
                         A: $crate::__private::serde::de::MapAccess<'de>,
                     {
                         $( let mut $field = ::std::option::Option::None; )*
-                        let members = $crate::__private::Members::<$deny>(MEMBERS);
+                        fn index(name: &str) -> ::std::option::Option<usize> {
+                            match name {
+                                $( $name => ::std::option::Option::Some($index), )*
+                                _ => ::std::option::Option::None,
+                            }
+                        }
+                        let members = $crate::__private::Members::<$deny>::new(MEMBERS, index);
                         while let ::std::option::Option::Some(key) = map.next_key_seed(members)? {
                             match key {
                                 $( ::std::option::Option::Some($index) =>
