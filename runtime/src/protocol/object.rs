@@ -124,11 +124,13 @@ where
     A: MapAccess<'de>,
     T: serde::Deserialize<'de>,
 {
-    if slot.is_some() {
-        return Err(de::Error::duplicate_field(name));
+    let mut value = None;
+    if slot.is_none() {
+        read_member(map, &mut value, name)?;
+        *slot = Some(value);
+        return Ok(());
     }
-    *slot = Some(Some(map.next_value()?));
-    Ok(())
+    Err(de::Error::duplicate_field(name))
 }
 
 /// How a member the object must have is read and settled.
@@ -283,6 +285,11 @@ mod tests {
             pet(r#"{"name": "a", "name": "b"}"#)
                 .unwrap_err()
                 .starts_with("duplicate field `name`")
+        );
+        assert!(
+            pet(r#"{"name": "a", "tag": null, "tag": 2}"#)
+                .unwrap_err()
+                .starts_with("duplicate field `tag`")
         );
         assert!(
             pet(r#"{"name": "a", "age": 3}"#)
