@@ -182,7 +182,7 @@ impl<'a> Checks<'a> {
     /// Every member place of a named type: fields, flattened parts, variant payloads.
     fn member_sites(&self, id: usize) -> Vec<(Ty, Validation)> {
         let def = &self.defs[id];
-        let fields = |s: &Struct, out: &mut Vec<(Ty, Validation)>| {
+        let fields = |s: &Struct, values: Option<&Validation>, out: &mut Vec<(Ty, Validation)>| {
             out.extend(
                 s.fields
                     .iter()
@@ -194,17 +194,17 @@ impl<'a> Checks<'a> {
                     .map(|t| (t.clone(), Validation::default())),
             );
             if let Some(t) = &s.extra {
-                out.push((t.clone(), Validation::default()));
+                out.push((Ty::Map(Box::new(t.clone())), extra_rules(values)));
             }
         };
         let mut out = Vec::new();
         match &def.kind {
-            Kind::Struct(s) => fields(s, &mut out),
+            Kind::Struct(s) => fields(s, def.validation.values.as_deref(), &mut out),
             Kind::Enum(e) => {
                 for variant in &e.variants {
                     match &variant.payload {
                         Payload::Newtype(t) => out.push((t.clone(), variant.validation.clone())),
-                        Payload::Struct(s) => fields(s, &mut out),
+                        Payload::Struct(s) => fields(s, None, &mut out),
                         Payload::Unit => {}
                     }
                 }
@@ -341,7 +341,8 @@ impl<'a> Checks<'a> {
         }
         match &def.kind {
             Kind::Struct(s) => {
-                view.calls = self.struct_calls(s, names.fields, "self.", &mut statics);
+                let values = def.validation.values.as_deref();
+                view.calls = self.struct_calls(s, values, names.fields, "self.", &mut statics);
             }
             Kind::Enum(e) => {
                 for i in 0..e.variants.len() {
@@ -387,7 +388,7 @@ impl<'a> Checks<'a> {
             }
             Payload::Struct(s) => {
                 let fields = names.variants.get(i).map_or(&[][..], |n| &n.fields[..]);
-                let calls = self.struct_calls(s, fields, "", statics);
+                let calls = self.struct_calls(s, None, fields, "", statics);
                 let bound: Vec<String> = calls
                     .iter()
                     .map(|c| {
@@ -415,10 +416,13 @@ impl<'a> Checks<'a> {
     }
 
     /// The calls checking the fields of `s`, named `names` (the struct's field names in
-    /// order, then the flattened parts', then the extra map's), reached through `prefix`.
+    /// order, then the flattened parts', then the extra map's), reached through `prefix`;
+    /// `values` are the keywords of the members no property describes
+    /// (`additionalProperties`), which the extra map's values are checked against.
     fn struct_calls(
         &self,
         s: &Struct,
+        values: Option<&Validation>,
         names: &[String],
         prefix: &str,
         statics: &mut Statics<'_>,
@@ -431,19 +435,22 @@ impl<'a> Checks<'a> {
                 calls.push(c);
             }
         }
-        let rest = s.flattened.iter().chain(&s.extra);
-        for (j, t) in rest.enumerate() {
+        for (j, t) in s.flattened.iter().enumerate() {
             let Some(name) = names.get(field_count + j) else {
                 continue;
             };
-            let ty = if j >= s.flattened.len() {
-                Ty::Map(Box::new(t.clone()))
-            } else {
-                t.clone()
-            };
-            if self.callable(&ty) && self.ty_holds(&ty, 0) {
+            if self.callable(t) && self.ty_holds(t, 0) {
                 let none = format!("{RT}::Rules::NONE");
                 calls.push(call(format!("&{prefix}{name}"), String::new(), none));
+            }
+        }
+        let extra_name = names.get(field_count + s.flattened.len());
+        if let (Some(t), Some(name)) = (&s.extra, extra_name) {
+            let ty = Ty::Map(Box::new(t.clone()));
+            let rules = extra_rules(values);
+            if self.needs(&ty, &rules) {
+                let rules = self.rules_for(&ty, &rules, statics);
+                calls.push(call(format!("&{prefix}{name}"), String::new(), rules));
             }
         }
         calls
@@ -513,6 +520,16 @@ pub(crate) struct MemberNames<'v> {
 pub(crate) struct VariantNames {
     pub(crate) name: String,
     pub(crate) fields: Vec<String>,
+}
+
+/// The keywords of a struct's extra map: only its values' (`values`, the
+/// `additionalProperties` schema's). The struct's own keywords, `minProperties` among
+/// them, count every member and are checked on the whole struct.
+fn extra_rules(values: Option<&Validation>) -> Validation {
+    Validation {
+        values: values.map(|v| Box::new(v.clone())),
+        ..Validation::default()
+    }
 }
 
 fn call(target: String, key: String, rules: String) -> CallView {

@@ -38,6 +38,9 @@ fn a_named_type_checks_its_own_keywords_then_its_members() {
     assert_eq!(name, ("minLength", None, "/name".to_owned()));
     let tags = at(account("ann", Some(&["a", "b"]), &[]).validate(&Rules::NONE));
     assert_eq!(tags, ("maxItems", None, "/tags".to_owned()));
+    // Then the members no property describes, against `additionalProperties`.
+    let extra = at(account("ann", None, &[("k", "")]).validate(&Rules::NONE));
+    assert_eq!(extra, ("minLength", None, "/k".to_owned()));
 }
 
 /// Every tree ends in an empty one, which its `minItems: 1` refuses: the pointer says how

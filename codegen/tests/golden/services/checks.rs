@@ -23,7 +23,8 @@ mod generated {
     static R2: __rt::Rules<'static> = __rt::Rules::NONE.min_properties(2).values(&R1);
     static R3: __rt::Rules<'static> = __rt::Rules::NONE.min_length(2);
     static R4: __rt::Rules<'static> = __rt::Rules::NONE.max_items(1);
-    static R5: __rt::Rules<'static> = __rt::Rules::NONE.min_items(1);
+    static R5: __rt::Rules<'static> = __rt::Rules::NONE.values(&R1);
+    static R6: __rt::Rules<'static> = __rt::Rules::NONE.min_items(1);
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Account`.
@@ -44,7 +45,7 @@ mod generated {
         }
         __rt::validate!(
             Account, whole, whole(super::R2), member(name, "name", super::R3),
-            member(tags, "tags", super::R4)
+            member(tags, "tags", super::R4), validate(extra, super::R5)
         );
         /// Generated from `#/components/schemas/Named`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
@@ -60,7 +61,7 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(crate = "::rpcsmith::__private::serde", transparent)]
         pub struct Tree(pub Vec<Tree>);
-        __rt::validate!(Tree, whole, validate(0, super::R5));
+        __rt::validate!(Tree, whole, validate(0, super::R6));
     }
     /// The params of `open`.
     #[derive(Debug, Clone, PartialEq)]
