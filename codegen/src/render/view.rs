@@ -209,9 +209,10 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
     };
     match &def.kind {
         Kind::Struct(s) => {
-            let (fields, rule) = fields(s, "pub ", true, spelling);
-            let object = object(def, s, &fields);
-            attrs.extend(struct_attrs(def, s, eq, rule, object.is_some()));
+            let by_runtime = runtime_decodes(def, s);
+            let (fields, rule) = fields(s, "pub ", true, by_runtime, spelling);
+            let object = by_runtime.then(|| object(def, s, &fields));
+            attrs.extend(struct_attrs(def, s, eq, rule, by_runtime));
             item.is_struct = true;
             item.fields = fields;
             item.object = object;
@@ -318,29 +319,34 @@ fn struct_attrs(
     attrs
 }
 
-/// The invocation of the runtime's `deserialize_object!` that decodes the struct, when
-/// it can: every member a field of its own (nothing flattened, no other names), and no
-/// derive the document's user added (schemars reads serde's attributes). It writes one
-/// `visit_map` where serde's derive writes a field enum with three visitors and a
-/// `visit_seq` besides: about a third of the time the compiler spends on a type.
-fn object(def: &TypeDef, s: &Struct, fields: &[FieldView]) -> Option<String> {
-    let plain = s.flattened.is_empty()
+/// Whether the runtime's `deserialize_object!` decodes the struct (see [`object`]):
+/// every member a field of its own (nothing flattened, no other names), and no derive
+/// the document's user added (schemars reads serde's attributes).
+fn runtime_decodes(def: &TypeDef, s: &Struct) -> bool {
+    s.flattened.is_empty()
         && s.extra.is_none()
         && def.derives.is_empty()
-        && s.fields.iter().all(|f| f.aliases.is_empty());
-    if !plain {
-        return None;
-    }
+        && s.fields.iter().all(|f| f.aliases.is_empty())
+}
+
+/// The invocation of the runtime's `deserialize_object!` that decodes the struct. It
+/// writes one `visit_map` where serde's derive writes a field enum with three visitors
+/// and a `visit_seq` besides: about half the time the compiler spent on a type's
+/// `Deserialize`.
+fn object(def: &TypeDef, s: &Struct, fields: &[FieldView]) -> String {
     let members: Vec<String> = s
         .fields
         .iter()
         .zip(fields)
         .enumerate()
         .map(|(index, (f, view))| {
-            let kind = match (f.required, f.keeps_null) {
-                (true, _) => "required",
-                (false, false) => "optional",
-                (false, true) => "present",
+            // As serde's derive would: absent is `None` only for an optional `Option`.
+            let kind = if f.keeps_null {
+                "present"
+            } else if !f.required && matches!(f.ty, Ty::Option(_)) {
+                "optional"
+            } else {
+                "required"
             };
             format!(
                 "{index} => {} {} {kind}",
@@ -349,13 +355,13 @@ fn object(def: &TypeDef, s: &Struct, fields: &[FieldView]) -> Option<String> {
             )
         })
         .collect();
-    Some(format!(
+    format!(
         "__rt::deserialize_object!({}, {}, {}, {{ {} }});",
         def.name,
         string_literal(&serde_name_text(def)),
         s.deny_unknown,
         members.join(", ")
-    ))
+    )
 }
 
 /// The name serde gives the type when decoding: its Rust name, then where its schema is
@@ -402,6 +408,7 @@ fn fields(
     s: &Struct,
     vis: &str,
     renaming: bool,
+    by_runtime: bool,
     spelling: Spelling<'_>,
 ) -> (Vec<FieldView>, Option<Case>) {
     let mut namer = Namer::default();
@@ -415,7 +422,7 @@ fn fields(
         .fields
         .iter()
         .zip(named)
-        .map(|(f, (name, _))| field(f, name, vis, rule, spelling))
+        .map(|(f, (name, _))| field(f, name, vis, rule, by_runtime, spelling))
         .collect();
     for (i, t) in s.flattened.iter().enumerate() {
         let base = match t {
@@ -448,12 +455,14 @@ fn flat(name: String, t: &Ty, vis: &str, spelling: Spelling<'_>) -> FieldView {
     }
 }
 
-/// The field `f`, named `name` in Rust.
+/// The field `f`, named `name` in Rust; `by_runtime` when its struct is decoded by the
+/// runtime (see [`object`]): then it needs none of serde's attributes for decoding.
 fn field(
     f: &Field,
     name: String,
     vis: &str,
     rule: Option<Case>,
+    by_runtime: bool,
     spelling: Spelling<'_>,
 ) -> FieldView {
     let mut attrs = Vec::new();
@@ -463,12 +472,20 @@ fn field(
     for alias in &f.aliases {
         attrs.push(format!("#[serde(alias = {})]", string_literal(alias)));
     }
-    if f.keeps_null {
+    let optional = !f.required && matches!(f.ty, Ty::Option(_));
+    if by_runtime {
+        if optional {
+            attrs.push(format!(
+                "#[serde(skip_serializing_if = \"{}::is_none\")]",
+                spelling.option()
+            ));
+        }
+    } else if f.keeps_null {
         attrs.push(format!(
             "#[serde(default, skip_serializing_if = \"{}::is_none\", deserialize_with = \"{PRESENT}\")]",
             spelling.option()
         ));
-    } else if !f.required && matches!(f.ty, Ty::Option(_)) {
+    } else if optional {
         attrs.push(format!(
             "#[serde(default, skip_serializing_if = \"{}::is_none\")]",
             spelling.option()
@@ -525,7 +542,7 @@ fn variants(e: &Enum, spelling: Spelling<'_>) -> Vec<VariantView> {
                     false,
                     String::new(),
                     true,
-                    self::fields(s, "", false, spelling).0,
+                    self::fields(s, "", false, false, spelling).0,
                 ),
             };
             VariantView {

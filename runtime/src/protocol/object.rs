@@ -328,6 +328,20 @@ mod tests {
         assert!(array.contains("#/components/schemas/Pet"), "{array}");
     }
 
+    #[derive(Debug, PartialEq)]
+    struct Head {
+        parent: Option<u8>,
+    }
+    crate::__deserialize_object!(Head, "Head", true, { 0 => parent "parent" required });
+
+    #[test]
+    fn a_required_nullable_member_must_be_there_null_or_not() {
+        let null: Head = serde_json::from_str(r#"{"parent": null}"#).unwrap();
+        assert_eq!(null, Head { parent: None });
+        let missing = serde_json::from_str::<Head>("{}").unwrap_err().to_string();
+        assert!(missing.starts_with("missing field `parent`"), "{missing}");
+    }
+
     #[test]
     fn unknown_members_are_skipped_unless_refused() {
         let open: Open = serde_json::from_str(r#"{"x": [1, {"y": 2}], "id": 4}"#).unwrap();

@@ -26,7 +26,7 @@ mod generated {
         pub struct Pet {
             pub id: i64,
             pub name: String,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub tag: Option<String>,
         }
         __rt::deserialize_object!(

@@ -27,7 +27,7 @@ mod generated {
             pub content: Vec<TextContent>,
             /// The tool failed; `content` says why. Absent means false.
             #[serde(rename = "isError")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub is_error: Option<bool>,
         }
         __rt::deserialize_object!(
@@ -54,7 +54,7 @@ mod generated {
         pub struct Implementation {
             pub name: String,
             /// A name for people to read.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub title: Option<String>,
             pub version: String,
         }
@@ -73,7 +73,7 @@ mod generated {
             pub capabilities: ServerCapabilities,
             pub server_info: Implementation,
             /// How to use the server, for the client's model to read.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub instructions: Option<String>,
         }
         __rt::deserialize_object!(
@@ -90,11 +90,11 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct InputSchema {
             pub r#type: InputSchemaType,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub properties: Option<
                 __rt::serde_json::Map<String, __rt::serde_json::Value>,
             >,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub required: Option<Vec<String>>,
         }
         __rt::deserialize_object!(
@@ -131,7 +131,7 @@ mod generated {
             pub tools: Vec<Tool>,
             /// Where the next page starts; absent on the last page.
             #[serde(rename = "nextCursor")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub next_cursor: Option<String>,
         }
         __rt::deserialize_object!(
@@ -238,9 +238,9 @@ mod generated {
         #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct ServerCapabilities {
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub tools: Option<ToolsCapability>,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub experimental: Option<
                 __rt::serde_json::Map<String, __rt::serde_json::Value>,
             >,
@@ -294,10 +294,10 @@ mod generated {
         pub struct Tool {
             pub name: String,
             /// A name for people to read.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub title: Option<String>,
             /// What the tool does, for the client's model to read.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub description: Option<String>,
             #[serde(rename = "inputSchema")]
             pub input_schema: InputSchema,
@@ -314,7 +314,7 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct ToolsCapability {
             #[serde(rename = "listChanged")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub list_changed: Option<bool>,
         }
         __rt::deserialize_object!(

@@ -69,7 +69,7 @@ mod generated {
             pub id: PetId,
             pub name: String,
             pub kind: Kind,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub tags: Option<Vec<String>>,
         }
         __rt::deserialize_object!(

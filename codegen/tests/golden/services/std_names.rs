@@ -95,7 +95,7 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct SelfValue {
             #[serde(rename = "self")]
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub self_: ::std::option::Option<::std::string::String>,
         }
         __rt::deserialize_object!(
@@ -107,7 +107,7 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct SelfValue2 {
             #[serde(rename = "Self")]
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub self_: ::std::option::Option<SelfValue>,
         }
         __rt::deserialize_object!(
@@ -145,13 +145,13 @@ mod generated {
         #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct String {
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub text: ::std::option::Option<::std::string::String>,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub maybe: ::std::option::Option<::std::string::String>,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub list: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub next: ::std::option::Option<Option>,
         }
         __rt::deserialize_object!(

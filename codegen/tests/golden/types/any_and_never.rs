@@ -29,14 +29,10 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Holder {
             pub any: __rt::serde_json::Value,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub never: Option<HolderNever>,
             /// Any value, described.
-            #[serde(
-                default,
-                skip_serializing_if = "Option::is_none",
-                deserialize_with = "present"
-            )]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub described: Option<__rt::serde_json::Value>,
         }
         __rt::deserialize_object!(
@@ -70,17 +66,5 @@ mod generated {
         )]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub enum Nothing {}
-        /// Decodes a member that is present, `null` included, as `Some` (serde would take a
-        /// `null` as `None`, as if the member were absent).
-        fn present<'de, D, T>(
-            deserializer: D,
-        ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-        where
-            D: __rt::serde::Deserializer<'de>,
-            T: __rt::serde::Deserialize<'de>,
-        {
-            <T as __rt::serde::Deserialize<'de>>::deserialize(deserializer)
-                .map(::std::option::Option::Some)
-        }
     }
 }

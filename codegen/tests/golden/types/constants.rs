@@ -27,11 +27,7 @@ mod generated {
             pub version: VersionedVersion,
             pub jsonrpc: VersionedJsonrpc,
             pub flag: bool,
-            #[serde(
-                default,
-                skip_serializing_if = "Option::is_none",
-                deserialize_with = "present"
-            )]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub nothing: Option<()>,
         }
         __rt::deserialize_object!(
@@ -100,18 +96,6 @@ mod generated {
                     }
                 }
             }
-        }
-        /// Decodes a member that is present, `null` included, as `Some` (serde would take a
-        /// `null` as `None`, as if the member were absent).
-        fn present<'de, D, T>(
-            deserializer: D,
-        ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-        where
-            D: __rt::serde::Deserializer<'de>,
-            T: __rt::serde::Deserialize<'de>,
-        {
-            <T as __rt::serde::Deserialize<'de>>::deserialize(deserializer)
-                .map(::std::option::Option::Some)
         }
     }
 }

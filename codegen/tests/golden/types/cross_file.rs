@@ -30,7 +30,7 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Account {
             pub address: Address,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub nonce: Option<u64>,
         }
         __rt::deserialize_object!(

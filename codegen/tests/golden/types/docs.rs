@@ -35,14 +35,14 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Documented {
             /// Use `new`.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             #[deprecated]
             pub old: Option<String>,
             /// Defaults to `"fresh"` when absent.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub new: Option<String>,
             /// Defaults to `3` when absent.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub count: Option<i64>,
         }
         __rt::deserialize_object!(
@@ -76,7 +76,7 @@ mod generated {
         #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct UsesLegacy {
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub legacy: Option<Legacy>,
         }
         __rt::deserialize_object!(

@@ -77,19 +77,11 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Receipt {
             pub id: i64,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub amount: Option<__rt::serde_json::Number>,
-            #[serde(
-                default,
-                skip_serializing_if = "Option::is_none",
-                deserialize_with = "present"
-            )]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub note: Option<Option<String>>,
-            #[serde(
-                default,
-                skip_serializing_if = "Option::is_none",
-                deserialize_with = "present"
-            )]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub memo: Option<__rt::serde_json::Value>,
             #[serde(rename = "blockTimestamp")]
             pub block_timestamp: __rt::serde_json::Value,
@@ -100,17 +92,5 @@ mod generated {
             "note" present, 3 => memo "memo" present, 4 => block_timestamp
             "blockTimestamp" required }
         );
-        /// Decodes a member that is present, `null` included, as `Some` (serde would take a
-        /// `null` as `None`, as if the member were absent).
-        fn present<'de, D, T>(
-            deserializer: D,
-        ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-        where
-            D: __rt::serde::Deserializer<'de>,
-            T: __rt::serde::Deserialize<'de>,
-        {
-            <T as __rt::serde::Deserialize<'de>>::deserialize(deserializer)
-                .map(::std::option::Option::Some)
-        }
     }
 }

@@ -45,7 +45,7 @@ mod generated {
         #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct EthGetBlockByNumberOptions {
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub full: Option<bool>,
         }
         __rt::deserialize_object!(
@@ -58,7 +58,7 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct FilecoinChainHeadResult {
             #[serde(rename = "Height")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub height: Option<i64>,
         }
         __rt::deserialize_object!(

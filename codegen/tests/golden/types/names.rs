@@ -27,15 +27,15 @@ mod generated {
             pub r#type: String,
             pub parent_hash: String,
             #[serde(rename = "parent_hash")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub parent_hash2: Option<String>,
             pub _0x: String,
             pub self_: String,
             #[serde(rename = "$ref")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub r#ref: Option<String>,
             #[serde(rename = "nested-object")]
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub nested_object: Option<BlockHeaderNestedObject>,
         }
         __rt::deserialize_object!(
@@ -50,7 +50,7 @@ mod generated {
         #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct BlockHeader2 {
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub x: Option<String>,
         }
         __rt::deserialize_object!(
@@ -62,7 +62,7 @@ mod generated {
         #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct BlockHeaderNestedObject {
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub inner: Option<String>,
         }
         __rt::deserialize_object!(
@@ -76,7 +76,7 @@ mod generated {
         #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct FancyPoint {
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub x: Option<__rt::serde_json::Number>,
         }
         __rt::deserialize_object!(
@@ -88,7 +88,7 @@ mod generated {
         #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Result {
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub ok: Option<bool>,
         }
         __rt::deserialize_object!(
@@ -100,7 +100,7 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Titled {
             /// Fancy Point
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub p: Option<FancyPoint>,
         }
         __rt::deserialize_object!(

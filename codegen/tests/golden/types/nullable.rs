@@ -24,19 +24,11 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Nullables {
-            #[serde(deserialize_with = "required_nullable")]
             pub a: Option<String>,
-            #[serde(deserialize_with = "required_nullable")]
             pub b: Option<String>,
-            #[serde(deserialize_with = "required_nullable")]
             pub c: Option<i64>,
-            #[serde(deserialize_with = "required_nullable")]
             pub d: Option<Point>,
-            #[serde(
-                default,
-                skip_serializing_if = "Option::is_none",
-                deserialize_with = "present"
-            )]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub e: Option<Option<u32>>,
         }
         __rt::deserialize_object!(
@@ -55,30 +47,5 @@ mod generated {
             Point, "Point @ #/components/schemas/Point at nullable.json:17:3", false, { 0
             => x "x" required, 1 => y "y" required }
         );
-        /// Decodes a field that must be present but may be `null` (serde would take its
-        /// absence as `None`).
-        fn required_nullable<'de, D, T>(
-            deserializer: D,
-        ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-        where
-            D: __rt::serde::Deserializer<'de>,
-            T: __rt::serde::Deserialize<'de>,
-        {
-            <::std::option::Option<
-                T,
-            > as __rt::serde::Deserialize<'de>>::deserialize(deserializer)
-        }
-        /// Decodes a member that is present, `null` included, as `Some` (serde would take a
-        /// `null` as `None`, as if the member were absent).
-        fn present<'de, D, T>(
-            deserializer: D,
-        ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-        where
-            D: __rt::serde::Deserializer<'de>,
-            T: __rt::serde::Deserialize<'de>,
-        {
-            <T as __rt::serde::Deserialize<'de>>::deserialize(deserializer)
-                .map(::std::option::Option::Some)
-        }
     }
 }

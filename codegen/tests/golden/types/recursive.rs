@@ -73,9 +73,9 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Tree {
             pub value: i64,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub left: Option<Box<Tree>>,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub children: Option<Vec<Tree>>,
         }
         __rt::deserialize_object!(

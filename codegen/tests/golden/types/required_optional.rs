@@ -25,7 +25,7 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde")]
         pub struct Owner {
             pub email: String,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub age: Option<u8>,
         }
         __rt::deserialize_object!(
@@ -38,9 +38,9 @@ mod generated {
         pub struct Pet {
             pub id: u64,
             pub name: String,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub tag: Option<String>,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner: Option<Owner>,
         }
         __rt::deserialize_object!(
