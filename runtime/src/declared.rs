@@ -226,41 +226,28 @@ macro_rules! __serialize_by_position {
             }
         }
     };
-    ($name:ident, $($field:ident,)* [$($optional:ident),+ $(,)?] $(,)?) => {
+    ($name:ident, $($field:ident,)* [$($optional:ident),* $(,)?] $(,)?) => {
         impl $crate::__private::serde::Serialize for $name {
+            // Without optional fields `left` is never read; the last decrement never is.
+            #[allow(unused_mut, unused_variables, unused_assignments)]
             fn serialize<S: $crate::__private::serde::Serializer>(
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
                 use $crate::__private::serde::ser::SerializeSeq as _;
-                // Which optional fields are given: the array runs up to the last one.
-                let given: &[bool] = &[$(self.$optional.is_some()),+];
-                let len: usize = <[&str]>::len(&[$(stringify!($field)),*])
-                    + given.iter().rposition(|&g| g).map_or(0, |last| last + 1);
+                // The optional fields sent: those up to the last one given.
+                let given: &[bool] = &[$(self.$optional.is_some()),*];
+                let sent = given.iter().rposition(|&g| g).map_or(0, |last| last + 1);
+                let len: usize = <[&str]>::len(&[$(stringify!($field)),*]) + sent;
                 let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
                 $( seq.serialize_element(&self.$field)?; )*
-                // An optional field is sent when it or a later one is given.
-                let mut from = given.iter();
+                let mut left = sent;
                 $(
-                    if from.as_slice().contains(&true) {
+                    if left > 0 {
                         seq.serialize_element(&self.$optional)?;
+                        left -= 1;
                     }
-                    from.next();
-                )+
-                seq.end()
-            }
-        }
-    };
-    ($name:ident, $($field:ident,)+ [$(,)?] $(,)?) => {
-        impl $crate::__private::serde::Serialize for $name {
-            fn serialize<S: $crate::__private::serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> ::std::result::Result<S::Ok, S::Error> {
-                use $crate::__private::serde::ser::SerializeSeq as _;
-                let len: usize = <[&str]>::len(&[$(stringify!($field)),+]);
-                let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
-                $( seq.serialize_element(&self.$field)?; )+
+                )*
                 seq.end()
             }
         }
