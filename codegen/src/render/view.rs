@@ -340,10 +340,9 @@ fn object(def: &TypeDef, s: &Struct, fields: &[FieldView]) -> String {
         .zip(fields)
         .enumerate()
         .map(|(index, (f, view))| {
-            // As serde's derive would: absent is `None` only for an optional `Option`.
             let kind = if f.keeps_null {
                 "present"
-            } else if !f.required && matches!(f.ty, Ty::Option(_)) {
+            } else if absent_is_none(f) {
                 "optional"
             } else {
                 "required"
@@ -455,6 +454,12 @@ fn flat(name: String, t: &Ty, vis: &str, spelling: Spelling<'_>) -> FieldView {
     }
 }
 
+/// Whether the member `f` may be absent, decoded as `None` then and left out when
+/// `None`: an optional member of an `Option` type (as serde's derive reads `default`).
+fn absent_is_none(f: &Field) -> bool {
+    !f.required && matches!(f.ty, Ty::Option(_))
+}
+
 /// The field `f`, named `name` in Rust; `by_runtime` when its struct is decoded by the
 /// runtime (see [`object`]): then it needs none of serde's attributes for decoding.
 fn field(
@@ -472,9 +477,8 @@ fn field(
     for alias in &f.aliases {
         attrs.push(format!("#[serde(alias = {})]", string_literal(alias)));
     }
-    let optional = !f.required && matches!(f.ty, Ty::Option(_));
     if by_runtime {
-        if optional {
+        if absent_is_none(f) {
             attrs.push(format!(
                 "#[serde(skip_serializing_if = \"{}::is_none\")]",
                 spelling.option()
@@ -485,7 +489,7 @@ fn field(
             "#[serde(default, skip_serializing_if = \"{}::is_none\", deserialize_with = \"{PRESENT}\")]",
             spelling.option()
         ));
-    } else if optional {
+    } else if absent_is_none(f) {
         attrs.push(format!(
             "#[serde(default, skip_serializing_if = \"{}::is_none\")]",
             spelling.option()
