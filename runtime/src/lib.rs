@@ -38,7 +38,7 @@ pub mod __private {
 
     pub use crate::__declared_errors as declared_errors;
     pub use crate::__decode_params as decode_params;
-    pub use crate::__deserialize_object as deserialize_object;
+    pub use crate::__object as object;
     pub use crate::__serialize_by_position as serialize_by_position;
     pub use crate::__validate as validate;
     pub use crate::client::{

@@ -286,17 +286,30 @@ pub(crate) struct Traits {
     pub(crate) copy: bool,
     /// `Default` (structs whose fields are all optional).
     pub(crate) default: bool,
-    /// `Deserialize` is written by hand (untagged enums), not derived.
-    pub(crate) decoded_by_hand: bool,
+    /// Which of serde's traits are derived.
+    pub(crate) serde: SerdeDerives,
 }
 
-/// The derive attribute and the serde crate attribute.
+/// Which of serde's traits a type derives; the others are written for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum SerdeDerives {
+    /// `Serialize` and `Deserialize`.
+    #[default]
+    Both,
+    /// `Serialize`: `Deserialize` is written out (untagged enums).
+    Serialize,
+    /// Neither: the runtime's `object!` writes both (see `view::object`); the type then
+    /// carries no serde attribute.
+    Neither,
+}
+
+/// The derive attribute, and serde's crate attribute when serde derives anything.
 pub(crate) fn derives(traits: Traits) -> Vec<String> {
     let Traits {
         eq,
         copy,
         default,
-        decoded_by_hand,
+        serde,
     } = traits;
     // The prelude's derive macros live in the macro namespace: a generated type named
     // `Debug` or `Default` does not shadow them.
@@ -317,14 +330,17 @@ pub(crate) fn derives(traits: Traits) -> Vec<String> {
     let mut all: Vec<String> = names.into_iter().map(str::to_owned).collect();
     // serde's derive macros as the runtime's door re-exports them (`__rt::Serialize`):
     // the derive list then fits one line.
-    all.push("__rt::Serialize".to_owned());
-    if !decoded_by_hand {
+    if serde != SerdeDerives::Neither {
+        all.push("__rt::Serialize".to_owned());
+    }
+    if serde == SerdeDerives::Both {
         all.push("__rt::Deserialize".to_owned());
     }
-    vec![
-        format!("#[derive({})]", all.join(", ")),
-        format!("#[serde(crate = \"{SERDE_CRATE}\")]"),
-    ]
+    let derive = format!("#[derive({})]", all.join(", "));
+    if serde == SerdeDerives::Neither {
+        return vec![derive];
+    }
+    vec![derive, format!("#[serde(crate = \"{SERDE_CRATE}\")]")]
 }
 
 /// The attributes `attrs` with every `#[serde(..)]` among them merged into one, where

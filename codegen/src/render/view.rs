@@ -5,7 +5,8 @@ use serde::Serialize;
 use super::case::{Case, rule_for, serde_spelling};
 use super::checks::{Checks, ImplView, MemberNames, StaticView, VariantNames};
 use super::rust::{
-    Spelling, Traits, derives, doc_attrs, eq_types, merge_serde, string_literal, ty_expr, type_docs,
+    SerdeDerives, Spelling, Traits, derives, doc_attrs, eq_types, merge_serde, string_literal,
+    ty_expr, type_docs,
 };
 use crate::naming::{Namer, field_name, type_name};
 use crate::typespace::{
@@ -106,7 +107,7 @@ pub(crate) struct Item {
     pub(crate) untagged: Option<String>,
     /// Its `Validate` impl, when something checks it (see `checks`).
     pub(crate) validate: Option<ImplView>,
-    /// For a struct the runtime decodes, the `deserialize_object!` invocation (see
+    /// For a struct the runtime writes and reads, the `object!` invocation (see
     /// `object`).
     pub(crate) object: Option<String>,
 }
@@ -209,8 +210,8 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
     };
     match &def.kind {
         Kind::Struct(s) => {
-            let by_runtime = runtime_decodes(def, s);
-            let (fields, rule) = fields(s, "pub ", true, by_runtime, spelling);
+            let by_runtime = runtime_reads_and_writes(def, s);
+            let (fields, rule) = fields(s, "pub ", !by_runtime, by_runtime, spelling);
             let object = by_runtime.then(|| object(def, s, &fields));
             attrs.extend(struct_attrs(def, s, eq, rule, by_runtime));
             item.is_struct = true;
@@ -224,7 +225,11 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
                 eq,
                 copy,
                 default: false,
-                decoded_by_hand: untagged,
+                serde: if untagged {
+                    SerdeDerives::Serialize
+                } else {
+                    SerdeDerives::Both
+                },
             }));
             attrs.extend(tagging(&e.tagging));
             item.is_enum = true;
@@ -240,7 +245,7 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
                 eq: true,
                 copy: true,
                 default: false,
-                decoded_by_hand: false,
+                serde: SerdeDerives::Both,
             }));
             item.is_enum = true;
         }
@@ -254,7 +259,7 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
                 eq,
                 copy: false,
                 default: false,
-                decoded_by_hand: false,
+                serde: SerdeDerives::Both,
             }));
             attrs.push("#[serde(transparent)]".to_owned());
             item.is_newtype = true;
@@ -281,9 +286,9 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
     item
 }
 
-/// The attributes of a struct: derives, its decoding name, and `deny_unknown_fields`
-/// (the last two only for serde's derive: not when the runtime's `deserialize_object!`
-/// decodes it, `by_runtime`).
+/// The attributes of a struct: derives, and for serde's derives its decoding name,
+/// `rename_all` (`rule`) and `deny_unknown_fields` (none of serde's when the runtime's
+/// `object!` writes and reads it, `by_runtime`).
 fn struct_attrs(
     def: &TypeDef,
     s: &Struct,
@@ -296,7 +301,11 @@ fn struct_attrs(
         eq,
         copy: false,
         default,
-        decoded_by_hand: by_runtime,
+        serde: if by_runtime {
+            SerdeDerives::Neither
+        } else {
+            SerdeDerives::Both
+        },
     });
     if !by_runtime {
         attrs.push(serde_name(def));
@@ -319,20 +328,21 @@ fn struct_attrs(
     attrs
 }
 
-/// Whether the runtime's `deserialize_object!` decodes the struct (see [`object`]):
+/// Whether the runtime's `object!` writes and reads the struct (see [`object`]):
 /// every member a field of its own (nothing flattened, no other names), and no derive
 /// the document's user added (schemars reads serde's attributes).
-fn runtime_decodes(def: &TypeDef, s: &Struct) -> bool {
+fn runtime_reads_and_writes(def: &TypeDef, s: &Struct) -> bool {
     s.flattened.is_empty()
         && s.extra.is_none()
         && def.derives.is_empty()
         && s.fields.iter().all(|f| f.aliases.is_empty())
 }
 
-/// The invocation of the runtime's `deserialize_object!` that decodes the struct. It
-/// writes one `visit_map` where serde's derive writes a field enum with three visitors
-/// and a `visit_seq` besides: about half the time the compiler spent on a type's
-/// `Deserialize`.
+/// The invocation of the runtime's `object!` that writes the struct's `Serialize` and
+/// `Deserialize`. It writes one `visit_map` where serde's derive writes a field enum
+/// with three visitors and a `visit_seq` besides (about half the time the compiler spent
+/// on a type's `Deserialize`), and its `Serialize` from the same list of members, so the
+/// struct and its fields carry no serde attribute.
 fn object(def: &TypeDef, s: &Struct, fields: &[FieldView]) -> String {
     let members: Vec<String> = s
         .fields
@@ -355,7 +365,7 @@ fn object(def: &TypeDef, s: &Struct, fields: &[FieldView]) -> String {
         })
         .collect();
     format!(
-        "__rt::deserialize_object!({}, {}, {}, {{ {} }});",
+        "__rt::object!({}, {}, {}, {{ {} }});",
         def.name,
         string_literal(&serde_name_text(def)),
         s.deny_unknown,
@@ -460,8 +470,9 @@ fn absent_is_none(f: &Field) -> bool {
     !f.required && matches!(f.ty, Ty::Option(_))
 }
 
-/// The field `f`, named `name` in Rust; `by_runtime` when its struct is decoded by the
-/// runtime (see [`object`]): then it needs none of serde's attributes for decoding.
+/// The field `f`, named `name` in Rust; `by_runtime` when the runtime's `object!` writes
+/// its struct's `Serialize` and `Deserialize` (see [`object`]): then it carries none of
+/// serde's attributes.
 fn field(
     f: &Field,
     name: String,
@@ -470,35 +481,11 @@ fn field(
     by_runtime: bool,
     spelling: Spelling<'_>,
 ) -> FieldView {
-    let mut attrs = Vec::new();
-    if serde_spelling(&name, rule) != f.wire {
-        attrs.push(format!("#[serde(rename = {})]", string_literal(&f.wire)));
-    }
-    for alias in &f.aliases {
-        attrs.push(format!("#[serde(alias = {})]", string_literal(alias)));
-    }
-    if by_runtime {
-        if absent_is_none(f) {
-            attrs.push(format!(
-                "#[serde(skip_serializing_if = \"{}::is_none\")]",
-                spelling.option()
-            ));
-        }
-    } else if f.keeps_null {
-        attrs.push(format!(
-            "#[serde(default, skip_serializing_if = \"{}::is_none\", deserialize_with = \"{PRESENT}\")]",
-            spelling.option()
-        ));
-    } else if absent_is_none(f) {
-        attrs.push(format!(
-            "#[serde(default, skip_serializing_if = \"{}::is_none\")]",
-            spelling.option()
-        ));
-    } else if f.required && matches!(f.ty, Ty::Option(_)) {
-        attrs.push(format!(
-            "#[serde(deserialize_with = \"{REQUIRED_NULLABLE}\")]"
-        ));
-    }
+    let mut attrs = if by_runtime {
+        Vec::new()
+    } else {
+        serde_attrs(f, &name, rule, spelling)
+    };
     if f.docs.deprecated {
         attrs.push("#[deprecated]".to_owned());
     }
@@ -520,6 +507,33 @@ fn field(
         name,
         ty: ty_expr(&f.ty, spelling),
     }
+}
+
+/// serde's attributes of the field `f`, named `name` in Rust, for its derives.
+fn serde_attrs(f: &Field, name: &str, rule: Option<Case>, spelling: Spelling<'_>) -> Vec<String> {
+    let mut attrs = Vec::new();
+    if serde_spelling(name, rule) != f.wire {
+        attrs.push(format!("#[serde(rename = {})]", string_literal(&f.wire)));
+    }
+    for alias in &f.aliases {
+        attrs.push(format!("#[serde(alias = {})]", string_literal(alias)));
+    }
+    if f.keeps_null {
+        attrs.push(format!(
+            "#[serde(default, skip_serializing_if = \"{}::is_none\", deserialize_with = \"{PRESENT}\")]",
+            spelling.option()
+        ));
+    } else if absent_is_none(f) {
+        attrs.push(format!(
+            "#[serde(default, skip_serializing_if = \"{}::is_none\")]",
+            spelling.option()
+        ));
+    } else if f.required && matches!(f.ty, Ty::Option(_)) {
+        attrs.push(format!(
+            "#[serde(deserialize_with = \"{REQUIRED_NULLABLE}\")]"
+        ));
+    }
+    attrs
 }
 
 fn variants(e: &Enum, spelling: Spelling<'_>) -> Vec<VariantView> {

@@ -1,21 +1,25 @@
-//! Reading a generated object type (a JSON Schema `object` with known properties) as
-//! generic code: the generated type names its members, `deserialize_object!` writes its
-//! `Deserialize` from them. Reached through [`crate::__private`]; not a public API: it
-//! changes with the generator.
+//! Reading and writing a generated object type (a JSON Schema `object` with known
+//! properties) as generic code: the generated type names its members, `object!` writes
+//! its `Deserialize` and its `Serialize` from them. Reached through
+//! [`crate::__private`]; not a public API: it changes with the generator.
 //!
-//! What serde's derive writes per struct, this writes once: the member names are looked
+//! What serde's derives write per struct, this writes once: the member names are looked
 //! up by [`Members`] (generic over the format only), a value is read by [`read_member`]
 //! (or [`read_present`], which keeps a `null` apart from absence), a member's absence
-//! settled: each member is [`required`], [`optional`] or [`present`] (optional, and a
-//! `null` kept apart from absence), a module of those two steps. A type then compiles only
-//! its `visit_map`: no field enum with its three visitors, no `visit_seq` (a JSON array
-//! is not an object: it is refused, where the derive read its elements as the fields in
-//! order). Every error reads as the derive's: `missing field`, `duplicate field`,
-//! `unknown field …, expected one of …`, and `invalid type: …, expected struct …`.
+//! settled, a member counted and written: each member is [`required`], [`optional`] or
+//! [`present`] (optional, and a `null` kept apart from absence), a module of those
+//! steps. A type then compiles only its `visit_map` and its `serialize`: no field enum
+//! with its three visitors, no `visit_seq` (a JSON array is not an object: it is
+//! refused, where the derive read its elements as the fields in order), and no serde
+//! attribute on the type or its fields. Every error reads as the derive's: `missing
+//! field`, `duplicate field`, `unknown field …, expected one of …`, and `invalid type:
+//! …, expected struct …`; a value is written as the derive writes it (an absent optional
+//! member left out).
 
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::ser::{Serialize, SerializeStruct};
 
 /// Finds a member's name among an object's: its index, or `None` for a name it does
 /// not have (an error when `DENY`: the schema says `additionalProperties: false`).
@@ -133,7 +137,7 @@ where
     Err(de::Error::duplicate_field(name))
 }
 
-/// How a member the object must have is read and settled.
+/// How a member the object must have is read, settled and written.
 pub mod required {
     use serde::de;
 
@@ -148,9 +152,29 @@ pub mod required {
     pub fn settle<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
         slot.ok_or_else(|| E::missing_field(name))
     }
+
+    /// How many members the value writes: always one.
+    #[inline]
+    pub fn count<T>(_value: &T) -> usize {
+        1
+    }
+
+    /// Writes the member.
+    ///
+    /// # Errors
+    ///
+    /// The value's error.
+    #[inline]
+    pub fn write<S, T>(state: &mut S, name: &'static str, value: &T) -> Result<(), S::Error>
+    where
+        S: super::SerializeStruct,
+        T: super::Serialize,
+    {
+        state.serialize_field(name, value)
+    }
 }
 
-/// How an optional member is read and settled: `null` reads as its absence.
+/// How an optional member is read, settled and written: `null` reads as its absence.
 pub mod optional {
     pub use super::read_member as read;
 
@@ -163,24 +187,66 @@ pub mod optional {
     pub fn settle<T: Default, E>(slot: Option<T>, _name: &'static str) -> Result<T, E> {
         Ok(slot.unwrap_or_default())
     }
+
+    /// How many members the value writes: none when it is absent (`None`).
+    #[inline]
+    pub fn count<T>(value: &Option<T>) -> usize {
+        usize::from(value.is_some())
+    }
+
+    /// Writes the member, or leaves it out when it is absent (`None`).
+    ///
+    /// # Errors
+    ///
+    /// The value's error.
+    #[inline]
+    pub fn write<S, T>(state: &mut S, name: &'static str, value: &Option<T>) -> Result<(), S::Error>
+    where
+        S: super::SerializeStruct,
+        T: super::Serialize,
+    {
+        match value {
+            Some(value) => state.serialize_field(name, value),
+            None => state.skip_field(name),
+        }
+    }
 }
 
-/// How an optional member that keeps `null` apart from its absence is read and settled.
+/// How an optional member that keeps `null` apart from its absence is read, settled and
+/// written (`Some(None)` as `null`).
 pub mod present {
-    pub use super::optional::settle;
+    pub use super::optional::{count, settle, write};
     pub use super::read_present as read;
 }
 
-/// Writes a generated object type's `Deserialize`: the type, its decoding name (`Pet @
-/// #/components/schemas/Pet at api.json:12:5`, which errors name: what serde's
-/// `rename(deserialize = ..)` gives the derive), whether unknown members are refused, and per member its index in
-/// the list, its field, its JSON name and its kind: `required`, `optional` or `present`
-/// (the module that reads its value and settles its absence).
+/// Writes a generated object type's `Serialize` and `Deserialize`: the type, its
+/// decoding name (`Pet @ #/components/schemas/Pet at api.json:12:5`, which errors name:
+/// what serde's `rename(deserialize = ..)` gives the derive; it is written under its
+/// Rust name), whether unknown members are refused, and per member its index in the
+/// list, its field, its JSON name and its kind: `required`, `optional` or `present` (the
+/// module that reads its value, settles its absence, counts and writes it).
 #[macro_export]
 #[doc(hidden)]
-macro_rules! __deserialize_object {
+macro_rules! __object {
     ($ty:ident, $decoding:literal, $deny:literal,
      { $($index:literal => $field:ident $name:literal $kind:ident),* $(,)? }) => {
+        impl $crate::__private::serde::Serialize for $ty {
+            #[allow(unused_mut)]
+            fn serialize<S>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error>
+            where
+                S: $crate::__private::serde::Serializer,
+            {
+                let len = 0 $( + $crate::__private::$kind::count(&self.$field) )*;
+                let mut state = $crate::__private::serde::Serializer::serialize_struct(
+                    serializer,
+                    ::std::stringify!($ty),
+                    len,
+                )?;
+                $( $crate::__private::$kind::write(&mut state, $name, &self.$field)?; )*
+                $crate::__private::serde::ser::SerializeStruct::end(state)
+            }
+        }
+
         impl<'de> $crate::__private::serde::Deserialize<'de> for $ty {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
@@ -241,7 +307,7 @@ mod tests {
         r#type: Option<String>,
         tag: Option<Option<u8>>,
     }
-    crate::__deserialize_object!(Pet, "Pet @ #/components/schemas/Pet", true, {
+    crate::__object!(Pet, "Pet @ #/components/schemas/Pet", true, {
         0 => name "name" required, 1 => r#type "type" optional, 2 => tag "tag" present
     });
 
@@ -249,7 +315,7 @@ mod tests {
     struct Open {
         id: u8,
     }
-    crate::__deserialize_object!(Open, "Open", false, { 0 => id "id" required });
+    crate::__object!(Open, "Open", false, { 0 => id "id" required });
 
     fn pet(text: &str) -> Result<Pet, String> {
         serde_json::from_str(text).map_err(|e| e.to_string())
@@ -332,7 +398,7 @@ mod tests {
     struct Head {
         parent: Option<u8>,
     }
-    crate::__deserialize_object!(Head, "Head", true, { 0 => parent "parent" required });
+    crate::__object!(Head, "Head", true, { 0 => parent "parent" required });
 
     #[test]
     fn a_required_nullable_member_must_be_there_null_or_not() {
@@ -340,6 +406,81 @@ mod tests {
         assert_eq!(null, Head { parent: None });
         let missing = serde_json::from_str::<Head>("{}").unwrap_err().to_string();
         assert!(missing.starts_with("missing field `parent`"), "{missing}");
+    }
+
+    #[test]
+    fn written_as_the_derive_writes_absent_optional_members_left_out() {
+        let full = Pet {
+            name: "Tom".into(),
+            r#type: Some("cat".into()),
+            tag: Some(Some(1)),
+        };
+        assert_eq!(
+            serde_json::to_string(&full).unwrap(),
+            r#"{"name":"Tom","type":"cat","tag":1}"#
+        );
+        let bare = Pet {
+            name: "Tom".into(),
+            r#type: None,
+            tag: None,
+        };
+        assert_eq!(serde_json::to_string(&bare).unwrap(), r#"{"name":"Tom"}"#);
+        // A member that keeps `null` writes it; a required nullable one always is there.
+        let null = Pet {
+            tag: Some(None),
+            ..bare
+        };
+        assert_eq!(
+            serde_json::to_value(&null).unwrap(),
+            json!({"name": "Tom", "tag": null})
+        );
+        assert_eq!(
+            serde_json::to_string(&Head { parent: None }).unwrap(),
+            r#"{"parent":null}"#
+        );
+        // What is written reads back as the same value.
+        for pet in [full, null] {
+            let text = serde_json::to_string(&pet).unwrap();
+            assert_eq!(serde_json::from_str::<Pet>(&text).unwrap(), pet);
+        }
+    }
+
+    #[test]
+    fn the_length_given_the_serializer_counts_the_members_written() {
+        // serde_json closes an object at once when told it has no members: a wrong count
+        // would show as broken JSON.
+        #[derive(Debug, PartialEq)]
+        struct Sparse {
+            a: Option<u8>,
+            b: Option<u8>,
+        }
+        crate::__object!(Sparse, "Sparse", true, { 0 => a "a" optional, 1 => b "b" optional });
+        let cases = [
+            (Sparse { a: None, b: None }, "{}"),
+            (
+                Sparse {
+                    a: None,
+                    b: Some(2),
+                },
+                r#"{"b":2}"#,
+            ),
+            (
+                Sparse {
+                    a: Some(1),
+                    b: Some(2),
+                },
+                r#"{"a":1,"b":2}"#,
+            ),
+        ];
+        for (value, text) in cases {
+            assert_eq!(serde_json::to_string(&value).unwrap(), text);
+            assert_eq!(
+                serde_json::to_string_pretty(&value)
+                    .unwrap()
+                    .replace([' ', '\n'], ""),
+                text
+            );
+        }
     }
 
     #[test]

@@ -48,12 +48,11 @@ mod generated {
             member(tags, "tags", super::R4), validate(extra, super::R5)
         );
         /// Generated from `#/components/schemas/Named`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Named {
             pub name: String,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Named, "Named @ #/components/schemas/Named at checks.json:191:7", false, { 0
             => name "name" required }
         );

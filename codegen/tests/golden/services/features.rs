@@ -44,12 +44,11 @@ mod generated {
             Usd,
         }
         /// Generated from `#/methods/2/errors/0/data`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct DivideError1Data {
             pub numerator: i64,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             DivideError1Data,
             "DivideError1Data @ #/methods/2/errors/0/data at features.json:37:11", false,
             { 0 => numerator "numerator" required }
@@ -57,13 +56,12 @@ mod generated {
         /// Money
         ///
         /// Generated from `shared.json#/components/schemas/Money`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Money {
             pub amount: i64,
             pub currency: Currency,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Money, "Money @ shared.json#/components/schemas/Money at shared.json:4:7",
             false, { 0 => amount "amount" required, 1 => currency "currency" required }
         );

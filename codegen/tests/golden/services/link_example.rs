@@ -46,48 +46,37 @@ mod generated {
             Declined,
         }
         /// Generated from `#/components/schemas/pullrequest`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Pullrequest {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub id: Option<i64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub title: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub repository: Option<Repository>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub author: Option<User>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Pullrequest,
             "Pullrequest @ #/components/schemas/pullrequest at link-example-openrpc.json:257:13",
             false, { 0 => id "id" optional, 1 => title "title" optional, 2 => repository
             "repository" optional, 3 => author "author" optional }
         );
         /// Generated from `#/components/schemas/repository`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Repository {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub slug: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner: Option<User>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Repository,
             "Repository @ #/components/schemas/repository at link-example-openrpc.json:246:13",
             false, { 0 => slug "slug" optional, 1 => owner "owner" optional }
         );
         /// Generated from `#/components/schemas/user`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct User {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub username: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub uuid: Option<String>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             User, "User @ #/components/schemas/user at link-example-openrpc.json:235:13",
             false, { 0 => username "username" optional, 1 => uuid "uuid" optional }
         );

@@ -22,15 +22,13 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Pet`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Pet {
             pub id: PetId,
             pub name: String,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tag: Option<String>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Pet, "Pet @ #/components/schemas/Pet at petstore-openrpc.json:178:13", false,
             { 0 => id "id" required, 1 => name "name" required, 2 => tag "tag" optional }
         );

@@ -21,16 +21,13 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/CallToolResult`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct CallToolResult {
             pub content: Vec<TextContent>,
             /// The tool failed; `content` says why. Absent means false.
-            #[serde(rename = "isError")]
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub is_error: Option<bool>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             CallToolResult,
             "CallToolResult @ #/components/schemas/CallToolResult at mcp.json:182:7",
             false, { 0 => content "content" required, 1 => is_error "isError" optional }
@@ -49,34 +46,30 @@ mod generated {
         /// Who a client or a server is.
         ///
         /// Generated from `#/components/schemas/Implementation`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Implementation {
             pub name: String,
             /// A name for people to read.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub title: Option<String>,
             pub version: String,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Implementation,
             "Implementation @ #/components/schemas/Implementation at mcp.json:99:7",
             false, { 0 => name "name" required, 1 => title "title" optional, 2 => version
             "version" required }
         );
         /// Generated from `#/components/schemas/InitializeResult`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde", rename_all = "camelCase")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct InitializeResult {
             /// The revision the server speaks: the client's, if the server speaks it, else its own newest.
             pub protocol_version: String,
             pub capabilities: ServerCapabilities,
             pub server_info: Implementation,
             /// How to use the server, for the client's model to read.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub instructions: Option<String>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             InitializeResult,
             "InitializeResult @ #/components/schemas/InitializeResult at mcp.json:129:7",
             false, { 0 => protocol_version "protocolVersion" required, 1 => capabilities
@@ -86,18 +79,15 @@ mod generated {
         /// A JSON Schema of a tool's arguments: always an object.
         ///
         /// Generated from `#/components/schemas/InputSchema`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct InputSchema {
             pub r#type: InputSchemaType,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub properties: Option<
                 __rt::serde_json::Map<String, __rt::serde_json::Value>,
             >,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub required: Option<Vec<String>>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             InputSchema,
             "InputSchema @ #/components/schemas/InputSchema at mcp.json:144:7", false, {
             0 => r#type "type" required, 1 => properties "properties" optional, 2 =>
@@ -125,16 +115,13 @@ mod generated {
             Object,
         }
         /// Generated from `#/components/schemas/ListToolsResult`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct ListToolsResult {
             pub tools: Vec<Tool>,
             /// Where the next page starts; absent on the last page.
-            #[serde(rename = "nextCursor")]
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub next_cursor: Option<String>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             ListToolsResult,
             "ListToolsResult @ #/components/schemas/ListToolsResult at mcp.json:165:7",
             false, { 0 => tools "tools" required, 1 => next_cursor "nextCursor" optional
@@ -235,17 +222,14 @@ mod generated {
         /// What the server offers. A tools server sets `tools`.
         ///
         /// Generated from `#/components/schemas/ServerCapabilities`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct ServerCapabilities {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tools: Option<ToolsCapability>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub experimental: Option<
                 __rt::serde_json::Map<String, __rt::serde_json::Value>,
             >,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             ServerCapabilities,
             "ServerCapabilities @ #/components/schemas/ServerCapabilities at mcp.json:114:7",
             false, { 0 => tools "tools" optional, 1 => experimental "experimental"
@@ -254,13 +238,12 @@ mod generated {
         /// Text a tool returns. (MCP also has image, audio and resource content, which this document leaves out.)
         ///
         /// Generated from `#/components/schemas/TextContent`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct TextContent {
             pub r#type: TextContentType,
             pub text: String,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             TextContent,
             "TextContent @ #/components/schemas/TextContent at mcp.json:173:7", false, {
             0 => r#type "type" required, 1 => text "text" required }
@@ -289,20 +272,16 @@ mod generated {
         /// A tool the server offers.
         ///
         /// Generated from `#/components/schemas/Tool`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Tool {
             pub name: String,
             /// A name for people to read.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub title: Option<String>,
             /// What the tool does, for the client's model to read.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub description: Option<String>,
-            #[serde(rename = "inputSchema")]
             pub input_schema: InputSchema,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Tool, "Tool @ #/components/schemas/Tool at mcp.json:154:7", false, { 0 =>
             name "name" required, 1 => title "title" optional, 2 => description
             "description" optional, 3 => input_schema "inputSchema" required }
@@ -310,14 +289,11 @@ mod generated {
         /// The server offers tools; `listChanged`: it will tell when their list changes.
         ///
         /// Generated from `#/components/schemas/ToolsCapability`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct ToolsCapability {
-            #[serde(rename = "listChanged")]
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub list_changed: Option<bool>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             ToolsCapability,
             "ToolsCapability @ #/components/schemas/ToolsCapability at mcp.json:122:7",
             false, { 0 => list_changed "listChanged" optional }

@@ -51,28 +51,25 @@ mod generated {
         /// Which pet was not found.
         ///
         /// Generated from `#/components/schemas/NotFound`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct NotFound {
             pub id: PetId,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             NotFound, "NotFound @ #/components/schemas/NotFound at petstore.json:62:7",
             false, { 0 => id "id" required }
         );
         /// A pet in the store.
         ///
         /// Generated from `#/components/schemas/Pet`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Pet {
             pub id: PetId,
             pub name: String,
             pub kind: Kind,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tags: Option<Vec<String>>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Pet, "Pet @ #/components/schemas/Pet at petstore.json:51:7", false, { 0 => id
             "id" required, 1 => name "name" required, 2 => kind "kind" required, 3 =>
             tags "tags" optional }

@@ -91,26 +91,20 @@ mod generated {
             }
         }
         /// Generated from `#/components/schemas/Self`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct SelfValue {
-            #[serde(rename = "self")]
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub self_: ::std::option::Option<::std::string::String>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             SelfValue, "SelfValue @ #/components/schemas/Self at std_names.json:327:7",
             false, { 0 => self_ "self" optional }
         );
         /// Generated from `#/components/schemas/self`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct SelfValue2 {
-            #[serde(rename = "Self")]
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub self_: ::std::option::Option<SelfValue>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             SelfValue2, "SelfValue2 @ #/components/schemas/self at std_names.json:335:7",
             false, { 0 => self_ "Self" optional }
         );
@@ -142,19 +136,14 @@ mod generated {
         /// Named like std's String: std's types are then named by full path in `types`.
         ///
         /// Generated from `#/components/schemas/String`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct String {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub text: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub maybe: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub list: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub next: ::std::option::Option<Option>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             String, "String @ #/components/schemas/String at std_names.json:351:7",
             false, { 0 => text "text" optional, 1 => maybe "maybe" optional, 2 => list
             "list" optional, 3 => next "next" optional }

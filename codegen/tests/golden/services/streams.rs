@@ -22,26 +22,24 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Progress`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Progress {
             pub done: i64,
             pub of: i64,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Progress, "Progress @ #/components/schemas/Progress at streams.json:87:7",
             false, { 0 => done "done" required, 1 => of "of" required }
         );
         /// Generated from `#/components/schemas/SubscriptionId`.
         pub type SubscriptionId = String;
         /// Generated from `#/components/schemas/Tick`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Tick {
             pub symbol: String,
             pub cents: i64,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Tick, "Tick @ #/components/schemas/Tick at streams.json:79:7", false, { 0 =>
             symbol "symbol" required, 1 => cents "cents" required }
         );

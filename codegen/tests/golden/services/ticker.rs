@@ -22,25 +22,23 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Price`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Price {
             pub symbol: String,
             pub cents: i64,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Price, "Price @ #/components/schemas/Price at ticker.json:57:7", false, { 0
             => symbol "symbol" required, 1 => cents "cents" required }
         );
         /// Generated from `#/components/schemas/SubscriptionId`.
         pub type SubscriptionId = String;
         /// Generated from `#/methods/3/errors/0/data`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct TickerConfirmError20Data {
             pub reason: String,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             TickerConfirmError20Data,
             "TickerConfirmError20Data @ #/methods/3/errors/0/data at ticker.json:49:11",
             false, { 0 => reason "reason" required }

@@ -21,24 +21,22 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Base`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Base {
             pub id: String,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Base, "Base @ #/components/schemas/Base at all_of.json:6:3", false, { 0 => id
             "id" required }
         );
         /// Generated from `#/components/schemas/Extended`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Extended {
             pub id: String,
             pub size: i32,
             pub label: String,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Extended, "Extended @ #/components/schemas/Extended at all_of.json:7:3",
             false, { 0 => id "id" required, 1 => size "size" required, 2 => label "label"
             required }
@@ -70,13 +68,12 @@ mod generated {
             Right(i64),
         }
         /// Generated from `#/components/schemas/Wrapper`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Wrapper {
             /// The base, through an allOf wrapper.
             pub base: Base,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Wrapper, "Wrapper @ #/components/schemas/Wrapper at all_of.json:14:3", false,
             { 0 => base "base" required }
         );

@@ -25,17 +25,14 @@ mod generated {
         /// Generated from `#/components/schemas/Anything`.
         pub type Anything = __rt::serde_json::Value;
         /// Generated from `#/components/schemas/Holder`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Holder {
             pub any: __rt::serde_json::Value,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub never: Option<HolderNever>,
             /// Any value, described.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub described: Option<__rt::serde_json::Value>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Holder, "Holder @ #/components/schemas/Holder at any_and_never.json:9:3",
             false, { 0 => any "any" required, 1 => never "never" optional, 2 => described
             "described" present }

@@ -21,16 +21,14 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Versioned`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Versioned {
             pub version: VersionedVersion,
             pub jsonrpc: VersionedJsonrpc,
             pub flag: bool,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub nothing: Option<()>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Versioned,
             "Versioned @ #/components/schemas/Versioned at constants.json:6:3", false, {
             0 => version "version" required, 1 => jsonrpc "jsonrpc" required, 2 => flag

@@ -26,14 +26,12 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `shared/common.json#/components/schemas/Account`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Account {
             pub address: Address,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub nonce: Option<u64>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Account,
             "Account @ shared/common.json#/components/schemas/Account at shared/common.json:8:7",
             false, { 0 => address "address" required, 1 => nonce "nonce" optional }
@@ -43,13 +41,12 @@ mod generated {
         /// Generated from `shared/common.json#/components/schemas/Address`.
         pub type Address = String;
         /// Generated from `#/components/schemas/Transfer`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Transfer {
             pub from: Account,
             pub to: Account,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Transfer, "Transfer @ #/components/schemas/Transfer at cross_file.json:13:7",
             false, { 0 => from "from" required, 1 => to "to" required }
         );

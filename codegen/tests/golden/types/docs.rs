@@ -31,21 +31,17 @@ mod generated {
         ///    indented text that is not code
         ///
         /// Generated from `#/components/schemas/Documented`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Documented {
             /// Use `new`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             #[deprecated]
             pub old: Option<String>,
             /// Defaults to `"fresh"` when absent.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub new: Option<String>,
             /// Defaults to `3` when absent.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub count: Option<i64>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Documented, "Documented @ #/components/schemas/Documented at docs.json:6:3",
             false, { 0 => old "old" optional, 1 => new "new" optional, 2 => count "count"
             optional }
@@ -73,13 +69,11 @@ mod generated {
             A,
         }
         /// Generated from `#/components/schemas/UsesLegacy`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct UsesLegacy {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub legacy: Option<Legacy>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             UsesLegacy, "UsesLegacy @ #/components/schemas/UsesLegacy at docs.json:17:3",
             false, { 0 => legacy "legacy" optional }
         );

@@ -73,20 +73,15 @@ mod generated {
             pub extra: ::std::collections::BTreeMap<String, __rt::serde_json::Number>,
         }
         /// Generated from `#/components/schemas/Receipt`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Receipt {
             pub id: i64,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub amount: Option<__rt::serde_json::Number>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub note: Option<Option<String>>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub memo: Option<__rt::serde_json::Value>,
-            #[serde(rename = "blockTimestamp")]
             pub block_timestamp: __rt::serde_json::Value,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Receipt, "Receipt @ #/components/schemas/Receipt at fidelity.json:6:3",
             false, { 0 => id "id" required, 1 => amount "amount" optional, 2 => note
             "note" present, 3 => memo "memo" present, 4 => block_timestamp

@@ -21,8 +21,7 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Widths`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Widths {
             pub a: i32,
             pub b: u8,
@@ -36,7 +35,7 @@ mod generated {
             pub j: i64,
             pub k: __rt::serde_json::Number,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Widths, "Widths @ #/components/schemas/Widths at integers.json:6:3", false, {
             0 => a "a" required, 1 => b "b" required, 2 => c "c" required, 3 => d "d"
             required, 4 => e "e" required, 5 => f "f" required, 6 => g "g" required, 7 =>

@@ -25,21 +25,18 @@ mod generated {
         /// Generated from `#/components/schemas/Balances`.
         pub type Balances = ::std::collections::BTreeMap<String, u64>;
         /// Generated from `#/components/schemas/Closed`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Closed {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<bool>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Closed, "Closed @ #/components/schemas/Closed at maps.json:43:7", true, { 0
             => a "a" optional }
         );
         /// Generated from `#/components/schemas/Empty`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Empty {}
-        __rt::deserialize_object!(
+        __rt::object!(
             Empty, "Empty @ #/components/schemas/Empty at maps.json:52:7", true, {}
         );
         /// Generated from `#/components/schemas/GoMap`.

@@ -21,47 +21,40 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Block`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Block {
             pub number: i64,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Block, "Block @ #/components/schemas/Block at methods.json:22:3", false, { 0
             => number "number" required }
         );
         /// Generated from `#/methods/0/errors/0/data`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct EthGetBlockByNumberErrorMinus32000Data {
             pub hint: String,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             EthGetBlockByNumberErrorMinus32000Data,
             "EthGetBlockByNumberErrorMinus32000Data @ #/methods/0/errors/0/data at methods.json:12:59",
             false, { 0 => hint "hint" required }
         );
         /// Generated from `#/methods/0/params/1/schema`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct EthGetBlockByNumberOptions {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub full: Option<bool>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             EthGetBlockByNumberOptions,
             "EthGetBlockByNumberOptions @ #/methods/0/params/1/schema at methods.json:9:28",
             false, { 0 => full "full" optional }
         );
         /// Generated from `#/methods/1/result/schema`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct FilecoinChainHeadResult {
-            #[serde(rename = "Height")]
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub height: Option<i64>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             FilecoinChainHeadResult,
             "FilecoinChainHeadResult @ #/methods/1/result/schema at methods.json:18:33",
             false, { 0 => height "Height" optional }

@@ -21,24 +21,17 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/BLOCK_HEADER`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde", rename_all = "camelCase")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct BlockHeader {
             pub r#type: String,
             pub parent_hash: String,
-            #[serde(rename = "parent_hash")]
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub parent_hash2: Option<String>,
             pub _0x: String,
             pub self_: String,
-            #[serde(rename = "$ref")]
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub r#ref: Option<String>,
-            #[serde(rename = "nested-object")]
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub nested_object: Option<BlockHeaderNestedObject>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             BlockHeader,
             "BlockHeader @ #/components/schemas/BLOCK_HEADER at names.json:6:3", false, {
             0 => r#type "type" required, 1 => parent_hash "parentHash" required, 2 =>
@@ -47,25 +40,21 @@ mod generated {
             "nested-object" optional }
         );
         /// Generated from `#/components/schemas/BlockHeader`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct BlockHeader2 {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub x: Option<String>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             BlockHeader2,
             "BlockHeader2 @ #/components/schemas/BlockHeader at names.json:19:3", false,
             { 0 => x "x" optional }
         );
         /// Generated from `#/components/schemas/BLOCK_HEADER/properties/nested-object`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct BlockHeaderNestedObject {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub inner: Option<String>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             BlockHeaderNestedObject,
             "BlockHeaderNestedObject @ #/components/schemas/BLOCK_HEADER/properties/nested-object at names.json:16:7",
             false, { 0 => inner "inner" optional }
@@ -73,37 +62,31 @@ mod generated {
         /// Fancy Point
         ///
         /// Generated from `#/components/schemas/Titled/properties/p`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct FancyPoint {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub x: Option<__rt::serde_json::Number>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             FancyPoint,
             "FancyPoint @ #/components/schemas/Titled/properties/p at names.json:20:49",
             false, { 0 => x "x" optional }
         );
         /// Generated from `#/components/schemas/Result`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Result {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub ok: Option<bool>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Result, "Result @ #/components/schemas/Result at names.json:21:3", false, { 0
             => ok "ok" optional }
         );
         /// Generated from `#/components/schemas/Titled`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Titled {
             /// Fancy Point
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub p: Option<FancyPoint>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Titled, "Titled @ #/components/schemas/Titled at names.json:20:3", false, { 0
             => p "p" optional }
         );

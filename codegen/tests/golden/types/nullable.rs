@@ -21,29 +21,26 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Nullables`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Nullables {
             pub a: Option<String>,
             pub b: Option<String>,
             pub c: Option<i64>,
             pub d: Option<Point>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub e: Option<Option<u32>>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Nullables, "Nullables @ #/components/schemas/Nullables at nullable.json:6:3",
             false, { 0 => a "a" required, 1 => b "b" required, 2 => c "c" required, 3 =>
             d "d" required, 4 => e "e" present }
         );
         /// Generated from `#/components/schemas/Point`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Point {
             pub x: __rt::serde_json::Number,
             pub y: __rt::serde_json::Number,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Point, "Point @ #/components/schemas/Point at nullable.json:17:3", false, { 0
             => x "x" required, 1 => y "y" required }
         );

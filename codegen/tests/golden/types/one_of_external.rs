@@ -21,13 +21,12 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Rect`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Rect {
             pub w: i64,
             pub h: i64,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Rect, "Rect @ #/components/schemas/Rect at one_of_external.json:14:3", false,
             { 0 => w "w" required, 1 => h "h" required }
         );

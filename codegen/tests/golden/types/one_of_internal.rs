@@ -21,13 +21,12 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/DeclareTxn`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct DeclareTxn {
             pub r#type: DeclareTxnType,
             pub class_hash: String,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             DeclareTxn,
             "DeclareTxn @ #/components/schemas/DeclareTxn at one_of_internal.json:18:3",
             false, { 0 => r#type "type" required, 1 => class_hash "class_hash" required }
@@ -74,13 +73,12 @@ mod generated {
             },
         }
         /// Generated from `#/components/schemas/InvokeTxn`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct InvokeTxn {
             pub r#type: InvokeTxnType,
             pub calldata: Vec<String>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             InvokeTxn,
             "InvokeTxn @ #/components/schemas/InvokeTxn at one_of_internal.json:17:3",
             false, { 0 => r#type "type" required, 1 => calldata "calldata" required }

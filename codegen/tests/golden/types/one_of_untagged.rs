@@ -77,24 +77,22 @@ mod generated {
             }
         }
         /// Generated from `#/components/schemas/BlockId/oneOf/2`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct BlockIdBlockHash {
             pub block_hash: String,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             BlockIdBlockHash,
             "BlockIdBlockHash @ #/components/schemas/BlockId/oneOf/2 at one_of_untagged.json:10:7",
             false, { 0 => block_hash "block_hash" required }
         );
         /// Generated from `#/components/schemas/BlockId/oneOf/3`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct BlockIdBlockNumber {
             pub block_number: i64,
             pub require_canonical: bool,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             BlockIdBlockNumber,
             "BlockIdBlockNumber @ #/components/schemas/BlockId/oneOf/3 at one_of_untagged.json:11:7",
             false, { 0 => block_number "block_number" required, 1 => require_canonical
@@ -142,13 +140,11 @@ mod generated {
             }
         }
         /// Generated from `#/components/schemas/Loose/anyOf/0`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct LooseA {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             LooseA,
             "LooseA @ #/components/schemas/Loose/anyOf/0 at one_of_untagged.json:16:25",
             false, { 0 => a "a" optional }

@@ -54,12 +54,11 @@ mod generated {
             }
         }
         /// Generated from `#/components/schemas/ExecutionErrorInner`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct ExecutionErrorInner {
             pub error: Box<ExecutionError>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             ExecutionErrorInner,
             "ExecutionErrorInner @ #/components/schemas/ExecutionErrorInner at recursive.json:8:3",
             false, { 0 => error "error" required }
@@ -69,16 +68,13 @@ mod generated {
         #[serde(crate = "::rpcsmith::__private::serde", transparent)]
         pub struct List(pub Vec<List>);
         /// Generated from `#/components/schemas/Tree`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Tree {
             pub value: i64,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub left: Option<Box<Tree>>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub children: Option<Vec<Tree>>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Tree, "Tree @ #/components/schemas/Tree at recursive.json:6:3", false, { 0 =>
             value "value" required, 1 => left "left" optional, 2 => children "children"
             optional }

@@ -21,29 +21,24 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Owner`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Owner {
             pub email: String,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub age: Option<u8>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Owner, "Owner @ #/components/schemas/Owner at required_optional.json:16:3",
             false, { 0 => email "email" required, 1 => age "age" optional }
         );
         /// Generated from `#/components/schemas/Pet`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde")]
+        #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Pet {
             pub id: u64,
             pub name: String,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tag: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner: Option<Owner>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Pet, "Pet @ #/components/schemas/Pet at required_optional.json:6:3", false, {
             0 => id "id" required, 1 => name "name" required, 2 => tag "tag" optional, 3
             => owner "owner" optional }

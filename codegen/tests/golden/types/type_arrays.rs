@@ -21,15 +21,12 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Lotus`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, __rt::Serialize)]
-        #[serde(crate = "::rpcsmith::__private::serde", rename_all = "PascalCase")]
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Lotus {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub height: Option<__rt::serde_json::Number>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub name: Option<String>,
         }
-        __rt::deserialize_object!(
+        __rt::object!(
             Lotus, "Lotus @ #/components/schemas/Lotus at type_arrays.json:6:3", true, {
             0 => height "Height" optional, 1 => name "Name" optional }
         );
