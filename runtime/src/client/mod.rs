@@ -355,6 +355,30 @@ impl Client {
         self.request_declared::<R, Infallible, P>(method, params)
     }
 
+    /// [`request_declared`](Self::request_declared), once `params` pass
+    /// [`check_params`](Self::check_params): what generated clients call for params with
+    /// constraints.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] when the params break a constraint (nothing is sent then), else
+    /// as [`request_declared`](Self::request_declared).
+    pub fn request_checked<R, E, P>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> impl Future<Output = Result<R, Error<E>>> + Send + use<R, E, P>
+    where
+        R: DeserializeOwned,
+        E: DeclaredError + Send,
+        P: Serialize + Validate,
+    {
+        let call = self
+            .check_params(params)
+            .map(|()| self.request_declared(method, params));
+        async move { call?.await }
+    }
+
     /// Calls `method`, whose declared errors are `E`, and decodes its result as `R`;
     /// `params` as in [`request`](Self::request). This is what generated clients call.
     ///

@@ -156,8 +156,7 @@ mod generated {
             note: Option<String>,
         ) -> Result<OpenResult, __rt::Error> {
             let params = OpenParams { account, tree, note };
-            self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
-            self.inner.request_declared("open", &params).await
+            self.inner.request_checked("open", &params).await
         }
         /// Calls `wide`.
         ///

@@ -109,8 +109,7 @@ mod generated {
             limit: Option<u64>,
         ) -> Result<ListPetsResult, __rt::Error<ListPetsError>> {
             let params = ListPetsParams { limit };
-            self.inner.check_params::<_, ListPetsError>(&params)?;
-            self.inner.request_declared("list_pets", &params).await
+            self.inner.request_checked("list_pets", &params).await
         }
         /// Create a pet
         ///

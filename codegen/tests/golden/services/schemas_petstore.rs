@@ -165,8 +165,7 @@ mod generated {
             tags: Option<Vec<String>>,
         ) -> Result<AddPetResult, __rt::Error> {
             let params = AddPetParams { name, kind, tags };
-            self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
-            self.inner.request_declared("add_pet", &params).await
+            self.inner.request_checked("add_pet", &params).await
         }
         /// Lists the pets, oldest first; `limit` caps how many.
         ///

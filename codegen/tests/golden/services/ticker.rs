@@ -136,8 +136,7 @@ mod generated {
             every: Option<u8>,
         ) -> Result<SubscribeResult, __rt::Error<SubscribeError>> {
             let params = SubscribeParams { symbol, every };
-            self.inner.check_params::<_, SubscribeError>(&params)?;
-            self.inner.request_declared("subscribe", &params).await
+            self.inner.request_checked("subscribe", &params).await
         }
         /// Calls `unsubscribe`.
         ///
