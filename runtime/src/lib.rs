@@ -40,6 +40,7 @@ pub mod __private {
     pub use crate::__decode_params as decode_params;
     pub use crate::__object as object;
     pub use crate::__serialize_by_position as serialize_by_position;
+    pub use crate::__untagged_enum as untagged_enum;
     pub use crate::__validate as validate;
     pub use crate::client::{
         Batch, Client, DeclaredError, Error, Handle, Replies, Subscription, SubscriptionError,

@@ -129,8 +129,6 @@ pub(crate) struct VariantView {
     pub(crate) docs: Vec<String>,
     pub(crate) attrs: Vec<String>,
     pub(crate) name: String,
-    /// The name as a string literal (for an untagged enum's decode errors).
-    pub(crate) name_literal: String,
     pub(crate) is_newtype: bool,
     pub(crate) is_struct: bool,
     pub(crate) ty: String,
@@ -566,7 +564,6 @@ fn variants(e: &Enum, spelling: Spelling<'_>) -> Vec<VariantView> {
             VariantView {
                 docs: v.docs.text.as_deref().map(doc_attrs).unwrap_or_default(),
                 attrs,
-                name_literal: string_literal(&name),
                 name,
                 is_newtype,
                 is_struct,

@@ -160,31 +160,11 @@ mod generated {
             Integer(i64),
             String(String),
         }
-        impl<'de> __rt::serde::Deserialize<'de> for ProgressToken {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: __rt::serde::Deserializer<'de>,
-            {
-                __rt::untagged::decode(
-                    deserializer,
-                    "ProgressToken @ #/components/schemas/ProgressToken at mcp.json:87:7",
-                    &[
-                        (
-                            "Integer",
-                            |value| {
-                                __rt::untagged::variant::<i64>(value).map(Self::Integer)
-                            },
-                        ),
-                        (
-                            "String",
-                            |value| {
-                                __rt::untagged::variant::<String>(value).map(Self::String)
-                            },
-                        ),
-                    ],
-                )
-            }
-        }
+        __rt::untagged_enum!(
+            ProgressToken,
+            "ProgressToken @ #/components/schemas/ProgressToken at mcp.json:87:7", {
+            Integer(i64), String(String) }
+        );
         /// A JSON-RPC request id as MCP allows it: a string or an integer.
         ///
         /// Generated from `#/components/schemas/RequestId`.
@@ -194,31 +174,10 @@ mod generated {
             Integer(i64),
             String(String),
         }
-        impl<'de> __rt::serde::Deserialize<'de> for RequestId {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: __rt::serde::Deserializer<'de>,
-            {
-                __rt::untagged::decode(
-                    deserializer,
-                    "RequestId @ #/components/schemas/RequestId at mcp.json:83:7",
-                    &[
-                        (
-                            "Integer",
-                            |value| {
-                                __rt::untagged::variant::<i64>(value).map(Self::Integer)
-                            },
-                        ),
-                        (
-                            "String",
-                            |value| {
-                                __rt::untagged::variant::<String>(value).map(Self::String)
-                            },
-                        ),
-                    ],
-                )
-            }
-        }
+        __rt::untagged_enum!(
+            RequestId, "RequestId @ #/components/schemas/RequestId at mcp.json:83:7", {
+            Integer(i64), String(String) }
+        );
         /// What the server offers. A tools server sets `tools`.
         ///
         /// Generated from `#/components/schemas/ServerCapabilities`.

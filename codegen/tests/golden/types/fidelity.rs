@@ -29,33 +29,10 @@ mod generated {
             /// Block hash
             BlockHash(String),
         }
-        impl<'de> __rt::serde::Deserialize<'de> for BlockRef {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: __rt::serde::Deserializer<'de>,
-            {
-                __rt::untagged::decode(
-                    deserializer,
-                    "BlockRef @ #/components/schemas/BlockRef at fidelity.json:22:3",
-                    &[
-                        (
-                            "BlockNumber",
-                            |value| {
-                                __rt::untagged::variant::<String>(value)
-                                    .map(Self::BlockNumber)
-                            },
-                        ),
-                        (
-                            "BlockHash",
-                            |value| {
-                                __rt::untagged::variant::<String>(value)
-                                    .map(Self::BlockHash)
-                            },
-                        ),
-                    ],
-                )
-            }
-        }
+        __rt::untagged_enum!(
+            BlockRef, "BlockRef @ #/components/schemas/BlockRef at fidelity.json:22:3", {
+            BlockNumber(String), BlockHash(String) }
+        );
         /// Generated from `#/components/schemas/Measures`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(

@@ -113,32 +113,10 @@ mod generated {
             InvokeTxn(InvokeTxn),
             DeclareTxn(DeclareTxn),
         }
-        impl<'de> __rt::serde::Deserialize<'de> for TxnByRef {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: __rt::serde::Deserializer<'de>,
-            {
-                __rt::untagged::decode(
-                    deserializer,
-                    "TxnByRef @ #/components/schemas/TxnByRef at one_of_internal.json:13:3",
-                    &[
-                        (
-                            "InvokeTxn",
-                            |value| {
-                                __rt::untagged::variant::<InvokeTxn>(value)
-                                    .map(Self::InvokeTxn)
-                            },
-                        ),
-                        (
-                            "DeclareTxn",
-                            |value| {
-                                __rt::untagged::variant::<DeclareTxn>(value)
-                                    .map(Self::DeclareTxn)
-                            },
-                        ),
-                    ],
-                )
-            }
-        }
+        __rt::untagged_enum!(
+            TxnByRef,
+            "TxnByRef @ #/components/schemas/TxnByRef at one_of_internal.json:13:3", {
+            InvokeTxn(InvokeTxn), DeclareTxn(DeclareTxn) }
+        );
     }
 }

@@ -32,50 +32,12 @@ mod generated {
             /// block hash
             BlockHash(String),
         }
-        impl<'de> __rt::serde::Deserialize<'de> for BlockId {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: __rt::serde::Deserializer<'de>,
-            {
-                __rt::untagged::decode(
-                    deserializer,
-                    "BlockId @ #/components/schemas/BlockId at one_of_untagged.json:6:3",
-                    &[
-                        (
-                            "BlockIdBlockNumber",
-                            |value| {
-                                __rt::untagged::variant::<BlockIdBlockNumber>(value)
-                                    .map(Self::BlockIdBlockNumber)
-                            },
-                        ),
-                        (
-                            "BlockIdBlockHash",
-                            |value| {
-                                __rt::untagged::variant::<BlockIdBlockHash>(value)
-                                    .map(Self::BlockIdBlockHash)
-                            },
-                        ),
-                        (
-                            "Tag",
-                            |value| __rt::untagged::variant::<Tag>(value).map(Self::Tag),
-                        ),
-                        (
-                            "BlockNumber",
-                            |value| {
-                                __rt::untagged::variant::<i64>(value).map(Self::BlockNumber)
-                            },
-                        ),
-                        (
-                            "BlockHash",
-                            |value| {
-                                __rt::untagged::variant::<String>(value)
-                                    .map(Self::BlockHash)
-                            },
-                        ),
-                    ],
-                )
-            }
-        }
+        __rt::untagged_enum!(
+            BlockId,
+            "BlockId @ #/components/schemas/BlockId at one_of_untagged.json:6:3", {
+            BlockIdBlockNumber(BlockIdBlockNumber), BlockIdBlockHash(BlockIdBlockHash),
+            Tag(Tag), BlockNumber(i64), BlockHash(String) }
+        );
         /// Generated from `#/components/schemas/BlockId/oneOf/2`.
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct BlockIdBlockHash {
@@ -106,39 +68,10 @@ mod generated {
             LooseA(LooseA),
             Value(__rt::serde_json::Value),
         }
-        impl<'de> __rt::serde::Deserialize<'de> for Loose {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: __rt::serde::Deserializer<'de>,
-            {
-                __rt::untagged::decode(
-                    deserializer,
-                    "Loose @ #/components/schemas/Loose at one_of_untagged.json:16:3",
-                    &[
-                        (
-                            "Array",
-                            |value| {
-                                __rt::untagged::variant::<Vec<String>>(value)
-                                    .map(Self::Array)
-                            },
-                        ),
-                        (
-                            "LooseA",
-                            |value| {
-                                __rt::untagged::variant::<LooseA>(value).map(Self::LooseA)
-                            },
-                        ),
-                        (
-                            "Value",
-                            |value| {
-                                __rt::untagged::variant::<__rt::serde_json::Value>(value)
-                                    .map(Self::Value)
-                            },
-                        ),
-                    ],
-                )
-            }
-        }
+        __rt::untagged_enum!(
+            Loose, "Loose @ #/components/schemas/Loose at one_of_untagged.json:16:3", {
+            Array(Vec < String >), LooseA(LooseA), Value(__rt::serde_json::Value) }
+        );
         /// Generated from `#/components/schemas/Loose/anyOf/0`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct LooseA {

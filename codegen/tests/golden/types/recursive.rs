@@ -27,32 +27,11 @@ mod generated {
             ExecutionErrorInner(Box<ExecutionErrorInner>),
             String(String),
         }
-        impl<'de> __rt::serde::Deserialize<'de> for ExecutionError {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: __rt::serde::Deserializer<'de>,
-            {
-                __rt::untagged::decode(
-                    deserializer,
-                    "ExecutionError @ #/components/schemas/ExecutionError at recursive.json:7:3",
-                    &[
-                        (
-                            "ExecutionErrorInner",
-                            |value| {
-                                __rt::untagged::variant::<Box<ExecutionErrorInner>>(value)
-                                    .map(Self::ExecutionErrorInner)
-                            },
-                        ),
-                        (
-                            "String",
-                            |value| {
-                                __rt::untagged::variant::<String>(value).map(Self::String)
-                            },
-                        ),
-                    ],
-                )
-            }
-        }
+        __rt::untagged_enum!(
+            ExecutionError,
+            "ExecutionError @ #/components/schemas/ExecutionError at recursive.json:7:3",
+            { ExecutionErrorInner(Box < ExecutionErrorInner >), String(String) }
+        );
         /// Generated from `#/components/schemas/ExecutionErrorInner`.
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct ExecutionErrorInner {

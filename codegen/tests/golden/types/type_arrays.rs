@@ -38,38 +38,11 @@ mod generated {
             Number(__rt::serde_json::Number),
             String(String),
         }
-        impl<'de> __rt::serde::Deserialize<'de> for Scalar {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: __rt::serde::Deserializer<'de>,
-            {
-                __rt::untagged::decode(
-                    deserializer,
-                    "Scalar @ #/components/schemas/Scalar/type at type_arrays.json:12:15",
-                    &[
-                        (
-                            "Bool",
-                            |value| {
-                                __rt::untagged::variant::<bool>(value).map(Self::Bool)
-                            },
-                        ),
-                        (
-                            "Number",
-                            |value| {
-                                __rt::untagged::variant::<__rt::serde_json::Number>(value)
-                                    .map(Self::Number)
-                            },
-                        ),
-                        (
-                            "String",
-                            |value| {
-                                __rt::untagged::variant::<String>(value).map(Self::String)
-                            },
-                        ),
-                    ],
-                )
-            }
-        }
+        __rt::untagged_enum!(
+            Scalar,
+            "Scalar @ #/components/schemas/Scalar/type at type_arrays.json:12:15", {
+            Bool(bool), Number(__rt::serde_json::Number), String(String) }
+        );
         /// Generated from `#/components/schemas/StringOrNumber/type`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde", untagged)]
@@ -77,30 +50,10 @@ mod generated {
             Integer(i64),
             String(String),
         }
-        impl<'de> __rt::serde::Deserialize<'de> for StringOrNumber {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: __rt::serde::Deserializer<'de>,
-            {
-                __rt::untagged::decode(
-                    deserializer,
-                    "StringOrNumber @ #/components/schemas/StringOrNumber/type at type_arrays.json:11:23",
-                    &[
-                        (
-                            "Integer",
-                            |value| {
-                                __rt::untagged::variant::<i64>(value).map(Self::Integer)
-                            },
-                        ),
-                        (
-                            "String",
-                            |value| {
-                                __rt::untagged::variant::<String>(value).map(Self::String)
-                            },
-                        ),
-                    ],
-                )
-            }
-        }
+        __rt::untagged_enum!(
+            StringOrNumber,
+            "StringOrNumber @ #/components/schemas/StringOrNumber/type at type_arrays.json:11:23",
+            { Integer(i64), String(String) }
+        );
     }
 }

@@ -316,17 +316,25 @@ enum Txs {
     Full(Vec<Full>),
 }
 
-impl<'de> Deserialize<'de> for Txs {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        untagged::decode(
-            deserializer,
-            "Txs @ #/components/schemas/Txs at api.json:9:5",
-            &[
-                ("Hashes", |v| untagged::variant(v).map(Self::Hashes)),
-                ("Full", |v| untagged::variant(v).map(Self::Full)),
-            ],
-        )
-    }
+crate::__untagged_enum!(Txs, "Txs @ #/components/schemas/Txs at api.json:9:5", {
+    Hashes(Vec<String>),
+    Full(Vec<Full>),
+});
+
+/// One with a variant that holds nothing, read from `null`.
+#[derive(Debug, PartialEq)]
+enum Maybe {
+    Number(u8),
+    Nothing,
+}
+crate::__untagged_enum!(Maybe, "Maybe @ #/components/schemas/Maybe", { Number(u8), Nothing });
+
+#[test]
+fn a_variant_that_holds_nothing_is_read_from_null() {
+    assert_eq!(from_str::<Maybe>("7"), Ok(Maybe::Number(7)));
+    assert_eq!(from_str::<Maybe>("null"), Ok(Maybe::Nothing));
+    let refused = from_str::<Maybe>("\"x\"").unwrap_err().to_string();
+    assert!(refused.contains("nearest of 2 variants"), "{refused}");
 }
 
 #[derive(Debug, PartialEq, Deserialize)]

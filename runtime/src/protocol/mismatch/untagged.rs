@@ -2,7 +2,7 @@
 //!
 //! serde's own untagged enums try each variant and, when none fits, say only "data did
 //! not match any variant". The generator writes the `Deserialize` of its untagged enums
-//! with [`decode`] instead: the value is read once into a tree, each variant is tried on
+//! with [`decode`] instead (one `untagged_enum!` invocation each): the value is read once into a tree, each variant is tried on
 //! it in order (the first that fits wins, as with serde), and when none fits, the error
 //! is the fault of the variant that came nearest, which the careful re-reading of
 //! [`Mismatch`](super::Mismatch) reports where it lies, with the variant named:
@@ -107,4 +107,34 @@ where
     };
     NEAREST.with(|slot| *slot.borrow_mut() = Some(fault));
     Err(D::Error::custom(words))
+}
+
+/// Writes a generated untagged enum's `Deserialize` with [`decode`]: the enum, its
+/// decoding name (which carries its schema's place), and its variants in the order they
+/// are tried, each `Name(Type)` or, for one that holds nothing, `Name` (read from
+/// `null`).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __untagged_enum {
+    ($ty:ident, $decoding:literal, { $($variant:ident $(($content:ty))?),* $(,)? }) => {
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $ty {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: $crate::__private::serde::Deserializer<'de>,
+            {
+                $crate::__private::untagged::decode(deserializer, $decoding, &[
+                    $( (
+                        ::std::stringify!($variant),
+                        $crate::__untagged_enum!(@attempt $variant $($content)?),
+                    ), )*
+                ])
+            }
+        }
+    };
+    (@attempt $variant:ident $content:ty) => {
+        |value| $crate::__private::untagged::variant::<$content>(value).map(Self::$variant)
+    };
+    (@attempt $variant:ident) => {
+        |value| $crate::__private::untagged::variant::<()>(value).map(|()| Self::$variant)
+    };
 }
