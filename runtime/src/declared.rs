@@ -23,6 +23,8 @@
 /// rpcsmith::__private::declared_errors!("divide", DivideError {
 ///     ByZero = 1, "division by zero";
 ///     TooLarge(u64) = -32001, "too large";
+///     // A message its doc would not show as is: the doc is given.
+///     Busy = 2, " busy\n", " `2`: busy";
 /// });
 ///
 /// use rpcsmith::client::DeclaredError as _;
@@ -33,7 +35,8 @@
 /// assert_eq!(DivideError::from_object(object), Ok(DivideError::TooLarge(7)));
 /// assert_eq!(DivideError::ByZero.to_string(), "division by zero (code 1)");
 /// assert_eq!((DivideError::ByZero.code(), DivideError::ByZero.message()), (1, "division by zero"));
-/// assert!(DivideError::from_object(ErrorObject::new(2, "other")).is_err());
+/// assert!(DivideError::from_object(ErrorObject::new(3, "other")).is_err());
+/// assert_eq!(DivideError::Busy.message(), " busy\n");
 /// ```
 #[doc(hidden)]
 #[macro_export]

@@ -422,4 +422,13 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn a_doc_text_is_what_its_attributes_document() {
+        let text = "Intro\n```\nlet x = 1;\n```\n\n        indented";
+        assert_eq!(
+            doc_text(text),
+            " Intro\n ```text\n let x = 1;\n ```\n\n    indented"
+        );
+    }
 }

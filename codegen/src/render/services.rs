@@ -494,3 +494,32 @@ fn error(e: &DeclaredError, defs: &[TypeDef]) -> ErrorView {
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn declared(message: &str, data: Option<Ty>) -> ErrorView {
+        let e = DeclaredError {
+            code: -32001,
+            message: message.to_owned(),
+            variant: "Busy".to_owned(),
+            data,
+        };
+        error(&e, &[])
+    }
+
+    #[test]
+    fn a_variant_is_worded_by_the_macro_unless_its_message_is_not_one_trimmed_line() {
+        assert_eq!(declared("busy", None).doc, None);
+        assert_eq!(declared("busy", Some(Ty::Bool)).doc, None);
+        assert_eq!(
+            declared(" busy\n    try later ", None).doc.as_deref(),
+            Some(r#"" `-32001`: busy\n    try later""#)
+        );
+        assert_eq!(
+            declared("busy\nnow", Some(Ty::Bool)).doc.as_deref(),
+            Some(r#"" `-32001`: busy\n now\n\n Carries the error's `data`.""#)
+        );
+    }
+}
