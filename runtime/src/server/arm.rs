@@ -166,17 +166,8 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __arm {
-    (
-        $self:ident, $cx:ident, $params:ident, $server:ident,
-        notice $ty:ident $($checked:ident)?, $method:ident($($field:ident),*)
-    ) => {
-        $crate::__private::notice(
-            &$self.server,
-            $crate::__arm!(@decode $params $ty $($checked)?; $($field)*),
-            move |server, $crate::__arm!(@bind p $($field)*)| async move {
-                $server::$method(&server, $cx $(, p.$field)*).await
-            },
-        )
+    ($self:ident, $cx:ident, $params:ident, $server:ident, notice $($arm:tt)*) => {
+        $crate::__arm!(@call notice $self, $cx, $params, $server, $($arm)*)
     };
     (
         $self:ident, $cx:ident, $params:ident, $server:ident,
@@ -193,11 +184,15 @@ macro_rules! __arm {
         )
     };
     // A call: the common arm, with no word for its kind.
+    ($self:ident, $cx:ident, $params:ident, $server:ident, $($arm:tt)*) => {
+        $crate::__arm!(@call handle $self, $cx, $params, $server, $($arm)*)
+    };
+    // `handle` or `notice`.
     (
-        $self:ident, $cx:ident, $params:ident, $server:ident,
+        @call $function:ident $self:ident, $cx:ident, $params:ident, $server:ident,
         $ty:ident $($checked:ident)?, $method:ident($($field:ident),*)
     ) => {
-        $crate::__private::handle(
+        $crate::__private::$function(
             &$self.server,
             $crate::__arm!(@decode $params $ty $($checked)?; $($field)*),
             move |server, $crate::__arm!(@bind p $($field)*)| async move {
