@@ -1,33 +1,30 @@
 //! The macros generated code implements a method's params and errors with.
 //!
-//! `__declared_errors!` implements a method's error enum: its `code()` and
-//! `message()`, `Display`, `Error`, [`crate::client::DeclaredError`] (from an error
-//! object) and the conversions a server handler uses (into an
+//! `__declared_errors!` defines a method's error enum (its docs included) and implements
+//! it: its `code()` and `message()`, `Display`, `Error`, [`crate::client::DeclaredError`]
+//! (from an error object) and the conversions a server handler uses (into an
 //! [`crate::protocol::ErrorObject`] and a [`crate::server::Failure`]).
 //!
 //! `__decode_params!` implements the `decode` of a params struct,
 //! `__serialize_by_position!` the `Serialize` of one sent by position (an array of its
 //! fields, optional trailing ones left out when absent).
 //!
-//! They save generated text (an enum's impls are written as one table of its variants,
-//! codes and messages instead of six impls of about fifty formatted lines), not compile
-//! work: the compiler expands them to the same items.
+//! They save generated text (an enum and its impls are written as one table of its
+//! variants, codes and messages instead of the enum and six impls of about sixty formatted
+//! lines), not compile work: the compiler expands them to the same items.
 
-/// Implements a method's error enum (see the module docs). Each variant is
-/// listed with its code and message; `(_)` marks one that carries the error's `data`.
+/// Defines and implements a method's error enum (see the module docs): given the method's
+/// name, the enum's and a table of its variants, each with its code and message (and, for
+/// one that carries the error's `data`, the data's type), it writes the documented enum
+/// (`#[derive(Debug, Clone, PartialEq)]`; a variant's doc is "`code`: message", or the
+/// literal given after the message when the generator words it otherwise) and its impls.
 ///
 /// ```
-/// /// The errors `divide` declares.
-/// #[derive(Debug, Clone, PartialEq)]
-/// pub enum DivideError {
-///     /// Division by zero.
-///     ByZero,
-///     /// Too large, and by how much.
-///     TooLarge(u64),
-/// }
-/// rpcsmith::__private::declared_errors!(DivideError {
+/// rpcsmith::__private::declared_errors!("divide", DivideError {
 ///     ByZero = 1, "division by zero";
-///     TooLarge(_) = -32001, "too large";
+///     TooLarge(u64) = -32001, "too large";
+///     // A message its doc would not show as is: the doc is given.
+///     Busy = 2, " busy\n", " `2`: busy";
 /// });
 ///
 /// use rpcsmith::client::DeclaredError as _;
@@ -38,12 +35,27 @@
 /// assert_eq!(DivideError::from_object(object), Ok(DivideError::TooLarge(7)));
 /// assert_eq!(DivideError::ByZero.to_string(), "division by zero (code 1)");
 /// assert_eq!((DivideError::ByZero.code(), DivideError::ByZero.message()), (1, "division by zero"));
-/// assert!(DivideError::from_object(ErrorObject::new(2, "other")).is_err());
+/// assert!(DivideError::from_object(ErrorObject::new(3, "other")).is_err());
+/// assert_eq!(DivideError::Busy.message(), " busy\n");
 /// ```
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __declared_errors {
-    ($name:ident { $( $variant:ident $(($data:tt))? = $code:literal, $message:literal; )+ }) => {
+    (
+        $method:literal,
+        $name:ident {
+            $( $variant:ident $(($data:ty))? = $code:literal, $message:literal $(, $doc:literal)?; )+
+        }
+    ) => {
+        #[doc = ::std::concat!(" The errors `", $method, "` declares.")]
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum $name {
+            $(
+                #[doc = $crate::__declared_errors!(@doc $code, $message, [$($doc)?] $($data)?)]
+                $variant $(($data))?,
+            )+
+        }
+
         impl $name {
             #[doc = " The error's code."]
             #[inline]
@@ -99,6 +111,15 @@ macro_rules! __declared_errors {
                 $crate::server::Failure::Declared(error)
             }
         }
+    };
+    (@doc $code:literal, $message:literal, []) => {
+        ::std::concat!(" `", $code, "`: ", $message)
+    };
+    (@doc $code:literal, $message:literal, [] $data:ty) => {
+        ::std::concat!(" `", $code, "`: ", $message, "\n\n Carries the error's `data`.")
+    };
+    (@doc $code:literal, $message:literal, [$doc:literal] $($data:ty)?) => {
+        $doc
     };
     (@decode $error:ident $variant:ident) => {
         ::std::result::Result::Ok(Self::$variant)

@@ -36,6 +36,7 @@ pub mod __private {
     pub use serde::{Deserialize, Serialize};
     pub use serde_json;
 
+    pub use crate::__arm as arm;
     pub use crate::__declared_errors as declared_errors;
     pub use crate::__decode_params as decode_params;
     pub use crate::__object as object;

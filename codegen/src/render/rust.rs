@@ -159,6 +159,27 @@ pub(crate) fn string_literal(s: &str) -> String {
 /// fences become `text` blocks (never doctests), indentation that would start an
 /// indented code block is cut to three spaces.
 pub(crate) fn doc_attrs(text: &str) -> Vec<String> {
+    doc_lines(text).iter().map(|line| doc_line(line)).collect()
+}
+
+/// The text [`doc_attrs`] documents, as one string: its lines, each but an empty one
+/// after a space, joined by newlines (as rustdoc joins the attributes).
+pub(crate) fn doc_text(text: &str) -> String {
+    let lines: Vec<String> = doc_lines(text)
+        .into_iter()
+        .map(|line| {
+            if line.is_empty() {
+                line
+            } else {
+                format!(" {line}")
+            }
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// The lines of a doc text, made safe for rustdoc (see [`doc_attrs`]).
+fn doc_lines(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_fence = false;
     for raw in text.lines() {
@@ -178,10 +199,10 @@ pub(crate) fn doc_attrs(text: &str) -> Vec<String> {
             let indent = (line.len() - trimmed.len()).min(3);
             format!("{}{trimmed}", " ".repeat(indent))
         };
-        out.push(doc_line(&shown));
+        out.push(shown);
     }
     if in_fence {
-        out.push(doc_line("```"));
+        out.push("```".to_owned());
     }
     out
 }
@@ -415,6 +436,15 @@ mod tests {
                 "#[doc = \"\"]",
                 "#[doc = \"    indented\"]",
             ]
+        );
+    }
+
+    #[test]
+    fn a_doc_text_is_what_its_attributes_document() {
+        let text = "Intro\n```\nlet x = 1;\n```\n\n        indented";
+        assert_eq!(
+            doc_text(text),
+            " Intro\n ```text\n let x = 1;\n ```\n\n    indented"
         );
     }
 }

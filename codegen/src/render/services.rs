@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::checks::{Checks, ImplView};
-use super::rust::{Spelling, doc_attrs, string_literal, ty_expr};
+use super::rust::{Spelling, doc_attrs, doc_text, string_literal, ty_expr};
 use crate::direction::Direction;
 use crate::openrpc::ParamStructure;
 use crate::service::{DeclaredError, Method, Param, Part, Services};
@@ -188,7 +188,10 @@ pub(crate) struct ParamView {
 #[derive(Debug, Serialize)]
 pub(crate) struct ErrorView {
     pub(crate) variant: String,
-    pub(crate) docs: Vec<String>,
+    /// The variant's doc as a string literal, when `declared_errors!`'s own ("`code`:
+    /// message", and a paragraph for the data) would read otherwise: a message not on
+    /// one trimmed line.
+    pub(crate) doc: Option<String>,
     pub(crate) code: i64,
     /// The declared message, as a Rust string literal.
     pub(crate) message: String,
@@ -479,14 +482,44 @@ fn error(e: &DeclaredError, defs: &[TypeDef]) -> ErrorView {
     if e.data.is_some() {
         docs.push_str("\n\nCarries the error's `data`.");
     }
+    let plain = e.message.trim() == e.message && !e.message.contains(char::is_control);
     ErrorView {
         variant: e.variant.clone(),
-        docs: doc_attrs(&docs),
+        doc: (!plain).then(|| string_literal(&doc_text(&docs))),
         code: e.code,
         message: string_literal(&e.message),
         has_data: e.data.is_some(),
         data_ty: e.data.as_ref().map_or_else(String::new, |t: &Ty| {
             ty_expr(t, Spelling::beside_types(defs))
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn declared(message: &str, data: Option<Ty>) -> ErrorView {
+        let e = DeclaredError {
+            code: -32001,
+            message: message.to_owned(),
+            variant: "Busy".to_owned(),
+            data,
+        };
+        error(&e, &[])
+    }
+
+    #[test]
+    fn a_variant_is_worded_by_the_macro_unless_its_message_is_not_one_trimmed_line() {
+        assert_eq!(declared("busy", None).doc, None);
+        assert_eq!(declared("busy", Some(Ty::Bool)).doc, None);
+        assert_eq!(
+            declared(" busy\n    try later ", None).doc.as_deref(),
+            Some(r#"" `-32001`: busy\n    try later""#)
+        );
+        assert_eq!(
+            declared("busy\nnow", Some(Ty::Bool)).doc.as_deref(),
+            Some(r#"" `-32001`: busy\n now\n\n Carries the error's `data`.""#)
+        );
     }
 }

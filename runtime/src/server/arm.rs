@@ -4,7 +4,8 @@
 //! public API: it changes with the generator.
 //!
 //! Generic and `#[inline]`, so each arm compiles to what it did when it was spelled out
-//! in the generated code, while the generated code holds one call per method.
+//! in the generated code, while the generated code holds one call per method. That call is
+//! written by `__arm!` from a line naming the method's kind, params and handler.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -92,6 +93,130 @@ where
 #[inline]
 pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
     check(&params).map(|()| params)
+}
+
+/// One arm of a generated dispatcher: the call of [`handle`], [`notice`] or [`open`] that
+/// decodes the params (checked when `checked` follows the params type) and runs the
+/// handler `$server::$method` on the fields listed. The dispatcher passes its `self`, the
+/// call's `cx` and `params` and its server type; then come the kind (`notice` for a
+/// notification, `open` and its feed for a subscription, nothing for a call), the params
+/// type (for a method without params, its `Structure` instead) and the handler with the
+/// fields it takes, in order. Like `__declared_errors!`, it saves
+/// generated text, not compile work: it expands to the call the generator wrote before.
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use rpcsmith::__private as __rt;
+///
+/// pub struct DivideParams {
+///     pub dividend: i64,
+///     pub divisor: i64,
+/// }
+/// __rt::decode_params!(DivideParams, Either, dividend = "a", divisor = "b");
+///
+/// pub trait Calc: Send + Sync + 'static {
+///     fn divide(&self, cx: __rt::Context, a: i64, b: i64)
+///         -> impl Future<Output = Result<i64, __rt::Failure>> + Send;
+///     fn zero(&self, cx: __rt::Context) -> impl Future<Output = Result<i64, __rt::Failure>> + Send;
+///     fn log(&self, cx: __rt::Context, a: i64, b: i64) -> impl Future<Output = ()> + Send;
+/// }
+///
+/// struct Dispatcher<S> {
+///     server: Arc<S>,
+/// }
+///
+/// impl<S: Calc> Dispatcher<S> {
+///     fn call(&self, method: &str, params: Option<&__rt::serde_json::value::RawValue>, cx: __rt::Context) -> __rt::Reply {
+///         match method {
+///             "divide" => __rt::arm!(self, cx, params, S, DivideParams, divide(dividend, divisor)),
+///             "zero" => __rt::arm!(self, cx, params, S, ByPosition, zero()),
+///             "log" => __rt::arm!(self, cx, params, S, notice DivideParams, log(dividend, divisor)),
+///             _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
+///         }
+///     }
+/// }
+///
+/// struct Halves;
+///
+/// impl Calc for Halves {
+///     async fn divide(&self, _: __rt::Context, a: i64, b: i64) -> Result<i64, __rt::Failure> {
+///         a.checked_div(b).ok_or(__rt::Failure::Object(__rt::ErrorObject::new(1, "by zero")))
+///     }
+///     async fn zero(&self, _: __rt::Context) -> Result<i64, __rt::Failure> {
+///         Ok(0)
+///     }
+///     async fn log(&self, _: __rt::Context, _: i64, _: i64) {}
+/// }
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let dispatcher = Dispatcher { server: Arc::new(Halves) };
+/// let cx = || __rt::Context::new("divide", None, Default::default());
+/// let raw = |json: &str| __rt::serde_json::value::RawValue::from_string(json.to_owned()).unwrap();
+/// let answer = dispatcher.call("divide", Some(&raw("[7, 2]")), cx()).into_future().await;
+/// assert_eq!(answer.unwrap().json(), "3");
+/// let answer = dispatcher.call("divide", Some(&raw("[7]")), cx()).into_future().await;
+/// assert_eq!(answer.unwrap_err().code, -32602);
+/// let answer = dispatcher.call("zero", None, cx()).into_future().await;
+/// assert_eq!(answer.unwrap().json(), "0");
+/// let answer = dispatcher.call("log", Some(&raw(r#"{"a": 1, "b": 2}"#)), cx()).into_future().await;
+/// assert_eq!(answer.unwrap().json(), "null");
+/// # });
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __arm {
+    ($self:ident, $cx:ident, $params:ident, $server:ident, notice $($arm:tt)*) => {
+        $crate::__arm!(@call notice $self, $cx, $params, $server, $($arm)*)
+    };
+    (
+        $self:ident, $cx:ident, $params:ident, $server:ident,
+        open $feed:ident $ty:ident $($checked:ident)?, $method:ident($($field:ident),*)
+    ) => {
+        $crate::__private::open(
+            &$self.server,
+            $crate::__arm!(@decode $params $ty $($checked)?; $($field)*),
+            $cx,
+            &$feed,
+            move |server, $cx, $crate::__arm!(@bind p $($field)*)| async move {
+                $server::$method(&server, $cx $(, p.$field)*).await
+            },
+        )
+    };
+    // A call: the common arm, with no word for its kind.
+    ($self:ident, $cx:ident, $params:ident, $server:ident, $($arm:tt)*) => {
+        $crate::__arm!(@call handle $self, $cx, $params, $server, $($arm)*)
+    };
+    // `handle` or `notice`.
+    (
+        @call $function:ident $self:ident, $cx:ident, $params:ident, $server:ident,
+        $ty:ident $($checked:ident)?, $method:ident($($field:ident),*)
+    ) => {
+        $crate::__private::$function(
+            &$self.server,
+            $crate::__arm!(@decode $params $ty $($checked)?; $($field)*),
+            move |server, $crate::__arm!(@bind p $($field)*)| async move {
+                $server::$method(&server, $cx $(, p.$field)*).await
+            },
+        )
+    };
+    // Without params the method's `Structure` is named instead of a params type.
+    (@decode $params:ident $structure:ident;) => {
+        $crate::__private::decode($params, $crate::__private::Structure::$structure, &[])
+    };
+    (@decode $params:ident $ty:ident; $($field:ident)+) => {
+        $ty::decode($params)
+    };
+    (@decode $params:ident $ty:ident checked; $($field:ident)+) => {
+        $ty::decode($params).and_then($crate::__private::checked)
+    };
+    // The handler's params: `()` without fields (nothing left unused), else `$p`.
+    (@bind $p:ident) => {
+        ()
+    };
+    (@bind $p:ident $($field:ident)+) => {
+        $p
+    };
 }
 
 #[cfg(test)]

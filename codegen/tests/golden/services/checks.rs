@@ -377,44 +377,17 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
-                "open" => {
-                    __rt::handle(
-                        &self.server,
-                        OpenParams::decode(params).and_then(__rt::checked),
-                        move |server, p| async move {
-                            S::open(&server, cx, p.account, p.tree, p.note).await
-                        },
-                    )
-                }
+                "open" => arm!(OpenParams checked, open(account, tree, note)),
                 "wide" => {
-                    __rt::handle(
-                        &self.server,
-                        WideParams::decode(params),
-                        move |server, p| async move {
-                            S::wide(
-                                    &server,
-                                    cx,
-                                    p.p0,
-                                    p.p1,
-                                    p.p2,
-                                    p.p3,
-                                    p.p4,
-                                    p.p5,
-                                    p.p6,
-                                    p.p7,
-                                    p.p8,
-                                    p.p9,
-                                    p.p10,
-                                    p.p11,
-                                    p.p12,
-                                    p.p13,
-                                    p.p14,
-                                    p.p15,
-                                    p.p16,
-                                )
-                                .await
-                        },
+                    arm!(
+                        WideParams, wide(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10,
+                        p11, p12, p13, p14, p15, p16)
                     )
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),

@@ -103,19 +103,9 @@ mod generated {
     __rt::serialize_by_position!(DivideParams, numerator, denominator);
     /// The result of `divide`.
     pub type DivideResult = i64;
-    /// The errors `divide` declares.
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum DivideError {
-        /// `1`: division by zero
-        ///
-        /// Carries the error's `data`.
-        DivisionByZero(types::DivideError1Data),
-        /// `-32050`: too large
-        TooLarge,
-    }
     __rt::declared_errors!(
-        DivideError { DivisionByZero(_) = 1, "division by zero"; TooLarge = - 32050,
-        "too large"; }
+        "divide", DivideError { DivisionByZero(types::DivideError1Data) = 1,
+        "division by zero"; TooLarge = - 32050, "too large"; }
     );
     /// The params of `eth_getBalance`.
     #[derive(Debug, Clone, PartialEq)]
@@ -502,72 +492,21 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
-                "add" => {
-                    __rt::handle(
-                        &self.server,
-                        AddParams::decode(params),
-                        move |server, p| async move {
-                            S::add(&server, cx, p.a, p.b).await
-                        },
-                    )
-                }
-                "greet" => {
-                    __rt::handle(
-                        &self.server,
-                        GreetParams::decode(params),
-                        move |server, p| async move {
-                            S::greet(&server, cx, p.name, p.greeting, p.punctuation)
-                                .await
-                        },
-                    )
-                }
-                "divide" => {
-                    __rt::handle(
-                        &self.server,
-                        DivideParams::decode(params),
-                        move |server, p| async move {
-                            S::divide(&server, cx, p.numerator, p.denominator).await
-                        },
-                    )
-                }
+                "add" => arm!(AddParams, add(a, b)),
+                "greet" => arm!(GreetParams, greet(name, greeting, punctuation)),
+                "divide" => arm!(DivideParams, divide(numerator, denominator)),
                 "eth_getBalance" => {
-                    __rt::handle(
-                        &self.server,
-                        EthGetBalanceParams::decode(params),
-                        move |server, p| async move {
-                            S::eth_get_balance(&server, cx, p.address, p.block, p.unit)
-                                .await
-                        },
-                    )
+                    arm!(EthGetBalanceParams, eth_get_balance(address, block, unit))
                 }
-                "Filecoin.ChainHead" => {
-                    __rt::handle(
-                        &self.server,
-                        __rt::decode(params, __rt::Structure::Either, &[]),
-                        move |server, ()| async move {
-                            S::filecoin_chain_head(&server, cx).await
-                        },
-                    )
-                }
-                "log" => {
-                    __rt::notice(
-                        &self.server,
-                        LogParams::decode(params),
-                        move |server, p| async move {
-                            S::log(&server, cx, p.message, p.level).await
-                        },
-                    )
-                }
-                "new" => {
-                    __rt::handle(
-                        &self.server,
-                        New2Params::decode(params),
-                        move |server, p| async move {
-                            S::new2(&server, cx, p.r#type).await
-                        },
-                    )
-                }
+                "Filecoin.ChainHead" => arm!(Either, filecoin_chain_head()),
+                "log" => arm!(notice LogParams, log(message, level)),
+                "new" => arm!(New2Params, new2(r#type)),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

@@ -468,75 +468,37 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
                 "get_user_by_name" => {
-                    __rt::handle(
-                        &self.server,
-                        GetUserByNameParams::decode(params),
-                        move |server, p| async move {
-                            S::get_user_by_name(&server, cx, p.username).await
-                        },
-                    )
+                    arm!(GetUserByNameParams, get_user_by_name(username))
                 }
                 "get_repositories_by_owner" => {
-                    __rt::handle(
-                        &self.server,
-                        GetRepositoriesByOwnerParams::decode(params),
-                        move |server, p| async move {
-                            S::get_repositories_by_owner(&server, cx, p.username).await
-                        },
+                    arm!(
+                        GetRepositoriesByOwnerParams, get_repositories_by_owner(username)
                     )
                 }
                 "get_repository" => {
-                    __rt::handle(
-                        &self.server,
-                        GetRepositoryParams::decode(params),
-                        move |server, p| async move {
-                            S::get_repository(&server, cx, p.username, p.slug).await
-                        },
-                    )
+                    arm!(GetRepositoryParams, get_repository(username, slug))
                 }
                 "get_pull_requests_by_repository" => {
-                    __rt::handle(
-                        &self.server,
-                        GetPullRequestsByRepositoryParams::decode(params),
-                        move |server, p| async move {
-                            S::get_pull_requests_by_repository(
-                                    &server,
-                                    cx,
-                                    p.username,
-                                    p.slug,
-                                    p.state,
-                                )
-                                .await
-                        },
+                    arm!(
+                        GetPullRequestsByRepositoryParams,
+                        get_pull_requests_by_repository(username, slug, state)
                     )
                 }
                 "get_pull_requests_by_id" => {
-                    __rt::handle(
-                        &self.server,
-                        GetPullRequestsByIdParams::decode(params),
-                        move |server, p| async move {
-                            S::get_pull_requests_by_id(
-                                    &server,
-                                    cx,
-                                    p.username,
-                                    p.slug,
-                                    p.pid,
-                                )
-                                .await
-                        },
+                    arm!(
+                        GetPullRequestsByIdParams, get_pull_requests_by_id(username,
+                        slug, pid)
                     )
                 }
                 "merge_pull_request" => {
-                    __rt::handle(
-                        &self.server,
-                        MergePullRequestParams::decode(params),
-                        move |server, p| async move {
-                            S::merge_pull_request(&server, cx, p.username, p.slug, p.pid)
-                                .await
-                        },
-                    )
+                    arm!(MergePullRequestParams, merge_pull_request(username, slug, pid))
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }

@@ -226,32 +226,15 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
-                "list_pets" => {
-                    __rt::handle(
-                        &self.server,
-                        ListPetsParams::decode(params),
-                        move |server, p| async move {
-                            S::list_pets(&server, cx, p.limit).await
-                        },
-                    )
-                }
-                "create_pet" => {
-                    __rt::handle(
-                        &self.server,
-                        __rt::decode(params, __rt::Structure::ByName, &[]),
-                        move |server, ()| async move { S::create_pet(&server, cx).await },
-                    )
-                }
-                "get_pet" => {
-                    __rt::handle(
-                        &self.server,
-                        GetPetParams::decode(params),
-                        move |server, p| async move {
-                            S::get_pet(&server, cx, p.pet_id).await
-                        },
-                    )
-                }
+                "list_pets" => arm!(ListPetsParams, list_pets(limit)),
+                "create_pet" => arm!(ByName, create_pet()),
+                "get_pet" => arm!(GetPetParams, get_pet(pet_id)),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

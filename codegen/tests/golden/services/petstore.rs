@@ -49,13 +49,7 @@ mod generated {
     __rt::validate!(ListPetsParams, param(limit, "limit", R0));
     /// The result of `list_pets`.
     pub type ListPetsResult = types::Pets;
-    /// The errors `list_pets` declares.
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum ListPetsError {
-        /// `100`: pets busy
-        PetsBusy,
-    }
-    __rt::declared_errors!(ListPetsError { PetsBusy = 100, "pets busy"; });
+    __rt::declared_errors!("list_pets", ListPetsError { PetsBusy = 100, "pets busy"; });
     /// The params of `create_pet`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct CreatePetParams {
@@ -277,35 +271,17 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
-                "list_pets" => {
-                    __rt::handle(
-                        &self.server,
-                        ListPetsParams::decode(params).and_then(__rt::checked),
-                        move |server, p| async move {
-                            S::list_pets(&server, cx, p.limit).await
-                        },
-                    )
-                }
+                "list_pets" => arm!(ListPetsParams checked, list_pets(limit)),
                 "create_pet" => {
-                    __rt::handle(
-                        &self.server,
-                        CreatePetParams::decode(params),
-                        move |server, p| async move {
-                            S::create_pet(&server, cx, p.new_pet_name, p.new_pet_tag)
-                                .await
-                        },
-                    )
+                    arm!(CreatePetParams, create_pet(new_pet_name, new_pet_tag))
                 }
-                "get_pet" => {
-                    __rt::handle(
-                        &self.server,
-                        GetPetParams::decode(params),
-                        move |server, p| async move {
-                            S::get_pet(&server, cx, p.pet_id).await
-                        },
-                    )
-                }
+                "get_pet" => arm!(GetPetParams, get_pet(pet_id)),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

@@ -306,16 +306,9 @@ mod generated {
     }
     /// The result of `tools/list`.
     pub type ToolsListResult = types::ListToolsResult;
-    /// The errors `tools/list` declares.
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum ToolsListError {
-        /// `-32602`: Invalid params
-        ///
-        /// Carries the error's `data`.
-        InvalidParams(String),
-    }
     __rt::declared_errors!(
-        ToolsListError { InvalidParams(_) = - 32602, "Invalid params"; }
+        "tools/list", ToolsListError { InvalidParams(String) = - 32602, "Invalid params";
+        }
     );
     /// The params of `tools/call`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -333,16 +326,9 @@ mod generated {
     }
     /// The result of `tools/call`.
     pub type ToolsCallResult = types::CallToolResult;
-    /// The errors `tools/call` declares.
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum ToolsCallError {
-        /// `-32602`: Invalid params
-        ///
-        /// Carries the error's `data`.
-        InvalidParams(String),
-    }
     __rt::declared_errors!(
-        ToolsCallError { InvalidParams(_) = - 32602, "Invalid params"; }
+        "tools/call", ToolsCallError { InvalidParams(String) = - 32602, "Invalid params";
+        }
     );
     /// The params of `notifications/progress`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -741,72 +727,31 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
                 "initialize" => {
-                    __rt::handle(
-                        &self.server,
-                        InitializeParams::decode(params),
-                        move |server, p| async move {
-                            S::initialize(
-                                    &server,
-                                    cx,
-                                    p.protocol_version,
-                                    p.capabilities,
-                                    p.client_info,
-                                )
-                                .await
-                        },
+                    arm!(
+                        InitializeParams, initialize(protocol_version, capabilities,
+                        client_info)
                     )
                 }
                 "notifications/initialized" => {
-                    __rt::notice(
-                        &self.server,
-                        NotificationsInitializedParams::decode(params),
-                        move |server, p| async move {
-                            S::notifications_initialized(&server, cx, p.meta).await
-                        },
+                    arm!(
+                        notice NotificationsInitializedParams,
+                        notifications_initialized(meta)
                     )
                 }
-                "ping" => {
-                    __rt::handle(
-                        &self.server,
-                        PingParams::decode(params),
-                        move |server, p| async move {
-                            S::ping(&server, cx, p.meta).await
-                        },
-                    )
-                }
-                "tools/list" => {
-                    __rt::handle(
-                        &self.server,
-                        ToolsListParams::decode(params),
-                        move |server, p| async move {
-                            S::tools_list(&server, cx, p.cursor, p.meta).await
-                        },
-                    )
-                }
-                "tools/call" => {
-                    __rt::handle(
-                        &self.server,
-                        ToolsCallParams::decode(params),
-                        move |server, p| async move {
-                            S::tools_call(&server, cx, p.name, p.arguments, p.meta).await
-                        },
-                    )
-                }
+                "ping" => arm!(PingParams, ping(meta)),
+                "tools/list" => arm!(ToolsListParams, tools_list(cursor, meta)),
+                "tools/call" => arm!(ToolsCallParams, tools_call(name, arguments, meta)),
                 "notifications/cancelled" => {
-                    __rt::notice(
-                        &self.server,
-                        NotificationsCancelledParams::decode(params),
-                        move |server, p| async move {
-                            S::notifications_cancelled(
-                                    &server,
-                                    cx,
-                                    p.request_id,
-                                    p.reason,
-                                )
-                                .await
-                        },
+                    arm!(
+                        notice NotificationsCancelledParams,
+                        notifications_cancelled(request_id, reason)
                     )
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
@@ -932,22 +877,16 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
                 "notifications/progress" => {
-                    __rt::notice(
-                        &self.server,
-                        NotificationsProgressParams::decode(params),
-                        move |server, p| async move {
-                            S::notifications_progress(
-                                    &server,
-                                    cx,
-                                    p.progress_token,
-                                    p.progress,
-                                    p.total,
-                                    p.message,
-                                )
-                                .await
-                        },
+                    arm!(
+                        notice NotificationsProgressParams,
+                        notifications_progress(progress_token, progress, total, message)
                     )
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),

@@ -114,15 +114,9 @@ mod generated {
     __rt::serialize_by_position!(GetPetParams, id);
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pet;
-    /// The errors `get_pet` declares.
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum GetPetError {
-        /// `404`: pet not found
-        ///
-        /// Carries the error's `data`.
-        PetNotFound(types::NotFound),
-    }
-    __rt::declared_errors!(GetPetError { PetNotFound(_) = 404, "pet not found"; });
+    __rt::declared_errors!(
+        "get_pet", GetPetError { PetNotFound(types::NotFound) = 404, "pet not found"; }
+    );
     /// The params of `pet_visited`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct PetVisitedParams {
@@ -356,43 +350,16 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
-                "add_pet" => {
-                    __rt::handle(
-                        &self.server,
-                        AddPetParams::decode(params).and_then(__rt::checked),
-                        move |server, p| async move {
-                            S::add_pet(&server, cx, p.name, p.kind, p.tags).await
-                        },
-                    )
-                }
-                "list_pets" => {
-                    __rt::handle(
-                        &self.server,
-                        ListPetsParams::decode(params),
-                        move |server, p| async move {
-                            S::list_pets(&server, cx, p.kind, p.limit).await
-                        },
-                    )
-                }
-                "get_pet" => {
-                    __rt::handle(
-                        &self.server,
-                        GetPetParams::decode(params),
-                        move |server, p| async move {
-                            S::get_pet(&server, cx, p.id).await
-                        },
-                    )
-                }
-                "pet_visited" => {
-                    __rt::notice(
-                        &self.server,
-                        PetVisitedParams::decode(params),
-                        move |server, p| async move {
-                            S::pet_visited(&server, cx, p.id).await
-                        },
-                    )
-                }
+                "add_pet" => arm!(AddPetParams checked, add_pet(name, kind, tags)),
+                "list_pets" => arm!(ListPetsParams, list_pets(kind, limit)),
+                "get_pet" => arm!(GetPetParams, get_pet(id)),
+                "pet_visited" => arm!(notice PetVisitedParams, pet_visited(id)),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

@@ -201,25 +201,14 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
-                "addition" => {
-                    __rt::handle(
-                        &self.server,
-                        AdditionParams::decode(params),
-                        move |server, p| async move {
-                            S::addition(&server, cx, p.a, p.b).await
-                        },
-                    )
-                }
-                "subtraction" => {
-                    __rt::handle(
-                        &self.server,
-                        SubtractionParams::decode(params),
-                        move |server, p| async move {
-                            S::subtraction(&server, cx, p.a, p.b).await
-                        },
-                    )
-                }
+                "addition" => arm!(AdditionParams, addition(a, b)),
+                "subtraction" => arm!(SubtractionParams, subtraction(a, b)),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

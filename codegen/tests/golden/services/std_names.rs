@@ -838,165 +838,30 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
-                "clone" => {
-                    __rt::handle(
-                        &self.server,
-                        Clone2Params::decode(params),
-                        move |server, p| async move {
-                            S::clone2(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "clone_from" => {
-                    __rt::handle(
-                        &self.server,
-                        CloneFrom2Params::decode(params),
-                        move |server, p| async move {
-                            S::clone_from2(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "clone_into" => {
-                    __rt::handle(
-                        &self.server,
-                        CloneInto2Params::decode(params),
-                        move |server, p| async move {
-                            S::clone_into2(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "to_owned" => {
-                    __rt::handle(
-                        &self.server,
-                        ToOwned2Params::decode(params),
-                        move |server, p| async move {
-                            S::to_owned2(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "into" => {
-                    __rt::handle(
-                        &self.server,
-                        Into2Params::decode(params),
-                        move |server, p| async move {
-                            S::into2(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "try_into" => {
-                    __rt::handle(
-                        &self.server,
-                        TryInto2Params::decode(params),
-                        move |server, p| async move {
-                            S::try_into2(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "as_ref" => {
-                    __rt::handle(
-                        &self.server,
-                        AsRefParams::decode(params),
-                        move |server, p| async move {
-                            S::as_ref(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "drop" => {
-                    __rt::handle(
-                        &self.server,
-                        DropParams::decode(params),
-                        move |server, p| async move {
-                            S::drop(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "eq" => {
-                    __rt::handle(
-                        &self.server,
-                        EqParams::decode(params),
-                        move |server, p| async move { S::eq(&server, cx, p.value).await },
-                    )
-                }
-                "to_string" => {
-                    __rt::handle(
-                        &self.server,
-                        ToStringParams::decode(params),
-                        move |server, p| async move {
-                            S::to_string(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "borrow" => {
-                    __rt::handle(
-                        &self.server,
-                        BorrowParams::decode(params),
-                        move |server, p| async move {
-                            S::borrow(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "type_id" => {
-                    __rt::handle(
-                        &self.server,
-                        TypeIdParams::decode(params),
-                        move |server, p| async move {
-                            S::type_id(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "self" => {
-                    __rt::handle(
-                        &self.server,
-                        SelfValueParams::decode(params),
-                        move |server, p| async move {
-                            S::self_(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "from_block" => {
-                    __rt::handle(
-                        &self.server,
-                        FromBlockParams::decode(params),
-                        move |server, p| async move {
-                            S::from_block(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "next" => {
-                    __rt::handle(
-                        &self.server,
-                        __rt::decode(params, __rt::Structure::Either, &[]),
-                        move |server, ()| async move { S::next(&server, cx).await },
-                    )
-                }
-                "into_inner2" => {
-                    __rt::handle(
-                        &self.server,
-                        IntoInner2Params::decode(params),
-                        move |server, p| async move {
-                            S::into_inner2(&server, cx, p.value).await
-                        },
-                    )
-                }
-                "as_mut" => {
-                    __rt::notice(
-                        &self.server,
-                        AsMutParams::decode(params),
-                        move |server, p| async move {
-                            S::as_mut(&server, cx, p.self_2).await
-                        },
-                    )
-                }
-                "wrap" => {
-                    __rt::handle(
-                        &self.server,
-                        WrapParams::decode(params),
-                        move |server, p| async move {
-                            S::wrap(&server, cx, p.value, p.code).await
-                        },
-                    )
-                }
+                "clone" => arm!(Clone2Params, clone2(value)),
+                "clone_from" => arm!(CloneFrom2Params, clone_from2(value)),
+                "clone_into" => arm!(CloneInto2Params, clone_into2(value)),
+                "to_owned" => arm!(ToOwned2Params, to_owned2(value)),
+                "into" => arm!(Into2Params, into2(value)),
+                "try_into" => arm!(TryInto2Params, try_into2(value)),
+                "as_ref" => arm!(AsRefParams, as_ref(value)),
+                "drop" => arm!(DropParams, drop(value)),
+                "eq" => arm!(EqParams, eq(value)),
+                "to_string" => arm!(ToStringParams, to_string(value)),
+                "borrow" => arm!(BorrowParams, borrow(value)),
+                "type_id" => arm!(TypeIdParams, type_id(value)),
+                "self" => arm!(SelfValueParams, self_(value)),
+                "from_block" => arm!(FromBlockParams, from_block(value)),
+                "next" => arm!(Either, next()),
+                "into_inner2" => arm!(IntoInner2Params, into_inner2(value)),
+                "as_mut" => arm!(notice AsMutParams, as_mut(self_2)),
+                "wrap" => arm!(WrapParams, wrap(value, code)),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

@@ -60,14 +60,9 @@ mod generated {
             "result",
         )
         .unsubscribe("watch_unsubscribe", "subscription_id", false);
-    /// The errors `watch_subscribeTicks` declares.
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum WatchSubscribeTicksError {
-        /// `10`: unknown symbol
-        UnknownSymbol,
-    }
     __rt::declared_errors!(
-        WatchSubscribeTicksError { UnknownSymbol = 10, "unknown symbol"; }
+        "watch_subscribeTicks", WatchSubscribeTicksError { UnknownSymbol = 10,
+        "unknown symbol"; }
     );
     /// The params of `watch_subscriptionTicks`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -96,14 +91,9 @@ mod generated {
     }
     /// The result of `watch_unsubscribe`.
     pub type WatchUnsubscribeResult = bool;
-    /// The errors `watch_unsubscribe` declares.
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum WatchUnsubscribeError {
-        /// `66`: Invalid subscription id
-        InvalidSubscriptionId,
-    }
     __rt::declared_errors!(
-        WatchUnsubscribeError { InvalidSubscriptionId = 66, "Invalid subscription id"; }
+        "watch_unsubscribe", WatchUnsubscribeError { InvalidSubscriptionId = 66,
+        "Invalid subscription id"; }
     );
     /// The params of `jobs_start`.
     #[derive(Debug, Clone, PartialEq)]
@@ -379,16 +369,16 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
                 "watch_subscribeTicks" => {
-                    __rt::open(
-                        &self.server,
-                        WatchSubscribeTicksParams::decode(params),
-                        cx,
-                        &WATCH_SUBSCRIBE_TICKS_FEED,
-                        move |server, cx, p| async move {
-                            S::watch_subscribe_ticks(&server, cx, p.symbol).await
-                        },
+                    arm!(
+                        open WATCH_SUBSCRIBE_TICKS_FEED WatchSubscribeTicksParams,
+                        watch_subscribe_ticks(symbol)
                     )
                 }
                 "watch_unsubscribe" => {
@@ -400,24 +390,10 @@ mod generated {
                     )
                 }
                 "jobs_start" => {
-                    __rt::open(
-                        &self.server,
-                        JobsStartParams::decode(params).and_then(__rt::checked),
-                        cx,
-                        &JOBS_START_FEED,
-                        move |server, cx, p| async move {
-                            S::jobs_start(&server, cx, p.steps).await
-                        },
-                    )
+                    arm!(open JOBS_START_FEED JobsStartParams checked, jobs_start(steps))
                 }
                 "jobs_cancel" => __rt::unsubscribe(cx, &JOBS_START_FEED, params),
-                "ping" => {
-                    __rt::handle(
-                        &self.server,
-                        __rt::decode(params, __rt::Structure::Either, &[]),
-                        move |server, ()| async move { S::ping(&server, cx).await },
-                    )
-                }
+                "ping" => arm!(Either, ping()),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
@@ -535,20 +511,16 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
                 "watch_subscriptionReset" => {
-                    __rt::notice(
-                        &self.server,
-                        WatchSubscriptionResetParams::decode(params),
-                        move |server, p| async move {
-                            S::watch_subscription_reset(
-                                    &server,
-                                    cx,
-                                    p.subscription_id,
-                                    p.result,
-                                )
-                                .await
-                        },
+                    arm!(
+                        notice WatchSubscriptionResetParams,
+                        watch_subscription_reset(subscription_id, result)
                     )
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),

@@ -57,13 +57,9 @@ mod generated {
     __rt::validate!(SubscribeParams, param(every, "every", R0));
     /// The result of `subscribe`.
     pub type SubscribeResult = types::SubscriptionId;
-    /// The errors `subscribe` declares.
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum SubscribeError {
-        /// `10`: unknown symbol
-        UnknownSymbol,
-    }
-    __rt::declared_errors!(SubscribeError { UnknownSymbol = 10, "unknown symbol"; });
+    __rt::declared_errors!(
+        "subscribe", SubscribeError { UnknownSymbol = 10, "unknown symbol"; }
+    );
     /// The params of `unsubscribe`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct UnsubscribeParams {
@@ -93,15 +89,10 @@ mod generated {
     __rt::serialize_by_position!(TickerConfirmParams, question, [deadline]);
     /// The result of `ticker_confirm`.
     pub type TickerConfirmResult = bool;
-    /// The errors `ticker_confirm` declares.
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum TickerConfirmError {
-        /// `20`: declined
-        ///
-        /// Carries the error's `data`.
-        Declined(types::TickerConfirmError20Data),
-    }
-    __rt::declared_errors!(TickerConfirmError { Declined(_) = 20, "declined"; });
+    __rt::declared_errors!(
+        "ticker_confirm", TickerConfirmError { Declined(types::TickerConfirmError20Data)
+        = 20, "declined"; }
+    );
     /// A typed client of Ticker: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct TickerClient {
@@ -271,25 +262,14 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
-                "subscribe" => {
-                    __rt::handle(
-                        &self.server,
-                        SubscribeParams::decode(params).and_then(__rt::checked),
-                        move |server, p| async move {
-                            S::subscribe(&server, cx, p.symbol, p.every).await
-                        },
-                    )
-                }
-                "unsubscribe" => {
-                    __rt::handle(
-                        &self.server,
-                        UnsubscribeParams::decode(params),
-                        move |server, p| async move {
-                            S::unsubscribe(&server, cx, p.subscription).await
-                        },
-                    )
-                }
+                "subscribe" => arm!(SubscribeParams checked, subscribe(symbol, every)),
+                "unsubscribe" => arm!(UnsubscribeParams, unsubscribe(subscription)),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
@@ -448,24 +428,17 @@ mod generated {
             params: Option<&__rt::serde_json::value::RawValue>,
             cx: __rt::Context,
         ) -> __rt::Reply {
+            macro_rules! arm {
+                ($($arm:tt)*) => {
+                    __rt::arm!(self, cx, params, S, $($arm)*)
+                };
+            }
             match method {
                 "ticker_tick" => {
-                    __rt::notice(
-                        &self.server,
-                        TickerTickParams::decode(params),
-                        move |server, p| async move {
-                            S::ticker_tick(&server, cx, p.subscription, p.price).await
-                        },
-                    )
+                    arm!(notice TickerTickParams, ticker_tick(subscription, price))
                 }
                 "ticker_confirm" => {
-                    __rt::handle(
-                        &self.server,
-                        TickerConfirmParams::decode(params),
-                        move |server, p| async move {
-                            S::ticker_confirm(&server, cx, p.question, p.deadline).await
-                        },
-                    )
+                    arm!(TickerConfirmParams, ticker_confirm(question, deadline))
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
