@@ -285,8 +285,8 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
 }
 
 /// The attributes of a struct: derives, and for serde's derives its decoding name,
-/// `rename_all` (`rule`) and `deny_unknown_fields` (none of serde's when the runtime's
-/// `object!` writes and reads it, `by_runtime`).
+/// `rename_all` (`rule`), `expecting` and `deny_unknown_fields` (only the derives when
+/// the runtime's `object!` writes and reads it, `by_runtime`).
 fn struct_attrs(
     def: &TypeDef,
     s: &Struct,
@@ -305,9 +305,10 @@ fn struct_attrs(
             SerdeDerives::Both
         },
     });
-    if !by_runtime {
-        attrs.push(serde_name(def));
+    if by_runtime {
+        return attrs;
     }
+    attrs.push(serde_name(def));
     if let Some(rule) = rule {
         attrs.push(format!("#[serde(rename_all = \"{}\")]", rule.name()));
     }
@@ -320,7 +321,7 @@ fn struct_attrs(
             string_literal(&expecting)
         ));
     }
-    if s.deny_unknown && !by_runtime {
+    if s.deny_unknown {
         attrs.push("#[serde(deny_unknown_fields)]".to_owned());
     }
     attrs
