@@ -5,6 +5,11 @@
 //! end-to-end tests), named by the HTML comment `<!-- excerpt of PATH -->` on the line
 //! before its fence. Its lines, trimmed, must appear in that order in that file; a line
 //! holding `…` stands for what was left out.
+//!
+//! The README's quickstart is `examples/quickstart`, which the workspace builds and CI
+//! runs: a fence after `<!-- file PATH -->` must be that file exactly, and one after
+//! `<!-- dependencies of PATH -->` the dependency sections of that `Cargo.toml`, with its
+//! relative paths written `…/`.
 
 use std::path::{Path, PathBuf};
 
@@ -78,7 +83,9 @@ fn every_ignored_snippet_is_an_excerpt_of_compiled_code() {
     for (doc, text) in documents() {
         for (line, file, snippet) in ignored_snippets(&text) {
             let Some(file) = file else {
-                problems.push(format!("{doc}:{line}: no `{MARKER}PATH -->` line before it"));
+                problems.push(format!(
+                    "{doc}:{line}: no `{MARKER}PATH -->` line before it"
+                ));
                 continue;
             };
             let Ok(source) = std::fs::read_to_string(root().join(&file)) else {
@@ -101,4 +108,80 @@ fn an_excerpt_must_keep_the_order_of_its_file() {
     assert_eq!(first_missing(&["one();", "// …", "two();"], source), None);
     assert_eq!(first_missing(&["two();", "one();"], source), Some("one();"));
     assert_eq!(first_missing(&["three();"], source), Some("three();"));
+}
+
+/// `(line number of the fence, marker's rest, the fence's text)` for every fence that
+/// follows a line starting with `marker`.
+fn marked_fences<'a>(doc: &'a str, marker: &str) -> Vec<(usize, String, String)> {
+    let lines: Vec<&'a str> = doc.lines().collect();
+    let mut fences = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim().strip_prefix(marker) else {
+            continue;
+        };
+        let path = rest.strip_suffix(" -->").unwrap_or(rest).to_owned();
+        let open = at + 1;
+        assert!(
+            lines.get(open).is_some_and(|l| l.starts_with("```")),
+            "README.md:{}: no fence after the marker",
+            at + 1
+        );
+        let close = (open + 1..lines.len())
+            .find(|&n| lines[n] == "```")
+            .unwrap_or_else(|| panic!("README.md:{}: the fence never ends", open + 1));
+        let mut text = lines[open + 1..close].join("\n");
+        text.push('\n');
+        fences.push((open + 1, path, text));
+    }
+    fences
+}
+
+/// The dependency sections of a manifest (from `[dependencies]` on), relative paths
+/// written `…/` as the README writes them.
+fn dependency_sections(manifest: &str) -> String {
+    let from = manifest
+        .find("[dependencies]")
+        .expect("a [dependencies] section");
+    manifest[from..].replace("\"../../", "\"…/")
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(root().join("README.md")).expect("README.md")
+}
+
+#[test]
+fn the_quickstart_is_the_example_file_for_file() {
+    let readme = readme();
+    let files = marked_fences(&readme, "<!-- file ");
+    let manifests = marked_fences(&readme, "<!-- dependencies of ");
+    assert!(
+        files.len() >= 3,
+        "the quickstart's document, build.rs and main.rs"
+    );
+    assert_eq!(manifests.len(), 1, "the quickstart's Cargo.toml");
+    let mut problems = Vec::new();
+    for (line, path, text) in files {
+        let file = std::fs::read_to_string(root().join(&path)).expect(&path);
+        if file != text {
+            problems.push(format!("README.md:{line}: differs from {path}"));
+        }
+    }
+    for (line, path, text) in manifests {
+        let file = std::fs::read_to_string(root().join(&path)).expect(&path);
+        if dependency_sections(&file) != text {
+            problems.push(format!(
+                "README.md:{line}: differs from the dependencies of {path}"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_readme_is_a_front_page() {
+    let lines = readme().lines().count();
+    assert!(
+        lines <= 250,
+        "README.md has {lines} lines; the guide holds the reference"
+    );
 }
