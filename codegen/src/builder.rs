@@ -314,7 +314,7 @@ fn no_out_dir(path: &Path) -> Error {
         path,
         (0, 0),
         "",
-        "OUT_DIR is not set: call compile from a build script, or set out_dir",
+        "OUT_DIR is not set (cargo sets it only while it runs a build script): call `compile` from `build.rs`, or give the builder `.out_dir(\"…\")`",
     );
     Error::new(ErrorKind::Io, vec![d])
 }

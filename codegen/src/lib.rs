@@ -103,6 +103,7 @@ mod service;
 pub mod settings;
 mod streams;
 pub mod subscription;
+mod suggest;
 pub mod typespace;
 
 pub use builder::{Builder, Emitted, configure};

@@ -145,7 +145,10 @@ fn a_missing_document_and_a_bad_module_name_are_errors() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "tests/fixtures/builder/absent.json: at (root): cannot read file: No such file or directory"
+        format!(
+            "tests/fixtures/builder/absent.json: at (root): cannot read file: no file at {here}/tests/fixtures/builder/absent.json (a relative path is read from the current directory, {here}; a build script runs in its package's folder)",
+            here = env!("CARGO_MANIFEST_DIR"),
+        )
     );
     let err = configure()
         .out_dir(out.path())
@@ -602,4 +605,20 @@ fn validation_false_generates_no_check() {
     let source = std::fs::read_to_string(&emitted.file).unwrap();
     assert!(!source.contains("Validate"), "{source}");
     assert!(!source.contains("check_params"), "{source}");
+}
+
+/// Outside a build script cargo sets no `OUT_DIR` (this package has no build script):
+/// the error says where `compile` belongs and what else to do.
+#[test]
+fn compile_outside_a_build_script_says_where_it_belongs() {
+    if std::env::var_os("OUT_DIR").is_some() {
+        eprintln!("OUT_DIR is set in this environment: nothing to check");
+        return;
+    }
+    let err = configure().compile(fixture("pets.json")).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Io);
+    assert_eq!(
+        err.to_string(),
+        "tests/fixtures/builder/pets.json: at (root): OUT_DIR is not set (cargo sets it only while it runs a build script): call `compile` from `build.rs`, or give the builder `.out_dir(\"…\")`"
+    );
 }

@@ -204,8 +204,11 @@ fn a_nonexistent_document_is_an_error_not_a_panic() {
         assert_eq!(out.status.code(), Some(1));
         assert_eq!(
             text(&out.stderr),
-            "no/such/file.json: at (root): cannot read file: No such file or directory\n\
-             no/such/file.json: failed, 1 error\n"
+            format!(
+                "no/such/file.json: at (root): cannot read file: no file at {here}/no/such/file.json (a relative path is read from the current directory, {here}; a build script runs in its package's folder)\n\
+                 no/such/file.json: failed, 1 error\n",
+                here = env!("CARGO_MANIFEST_DIR"),
+            )
         );
     }
 }
@@ -555,7 +558,10 @@ fn a_document_that_does_not_load_exits_2_with_its_problems() {
     assert_eq!(text(&out.stdout), "");
     assert_eq!(
         text(&out.stderr),
-        "tests/fixtures/diff/pets/none.json: at (root): cannot read file: No such file or directory\n"
+        format!(
+            "tests/fixtures/diff/pets/none.json: at (root): cannot read file: no file at {here}/tests/fixtures/diff/pets/none.json (a relative path is read from the current directory, {here}; a build script runs in its package's folder)\n",
+            here = env!("CARGO_MANIFEST_DIR"),
+        )
     );
     let usage = rpcsmith(&["diff", &pets("v1")]);
     assert_eq!(usage.status.code(), Some(2));
