@@ -18,9 +18,44 @@ pub(crate) fn nearest<'a>(
         .map(|(_, name)| name)
 }
 
+/// The JSON pointer among `pointers` nearest to `wanted`: one of the same parent whose
+/// last segment is [`nearest`] to `wanted`'s (`/components/schemas/Mony` finds
+/// `/components/schemas/Money`; another parent is never a misspelling).
+pub(crate) fn nearest_pointer<'a>(
+    wanted: &str,
+    pointers: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let (parent, last) = wanted.rsplit_once('/')?;
+    let siblings: Vec<(&'a str, &'a str)> = pointers
+        .into_iter()
+        .filter_map(|p| {
+            p.rsplit_once('/')
+                .filter(|(up, _)| *up == parent)
+                .map(|(_, l)| (p, l))
+        })
+        .collect();
+    let near = nearest(last, siblings.iter().map(|&(_, l)| l))?;
+    siblings.iter().find(|&&(_, l)| l == near).map(|&(p, _)| p)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::nearest;
+    use super::{nearest, nearest_pointer};
+
+    #[test]
+    fn a_misspelt_pointer_finds_its_sibling() {
+        let pointers = [
+            "#/components/schemas/Money",
+            "#/components/schemas/Pet",
+            "#/x/Mony",
+        ];
+        assert_eq!(
+            nearest_pointer("#/components/schemas/Mony", pointers),
+            Some("#/components/schemas/Money")
+        );
+        assert_eq!(nearest_pointer("#/components/schemas/Nope", pointers), None);
+        assert_eq!(nearest_pointer("#/other/Money", pointers), None);
+    }
 
     #[test]
     fn a_misspelling_finds_its_name_and_a_stranger_finds_none() {

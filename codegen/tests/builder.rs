@@ -311,6 +311,7 @@ fn overrides_that_match_nothing_are_warnings_naming_the_pointer() {
     let out = tempfile::tempdir().unwrap();
     let emitted = configure()
         .rename("/components/schemas/Nope", "X")
+        .derive("/components/schemas/Mony", "Hash")
         .optional("/components/schemas/Money/properties/dollars")
         .out_dir(out.path())
         .include_dir(fixture("include"))
@@ -321,6 +322,7 @@ fn overrides_that_match_nothing_are_warnings_naming_the_pointer() {
         warnings,
         [
             "warning: tests/fixtures/builder/pets.json: at /components/schemas/Money/properties/dollars: override \"/components/schemas/Money/properties/dollars\": no generated type or field comes from this schema (nothing applied)",
+            "warning: tests/fixtures/builder/pets.json: at /components/schemas/Mony: override \"/components/schemas/Mony\": no generated type or field comes from this schema (nothing applied): did you mean \"/components/schemas/Money\"?",
             "warning: tests/fixtures/builder/pets.json: at /components/schemas/Nope: override \"/components/schemas/Nope\": no generated type or field comes from this schema (nothing applied)",
         ]
     );
