@@ -13,10 +13,15 @@ struct Clock;
 
 impl ClockServer for Clock {
     async fn clock_add(&self, _cx: Context, a: i64, b: i64) -> Result<i64, Failure> {
-        a.checked_add(b).ok_or_else(|| ErrorObject::invalid_params("the sum overflows").into())
+        a.checked_add(b)
+            .ok_or_else(|| ErrorObject::invalid_params("the sum overflows").into())
     }
 
-    async fn clock_subscribe_ticks(&self, _cx: Context, every_ms: u64) -> Result<Items<Tick>, Failure> {
+    async fn clock_subscribe_ticks(
+        &self,
+        _cx: Context,
+        every_ms: u64,
+    ) -> Result<Items<Tick>, Failure> {
         let (sink, items) = channel(16);
         tokio::spawn(async move {
             let mut interval = tokio::time::interval(Duration::from_millis(every_ms));
