@@ -23,6 +23,9 @@
 //!
 //! Upgrading from an earlier release: `CHANGELOG.md` has a note for every breaking change.
 
+// A `build.rs` snippet shows the build script's `fn main`, which is what the reader writes.
+#![allow(clippy::needless_doctest_main)]
+
 #[doc = include_str!("getting_started.md")]
 pub mod getting_started {}
 
