@@ -108,6 +108,10 @@ pub enum Kind {
     ErrorAdded,
     /// A declared error's message changed.
     ErrorMessageChanged,
+    /// A declared error's `data` changed.
+    ErrorDataChanged,
+    /// How many declared errors share a code changed.
+    ErrorCountChanged,
     /// A method or param became deprecated (or no longer is).
     DeprecationChanged,
 }

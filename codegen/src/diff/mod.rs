@@ -75,8 +75,10 @@ use crate::resolve::{Location, Resolver};
 
 mod finding;
 mod methods;
+mod regular;
 mod schema;
 pub(crate) mod shape;
+mod union;
 
 pub use finding::{Breaks, Finding, Kind, Place};
 

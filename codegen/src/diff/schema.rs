@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::Diff;
 use super::finding::{Breaks, Kind};
-use super::shape::{self, Additional, LOWER_BOUNDS, Shape, TEXT_KEYWORDS, UPPER_BOUNDS, covers};
+use super::shape::{Additional, LOWER_BOUNDS, Shape, TEXT_KEYWORDS, UPPER_BOUNDS, covers};
 use crate::resolve::Location;
 
 /// Which way a value travels.
@@ -68,7 +68,7 @@ impl<'d, 'r> Walk<'d, 'r> {
         self.shapes(&o, &n, path);
     }
 
-    fn shapes(&mut self, o: &Shape, n: &Shape, path: &str) {
+    pub(super) fn shapes(&mut self, o: &Shape, n: &Shape, path: &str) {
         if !self.visited.insert((o.at.clone(), n.at.clone())) {
             return;
         }
@@ -76,6 +76,11 @@ impl<'d, 'r> Walk<'d, 'r> {
             self.alternatives(o, n, path);
             return;
         }
+        self.own(o, n, path);
+    }
+
+    /// Compares two schemas neither of which is a union.
+    pub(super) fn own(&mut self, o: &Shape, n: &Shape, path: &str) {
         self.types(o, n, path);
         self.values(o, n, path);
         self.bounds(o, n, path);
@@ -92,7 +97,14 @@ impl<'d, 'r> Walk<'d, 'r> {
         }
     }
 
-    fn change(&mut self, kind: Kind, change: Change, message: String, places: Places, path: &str) {
+    pub(super) fn change(
+        &mut self,
+        kind: Kind,
+        change: Change,
+        message: String,
+        places: Places,
+        path: &str,
+    ) {
         let breaks = change.breaks(self.flow);
         self.diff
             .push(kind, breaks, message, path, places.0, places.1);
@@ -202,14 +214,14 @@ impl<'d, 'r> Walk<'d, 'r> {
 }
 
 /// The two ends of a finding: old, new.
-type Places = (Location, Location);
+pub(super) type Places = (Location, Location);
 
 /// Whether the schema lets values of type `t` through (any type, without `type`).
 fn allows(shape: &Shape, t: &str) -> bool {
     shape.types.as_ref().is_none_or(|types| types.contains(t))
 }
 
-fn list(types: &BTreeSet<String>) -> String {
+pub(super) fn list(types: &BTreeSet<String>) -> String {
     let names: Vec<&str> = types.iter().map(String::as_str).collect();
     match names.len() {
         0 => "(none)".to_owned(),
@@ -334,159 +346,4 @@ impl Walk<'_, '_> {
             path,
         );
     }
-
-    /// `oneOf`/`anyOf` on either side: alternatives matched by name (the `$ref`'s last
-    /// token, or the title), then by position among those left; a lone schema facing
-    /// alternatives is matched the same way.
-    fn alternatives(&mut self, o: &Shape, n: &Shape, path: &str) {
-        let old = self.members(o, true);
-        let new = self.members(n, false);
-        let pairs = pair(&old, &new);
-        let place = |s: &Shape| match s.alternatives {
-            Some(_) => s.place("alternatives"),
-            None => s.site.clone(),
-        };
-        self.unpaired(&old, &new, &pairs, (place(o), place(n)), path);
-        for (i, j) in pairs {
-            let label = old[i]
-                .name
-                .clone()
-                .or_else(|| new[j].name.clone())
-                .unwrap_or_else(|| i.to_string());
-            let (a, b) = (old[i].at.clone(), new[j].at.clone());
-            if old[i].whole || new[j].whole {
-                // A lone schema against one alternative: compare them as schemas, not
-                // as alternatives again.
-                let (ao, bn) = (
-                    Shape::read(self.diff.old, &a),
-                    Shape::read(self.diff.new, &b),
-                );
-                if ao.alternatives.is_none() && bn.alternatives.is_none() {
-                    self.shapes(&ao, &bn, path);
-                }
-                continue;
-            }
-            self.schema(&a, &b, &format!("{path}|{label}"));
-        }
-    }
-
-    /// Reports the alternatives left without a partner: removed ones narrow, added ones
-    /// widen, both at once change.
-    fn unpaired(
-        &mut self,
-        old: &[Member],
-        new: &[Member],
-        pairs: &[(usize, usize)],
-        places: Places,
-        path: &str,
-    ) {
-        let alone = |members: &'_ [Member], paired: &dyn Fn(usize) -> bool| -> Vec<Location> {
-            (0..members.len())
-                .filter(|&i| !paired(i))
-                .map(|i| members[i].at.clone())
-                .collect()
-        };
-        let gone_at = alone(old, &|i| pairs.iter().any(|p| p.0 == i));
-        let added_at = alone(new, &|j| pairs.iter().any(|p| p.1 == j));
-        let both = !gone_at.is_empty() && !added_at.is_empty();
-        let sides = [
-            (old, gone_at, "removed", Change::Narrowed),
-            (new, added_at, "added", Change::Widened),
-        ];
-        for (members, at, verb, change) in sides {
-            let Some(first) = at.first().cloned() else {
-                continue;
-            };
-            let listed: Vec<&Member> = members.iter().filter(|m| at.contains(&m.at)).collect();
-            let message = format!("alternatives {verb}: {}", names(&listed));
-            let places = match change {
-                Change::Narrowed => (first, places.1.clone()),
-                _ => (places.0.clone(), first),
-            };
-            let change = if both { Change::Changed } else { change };
-            self.change(Kind::AlternativesChanged, change, message, places, path);
-        }
-    }
-
-    /// The alternatives of a schema; a schema without any is its own single one.
-    fn members(&mut self, shape: &Shape, old: bool) -> Vec<Member> {
-        let resolver = if old {
-            &mut *self.diff.old
-        } else {
-            &mut *self.diff.new
-        };
-        match &shape.alternatives {
-            Some(alternatives) => alternatives
-                .iter()
-                .map(|at| Member {
-                    name: shape::alternative_key(resolver, at),
-                    types: Shape::read(resolver, at).types,
-                    at: at.clone(),
-                    whole: false,
-                })
-                .collect(),
-            None => vec![Member {
-                name: shape.key.clone(),
-                types: shape.types.clone(),
-                at: shape.site.clone(),
-                whole: true,
-            }],
-        }
-    }
-}
-
-/// One alternative of a union.
-struct Member {
-    name: Option<String>,
-    /// The JSON types it allows (matched on when names do not match).
-    types: Option<BTreeSet<String>>,
-    at: Location,
-    /// The schema is not a union: this is the whole schema.
-    whole: bool,
-}
-
-/// Pairs (old index, new index): equal names first; then, among those left, the one
-/// alternative of the same JSON types; then what is left by position when as many are
-/// left on both sides (and neither side is a lone schema).
-fn pair(old: &[Member], new: &[Member]) -> Vec<(usize, usize)> {
-    let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let same_name = |o: &Member, n: &Member| o.name.is_some() && n.name == o.name;
-    let same_types = |o: &Member, n: &Member| o.types.is_some() && n.types == o.types;
-    for matches in [&same_name as &dyn Fn(&Member, &Member) -> bool, &same_types] {
-        for (i, o) in old.iter().enumerate() {
-            if pairs.iter().any(|p| p.0 == i) {
-                continue;
-            }
-            let candidates: Vec<usize> = (0..new.len())
-                .filter(|j| !pairs.iter().any(|p| p.1 == *j) && matches(o, &new[*j]))
-                .collect();
-            if let [j] = candidates[..] {
-                pairs.push((i, j));
-            }
-        }
-    }
-    let left_old: Vec<usize> = (0..old.len())
-        .filter(|i| !pairs.iter().any(|p| p.0 == *i))
-        .collect();
-    let left_new: Vec<usize> = (0..new.len())
-        .filter(|j| !pairs.iter().any(|p| p.1 == *j))
-        .collect();
-    let whole = old.iter().chain(new).any(|m| m.whole);
-    if left_old.len() == left_new.len() && !whole {
-        pairs.extend(left_old.into_iter().zip(left_new));
-    }
-    pairs
-}
-
-fn names(members: &[&Member]) -> String {
-    let name = |m: &Member| match (&m.name, &m.types) {
-        (Some(name), _) => format!("`{name}`"),
-        (None, Some(types)) => format!("(untitled {})", list(types)),
-        (None, None) => "(untitled)".to_owned(),
-    };
-    members
-        .iter()
-        .map(|m| name(m))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -101,11 +101,6 @@ impl Shape {
     }
 }
 
-/// The name an alternative is matched by (see [`Shape::key`]), without reading it whole.
-pub(crate) fn alternative_key(resolver: &mut Resolver, at: &Location) -> Option<String> {
-    reference_name(resolver, at).or_else(|| title(resolver, at))
-}
-
 fn reference_name(resolver: &Resolver, at: &Location) -> Option<String> {
     let reference = resolver.ref_at(at)?;
     let name = reference.rsplit(['/', '#']).next()?;
@@ -365,4 +360,49 @@ impl Shape {
     pub(crate) fn count(&self, keyword: &str) -> Option<usize> {
         self.bounds.get(keyword).map(|b| *b as usize)
     }
+}
+
+impl Shape {
+    /// The alternative at `at` of this union as a value meets it: the alternative's own
+    /// keywords, with those written beside the union (an `allOf` member next to a
+    /// `oneOf`, the union's own `properties`) merged in.
+    pub(crate) fn branch(&self, resolver: &mut Resolver, at: &Location) -> Shape {
+        let mut branch = Shape::read(resolver, at);
+        let mut outer = self.clone();
+        outer.alternatives = None;
+        outer.keywords.remove("alternatives");
+        merge(&mut branch, outer);
+        if branch.types.is_none() {
+            branch.types = implied_types(&branch);
+        }
+        branch
+    }
+}
+
+/// What identifies the schema at `at` among alternatives: the name of every `$ref` along
+/// its chain (`BROADCASTED_INVOKE_TXN`, then the `INVOKE_TXN_V3` it points to), then
+/// the `title` of the schema the chain ends at.
+pub(crate) fn identities(resolver: &mut Resolver, at: &Location) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut current = at.clone();
+    for _ in 0..MAX_DEPTH {
+        let Some(reference) = resolver.ref_at(&current).map(str::to_owned) else {
+            break;
+        };
+        if let Some(name) = reference_name(resolver, &current) {
+            names.push(name);
+        }
+        let Ok(next) = resolver.resolve_ref(&current, &reference) else {
+            break;
+        };
+        current = next;
+    }
+    if let Some(title) = resolver
+        .get(&current)
+        .and_then(|v| v.get("title"))
+        .and_then(Value::as_str)
+    {
+        names.push(title.to_owned());
+    }
+    names
 }
