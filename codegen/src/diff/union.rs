@@ -1,9 +1,10 @@
 //! Comparing unions (`oneOf`/`anyOf`): each alternative is paired with the one that is
 //! the same alternative in the other version, by what identifies it, never by position:
 //!
-//! 1. a name: a `$ref` name along its chain, or its `title`;
-//! 2. a discriminator: the members whose value is one constant (`"type": {"enum":
-//!    ["INVOKE"]}`, `"version": {"const": "0x3"}`), all equal;
+//! 1. a name: a `$ref` name along its chain, or its `title`; or the very same text;
+//! 2. its values, when it is a `const` or an `enum` (any shared); else a discriminator:
+//!    the members whose value is one constant (`"type": {"enum": ["INVOKE"]}`,
+//!    `"version": {"const": "0x3"}`), all equal;
 //! 3. its structure: the same JSON types and, for objects, most of the same member names
 //!    (at least half of all named on either side), the best such partner on both sides;
 //!    else the only alternative of the same JSON types left on both sides.
@@ -172,9 +173,14 @@ impl Walk<'_, '_> {
 /// alternative only with a partner no other left alternative also matches.
 fn pair(old: &[Member], new: &[Member]) -> Vec<(usize, usize)> {
     let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let same_name = |o: &Member, n: &Member| o.names.iter().any(|a| n.names.iter().any(|b| a == b));
-    let same_discriminator =
-        |o: &Member, n: &Member| !o.discriminator.is_empty() && o.discriminator == n.discriminator;
+    let same_name = |o: &Member, n: &Member| {
+        o.names.iter().any(|a| n.names.iter().any(|b| a == b))
+            || (o.text.is_some() && o.text == n.text)
+    };
+    let same_discriminator = |o: &Member, n: &Member| match (&o.shape.values, &n.shape.values) {
+        (Some(a), Some(b)) => a.iter().any(|v| b.contains(v)),
+        _ => !o.discriminator.is_empty() && o.discriminator == n.discriminator,
+    };
     let same_types =
         |o: &Member, n: &Member| o.shape.types.is_some() && o.shape.types == n.shape.types;
     let close = |o: &Member, n: &Member| same_types(o, n) && overlap(o, n) >= 0.5;
