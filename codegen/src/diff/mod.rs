@@ -54,9 +54,10 @@
 //! | error code no longer declared / newly declared | servers / clients (errors travel like results) |
 //! | error message changed, deprecation changed | compatible |
 //!
-//! A method the server sends to the client ([`Options::server_to_client`]: a
-//! subscription's notifications) swaps the roles: what would break clients breaks servers,
-//! and the reverse.
+//! A method the server sends to the client swaps the roles: what would break clients
+//! breaks servers, and the reverse. The notifications of subscriptions are recognised as
+//! the generator recognises them ([`crate::server_sent_notifications`]: `x-subscription`,
+//! the Ethereum and Starknet conventions); [`Options::server_to_client`] names others.
 //!
 //! Annotations (`title`, `description`, `summary`, examples, `default`) are not on the
 //! wire and are not reported. A changed shared schema is reported once, with every use.
@@ -69,10 +70,11 @@ use serde::Serialize;
 
 use crate::direction;
 use crate::document::Document;
-use crate::error::Error;
+use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::load::load_document;
 use crate::resolve::{Location, Resolver};
 
+mod applicators;
 mod finding;
 mod methods;
 mod regular;
@@ -121,7 +123,19 @@ impl fmt::Display for Report {
             f,
             "{n} difference{}: {clients} break clients, {servers} break servers, {compatible} compatible",
             if n == 1 { "" } else { "s" }
-        )
+        )?;
+        let unknown = self
+            .findings
+            .iter()
+            .filter(|f| f.kind == Kind::DirectionUnknown)
+            .count();
+        match unknown {
+            0 => Ok(()),
+            _ => write!(
+                f,
+                " ({unknown} of them of unknown direction: check by hand)"
+            ),
+        }
     }
 }
 
@@ -172,37 +186,80 @@ impl Options {
 /// # Errors
 ///
 /// An [`Error`] holding the problems of both documents when either does not load (see
-/// [`load_document`]).
+/// [`load_document`]): each message says which document (`old document: …`), and a
+/// `$ref` to a file that is found relative to a directory above the document names the
+/// include directory to pass.
 pub fn diff(
     old: impl AsRef<Path>,
     new: impl AsRef<Path>,
     options: &Options,
 ) -> Result<Report, Error> {
-    let old = load_document(old, &options.old);
-    let new = load_document(new, &options.new);
-    match (old, new) {
+    let loaded_old = load_document(old.as_ref(), &options.old);
+    let loaded_new = load_document(new.as_ref(), &options.new);
+    match (loaded_old, loaded_new) {
         (Ok(mut old), Ok(mut new)) => Ok(compare(&mut old, &mut new, options)),
-        (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
-        (Err(a), Err(b)) => {
-            let mut diagnostics = a.diagnostics().to_vec();
-            diagnostics.extend_from_slice(b.diagnostics());
-            Err(Error::new(a.kind(), diagnostics))
+        (old_result, new_result) => {
+            let mut kind = None;
+            let mut diagnostics = Vec::new();
+            for (side, result) in [("old", old_result.err()), ("new", new_result.err())] {
+                if let Some(e) = result {
+                    kind = kind.or(Some(e.kind()));
+                    diagnostics.extend(e.diagnostics().iter().map(|d| on_side(side, d)));
+                }
+            }
+            Err(Error::new(kind.unwrap_or(ErrorKind::Invalid), diagnostics))
         }
     }
+}
+
+/// `d`, said of the `side` document; with the include directory to pass when it is a
+/// `$ref` to a file not found that a directory above the referring file holds.
+fn on_side(side: &str, d: &Diagnostic) -> Diagnostic {
+    let mut d = d.clone();
+    let mut message = format!("{side} document: {}", d.message);
+    if let Some(dir) = include_hint(&d) {
+        let dir = dir.display();
+        message.push_str(&format!(
+            "; the path is relative to {dir}: pass --{side}-include {dir} (-I {dir} for both documents)"
+        ));
+    }
+    d.message = message;
+    d
+}
+
+/// The directory above the referring file from which the unresolvable `$ref` of `d`
+/// (`unresolvable $ref "./api/x.json#…": file not found`) names an existing file.
+fn include_hint(d: &Diagnostic) -> Option<std::path::PathBuf> {
+    let rest = d.message.strip_prefix("unresolvable $ref \"")?;
+    if !d.message.contains("file not found") {
+        return None;
+    }
+    let reference = rest.split('"').next()?;
+    let file_part = reference.split('#').next().filter(|f| !f.is_empty())?;
+    let referring = std::path::absolute(&d.file).ok()?;
+    referring
+        .ancestors()
+        .skip(2)
+        .find(|dir| dir.join(file_part).is_file())
+        .map(Path::to_path_buf)
 }
 
 /// Compares two loaded documents (`&mut`: following `$ref`s remembers where chains end).
 /// Only [`Options::server_to_client`] of `options` matters here.
 pub fn compare(old: &mut Document, new: &mut Document, options: &Options) -> Report {
     let (old_methods, new_methods) = (old.methods.clone(), new.methods.clone());
+    let mut sent_by_server = crate::server_sent_notifications(old);
+    sent_by_server.extend(crate::server_sent_notifications(new));
     let mut diff = Diff {
         old_root: Location::root(old.root),
         new_root: Location::root(new.root),
         old: &mut old.resolver,
         new: &mut new.resolver,
         server_to_client: &options.server_to_client,
+        sent_by_server,
         reversed: false,
         found: Vec::new(),
+        schema: None,
         by_key: HashMap::new(),
     };
     diff.methods(&old_methods, &new_methods);
@@ -214,6 +271,7 @@ pub fn compare(old: &mut Document, new: &mut Document, options: &Options) -> Rep
 /// A finding before its places are resolved to positions.
 struct Raw {
     kind: Kind,
+    schema: Option<String>,
     breaks: Breaks,
     message: String,
     uses: Vec<String>,
@@ -228,9 +286,13 @@ pub(crate) struct Diff<'r> {
     pub(crate) old: &'r mut Resolver,
     pub(crate) new: &'r mut Resolver,
     server_to_client: &'r [String],
+    /// The notifications of subscriptions, in either document: sent by the server.
+    sent_by_server: Vec<String>,
     /// The method compared now is sent by the server: who breaks is swapped.
     reversed: bool,
     found: Vec<Raw>,
+    /// The schema the next finding is in (its `$ref` name or title), set by the walk.
+    pub(crate) schema: Option<String>,
     /// The same difference met again (a shared schema reached from another method)
     /// adds a use to the first finding.
     by_key: HashMap<(Kind, Breaks, String, Location, Location), usize>,
@@ -254,6 +316,7 @@ impl Diff<'_> {
             },
             false => breaks,
         };
+        let schema = self.schema.take();
         let key = (kind, breaks, message, old, new);
         if let Some(&i) = self.by_key.get(&key) {
             let uses = &mut self.found[i].uses;
@@ -267,6 +330,7 @@ impl Diff<'_> {
         let uses = vec![path.to_owned()];
         self.found.push(Raw {
             kind,
+            schema,
             breaks,
             message,
             uses,
@@ -277,15 +341,17 @@ impl Diff<'_> {
 
     /// Sets who sends the method named `name` for the findings that follow.
     pub(crate) fn direction_of(&mut self, name: &str) {
-        self.reversed = self
-            .server_to_client
-            .iter()
-            .any(|pattern| direction::matches(pattern, name));
+        self.reversed = self.sent_by_server.iter().any(|n| n == name)
+            || self
+                .server_to_client
+                .iter()
+                .any(|pattern| direction::matches(pattern, name));
     }
 
     fn finish(&self, raw: Raw) -> Finding {
         Finding {
             kind: raw.kind,
+            schema: raw.schema,
             breaks: raw.breaks,
             message: raw.message,
             uses: raw.uses,

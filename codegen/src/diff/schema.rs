@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::Diff;
 use super::finding::{Breaks, Kind};
+use super::regular::{self, Inclusion};
 use super::shape::{Additional, LOWER_BOUNDS, Shape, TEXT_KEYWORDS, UPPER_BOUNDS, covers};
 use crate::resolve::Location;
 
@@ -49,6 +50,11 @@ pub(crate) struct Walk<'d, 'r> {
     pub(crate) flow: Flow,
     /// Pairs compared already (recursive schemas end here).
     visited: HashSet<(Location, Location)>,
+    /// Inside a `not`: what narrows the inner schema widens the whole, and the reverse.
+    pub(super) negated: bool,
+    /// The nearest named schema (its `$ref` name or title) and the length of the wire
+    /// path where it was met: findings below it are named from it.
+    named: Option<(String, usize)>,
 }
 
 impl<'d, 'r> Walk<'d, 'r> {
@@ -58,6 +64,8 @@ impl<'d, 'r> Walk<'d, 'r> {
             diff,
             flow,
             visited: HashSet::new(),
+            negated: false,
+            named: None,
         }
     }
 
@@ -72,11 +80,28 @@ impl<'d, 'r> Walk<'d, 'r> {
         if !self.visited.insert((o.at.clone(), n.at.clone())) {
             return;
         }
+        let outer = self.named.clone();
+        let name = match (&o.key, &n.key) {
+            (Some(a), Some(b)) if a != b => Some(format!("{a}` (now `{b}`)")),
+            (Some(a), _) | (None, Some(a)) => Some(format!("{a}`")),
+            (None, None) => None,
+        };
+        if let Some(name) = name {
+            self.named = Some((name, path.len()));
+        }
         if o.alternatives.is_some() || n.alternatives.is_some() {
             self.alternatives(o, n, path);
-            return;
+        } else {
+            self.own(o, n, path);
         }
-        self.own(o, n, path);
+        self.named = outer;
+    }
+
+    /// The schema a finding at `path` is in: `` `NAME` `` and the members from there.
+    fn schema_name(&self, path: &str) -> Option<String> {
+        let (name, at) = self.named.as_ref()?;
+        let below = path.get(*at..).unwrap_or_default();
+        Some(format!("`{name}{below}"))
     }
 
     /// Compares two schemas neither of which is a union.
@@ -85,6 +110,8 @@ impl<'d, 'r> Walk<'d, 'r> {
         self.values(o, n, path);
         self.bounds(o, n, path);
         self.texts(o, n, path);
+        self.multiple_of(o, n, path);
+        self.applicators(o, n, path);
         // `properties` and `items` apply only to objects and arrays: under another
         // `type` they are not on the wire (real documents do write them so).
         if allows(o, "object") || allows(n, "object") {
@@ -105,12 +132,32 @@ impl<'d, 'r> Walk<'d, 'r> {
         places: Places,
         path: &str,
     ) {
+        let change = match (self.negated, change) {
+            (true, Change::Narrowed) => Change::Widened,
+            (true, Change::Widened) => Change::Narrowed,
+            (_, change) => change,
+        };
         let breaks = change.breaks(self.flow);
+        self.diff.schema = self.schema_name(path);
         self.diff
             .push(kind, breaks, message, path, places.0, places.1);
     }
 
-    fn compatible(&mut self, kind: Kind, message: String, places: Places, path: &str) {
+    /// A change whose direction is not worked out: reported, breaking nobody for sure.
+    pub(super) fn undecided(&mut self, message: String, places: Places, path: &str) {
+        self.diff.schema = self.schema_name(path);
+        let breaks = Breaks::COMPATIBLE;
+        self.diff.push(
+            Kind::DirectionUnknown,
+            breaks,
+            message,
+            path,
+            places.0,
+            places.1,
+        );
+    }
+
+    pub(super) fn compatible(&mut self, kind: Kind, message: String, places: Places, path: &str) {
         let breaks = Breaks::COMPATIBLE;
         self.diff
             .push(kind, breaks, message, path, places.0, places.1);
@@ -198,16 +245,27 @@ impl<'d, 'r> Walk<'d, 'r> {
     fn texts(&mut self, o: &Shape, n: &Shape, path: &str) {
         for keyword in TEXT_KEYWORDS {
             let (ot, nt) = (o.texts.get(keyword), n.texts.get(keyword));
+            let text = |t: Option<&String>| t.map_or("(none)".to_owned(), |t| format!("`{t}`"));
+            let message = format!("{keyword} {} → {}", text(ot), text(nt));
+            let places = (o.place(keyword), n.place(keyword));
             let change = match (ot, nt) {
                 (None, None) => continue,
                 (Some(a), Some(b)) if a == b => continue,
                 (None, Some(_)) => Change::Narrowed,
                 (Some(_), None) => Change::Widened,
+                (Some(a), Some(b)) if keyword == "pattern" => match regular::compare(a, b) {
+                    Ok(Inclusion::Same) => continue,
+                    Ok(Inclusion::Narrower) => Change::Narrowed,
+                    Ok(Inclusion::Wider) => Change::Widened,
+                    Ok(Inclusion::Neither) => Change::Changed,
+                    Err(why) => {
+                        let message = format!("{message}: which allows more is unknown ({why})");
+                        self.undecided(message, places, path);
+                        continue;
+                    }
+                },
                 _ => Change::Changed,
             };
-            let text = |t: Option<&String>| t.map_or("(none)".to_owned(), |t| format!("`{t}`"));
-            let message = format!("{keyword} {} → {}", text(ot), text(nt));
-            let places = (o.place(keyword), n.place(keyword));
             self.change(Kind::FormatChanged, change, message, places, path);
         }
     }

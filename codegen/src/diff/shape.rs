@@ -28,9 +28,9 @@ pub(crate) const UPPER_BOUNDS: [&str; 5] = [
     "maxItems",
     "maxProperties",
 ];
-/// Keywords compared as text: any change narrows or widens in a way not worked out, so
-/// a change is both; adding one narrows, removing one widens.
-pub(crate) const TEXT_KEYWORDS: [&str; 3] = ["pattern", "format", "multipleOf"];
+/// Keywords compared as text: adding one narrows, removing one widens; a `pattern`
+/// changed is compared as a language ([`super::regular`]), a `format` changed is both.
+pub(crate) const TEXT_KEYWORDS: [&str; 2] = ["pattern", "format"];
 
 /// What `additionalProperties` allows.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,8 +73,16 @@ pub(crate) struct Shape {
     pub(crate) tuple: Option<Vec<Location>>,
     /// Numeric bounds by keyword.
     pub(crate) bounds: BTreeMap<&'static str, f64>,
-    /// `pattern`, `format`, `multipleOf`, as text.
+    /// `pattern`, `format`, as text.
     pub(crate) texts: BTreeMap<&'static str, String>,
+    /// `multipleOf`.
+    pub(crate) multiple_of: Option<f64>,
+    /// The schema under `not`.
+    pub(crate) not: Option<Location>,
+    /// `if`, `then`, `else`, where written.
+    pub(crate) conditional: [Option<Location>; 3],
+    /// `patternProperties`: each pattern and its schema.
+    pub(crate) pattern_properties: IndexMap<String, Location>,
     /// `uniqueItems: true` (the mock's checks; the diff does not compare it).
     pub(crate) unique_items: bool,
     /// Where each keyword read is (the first one, when merged from `allOf`).
@@ -129,6 +137,10 @@ fn empty(at: Location) -> Shape {
         tuple: None,
         bounds: BTreeMap::new(),
         texts: BTreeMap::new(),
+        multiple_of: None,
+        not: None,
+        conditional: [None, None, None],
+        pattern_properties: IndexMap::new(),
         unique_items: false,
         keywords: BTreeMap::new(),
     }
@@ -206,6 +218,26 @@ fn read_own(at: &Location, object: &Map<String, Value>) -> Shape {
         shape.values = Some(vec![value.clone()]);
         shape.keywords.insert("enum", at.key("const"));
     }
+    if let Some(multiple) = object.get("multipleOf").and_then(Value::as_f64) {
+        shape.multiple_of = Some(multiple);
+        mark("multipleOf", &mut shape);
+    }
+    if object
+        .get("not")
+        .is_some_and(|v| v.is_object() || v.is_boolean())
+    {
+        shape.not = Some(at.key("not"));
+        mark("not", &mut shape);
+    }
+    for (i, keyword) in ["if", "then", "else"].into_iter().enumerate() {
+        if object
+            .get(keyword)
+            .is_some_and(|v| v.is_object() || v.is_boolean())
+        {
+            shape.conditional[i] = Some(at.key(keyword));
+            mark(keyword, &mut shape);
+        }
+    }
     if let Some(Value::Object(not)) = object.get("not") {
         match (not.get("enum"), not.get("const")) {
             (Some(Value::Array(values)), _) => shape.excluded.extend(values.iter().cloned()),
@@ -247,6 +279,15 @@ fn read_object_keywords(at: &Location, object: &Map<String, Value>, shape: &mut 
             shape.properties.insert(name.clone(), base.key(name));
         }
         shape.keywords.insert("properties", base);
+    }
+    if let Some(Value::Object(patterns)) = object.get("patternProperties") {
+        let base = at.key("patternProperties");
+        for pattern in patterns.keys() {
+            shape
+                .pattern_properties
+                .insert(pattern.clone(), base.key(pattern));
+        }
+        shape.keywords.insert("patternProperties", base);
     }
     if let Some(Value::Array(required)) = object.get("required") {
         shape
@@ -303,6 +344,14 @@ fn merge(shape: &mut Shape, member: Shape) {
     for (keyword, text) in member.texts {
         shape.texts.entry(keyword).or_insert(text);
     }
+    shape.multiple_of = shape.multiple_of.or(member.multiple_of);
+    shape.not = shape.not.take().or(member.not);
+    if shape.conditional[0].is_none() {
+        shape.conditional = member.conditional;
+    }
+    for (pattern, at) in member.pattern_properties {
+        shape.pattern_properties.entry(pattern).or_insert(at);
+    }
     shape.unique_items |= member.unique_items;
     for (keyword, at) in member.keywords {
         shape.keywords.entry(keyword).or_insert(at);
@@ -328,7 +377,10 @@ fn implied_types(shape: &Shape) -> Option<BTreeSet<String>> {
     if let Some(values) = &shape.values {
         return Some(values.iter().map(|v| json_type(v).to_owned()).collect());
     }
-    if !shape.properties.is_empty() || shape.additional != Additional::Any {
+    if !shape.properties.is_empty()
+        || !shape.pattern_properties.is_empty()
+        || shape.additional != Additional::Any
+    {
         return Some(BTreeSet::from(["object".to_owned()]));
     }
     (shape.items.is_some() || shape.tuple.is_some()).then(|| BTreeSet::from(["array".to_owned()]))
