@@ -204,7 +204,13 @@ pub fn diff(
             for (side, result) in [("old", old_result.err()), ("new", new_result.err())] {
                 if let Some(e) = result {
                     kind = kind.or(Some(e.kind()));
-                    diagnostics.extend(e.diagnostics().iter().map(|d| on_side(side, d)));
+                    let document = if side == "old" {
+                        old.as_ref()
+                    } else {
+                        new.as_ref()
+                    };
+                    let on_side = |d: &Diagnostic| on_side(side, document, d);
+                    diagnostics.extend(e.diagnostics().iter().map(on_side));
                 }
             }
             Err(Error::new(kind.unwrap_or(ErrorKind::Invalid), diagnostics))
@@ -214,10 +220,10 @@ pub fn diff(
 
 /// `d`, said of the `side` document; with the include directory to pass when it is a
 /// `$ref` to a file not found that a directory above the referring file holds.
-fn on_side(side: &str, d: &Diagnostic) -> Diagnostic {
+fn on_side(side: &str, document: &Path, d: &Diagnostic) -> Diagnostic {
     let mut d = d.clone();
     let mut message = format!("{side} document: {}", d.message);
-    if let Some(dir) = include_hint(&d) {
+    if let Some(dir) = include_hint(document, &d) {
         let dir = dir.display();
         message.push_str(&format!(
             "; the path is relative to {dir}: pass --{side}-include {dir} (-I {dir} for both documents)"
@@ -227,16 +233,20 @@ fn on_side(side: &str, d: &Diagnostic) -> Diagnostic {
     d
 }
 
-/// The directory above the referring file from which the unresolvable `$ref` of `d`
-/// (`unresolvable $ref "./api/x.json#…": file not found`) names an existing file.
-fn include_hint(d: &Diagnostic) -> Option<std::path::PathBuf> {
+/// The directory above the referring file (or, when its shown path is not found from
+/// here, above `document`) from which the unresolvable `$ref` of `d` (`unresolvable
+/// $ref "./api/x.json#…": file not found`) names an existing file.
+fn include_hint(document: &Path, d: &Diagnostic) -> Option<std::path::PathBuf> {
     let rest = d.message.strip_prefix("unresolvable $ref \"")?;
     if !d.message.contains("file not found") {
         return None;
     }
     let reference = rest.split('"').next()?;
     let file_part = reference.split('#').next().filter(|f| !f.is_empty())?;
-    let referring = std::path::absolute(&d.file).ok()?;
+    let referring = match d.file.is_file() {
+        true => std::path::absolute(&d.file).ok()?,
+        false => std::path::absolute(document).ok()?,
+    };
     referring
         .ancestors()
         .skip(2)
@@ -317,15 +327,32 @@ impl Diff<'_> {
             false => breaks,
         };
         let schema = self.schema.take();
-        let key = (kind, breaks, message, old, new);
-        if let Some(&i) = self.by_key.get(&key) {
+        // A thing removed is the same wherever the other document lacks it (a member
+        // beside a union, met through each alternative), and one added the same wherever
+        // the old document lacked it.
+        let (key_old, key_new) = match kind {
+            Kind::MemberRemoved => (old.clone(), Location::root(old.file)),
+            Kind::MemberAdded => (Location::root(new.file), new.clone()),
+            _ => (old.clone(), new.clone()),
+        };
+        if let Some(&i) = self.by_key.get(&(
+            kind,
+            breaks,
+            message.clone(),
+            key_old.clone(),
+            key_new.clone(),
+        )) {
             let uses = &mut self.found[i].uses;
             if !uses.iter().any(|u| u == path) {
                 uses.push(path.to_owned());
             }
             return;
         }
-        self.by_key.insert(key.clone(), self.found.len());
+        self.by_key.insert(
+            (kind, breaks, message.clone(), key_old, key_new),
+            self.found.len(),
+        );
+        let key = (kind, breaks, message, old, new);
         let (kind, breaks, message, old, new) = key;
         let uses = vec![path.to_owned()];
         self.found.push(Raw {

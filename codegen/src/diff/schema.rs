@@ -81,7 +81,14 @@ impl<'d, 'r> Walk<'d, 'r> {
             return;
         }
         let outer = self.named.clone();
-        let name = match (&o.key, &n.key) {
+        // A union against a lone schema is named by the union (the lone schema is one
+        // of its alternatives, named in the finding).
+        let keys = match (o.alternatives.is_some(), n.alternatives.is_some()) {
+            (true, false) => (&o.key, &None),
+            (false, true) => (&None, &n.key),
+            _ => (&o.key, &n.key),
+        };
+        let name = match keys {
             (Some(a), Some(b)) if a != b => Some(format!("{a}` (now `{b}`)")),
             (Some(a), _) | (None, Some(a)) => Some(format!("{a}`")),
             (None, None) => None,
@@ -158,6 +165,7 @@ impl<'d, 'r> Walk<'d, 'r> {
     }
 
     pub(super) fn compatible(&mut self, kind: Kind, message: String, places: Places, path: &str) {
+        self.diff.schema = self.schema_name(path);
         let breaks = Breaks::COMPATIBLE;
         self.diff
             .push(kind, breaks, message, path, places.0, places.1);
@@ -352,7 +360,39 @@ impl Walk<'_, '_> {
                 self.compatible(Kind::MemberAdded, message, places, &member);
             }
         }
+        self.required_only(o, n, path);
         self.additional(o, n, path);
+    }
+
+    /// Names in `required` that neither side defines in `properties` (`{"required":
+    /// ["b"]}` alone, as in `then`): required now or no longer.
+    fn required_only(&mut self, o: &Shape, n: &Shape, path: &str) {
+        let defined =
+            |name: &String| o.properties.contains_key(name) || n.properties.contains_key(name);
+        for name in n.required.difference(&o.required).filter(|m| !defined(m)) {
+            let message = format!("new required member `{name}`");
+            let places = (o.place("required"), n.place("required"));
+            let member = format!("{path}.{name}");
+            self.change(
+                Kind::MemberNowRequired,
+                Change::Narrowed,
+                message,
+                places,
+                &member,
+            );
+        }
+        for name in o.required.difference(&n.required).filter(|m| !defined(m)) {
+            let message = format!("member `{name}` no longer required");
+            let places = (o.place("required"), n.place("required"));
+            let member = format!("{path}.{name}");
+            self.change(
+                Kind::MemberNowOptional,
+                Change::Widened,
+                message,
+                places,
+                &member,
+            );
+        }
     }
 
     fn member_removed(&mut self, n: &Shape, name: &str, at: &Location, required: bool, path: &str) {
