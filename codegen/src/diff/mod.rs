@@ -270,6 +270,7 @@ pub fn compare(old: &mut Document, new: &mut Document, options: &Options) -> Rep
         reversed: false,
         found: Vec::new(),
         schema: None,
+        touched: Vec::new(),
         by_key: HashMap::new(),
     };
     diff.methods(&old_methods, &new_methods);
@@ -301,6 +302,9 @@ pub(crate) struct Diff<'r> {
     /// The method compared now is sent by the server: who breaks is swapped.
     reversed: bool,
     found: Vec<Raw>,
+    /// Every finding recorded or met again, with the use: a pair of schemas compared
+    /// once gives its findings new uses when it is met again elsewhere.
+    pub(crate) touched: Vec<(usize, String)>,
     /// The schema the next finding is in (its `$ref` name or title), set by the walk.
     pub(crate) schema: Option<String>,
     /// The same difference met again (a shared schema reached from another method)
@@ -342,11 +346,7 @@ impl Diff<'_> {
             key_old.clone(),
             key_new.clone(),
         )) {
-            let uses = &mut self.found[i].uses;
-            if !uses.iter().any(|u| u == path) {
-                uses.push(path.to_owned());
-            }
-            return;
+            return self.add_use(i, path);
         }
         self.by_key.insert(
             (kind, breaks, message.clone(), key_old, key_new),
@@ -355,6 +355,7 @@ impl Diff<'_> {
         let key = (kind, breaks, message, old, new);
         let (kind, breaks, message, old, new) = key;
         let uses = vec![path.to_owned()];
+        self.touched.push((self.found.len(), path.to_owned()));
         self.found.push(Raw {
             kind,
             schema,
@@ -364,6 +365,15 @@ impl Diff<'_> {
             old,
             new,
         });
+    }
+
+    /// Adds the use `path` to finding `i` (a shared schema met again).
+    pub(crate) fn add_use(&mut self, i: usize, path: &str) {
+        self.touched.push((i, path.to_owned()));
+        let uses = &mut self.found[i].uses;
+        if !uses.iter().any(|u| u == path) {
+            uses.push(path.to_owned());
+        }
     }
 
     /// Sets who sends the method named `name` for the findings that follow.
@@ -376,9 +386,27 @@ impl Diff<'_> {
     }
 
     fn finish(&self, raw: Raw) -> Finding {
+        // The schema a finding is in is where its definition is: a member written in
+        // `BLOCK_HEADER` is `BLOCK_HEADER`'s, wherever the walk met it.
+        let removed = matches!(
+            raw.kind,
+            Kind::MemberRemoved | Kind::ErrorRemoved | Kind::ParamRemoved | Kind::MethodRemoved
+        );
+        let places = match removed {
+            true => [&raw.old, &raw.new],
+            false => [&raw.new, &raw.old],
+        };
+        let defined = places.iter().find_map(|at| component_label(&at.pointer));
+        let schema = match (raw.schema, defined) {
+            (Some(walked), Some((name, label))) if !walked.contains(&format!("`{name}`")) => {
+                Some(label)
+            }
+            (None, Some((_, label))) => Some(label),
+            (walked, _) => walked,
+        };
         Finding {
             kind: raw.kind,
-            schema: raw.schema,
+            schema,
             breaks: raw.breaks,
             message: raw.message,
             uses: raw.uses,
@@ -386,6 +414,35 @@ impl Diff<'_> {
             new: place(self.new, &raw.new),
         }
     }
+}
+
+/// `(NAME, label)` for a place inside `/components/schemas/NAME`: the label is
+/// `` `NAME` `` and the members on the way (`` `BLOCK_HEADER`.event_count ``).
+fn component_label(pointer: &str) -> Option<(String, String)> {
+    let rest = pointer.strip_prefix("/components/schemas/")?;
+    let tokens: Vec<String> = rest
+        .split('/')
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let name = tokens.first()?.clone();
+    let mut label = format!("`{name}`");
+    let mut i = 1;
+    while i < tokens.len() {
+        match tokens[i].as_str() {
+            "properties" if i + 1 < tokens.len() => {
+                label.push('.');
+                label.push_str(&tokens[i + 1]);
+                i += 2;
+            }
+            "items" => {
+                label.push_str("[]");
+                i += 1;
+            }
+            "allOf" | "oneOf" | "anyOf" => i += 2,
+            _ => break,
+        }
+    }
+    Some((name, label))
 }
 
 /// The position of `at`; where nothing is there (a keyword a schema lacks), its nearest

@@ -3,10 +3,12 @@
 //! [`crate::pattern::translate`] gives it) and walked together, state sets against state
 //! sets, looking for a string the first accepts and the second refuses.
 //!
-//! JSON Schema's `pattern` is a search: a pattern not anchored by `^` and `$` matches
-//! anywhere, so it is read with any text around it. Anchors elsewhere than at the ends,
-//! lookarounds and backreferences are outside what is decided, and so are patterns whose
-//! automata grow past [`MAX_STATES`]: the direction is then unknown.
+//! JSON Schema's `pattern` is a search: a pattern not anchored by `^` matches anywhere,
+//! so it is read with any text before it, and any after it. `$` anywhere (`^0x(0|[1-9]$)`
+//! ends only its own branch) is a move into an "at the end" mode in which no character
+//! may follow. A `^` other than at the start of the pattern (or of each of its top-level
+//! branches), lookarounds and backreferences are outside what is decided, and so are
+//! patterns whose automata grow past [`MAX_STATES`]: the direction is then unknown.
 //!
 //! Written here rather than taken from a crate: the automata crates at hand
 //! (`regex-automata`) build DFAs to match, not to compare two languages; the product
@@ -47,11 +49,17 @@ pub(crate) fn compare(old: &str, new: &str) -> Result<Inclusion, String> {
     })
 }
 
-/// A transition: on any character in the ranges, or on none (ε).
+/// A transition: on any character in the ranges, on none (ε), or on none while
+/// entering the "at the end" mode (`$`).
 enum Edge {
     On(Vec<(u32, u32)>, usize),
     Free(usize),
+    End(usize),
 }
+
+/// A state of the automaton, and whether the end of the text was asserted on the way to
+/// it (no character may then be read).
+type At = (usize, bool);
 
 /// A Thompson NFA with one start and one accepting state.
 struct Nfa {
@@ -67,35 +75,45 @@ impl Nfa {
             .build()
             .parse(&translated)
             .map_err(|e| e.to_string())?;
-        let parts: Vec<Hir> = match hir.kind() {
-            HirKind::Concat(parts) => parts.clone(),
+        let branches: Vec<Hir> = match hir.kind() {
+            HirKind::Alternation(branches) => branches.clone(),
             _ => vec![hir.clone()],
         };
-        let starts = matches!(
-            parts.first().map(Hir::kind),
-            Some(HirKind::Look(Look::Start))
-        );
-        let ends = matches!(parts.last().map(Hir::kind), Some(HirKind::Look(Look::End)));
-        let inner = &parts[usize::from(starts)
-            ..parts.len() - usize::from(ends && parts.len() > usize::from(starts))];
+        let anchored = |h: &Hir| match h.kind() {
+            HirKind::Concat(parts) => {
+                matches!(
+                    parts.first().map(Hir::kind),
+                    Some(HirKind::Look(Look::Start))
+                )
+            }
+            HirKind::Look(Look::Start) => true,
+            _ => false,
+        };
+        let starts = branches.iter().all(anchored);
         let mut nfa = Nfa {
             edges: Vec::new(),
             start: 0,
             accept: 0,
         };
         let start = nfa.state()?;
-        let mut at = start;
-        if !starts {
-            at = nfa.any_run(at)?;
-        }
-        for part in inner {
-            at = nfa.build(part, at)?;
-        }
-        if !ends {
-            at = nfa.any_run(at)?;
+        let from = match starts {
+            true => start,
+            false => nfa.any_run(start)?,
+        };
+        let end = nfa.state()?;
+        for branch in &branches {
+            let parts: Vec<Hir> = match branch.kind() {
+                HirKind::Concat(parts) => parts.clone(),
+                _ => vec![branch.clone()],
+            };
+            let mut at = from;
+            for part in &parts[usize::from(starts)..] {
+                at = nfa.build(part, at)?;
+            }
+            nfa.edges[at].push(Edge::Free(end));
         }
         nfa.start = start;
-        nfa.accept = at;
+        nfa.accept = nfa.any_run(end)?;
         Ok(nfa)
     }
 
@@ -144,7 +162,12 @@ impl Nfa {
                 self.edges[from].push(Edge::On(ranges, next));
                 Ok(next)
             }
-            HirKind::Look(_) => Err("an anchor or word boundary inside the pattern".to_owned()),
+            HirKind::Look(Look::End) => {
+                let next = self.state()?;
+                self.edges[from].push(Edge::End(next));
+                Ok(next)
+            }
+            HirKind::Look(_) => Err("a `^` or a word boundary inside the pattern".to_owned()),
             HirKind::Capture(capture) => self.build(&capture.sub, from),
             HirKind::Concat(parts) => parts.iter().try_fold(from, |at, part| self.build(part, at)),
             HirKind::Alternation(branches) => {
@@ -184,34 +207,42 @@ impl Nfa {
     }
 
     /// The states reachable from `states` by ε moves.
-    fn closure(&self, states: impl IntoIterator<Item = usize>) -> BTreeSet<usize> {
+    fn closure(&self, states: impl IntoIterator<Item = At>) -> BTreeSet<At> {
         let mut seen = BTreeSet::new();
-        let mut stack: Vec<usize> = states.into_iter().collect();
-        while let Some(s) = stack.pop() {
-            if !seen.insert(s) {
+        let mut stack: Vec<At> = states.into_iter().collect();
+        while let Some((s, ended)) = stack.pop() {
+            if !seen.insert((s, ended)) {
                 continue;
             }
             for edge in &self.edges[s] {
-                if let Edge::Free(t) = edge {
-                    stack.push(*t);
+                match edge {
+                    Edge::Free(t) => stack.push((*t, ended)),
+                    Edge::End(t) => stack.push((*t, true)),
+                    Edge::On(..) => {}
                 }
             }
         }
         seen
     }
 
-    /// The states after reading `c` from `states`.
-    fn step(&self, states: &BTreeSet<usize>, c: u32) -> BTreeSet<usize> {
+    /// The states after reading `c` from `states` (none from those past the end).
+    fn step(&self, states: &BTreeSet<At>, c: u32) -> BTreeSet<At> {
         let next = states
             .iter()
-            .flat_map(|&s| &self.edges[s])
+            .filter(|(_, ended)| !ended)
+            .flat_map(|&(s, _)| &self.edges[s])
             .filter_map(|edge| match edge {
                 Edge::On(ranges, t) if ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi) => {
-                    Some(*t)
+                    Some((*t, false))
                 }
                 _ => None,
             });
         self.closure(next)
+    }
+
+    /// Whether the text read so far is accepted.
+    fn accepts(&self, states: &BTreeSet<At>) -> bool {
+        states.iter().any(|&(s, _)| s == self.accept)
     }
 
     /// Every range start and every end + 1: characters between two of them behave alike.
@@ -232,11 +263,11 @@ fn includes(a: &Nfa, b: &Nfa) -> Result<bool, String> {
     let mut cuts = BTreeSet::new();
     a.cuts(&mut cuts);
     b.cuts(&mut cuts);
-    let start = (a.closure([a.start]), b.closure([b.start]));
-    let mut seen: HashSet<(BTreeSet<usize>, BTreeSet<usize>)> = HashSet::new();
+    let start = (a.closure([(a.start, false)]), b.closure([(b.start, false)]));
+    let mut seen: HashSet<(BTreeSet<At>, BTreeSet<At>)> = HashSet::new();
     let mut queue = VecDeque::from([start]);
     while let Some((sa, sb)) = queue.pop_front() {
-        if sa.contains(&a.accept) && !sb.contains(&b.accept) {
+        if a.accepts(&sa) && !b.accepts(&sb) {
             return Ok(false);
         }
         if !seen.insert((sa.clone(), sb.clone())) {
@@ -278,7 +309,17 @@ mod tests {
         assert_eq!(compare("^a$", "^b$"), Ok(Inclusion::Neither));
         // Not anchored: `abc` anywhere; `^abc` is a part of those.
         assert_eq!(compare("abc", "^abc"), Ok(Inclusion::Narrower));
-        assert!(compare("^(0x)?[0-9]{2}$", "^0x[0-9]{2}$|^[0-9]{2}$").is_err());
+        assert_eq!(
+            compare("^(0x)?[0-9]{2}$", "^0x[0-9]{2}$|^[0-9]{2}$"),
+            Ok(Inclusion::Same)
+        );
+        // Starknet v0.10.0's STORAGE_KEY: the `$` ends the second branch only, so
+        // `0x0` may be followed by anything; FELT allows `0xa…`, STORAGE_KEY does not.
+        let felt = "^0x(0|[a-fA-F1-9]{1}[a-fA-F0-9]{0,62})$";
+        let storage_key = "^0x(0|[0-7]{1}[a-fA-F0-9]{0,62}$)";
+        assert_eq!(compare(felt, storage_key), Ok(Inclusion::Neither));
+        let tidy = "^0x(0|[1-7]{1}[a-fA-F0-9]{0,62})$";
+        assert_eq!(compare(felt, tidy), Ok(Inclusion::Narrower));
         assert_eq!(compare("^\\d{3}$", "^[0-9]{3}$"), Ok(Inclusion::Same));
     }
 
@@ -286,5 +327,6 @@ mod tests {
     fn what_is_not_decided_says_why() {
         assert!(compare("^(?=a)a$", "^a$").is_err());
         assert!(compare("^a\\bb$", "^ab$").is_err());
+        assert!(compare("a|^b", "^b").is_err());
     }
 }

@@ -2,7 +2,7 @@
 //! narrowed (fewer values pass), widened (more pass) or changed (neither contains the
 //! other), then turned into who it breaks by the direction the value travels ([`Flow`]).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -50,6 +50,9 @@ pub(crate) struct Walk<'d, 'r> {
     pub(crate) flow: Flow,
     /// Pairs compared already (recursive schemas end here).
     visited: HashSet<(Location, Location)>,
+    /// Pairs whose comparison is over: the path it was met at, and what it found (the
+    /// finding and its use), so that meeting the pair again elsewhere adds uses.
+    done: HashMap<(Location, Location), (String, Vec<(usize, String)>)>,
     /// Inside a `not`: what narrows the inner schema widens the whole, and the reverse.
     pub(super) negated: bool,
     /// The nearest named schema (its `$ref` name or title) and the length of the wire
@@ -64,6 +67,7 @@ impl<'d, 'r> Walk<'d, 'r> {
             diff,
             flow,
             visited: HashSet::new(),
+            done: HashMap::new(),
             negated: false,
             named: None,
         }
@@ -77,9 +81,19 @@ impl<'d, 'r> Walk<'d, 'r> {
     }
 
     pub(super) fn shapes(&mut self, o: &Shape, n: &Shape, path: &str) {
-        if !self.visited.insert((o.at.clone(), n.at.clone())) {
+        let pair = (o.at.clone(), n.at.clone());
+        if let Some((base, found)) = self.done.get(&pair).cloned() {
+            for (i, used) in found {
+                if let Some(below) = used.strip_prefix(base.as_str()) {
+                    self.diff.add_use(i, &format!("{path}{below}"));
+                }
+            }
             return;
         }
+        if !self.visited.insert(pair.clone()) {
+            return;
+        }
+        let mark = self.diff.touched.len();
         let outer = self.named.clone();
         // A union against a lone schema is named by the union (the lone schema is one
         // of its alternatives, named in the finding).
@@ -102,6 +116,8 @@ impl<'d, 'r> Walk<'d, 'r> {
             self.own(o, n, path);
         }
         self.named = outer;
+        let found = self.diff.touched[mark..].to_vec();
+        self.done.insert(pair, (path.to_owned(), found));
     }
 
     /// The schema a finding at `path` is in: `` `NAME` `` and the members from there.
