@@ -11,8 +11,10 @@
 //!
 //! Alternatives are compared as a value meets them: with the keywords beside the union
 //! merged in (an object that is `allOf` common members and a `oneOf`). A schema that is
-//! not a union against a union is one alternative: a union that becomes one of its
-//! branches is compared as that branch, and loses the others.
+//! not a union against a union is compared with the alternatives the first rule that
+//! matches names: a union that becomes one of its branches is compared as that branch
+//! and loses the others; an object that becomes "legacy or EIP-1559" (each the old object
+//! with members of its own) is compared with each, so neither is called added.
 
 use std::collections::BTreeSet;
 
@@ -186,6 +188,9 @@ fn pair(old: &[Member], new: &[Member]) -> Vec<(usize, usize)> {
     let close = |o: &Member, n: &Member| same_types(o, n) && overlap(o, n) >= 0.5;
     let rules: [&dyn Fn(&Member, &Member) -> bool; 4] =
         [&same_name, &same_discriminator, &close, &same_types];
+    if let Some(lone) = lone_pairs(old, new, &rules) {
+        return lone;
+    }
     for (rule, matches) in rules.into_iter().enumerate() {
         loop {
             let found = unique_match(old, new, &pairs, matches, rule == 2);
@@ -197,6 +202,39 @@ fn pair(old: &[Member], new: &[Member]) -> Vec<(usize, usize)> {
     }
     pairs.sort_unstable();
     pairs
+}
+
+/// A schema that is not a union against a union (either way): it is paired with every
+/// alternative the first rule that matches any pairs it with (by name: the one it names;
+/// by structure: each alike, as a transaction that becomes legacy-or-1559 is each of them
+/// with new members), so an alternative narrower than the old schema is not called
+/// added. `None` when neither side is a lone schema.
+fn lone_pairs(
+    old: &[Member],
+    new: &[Member],
+    rules: &[&dyn Fn(&Member, &Member) -> bool],
+) -> Option<Vec<(usize, usize)>> {
+    let (lone, many, lone_is_old) = match (old, new) {
+        ([o], _) if o.whole => (o, new, true),
+        (_, [n]) if n.whole => (n, old, false),
+        _ => return None,
+    };
+    for matches in rules {
+        let found: Vec<usize> = (0..many.len())
+            .filter(|&k| match lone_is_old {
+                true => matches(lone, &many[k]),
+                false => matches(&many[k], lone),
+            })
+            .collect();
+        if !found.is_empty() {
+            let pairs = found.into_iter().map(|k| match lone_is_old {
+                true => (0, k),
+                false => (k, 0),
+            });
+            return Some(pairs.collect());
+        }
+    }
+    Some(Vec::new())
 }
 
 /// The pairs `matches` makes among the alternatives left: an old one with the only new
