@@ -130,6 +130,12 @@ impl<'d, 'r> Walk<'d, 'r> {
     /// Compares two schemas neither of which is a union.
     pub(super) fn own(&mut self, o: &Shape, n: &Shape, path: &str) {
         self.types(o, n, path);
+        if disjoint(o, n) {
+            // No value of the old type is of the new one (`null` → `integer`, an array
+            // → an object): that is the difference; bounds or members of one type
+            // against the other would only repeat it.
+            return;
+        }
         self.values(o, n, path);
         self.bounds(o, n, path);
         self.texts(o, n, path);
@@ -297,6 +303,16 @@ impl<'d, 'r> Walk<'d, 'r> {
 
 /// The two ends of a finding: old, new.
 pub(super) type Places = (Location, Location);
+
+/// Whether both schemas restrict the JSON type and share none (`integer` is a `number`).
+fn disjoint(o: &Shape, n: &Shape) -> bool {
+    match (&o.types, &n.types) {
+        (Some(a), Some(b)) => !a
+            .iter()
+            .any(|t| covers(b, t) || b.iter().any(|u| covers(a, u))),
+        _ => false,
+    }
+}
 
 /// Whether the schema lets values of type `t` through (any type, without `type`).
 fn allows(shape: &Shape, t: &str) -> bool {
