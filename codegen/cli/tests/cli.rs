@@ -505,9 +505,6 @@ breaks clients and servers: param `id` renamed `pet_id` (sent by name) (in get_p
 breaks clients and servers: type integer → string (in get_pet params.pet_id)
   old: tests/fixtures/diff/pets/v1.json:8:62: at /methods/0/params/0/schema/type
   new: tests/fixtures/diff/pets/v2.json:8:66: at /methods/0/params/0/schema/type
-breaks servers: minimum 1 → (none) (in get_pet params.pet_id)
-  old: tests/fixtures/diff/pets/v1.json:8:81: at /methods/0/params/0/schema/minimum
-  new: tests/fixtures/diff/pets/v2.json:8:55: at /methods/0/params/0/schema
 breaks clients: `Pet`.name: member `name` no longer required (in get_pet result.name, list_pets result[].name)
   old: tests/fixtures/diff/pets/v1.json:23:11: at /components/schemas/Pet/properties/name
   new: tests/fixtures/diff/pets/v2.json:23:11: at /components/schemas/Pet/properties/name
@@ -517,7 +514,7 @@ breaks clients: `Pet`.kind: values added: \"bird\" (in get_pet result.kind, list
 compatible: `Pet`.tag: new optional member `tag` (in get_pet result.tag, list_pets result[].tag)
   old: tests/fixtures/diff/pets/v1.json:21:9: at /components/schemas/Pet/properties
   new: tests/fixtures/diff/pets/v2.json:25:11: at /components/schemas/Pet/properties/tag
-6 differences: 4 break clients, 3 break servers, 1 compatible
+5 differences: 4 break clients, 2 break servers, 1 compatible
 "
     );
 }
