@@ -180,12 +180,16 @@ fn a_one_of_narrowed_to_one_of_its_branches_loses_the_others_only() {
     );
     assert_eq!(
         lines(&narrowed),
-        ["breaks clients: alternatives removed: `INVOKE_TXN_V0`, `INVOKE_TXN_V1` (m params.txn)"]
+        [
+            "breaks clients: `INVOKE_TXN_V3`: alternatives removed: `INVOKE_TXN_V0`, `INVOKE_TXN_V1` (m params.txn)"
+        ]
     );
     let widened = run_documents(&invoke_document(v3), &invoke_document(union));
     assert_eq!(
         lines(&widened),
-        ["breaks servers: alternatives added: `INVOKE_TXN_V0`, `INVOKE_TXN_V1` (m params.txn)"]
+        [
+            "breaks servers: `INVOKE_TXN_V3`: alternatives added: `INVOKE_TXN_V0`, `INVOKE_TXN_V1` (m params.txn)"
+        ]
     );
 }
 

@@ -102,9 +102,9 @@ pub enum Kind {
     MemberNowOptional,
     /// `additionalProperties` changed.
     AdditionalMembersChanged,
-    /// A declared error code is gone.
+    /// A declared error is gone.
     ErrorRemoved,
-    /// A declared error code is new.
+    /// A declared error is new.
     ErrorAdded,
     /// A declared error's message changed.
     ErrorMessageChanged,

@@ -28,14 +28,23 @@
 //! | `enum` (or `const`) values removed / added; `enum` added / removed | narrowed / widened |
 //! | a lower bound (`minimum`, `exclusiveMinimum`, `minLength`, `minItems`, `minProperties`) raised or added / lowered or removed | narrowed / widened |
 //! | an upper bound (`maximum`, `exclusiveMaximum`, `maxLength`, `maxItems`, `maxProperties`) lowered or added / raised or removed | narrowed / widened |
-//! | `pattern`, `format`, `multipleOf` added / removed / changed | narrowed / widened / changed |
+//! | `pattern`, `format`, `multipleOf` added / removed | narrowed / widened |
+//! | `pattern` changed | as the two regular languages compare (`diff/regular.rs`: anchored classes, bounded repetitions, alternatives): narrowed, widened or changed; outside what is decided (a lookaround, `^` inside), *direction unknown*: reported, breaking nobody for sure |
+//! | `multipleOf` a → b | narrowed when b is a multiple of a, widened when a is one of b, else changed |
+//! | `format` changed | changed |
+//! | `not` | its schema compared with the verdicts reversed (a wider `not` refuses more) |
+//! | `if`/`then`/`else` | added / removed: narrowed / widened; the same `if`: `then` and `else` compared; `if` changed: direction unknown |
+//! | `patternProperties` | the same pattern's schemas compared; a pattern added narrows (widens where other members were refused), removed the reverse |
+//! | tuple `items` | each position compared; a position added narrows, removed widens |
+//! | a type changed to one sharing no value (`null` → `integer`) | that finding alone: bounds or members of one type against the other are not compared |
 //! | a member now required / no longer required | narrowed / widened |
 //! | a required member removed | widened (the reader can no longer count on it) |
 //! | a new required member | narrowed |
 //! | a new optional member, or an optional member removed | compatible (unknown members are ignored), unless `additionalProperties: false` refused it before (widened) or refuses it now (narrowed) |
 //! | `additionalProperties` any → schema → `false` | narrowed each step (the other way: widened); two schemas are compared |
-//! | an alternative (`oneOf`/`anyOf`, matched by `$ref` name or title, else by position) removed / added | narrowed / widened; both: changed |
-//! | a schema that becomes alternatives, one of which is the old schema / the reverse | widened / narrowed, and the matched pair compared |
+//! | an alternative (`oneOf`/`anyOf`, paired by `$ref` name or title, `const`/`enum` values or discriminator, then structure: never by position, see `diff/union.rs`) removed / added | narrowed / widened; both: changed |
+//! | members beside a union (`allOf` of common members and a `oneOf`) | compared in each alternative, reported once with each alternative's path |
+//! | a schema that becomes alternatives, one of which is the old schema / the reverse (a union narrowed to one `$ref`) | widened / narrowed, and the matched pair compared |
 //!
 //! Methods, params and errors:
 //!
@@ -52,7 +61,8 @@
 //! | params sent by position moved (a param inserted or removed before others counts) | both |
 //! | a param at the same position renamed, sent by name | both; by position only: compatible |
 //! | error code no longer declared / newly declared | servers / clients (errors travel like results) |
-//! | error message changed, deprecation changed | compatible |
+//! | error message or `data` changed, deprecation changed | compatible |
+//! | one of several errors sharing a code removed / added (errors are paired by code and message, then data, never by code alone) | compatible, with a finding counting the errors of that code |
 //!
 //! A method the server sends to the client swaps the roles: what would break clients
 //! breaks servers, and the reverse. The notifications of subscriptions are recognised as
@@ -61,6 +71,9 @@
 //!
 //! Annotations (`title`, `description`, `summary`, examples, `default`) are not on the
 //! wire and are not reported. A changed shared schema is reported once, with every use.
+//! Each finding names its schema by `$ref` name or title (the component its place is in,
+//! `` `BLOCK_HEADER`.event_count ``), and both places. A document that does not load is
+//! named (`old document: …`), with the include directory a root-relative `$ref` needs.
 
 use std::collections::HashMap;
 use std::fmt;

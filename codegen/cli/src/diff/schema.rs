@@ -98,8 +98,8 @@ impl<'d, 'r> Walk<'d, 'r> {
         // A union against a lone schema is named by the union (the lone schema is one
         // of its alternatives, named in the finding).
         let keys = match (o.alternatives.is_some(), n.alternatives.is_some()) {
-            (true, false) => (&o.key, &None),
-            (false, true) => (&None, &n.key),
+            (true, false) if o.key.is_some() => (&o.key, &None),
+            (false, true) if n.key.is_some() => (&None, &n.key),
             _ => (&o.key, &n.key),
         };
         let name = match keys {
