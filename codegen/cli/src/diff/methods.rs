@@ -401,6 +401,9 @@ impl Diff<'_> {
     }
 }
 
+/// A rule saying two declared errors are the same.
+type SameError = dyn Fn(&ErrorObject, &ErrorObject) -> bool;
+
 /// How many errors declare each code.
 fn codes(errors: &[ResolvedError]) -> BTreeMap<i64, usize> {
     let mut counts = BTreeMap::new();
@@ -415,7 +418,7 @@ fn codes(errors: &[ResolvedError]) -> BTreeMap<i64, usize> {
 /// those two (a message reworded). Never by code alone among several.
 fn pair_errors(old: &[ResolvedError], new: &[ResolvedError]) -> Vec<(usize, usize)> {
     let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let rules: [&dyn Fn(&ErrorObject, &ErrorObject) -> bool; 2] = [
+    let rules: [&SameError; 2] = [
         &|a, b| a.code == b.code && a.message == b.message && a.data == b.data,
         &|a, b| a.code == b.code && a.message == b.message,
     ];

@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
 
-use regex_syntax::hir::{Class, Hir, HirKind, Look};
+use regex_syntax::hir::{Class, Hir, HirKind, Look, Repetition};
 
 /// The most NFA states built for one pattern (a `{1,64}` of a class is 65).
 const MAX_STATES: usize = 20_000;
@@ -178,30 +178,34 @@ impl Nfa {
                 }
                 Ok(end)
             }
-            HirKind::Repetition(repetition) => {
-                let mut at = from;
-                for _ in 0..repetition.min {
+            HirKind::Repetition(repetition) => self.repeat(repetition, from),
+        }
+    }
+
+    /// Adds `repetition` (`x{min,max}`, `x*`) after state `from`: `min` copies, then
+    /// each optional one (or a loop, unbounded); the state it ends in.
+    fn repeat(&mut self, repetition: &Repetition, from: usize) -> Result<usize, String> {
+        let mut at = from;
+        for _ in 0..repetition.min {
+            at = self.build(&repetition.sub, at)?;
+        }
+        match repetition.max {
+            None => {
+                let end = self.build(&repetition.sub, at)?;
+                self.edges[end].push(Edge::Free(at));
+                self.edges[at].push(Edge::Free(end));
+                let out = self.state()?;
+                self.edges[end].push(Edge::Free(out));
+                Ok(out)
+            }
+            Some(max) => {
+                let out = self.state()?;
+                for _ in repetition.min..max {
+                    self.edges[at].push(Edge::Free(out));
                     at = self.build(&repetition.sub, at)?;
                 }
-                match repetition.max {
-                    None => {
-                        let end = self.build(&repetition.sub, at)?;
-                        self.edges[end].push(Edge::Free(at));
-                        self.edges[at].push(Edge::Free(end));
-                        let out = self.state()?;
-                        self.edges[end].push(Edge::Free(out));
-                        Ok(out)
-                    }
-                    Some(max) => {
-                        let out = self.state()?;
-                        for _ in repetition.min..max {
-                            self.edges[at].push(Edge::Free(out));
-                            at = self.build(&repetition.sub, at)?;
-                        }
-                        self.edges[at].push(Edge::Free(out));
-                        Ok(out)
-                    }
-                }
+                self.edges[at].push(Edge::Free(out));
+                Ok(out)
             }
         }
     }

@@ -52,7 +52,7 @@ pub(crate) struct Walk<'d, 'r> {
     visited: HashSet<(Location, Location)>,
     /// Pairs whose comparison is over: the path it was met at, and what it found (the
     /// finding and its use), so that meeting the pair again elsewhere adds uses.
-    done: HashMap<(Location, Location), (String, Vec<(usize, String)>)>,
+    done: HashMap<Places, Compared>,
     /// Inside a `not`: what narrows the inner schema widens the whole, and the reverse.
     pub(super) negated: bool,
     /// The nearest named schema (its `$ref` name or title) and the length of the wire
@@ -303,6 +303,10 @@ impl<'d, 'r> Walk<'d, 'r> {
 
 /// The two ends of a finding: old, new.
 pub(super) type Places = (Location, Location);
+
+/// A pair's comparison: the path it was met at, and each finding it recorded or met
+/// again, with that use.
+type Compared = (String, Vec<(usize, String)>);
 
 /// Whether both schemas restrict the JSON type and share none (`integer` is a `number`).
 fn disjoint(o: &Shape, n: &Shape) -> bool {

@@ -218,26 +218,7 @@ fn read_own(at: &Location, object: &Map<String, Value>) -> Shape {
         shape.values = Some(vec![value.clone()]);
         shape.keywords.insert("enum", at.key("const"));
     }
-    if let Some(multiple) = object.get("multipleOf").and_then(Value::as_f64) {
-        shape.multiple_of = Some(multiple);
-        mark("multipleOf", &mut shape);
-    }
-    if object
-        .get("not")
-        .is_some_and(|v| v.is_object() || v.is_boolean())
-    {
-        shape.not = Some(at.key("not"));
-        mark("not", &mut shape);
-    }
-    for (i, keyword) in ["if", "then", "else"].into_iter().enumerate() {
-        if object
-            .get(keyword)
-            .is_some_and(|v| v.is_object() || v.is_boolean())
-        {
-            shape.conditional[i] = Some(at.key(keyword));
-            mark(keyword, &mut shape);
-        }
-    }
+    read_applicators(at, object, &mut shape);
     if let Some(Value::Object(not)) = object.get("not") {
         match (not.get("enum"), not.get("const")) {
             (Some(Value::Array(values)), _) => shape.excluded.extend(values.iter().cloned()),
@@ -270,6 +251,25 @@ fn read_own(at: &Location, object: &Map<String, Value>) -> Shape {
         }
     }
     shape
+}
+
+/// `multipleOf`, `not`, `if`/`then`/`else`.
+fn read_applicators(at: &Location, object: &Map<String, Value>, shape: &mut Shape) {
+    let is_schema = |v: &Value| v.is_object() || v.is_boolean();
+    if let Some(multiple) = object.get("multipleOf").and_then(Value::as_f64) {
+        shape.multiple_of = Some(multiple);
+        shape.keywords.insert("multipleOf", at.key("multipleOf"));
+    }
+    if object.get("not").is_some_and(is_schema) {
+        shape.not = Some(at.key("not"));
+        shape.keywords.insert("not", at.key("not"));
+    }
+    for (i, keyword) in ["if", "then", "else"].into_iter().enumerate() {
+        if object.get(keyword).is_some_and(is_schema) {
+            shape.conditional[i] = Some(at.key(keyword));
+            shape.keywords.insert(keyword, at.key(keyword));
+        }
+    }
 }
 
 fn read_object_keywords(at: &Location, object: &Map<String, Value>, shape: &mut Shape) {

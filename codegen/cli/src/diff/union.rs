@@ -171,6 +171,9 @@ impl Walk<'_, '_> {
     }
 }
 
+/// A rule saying two alternatives are the same alternative.
+type Rule<'a> = dyn Fn(&Member, &Member) -> bool + 'a;
+
 /// Pairs (old index, new index), rule by rule (see the module); each rule pairs an old
 /// alternative only with a partner no other left alternative also matches.
 fn pair(old: &[Member], new: &[Member]) -> Vec<(usize, usize)> {
@@ -186,8 +189,7 @@ fn pair(old: &[Member], new: &[Member]) -> Vec<(usize, usize)> {
     let same_types =
         |o: &Member, n: &Member| o.shape.types.is_some() && o.shape.types == n.shape.types;
     let close = |o: &Member, n: &Member| same_types(o, n) && overlap(o, n) >= 0.5;
-    let rules: [&dyn Fn(&Member, &Member) -> bool; 4] =
-        [&same_name, &same_discriminator, &close, &same_types];
+    let rules: [&Rule<'_>; 4] = [&same_name, &same_discriminator, &close, &same_types];
     if let Some(lone) = lone_pairs(old, new, &rules) {
         return lone;
     }
@@ -209,11 +211,7 @@ fn pair(old: &[Member], new: &[Member]) -> Vec<(usize, usize)> {
 /// by structure: each alike, as a transaction that becomes legacy-or-1559 is each of them
 /// with new members), so an alternative narrower than the old schema is not called
 /// added. `None` when neither side is a lone schema.
-fn lone_pairs(
-    old: &[Member],
-    new: &[Member],
-    rules: &[&dyn Fn(&Member, &Member) -> bool],
-) -> Option<Vec<(usize, usize)>> {
+fn lone_pairs(old: &[Member], new: &[Member], rules: &[&Rule<'_>]) -> Option<Vec<(usize, usize)>> {
     let (lone, many, lone_is_old) = match (old, new) {
         ([o], _) if o.whole => (o, new, true),
         (_, [n]) if n.whole => (n, old, false),
@@ -244,7 +242,7 @@ fn unique_match(
     old: &[Member],
     new: &[Member],
     pairs: &[(usize, usize)],
-    matches: &dyn Fn(&Member, &Member) -> bool,
+    matches: &Rule<'_>,
     best: bool,
 ) -> Vec<(usize, usize)> {
     let old_left: Vec<usize> = (0..old.len())
