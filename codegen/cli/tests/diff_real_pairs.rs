@@ -172,3 +172,29 @@ fn each_pair_has_the_findings_counted_by_hand() {
         assert_eq!((n, c, s), (findings, clients, servers), "{name}");
     }
 }
+
+/// Each pair read backwards finds as many differences, with who breaks swapped: what
+/// narrowed one way widens the other.
+#[test]
+fn each_pair_backwards_swaps_who_breaks() {
+    for pair in PAIRS {
+        let backwards = Pair {
+            name: pair.name,
+            old: pair.new,
+            new: pair.old,
+            includes: pair.includes.map(|(old, new)| (new, old)),
+        };
+        let forwards: Vec<Report> = reports(pair).into_iter().map(|r| r.1).collect();
+        let reversed: Vec<Report> = reports(&backwards).into_iter().map(|r| r.1).collect();
+        for (f, r) in forwards.iter().zip(&reversed) {
+            let (fc, fs, fo) = f.counts();
+            let (rc, rs, ro) = r.counts();
+            assert_eq!(
+                (f.findings.len(), fc, fs, fo),
+                (r.findings.len(), rs, rc, ro),
+                "{} backwards:\n{r}",
+                pair.name
+            );
+        }
+    }
+}
