@@ -61,6 +61,8 @@ mod serve;
 mod service;
 mod sse;
 mod unsent;
+#[cfg(feature = "sign")]
+mod verify;
 
 pub use crate::transport::remote;
 pub use answer::{NoResponse, ResponseBody};
@@ -76,3 +78,5 @@ pub use serve::{
     DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_UNSENT_BYTES, Serve, serve,
 };
 pub use service::{DEFAULT_BODY_TIMEOUT, PeerAddr, Service};
+#[cfg(feature = "sign")]
+pub use verify::{DEFAULT_MAX_SIGNED_SIZE, Verified, VerifySignature};

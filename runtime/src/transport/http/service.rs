@@ -448,7 +448,7 @@ async fn before<F: Future>(timeout: Option<Duration>, future: F) -> Option<F::Ou
 
 /// The answer to a body that did not arrive in time. Over HTTP/1.1 the rest of it
 /// would be read as the next request: the connection closes.
-fn too_slow<D: Data>(version: Version) -> Answer<D> {
+pub(super) fn too_slow<D: Data>(version: Version) -> Answer<D> {
     let mut answer = refusal(
         StatusCode::REQUEST_TIMEOUT,
         &ErrorObject::new(
@@ -479,7 +479,7 @@ pub(super) fn too_many_connections<D: Data>() -> Answer<D> {
     answer
 }
 
-fn too_large<D: Data>() -> Answer<D> {
+pub(super) fn too_large<D: Data>() -> Answer<D> {
     refusal(
         StatusCode::PAYLOAD_TOO_LARGE,
         &ErrorObject::request_too_large(),
