@@ -474,6 +474,24 @@ mod tests {
     }
 
     #[test]
+    fn ed25519_matches_rfc_8032_test_1() {
+        // RFC 8032, 7.1, TEST 1: the empty message.
+        let seed =
+            unhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60").unwrap();
+        let public = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a";
+        let signature = unhex(concat!(
+            "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155",
+            "5fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
+        ))
+        .unwrap();
+        let key = Key::ed25519_seed(&seed).unwrap();
+        assert_eq!(hex(key.public_key().unwrap()), public);
+        let verifying = VerifyingKey::ed25519(&unhex(public).unwrap()).unwrap();
+        assert!(verifying.holds(b"", &signature));
+        assert!(!verifying.holds(b"x", &signature));
+    }
+
+    #[test]
     fn ed25519_round_trip_and_wrong_key() {
         let key = Key::ed25519_pkcs8(&Key::generate_ed25519().unwrap()).unwrap();
         let other = Key::ed25519_pkcs8(&Key::generate_ed25519().unwrap()).unwrap();
