@@ -217,7 +217,8 @@ fn subscription(text: &str) -> Result<(String, Subscription), String> {
     if method.is_empty() {
         return Err("the subscribe method's name is empty".to_owned());
     }
-    Ok((method.to_owned(), Subscription::parse(spec)?))
+    let subscription = Subscription::parse(spec).map_err(|e| e.to_string())?;
+    Ok((method.to_owned(), subscription))
 }
 
 /// Overrides of the generated types, each keyed by a schema's JSON pointer
