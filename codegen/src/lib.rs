@@ -95,6 +95,8 @@ pub mod validate;
 mod bundle;
 mod direction;
 mod emit;
+#[cfg(test)]
+mod extension;
 mod format;
 mod generate;
 mod naming;
