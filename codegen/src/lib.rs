@@ -89,8 +89,8 @@ pub mod openrpc;
 pub mod pattern;
 mod pointer;
 mod resolve;
-pub mod source;
-pub mod validate;
+mod source;
+mod validate;
 
 mod bundle;
 mod direction;
@@ -105,7 +105,7 @@ mod service;
 mod settings;
 mod streams;
 mod subscription;
-pub mod typespace;
+mod typespace;
 
 pub use builder::{Builder, Emitted, configure};
 pub use document::Document;
