@@ -7,7 +7,6 @@ use std::path::Path;
 
 use rpcsmith_build::{Settings, generate};
 use rpcsmith_corpus as corpus;
-use serde_json::Value;
 
 fn main() {
     println!("cargo:rerun-if-env-changed=RPCSMITH_CORPUS_DIR");
