@@ -52,8 +52,10 @@ pub struct Settings {
     /// Starknet's `<prefix>_subscribe<X>` and Ethereum's `eth_subscribe` (default
     /// `true`).
     pub conventions: bool,
-    /// Keep the members an object schema allows without describing them (see
-    /// [`Shape::keep_undescribed`](crate::typespace::Shape::keep_undescribed)).
+    /// Keep the members an object schema allows without describing them (no
+    /// `additionalProperties`: JSON Schema accepts any other member) in a flattened map
+    /// of JSON values, so that a value re-encodes with them (default `false`: a struct
+    /// has its listed fields only, and other members are dropped on decode).
     pub keep_undescribed: bool,
 }
 
