@@ -105,6 +105,7 @@ mod service;
 mod settings;
 mod streams;
 mod subscription;
+mod suggest;
 mod typespace;
 
 pub use builder::{Builder, Emitted, configure};
@@ -115,4 +116,5 @@ pub use generate::{ExampleValue, Generated, generate};
 pub use load::{Options, load_document};
 pub use resolve::{FileId, Location, Resolver};
 pub use settings::{Override, ParamsBy, Settings};
+pub use streams::server_sent_notifications;
 pub use subscription::{ParseSubscriptionError, Subscription};

@@ -63,8 +63,7 @@ impl Source {
             let d = Diagnostic::error(path.clone(), (0, 0), "", message);
             (ErrorKind::Io, d)
         };
-        let bytes = std::fs::read(opened)
-            .map_err(|e| fail(format!("cannot read file: {}", io_message(&e))))?;
+        let bytes = std::fs::read(opened).map_err(|e| fail(unreadable(opened, &e)))?;
         if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
             let message = "cannot read file: it is UTF-16 (it starts with a UTF-16 byte order mark); JSON documents are UTF-8";
             return Err(fail(message.to_owned()));
@@ -121,6 +120,26 @@ fn syntax_diagnostic(path: PathBuf, text: &str, e: &serde_json::Error) -> Diagno
 }
 
 /// An I/O error's message without the OS error number (stable across machines).
+/// Why the file at `opened` cannot be read; for a missing file, where it was looked for
+/// (a relative path is read from the current directory, which a newcomer's build script
+/// may not expect to be its package's folder).
+fn unreadable(opened: &Path, e: &std::io::Error) -> String {
+    if e.kind() != std::io::ErrorKind::NotFound {
+        return format!("cannot read file: {}", io_message(e));
+    }
+    let Ok(current) = std::env::current_dir() else {
+        return format!("cannot read file: no file at {}", opened.display());
+    };
+    if opened.is_absolute() {
+        return format!("cannot read file: no file at {}", opened.display());
+    }
+    format!(
+        "cannot read file: no file at {} (a relative path is read from the current directory, {}; a build script runs in its package's folder)",
+        current.join(opened).display(),
+        current.display(),
+    )
+}
+
 pub(crate) fn io_message(e: &std::io::Error) -> String {
     let s = e.to_string();
     match s.find(" (os error") {
@@ -217,12 +236,12 @@ mod tests {
     }
 
     #[test]
-    fn unreadable_file_has_no_position() {
+    fn a_missing_file_is_named_where_it_was_looked_for() {
         let (kind, d) = Source::read(Path::new("/nonexistent/x.json"), "x.json").unwrap_err();
         assert_eq!(kind, ErrorKind::Io);
         assert_eq!(
             d.to_string(),
-            "x.json: at (root): cannot read file: No such file or directory"
+            "x.json: at (root): cannot read file: no file at /nonexistent/x.json"
         );
     }
 
