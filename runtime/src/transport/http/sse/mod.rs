@@ -26,7 +26,8 @@ pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
 
 /// The protocol revisions [`Streaming::mcp`] accepts in `MCP-Protocol-Version`.
-pub const MCP_PROTOCOL_VERSIONS: [&str; 3] = ["2024-11-05", "2025-03-26", "2025-06-18"];
+pub const MCP_PROTOCOL_VERSIONS: [&str; 4] =
+    ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// The settings of event streams and sessions on an HTTP [`Service`](super::Service);
 /// see [`Service::streaming`](super::Service::streaming) and the README's "SSE and
@@ -91,7 +92,7 @@ impl Streaming {
         }
     }
 
-    /// MCP's Streamable HTTP (protocol revisions 2025-03-26 and 2025-06-18): sessions
+    /// MCP's Streamable HTTP (protocol revisions 2025-03-26 to 2025-11-25): sessions
     /// started by `initialize` and carried in `Mcp-Session-Id`, required on every
     /// later request (`400` without, `404` when unknown or expired, so the client
     /// starts again); `MCP-Protocol-Version` checked; `202 Accepted` for a `POST` of
