@@ -4523,15 +4523,6 @@ mod generated {
             self.inner.notify("notifications/tasks/status", &params).await
         }
     }
-    __rt::decode_params!(PingParams, ByName, meta = "_meta");
-    __rt::decode_params!(
-        NotificationsProgressParams, ByName, progress_token = "progressToken", progress =
-        "progress", total = "total", message = "message", meta = "_meta"
-    );
-    __rt::decode_params!(
-        NotificationsCancelledParams, ByName, request_id = "requestId", reason =
-        "reason", meta = "_meta"
-    );
     __rt::decode_params!(NotificationsToolsListChangedParams, ByName, meta = "_meta");
     __rt::decode_params!(
         NotificationsResourcesUpdatedParams, ByName, uri = "uri", meta = "_meta"
@@ -4561,15 +4552,6 @@ mod generated {
         meta = "_meta"
     );
     __rt::decode_params!(RootsListParams, ByName, meta = "_meta");
-    __rt::decode_params!(TasksGetParams, ByName, task_id = "taskId", meta = "_meta");
-    __rt::decode_params!(TasksResultParams, ByName, task_id = "taskId", meta = "_meta");
-    __rt::decode_params!(TasksCancelParams, ByName, task_id = "taskId", meta = "_meta");
-    __rt::decode_params!(TasksListParams, ByName, cursor = "cursor", meta = "_meta");
-    __rt::decode_params!(
-        NotificationsTasksStatusParams, ByName, task_id = "taskId", status = "status",
-        status_message = "statusMessage", created_at = "createdAt", last_updated_at =
-        "lastUpdatedAt", ttl = "ttl", poll_interval = "pollInterval", meta = "_meta"
-    );
     /// The server→client methods of Mcp, handled by the client: implement it, then give
     /// `Server::new(McpListenerDispatcher::new(your_impl))` to the client's peer
     /// (`rpcsmith::transport::peer::Peer::builder().serve(..)`). Without it, the server's
