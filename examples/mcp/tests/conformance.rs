@@ -182,6 +182,67 @@ async fn the_pending_scenarios_fail_nothing() {
     );
 }
 
+/// One client scenario with the generated client (`mcp-client`) as the suite's
+/// `--command`: the suite's verdict line (`Passed: 5/5, 0 failed, 0 warnings`) and
+/// whether it passed overall.
+async fn client_scenario(scenario: &str) -> (String, bool, String) {
+    let work = std::env::temp_dir().join(format!(
+        "rpcsmith-conformance-client-{}-{scenario}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&work).expect("a scratch directory");
+    let cli = interop_dir().join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    let run = tokio::process::Command::new(node())
+        .arg(cli)
+        .args(["client", "--command", env!("CARGO_BIN_EXE_mcp-client")])
+        .args(["--scenario", scenario])
+        .current_dir(&work)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(PATIENCE, run)
+        .await
+        .expect("the suite finishes in time")
+        .expect("node runs the suite");
+    let _ = std::fs::remove_dir_all(&work);
+    // The suite prints its verdict to stderr, its checks to stdout.
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    let verdict = stdout
+        .lines()
+        .find(|line| line.starts_with("Passed: "))
+        .unwrap_or_default()
+        .to_owned();
+    (verdict, output.status.success(), stdout)
+}
+
+/// The client scenarios of the pinned suite that need no OAuth, with the verdict each
+/// must have: every check passed, no warning.
+const CLIENT_SCENARIOS: &[(&str, &str)] = &[
+    ("initialize", "Passed: 1/1, 0 failed, 0 warnings"),
+    ("tools_call", "Passed: 1/1, 0 failed, 0 warnings"),
+    (
+        "elicitation-sep1034-client-defaults",
+        "Passed: 5/5, 0 failed, 0 warnings",
+    ),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(conformance_node),
+    ignore = "the MCP conformance suite or Node >= 22 missing: run `npm ci` in tests/interop"
+)]
+async fn the_generated_client_passes_the_client_scenarios_without_oauth() {
+    for (scenario, expected) in CLIENT_SCENARIOS {
+        let (verdict, passed, stdout) = client_scenario(scenario).await;
+        assert!(
+            passed && verdict == *expected,
+            "client scenario {scenario}: {verdict:?}, want {expected:?}\n{stdout}"
+        );
+    }
+}
+
 #[test]
 fn the_summary_parser_reads_passes_and_failures() {
     let text = "noise\n=== SUMMARY ===\n✓ ping: 1 passed, 0 failed\n✗ tools-list: 0 passed, 2 failed\n\nTotal: 1 passed, 2 failed\n";
