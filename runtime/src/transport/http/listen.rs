@@ -92,7 +92,8 @@ impl ClientStreaming {
 
     /// How many times in a row a dropped stream is resumed without receiving an event
     /// before the exchange fails (default 3), and the pause before each attempt
-    /// (default 200 ms).
+    /// (default 200 ms) until the server says another with an event's `retry:` field,
+    /// as MCP's priming events do.
     pub fn resume_attempts(mut self, attempts: usize, pause: Duration) -> Self {
         self.resume_attempts = attempts;
         self.retry = pause;
@@ -243,6 +244,8 @@ fn not_served(message: &[u8]) -> Option<Vec<u8>> {
 pub(super) struct Event {
     pub(super) id: Option<String>,
     pub(super) data: Bytes,
+    /// The server's `retry:`: how long to wait before reconnecting.
+    pub(super) retry: Option<Duration>,
 }
 
 /// Why an event stream could not be read.
@@ -250,7 +253,9 @@ pub(super) struct Event {
 pub(super) struct TooLarge;
 
 /// Reads `text/event-stream` (the WHATWG HTML standard's format): events end with a
-/// blank line; `data:` lines join with line breaks; `id:` sets the event's id;
+/// blank line; `data:` lines join with line breaks; `id:` sets the event's id (an event
+/// with an id and no data, such as MCP's priming event, is still returned: the id is
+/// where a resumption starts); `retry:` (ASCII digits) sets the reconnection time;
 /// comments and other fields are skipped. An event may not grow past `max` bytes.
 #[derive(Debug)]
 pub(super) struct Parser {
@@ -270,7 +275,7 @@ impl Parser {
         self.buffer.extend_from_slice(bytes);
     }
 
-    /// The next whole event with data, if the buffer holds one.
+    /// The next whole event with data, an id or a retry time, if the buffer holds one.
     ///
     /// # Errors
     ///
@@ -286,7 +291,7 @@ impl Parser {
             };
             let block = self.buffer.split_to(end.1).freeze();
             let event = read_event(&block[..end.0]);
-            if !event.data.is_empty() {
+            if !event.data.is_empty() || event.id.is_some() || event.retry.is_some() {
                 return Ok(Some(event));
             }
         }
@@ -341,6 +346,12 @@ fn read_event(block: &[u8]) -> Event {
                 data.extend_from_slice(value);
             }
             b"id" => event.id = std::str::from_utf8(value).ok().map(str::to_owned),
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                event.retry = std::str::from_utf8(value)
+                    .ok()
+                    .and_then(|ms| ms.parse().ok())
+                    .map(Duration::from_millis);
+            }
             _ => {}
         }
     }
@@ -351,6 +362,23 @@ fn read_event(block: &[u8]) -> Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_priming_event_gives_its_id_and_retry_time_without_data() {
+        let mut parser = Parser::new(1024);
+        parser.push(b"id: 0-7\nretry: 500\ndata: \n\nretry: x5\n\nretry: 20\n\n");
+        let priming = parser.next().unwrap().unwrap();
+        assert_eq!(priming.id.as_deref(), Some("0-7"));
+        assert!(priming.data.is_empty());
+        assert_eq!(priming.retry, Some(Duration::from_millis(500)));
+        // Not digits: ignored, and the event is empty.
+        let retry = parser.next().unwrap().unwrap();
+        assert_eq!(
+            (retry.id, retry.retry),
+            (None, Some(Duration::from_millis(20)))
+        );
+        assert_eq!(parser.next(), Ok(None));
+    }
 
     fn events(pieces: &[&str]) -> Vec<(Option<String>, String)> {
         let mut parser = Parser::new(1024);
