@@ -36,6 +36,7 @@ use std::time::Duration;
 pub struct ClientStreaming {
     pub(super) header: HeaderName,
     pub(super) listener: Option<Server>,
+    pub(super) version: Option<HeaderName>,
     pub(super) open_stream: bool,
     pub(super) resume_attempts: usize,
     pub(super) retry: Duration,
@@ -54,15 +55,30 @@ impl ClientStreaming {
         Self {
             header: HeaderName::from_static("session-id"),
             listener: None,
+            version: None,
             open_stream: false,
             resume_attempts: 3,
             retry: Duration::from_millis(200),
         }
     }
 
-    /// MCP's Streamable HTTP: the session in `Mcp-Session-Id`.
+    /// MCP's Streamable HTTP: the session in `Mcp-Session-Id`, and the negotiated
+    /// revision in `MCP-Protocol-Version` on every request after `initialize`.
     pub fn mcp() -> Self {
-        Self::new().session_header("mcp-session-id")
+        Self::new()
+            .session_header("mcp-session-id")
+            .protocol_version_header("mcp-protocol-version")
+    }
+
+    /// Sends, on every request once it is known, header `name` holding the protocol
+    /// version the server answered: the `protocolVersion` of the first response whose
+    /// result has one (MCP's `initialize`), until the session is forgotten. An invalid
+    /// name is ignored.
+    pub fn protocol_version_header(mut self, name: &str) -> Self {
+        if let Ok(name) = HeaderName::try_from(name) {
+            self.version = Some(name);
+        }
+        self
     }
 
     /// The header carrying the session id. An invalid name is ignored.
@@ -105,6 +121,8 @@ impl ClientStreaming {
 pub(super) struct Streams {
     pub(super) settings: ClientStreaming,
     session: Mutex<Option<HeaderValue>>,
+    /// The protocol version learnt from the server, when a header is set for it.
+    version: Mutex<Option<HeaderValue>>,
     inbox: OnceLock<Inbox>,
     listener: Option<Connection>,
     /// Whether the `GET` stream was started.
@@ -120,6 +138,7 @@ impl Streams {
         Self {
             settings,
             session: Mutex::new(None),
+            version: Mutex::new(None),
             inbox: OnceLock::new(),
             listener,
             get_started: std::sync::atomic::AtomicBool::new(false),
@@ -153,6 +172,41 @@ impl Streams {
     /// starts another).
     pub(super) fn forget_session(&self) {
         *self.session.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        *self.version.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// The protocol version header to send, once learnt.
+    pub(super) fn version(&self) -> Option<(HeaderName, HeaderValue)> {
+        let name = self.settings.version.clone()?;
+        let value = self
+            .version
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()?;
+        Some((name, value))
+    }
+
+    /// Learns the protocol version from `message`, a response whose result has a
+    /// `protocolVersion` string, while none is known (and a header is set for it).
+    pub(super) fn learn_version(&self, message: &[u8]) {
+        if self.settings.version.is_none() {
+            return;
+        }
+        let mut version = self.version.lock().unwrap_or_else(PoisonError::into_inner);
+        if version.is_some() {
+            return;
+        }
+        let Ok(answer) = serde_json::from_slice::<serde_json::Value>(message) else {
+            return;
+        };
+        let learnt = answer
+            .get("result")
+            .and_then(|result| result.get("protocolVersion"))
+            .and_then(serde_json::Value::as_str)
+            .and_then(|value| HeaderValue::try_from(value).ok());
+        if learnt.is_some() {
+            *version = learnt;
+        }
     }
 
     /// A whole JSON answer, on a streaming client: its responses go through the
@@ -184,6 +238,7 @@ impl Streams {
         let inbox = self.inbox.get();
         let notification = match TwoWay::parse(&message, usize::MAX, None) {
             TwoWay::Responses => {
+                self.learn_version(&message);
                 if let Some(inbox) = inbox {
                     inbox.deliver(message);
                 }
