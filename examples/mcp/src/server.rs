@@ -35,8 +35,11 @@ const RESOURCE_NOT_FOUND: i64 = -32002;
 #[derive(Debug, Default)]
 pub(crate) struct Example {
     running: Running,
-    subscriptions: Arc<Mutex<HashSet<(Option<String>, String)>>>,
+    subscriptions: Arc<Mutex<HashSet<Subscription>>>,
 }
+
+/// A subscription: its session (if any) and the resource's URI.
+type Subscription = (Option<String>, String);
 
 fn session(cx: &Context) -> Option<String> {
     cx.metadata()
@@ -329,7 +332,7 @@ fn not_found<E>(uri: &str) -> Failure<E> {
 }
 
 impl Example {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<(Option<String>, String)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<Subscription>> {
         self.subscriptions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

@@ -115,15 +115,18 @@ async fn example() -> (tokio::process::Child, String) {
     (example, url)
 }
 
-/// Runs the suite's `server` mode with `args` against `url`; its summary.
-async fn suite(url: &str, args: &[&str]) -> (Vec<Outcome>, String) {
-    // The suite writes its results under its working directory.
-    let work = std::env::temp_dir().join(format!("rpcsmith-conformance-{}", std::process::id()));
+/// Runs the suite with `args` in a scratch directory (it writes its results under its
+/// working directory, here named after `label`): its stdout and stderr, one after the
+/// other, and whether it exited successfully.
+async fn run_suite(label: &str, args: &[&str]) -> (String, bool) {
+    let work = std::env::temp_dir().join(format!(
+        "rpcsmith-conformance-{}-{label}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&work).expect("a scratch directory");
     let cli = interop_dir().join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
     let run = tokio::process::Command::new(node())
         .arg(cli)
-        .args(["server", "--url", url])
         .args(args)
         .current_dir(&work)
         .stdout(Stdio::piped())
@@ -135,8 +138,17 @@ async fn suite(url: &str, args: &[&str]) -> (Vec<Outcome>, String) {
         .expect("the suite finishes in time")
         .expect("node runs the suite");
     let _ = std::fs::remove_dir_all(&work);
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    (summary(&stdout), stdout)
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (text, output.status.success())
+}
+
+/// Runs the suite's `server` mode with `args` against `url`; its summary.
+async fn suite(url: &str, args: &[&str]) -> (Vec<Outcome>, String) {
+    let mut all = vec!["server", "--url", url];
+    all.extend(args);
+    let (text, _) = run_suite("server", &all).await;
+    (summary(&text), text)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -183,38 +195,18 @@ async fn the_pending_scenarios_fail_nothing() {
 }
 
 /// One client scenario with the generated client (`mcp-client`) as the suite's
-/// `--command`: the suite's verdict line (`Passed: 5/5, 0 failed, 0 warnings`) and
-/// whether it passed overall.
+/// `--command`: the suite's verdict line (`Passed: 5/5, 0 failed, 0 warnings`),
+/// whether it passed overall, and all it printed (the verdict goes to stderr).
 async fn client_scenario(scenario: &str) -> (String, bool, String) {
-    let work = std::env::temp_dir().join(format!(
-        "rpcsmith-conformance-client-{}-{scenario}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&work).expect("a scratch directory");
-    let cli = interop_dir().join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    let run = tokio::process::Command::new(node())
-        .arg(cli)
-        .args(["client", "--command", env!("CARGO_BIN_EXE_mcp-client")])
-        .args(["--scenario", scenario])
-        .current_dir(&work)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(PATIENCE, run)
-        .await
-        .expect("the suite finishes in time")
-        .expect("node runs the suite");
-    let _ = std::fs::remove_dir_all(&work);
-    // The suite prints its verdict to stderr, its checks to stdout.
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
-    let verdict = stdout
+    let client = env!("CARGO_BIN_EXE_mcp-client");
+    let args = ["client", "--command", client, "--scenario", scenario];
+    let (text, passed) = run_suite(scenario, &args).await;
+    let verdict = text
         .lines()
         .find(|line| line.starts_with("Passed: "))
         .unwrap_or_default()
         .to_owned();
-    (verdict, output.status.success(), stdout)
+    (verdict, passed, text)
 }
 
 /// The client scenarios of the pinned suite that need no OAuth, with the verdict each
