@@ -223,7 +223,10 @@ async fn a_subscription_is_pushed_on_the_get_stream() {
 
 /// Records the `MCP-Protocol-Version` header of each call; `initialize` answers
 /// revision 2025-11-25.
-struct Versions(Arc<std::sync::Mutex<Vec<(String, Option<String>)>>>);
+struct Versions(Arc<std::sync::Mutex<Vec<Seen>>>);
+
+/// A call's method and its `MCP-Protocol-Version` header.
+type Seen = (String, Option<String>);
 
 impl Dispatch for Versions {
     fn call(&self, method: &str, _: Option<&RawValue>, cx: Context) -> Reply {

@@ -220,6 +220,4 @@ impl std::fmt::Debug for Sse {
 }
 
 mod exchange;
-pub(super) use exchange::{
-    Post, accepts_events, check_accept, check_version, delete, get, post, takes_events,
-};
+pub(super) use exchange::{Post, check_accept, check_version, delete, get, post, takes_events};
