@@ -338,3 +338,32 @@ impl Example {
             .unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_revision_asked_for_is_answered_when_spoken_else_the_newest() {
+        for asked in ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] {
+            assert_eq!(negotiate(asked), asked);
+        }
+        assert_eq!(negotiate("2024-10-07"), "2025-11-25");
+        assert_eq!(negotiate("not a date"), "2025-11-25");
+    }
+
+    #[test]
+    fn the_catalogue_fits_the_generated_types_and_keeps_unnamed_keywords() {
+        let names: Vec<String> = tools::catalogue().into_iter().map(|t| t.name).collect();
+        assert!(
+            names.starts_with(&["add".into(), "echo".into(), "slow".into()]),
+            "{names:?}"
+        );
+        assert!(names.contains(&"json_schema_2020_12_tool".to_owned()));
+        // The 2020-12 schema keeps what `ObjectSchema` does not name ($defs, ...).
+        let tool = tools::catalogue().pop().unwrap();
+        let schema = serde_json::to_value(tool.input_schema).unwrap();
+        assert_eq!(schema["$defs"]["address"]["type"], "object");
+        assert_eq!(schema["additionalProperties"], false);
+    }
+}
