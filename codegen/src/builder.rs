@@ -132,6 +132,17 @@ impl Builder {
         self
     }
 
+    /// Marks the methods whose wire name matches `pattern` (as in
+    /// [`Builder::server_to_client`]) as sent by either side, as MCP's `ping`,
+    /// `notifications/progress` and `notifications/cancelled` are: each gets a client
+    /// method and a server trait method, and a `<Doc>Push` method and a `<Doc>Listener`
+    /// method. It takes precedence over `server_to_client`. Repeatable; a pattern that
+    /// matches no method is a warning naming it.
+    pub fn both_ways(mut self, pattern: impl Into<String>) -> Self {
+        self.settings.both_ways.push(pattern.into());
+        self
+    }
+
     /// Declares `method` (its wire name) a subscribe method whose items travel as
     /// `subscription` says, for a document that cannot say so itself (it takes precedence
     /// over the method's `x-subscription`). Parts left out are inferred.

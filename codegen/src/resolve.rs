@@ -179,15 +179,6 @@ impl Resolver {
         }
     }
 
-    /// The loaded file `file`.
-    ///
-    /// # Panics
-    ///
-    /// When `file` did not come from this resolver.
-    pub fn source(&self, file: FileId) -> &Source {
-        &self.files[file.index()].source
-    }
-
     /// How diagnostics name `file` (never an absolute path of this machine).
     pub fn display_path(&self, file: FileId) -> &Path {
         self.files
@@ -195,7 +186,8 @@ impl Resolver {
             .map_or(Path::new(""), |f| f.source.path())
     }
 
-    /// The 1-based `(line, column)` of `location` (see [`Source::position`]).
+    /// The 1-based `(line, column)` of `location`: where its value starts in its file, or
+    /// where it would be for a pointer that reaches no value (its nearest enclosing value).
     pub fn position(&self, location: &Location) -> (usize, usize) {
         self.files
             .get(location.file.index())

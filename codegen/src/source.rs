@@ -15,7 +15,7 @@ mod scan;
 
 /// A parsed JSON file with its text, for positions.
 #[derive(Debug)]
-pub struct Source {
+pub(crate) struct Source {
     path: PathBuf,
     text: String,
     value: Value,
@@ -28,7 +28,7 @@ impl Source {
     /// # Errors
     ///
     /// A [`Diagnostic`] at serde_json's `line:col` when the text is not valid JSON.
-    pub fn parse(path: impl Into<PathBuf>, mut text: String) -> Result<Self, Diagnostic> {
+    pub(crate) fn parse(path: impl Into<PathBuf>, mut text: String) -> Result<Self, Diagnostic> {
         let path = path.into();
         // A byte order mark (editors on Windows write one) is not part of the JSON text;
         // positions are counted without it, as editors show them. Removed in place: the
@@ -54,7 +54,10 @@ impl Source {
     /// [`ErrorKind::Io`] when the file cannot be read (or is not UTF-8: UTF-16 is named
     /// as such), [`ErrorKind::Syntax`] when it is not valid JSON, each with its
     /// diagnostic. A UTF-8 byte order mark is skipped.
-    pub fn read(opened: &Path, path: impl Into<PathBuf>) -> Result<Self, (ErrorKind, Diagnostic)> {
+    pub(crate) fn read(
+        opened: &Path,
+        path: impl Into<PathBuf>,
+    ) -> Result<Self, (ErrorKind, Diagnostic)> {
         let path = path.into();
         let fail = |message: String| {
             let d = Diagnostic::error(path.clone(), (0, 0), "", message);
@@ -75,17 +78,12 @@ impl Source {
     }
 
     /// The name diagnostics use for this file.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    /// The file's text.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
     /// The parsed value.
-    pub fn value(&self) -> &Value {
+    pub(crate) fn value(&self) -> &Value {
         &self.value
     }
 
@@ -94,7 +92,7 @@ impl Source {
     /// For an object member this is its key; for an array element, the element. When
     /// the pointer leads nowhere (a missing field), it is the deepest value that exists
     /// on its path, so "missing field" diagnostics point at the object lacking it.
-    pub fn position(&self, pointer: &str) -> (usize, usize) {
+    pub(crate) fn position(&self, pointer: &str) -> (usize, usize) {
         let offset = self.index.offset_of(&self.text, pointer);
         self.index.line_col(&self.text, offset)
     }
@@ -245,5 +243,32 @@ mod tests {
             d.to_string(),
             "x.json: at (root): cannot read file: no file at /nonexistent/x.json"
         );
+    }
+
+    #[test]
+    fn positions_never_panic() {
+        let text = "{\"a\": [1, {\"é\\\"\": \"x\\\\\"}], \"b\": true}";
+        let source = Source::parse("x.json", text.to_string()).unwrap();
+        for p in [
+            "",
+            "/",
+            "/a",
+            "/a/1/é\"",
+            "/a/9",
+            "/a/-",
+            "/a/1/x/y",
+            "~",
+            "/b/c",
+            "//",
+        ] {
+            let (line, column) = source.position(p);
+            assert!(line >= 1 && column >= 1, "{p}");
+        }
+        for cut in 0..text.len() {
+            if text.is_char_boundary(cut) {
+                let e = Source::parse("x.json", text[..cut].to_string()).unwrap_err();
+                assert!(e.line == 1 && e.column >= 1, "{e}");
+            }
+        }
     }
 }

@@ -27,7 +27,7 @@ impl TypeSpace {
     /// changed under it), a name or path that is not Rust, a rename onto a name already
     /// taken, a rename or replacement under `*`, a type's override on a property or a
     /// property's on a type.
-    pub fn apply_overrides(
+    pub(crate) fn apply_overrides(
         &mut self,
         resolver: &Resolver,
         root: FileId,

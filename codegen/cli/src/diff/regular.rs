@@ -70,7 +70,7 @@ struct Nfa {
 
 impl Nfa {
     fn new(pattern: &str) -> Result<Nfa, String> {
-        let translated = rpcsmith_build::pattern::translate(pattern)?;
+        let translated = rpcsmith_build::pattern::translate(pattern).map_err(|e| e.to_string())?;
         let hir = regex_syntax::ParserBuilder::new()
             .build()
             .parse(&translated)

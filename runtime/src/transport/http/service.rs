@@ -307,9 +307,12 @@ fn streaming_request<B, D: Data>(sse: &Arc<Sse>, request: &Request<B>) -> Option
     if let Err(refused) = sse::check_version(sse, headers) {
         return Some(Begun::Answered(*refused));
     }
+    if let Err(refused) = sse::check_accept(sse, request.method(), headers) {
+        return Some(Begun::Answered(*refused));
+    }
     let sessions = sse.settings.initialize.is_some();
     match *request.method() {
-        Method::GET if sessions && sse::accepts_events(headers) => {
+        Method::GET if sessions && sse::takes_events(headers) => {
             let stop = request.extensions().get::<super::Socket>().map(|socket| {
                 let mut stopping = socket.stopping.clone();
                 Box::pin(async move { stopping.wait().await }) as sse::Stop
