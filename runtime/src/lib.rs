@@ -12,6 +12,8 @@
 
 pub mod client;
 mod declared;
+#[cfg(feature = "schemars")]
+pub mod describe;
 pub mod metrics;
 pub mod protocol;
 pub mod proxy;
@@ -35,6 +37,11 @@ pub mod __private {
     /// serde's derive macros (and traits), named as generated derive lists name them.
     pub use serde::{Deserialize, Serialize};
     pub use serde_json;
+
+    #[cfg(feature = "schemars")]
+    pub use crate::describe::{Reference, schema as document_schema};
+    #[cfg(feature = "schemars")]
+    pub use schemars;
 
     pub use crate::__arm as arm;
     pub use crate::__declared_errors as declared_errors;

@@ -406,6 +406,11 @@ fn tagging(t: &Tagging) -> Vec<String> {
     match t {
         Tagging::External => Vec::new(),
         Tagging::Internal(tag) => vec![format!("#[serde(tag = {})]", string_literal(tag))],
+        Tagging::Adjacent { tag, content } => vec![format!(
+            "#[serde(tag = {}, content = {})]",
+            string_literal(tag),
+            string_literal(content)
+        )],
         Tagging::Untagged => vec!["#[serde(untagged)]".to_owned()],
     }
 }

@@ -21,6 +21,7 @@ mod overrides;
 mod place;
 mod roots;
 mod structs;
+mod tagged;
 mod validation;
 
 use std::collections::HashMap;

@@ -120,7 +120,7 @@ fn step(resolver: &Resolver, at: &Location, tokens: &[Cow<'_, str>], i: usize) -
         }
         ("properties", Some(key)) => (word(key), 2),
         ("oneOf" | "anyOf", Some(_)) if tokens.get(i + 2).is_some_and(|t| t == "properties") => {
-            (Step::Skip, 2)
+            tagged_branch(resolver, &root, &tokens[..i + 2], tokens.get(i + 3))
         }
         ("oneOf" | "anyOf", Some(n)) if last => match branch_word(resolver, at) {
             Some(w) => (Step::Push(w), 2),
@@ -146,6 +146,41 @@ fn step(resolver: &Resolver, at: &Location, tokens: &[Cow<'_, str>], i: usize) -
         ("data", _) => (word("Data"), 1),
         ("schema", _) => (Step::Skip, 1),
         (other, _) => (word(other), 1),
+    }
+}
+
+/// The step for a member of an inline branch of a sum: the branch's tag value when it
+/// has one (a required string constant other than `member`), taking the member too
+/// when the tag is all else the branch has (serde's adjacent `content`: `Command`'s
+/// `{"kind": "turn", "data": {…}}` → `CommandTurn`); else nothing (`{"rect": {…}}` →
+/// `ShapeRect`, the member naming it).
+fn tagged_branch(
+    resolver: &Resolver,
+    root: &Location,
+    branch: &[Cow<'_, str>],
+    member: Option<&Cow<'_, str>>,
+) -> (Step, usize) {
+    let at = branch.iter().fold(root.clone(), |l, t| l.key(t));
+    let schema = resolver.get(&at);
+    let props = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object);
+    let required = schema
+        .and_then(|s| s.get("required"))
+        .and_then(Value::as_array);
+    let (Some(props), Some(required)) = (props, required) else {
+        return (Step::Skip, 2);
+    };
+    let tag = required.iter().filter_map(Value::as_str).find_map(|k| {
+        let value = props.get(k)?.get("const")?.as_str()?;
+        (Some(k) != member.map(AsRef::as_ref)).then_some((k, value))
+    });
+    match tag {
+        Some((_, value)) if props.len() == 2 && member.is_some() => {
+            (Step::Push(value.to_owned()), 4)
+        }
+        Some((_, value)) => (Step::Push(value.to_owned()), 2),
+        None => (Step::Skip, 2),
     }
 }
 

@@ -1,0 +1,10 @@
+//! Generates `codefirst` from the document written from the original types.
+
+fn main() {
+    rpcsmith_build::configure()
+        .client(true)
+        .server(true)
+        .module("codefirst")
+        .compile("openrpc.json")
+        .unwrap_or_else(|e| panic!("{e}"));
+}
