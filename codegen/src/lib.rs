@@ -94,6 +94,7 @@ pub mod validate;
 
 mod bundle;
 mod direction;
+mod embedded;
 mod emit;
 mod format;
 pub mod generate;

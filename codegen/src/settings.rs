@@ -55,6 +55,10 @@ pub struct Settings {
     /// Keep the members an object schema allows without describing them (see
     /// [`Shape::keep_undescribed`](crate::typespace::Shape::keep_undescribed)).
     pub keep_undescribed: bool,
+    /// Implement `schemars::JsonSchema` on every generated type, returning the
+    /// document's own schema of it (the user's crate enables the runtime's `schemars`
+    /// feature). Off by default.
+    pub json_schema: bool,
 }
 
 impl Default for Settings {
@@ -73,6 +77,7 @@ impl Default for Settings {
             subscriptions: BTreeMap::new(),
             conventions: true,
             keep_undescribed: false,
+            json_schema: false,
         }
     }
 }

@@ -5,6 +5,7 @@ fn main() {
         .client(true)
         .server(true)
         .module("codefirst")
+        .json_schema(true)
         .compile("openrpc.json")
         .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -77,6 +77,8 @@ pub(crate) struct TypesFile {
     /// Whether an optional field keeps `null` apart from absence: the module then has
     /// the helper that decodes a present member as `Some`, a `null` one too.
     pub(crate) present: bool,
+    /// The `JsonSchema` impls (`json_schema(true)`), sorted by name; empty when off.
+    pub(crate) json_schema: Vec<super::schema::JsonSchemaView>,
 }
 
 /// The helper named by required nullable fields (`deserialize_with`).
@@ -163,6 +165,7 @@ pub(crate) fn types_file(space: &TypeSpace, checks: Option<&Checks<'_>>) -> Type
         required_nullable: uses_helper(&items, REQUIRED_NULLABLE),
         present: uses_helper(&items, PRESENT),
         items,
+        json_schema: Vec::new(),
     }
 }
 

@@ -115,6 +115,11 @@ impl TypeSpace {
         &self.defs
     }
 
+    /// Where each named type was generated from, by def index.
+    pub(crate) fn origins(&self) -> &[Location] {
+        &self.origins
+    }
+
     /// The named type `id`.
     pub fn def(&self, id: TypeId) -> Option<&TypeDef> {
         self.defs.get(id.0)

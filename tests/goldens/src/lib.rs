@@ -110,6 +110,12 @@ pub mod services {
         include!("../../../codegen/tests/golden/services/features.rs");
     }
 
+    /// Generated from `tests/codefirst/openrpc.json` (written by `rpcsmith::describe` from
+    /// Rust types) with `json_schema(true)`: every type implements `JsonSchema`.
+    pub mod codefirst_json_schema {
+        include!("../../../codegen/tests/golden/services/codefirst_json_schema.rs");
+    }
+
     /// Generated from `codegen/tests/fixtures/services/std_names.json`: methods, params
     /// and types named like the methods and keywords Rust already uses.
     pub mod std_names {
