@@ -8,7 +8,7 @@
 //! entry, [`server::Connection::handle_input`]; neither engine names a transport, so a
 //! new transport touches no engine. [`metrics`] is a leaf beside them all: the meters
 //! the engines and transports call at their seams (empty without the `metrics` feature). Generated code names one hidden module, which only
-//! re-exports what it needs from these. [`describe`] (feature `schemars`) goes the other
+//! re-exports what it needs from these. `describe` (feature `schemars`) goes the other
 //! way, from Rust types to a document; it names none of the layers.
 //!
 //! The [`guide`] is the manual: from a first `build.rs` to production, every snippet a

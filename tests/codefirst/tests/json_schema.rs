@@ -55,11 +55,20 @@ fn references_resolve_under_schemars_defaults() {
     let root = schemars::schema_for!(generated::User).to_value();
     let mut references = Vec::new();
     collect_references(&root, &mut references);
-    assert!(references.contains(&"#/$defs/UserId".to_owned()), "{references:?}");
-    assert!(references.contains(&"#/$defs/Point".to_owned()), "{references:?}");
+    assert!(
+        references.contains(&"#/$defs/UserId".to_owned()),
+        "{references:?}"
+    );
+    assert!(
+        references.contains(&"#/$defs/Point".to_owned()),
+        "{references:?}"
+    );
     for reference in references {
         let pointer = reference.strip_prefix('#').unwrap();
-        assert!(root.pointer(pointer).is_some(), "{reference} resolves in {root}");
+        assert!(
+            root.pointer(pointer).is_some(),
+            "{reference} resolves in {root}"
+        );
     }
     // A recursive type refers to itself, and the reference resolves.
     let tree = schemars::schema_for!(generated::Tree).to_value();
@@ -71,7 +80,10 @@ fn the_schema_names_are_the_types_names() {
     assert_eq!(generated::CommandTurn::schema_name(), "CommandTurn");
     // Unique to the generated module: two documents' `Shape`s do not meet.
     let id = generated::Shape::schema_id();
-    assert!(id.starts_with("rpcsmith_codefirst::codefirst::") && id.ends_with("::Shape"), "{id}");
+    assert!(
+        id.starts_with("rpcsmith_codefirst::codefirst::") && id.ends_with("::Shape"),
+        "{id}"
+    );
 }
 
 fn collect_references(value: &Value, out: &mut Vec<String>) {

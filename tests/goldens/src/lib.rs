@@ -78,6 +78,11 @@ pub mod one_of_external {
     include!("../../../codegen/tests/golden/types/one_of_external.rs");
 }
 
+/// Generated from `codegen/tests/fixtures/types/one_of_adjacent.json`.
+pub mod one_of_adjacent {
+    include!("../../../codegen/tests/golden/types/one_of_adjacent.rs");
+}
+
 /// Generated from `codegen/tests/fixtures/types/one_of_internal.json`.
 pub mod one_of_internal {
     include!("../../../codegen/tests/golden/types/one_of_internal.rs");
