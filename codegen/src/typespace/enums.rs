@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 
+use super::convert::STRUCTURAL;
 use super::model::{
     Docs, Enum, Kind, Payload, Tagging, Ty, TypeDef, Validation, Variant, VariantHint,
 };
@@ -35,7 +36,17 @@ impl Converter<'_> {
         let mut nullable = false;
         for i in 0..count {
             let at = list.index(i);
-            let Some(target) = self.deref(&at) else {
+            // A `$ref` beside structural keywords (JSON Schema 2019-09 on: schemars'
+            // internally tagged newtype variant) is a member of the branch, not all of it.
+            let beside = self.resolver.get(&at).is_some_and(|b| {
+                b.get("$ref").is_some() && STRUCTURAL.iter().any(|k| b.get(*k).is_some())
+            });
+            let target = if beside {
+                Some(at.clone())
+            } else {
+                self.deref(&at)
+            };
+            let Some(target) = target else {
                 continue;
             };
             let raw = self.resolver.get(&target).cloned_shallow();

@@ -235,6 +235,8 @@ struct Converter<'r> {
     placeholders: HashMap<Location, TypeId>,
     /// Identical inline schemas: `(file, JSON text)` → type.
     shapes: HashMap<(FileId, String), Ty>,
+    /// `$defs`/`definitions` entries by `(file, key, JSON text)`: the first place of each.
+    definitions: HashMap<(FileId, String, String), Location>,
     examples: Vec<Example>,
     diagnostics: Vec<Diagnostic>,
     fallbacks: usize,
@@ -258,6 +260,7 @@ impl<'r> Converter<'r> {
             origins: Vec::new(),
             slots: HashMap::new(),
             shapes: HashMap::new(),
+            definitions: HashMap::new(),
             examples: Vec::new(),
             diagnostics: Vec::new(),
             fallbacks: 0,

@@ -144,7 +144,7 @@ fn step(resolver: &Resolver, at: &Location, tokens: &[Cow<'_, str>], i: usize) -
         ("patternProperties", Some(_)) => (word("Value"), 2),
         ("result", _) => (word("Result"), 1),
         ("data", _) => (word("Data"), 1),
-        ("schema", _) => (Step::Skip, 1),
+        ("schema", _) => (root_title(resolver, &root, &tokens[..=i]), 1),
         (other, _) => (word(other), 1),
     }
 }
@@ -181,6 +181,23 @@ fn tagged_branch(
         }
         Some((_, value)) => (Step::Push(value.to_owned()), 2),
         None => (Step::Skip, 2),
+    }
+}
+
+/// A content descriptor's schema that is a root schema of its own (`$schema`, as
+/// schemars' `schema_for!` writes one) names what is inside it by its `title`
+/// (`Command`'s variant payload `CommandTurn`, not `RobotCommandCommandTurn`).
+fn root_title(resolver: &Resolver, root: &Location, tokens: &[Cow<'_, str>]) -> Step {
+    let at = tokens.iter().fold(root.clone(), |l, t| l.key(t));
+    let schema = resolver.get(&at);
+    let title = schema
+        .filter(|s| s.get("$schema").is_some())
+        .and_then(|s| s.get("title"))
+        .and_then(Value::as_str)
+        .filter(|t| title_is_identifier(t));
+    match title {
+        Some(title) => Step::Reset(title.to_owned()),
+        None => Step::Skip,
     }
 }
 

@@ -13,12 +13,16 @@ use serde_json::Value;
 use super::enums::{Branch, string_values};
 use super::model::{Docs, Enum, Payload, Tagging, Validation, Variant, VariantHint};
 use super::{Converter, ShallowClone};
+use crate::resolve::Location;
 
 impl Converter<'_> {
     /// Every branch the tag and at most one other member, the same in all.
     pub(super) fn adjacent(&mut self, branches: &[Branch]) -> Option<Enum> {
         let keys = self.inline_keys(branches)?;
-        if branches.iter().any(|b| b.raw.get("allOf").is_some()) {
+        if branches
+            .iter()
+            .any(|b| b.raw.get("allOf").is_some() || b.raw.get("$ref").is_some())
+        {
             return None;
         }
         let (tag, values) = self.tag_of(branches, &keys[0])?;
@@ -80,29 +84,43 @@ impl Converter<'_> {
 
     /// What an internally tagged branch holds beside its tag.
     fn internal_payload(&mut self, b: &Branch, keys: &[String], tag: &str) -> Payload {
-        let all_of = b.target.key("allOf");
-        let merged = self.resolver.array_len(&all_of);
+        let merged = self.merged_members(b);
         let only_tag = keys.iter().all(|k| k == tag);
         let open = b
             .raw
             .get("additionalProperties")
             .is_some_and(|a| a != &Value::Bool(false));
-        if only_tag && merged == 0 && !open {
-            return Payload::Unit;
-        }
-        if only_tag && merged == 1 && !open {
-            let member = all_of.index(0);
-            let target = self.deref(&member);
-            let raw = target.map(|t| self.resolver.get(&t).cloned_shallow());
-            if raw.is_some_and(|r| r.get("type") == Some(&Value::from("object"))) {
-                return Payload::Newtype(self.convert(&member));
+        match merged.as_slice() {
+            [] if only_tag && !open => return Payload::Unit,
+            [one] if only_tag && !open => {
+                let target = self.deref(one);
+                let raw = target.map(|t| self.resolver.get(&t).cloned_shallow());
+                if raw.is_some_and(|r| r.get("type") == Some(&Value::from("object"))) {
+                    return Payload::Newtype(self.convert(one));
+                }
             }
+            _ => {}
         }
         let mut parts = vec![b.target.clone()];
-        for i in 0..merged {
-            parts.extend(self.deref(&all_of.index(i)));
+        for member in &merged {
+            parts.extend(self.deref(member));
         }
         Payload::Struct(self.build_struct(&parts, Vec::new(), Some(tag)))
+    }
+
+    /// The schemas a branch merges beside its own members: its `allOf` members, and the
+    /// target of a `$ref` written beside them (2019-09 on).
+    fn merged_members(&mut self, b: &Branch) -> Vec<Location> {
+        let all_of = b.target.key("allOf");
+        let count = self.resolver.array_len(&all_of);
+        let mut out: Vec<Location> = (0..count).map(|i| all_of.index(i)).collect();
+        if let Some(Value::String(reference)) = b.raw.get("$ref") {
+            match self.resolver.resolve_ref(&b.target, reference) {
+                Ok(target) => out.push(target),
+                Err(d) => self.diagnostics.push(d),
+            }
+        }
+        out
     }
 
     /// The property names of each branch, when every branch is an inline object.

@@ -308,3 +308,108 @@ fn check_params(m: &Method, params: &[Described]) -> Result<(), DocumentError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Pair {
+        left: u8,
+        right: Option<String>,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    enum Choice {
+        A,
+        B,
+    }
+
+    fn error_of(document: Document) -> String {
+        document.to_json().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn what_openrpc_forbids_is_refused_by_name() {
+        let twice = Document::new("T", "1")
+            .method(Method::new("a"))
+            .method(Method::new("a"));
+        assert_eq!(error_of(twice), "two methods are called `a`");
+        let reserved = Document::new("T", "1").method(Method::new("rpc.discover"));
+        assert_eq!(
+            error_of(reserved),
+            "method `rpc.discover`: names starting with `rpc.` are reserved"
+        );
+        let param = Method::new("m").param::<u8>("x").param::<u8>("x");
+        assert_eq!(
+            error_of(Document::new("T", "1").method(param)),
+            "method `m` has two params called `x`"
+        );
+        let order = Method::new("m").optional::<u8>("a").param::<u8>("b");
+        assert!(error_of(Document::new("T", "1").method(order)).contains("required param `b`"));
+        let spread = Method::new("m").params::<Choice>();
+        assert!(
+            error_of(Document::new("T", "1").method(spread)).contains("`Choice` cannot be spread")
+        );
+    }
+
+    #[test]
+    fn by_name_an_optional_param_may_come_first() {
+        let method = Method::new("m")
+            .optional::<u8>("a")
+            .param::<u8>("b")
+            .by_name();
+        let document = Document::new("T", "1").method(method).to_json().unwrap();
+        assert_eq!(document["methods"][0]["params"][0]["required"], false);
+        assert_eq!(document["methods"][0]["paramStructure"], "by-name");
+    }
+
+    #[test]
+    fn a_params_struct_spreads_into_named_params() {
+        let method = Method::new("m").params::<Pair>();
+        let document = Document::new("T", "1").method(method).to_json().unwrap();
+        let params = &document["methods"][0]["params"];
+        assert_eq!(params[0]["name"], "left");
+        assert_eq!(params[0]["required"], true);
+        assert_eq!(params[1]["name"], "right");
+        assert_eq!(params[1]["required"], false);
+        assert_eq!(
+            params[1]["schema"]["type"],
+            serde_json::json!(["string", "null"])
+        );
+        assert!(document.get("components").is_none());
+    }
+
+    #[test]
+    fn shared_types_are_components_and_errors_carry_data_schemas() {
+        let method = Method::new("m")
+            .param::<Pair>("pair")
+            .error_with::<Choice>(-1, "Bad")
+            .deprecated();
+        let document = Document::new("T", "1")
+            .method(method)
+            .schema::<Vec<Pair>>()
+            .to_json()
+            .unwrap();
+        let m = &document["methods"][0];
+        assert_eq!(
+            m["params"][0]["schema"]["$ref"],
+            "#/components/schemas/Pair"
+        );
+        assert_eq!(
+            m["errors"][0]["data"]["$ref"],
+            "#/components/schemas/Choice"
+        );
+        assert_eq!(m["deprecated"], true);
+        assert!(m.get("result").is_none(), "a notification");
+        let names: Vec<&String> = document["components"]["schemas"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(names, ["Choice", "Pair"]);
+        assert_eq!(document["openrpc"], OPENRPC);
+    }
+}

@@ -11,3 +11,8 @@ rpcsmith::include_api!(
     /// Generated from `openrpc.json`, with `JsonSchema` on every type.
     pub codefirst
 );
+
+rpcsmith::include_api!(
+    /// The types generated from `defs.json`: every schema a `schema_for!` root.
+    pub defs
+);

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use rpcsmith::describe::{Document, Method};
-use schemars::JsonSchema;
+use schemars::{JsonSchema, schema_for};
 use serde::{Deserialize, Serialize};
 
 /// A user's number: a newtype.
@@ -238,4 +238,33 @@ pub fn document() -> Document {
                 .result::<Vec<User>>("users"),
         )
         .method(Method::new("job_configure").param::<Settings>("settings"))
+}
+
+/// The same service as a document whose every schema is schemars' own root schema
+/// (`schema_for!`: JSON Schema 2020-12, each with its `$defs`, `prefixItems` tuples), as
+/// code that does not use `describe` writes one. A root schema's `$ref`s
+/// (`#/$defs/Point`) mean its own `$defs`.
+pub fn document_with_defs() -> serde_json::Value {
+    let param = |name: &str, schema: schemars::Schema| serde_json::json!({"name": name, "required": true, "schema": schema});
+    let method = |name: &str, params: Vec<serde_json::Value>, result: schemars::Schema| serde_json::json!({"name": name, "params": params, "result": {"name": "result", "schema": result}});
+    serde_json::json!({
+        "openrpc": "1.3.2",
+        "info": {"title": "Defs", "version": "1.0.0"},
+        "methods": [
+            method("shape_area", vec![param("shape", schema_for!(Shape))], schema_for!(f64)),
+            method("user_get", vec![param("id", schema_for!(UserId))], schema_for!(Option<User>)),
+            method("user_list", vec![param("page", schema_for!(u32))], schema_for!(UserPage)),
+            method(
+                "robot_command",
+                vec![param("command", schema_for!(Command)), param("keys", schema_for!(Vec<Key>))],
+                schema_for!(Vec<Event>),
+            ),
+            method(
+                "expr_eval",
+                vec![param("expr", schema_for!(Vec<Expr>)), param("tree", schema_for!(Vec<Tree>))],
+                schema_for!((i64, Vec<Tree>)),
+            ),
+            method("job_configure", vec![param("settings", schema_for!(Settings))], schema_for!(Refusal)),
+        ]
+    })
 }

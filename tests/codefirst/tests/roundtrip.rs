@@ -224,3 +224,52 @@ fn params_and_results() {
     original_to_generated::<Vec<Event>, generated::RobotCommandResult>(&[vec![Event::Ping]]);
     let _ = original::document();
 }
+
+/// The same values through the types generated from `defs.json`, whose schemas are
+/// `schema_for!` roots (draft 2020-12, `$defs` in each, a newtype variant as a `$ref`
+/// beside the tag): one type per Rust type, named as the originals.
+#[test]
+fn schema_for_roots_generate_the_same_types() {
+    use rpcsmith_codefirst::defs::types as defs;
+    original_to_generated::<Shape, defs::Shape>(&[
+        Shape::Empty,
+        Shape::Rect {
+            width: 1,
+            height: 2,
+        },
+        Shape::Segment(point(1, 2), point(3, 4)),
+    ]);
+    original_to_generated::<Event, defs::Event>(&[
+        Event::Reached(point(5, 6)),
+        Event::Ping,
+        Event::Stopped {
+            reason: "x".into(),
+            code: Some(1),
+        },
+    ]);
+    original_to_generated::<Command, defs::Command>(&[
+        Command::Turn {
+            degrees: 1,
+            wait_ms: 2,
+        },
+        Command::Halt,
+    ]);
+    original_to_generated::<Key, defs::Key>(&[Key::Number(1), Key::Name("a".into())]);
+    original_to_generated::<User, defs::User>(&[user(Some("a@b.c"))]);
+    original_to_generated::<Vec<Tree>, Vec<defs::Tree>>(&[vec![tree()]]);
+    original_to_generated::<Vec<Expr>, Vec<defs::Expr>>(&[vec![Expr::Neg(Box::new(Expr::Num(2)))]]);
+    generated_to_original(
+        defs::Command::Turn(defs::CommandTurn {
+            degrees: 3,
+            wait_ms: 4,
+        }),
+        Command::Turn {
+            degrees: 3,
+            wait_ms: 4,
+        },
+    );
+    generated_to_original(
+        defs::Event::Reached(defs::Point { x: 1, y: 2 }),
+        Event::Reached(point(1, 2)),
+    );
+}
