@@ -367,6 +367,7 @@ mod tests {
             services: &services,
             settings: &settings,
             document: "{}",
+            schemas: None,
         };
         r.module(&parts, "x.json")
     }

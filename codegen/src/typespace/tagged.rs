@@ -1,7 +1,8 @@
 //! Sums whose branches name themselves with a constant member, as serde writes them.
 //!
 //! Adjacently tagged (`#[serde(tag, content)]`): every branch an inline object of the tag
-//! and at most one other member, the same one in all (`{"kind": "move", "data": …}`);
+//! and at most one other member, the same one in all and in two branches at least
+//! (`{"kind": "move", "data": …}`);
 //! each variant holds that member's type, or nothing. Internally tagged
 //! (`#[serde(tag)]`): inline object branches sharing a required string constant; each
 //! variant holds the branch's other members, nothing when the tag is all it has, or the
@@ -42,6 +43,13 @@ impl Converter<'_> {
             }
         }
         let content = content?.clone();
+        // One branch with one other member reads better as a struct variant (Starknet's
+        // `{"execution_status": "REVERTED", "revert_reason": …}`): a shared payload
+        // member is one that several branches carry.
+        let carrying = keys.iter().filter(|k| k.contains(&content)).count();
+        if carrying < 2 {
+            return None;
+        }
         let variants = branches
             .iter()
             .zip(keys)

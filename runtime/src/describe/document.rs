@@ -108,6 +108,15 @@ impl Document {
         self
     }
 
+    /// Adds the methods and shared types of `other` (the description of another part of
+    /// the service: a module merged into the server, as jsonrpsee merges `RpcModule`s).
+    /// Its `info` is not used; a method name both have fails [`Document::to_json`].
+    pub fn merge(mut self, other: Document) -> Document {
+        self.methods.extend(other.methods);
+        self.shared.extend(other.shared);
+        self
+    }
+
     /// Adds `T` to `components/schemas` even if no method names it (a type of the
     /// service's notifications to clients, say).
     pub fn schema<T: JsonSchema>(mut self) -> Document {
@@ -353,6 +362,17 @@ mod tests {
         assert!(
             error_of(Document::new("T", "1").method(spread)).contains("`Choice` cannot be spread")
         );
+    }
+
+    #[test]
+    fn merged_parts_make_one_document() {
+        let users = Document::new("Users", "1").method(Method::new("user_get").param::<Pair>("p"));
+        let admin = Document::new("Admin", "9").method(Method::new("admin_reset"));
+        let document = users.clone().merge(admin).to_json().unwrap();
+        assert_eq!(document["info"]["title"], "Users");
+        assert_eq!(document["methods"][1]["name"], "admin_reset");
+        let twice = users.clone().merge(users);
+        assert_eq!(error_of(twice), "two methods are called `user_get`");
     }
 
     #[test]
