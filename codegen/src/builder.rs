@@ -69,8 +69,8 @@ impl Builder {
     /// Whether to generate constraint checks (default `true`): the schema keywords the
     /// Rust types do not express (`minLength`/`maxLength`, `pattern`, the bounds,
     /// `multipleOf`, `minItems`/`maxItems`, `uniqueItems`, `minProperties`/
-    /// `maxProperties`, `const`, the well-known `format`s; see the README's
-    /// "Validation"). The dispatcher answers `-32602` naming the param, the JSON path
+    /// `maxProperties`, `const`, the well-known `format`s; see the guide's
+    /// validation chapter, `rpcsmith::guide::validation`). The dispatcher answers `-32602` naming the param, the JSON path
     /// and the keyword before the handler runs; a client built with
     /// `validate_params(true)` refuses to send such params. `false` generates none of it.
     pub fn validation(mut self, enabled: bool) -> Self {
@@ -325,7 +325,7 @@ fn no_out_dir(path: &Path) -> Error {
         path,
         (0, 0),
         "",
-        "OUT_DIR is not set: call compile from a build script, or set out_dir",
+        "OUT_DIR is not set (cargo sets it only while it runs a build script): call `compile` from `build.rs`, or give the builder `.out_dir(\"…\")`",
     );
     Error::new(ErrorKind::Io, vec![d])
 }

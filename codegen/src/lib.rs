@@ -50,11 +50,11 @@
 //! `client::Retry::idempotent(<Doc>Client::IDEMPOTENT.iter().copied())`: only those
 //! methods are ever sent again. Another value than a boolean is ignored with a warning.
 //!
-//! The `rpcsmith` command-line tool (the `cli` feature) runs the same pipeline for people
-//! who commit generated code: `rpcsmith generate openrpc.json -o src/api.rs`, and
-//! `rpcsmith check openrpc.json`. `rpcsmith diff old.json new.json` (the library's
-//! [`diff`] module) lists every wire difference between two versions of a document, and
-//! whether it breaks existing clients, existing servers, or neither.
+//! The `rpcsmith` command-line tool (its own crate, `rpcsmith-cli`, so that build.rs users
+//! never compile it) runs the same pipeline for people who commit generated code:
+//! `rpcsmith generate openrpc.json -o src/api.rs`, and `rpcsmith check openrpc.json`.
+//! `rpcsmith diff old.json new.json` lists every wire difference between two versions of
+//! a document, and whether it breaks existing clients, existing servers, or neither.
 //!
 //! # The pipeline
 //!
@@ -78,33 +78,36 @@
 //! neither client nor server: [`generate()`] with [`Settings::client`] and
 //! [`Settings::server`] off, or `configure().client(false).server(false)`.
 
+// The public surface: the builder and its settings, the pipeline's front half and
+// whole (`load_document`, `generate`), the diagnostics, and the models their results
+// are made of (`document`, `openrpc`). Everything else is the crate's own.
 mod builder;
-pub mod diff;
 pub mod document;
-pub mod error;
-pub mod load;
-#[cfg(feature = "mock")]
-pub mod mock;
+mod error;
+mod load;
 pub mod openrpc;
 pub mod pattern;
-pub mod pointer;
-pub mod resolve;
-pub mod source;
-pub mod validate;
+mod pointer;
+mod resolve;
+mod source;
+mod validate;
 
 mod bundle;
 mod direction;
 mod embedded;
 mod emit;
+#[cfg(test)]
+mod extension;
 mod format;
-pub mod generate;
+mod generate;
 mod naming;
 mod render;
 mod service;
-pub mod settings;
+mod settings;
 mod streams;
-pub mod subscription;
-pub mod typespace;
+mod subscription;
+mod suggest;
+mod typespace;
 
 pub use builder::{Builder, Emitted, configure};
 pub use document::Document;
@@ -114,4 +117,5 @@ pub use generate::{ExampleValue, Generated, generate};
 pub use load::{Options, load_document};
 pub use resolve::{FileId, Location, Resolver};
 pub use settings::{Override, ParamsBy, Settings};
-pub use subscription::Subscription;
+pub use streams::server_sent_notifications;
+pub use subscription::{ParseSubscriptionError, Subscription};

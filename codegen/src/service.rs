@@ -357,13 +357,18 @@ fn method(
 /// The method extension that marks a method idempotent.
 const IDEMPOTENT: &str = "x-idempotent";
 
+/// What an `x-idempotent` value says: `None` when it is not a boolean.
+pub(crate) fn idempotent_value(value: &serde_json::Value) -> Option<bool> {
+    value.as_bool()
+}
+
 /// Whether `m` is marked `"x-idempotent": true`; a value other than a boolean is
 /// ignored with a warning.
 fn idempotent(m: &ResolvedMethod, document: &Document, diagnostics: &mut Vec<Diagnostic>) -> bool {
-    match m.extensions.get(IDEMPOTENT) {
-        None | Some(serde_json::Value::Bool(false)) => false,
-        Some(serde_json::Value::Bool(true)) => true,
-        Some(_) => {
+    match m.extensions.get(IDEMPOTENT).map(idempotent_value) {
+        None => false,
+        Some(Some(marked)) => marked,
+        Some(None) => {
             let mut site = m.location.clone();
             site.pointer = crate::pointer::push(&site.pointer, IDEMPOTENT);
             let message = format!("`{IDEMPOTENT}` must be true or false; ignored");

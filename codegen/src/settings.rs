@@ -52,8 +52,10 @@ pub struct Settings {
     /// Starknet's `<prefix>_subscribe<X>` and Ethereum's `eth_subscribe` (default
     /// `true`).
     pub conventions: bool,
-    /// Keep the members an object schema allows without describing them (see
-    /// [`Shape::keep_undescribed`](crate::typespace::Shape::keep_undescribed)).
+    /// Keep the members an object schema allows without describing them (no
+    /// `additionalProperties`: JSON Schema accepts any other member) in a flattened map
+    /// of JSON values, so that a value re-encodes with them (default `false`: a struct
+    /// has its listed fields only, and other members are dropped on decode).
     pub keep_undescribed: bool,
     /// Implement `schemars::JsonSchema` on every generated type, returning the
     /// document's own schema of it (the user's crate enables the runtime's `schemars`
@@ -83,6 +85,14 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Whether the method named `method` is sent by the server to the client: its wire
+    /// name matches one of the [`server_to_client`](Self::server_to_client) patterns.
+    pub fn is_server_to_client(&self, method: &str) -> bool {
+        self.server_to_client
+            .iter()
+            .any(|pattern| crate::direction::matches(pattern, method))
+    }
+
     /// The settings that generate the types alone (every schema as a Rust type): the
     /// defaults with neither client nor server.
     pub fn types_only() -> Settings {

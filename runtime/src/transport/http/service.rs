@@ -171,7 +171,7 @@ impl Service {
     /// `text/event-stream`, one JSON-RPC message per event, the response last; with
     /// sessions, a `GET` opens the session's stream for what the server sends
     /// outside any request, `Last-Event-ID` resumes a dropped stream, and `DELETE`
-    /// ends the session. See the README's "SSE and sessions".
+    /// ends the session. See the guide's [SSE and sessions](crate::guide::transports#sse-and-sessions).
     pub fn streaming(mut self, streaming: Streaming) -> Self {
         Arc::make_mut(&mut self.config).streaming = Some(Arc::new(streaming.build()));
         self

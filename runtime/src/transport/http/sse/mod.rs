@@ -29,8 +29,8 @@ pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
 pub const MCP_PROTOCOL_VERSIONS: [&str; 3] = ["2024-11-05", "2025-03-26", "2025-06-18"];
 
 /// The settings of event streams and sessions on an HTTP [`Service`](super::Service);
-/// see [`Service::streaming`](super::Service::streaming) and the README's "SSE and
-/// sessions".
+/// see [`Service::streaming`](super::Service::streaming) and the guide's
+/// [SSE and sessions](crate::guide::transports#sse-and-sessions).
 ///
 /// | setting | [`Streaming::new`] | [`Streaming::mcp`] |
 /// |---|---|---|
