@@ -204,6 +204,17 @@ impl Builder {
         self
     }
 
+    /// Implements `schemars::JsonSchema` on every generated type, returning the document's
+    /// own schema of it (not one derived again from the Rust type): the JSON written in
+    /// the document, each `$ref` turned into the schemars generator's reference to the
+    /// type it names, so the schema resolves wherever it goes (an MCP tool's input
+    /// schema, an OpenAPI document). The crate then needs the runtime's `schemars`
+    /// feature (`rpcsmith = { …, features = ["schemars"] }`). Off by default.
+    pub fn json_schema(mut self, implement: bool) -> Self {
+        self.settings.json_schema = implement;
+        self
+    }
+
     /// Names the type generated for the schema at `pointer` `name` instead of the derived
     /// name. `pointer` is the schema's JSON pointer in the document
     /// (`/components/schemas/Pet`) or `file#pointer` for a schema in another file, the file

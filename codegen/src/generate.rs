@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::bundle;
+use crate::embedded;
 use crate::error::{Diagnostic, Diagnostics, Error, ErrorKind};
 use crate::load::load_document;
 use crate::render::{ModuleParts, Renderer, Spelling, ty_expr};
@@ -96,12 +97,16 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
     // A renderer that failed is among the errors `finish` returned.
     let renderer = renderer?;
     let name = file_name(path);
+    let schemas = settings
+        .json_schema
+        .then(|| embedded::embedded_schemas(&mut document.resolver, &space));
     let discover = bundle::bundle(&mut document.resolver, document.root);
     let parts = ModuleParts {
         space: &space,
         services: &services,
         settings,
         document: &discover,
+        schemas: schemas.as_deref(),
     };
     let source = renderer.module(&parts, &name)?;
     let mut files_read = document.resolver.files_read();

@@ -94,6 +94,7 @@ mod validate;
 
 mod bundle;
 mod direction;
+mod embedded;
 mod emit;
 #[cfg(test)]
 mod extension;

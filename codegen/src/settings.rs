@@ -62,6 +62,10 @@ pub struct Settings {
     /// of JSON values, so that a value re-encodes with them (default `false`: a struct
     /// has its listed fields only, and other members are dropped on decode).
     pub keep_undescribed: bool,
+    /// Implement `schemars::JsonSchema` on every generated type, returning the
+    /// document's own schema of it (the user's crate enables the runtime's `schemars`
+    /// feature). Off by default.
+    pub json_schema: bool,
 }
 
 impl Default for Settings {
@@ -81,6 +85,7 @@ impl Default for Settings {
             subscriptions: BTreeMap::new(),
             conventions: true,
             keep_undescribed: false,
+            json_schema: false,
         }
     }
 }

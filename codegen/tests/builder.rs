@@ -429,7 +429,7 @@ fn a_missing_templates_directory_is_an_error() {
 fn an_unknown_template_name_is_a_warning_listing_the_known_ones() {
     let out = tempfile::tempdir().unwrap();
     let emitted = pets_with_templates(configure(), out.path(), "typo-templates").unwrap();
-    let known = "client.hbs, module.hbs, params.hbs, server.hbs, types.hbs, types/alias.hbs, types/enum.hbs, types/field.hbs, types/int_enum.hbs, types/newtype.hbs, types/struct.hbs, types/validate.hbs";
+    let known = "client.hbs, module.hbs, params.hbs, server.hbs, types.hbs, types/alias.hbs, types/enum.hbs, types/field.hbs, types/int_enum.hbs, types/json_schema.hbs, types/newtype.hbs, types/struct.hbs, types/validate.hbs";
     let warnings: Vec<String> = emitted.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
         warnings,

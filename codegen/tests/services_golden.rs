@@ -26,6 +26,8 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
     ticker.server_to_client = vec!["ticker_*".to_owned()];
     let mut ticker_partial = ticker.clone();
     ticker_partial.partial = true;
+    let mut codefirst = Settings::default();
+    codefirst.json_schema = true;
     // The directions `examples/mcp/build.rs` gives.
     let mut mcp = Settings::default();
     mcp.server_to_client = [
@@ -77,6 +79,13 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
             "schemas_petstore",
             manifest_dir().join("../schemas/petstore.json"),
             Settings::default(),
+        ),
+        // A document schemars wrote (`rpcsmith::describe`), its types implementing
+        // `JsonSchema` with the document's schemas.
+        (
+            "codefirst_json_schema",
+            manifest_dir().join("../tests/codefirst/openrpc.json"),
+            codefirst,
         ),
         // As `examples/mcp` generates it.
         (

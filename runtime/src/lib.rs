@@ -8,13 +8,16 @@
 //! entry, [`server::Connection::handle_input`]; neither engine names a transport, so a
 //! new transport touches no engine. [`metrics`] is a leaf beside them all: the meters
 //! the engines and transports call at their seams (empty without the `metrics` feature). Generated code names one hidden module, which only
-//! re-exports what it needs from these.
+//! re-exports what it needs from these. `describe` (feature `schemars`) goes the other
+//! way, from Rust types to a document; it names none of the layers.
 //!
 //! The [`guide`] is the manual: from a first `build.rs` to production, every snippet a
 //! doctest.
 
 pub mod client;
 mod declared;
+#[cfg(feature = "schemars")]
+pub mod describe;
 pub mod guide;
 pub mod metrics;
 pub mod protocol;
@@ -32,6 +35,11 @@ pub mod __private {
     /// serde's derive macros (and traits), named as generated derive lists name them.
     pub use serde::{Deserialize, Serialize};
     pub use serde_json;
+
+    #[cfg(feature = "schemars")]
+    pub use crate::describe::{Reference, schema as document_schema};
+    #[cfg(feature = "schemars")]
+    pub use schemars;
 
     pub use crate::__arm as arm;
     pub use crate::__declared_errors as declared_errors;

@@ -379,6 +379,7 @@ impl<'a> Checks<'a> {
                 // Externally tagged: the payload is inside the member named by the tag.
                 let key = match (&e.tagging, &variant.wire) {
                     (Tagging::External, Some(wire)) => string_literal(wire),
+                    (Tagging::Adjacent { content, .. }, _) => string_literal(content),
                     _ => String::new(),
                 };
                 Some(ArmView {

@@ -9,12 +9,14 @@
 mod case;
 mod checks;
 mod rust;
+mod schema;
 mod services;
 mod template;
 mod view;
 
 use std::path::{Path, PathBuf};
 
+use crate::embedded::EmbeddedSchema;
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::format::{NotRust, format_rust};
 use crate::service::Services;
@@ -52,6 +54,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     (
         "types/newtype",
         include_str!("../../templates/types/newtype.hbs"),
+    ),
+    (
+        "types/json_schema",
+        include_str!("../../templates/types/json_schema.hbs"),
     ),
     ("params", include_str!("../../templates/params.hbs")),
     ("client", include_str!("../../templates/client.hbs")),
@@ -188,6 +194,7 @@ impl Renderer {
             services,
             settings,
             document,
+            schemas,
         } = *parts;
         let checks = settings.validation.then(|| {
             let params = services.methods.iter().flat_map(|m| &m.params);
@@ -197,7 +204,10 @@ impl Renderer {
             services::services_views(services, space.defs(), settings, checks.as_ref(), document);
         let mut rendered = Vec::new();
         let mut add = |name: &'static str, text: String| rendered.push((name, text));
-        let types = view::types_file(space, checks.as_ref());
+        let mut types = view::types_file(space, checks.as_ref());
+        if let Some(schemas) = schemas {
+            types.json_schema = schema::views(space.defs(), schemas);
+        }
         add("types", self.render("types", &types)?);
         if settings.client || settings.server {
             add("params", self.render("params", &views.shared)?);
@@ -286,6 +296,8 @@ pub(crate) struct ModuleParts<'a> {
     pub(crate) settings: &'a Settings,
     /// The JSON answered on `rpc.discover`.
     pub(crate) document: &'a str,
+    /// Each def's own schema, when its `JsonSchema` impl is wanted.
+    pub(crate) schemas: Option<&'a [EmbeddedSchema]>,
 }
 
 /// The diagnostic for text that is not Rust, rendered by the template in `file`. The
@@ -355,6 +367,7 @@ mod tests {
             services: &services,
             settings: &settings,
             document: "{}",
+            schemas: None,
         };
         r.module(&parts, "x.json")
     }

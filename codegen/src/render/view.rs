@@ -79,6 +79,8 @@ pub(crate) struct TypesFile {
     /// Whether an optional field keeps `null` apart from absence: the module then has
     /// the helper that decodes a present member as `Some`, a `null` one too.
     pub(crate) present: bool,
+    /// The `JsonSchema` impls (`json_schema(true)`), sorted by name; empty when off.
+    pub(crate) json_schema: Vec<super::schema::JsonSchemaView>,
 }
 
 /// The helper named by required nullable fields (`deserialize_with`).
@@ -165,6 +167,7 @@ pub(crate) fn types_file(space: &TypeSpace, checks: Option<&Checks<'_>>) -> Type
         required_nullable: uses_helper(&items, REQUIRED_NULLABLE),
         present: uses_helper(&items, PRESENT),
         items,
+        json_schema: Vec::new(),
     }
 }
 
@@ -408,6 +411,11 @@ fn tagging(t: &Tagging) -> Vec<String> {
     match t {
         Tagging::External => Vec::new(),
         Tagging::Internal(tag) => vec![format!("#[serde(tag = {})]", string_literal(tag))],
+        Tagging::Adjacent { tag, content } => vec![format!(
+            "#[serde(tag = {}, content = {})]",
+            string_literal(tag),
+            string_literal(content)
+        )],
         Tagging::Untagged => vec!["#[serde(untagged)]".to_owned()],
     }
 }

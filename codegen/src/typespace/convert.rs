@@ -7,7 +7,7 @@ use super::{Converter, Example, ShallowClone, Slot};
 use crate::resolve::Location;
 
 /// Keywords that change what a `$ref` means when written beside it.
-const STRUCTURAL: &[&str] = &[
+pub(super) const STRUCTURAL: &[&str] = &[
     "properties",
     "allOf",
     "oneOf",
@@ -53,6 +53,11 @@ impl Converter<'_> {
             }
             None => {}
         }
+        if let Some(first) = self.same_definition(at) {
+            let ty = self.convert(&first);
+            self.slots.insert(at.clone(), Slot::Done(ty.clone()));
+            return ty;
+        }
         if self.depth >= super::deferred::MAX_DEPTH {
             return self.defer(at);
         }
@@ -78,6 +83,25 @@ impl Converter<'_> {
         self.slots.insert(at.clone(), Slot::Done(ty.clone()));
         self.collect_examples(at, &ty);
         ty
+    }
+
+    /// The first place of the file where a `$defs`/`definitions` entry of the same key
+    /// and the same text sits, when it is not `at`: schemars' root schemas each carry the
+    /// definitions they use, so one Rust type is written once per param and result that
+    /// reaches it (its `$ref`s are relative to its own root, and mean the same there).
+    fn same_definition(&mut self, at: &Location) -> Option<Location> {
+        let parent = at.parent()?;
+        let within = parent.pointer.rsplit('/').next()?;
+        if !matches!(within, "$defs" | "definitions") || parent.pointer.contains("/components/") {
+            return None;
+        }
+        let key = at.pointer.rsplit('/').next()?.to_owned();
+        let text = serde_json::to_string(self.resolver.get(at)?).ok()?;
+        let first = self
+            .definitions
+            .entry((at.file, key, text))
+            .or_insert_with(|| at.clone());
+        (first != at).then(|| first.clone())
     }
 
     /// Whether `ty` is (an `Option` of) the named type made for the schema at `at` itself

@@ -3,11 +3,12 @@
 //! A `oneOf`/`anyOf` becomes, in order of preference: `Option<T>` (one branch besides
 //! `null`); a string enum (every branch a string constant); an externally tagged enum
 //! (every branch a single-key object, or a string constant: serde's own shape); an
-//! internally tagged enum (inline object branches that share a required constant
-//! property); else an untagged enum, most specific variants first.
+//! adjacently or internally tagged enum (`tagged`); else an untagged enum, most specific
+//! variants first.
 
 use serde_json::Value;
 
+use super::convert::STRUCTURAL;
 use super::model::{
     Docs, Enum, Kind, Payload, Tagging, Ty, TypeDef, Validation, Variant, VariantHint,
 };
@@ -15,10 +16,10 @@ use super::{Converter, ShallowClone};
 use crate::resolve::Location;
 
 /// One branch of a `oneOf`/`anyOf`: where it is written and what it resolves to.
-struct Branch {
-    at: Location,
-    target: Location,
-    raw: Value,
+pub(super) struct Branch {
+    pub(super) at: Location,
+    pub(super) target: Location,
+    pub(super) raw: Value,
 }
 
 impl Converter<'_> {
@@ -35,7 +36,17 @@ impl Converter<'_> {
         let mut nullable = false;
         for i in 0..count {
             let at = list.index(i);
-            let Some(target) = self.deref(&at) else {
+            // A `$ref` beside structural keywords (JSON Schema 2019-09 on: schemars'
+            // internally tagged newtype variant) is a member of the branch, not all of it.
+            let beside = self.resolver.get(&at).is_some_and(|b| {
+                b.get("$ref").is_some() && STRUCTURAL.iter().any(|k| b.get(*k).is_some())
+            });
+            let target = if beside {
+                Some(at.clone())
+            } else {
+                self.deref(&at)
+            };
+            let Some(target) = target else {
                 continue;
             };
             let raw = self.resolver.get(&target).cloned_shallow();
@@ -71,13 +82,11 @@ impl Converter<'_> {
             Ok(id) => id,
             Err(ty) => return ty,
         };
-        let sum = match self.external(branches) {
-            Some(sum) => sum,
-            None => match self.internal(branches) {
-                Some(sum) => sum,
-                None => self.untagged(branches),
-            },
-        };
+        let sum = self
+            .external(branches)
+            .or_else(|| self.adjacent(branches))
+            .or_else(|| self.internal(branches))
+            .unwrap_or_else(|| self.untagged(branches));
         self.define(id, Kind::Enum(sum));
         Ty::Named(id)
     }
@@ -137,67 +146,6 @@ impl Converter<'_> {
         }
         let key = props.keys().next()?;
         (required[0].as_str() == Some(key.as_str())).then(|| key.clone())
-    }
-
-    /// Inline object branches sharing a required property that is a string constant.
-    fn internal(&mut self, branches: &[Branch]) -> Option<Enum> {
-        if branches.iter().any(|b| b.at != b.target) {
-            return None;
-        }
-        let first = branches.first()?;
-        let candidates: Vec<String> = self
-            .resolver
-            .get(&first.target.key("properties"))?
-            .as_object()?
-            .keys()
-            .cloned()
-            .collect();
-        let (tag, values) = candidates
-            .into_iter()
-            .find_map(|p| self.tag_values(branches, &p).map(|v| (p, v)))?;
-        let variants = branches
-            .iter()
-            .zip(values)
-            .map(|(b, value)| {
-                let record =
-                    self.build_struct(std::slice::from_ref(&b.target), Vec::new(), Some(&tag));
-                Variant {
-                    hint: VariantHint::Word(value.clone()),
-                    wire: Some(value),
-                    payload: Payload::Struct(record),
-                    docs: Docs::of(&b.raw),
-                    validation: self.validation(&b.at),
-                }
-            })
-            .collect();
-        Some(Enum {
-            tagging: Tagging::Internal(tag),
-            variants,
-        })
-    }
-
-    /// The constant of property `p` in each branch, if `p` is required and constant in
-    /// all of them, with distinct values.
-    fn tag_values(&mut self, branches: &[Branch], p: &str) -> Option<Vec<String>> {
-        let mut values = Vec::with_capacity(branches.len());
-        for b in branches {
-            let required = b.raw.get("required")?.as_array()?;
-            if !required.iter().any(|r| r.as_str() == Some(p)) {
-                return None;
-            }
-            let prop = b.target.key("properties").key(p);
-            self.resolver.get(&prop)?;
-            let target = self.resolver.deref(&prop).ok()?;
-            let raw = self.resolver.get(&target).cloned_shallow();
-            match string_values(&raw)?.as_slice() {
-                [one] => values.push(one.clone()),
-                _ => return None,
-            }
-        }
-        let mut sorted = values.clone();
-        sorted.sort();
-        sorted.dedup();
-        (sorted.len() == values.len()).then_some(values)
     }
 
     /// The first branch that decodes wins: the variants are put most specific first by
@@ -482,7 +430,7 @@ fn with_docs(values: Vec<String>, raw: &Value) -> impl Iterator<Item = (String, 
 }
 
 /// The strings a string-constant schema allows (`const` or an all-string `enum`).
-fn string_values(raw: &Value) -> Option<Vec<String>> {
+pub(super) fn string_values(raw: &Value) -> Option<Vec<String>> {
     let typed_other = match raw.get("type") {
         Some(Value::String(t)) => t != "string",
         Some(Value::Array(ts)) => ts.iter().any(|t| t != "string"),

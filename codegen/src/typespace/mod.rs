@@ -21,6 +21,7 @@ mod overrides;
 mod place;
 mod roots;
 mod structs;
+mod tagged;
 mod undescribed;
 mod validation;
 #[cfg(test)]
@@ -117,6 +118,11 @@ impl TypeSpace {
     /// The named types, in the order found.
     pub(crate) fn defs(&self) -> &[TypeDef] {
         &self.defs
+    }
+
+    /// Where each named type was generated from, by def index.
+    pub(crate) fn origins(&self) -> &[Location] {
+        &self.origins
     }
 
     /// The named type `id`.
@@ -234,6 +240,8 @@ struct Converter<'r> {
     placeholders: HashMap<Location, TypeId>,
     /// Identical inline schemas: `(file, JSON text)` → type.
     shapes: HashMap<(FileId, String), Ty>,
+    /// `$defs`/`definitions` entries by `(file, key, JSON text)`: the first place of each.
+    definitions: HashMap<(FileId, String, String), Location>,
     examples: Vec<Example>,
     diagnostics: Vec<Diagnostic>,
     fallbacks: usize,
@@ -257,6 +265,7 @@ impl<'r> Converter<'r> {
             origins: Vec::new(),
             slots: HashMap::new(),
             shapes: HashMap::new(),
+            definitions: HashMap::new(),
             examples: Vec::new(),
             diagnostics: Vec::new(),
             fallbacks: 0,

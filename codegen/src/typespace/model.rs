@@ -277,6 +277,13 @@ pub(crate) enum Tagging {
     External,
     /// `{"tag": "Variant", …fields}`.
     Internal(String),
+    /// `{"tag": "Variant", "content": payload}` (`content` absent for a unit variant).
+    Adjacent {
+        /// The member naming the variant.
+        tag: String,
+        /// The member holding the payload.
+        content: String,
+    },
     /// The payload alone; the first variant that decodes wins.
     Untagged,
 }

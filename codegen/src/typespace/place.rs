@@ -129,7 +129,7 @@ fn step(resolver: &Resolver, at: &Location, tokens: &[Cow<'_, str>], i: usize) -
         }
         ("properties", Some(key)) => (word(key), 2),
         ("oneOf" | "anyOf", Some(_)) if tokens.get(i + 2).is_some_and(|t| t == "properties") => {
-            (Step::Skip, 2)
+            tagged_branch(resolver, &root, &tokens[..i + 2], tokens.get(i + 3))
         }
         ("oneOf" | "anyOf", Some(n)) if last => match branch_word(resolver, at) {
             Some(w) => (Step::Push(w), 2),
@@ -153,8 +153,60 @@ fn step(resolver: &Resolver, at: &Location, tokens: &[Cow<'_, str>], i: usize) -
         ("patternProperties", Some(_)) => (word("Value"), 2),
         ("result", _) => (word("Result"), 1),
         ("data", _) => (word("Data"), 1),
-        ("schema", _) => (Step::Skip, 1),
+        ("schema", _) => (root_title(resolver, &root, &tokens[..=i]), 1),
         (other, _) => (word(other), 1),
+    }
+}
+
+/// The step for a member of an inline branch of a sum: the branch's tag value when it
+/// has one (a required string constant other than `member`), taking the member too
+/// when the tag is all else the branch has (serde's adjacent `content`: `Command`'s
+/// `{"kind": "turn", "data": {…}}` → `CommandTurn`); else nothing (`{"rect": {…}}` →
+/// `ShapeRect`, the member naming it).
+fn tagged_branch(
+    resolver: &Resolver,
+    root: &Location,
+    branch: &[Cow<'_, str>],
+    member: Option<&Cow<'_, str>>,
+) -> (Step, usize) {
+    let at = branch.iter().fold(root.clone(), |l, t| l.key(t));
+    let schema = resolver.get(&at);
+    let props = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object);
+    let required = schema
+        .and_then(|s| s.get("required"))
+        .and_then(Value::as_array);
+    let (Some(props), Some(required)) = (props, required) else {
+        return (Step::Skip, 2);
+    };
+    let tag = required.iter().filter_map(Value::as_str).find_map(|k| {
+        let value = props.get(k)?.get("const")?.as_str()?;
+        (Some(k) != member.map(AsRef::as_ref)).then_some((k, value))
+    });
+    match tag {
+        Some((_, value)) if props.len() == 2 && member.is_some() => {
+            (Step::Push(value.to_owned()), 4)
+        }
+        Some((_, value)) => (Step::Push(value.to_owned()), 2),
+        None => (Step::Skip, 2),
+    }
+}
+
+/// A content descriptor's schema that is a root schema of its own (`$schema`, as
+/// schemars' `schema_for!` writes one) names what is inside it by its `title`
+/// (`Command`'s variant payload `CommandTurn`, not `RobotCommandCommandTurn`).
+fn root_title(resolver: &Resolver, root: &Location, tokens: &[Cow<'_, str>]) -> Step {
+    let at = tokens.iter().fold(root.clone(), |l, t| l.key(t));
+    let schema = resolver.get(&at);
+    let title = schema
+        .filter(|s| s.get("$schema").is_some())
+        .and_then(|s| s.get("title"))
+        .and_then(Value::as_str)
+        .filter(|t| title_is_identifier(t));
+    match title {
+        Some(title) => Step::Reset(title.to_owned()),
+        None => Step::Skip,
     }
 }
 

@@ -13,6 +13,7 @@
 //! | [`subscriptions`] | methods the server sends, and subscriptions declared or recognised |
 //! | [`builder`] | every option of the builder in `build.rs`, templates, fixing a document you cannot edit |
 //! | [`validation`] | the schema's constraints checked by the generated server and, on request, the client |
+//! | [`code_first`] | from Rust types to a document (`describe`), and generated types that implement `JsonSchema` |
 //! | [`cli`] | the `rpcsmith` command-line tool |
 //! | [`diff`] | `rpcsmith diff`: what a change of a document breaks on the wire |
 //! | [`mock`] | `rpcsmith mock`: a server answering from the document alone |
@@ -43,6 +44,9 @@ pub mod builder {}
 
 #[doc = include_str!("validation.md")]
 pub mod validation {}
+
+#[doc = include_str!("code_first.md")]
+pub mod code_first {}
 
 #[doc = include_str!("cli.md")]
 pub mod cli {}

@@ -83,6 +83,11 @@ pub mod one_of_external {
     include!("../../../codegen/tests/golden/types/one_of_external.rs");
 }
 
+/// Generated from `codegen/tests/fixtures/types/one_of_adjacent.json`.
+pub mod one_of_adjacent {
+    include!("../../../codegen/tests/golden/types/one_of_adjacent.rs");
+}
+
 /// Generated from `codegen/tests/fixtures/types/one_of_internal.json`.
 pub mod one_of_internal {
     include!("../../../codegen/tests/golden/types/one_of_internal.rs");
@@ -113,6 +118,12 @@ pub mod services {
     /// Generated from `codegen/tests/fixtures/services/features.json`.
     pub mod features {
         include!("../../../codegen/tests/golden/services/features.rs");
+    }
+
+    /// Generated from `tests/codefirst/openrpc.json` (written by `rpcsmith::describe` from
+    /// Rust types) with `json_schema(true)`: every type implements `JsonSchema`.
+    pub mod codefirst_json_schema {
+        include!("../../../codegen/tests/golden/services/codefirst_json_schema.rs");
     }
 
     /// Generated from `codegen/tests/fixtures/services/std_names.json`: methods, params

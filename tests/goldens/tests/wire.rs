@@ -136,6 +136,26 @@ fn internal_tagging_reads_the_tag() {
 }
 
 #[test]
+fn adjacent_tagging_and_schemars_newtype_variants() {
+    use one_of_adjacent::types::{Command, CommandTurn, Event, Point};
+    same::<Command>(json!({"kind": "move", "data": {"x": 1, "y": -2}}));
+    same::<Command>(json!({"kind": "halt"}));
+    let turn: Command =
+        serde_json::from_value(json!({"kind": "turn", "data": {"degrees": 90}})).unwrap();
+    assert_eq!(turn, Command::Turn(CommandTurn { degrees: 90 }));
+    refused::<Command>(json!({"kind": "move"}), "missing field `data`");
+    // The object beside the tag is the variant's payload, not dropped.
+    let reached: Event =
+        serde_json::from_value(json!({"type": "reached", "x": 3, "y": 4})).unwrap();
+    assert_eq!(reached, Event::Reached(Point { x: 3, y: 4 }));
+    same::<Event>(json!({"type": "reached", "x": 3, "y": 4}));
+    same::<Event>(json!({"type": "moved", "speed": 2, "x": 3, "y": 4}));
+    same::<Event>(json!({"type": "stopped", "reason": "done", "detail": {"code": 1}}));
+    same::<Event>(json!({"type": "ping"}));
+    refused::<Event>(json!({"type": "reached", "x": 3}), "missing field `y`");
+}
+
+#[test]
 fn untagged_tries_the_most_specific_first() {
     use one_of_untagged::types::{BlockId, Tag};
     let id: BlockId = serde_json::from_value(json!("latest")).unwrap();

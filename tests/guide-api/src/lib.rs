@@ -26,3 +26,7 @@ rpcsmith::include_api!(
     /// `codegen/tests/fixtures/services/ticker.json` with `server_to_client("ticker_*")`.
     pub ticker
 );
+rpcsmith::include_api!(
+    /// `schemas/petstore.json`, types alone, with `json_schema(true)`.
+    pub petstore_schemas
+);
