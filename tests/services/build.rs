@@ -35,6 +35,8 @@ const OURS: &[(&str, &str, Configure)] = &[
     ("eth_newheads", "../../schemas/eth-newheads.json", |b| b),
     // A pull-only stream (`x-subscription` with `pull: true`).
     ("ticks", "documents/ticks.json", |b| b),
+    // A declared end (`x-subscription` with `end`).
+    ("jobs", "documents/jobs.json", |b| b),
     // Constraint checks, generated (the default) and not.
     ("constraints", "documents/constraints.json", |b| b),
     ("constraints_unchecked", "documents/constraints.json", |b| {

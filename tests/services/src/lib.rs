@@ -63,6 +63,10 @@ rpcsmith::include_api!(
     pub ticks
 );
 rpcsmith::include_api!(
+    /// `documents/jobs.json`: a subscription whose end the document declares.
+    pub jobs
+);
+rpcsmith::include_api!(
     /// `documents/constraints.json`: params whose schemas constrain them, checked.
     pub constraints
 );
