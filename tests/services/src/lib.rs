@@ -67,6 +67,10 @@ rpcsmith::include_api!(
     pub jobs
 );
 rpcsmith::include_api!(
+    /// `documents/sui-events.json`: a subscription as jsonrpsee-based servers describe it.
+    pub sui_events
+);
+rpcsmith::include_api!(
     /// `documents/constraints.json`: params whose schemas constrain them, checked.
     pub constraints
 );
