@@ -2,16 +2,22 @@
 //! modelled on Sui's published document: the subscribe method's `result` is the item,
 //! neither the notification nor the unsubscribe method listed), followed by the
 //! generated client against a real jsonrpsee server on loopback over WebSocket: with
-//! jsonrpsee's integer subscription ids (its default) and with string ids.
+//! jsonrpsee's integer subscription ids (its default) and with string ids; and the other
+//! way round, jsonrpsee's WebSocket client against the generated server.
 
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use jsonrpsee::server::{RandomStringIdProvider, RpcModule, Server, ServerConfig, ServerHandle};
 use rpcsmith::client::Subscription;
+use rpcsmith::server::{Context, Failure, Items};
+use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::ws;
-use rpcsmith_services::sui_events::{SuiEventsClient, types};
+use rpcsmith_services::sui_events::{
+    SuiEventsClient, SuiEventsDispatcher, SuiEventsServer,
+    SuixGetLatestCheckpointSequenceNumberResult, types,
+};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -146,4 +152,92 @@ async fn the_generated_client_follows_a_jsonrpsee_node_with_integer_ids() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_generated_client_follows_a_jsonrpsee_node_with_string_ids() {
     follows_a_jsonrpsee_node(true).await;
+}
+
+/// Tells its channel when dropped.
+struct Tell(mpsc::UnboundedSender<()>);
+
+impl Drop for Tell {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
+    }
+}
+
+/// The generated server's node: two events for the filter, then none, its items held
+/// until the subscription ends (`over` is told then).
+struct Node {
+    over: mpsc::UnboundedSender<()>,
+}
+
+impl SuiEventsServer for Node {
+    async fn suix_subscribe_event(
+        &self,
+        _cx: Context,
+        filter: types::EventFilter,
+    ) -> Result<Items<types::Event>, Failure> {
+        let filter = serde_json::to_value(filter).expect("JSON");
+        let events: Vec<types::Event> = (0..2)
+            .map(|seq| serde_json::from_value(event_json(seq, &filter)).expect("an event"))
+            .collect();
+        let over = Tell(self.over.clone());
+        let events = futures_util::stream::iter(events)
+            .chain(futures_util::stream::pending())
+            .map(move |event| {
+                let _ = &over;
+                event
+            });
+        Ok(Items::new(events))
+    }
+
+    async fn suix_get_latest_checkpoint_sequence_number(
+        &self,
+        _cx: Context,
+    ) -> Result<SuixGetLatestCheckpointSequenceNumberResult, Failure> {
+        Ok("7".to_owned())
+    }
+}
+
+/// jsonrpsee's own client subscribes to the generated server as to a jsonrpsee node:
+/// the items come as `suix_subscribeEvent` notifications with `subscription` and
+/// `result`, and its `suix_unsubscribeEvent [id]` (a method the document does not list)
+/// ends the server's side.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jsonrpsee_client_follows_the_generated_server() {
+    use jsonrpsee::core::client::{ClientT as _, SubscriptionClientT as _};
+
+    let (over, mut heard) = mpsc::unbounded_channel();
+    let server = rpcsmith::server::Server::new(SuiEventsDispatcher::new(Node { over }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let service = http::Service::new(server).websocket(Peer::builder(), ws::Settings::default());
+    tokio::spawn(http::serve(listener, service, std::future::pending()));
+
+    let client = jsonrpsee::ws_client::WsClientBuilder::default()
+        .build(format!("ws://{address}"))
+        .await
+        .expect("connected");
+    let filter = json!({"Sender": "0xb0b"});
+    let mut events: jsonrpsee::core::client::Subscription<Value> = client
+        .subscribe(
+            "suix_subscribeEvent",
+            jsonrpsee::rpc_params![filter.clone()],
+            "suix_unsubscribeEvent",
+        )
+        .await
+        .expect("subscribed");
+    for seq in 0..2 {
+        let event = tokio::time::timeout(PATIENCE, events.next()).await;
+        let event = event.expect("in time").expect("an item").expect("JSON");
+        assert_eq!(event, event_json(seq, &filter));
+    }
+    let latest: String = client
+        .request(
+            "suix_getLatestCheckpointSequenceNumber",
+            jsonrpsee::rpc_params![],
+        )
+        .await
+        .expect("answered");
+    assert_eq!(latest, "7");
+    events.unsubscribe().await.expect("unsubscribed");
+    ended(&mut heard).await;
 }
