@@ -36,14 +36,11 @@ pub(super) fn tie(d: &Declaration<'_>, methods: &[Typed<'_>]) -> Result<Stream, 
         .clone()
         .ok_or("a subscribe method whose result is the item needs a result")?;
     let notification = d.spec.notification.clone().unwrap_or_else(|| name.clone());
-    if notification != *name {
-        if let Some(listed) = methods.iter().find(|m| m.m.name == notification) {
-            if listed.m.result.is_some() {
-                return Err(format!(
-                    "`{notification}` has a result: it is no notification"
-                ));
-            }
-        }
+    let listed = methods.iter().find(|m| m.m.name == notification);
+    if notification != *name && listed.is_some_and(|m| m.m.result.is_some()) {
+        return Err(format!(
+            "`{notification}` has a result: it is no notification"
+        ));
     }
     let id_param = d.spec.id.clone().unwrap_or_else(|| ID_PARAM.to_owned());
     let item_param = d.spec.item.clone().unwrap_or_else(|| ITEM_PARAM.to_owned());

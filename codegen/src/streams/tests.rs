@@ -309,8 +309,10 @@ fn a_subscribe_method_alone_is_jsonrpsees_shape() {
     );
 
     // Disabled conventions: a plain method, no warning.
-    let mut plain = Settings::default();
-    plain.conventions = false;
+    let plain = Settings {
+        conventions: false,
+        ..Settings::default()
+    };
     let alone = json!([method("suix_subscribeEvent", vec![filter], Some(event))]);
     let s = inline(alone, &plain);
     assert!(s.by_subscribe.is_empty() && s.diagnostics.is_empty());

@@ -3,17 +3,16 @@
 //! progress ends, and the generated client's stream ends with it (then nothing is left
 //! to unsubscribe). Over a real WebSocket and a newline-framed TCP byte stream.
 
+mod peer_support;
+
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use peer_support::Over;
 use rpcsmith::client::{Subscription, SubscriptionError};
 use rpcsmith::server::{Context, Failure, Items, Server, Sink, channel};
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::transport::ws;
 use rpcsmith_services::jobs::{JobsClient, JobsDispatcher, JobsServer, types};
-use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -40,12 +39,6 @@ fn progress(percent: u8) -> types::Progress {
     types::Progress { percent }
 }
 
-#[derive(Clone, Copy)]
-enum Over {
-    WebSocket,
-    Tcp,
-}
-
 async fn connected(
     over: Over,
 ) -> (
@@ -55,34 +48,7 @@ async fn connected(
 ) {
     let (watched, sinks) = mpsc::unbounded_channel();
     let server = Server::new(JobsDispatcher::new(Node { watched }));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let peer = match over {
-        Over::WebSocket => {
-            let service =
-                http::Service::new(server).websocket(Peer::builder(), ws::Settings::default());
-            tokio::spawn(http::serve(listener, service, std::future::pending()));
-            ws::connect(
-                format!("ws://{address}/"),
-                Peer::builder(),
-                ws::Settings::default(),
-            )
-            .await
-            .unwrap()
-        }
-        Over::Tcp => {
-            let builder = Peer::builder().serve(server);
-            tokio::spawn(stream::serve_tcp(
-                listener,
-                builder,
-                Codec::Newline,
-                std::future::pending(),
-            ));
-            stream::connect_tcp(Peer::builder(), Codec::Newline, address)
-                .await
-                .unwrap()
-        }
-    };
+    let peer = peer_support::connected(server, over).await;
     let client = JobsClient::new(peer.client().clone());
     (peer, client, sinks)
 }
@@ -113,13 +79,16 @@ async fn a_declared_end_ends_the_stream(over: Over) {
     assert_eq!(next(&mut watch).await, None, "ended by jobs_done");
     assert_eq!(next(&mut watch).await, None);
     // Nothing is left to unsubscribe, on either side.
-    assert_eq!(watch.unsubscribe().await.unwrap(), false);
+    assert!(
+        !watch.unsubscribe().await.unwrap(),
+        "nothing to unsubscribe"
+    );
     // Another watch on the same connection is not touched by that end.
     let mut other = client.jobs_watch("test".to_owned()).await.unwrap();
     let sink = sinks.recv().await.unwrap();
     sink.send(progress(1)).await.unwrap();
     assert_eq!(next(&mut other).await, Some(Ok(progress(1))));
-    assert_eq!(other.unsubscribe().await.unwrap(), true);
+    assert!(other.unsubscribe().await.unwrap(), "answered true");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,17 +10,16 @@
 //! that end and what the test checks next.
 #![cfg(corpus)]
 
+mod peer_support;
 mod starknet_support;
 
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use peer_support::Over;
 use rpcsmith::client::Subscription;
 use rpcsmith::server::{Context, Failure, Items, Server};
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::transport::ws;
 use rpcsmith_services::starknet_subs::{
     StarknetSubsClient, StarknetSubsDispatcher, StarknetSubsServer, StarknetSubscribeEventsError,
     StarknetSubscribeNewHeadsError, StarknetSubscribeNewTransactionReceiptsError,
@@ -28,7 +27,6 @@ use rpcsmith_services::starknet_subs::{
 };
 use serde_json::json;
 use starknet_support::not_served;
-use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -166,41 +164,10 @@ fn node() -> (Server, Heard) {
     (server, heard)
 }
 
-/// How the client reaches the node.
-#[derive(Clone, Copy)]
-enum Over {
-    WebSocket,
-    Tcp,
-}
-
 /// A node served on a loopback port, and a client connected to it.
 async fn connected(over: Over) -> (Peer, StarknetSubsClient, Heard) {
     let (server, heard) = node();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let peer = match over {
-        Over::WebSocket => {
-            let service =
-                http::Service::new(server).websocket(Peer::builder(), ws::Settings::default());
-            tokio::spawn(http::serve(listener, service, std::future::pending()));
-            let url = format!("ws://{address}/");
-            ws::connect(url, Peer::builder(), ws::Settings::default())
-                .await
-                .unwrap()
-        }
-        Over::Tcp => {
-            let builder = Peer::builder().serve(server);
-            tokio::spawn(stream::serve_tcp(
-                listener,
-                builder,
-                Codec::Newline,
-                std::future::pending(),
-            ));
-            stream::connect_tcp(Peer::builder(), Codec::Newline, address)
-                .await
-                .unwrap()
-        }
-    };
+    let peer = peer_support::connected(server, over).await;
     let client = StarknetSubsClient::new(peer.client().clone());
     (peer, client, heard)
 }
@@ -233,7 +200,7 @@ async fn ended_items_leave_the_subscription_to_the_client(over: Over) {
         heard.dropped.try_recv().is_err(),
         "the node's subscription lives on"
     );
-    assert_eq!(statuses.unsubscribe().await.unwrap(), true);
+    assert!(statuses.unsubscribe().await.unwrap(), "answered true");
     heard.dropped().await;
 
     // Unsubscribed behind its back: the node answers `INVALID_SUBSCRIPTION_ID` (66),
@@ -242,7 +209,10 @@ async fn ended_items_leave_the_subscription_to_the_client(over: Over) {
     let id: types::SubscriptionId = serde_json::from_str(&statuses.id().to_string()).unwrap();
     assert!(client.starknet_unsubscribe(id).await.unwrap());
     heard.dropped().await;
-    assert_eq!(statuses.unsubscribe().await.unwrap(), false);
+    assert!(
+        !statuses.unsubscribe().await.unwrap(),
+        "nothing to unsubscribe"
+    );
 
     // A silent subscription ends with its connection.
     let statuses = every_status(&client, &mut heard).await;
