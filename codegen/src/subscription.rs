@@ -138,8 +138,8 @@ impl Subscription {
     ///
     /// # Errors
     ///
-    /// A message naming the part that is not understood.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    /// A [`ParseSubscriptionError`] naming the part that is not understood.
+    pub fn parse(text: &str) -> Result<Self, ParseSubscriptionError> {
         let mut out = Subscription::default();
         for (i, part) in text.split(',').map(str::trim).enumerate() {
             match part.split_once('=') {
@@ -157,9 +157,9 @@ impl Subscription {
                     out.notification = Some(v.to_owned());
                 }
                 _ => {
-                    return Err(format!(
-                        "cannot read {part:?}: expected NOTIFICATION[,id=PARAM][,item=PARAM][,unsubscribe=METHOD][,end=METHOD][,result=id|item][,pull]"
-                    ));
+                    return Err(ParseSubscriptionError {
+                        part: part.to_owned(),
+                    });
                 }
             }
         }
@@ -213,6 +213,25 @@ impl Subscription {
         Ok(Some(out))
     }
 }
+
+/// A [`Subscription::parse`] text with a part that is not understood. `Display` names
+/// the part and the form expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseSubscriptionError {
+    part: String,
+}
+
+impl std::fmt::Display for ParseSubscriptionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot read {:?}: expected NOTIFICATION[,id=PARAM][,item=PARAM][,unsubscribe=METHOD][,end=METHOD][,result=id|item][,pull]",
+            self.part
+        )
+    }
+}
+
+impl std::error::Error for ParseSubscriptionError {}
 
 #[cfg(test)]
 mod tests {
@@ -283,14 +302,15 @@ mod tests {
         let schema: Value =
             serde_json::from_str(include_str!("../../schemas/x-subscription.schema.json"))
                 .expect("the schema is JSON");
-        let properties = schema["oneOf"][1]["properties"]
+        let properties = schema["anyOf"][1]["properties"]
             .as_object()
             .expect("the object form's properties");
         let mut full = serde_json::Map::new();
         for (key, property) in properties {
-            let value = match (property["type"].as_str(), property["enum"].as_array()) {
+            // `result` is one of two words (a `$ref` to their definition): its last.
+            let value = match (property["type"].as_str(), key.as_str()) {
                 (Some("boolean"), _) => json!(true),
-                (_, Some(values)) => values.last().cloned().unwrap_or_default(),
+                (_, "result") => schema["definitions"]["ResultIs"]["oneOf"][1]["const"].clone(),
                 _ => json!("x"),
             };
             full.insert(key.clone(), value);
@@ -304,7 +324,7 @@ mod tests {
             .result_is_item(true)
             .pull(true);
         assert_eq!(read, Some(expected));
-        assert_eq!(schema["oneOf"][1]["additionalProperties"], json!(false));
+        assert_eq!(schema["anyOf"][1]["additionalProperties"], json!(false));
     }
 
     #[test]
@@ -340,7 +360,7 @@ mod tests {
             "result=both",
             "end=",
         ] {
-            let err = Subscription::parse(bad).unwrap_err();
+            let err = Subscription::parse(bad).unwrap_err().to_string();
             assert!(err.starts_with("cannot read"), "{bad}: {err}");
         }
     }

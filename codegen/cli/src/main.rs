@@ -195,6 +195,10 @@ struct Input {
     /// method is a warning.
     #[arg(long = "server-to-client", value_name = "PATTERN")]
     server_to_client: Vec<String>,
+    /// Marks the methods matching PATTERN as sent by either side (MCP's `ping`):
+    /// they get client, server, push and listener items. Repeatable.
+    #[arg(long = "both-ways", value_name = "PATTERN")]
+    both_ways: Vec<String>,
     /// Declares METHOD a subscribe method, for a document that cannot say so itself
     /// (as its `x-subscription` would): `METHOD=NOTIFICATION[,id=PARAM][,item=PARAM]
     /// [,unsubscribe=METHOD][,end=METHOD][,result=id|item][,pull]`, every part optional
@@ -217,7 +221,8 @@ fn subscription(text: &str) -> Result<(String, Subscription), String> {
     if method.is_empty() {
         return Err("the subscribe method's name is empty".to_owned());
     }
-    Ok((method.to_owned(), Subscription::parse(spec)?))
+    let subscription = Subscription::parse(spec).map_err(|e| e.to_string())?;
+    Ok((method.to_owned(), subscription))
 }
 
 /// Overrides of the generated types, each keyed by a schema's JSON pointer
@@ -284,6 +289,10 @@ impl Input {
             .server_to_client
             .iter()
             .fold(builder, |b, pattern| b.server_to_client(pattern));
+        let builder = self
+            .both_ways
+            .iter()
+            .fold(builder, |b, pattern| b.both_ways(pattern));
         let builder = self
             .subscriptions
             .iter()
