@@ -22,7 +22,8 @@
 /// or Ethereum's (`eth_subscribe` -> `eth_subscription`); `id` as the notification's
 /// param whose schema is the method's result; `item` as its other param; `unsubscribe`
 /// as the method whose name contains `unsubscribe` and whose only param has the id's
-/// schema.
+/// schema. A `<prefix>_subscribe<X>` method whose notification the document does not
+/// declare is read as jsonrpsee's convention: `"result": "item"`.
 #[derive(schemars::JsonSchema)]
 #[schemars(
     title = "x-subscription",
@@ -63,10 +64,38 @@ struct Declaration {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String", length(min = 1))]
     unsubscribe: Option<String>,
+    /// The notification method (a method of the document without a result) the server
+    /// sends when a subscription's items are over; its params hold the id alone, under
+    /// the name of the id param of `notification` (or first, by position). The client's
+    /// stream ends with it. Without `end`, a subscription whose items stop stays
+    /// registered, silent, until the client unsubscribes or disconnects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String", length(min = 1))]
+    end: Option<String>,
+    /// What the method's result describes.
+    #[serde(default)]
+    result: ResultIs,
     /// Items are always pulled (`rpc.stream.next`), even on transports that can push;
     /// the notification then only describes the item.
     #[serde(default)]
     pull: bool,
+}
+
+/// What a subscribe method's result describes: `id`, the subscription id (Starknet,
+/// Ethereum), or `item`, the items' type, as documents of jsonrpsee-based servers have
+/// it (the wire result is still the id, a number or a string). With `item`,
+/// `notification` defaults to the method's own name, `id` to `subscription`, `item` to
+/// `result`, and `unsubscribe` to `<prefix>_unsubscribe<X>` (sent the id by position),
+/// listed in the document or not.
+#[derive(schemars::JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+#[expect(dead_code, reason = "read by the schema derive, never built")]
+enum ResultIs {
+    /// The result is the subscription id.
+    #[default]
+    Id,
+    /// The result describes the item.
+    Item,
 }
 
 /// The value of `x-idempotent` on an OpenRPC method object: `true` marks the method
@@ -161,6 +190,10 @@ mod tests {
             json!({"topic": "x"}),
             json!({"end": "ended"}),
             json!({"result": "item"}),
+            json!({"result": "id"}),
+            json!({"result": "both"}),
+            json!({"result": true}),
+            json!({"end": ""}),
         ];
         let schema = validator(&schema::<Subscription>());
         for value in values {

@@ -12,9 +12,19 @@
 //!   "id": "subscription_id",
 //!   "item": "result",
 //!   "unsubscribe": "starknet_unsubscribe",
+//!   "end": "starknet_subscriptionEnded",
+//!   "result": "id",
 //!   "pull": false
 //! }
 //! ```
+//!
+//! `end` names a notification (its only param: the id) the server sends when a
+//! subscription's items are over; without one the protocol has no "ended" message, and
+//! a subscription whose items stop stays the server's until it is unsubscribed.
+//! `"result": "item"` says the method's result describes the *item*, as documents of
+//! jsonrpsee-based servers have it (the wire result is still the subscription id, a
+//! number or a string): items then come, by default, as a notification named as the
+//! method itself, with params `subscription` and `result`.
 //!
 //! Its JSON Schema is `schemas/x-subscription.schema.json` in the repository.
 
@@ -31,7 +41,14 @@ pub(crate) const EXTENSION: &str = "x-subscription";
 /// - `id`: the notification's param whose schema is the subscribe method's result;
 /// - `item`: the notification's other param;
 /// - `unsubscribe`: the method whose name contains `unsubscribe` and whose only param
-///   has the id's schema.
+///   has the id's schema;
+/// - `end`: none (a subscription ends when the client unsubscribes).
+///
+/// With [`result_is_item`](Self::result_is_item) the subscribe method's result is the
+/// item's type; the notification is then by default the method's own name, its id
+/// param `subscription` and its item param `result` (jsonrpsee's), and the unsubscribe
+/// method `<prefix>_unsubscribe<X>` for `<prefix>_subscribe<X>`, sent the id by
+/// position, whether or not the document lists it.
 ///
 /// ```
 /// use rpcsmith_build::Subscription;
@@ -53,6 +70,10 @@ pub struct Subscription {
     pub item: Option<String>,
     /// The method that ends a subscription.
     pub unsubscribe: Option<String>,
+    /// The notification the server sends when a subscription's items are over.
+    pub end: Option<String>,
+    /// The subscribe method's result describes the item, not the subscription id.
+    pub result_is_item: bool,
     /// Always pulled (`rpc.stream.next`), even where the server could push. The
     /// notification then only describes the item.
     pub pull: bool,
@@ -90,6 +111,20 @@ impl Subscription {
         self
     }
 
+    /// Names the notification the server sends, with the id alone, when a
+    /// subscription's items are over: the client's stream ends on it.
+    pub fn end(mut self, method: impl Into<String>) -> Self {
+        self.end = Some(method.into());
+        self
+    }
+
+    /// Whether the subscribe method's result describes the item (jsonrpsee's
+    /// documents) rather than the subscription id (default `false`).
+    pub fn result_is_item(mut self, yes: bool) -> Self {
+        self.result_is_item = yes;
+        self
+    }
+
     /// Whether the items are always pulled (default `false`: pushed where the transport
     /// can push, pulled elsewhere).
     pub fn pull(mut self, pull: bool) -> Self {
@@ -98,8 +133,8 @@ impl Subscription {
     }
 
     /// Reads the command line's form: `NOTIFICATION[,id=PARAM][,item=PARAM]
-    /// [,unsubscribe=METHOD][,pull]`, each part optional (`""` infers everything,
-    /// `pull` alone pulls an inferred subscription).
+    /// [,unsubscribe=METHOD][,end=METHOD][,result=id|item][,pull]`, each part optional
+    /// (`""` infers everything, `pull` alone pulls an inferred subscription).
     ///
     /// # Errors
     ///
@@ -114,6 +149,10 @@ impl Subscription {
                 Some(("id", v)) if !v.is_empty() => out.id = Some(v.to_owned()),
                 Some(("item", v)) if !v.is_empty() => out.item = Some(v.to_owned()),
                 Some(("unsubscribe", v)) if !v.is_empty() => out.unsubscribe = Some(v.to_owned()),
+                Some(("end", v)) if !v.is_empty() => out.end = Some(v.to_owned()),
+                Some(("result", v)) if v == "id" || v == "item" => {
+                    out.result_is_item = v == "item";
+                }
                 Some(("notification", v)) if !v.is_empty() => {
                     out.notification = Some(v.to_owned());
                 }
@@ -147,13 +186,22 @@ impl Subscription {
                 "id" => &mut out.id,
                 "item" => &mut out.item,
                 "unsubscribe" => &mut out.unsubscribe,
+                "end" => &mut out.end,
                 "pull" => {
                     out.pull = v.as_bool().ok_or("`pull` must be a boolean")?;
                     continue;
                 }
+                "result" => {
+                    out.result_is_item = match v.as_str() {
+                        Some("item") => true,
+                        Some("id") => false,
+                        _ => return Err("`result` must be \"id\" or \"item\"".to_owned()),
+                    };
+                    continue;
+                }
                 _ => {
                     return Err(format!(
-                        "unknown key {key:?}: the keys are notification, id, item, unsubscribe, pull"
+                        "unknown key {key:?}: the keys are notification, id, item, unsubscribe, end, result, pull"
                     ));
                 }
             };
@@ -177,7 +225,7 @@ impl std::fmt::Display for ParseSubscriptionError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "cannot read {:?}: expected NOTIFICATION[,id=PARAM][,item=PARAM][,unsubscribe=METHOD][,pull]",
+            "cannot read {:?}: expected NOTIFICATION[,id=PARAM][,item=PARAM][,unsubscribe=METHOD][,end=METHOD][,result=id|item][,pull]",
             self.part
         )
     }
@@ -207,6 +255,11 @@ mod tests {
                         .pull(true),
                 ),
             ),
+            (
+                json!({"end": "e", "result": "item"}),
+                Some(Subscription::inferred().end("e").result_is_item(true)),
+            ),
+            (json!({"result": "id"}), Some(Subscription::inferred())),
         ];
         for (value, expected) in ok {
             assert_eq!(
@@ -218,6 +271,11 @@ mod tests {
         let bad = [
             (json!("yes"), "must be `true` or an object"),
             (json!({"pull": "no"}), "`pull` must be a boolean"),
+            (
+                json!({"result": "both"}),
+                "`result` must be \"id\" or \"item\"",
+            ),
+            (json!({"end": ""}), "`end` must be a non-empty string"),
             (json!({"id": 3}), "`id` must be a non-empty string"),
             (
                 json!({"notification": ""}),
@@ -225,7 +283,7 @@ mod tests {
             ),
             (
                 json!({"topic": "x"}),
-                "unknown key \"topic\": the keys are notification, id, item, unsubscribe, pull",
+                "unknown key \"topic\": the keys are notification, id, item, unsubscribe, end, result, pull",
             ),
         ];
         for (value, message) in bad {
@@ -249,8 +307,10 @@ mod tests {
             .expect("the object form's properties");
         let mut full = serde_json::Map::new();
         for (key, property) in properties {
-            let value = match property["type"].as_str() {
-                Some("boolean") => json!(true),
+            // `result` is one of two words (a `$ref` to their definition): its last.
+            let value = match (property["type"].as_str(), key.as_str()) {
+                (Some("boolean"), _) => json!(true),
+                (_, "result") => schema["definitions"]["ResultIs"]["oneOf"][1]["const"].clone(),
                 _ => json!("x"),
             };
             full.insert(key.clone(), value);
@@ -260,6 +320,8 @@ mod tests {
             .id("x")
             .item("x")
             .unsubscribe("x")
+            .end("x")
+            .result_is_item(true)
             .pull(true);
         assert_eq!(read, Some(expected));
         assert_eq!(schema["anyOf"][1]["additionalProperties"], json!(false));
@@ -281,11 +343,23 @@ mod tests {
             ),
             ("id=i", Subscription::inferred().id("i")),
             ("notification=n", Subscription::notification("n")),
+            (
+                "end=e,result=item",
+                Subscription::inferred().end("e").result_is_item(true),
+            ),
+            ("result=id", Subscription::inferred()),
         ];
         for (text, expected) in ok {
             assert_eq!(Subscription::parse(text), Ok(expected), "{text}");
         }
-        for bad in ["n,id=", "n,,id=i", "n,topic=x", "n,m"] {
+        for bad in [
+            "n,id=",
+            "n,,id=i",
+            "n,topic=x",
+            "n,m",
+            "result=both",
+            "end=",
+        ] {
             let err = Subscription::parse(bad).unwrap_err().to_string();
             assert!(err.starts_with("cannot read"), "{bad}: {err}");
         }

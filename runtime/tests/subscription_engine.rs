@@ -206,3 +206,167 @@ async fn an_item_serialized_once_reaches_every_subscription() {
     );
     assert_eq!(answer["result"], json!({"item": [1, 2]}));
 }
+
+/// Items that end without the protocol saying so: the subscription stays registered.
+static SILENT: Feed = Feed::push("count", "subscription", "result")
+    .unsubscribe("uncount", "subscription", true)
+    .unknown_id(66);
+/// Items whose end is declared: `counted [id]` is sent, and the subscription forgotten.
+static DECLARED: Feed = Feed::push("count", "subscription", "result")
+    .by_position(true)
+    .end("counted")
+    .unsubscribe("uncount", "subscription", true);
+
+/// `count [n]` (SILENT) and `countEnding [n]` (DECLARED): the items `0..n`; the test is
+/// told through `ended` in the very poll in which they end, and through `dropped` when
+/// the runtime drops them (it has forgotten the subscription). `uncount` answers an
+/// unknown id with `66`.
+struct Counting {
+    ended: mpsc::UnboundedSender<()>,
+    dropped: mpsc::UnboundedSender<()>,
+}
+
+/// Tells its channel when dropped.
+struct Tell(mpsc::UnboundedSender<()>);
+
+impl Drop for Tell {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
+    }
+}
+
+impl Counting {
+    fn items(&self, n: u64) -> Items<u64> {
+        let ended = self.ended.clone();
+        let dropped = Tell(self.dropped.clone());
+        let end = futures_util::stream::poll_fn(move |_| {
+            let _ = ended.send(());
+            std::task::Poll::Ready(None)
+        });
+        Items::new(futures_util::StreamExt::map(
+            futures_util::StreamExt::chain(futures_util::stream::iter(0..n), end),
+            move |n| {
+                let _ = &dropped;
+                n
+            },
+        ))
+    }
+}
+
+impl Dispatch for Counting {
+    fn call(&self, method: &str, params: Option<&RawValue>, cx: Context) -> Reply {
+        let n: u64 = params
+            .and_then(|p| serde_json::from_str::<[u64; 1]>(p.get()).ok())
+            .map_or(0, |[n]| n);
+        match method {
+            "count" => {
+                let items = self.items(n);
+                subscribe(cx, &SILENT, async move { Ok::<_, Failure>(items) })
+            }
+            "countEnding" => {
+                let items = self.items(n);
+                subscribe(cx, &DECLARED, async move { Ok::<_, Failure>(items) })
+            }
+            "uncount" => rpcsmith::server::unsubscribe_or(
+                cx,
+                &SILENT,
+                params,
+                ErrorObject::new(66, "Invalid subscription id"),
+            ),
+            _ => Reply::err(ErrorObject::method_not_found()),
+        }
+    }
+}
+
+/// A connection of a `Counting` server pushing into a `Recorder`, and how to call it.
+struct Counted {
+    connection: rpcsmith::server::Connection,
+    pushes: Pushes,
+    outlet: mpsc::UnboundedReceiver<Bytes>,
+    ended: mpsc::UnboundedReceiver<()>,
+    dropped: mpsc::UnboundedReceiver<()>,
+}
+
+impl Counted {
+    fn new() -> Self {
+        let (ended, ended_rx) = mpsc::unbounded_channel();
+        let (dropped, dropped_rx) = mpsc::unbounded_channel();
+        let server = Server::new(Counting { ended, dropped });
+        let (pushed, outlet) = mpsc::unbounded_channel();
+        let pushes = Pushes::new(Recorder(pushed));
+        let mut metadata = Metadata::default();
+        metadata.extensions.insert(pushes.clone());
+        Counted {
+            connection: server.connection(metadata),
+            pushes,
+            outlet,
+            ended: ended_rx,
+            dropped: dropped_rx,
+        }
+    }
+
+    /// Calls `method(params)`, releasing what it started once answered.
+    async fn call(&self, id: u64, method: &str, params: Value) -> Value {
+        let message = call(id, method, &params);
+        let (answer, held) = hold(self.connection.handle(message.as_bytes())).await;
+        held.release();
+        json_of(&answer.expect("an answer"))
+    }
+
+    async fn pushed(&mut self) -> Value {
+        let message = tokio::time::timeout(subscription_support::PATIENCE, self.outlet.recv());
+        json_of(&message.await.expect("pushed in time").expect("open"))
+    }
+}
+
+async fn told(channel: &mut mpsc::UnboundedReceiver<()>) {
+    tokio::time::timeout(subscription_support::PATIENCE, channel.recv())
+        .await
+        .expect("told in time")
+        .expect("open");
+}
+
+/// Design decision 14, on one thread so that nothing runs between the end of the
+/// items (told from inside the poll that ends them) and the checks: the subscription
+/// outlives its items until it is unsubscribed (`true`, then the declared `66`), or
+/// until its connection closes; a declared end is sent, and forgets it.
+#[tokio::test]
+async fn a_subscription_outlives_its_items_until_someone_ends_it() {
+    let mut c = Counted::new();
+    let id = c.call(1, "count", json!([2])).await["result"].clone();
+    for n in 0..2 {
+        assert_eq!(
+            c.pushed().await["params"],
+            json!({"subscription": id, "result": n})
+        );
+    }
+    told(&mut c.ended).await;
+    assert_eq!(c.pushes.len(), 1, "still registered after its items ended");
+    assert!(c.dropped.try_recv().is_err(), "its items are held");
+    assert!(c.outlet.try_recv().is_err(), "silent");
+    let answer = c.call(2, "uncount", json!([id])).await;
+    assert_eq!(answer["result"], true);
+    told(&mut c.dropped).await;
+    assert_eq!(c.pushes.len(), 0);
+    let again = c.call(3, "uncount", json!([id])).await;
+    assert_eq!(again["error"]["code"], 66, "unknown now");
+
+    // A declared end: sent after the items, and the subscription is forgotten.
+    let id = c.call(4, "countEnding", json!([1])).await["result"].clone();
+    assert_eq!(c.pushed().await["params"], json!([id, 0]));
+    assert_eq!(
+        c.pushed().await,
+        json!({"jsonrpc": "2.0", "method": "counted", "params": [id]})
+    );
+    told(&mut c.dropped).await;
+    assert_eq!(c.pushes.len(), 0);
+
+    // A closed connection cleans up a silent one.
+    let id = c.call(5, "count", json!([1])).await["result"].clone();
+    assert_eq!(c.pushed().await["params"]["subscription"], id);
+    told(&mut c.ended).await;
+    assert_eq!(c.pushes.len(), 1);
+    drop(c.outlet);
+    told(&mut c.dropped).await;
+    assert_eq!(c.pushes.len(), 0);
+}

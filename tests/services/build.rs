@@ -35,6 +35,10 @@ const OURS: &[(&str, &str, Configure)] = &[
     ("eth_newheads", "../../schemas/eth-newheads.json", |b| b),
     // A pull-only stream (`x-subscription` with `pull: true`).
     ("ticks", "documents/ticks.json", |b| b),
+    // A declared end (`x-subscription` with `end`).
+    ("jobs", "documents/jobs.json", |b| b),
+    // jsonrpsee's shape (the subscribe method's result is the item), recognised.
+    ("sui_events", "documents/sui-events.json", |b| b),
     // Constraint checks, generated (the default) and not.
     ("constraints", "documents/constraints.json", |b| b),
     ("constraints_unchecked", "documents/constraints.json", |b| {

@@ -201,8 +201,8 @@ struct Input {
     both_ways: Vec<String>,
     /// Declares METHOD a subscribe method, for a document that cannot say so itself
     /// (as its `x-subscription` would): `METHOD=NOTIFICATION[,id=PARAM][,item=PARAM]
-    /// [,unsubscribe=METHOD][,pull]`, every part optional (`METHOD=` infers them all).
-    /// Repeatable.
+    /// [,unsubscribe=METHOD][,end=METHOD][,result=id|item][,pull]`, every part optional
+    /// (`METHOD=` infers them all). Repeatable.
     #[arg(long = "subscription", value_name = "METHOD=SPEC", value_parser = subscription)]
     subscriptions: Vec<(String, Subscription)>,
     /// Recognise no subscription from the conventions of real documents (Starknet's
@@ -216,7 +216,7 @@ struct Input {
 /// `--subscription METHOD=SPEC`.
 fn subscription(text: &str) -> Result<(String, Subscription), String> {
     let (method, spec) = text.split_once('=').ok_or(
-        "expected METHOD=NOTIFICATION[,id=PARAM][,item=PARAM][,unsubscribe=METHOD][,pull]",
+        "expected METHOD=NOTIFICATION[,id=PARAM][,item=PARAM][,unsubscribe=METHOD][,end=METHOD][,result=id|item][,pull]",
     )?;
     if method.is_empty() {
         return Err("the subscribe method's name is empty".to_owned());

@@ -147,7 +147,18 @@ pub(crate) struct SubscribeView {
     pub(crate) unsubscribe: String,
     pub(crate) unsubscribe_param: String,
     pub(crate) unsubscribe_by_position: bool,
+    /// The document does not list the unsubscribe method (jsonrpsee's name): the
+    /// dispatcher answers it with this subscription's feed (the first subscription of
+    /// that name does).
+    pub(crate) answers_unsubscribe: bool,
     pub(crate) integer_ids: bool,
+    /// The end notification, as a string literal.
+    pub(crate) has_end: bool,
+    pub(crate) end: String,
+    /// The code the unsubscribe method answers for an unknown id (its single declared
+    /// error), which the client reads as `false`.
+    pub(crate) has_unknown_id: bool,
+    pub(crate) unknown_id: i64,
 }
 
 /// How the runtime answers an unsubscribe method.
@@ -406,9 +417,10 @@ fn subscribe(m: &Method, services: &Services, defs: &[TypeDef]) -> Option<Subscr
         return None;
     };
     let unsubscribe = stream.unsubscribe.as_ref();
-    let unsubscribe_by_position = unsubscribe
-        .and_then(|u| services.methods.iter().find(|x| x.wire == u.method))
-        .is_some_and(|u| u.sends == ParamsBy::Position);
+    let listed = unsubscribe.and_then(|u| services.methods.iter().find(|x| x.wire == u.method));
+    let unsubscribe_by_position = unsubscribe.is_some_and(|u| u.positional)
+        || listed.is_some_and(|u| u.sends == ParamsBy::Position);
+    let unknown = listed.and_then(|u| unknown_id(u));
     Some(SubscribeView {
         item_ty: ty_expr(&stream.item, Spelling::beside_types(defs)),
         feed: feed_name(m),
@@ -422,8 +434,39 @@ fn subscribe(m: &Method, services: &Services, defs: &[TypeDef]) -> Option<Subscr
         unsubscribe: unsubscribe.map_or_else(String::new, |u| string_literal(&u.method)),
         unsubscribe_param: unsubscribe.map_or_else(String::new, |u| string_literal(&u.param)),
         unsubscribe_by_position,
+        answers_unsubscribe: unsubscribe.is_some_and(|u| first_unlisted(m, &u.method, services)),
         integer_ids: stream.integer_ids,
+        has_end: stream.end.is_some(),
+        end: stream
+            .end
+            .as_deref()
+            .map_or_else(String::new, string_literal),
+        has_unknown_id: unknown.is_some(),
+        unknown_id: unknown.map_or(0, |e| e.code),
     })
+}
+
+/// The error an unsubscribe method answers for an unknown id: its single declared
+/// error, if it declares exactly one.
+fn unknown_id(unsubscribe: &Method) -> Option<&DeclaredError> {
+    match unsubscribe.errors.as_slice() {
+        [only] => Some(only),
+        _ => None,
+    }
+}
+
+/// Whether the unsubscribe method `name` is no method of the document and `m` is the
+/// first subscription (in document order) it ends: the one whose dispatcher arm
+/// answers it.
+fn first_unlisted(m: &Method, name: &str, services: &Services) -> bool {
+    if services.methods.iter().any(|x| x.wire == name) {
+        return false;
+    }
+    let first = services.methods.iter().find(|x| match &x.part {
+        Part::Subscribe(s) => s.unsubscribe.as_ref().is_some_and(|u| u.method == name),
+        _ => false,
+    });
+    first.is_some_and(|x| x.wire == m.wire)
 }
 
 fn unsubscribe(m: &Method, services: &Services) -> Option<UnsubscribeView> {
@@ -431,10 +474,7 @@ fn unsubscribe(m: &Method, services: &Services) -> Option<UnsubscribeView> {
         return None;
     };
     let of = services.methods.iter().find(|x| &x.wire == subscribe)?;
-    let unknown = match m.errors.as_slice() {
-        [only] => Some(only),
-        _ => None,
-    };
+    let unknown = unknown_id(m);
     Some(UnsubscribeView {
         feed: feed_name(of),
         has_unknown: unknown.is_some(),

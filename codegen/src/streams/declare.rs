@@ -3,7 +3,14 @@
 //! documents (when [`Settings::conventions`] is on):
 //!
 //! - Starknet: `<prefix>_subscribe<X>` with a result (the subscription id);
-//! - Ethereum: `eth_subscribe`.
+//! - Ethereum: `eth_subscribe`;
+//! - jsonrpsee: `<prefix>_subscribe<X>` whose notification the document does not
+//!   declare (jsonrpsee-based servers publish the subscribe method alone, its result
+//!   describing the item): the result is the item.
+//!
+//! The jsonrpsee reading also completes a declaration (builder or `x-subscription`)
+//! that names no notification, on a method of that name the document gives no
+//! notification for.
 //!
 //! [`Settings::conventions`]: crate::Settings::conventions
 
@@ -25,6 +32,8 @@ pub(crate) enum Source {
     Starknet,
     /// Ethereum's `eth_subscribe`.
     Ethereum,
+    /// A `<prefix>_subscribe<X>` method alone, as jsonrpsee-based servers publish it.
+    Jsonrpsee,
 }
 
 impl Source {
@@ -35,6 +44,9 @@ impl Source {
             Source::Extension => "the subscription declared by x-subscription on",
             Source::Starknet => "the subscription recognised (Starknet convention) on",
             Source::Ethereum => "the subscription recognised (Ethereum's eth_subscribe) on",
+            Source::Jsonrpsee => {
+                "the subscription recognised (jsonrpsee convention: no notification is declared, the result is the item) on"
+            }
         }
     }
 }
@@ -94,7 +106,13 @@ pub(crate) fn declarations<'a>(
         } else {
             None
         };
-        if let Some((spec, source, at)) = declared {
+        if let Some((mut spec, mut source, at)) = declared {
+            if reads_as_jsonrpsee(&spec, &m.name, methods) {
+                spec.result_is_item = true;
+                if source == Source::Starknet {
+                    source = Source::Jsonrpsee;
+                }
+            }
             out.push(Declaration {
                 method,
                 spec,
@@ -104,6 +122,20 @@ pub(crate) fn declarations<'a>(
         }
     }
     out
+}
+
+/// Whether a declaration of the subscribe method `name` that names no notification
+/// follows jsonrpsee's shape: `<prefix>_subscribe<X>` with a result, and none of the
+/// notifications the Starknet convention would look for is in the document.
+fn reads_as_jsonrpsee(spec: &Subscription, name: &str, methods: &[Typed<'_>]) -> bool {
+    if spec.notification.is_some() || spec.result_is_item || starknet_parts(name).is_none() {
+        return false;
+    }
+    let declared = |n: &String| methods.iter().any(|m| &m.m.name == n);
+    let has_result = methods
+        .iter()
+        .any(|m| m.m.name == name && m.m.result.is_some());
+    has_result && !notification_candidates(name).iter().any(declared)
 }
 
 /// The convention `name` follows as a subscribe method, if any.

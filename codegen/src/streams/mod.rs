@@ -16,6 +16,7 @@
 //! [`Settings::subscriptions`]: crate::Settings::subscriptions
 
 mod declare;
+mod item_result;
 mod tie;
 
 use std::collections::HashMap;
@@ -41,6 +42,8 @@ pub(crate) struct Stream {
     pub(crate) by_position: bool,
     /// The unsubscribe method, if any.
     pub(crate) unsubscribe: Option<Unsubscribe>,
+    /// The notification saying a subscription's items are over, if declared.
+    pub(crate) end: Option<String>,
     /// Ids are integers (the subscribe method's result is an integer), else strings.
     pub(crate) integer_ids: bool,
     /// Always pulled.
@@ -52,8 +55,13 @@ pub(crate) struct Stream {
 pub(crate) struct Unsubscribe {
     /// Its wire name.
     pub(crate) method: String,
-    /// Its id param's name.
+    /// Its id param's name (empty when the document does not list the method).
     pub(crate) param: String,
+    /// The document lists it: else the runtime answers it all the same (jsonrpsee's
+    /// name for the subscription's unsubscribe method, which documents leave out).
+    pub(crate) listed: bool,
+    /// The id is always sent by position (`[id]`), as jsonrpsee reads it.
+    pub(crate) positional: bool,
 }
 
 /// Every subscription of a document, and what they make of the other methods.
@@ -70,9 +78,12 @@ pub(crate) struct Streams {
 }
 
 impl Streams {
-    /// Whether `method` carries a subscription's items (the runtime consumes it).
+    /// Whether `method` carries a subscription's items or their end (the runtime
+    /// consumes it).
     pub(crate) fn is_consumed(&self, method: &str) -> bool {
-        self.by_subscribe.values().any(|s| s.notification == method)
+        self.by_subscribe
+            .values()
+            .any(|s| s.notification == method || s.end.as_deref() == Some(method))
     }
 
     /// The first subscribe method (in document order of `methods`) whose unsubscribe is
@@ -194,7 +205,20 @@ fn note(document: &Document, d: &declare::Declaration<'_>, s: &Stream) -> String
         || "no unsubscribe method".to_owned(),
         |u| format!("unsubscribe `{}`", u.method),
     );
-    let how = if s.pull { ", always pulled" } else { "" };
+    let unsubscribe = match &s.unsubscribe {
+        Some(u) if !u.listed => format!("{unsubscribe} (not in the document: jsonrpsee's name)"),
+        _ => unsubscribe,
+    };
+    let mut how = String::new();
+    if d.spec.result_is_item {
+        how.push_str(", the result is the item (the wire result is the id)");
+    }
+    if let Some(end) = &s.end {
+        how.push_str(&format!(", ended by `{end}`"));
+    }
+    if s.pull {
+        how.push_str(", always pulled");
+    }
     let message = format!(
         "{} `{}`: items on `{}` (id `{}`, item `{}`), {unsubscribe}{how}",
         d.source.describe(),

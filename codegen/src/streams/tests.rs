@@ -131,6 +131,8 @@ fn starknet_ws_d16_ties_every_subscription_and_shares_reorg() {
         let unsubscribe = Unsubscribe {
             method: "starknet_unsubscribe".to_owned(),
             param: "subscription_id".to_owned(),
+            listed: true,
+            positional: false,
         };
         assert_eq!(stream.unsubscribe, Some(unsubscribe), "{subscribe}");
         assert!(s.is_consumed(notification));
@@ -190,31 +192,195 @@ fn metamask_d08_eth_subscribe_without_eth_subscription_is_a_warning() {
     );
 }
 
+/// D32 (a Substrate node, served by jsonrpsee) marks its subscribe methods
+/// `x-subscription: true` and lists neither notifications nor unsubscribe methods: each
+/// `<prefix>_subscribe<X>` is read as jsonrpsee's shape (the result is the item), with
+/// jsonrpsee's unsubscribe name; the one named otherwise still cannot be tied.
 #[test]
-fn midnight_d32_x_subscription_true_without_notifications_warns_each() {
+fn midnight_d32_x_subscription_true_reads_as_jsonrpsee() {
     let Some(s) = corpus("midnight-node/openrpc.json", None) else {
         return;
     };
-    assert!(s.by_subscribe.is_empty());
-    let found = messages(&s);
-    let at = [39, 44, 45, 46, 58, 59, 63, 67];
-    assert_eq!(found.len(), at.len(), "{found:?}");
-    for (message, index) in found.iter().zip(at) {
-        let pointer = format!(
-            ": at /methods/{index}/x-subscription: the subscription declared by x-subscription on "
+    let tied = [
+        ("chain_subscribeNewHeads", "chain_unsubscribeNewHeads"),
+        (
+            "chain_subscribeFinalizedHeads",
+            "chain_unsubscribeFinalizedHeads",
+        ),
+        ("chain_subscribeAllHeads", "chain_unsubscribeAllHeads"),
+        (
+            "state_subscribeRuntimeVersion",
+            "state_unsubscribeRuntimeVersion",
+        ),
+        ("state_subscribeStorage", "state_unsubscribeStorage"),
+        (
+            "grandpa_subscribeJustifications",
+            "grandpa_unsubscribeJustifications",
+        ),
+        (
+            "beefy_subscribeJustifications",
+            "beefy_unsubscribeJustifications",
+        ),
+    ];
+    assert_eq!(s.by_subscribe.len(), tied.len());
+    for (subscribe, unsubscribe) in tied {
+        let stream = &s.by_subscribe[subscribe];
+        assert_eq!(stream.notification, subscribe);
+        assert_eq!(
+            (stream.id_param.as_str(), stream.item_param.as_str()),
+            ("subscription", "result")
         );
-        assert!(message.contains(&pointer), "{message}");
-        assert!(
-            message.ends_with("; it is generated as a plain method"),
-            "{message}"
-        );
+        let expected = Unsubscribe {
+            method: unsubscribe.to_owned(),
+            param: String::new(),
+            listed: false,
+            positional: true,
+        };
+        assert_eq!(stream.unsubscribe, Some(expected), "{subscribe}");
     }
-    assert!(found[1].contains(
-        "`chain_subscribeNewHeads` cannot be tied: no notification carries its items (the document declares no `chain_subscriptionNewHeads` or `chain_subscriptionNewHead`)"
-    ), "{}", found[1]);
+    let notes: Vec<&String> = s
+        .notes
+        .iter()
+        .filter(|n| n.contains("chain_subscribeNewHeads"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{:?}", s.notes);
+    assert!(notes[0].ends_with(
+        ": at /methods/44: the subscription declared by x-subscription on `chain_subscribeNewHeads`: items on `chain_subscribeNewHeads` (id `subscription`, item `result`), unsubscribe `chain_unsubscribeNewHeads` (not in the document: jsonrpsee's name), the result is the item (the wire result is the id)"
+    ), "{}", notes[0]);
+    let found = messages(&s);
+    assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains(
-        "`author_submitAndWatchExtrinsic` cannot be tied: no notification is named and none follows from its name"
+        ": at /methods/39/x-subscription: the subscription declared by x-subscription on `author_submitAndWatchExtrinsic` cannot be tied: no notification is named and none follows from its name"
     ), "{}", found[0]);
+}
+
+/// A `<prefix>_subscribe<X>` method alone, as jsonrpsee-based servers publish theirs
+/// (Sui's `suix_subscribeEvent`), is recognised without any declaration; with a
+/// notification of the Starknet convention it is Starknet's shape instead.
+#[test]
+fn a_subscribe_method_alone_is_jsonrpsees_shape() {
+    let event = json!({"type": "object", "properties": {"packageId": {"type": "string"}}});
+    let filter = p("filter", json!({"type": "object"}));
+    let alone = json!([method(
+        "suix_subscribeEvent",
+        vec![filter.clone()],
+        Some(event.clone())
+    )]);
+    let s = inline(alone, &Settings::default());
+    assert!(s.diagnostics.is_empty(), "{:?}", messages(&s));
+    let stream = &s.by_subscribe["suix_subscribeEvent"];
+    assert_eq!(stream.notification, "suix_subscribeEvent");
+    assert!(
+        matches!(stream.item, Ty::Named(_)),
+        "the result's type is the item's"
+    );
+    assert_eq!(
+        stream
+            .unsubscribe
+            .as_ref()
+            .map(|u| (u.method.as_str(), u.listed, u.positional)),
+        Some(("suix_unsubscribeEvent", false, true))
+    );
+    assert!(s.notes[0].contains(
+        "the subscription recognised (jsonrpsee convention: no notification is declared, the result is the item) on `suix_subscribeEvent`"
+    ), "{}", s.notes[0]);
+
+    // The unsubscribe method listed: consumed, still by position.
+    let listed = json!([
+        method(
+            "suix_subscribeEvent",
+            vec![filter.clone()],
+            Some(event.clone())
+        ),
+        method(
+            "suix_unsubscribeEvent",
+            vec![p("id", json!({"type": "integer"}))],
+            Some(json!({"type": "boolean"}))
+        ),
+    ]);
+    let s = inline(listed, &Settings::default());
+    let u = s.by_subscribe["suix_subscribeEvent"]
+        .unsubscribe
+        .clone()
+        .unwrap();
+    assert_eq!(
+        (u.param.as_str(), u.listed, u.positional),
+        ("id", true, true)
+    );
+
+    // Disabled conventions: a plain method, no warning.
+    let plain = Settings {
+        conventions: false,
+        ..Settings::default()
+    };
+    let alone = json!([method("suix_subscribeEvent", vec![filter], Some(event))]);
+    let s = inline(alone, &plain);
+    assert!(s.by_subscribe.is_empty() && s.diagnostics.is_empty());
+}
+
+/// `end` names a notification carrying the id as the items do; anything else is said.
+#[test]
+fn an_end_notification_is_tied_or_refused_with_its_reason() {
+    let s = json!({"type": "string"});
+    let int = json!({"type": "integer"});
+    let cases = [
+        (json!({"end": "done"}), None),
+        (
+            json!({"end": "gone"}),
+            Some("its end notification `gone` is no method of the document"),
+        ),
+        (
+            json!({"end": "progress"}),
+            Some("its end notification `progress` is the notification of its items"),
+        ),
+        (
+            json!({"end": "watch"}),
+            Some("`watch` has a result: it is no notification"),
+        ),
+        (
+            json!({"end": "other"}),
+            Some(
+                "its end notification `other` has no param `job` (the id, named as on `progress`)",
+            ),
+        ),
+    ];
+    for (extension, refused) in cases {
+        let mut subscribe = method("watch", vec![], Some(s.clone()));
+        let mut declared = json!({"notification": "progress"});
+        declared
+            .as_object_mut()
+            .unwrap()
+            .extend(extension.as_object().unwrap().clone());
+        subscribe["x-subscription"] = declared;
+        let methods = json!([
+            subscribe,
+            method(
+                "progress",
+                vec![p("job", s.clone()), p("percent", int.clone())],
+                None
+            ),
+            method("done", vec![p("job", s.clone())], None),
+            method("other", vec![p("id", s.clone())], None),
+        ]);
+        let streams = inline(methods, &Settings::default());
+        match refused {
+            None => {
+                assert!(streams.diagnostics.is_empty(), "{:?}", messages(&streams));
+                assert_eq!(streams.by_subscribe["watch"].end.as_deref(), Some("done"));
+                assert!(streams.is_consumed("done"));
+                assert!(
+                    streams.notes[0].ends_with(", ended by `done`"),
+                    "{}",
+                    streams.notes[0]
+                );
+            }
+            Some(reason) => {
+                let found = messages(&streams);
+                assert_eq!(found.len(), 1, "{extension}: {found:?}");
+                assert!(found[0].contains(reason), "{extension}: {}", found[0]);
+            }
+        }
+    }
 }
 
 #[test]
@@ -266,7 +432,10 @@ fn the_extension_names_every_part_and_integer_ids_and_positions_follow_the_docum
         unsubscribe: Some(Unsubscribe {
             method: "stop".to_owned(),
             param: "which".to_owned(),
+            listed: true,
+            positional: false,
         }),
+        end: None,
         integer_ids: true,
         pull: true,
     };

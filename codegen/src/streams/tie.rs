@@ -6,7 +6,11 @@
 //! - the item param: the notification's other param (it must have exactly two);
 //! - the unsubscribe method: a method whose name contains `unsubscribe` and whose only
 //!   param has the id's type; among several, `<prefix>_unsubscribe<X>` for
-//!   `<prefix>_subscribe<X>`, else `<prefix>_unsubscribe`.
+//!   `<prefix>_subscribe<X>`, else `<prefix>_unsubscribe`;
+//! - the end notification: only when declared; it must be a notification of the
+//!   document carrying the id under the items' id param name (or first, by position).
+//!
+//! A subscribe method whose result is the item is tied by [`item_result`](super::item_result).
 //!
 //! Each failure is the reason the declaration cannot be tied, in the document's terms.
 
@@ -21,6 +25,9 @@ pub(super) fn tie(
     methods: &[Typed<'_>],
     defs: &[TypeDef],
 ) -> Result<Stream, String> {
+    if d.spec.result_is_item {
+        return super::item_result::tie(d, methods);
+    }
     let subscribe = d.method;
     let id_ty = subscribe
         .types
@@ -54,9 +61,19 @@ pub(super) fn tie(
         Some(method) => Some(named_unsubscribe(method, methods)?),
         None => inferred_unsubscribe(&subscribe.m.name, id, methods)?,
     };
+    let by_position = notification.m.param_structure == ParamStructure::ByPosition;
+    let end = match &d.spec.end {
+        Some(end) => Some(end_notification(
+            end,
+            (name, &id_param, by_position),
+            methods,
+        )?),
+        None => None,
+    };
     Ok(Stream {
         notification: name.clone(),
-        by_position: notification.m.param_structure == ParamStructure::ByPosition,
+        end,
+        by_position,
         id_param,
         item_param,
         item,
@@ -137,8 +154,44 @@ fn item_param(notification: Typed<'_>, id_param: &str) -> Result<String, String>
     }
 }
 
+/// The end notification named `end`, for items on `notification` whose id param is
+/// `id` (`by_position`: the id goes first): a notification of the document that carries
+/// the id as the items do.
+pub(super) fn end_notification(
+    end: &str,
+    (notification, id, by_position): (&str, &str, bool),
+    methods: &[Typed<'_>],
+) -> Result<String, String> {
+    if end == notification {
+        return Err(format!(
+            "its end notification `{end}` is the notification of its items"
+        ));
+    }
+    let found = methods
+        .iter()
+        .find(|m| m.m.name == end)
+        .ok_or_else(|| format!("its end notification `{end}` is no method of the document"))?;
+    if found.m.result.is_some() {
+        return Err(format!("`{end}` has a result: it is no notification"));
+    }
+    let carries_id = if by_position {
+        !found.m.params.is_empty()
+    } else {
+        found.m.params.iter().any(|p| p.name == id)
+    };
+    if !carries_id {
+        return Err(format!(
+            "its end notification `{end}` has no param `{id}` (the id, named as on `{notification}`)"
+        ));
+    }
+    Ok(end.to_owned())
+}
+
 /// The unsubscribe method named: it must take one param.
-fn named_unsubscribe(method: &str, methods: &[Typed<'_>]) -> Result<Unsubscribe, String> {
+pub(super) fn named_unsubscribe(
+    method: &str,
+    methods: &[Typed<'_>],
+) -> Result<Unsubscribe, String> {
     let found = methods
         .iter()
         .find(|m| m.m.name == method)
@@ -147,6 +200,8 @@ fn named_unsubscribe(method: &str, methods: &[Typed<'_>]) -> Result<Unsubscribe,
         [param] if found.m.result.is_some() => Ok(Unsubscribe {
             method: method.to_owned(),
             param: param.name.clone(),
+            listed: true,
+            positional: false,
         }),
         _ => Err(format!(
             "its unsubscribe method `{method}` must take one param (the id) and have a result"
@@ -195,6 +250,8 @@ fn inferred_unsubscribe(
     Ok(Some(Unsubscribe {
         method: chosen.m.name.clone(),
         param: chosen.m.params[0].name.clone(),
+        listed: true,
+        positional: false,
     }))
 }
 

@@ -33,6 +33,9 @@ struct Routes {
     by_method: HashMap<&'static str, Route>,
     /// Every live subscription, routed now or waiting to be re-issued.
     live: HashMap<u64, Arc<Slot>>,
+    /// End notifications ([`Feed::end`]), to the notification method whose
+    /// subscriptions they end.
+    ends: HashMap<&'static str, &'static str>,
     closed: bool,
 }
 
@@ -91,6 +94,9 @@ impl Registry {
             route.ids.remove(&old);
         }
         route.ids.insert(id.clone(), Arc::clone(slot));
+        if let Some(end) = slot.feed.end {
+            routes.ends.insert(end, notification);
+        }
         if again {
             slot.resubscribed(id);
         } else {
@@ -119,9 +125,9 @@ impl Registry {
     /// none (it then goes where notifications go without subscriptions). `message` is
     /// the whole message, which `params` borrows from.
     pub(crate) fn offer(&self, method: &str, params: Option<&RawValue>, message: &Bytes) -> bool {
-        let routes = self.routes();
+        let mut routes = self.routes();
         let Some(route) = routes.by_method.get(method) else {
-            return false;
+            return routes.end(method, params);
         };
         let Some((id, item)) = params.and_then(|params| id_and_item(route.feed, params)) else {
             return false;
@@ -172,6 +178,7 @@ impl Registry {
             let mut routes = self.routes();
             routes.closed = true;
             routes.by_method.clear();
+            routes.ends.clear();
             std::mem::take(&mut routes.live)
         };
         self.routed.store(false, Ordering::Release);
@@ -179,6 +186,48 @@ impl Registry {
             slot.close();
         }
     }
+}
+
+impl Routes {
+    /// Ends the subscription an end notification `method` names, if it is one: it is
+    /// routed no more, and its stream ends once what waits is taken.
+    fn end(&mut self, method: &str, params: Option<&RawValue>) -> bool {
+        let Some(route) = self
+            .ends
+            .get(method)
+            .and_then(|n| self.by_method.get_mut(n))
+        else {
+            return false;
+        };
+        let Some(id) = params.and_then(|params| end_id(route.feed, params)) else {
+            return false;
+        };
+        let Some(slot) = route
+            .ids
+            .remove(&SubscriptionId::from_result(id.get().as_bytes()))
+        else {
+            return false;
+        };
+        self.live.remove(&slot.serial);
+        slot.set_id(None);
+        slot.finish();
+        true
+    }
+}
+
+/// The subscription id in an end notification's params, per `feed`: the first of an
+/// array, or the member named as the items' id.
+fn end_id<'a>(feed: &Feed, params: &'a RawValue) -> Option<&'a RawValue> {
+    if feed.by_position {
+        let list: Vec<&'a RawValue> = serde_json::from_str(params.get()).ok()?;
+        return list.first().copied();
+    }
+    let mut de = serde_json::Deserializer::from_str(params.get());
+    let pick = Pick {
+        id: feed.id_param,
+        item: feed.item_param,
+    };
+    de::Deserializer::deserialize_map(&mut de, pick).ok()?.0
 }
 
 /// The subscription id and the item in a notification's params, per `feed`: an array
@@ -315,6 +364,30 @@ mod tests {
             Some(r#""0xa""#)
         );
         assert!(!offer(&registry, r#"{"subscription_id":"0xa","result":1}"#));
+    }
+
+    #[test]
+    fn an_end_notification_ends_its_subscription_only() {
+        static ENDING: Feed = Feed::push("note", "subscription_id", "result").end("over");
+        let registry = Registry::default();
+        let (a, b) = (slot(&registry, &ENDING), slot(&registry, &ENDING));
+        registry.register(&a, br#""0xa""#);
+        registry.register(&b, br#""0xb""#);
+        assert!(offer(&registry, r#"{"subscription_id":"0xa","result":1}"#));
+        let end = |params: &str| {
+            let message = Bytes::from(params.to_owned());
+            let params: &RawValue = serde_json::from_slice(&message).unwrap();
+            registry.offer("over", Some(params), &message)
+        };
+        assert!(!end(r#"{"subscription_id":"0xc"}"#), "no such subscription");
+        assert!(end(r#"{"subscription_id":"0xa"}"#));
+        assert!(!end(r#"{"subscription_id":"0xa"}"#), "ended once");
+        assert!(!offer(&registry, r#"{"subscription_id":"0xa","result":2}"#));
+        assert_eq!(item(&a).as_deref(), Some("1"));
+        let done = a.poll_next(&mut Context::from_waker(Waker::noop()));
+        assert!(matches!(done, Poll::Ready(Next::Done)));
+        assert_eq!(registry.remove(&a), None, "nothing left to unsubscribe");
+        assert!(offer(&registry, r#"{"subscription_id":"0xb","result":3}"#));
     }
 
     #[test]

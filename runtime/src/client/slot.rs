@@ -55,7 +55,7 @@ pub(crate) enum Next {
     Refused(ErrorObject),
     /// The connection closed: the subscription is over.
     Closed,
-    /// A pulled stream ended.
+    /// The stream ended: a pulled stream's `done`, or a pushed one's end notification.
     Done,
     /// A pulled stream's answer broke the protocol: the subscription is over.
     Unreadable(String),
@@ -92,6 +92,8 @@ struct State {
     /// Items dropped since the consumer last heard of it.
     missed: u64,
     closed: bool,
+    /// The server ended its items (the feed's end notification).
+    done: bool,
     /// A call re-issuing it is under way.
     reissuing: bool,
     waker: Option<Waker>,
@@ -150,7 +152,7 @@ impl Slot {
     /// kept when it is alone, so the buffer may hold one message over its bound.
     pub(crate) fn push(&self, item: Bytes, charge: usize) {
         let mut state = self.state();
-        if state.closed {
+        if state.closed || state.done {
             return;
         }
         while state.items > 0
@@ -182,6 +184,13 @@ impl Slot {
         state.wake();
     }
 
+    /// The server said the items are over: once what waits is taken, the stream ends.
+    pub(crate) fn finish(&self) {
+        let mut state = self.state();
+        state.done = true;
+        state.wake();
+    }
+
     /// The connection is closed: once what waits is taken, the consumer is told.
     pub(crate) fn close(&self) {
         let mut state = self.state();
@@ -209,6 +218,7 @@ impl Slot {
             }
             Some(Event::Resubscribed(id)) => Poll::Ready(Next::Resubscribed(id)),
             Some(Event::Refused(error)) => Poll::Ready(Next::Refused(error)),
+            None if state.done => Poll::Ready(Next::Done),
             None if state.closed => Poll::Ready(Next::Closed),
             None => {
                 if !state
@@ -301,6 +311,16 @@ mod tests {
         assert!(next(&slot).is_none(), "nothing waits");
         slot.close();
         assert!(matches!(next(&slot), Some(Next::Closed)));
+    }
+
+    #[test]
+    fn an_end_comes_after_what_waits_and_nothing_follows_it() {
+        let slot = slot(8, usize::MAX);
+        slot.push(item(1), 1);
+        slot.finish();
+        slot.push(item(2), 1);
+        assert!(matches!(next(&slot), Some(Next::Item(i)) if i == item(1)));
+        assert!(matches!(next(&slot), Some(Next::Done)));
     }
 
     #[test]

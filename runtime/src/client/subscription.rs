@@ -121,7 +121,10 @@ impl std::error::Error for SubscriptionError {}
 /// item the server gives to a request that timed out is lost).
 ///
 /// **Ends.** Dropping a subscription (or [`Subscription::unsubscribe`]) stops routing
-/// it and sends the feed's unsubscribe method. A closed connection ends every
+/// it and sends the feed's unsubscribe method. Where the document declares an end
+/// notification ([`Feed::end`]), the stream ends (`None`) when it arrives; elsewhere
+/// a subscription whose items the server stopped sending simply stays silent until it
+/// is unsubscribed (Starknet and Ethereum have no "ended" message). A closed connection ends every
 /// subscription with [`SubscriptionError::Closed`], then `None`. A reconnecting client
 /// (`ws::Reconnecting`, `stream::Reconnecting`) re-issues every live subscription on its
 /// new connection, with the same method and params, and the stream goes on after
@@ -161,9 +164,14 @@ impl<T> Subscription<T> {
 
     /// Unsubscribes: items are routed no more, and the feed's unsubscribe method (or
     /// `rpc.stream.cancel` for a pulled subscription) is called. `Ok(true)` when the
-    /// server confirms; `Ok(false)` when it answers `false`, when the feed names no
+    /// server confirms; `Ok(false)` when it answers `false` or the error the document
+    /// declares for an unknown id ([`Feed::unknown_id`]), when the feed names no
     /// unsubscribe method, or when there was nothing to unsubscribe from (the stream
     /// had ended, or its connection was lost and it waited to be re-issued).
+    ///
+    /// A subscription whose items the server stopped sending is still the server's
+    /// until unsubscribed (where the document declares no end notification): this
+    /// answers `Ok(true)` then.
     ///
     /// # Errors
     ///
@@ -178,10 +186,18 @@ impl<T> Subscription<T> {
             method: unsent.method.into(),
             id,
         });
-        let answer = shared
+        let answered = shared
             .call(id, unsent.with_id(id), (self.client.timeout, carries), None)
-            .await
-            .map_err(UntypedFailure::into_error)?;
+            .await;
+        let answer = match answered {
+            Ok(answer) => answer,
+            // The document's error for an id the server does not know: nothing was
+            // left to unsubscribe from.
+            Err(UntypedFailure::Error(e)) if Some(e.code) == self.feed.unknown_id => {
+                return Ok(false);
+            }
+            Err(failure) => return Err(failure.into_error()),
+        };
         mismatch::from_slice(&answer).map_err(Error::Decode)
     }
 

@@ -63,6 +63,15 @@ pub struct Feed {
     pub id_kind: IdKind,
     /// Always pulled (`rpc.stream.next`), even on transports that can push.
     pub pull_only: bool,
+    /// The notification that says a subscription's items are over, carrying only its
+    /// id (`{"<id_param>": id}`, or `[id]` by position), if the document declares one.
+    /// Without it a subscription whose items end stays registered, silent, until the
+    /// client unsubscribes or the connection closes: the protocol cannot say "ended".
+    pub end: Option<&'static str>,
+    /// The error code the unsubscribe method answers for an id it does not know
+    /// (Starknet's `INVALID_SUBSCRIPTION_ID`, 66), if the document declares one: the
+    /// client reads it as "nothing to unsubscribe" (`Ok(false)`), not as a failure.
+    pub unknown_id: Option<i64>,
 }
 
 impl Feed {
@@ -84,6 +93,8 @@ impl Feed {
             unsubscribe_by_position: false,
             id_kind: IdKind::String,
             pull_only: false,
+            end: None,
+            unknown_id: None,
         }
     }
 
@@ -99,6 +110,8 @@ impl Feed {
             unsubscribe_by_position: false,
             id_kind: IdKind::String,
             pull_only: true,
+            end: None,
+            unknown_id: None,
         }
     }
 
@@ -126,6 +139,20 @@ impl Feed {
     /// strings.
     pub const fn integer_ids(mut self) -> Self {
         self.id_kind = IdKind::Number;
+        self
+    }
+
+    /// The notification `method` says that a subscription's items are over: the server
+    /// sends it (with the id alone) when they end, and the client's stream ends on it.
+    pub const fn end(mut self, method: &'static str) -> Self {
+        self.end = Some(method);
+        self
+    }
+
+    /// The unsubscribe method answers an unknown id with the error `code` (rather than
+    /// `false`): the client reads that answer as `false`.
+    pub const fn unknown_id(mut self, code: i64) -> Self {
+        self.unknown_id = Some(code);
         self
     }
 }
@@ -163,6 +190,28 @@ impl Feed {
         if self.notification.is_some() {
             out.extend_from_slice(if self.by_position { b"]}" } else { b"}}" });
         }
+    }
+
+    /// The notification ending the subscription `id` (JSON text), if the feed declares
+    /// one: `{"jsonrpc":"2.0","method":<end>,"params":{"<id_param>":id}}`, or
+    /// `…"params":[id]}` by position.
+    pub(crate) fn end_message(&self, id: &str) -> Option<Vec<u8>> {
+        let method = self.end?;
+        let mut out = Vec::with_capacity(48 + method.len() + id.len());
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
+        write_str(&mut out, method);
+        if self.by_position {
+            out.extend_from_slice(br#","params":["#);
+            out.extend_from_slice(id.as_bytes());
+            out.extend_from_slice(b"]}");
+        } else {
+            out.extend_from_slice(br#","params":{"#);
+            write_str(&mut out, self.id_param);
+            out.push(b':');
+            out.extend_from_slice(id.as_bytes());
+            out.extend_from_slice(b"}}");
+        }
+        Some(out)
     }
 
     /// The subscription id in the params of this feed's unsubscribe method: the first
@@ -221,6 +270,25 @@ mod tests {
         let mut out = Vec::new();
         write_item(&Feed::pull(), &mut out, "7", "1");
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn ends_carry_the_id_alone() {
+        let text = |feed: Feed| {
+            feed.end_message(r#""0x1f""#)
+                .map(|m| String::from_utf8(m).unwrap())
+        };
+        assert_eq!(
+            text(NAMED.end("starknet_subscriptionEnded")).as_deref(),
+            Some(
+                r#"{"jsonrpc":"2.0","method":"starknet_subscriptionEnded","params":{"subscription_id":"0x1f"}}"#
+            )
+        );
+        assert_eq!(
+            text(POSITIONAL.end("eth_subscriptionEnded")).as_deref(),
+            Some(r#"{"jsonrpc":"2.0","method":"eth_subscriptionEnded","params":["0x1f"]}"#)
+        );
+        assert_eq!(text(NAMED), None);
     }
 
     #[test]

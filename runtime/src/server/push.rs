@@ -228,8 +228,12 @@ impl Reservation {
     }
 }
 
-/// Sends a subscription's items until they end, it is unsubscribed, or the connection
-/// ends; then forgets it.
+/// Sends a subscription's items until it is unsubscribed or the connection ends; then
+/// forgets it. Items that end do not end the subscription (design decision 14): where
+/// the feed declares an end notification it is sent and the subscription forgotten;
+/// elsewhere (Starknet, Ethereum: no "ended" message) it stays registered, silent, so
+/// that the client's unsubscribe is answered `true`. Its items are dropped only when
+/// it is forgotten, which is how their producer learns that the subscription is over.
 async fn pump(
     pushes: Pushes,
     id: String,
@@ -250,14 +254,45 @@ async fn pump(
             },
         }
     }
+    if send_items(outlet.as_ref(), &id, feed, &mut items, &mut stop).await {
+        match feed.end_message(&id) {
+            Some(end) => {
+                tokio::select! {
+                    biased;
+                    _ = &mut stop => {}
+                    _ = outlet.push(end.into()) => {}
+                }
+            }
+            None => {
+                tokio::select! {
+                    _ = &mut stop => {}
+                    () = outlet.closed() => {}
+                }
+            }
+        }
+    }
+    drop(items);
+    // Ids are never reused, so this is this subscription's entry, if still there.
+    pushes.end(&id);
+}
+
+/// Sends the items as the feed's notifications: `true` once they have ended, `false`
+/// when the subscription was stopped or the connection ended first.
+async fn send_items(
+    outlet: &dyn Outlet,
+    id: &str,
+    feed: &'static Feed,
+    items: &mut EncodedItems,
+    stop: &mut oneshot::Receiver<()>,
+) -> bool {
     loop {
         let mut message = Vec::with_capacity(256);
-        feed.write_item_start(&mut message, &id);
+        feed.write_item_start(&mut message, id);
         let written = tokio::select! {
             biased;
-            _ = &mut stop => break,
-            () = outlet.closed() => break,
-            written = write_next(&mut items, &mut message) => written,
+            _ = &mut *stop => return false,
+            () = outlet.closed() => return false,
+            written = write_next(items, &mut message) => written,
         };
         match written {
             Some(Ok(())) => feed.write_item_end(&mut message),
@@ -265,20 +300,17 @@ async fn pump(
                 tracing::error!(%error, id, "a subscription's item could not be serialized; skipped");
                 continue;
             }
-            None => break,
+            None => return true,
         }
         let pushed = tokio::select! {
             biased;
-            _ = &mut stop => break,
+            _ = &mut *stop => return false,
             pushed = outlet.push(message.into()) => pushed,
         };
         if pushed.is_err() {
-            break;
+            return false;
         }
     }
-    drop(items);
-    // Ids are never reused, so this is this subscription's entry, if still there.
-    pushes.end(&id);
 }
 
 /// The answer carrying an id (JSON text the runtime made).

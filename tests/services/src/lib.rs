@@ -63,6 +63,14 @@ rpcsmith::include_api!(
     pub ticks
 );
 rpcsmith::include_api!(
+    /// `documents/jobs.json`: a subscription whose end the document declares.
+    pub jobs
+);
+rpcsmith::include_api!(
+    /// `documents/sui-events.json`: a subscription as jsonrpsee-based servers describe it.
+    pub sui_events
+);
+rpcsmith::include_api!(
     /// `documents/constraints.json`: params whose schemas constrain them, checked.
     pub constraints
 );

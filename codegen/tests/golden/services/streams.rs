@@ -60,7 +60,8 @@ mod generated {
             "subscription_id",
             "result",
         )
-        .unsubscribe("watch_unsubscribe", "subscription_id", false);
+        .unsubscribe("watch_unsubscribe", "subscription_id", false)
+        .unknown_id(66_i64);
     __rt::declared_errors!(
         "watch_subscribeTicks", WatchSubscribeTicksError { UnknownSymbol = 10,
         "unknown symbol"; }
