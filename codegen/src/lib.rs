@@ -105,12 +105,25 @@ mod streams;
 pub mod subscription;
 pub mod typespace;
 
+/// The template engine the generator renders with, re-exported so that a user's
+/// helpers ([`Builder::helper`]) implement the same version's `HelperDef`.
+pub use handlebars;
+
 pub use builder::{Builder, Emitted, configure};
 pub use document::Document;
 pub use emit::write_if_changed;
 pub use error::{Diagnostic, Diagnostics, Error, ErrorKind, Severity};
 pub use generate::{ExampleValue, Generated, generate};
 pub use load::{Options, load_document};
+pub use render::TemplateHelper;
+
+/// While both renderers exist: checks every rendering of handlebars against the subset
+/// renderer (a rendering that differs fails), and returns how many were identical.
+#[doc(hidden)]
+pub fn __compare_renderers(on: bool) -> usize {
+    render::COMPARE.store(on, std::sync::atomic::Ordering::Relaxed);
+    render::COMPARED.load(std::sync::atomic::Ordering::Relaxed)
+}
 pub use resolve::{FileId, Location, Resolver};
 pub use settings::{Override, ParamsBy, Settings};
 pub use subscription::Subscription;
