@@ -116,14 +116,6 @@ pub use error::{Diagnostic, Diagnostics, Error, ErrorKind, Severity};
 pub use generate::{ExampleValue, Generated, generate};
 pub use load::{Options, load_document};
 pub use render::TemplateHelper;
-
-/// While both renderers exist: checks every rendering of handlebars against the subset
-/// renderer (a rendering that differs fails), and returns how many were identical.
-#[doc(hidden)]
-pub fn __compare_renderers(on: bool) -> usize {
-    render::COMPARE.store(on, std::sync::atomic::Ordering::Relaxed);
-    render::COMPARED.load(std::sync::atomic::Ordering::Relaxed)
-}
 pub use resolve::{FileId, Location, Resolver};
 pub use settings::{Override, ParamsBy, Settings};
 pub use subscription::Subscription;

@@ -1,10 +1,18 @@
-//! Rendering: view structs (all decisions) laid out by templates (a subset of
-//! handlebars, rendered by [`template`]), then checked and formatted by [`crate::format`].
+//! Rendering: view structs (all decisions) laid out by the handlebars templates
+//! ([`registry`]), then checked and formatted by [`crate::format`].
 //!
 //! The templates live in the workspace's `templates/` directory and are embedded at
 //! compile time, read through `codegen/templates`: a symlink to it, which `cargo package`
-//! follows, so the package holds the templates it embeds. Strict mode is on (a template naming a missing field fails), HTML
-//! escaping is off (it would mangle `<`, `>` and `&` in Rust).
+//! follows, so the package holds the templates it embeds. Strict mode is on (a template
+//! naming a missing field fails), HTML escaping is off (it would mangle `<`, `>` and `&`
+//! in Rust).
+//!
+//! The generator registers no helpers of its own: every decision is a field of a view
+//! struct ([`view`], [`services`]), and the templates use handlebars' built-in `if`,
+//! `unless`, `each`, `with` and inline partials only, so that a user's copy of a template
+//! has the whole view to lay out and nothing hidden in Rust. A user adds helpers and
+//! partials of their own ([`Builder::helper`](crate::Builder::helper),
+//! [`Builder::template_partial`](crate::Builder::template_partial)).
 
 mod case;
 mod checks;
@@ -12,7 +20,6 @@ mod helper;
 mod registry;
 mod rust;
 mod services;
-mod template;
 mod view;
 
 use std::path::PathBuf;
@@ -26,7 +33,7 @@ use crate::settings::Settings;
 use crate::typespace::TypeSpace;
 
 pub use helper::TemplateHelper;
-use registry::{Sources, TEMPLATES};
+use registry::Sources;
 pub(crate) use rust::{Spelling, ty_expr};
 
 /// The template registry.
@@ -34,15 +41,7 @@ pub(crate) struct Renderer {
     registry: Handlebars<'static>,
     /// The templates and helpers it was built from (the user's files).
     sources: Sources,
-    /// While both renderers exist: the subset renderer, checked against handlebars.
-    subset: template::Registry,
 }
-
-/// How many renderings were checked identical by both renderers in this process.
-pub(crate) static COMPARED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-/// Whether each rendering is checked against the subset renderer.
-pub(crate) static COMPARE: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(false);
 
 impl Renderer {
     /// A renderer with the templates, partials and helpers `settings` ask for.
@@ -57,22 +56,7 @@ impl Renderer {
 
     fn from_sources(sources: Sources, only: Option<&str>) -> Result<Renderer, Error> {
         let registry = sources.registry(only)?;
-        let mut subset = template::Registry::default();
-        for (name, text) in TEMPLATES {
-            subset.register(name, text).expect("subset parses ours");
-        }
-        for f in sources
-            .files
-            .iter()
-            .filter(|f| only.is_none_or(|n| n == f.name) || f.role == registry::Role::Partial)
-        {
-            let _ = subset.register(&f.name, &f.text);
-        }
-        Ok(Renderer {
-            registry,
-            sources,
-            subset,
-        })
+        Ok(Renderer { registry, sources })
     }
 
     /// The user's template files in use (for `cargo:rerun-if-changed`).
@@ -176,33 +160,12 @@ impl Renderer {
     }
 
     fn render<T: serde::Serialize>(&self, name: &str, view: &T) -> Result<String, Error> {
-        let text = self.registry.render(name, view).map_err(|e| {
+        self.registry.render(name, view).map_err(|e| {
             Error::new(
                 ErrorKind::Generate,
                 vec![self.sources.render_error(name, &e)],
             )
-        });
-        if COMPARE.load(std::sync::atomic::Ordering::Relaxed) {
-            let subset = self.subset.render(name, view);
-            let same = match (&text, &subset) {
-                (Ok(a), Ok(b)) => a == b,
-                (Err(_), Err(_)) => true,
-                _ => false,
-            };
-            if !same {
-                let d = Diagnostic::error(
-                    self.sources.file_of(name),
-                    (0, 0),
-                    "",
-                    format!(
-                        "the renderers differ:\n--- handlebars\n{text:?}\n--- subset\n{subset:?}"
-                    ),
-                );
-                return Err(Error::new(ErrorKind::Generate, vec![d]));
-            }
-            COMPARED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
-        text
+        })
     }
 }
 
