@@ -1,5 +1,5 @@
 //! A string matching a `pattern`: the regular expression, translated as the runtime's
-//! checks translate it ([`crate::pattern::translate`]), is parsed (by `regex-syntax`,
+//! checks translate it ([`rpcsmith_build::pattern::translate`]), is parsed (by `regex-syntax`,
 //! whose syntax covers what JSON Schema documents write: classes, groups, alternation,
 //! counted repetition, anchors) and walked, taking the fewest repetitions allowed (a
 //! few more where the seed says so) and, in a class, an ASCII letter or digit where one
@@ -17,7 +17,7 @@ const MAX_REPEAT: u32 = 8;
 pub(crate) fn matching(pattern: &str, rng: &mut Rng) -> Option<String> {
     // ECMA-262 read as the runtime's checks read it: `\d`, `\w`, `\s` and `.` become
     // explicit classes, so no Unicode table is needed (regex-syntax is built without).
-    let translated = crate::pattern::translate(pattern).ok()?;
+    let translated = rpcsmith_build::pattern::translate(pattern).ok()?;
     let hir = regex_syntax::ParserBuilder::new()
         .unicode(true)
         .build()
