@@ -41,14 +41,11 @@ fn generate_writes_the_module_to_standard_output() {
 /// includes `DIR/parts/origin.hbs` as the partial `parts/origin`, with a context.
 #[test]
 fn generate_takes_templates_and_their_partials_from_a_directory() {
-    let out = rpcsmith(&[
-        "generate",
-        &fixture("pets.json"),
-        "-I",
-        &fixture("include"),
-        "--templates",
-        &fixture("cli-templates"),
-    ]);
+    let with = |templates: &str| {
+        let (pets, include, dir) = (fixture("pets.json"), fixture("include"), fixture(templates));
+        rpcsmith(&["generate", &pets, "-I", &include, "--templates", &dir])
+    };
+    let out = with("cli-templates");
     assert_eq!(text(&out.stderr), "");
     assert!(out.status.success());
     let source = text(&out.stdout);
@@ -56,17 +53,8 @@ fn generate_takes_templates_and_their_partials_from_a_directory() {
         source.contains("        /// `Money`, laid out by a partial of the templates directory.\n"),
         "{source}"
     );
-    // A template error names the partial's file, line and column.
-    let out = rpcsmith(&["check", &fixture("pets.json"), "-I", &fixture("include")]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let out = rpcsmith(&[
-        "generate",
-        &fixture("pets.json"),
-        "-I",
-        &fixture("include"),
-        "--templates",
-        &fixture("missing-field"),
-    ]);
+    // A template error names the partial's file, line and column; the exit status is 1.
+    let out = with("missing-field");
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains(
