@@ -5,15 +5,24 @@
 //! Fixtures are named by relative paths, as a build script names them (tests run in the
 //! package directory).
 
-use rpcsmith_build::handlebars::handlebars_helper;
 use rpcsmith_build::{Builder, Emitted, Error, ErrorKind, configure};
+
+use helpers::shout;
 
 const DIR: &str = "tests/fixtures/builder";
 
-// `{{shout " struct" name sep=": "}}`: its arguments joined by `sep`, in capitals.
-handlebars_helper!(shout: |kind: str, name: str, { sep: str = " " }| {
-    format!("{kind}{sep}{name}").to_uppercase()
-});
+/// The helpers the user templates call.
+mod helpers {
+    // The macro writes an undocumented `pub struct`.
+    #![allow(missing_docs, unreachable_pub)]
+
+    use rpcsmith_build::handlebars::handlebars_helper;
+
+    // `{{shout " struct" name sep=": "}}`: its arguments joined by `sep`, in capitals.
+    handlebars_helper!(shout: |kind: str, name: str, { sep: str = " " }| {
+        format!("{kind}{sep}{name}").to_uppercase()
+    });
+}
 
 /// `pets.json` emitted into `out` by `builder` with the templates directory `templates`.
 fn pets(builder: Builder, out: &std::path::Path, templates: &str) -> Result<Emitted, Error> {
