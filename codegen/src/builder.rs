@@ -70,8 +70,8 @@ impl Builder {
     /// Whether to generate constraint checks (default `true`): the schema keywords the
     /// Rust types do not express (`minLength`/`maxLength`, `pattern`, the bounds,
     /// `multipleOf`, `minItems`/`maxItems`, `uniqueItems`, `minProperties`/
-    /// `maxProperties`, `const`, the well-known `format`s; see the README's
-    /// "Validation"). The dispatcher answers `-32602` naming the param, the JSON path
+    /// `maxProperties`, `const`, the well-known `format`s; see the guide's
+    /// validation chapter, `rpcsmith::guide::validation`). The dispatcher answers `-32602` naming the param, the JSON path
     /// and the keyword before the handler runs; a client built with
     /// `validate_params(true)` refuses to send such params. `false` generates none of it.
     pub fn validation(mut self, enabled: bool) -> Self {
@@ -130,6 +130,17 @@ impl Builder {
     /// its peer's `serve`). `.client(true)` emits the listener, `.server(true)` the push.
     pub fn server_to_client(mut self, pattern: impl Into<String>) -> Self {
         self.settings.server_to_client.push(pattern.into());
+        self
+    }
+
+    /// Marks the methods whose wire name matches `pattern` (as in
+    /// [`Builder::server_to_client`]) as sent by either side, as MCP's `ping`,
+    /// `notifications/progress` and `notifications/cancelled` are: each gets a client
+    /// method and a server trait method, and a `<Doc>Push` method and a `<Doc>Listener`
+    /// method. It takes precedence over `server_to_client`. Repeatable; a pattern that
+    /// matches no method is a warning naming it.
+    pub fn both_ways(mut self, pattern: impl Into<String>) -> Self {
+        self.settings.both_ways.push(pattern.into());
         self
     }
 
@@ -352,7 +363,7 @@ fn no_out_dir(path: &Path) -> Error {
         path,
         (0, 0),
         "",
-        "OUT_DIR is not set: call compile from a build script, or set out_dir",
+        "OUT_DIR is not set (cargo sets it only while it runs a build script): call `compile` from `build.rs`, or give the builder `.out_dir(\"…\")`",
     );
     Error::new(ErrorKind::Io, vec![d])
 }

@@ -1,7 +1,9 @@
-//! Which way each method goes: from the client to the server (the default), or from the
-//! server to the client, as the patterns of [`Settings::server_to_client`] say.
+//! Which way each method goes: from the client to the server (the default), from the
+//! server to the client, or either way, as the patterns of [`Settings::server_to_client`]
+//! and [`Settings::both_ways`] say.
 //!
 //! [`Settings::server_to_client`]: crate::Settings::server_to_client
+//! [`Settings::both_ways`]: crate::Settings::both_ways
 
 /// Who sends a method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -10,25 +12,42 @@ pub(crate) enum Direction {
     ClientToServer,
     /// The server calls, the client handles: `<Doc>Push` and `<Doc>Listener`.
     ServerToClient,
+    /// Either side calls and handles (MCP's `ping`, progress and cancellation): all four.
+    Both,
 }
 
-/// The direction of each of `names`, in order, and the patterns that matched none of them.
+impl Direction {
+    /// Whether a method going this way has items on the side of `side` (one of the two
+    /// single directions).
+    pub(crate) fn goes(self, side: Direction) -> bool {
+        self == Direction::Both || self == side
+    }
+}
+
+/// The direction of each of `names`, in order (a name matched by `both` goes both ways,
+/// else one matched by `reverse` from the server to the client), and the patterns of
+/// either list that matched none of them.
 pub(crate) fn directions<'p>(
-    patterns: &'p [String],
+    reverse: &'p [String],
+    both: &'p [String],
     names: &[&str],
 ) -> (Vec<Direction>, Vec<&'p str>) {
+    let any = |patterns: &[String], name: &str| patterns.iter().any(|p| matches(p, name));
     let directions = names
         .iter()
         .map(|name| {
-            if patterns.iter().any(|p| matches(p, name)) {
+            if any(both, name) {
+                Direction::Both
+            } else if any(reverse, name) {
                 Direction::ServerToClient
             } else {
                 Direction::ClientToServer
             }
         })
         .collect();
-    let unmatched = patterns
+    let unmatched = reverse
         .iter()
+        .chain(both)
         .filter(|p| !names.iter().any(|name| matches(p, name)))
         .map(String::as_str)
         .collect();
@@ -106,11 +125,41 @@ mod tests {
     fn directions_and_unmatched_patterns() {
         let patterns = vec!["*Changed".to_owned(), "nothing*".to_owned()];
         let (directions, unmatched) =
-            directions(&patterns, &["wallet_notify", "wallet_sessionChanged"]);
+            directions(&patterns, &[], &["wallet_notify", "wallet_sessionChanged"]);
         assert_eq!(
             directions,
             [Direction::ClientToServer, Direction::ServerToClient]
         );
         assert_eq!(unmatched, ["nothing*"]);
+    }
+
+    #[test]
+    fn both_ways_wins_over_server_to_client_and_counts_as_either_side() {
+        let reverse = vec!["notifications/*".to_owned()];
+        let both = vec![
+            "ping".to_owned(),
+            "notifications/progress".to_owned(),
+            "none".to_owned(),
+        ];
+        let names = [
+            "ping",
+            "notifications/progress",
+            "notifications/message",
+            "tools/call",
+        ];
+        let (directions, unmatched) = directions(&reverse, &both, &names);
+        assert_eq!(
+            directions,
+            [
+                Direction::Both,
+                Direction::Both,
+                Direction::ServerToClient,
+                Direction::ClientToServer
+            ]
+        );
+        assert_eq!(unmatched, ["none"]);
+        assert!(Direction::Both.goes(Direction::ClientToServer));
+        assert!(Direction::Both.goes(Direction::ServerToClient));
+        assert!(!Direction::ServerToClient.goes(Direction::ClientToServer));
     }
 }

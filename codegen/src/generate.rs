@@ -11,7 +11,7 @@ use crate::load::load_document;
 use crate::render::{ModuleParts, Renderer, Spelling, ty_expr};
 use crate::service::{Services, doc_words};
 use crate::settings::Settings;
-use crate::typespace::{Shape, TypeSpace};
+use crate::typespace::{Shape, TypeSpace, undescribed};
 
 /// One generated module, and what it took to make it.
 ///
@@ -125,6 +125,11 @@ pub struct ExampleValue {
     pub value: Value,
     /// Where it is written (`file#pointer`).
     pub origin: String,
+    /// The places (JSON pointers into `value`) of the members no generated type keeps,
+    /// which decoding the value into `rust_type` drops: members of an object whose
+    /// struct neither lists them nor keeps others, and `null`s given to optional fields
+    /// whose schema does not allow `null` (decoded as absent).
+    pub undescribed: Vec<String>,
 }
 
 /// Every example and default of `space`, with its Rust type.
@@ -136,6 +141,7 @@ fn examples(space: &TypeSpace) -> Vec<ExampleValue> {
             rust_type: ty_expr(&e.ty, Spelling::outside(space.defs())),
             value: e.value.clone(),
             origin: e.origin.clone(),
+            undescribed: undescribed(space, &e.ty, &e.value),
         })
         .collect()
 }

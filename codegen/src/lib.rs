@@ -78,29 +78,35 @@
 //! neither client nor server: [`generate()`] with [`Settings::client`] and
 //! [`Settings::server`] off, or `configure().client(false).server(false)`.
 
+// The public surface: the builder and its settings, the pipeline's front half and
+// whole (`load_document`, `generate`), the diagnostics, and the models their results
+// are made of (`document`, `openrpc`). Everything else is the crate's own.
 mod builder;
 pub mod document;
-pub mod error;
-pub mod load;
+mod error;
+mod load;
 pub mod openrpc;
 pub mod pattern;
-pub mod pointer;
-pub mod resolve;
-pub mod source;
-pub mod validate;
+mod pointer;
+mod resolve;
+mod source;
+mod validate;
 
 mod bundle;
 mod direction;
 mod emit;
+#[cfg(test)]
+mod extension;
 mod format;
-pub mod generate;
+mod generate;
 mod naming;
 mod render;
 mod service;
-pub mod settings;
+mod settings;
 mod streams;
-pub mod subscription;
-pub mod typespace;
+mod subscription;
+mod suggest;
+mod typespace;
 
 /// The template engine the generator renders with, re-exported so that a user's
 /// helpers ([`Builder::helper`]) implement the same version's `HelperDef`.
@@ -115,4 +121,5 @@ pub use load::{Options, load_document};
 pub use render::TemplateHelper;
 pub use resolve::{FileId, Location, Resolver};
 pub use settings::{Override, ParamsBy, Settings};
-pub use subscription::Subscription;
+pub use streams::server_sent_notifications;
+pub use subscription::{ParseSubscriptionError, Subscription};

@@ -26,8 +26,28 @@
 ///
 /// # Errors
 ///
-/// Why the pattern is outside the supported subset (a lookaround, a backreference, …).
-pub fn translate(pattern: &str) -> Result<String, String> {
+/// A [`PatternError`] saying why the pattern is outside the supported subset (a
+/// lookaround, a backreference, …).
+pub fn translate(pattern: &str) -> Result<String, PatternError> {
+    to_regex(pattern).map_err(|reason| PatternError { reason })
+}
+
+/// Why a `pattern` cannot be translated: it is outside the supported ECMA-262 subset.
+/// `Display` says what was met, such as ``a lookahead `(?=…)`/`(?!…)` ``.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternError {
+    reason: String,
+}
+
+impl std::fmt::Display for PatternError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for PatternError {}
+
+fn to_regex(pattern: &str) -> Result<String, String> {
     let chars: Vec<char> = pattern.chars().collect();
     let mut out = String::with_capacity(pattern.len() + 8);
     let mut i = 0;
@@ -266,11 +286,13 @@ mod tests {
             (r"[\S]", "`\\S` inside a class"),
         ];
         for (pattern, why) in cases {
-            assert_eq!(translate(pattern), Err(why.to_owned()), "{pattern}");
+            let err = translate(pattern).unwrap_err();
+            assert_eq!(err.to_string(), why, "{pattern}");
         }
         assert!(
             translate("(")
                 .unwrap_err()
+                .to_string()
                 .starts_with("not compiled by the engine (")
         );
     }

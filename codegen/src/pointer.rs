@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 /// Escapes one reference token: `~` → `~0`, `/` → `~1`.
-pub fn escape(token: &str) -> Cow<'_, str> {
+pub(crate) fn escape(token: &str) -> Cow<'_, str> {
     if token.contains(['~', '/']) {
         Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
     } else {
@@ -13,7 +13,7 @@ pub fn escape(token: &str) -> Cow<'_, str> {
 }
 
 /// Unescapes one reference token; `None` when it holds a `~` not followed by `0` or `1`.
-pub fn unescape(token: &str) -> Option<Cow<'_, str>> {
+pub(crate) fn unescape(token: &str) -> Option<Cow<'_, str>> {
     if !token.contains('~') {
         return Some(Cow::Borrowed(token));
     }
@@ -34,7 +34,7 @@ pub fn unescape(token: &str) -> Option<Cow<'_, str>> {
 }
 
 /// Appends one (unescaped) token to a pointer.
-pub fn push(pointer: &str, token: &str) -> String {
+pub(crate) fn push(pointer: &str, token: &str) -> String {
     let token = escape(token);
     let mut out = String::with_capacity(pointer.len() + 1 + token.len());
     out.push_str(pointer);
@@ -44,18 +44,13 @@ pub fn push(pointer: &str, token: &str) -> String {
 }
 
 /// The pointer of the parent value; `None` for the root.
-pub fn parent(pointer: &str) -> Option<&str> {
+pub(crate) fn parent(pointer: &str) -> Option<&str> {
     pointer.rfind('/').map(|i| &pointer[..i])
-}
-
-/// The last token of a pointer, unescaped; `None` for the root.
-pub fn last(pointer: &str) -> Option<Cow<'_, str>> {
-    pointer.rfind('/').and_then(|i| unescape(&pointer[i + 1..]))
 }
 
 /// The unescaped tokens of a pointer; `None` when it is neither empty nor starts with
 /// `/`, or holds a bad `~` escape.
-pub fn tokens(pointer: &str) -> Option<Vec<Cow<'_, str>>> {
+pub(crate) fn tokens(pointer: &str) -> Option<Vec<Cow<'_, str>>> {
     if pointer.is_empty() {
         return Some(Vec::new());
     }
@@ -64,13 +59,13 @@ pub fn tokens(pointer: &str) -> Option<Vec<Cow<'_, str>>> {
 }
 
 /// Whether a pointer is well formed (see [`tokens`]).
-pub fn is_valid(pointer: &str) -> bool {
+pub(crate) fn is_valid(pointer: &str) -> bool {
     tokens(pointer).is_some()
 }
 
 /// Decodes `%XX` escapes (a URI fragment or path); `None` when an escape is malformed or
 /// the result is not UTF-8.
-pub fn percent_decode(s: &str) -> Option<Cow<'_, str>> {
+pub(crate) fn percent_decode(s: &str) -> Option<Cow<'_, str>> {
     if !s.contains('%') {
         return Some(Cow::Borrowed(s));
     }
@@ -104,11 +99,10 @@ mod tests {
     }
 
     #[test]
-    fn push_parent_last() {
+    fn push_parent() {
         let p = push("/components", "a/b");
         assert_eq!(p, "/components/a~1b");
         assert_eq!(parent(&p), Some("/components"));
-        assert_eq!(last(&p).unwrap(), "a/b");
         assert_eq!(parent("/x"), Some(""));
         assert_eq!(parent(""), None);
     }

@@ -179,15 +179,6 @@ impl Resolver {
         }
     }
 
-    /// The loaded file `file`.
-    ///
-    /// # Panics
-    ///
-    /// When `file` did not come from this resolver.
-    pub fn source(&self, file: FileId) -> &Source {
-        &self.files[file.index()].source
-    }
-
     /// How diagnostics name `file` (never an absolute path of this machine).
     pub fn display_path(&self, file: FileId) -> &Path {
         self.files
@@ -195,7 +186,8 @@ impl Resolver {
             .map_or(Path::new(""), |f| f.source.path())
     }
 
-    /// The 1-based `(line, column)` of `location` (see [`Source::position`]).
+    /// The 1-based `(line, column)` of `location`: where its value starts in its file, or
+    /// where it would be for a pointer that reaches no value (its nearest enclosing value).
     pub fn position(&self, location: &Location) -> (usize, usize) {
         self.files
             .get(location.file.index())
@@ -313,14 +305,66 @@ impl Resolver {
         let mut candidates = vec![from_dir.join(&relative_path)];
         candidates.extend(self.include_dirs.iter().map(|d| d.join(&relative_path)));
         let Some(found) = candidates.iter().find(|c| c.is_file()) else {
-            let tried: Vec<String> = candidates
-                .iter()
-                .map(|c| self.display_of(&absolute(c)).display().to_string())
-                .collect();
-            return Err(format!("file not found (tried {})", tried.join(", ")));
+            return Err(self.not_found(&from_dir, &relative_path));
         };
         self.load_path(found)
             .map_err(|(_, d)| format!("cannot load it: {d}"))
+    }
+
+    /// Why a referenced file was not found, and what would find it: each absolute path
+    /// tried with the folder it was resolved against (the referring file's, then each
+    /// include directory); and where a folder above the referring file holds the file
+    /// (references written relative to a repository's root, as Starknet's `./api/…`), the
+    /// include directory that would find it, written as the document's path was given.
+    fn not_found(&self, from_dir: &Path, relative_path: &Path) -> String {
+        let mut why = format!(
+            "file not found: tried {} (resolved against {}, the folder of the file holding the $ref)",
+            absolute(&from_dir.join(relative_path)).display(),
+            from_dir.display(),
+        );
+        for dir in self.include_dirs.iter().map(|d| absolute(d)) {
+            let tried = absolute(&dir.join(relative_path));
+            why.push_str(&format!(
+                ", then {} (include directory {})",
+                tried.display(),
+                dir.display()
+            ));
+        }
+        let holder = from_dir
+            .ancestors()
+            .skip(1)
+            .find(|folder| folder.join(relative_path).is_file());
+        if let Some(folder) = holder {
+            let dir = self.as_given(folder);
+            why.push_str(&format!(
+                "; it exists under {}: add `.include_dir(\"{dir}\")` to the builder (CLI: `-I {dir}`)",
+                folder.display(),
+            ));
+        }
+        why
+    }
+
+    /// The folder `absolute` as a path the user can pass where they passed the root
+    /// document's: relative like it when the document was named relative to the current
+    /// directory, else absolute.
+    fn as_given(&self, absolute: &Path) -> String {
+        let relative_to_current = self.base.as_ref().is_some_and(|(shown_dir, dir)| {
+            let shown_dir = if shown_dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                shown_dir.as_path()
+            };
+            shown_dir.is_relative() && self::absolute(shown_dir) == *dir
+        });
+        if !relative_to_current {
+            return absolute.display().to_string();
+        }
+        let shown = self.display_of(absolute);
+        if shown.as_os_str().is_empty() {
+            ".".to_owned()
+        } else {
+            shown.display().to_string()
+        }
     }
 
     /// Retries a local pointer against each enclosing schema resource of `from`.

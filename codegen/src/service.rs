@@ -161,7 +161,7 @@ impl Services {
         let mut streams = streams(document, &types, space.defs(), settings);
         let (sent_by, mut diagnostics) = sent_by(document, settings, &streams, &wire);
         let mut suffixes = vec!["Client", "Batch", "Server", "Dispatcher"];
-        if sent_by.contains(&Direction::ServerToClient) {
+        if sent_by.iter().any(|d| d.goes(Direction::ServerToClient)) {
             suffixes.extend(["Push", "Listener", "ListenerDispatcher"]);
         }
         for suffix in suffixes {
@@ -198,7 +198,8 @@ impl Services {
     }
 }
 
-/// Who sends each of the methods `wire`: as the patterns of `server_to_client` say, and
+/// Who sends each of the methods `wire`: as the patterns of `server_to_client` and
+/// `both_ways` say, and
 /// the server for the notifications subscriptions share; a warning for each pattern that
 /// matches no method.
 fn sent_by(
@@ -207,7 +208,8 @@ fn sent_by(
     streams: &Streams,
     wire: &[&str],
 ) -> (Vec<Direction>, Vec<Diagnostic>) {
-    let (mut sent_by, unmatched) = directions(&settings.server_to_client, wire);
+    let (mut sent_by, unmatched) =
+        directions(&settings.server_to_client, &settings.both_ways, wire);
     for (direction, name) in sent_by.iter_mut().zip(wire) {
         if streams.shared.iter().any(|s| s == name) {
             *direction = Direction::ServerToClient;
@@ -217,7 +219,12 @@ fn sent_by(
         .iter()
         .map(|pattern| {
             let at = Location::new(document.root, "/methods");
-            let message = format!("server_to_client pattern {pattern:?} matches no method");
+            let option = if settings.server_to_client.iter().any(|p| p == pattern) {
+                "server_to_client"
+            } else {
+                "both_ways"
+            };
+            let message = format!("{option} pattern {pattern:?} matches no method");
             document.resolver.warning_at(&at, message)
         })
         .collect();
@@ -357,13 +364,18 @@ fn method(
 /// The method extension that marks a method idempotent.
 const IDEMPOTENT: &str = "x-idempotent";
 
+/// What an `x-idempotent` value says: `None` when it is not a boolean.
+pub(crate) fn idempotent_value(value: &serde_json::Value) -> Option<bool> {
+    value.as_bool()
+}
+
 /// Whether `m` is marked `"x-idempotent": true`; a value other than a boolean is
 /// ignored with a warning.
 fn idempotent(m: &ResolvedMethod, document: &Document, diagnostics: &mut Vec<Diagnostic>) -> bool {
-    match m.extensions.get(IDEMPOTENT) {
-        None | Some(serde_json::Value::Bool(false)) => false,
-        Some(serde_json::Value::Bool(true)) => true,
-        Some(_) => {
+    match m.extensions.get(IDEMPOTENT).map(idempotent_value) {
+        None => false,
+        Some(Some(marked)) => marked,
+        Some(None) => {
             let mut site = m.location.clone();
             site.pointer = crate::pointer::push(&site.pointer, IDEMPOTENT);
             let message = format!("`{IDEMPOTENT}` must be true or false; ignored");

@@ -52,6 +52,11 @@ pub struct Settings {
     /// run of characters: `starknet_subscription*`, `*`). Every other method goes from
     /// the client to the server. A pattern that matches no method is a warning.
     pub server_to_client: Vec<String>,
+    /// Wire-name patterns of the methods either side sends (MCP's `ping`, progress and
+    /// cancellation): they get client, server, push and listener items alike. They take
+    /// precedence over [`Settings::server_to_client`]. A pattern that matches no method
+    /// is a warning.
+    pub both_ways: Vec<String>,
     /// Subscriptions declared for documents that cannot say so themselves, by subscribe
     /// method (wire name). They take precedence over the method's `x-subscription`.
     pub subscriptions: BTreeMap<String, Subscription>,
@@ -59,8 +64,10 @@ pub struct Settings {
     /// Starknet's `<prefix>_subscribe<X>` and Ethereum's `eth_subscribe` (default
     /// `true`).
     pub conventions: bool,
-    /// Keep the members an object schema allows without describing them (see
-    /// [`Shape::keep_undescribed`](crate::typespace::Shape::keep_undescribed)).
+    /// Keep the members an object schema allows without describing them (no
+    /// `additionalProperties`: JSON Schema accepts any other member) in a flattened map
+    /// of JSON values, so that a value re-encodes with them (default `false`: a struct
+    /// has its listed fields only, and other members are dropped on decode).
     pub keep_undescribed: bool,
 }
 
@@ -79,6 +86,7 @@ impl Default for Settings {
             template_partials: BTreeMap::new(),
             template_helpers: BTreeMap::new(),
             server_to_client: Vec::new(),
+            both_ways: Vec::new(),
             subscriptions: BTreeMap::new(),
             conventions: true,
             keep_undescribed: false,

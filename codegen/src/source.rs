@@ -15,7 +15,7 @@ mod scan;
 
 /// A parsed JSON file with its text, for positions.
 #[derive(Debug)]
-pub struct Source {
+pub(crate) struct Source {
     path: PathBuf,
     text: String,
     value: Value,
@@ -28,7 +28,7 @@ impl Source {
     /// # Errors
     ///
     /// A [`Diagnostic`] at serde_json's `line:col` when the text is not valid JSON.
-    pub fn parse(path: impl Into<PathBuf>, mut text: String) -> Result<Self, Diagnostic> {
+    pub(crate) fn parse(path: impl Into<PathBuf>, mut text: String) -> Result<Self, Diagnostic> {
         let path = path.into();
         // A byte order mark (editors on Windows write one) is not part of the JSON text;
         // positions are counted without it, as editors show them. Removed in place: the
@@ -54,14 +54,16 @@ impl Source {
     /// [`ErrorKind::Io`] when the file cannot be read (or is not UTF-8: UTF-16 is named
     /// as such), [`ErrorKind::Syntax`] when it is not valid JSON, each with its
     /// diagnostic. A UTF-8 byte order mark is skipped.
-    pub fn read(opened: &Path, path: impl Into<PathBuf>) -> Result<Self, (ErrorKind, Diagnostic)> {
+    pub(crate) fn read(
+        opened: &Path,
+        path: impl Into<PathBuf>,
+    ) -> Result<Self, (ErrorKind, Diagnostic)> {
         let path = path.into();
         let fail = |message: String| {
             let d = Diagnostic::error(path.clone(), (0, 0), "", message);
             (ErrorKind::Io, d)
         };
-        let bytes = std::fs::read(opened)
-            .map_err(|e| fail(format!("cannot read file: {}", io_message(&e))))?;
+        let bytes = std::fs::read(opened).map_err(|e| fail(unreadable(opened, &e)))?;
         if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
             let message = "cannot read file: it is UTF-16 (it starts with a UTF-16 byte order mark); JSON documents are UTF-8";
             return Err(fail(message.to_owned()));
@@ -76,17 +78,12 @@ impl Source {
     }
 
     /// The name diagnostics use for this file.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    /// The file's text.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
     /// The parsed value.
-    pub fn value(&self) -> &Value {
+    pub(crate) fn value(&self) -> &Value {
         &self.value
     }
 
@@ -95,7 +92,7 @@ impl Source {
     /// For an object member this is its key; for an array element, the element. When
     /// the pointer leads nowhere (a missing field), it is the deepest value that exists
     /// on its path, so "missing field" diagnostics point at the object lacking it.
-    pub fn position(&self, pointer: &str) -> (usize, usize) {
+    pub(crate) fn position(&self, pointer: &str) -> (usize, usize) {
         let offset = self.index.offset_of(&self.text, pointer);
         self.index.line_col(&self.text, offset)
     }
@@ -123,6 +120,26 @@ fn syntax_diagnostic(path: PathBuf, text: &str, e: &serde_json::Error) -> Diagno
 }
 
 /// An I/O error's message without the OS error number (stable across machines).
+/// Why the file at `opened` cannot be read; for a missing file, where it was looked for
+/// (a relative path is read from the current directory, which a newcomer's build script
+/// may not expect to be its package's folder).
+fn unreadable(opened: &Path, e: &std::io::Error) -> String {
+    if e.kind() != std::io::ErrorKind::NotFound {
+        return format!("cannot read file: {}", io_message(e));
+    }
+    let Ok(current) = std::env::current_dir() else {
+        return format!("cannot read file: no file at {}", opened.display());
+    };
+    if opened.is_absolute() {
+        return format!("cannot read file: no file at {}", opened.display());
+    }
+    format!(
+        "cannot read file: no file at {} (a relative path is read from the current directory, {}; a build script runs in its package's folder)",
+        current.join(opened).display(),
+        current.display(),
+    )
+}
+
 pub(crate) fn io_message(e: &std::io::Error) -> String {
     let s = e.to_string();
     match s.find(" (os error") {
@@ -219,12 +236,39 @@ mod tests {
     }
 
     #[test]
-    fn unreadable_file_has_no_position() {
+    fn a_missing_file_is_named_where_it_was_looked_for() {
         let (kind, d) = Source::read(Path::new("/nonexistent/x.json"), "x.json").unwrap_err();
         assert_eq!(kind, ErrorKind::Io);
         assert_eq!(
             d.to_string(),
-            "x.json: at (root): cannot read file: No such file or directory"
+            "x.json: at (root): cannot read file: no file at /nonexistent/x.json"
         );
+    }
+
+    #[test]
+    fn positions_never_panic() {
+        let text = "{\"a\": [1, {\"é\\\"\": \"x\\\\\"}], \"b\": true}";
+        let source = Source::parse("x.json", text.to_string()).unwrap();
+        for p in [
+            "",
+            "/",
+            "/a",
+            "/a/1/é\"",
+            "/a/9",
+            "/a/-",
+            "/a/1/x/y",
+            "~",
+            "/b/c",
+            "//",
+        ] {
+            let (line, column) = source.position(p);
+            assert!(line >= 1 && column >= 1, "{p}");
+        }
+        for cut in 0..text.len() {
+            if text.is_char_boundary(cut) {
+                let e = Source::parse("x.json", text[..cut].to_string()).unwrap_err();
+                assert!(e.line == 1 && e.column >= 1, "{e}");
+            }
+        }
     }
 }

@@ -103,8 +103,8 @@ impl Subscription {
     ///
     /// # Errors
     ///
-    /// A message naming the part that is not understood.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    /// A [`ParseSubscriptionError`] naming the part that is not understood.
+    pub fn parse(text: &str) -> Result<Self, ParseSubscriptionError> {
         let mut out = Subscription::default();
         for (i, part) in text.split(',').map(str::trim).enumerate() {
             match part.split_once('=') {
@@ -118,9 +118,9 @@ impl Subscription {
                     out.notification = Some(v.to_owned());
                 }
                 _ => {
-                    return Err(format!(
-                        "cannot read {part:?}: expected NOTIFICATION[,id=PARAM][,item=PARAM][,unsubscribe=METHOD][,pull]"
-                    ));
+                    return Err(ParseSubscriptionError {
+                        part: part.to_owned(),
+                    });
                 }
             }
         }
@@ -165,6 +165,25 @@ impl Subscription {
         Ok(Some(out))
     }
 }
+
+/// A [`Subscription::parse`] text with a part that is not understood. `Display` names
+/// the part and the form expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseSubscriptionError {
+    part: String,
+}
+
+impl std::fmt::Display for ParseSubscriptionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot read {:?}: expected NOTIFICATION[,id=PARAM][,item=PARAM][,unsubscribe=METHOD][,pull]",
+            self.part
+        )
+    }
+}
+
+impl std::error::Error for ParseSubscriptionError {}
 
 #[cfg(test)]
 mod tests {
@@ -225,7 +244,7 @@ mod tests {
         let schema: Value =
             serde_json::from_str(include_str!("../../schemas/x-subscription.schema.json"))
                 .expect("the schema is JSON");
-        let properties = schema["oneOf"][1]["properties"]
+        let properties = schema["anyOf"][1]["properties"]
             .as_object()
             .expect("the object form's properties");
         let mut full = serde_json::Map::new();
@@ -243,7 +262,7 @@ mod tests {
             .unsubscribe("x")
             .pull(true);
         assert_eq!(read, Some(expected));
-        assert_eq!(schema["oneOf"][1]["additionalProperties"], json!(false));
+        assert_eq!(schema["anyOf"][1]["additionalProperties"], json!(false));
     }
 
     #[test]
@@ -267,7 +286,7 @@ mod tests {
             assert_eq!(Subscription::parse(text), Ok(expected), "{text}");
         }
         for bad in ["n,id=", "n,,id=i", "n,topic=x", "n,m"] {
-            let err = Subscription::parse(bad).unwrap_err();
+            let err = Subscription::parse(bad).unwrap_err().to_string();
             assert!(err.starts_with("cannot read"), "{bad}: {err}");
         }
     }

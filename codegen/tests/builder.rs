@@ -145,7 +145,10 @@ fn a_missing_document_and_a_bad_module_name_are_errors() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "tests/fixtures/builder/absent.json: at (root): cannot read file: No such file or directory"
+        format!(
+            "tests/fixtures/builder/absent.json: at (root): cannot read file: no file at {here}/tests/fixtures/builder/absent.json (a relative path is read from the current directory, {here}; a build script runs in its package's folder)",
+            here = env!("CARGO_MANIFEST_DIR"),
+        )
     );
     let err = configure()
         .out_dir(out.path())
@@ -308,6 +311,7 @@ fn overrides_that_match_nothing_are_warnings_naming_the_pointer() {
     let out = tempfile::tempdir().unwrap();
     let emitted = configure()
         .rename("/components/schemas/Nope", "X")
+        .derive("/components/schemas/Mony", "Hash")
         .optional("/components/schemas/Money/properties/dollars")
         .out_dir(out.path())
         .include_dir(fixture("include"))
@@ -318,6 +322,7 @@ fn overrides_that_match_nothing_are_warnings_naming_the_pointer() {
         warnings,
         [
             "warning: tests/fixtures/builder/pets.json: at /components/schemas/Money/properties/dollars: override \"/components/schemas/Money/properties/dollars\": no generated type or field comes from this schema (nothing applied)",
+            "warning: tests/fixtures/builder/pets.json: at /components/schemas/Mony: override \"/components/schemas/Mony\": no generated type or field comes from this schema (nothing applied): did you mean \"/components/schemas/Money\"?",
             "warning: tests/fixtures/builder/pets.json: at /components/schemas/Nope: override \"/components/schemas/Nope\": no generated type or field comes from this schema (nothing applied)",
         ]
     );
@@ -603,4 +608,20 @@ fn validation_false_generates_no_check() {
     let source = std::fs::read_to_string(&emitted.file).unwrap();
     assert!(!source.contains("Validate"), "{source}");
     assert!(!source.contains("check_params"), "{source}");
+}
+
+/// Outside a build script cargo sets no `OUT_DIR` (this package has no build script):
+/// the error says where `compile` belongs and what else to do.
+#[test]
+fn compile_outside_a_build_script_says_where_it_belongs() {
+    if std::env::var_os("OUT_DIR").is_some() {
+        eprintln!("OUT_DIR is set in this environment: nothing to check");
+        return;
+    }
+    let err = configure().compile(fixture("pets.json")).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Io);
+    assert_eq!(
+        err.to_string(),
+        "tests/fixtures/builder/pets.json: at (root): OUT_DIR is not set (cargo sets it only while it runs a build script): call `compile` from `build.rs`, or give the builder `.out_dir(\"…\")`"
+    );
 }

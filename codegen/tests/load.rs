@@ -35,7 +35,10 @@ fn unreadable_file() {
     assert_eq!(kind, ErrorKind::Io);
     assert_eq!(
         text,
-        "tests/fixtures/broken/absent.json: at (root): cannot read file: No such file or directory"
+        format!(
+            "tests/fixtures/broken/absent.json: at (root): cannot read file: no file at {here}/tests/fixtures/broken/absent.json (a relative path is read from the current directory, {here}; a build script runs in its package's folder)",
+            here = env!("CARGO_MANIFEST_DIR"),
+        )
     );
 }
 
@@ -54,13 +57,16 @@ fn unresolvable_local_refs() {
 
 #[test]
 fn unresolvable_cross_file_refs() {
+    let broken = absolute(DIR);
     let (kind, text) = failure("unresolvable_file.json", &Options::new());
     assert_eq!(kind, ErrorKind::Resolve);
     assert_eq!(
         text,
         lines(&[
             "tests/fixtures/broken/unresolvable_file.json:8:36: at /methods/0/params/0/schema/$ref: unresolvable $ref \"defs/types.json#/Nope\": no value at /Nope in tests/fixtures/broken/defs/types.json",
-            "tests/fixtures/broken/unresolvable_file.json:9:36: at /methods/0/params/1/schema/$ref: unresolvable $ref \"defs/absent.json#/A\": file not found (tried tests/fixtures/broken/defs/absent.json)",
+            &format!(
+                "tests/fixtures/broken/unresolvable_file.json:9:36: at /methods/0/params/1/schema/$ref: unresolvable $ref \"defs/absent.json#/A\": file not found: tried {broken}/defs/absent.json (resolved against {broken}, the folder of the file holding the $ref)"
+            ),
             "tests/fixtures/broken/defs/types.json:5:31: at /Inner/properties/next/$ref: unresolvable $ref \"#/Gone\": no value at /Gone",
         ])
     );
@@ -70,10 +76,38 @@ fn unresolvable_cross_file_refs() {
 fn include_dirs_are_tried_after_the_referring_file() {
     let options = Options::new().include_dir("tests/fixtures/broken/defs");
     let (_, text) = failure("unresolvable_file.json", &options);
-    assert!(
-        text.contains("file not found (tried tests/fixtures/broken/defs/absent.json, tests/fixtures/broken/defs/defs/absent.json)"),
-        "{text}"
+    let broken = absolute(DIR);
+    let expected = format!(
+        "file not found: tried {broken}/defs/absent.json (resolved against {broken}, the folder of the file holding the $ref), then {broken}/defs/defs/absent.json (include directory {broken}/defs)\n"
     );
+    assert!(text.contains(&expected), "{text}");
+}
+
+/// A `$ref` written relative to a folder above the document (Starknet's `./api/…`,
+/// relative to its repository's root): the error names the include directory that
+/// finds it, as the document's path was given, and with it the document loads.
+#[test]
+fn a_ref_relative_to_a_folder_above_names_the_include_dir_that_finds_it() {
+    let rooted = absolute("tests/fixtures/rooted");
+    let e = load_document("tests/fixtures/rooted/api/main.json", &Options::new()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Resolve);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "tests/fixtures/rooted/api/main.json:8:48: at /methods/0/result/schema/$ref: unresolvable $ref \"./api/types.json#/components/schemas/Value\": file not found: tried {rooted}/api/api/types.json (resolved against {rooted}/api, the folder of the file holding the $ref); it exists under {rooted}: add `.include_dir(\"tests/fixtures/rooted\")` to the builder (CLI: `-I tests/fixtures/rooted`)"
+        )
+    );
+    let fixed = Options::new().include_dir("tests/fixtures/rooted");
+    load_document("tests/fixtures/rooted/api/main.json", &fixed)
+        .expect("found through the include directory");
+}
+
+/// `dir` (relative to the package, where tests run) as an absolute path.
+fn absolute(dir: &str) -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(dir)
+        .display()
+        .to_string()
 }
 
 #[test]

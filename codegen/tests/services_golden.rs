@@ -26,8 +26,29 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
     ticker.server_to_client = vec!["ticker_*".to_owned()];
     let mut ticker_partial = ticker.clone();
     ticker_partial.partial = true;
+    // The directions `examples/mcp/build.rs` gives.
     let mut mcp = Settings::default();
-    mcp.server_to_client = vec!["notifications/progress".to_owned()];
+    mcp.server_to_client = [
+        "sampling/*",
+        "elicitation/*",
+        "roots/list",
+        "notifications/message",
+        "notifications/resources/*",
+        "notifications/tools/*",
+        "notifications/prompts/*",
+        "notifications/elicitation/*",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    mcp.both_ways = [
+        "ping",
+        "notifications/progress",
+        "notifications/cancelled",
+        "tasks/*",
+        "notifications/tasks/*",
+    ]
+    .map(str::to_owned)
+    .to_vec();
     let mut cases = vec![
         (
             "features",

@@ -39,7 +39,9 @@ async fn initialize(raw: &Raw) -> String {
 
 #[tokio::test]
 async fn a_post_whose_handler_notifies_first_is_answered_as_an_event_stream() {
-    let address = start(Service::new(tools()).streaming(Streaming::mcp())).await;
+    // Also a client that takes only JSON, which MCP's `Accept` check would refuse.
+    let streaming = Streaming::mcp().require_accept(false);
+    let address = start(Service::new(tools()).streaming(streaming)).await;
     let raw = Raw::new(address);
     let session = initialize(&raw).await;
     let answer = raw
@@ -86,6 +88,64 @@ async fn a_post_whose_handler_notifies_first_is_answered_as_an_event_stream() {
             n
         );
     }
+}
+
+#[tokio::test]
+async fn mcp_refuses_406_what_does_not_accept_what_the_answer_may_be() {
+    let address = start(Service::new(tools()).streaming(Streaming::mcp())).await;
+    let raw = Raw::new(address);
+    let init = call(1, "initialize", json!({}));
+    let post = |accept: &'static str| {
+        let headers: Vec<(&str, &str)> = match accept {
+            "" => vec![],
+            accept => vec![("accept", accept)],
+        };
+        let (raw, init) = (&raw, &init);
+        async move { raw.send(hyper::Method::POST, &headers, init).await }
+    };
+    for accept in ["", "application/json", "text/event-stream", "text/html"] {
+        let refused = post(accept).await;
+        assert_eq!(refused.status, 406, "POST with Accept {accept:?}");
+        let body = refused.json().await;
+        assert_eq!(body["error"]["code"], -32600, "{body}");
+        assert!(body["id"].is_null());
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with("Not Acceptable"), "{message}");
+    }
+    for accept in [
+        "application/json, text/event-stream",
+        "text/event-stream;q=0.5, application/json",
+        "*/*",
+        "application/*, text/*",
+    ] {
+        assert_eq!(
+            post(accept).await.status,
+            200,
+            "POST with Accept {accept:?}"
+        );
+    }
+    let session = initialize(&raw).await;
+    let get = |accept: &'static str| {
+        let (raw, session) = (&raw, session.clone());
+        async move {
+            let headers = [("accept", accept), ("mcp-session-id", session.as_str())];
+            raw.send(hyper::Method::GET, &headers, "").await
+        }
+    };
+    assert_eq!(
+        get("application/json").await.status,
+        406,
+        "GET without event streams"
+    );
+    let open = get("*/*").await;
+    assert_eq!(open.status, 200, "a wildcard takes the session's stream");
+    assert_eq!(open.content_type(), "text/event-stream");
+    // Off, a client that takes only JSON is answered in JSON.
+    let lenient = Streaming::mcp().require_accept(false);
+    let address = start(Service::new(tools()).streaming(lenient)).await;
+    let raw = Raw::new(address);
+    let answered = raw.send(hyper::Method::POST, &[], &init).await;
+    assert_eq!(answered.status, 200);
 }
 
 #[tokio::test]
@@ -207,7 +267,10 @@ async fn a_dropped_stream_resumes_with_last_event_id_and_loses_nothing() {
 
 #[tokio::test]
 async fn a_resumption_from_before_the_window_is_refused_gone() {
-    let streaming = Streaming::mcp().replay_window(4, 1 << 20);
+    // Its POST takes only JSON, which MCP's `Accept` check would refuse.
+    let streaming = Streaming::mcp()
+        .replay_window(4, 1 << 20)
+        .require_accept(false);
     let address = start(Service::new(tools()).streaming(streaming)).await;
     let raw = Raw::new(address);
     let session = initialize(&raw).await;
@@ -293,6 +356,8 @@ async fn sessions_are_bounded() {
 async fn an_sse_client_that_never_reads_is_dropped_and_memory_stays_bounded() {
     let streaming = Streaming::mcp()
         .replay_window(64, 256 * 1024)
+        // Its POST takes only JSON, which MCP's `Accept` check would refuse.
+        .require_accept(false)
         // Wall-clock time is what this waits on: how long a push may wait for a
         // client that does not read.
         .stall_timeout(Duration::from_millis(100));

@@ -220,3 +220,54 @@ async fn a_subscription_is_pushed_on_the_get_stream() {
     }
     assert_eq!(items, [0, 1, 2]);
 }
+
+/// Records the `MCP-Protocol-Version` header of each call; `initialize` answers
+/// revision 2025-11-25.
+struct Versions(Arc<std::sync::Mutex<Vec<Seen>>>);
+
+/// A call's method and its `MCP-Protocol-Version` header.
+type Seen = (String, Option<String>);
+
+impl Dispatch for Versions {
+    fn call(&self, method: &str, _: Option<&RawValue>, cx: Context) -> Reply {
+        let header = cx
+            .metadata()
+            .headers
+            .as_ref()
+            .and_then(|h| h.get("mcp-protocol-version"))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        self.0.lock().unwrap().push((method.to_owned(), header));
+        match method {
+            "initialize" => Reply::ok(&json!({"protocolVersion": "2025-11-25"})),
+            _ => Reply::ok(&json!({})),
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_client_sends_the_negotiated_version_on_every_request_after_initialize() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let service =
+        Service::new(Server::new(Versions(Arc::clone(&seen)))).streaming(Streaming::mcp());
+    let address = start(service).await;
+    let (client, _heard) = client(format!("http://{address}/"), false);
+    let _: Value = client.request("initialize", &json!({})).await.unwrap();
+    let _: Value = client.request("tools/list", &json!({})).await.unwrap();
+    client
+        .notify("notifications/initialized", &json!({}))
+        .await
+        .unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [
+            ("initialize".to_owned(), None),
+            ("tools/list".to_owned(), Some("2025-11-25".to_owned())),
+            (
+                "notifications/initialized".to_owned(),
+                Some("2025-11-25".to_owned())
+            ),
+        ]
+    );
+}

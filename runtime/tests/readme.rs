@@ -1,52 +1,18 @@
-//! The `rust ignore` snippets of the README and of the guide (`src/guide/*.md`): those
-//! that need a generated module, so cannot be doctests of this crate (their other Rust
-//! snippets are: the guide's modules and `ReadmeSnippets` in `src/lib.rs`). Each is an
-//! excerpt of a file that the workspace compiles and runs (`examples/petstore`, the
-//! end-to-end tests), named by the HTML comment `<!-- excerpt of PATH -->` on the line
-//! before its fence. Its lines, trimmed, must appear in that order in that file; a line
-//! holding `…` stands for what was left out.
+//! Docs checked against what they describe.
+//!
+//! - Every Rust snippet of the guide (`src/guide/*.md`, the `rpcsmith::guide` module) is a
+//!   doctest: none is fenced `ignore` (those that need generated code use the modules of
+//!   `tests/guide-api`).
+//! - The README's quickstart is `examples/quickstart`, which the workspace builds and CI
+//!   runs: a fence after `<!-- file PATH -->` must be that file exactly, and one after
+//!   `<!-- dependencies of PATH -->` the dependency sections of that `Cargo.toml`, with its
+//!   relative paths written `…/`.
+//! - The README is a front page: at most 250 lines.
 
 use std::path::{Path, PathBuf};
 
-/// The marker that names the file a snippet is taken from.
-const MARKER: &str = "<!-- excerpt of ";
-
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// `(line number of the fence, file named by the marker, the snippet's lines)` for every
-/// `rust ignore` snippet; `None` as the file where the marker is missing.
-fn ignored_snippets(doc: &str) -> Vec<(usize, Option<String>, Vec<&str>)> {
-    let lines: Vec<&str> = doc.lines().collect();
-    let mut snippets = Vec::new();
-    let mut at = 0;
-    while at < lines.len() {
-        if lines[at].trim() == "```rust ignore" {
-            let file = at
-                .checked_sub(1)
-                .and_then(|before| lines[before].trim().strip_prefix(MARKER))
-                .and_then(|rest| rest.strip_suffix(" -->"))
-                .map(str::to_owned);
-            let end = (at + 1..lines.len())
-                .find(|&n| lines[n].trim() == "```")
-                .unwrap_or_else(|| panic!("line {}: the snippet never ends", at + 1));
-            snippets.push((at + 1, file, lines[at + 1..end].to_vec()));
-            at = end;
-        }
-        at += 1;
-    }
-    snippets
-}
-
-/// The first line of `snippet` (trimmed, `…` lines skipped) not found, in order, in `source`.
-fn first_missing<'a>(snippet: &[&'a str], source: &str) -> Option<&'a str> {
-    let mut source = source.lines().map(str::trim);
-    snippet
-        .iter()
-        .map(|line| line.trim())
-        .filter(|line| !line.is_empty() && !line.contains('…'))
-        .find(|line| !source.any(|candidate| candidate == *line))
 }
 
 /// The README and every chapter of the guide, as `(path from the root, text)`.
@@ -73,34 +39,95 @@ fn documents() -> Vec<(String, String)> {
 }
 
 #[test]
-fn every_ignored_snippet_is_an_excerpt_of_compiled_code() {
+fn no_rust_snippet_of_the_docs_is_ignored() {
     let mut problems = Vec::new();
     for (doc, text) in documents() {
-        for (line, file, snippet) in ignored_snippets(&text) {
-            let Some(file) = file else {
-                problems.push(format!(
-                    "{doc}:{line}: no `{MARKER}PATH -->` line before it"
-                ));
-                continue;
-            };
-            let Ok(source) = std::fs::read_to_string(root().join(&file)) else {
-                problems.push(format!("{doc}:{line}: {file} cannot be read"));
-                continue;
-            };
-            if let Some(missing) = first_missing(&snippet, &source) {
-                problems.push(format!(
-                    "{doc}:{line}: not in {file} (or out of order): {missing}"
-                ));
+        for (at, line) in text.lines().enumerate() {
+            let fence = line.trim();
+            if fence.starts_with("```rust") && fence.contains("ignore") {
+                problems.push(format!("{doc}:{}: {fence}", at + 1));
             }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "Rust snippets are doctests (no_run where they need a network), never ignored:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// `(line number of the fence, marker's rest, the fence's text)` for every fence that
+/// follows a line starting with `marker`.
+fn marked_fences<'a>(doc: &'a str, marker: &str) -> Vec<(usize, String, String)> {
+    let lines: Vec<&'a str> = doc.lines().collect();
+    let mut fences = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim().strip_prefix(marker) else {
+            continue;
+        };
+        let path = rest.strip_suffix(" -->").unwrap_or(rest).to_owned();
+        let open = at + 1;
+        assert!(
+            lines.get(open).is_some_and(|l| l.starts_with("```")),
+            "README.md:{}: no fence after the marker",
+            at + 1
+        );
+        let close = (open + 1..lines.len())
+            .find(|&n| lines[n] == "```")
+            .unwrap_or_else(|| panic!("README.md:{}: the fence never ends", open + 1));
+        let mut text = lines[open + 1..close].join("\n");
+        text.push('\n');
+        fences.push((open + 1, path, text));
+    }
+    fences
+}
+
+/// The dependency sections of a manifest (from `[dependencies]` on), relative paths
+/// written `…/` as the README writes them.
+fn dependency_sections(manifest: &str) -> String {
+    let from = manifest
+        .find("[dependencies]")
+        .expect("a [dependencies] section");
+    manifest[from..].replace("\"../../", "\"…/")
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(root().join("README.md")).expect("README.md")
+}
+
+#[test]
+fn the_quickstart_is_the_example_file_for_file() {
+    let readme = readme();
+    let files = marked_fences(&readme, "<!-- file ");
+    let manifests = marked_fences(&readme, "<!-- dependencies of ");
+    assert!(
+        files.len() >= 3,
+        "the quickstart's document, build.rs and main.rs"
+    );
+    assert_eq!(manifests.len(), 1, "the quickstart's Cargo.toml");
+    let mut problems = Vec::new();
+    for (line, path, text) in files {
+        let file = std::fs::read_to_string(root().join(&path)).expect(&path);
+        if file != text {
+            problems.push(format!("README.md:{line}: differs from {path}"));
+        }
+    }
+    for (line, path, text) in manifests {
+        let file = std::fs::read_to_string(root().join(&path)).expect(&path);
+        if dependency_sections(&file) != text {
+            problems.push(format!(
+                "README.md:{line}: differs from the dependencies of {path}"
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
-fn an_excerpt_must_keep_the_order_of_its_file() {
-    let source = "fn a() {\n    one();\n    two();\n}\n";
-    assert_eq!(first_missing(&["one();", "// …", "two();"], source), None);
-    assert_eq!(first_missing(&["two();", "one();"], source), Some("one();"));
-    assert_eq!(first_missing(&["three();"], source), Some("three();"));
+fn the_readme_is_a_front_page() {
+    let lines = readme().lines().count();
+    assert!(
+        lines <= 250,
+        "README.md has {lines} lines; the guide holds the reference"
+    );
 }

@@ -200,6 +200,10 @@ struct Input {
     /// method is a warning.
     #[arg(long = "server-to-client", value_name = "PATTERN")]
     server_to_client: Vec<String>,
+    /// Marks the methods matching PATTERN as sent by either side (MCP's `ping`):
+    /// they get client, server, push and listener items. Repeatable.
+    #[arg(long = "both-ways", value_name = "PATTERN")]
+    both_ways: Vec<String>,
     /// Declares METHOD a subscribe method, for a document that cannot say so itself
     /// (as its `x-subscription` would): `METHOD=NOTIFICATION[,id=PARAM][,item=PARAM]
     /// [,unsubscribe=METHOD][,pull]`, every part optional (`METHOD=` infers them all).
@@ -222,7 +226,8 @@ fn subscription(text: &str) -> Result<(String, Subscription), String> {
     if method.is_empty() {
         return Err("the subscribe method's name is empty".to_owned());
     }
-    Ok((method.to_owned(), Subscription::parse(spec)?))
+    let subscription = Subscription::parse(spec).map_err(|e| e.to_string())?;
+    Ok((method.to_owned(), subscription))
 }
 
 /// Overrides of the generated types, each keyed by a schema's JSON pointer
@@ -289,6 +294,10 @@ impl Input {
             .server_to_client
             .iter()
             .fold(builder, |b, pattern| b.server_to_client(pattern));
+        let builder = self
+            .both_ways
+            .iter()
+            .fold(builder, |b, pattern| b.both_ways(pattern));
         let builder = self
             .subscriptions
             .iter()

@@ -4,7 +4,7 @@
 //! `tests/golden/diff/<document>.txt`, whose every finding was checked by hand against
 //! `git diff v0.10.0 v0.10.4-rc.1` of starkware-libs/starknet-specs (see the README there).
 //!
-//! `RPCSMITH_BLESS=1 cargo test -p rpcsmith-build --test diff_history` rewrites the
+//! `RPCSMITH_BLESS=1 cargo test -p rpcsmith-cli --test diff_history` rewrites the
 //! goldens; review the diff, finding by finding.
 
 #[path = "../../tests/support/mod.rs"]

@@ -78,6 +78,9 @@ pub(crate) struct MethodView {
     pub(crate) deprecated: bool,
     pub(crate) params: Vec<ParamView>,
     pub(crate) has_params: bool,
+    /// Whether this view's dispatcher writes the params' `decode` (`has_params`, except in
+    /// the listener for a method the server dispatcher also handles).
+    pub(crate) decode: bool,
     /// `<Method>Params`.
     pub(crate) params_name: String,
     /// The params struct's `Validate` impl: the dispatcher checks the params before the
@@ -218,16 +221,26 @@ pub(crate) fn services_views(
         let methods: Vec<MethodView> = services
             .methods
             .iter()
-            .filter(|m| direction.is_none_or(|d| m.direction == d))
+            .filter(|m| direction.is_none_or(|d| m.direction.goes(d)))
             // The runtime consumes the notifications carrying a subscription's items.
             .filter(|m| direction.is_none() || m.part != Part::Items)
-            .map(|m| method(m, services, defs, checks))
+            .map(|m| {
+                let mut view = method(m, services, defs, checks);
+                // A method either side sends has one params `decode`: the server
+                // dispatcher's when both dispatchers are emitted.
+                let twice = client && server && m.direction == Direction::Both;
+                view.decode =
+                    view.has_params && !(twice && direction == Some(Direction::ServerToClient));
+                view
+            })
             .collect();
         let role = Role::of(&services.name, direction);
         let idempotent = services
             .methods
             .iter()
-            .filter(|m| m.idempotent && role.forward && direction.is_some_and(|d| m.direction == d))
+            .filter(|m| {
+                m.idempotent && role.forward && direction.is_some_and(|d| m.direction.goes(d))
+            })
             .map(|m| string_literal(&m.wire))
             .collect();
         ServicesView {
@@ -345,6 +358,7 @@ fn method(
         docs: doc_attrs(&text),
         deprecated: m.deprecated,
         has_params: !params.is_empty(),
+        decode: !params.is_empty(),
         has_check: check.is_some(),
         check,
         lengths,

@@ -35,10 +35,12 @@ const LINTS: &[&str] = &[
     "rustdoc::invalid_html_tags",
     "clippy::doc_lazy_continuation",
     // The document's shapes: a method with many params, a `oneOf` whose variants differ
-    // much in size, method names such as `next`, `from_block` or `into_raw` that clippy
-    // reads as Rust conventions.
+    // much in size or are all named alike (MCP's `TextContent`, `ImageContent`, ...,
+    // each variant named after its schema), method names such as `next`, `from_block` or
+    // `into_raw` that clippy reads as Rust conventions.
     "clippy::too_many_arguments",
     "clippy::large_enum_variant",
+    "clippy::enum_variant_names",
     "clippy::should_implement_trait",
     "clippy::wrong_self_convention",
     // The module's `use` of the runtime (`__rt`): a types module with nothing to

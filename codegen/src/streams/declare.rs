@@ -61,7 +61,15 @@ pub(crate) fn declarations<'a>(
     for name in settings.subscriptions.keys() {
         if !document.methods.iter().any(|m| &m.name == name) {
             let at = Location::new(document.root, "/methods");
-            let message = format!("subscription declared on {name:?}, which is no method");
+            let names = document.methods.iter().map(|m| m.name.as_str());
+            let message = match crate::suggest::nearest(name, names) {
+                Some(near) => format!(
+                    "subscription declared on {name:?}, which is no method: did you mean {near:?}? (a subscription is declared on the subscribe method's wire name)"
+                ),
+                None => format!(
+                    "subscription declared on {name:?}, which is no method (a subscription is declared on the subscribe method's wire name)"
+                ),
+            };
             diagnostics.push(document.resolver.warning_at(&at, message));
         }
     }

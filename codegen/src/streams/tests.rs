@@ -296,7 +296,25 @@ fn the_builder_declares_for_documents_that_cannot_and_names_missing_methods() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
         found[0]
-            .ends_with(": at /methods: subscription declared on \"nothing\", which is no method"),
+            .ends_with(": at /methods: subscription declared on \"nothing\", which is no method (a subscription is declared on the subscribe method's wire name)"),
+        "{}",
+        found[0]
+    );
+}
+
+#[test]
+fn a_misspelt_method_in_a_builder_declaration_is_answered_with_the_nearest_name() {
+    let mut settings = Settings::default();
+    settings
+        .subscriptions
+        .insert("eth_subscibe".to_owned(), Subscription::inferred());
+    let s = inline(json!(ethereum()), &settings);
+    let found = messages(&s);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].ends_with(
+            ": at /methods: subscription declared on \"eth_subscibe\", which is no method: did you mean \"eth_subscribe\"? (a subscription is declared on the subscribe method's wire name)"
+        ),
         "{}",
         found[0]
     );

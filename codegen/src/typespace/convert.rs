@@ -65,7 +65,12 @@ impl Converter<'_> {
                 self.define(id, Kind::Newtype(ty));
             }
             ty = Ty::Named(id);
-        } else if super::place::is_component(at) && !self.names_itself(&ty, at) {
+        } else if super::place::is_component(at)
+            && !self.names_itself(&ty, at)
+            // A shared param (`components/contentDescriptors/Cursor`) whose schema is a
+            // named type is that type: an alias would only add `Cursor2 = Cursor`.
+            && !(super::place::is_descriptor_schema(at) && matches!(ty, Ty::Named(_)))
+        {
             let id = self.reserve(at);
             self.define(id, Kind::Alias(ty));
             ty = Ty::Named(id);

@@ -21,7 +21,10 @@ mod overrides;
 mod place;
 mod roots;
 mod structs;
+mod undescribed;
 mod validation;
+#[cfg(test)]
+mod validation_tests;
 
 use std::collections::HashMap;
 
@@ -32,26 +35,27 @@ use crate::error::Diagnostic;
 use crate::naming::Namer;
 use crate::resolve::{FileId, Location, Resolver};
 
-pub use model::{
+pub(crate) use model::{
     Docs, Enum, Field, Int, Kind, Payload, Struct, Tagging, Ty, TypeDef, TypeId, Validation,
-    Variant, VariantHint,
+    VariantHint,
 };
-pub use roots::{MethodTypes, ParamType};
+pub(crate) use roots::MethodTypes;
+pub(crate) use undescribed::undescribed;
 
 /// A value found in the document (an example or a default) and the type it should fit.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Example {
+pub(crate) struct Example {
     /// The type the value belongs to.
-    pub ty: Ty,
+    pub(crate) ty: Ty,
     /// The value.
-    pub value: Value,
+    pub(crate) value: Value,
     /// Where it was written (`file#pointer`).
-    pub origin: String,
+    pub(crate) origin: String,
 }
 
 /// Every type of one document, named and ready to render.
 #[derive(Debug, Default)]
-pub struct TypeSpace {
+pub(crate) struct TypeSpace {
     defs: Vec<TypeDef>,
     methods: Vec<MethodTypes>,
     examples: Vec<Example>,
@@ -64,12 +68,12 @@ pub struct TypeSpace {
 /// Choices about the types that the document leaves open.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Shape {
+pub(crate) struct Shape {
     /// Keep the members an object schema allows without describing them (no
     /// `additionalProperties`: JSON Schema accepts any other member) in a flattened map
     /// of JSON values, so that a value re-encodes with them. Off by default: the struct
     /// has its listed fields only, and other members are dropped on decode.
-    pub keep_undescribed: bool,
+    pub(crate) keep_undescribed: bool,
 }
 
 impl TypeSpace {
@@ -77,12 +81,13 @@ impl TypeSpace {
     /// errors' `data`, and `components`), then names the types and breaks cycles.
     ///
     /// Problems are collected, not returned: see [`TypeSpace::diagnostics`].
-    pub fn build(document: &mut Document) -> TypeSpace {
+    #[cfg(test)]
+    pub(crate) fn build(document: &mut Document) -> TypeSpace {
         Self::build_with(document, Shape::default())
     }
 
     /// [`build`](Self::build), with the choices of `shape`.
-    pub fn build_with(document: &mut Document, shape: Shape) -> TypeSpace {
+    pub(crate) fn build_with(document: &mut Document, shape: Shape) -> TypeSpace {
         let Document {
             resolver,
             root,
@@ -110,32 +115,32 @@ impl TypeSpace {
     }
 
     /// The named types, in the order found.
-    pub fn defs(&self) -> &[TypeDef] {
+    pub(crate) fn defs(&self) -> &[TypeDef] {
         &self.defs
     }
 
     /// The named type `id`.
-    pub fn def(&self, id: TypeId) -> Option<&TypeDef> {
+    pub(crate) fn def(&self, id: TypeId) -> Option<&TypeDef> {
         self.defs.get(id.0)
     }
 
     /// The types of each method's params, result and errors, in document order.
-    pub fn methods(&self) -> &[MethodTypes] {
+    pub(crate) fn methods(&self) -> &[MethodTypes] {
         &self.methods
     }
 
     /// Every example and default found, with the type it should fit.
-    pub fn examples(&self) -> &[Example] {
+    pub(crate) fn examples(&self) -> &[Example] {
         &self.examples
     }
 
     /// Errors and warnings found while converting, in the order found.
-    pub fn diagnostics(&self) -> &[Diagnostic] {
+    pub(crate) fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
     }
 
     /// How many schemas fell back to `serde_json::Value` because they cannot be expressed.
-    pub fn fallback_count(&self) -> usize {
+    pub(crate) fn fallback_count(&self) -> usize {
         self.fallbacks
     }
 

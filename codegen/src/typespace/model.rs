@@ -4,11 +4,11 @@ use serde_json::Value;
 
 /// Index of a named type in a [`super::TypeSpace`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TypeId(pub(crate) usize);
+pub(crate) struct TypeId(pub(crate) usize);
 
 /// Integer widths, chosen from `format` or from `minimum`/`maximum`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Int {
+pub(crate) enum Int {
     /// `i8`
     I8,
     /// `i16`
@@ -33,7 +33,7 @@ pub enum Int {
 
 /// A use of a type: what a field, parameter, result or variant holds.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Ty {
+pub(crate) enum Ty {
     /// Any JSON value (`true`, `{}`, or a fallback).
     Value,
     /// A JSON object with any members (`{"type": "object"}` and nothing else).
@@ -86,46 +86,46 @@ impl Ty {
 /// target that is not a component, `allOf` members), the first written winning; a
 /// component's keywords stay with the named type it becomes.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Validation {
+pub(crate) struct Validation {
     /// `format`
-    pub format: Option<String>,
+    pub(crate) format: Option<String>,
     /// `pattern`
-    pub pattern: Option<String>,
+    pub(crate) pattern: Option<String>,
     /// `minimum` (inclusive)
-    pub minimum: Option<f64>,
+    pub(crate) minimum: Option<f64>,
     /// `exclusiveMinimum` as a number (draft 6 on), or `minimum` with
     /// `exclusiveMinimum: true` (draft 4).
-    pub exclusive_minimum: Option<f64>,
+    pub(crate) exclusive_minimum: Option<f64>,
     /// `maximum` (inclusive)
-    pub maximum: Option<f64>,
+    pub(crate) maximum: Option<f64>,
     /// `exclusiveMaximum` as a number (draft 6 on), or `maximum` with
     /// `exclusiveMaximum: true` (draft 4).
-    pub exclusive_maximum: Option<f64>,
+    pub(crate) exclusive_maximum: Option<f64>,
     /// `multipleOf`
-    pub multiple_of: Option<f64>,
+    pub(crate) multiple_of: Option<f64>,
     /// `minLength`
-    pub min_length: Option<u64>,
+    pub(crate) min_length: Option<u64>,
     /// `maxLength`
-    pub max_length: Option<u64>,
+    pub(crate) max_length: Option<u64>,
     /// `minItems`
-    pub min_items: Option<u64>,
+    pub(crate) min_items: Option<u64>,
     /// `maxItems`
-    pub max_items: Option<u64>,
+    pub(crate) max_items: Option<u64>,
     /// `uniqueItems: true`
-    pub unique_items: bool,
+    pub(crate) unique_items: bool,
     /// `minProperties`
-    pub min_properties: Option<u64>,
+    pub(crate) min_properties: Option<u64>,
     /// `maxProperties`
-    pub max_properties: Option<u64>,
+    pub(crate) max_properties: Option<u64>,
     /// `const`
-    pub constant: Option<Value>,
+    pub(crate) constant: Option<Value>,
     /// The keywords of an array's items (`items` as one schema).
-    pub items: Option<Box<Validation>>,
+    pub(crate) items: Option<Box<Validation>>,
     /// The keywords of a tuple's elements, by position (`items` as a list, or
     /// `prefixItems`); empty when none has any.
-    pub prefix_items: Vec<Validation>,
+    pub(crate) prefix_items: Vec<Validation>,
     /// The keywords of a map's values (`additionalProperties` or `patternProperties`).
-    pub values: Option<Box<Validation>>,
+    pub(crate) values: Option<Box<Validation>>,
 }
 
 impl Validation {
@@ -166,7 +166,7 @@ impl Validation {
     }
 
     /// Whether no keyword is kept (here or nested).
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == Validation::default()
     }
 
@@ -202,11 +202,11 @@ impl Validation {
 
 /// Text shown to the reader of generated code.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Docs {
+pub(crate) struct Docs {
     /// `title` and `description`, joined.
-    pub text: Option<String>,
+    pub(crate) text: Option<String>,
     /// `deprecated: true`.
-    pub deprecated: bool,
+    pub(crate) deprecated: bool,
 }
 
 impl Docs {
@@ -231,48 +231,48 @@ impl Docs {
 
 /// A member of a struct.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Field {
+pub(crate) struct Field {
     /// The name on the wire.
-    pub wire: String,
+    pub(crate) wire: String,
     /// The type held (for an optional field, the `Option`).
-    pub ty: Ty,
+    pub(crate) ty: Ty,
     /// Listed in `required`.
-    pub required: bool,
+    pub(crate) required: bool,
     /// Optional, and its type takes `null` (`["string", "null"]`, any value, `null`):
     /// `ty` is then `Option<T>` of that type unchanged (`Option<Option<String>>`), a
     /// member `null` decodes as `Some` of `T`'s null and absence as `None`, so both
     /// re-encode as they came.
-    pub keeps_null: bool,
+    pub(crate) keeps_null: bool,
     /// Docs of the property schema.
-    pub docs: Docs,
+    pub(crate) docs: Docs,
     /// The `default` of the property, shown in the docs.
-    pub default: Option<Value>,
+    pub(crate) default: Option<Value>,
     /// Validation keywords of the property schema.
-    pub validation: Validation,
+    pub(crate) validation: Validation,
     /// Other names the member is accepted under on decode (set by an override: `data`
     /// for `input`); it is always written under `wire`.
-    pub aliases: Vec<String>,
+    pub(crate) aliases: Vec<String>,
     /// Where the property schema is written (`#/components/schemas/Tx/properties/input`),
     /// empty for a required member no property describes.
-    pub origin: String,
+    pub(crate) origin: String,
 }
 
 /// A record with named members.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Struct {
+pub(crate) struct Struct {
     /// Known properties, in document order.
-    pub fields: Vec<Field>,
+    pub(crate) fields: Vec<Field>,
     /// `additionalProperties: false`: unknown members are an error on decode.
-    pub deny_unknown: bool,
+    pub(crate) deny_unknown: bool,
     /// Other members, kept in a flattened map of this type.
-    pub extra: Option<Ty>,
+    pub(crate) extra: Option<Ty>,
     /// Types merged in whole (an `allOf` member that is not a plain object).
-    pub flattened: Vec<Ty>,
+    pub(crate) flattened: Vec<Ty>,
 }
 
 /// How an enum is written on the wire.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Tagging {
+pub(crate) enum Tagging {
     /// `{"Variant": payload}` or `"Variant"`.
     External,
     /// `{"tag": "Variant", …fields}`.
@@ -283,7 +283,7 @@ pub enum Tagging {
 
 /// What a variant carries.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Payload {
+pub(crate) enum Payload {
     /// Nothing (a string value, or a tag alone).
     Unit,
     /// One value.
@@ -294,22 +294,22 @@ pub enum Payload {
 
 /// One variant of an enum.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Variant {
+pub(crate) struct Variant {
     /// The wire name (the tag value or key); `None` for untagged variants.
-    pub wire: Option<String>,
+    pub(crate) wire: Option<String>,
     /// A name hint for the variant, re-cased and de-duplicated when rendered.
-    pub hint: VariantHint,
+    pub(crate) hint: VariantHint,
     /// What it carries.
-    pub payload: Payload,
+    pub(crate) payload: Payload,
     /// Docs of the branch.
-    pub docs: Docs,
+    pub(crate) docs: Docs,
     /// Validation keywords of the branch (for a payload).
-    pub validation: Validation,
+    pub(crate) validation: Validation,
 }
 
 /// Where a variant's Rust name comes from.
 #[derive(Debug, Clone, PartialEq)]
-pub enum VariantHint {
+pub(crate) enum VariantHint {
     /// A fixed word (a wire name, `String`, `Integer`, …).
     Word(String),
     /// The name of a named type, once names are settled.
@@ -318,16 +318,16 @@ pub enum VariantHint {
 
 /// A sum type.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Enum {
+pub(crate) struct Enum {
     /// Wire form.
-    pub tagging: Tagging,
+    pub(crate) tagging: Tagging,
     /// Variants, in the order tried on decode.
-    pub variants: Vec<Variant>,
+    pub(crate) variants: Vec<Variant>,
 }
 
 /// The shape of a named type.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A record.
     Struct(Struct),
     /// A sum of variants.
@@ -344,27 +344,27 @@ pub enum Kind {
 
 /// A type that gets a Rust name.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TypeDef {
+pub(crate) struct TypeDef {
     /// The final name (settled once every type is known, by rank of its candidates).
-    pub name: String,
+    pub(crate) name: String,
     /// Name candidates, best first: `(rank, base)`; lower rank wins the name.
     pub(crate) candidates: Vec<(u8, String)>,
     /// The JSON pointer (and file) it came from, for docs and diagnostics.
-    pub origin: String,
+    pub(crate) origin: String,
     /// `origin` and the schema's `file:line:col`, for decode errors:
     /// `#/components/schemas/Pet at pets.json:18:7`.
-    pub place: String,
+    pub(crate) place: String,
     /// Docs.
-    pub docs: Docs,
+    pub(crate) docs: Docs,
     /// Validation keywords of the schema.
-    pub validation: Validation,
+    pub(crate) validation: Validation,
     /// The shape.
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// Set by an override: the existing Rust type used instead of generating this one.
-    pub replaced_by: Option<String>,
+    pub(crate) replaced_by: Option<String>,
     /// Set by overrides: derives added to the generated type (`schemars::JsonSchema`).
-    pub derives: Vec<String>,
+    pub(crate) derives: Vec<String>,
     /// The other places an identical schema is written (`file#pointer`), which share
     /// this type.
-    pub sites: Vec<String>,
+    pub(crate) sites: Vec<String>,
 }

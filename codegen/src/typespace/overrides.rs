@@ -27,7 +27,7 @@ impl TypeSpace {
     /// changed under it), a name or path that is not Rust, a rename onto a name already
     /// taken, a rename or replacement under `*`, a type's override on a property or a
     /// property's on a type.
-    pub fn apply_overrides(
+    pub(crate) fn apply_overrides(
         &mut self,
         resolver: &Resolver,
         root: FileId,
@@ -68,9 +68,17 @@ impl TypeSpace {
             }
             let fields = self.fields_at(&found);
             if fields.is_empty() {
-                let message = format!(
+                let mut message = format!(
                     "override {key:?}: no generated type or field comes from this schema (nothing applied)"
                 );
+                if let Some(near) = self.nearest_type(&wanted) {
+                    let near = if key.starts_with('/') {
+                        near.trim_start_matches('#')
+                    } else {
+                        near
+                    };
+                    message.push_str(&format!(": did you mean {near:?}?"));
+                }
                 problems.push(Diagnostic::warning(
                     &document,
                     (0, 0),
@@ -87,6 +95,16 @@ impl TypeSpace {
             }
         }
         problems
+    }
+
+    /// The schema pointer of a generated type nearest to the misspelt `wanted`.
+    fn nearest_type(&self, wanted: &str) -> Option<&str> {
+        let known = self
+            .defs
+            .iter()
+            .flat_map(|d| std::iter::once(&d.origin).chain(&d.sites))
+            .map(String::as_str);
+        crate::suggest::nearest_pointer(wanted, known)
     }
 
     fn apply_to_type(

@@ -37,6 +37,15 @@ pub(super) fn is_component(at: &Location) -> bool {
     }
 }
 
+/// Whether the schema at `at` is a content descriptor's (`components/contentDescriptors/
+/// X/schema`): its name is a param's, so a `$ref` there needs no alias of its own.
+pub(super) fn is_descriptor_schema(at: &Location) -> bool {
+    pointer::tokens(&at.pointer).is_some_and(|tokens| {
+        matches!(tokens.as_slice(), [.., c, s, _, last]
+            if c == "components" && s == "contentDescriptors" && last == "schema")
+    })
+}
+
 /// Name candidates for the schema at `at`, best first, as `(rank, name)`.
 pub(super) fn candidates(resolver: &Resolver, at: &Location, schema: &Value) -> Vec<(u8, String)> {
     let mut out = Vec::with_capacity(2);

@@ -11,30 +11,30 @@ use crate::resolve::{FileId, Location};
 
 /// The type of one method param.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ParamType {
+pub(crate) struct ParamType {
     /// The param's name.
-    pub name: String,
+    pub(crate) name: String,
     /// Its type (not wrapped in `Option` when optional: see `required`).
-    pub ty: Ty,
+    pub(crate) ty: Ty,
     /// Whether the param must be given.
-    pub required: bool,
+    pub(crate) required: bool,
     /// The validation keywords of its schema.
-    pub validation: Validation,
+    pub(crate) validation: Validation,
 }
 
 /// The types of one method.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MethodTypes {
+pub(crate) struct MethodTypes {
     /// The method's name on the wire.
-    pub name: String,
+    pub(crate) name: String,
     /// Params, in order.
-    pub params: Vec<ParamType>,
+    pub(crate) params: Vec<ParamType>,
     /// The result type; `None` for a notification.
-    pub result: Option<Ty>,
+    pub(crate) result: Option<Ty>,
     /// The validation keywords of the result's schema.
-    pub result_validation: Validation,
+    pub(crate) result_validation: Validation,
     /// Declared errors: code and the type of `data` (`None` when not described).
-    pub errors: Vec<(i64, Option<Ty>)>,
+    pub(crate) errors: Vec<(i64, Option<Ty>)>,
 }
 
 /// Converts every schema the document reaches; returns the methods' types.

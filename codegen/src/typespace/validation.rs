@@ -43,7 +43,9 @@ impl Converter<'_> {
             if let Some(pattern) = own.pattern.take() {
                 match crate::pattern::translate(&pattern) {
                     Ok(_) => own.pattern = Some(pattern),
-                    Err(why) => self.refuse_pattern(&part.key("pattern"), pattern, &why),
+                    Err(why) => {
+                        self.refuse_pattern(&part.key("pattern"), pattern, &why.to_string());
+                    }
                 }
             }
             found.fill_from(own);

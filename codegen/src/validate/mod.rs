@@ -20,20 +20,22 @@ mod schema;
 mod semantic;
 mod spec;
 
+#[cfg(test)]
+mod metaschema_tests;
+
 use crate::error::{Diagnostic, Severity};
 use crate::resolve::{Location, Resolver};
 
 pub(crate) use schema::check_schema_into;
-pub use schema::{SIMPLE_TYPES, check_schema};
-pub use semantic::check_semantics;
-pub(crate) use spec::Expect;
-pub use spec::{SUPPORTED_VERSIONS, check_structure, is_supported_version};
-pub(crate) use spec::{check_expected, check_structure_parts};
+pub(crate) use semantic::check_semantics;
+#[cfg(test)]
+pub(crate) use spec::check_structure;
+pub(crate) use spec::{Expect, check_expected, check_structure_parts};
 
 /// Which rule a finding comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Rule {
+pub(crate) enum Rule {
     /// The `openrpc` version is missing or outside 1.0.0-rc1 … 1.4.x.
     Version,
     /// An OpenRPC object breaks the specification (missing, mistyped or unknown member).
@@ -56,18 +58,19 @@ pub enum Rule {
 
 impl Rule {
     /// Whether the official meta-schemas check this rule too (tests compare them).
-    pub fn is_structural(self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_structural(self) -> bool {
         matches!(self, Rule::Version | Rule::Structure | Rule::Schema)
     }
 }
 
 /// One problem found by validation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// The rule broken.
-    pub rule: Rule,
+    pub(crate) rule: Rule,
     /// Where and what.
-    pub diagnostic: Diagnostic,
+    pub(crate) diagnostic: Diagnostic,
 }
 
 /// Collects findings with positions from the resolver, and the `$ref`s met on the way

@@ -3,23 +3,14 @@
 
 use serde_json::{Map, Value};
 
-use super::{Finding, Findings, Rule, kind_of};
+use super::{Findings, Rule, kind_of};
 use crate::error::Severity::{self, Error, Warning};
-use crate::resolve::{Location, Resolver};
+use crate::resolve::Location;
 
 /// The values `type` may take.
-pub const SIMPLE_TYPES: &[&str] = &[
+pub(crate) const SIMPLE_TYPES: &[&str] = &[
     "array", "boolean", "integer", "null", "number", "object", "string",
 ];
-
-/// Checks the schema at `at` (and every schema inside it).
-pub fn check_schema(resolver: &Resolver, at: &Location) -> Vec<Finding> {
-    let mut findings = Findings::new(resolver);
-    if let Some(value) = resolver.get(at) {
-        check_schema_into(&mut findings, at, value);
-    }
-    findings.into_vec()
-}
 
 pub(crate) fn check_schema_into(findings: &mut Findings<'_>, at: &Location, value: &Value) {
     match value {

@@ -12,7 +12,7 @@ use crate::resolve::Resolver;
 /// name repeats an earlier one is dropped from a by-name method (an object can carry only
 /// one), and is an error in a method called by position (`by-position`, `either`):
 /// dropping it would move every later param to the wrong place in the array.
-pub fn check_semantics(resolver: &Resolver, methods: &mut [ResolvedMethod]) -> Vec<Finding> {
+pub(crate) fn check_semantics(resolver: &Resolver, methods: &mut [ResolvedMethod]) -> Vec<Finding> {
     let mut findings = Findings::new(resolver);
     check_method_names(&mut findings, resolver, methods);
     for method in methods.iter_mut() {

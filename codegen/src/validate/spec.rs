@@ -9,7 +9,7 @@ use crate::resolve::{FileId, Location, Resolver};
 
 /// The `openrpc` versions accepted besides `1.4.x`: those of the official 1.3 meta-schema
 /// from 1.0.0-rc1 on.
-pub const SUPPORTED_VERSIONS: &[&str] = &[
+pub(crate) const SUPPORTED_VERSIONS: &[&str] = &[
     "1.0.0-rc1",
     "1.0.0",
     "1.1.0",
@@ -38,7 +38,7 @@ pub const SUPPORTED_VERSIONS: &[&str] = &[
 ];
 
 /// Whether rpcsmith reads documents of this `openrpc` version.
-pub fn is_supported_version(version: &str) -> bool {
+pub(crate) fn is_supported_version(version: &str) -> bool {
     let is_1_4 = version
         .strip_prefix("1.4.")
         .is_some_and(|patch| !patch.is_empty() && patch.bytes().all(|b| b.is_ascii_digit()));
@@ -297,7 +297,8 @@ static COMPONENTS: Spec = spec(
 );
 
 /// Checks the structure of the OpenRPC document at the root of `file`.
-pub fn check_structure(resolver: &Resolver, file: FileId) -> Vec<Finding> {
+#[cfg(test)]
+pub(crate) fn check_structure(resolver: &Resolver, file: FileId) -> Vec<Finding> {
     check_structure_parts(resolver, file).0
 }
 

@@ -1,6 +1,9 @@
-//! rpcsmith's MCP example: a Model Context Protocol tools server generated from
-//! `schemas/mcp.json`, with three tools (`add`, `echo`, and `slow`, which reports
-//! progress and stops when cancelled).
+//! rpcsmith's MCP example: a Model Context Protocol server generated from
+//! `schemas/mcp.json`. It serves three tools of its own (`add`, `echo`, and `slow`,
+//! which reports progress and stops when cancelled) and the fixture set of the official
+//! conformance suite (`test_*` tools, among them sampling and elicitation round trips
+//! to the client; `test://` resources and a resource template, with subscriptions;
+//! prompts; logging; completion), which it passes (`tests/conformance.rs`).
 //!
 //! ```text
 //! cargo run -p mcp-example -- --stdio                 # MCP's stdio transport: one message per line
@@ -16,6 +19,8 @@
 //! starting over HTTP with `listening on <url>`.
 
 mod cancel;
+mod fixtures;
+mod server;
 mod tools;
 
 rpcsmith::include_api!("mcp");
@@ -46,9 +51,9 @@ async fn main() {
     }
 }
 
-/// The server of every connection: the generated dispatcher over [`tools::Tools`].
+/// The server of every connection: the generated dispatcher over [`server::Example`].
 fn server() -> Server {
-    Server::new(McpDispatcher::new(tools::Tools::default()))
+    Server::new(McpDispatcher::new(server::Example::default()))
 }
 
 /// Serves one client on stdin and stdout until it closes them.

@@ -94,6 +94,8 @@ mod transport_error;
 
 pub use batch::{Batch, Handle, Replies};
 pub use error::{DeclaredError, Error};
+#[cfg(feature = "sign")]
+pub use middleware::Sign;
 #[cfg(feature = "otel")]
 pub use middleware::TracePropagation;
 pub use middleware::{

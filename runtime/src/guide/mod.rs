@@ -8,7 +8,7 @@
 //! | chapter | what it covers |
 //! |---|---|
 //! | [`getting_started`] | the first program: `Cargo.toml`, `build.rs`, a client and a server, a subscription on both sides, where the generated module is |
-//! | [`generated`] | what a document generates: client, server trait, dispatcher, batch builder, declared errors, messages of values that do not fit |
+//! | [`generated_code`] | what a document generates: client, server trait, dispatcher, batch builder, declared errors, messages of values that do not fit |
 //! | [`types`] | JSON Schema to Rust types, and how each type is named |
 //! | [`subscriptions`] | methods the server sends, and subscriptions declared or recognised |
 //! | [`builder`] | every option of the builder in `build.rs`, templates, fixing a document you cannot edit |
@@ -23,11 +23,14 @@
 //!
 //! Upgrading from an earlier release: `CHANGELOG.md` has a note for every breaking change.
 
+// A `build.rs` snippet shows the build script's `fn main`, which is what the reader writes.
+#![allow(clippy::needless_doctest_main)]
+
 #[doc = include_str!("getting_started.md")]
 pub mod getting_started {}
 
-#[doc = include_str!("generated.md")]
-pub mod generated {}
+#[doc = include_str!("generated_code.md")]
+pub mod generated_code {}
 
 #[doc = include_str!("types.md")]
 pub mod types {}

@@ -48,6 +48,9 @@ pub mod code {
     pub const UPSTREAM_UNAVAILABLE: i64 = -32015;
     /// An access rule refused the call: the caller may not call this method.
     pub const ACCESS_DENIED: i64 = -32016;
+    /// A signed request's signature, timestamp or nonce did not hold (feature `sign`;
+    /// see `protocol::sign` for the messages).
+    pub const SIGNATURE_REFUSED: i64 = -32017;
 }
 
 /// A JSON-RPC error object: `{"code": …, "message": …, "data": …}`.

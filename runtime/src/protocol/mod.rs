@@ -35,6 +35,8 @@ pub mod mismatch;
 #[doc(hidden)]
 pub mod object;
 mod response;
+#[cfg(feature = "sign")]
+pub mod sign;
 mod two_way;
 mod typed;
 mod write;

@@ -289,12 +289,25 @@ pub(crate) fn encoded_id(id: &str) -> Encoded {
     }
 }
 
-/// A random 128-bit id, as a JSON string of `0x` and 32 hex digits.
+/// A random 128-bit id, as a JSON string of `0x` and 32 hex digits: subscription,
+/// pull-stream and HTTP session ids, which must be unguessable (MCP asks for
+/// cryptographically secure session ids).
 ///
-/// The bits are SipHash outputs of a process-wide counter under the standard library's
-/// randomly seeded keys (128 bits from the operating system): unguessable without the
-/// keys, and never repeated within the process.
+/// The bits come from the operating system's CSPRNG (`getrandom`). Should it fail
+/// (it does not on the supported systems), the error is logged and the bits are
+/// SipHash outputs of a process-wide counter under the standard library's randomly
+/// seeded keys: still never repeated within the process.
 pub(crate) fn random_id() -> String {
+    let mut bytes = [0u8; 16];
+    if let Err(error) = getrandom::fill(&mut bytes) {
+        tracing::error!(%error, "the system's random source failed: ids fall back to keyed hashing");
+        bytes = hashed_bits();
+    }
+    format!("\"0x{:032x}\"", u128::from_be_bytes(bytes))
+}
+
+/// The fallback bits of [`random_id`].
+fn hashed_bits() -> [u8; 16] {
     static KEYS: LazyLock<std::hash::RandomState> = LazyLock::new(std::hash::RandomState::new);
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -304,7 +317,7 @@ pub(crate) fn random_id() -> String {
         hasher.write_u64(lane);
         hasher.finish()
     };
-    format!("\"0x{:016x}{:016x}\"", half(0), half(1))
+    ((u128::from(half(0)) << 64) | u128::from(half(1))).to_be_bytes()
 }
 
 tokio::task_local! {
@@ -362,4 +375,24 @@ pub async fn hold<F: Future>(handling: F) -> (F::Output, Held) {
         (output, Held(held))
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_ids_are_128_bits_of_hex_and_distinct() {
+        let ids: std::collections::HashSet<String> = (0..1000).map(|_| random_id()).collect();
+        assert_eq!(ids.len(), 1000);
+        for id in &ids {
+            let hex = id.strip_prefix("\"0x").and_then(|s| s.strip_suffix('"'));
+            assert!(
+                hex.is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit())),
+                "{id}"
+            );
+        }
+        // The fallback has the same shape and never repeats either.
+        assert_ne!(hashed_bits(), hashed_bits());
+    }
 }

@@ -26,6 +26,9 @@ pub mod broker;
 pub mod http;
 #[cfg(feature = "memory")]
 pub mod memory;
+mod moved;
+#[allow(deprecated)]
+pub use moved::{Delivery, Error, ErrorKind, Inbox, SendFuture, Transport};
 
 #[cfg(feature = "stream")]
 pub mod peer;

@@ -28,6 +28,11 @@ pub mod cross_file {
     include!("../../../codegen/tests/golden/types/cross_file.rs");
 }
 
+/// Generated from `codegen/tests/fixtures/types/descriptors.json`.
+pub mod descriptors {
+    include!("../../../codegen/tests/golden/types/descriptors.rs");
+}
+
 /// Generated from `codegen/tests/fixtures/types/docs.json`.
 pub mod docs {
     include!("../../../codegen/tests/golden/types/docs.rs");

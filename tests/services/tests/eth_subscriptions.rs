@@ -290,7 +290,7 @@ async fn over_plain_http_the_same_subscription_is_pulled_until_it_ends_or_is_can
     server.stop().await;
 }
 
-/// The README's client side of a subscription, as it is there.
+/// The guide's client side of a subscription (`rpcsmith::guide::getting_started`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readme_subscription() -> Result<(), Box<dyn std::error::Error>> {
     let (node, mut subscribed) = Node::new();

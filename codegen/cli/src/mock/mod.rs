@@ -8,7 +8,7 @@
 //! 2. the result of the first example pairing whose params equal the call's (by name,
 //!    whether the call sent them by name or by position);
 //! 3. a value generated to satisfy the result schema (`$ref`s, `allOf`, alternatives,
-//!    required members, `pattern`s, `format`s, bounds: see the README), the same for the
+//!    required members, `pattern`s, `format`s, bounds: see the guide's validation chapter), the same for the
 //!    same seed and method, whatever the params and the order of calls.
 //!
 //! [`Dispatcher`] serves a [`Mock`] on the runtime's

@@ -27,6 +27,7 @@
 //!   safe to retry.
 //! - [`Authorize`]: per-call [`Credentials`], refreshed once on a refusal.
 //! - `TracePropagation` (feature `otel`): W3C trace context injected into each exchange.
+//! - `Sign` (feature `sign`): each HTTP request signed, with a timestamp and a nonce.
 //!
 //! [`server::Middleware`]: crate::server::Middleware
 
@@ -35,9 +36,13 @@ mod credentials;
 #[cfg(feature = "otel")]
 mod propagation;
 mod retry;
+#[cfg(feature = "sign")]
+mod sign;
 
 pub use chain::{Carries, Exchange, Middleware, Next};
 pub use credentials::{Authorize, Credentials, RefreshFuture};
 #[cfg(feature = "otel")]
 pub use propagation::TracePropagation;
 pub use retry::{Backoff, DEFAULT_RETRY_STATUSES, Retry};
+#[cfg(feature = "sign")]
+pub use sign::Sign;

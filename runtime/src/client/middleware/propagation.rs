@@ -14,7 +14,7 @@ use crate::protocol::meta;
 
 /// Sends the current span's trace context (W3C `traceparent` and `tracestate`) with
 /// every exchange, so that the server's span for the call joins the client's trace
-/// (a server built with feature `otel` adopts it; see the crate's README).
+/// (a server built with feature `otel` adopts it; see the guide's [tracing chapter](crate::guide::production#tracing-and-trace-propagation)).
 ///
 /// Run inside the engine's span for the call (`call`, kind client), the current span's
 /// context is that call's, so the server's span becomes its child. The span's

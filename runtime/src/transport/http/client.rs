@@ -152,6 +152,7 @@ impl Client {
                 if let Some(streams) = &shared.streams {
                     let header = &streams.settings.header;
                     stream_headers(request.headers_mut(), session.as_ref(), header, None, false);
+                    version_header(request.headers_mut(), streams);
                 }
                 request
             })
@@ -188,9 +189,11 @@ impl Client {
         lease.release();
         if let Some(streams) = &shared.streams
             && status == StatusCode::OK
-            && let Some(body) = streams.route_whole(body.clone())
         {
-            return body;
+            streams.learn_version(&body);
+            if let Some(body) = streams.route_whole(body.clone()) {
+                return body;
+            }
         }
         reply(status, is_json, body)
     }
@@ -258,6 +261,7 @@ impl Exchanges for Client {
             *request.method_mut() = Method::GET;
             let header = &streams.settings.header;
             stream_headers(request.headers_mut(), session.as_ref(), header, last, true);
+            version_header(request.headers_mut(), streams);
             request
         }))
     }
@@ -287,6 +291,14 @@ fn stream_headers(
     }
     if let Some(last) = last.and_then(|last| HeaderValue::try_from(last).ok()) {
         headers.insert(HeaderName::from_static("last-event-id"), last);
+    }
+}
+
+/// The protocol version a streaming client learnt, as its header (MCP's
+/// `MCP-Protocol-Version`).
+fn version_header(headers: &mut HeaderMap, streams: &Streams) {
+    if let Some((name, value)) = streams.version() {
+        headers.insert(name, value);
     }
 }
 

@@ -12,6 +12,7 @@ use hyper::body::Incoming;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::watch;
 
 /// An answer to a `GET`, with the connection it came on.
@@ -50,20 +51,38 @@ pub(super) fn is_event_stream(response: &Response<Incoming>) -> bool {
 struct Read {
     /// A response was among its events.
     answered: bool,
-    /// How many events it carried.
+    /// How many messages it carried.
     events: usize,
     /// It ended cleanly (not dropped).
     whole: bool,
 }
 
+/// Where a dropped stream resumes, and when.
+#[derive(Debug, Default)]
+struct Resume {
+    /// The id of the last event read, data or not.
+    last_id: Option<String>,
+    /// The server's last `retry:`, which replaces the settings' pause.
+    retry: Option<Duration>,
+}
+
+impl Resume {
+    fn pause(&self, streams: &Streams) -> Duration {
+        self.retry.unwrap_or(streams.settings.retry)
+    }
+}
+
 /// Reads an event stream, handing each message to the client or its listener and
-/// posting back the listener's answers; `last_id` follows the events' ids.
+/// posting back the listener's answers; `resume` follows the events' ids and `retry:`.
+/// With `until_answered` (a `POST`'s stream resumed by a `GET`, which the server may
+/// keep open as the session's stream), the reading stops at the response.
 async fn pump<C: Exchanges>(
     client: &C::Weak,
     streams: &Streams,
     body: Incoming,
     max: usize,
-    last_id: &mut Option<String>,
+    resume: &mut Resume,
+    until_answered: bool,
 ) -> Read {
     let mut body = body;
     let mut parser = Parser::new(max);
@@ -77,13 +96,22 @@ async fn pump<C: Exchanges>(
             match parser.next() {
                 Ok(Some(event)) => {
                     if event.id.is_some() {
-                        last_id.clone_from(&event.id);
+                        resume.last_id.clone_from(&event.id);
+                    }
+                    if event.retry.is_some() {
+                        resume.retry = event.retry;
+                    }
+                    if event.data.is_empty() {
+                        continue;
                     }
                     read.events += 1;
                     let (answer, response) = streams.receive(event.data).await;
                     read.answered |= response;
                     if let Some(answer) = answer {
                         post_back::<C>(client, answer.into()).await;
+                    }
+                    if until_answered && read.answered {
+                        return read;
                     }
                 }
                 Ok(None) => break,
@@ -136,24 +164,33 @@ pub(super) async fn read_post<C: Exchanges>(
 ) -> Result<Delivery, TransportError> {
     let weak = client.downgrade();
     let max = client.max_event();
-    let mut last_id = None;
-    let read = pump::<C>(&weak, streams, response.into_body(), max, &mut last_id).await;
+    let mut resume = Resume::default();
+    let read = pump::<C>(
+        &weak,
+        streams,
+        response.into_body(),
+        max,
+        &mut resume,
+        false,
+    )
+    .await;
     if read.whole {
         lease.release();
     }
     let mut answered = read.answered;
     let mut failures = 0;
     while !answered {
-        let Some(last) = last_id.clone() else {
+        let Some(last) = resume.last_id.clone() else {
             return Err(ended());
         };
         if failures >= streams.settings.resume_attempts {
             return Err(ended());
         }
-        tokio::time::sleep(streams.settings.retry).await;
+        tokio::time::sleep(resume.pause(streams)).await;
         let read = match client.get(streams, Some(&last)).await {
             Ok((response, lease)) if response.status() == StatusCode::OK => {
-                let read = pump::<C>(&weak, streams, response.into_body(), max, &mut last_id).await;
+                let read =
+                    pump::<C>(&weak, streams, response.into_body(), max, &mut resume, true).await;
                 if read.whole {
                     lease.release();
                 }
@@ -191,25 +228,25 @@ pub(super) async fn keep_open<C: Exchanges>(
     streams: Arc<Streams>,
     mut stop: watch::Receiver<()>,
 ) {
-    let mut last_id: Option<String> = None;
+    let mut resume = Resume::default();
     let mut failures = 0;
     loop {
         let Some(strong) = C::upgrade(&client) else {
             return;
         };
         let max = strong.max_event();
-        let opened = open_owned(strong, &streams, last_id.clone()).await;
+        let opened = open_owned(strong, &streams, resume.last_id.clone()).await;
         let read = match opened {
             Ok(response) if response.status() == StatusCode::OK => {
                 tokio::select! {
-                    read = pump::<C>(&client, &streams, response.into_body(), max, &mut last_id) => read.events,
+                    read = pump::<C>(&client, &streams, response.into_body(), max, &mut resume, false) => read.events,
                     _ = stop.changed() => return,
                 }
             }
             Ok(response) => match response.status() {
                 StatusCode::GONE => {
                     tracing::warn!("the session's stream resumed too late: events were lost");
-                    last_id = None;
+                    resume.last_id = None;
                     0
                 }
                 StatusCode::NOT_FOUND => {
@@ -232,7 +269,7 @@ pub(super) async fn keep_open<C: Exchanges>(
             return;
         }
         tokio::select! {
-            () = tokio::time::sleep(streams.settings.retry) => {}
+            () = tokio::time::sleep(resume.pause(&streams)) => {}
             _ = stop.changed() => return,
         }
     }

@@ -36,6 +36,7 @@ use std::time::Duration;
 pub struct ClientStreaming {
     pub(super) header: HeaderName,
     pub(super) listener: Option<Server>,
+    pub(super) version: Option<HeaderName>,
     pub(super) open_stream: bool,
     pub(super) resume_attempts: usize,
     pub(super) retry: Duration,
@@ -54,15 +55,30 @@ impl ClientStreaming {
         Self {
             header: HeaderName::from_static("session-id"),
             listener: None,
+            version: None,
             open_stream: false,
             resume_attempts: 3,
             retry: Duration::from_millis(200),
         }
     }
 
-    /// MCP's Streamable HTTP: the session in `Mcp-Session-Id`.
+    /// MCP's Streamable HTTP: the session in `Mcp-Session-Id`, and the negotiated
+    /// revision in `MCP-Protocol-Version` on every request after `initialize`.
     pub fn mcp() -> Self {
-        Self::new().session_header("mcp-session-id")
+        Self::new()
+            .session_header("mcp-session-id")
+            .protocol_version_header("mcp-protocol-version")
+    }
+
+    /// Sends, on every request once it is known, header `name` holding the protocol
+    /// version the server answered: the `protocolVersion` of the first response whose
+    /// result has one (MCP's `initialize`), until the session is forgotten. An invalid
+    /// name is ignored.
+    pub fn protocol_version_header(mut self, name: &str) -> Self {
+        if let Ok(name) = HeaderName::try_from(name) {
+            self.version = Some(name);
+        }
+        self
     }
 
     /// The header carrying the session id. An invalid name is ignored.
@@ -92,7 +108,8 @@ impl ClientStreaming {
 
     /// How many times in a row a dropped stream is resumed without receiving an event
     /// before the exchange fails (default 3), and the pause before each attempt
-    /// (default 200 ms).
+    /// (default 200 ms) until the server says another with an event's `retry:` field,
+    /// as MCP's priming events do.
     pub fn resume_attempts(mut self, attempts: usize, pause: Duration) -> Self {
         self.resume_attempts = attempts;
         self.retry = pause;
@@ -104,6 +121,8 @@ impl ClientStreaming {
 pub(super) struct Streams {
     pub(super) settings: ClientStreaming,
     session: Mutex<Option<HeaderValue>>,
+    /// The protocol version learnt from the server, when a header is set for it.
+    version: Mutex<Option<HeaderValue>>,
     inbox: OnceLock<Inbox>,
     listener: Option<Connection>,
     /// Whether the `GET` stream was started.
@@ -119,6 +138,7 @@ impl Streams {
         Self {
             settings,
             session: Mutex::new(None),
+            version: Mutex::new(None),
             inbox: OnceLock::new(),
             listener,
             get_started: std::sync::atomic::AtomicBool::new(false),
@@ -152,6 +172,41 @@ impl Streams {
     /// starts another).
     pub(super) fn forget_session(&self) {
         *self.session.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        *self.version.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// The protocol version header to send, once learnt.
+    pub(super) fn version(&self) -> Option<(HeaderName, HeaderValue)> {
+        let name = self.settings.version.clone()?;
+        let value = self
+            .version
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()?;
+        Some((name, value))
+    }
+
+    /// Learns the protocol version from `message`, a response whose result has a
+    /// `protocolVersion` string, while none is known (and a header is set for it).
+    pub(super) fn learn_version(&self, message: &[u8]) {
+        if self.settings.version.is_none() {
+            return;
+        }
+        let mut version = self.version.lock().unwrap_or_else(PoisonError::into_inner);
+        if version.is_some() {
+            return;
+        }
+        let Ok(answer) = serde_json::from_slice::<serde_json::Value>(message) else {
+            return;
+        };
+        let learnt = answer
+            .get("result")
+            .and_then(|result| result.get("protocolVersion"))
+            .and_then(serde_json::Value::as_str)
+            .and_then(|value| HeaderValue::try_from(value).ok());
+        if learnt.is_some() {
+            *version = learnt;
+        }
     }
 
     /// A whole JSON answer, on a streaming client: its responses go through the
@@ -183,6 +238,7 @@ impl Streams {
         let inbox = self.inbox.get();
         let notification = match TwoWay::parse(&message, usize::MAX, None) {
             TwoWay::Responses => {
+                self.learn_version(&message);
                 if let Some(inbox) = inbox {
                     inbox.deliver(message);
                 }
@@ -243,6 +299,8 @@ fn not_served(message: &[u8]) -> Option<Vec<u8>> {
 pub(super) struct Event {
     pub(super) id: Option<String>,
     pub(super) data: Bytes,
+    /// The server's `retry:`: how long to wait before reconnecting.
+    pub(super) retry: Option<Duration>,
 }
 
 /// Why an event stream could not be read.
@@ -250,7 +308,9 @@ pub(super) struct Event {
 pub(super) struct TooLarge;
 
 /// Reads `text/event-stream` (the WHATWG HTML standard's format): events end with a
-/// blank line; `data:` lines join with line breaks; `id:` sets the event's id;
+/// blank line; `data:` lines join with line breaks; `id:` sets the event's id (an event
+/// with an id and no data, such as MCP's priming event, is still returned: the id is
+/// where a resumption starts); `retry:` (ASCII digits) sets the reconnection time;
 /// comments and other fields are skipped. An event may not grow past `max` bytes.
 #[derive(Debug)]
 pub(super) struct Parser {
@@ -270,7 +330,7 @@ impl Parser {
         self.buffer.extend_from_slice(bytes);
     }
 
-    /// The next whole event with data, if the buffer holds one.
+    /// The next whole event with data, an id or a retry time, if the buffer holds one.
     ///
     /// # Errors
     ///
@@ -286,7 +346,7 @@ impl Parser {
             };
             let block = self.buffer.split_to(end.1).freeze();
             let event = read_event(&block[..end.0]);
-            if !event.data.is_empty() {
+            if !event.data.is_empty() || event.id.is_some() || event.retry.is_some() {
                 return Ok(Some(event));
             }
         }
@@ -341,6 +401,12 @@ fn read_event(block: &[u8]) -> Event {
                 data.extend_from_slice(value);
             }
             b"id" => event.id = std::str::from_utf8(value).ok().map(str::to_owned),
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                event.retry = std::str::from_utf8(value)
+                    .ok()
+                    .and_then(|ms| ms.parse().ok())
+                    .map(Duration::from_millis);
+            }
             _ => {}
         }
     }
@@ -351,6 +417,23 @@ fn read_event(block: &[u8]) -> Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_priming_event_gives_its_id_and_retry_time_without_data() {
+        let mut parser = Parser::new(1024);
+        parser.push(b"id: 0-7\nretry: 500\ndata: \n\nretry: x5\n\nretry: 20\n\n");
+        let priming = parser.next().unwrap().unwrap();
+        assert_eq!(priming.id.as_deref(), Some("0-7"));
+        assert!(priming.data.is_empty());
+        assert_eq!(priming.retry, Some(Duration::from_millis(500)));
+        // Not digits: ignored, and the event is empty.
+        let retry = parser.next().unwrap().unwrap();
+        assert_eq!(
+            (retry.id, retry.retry),
+            (None, Some(Duration::from_millis(20)))
+        );
+        assert_eq!(parser.next(), Ok(None));
+    }
 
     fn events(pieces: &[&str]) -> Vec<(Option<String>, String)> {
         let mut parser = Parser::new(1024);

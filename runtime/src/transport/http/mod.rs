@@ -32,6 +32,7 @@
 //! | `GET` with `Last-Event-ID` | the stream that event was on, from after it; `410 Gone` when events after it are no longer held ([`Streaming::replay_window`]); `400` when the id is malformed |
 //! | `DELETE` with a session | `200 OK`: the session ends (its streams end, its calls to the client fail) |
 //! | a [protocol version header](Streaming::protocol_versions) with a value not listed | `400 Bad Request` |
+//! | under [`Streaming::require_accept`] (MCP): a `POST` whose `Accept` lacks `application/json` or `text/event-stream`, a `GET` whose lacks `text/event-stream` | `406 Not Acceptable` with a JSON-RPC error body (`-32600`, `id: null`) |
 //!
 //! The request's headers and extensions, and the peer address when [`serve`] accepted
 //! the connection (or a [`PeerAddr`] extension says it), reach the server engine through
@@ -61,6 +62,8 @@ mod serve;
 mod service;
 mod sse;
 mod unsent;
+#[cfg(feature = "sign")]
+mod verify;
 
 pub use crate::transport::remote;
 pub use answer::{NoResponse, ResponseBody};
@@ -76,3 +79,5 @@ pub use serve::{
     DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_UNSENT_BYTES, Serve, serve,
 };
 pub use service::{DEFAULT_BODY_TIMEOUT, PeerAddr, Service};
+#[cfg(feature = "sign")]
+pub use verify::{DEFAULT_MAX_SIGNED_SIZE, Verified, VerifySignature};

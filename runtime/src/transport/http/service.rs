@@ -171,7 +171,7 @@ impl Service {
     /// `text/event-stream`, one JSON-RPC message per event, the response last; with
     /// sessions, a `GET` opens the session's stream for what the server sends
     /// outside any request, `Last-Event-ID` resumes a dropped stream, and `DELETE`
-    /// ends the session. See the README's "SSE and sessions".
+    /// ends the session. See the guide's [SSE and sessions](crate::guide::transports#sse-and-sessions).
     pub fn streaming(mut self, streaming: Streaming) -> Self {
         Arc::make_mut(&mut self.config).streaming = Some(Arc::new(streaming.build()));
         self
@@ -307,9 +307,12 @@ fn streaming_request<B, D: Data>(sse: &Arc<Sse>, request: &Request<B>) -> Option
     if let Err(refused) = sse::check_version(sse, headers) {
         return Some(Begun::Answered(*refused));
     }
+    if let Err(refused) = sse::check_accept(sse, request.method(), headers) {
+        return Some(Begun::Answered(*refused));
+    }
     let sessions = sse.settings.initialize.is_some();
     match *request.method() {
-        Method::GET if sessions && sse::accepts_events(headers) => {
+        Method::GET if sessions && sse::takes_events(headers) => {
             let stop = request.extensions().get::<super::Socket>().map(|socket| {
                 let mut stopping = socket.stopping.clone();
                 Box::pin(async move { stopping.wait().await }) as sse::Stop
@@ -448,7 +451,7 @@ async fn before<F: Future>(timeout: Option<Duration>, future: F) -> Option<F::Ou
 
 /// The answer to a body that did not arrive in time. Over HTTP/1.1 the rest of it
 /// would be read as the next request: the connection closes.
-fn too_slow<D: Data>(version: Version) -> Answer<D> {
+pub(super) fn too_slow<D: Data>(version: Version) -> Answer<D> {
     let mut answer = refusal(
         StatusCode::REQUEST_TIMEOUT,
         &ErrorObject::new(
@@ -479,7 +482,7 @@ pub(super) fn too_many_connections<D: Data>() -> Answer<D> {
     answer
 }
 
-fn too_large<D: Data>() -> Answer<D> {
+pub(super) fn too_large<D: Data>() -> Answer<D> {
     refusal(
         StatusCode::PAYLOAD_TOO_LARGE,
         &ErrorObject::request_too_large(),

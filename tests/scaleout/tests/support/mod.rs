@@ -261,7 +261,7 @@ impl Nginx {
 }
 
 /// The front's configuration: `{dir}`, `{listen}` and `{servers}` are filled in. The
-/// README's excerpt is this `http` block.
+/// guide's excerpt (`rpcsmith::guide::production`) is this `http` block.
 const CONFIG: &str = r#"
 daemon off;
 master_process off;

@@ -176,17 +176,68 @@ fn find<D: Data>(sse: &Sse, headers: &HeaderMap) -> Result<Arc<Session>, Refusal
         })
 }
 
-/// Whether the client takes `text/event-stream`.
+/// Whether the client takes `text/event-stream` (named, not by a wildcard: only then
+/// is an event stream sent).
 pub(in crate::transport::http) fn accepts_events(headers: &HeaderMap) -> bool {
+    media_ranges(headers).any(|range| range.eq_ignore_ascii_case("text/event-stream"))
+}
+
+/// The media ranges of the `Accept` headers, parameters left out.
+fn media_ranges(headers: &HeaderMap) -> impl Iterator<Item = &str> {
     headers
         .get_all(header::ACCEPT)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
-        .any(|kind| {
-            let essence = kind.split(';').next().unwrap_or_default().trim();
-            essence.eq_ignore_ascii_case("text/event-stream")
-        })
+        .map(|kind| kind.split(';').next().unwrap_or_default().trim())
+}
+
+/// Whether a range of `Accept` covers `text/event-stream`, a wildcard's included: a
+/// `GET` for the session's stream.
+pub(in crate::transport::http) fn takes_events(headers: &HeaderMap) -> bool {
+    takes(headers, "text", "event-stream")
+}
+
+/// Whether a range of `Accept` covers `kind/sub` (`*/*`, `kind/*`, or itself).
+fn takes(headers: &HeaderMap, kind: &str, sub: &str) -> bool {
+    media_ranges(headers).any(|range| match range.split_once('/') {
+        Some(("*", "*")) => true,
+        Some((k, "*")) => k.eq_ignore_ascii_case(kind),
+        Some((k, s)) => k.eq_ignore_ascii_case(kind) && s.eq_ignore_ascii_case(sub),
+        None => false,
+    })
+}
+
+/// Under [`Streaming::require_accept`](super::Streaming::require_accept), the `406`
+/// of a `POST` whose `Accept` lacks `application/json` or `text/event-stream`, or of a
+/// `GET` whose lacks `text/event-stream`.
+pub(in crate::transport::http) fn check_accept<D: Data>(
+    sse: &Sse,
+    method: &::http::Method,
+    headers: &HeaderMap,
+) -> Result<(), Refusal<D>> {
+    let events = || takes(headers, "text", "event-stream");
+    let acceptable = match *method {
+        _ if !sse.settings.accept => true,
+        ::http::Method::POST => takes(headers, "application", "json") && events(),
+        ::http::Method::GET => events(),
+        _ => true,
+    };
+    if acceptable {
+        return Ok(());
+    }
+    let wanted = if *method == ::http::Method::GET {
+        "text/event-stream"
+    } else {
+        "both application/json and text/event-stream"
+    };
+    Err(Box::new(refusal(
+        StatusCode::NOT_ACCEPTABLE,
+        &ErrorObject::new(
+            protocol::code::INVALID_REQUEST,
+            format!("Not Acceptable: the Accept header must list {wanted}"),
+        ),
+    )))
 }
 
 /// Handles calls whose answer may be an event stream: held until the first event or

@@ -26,11 +26,12 @@ pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
 
 /// The protocol revisions [`Streaming::mcp`] accepts in `MCP-Protocol-Version`.
-pub const MCP_PROTOCOL_VERSIONS: [&str; 3] = ["2024-11-05", "2025-03-26", "2025-06-18"];
+pub const MCP_PROTOCOL_VERSIONS: [&str; 4] =
+    ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// The settings of event streams and sessions on an HTTP [`Service`](super::Service);
-/// see [`Service::streaming`](super::Service::streaming) and the README's "SSE and
-/// sessions".
+/// see [`Service::streaming`](super::Service::streaming) and the guide's
+/// [SSE and sessions](crate::guide::transports#sse-and-sessions).
 ///
 /// | setting | [`Streaming::new`] | [`Streaming::mcp`] |
 /// |---|---|---|
@@ -38,6 +39,7 @@ pub const MCP_PROTOCOL_VERSIONS: [&str; 3] = ["2024-11-05", "2025-03-26", "2025-
 /// | [`session_header`](Self::session_header) | `Session-Id` | `Mcp-Session-Id` |
 /// | [`require_session`](Self::require_session): a `POST` without the header, not starting one, is `400` | no | yes |
 /// | [`protocol_versions`](Self::protocol_versions): a header whose other values are `400` | none | `MCP-Protocol-Version`: [`MCP_PROTOCOL_VERSIONS`] |
+/// | [`require_accept`](Self::require_accept): `406` for a `POST` whose `Accept` lacks `application/json` or `text/event-stream`, a `GET` whose lacks `text/event-stream` | no | yes |
 /// | answer to a `POST` of only notifications or responses | the service's [`no_response_status`](super::Service::no_response_status) | `202 Accepted` |
 /// | [`max_sessions`](Self::max_sessions), [`idle_timeout`](Self::idle_timeout) | 1,024, 10 minutes | same |
 /// | [`replay_window`](Self::replay_window): events kept per session | 1,024 events, 4 MiB | same |
@@ -59,6 +61,7 @@ pub struct Streaming {
     pub(super) require: bool,
     pub(super) versions: Option<(HeaderName, Vec<Box<str>>)>,
     pub(super) no_response: Option<NoResponse>,
+    pub(super) accept: bool,
     max_sessions: usize,
     idle: Duration,
     window: Window,
@@ -81,6 +84,7 @@ impl Streaming {
             require: false,
             versions: None,
             no_response: None,
+            accept: false,
             max_sessions: DEFAULT_MAX_SESSIONS,
             idle: DEFAULT_SESSION_IDLE,
             window: Window {
@@ -91,18 +95,29 @@ impl Streaming {
         }
     }
 
-    /// MCP's Streamable HTTP (protocol revisions 2025-03-26 and 2025-06-18): sessions
+    /// MCP's Streamable HTTP (protocol revisions 2025-03-26 to 2025-11-25): sessions
     /// started by `initialize` and carried in `Mcp-Session-Id`, required on every
     /// later request (`400` without, `404` when unknown or expired, so the client
-    /// starts again); `MCP-Protocol-Version` checked; `202 Accepted` for a `POST` of
-    /// only notifications or responses.
+    /// starts again); `MCP-Protocol-Version` checked; `Accept` checked (`406`); `202
+    /// Accepted` for a `POST` of only notifications or responses.
     pub fn mcp() -> Self {
         Self::new()
             .sessions("initialize")
             .session_header("mcp-session-id")
             .require_session(true)
             .protocol_versions("mcp-protocol-version", &MCP_PROTOCOL_VERSIONS)
+            .require_accept(true)
             .no_response_status(NoResponse::Accepted)
+    }
+
+    /// Whether `Accept` must list what the answer may be, as MCP's transport says: a
+    /// `POST` both `application/json` and `text/event-stream`, a session's `GET`
+    /// `text/event-stream`; otherwise `406 Not Acceptable` with a JSON-RPC error body.
+    /// Wildcards (`*/*`, `text/*`) count. Off by default: a `POST` that takes only JSON
+    /// is then answered in JSON.
+    pub fn require_accept(mut self, required: bool) -> Self {
+        self.accept = required;
+        self
     }
 
     /// Turns sessions on: a request of `method` (alone or in a batch) without a
@@ -205,4 +220,4 @@ impl std::fmt::Debug for Sse {
 }
 
 mod exchange;
-pub(super) use exchange::{Post, accepts_events, check_version, delete, get, post};
+pub(super) use exchange::{Post, check_accept, check_version, delete, get, post, takes_events};

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use rpcsmith_build::typespace::{Kind, Payload, TypeSpace, Validation};
-use rpcsmith_build::{Options, load_document};
+use super::{Kind, Payload, TypeSpace, Validation};
+use crate::{Options, load_document};
 
 fn space() -> TypeSpace {
     let path =
@@ -14,7 +14,7 @@ fn space() -> TypeSpace {
     TypeSpace::build(&mut document)
 }
 
-fn def<'s>(space: &'s TypeSpace, origin: &str) -> &'s rpcsmith_build::typespace::TypeDef {
+fn def<'s>(space: &'s TypeSpace, origin: &str) -> &'s super::TypeDef {
     space
         .defs()
         .iter()

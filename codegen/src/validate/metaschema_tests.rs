@@ -10,8 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use rpcsmith_build::Resolver;
-use rpcsmith_build::validate::check_structure;
+use super::check_structure;
+use crate::Resolver;
 use rpcsmith_corpus as corpus;
 use serde_json::{Value, json};
 
@@ -273,10 +273,7 @@ fn pattern_matches(pattern: &str, s: &str) -> bool {
 fn verdicts(corpus_dir: &Path, file: &Path) -> (Vec<String>, Vec<String>) {
     let mut resolver = Resolver::new(vec![]);
     let root = resolver.load(file).unwrap();
-    let value = resolver
-        .get(&rpcsmith_build::Location::root(root))
-        .unwrap()
-        .clone();
+    let value = resolver.get(&crate::Location::root(root)).unwrap().clone();
     let version = value["openrpc"].as_str().unwrap_or("");
     let meta = Meta::load(corpus_dir, version).errors(&value);
     let ours = check_structure(&resolver, root)
