@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::emit::{cargo_lines, claim, one_line, write_if_changed};
 use crate::error::{Diagnostic, Error, ErrorKind};
+use crate::render::TemplateHelper;
 use crate::settings::{Override, ParamsBy, Settings};
 use crate::subscription::Subscription;
 
@@ -185,12 +186,49 @@ impl Builder {
 
     /// A directory whose `*.hbs` files replace the built-in templates of the same name
     /// (`module.hbs`, `types.hbs`, `types/struct.hbs`, `client.hbs`, `server.hbs`, …; copy
-    /// them from the repository's `templates/`); the others stay built in. The output is still parsed
-    /// and formatted, so a template that writes invalid Rust fails the build, naming it.
-    /// A directory that does not exist fails the build; a `.hbs` file named like no
-    /// built-in template is a warning (it would not be used).
+    /// them from the repository's `templates/`); the others stay built in. Any other
+    /// `.hbs` file in it is a partial, named by its path without `.hbs` (`doc.hbs` is
+    /// `{{> doc}}`, `parts/doc.hbs` is `{{> parts/doc}}`). Templates are rendered by the
+    /// `handlebars` crate, in strict mode, without HTML escaping. The output is still
+    /// parsed and formatted, so a template that writes invalid Rust fails the build,
+    /// naming it. A directory that does not exist fails the build; a partial that no
+    /// template includes is a warning (a misspelt `clinet.hbs` would not be used).
     pub fn templates_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.settings.templates_dir = Some(dir.into());
+        self
+    }
+
+    /// Registers the file at `path` as the partial `name`, which templates include as
+    /// `{{> name}}` (with a context: `{{> name field}}`; with hash arguments:
+    /// `{{> name key=value}}`). Cargo reruns the build when the file changes.
+    pub fn template_partial(mut self, name: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+        self.settings
+            .template_partials
+            .insert(name.into(), path.into());
+        self
+    }
+
+    /// Registers a Rust helper the templates call as `{{name arg… key=value…}}`: any
+    /// [`handlebars::HelperDef`], for instance made with
+    /// [`handlebars::handlebars_helper!`] (this crate re-exports the `handlebars` it
+    /// renders with, so the versions match). A helper of the name of a built-in one
+    /// (`if`, `each`, …) replaces it.
+    ///
+    /// ```
+    /// use rpcsmith_build::handlebars::handlebars_helper;
+    ///
+    /// handlebars_helper!(shout: |text: String| text.to_uppercase());
+    /// let builder = rpcsmith_build::configure().helper("shout", shout);
+    /// # let _ = builder;
+    /// ```
+    pub fn helper(
+        mut self,
+        name: impl Into<String>,
+        helper: impl handlebars::HelperDef + Send + Sync + 'static,
+    ) -> Self {
+        self.settings
+            .template_helpers
+            .insert(name.into(), TemplateHelper::new(helper));
         self
     }
 

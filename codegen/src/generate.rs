@@ -78,10 +78,7 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
     for d in override_errors {
         collected.push(ErrorKind::Invalid, d);
     }
-    let renderer = match &settings.templates_dir {
-        Some(dir) => Renderer::with_overrides(dir),
-        None => Renderer::embedded(),
-    };
+    let renderer = Renderer::new(settings);
     match &renderer {
         Ok(renderer) => {
             for d in renderer.warnings() {
@@ -110,7 +107,7 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
     };
     let source = renderer.module(&parts, &name)?;
     let mut files_read = document.resolver.files_read();
-    files_read.extend(renderer.overrides());
+    files_read.extend(renderer.files());
     Ok(Generated {
         module,
         source,

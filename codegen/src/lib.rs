@@ -109,12 +109,17 @@ mod subscription;
 mod suggest;
 mod typespace;
 
+/// The template engine the generator renders with, re-exported so that a user's
+/// helpers ([`Builder::helper`]) implement the same version's `HelperDef`.
+pub use handlebars;
+
 pub use builder::{Builder, Emitted, configure};
 pub use document::Document;
 pub use emit::write_if_changed;
 pub use error::{Diagnostic, Diagnostics, Error, ErrorKind, Severity};
 pub use generate::{ExampleValue, Generated, generate};
 pub use load::{Options, load_document};
+pub use render::TemplateHelper;
 pub use resolve::{FileId, Location, Resolver};
 pub use settings::{Override, ParamsBy, Settings};
 pub use streams::server_sent_notifications;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Diagnostic, Error, ErrorKind};
 use crate::load::Options;
+use crate::render::TemplateHelper;
 use crate::subscription::Subscription;
 
 /// Everything a generation run is configured with.
@@ -39,8 +40,14 @@ pub struct Settings {
     /// (`/components/schemas/Pet`, or a property's: `/components/schemas/Pet/properties/id`)
     /// or `file#pointer` for another file.
     pub overrides: BTreeMap<String, Override>,
-    /// A directory whose `*.hbs` files replace the built-in templates of the same name.
+    /// A directory whose `*.hbs` files replace the built-in templates of the same name;
+    /// its other `*.hbs` files are partials, named by their path in it without `.hbs`.
     pub templates_dir: Option<PathBuf>,
+    /// Partials the templates may include (`{{> name}}`): name → file. They take
+    /// precedence over a partial of `templates_dir` of the same name.
+    pub template_partials: BTreeMap<String, PathBuf>,
+    /// Rust helpers the templates may call (`{{name arg key=value}}`), by name.
+    pub template_helpers: BTreeMap<String, TemplateHelper>,
     /// Wire-name patterns of the methods the server sends to the client (`*` matches any
     /// run of characters: `starknet_subscription*`, `*`). Every other method goes from
     /// the client to the server. A pattern that matches no method is a warning.
@@ -80,6 +87,8 @@ impl Default for Settings {
             either_default: ParamsBy::Position,
             overrides: BTreeMap::new(),
             templates_dir: None,
+            template_partials: BTreeMap::new(),
+            template_helpers: BTreeMap::new(),
             server_to_client: Vec::new(),
             both_ways: Vec::new(),
             subscriptions: BTreeMap::new(),

@@ -159,6 +159,11 @@ struct Generate {
     /// absent): as an array (every server that takes both shapes takes it) or an object.
     #[arg(long, value_enum, value_name = "HOW", default_value_t = EitherDefault::Position)]
     either_default: EitherDefault,
+    /// A directory of handlebars templates: `DIR/<name>.hbs` replaces the built-in
+    /// template of that name (`client.hbs`, `types/struct.hbs`, …); any other `.hbs`
+    /// file is a partial named by its path without `.hbs` (`{{> parts/doc}}`).
+    #[arg(long, value_name = "DIR")]
+    templates: Option<PathBuf>,
 }
 
 /// `--either-default`.
@@ -335,6 +340,9 @@ fn generate(args: &Generate) -> anyhow::Result<ExitCode> {
         });
     if let Some(name) = &args.module {
         builder = builder.module(name);
+    }
+    if let Some(dir) = &args.templates {
+        builder = builder.templates_dir(dir);
     }
     let generated = match rpcsmith_build::generate(&args.input.document, builder.settings()) {
         Ok(generated) => generated,

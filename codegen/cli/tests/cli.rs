@@ -37,6 +37,34 @@ fn generate_writes_the_module_to_standard_output() {
     assert!(source.contains("pub struct Pet {"), "{source}");
 }
 
+/// `--templates DIR`: `DIR/types/struct.hbs` replaces the built-in template and
+/// includes `DIR/parts/origin.hbs` as the partial `parts/origin`, with a context.
+#[test]
+fn generate_takes_templates_and_their_partials_from_a_directory() {
+    let with = |templates: &str| {
+        let (pets, include, dir) = (fixture("pets.json"), fixture("include"), fixture(templates));
+        rpcsmith(&["generate", &pets, "-I", &include, "--templates", &dir])
+    };
+    let out = with("cli-templates");
+    assert_eq!(text(&out.stderr), "");
+    assert!(out.status.success());
+    let source = text(&out.stdout);
+    assert!(
+        source.contains("        /// `Money`, laid out by a partial of the templates directory.\n"),
+        "{source}"
+    );
+    // A template error names the partial's file, line and column; the exit status is 1.
+    let out = with("missing-field");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(
+            "../tests/fixtures/builder/missing-field/parts/oops.hbs:2:18: at (root): template error: `tpye` is not in the view (strict mode)"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 #[test]
 fn overrides_apply_from_the_command_line() {
     let out = rpcsmith(&[
@@ -394,6 +422,7 @@ fn help_reads_well() {
     );
     assert!(help.contains("-I, --include <DIR>"), "{help}");
     assert!(help.contains("--server-to-client <PATTERN>"), "{help}");
+    assert!(help.contains("--templates <DIR>"), "{help}");
     assert!(
         help.contains("rpcsmith generate openrpc.json -o src/api.rs"),
         "{help}"

@@ -1,4 +1,5 @@
-//! A string matching a `pattern`: the regular expression is parsed (by `regex-syntax`,
+//! A string matching a `pattern`: the regular expression, translated as the runtime's
+//! checks translate it ([`rpcsmith_build::pattern::translate`]), is parsed (by `regex-syntax`,
 //! whose syntax covers what JSON Schema documents write: classes, groups, alternation,
 //! counted repetition, anchors) and walked, taking the fewest repetitions allowed (a
 //! few more where the seed says so) and, in a class, an ASCII letter or digit where one
@@ -14,10 +15,13 @@ const MAX_REPEAT: u32 = 8;
 /// A string matching `pattern`; `None` when it is not a regular expression this parser
 /// reads (the caller then ignores the pattern and says so).
 pub(crate) fn matching(pattern: &str, rng: &mut Rng) -> Option<String> {
+    // ECMA-262 read as the runtime's checks read it: `\d`, `\w`, `\s` and `.` become
+    // explicit classes, so no Unicode table is needed (regex-syntax is built without).
+    let translated = rpcsmith_build::pattern::translate(pattern).ok()?;
     let hir = regex_syntax::ParserBuilder::new()
         .unicode(true)
         .build()
-        .parse(pattern)
+        .parse(&translated)
         .ok()?;
     let mut out = String::new();
     walk(&hir, rng, &mut out);
