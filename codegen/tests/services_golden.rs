@@ -64,6 +64,16 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
             mcp,
         ),
     ];
+    // A document as it was written, `$ref`s in `components/errors` included (see the
+    // fixture's README).
+    let starknet = manifest_dir().join("tests/fixtures/starknet-v0.6.0");
+    let mut trace = Settings::default();
+    trace.load = trace.load.include_dir(&starknet);
+    cases.push((
+        "starknet_trace_v0_6",
+        starknet.join("api/starknet_trace_api_openrpc.json"),
+        trace,
+    ));
     if let Some(dir) = corpus::dir() {
         let examples = dir.join("open-rpc-examples");
         cases.extend(

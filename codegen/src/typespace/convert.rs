@@ -39,6 +39,37 @@ const ANNOTATIONS: &[&str] = &[
     "pattern",
 ];
 
+/// Keywords of a schema with no `type` that constrain only values of some JSON type
+/// (`minLength` for strings …), or are read elsewhere: such a schema accepts any value
+/// of the other types, so `serde_json::Value` is its exact type.
+const ANY_VALUE_WORDS: &[&str] = &[
+    "nullable",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "required",
+    "dependencies",
+    "dependentRequired",
+    "propertyNames",
+    "contains",
+    "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$ref",
+    "id",
+];
+
 impl Converter<'_> {
     /// The type of the schema at `at`, converting it on first use.
     pub(super) fn convert(&mut self, at: &Location) -> Ty {
@@ -60,6 +91,9 @@ impl Converter<'_> {
         self.slots.insert(at.clone(), Slot::Busy(None));
         let mut ty = self.convert_fresh(at);
         self.depth -= 1;
+        if ty == Ty::Value {
+            self.value_sites.push(at.clone());
+        }
         if let Some(id) = self.placeholders.remove(at) {
             if ty != Ty::Named(id) {
                 self.define(id, Kind::Newtype(ty));
@@ -235,16 +269,63 @@ impl Converter<'_> {
             self.fallback(at, "a schema made only of `not` cannot be expressed")
         } else if has("if") && self.only_keyword(s, "if") {
             self.fallback(at, "`if`/`then`/`else` cannot be expressed")
+        } else if has("schema") && self.only_descriptor_words(s) {
+            self.descriptor_in_place(at, s)
         } else {
-            if s.get("name").is_some_and(Value::is_string) && has("schema") {
-                self.warn(
-                    at,
-                    "a content descriptor (`name` and `schema`) where a schema belongs: \
-                     read as a schema it accepts any value (generated as serde_json::Value); \
-                     refer to its `schema` instead",
-                );
-            }
+            self.unknown_words(at, s);
             Ty::Value
+        }
+    }
+
+    /// Whether every member of `s` is one a content descriptor has (`schema`, `name`,
+    /// `summary`, `required` …) or an annotation: a content descriptor written where a
+    /// schema belongs (Starknet's `SUBSCRIPTION_BLOCK_ID` in `components/schemas`).
+    fn only_descriptor_words(&self, s: &Value) -> bool {
+        s.as_object().is_some_and(|o| {
+            o.keys().all(|k| {
+                matches!(k.as_str(), "schema" | "required")
+                    || ANNOTATIONS.contains(&k.as_str())
+                    || k.starts_with("x-")
+            })
+        })
+    }
+
+    /// A content descriptor where a schema belongs: its `schema` is the type (named from
+    /// this place), with a warning, since read as a schema it would accept any value.
+    fn descriptor_in_place(&mut self, at: &Location, s: &Value) -> Ty {
+        let what = if s.get("name").is_some_and(Value::is_string) {
+            "a content descriptor (`name` and `schema`)"
+        } else {
+            "a content descriptor without `name` (a `schema` member)"
+        };
+        self.warn(
+            at,
+            format!(
+                "{what} where a schema belongs: typed by its `schema`; \
+                 refer to its `schema` instead"
+            ),
+        );
+        self.convert(&at.key("schema"))
+    }
+
+    /// Warns of the members of a schema with no `type` that are neither keywords the
+    /// type reads nor annotations: the schema accepts any value, which may not be what
+    /// its author meant (a silent `serde_json::Value` otherwise).
+    fn unknown_words(&mut self, at: &Location, s: &Value) {
+        let Some(object) = s.as_object() else { return };
+        let unknown: Vec<&str> = object
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !ANNOTATIONS.contains(k) && !ANY_VALUE_WORDS.contains(k))
+            .filter(|k| !k.starts_with("x-"))
+            .collect();
+        if !unknown.is_empty() {
+            let message = format!(
+                "a schema with no `type` whose members {} are not JSON Schema keywords the \
+                 generator reads: it accepts any value (generated as serde_json::Value)",
+                unknown.join(", ")
+            );
+            self.warn(at, message);
         }
     }
 

@@ -59,6 +59,8 @@ pub struct TypeSpace {
     fallbacks: usize,
     /// Where each def came from, by def index (for diagnostics about it).
     origins: Vec<Location>,
+    /// Every schema whose type is `serde_json::Value`, in the order converted.
+    value_sites: Vec<Location>,
 }
 
 /// Choices about the types that the document leaves open.
@@ -100,6 +102,7 @@ impl TypeSpace {
             diagnostics: cx.diagnostics,
             fallbacks: cx.fallbacks,
             origins: cx.origins,
+            value_sites: cx.value_sites,
         };
         deferred::settle(&mut space, settled);
         enums::order_untagged(&mut space.defs);
@@ -137,6 +140,12 @@ impl TypeSpace {
     /// How many schemas fell back to `serde_json::Value` because they cannot be expressed.
     pub fn fallback_count(&self) -> usize {
         self.fallbacks
+    }
+
+    /// Where every schema typed `serde_json::Value` is (one that accepts any value, or a
+    /// fallback, which has a warning at the same place), in the order converted.
+    pub fn value_sites(&self) -> &[Location] {
+        &self.value_sites
     }
 
     /// Gives each type its name: better-ranked candidates first (component keys, then
@@ -232,6 +241,8 @@ struct Converter<'r> {
     examples: Vec<Example>,
     diagnostics: Vec<Diagnostic>,
     fallbacks: usize,
+    /// Every schema converted to `serde_json::Value`.
+    value_sites: Vec<Location>,
     /// How many conversions are nested now (see `deferred`).
     depth: usize,
     /// Schemas left for later because they sit too deep, with their placeholders.
@@ -255,6 +266,7 @@ impl<'r> Converter<'r> {
             examples: Vec::new(),
             diagnostics: Vec::new(),
             fallbacks: 0,
+            value_sites: Vec::new(),
             depth: 0,
             deferred: Vec::new(),
             shape: Shape::default(),

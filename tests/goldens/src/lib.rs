@@ -105,6 +105,12 @@ pub mod type_arrays {
 
 /// Whole generated modules (types, client, server), from `codegen/tests/golden/services/`.
 pub mod services {
+    /// Generated from `codegen/tests/fixtures/starknet-v0.6.0/api/starknet_trace_api_openrpc.json`:
+    /// a document as it was written (`$ref`s in `components/errors`).
+    pub mod starknet_trace_v0_6 {
+        include!("../../../codegen/tests/golden/services/starknet_trace_v0_6.rs");
+    }
+
     /// Generated from `codegen/tests/fixtures/services/features.json`.
     pub mod features {
         include!("../../../codegen/tests/golden/services/features.rs");

@@ -27,7 +27,7 @@ mod generated {
         /// a content descriptor in the wrong place
         ///
         /// Generated from `#/components/schemas/Descriptor`.
-        pub type Descriptor = __rt::serde_json::Value;
+        pub type Descriptor = String;
         /// Generated from `#/components/schemas/Either`.
         pub type Either = bool;
         /// Generated from `#/components/schemas/Half`.
