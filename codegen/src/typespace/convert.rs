@@ -354,7 +354,17 @@ impl Converter<'_> {
         };
         let items_at = at.key(key);
         let count = match self.resolver.get(&items_at) {
-            None => return Ty::Vec(Box::new(Ty::Value)),
+            None => {
+                if s.get("properties").is_some() {
+                    // execution-apis' `blockStateCalls`: an array described as an object.
+                    self.warn(
+                        at,
+                        "an array with `properties` and no `items`: the properties describe \
+                         no item, whose type is serde_json::Value; move them under `items`",
+                    );
+                }
+                return Ty::Vec(Box::new(Ty::Value));
+            }
             Some(Value::Array(a)) => a.len(),
             Some(_) => return Ty::Vec(Box::new(self.convert(&items_at))),
         };

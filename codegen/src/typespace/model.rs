@@ -126,6 +126,9 @@ pub struct Validation {
     pub prefix_items: Vec<Validation>,
     /// The keywords of a map's values (`additionalProperties` or `patternProperties`).
     pub values: Option<Box<Validation>>,
+    /// The pattern every key of a map matches: its `patternProperties` (several as one
+    /// alternation) beside `additionalProperties: false`.
+    pub keys: Option<String>,
 }
 
 impl Validation {
@@ -162,6 +165,7 @@ impl Validation {
             items: None,
             prefix_items: Vec::new(),
             values: None,
+            keys: None,
         }
     }
 
@@ -197,6 +201,7 @@ impl Validation {
             self.prefix_items = other.prefix_items;
         }
         fill(&mut self.values, other.values);
+        fill(&mut self.keys, other.keys);
     }
 }
 

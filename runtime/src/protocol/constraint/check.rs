@@ -267,6 +267,28 @@ pub(super) fn properties(len: usize, rules: &Rules<'_>) -> Result<(), Violation>
     Ok(())
 }
 
+/// A map's keys against [`Rules::keys`]: the first key no pattern matches is refused
+/// under `additionalProperties` (the keyword that refuses it in JSON Schema).
+pub(super) fn keys<'k>(
+    keys: impl Iterator<Item = &'k String>,
+    rules: &Rules<'_>,
+) -> Result<(), Violation> {
+    let Some(pattern) = rules.keys else {
+        return Ok(());
+    };
+    match keys.into_iter().find(|k| !pattern.is_match(k)) {
+        Some(key) => {
+            let detail = format!(
+                "the member {} matches no patternProperties ({:?}) and additionalProperties is false",
+                quote(key),
+                pattern.source()
+            );
+            Err(Violation::new("additionalProperties", detail).at_key(key))
+        }
+        None => Ok(()),
+    }
+}
+
 /// A typed array: its counts, `uniqueItems`, then each item, then `const`.
 #[inline]
 pub(super) fn items<T: Validate>(items: &[T], rules: &Rules<'_>) -> Result<(), Violation> {
@@ -399,6 +421,7 @@ pub(super) fn whole<T: Serialize + ?Sized>(value: &T, rules: &Rules<'_>) -> Resu
         items: None,
         prefix_items: &[],
         values: None,
+        keys: None,
         ..*rules
     };
     if top.constant.is_none()
@@ -459,6 +482,7 @@ pub fn check_json(value: &Value, rules: &Rules<'_>) -> Result<(), Violation> {
         }
         Value::Object(members) => {
             properties(members.len(), rules)?;
+            keys(members.keys(), rules)?;
             if let Some(inner) = rules.values {
                 for (key, member) in members {
                     check_json(member, inner).map_err(|v| v.at_key(key))?;
