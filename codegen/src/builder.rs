@@ -132,6 +132,18 @@ impl Builder {
         self
     }
 
+    /// Marks the methods matching `pattern` (wire names, `*` matching any run of
+    /// characters, `*` alone every method) as taking their one param as the whole params
+    /// object: the client sends the param's value as the params, the server reads the
+    /// params as it (for documents whose generator describes the params object as one
+    /// by-name param, such as `request`). Repeatable. See [`Settings::params_object`].
+    ///
+    /// [`Settings::params_object`]: crate::Settings::params_object
+    pub fn params_object(mut self, pattern: impl Into<String>) -> Self {
+        self.settings.params_object.push(pattern.into());
+        self
+    }
+
     /// Declares `method` (its wire name) a subscribe method whose items travel as
     /// `subscription` says, for a document that cannot say so itself (it takes precedence
     /// over the method's `x-subscription`). Parts left out are inferred.

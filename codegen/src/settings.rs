@@ -52,6 +52,13 @@ pub struct Settings {
     /// Starknet's `<prefix>_subscribe<X>` and Ethereum's `eth_subscribe` (default
     /// `true`).
     pub conventions: bool,
+    /// Wire-name patterns (`*` matches any run of characters; `*` alone: the whole
+    /// document) of the methods whose one by-name param is in fact the whole params
+    /// object: some generators describe `{"a": 1, "b": 2}` as one param `request` of
+    /// that object's schema. For them the client sends that param's value as the params
+    /// themselves, and the server reads the params as that value. A matched method
+    /// without exactly one param is a warning.
+    pub params_object: Vec<String>,
     /// Keep the members an object schema allows without describing them (see
     /// [`Shape::keep_undescribed`](crate::typespace::Shape::keep_undescribed)).
     pub keep_undescribed: bool,
@@ -72,6 +79,7 @@ impl Default for Settings {
             server_to_client: Vec::new(),
             subscriptions: BTreeMap::new(),
             conventions: true,
+            params_object: Vec::new(),
             keep_undescribed: false,
         }
     }

@@ -88,6 +88,15 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
             ]
             .map(|(name, doc)| (name, doc, Settings::default())),
         );
+        // Canton's signing API describes each method's params object as one by-name
+        // param `params`: sent and read as the params themselves.
+        let mut whole = Settings::default();
+        whole.params_object = vec!["*".to_owned()];
+        cases.push((
+            "canton_signing_params_object",
+            dir.join("canton-splice-wallet-kernel/api-specs/openrpc-signing-api.json"),
+            whole,
+        ));
     }
     cases
 }

@@ -28,6 +28,8 @@ Examples:
                                                     `watch` subscribes; items on `ticks`
   rpcsmith generate eth.json --alias '/components/schemas/GenericTransaction/properties/input=data'
                                                     `data` accepted for `input` on decode
+  rpcsmith generate api.json --params-object 'create_*' -o src/api.rs
+                                                    their one param is the params object
 
 Use the generated file as a module (`mod api;`); it links against the `rpcsmith` crate.";
 
@@ -202,6 +204,11 @@ struct Input {
     /// Repeatable.
     #[arg(long = "subscription", value_name = "METHOD=SPEC", value_parser = subscription)]
     subscriptions: Vec<(String, Subscription)>,
+    /// The methods matching PATTERN (`*` matches any run of characters; `*` alone: every
+    /// method with one param) take their one by-name param as the whole params object:
+    /// sent and read as the params themselves. Repeatable.
+    #[arg(long = "params-object", value_name = "PATTERN")]
+    params_object: Vec<String>,
     /// Recognise no subscription from the conventions of real documents (Starknet's
     /// `<prefix>_subscribe<X>`, Ethereum's `eth_subscribe`): only declared ones.
     #[arg(long)]
@@ -285,6 +292,10 @@ impl Input {
             .server_to_client
             .iter()
             .fold(builder, |b, pattern| b.server_to_client(pattern));
+        let builder = self
+            .params_object
+            .iter()
+            .fold(builder, |b, pattern| b.params_object(pattern));
         let builder = self
             .subscriptions
             .iter()

@@ -111,6 +111,12 @@ pub mod services {
         include!("../../../codegen/tests/golden/services/starknet_trace_v0_6.rs");
     }
 
+    /// Generated from the corpus's `canton-splice-wallet-kernel/api-specs/openrpc-signing-api.json`
+    /// with every method's one param read as its whole params object.
+    pub mod canton_signing_params_object {
+        include!("../../../codegen/tests/golden/services/canton_signing_params_object.rs");
+    }
+
     /// Generated from `codegen/tests/fixtures/services/features.json`.
     pub mod features {
         include!("../../../codegen/tests/golden/services/features.rs");
