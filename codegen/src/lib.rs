@@ -50,11 +50,11 @@
 //! `client::Retry::idempotent(<Doc>Client::IDEMPOTENT.iter().copied())`: only those
 //! methods are ever sent again. Another value than a boolean is ignored with a warning.
 //!
-//! The `rpcsmith` command-line tool (the `cli` feature) runs the same pipeline for people
-//! who commit generated code: `rpcsmith generate openrpc.json -o src/api.rs`, and
-//! `rpcsmith check openrpc.json`. `rpcsmith diff old.json new.json` (the library's
-//! [`diff`] module) lists every wire difference between two versions of a document, and
-//! whether it breaks existing clients, existing servers, or neither.
+//! The `rpcsmith` command-line tool (its own crate, `rpcsmith-cli`, so that build.rs users
+//! never compile it) runs the same pipeline for people who commit generated code:
+//! `rpcsmith generate openrpc.json -o src/api.rs`, and `rpcsmith check openrpc.json`.
+//! `rpcsmith diff old.json new.json` lists every wire difference between two versions of
+//! a document, and whether it breaks existing clients, existing servers, or neither.
 //!
 //! # The pipeline
 //!
@@ -79,12 +79,9 @@
 //! [`Settings::server`] off, or `configure().client(false).server(false)`.
 
 mod builder;
-pub mod diff;
 pub mod document;
 pub mod error;
 pub mod load;
-#[cfg(feature = "mock")]
-pub mod mock;
 pub mod openrpc;
 pub mod pattern;
 pub mod pointer;

@@ -86,6 +86,14 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Whether the method named `method` is sent by the server to the client: its wire
+    /// name matches one of the [`server_to_client`](Self::server_to_client) patterns.
+    pub fn is_server_to_client(&self, method: &str) -> bool {
+        self.server_to_client
+            .iter()
+            .any(|pattern| crate::direction::matches(pattern, method))
+    }
+
     /// The settings that generate the types alone (every schema as a Rust type): the
     /// defaults with neither client nor server.
     pub fn types_only() -> Settings {

@@ -9,18 +9,23 @@
 //! new transport touches no engine. [`metrics`] is a leaf beside them all: the meters
 //! the engines and transports call at their seams (empty without the `metrics` feature). Generated code names one hidden module, which only
 //! re-exports what it needs from these.
+//!
+//! The [`guide`] is the manual: from a first `build.rs` to production, every snippet a
+//! doctest.
 
 pub mod client;
 mod declared;
+pub mod guide;
 pub mod metrics;
 pub mod protocol;
 pub mod proxy;
 pub mod server;
 pub mod transport;
 
-/// The workspace README, whose Rust snippets (the transport examples among them) are
-/// compiled as doctests of this crate so that they cannot rot. Snippets that need the
-/// generator or a generated module are fenced `rust ignore`.
+/// The workspace README, whose Rust snippets are compiled as doctests of this crate so
+/// that they cannot rot (the guide's are doctests of [`guide`] itself). The quickstart's,
+/// which need a generated module, are fenced `rust ignore` and checked against
+/// `examples/quickstart` by `tests/readme.rs`.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeSnippets;

@@ -1,9 +1,10 @@
-//! The README's `rust ignore` snippets: those that need a generated module, so cannot be
-//! doctests of this crate (its other Rust snippets are: see `ReadmeSnippets` in
-//! `src/lib.rs`). Each is an excerpt of a file that the workspace compiles and runs
-//! (`examples/petstore`, the end-to-end tests), named by the HTML comment
-//! `<!-- excerpt of PATH -->` on the line before its fence. Its lines, trimmed, must
-//! appear in that order in that file; a line holding `…` stands for what was left out.
+//! The `rust ignore` snippets of the README and of the guide (`src/guide/*.md`): those
+//! that need a generated module, so cannot be doctests of this crate (their other Rust
+//! snippets are: the guide's modules and `ReadmeSnippets` in `src/lib.rs`). Each is an
+//! excerpt of a file that the workspace compiles and runs (`examples/petstore`, the
+//! end-to-end tests), named by the HTML comment `<!-- excerpt of PATH -->` on the line
+//! before its fence. Its lines, trimmed, must appear in that order in that file; a line
+//! holding `…` stands for what was left out.
 
 use std::path::{Path, PathBuf};
 
@@ -16,8 +17,8 @@ fn root() -> PathBuf {
 
 /// `(line number of the fence, file named by the marker, the snippet's lines)` for every
 /// `rust ignore` snippet; `None` as the file where the marker is missing.
-fn ignored_snippets(readme: &str) -> Vec<(usize, Option<String>, Vec<&str>)> {
-    let lines: Vec<&str> = readme.lines().collect();
+fn ignored_snippets(doc: &str) -> Vec<(usize, Option<String>, Vec<&str>)> {
+    let lines: Vec<&str> = doc.lines().collect();
     let mut snippets = Vec::new();
     let mut at = 0;
     while at < lines.len() {
@@ -29,7 +30,7 @@ fn ignored_snippets(readme: &str) -> Vec<(usize, Option<String>, Vec<&str>)> {
                 .map(str::to_owned);
             let end = (at + 1..lines.len())
                 .find(|&n| lines[n].trim() == "```")
-                .unwrap_or_else(|| panic!("README.md:{}: the snippet never ends", at + 1));
+                .unwrap_or_else(|| panic!("line {}: the snippet never ends", at + 1));
             snippets.push((at + 1, file, lines[at + 1..end].to_vec()));
             at = end;
         }
@@ -48,27 +49,47 @@ fn first_missing<'a>(snippet: &[&'a str], source: &str) -> Option<&'a str> {
         .find(|line| !source.any(|candidate| candidate == *line))
 }
 
+/// The README and every chapter of the guide, as `(path from the root, text)`.
+fn documents() -> Vec<(String, String)> {
+    let mut paths = vec!["README.md".to_owned()];
+    let guide = root().join("runtime/src/guide");
+    let mut chapters: Vec<String> = std::fs::read_dir(&guide)
+        .expect("runtime/src/guide")
+        .map(|entry| entry.expect("a guide entry").file_name())
+        .filter_map(|name| name.into_string().ok())
+        .filter(|name| name.ends_with(".md"))
+        .map(|name| format!("runtime/src/guide/{name}"))
+        .collect();
+    chapters.sort();
+    assert!(!chapters.is_empty(), "no chapter in runtime/src/guide");
+    paths.extend(chapters);
+    paths
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(root().join(&path)).expect(&path);
+            (path, text)
+        })
+        .collect()
+}
+
 #[test]
 fn every_ignored_snippet_is_an_excerpt_of_compiled_code() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
-    let snippets = ignored_snippets(&readme);
-    assert!(!snippets.is_empty(), "no `rust ignore` snippet found");
     let mut problems = Vec::new();
-    for (line, file, snippet) in snippets {
-        let Some(file) = file else {
-            problems.push(format!(
-                "README.md:{line}: no `{MARKER}PATH -->` line before it"
-            ));
-            continue;
-        };
-        let Ok(source) = std::fs::read_to_string(root().join(&file)) else {
-            problems.push(format!("README.md:{line}: {file} cannot be read"));
-            continue;
-        };
-        if let Some(missing) = first_missing(&snippet, &source) {
-            problems.push(format!(
-                "README.md:{line}: not in {file} (or out of order): {missing}"
-            ));
+    for (doc, text) in documents() {
+        for (line, file, snippet) in ignored_snippets(&text) {
+            let Some(file) = file else {
+                problems.push(format!("{doc}:{line}: no `{MARKER}PATH -->` line before it"));
+                continue;
+            };
+            let Ok(source) = std::fs::read_to_string(root().join(&file)) else {
+                problems.push(format!("{doc}:{line}: {file} cannot be read"));
+                continue;
+            };
+            if let Some(missing) = first_missing(&snippet, &source) {
+                problems.push(format!(
+                    "{doc}:{line}: not in {file} (or out of order): {missing}"
+                ));
+            }
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

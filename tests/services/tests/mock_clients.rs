@@ -1,4 +1,4 @@
-//! Generated clients of corpus documents against `rpcsmith_build::mock` (served by its
+//! Generated clients of corpus documents against `rpcsmith_cli::mock` (served by its
 //! `Dispatcher` on the in-memory transport, as `rpcsmith mock` serves it over HTTP,
 //! WebSocket and stdio): methods with examples get the example's result, decoded into
 //! the generated types; methods without get generated values that decode too; a declared
@@ -9,8 +9,8 @@
 use rpcsmith::client::{Client, Error};
 use rpcsmith::server::Server;
 use rpcsmith::transport::memory;
-use rpcsmith_build::mock::{Dispatcher, Mock};
 use rpcsmith_build::{Options, load_document};
+use rpcsmith_cli::mock::{Dispatcher, Mock};
 
 /// The mock of a corpus document, with `prepare` applied, behind an in-memory client.
 fn mocked(path: &str, prepare: impl FnOnce(&mut Mock)) -> Client {

@@ -11,23 +11,21 @@
 //!    required members, `pattern`s, `format`s, bounds: see the README), the same for the
 //!    same seed and method, whatever the params and the order of calls.
 //!
-//! With the `mock-server` feature, [`Dispatcher`] serves a [`Mock`] on the runtime's
+//! [`Dispatcher`] serves a [`Mock`] on the runtime's
 //! transports; the `rpcsmith mock` command serves one over HTTP, WebSocket and stdio.
 
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::document::{Document, ResolvedMethod};
-use crate::openrpc::ParamStructure;
+use rpcsmith_build::document::{Document, ResolvedMethod};
+use rpcsmith_build::openrpc::ParamStructure;
 
 mod check;
-#[cfg(feature = "mock-server")]
 mod dispatch;
 mod pattern;
 mod value;
 
-#[cfg(feature = "mock-server")]
 pub use dispatch::Dispatcher;
 
 /// What a call is answered with.
@@ -194,7 +192,7 @@ impl Mock {
         self.document.methods.iter().find(|m| m.name == method)
     }
 
-    fn generate(&mut self, method: &str, schema: &crate::Location) -> Value {
+    fn generate(&mut self, method: &str, schema: &rpcsmith_build::Location) -> Value {
         let mut generator = value::Generator {
             resolver: &mut self.document.resolver,
             rng: value::Rng::new(self.seed ^ fnv1a(method)),
@@ -293,7 +291,7 @@ impl Mock {
     /// The first violation found, with the JSON pointer of the value at fault.
     pub fn check_value(
         &mut self,
-        at: &crate::Location,
+        at: &rpcsmith_build::Location,
         value: &Value,
     ) -> Result<(), rpcsmith::protocol::Violation> {
         let mut checker = check::Checker {

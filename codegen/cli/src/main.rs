@@ -10,8 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use rpcsmith_build::{Diagnostic, Error, ErrorKind, ParamsBy, Subscription, configure};
 
 // The `mock` command's serving, apart from the argument parsing here.
-#[path = "../cli/mock.rs"]
-mod mock;
+mod serve;
 
 const GENERATE_EXAMPLES: &str = "\
 Examples:
@@ -97,7 +96,7 @@ enum Command {
     /// Serves every method of a document without an implementation: answers from its
     /// examples when the params match one, else values generated from the result schema.
     #[command(after_long_help = MOCK_EXAMPLES)]
-    Mock(mock::MockArgs),
+    Mock(serve::MockArgs),
 }
 
 #[derive(Debug, Args)]
@@ -312,7 +311,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate(args),
         Command::Check(args) => check(args),
         Command::Diff(args) => diff(args),
-        Command::Mock(args) => mock::run(args),
+        Command::Mock(args) => serve::run(args),
     };
     match result {
         Ok(code) => code,
@@ -382,7 +381,7 @@ fn check(args: &Check) -> anyhow::Result<ExitCode> {
 }
 
 fn diff(args: &Diff) -> anyhow::Result<ExitCode> {
-    let mut options = rpcsmith_build::diff::Options::new();
+    let mut options = rpcsmith_cli::diff::Options::new();
     for dir in &args.include {
         options = options.include_dir(dir);
     }
@@ -395,7 +394,7 @@ fn diff(args: &Diff) -> anyhow::Result<ExitCode> {
     for pattern in &args.server_to_client {
         options = options.server_to_client(pattern);
     }
-    let report = match rpcsmith_build::diff::diff(&args.old, &args.new, &options) {
+    let report = match rpcsmith_cli::diff::diff(&args.old, &args.new, &options) {
         Ok(report) => report,
         Err(error) => {
             print_diagnostics(error.diagnostics())?;

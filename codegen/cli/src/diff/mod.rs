@@ -67,11 +67,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::direction;
-use crate::document::Document;
-use crate::error::Error;
-use crate::load::load_document;
-use crate::resolve::{Location, Resolver};
+use rpcsmith_build::Error;
+use rpcsmith_build::document::Document;
+use rpcsmith_build::load_document;
+use rpcsmith_build::{Location, Resolver};
 
 mod finding;
 mod methods;
@@ -126,9 +125,10 @@ impl fmt::Display for Report {
 /// How to load and read the two documents.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    old: crate::Options,
-    new: crate::Options,
-    server_to_client: Vec<String>,
+    old: rpcsmith_build::Options,
+    new: rpcsmith_build::Options,
+    /// Only its `server_to_client` patterns are read.
+    roles: rpcsmith_build::Settings,
 }
 
 impl Options {
@@ -137,7 +137,7 @@ impl Options {
         Self::default()
     }
 
-    /// Adds an include directory for both documents (see [`crate::Options::include_dir`]).
+    /// Adds an include directory for both documents (see [`rpcsmith_build::Options::include_dir`]).
     pub fn include_dir(self, dir: impl Into<std::path::PathBuf>) -> Self {
         let dir = dir.into();
         self.old_include_dir(dir.clone()).new_include_dir(dir)
@@ -157,10 +157,10 @@ impl Options {
 
     /// Marks the methods whose wire name matches `pattern` (`*` matches any run of
     /// characters) as sent by the server to the client, as
-    /// [`Builder::server_to_client`](crate::Builder::server_to_client) does: for them the
+    /// [`Builder::server_to_client`](rpcsmith_build::Builder::server_to_client) does: for them the
     /// roles swap, so what would break clients breaks servers and the reverse.
     pub fn server_to_client(mut self, pattern: impl Into<String>) -> Self {
-        self.server_to_client.push(pattern.into());
+        self.roles.server_to_client.push(pattern.into());
         self
     }
 }
@@ -198,7 +198,7 @@ pub fn compare(old: &mut Document, new: &mut Document, options: &Options) -> Rep
         new_root: Location::root(new.root),
         old: &mut old.resolver,
         new: &mut new.resolver,
-        server_to_client: &options.server_to_client,
+        roles: &options.roles,
         reversed: false,
         found: Vec::new(),
         by_key: HashMap::new(),
@@ -225,7 +225,7 @@ pub(crate) struct Diff<'r> {
     new_root: Location,
     pub(crate) old: &'r mut Resolver,
     pub(crate) new: &'r mut Resolver,
-    server_to_client: &'r [String],
+    roles: &'r rpcsmith_build::Settings,
     /// The method compared now is sent by the server: who breaks is swapped.
     reversed: bool,
     found: Vec<Raw>,
@@ -275,10 +275,7 @@ impl Diff<'_> {
 
     /// Sets who sends the method named `name` for the findings that follow.
     pub(crate) fn direction_of(&mut self, name: &str) {
-        self.reversed = self
-            .server_to_client
-            .iter()
-            .any(|pattern| direction::matches(pattern, name));
+        self.reversed = self.roles.is_server_to_client(name);
     }
 
     fn finish(&self, raw: Raw) -> Finding {

@@ -12,8 +12,8 @@ use rpcsmith::protocol::constraint::{Format, Pattern, Rules, check_json};
 use serde_json::Value;
 
 use crate::diff::shape::{self, Additional, Shape};
-use crate::pattern::translate;
-use crate::resolve::{Location, Resolver};
+use rpcsmith_build::pattern::translate;
+use rpcsmith_build::{Location, Resolver};
 
 /// How deep a value is checked (a guard against recursive schemas and deep values).
 const MAX_DEPTH: usize = 64;

@@ -1,12 +1,13 @@
 //! The `rpcsmith` CLI, run as a process.
 
+#[path = "../../tests/support/mod.rs"]
 mod support;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rpcsmith");
-const DIR: &str = "tests/fixtures/builder";
+const DIR: &str = "../tests/fixtures/builder";
 
 fn rpcsmith(args: &[&str]) -> Output {
     Command::new(BIN)
@@ -56,7 +57,7 @@ fn overrides_apply_from_the_command_line() {
     ]);
     assert_eq!(
         text(&out.stderr),
-        "warning: tests/fixtures/builder/pets.json: at /components/schemas/Nope/properties/x: override \"/components/schemas/Nope/properties/x\": no generated type or field comes from this schema (nothing applied)\n"
+        "warning: ../tests/fixtures/builder/pets.json: at /components/schemas/Nope/properties/x: override \"/components/schemas/Nope/properties/x\": no generated type or field comes from this schema (nothing applied)\n"
     );
     assert!(out.status.success());
     let source = text(&out.stdout);
@@ -100,7 +101,7 @@ fn generate_writes_a_file_only_when_it_changes() {
 
 #[test]
 fn either_default_picks_how_either_methods_send_their_params() {
-    let doc = "tests/fixtures/services/features.json";
+    let doc = "../tests/fixtures/services/features.json";
     // `divide` has no paramStructure: by position (a Serialize of its own, writing an
     // array) unless told otherwise.
     let serialize = "__rt::serialize_by_position!(DivideParams,";
@@ -124,7 +125,7 @@ fn either_default_picks_how_either_methods_send_their_params() {
 
 #[test]
 fn partial_gives_every_server_method_a_default_body() {
-    let doc = "tests/fixtures/services/features.json";
+    let doc = "../tests/fixtures/services/features.json";
     let whole = rpcsmith(&["generate", doc, "--server"]);
     let partial = rpcsmith(&["generate", doc, "--server", "--partial"]);
     for out in [&whole, &partial] {
@@ -144,7 +145,7 @@ fn generate_prints_warnings_and_succeeds() {
     assert!(out.status.success());
     assert_eq!(
         text(&out.stderr),
-        "warning: tests/fixtures/builder/warns.json:6:5: at /components/schemas/Anything: a schema made only of `not` cannot be expressed: generated as serde_json::Value\n"
+        "warning: ../tests/fixtures/builder/warns.json:6:5: at /components/schemas/Anything: a schema made only of `not` cannot be expressed: generated as serde_json::Value\n"
     );
     assert!(!out.stdout.is_empty());
 }
@@ -156,24 +157,24 @@ fn check_passes_a_good_document() {
     assert_eq!(text(&out.stdout), "");
     assert_eq!(
         text(&out.stderr),
-        "tests/fixtures/builder/pets.json: ok, 0 warnings\n"
+        "../tests/fixtures/builder/pets.json: ok, 0 warnings\n"
     );
 }
 
 #[test]
 fn check_passes_warnings_unless_strict() {
-    let warning = "tests/fixtures/builder/warns.json:6:5: at /components/schemas/Anything: a schema made only of `not` cannot be expressed: generated as serde_json::Value";
+    let warning = "../tests/fixtures/builder/warns.json:6:5: at /components/schemas/Anything: a schema made only of `not` cannot be expressed: generated as serde_json::Value";
     let out = rpcsmith(&["check", &fixture("warns.json")]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         text(&out.stderr),
-        format!("warning: {warning}\ntests/fixtures/builder/warns.json: ok, 1 warning\n")
+        format!("warning: {warning}\n../tests/fixtures/builder/warns.json: ok, 1 warning\n")
     );
     let out = rpcsmith(&["check", "--strict", &fixture("warns.json")]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        format!("{warning}\ntests/fixtures/builder/warns.json: failed, 1 error\n")
+        format!("{warning}\n../tests/fixtures/builder/warns.json: failed, 1 error\n")
     );
 }
 
@@ -184,8 +185,8 @@ fn check_prints_the_diagnostics_of_a_broken_document_and_fails() {
     assert_eq!(text(&out.stdout), "");
     assert_eq!(
         text(&out.stderr),
-        "tests/fixtures/builder/broken.json:5:71: at /methods/0/result/schema/$ref: unresolvable $ref \"#/components/schemas/Nope\": no value at /components/schemas/Nope\n\
-         tests/fixtures/builder/broken.json: failed, 1 error\n"
+        "../tests/fixtures/builder/broken.json:5:71: at /methods/0/result/schema/$ref: unresolvable $ref \"#/components/schemas/Nope\": no value at /components/schemas/Nope\n\
+         ../tests/fixtures/builder/broken.json: failed, 1 error\n"
     );
     // A missing $ref target in another file, found through no include directory.
     let out = rpcsmith(&["check", &fixture("pets.json")]);
@@ -297,7 +298,7 @@ fn a_missing_include_directory_is_a_warning() {
     assert_eq!(
         text(&out.stderr),
         "warning: no/such/dir: at (root): include directory not found: no $ref is looked up there\n\
-         tests/fixtures/builder/pets.json: ok, 1 warning\n"
+         ../tests/fixtures/builder/pets.json: ok, 1 warning\n"
     );
 }
 
@@ -410,7 +411,7 @@ fn help_reads_well() {
 
 #[test]
 fn server_to_client_marks_methods_and_warns_about_a_pattern_that_matches_none() {
-    let doc = "tests/fixtures/services/ticker.json";
+    let doc = "../tests/fixtures/services/ticker.json";
     let out = rpcsmith(&[
         "generate",
         doc,
@@ -422,7 +423,7 @@ fn server_to_client_marks_methods_and_warns_about_a_pattern_that_matches_none() 
     assert!(out.status.success());
     assert_eq!(
         text(&out.stderr),
-        "warning: tests/fixtures/services/ticker.json:8:3: at /methods: server_to_client pattern \"tick\" matches no method\n"
+        "warning: ../tests/fixtures/services/ticker.json:8:3: at /methods: server_to_client pattern \"tick\" matches no method\n"
     );
     let source = text(&out.stdout);
     assert!(source.contains("pub struct TickerPush {"), "{source}");
@@ -439,7 +440,7 @@ fn server_to_client_marks_methods_and_warns_about_a_pattern_that_matches_none() 
 
 #[test]
 fn subscriptions_are_declared_on_the_command_line_and_noted() {
-    let doc = "tests/fixtures/services/ticker.json";
+    let doc = "../tests/fixtures/services/ticker.json";
     let spec = "subscribe=ticker_tick,item=price,unsubscribe=unsubscribe";
     let out = rpcsmith(&["check", doc, "--subscription", spec]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -447,7 +448,7 @@ fn subscriptions_are_declared_on_the_command_line_and_noted() {
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{stderr}");
     assert!(
-        lines[0].starts_with("note: tests/fixtures/services/ticker.json:"),
+        lines[0].starts_with("note: ../tests/fixtures/services/ticker.json:"),
         "{stderr}"
     );
     assert!(lines[0].ends_with(": at /methods/0: the subscription declared by the builder on `subscribe`: items on `ticker_tick` (id `subscription`, item `price`), unsubscribe `unsubscribe`"), "{stderr}");
@@ -467,7 +468,7 @@ fn subscriptions_are_declared_on_the_command_line_and_noted() {
     );
     // Off, the Starknet-shaped `watch_subscribeTicks` of the streams fixture is plain;
     // its `x-subscription` method is still one.
-    let streams = "tests/fixtures/services/streams.json";
+    let streams = "../tests/fixtures/services/streams.json";
     let on = text(&rpcsmith(&["check", streams]).stderr);
     let off = text(&rpcsmith(&["check", streams, "--no-conventions"]).stderr);
     assert_eq!(on.matches("note: ").count(), 3, "{on}");

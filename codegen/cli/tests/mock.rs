@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use jsonschema::{Draft, Registry, Resource, Validator};
-use rpcsmith_build::mock::{Answer, Mock, Origin};
 use rpcsmith_build::{Document, Location, Options, Resolver, load_document};
+use rpcsmith_cli::mock::{Answer, Mock, Origin};
 use rpcsmith_corpus as corpus;
 use serde_json::{Value, json};
 
@@ -760,7 +760,7 @@ fn corpus_examples_that_break_their_own_schemas_are_the_known_ones() {
 /// mock's own checks, whatever the seed.
 #[test]
 fn generated_values_satisfy_the_constraint_keywords() {
-    let path = std::path::Path::new("../tests/services/documents/constraints.json");
+    let path = std::path::Path::new("../../tests/services/documents/constraints.json");
     let mut document = load_document(path, &Options::new()).unwrap();
     let registry = registry(&mut document);
     for seed in 0..20 {

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use super::Diff;
 use super::finding::{Breaks, Kind};
 use super::schema::{Change, Flow, Walk};
-use crate::document::{ResolvedMethod, ResolvedParam};
-use crate::openrpc::ParamStructure;
-use crate::resolve::Location;
+use rpcsmith_build::Location;
+use rpcsmith_build::document::{ResolvedMethod, ResolvedParam};
+use rpcsmith_build::openrpc::ParamStructure;
 
 impl Diff<'_> {
     /// Compares every method, matched by wire name.

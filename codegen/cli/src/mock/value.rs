@@ -11,7 +11,7 @@
 use serde_json::{Map, Number, Value, json};
 
 use crate::diff::shape::{self, Shape};
-use crate::resolve::{Location, Resolver};
+use rpcsmith_build::{Location, Resolver};
 
 use super::pattern;
 

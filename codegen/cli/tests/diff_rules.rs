@@ -1,7 +1,7 @@
 //! The diff's rules, one small pair of documents each: what is found, who it breaks, and
 //! the pointers of both places. The table these follow is in `src/diff/mod.rs`.
 
-use rpcsmith_build::diff::{self, Options, Report};
+use rpcsmith_cli::diff::{self, Options, Report};
 use serde_json::{Value, json};
 
 /// A document of `methods`, with `schemas` as its components.

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::resolve::{Location, Resolver};
+use rpcsmith_build::{Location, Resolver};
 
 /// How many `$ref` links and `allOf` levels are followed before the rest is ignored (a
 /// guard against cycles of both; real documents nest a few).
@@ -361,7 +361,6 @@ pub(crate) fn covers(types: &BTreeSet<String>, t: &str) -> bool {
 
 impl Shape {
     /// A numeric bound as a count (`minItems`, `maxLength`, …); the mock's.
-    #[cfg(feature = "mock")]
     pub(crate) fn count(&self, keyword: &str) -> Option<usize> {
         self.bounds.get(keyword).map(|b| *b as usize)
     }

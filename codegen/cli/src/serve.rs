@@ -1,4 +1,4 @@
-//! `rpcsmith mock`: a document's methods served by [`rpcsmith_build::mock::Mock`] over
+//! `rpcsmith mock`: a document's methods served by [`rpcsmith_cli::mock::Mock`] over
 //! HTTP with WebSocket on the same port, or over stdio, each call logged on stderr.
 //!
 //! (A module of the `rpcsmith` binary, kept apart from its argument parsing.)
@@ -13,7 +13,7 @@ use rpcsmith::server::Server;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::{http, ws};
-use rpcsmith_build::mock::{Dispatcher, Mock};
+use rpcsmith_cli::mock::{Dispatcher, Mock};
 
 /// `rpcsmith mock`'s arguments.
 #[derive(Debug, Args)]

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::Diff;
 use super::finding::{Breaks, Kind};
 use super::shape::{self, Additional, LOWER_BOUNDS, Shape, TEXT_KEYWORDS, UPPER_BOUNDS, covers};
-use crate::resolve::Location;
+use rpcsmith_build::Location;
 
 /// Which way a value travels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,11 +7,12 @@
 //! `RPCSMITH_BLESS=1 cargo test -p rpcsmith-build --test diff_history` rewrites the
 //! goldens; review the diff, finding by finding.
 
+#[path = "../../tests/support/mod.rs"]
 mod support;
 
 use std::path::Path;
 
-use rpcsmith_build::diff::{self, Options};
+use rpcsmith_cli::diff::{self, Options};
 
 const OLD: &str = "tests/fixtures/diff/starknet-specs-v0.10.0";
 
