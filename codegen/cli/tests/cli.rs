@@ -583,7 +583,7 @@ fn help_explains_the_exit_status() {
 fn params_object_reads_one_param_as_the_whole_params() {
     // `heights` has one param; `wide`, named exactly with its 17, is a warning and
     // stays as it is.
-    let doc = "tests/fixtures/services/checks.json";
+    let doc = "../tests/fixtures/services/checks.json";
     let plain = rpcsmith(&["generate", doc]);
     let whole = rpcsmith(&["generate", doc, "--params-object", "heights"]);
     assert!(whole.status.success(), "{}", text(&whole.stderr));
