@@ -205,6 +205,14 @@ impl Builder {
         self
     }
 
+    /// Types `type: number` as `serde_json::Number`, exact to every digit (beyond 2^53
+    /// too), instead of `f64` (the default; the runtime writes an integral `f64` within
+    /// ±2^53 as an integer, so values keep their text).
+    pub fn exact_numbers(mut self, exact: bool) -> Self {
+        self.settings.exact_numbers = exact;
+        self
+    }
+
     /// Names the type generated for the schema at `pointer` `name` instead of the derived
     /// name. `pointer` is the schema's JSON pointer in the document
     /// (`/components/schemas/Pet`) or `file#pointer` for a schema in another file, the file

@@ -62,6 +62,9 @@ pub struct Settings {
     /// Keep the members an object schema allows without describing them (see
     /// [`Shape::keep_undescribed`](crate::typespace::Shape::keep_undescribed)).
     pub keep_undescribed: bool,
+    /// Type `type: number` as `serde_json::Number` instead of `f64` (see
+    /// [`Shape::exact_numbers`](crate::typespace::Shape::exact_numbers)).
+    pub exact_numbers: bool,
 }
 
 impl Default for Settings {
@@ -81,6 +84,7 @@ impl Default for Settings {
             conventions: true,
             params_object: Vec::new(),
             keep_undescribed: false,
+            exact_numbers: false,
         }
     }
 }

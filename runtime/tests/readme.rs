@@ -78,7 +78,9 @@ fn every_ignored_snippet_is_an_excerpt_of_compiled_code() {
     for (doc, text) in documents() {
         for (line, file, snippet) in ignored_snippets(&text) {
             let Some(file) = file else {
-                problems.push(format!("{doc}:{line}: no `{MARKER}PATH -->` line before it"));
+                problems.push(format!(
+                    "{doc}:{line}: no `{MARKER}PATH -->` line before it"
+                ));
                 continue;
             };
             let Ok(source) = std::fs::read_to_string(root().join(&file)) else {

@@ -253,6 +253,10 @@ struct Overrides {
     /// `additionalProperties`) in a flattened map, so values re-encode with them.
     #[arg(long)]
     keep_undescribed: bool,
+    /// Type `type: number` as `serde_json::Number` (exact to every digit) instead of
+    /// `f64`.
+    #[arg(long)]
+    exact_numbers: bool,
 }
 
 impl Overrides {
@@ -268,6 +272,7 @@ impl Overrides {
             .iter()
             .fold(builder, |b, p| b.optional(p))
             .keep_undescribed(self.keep_undescribed)
+            .exact_numbers(self.exact_numbers)
     }
 }
 

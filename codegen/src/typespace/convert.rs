@@ -334,7 +334,7 @@ impl Converter<'_> {
         match ty {
             "string" => Ty::String,
             "integer" => Ty::Int(int_width(s)),
-            "number" => Ty::Number,
+            "number" => self.number(),
             "boolean" => Ty::Bool,
             "null" => Ty::Unit,
             "array" => self.convert_array(at, s),
@@ -343,6 +343,15 @@ impl Converter<'_> {
                 self.error(at, format!("unknown type \"{other}\""));
                 Ty::Value
             }
+        }
+    }
+
+    /// The type of `type: number`: `f64`, or `serde_json::Number` when asked.
+    pub(super) fn number(&self) -> Ty {
+        if self.shape.exact_numbers {
+            Ty::Number
+        } else {
+            Ty::Float
         }
     }
 

@@ -72,6 +72,9 @@ pub struct Shape {
     /// of JSON values, so that a value re-encodes with them. Off by default: the struct
     /// has its listed fields only, and other members are dropped on decode.
     pub keep_undescribed: bool,
+    /// Type `type: number` as `serde_json::Number` (exact: every digit kept, beyond
+    /// 2^53 too) instead of `f64`. Off by default.
+    pub exact_numbers: bool,
 }
 
 impl TypeSpace {

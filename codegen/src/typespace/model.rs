@@ -46,10 +46,14 @@ pub enum Ty {
     String,
     /// An integer of a width.
     Int(Int),
-    /// A JSON number that may have a fraction, kept as written: an integer stays an
-    /// integer on re-encoding (`100`, never `100.0`), and one beyond `f64`'s 2^53 keeps
-    /// every digit (`serde_json::Number`).
+    /// A JSON number that may have a fraction, kept exactly as written
+    /// (`serde_json::Number`): one beyond `f64`'s 2^53 keeps every digit. Chosen by
+    /// [`Shape::exact_numbers`](super::Shape::exact_numbers); [`Ty::Float`] otherwise.
     Number,
+    /// A JSON number that may have a fraction, as `f64` (the default for `type: number`):
+    /// what a handler adds and compares. The runtime writes an integral one within ±2^53
+    /// as an integer (`100`, never `100.0`), so values keep their text.
+    Float,
     /// A named type of the type space.
     Named(TypeId),
     /// Absent or `null`.

@@ -338,10 +338,10 @@ mod generated {
         #[serde(rename = "progressToken")]
         pub progress_token: types::ProgressToken,
         /// The `progress` param.
-        pub progress: __rt::serde_json::Number,
+        pub progress: f64,
         /// The `total` param.
         #[serde(skip_serializing_if = "Option::is_none")]
-        pub total: Option<__rt::serde_json::Number>,
+        pub total: Option<f64>,
         /// What is being done, for a person to read.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub message: Option<String>,
@@ -798,8 +798,8 @@ mod generated {
         pub async fn notifications_progress(
             &self,
             progress_token: types::ProgressToken,
-            progress: __rt::serde_json::Number,
-            total: Option<__rt::serde_json::Number>,
+            progress: f64,
+            total: Option<f64>,
             message: Option<String>,
         ) -> Result<(), __rt::Error> {
             self.inner
@@ -836,8 +836,8 @@ mod generated {
             &self,
             cx: __rt::Context,
             progress_token: types::ProgressToken,
-            progress: __rt::serde_json::Number,
-            total: Option<__rt::serde_json::Number>,
+            progress: f64,
+            total: Option<f64>,
             message: Option<String>,
         ) -> impl ::std::future::Future<Output = ()> + Send;
     }

@@ -93,7 +93,7 @@ mod generated {
             Green,
         }
         /// Generated from `#/components/schemas/Ratio`.
-        pub type Ratio = __rt::serde_json::Number;
+        pub type Ratio = f64;
         /// Generated from `#/components/schemas/Status`.
         #[derive(
             Debug,

@@ -34,7 +34,7 @@ mod generated {
             BlockNumber(String), BlockHash(String) }
         );
         /// Generated from `#/components/schemas/Measures`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
@@ -45,15 +45,15 @@ mod generated {
         pub struct Measures {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub unit: Option<String>,
-            pub total: __rt::serde_json::Number,
+            pub total: f64,
             #[serde(flatten)]
-            pub extra: ::std::collections::BTreeMap<String, __rt::serde_json::Number>,
+            pub extra: ::std::collections::BTreeMap<String, f64>,
         }
         /// Generated from `#/components/schemas/Receipt`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct Receipt {
             pub id: i64,
-            pub amount: Option<__rt::serde_json::Number>,
+            pub amount: Option<f64>,
             pub note: Option<Option<String>>,
             pub memo: Option<__rt::serde_json::Value>,
             pub block_timestamp: __rt::serde_json::Value,

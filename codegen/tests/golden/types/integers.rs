@@ -21,7 +21,7 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Widths`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct Widths {
             pub a: i32,
             pub b: u8,
@@ -33,7 +33,7 @@ mod generated {
             pub h: i8,
             pub i: u64,
             pub j: i64,
-            pub k: __rt::serde_json::Number,
+            pub k: f64,
         }
         __rt::object!(
             Widths, "Widths @ #/components/schemas/Widths at integers.json:6:3", false, {

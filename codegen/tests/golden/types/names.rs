@@ -62,9 +62,9 @@ mod generated {
         /// Fancy Point
         ///
         /// Generated from `#/components/schemas/Titled/properties/p`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        #[derive(Debug, Clone, Default, PartialEq)]
         pub struct FancyPoint {
-            pub x: Option<__rt::serde_json::Number>,
+            pub x: Option<f64>,
         }
         __rt::object!(
             FancyPoint,
@@ -81,7 +81,7 @@ mod generated {
             => ok "ok" optional }
         );
         /// Generated from `#/components/schemas/Titled`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        #[derive(Debug, Clone, Default, PartialEq)]
         pub struct Titled {
             /// Fancy Point
             pub p: Option<FancyPoint>,

@@ -21,7 +21,7 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Nullables`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct Nullables {
             pub a: Option<String>,
             pub b: Option<String>,
@@ -35,10 +35,10 @@ mod generated {
             d "d" required, 4 => e "e" present }
         );
         /// Generated from `#/components/schemas/Point`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct Point {
-            pub x: __rt::serde_json::Number,
-            pub y: __rt::serde_json::Number,
+            pub x: f64,
+            pub y: f64,
         }
         __rt::object!(
             Point, "Point @ #/components/schemas/Point at nullable.json:17:3", false, { 0

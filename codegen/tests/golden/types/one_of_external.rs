@@ -33,7 +33,7 @@ mod generated {
         /// A serde externally tagged enum, as schemars writes it.
         ///
         /// Generated from `#/components/schemas/Shape`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
@@ -43,7 +43,7 @@ mod generated {
         pub enum Shape {
             /// Nothing at all.
             Empty,
-            Circle(__rt::serde_json::Number),
+            Circle(f64),
             Rect(Rect),
         }
     }

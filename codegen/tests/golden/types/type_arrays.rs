@@ -21,9 +21,9 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Lotus`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        #[derive(Debug, Clone, Default, PartialEq)]
         pub struct Lotus {
-            pub height: Option<__rt::serde_json::Number>,
+            pub height: Option<f64>,
             pub name: Option<String>,
         }
         __rt::object!(
@@ -31,17 +31,17 @@ mod generated {
             0 => height "Height" optional, 1 => name "Name" optional }
         );
         /// Generated from `#/components/schemas/Scalar/type`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde", untagged)]
         pub enum Scalar {
             Bool(bool),
-            Number(__rt::serde_json::Number),
+            Number(f64),
             String(String),
         }
         __rt::untagged_enum!(
             Scalar,
             "Scalar @ #/components/schemas/Scalar/type at type_arrays.json:12:15", {
-            Bool(bool), Number(__rt::serde_json::Number), String(String) }
+            Bool(bool), Number(f64), String(String) }
         );
         /// Generated from `#/components/schemas/StringOrNumber/type`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
