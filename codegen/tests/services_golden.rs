@@ -295,3 +295,41 @@ fn a_document_of_what_the_client_serves_has_only_a_push_and_a_listener() {
         assert!(source.contains(present), "missing `{present}`");
     }
 }
+
+/// A document reformatted (whitespace only: indentation, line breaks, spaces after `:`)
+/// generates byte-identical code: no file position is carried into names, serde renames
+/// or anything else generated. Held on corpus documents, with the reformatted copy under
+/// the same file name.
+#[test]
+fn a_reformatted_document_generates_the_same_code() {
+    let Some(dir) = corpus::dir() else { return };
+    let documents = [
+        "open-rpc-examples/petstore-openrpc.json",
+        "stellar-docs/stellar-rpc.openrpc.json",
+        "ethereum-execution-apis/refs-openrpc.json",
+    ];
+    for doc in documents {
+        let original = dir.join(doc);
+        let text = std::fs::read_to_string(&original).expect("reads");
+        let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        // Compact, then indented by a tab: every line and column moves.
+        let compact = serde_json::to_string(&value).expect("writes");
+        let mut tabbed = Vec::new();
+        let formatter = serde_json::ser::PrettyFormatter::with_indent(b"\t");
+        let mut serializer = serde_json::Serializer::with_formatter(&mut tabbed, formatter);
+        serde::Serialize::serialize(&value, &mut serializer).expect("writes");
+        let generated = |path: &Path| {
+            generate(path, &Settings::default())
+                .unwrap_or_else(|e| panic!("{doc}: {e}"))
+                .source
+        };
+        let expected = generated(&original);
+        for reformatted in [compact.into_bytes(), tabbed] {
+            assert_ne!(reformatted, text.as_bytes(), "{doc}: not reformatted");
+            let out = tempfile::tempdir().expect("temp dir");
+            let copy = out.path().join(original.file_name().expect("a file name"));
+            std::fs::write(&copy, &reformatted).expect("writes");
+            assert!(expected == generated(&copy), "{doc}: the output changed");
+        }
+    }
+}

@@ -99,7 +99,10 @@ impl Converter<'_> {
                 self.define(id, Kind::Newtype(ty));
             }
             ty = Ty::Named(id);
-        } else if super::place::is_component(at) && !self.names_itself(&ty, at) {
+        } else if super::place::is_component(at)
+            && !self.names_itself(&ty, at)
+            && !self.descriptor_ref(at)
+        {
             let id = self.reserve(at);
             self.define(id, Kind::Alias(ty));
             ty = Ty::Named(id);
@@ -107,6 +110,23 @@ impl Converter<'_> {
         self.slots.insert(at.clone(), Slot::Done(ty.clone()));
         self.collect_examples(at, &ty);
         ty
+    }
+
+    /// Whether the schema at `at` is a component content descriptor's schema that is only
+    /// a `$ref` (`{"$ref": "#/components/schemas/PetId"}`): its type is the target's, not
+    /// an alias named after the descriptor (which would twin the target, `PetId2`).
+    fn descriptor_ref(&self, at: &Location) -> bool {
+        at.pointer.ends_with("/schema")
+            && at.pointer.contains("/contentDescriptors/")
+            && self
+                .resolver
+                .get(at)
+                .and_then(Value::as_object)
+                .is_some_and(|o| {
+                    o.get("$ref").is_some_and(Value::is_string)
+                        && o.keys()
+                            .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
+                })
     }
 
     /// Whether `ty` is (an `Option` of) the named type made for the schema at `at` itself

@@ -320,21 +320,12 @@ impl<'r> Converter<'r> {
         format!("{}#{}", shown.join("/"), at.pointer)
     }
 
-    /// [`origin`](Self::origin) and `file:line:col` of `at`, the file named as in the
-    /// origin (the document by its file name): `#/components/schemas/Pet at pets.json:18:7`.
+    /// Where decode errors say the schema at `at` is: its [`origin`](Self::origin)
+    /// (`#/components/schemas/Pet`, `other.json#/…`). No `file:line:col`: generated code
+    /// carries no file position, so a document reformatted (whitespace only) generates
+    /// the same code.
     fn place(&self, at: &Location) -> String {
-        let origin = self.origin(at);
-        let file = match origin.split_once('#') {
-            Some((file, _)) if !file.is_empty() => file.to_owned(),
-            _ => self
-                .resolver
-                .display_path(self.root)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        };
-        let (line, column) = self.resolver.position(at);
-        format!("{origin} at {file}:{line}:{column}")
+        self.origin(at)
     }
 
     /// Fills in a reserved type.

@@ -360,8 +360,8 @@ pub struct TypeDef {
     pub(crate) candidates: Vec<(u8, String)>,
     /// The JSON pointer (and file) it came from, for docs and diagnostics.
     pub origin: String,
-    /// `origin` and the schema's `file:line:col`, for decode errors:
-    /// `#/components/schemas/Pet at pets.json:18:7`.
+    /// Where decode errors say the schema is: `origin` (`#/components/schemas/Pet`), no
+    /// file position (see the type space's docs).
     pub place: String,
     /// Docs.
     pub docs: Docs,

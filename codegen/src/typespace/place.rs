@@ -65,6 +65,9 @@ enum Step {
     Reset(String),
     /// Append this word.
     Push(String),
+    /// Start over from an owner's name, then append this word (a property of an inline
+    /// object with a title: `Block object` / `transactions` → `BlockObjectTransactions`).
+    Owned(String, String),
     /// Append a variant number (a last-resort name).
     Numbered(String),
     /// Nothing.
@@ -81,6 +84,7 @@ fn place_name(resolver: &Resolver, at: &Location) -> (String, bool) {
         let (step, width) = step(resolver, at, &tokens, i);
         match step {
             Step::Reset(name) => parts = vec![name],
+            Step::Owned(owner, word) => parts = vec![owner, word],
             Step::Push(word) => parts.push(word),
             Step::Numbered(word) => {
                 parts.push(word);
@@ -118,7 +122,10 @@ fn step(resolver: &Resolver, at: &Location, tokens: &[Cow<'_, str>], i: usize) -
             let code = code_at(resolver, &root, &tokens[..i + 2]).unwrap_or_else(|| n.to_owned());
             (Step::Push(format!("Error {code}")), 2)
         }
-        ("properties", Some(key)) => (word(key), 2),
+        ("properties", Some(key)) => match owner_title(resolver, &root, &tokens[..i]) {
+            Some(owner) => (Step::Owned(owner, key.to_owned()), 2),
+            None => (word(key), 2),
+        },
         ("oneOf" | "anyOf", Some(_)) if tokens.get(i + 2).is_some_and(|t| t == "properties") => {
             (Step::Skip, 2)
         }
@@ -163,6 +170,18 @@ fn branch_word(resolver: &Resolver, at: &Location) -> Option<String> {
     first_required
         .or_else(|| props.keys().next().map(String::as_str))
         .map(str::to_owned)
+}
+
+/// The title of the inline object schema at the pointer made of `tokens`, when it is one
+/// a name can be made of: a property's type is then named from what owns it, not from
+/// the method that reached it first. A component owner keeps its key (`Reset` already).
+fn owner_title(resolver: &Resolver, root: &Location, tokens: &[Cow<'_, str>]) -> Option<String> {
+    let at = tokens.iter().fold(root.clone(), |l, t| l.key(t));
+    if is_component(&at) {
+        return None;
+    }
+    let title = resolver.get(&at)?.get("title")?.as_str()?;
+    title_is_identifier(title).then(|| title.to_owned())
 }
 
 /// The `name` member of the object at the pointer made of `tokens` (a method, a param).

@@ -26,10 +26,8 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "CreateKeyParams2 @ #/methods/4/params/0/schema at openrpc-signing-api.json:182:21"
-            ),
-            expecting = "struct CreateKeyParams2 @ #/methods/4/params/0/schema at openrpc-signing-api.json:182:21"
+            rename(deserialize = "CreateKeyParams2 @ #/methods/4/params/0/schema"),
+            expecting = "struct CreateKeyParams2 @ #/methods/4/params/0/schema"
         )]
         pub struct CreateKeyParams2 {
             /// name
@@ -51,9 +49,8 @@ mod generated {
             Error(Error),
         }
         __rt::untagged_enum!(
-            CreateKeyResult,
-            "CreateKeyResult @ #/methods/4/result/schema at openrpc-signing-api.json:199:17",
-            { Key(Key), Error(Error) }
+            CreateKeyResult, "CreateKeyResult @ #/methods/4/result/schema", { Key(Key),
+            Error(Error) }
         );
         /// Error
         ///
@@ -70,10 +67,8 @@ mod generated {
             pub error_description: String,
         }
         __rt::object!(
-            Error,
-            "Error @ #/components/schemas/Error at openrpc-signing-api.json:377:13",
-            true, { 0 => error "error" required, 1 => error_description
-            "error_description" required }
+            Error, "Error @ #/components/schemas/Error", true, { 0 => error "error"
+            required, 1 => error_description "error_description" required }
         );
         /// getKeysResult
         ///
@@ -87,9 +82,8 @@ mod generated {
             Keys(Keys),
         }
         __rt::untagged_enum!(
-            GetKeysResult,
-            "GetKeysResult @ #/methods/3/result/schema at openrpc-signing-api.json:163:17",
-            { Error(Error), Keys(Keys) }
+            GetKeysResult, "GetKeysResult @ #/methods/3/result/schema", { Error(Error),
+            Keys(Keys) }
         );
         /// getTransactionParams
         ///
@@ -97,10 +91,8 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "GetTransactionParams2 @ #/methods/1/params/0/schema at openrpc-signing-api.json:66:21"
-            ),
-            expecting = "struct GetTransactionParams2 @ #/methods/1/params/0/schema at openrpc-signing-api.json:66:21"
+            rename(deserialize = "GetTransactionParams2 @ #/methods/1/params/0/schema"),
+            expecting = "struct GetTransactionParams2 @ #/methods/1/params/0/schema"
         )]
         pub struct GetTransactionParams2 {
             /// txId
@@ -123,9 +115,8 @@ mod generated {
             Transaction(Transaction),
         }
         __rt::untagged_enum!(
-            GetTransactionResult,
-            "GetTransactionResult @ #/methods/1/result/schema at openrpc-signing-api.json:83:17",
-            { Error(Error), Transaction(Transaction) }
+            GetTransactionResult, "GetTransactionResult @ #/methods/1/result/schema", {
+            Error(Error), Transaction(Transaction) }
         );
         /// GetTransactionsParams
         ///
@@ -141,11 +132,9 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "GetTransactionsParams2 @ #/methods/2/params/0/schema at openrpc-signing-api.json:102:21"
-            ),
+            rename(deserialize = "GetTransactionsParams2 @ #/methods/2/params/0/schema"),
             rename_all = "camelCase",
-            expecting = "struct GetTransactionsParams2 @ #/methods/2/params/0/schema at openrpc-signing-api.json:102:21"
+            expecting = "struct GetTransactionsParams2 @ #/methods/2/params/0/schema"
         )]
         pub struct GetTransactionsParams2 {
             /// txIds
@@ -173,9 +162,8 @@ mod generated {
             TransactionsResult(TransactionsResult),
         }
         __rt::untagged_enum!(
-            GetTransactionsResult,
-            "GetTransactionsResult @ #/methods/2/result/schema at openrpc-signing-api.json:132:17",
-            { Error(Error), TransactionsResult(TransactionsResult) }
+            GetTransactionsResult, "GetTransactionsResult @ #/methods/2/result/schema", {
+            Error(Error), TransactionsResult(TransactionsResult) }
         );
         /// Key
         ///
@@ -196,9 +184,8 @@ mod generated {
             pub public_key: String,
         }
         __rt::object!(
-            Key, "Key @ #/components/schemas/Key at openrpc-signing-api.json:338:13",
-            true, { 0 => id "id" required, 1 => name "name" required, 2 => public_key
-            "publicKey" required }
+            Key, "Key @ #/components/schemas/Key", true, { 0 => id "id" required, 1 =>
+            name "name" required, 2 => public_key "publicKey" required }
         );
         /// KeyIdentifier
         ///
@@ -218,9 +205,8 @@ mod generated {
             KeyIdentifierWithId(KeyIdentifierWithId),
         }
         __rt::untagged_enum!(
-            KeyIdentifier,
-            "KeyIdentifier @ #/components/schemas/KeyIdentifier at openrpc-signing-api.json:326:13",
-            { KeyIdentifierWithPublicKey(KeyIdentifierWithPublicKey),
+            KeyIdentifier, "KeyIdentifier @ #/components/schemas/KeyIdentifier", {
+            KeyIdentifierWithPublicKey(KeyIdentifierWithPublicKey),
             KeyIdentifierWithId(KeyIdentifierWithId) }
         );
         /// KeyIdentifierWithId
@@ -241,8 +227,8 @@ mod generated {
         }
         __rt::object!(
             KeyIdentifierWithId,
-            "KeyIdentifierWithId @ #/components/schemas/KeyIdentifierWithId at openrpc-signing-api.json:307:13",
-            true, { 0 => public_key "publicKey" optional, 1 => id "id" required }
+            "KeyIdentifierWithId @ #/components/schemas/KeyIdentifierWithId", true, { 0
+            => public_key "publicKey" optional, 1 => id "id" required }
         );
         /// KeyIdentifierWithPublicKey
         ///
@@ -262,7 +248,7 @@ mod generated {
         }
         __rt::object!(
             KeyIdentifierWithPublicKey,
-            "KeyIdentifierWithPublicKey @ #/components/schemas/KeyIdentifierWithPublicKey at openrpc-signing-api.json:288:13",
+            "KeyIdentifierWithPublicKey @ #/components/schemas/KeyIdentifierWithPublicKey",
             true, { 0 => public_key "publicKey" required, 1 => id "id" optional }
         );
         /// Keys
@@ -276,8 +262,7 @@ mod generated {
             pub keys: Vec<Key>,
         }
         __rt::object!(
-            Keys, "Keys @ #/components/schemas/Keys at openrpc-signing-api.json:361:13",
-            true, { 0 => keys "keys" required }
+            Keys, "Keys @ #/components/schemas/Keys", true, { 0 => keys "keys" required }
         );
         /// Null
         ///
@@ -291,11 +276,9 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "SignTransactionParams2 @ #/methods/0/params/0/schema at openrpc-signing-api.json:14:21"
-            ),
+            rename(deserialize = "SignTransactionParams2 @ #/methods/0/params/0/schema"),
             rename_all = "camelCase",
-            expecting = "struct SignTransactionParams2 @ #/methods/0/params/0/schema at openrpc-signing-api.json:14:21"
+            expecting = "struct SignTransactionParams2 @ #/methods/0/params/0/schema"
         )]
         pub struct SignTransactionParams2 {
             /// tx
@@ -328,9 +311,8 @@ mod generated {
             Transaction(Transaction),
         }
         __rt::untagged_enum!(
-            SignTransactionResult,
-            "SignTransactionResult @ #/methods/0/result/schema at openrpc-signing-api.json:46:17",
-            { Error(Error), Transaction(Transaction) }
+            SignTransactionResult, "SignTransactionResult @ #/methods/0/result/schema", {
+            Error(Error), Transaction(Transaction) }
         );
         /// SigningStatus
         ///
@@ -349,9 +331,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "SigningStatus @ #/components/schemas/SigningStatus at openrpc-signing-api.json:395:13"
-            )
+            rename(deserialize = "SigningStatus @ #/components/schemas/SigningStatus")
         )]
         pub enum SigningStatus {
             #[serde(rename = "pending")]
@@ -375,8 +355,8 @@ mod generated {
         }
         __rt::object!(
             SubscribeTransactionsParams2,
-            "SubscribeTransactionsParams2 @ #/methods/7/params/0/schema at openrpc-signing-api.json:253:21",
-            true, { 0 => tx_ids "txIds" required }
+            "SubscribeTransactionsParams2 @ #/methods/7/params/0/schema", true, { 0 =>
+            tx_ids "txIds" required }
         );
         /// Transaction
         ///
@@ -403,11 +383,10 @@ mod generated {
             pub metadata: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
         }
         __rt::object!(
-            Transaction,
-            "Transaction @ #/components/schemas/Transaction at openrpc-signing-api.json:401:13",
-            true, { 0 => tx_id "txId" required, 1 => status "status" required, 2 =>
-            signature "signature" optional, 3 => public_key "publicKey" optional, 4 =>
-            metadata "metadata" optional }
+            Transaction, "Transaction @ #/components/schemas/Transaction", true, { 0 =>
+            tx_id "txId" required, 1 => status "status" required, 2 => signature
+            "signature" optional, 3 => public_key "publicKey" optional, 4 => metadata
+            "metadata" optional }
         );
         /// TransactionsResult
         ///
@@ -420,8 +399,7 @@ mod generated {
             pub transactions: Option<Vec<Transaction>>,
         }
         __rt::object!(
-            TransactionsResult,
-            "TransactionsResult @ #/methods/2/result/schema/oneOf/1 at openrpc-signing-api.json:138:25",
+            TransactionsResult, "TransactionsResult @ #/methods/2/result/schema/oneOf/1",
             true, { 0 => transactions "transactions" optional }
         );
     }

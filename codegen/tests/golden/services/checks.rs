@@ -33,10 +33,8 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Account @ #/components/schemas/Account at checks.json:222:7"
-            ),
-            expecting = "struct Account @ #/components/schemas/Account at checks.json:222:7"
+            rename(deserialize = "Account @ #/components/schemas/Account"),
+            expecting = "struct Account @ #/components/schemas/Account"
         )]
         pub struct Account {
             pub name: String,
@@ -59,8 +57,8 @@ mod generated {
             pub name: String,
         }
         __rt::object!(
-            Named, "Named @ #/components/schemas/Named at checks.json:210:7", false, { 0
-            => name "name" required }
+            Named, "Named @ #/components/schemas/Named", false, { 0 => name "name"
+            required }
         );
         /// Generated from `#/components/schemas/Tree`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]

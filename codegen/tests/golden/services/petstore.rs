@@ -29,13 +29,11 @@ mod generated {
             pub tag: Option<String>,
         }
         __rt::object!(
-            Pet, "Pet @ #/components/schemas/Pet at petstore-openrpc.json:178:13", false,
-            { 0 => id "id" required, 1 => name "name" required, 2 => tag "tag" optional }
+            Pet, "Pet @ #/components/schemas/Pet", false, { 0 => id "id" required, 1 =>
+            name "name" required, 2 => tag "tag" optional }
         );
         /// Generated from `#/components/schemas/PetId`.
         pub type PetId = u64;
-        /// Generated from `#/components/contentDescriptors/PetId/schema`.
-        pub type PetId2 = PetId;
         /// Generated from `#/components/schemas/Pets`.
         pub type Pets = Vec<Pet>;
     }
@@ -60,12 +58,12 @@ mod generated {
     }
     __rt::serialize_by_position!(CreatePetParams, new_pet_name, [new_pet_tag]);
     /// The result of `create_pet`.
-    pub type CreatePetResult = types::PetId2;
+    pub type CreatePetResult = types::PetId;
     /// The params of `get_pet`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct GetPetParams {
         /// The id of the pet to retrieve
-        pub pet_id: types::PetId2,
+        pub pet_id: types::PetId,
     }
     __rt::serialize_by_position!(GetPetParams, pet_id);
     /// The result of `get_pet`.
@@ -138,7 +136,7 @@ mod generated {
         #[inline]
         pub async fn get_pet(
             &self,
-            pet_id: types::PetId2,
+            pet_id: types::PetId,
         ) -> Result<GetPetResult, __rt::Error> {
             self.inner.request_declared("get_pet", &(pet_id,)).await
         }
@@ -192,7 +190,7 @@ mod generated {
         }
         /// Adds a call of `get_pet`, documented at [`PetstoreClient::get_pet`].
         #[inline]
-        pub fn get_pet(&mut self, pet_id: types::PetId2) -> __rt::Handle<GetPetResult> {
+        pub fn get_pet(&mut self, pet_id: types::PetId) -> __rt::Handle<GetPetResult> {
             self.inner.request_declared("get_pet", &(pet_id,))
         }
     }
@@ -228,7 +226,7 @@ mod generated {
         fn get_pet(
             &self,
             cx: __rt::Context,
-            pet_id: types::PetId2,
+            pet_id: types::PetId,
         ) -> impl ::std::future::Future<
             Output = Result<GetPetResult, __rt::Failure>,
         > + Send;

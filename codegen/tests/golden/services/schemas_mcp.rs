@@ -28,8 +28,7 @@ mod generated {
             pub is_error: Option<bool>,
         }
         __rt::object!(
-            CallToolResult,
-            "CallToolResult @ #/components/schemas/CallToolResult at mcp.json:182:7",
+            CallToolResult, "CallToolResult @ #/components/schemas/CallToolResult",
             false, { 0 => content "content" required, 1 => is_error "isError" optional }
         );
         /// What the client can do (roots, sampling, elicitation, experimental features). A tools server reads none of it; it is kept as sent.
@@ -54,8 +53,7 @@ mod generated {
             pub version: String,
         }
         __rt::object!(
-            Implementation,
-            "Implementation @ #/components/schemas/Implementation at mcp.json:99:7",
+            Implementation, "Implementation @ #/components/schemas/Implementation",
             false, { 0 => name "name" required, 1 => title "title" optional, 2 => version
             "version" required }
         );
@@ -70,8 +68,7 @@ mod generated {
             pub instructions: Option<String>,
         }
         __rt::object!(
-            InitializeResult,
-            "InitializeResult @ #/components/schemas/InitializeResult at mcp.json:129:7",
+            InitializeResult, "InitializeResult @ #/components/schemas/InitializeResult",
             false, { 0 => protocol_version "protocolVersion" required, 1 => capabilities
             "capabilities" required, 2 => server_info "serverInfo" required, 3 =>
             instructions "instructions" optional }
@@ -88,10 +85,9 @@ mod generated {
             pub required: Option<Vec<String>>,
         }
         __rt::object!(
-            InputSchema,
-            "InputSchema @ #/components/schemas/InputSchema at mcp.json:144:7", false, {
-            0 => r#type "type" required, 1 => properties "properties" optional, 2 =>
-            required "required" optional }
+            InputSchema, "InputSchema @ #/components/schemas/InputSchema", false, { 0 =>
+            r#type "type" required, 1 => properties "properties" optional, 2 => required
+            "required" optional }
         );
         /// Generated from `#/components/schemas/InputSchema/properties/type`.
         #[derive(
@@ -107,7 +103,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "InputSchemaType @ #/components/schemas/InputSchema/properties/type at mcp.json:149:11"
+                deserialize = "InputSchemaType @ #/components/schemas/InputSchema/properties/type"
             )
         )]
         pub enum InputSchemaType {
@@ -122,8 +118,7 @@ mod generated {
             pub next_cursor: Option<String>,
         }
         __rt::object!(
-            ListToolsResult,
-            "ListToolsResult @ #/components/schemas/ListToolsResult at mcp.json:165:7",
+            ListToolsResult, "ListToolsResult @ #/components/schemas/ListToolsResult",
             false, { 0 => tools "tools" required, 1 => next_cursor "nextCursor" optional
             }
         );
@@ -141,8 +136,8 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "Meta @ #/components/schemas/Meta at mcp.json:91:7"),
-            expecting = "struct Meta @ #/components/schemas/Meta at mcp.json:91:7"
+            rename(deserialize = "Meta @ #/components/schemas/Meta"),
+            expecting = "struct Meta @ #/components/schemas/Meta"
         )]
         pub struct Meta {
             #[serde(rename = "progressToken")]
@@ -161,8 +156,7 @@ mod generated {
             String(String),
         }
         __rt::untagged_enum!(
-            ProgressToken,
-            "ProgressToken @ #/components/schemas/ProgressToken at mcp.json:87:7", {
+            ProgressToken, "ProgressToken @ #/components/schemas/ProgressToken", {
             Integer(i64), String(String) }
         );
         /// A JSON-RPC request id as MCP allows it: a string or an integer.
@@ -175,8 +169,8 @@ mod generated {
             String(String),
         }
         __rt::untagged_enum!(
-            RequestId, "RequestId @ #/components/schemas/RequestId at mcp.json:83:7", {
-            Integer(i64), String(String) }
+            RequestId, "RequestId @ #/components/schemas/RequestId", { Integer(i64),
+            String(String) }
         );
         /// What the server offers. A tools server sets `tools`.
         ///
@@ -190,9 +184,8 @@ mod generated {
         }
         __rt::object!(
             ServerCapabilities,
-            "ServerCapabilities @ #/components/schemas/ServerCapabilities at mcp.json:114:7",
-            false, { 0 => tools "tools" optional, 1 => experimental "experimental"
-            optional }
+            "ServerCapabilities @ #/components/schemas/ServerCapabilities", false, { 0 =>
+            tools "tools" optional, 1 => experimental "experimental" optional }
         );
         /// Text a tool returns. (MCP also has image, audio and resource content, which this document leaves out.)
         ///
@@ -203,9 +196,8 @@ mod generated {
             pub text: String,
         }
         __rt::object!(
-            TextContent,
-            "TextContent @ #/components/schemas/TextContent at mcp.json:173:7", false, {
-            0 => r#type "type" required, 1 => text "text" required }
+            TextContent, "TextContent @ #/components/schemas/TextContent", false, { 0 =>
+            r#type "type" required, 1 => text "text" required }
         );
         /// Generated from `#/components/schemas/TextContent/properties/type`.
         #[derive(
@@ -221,7 +213,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "TextContentType @ #/components/schemas/TextContent/properties/type at mcp.json:178:11"
+                deserialize = "TextContentType @ #/components/schemas/TextContent/properties/type"
             )
         )]
         pub enum TextContentType {
@@ -241,9 +233,9 @@ mod generated {
             pub input_schema: InputSchema,
         }
         __rt::object!(
-            Tool, "Tool @ #/components/schemas/Tool at mcp.json:154:7", false, { 0 =>
-            name "name" required, 1 => title "title" optional, 2 => description
-            "description" optional, 3 => input_schema "inputSchema" required }
+            Tool, "Tool @ #/components/schemas/Tool", false, { 0 => name "name" required,
+            1 => title "title" optional, 2 => description "description" optional, 3 =>
+            input_schema "inputSchema" required }
         );
         /// The server offers tools; `listChanged`: it will tell when their list changes.
         ///
@@ -253,8 +245,7 @@ mod generated {
             pub list_changed: Option<bool>,
         }
         __rt::object!(
-            ToolsCapability,
-            "ToolsCapability @ #/components/schemas/ToolsCapability at mcp.json:122:7",
+            ToolsCapability, "ToolsCapability @ #/components/schemas/ToolsCapability",
             false, { 0 => list_changed "listChanged" optional }
         );
     }

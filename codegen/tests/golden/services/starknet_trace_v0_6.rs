@@ -56,7 +56,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "BlockId @ starknet_api_openrpc.json#/components/schemas/BLOCK_ID at starknet_api_openrpc.json:1016:13"
+                deserialize = "BlockId @ starknet_api_openrpc.json#/components/schemas/BLOCK_ID"
             )
         )]
         pub enum BlockId {
@@ -111,7 +111,7 @@ mod generated {
         }
         __rt::untagged_enum!(
             BroadcastedDeclareTxn,
-            "BroadcastedDeclareTxn @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN at starknet_api_openrpc.json:1974:13",
+            "BroadcastedDeclareTxn @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN",
             { BroadcastedDeclareTxnV3(BroadcastedDeclareTxnV3),
             BroadcastedDeclareTxnV2(BroadcastedDeclareTxnV2),
             BroadcastedDeclareTxnV1(BroadcastedDeclareTxnV1) }
@@ -170,7 +170,7 @@ mod generated {
         }
         __rt::untagged_enum!(
             BroadcastedTxn,
-            "BroadcastedTxn @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_TXN at starknet_api_openrpc.json:1953:13",
+            "BroadcastedTxn @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_TXN",
             { InvokeTxn(InvokeTxn), BroadcastedDeclareTxn(BroadcastedDeclareTxn),
             DeployAccountTxn(DeployAccountTxn) }
         );
@@ -210,9 +210,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "CallType @ #/components/schemas/CALL_TYPE at starknet_trace_api_openrpc.json:384:13"
-            )
+            rename(deserialize = "CallType @ #/components/schemas/CALL_TYPE")
         )]
         pub enum CallType {
             #[serde(rename = "LIBRARY_CALL")]
@@ -241,7 +239,7 @@ mod generated {
         }
         __rt::untagged_enum!(
             ContractAbiEntry,
-            "ContractAbiEntry @ starknet_api_openrpc.json#/components/schemas/CONTRACT_ABI_ENTRY at starknet_api_openrpc.json:3443:13",
+            "ContractAbiEntry @ starknet_api_openrpc.json#/components/schemas/CONTRACT_ABI_ENTRY",
             { FunctionAbiEntry(FunctionAbiEntry), EventAbiEntry(EventAbiEntry),
             StructAbiEntry(StructAbiEntry) }
         );
@@ -280,7 +278,7 @@ mod generated {
         }
         __rt::object!(
             ContractClass,
-            "ContractClass @ starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS at starknet_api_openrpc.json:3287:13",
+            "ContractClass @ starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS",
             false, { 0 => sierra_program "sierra_program" required, 1 =>
             contract_class_version "contract_class_version" required, 2 =>
             entry_points_by_type "entry_points_by_type" required, 3 => abi "abi" optional
@@ -306,7 +304,7 @@ mod generated {
         }
         __rt::object!(
             ContractStorageDiffItem,
-            "ContractStorageDiffItem @ starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM at starknet_api_openrpc.json:1579:13",
+            "ContractStorageDiffItem @ starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM",
             false, { 0 => address "address" required, 1 => storage_entries
             "storage_entries" required }
         );
@@ -328,7 +326,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "DaMode @ starknet_api_openrpc.json#/components/schemas/DA_MODE at starknet_api_openrpc.json:3705:13"
+                deserialize = "DaMode @ starknet_api_openrpc.json#/components/schemas/DA_MODE"
             )
         )]
         pub enum DaMode {
@@ -351,7 +349,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "Declare @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0/properties/type at starknet_api_openrpc.json:1998:29"
+                deserialize = "Declare @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0/properties/type"
             )
         )]
         pub enum Declare {
@@ -374,7 +372,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "Declare2 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/type at starknet_api_openrpc.json:2058:29"
+                deserialize = "Declare2 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/type"
             )
         )]
         pub enum Declare2 {
@@ -397,7 +395,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "Declare3 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0/properties/type at starknet_api_openrpc.json:2124:29"
+                deserialize = "Declare3 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0/properties/type"
             )
         )]
         pub enum Declare3 {
@@ -434,7 +432,7 @@ mod generated {
         }
         __rt::object!(
             DeclareTxnV1,
-            "DeclareTxnV1 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0 at starknet_api_openrpc.json:1994:21",
+            "DeclareTxnV1 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0",
             false, { 0 => r#type "type" required, 1 => sender_address "sender_address"
             required, 2 => max_fee "max_fee" required, 3 => version "version" required, 4
             => signature "signature" required, 5 => nonce "nonce" required, 6 =>
@@ -480,7 +478,7 @@ mod generated {
         }
         __rt::object!(
             DeclareTxnV2,
-            "DeclareTxnV2 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0 at starknet_api_openrpc.json:2054:21",
+            "DeclareTxnV2 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0",
             false, { 0 => r#type "type" required, 1 => sender_address "sender_address"
             required, 2 => compiled_class_hash "compiled_class_hash" required, 3 =>
             max_fee "max_fee" required, 4 => version "version" required, 5 => signature
@@ -548,7 +546,7 @@ mod generated {
         }
         __rt::object!(
             DeclareTxnV3,
-            "DeclareTxnV3 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0 at starknet_api_openrpc.json:2120:21",
+            "DeclareTxnV3 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0",
             false, { 0 => r#type "type" required, 1 => sender_address "sender_address"
             required, 2 => compiled_class_hash "compiled_class_hash" required, 3 =>
             version "version" required, 4 => signature "signature" required, 5 => nonce
@@ -584,7 +582,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "DeployAccount @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1/properties/type at starknet_api_openrpc.json:2237:21"
+                deserialize = "DeployAccount @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1/properties/type"
             )
         )]
         pub enum DeployAccount {
@@ -607,7 +605,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "DeployAccount2 @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3/properties/type at starknet_api_openrpc.json:2301:21"
+                deserialize = "DeployAccount2 @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3/properties/type"
             )
         )]
         pub enum DeployAccount2 {
@@ -633,7 +631,7 @@ mod generated {
         }
         __rt::untagged_enum!(
             DeployAccountTxn,
-            "DeployAccountTxn @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN at starknet_api_openrpc.json:2218:13",
+            "DeployAccountTxn @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN",
             { DeployAccountTxnV3(DeployAccountTxnV3),
             DeployAccountTxnV1(DeployAccountTxnV1) }
         );
@@ -691,7 +689,7 @@ mod generated {
         }
         __rt::object!(
             DeployAccountTxnV1,
-            "DeployAccountTxnV1 @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1 at starknet_api_openrpc.json:2232:13",
+            "DeployAccountTxnV1 @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1",
             false, { 0 => r#type "type" required, 1 => max_fee "max_fee" required, 2 =>
             version "version" required, 3 => signature "signature" required, 4 => nonce
             "nonce" required, 5 => contract_address_salt "contract_address_salt"
@@ -757,7 +755,7 @@ mod generated {
         }
         __rt::object!(
             DeployAccountTxnV3,
-            "DeployAccountTxnV3 @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3 at starknet_api_openrpc.json:2296:13",
+            "DeployAccountTxnV3 @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3",
             false, { 0 => r#type "type" required, 1 => version "version" required, 2 =>
             signature "signature" required, 3 => nonce "nonce" required, 4 =>
             contract_address_salt "contract_address_salt" required, 5 =>
@@ -792,7 +790,7 @@ mod generated {
         }
         __rt::object!(
             DeployedContractItem,
-            "DeployedContractItem @ starknet_api_openrpc.json#/components/schemas/DEPLOYED_CONTRACT_ITEM at starknet_api_openrpc.json:1559:13",
+            "DeployedContractItem @ starknet_api_openrpc.json#/components/schemas/DEPLOYED_CONTRACT_ITEM",
             false, { 0 => address "address" required, 1 => class_hash "class_hash"
             required }
         );
@@ -812,7 +810,7 @@ mod generated {
         }
         __rt::object!(
             DeprecatedCairoEntryPoint,
-            "DeprecatedCairoEntryPoint @ starknet_api_openrpc.json#/components/schemas/DEPRECATED_CAIRO_ENTRY_POINT at starknet_api_openrpc.json:3396:13",
+            "DeprecatedCairoEntryPoint @ starknet_api_openrpc.json#/components/schemas/DEPRECATED_CAIRO_ENTRY_POINT",
             false, { 0 => offset "offset" required, 1 => selector "selector" required }
         );
         __rt::validate!(
@@ -837,7 +835,7 @@ mod generated {
         }
         __rt::object!(
             DeprecatedContractClass,
-            "DeprecatedContractClass @ starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS at starknet_api_openrpc.json:3348:13",
+            "DeprecatedContractClass @ starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS",
             false, { 0 => program "program" required, 1 => entry_points_by_type
             "entry_points_by_type" required, 2 => abi "abi" optional }
         );
@@ -860,7 +858,7 @@ mod generated {
         }
         __rt::object!(
             DeprecatedEntryPointsByType,
-            "DeprecatedEntryPointsByType @ starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS/properties/entry_points_by_type at starknet_api_openrpc.json:3359:21",
+            "DeprecatedEntryPointsByType @ starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS/properties/entry_points_by_type",
             false, { 0 => constructor "CONSTRUCTOR" optional, 1 => external "EXTERNAL"
             optional, 2 => l1_handler "L1_HANDLER" optional }
         );
@@ -883,7 +881,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "EntryPointType @ #/components/schemas/ENTRY_POINT_TYPE at starknet_trace_api_openrpc.json:376:13"
+                deserialize = "EntryPointType @ #/components/schemas/ENTRY_POINT_TYPE"
             )
         )]
         pub enum EntryPointType {
@@ -908,7 +906,7 @@ mod generated {
         }
         __rt::object!(
             EntryPointsByType,
-            "EntryPointsByType @ starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS/properties/entry_points_by_type at starknet_api_openrpc.json:3304:21",
+            "EntryPointsByType @ starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS/properties/entry_points_by_type",
             false, { 0 => constructor "CONSTRUCTOR" required, 1 => external "EXTERNAL"
             required, 2 => l1_handler "L1_HANDLER" required }
         );
@@ -937,7 +935,7 @@ mod generated {
         }
         __rt::object!(
             EventAbiEntry,
-            "EventAbiEntry @ starknet_api_openrpc.json#/components/schemas/EVENT_ABI_ENTRY at starknet_api_openrpc.json:3536:13",
+            "EventAbiEntry @ starknet_api_openrpc.json#/components/schemas/EVENT_ABI_ENTRY",
             false, { 0 => r#type "type" required, 1 => name "name" required, 2 => keys
             "keys" required, 3 => data "data" required }
         );
@@ -957,7 +955,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "EventAbiType @ starknet_api_openrpc.json#/components/schemas/EVENT_ABI_TYPE at starknet_api_openrpc.json:3467:13"
+                deserialize = "EventAbiType @ starknet_api_openrpc.json#/components/schemas/EVENT_ABI_TYPE"
             )
         )]
         pub enum EventAbiType {
@@ -978,7 +976,7 @@ mod generated {
         }
         __rt::object!(
             EventContent,
-            "EventContent @ starknet_api_openrpc.json#/components/schemas/EVENT_CONTENT at starknet_api_openrpc.json:958:13",
+            "EventContent @ starknet_api_openrpc.json#/components/schemas/EVENT_CONTENT",
             false, { 0 => keys "keys" required, 1 => data "data" required }
         );
         /// Execution resources
@@ -1031,7 +1029,7 @@ mod generated {
         }
         __rt::object!(
             ExecutionResources,
-            "ExecutionResources @ starknet_api_openrpc.json#/components/schemas/EXECUTION_RESOURCES at starknet_api_openrpc.json:3771:13",
+            "ExecutionResources @ starknet_api_openrpc.json#/components/schemas/EXECUTION_RESOURCES",
             false, { 0 => steps "steps" required, 1 => memory_holes "memory_holes"
             optional, 2 => range_check_builtin_applications
             "range_check_builtin_applications" optional, 3 =>
@@ -1069,7 +1067,7 @@ mod generated {
         }
         __rt::object!(
             FeeEstimate,
-            "FeeEstimate @ starknet_api_openrpc.json#/components/schemas/FEE_ESTIMATE at starknet_api_openrpc.json:3652:13",
+            "FeeEstimate @ starknet_api_openrpc.json#/components/schemas/FEE_ESTIMATE",
             false, { 0 => gas_consumed "gas_consumed" required, 1 => gas_price
             "gas_price" required, 2 => overall_fee "overall_fee" required, 3 => unit
             "unit" required }
@@ -1104,7 +1102,7 @@ mod generated {
         }
         __rt::object!(
             FunctionAbiEntry,
-            "FunctionAbiEntry @ starknet_api_openrpc.json#/components/schemas/FUNCTION_ABI_ENTRY at starknet_api_openrpc.json:3578:13",
+            "FunctionAbiEntry @ starknet_api_openrpc.json#/components/schemas/FUNCTION_ABI_ENTRY",
             false, { 0 => r#type "type" required, 1 => name "name" required, 2 => inputs
             "inputs" required, 3 => outputs "outputs" required, 4 => state_mutability
             "stateMutability" optional }
@@ -1125,7 +1123,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "FunctionAbiType @ starknet_api_openrpc.json#/components/schemas/FUNCTION_ABI_TYPE at starknet_api_openrpc.json:3474:13"
+                deserialize = "FunctionAbiType @ starknet_api_openrpc.json#/components/schemas/FUNCTION_ABI_TYPE"
             )
         )]
         pub enum FunctionAbiType {
@@ -1154,7 +1152,7 @@ mod generated {
         }
         __rt::object!(
             FunctionCall,
-            "FunctionCall @ starknet_api_openrpc.json#/components/schemas/FUNCTION_CALL at starknet_api_openrpc.json:3259:13",
+            "FunctionCall @ starknet_api_openrpc.json#/components/schemas/FUNCTION_CALL",
             false, { 0 => contract_address "contract_address" required, 1 =>
             entry_point_selector "entry_point_selector" required, 2 => calldata
             "calldata" required }
@@ -1205,15 +1203,14 @@ mod generated {
         }
         __rt::object!(
             FunctionInvocation,
-            "FunctionInvocation @ #/components/schemas/FUNCTION_INVOCATION at starknet_trace_api_openrpc.json:300:13",
-            false, { 0 => contract_address "contract_address" required, 1 =>
-            entry_point_selector "entry_point_selector" required, 2 => calldata
-            "calldata" required, 3 => caller_address "caller_address" required, 4 =>
-            class_hash "class_hash" required, 5 => entry_point_type "entry_point_type"
-            required, 6 => call_type "call_type" required, 7 => result "result" required,
-            8 => calls "calls" required, 9 => events "events" required, 10 => messages
-            "messages" required, 11 => execution_resources "execution_resources" required
-            }
+            "FunctionInvocation @ #/components/schemas/FUNCTION_INVOCATION", false, { 0
+            => contract_address "contract_address" required, 1 => entry_point_selector
+            "entry_point_selector" required, 2 => calldata "calldata" required, 3 =>
+            caller_address "caller_address" required, 4 => class_hash "class_hash"
+            required, 5 => entry_point_type "entry_point_type" required, 6 => call_type
+            "call_type" required, 7 => result "result" required, 8 => calls "calls"
+            required, 9 => events "events" required, 10 => messages "messages" required,
+            11 => execution_resources "execution_resources" required }
         );
         /// Function state mutability type
         ///
@@ -1231,7 +1228,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "FunctionStateMutability @ starknet_api_openrpc.json#/components/schemas/FUNCTION_STATE_MUTABILITY at starknet_api_openrpc.json:3571:13"
+                deserialize = "FunctionStateMutability @ starknet_api_openrpc.json#/components/schemas/FUNCTION_STATE_MUTABILITY"
             )
         )]
         pub enum FunctionStateMutability {
@@ -1261,9 +1258,9 @@ mod generated {
         }
         __rt::untagged_enum!(
             InvokeTxn,
-            "InvokeTxn @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN at starknet_api_openrpc.json:2651:13",
-            { InvokeTxnV3(InvokeTxnV3), InvokeTxnV0(InvokeTxnV0),
-            InvokeTxnV1(InvokeTxnV1) }
+            "InvokeTxn @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN", {
+            InvokeTxnV3(InvokeTxnV3), InvokeTxnV0(InvokeTxnV0), InvokeTxnV1(InvokeTxnV1)
+            }
         );
         impl __rt::Validate for InvokeTxn {
             #[inline]
@@ -1316,7 +1313,7 @@ mod generated {
         }
         __rt::object!(
             InvokeTxnV0,
-            "InvokeTxnV0 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0 at starknet_api_openrpc.json:2436:13",
+            "InvokeTxnV0 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0",
             false, { 0 => r#type "type" required, 1 => max_fee "max_fee" required, 2 =>
             version "version" required, 3 => signature "signature" required, 4 =>
             contract_address "contract_address" required, 5 => entry_point_selector
@@ -1360,7 +1357,7 @@ mod generated {
         }
         __rt::object!(
             InvokeTxnV1Kind,
-            "InvokeTxnV1Kind @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0 at starknet_api_openrpc.json:2497:21",
+            "InvokeTxnV1Kind @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0",
             false, { 0 => r#type "type" required, 1 => sender_address "sender_address"
             required, 2 => calldata "calldata" required, 3 => max_fee "max_fee" required,
             4 => version "version" required, 5 => signature "signature" required, 6 =>
@@ -1424,7 +1421,7 @@ mod generated {
         }
         __rt::object!(
             InvokeTxnV3Kind,
-            "InvokeTxnV3Kind @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0 at starknet_api_openrpc.json:2558:21",
+            "InvokeTxnV3Kind @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0",
             false, { 0 => r#type "type" required, 1 => sender_address "sender_address"
             required, 2 => calldata "calldata" required, 3 => version "version" required,
             4 => signature "signature" required, 5 => nonce "nonce" required, 6 =>
@@ -1459,8 +1456,7 @@ mod generated {
             pub payload: Vec<Felt>,
         }
         __rt::object!(
-            MsgToL1,
-            "MsgToL1 @ starknet_api_openrpc.json#/components/schemas/MSG_TO_L1 at starknet_api_openrpc.json:3145:13",
+            MsgToL1, "MsgToL1 @ starknet_api_openrpc.json#/components/schemas/MSG_TO_L1",
             false, { 0 => from_address "from_address" required, 1 => to_address
             "to_address" required, 2 => payload "payload" required }
         );
@@ -1486,7 +1482,7 @@ mod generated {
         }
         __rt::object!(
             NewClasses,
-            "NewClasses @ starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/declared_classes/items at starknet_api_openrpc.json:1153:25",
+            "NewClasses @ starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/declared_classes/items",
             false, { 0 => class_hash "class_hash" optional, 1 => compiled_class_hash
             "compiled_class_hash" optional }
         );
@@ -1499,8 +1495,8 @@ mod generated {
         }
         __rt::object!(
             NoTraceAvailableData,
-            "NoTraceAvailableData @ #/components/errors/NO_TRACE_AVAILABLE/data at starknet_trace_api_openrpc.json:464:17",
-            false, { 0 => status "status" optional }
+            "NoTraceAvailableData @ #/components/errors/NO_TRACE_AVAILABLE/data", false,
+            { 0 => status "status" optional }
         );
         /// Generated from `#/components/errors/NO_TRACE_AVAILABLE/data/properties/status`.
         #[derive(
@@ -1516,7 +1512,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "NoTraceAvailableDataStatus @ #/components/errors/NO_TRACE_AVAILABLE/data/properties/status at starknet_trace_api_openrpc.json:468:25"
+                deserialize = "NoTraceAvailableDataStatus @ #/components/errors/NO_TRACE_AVAILABLE/data/properties/status"
             )
         )]
         pub enum NoTraceAvailableDataStatus {
@@ -1543,7 +1539,7 @@ mod generated {
         }
         __rt::object!(
             NonceUpdate,
-            "NonceUpdate @ starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/nonces/items at starknet_api_openrpc.json:1203:25",
+            "NonceUpdate @ starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/nonces/items",
             false, { 0 => contract_address "contract_address" optional, 1 => nonce
             "nonce" optional }
         );
@@ -1570,10 +1566,9 @@ mod generated {
             pub data: Vec<Felt>,
         }
         __rt::object!(
-            OrderedEvent,
-            "OrderedEvent @ #/components/schemas/ORDERED_EVENT at starknet_trace_api_openrpc.json:392:13",
-            false, { 0 => order "order" optional, 1 => keys "keys" required, 2 => data
-            "data" required }
+            OrderedEvent, "OrderedEvent @ #/components/schemas/ORDERED_EVENT", false, { 0
+            => order "order" optional, 1 => keys "keys" required, 2 => data "data"
+            required }
         );
         /// orderedMessage
         ///
@@ -1598,8 +1593,7 @@ mod generated {
             pub payload: Vec<Felt>,
         }
         __rt::object!(
-            OrderedMessage,
-            "OrderedMessage @ #/components/schemas/ORDERED_MESSAGE at starknet_trace_api_openrpc.json:412:13",
+            OrderedMessage, "OrderedMessage @ #/components/schemas/ORDERED_MESSAGE",
             false, { 0 => order "order" optional, 1 => from_address "from_address"
             required, 2 => to_address "to_address" required, 3 => payload "payload"
             required }
@@ -1620,7 +1614,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "PriceUnit @ starknet_api_openrpc.json#/components/schemas/PRICE_UNIT at starknet_api_openrpc.json:3644:13"
+                deserialize = "PriceUnit @ starknet_api_openrpc.json#/components/schemas/PRICE_UNIT"
             )
         )]
         pub enum PriceUnit {
@@ -1647,7 +1641,7 @@ mod generated {
         }
         __rt::object!(
             ReplacedClass,
-            "ReplacedClass @ starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/replaced_classes/items at starknet_api_openrpc.json:1182:25",
+            "ReplacedClass @ starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/replaced_classes/items",
             false, { 0 => contract_address "contract_address" optional, 1 => class_hash
             "class_hash" optional }
         );
@@ -1665,7 +1659,7 @@ mod generated {
         }
         __rt::object!(
             ResourceBounds,
-            "ResourceBounds @ starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS at starknet_api_openrpc.json:3733:13",
+            "ResourceBounds @ starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS",
             false, { 0 => max_amount "max_amount" required, 1 => max_price_per_unit
             "max_price_per_unit" required }
         );
@@ -1687,7 +1681,7 @@ mod generated {
         }
         __rt::object!(
             ResourceBoundsMapping,
-            "ResourceBoundsMapping @ starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS_MAPPING at starknet_api_openrpc.json:3714:13",
+            "ResourceBoundsMapping @ starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS_MAPPING",
             false, { 0 => l1_gas "l1_gas" required, 1 => l2_gas "l2_gas" required }
         );
         __rt::validate!(
@@ -1710,7 +1704,7 @@ mod generated {
         }
         __rt::object!(
             SierraEntryPoint,
-            "SierraEntryPoint @ starknet_api_openrpc.json#/components/schemas/SIERRA_ENTRY_POINT at starknet_api_openrpc.json:3416:13",
+            "SierraEntryPoint @ starknet_api_openrpc.json#/components/schemas/SIERRA_ENTRY_POINT",
             false, { 0 => selector "selector" required, 1 => function_idx "function_idx"
             required }
         );
@@ -1738,9 +1732,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "SimulationFlag @ #/components/schemas/SIMULATION_FLAG at starknet_trace_api_openrpc.json:289:13"
-            )
+            rename(deserialize = "SimulationFlag @ #/components/schemas/SIMULATION_FLAG")
         )]
         pub enum SimulationFlag {
             #[serde(rename = "SKIP_VALIDATE")]
@@ -1758,7 +1750,7 @@ mod generated {
         }
         __rt::object!(
             StarknetSimulateTransactionsResultItem,
-            "StarknetSimulateTransactionsResultItem @ #/methods/1/result/schema/items/schema at starknet_trace_api_openrpc.json:82:25",
+            "StarknetSimulateTransactionsResultItem @ #/methods/1/result/schema/items/schema",
             false, { 0 => transaction_trace "transaction_trace" optional, 1 =>
             fee_estimation "fee_estimation" optional }
         );
@@ -1772,7 +1764,7 @@ mod generated {
         }
         __rt::object!(
             StarknetTraceBlockTransactionsResultItem,
-            "StarknetTraceBlockTransactionsResultItem @ #/methods/2/result/schema/items at starknet_trace_api_openrpc.json:126:21",
+            "StarknetTraceBlockTransactionsResultItem @ #/methods/2/result/schema/items",
             false, { 0 => transaction_hash "transaction_hash" optional, 1 => trace_root
             "trace_root" optional }
         );
@@ -1796,7 +1788,7 @@ mod generated {
         }
         __rt::object!(
             StateDiff,
-            "StateDiff @ starknet_api_openrpc.json#/components/schemas/STATE_DIFF at starknet_api_openrpc.json:1130:13",
+            "StateDiff @ starknet_api_openrpc.json#/components/schemas/STATE_DIFF",
             false, { 0 => storage_diffs "storage_diffs" required, 1 =>
             deprecated_declared_classes "deprecated_declared_classes" required, 2 =>
             declared_classes "declared_classes" required, 3 => deployed_contracts
@@ -1821,7 +1813,7 @@ mod generated {
         }
         __rt::object!(
             StorageDiffItem,
-            "StorageDiffItem @ starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM/properties/storage_entries/items at starknet_api_openrpc.json:1592:25",
+            "StorageDiffItem @ starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM/properties/storage_entries/items",
             false, { 0 => key "key" optional, 1 => value "value" optional }
         );
         /// Struct ABI entry
@@ -1842,7 +1834,7 @@ mod generated {
         }
         __rt::object!(
             StructAbiEntry,
-            "StructAbiEntry @ starknet_api_openrpc.json#/components/schemas/STRUCT_ABI_ENTRY at starknet_api_openrpc.json:3483:13",
+            "StructAbiEntry @ starknet_api_openrpc.json#/components/schemas/STRUCT_ABI_ENTRY",
             false, { 0 => r#type "type" required, 1 => name "name" required, 2 => size
             "size" required, 3 => members "members" required }
         );
@@ -1863,7 +1855,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "StructAbiType @ starknet_api_openrpc.json#/components/schemas/STRUCT_ABI_TYPE at starknet_api_openrpc.json:3460:13"
+                deserialize = "StructAbiType @ starknet_api_openrpc.json#/components/schemas/STRUCT_ABI_TYPE"
             )
         )]
         pub enum StructAbiType {
@@ -1890,7 +1882,7 @@ mod generated {
         }
         __rt::object!(
             StructMember,
-            "StructMember @ starknet_api_openrpc.json#/components/schemas/STRUCT_MEMBER at starknet_api_openrpc.json:3516:13",
+            "StructMember @ starknet_api_openrpc.json#/components/schemas/STRUCT_MEMBER",
             false, { 0 => name "name" required, 1 => r#type "type" required, 2 => offset
             "offset" optional }
         );
@@ -1910,7 +1902,7 @@ mod generated {
         }
         __rt::object!(
             TransactionExecutionErrorData,
-            "TransactionExecutionErrorData @ starknet_api_openrpc.json#/components/errors/TRANSACTION_EXECUTION_ERROR/data at starknet_api_openrpc.json:3922:17",
+            "TransactionExecutionErrorData @ starknet_api_openrpc.json#/components/errors/TRANSACTION_EXECUTION_ERROR/data",
             false, { 0 => transaction_index "transaction_index" required, 1 =>
             execution_error "execution_error" required }
         );
@@ -1920,7 +1912,7 @@ mod generated {
             crate = "::rpcsmith::__private::serde",
             tag = "type",
             rename(
-                deserialize = "TransactionTrace @ #/components/schemas/TRANSACTION_TRACE at starknet_trace_api_openrpc.json:150:13"
+                deserialize = "TransactionTrace @ #/components/schemas/TRANSACTION_TRACE"
             )
         )]
         pub enum TransactionTrace {
@@ -1992,7 +1984,7 @@ mod generated {
         }
         __rt::untagged_enum!(
             TransactionTraceExecuteInvocation,
-            "TransactionTraceExecuteInvocation @ #/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation at starknet_trace_api_openrpc.json:160:29",
+            "TransactionTraceExecuteInvocation @ #/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation",
             { FunctionInvocation(FunctionInvocation),
             TransactionTraceExecuteInvocationRevertReason(TransactionTraceExecuteInvocationRevertReason)
             }
@@ -2005,7 +1997,7 @@ mod generated {
         }
         __rt::object!(
             TransactionTraceExecuteInvocationRevertReason,
-            "TransactionTraceExecuteInvocationRevertReason @ #/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation/oneOf/1 at starknet_trace_api_openrpc.json:166:37",
+            "TransactionTraceExecuteInvocationRevertReason @ #/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation/oneOf/1",
             false, { 0 => revert_reason "revert_reason" optional }
         );
         /// Type
@@ -2024,7 +2016,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "Type @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/type at starknet_api_openrpc.json:2441:21"
+                deserialize = "Type @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/type"
             )
         )]
         pub enum Type {
@@ -2047,7 +2039,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "Type2 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/type at starknet_api_openrpc.json:2500:29"
+                deserialize = "Type2 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/type"
             )
         )]
         pub enum Type2 {
@@ -2070,7 +2062,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "Type3 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/type at starknet_api_openrpc.json:2561:29"
+                deserialize = "Type3 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/type"
             )
         )]
         pub enum Type3 {
@@ -2093,7 +2085,7 @@ mod generated {
         }
         __rt::object!(
             TypedParameter,
-            "TypedParameter @ starknet_api_openrpc.json#/components/schemas/TYPED_PARAMETER at starknet_api_openrpc.json:3617:13",
+            "TypedParameter @ starknet_api_openrpc.json#/components/schemas/TYPED_PARAMETER",
             false, { 0 => name "name" required, 1 => r#type "type" required }
         );
         /// u128
@@ -2126,7 +2118,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "Version @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/version at starknet_api_openrpc.json:2453:21"
+                deserialize = "Version @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/version"
             )
         )]
         pub enum Version {
@@ -2153,7 +2145,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "Version2 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/version at starknet_api_openrpc.json:2524:29"
+                deserialize = "Version2 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/version"
             )
         )]
         pub enum Version2 {
@@ -2180,7 +2172,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "Version3 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/version at starknet_api_openrpc.json:2580:29"
+                deserialize = "Version3 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/version"
             )
         )]
         pub enum Version3 {
@@ -2207,7 +2199,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "Version4 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/version at starknet_api_openrpc.json:2080:29"
+                deserialize = "Version4 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/version"
             )
         )]
         pub enum Version4 {

@@ -82,9 +82,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "MaybeColor @ #/components/schemas/MaybeColor at enums.json:8:3"
-            )
+            rename(deserialize = "MaybeColor @ #/components/schemas/MaybeColor")
         )]
         pub enum MaybeColor {
             #[serde(rename = "red")]
@@ -107,9 +105,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Status @ #/components/schemas/Status at enums.json:6:3"
-            )
+            rename(deserialize = "Status @ #/components/schemas/Status")
         )]
         pub enum Status {
             #[serde(rename = "ACCEPTED_ON_L1")]

@@ -30,17 +30,15 @@ mod generated {
             BlockHash(String),
         }
         __rt::untagged_enum!(
-            BlockRef, "BlockRef @ #/components/schemas/BlockRef at fidelity.json:22:3", {
-            BlockNumber(String), BlockHash(String) }
+            BlockRef, "BlockRef @ #/components/schemas/BlockRef", { BlockNumber(String),
+            BlockHash(String) }
         );
         /// Generated from `#/components/schemas/Measures`.
         #[derive(Debug, Clone, PartialEq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Measures @ #/components/schemas/Measures at fidelity.json:16:3"
-            ),
-            expecting = "struct Measures @ #/components/schemas/Measures at fidelity.json:16:3"
+            rename(deserialize = "Measures @ #/components/schemas/Measures"),
+            expecting = "struct Measures @ #/components/schemas/Measures"
         )]
         pub struct Measures {
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,10 +57,9 @@ mod generated {
             pub block_timestamp: __rt::serde_json::Value,
         }
         __rt::object!(
-            Receipt, "Receipt @ #/components/schemas/Receipt at fidelity.json:6:3",
-            false, { 0 => id "id" required, 1 => amount "amount" optional, 2 => note
-            "note" present, 3 => memo "memo" present, 4 => block_timestamp
-            "blockTimestamp" required }
+            Receipt, "Receipt @ #/components/schemas/Receipt", false, { 0 => id "id"
+            required, 1 => amount "amount" optional, 2 => note "note" present, 3 => memo
+            "memo" present, 4 => block_timestamp "blockTimestamp" required }
         );
     }
 }

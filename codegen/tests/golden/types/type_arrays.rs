@@ -27,8 +27,8 @@ mod generated {
             pub name: Option<String>,
         }
         __rt::object!(
-            Lotus, "Lotus @ #/components/schemas/Lotus at type_arrays.json:6:3", true, {
-            0 => height "Height" optional, 1 => name "Name" optional }
+            Lotus, "Lotus @ #/components/schemas/Lotus", true, { 0 => height "Height"
+            optional, 1 => name "Name" optional }
         );
         /// Generated from `#/components/schemas/Scalar/type`.
         #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
@@ -39,9 +39,8 @@ mod generated {
             String(String),
         }
         __rt::untagged_enum!(
-            Scalar,
-            "Scalar @ #/components/schemas/Scalar/type at type_arrays.json:12:15", {
-            Bool(bool), Number(f64), String(String) }
+            Scalar, "Scalar @ #/components/schemas/Scalar/type", { Bool(bool),
+            Number(f64), String(String) }
         );
         /// Generated from `#/components/schemas/StringOrNumber/type`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
@@ -51,8 +50,7 @@ mod generated {
             String(String),
         }
         __rt::untagged_enum!(
-            StringOrNumber,
-            "StringOrNumber @ #/components/schemas/StringOrNumber/type at type_arrays.json:11:23",
+            StringOrNumber, "StringOrNumber @ #/components/schemas/StringOrNumber/type",
             { Integer(i64), String(String) }
         );
     }
