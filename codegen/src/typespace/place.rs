@@ -174,8 +174,18 @@ fn branch_word(resolver: &Resolver, at: &Location) -> Option<String> {
 
 /// The title of the inline object schema at the pointer made of `tokens`, when it is one
 /// a name can be made of: a property's type is then named from what owns it, not from
-/// the method that reached it first. A component owner keeps its key (`Reset` already).
+/// the method that reached it first. The owner of a union's branch is the union (the
+/// branches share their members); a component owner keeps its key (`Reset` already).
 fn owner_title(resolver: &Resolver, root: &Location, tokens: &[Cow<'_, str>]) -> Option<String> {
+    let tokens = match tokens {
+        [rest @ .., union, n]
+            if matches!(union.as_ref(), "oneOf" | "anyOf" | "allOf")
+                && n.parse::<usize>().is_ok() =>
+        {
+            rest
+        }
+        _ => tokens,
+    };
     let at = tokens.iter().fold(root.clone(), |l, t| l.key(t));
     if is_component(&at) {
         return None;
