@@ -106,10 +106,37 @@ impl Converter<'_> {
             let id = self.reserve(at);
             self.define(id, Kind::Alias(ty));
             ty = Ty::Named(id);
+        } else if super::place::is_component(at) {
+            self.keep_component_name(&ty, at);
         }
         self.slots.insert(at.clone(), Slot::Done(ty.clone()));
         self.collect_examples(at, &ty);
         ty
+    }
+
+    /// Gives the type of a component that is its union's lone branch the component's name
+    /// as its best candidate: the component is that type (no alias), under its own name.
+    fn keep_component_name(&mut self, ty: &Ty, at: &Location) {
+        let id = match ty {
+            Ty::Named(id) => *id,
+            Ty::Option(inner) => match **inner {
+                Ty::Named(id) => id,
+                _ => return,
+            },
+            _ => return,
+        };
+        let is_branch = self
+            .origins
+            .get(id.0)
+            .is_some_and(|o| is_branch_of(&o.pointer, &at.pointer));
+        if !is_branch {
+            return;
+        }
+        let schema = self.resolver.get(at).cloned_shallow();
+        let own = super::place::candidates(self.resolver, at, &schema);
+        if let Some(def) = self.defs.get_mut(id.0) {
+            def.candidates.extend(own);
+        }
     }
 
     /// Whether the schema at `at` is a component content descriptor's schema that is only
@@ -134,10 +161,9 @@ impl Converter<'_> {
     fn names_itself(&self, ty: &Ty, at: &Location) -> bool {
         match ty {
             Ty::Option(inner) => self.names_itself(inner, at),
-            Ty::Named(id) => self
-                .origins
-                .get(id.0)
-                .is_some_and(|o| o == at || *o == at.key("type")),
+            Ty::Named(id) => self.origins.get(id.0).is_some_and(|o| {
+                o == at || *o == at.key("type") || is_branch_of(&o.pointer, &at.pointer)
+            }),
             _ => false,
         }
     }
@@ -436,6 +462,18 @@ impl Converter<'_> {
             });
         }
     }
+}
+
+/// Whether `branch` is a branch of the union written at `union` (`…/oneOf/0`): the type
+/// of a union's lone branch (beside `null`) is the union's own.
+fn is_branch_of(branch: &str, union: &str) -> bool {
+    let Some(rest) = branch.strip_prefix(union) else {
+        return false;
+    };
+    let index = rest
+        .strip_prefix("/oneOf/")
+        .or_else(|| rest.strip_prefix("/anyOf/"));
+    index.is_some_and(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The JSON types a schema allows, without `null`, and whether `null` is allowed.

@@ -129,6 +129,10 @@ fn step(resolver: &Resolver, at: &Location, tokens: &[Cow<'_, str>], i: usize) -
         ("oneOf" | "anyOf", Some(_)) if tokens.get(i + 2).is_some_and(|t| t == "properties") => {
             (Step::Skip, 2)
         }
+        // The one branch of a union (beside `null` ones) is the union: its name.
+        ("oneOf" | "anyOf", Some(_)) if lone_branch(resolver, &root, &tokens[..i + 2]) => {
+            (Step::Skip, 2)
+        }
         ("oneOf" | "anyOf", Some(n)) if last => match branch_word(resolver, at) {
             Some(w) => (Step::Push(w), 2),
             None => (
@@ -154,6 +158,19 @@ fn step(resolver: &Resolver, at: &Location, tokens: &[Cow<'_, str>], i: usize) -
         ("schema", _) => (Step::Skip, 1),
         (other, _) => (word(other), 1),
     }
+}
+
+/// Whether the branch at the pointer made of `tokens` is the only one of its union that
+/// is not `null`.
+fn lone_branch(resolver: &Resolver, root: &Location, tokens: &[Cow<'_, str>]) -> bool {
+    let list = tokens[..tokens.len() - 1]
+        .iter()
+        .fold(root.clone(), |l, t| l.key(t));
+    let Some(Value::Array(branches)) = resolver.get(&list) else {
+        return false;
+    };
+    let not_null = |b: &&Value| b.get("type").and_then(Value::as_str) != Some("null");
+    branches.iter().filter(not_null).count() == 1
 }
 
 /// A word for an inline object branch of a sum: its first required property (else its
