@@ -333,3 +333,50 @@ fn a_reformatted_document_generates_the_same_code() {
         }
     }
 }
+
+/// Names a user of the API would guess, on corpus documents: a shared inline schema is
+/// named from its titled owner, not from the first method that reached it; a union's lone
+/// branch is the union; a content descriptor's `$ref`-only schema is its target.
+#[test]
+fn names_come_from_what_a_schema_is() {
+    let Some(dir) = corpus::dir() else { return };
+    let source = |doc: &str| {
+        generate(dir.join(doc), &Settings::default())
+            .unwrap_or_else(|e| panic!("{doc}: {e}"))
+            .source
+    };
+    let cases: [(&str, &[&str], &[&str]); 4] = [
+        (
+            "ethereum-execution-apis/openrpc.json",
+            &["pub enum BlockTransactions", "pub enum FilterAddress"],
+            &[
+                "EthGetBlockByHashResultTransactions",
+                "EthGetLogsFilterAddress",
+            ],
+        ),
+        (
+            "ethereum-execution-apis/refs-openrpc.json",
+            &["pub struct EthCapabilitiesDeleteStrategy {"],
+            &["SlidingWindowDeletion"],
+        ),
+        (
+            "casper-sidecar/rpc_schema.json",
+            &["pub struct EntryPointValue {"],
+            &["EntryPointValueV1CasperVm", "EntryPointValue2"],
+        ),
+        (
+            "open-rpc-examples/petstore-openrpc.json",
+            &["pet_id: types::PetId,"],
+            &["PetId2"],
+        ),
+    ];
+    for (doc, present, absent) in cases {
+        let text = source(doc);
+        for p in present {
+            assert!(text.contains(p), "{doc}: no `{p}`");
+        }
+        for a in absent {
+            assert!(!text.contains(a), "{doc}: `{a}` is still there");
+        }
+    }
+}
