@@ -110,4 +110,5 @@ pub use generate::{ExampleValue, Generated, generate};
 pub use load::{Options, load_document};
 pub use resolve::{FileId, Location, Resolver};
 pub use settings::{Override, ParamsBy, Settings};
+pub use streams::server_sent_notifications;
 pub use subscription::Subscription;

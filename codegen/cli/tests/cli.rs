@@ -505,19 +505,16 @@ breaks clients and servers: param `id` renamed `pet_id` (sent by name) (in get_p
 breaks clients and servers: type integer → string (in get_pet params.pet_id)
   old: tests/fixtures/diff/pets/v1.json:8:62: at /methods/0/params/0/schema/type
   new: tests/fixtures/diff/pets/v2.json:8:66: at /methods/0/params/0/schema/type
-breaks servers: minimum 1 → (none) (in get_pet params.pet_id)
-  old: tests/fixtures/diff/pets/v1.json:8:81: at /methods/0/params/0/schema/minimum
-  new: tests/fixtures/diff/pets/v2.json:8:55: at /methods/0/params/0/schema
-breaks clients: member `name` no longer required (in get_pet result.name, list_pets result[].name)
+breaks clients: `Pet`.name: member `name` no longer required (in get_pet result.name, list_pets result[].name)
   old: tests/fixtures/diff/pets/v1.json:23:11: at /components/schemas/Pet/properties/name
   new: tests/fixtures/diff/pets/v2.json:23:11: at /components/schemas/Pet/properties/name
-breaks clients: values added: \"bird\" (in get_pet result.kind, list_pets result[].kind)
+breaks clients: `Pet`.kind: values added: \"bird\" (in get_pet result.kind, list_pets result[].kind)
   old: tests/fixtures/diff/pets/v1.json:24:38: at /components/schemas/Pet/properties/kind/enum
   new: tests/fixtures/diff/pets/v2.json:24:38: at /components/schemas/Pet/properties/kind/enum
-compatible: new optional member `tag` (in get_pet result.tag, list_pets result[].tag)
+compatible: `Pet`.tag: new optional member `tag` (in get_pet result.tag, list_pets result[].tag)
   old: tests/fixtures/diff/pets/v1.json:21:9: at /components/schemas/Pet/properties
   new: tests/fixtures/diff/pets/v2.json:25:11: at /components/schemas/Pet/properties/tag
-6 differences: 4 break clients, 3 break servers, 1 compatible
+5 differences: 4 break clients, 2 break servers, 1 compatible
 "
     );
 }
@@ -534,6 +531,7 @@ fn compatible_changes_exit_0_and_json_names_every_field() {
             "kind": "member-added",
             "breaks": {"clients": false, "servers": false},
             "message": "new optional member `tag`",
+            "schema": "`Pet`.tag",
             "uses": ["get_pet result.tag", "list_pets result[].tag"],
             "old": {"file": "tests/fixtures/diff/pets/v1.json", "line": 21, "column": 9,
                     "pointer": "/components/schemas/Pet/properties"},
@@ -556,7 +554,7 @@ fn a_document_that_does_not_load_exits_2_with_its_problems() {
     assert_eq!(text(&out.stdout), "");
     assert_eq!(
         text(&out.stderr),
-        "tests/fixtures/diff/pets/none.json: at (root): cannot read file: No such file or directory\n"
+        "tests/fixtures/diff/pets/none.json: at (root): new document: cannot read file: No such file or directory\n"
     );
     let usage = rpcsmith(&["diff", &pets("v1")]);
     assert_eq!(usage.status.code(), Some(2));

@@ -305,7 +305,7 @@ fn enum_values_and_bounds() {
         [
             "breaks clients: minimum 0 → 1 | /methods/0/params/0/schema/minimum | /methods/0/params/0/schema/minimum",
             "breaks servers: maximum 10 → 20 | /methods/0/params/0/schema/maximum | /methods/0/params/0/schema/maximum",
-            "breaks clients: multipleOf (none) → `2` | /methods/0/params/0/schema | /methods/0/params/0/schema/multipleOf",
+            "breaks clients: multipleOf (none) → 2 | /methods/0/params/0/schema | /methods/0/params/0/schema/multipleOf",
         ]
     );
     assert_eq!(
@@ -446,6 +446,6 @@ fn recursive_schemas_end_and_a_shared_schema_is_reported_once_with_every_use() {
     assert_eq!(f.old.pointer, "/components/schemas/Tree/properties/v/type");
     assert_eq!(
         f.to_string(),
-        "breaks clients and servers: type integer → string (in get result.v, list result[].v)\n  old: old.json:38:13: at /components/schemas/Tree/properties/v/type\n  new: new.json:38:13: at /components/schemas/Tree/properties/v/type"
+        "breaks clients and servers: `Tree`.v: type integer → string (in get result.v, list result[].v)\n  old: old.json:38:13: at /components/schemas/Tree/properties/v/type\n  new: new.json:38:13: at /components/schemas/Tree/properties/v/type"
     );
 }

@@ -132,6 +132,48 @@ pub(crate) fn streams(
     out
 }
 
+/// The notifications of `document` that the server sends: those carrying the items of a
+/// subscription (named by its `x-subscription`, or by the Ethereum or Starknet
+/// convention), and `<prefix>_subscription…` notifications shared by the subscriptions
+/// of `<prefix>_subscribe…`. Read from names and extensions alone (no types), as the
+/// diff needs them.
+pub fn server_sent_notifications(document: &Document) -> Vec<String> {
+    let notification = |name: &str| {
+        document
+            .methods
+            .iter()
+            .any(|m| m.name == name && m.result.is_none())
+    };
+    let mut out: Vec<String> = Vec::new();
+    for m in &document.methods {
+        let declared = m
+            .extensions
+            .get(crate::subscription::EXTENSION)
+            .and_then(|v| crate::Subscription::from_extension(v).ok().flatten());
+        let named = declared.as_ref().and_then(|s| s.notification.clone());
+        let candidates = match named {
+            Some(name) => vec![name],
+            None => declare::notification_candidates(&m.name),
+        };
+        if let Some(found) = candidates.into_iter().find(|c| notification(c)) {
+            out.push(found);
+        }
+    }
+    for m in &document.methods {
+        let Some((prefix, _)) = m.name.split_once("_subscription") else {
+            continue;
+        };
+        let subscribes = document
+            .methods
+            .iter()
+            .any(|s| declare::starknet_parts(&s.name).is_some_and(|(p, _)| p == prefix));
+        if subscribes && m.result.is_none() && !out.contains(&m.name) {
+            out.push(m.name.clone());
+        }
+    }
+    out
+}
+
 /// A method with its types.
 #[derive(Clone, Copy)]
 pub(crate) struct Typed<'a> {

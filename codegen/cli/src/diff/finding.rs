@@ -102,14 +102,25 @@ pub enum Kind {
     MemberNowOptional,
     /// `additionalProperties` changed.
     AdditionalMembersChanged,
-    /// A declared error code is gone.
+    /// A declared error is gone.
     ErrorRemoved,
-    /// A declared error code is new.
+    /// A declared error is new.
     ErrorAdded,
     /// A declared error's message changed.
     ErrorMessageChanged,
+    /// A declared error's `data` changed.
+    ErrorDataChanged,
+    /// How many declared errors share a code changed.
+    ErrorCountChanged,
     /// A method or param became deprecated (or no longer is).
     DeprecationChanged,
+    /// `not`, `if`/`then`/`else` or `patternProperties` changed.
+    ApplicatorChanged,
+    /// Tuple `items` (one schema per position) changed.
+    TupleChanged,
+    /// A change whose direction could not be worked out (a `pattern` outside what is
+    /// compared): it may break either side, check it by hand. Counted as compatible.
+    DirectionUnknown,
 }
 
 /// One end of a finding: a place in one of the two documents.
@@ -147,6 +158,10 @@ pub struct Finding {
     pub breaks: Breaks,
     /// What changed, in one line, in the documents' terms.
     pub message: String,
+    /// The schema it is in, by its `$ref` name or title, and the members from there
+    /// (`` `TXN_RECEIPT`.execution_status ``); `None` for a method, a param, an error, or a
+    /// schema without a name on the way.
+    pub schema: Option<String>,
     /// Where the difference is met on the wire: `method params.name.member[]`, one per
     /// use (a changed shared schema is met through every method that uses it).
     pub uses: Vec<String>,
@@ -161,7 +176,15 @@ const USES_SHOWN: usize = 3;
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.breaks.label(), self.message)?;
+        let label = match self.kind {
+            Kind::DirectionUnknown => "direction unknown",
+            _ => self.breaks.label(),
+        };
+        write!(f, "{label}: ")?;
+        if let Some(schema) = &self.schema {
+            write!(f, "{schema}: ")?;
+        }
+        write!(f, "{}", self.message)?;
         let shown: Vec<&str> = self
             .uses
             .iter()

@@ -1,14 +1,14 @@
 //! Comparing the methods of two documents: which exist, how their params are sent and
 //! named, their results and their declared errors.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::Diff;
 use super::finding::{Breaks, Kind};
 use super::schema::{Change, Flow, Walk};
 use rpcsmith_build::Location;
-use rpcsmith_build::document::{ResolvedMethod, ResolvedParam};
-use rpcsmith_build::openrpc::ParamStructure;
+use rpcsmith_build::document::{ResolvedError, ResolvedMethod, ResolvedParam};
+use rpcsmith_build::openrpc::{ErrorObject, ParamStructure};
 
 impl Diff<'_> {
     /// Compares every method, matched by wire name.
@@ -293,55 +293,168 @@ impl Diff<'_> {
         );
     }
 
+    /// Compares declared errors, paired by code and message, then data (see [`pair_errors`]).
     fn errors(&mut self, o: &ResolvedMethod, n: &ResolvedMethod) {
         let name = o.name.as_str();
-        for oe in &o.errors {
-            let code = oe.error.code;
-            match n.errors.iter().find(|ne| ne.error.code == code) {
-                Some(ne) if ne.error.message != oe.error.message => {
-                    let message = format!(
-                        "error {code} message {:?} → {:?}",
-                        oe.error.message, ne.error.message
-                    );
-                    let places = (oe.location.key("message"), ne.location.key("message"));
-                    self.push(
-                        Kind::ErrorMessageChanged,
-                        Breaks::COMPATIBLE,
-                        message,
-                        name,
-                        places.0,
-                        places.1,
-                    );
-                }
-                Some(_) => {}
+        let pairs = pair_errors(&o.errors, &n.errors);
+        let old_codes = codes(&o.errors);
+        let new_codes = codes(&n.errors);
+        for (i, oe) in o.errors.iter().enumerate() {
+            match pairs.iter().find(|p| p.0 == i) {
+                Some(&(_, j)) => self.error_pair(name, oe, &n.errors[j]),
                 None => {
-                    let message =
-                        format!("error {code} ({:?}) no longer declared", oe.error.message);
-                    let places = (oe.site.clone(), errors_place(n));
-                    let breaks = Change::Narrowed.breaks(Flow::Result);
-                    self.push(
-                        Kind::ErrorRemoved,
-                        breaks,
-                        message,
-                        name,
-                        places.0,
-                        places.1,
-                    );
+                    let remains = new_codes.contains_key(&oe.error.code);
+                    self.error_alone(name, oe, errors_place(n), remains, true);
                 }
             }
         }
-        for ne in n
-            .errors
+        for (code, was, is) in old_codes
             .iter()
-            .filter(|ne| !o.errors.iter().any(|oe| oe.error.code == ne.error.code))
+            .filter_map(|(c, was)| new_codes.get(c).map(|is| (c, *was, *is)))
+            .filter(|(_, was, is)| was != is)
         {
-            let code = ne.error.code;
-            let message = format!("error {code} ({:?}) newly declared", ne.error.message);
-            let places = (errors_place(o), ne.site.clone());
-            let breaks = Change::Widened.breaks(Flow::Result);
-            self.push(Kind::ErrorAdded, breaks, message, name, places.0, places.1);
+            let message = format!("errors with code {code}: {was} declared → {is}");
+            let (ol, nl) = (errors_place(o), errors_place(n));
+            self.push(
+                Kind::ErrorCountChanged,
+                Breaks::COMPATIBLE,
+                message,
+                name,
+                ol,
+                nl,
+            );
+        }
+        let paired_new = |j: usize| pairs.iter().any(|p| p.1 == j);
+        for (_, ne) in n.errors.iter().enumerate().filter(|(j, _)| !paired_new(*j)) {
+            self.error_alone(
+                name,
+                ne,
+                errors_place(o),
+                old_codes.contains_key(&ne.error.code),
+                false,
+            );
         }
     }
+
+    fn error_pair(&mut self, name: &str, oe: &ResolvedError, ne: &ResolvedError) {
+        let code = oe.error.code;
+        if ne.error.message != oe.error.message {
+            let message = format!(
+                "error {code} message {:?} → {:?}",
+                oe.error.message, ne.error.message
+            );
+            let places = (oe.location.key("message"), ne.location.key("message"));
+            self.push(
+                Kind::ErrorMessageChanged,
+                Breaks::COMPATIBLE,
+                message,
+                name,
+                places.0,
+                places.1,
+            );
+        }
+        if ne.error.data != oe.error.data {
+            let message = format!("error {code} ({:?}) data changed", ne.error.message);
+            let places = (oe.location.key("data"), ne.location.key("data"));
+            self.push(
+                Kind::ErrorDataChanged,
+                Breaks::COMPATIBLE,
+                message,
+                name,
+                places.0,
+                places.1,
+            );
+        }
+    }
+
+    /// An error without a partner: it breaks only when its code is gone (or new) on the
+    /// other side; another error of the same code is counted by [`Kind::ErrorCountChanged`].
+    fn error_alone(
+        &mut self,
+        name: &str,
+        e: &ResolvedError,
+        other: Location,
+        code_remains: bool,
+        removed: bool,
+    ) {
+        let code = e.error.code;
+        let (kind, verb, change) = match removed {
+            true => (Kind::ErrorRemoved, "no longer declared", Change::Narrowed),
+            false => (Kind::ErrorAdded, "newly declared", Change::Widened),
+        };
+        let breaks = match code_remains {
+            true => Breaks::COMPATIBLE,
+            false => change.breaks(Flow::Result),
+        };
+        let message = match code_remains {
+            true => format!(
+                "error {code} ({:?}) {verb}; other errors with code {code} remain",
+                e.error.message
+            ),
+            false => format!("error {code} ({:?}) {verb}", e.error.message),
+        };
+        let places = match removed {
+            true => (e.site.clone(), other),
+            false => (other, e.site.clone()),
+        };
+        self.push(kind, breaks, message, name, places.0, places.1);
+    }
+}
+
+/// A rule saying two declared errors are the same.
+type SameError = dyn Fn(&ErrorObject, &ErrorObject) -> bool;
+
+/// How many errors declare each code.
+fn codes(errors: &[ResolvedError]) -> BTreeMap<i64, usize> {
+    let mut counts = BTreeMap::new();
+    for e in errors {
+        *counts.entry(e.error.code).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// Pairs (old index, new index) of the same declared error: equal code, message and data
+/// first; then equal code and message; then, of a code left with one error on each side,
+/// those two (a message reworded). Never by code alone among several.
+fn pair_errors(old: &[ResolvedError], new: &[ResolvedError]) -> Vec<(usize, usize)> {
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let rules: [&SameError; 2] = [
+        &|a, b| a.code == b.code && a.message == b.message && a.data == b.data,
+        &|a, b| a.code == b.code && a.message == b.message,
+    ];
+    for same in rules {
+        for (i, oe) in old.iter().enumerate() {
+            if pairs.iter().any(|p| p.0 == i) {
+                continue;
+            }
+            let free = |j: &usize| !pairs.iter().any(|p| p.1 == *j);
+            if let Some(j) = (0..new.len())
+                .filter(free)
+                .find(|&j| same(&oe.error, &new[j].error))
+            {
+                pairs.push((i, j));
+            }
+        }
+    }
+    let left = |list: &[ResolvedError], side: usize, code: i64| -> Vec<usize> {
+        (0..list.len())
+            .filter(|&k| list[k].error.code == code)
+            .filter(|&k| {
+                !pairs
+                    .iter()
+                    .any(|p| if side == 0 { p.0 == k } else { p.1 == k })
+            })
+            .collect()
+    };
+    let mut reworded = Vec::new();
+    for code in codes(old).keys() {
+        if let ([i], [j]) = (&left(old, 0, *code)[..], &left(new, 1, *code)[..]) {
+            reworded.push((*i, *j));
+        }
+    }
+    pairs.extend(reworded);
+    pairs.sort_unstable();
+    pairs
 }
 
 /// (by position, by name): the shapes of params a method takes.

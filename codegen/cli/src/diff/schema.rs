@@ -2,13 +2,14 @@
 //! narrowed (fewer values pass), widened (more pass) or changed (neither contains the
 //! other), then turned into who it breaks by the direction the value travels ([`Flow`]).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde_json::Value;
 
 use super::Diff;
 use super::finding::{Breaks, Kind};
-use super::shape::{self, Additional, LOWER_BOUNDS, Shape, TEXT_KEYWORDS, UPPER_BOUNDS, covers};
+use super::regular::{self, Inclusion};
+use super::shape::{Additional, LOWER_BOUNDS, Shape, TEXT_KEYWORDS, UPPER_BOUNDS, covers};
 use rpcsmith_build::Location;
 
 /// Which way a value travels.
@@ -49,6 +50,14 @@ pub(crate) struct Walk<'d, 'r> {
     pub(crate) flow: Flow,
     /// Pairs compared already (recursive schemas end here).
     visited: HashSet<(Location, Location)>,
+    /// Pairs whose comparison is over: the path it was met at, and what it found (the
+    /// finding and its use), so that meeting the pair again elsewhere adds uses.
+    done: HashMap<Places, Compared>,
+    /// Inside a `not`: what narrows the inner schema widens the whole, and the reverse.
+    pub(super) negated: bool,
+    /// The nearest named schema (its `$ref` name or title) and the length of the wire
+    /// path where it was met: findings below it are named from it.
+    named: Option<(String, usize)>,
 }
 
 impl<'d, 'r> Walk<'d, 'r> {
@@ -58,6 +67,9 @@ impl<'d, 'r> Walk<'d, 'r> {
             diff,
             flow,
             visited: HashSet::new(),
+            done: HashMap::new(),
+            negated: false,
+            named: None,
         }
     }
 
@@ -68,18 +80,67 @@ impl<'d, 'r> Walk<'d, 'r> {
         self.shapes(&o, &n, path);
     }
 
-    fn shapes(&mut self, o: &Shape, n: &Shape, path: &str) {
-        if !self.visited.insert((o.at.clone(), n.at.clone())) {
+    pub(super) fn shapes(&mut self, o: &Shape, n: &Shape, path: &str) {
+        let pair = (o.at.clone(), n.at.clone());
+        if let Some((base, found)) = self.done.get(&pair).cloned() {
+            for (i, used) in found {
+                if let Some(below) = used.strip_prefix(base.as_str()) {
+                    self.diff.add_use(i, &format!("{path}{below}"));
+                }
+            }
             return;
+        }
+        if !self.visited.insert(pair.clone()) {
+            return;
+        }
+        let mark = self.diff.touched.len();
+        let outer = self.named.clone();
+        // A union against a lone schema is named by the union (the lone schema is one
+        // of its alternatives, named in the finding).
+        let keys = match (o.alternatives.is_some(), n.alternatives.is_some()) {
+            (true, false) if o.key.is_some() => (&o.key, &None),
+            (false, true) if n.key.is_some() => (&None, &n.key),
+            _ => (&o.key, &n.key),
+        };
+        let name = match keys {
+            (Some(a), Some(b)) if a != b => Some(format!("{a}` (now `{b}`)")),
+            (Some(a), _) | (None, Some(a)) => Some(format!("{a}`")),
+            (None, None) => None,
+        };
+        if let Some(name) = name {
+            self.named = Some((name, path.len()));
         }
         if o.alternatives.is_some() || n.alternatives.is_some() {
             self.alternatives(o, n, path);
+        } else {
+            self.own(o, n, path);
+        }
+        self.named = outer;
+        let found = self.diff.touched[mark..].to_vec();
+        self.done.insert(pair, (path.to_owned(), found));
+    }
+
+    /// The schema a finding at `path` is in: `` `NAME` `` and the members from there.
+    fn schema_name(&self, path: &str) -> Option<String> {
+        let (name, at) = self.named.as_ref()?;
+        let below = path.get(*at..).unwrap_or_default();
+        Some(format!("`{name}{below}"))
+    }
+
+    /// Compares two schemas neither of which is a union.
+    pub(super) fn own(&mut self, o: &Shape, n: &Shape, path: &str) {
+        self.types(o, n, path);
+        if disjoint(o, n) {
+            // No value of the old type is of the new one (`null` → `integer`, an array
+            // → an object): that is the difference; bounds or members of one type
+            // against the other would only repeat it.
             return;
         }
-        self.types(o, n, path);
         self.values(o, n, path);
         self.bounds(o, n, path);
         self.texts(o, n, path);
+        self.multiple_of(o, n, path);
+        self.applicators(o, n, path);
         // `properties` and `items` apply only to objects and arrays: under another
         // `type` they are not on the wire (real documents do write them so).
         if allows(o, "object") || allows(n, "object") {
@@ -92,13 +153,41 @@ impl<'d, 'r> Walk<'d, 'r> {
         }
     }
 
-    fn change(&mut self, kind: Kind, change: Change, message: String, places: Places, path: &str) {
+    pub(super) fn change(
+        &mut self,
+        kind: Kind,
+        change: Change,
+        message: String,
+        places: Places,
+        path: &str,
+    ) {
+        let change = match (self.negated, change) {
+            (true, Change::Narrowed) => Change::Widened,
+            (true, Change::Widened) => Change::Narrowed,
+            (_, change) => change,
+        };
         let breaks = change.breaks(self.flow);
+        self.diff.schema = self.schema_name(path);
         self.diff
             .push(kind, breaks, message, path, places.0, places.1);
     }
 
-    fn compatible(&mut self, kind: Kind, message: String, places: Places, path: &str) {
+    /// A change whose direction is not worked out: reported, breaking nobody for sure.
+    pub(super) fn undecided(&mut self, message: String, places: Places, path: &str) {
+        self.diff.schema = self.schema_name(path);
+        let breaks = Breaks::COMPATIBLE;
+        self.diff.push(
+            Kind::DirectionUnknown,
+            breaks,
+            message,
+            path,
+            places.0,
+            places.1,
+        );
+    }
+
+    pub(super) fn compatible(&mut self, kind: Kind, message: String, places: Places, path: &str) {
+        self.diff.schema = self.schema_name(path);
         let breaks = Breaks::COMPATIBLE;
         self.diff
             .push(kind, breaks, message, path, places.0, places.1);
@@ -186,30 +275,55 @@ impl<'d, 'r> Walk<'d, 'r> {
     fn texts(&mut self, o: &Shape, n: &Shape, path: &str) {
         for keyword in TEXT_KEYWORDS {
             let (ot, nt) = (o.texts.get(keyword), n.texts.get(keyword));
+            let text = |t: Option<&String>| t.map_or("(none)".to_owned(), |t| format!("`{t}`"));
+            let message = format!("{keyword} {} → {}", text(ot), text(nt));
+            let places = (o.place(keyword), n.place(keyword));
             let change = match (ot, nt) {
                 (None, None) => continue,
                 (Some(a), Some(b)) if a == b => continue,
                 (None, Some(_)) => Change::Narrowed,
                 (Some(_), None) => Change::Widened,
+                (Some(a), Some(b)) if keyword == "pattern" => match regular::compare(a, b) {
+                    Ok(Inclusion::Same) => continue,
+                    Ok(Inclusion::Narrower) => Change::Narrowed,
+                    Ok(Inclusion::Wider) => Change::Widened,
+                    Ok(Inclusion::Neither) => Change::Changed,
+                    Err(why) => {
+                        let message = format!("{message}: which allows more is unknown ({why})");
+                        self.undecided(message, places, path);
+                        continue;
+                    }
+                },
                 _ => Change::Changed,
             };
-            let text = |t: Option<&String>| t.map_or("(none)".to_owned(), |t| format!("`{t}`"));
-            let message = format!("{keyword} {} → {}", text(ot), text(nt));
-            let places = (o.place(keyword), n.place(keyword));
             self.change(Kind::FormatChanged, change, message, places, path);
         }
     }
 }
 
 /// The two ends of a finding: old, new.
-type Places = (Location, Location);
+pub(super) type Places = (Location, Location);
+
+/// A pair's comparison: the path it was met at, and each finding it recorded or met
+/// again, with that use.
+type Compared = (String, Vec<(usize, String)>);
+
+/// Whether both schemas restrict the JSON type and share none (`integer` is a `number`).
+fn disjoint(o: &Shape, n: &Shape) -> bool {
+    match (&o.types, &n.types) {
+        (Some(a), Some(b)) => !a
+            .iter()
+            .any(|t| covers(b, t) || b.iter().any(|u| covers(a, u))),
+        _ => false,
+    }
+}
 
 /// Whether the schema lets values of type `t` through (any type, without `type`).
 fn allows(shape: &Shape, t: &str) -> bool {
     shape.types.as_ref().is_none_or(|types| types.contains(t))
 }
 
-fn list(types: &BTreeSet<String>) -> String {
+pub(super) fn list(types: &BTreeSet<String>) -> String {
     let names: Vec<&str> = types.iter().map(String::as_str).collect();
     match names.len() {
         0 => "(none)".to_owned(),
@@ -282,7 +396,39 @@ impl Walk<'_, '_> {
                 self.compatible(Kind::MemberAdded, message, places, &member);
             }
         }
+        self.required_only(o, n, path);
         self.additional(o, n, path);
+    }
+
+    /// Names in `required` that neither side defines in `properties` (`{"required":
+    /// ["b"]}` alone, as in `then`): required now or no longer.
+    fn required_only(&mut self, o: &Shape, n: &Shape, path: &str) {
+        let defined =
+            |name: &String| o.properties.contains_key(name) || n.properties.contains_key(name);
+        for name in n.required.difference(&o.required).filter(|m| !defined(m)) {
+            let message = format!("new required member `{name}`");
+            let places = (o.place("required"), n.place("required"));
+            let member = format!("{path}.{name}");
+            self.change(
+                Kind::MemberNowRequired,
+                Change::Narrowed,
+                message,
+                places,
+                &member,
+            );
+        }
+        for name in o.required.difference(&n.required).filter(|m| !defined(m)) {
+            let message = format!("member `{name}` no longer required");
+            let places = (o.place("required"), n.place("required"));
+            let member = format!("{path}.{name}");
+            self.change(
+                Kind::MemberNowOptional,
+                Change::Widened,
+                message,
+                places,
+                &member,
+            );
+        }
     }
 
     fn member_removed(&mut self, n: &Shape, name: &str, at: &Location, required: bool, path: &str) {
@@ -334,159 +480,4 @@ impl Walk<'_, '_> {
             path,
         );
     }
-
-    /// `oneOf`/`anyOf` on either side: alternatives matched by name (the `$ref`'s last
-    /// token, or the title), then by position among those left; a lone schema facing
-    /// alternatives is matched the same way.
-    fn alternatives(&mut self, o: &Shape, n: &Shape, path: &str) {
-        let old = self.members(o, true);
-        let new = self.members(n, false);
-        let pairs = pair(&old, &new);
-        let place = |s: &Shape| match s.alternatives {
-            Some(_) => s.place("alternatives"),
-            None => s.site.clone(),
-        };
-        self.unpaired(&old, &new, &pairs, (place(o), place(n)), path);
-        for (i, j) in pairs {
-            let label = old[i]
-                .name
-                .clone()
-                .or_else(|| new[j].name.clone())
-                .unwrap_or_else(|| i.to_string());
-            let (a, b) = (old[i].at.clone(), new[j].at.clone());
-            if old[i].whole || new[j].whole {
-                // A lone schema against one alternative: compare them as schemas, not
-                // as alternatives again.
-                let (ao, bn) = (
-                    Shape::read(self.diff.old, &a),
-                    Shape::read(self.diff.new, &b),
-                );
-                if ao.alternatives.is_none() && bn.alternatives.is_none() {
-                    self.shapes(&ao, &bn, path);
-                }
-                continue;
-            }
-            self.schema(&a, &b, &format!("{path}|{label}"));
-        }
-    }
-
-    /// Reports the alternatives left without a partner: removed ones narrow, added ones
-    /// widen, both at once change.
-    fn unpaired(
-        &mut self,
-        old: &[Member],
-        new: &[Member],
-        pairs: &[(usize, usize)],
-        places: Places,
-        path: &str,
-    ) {
-        let alone = |members: &'_ [Member], paired: &dyn Fn(usize) -> bool| -> Vec<Location> {
-            (0..members.len())
-                .filter(|&i| !paired(i))
-                .map(|i| members[i].at.clone())
-                .collect()
-        };
-        let gone_at = alone(old, &|i| pairs.iter().any(|p| p.0 == i));
-        let added_at = alone(new, &|j| pairs.iter().any(|p| p.1 == j));
-        let both = !gone_at.is_empty() && !added_at.is_empty();
-        let sides = [
-            (old, gone_at, "removed", Change::Narrowed),
-            (new, added_at, "added", Change::Widened),
-        ];
-        for (members, at, verb, change) in sides {
-            let Some(first) = at.first().cloned() else {
-                continue;
-            };
-            let listed: Vec<&Member> = members.iter().filter(|m| at.contains(&m.at)).collect();
-            let message = format!("alternatives {verb}: {}", names(&listed));
-            let places = match change {
-                Change::Narrowed => (first, places.1.clone()),
-                _ => (places.0.clone(), first),
-            };
-            let change = if both { Change::Changed } else { change };
-            self.change(Kind::AlternativesChanged, change, message, places, path);
-        }
-    }
-
-    /// The alternatives of a schema; a schema without any is its own single one.
-    fn members(&mut self, shape: &Shape, old: bool) -> Vec<Member> {
-        let resolver = if old {
-            &mut *self.diff.old
-        } else {
-            &mut *self.diff.new
-        };
-        match &shape.alternatives {
-            Some(alternatives) => alternatives
-                .iter()
-                .map(|at| Member {
-                    name: shape::alternative_key(resolver, at),
-                    types: Shape::read(resolver, at).types,
-                    at: at.clone(),
-                    whole: false,
-                })
-                .collect(),
-            None => vec![Member {
-                name: shape.key.clone(),
-                types: shape.types.clone(),
-                at: shape.site.clone(),
-                whole: true,
-            }],
-        }
-    }
-}
-
-/// One alternative of a union.
-struct Member {
-    name: Option<String>,
-    /// The JSON types it allows (matched on when names do not match).
-    types: Option<BTreeSet<String>>,
-    at: Location,
-    /// The schema is not a union: this is the whole schema.
-    whole: bool,
-}
-
-/// Pairs (old index, new index): equal names first; then, among those left, the one
-/// alternative of the same JSON types; then what is left by position when as many are
-/// left on both sides (and neither side is a lone schema).
-fn pair(old: &[Member], new: &[Member]) -> Vec<(usize, usize)> {
-    let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let same_name = |o: &Member, n: &Member| o.name.is_some() && n.name == o.name;
-    let same_types = |o: &Member, n: &Member| o.types.is_some() && n.types == o.types;
-    for matches in [&same_name as &dyn Fn(&Member, &Member) -> bool, &same_types] {
-        for (i, o) in old.iter().enumerate() {
-            if pairs.iter().any(|p| p.0 == i) {
-                continue;
-            }
-            let candidates: Vec<usize> = (0..new.len())
-                .filter(|j| !pairs.iter().any(|p| p.1 == *j) && matches(o, &new[*j]))
-                .collect();
-            if let [j] = candidates[..] {
-                pairs.push((i, j));
-            }
-        }
-    }
-    let left_old: Vec<usize> = (0..old.len())
-        .filter(|i| !pairs.iter().any(|p| p.0 == *i))
-        .collect();
-    let left_new: Vec<usize> = (0..new.len())
-        .filter(|j| !pairs.iter().any(|p| p.1 == *j))
-        .collect();
-    let whole = old.iter().chain(new).any(|m| m.whole);
-    if left_old.len() == left_new.len() && !whole {
-        pairs.extend(left_old.into_iter().zip(left_new));
-    }
-    pairs
-}
-
-fn names(members: &[&Member]) -> String {
-    let name = |m: &Member| match (&m.name, &m.types) {
-        (Some(name), _) => format!("`{name}`"),
-        (None, Some(types)) => format!("(untitled {})", list(types)),
-        (None, None) => "(untitled)".to_owned(),
-    };
-    members
-        .iter()
-        .map(|m| name(m))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

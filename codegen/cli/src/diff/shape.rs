@@ -28,9 +28,9 @@ pub(crate) const UPPER_BOUNDS: [&str; 5] = [
     "maxItems",
     "maxProperties",
 ];
-/// Keywords compared as text: any change narrows or widens in a way not worked out, so
-/// a change is both; adding one narrows, removing one widens.
-pub(crate) const TEXT_KEYWORDS: [&str; 3] = ["pattern", "format", "multipleOf"];
+/// Keywords compared as text: adding one narrows, removing one widens; a `pattern`
+/// changed is compared as a language ([`super::regular`]), a `format` changed is both.
+pub(crate) const TEXT_KEYWORDS: [&str; 2] = ["pattern", "format"];
 
 /// What `additionalProperties` allows.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,8 +73,16 @@ pub(crate) struct Shape {
     pub(crate) tuple: Option<Vec<Location>>,
     /// Numeric bounds by keyword.
     pub(crate) bounds: BTreeMap<&'static str, f64>,
-    /// `pattern`, `format`, `multipleOf`, as text.
+    /// `pattern`, `format`, as text.
     pub(crate) texts: BTreeMap<&'static str, String>,
+    /// `multipleOf`.
+    pub(crate) multiple_of: Option<f64>,
+    /// The schema under `not`.
+    pub(crate) not: Option<Location>,
+    /// `if`, `then`, `else`, where written.
+    pub(crate) conditional: [Option<Location>; 3],
+    /// `patternProperties`: each pattern and its schema.
+    pub(crate) pattern_properties: IndexMap<String, Location>,
     /// `uniqueItems: true` (the mock's checks; the diff does not compare it).
     pub(crate) unique_items: bool,
     /// Where each keyword read is (the first one, when merged from `allOf`).
@@ -99,11 +107,6 @@ impl Shape {
             .cloned()
             .unwrap_or_else(|| self.at.clone())
     }
-}
-
-/// The name an alternative is matched by (see [`Shape::key`]), without reading it whole.
-pub(crate) fn alternative_key(resolver: &mut Resolver, at: &Location) -> Option<String> {
-    reference_name(resolver, at).or_else(|| title(resolver, at))
 }
 
 fn reference_name(resolver: &Resolver, at: &Location) -> Option<String> {
@@ -134,6 +137,10 @@ fn empty(at: Location) -> Shape {
         tuple: None,
         bounds: BTreeMap::new(),
         texts: BTreeMap::new(),
+        multiple_of: None,
+        not: None,
+        conditional: [None, None, None],
+        pattern_properties: IndexMap::new(),
         unique_items: false,
         keywords: BTreeMap::new(),
     }
@@ -211,6 +218,7 @@ fn read_own(at: &Location, object: &Map<String, Value>) -> Shape {
         shape.values = Some(vec![value.clone()]);
         shape.keywords.insert("enum", at.key("const"));
     }
+    read_applicators(at, object, &mut shape);
     if let Some(Value::Object(not)) = object.get("not") {
         match (not.get("enum"), not.get("const")) {
             (Some(Value::Array(values)), _) => shape.excluded.extend(values.iter().cloned()),
@@ -245,6 +253,25 @@ fn read_own(at: &Location, object: &Map<String, Value>) -> Shape {
     shape
 }
 
+/// `multipleOf`, `not`, `if`/`then`/`else`.
+fn read_applicators(at: &Location, object: &Map<String, Value>, shape: &mut Shape) {
+    let is_schema = |v: &Value| v.is_object() || v.is_boolean();
+    if let Some(multiple) = object.get("multipleOf").and_then(Value::as_f64) {
+        shape.multiple_of = Some(multiple);
+        shape.keywords.insert("multipleOf", at.key("multipleOf"));
+    }
+    if object.get("not").is_some_and(is_schema) {
+        shape.not = Some(at.key("not"));
+        shape.keywords.insert("not", at.key("not"));
+    }
+    for (i, keyword) in ["if", "then", "else"].into_iter().enumerate() {
+        if object.get(keyword).is_some_and(is_schema) {
+            shape.conditional[i] = Some(at.key(keyword));
+            shape.keywords.insert(keyword, at.key(keyword));
+        }
+    }
+}
+
 fn read_object_keywords(at: &Location, object: &Map<String, Value>, shape: &mut Shape) {
     if let Some(Value::Object(properties)) = object.get("properties") {
         let base = at.key("properties");
@@ -252,6 +279,15 @@ fn read_object_keywords(at: &Location, object: &Map<String, Value>, shape: &mut 
             shape.properties.insert(name.clone(), base.key(name));
         }
         shape.keywords.insert("properties", base);
+    }
+    if let Some(Value::Object(patterns)) = object.get("patternProperties") {
+        let base = at.key("patternProperties");
+        for pattern in patterns.keys() {
+            shape
+                .pattern_properties
+                .insert(pattern.clone(), base.key(pattern));
+        }
+        shape.keywords.insert("patternProperties", base);
     }
     if let Some(Value::Array(required)) = object.get("required") {
         shape
@@ -308,6 +344,14 @@ fn merge(shape: &mut Shape, member: Shape) {
     for (keyword, text) in member.texts {
         shape.texts.entry(keyword).or_insert(text);
     }
+    shape.multiple_of = shape.multiple_of.or(member.multiple_of);
+    shape.not = shape.not.take().or(member.not);
+    if shape.conditional[0].is_none() {
+        shape.conditional = member.conditional;
+    }
+    for (pattern, at) in member.pattern_properties {
+        shape.pattern_properties.entry(pattern).or_insert(at);
+    }
     shape.unique_items |= member.unique_items;
     for (keyword, at) in member.keywords {
         shape.keywords.entry(keyword).or_insert(at);
@@ -333,7 +377,10 @@ fn implied_types(shape: &Shape) -> Option<BTreeSet<String>> {
     if let Some(values) = &shape.values {
         return Some(values.iter().map(|v| json_type(v).to_owned()).collect());
     }
-    if !shape.properties.is_empty() || shape.additional != Additional::Any {
+    if !shape.properties.is_empty()
+        || !shape.pattern_properties.is_empty()
+        || shape.additional != Additional::Any
+    {
         return Some(BTreeSet::from(["object".to_owned()]));
     }
     (shape.items.is_some() || shape.tuple.is_some()).then(|| BTreeSet::from(["array".to_owned()]))
@@ -364,4 +411,49 @@ impl Shape {
     pub(crate) fn count(&self, keyword: &str) -> Option<usize> {
         self.bounds.get(keyword).map(|b| *b as usize)
     }
+}
+
+impl Shape {
+    /// The alternative at `at` of this union as a value meets it: the alternative's own
+    /// keywords, with those written beside the union (an `allOf` member next to a
+    /// `oneOf`, the union's own `properties`) merged in.
+    pub(crate) fn branch(&self, resolver: &mut Resolver, at: &Location) -> Shape {
+        let mut branch = Shape::read(resolver, at);
+        let mut outer = self.clone();
+        outer.alternatives = None;
+        outer.keywords.remove("alternatives");
+        merge(&mut branch, outer);
+        if branch.types.is_none() {
+            branch.types = implied_types(&branch);
+        }
+        branch
+    }
+}
+
+/// What identifies the schema at `at` among alternatives: the name of every `$ref` along
+/// its chain (`BROADCASTED_INVOKE_TXN`, then the `INVOKE_TXN_V3` it points to), then
+/// the `title` of the schema the chain ends at.
+pub(crate) fn identities(resolver: &mut Resolver, at: &Location) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut current = at.clone();
+    for _ in 0..MAX_DEPTH {
+        let Some(reference) = resolver.ref_at(&current).map(str::to_owned) else {
+            break;
+        };
+        if let Some(name) = reference_name(resolver, &current) {
+            names.push(name);
+        }
+        let Ok(next) = resolver.resolve_ref(&current, &reference) else {
+            break;
+        };
+        current = next;
+    }
+    if let Some(title) = resolver
+        .get(&current)
+        .and_then(|v| v.get("title"))
+        .and_then(Value::as_str)
+    {
+        names.push(title.to_owned());
+    }
+    names
 }

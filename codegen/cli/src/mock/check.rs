@@ -112,7 +112,7 @@ impl Checker<'_> {
             exclusive_minimum: bound("exclusiveMinimum"),
             maximum: bound("maximum"),
             exclusive_maximum: bound("exclusiveMaximum"),
-            multiple_of: shape.texts.get("multipleOf").and_then(|m| m.parse().ok()),
+            multiple_of: shape.multiple_of,
             min_items: count("minItems"),
             max_items: count("maxItems"),
             unique_items: shape.unique_items,

@@ -183,10 +183,7 @@ impl Generator<'_> {
         };
         let span = (high - low).max(0.0);
         let mut n = low + (self.rng.below(span as u64 + 1) as f64).min(span);
-        if let Some(multiple) = shape
-            .texts
-            .get("multipleOf")
-            .and_then(|m| m.parse::<f64>().ok())
+        if let Some(multiple) = shape.multiple_of
             && multiple > 0.0
         {
             n = (low / multiple).ceil() * multiple;
