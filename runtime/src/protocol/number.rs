@@ -69,7 +69,7 @@ pub fn to_raw_value<T: Serialize + ?Sized>(
 
 /// The integer an `f64` is written as, when it is one (see the module docs).
 #[inline]
-fn integral(v: f64) -> Option<i64> {
+pub(crate) fn integral(v: f64) -> Option<i64> {
     let exact = v.trunc() == v && v.abs() <= EXACT;
     (exact && !(v == 0.0 && v.is_sign_negative())).then_some(v as i64)
 }

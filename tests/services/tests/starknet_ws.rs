@@ -263,7 +263,10 @@ async fn new_heads_are_pushed_typed_over_a_websocket_until_unsubscribed() {
     );
     // Block 3 came after the unsubscribe and before the second subscription: pushed to
     // no one.
-    let (a, b) = (first.parse::<u64>().unwrap(), second.parse::<u64>().unwrap());
+    let (a, b) = (
+        first.parse::<u64>().unwrap(),
+        second.parse::<u64>().unwrap(),
+    );
     assert_eq!(*node.pushed.lock().unwrap(), [(a, 1), (a, 2), (b, 4)]);
 
     let again = client.starknet_unsubscribe(first).await;

@@ -150,7 +150,11 @@ fn small_integer(x: f64) -> Option<i64> {
 
 /// A number with a fraction's bounds and `multipleOf`.
 pub(super) fn fraction(x: f64, rules: &Rules<'_>) -> Result<(), Violation> {
-    let shown = || Number::from_f64(x).map_or_else(|| x.to_string(), |n| n.to_string());
+    // Written as the runtime writes it: `0`, not `0.0`.
+    let shown = || match crate::protocol::number::integral(x) {
+        Some(n) => n.to_string(),
+        None => Number::from_f64(x).map_or_else(|| x.to_string(), |n| n.to_string()),
+    };
     bounds(shown, rules, |bound| x.partial_cmp(&bound))?;
     if let Some(m) = rules.multiple_of.filter(|&m| !multiple(x, m)) {
         let detail = format!("{} is not a multiple of the multipleOf {m}", shown());
