@@ -376,7 +376,7 @@ fn params_object(
     if !named || m.params.len() == 1 {
         return named;
     }
-    if !settings.params_object.iter().any(|p| *p == m.name) {
+    if !settings.params_object.contains(&m.name) {
         return false;
     }
     let message = format!(
