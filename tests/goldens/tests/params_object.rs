@@ -30,9 +30,7 @@ fn the_server_reads_the_params_object_as_the_one_param() {
     // Wrapped as the document literally says, it is refused: `txId` is missing.
     let wrapped = GetTransactionParams::decode(Some(&raw(r#"{"params":{"txId":"t-1"}}"#)));
     assert_eq!(wrapped.err().map(|e| e.code), Some(-32602));
-    let array = GetTransactionParams::decode(Some(&raw(r#"["t-1"]"#)))
-        .err()
-        .expect("refused");
+    let array = GetTransactionParams::decode(Some(&raw(r#"["t-1"]"#))).expect_err("refused");
     assert_eq!(
         (array.code, &*array.message),
         (-32602, "params must be an object (`params`)")
