@@ -144,6 +144,18 @@ impl Builder {
         self
     }
 
+    /// Marks the methods matching `pattern` (wire names, `*` matching any run of
+    /// characters, `*` alone every method) as taking their one param as the whole params
+    /// object: the client sends the param's value as the params, the server reads the
+    /// params as it (for documents whose generator describes the params object as one
+    /// by-name param, such as `request`). Repeatable. See [`Settings::params_object`].
+    ///
+    /// [`Settings::params_object`]: crate::Settings::params_object
+    pub fn params_object(mut self, pattern: impl Into<String>) -> Self {
+        self.settings.params_object.push(pattern.into());
+        self
+    }
+
     /// Declares `method` (its wire name) a subscribe method whose items travel as
     /// `subscription` says, for a document that cannot say so itself (it takes precedence
     /// over the method's `x-subscription`). Parts left out are inferred.
@@ -250,6 +262,14 @@ impl Builder {
     /// feature (`rpcsmith = { …, features = ["schemars"] }`). Off by default.
     pub fn json_schema(mut self, implement: bool) -> Self {
         self.settings.json_schema = implement;
+        self
+    }
+
+    /// Types `type: number` as `serde_json::Number`, exact to every digit (beyond 2^53
+    /// too), instead of `f64` (the default; the runtime writes an integral `f64` within
+    /// ±2^53 as an integer, so values keep their text).
+    pub fn exact_numbers(mut self, exact: bool) -> Self {
+        self.settings.exact_numbers = exact;
         self
     }
 

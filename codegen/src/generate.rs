@@ -65,6 +65,7 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
     let module = settings.module_name(path, &doc_words(&document, settings))?;
     let shape = Shape {
         keep_undescribed: settings.keep_undescribed,
+        exact_numbers: settings.exact_numbers,
     };
     let mut space = TypeSpace::build_with(&mut document, shape);
     let override_errors =

@@ -328,6 +328,10 @@ pub struct ExamplePairing {
 }
 
 /// Reusable objects.
+///
+/// The specification allows no reference object here, but real documents write one
+/// (older Starknet releases: `"BLOCK_NOT_FOUND": {"$ref": "./api/…#/components/errors/…"}`):
+/// each member is read as written, and the loader follows such a reference with a warning.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Components {
@@ -336,22 +340,22 @@ pub struct Components {
     pub schemas: IndexMap<String, Value>,
     /// Links by name.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub links: IndexMap<String, Link>,
+    pub links: IndexMap<String, RefOr<Link>>,
     /// Errors by name.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub errors: IndexMap<String, ErrorObject>,
+    pub errors: IndexMap<String, RefOr<ErrorObject>>,
     /// Examples by name.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub examples: IndexMap<String, Example>,
+    pub examples: IndexMap<String, RefOr<Example>>,
     /// Example pairings by name.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub example_pairings: IndexMap<String, ExamplePairing>,
+    pub example_pairings: IndexMap<String, RefOr<ExamplePairing>>,
     /// Content descriptors by name.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub content_descriptors: IndexMap<String, ContentDescriptor>,
+    pub content_descriptors: IndexMap<String, RefOr<ContentDescriptor>>,
     /// Tags by name.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub tags: IndexMap<String, Tag>,
+    pub tags: IndexMap<String, RefOr<Tag>>,
     /// Extensions and unknown members.
     #[serde(flatten)]
     pub extensions: Extensions,

@@ -72,6 +72,8 @@ pub(crate) struct Method {
     pub(crate) accepts: ParamStructure,
     /// Which shape the client sends.
     pub(crate) sends: ParamsBy,
+    /// The one param is the whole params object ([`Settings::params_object`]).
+    pub(crate) whole: bool,
     /// The result type; `None` for a notification.
     pub(crate) result: Option<Ty>,
     /// The declared errors, one per code.
@@ -325,6 +327,7 @@ fn method(
     let mut args = Namer::default();
     args.claim("cx");
     args.claim("self_");
+    let whole = params_object(m, settings, document, diagnostics);
     let params = m
         .params
         .iter()
@@ -333,13 +336,15 @@ fn method(
             wire: p.name.clone(),
             rust: args.claim(&field_name(&p.name)),
             ty: t.ty.clone(),
-            required: p.required,
+            // The params object itself: always sent (`{}` when it has nothing to say).
+            required: p.required || whole,
             deprecated: p.deprecated,
             docs: docs(p.summary.as_deref(), p.description.as_deref()),
             validation: t.validation.clone(),
         })
         .collect();
     let sends = match m.param_structure {
+        _ if whole => ParamsBy::Name,
         ParamStructure::ByName => ParamsBy::Name,
         ParamStructure::ByPosition => ParamsBy::Position,
         ParamStructure::Either => settings.either_default,
@@ -353,12 +358,45 @@ fn method(
         params,
         accepts: m.param_structure,
         sends,
+        whole,
         result: types.result.clone(),
         errors: errors(&m.errors, types, document, diagnostics),
         direction: Direction::ClientToServer,
         part: Part::Plain,
         idempotent: idempotent(m, document, diagnostics),
     }
+}
+
+/// Whether the settings make `m`'s one param its whole params object. A method named
+/// exactly that has not exactly one param is a warning; one a `*` pattern matches is
+/// left as it is.
+fn params_object(
+    m: &ResolvedMethod,
+    settings: &Settings,
+    document: &Document,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> bool {
+    let named = settings
+        .params_object
+        .iter()
+        .any(|p| crate::direction::matches(p, &m.name));
+    if !named || m.params.len() == 1 {
+        return named;
+    }
+    if !settings.params_object.contains(&m.name) {
+        return false;
+    }
+    let message = format!(
+        "the params-object override names `{}`, which has {} params, not one: ignored",
+        m.name,
+        m.params.len()
+    );
+    diagnostics.push(
+        document
+            .resolver
+            .warning_at(&m.location.key("params"), message),
+    );
+    false
 }
 
 /// The method extension that marks a method idempotent.

@@ -73,6 +73,17 @@ pub struct Settings {
     /// document's own schema of it (the user's crate enables the runtime's `schemars`
     /// feature). Off by default.
     pub json_schema: bool,
+    /// Wire-name patterns (`*` matches any run of characters; `*` alone: the whole
+    /// document) of the methods whose one by-name param is in fact the whole params
+    /// object: some generators describe `{"a": 1, "b": 2}` as one param `request` of
+    /// that object's schema. For them the client sends that param's value as the params
+    /// themselves, and the server reads the params as that value. A matched method
+    /// without exactly one param is a warning.
+    pub params_object: Vec<String>,
+    /// Type `type: number` as `serde_json::Number`, exact to every digit, instead of
+    /// `f64` (default `false`: `f64`, an integral value within ±2^53 written without
+    /// `.0`).
+    pub exact_numbers: bool,
 }
 
 impl Default for Settings {
@@ -93,8 +104,10 @@ impl Default for Settings {
             both_ways: Vec::new(),
             subscriptions: BTreeMap::new(),
             conventions: true,
+            params_object: Vec::new(),
             keep_undescribed: false,
             json_schema: false,
+            exact_numbers: false,
         }
     }
 }

@@ -254,3 +254,50 @@ fn a_mistyped_member_is_an_error_even_where_absence_is_a_warning() {
         "info.json:1:22: at /info: expected an object (an info object), found a string"
     );
 }
+
+/// Starknet's trace API of v0.6.0, as it was published: `$ref`s inside
+/// `components/errors`, which OpenRPC does not allow, are followed with a warning each,
+/// and the methods' errors reach the other file's error objects through them.
+#[test]
+fn references_in_components_are_followed_with_a_warning() {
+    let dir = "tests/fixtures/starknet-v0.6.0";
+    let options = Options::new().include_dir(dir);
+    let doc = load_document(
+        format!("{dir}/api/starknet_trace_api_openrpc.json"),
+        &options,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let warnings: Vec<String> = doc.warnings.iter().map(ToString::to_string).collect();
+    let file = "tests/fixtures/starknet-v0.6.0/api/starknet_trace_api_openrpc.json";
+    let expected: Vec<String> = [
+        (479, "TXN_HASH_NOT_FOUND"),
+        (482, "BLOCK_NOT_FOUND"),
+        (485, "TRANSACTION_EXECUTION_ERROR"),
+    ]
+    .iter()
+    .map(|(line, key)| {
+        format!(
+            "warning: {file}:{line}:17: at /components/errors/{key}/$ref: a $ref where OpenRPC wants an error object (the specification allows no reference here): followed"
+        )
+    })
+    .collect();
+    assert_eq!(warnings, expected);
+    let simulate = &doc.methods[1];
+    let codes: Vec<(i64, &str)> = simulate
+        .errors
+        .iter()
+        .map(|e| (e.error.code, e.location.pointer.as_str()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            (24, "/components/errors/BLOCK_NOT_FOUND"),
+            (41, "/components/errors/TRANSACTION_EXECUTION_ERROR"),
+        ]
+    );
+    let model = doc.model.components.expect("components");
+    assert_eq!(
+        model.errors["BLOCK_NOT_FOUND"].reference(),
+        Some("./api/starknet_api_openrpc.json#/components/errors/BLOCK_NOT_FOUND")
+    );
+}

@@ -94,6 +94,16 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
             mcp,
         ),
     ];
+    // A document as it was written, `$ref`s in `components/errors` included (see the
+    // fixture's README).
+    let starknet = manifest_dir().join("tests/fixtures/starknet-v0.6.0");
+    let mut trace = Settings::default();
+    trace.load = trace.load.include_dir(&starknet);
+    cases.push((
+        "starknet_trace_v0_6",
+        starknet.join("api/starknet_trace_api_openrpc.json"),
+        trace,
+    ));
     if let Some(dir) = corpus::dir() {
         let examples = dir.join("open-rpc-examples");
         cases.extend(
@@ -108,6 +118,15 @@ fn cases() -> Vec<(&'static str, PathBuf, Settings)> {
             ]
             .map(|(name, doc)| (name, doc, Settings::default())),
         );
+        // Canton's signing API describes each method's params object as one by-name
+        // param `params`: sent and read as the params themselves.
+        let mut whole = Settings::default();
+        whole.params_object = vec!["*".to_owned()];
+        cases.push((
+            "canton_signing_params_object",
+            dir.join("canton-splice-wallet-kernel/api-specs/openrpc-signing-api.json"),
+            whole,
+        ));
     }
     cases
 }
@@ -304,5 +323,90 @@ fn a_document_of_what_the_client_serves_has_only_a_push_and_a_listener() {
         "\"unsubscribe\" =>",
     ] {
         assert!(source.contains(present), "missing `{present}`");
+    }
+}
+
+/// A document reformatted (whitespace only: indentation, line breaks, spaces after `:`)
+/// generates byte-identical code: no file position is carried into names, serde renames
+/// or anything else generated. Held on corpus documents, with the reformatted copy under
+/// the same file name.
+#[test]
+fn a_reformatted_document_generates_the_same_code() {
+    let Some(dir) = corpus::dir() else { return };
+    let documents = [
+        "open-rpc-examples/petstore-openrpc.json",
+        "stellar-docs/stellar-rpc.openrpc.json",
+        "ethereum-execution-apis/refs-openrpc.json",
+    ];
+    for doc in documents {
+        let original = dir.join(doc);
+        let text = std::fs::read_to_string(&original).expect("reads");
+        let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        // Compact, then indented by a tab: every line and column moves.
+        let compact = serde_json::to_string(&value).expect("writes");
+        let mut tabbed = Vec::new();
+        let formatter = serde_json::ser::PrettyFormatter::with_indent(b"\t");
+        let mut serializer = serde_json::Serializer::with_formatter(&mut tabbed, formatter);
+        serde::Serialize::serialize(&value, &mut serializer).expect("writes");
+        let generated = |path: &Path| {
+            generate(path, &Settings::default())
+                .unwrap_or_else(|e| panic!("{doc}: {e}"))
+                .source
+        };
+        let expected = generated(&original);
+        for reformatted in [compact.into_bytes(), tabbed] {
+            assert_ne!(reformatted, text.as_bytes(), "{doc}: not reformatted");
+            let out = tempfile::tempdir().expect("temp dir");
+            let copy = out.path().join(original.file_name().expect("a file name"));
+            std::fs::write(&copy, &reformatted).expect("writes");
+            assert!(expected == generated(&copy), "{doc}: the output changed");
+        }
+    }
+}
+
+/// Names a user of the API would guess, on corpus documents: a shared inline schema is
+/// named from its titled owner, not from the first method that reached it; a union's lone
+/// branch is the union; a content descriptor's `$ref`-only schema is its target.
+#[test]
+fn names_come_from_what_a_schema_is() {
+    let Some(dir) = corpus::dir() else { return };
+    let source = |doc: &str| {
+        generate(dir.join(doc), &Settings::default())
+            .unwrap_or_else(|e| panic!("{doc}: {e}"))
+            .source
+    };
+    let cases: [(&str, &[&str], &[&str]); 4] = [
+        (
+            "ethereum-execution-apis/openrpc.json",
+            &["pub enum BlockTransactions", "pub enum FilterAddress"],
+            &[
+                "EthGetBlockByHashResultTransactions",
+                "EthGetLogsFilterAddress",
+            ],
+        ),
+        (
+            "ethereum-execution-apis/refs-openrpc.json",
+            &["pub struct EthCapabilitiesDeleteStrategy {"],
+            &["SlidingWindowDeletion"],
+        ),
+        (
+            "casper-sidecar/rpc_schema.json",
+            &["pub struct EntryPointValue {"],
+            &["EntryPointValueV1CasperVm", "EntryPointValue2"],
+        ),
+        (
+            "open-rpc-examples/petstore-openrpc.json",
+            &["pet_id: types::PetId,"],
+            &["PetId2"],
+        ),
+    ];
+    for (doc, present, absent) in cases {
+        let text = source(doc);
+        for p in present {
+            assert!(text.contains(p), "{doc}: no `{p}`");
+        }
+        for a in absent {
+            assert!(!text.contains(a), "{doc}: `{a}` is still there");
+        }
     }
 }

@@ -156,7 +156,7 @@ fn fallbacks_are_warnings_naming_the_pointer() {
             "warning: tests/fixtures/types/fallbacks.json:12:3: at /components/schemas/OnlyFalse: `enum` [false] is not expressed in the type (not enforced)",
             "warning: tests/fixtures/types/fallbacks.json:14:3: at /components/schemas/Half: `const` 0.5 is not expressed in the type (not enforced)",
             "warning: tests/fixtures/types/fallbacks.json:15:3: at /components/schemas/Halves: `enum` [0.5, 1, 1.5] is not expressed in the type (not enforced)",
-            "warning: tests/fixtures/types/fallbacks.json:16:3: at /components/schemas/Descriptor: a content descriptor (`name` and `schema`) where a schema belongs: read as a schema it accepts any value (generated as serde_json::Value); refer to its `schema` instead",
+            "warning: tests/fixtures/types/fallbacks.json:16:3: at /components/schemas/Descriptor: a content descriptor (`name` and `schema`) where a schema belongs: typed by its `schema`; refer to its `schema` instead",
         ]
     );
     assert_eq!(report.fallbacks, 3);

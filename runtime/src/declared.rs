@@ -166,6 +166,24 @@ macro_rules! __declared_errors {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __decode_params {
+    // The one param is the whole params object (the generator's params-object override).
+    ($name:ident, Whole, $field:ident = $wire:literal) => {
+        impl $name {
+            #[doc = " Decodes the params of a call: the params object is the one param."]
+            #[doc = ""]
+            #[doc = " # Errors"]
+            #[doc = ""]
+            #[doc = " `-32602` when the params are not an object or do not decode."]
+            #[inline]
+            pub fn decode(
+                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
+            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
+                ::std::result::Result::Ok(Self {
+                    $field: $crate::__private::decode_whole(params, $wire)?,
+                })
+            }
+        }
+    };
     ($name:ident, $structure:ident, $($field:ident = $wire:literal),+ $(,)?) => {
         impl $name {
             #[doc = " Decodes the params of a call, from an array or an object as the method allows."]

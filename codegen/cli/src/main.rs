@@ -27,6 +27,8 @@ Examples:
                                                     `watch` subscribes; items on `ticks`
   rpcsmith generate eth.json --alias '/components/schemas/GenericTransaction/properties/input=data'
                                                     `data` accepted for `input` on decode
+  rpcsmith generate api.json --params-object 'create_*' -o src/api.rs
+                                                    their one param is the params object
 
 Use the generated file as a module (`mod api;`); it links against the `rpcsmith` crate.";
 
@@ -210,6 +212,11 @@ struct Input {
     /// (`METHOD=` infers them all). Repeatable.
     #[arg(long = "subscription", value_name = "METHOD=SPEC", value_parser = subscription)]
     subscriptions: Vec<(String, Subscription)>,
+    /// The methods matching PATTERN (`*` matches any run of characters; `*` alone: every
+    /// method with one param) take their one by-name param as the whole params object:
+    /// sent and read as the params themselves. Repeatable.
+    #[arg(long = "params-object", value_name = "PATTERN")]
+    params_object: Vec<String>,
     /// Recognise no subscription from the conventions of real documents (Starknet's
     /// `<prefix>_subscribe<X>`, Ethereum's `eth_subscribe`): only declared ones.
     #[arg(long)]
@@ -256,6 +263,10 @@ struct Overrides {
     /// `additionalProperties`) in a flattened map, so values re-encode with them.
     #[arg(long)]
     keep_undescribed: bool,
+    /// Type `type: number` as `serde_json::Number` (exact to every digit) instead of
+    /// `f64`.
+    #[arg(long)]
+    exact_numbers: bool,
 }
 
 impl Overrides {
@@ -271,6 +282,7 @@ impl Overrides {
             .iter()
             .fold(builder, |b, p| b.optional(p))
             .keep_undescribed(self.keep_undescribed)
+            .exact_numbers(self.exact_numbers)
     }
 }
 
@@ -298,6 +310,10 @@ impl Input {
             .both_ways
             .iter()
             .fold(builder, |b, pattern| b.both_ways(pattern));
+        let builder = self
+            .params_object
+            .iter()
+            .fold(builder, |b, pattern| b.params_object(pattern));
         let builder = self
             .subscriptions
             .iter()

@@ -611,3 +611,25 @@ fn help_explains_the_exit_status() {
         "{help}"
     );
 }
+
+#[test]
+fn params_object_reads_one_param_as_the_whole_params() {
+    // `heights` has one param; `wide`, named exactly with its 17, is a warning and
+    // stays as it is.
+    let doc = "../tests/fixtures/services/checks.json";
+    let plain = rpcsmith(&["generate", doc]);
+    let whole = rpcsmith(&["generate", doc, "--params-object", "heights"]);
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+    assert!(text(&plain.stdout).contains("decode_params!(HeightsParams, Either,"));
+    assert!(text(&whole.stdout).contains("decode_params!(HeightsParams, Whole,"));
+    let two = rpcsmith(&["generate", doc, "--params-object", "wide"]);
+    assert!(two.status.success());
+    assert!(
+        text(&two.stderr).contains(
+            "the params-object override names `wide`, which has 17 params, not one: ignored"
+        ),
+        "{}",
+        text(&two.stderr)
+    );
+    assert_eq!(two.stdout, plain.stdout);
+}

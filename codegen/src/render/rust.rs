@@ -98,6 +98,7 @@ pub(crate) fn ty_expr(ty: &Ty, spelling: Spelling<'_>) -> String {
         Ty::String => spelling.string().to_owned(),
         Ty::Int(i) => int_expr(*i).to_owned(),
         Ty::Number => format!("{json}::Number"),
+        Ty::Float => "f64".to_owned(),
         Ty::Named(id) => spelling.defs.get(id.0).map_or_else(
             || "()".to_owned(),
             |d| match &d.replaced_by {
@@ -245,7 +246,8 @@ pub(crate) fn eq_types(defs: &[TypeDef]) -> Vec<bool> {
         for n in names.into_iter().filter(|&n| n < defs.len()) {
             named_by[n].push(i);
         }
-        if def.replaced_by.is_some() {
+        // A replacement is not known to be `Eq`; an `f64` is not.
+        if def.replaced_by.is_some() || kind_tys(&def.kind).into_iter().any(holds_float) {
             eq[i] = false;
             not_eq.push(i);
         }
@@ -284,6 +286,16 @@ fn kind_tys(kind: &Kind) -> Vec<&Ty> {
         Kind::IntEnum(_) | Kind::Never => {}
     }
     out
+}
+
+/// Whether `ty` holds an `f64` (not through a named type).
+fn holds_float(ty: &Ty) -> bool {
+    match ty {
+        Ty::Float => true,
+        Ty::Option(t) | Ty::Vec(t) | Ty::Array(t, _) | Ty::Map(t) | Ty::Box(t) => holds_float(t),
+        Ty::Tuple(ts) => ts.iter().any(holds_float),
+        _ => false,
+    }
 }
 
 /// Collects the named types in `ty`.

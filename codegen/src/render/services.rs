@@ -100,8 +100,11 @@ pub(crate) struct MethodView {
     /// built-in template hands the params to `serialize_by_position!`, which computes the
     /// same; this, `fixed_len` and a param's `index` stay for a user's copy of `params.hbs`.)
     pub(crate) lengths: Vec<Length>,
-    /// The `Structure` variant the server accepts: `ByName`, `ByPosition` or `Either`.
+    /// The `Structure` variant the server accepts: `ByName`, `ByPosition` or `Either`;
+    /// `Whole` when the one param is the whole params object.
     pub(crate) structure: &'static str,
+    /// The one param is the whole params object: the params struct is transparent.
+    pub(crate) whole: bool,
     pub(crate) is_notification: bool,
     /// `<Method>Result`.
     pub(crate) result_name: String,
@@ -380,7 +383,9 @@ fn method(
             && fixed_len == params_len
             && (1..=16).contains(&params_len),
         fixed_len,
+        whole: m.whole,
         structure: match m.accepts {
+            _ if m.whole => "Whole",
             ParamStructure::ByName => "ByName",
             ParamStructure::ByPosition => "ByPosition",
             ParamStructure::Either => "Either",

@@ -427,7 +427,7 @@ fn the_extension_names_every_part_and_integer_ids_and_positions_follow_the_docum
         notification: "ticks".to_owned(),
         id_param: "sub".to_owned(),
         item_param: "n".to_owned(),
-        item: Ty::Number,
+        item: Ty::Float,
         by_position: true,
         unsubscribe: Some(Unsubscribe {
             method: "stop".to_owned(),

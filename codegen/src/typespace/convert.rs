@@ -39,6 +39,37 @@ const ANNOTATIONS: &[&str] = &[
     "pattern",
 ];
 
+/// Keywords of a schema with no `type` that constrain only values of some JSON type
+/// (`minLength` for strings …), or are read elsewhere: such a schema accepts any value
+/// of the other types, so `serde_json::Value` is its exact type.
+const ANY_VALUE_WORDS: &[&str] = &[
+    "nullable",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "required",
+    "dependencies",
+    "dependentRequired",
+    "propertyNames",
+    "contains",
+    "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$ref",
+    "id",
+];
+
 impl Converter<'_> {
     /// The type of the schema at `at`, converting it on first use.
     pub(super) fn convert(&mut self, at: &Location) -> Ty {
@@ -65,6 +96,9 @@ impl Converter<'_> {
         self.slots.insert(at.clone(), Slot::Busy(None));
         let mut ty = self.convert_fresh(at);
         self.depth -= 1;
+        if ty == Ty::Value {
+            self.value_sites.push(at.clone());
+        }
         if let Some(id) = self.placeholders.remove(at) {
             if ty != Ty::Named(id) {
                 self.define(id, Kind::Newtype(ty));
@@ -75,10 +109,13 @@ impl Converter<'_> {
             // A shared param (`components/contentDescriptors/Cursor`) whose schema is a
             // named type is that type: an alias would only add `Cursor2 = Cursor`.
             && !(super::place::is_descriptor_schema(at) && matches!(ty, Ty::Named(_)))
+            && !self.descriptor_ref(at)
         {
             let id = self.reserve(at);
             self.define(id, Kind::Alias(ty));
             ty = Ty::Named(id);
+        } else if super::place::is_component(at) {
+            self.keep_component_name(&ty, at);
         }
         self.slots.insert(at.clone(), Slot::Done(ty.clone()));
         self.collect_examples(at, &ty);
@@ -104,15 +141,56 @@ impl Converter<'_> {
         (first != at).then(|| first.clone())
     }
 
+    /// Gives the type of a component that is its union's lone branch the component's name
+    /// as its best candidate: the component is that type (no alias), under its own name.
+    fn keep_component_name(&mut self, ty: &Ty, at: &Location) {
+        let id = match ty {
+            Ty::Named(id) => *id,
+            Ty::Option(inner) => match **inner {
+                Ty::Named(id) => id,
+                _ => return,
+            },
+            _ => return,
+        };
+        let is_branch = self
+            .origins
+            .get(id.0)
+            .is_some_and(|o| is_branch_of(&o.pointer, &at.pointer));
+        if !is_branch {
+            return;
+        }
+        let schema = self.resolver.get(at).cloned_shallow();
+        let own = super::place::candidates(self.resolver, at, &schema);
+        if let Some(def) = self.defs.get_mut(id.0) {
+            def.candidates.extend(own);
+        }
+    }
+
+    /// Whether the schema at `at` is a component content descriptor's schema that is only
+    /// a `$ref` (`{"$ref": "#/components/schemas/PetId"}`): its type is the target's, not
+    /// an alias named after the descriptor (which would twin the target, `PetId2`).
+    fn descriptor_ref(&self, at: &Location) -> bool {
+        at.pointer.ends_with("/schema")
+            && at.pointer.contains("/contentDescriptors/")
+            && self
+                .resolver
+                .get(at)
+                .and_then(Value::as_object)
+                .is_some_and(|o| {
+                    o.get("$ref").is_some_and(Value::is_string)
+                        && o.keys()
+                            .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
+                })
+    }
+
     /// Whether `ty` is (an `Option` of) the named type made for the schema at `at` itself
     /// (or for its `type` list): the component needs no alias then.
     fn names_itself(&self, ty: &Ty, at: &Location) -> bool {
         match ty {
             Ty::Option(inner) => self.names_itself(inner, at),
-            Ty::Named(id) => self
-                .origins
-                .get(id.0)
-                .is_some_and(|o| o == at || *o == at.key("type")),
+            Ty::Named(id) => self.origins.get(id.0).is_some_and(|o| {
+                o == at || *o == at.key("type") || is_branch_of(&o.pointer, &at.pointer)
+            }),
             _ => false,
         }
     }
@@ -264,16 +342,63 @@ impl Converter<'_> {
             self.fallback(at, "a schema made only of `not` cannot be expressed")
         } else if has("if") && self.only_keyword(s, "if") {
             self.fallback(at, "`if`/`then`/`else` cannot be expressed")
+        } else if has("schema") && self.only_descriptor_words(s) {
+            self.descriptor_in_place(at, s)
         } else {
-            if s.get("name").is_some_and(Value::is_string) && has("schema") {
-                self.warn(
-                    at,
-                    "a content descriptor (`name` and `schema`) where a schema belongs: \
-                     read as a schema it accepts any value (generated as serde_json::Value); \
-                     refer to its `schema` instead",
-                );
-            }
+            self.unknown_words(at, s);
             Ty::Value
+        }
+    }
+
+    /// Whether every member of `s` is one a content descriptor has (`schema`, `name`,
+    /// `summary`, `required` …) or an annotation: a content descriptor written where a
+    /// schema belongs (Starknet's `SUBSCRIPTION_BLOCK_ID` in `components/schemas`).
+    fn only_descriptor_words(&self, s: &Value) -> bool {
+        s.as_object().is_some_and(|o| {
+            o.keys().all(|k| {
+                matches!(k.as_str(), "schema" | "required")
+                    || ANNOTATIONS.contains(&k.as_str())
+                    || k.starts_with("x-")
+            })
+        })
+    }
+
+    /// A content descriptor where a schema belongs: its `schema` is the type (named from
+    /// this place), with a warning, since read as a schema it would accept any value.
+    fn descriptor_in_place(&mut self, at: &Location, s: &Value) -> Ty {
+        let what = if s.get("name").is_some_and(Value::is_string) {
+            "a content descriptor (`name` and `schema`)"
+        } else {
+            "a content descriptor without `name` (a `schema` member)"
+        };
+        self.warn(
+            at,
+            format!(
+                "{what} where a schema belongs: typed by its `schema`; \
+                 refer to its `schema` instead"
+            ),
+        );
+        self.convert(&at.key("schema"))
+    }
+
+    /// Warns of the members of a schema with no `type` that are neither keywords the
+    /// type reads nor annotations: the schema accepts any value, which may not be what
+    /// its author meant (a silent `serde_json::Value` otherwise).
+    fn unknown_words(&mut self, at: &Location, s: &Value) {
+        let Some(object) = s.as_object() else { return };
+        let unknown: Vec<&str> = object
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !ANNOTATIONS.contains(k) && !ANY_VALUE_WORDS.contains(k))
+            .filter(|k| !k.starts_with("x-"))
+            .collect();
+        if !unknown.is_empty() {
+            let message = format!(
+                "a schema with no `type` whose members {} are not JSON Schema keywords the \
+                 generator reads: it accepts any value (generated as serde_json::Value)",
+                unknown.join(", ")
+            );
+            self.warn(at, message);
         }
     }
 
@@ -282,7 +407,7 @@ impl Converter<'_> {
         match ty {
             "string" => Ty::String,
             "integer" => Ty::Int(int_width(s)),
-            "number" => Ty::Number,
+            "number" => self.number(),
             "boolean" => Ty::Bool,
             "null" => Ty::Unit,
             "array" => self.convert_array(at, s),
@@ -294,6 +419,15 @@ impl Converter<'_> {
         }
     }
 
+    /// The type of `type: number`: `f64`, or `serde_json::Number` when asked.
+    pub(super) fn number(&self) -> Ty {
+        if self.shape.exact_numbers {
+            Ty::Number
+        } else {
+            Ty::Float
+        }
+    }
+
     fn convert_array(&mut self, at: &Location, s: &Value) -> Ty {
         let key = if s.get("prefixItems").is_some() {
             "prefixItems"
@@ -302,7 +436,17 @@ impl Converter<'_> {
         };
         let items_at = at.key(key);
         let count = match self.resolver.get(&items_at) {
-            None => return Ty::Vec(Box::new(Ty::Value)),
+            None => {
+                if s.get("properties").is_some() {
+                    // execution-apis' `blockStateCalls`: an array described as an object.
+                    self.warn(
+                        at,
+                        "an array with `properties` and no `items`: the properties describe \
+                         no item, whose type is serde_json::Value; move them under `items`",
+                    );
+                }
+                return Ty::Vec(Box::new(Ty::Value));
+            }
             Some(Value::Array(a)) => a.len(),
             Some(_) => return Ty::Vec(Box::new(self.convert(&items_at))),
         };
@@ -345,6 +489,18 @@ impl Converter<'_> {
             });
         }
     }
+}
+
+/// Whether `branch` is a branch of the union written at `union` (`…/oneOf/0`): the type
+/// of a union's lone branch (beside `null`) is the union's own.
+fn is_branch_of(branch: &str, union: &str) -> bool {
+    let Some(rest) = branch.strip_prefix(union) else {
+        return false;
+    };
+    let index = rest
+        .strip_prefix("/oneOf/")
+        .or_else(|| rest.strip_prefix("/anyOf/"));
+    index.is_some_and(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The JSON types a schema allows, without `null`, and whether `null` is allowed.

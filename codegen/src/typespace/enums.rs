@@ -219,7 +219,7 @@ impl Converter<'_> {
             Ty::Bool
         } else if rest.iter().all(|v| v.is_number()) {
             self.unenforced(at, &format!("`enum` {}", list(&rest)));
-            Ty::Number
+            self.number()
         } else {
             self.fallback(at, "an `enum` mixing JSON types")
         };
@@ -233,7 +233,7 @@ impl Converter<'_> {
             Value::Number(n) if n.is_i64() => self.int_enum(at, n.as_i64().into_iter().collect()),
             Value::Number(_) => {
                 self.unenforced(at, &format!("`const` {value}"));
-                Ty::Number
+                self.number()
             }
             Value::Bool(_) => {
                 self.unenforced(at, &format!("`const` {value}"));
@@ -352,7 +352,7 @@ fn specificity(defs: &[TypeDef], ty: &Ty) -> i32 {
             Ty::Unit => 90,
             Ty::Bool => 85,
             Ty::Int(_) => 75,
-            Ty::Number => 70,
+            Ty::Number | Ty::Float => 70,
             Ty::Tuple(_) | Ty::Array(..) => 65,
             Ty::Vec(_) => 45,
             Ty::String => 40,
@@ -467,7 +467,7 @@ pub(super) fn word_for(ty: &Ty) -> &'static str {
         Ty::Bool => "Bool",
         Ty::String => "String",
         Ty::Int(_) => "Integer",
-        Ty::Number => "Number",
+        Ty::Number | Ty::Float => "Number",
         Ty::Vec(_) => "Array",
         Ty::Array(..) | Ty::Tuple(_) => "Tuple",
         Ty::Map(_) => "Map",

@@ -26,6 +26,8 @@ mod undescribed;
 mod validation;
 #[cfg(test)]
 mod validation_tests;
+#[cfg(test)]
+mod value_sites_tests;
 
 use std::collections::HashMap;
 
@@ -64,6 +66,10 @@ pub(crate) struct TypeSpace {
     fallbacks: usize,
     /// Where each def came from, by def index (for diagnostics about it).
     origins: Vec<Location>,
+    /// Every schema whose type is `serde_json::Value`, in the order converted (read by
+    /// the corpus test that no `Value` is silent).
+    #[cfg(test)]
+    value_sites: Vec<Location>,
 }
 
 /// Choices about the types that the document leaves open.
@@ -75,6 +81,9 @@ pub(crate) struct Shape {
     /// of JSON values, so that a value re-encodes with them. Off by default: the struct
     /// has its listed fields only, and other members are dropped on decode.
     pub(crate) keep_undescribed: bool,
+    /// Type `type: number` as `serde_json::Number` (exact: every digit kept, beyond
+    /// 2^53 too) instead of `f64`. Off by default.
+    pub(crate) exact_numbers: bool,
 }
 
 impl TypeSpace {
@@ -106,6 +115,8 @@ impl TypeSpace {
             diagnostics: cx.diagnostics,
             fallbacks: cx.fallbacks,
             origins: cx.origins,
+            #[cfg(test)]
+            value_sites: cx.value_sites,
         };
         deferred::settle(&mut space, settled);
         enums::order_untagged(&mut space.defs);
@@ -148,6 +159,13 @@ impl TypeSpace {
     /// How many schemas fell back to `serde_json::Value` because they cannot be expressed.
     pub(crate) fn fallback_count(&self) -> usize {
         self.fallbacks
+    }
+
+    /// Where every schema typed `serde_json::Value` is (one that accepts any value, or a
+    /// fallback, which has a warning at the same place), in the order converted.
+    #[cfg(test)]
+    pub(crate) fn value_sites(&self) -> &[Location] {
+        &self.value_sites
     }
 
     /// Gives each type its name: better-ranked candidates first (component keys, then
@@ -245,6 +263,8 @@ struct Converter<'r> {
     examples: Vec<Example>,
     diagnostics: Vec<Diagnostic>,
     fallbacks: usize,
+    /// Every schema converted to `serde_json::Value`.
+    value_sites: Vec<Location>,
     /// How many conversions are nested now (see `deferred`).
     depth: usize,
     /// Schemas left for later because they sit too deep, with their placeholders.
@@ -269,6 +289,7 @@ impl<'r> Converter<'r> {
             examples: Vec::new(),
             diagnostics: Vec::new(),
             fallbacks: 0,
+            value_sites: Vec::new(),
             depth: 0,
             deferred: Vec::new(),
             shape: Shape::default(),
@@ -319,21 +340,12 @@ impl<'r> Converter<'r> {
         format!("{}#{}", shown.join("/"), at.pointer)
     }
 
-    /// [`origin`](Self::origin) and `file:line:col` of `at`, the file named as in the
-    /// origin (the document by its file name): `#/components/schemas/Pet at pets.json:18:7`.
+    /// Where decode errors say the schema at `at` is: its [`origin`](Self::origin)
+    /// (`#/components/schemas/Pet`, `other.json#/…`). No `file:line:col`: generated code
+    /// carries no file position, so a document reformatted (whitespace only) generates
+    /// the same code.
     fn place(&self, at: &Location) -> String {
-        let origin = self.origin(at);
-        let file = match origin.split_once('#') {
-            Some((file, _)) if !file.is_empty() => file.to_owned(),
-            _ => self
-                .resolver
-                .display_path(self.root)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        };
-        let (line, column) = self.resolver.position(at);
-        format!("{origin} at {file}:{line}:{column}")
+        self.origin(at)
     }
 
     /// Fills in a reserved type.

@@ -46,10 +46,14 @@ pub(crate) enum Ty {
     String,
     /// An integer of a width.
     Int(Int),
-    /// A JSON number that may have a fraction, kept as written: an integer stays an
-    /// integer on re-encoding (`100`, never `100.0`), and one beyond `f64`'s 2^53 keeps
-    /// every digit (`serde_json::Number`).
+    /// A JSON number that may have a fraction, kept exactly as written
+    /// (`serde_json::Number`): one beyond `f64`'s 2^53 keeps every digit. Chosen by
+    /// [`Shape::exact_numbers`](super::Shape::exact_numbers); [`Ty::Float`] otherwise.
     Number,
+    /// A JSON number that may have a fraction, as `f64` (the default for `type: number`):
+    /// what a handler adds and compares. The runtime writes an integral one within ±2^53
+    /// as an integer (`100`, never `100.0`), so values keep their text.
+    Float,
     /// A named type of the type space.
     Named(TypeId),
     /// Absent or `null`.
@@ -126,6 +130,9 @@ pub(crate) struct Validation {
     pub(crate) prefix_items: Vec<Validation>,
     /// The keywords of a map's values (`additionalProperties` or `patternProperties`).
     pub(crate) values: Option<Box<Validation>>,
+    /// The pattern every key of a map matches: its `patternProperties` (several as one
+    /// alternation) beside `additionalProperties: false`.
+    pub(crate) keys: Option<String>,
 }
 
 impl Validation {
@@ -162,6 +169,7 @@ impl Validation {
             items: None,
             prefix_items: Vec::new(),
             values: None,
+            keys: None,
         }
     }
 
@@ -197,6 +205,7 @@ impl Validation {
             self.prefix_items = other.prefix_items;
         }
         fill(&mut self.values, other.values);
+        fill(&mut self.keys, other.keys);
     }
 }
 
@@ -358,8 +367,8 @@ pub(crate) struct TypeDef {
     pub(crate) candidates: Vec<(u8, String)>,
     /// The JSON pointer (and file) it came from, for docs and diagnostics.
     pub(crate) origin: String,
-    /// `origin` and the schema's `file:line:col`, for decode errors:
-    /// `#/components/schemas/Pet at pets.json:18:7`.
+    /// Where decode errors say the schema is: `origin` (`#/components/schemas/Pet`), no
+    /// file position (see the type space's docs).
     pub(crate) place: String,
     /// Docs.
     pub(crate) docs: Docs,

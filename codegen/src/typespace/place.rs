@@ -74,6 +74,9 @@ enum Step {
     Reset(String),
     /// Append this word.
     Push(String),
+    /// Start over from an owner's name, then append this word (a property of an inline
+    /// object with a title: `Block object` / `transactions` → `BlockObjectTransactions`).
+    Owned(String, String),
     /// Append a variant number (a last-resort name).
     Numbered(String),
     /// Nothing.
@@ -90,6 +93,7 @@ fn place_name(resolver: &Resolver, at: &Location) -> (String, bool) {
         let (step, width) = step(resolver, at, &tokens, i);
         match step {
             Step::Reset(name) => parts = vec![name],
+            Step::Owned(owner, word) => parts = vec![owner, word],
             Step::Push(word) => parts.push(word),
             Step::Numbered(word) => {
                 parts.push(word);
@@ -127,9 +131,16 @@ fn step(resolver: &Resolver, at: &Location, tokens: &[Cow<'_, str>], i: usize) -
             let code = code_at(resolver, &root, &tokens[..i + 2]).unwrap_or_else(|| n.to_owned());
             (Step::Push(format!("Error {code}")), 2)
         }
-        ("properties", Some(key)) => (word(key), 2),
+        ("properties", Some(key)) => match owner_title(resolver, &root, &tokens[..i]) {
+            Some(owner) => (Step::Owned(owner, key.to_owned()), 2),
+            None => (word(key), 2),
+        },
         ("oneOf" | "anyOf", Some(_)) if tokens.get(i + 2).is_some_and(|t| t == "properties") => {
             tagged_branch(resolver, &root, &tokens[..i + 2], tokens.get(i + 3))
+        }
+        // The one branch of a union (beside `null` ones) is the union: its name.
+        ("oneOf" | "anyOf", Some(_)) if lone_branch(resolver, &root, &tokens[..i + 2]) => {
+            (Step::Skip, 2)
         }
         ("oneOf" | "anyOf", Some(n)) if last => match branch_word(resolver, at) {
             Some(w) => (Step::Push(w), 2),
@@ -210,6 +221,19 @@ fn root_title(resolver: &Resolver, root: &Location, tokens: &[Cow<'_, str>]) -> 
     }
 }
 
+/// Whether the branch at the pointer made of `tokens` is the only one of its union that
+/// is not `null`.
+fn lone_branch(resolver: &Resolver, root: &Location, tokens: &[Cow<'_, str>]) -> bool {
+    let list = tokens[..tokens.len() - 1]
+        .iter()
+        .fold(root.clone(), |l, t| l.key(t));
+    let Some(Value::Array(branches)) = resolver.get(&list) else {
+        return false;
+    };
+    let not_null = |b: &&Value| b.get("type").and_then(Value::as_str) != Some("null");
+    branches.iter().filter(not_null).count() == 1
+}
+
 /// A word for an inline object branch of a sum: its first required property (else its
 /// first property): `BlockId` branch `{"block_hash": …}` → `BlockIdBlockHash`.
 fn branch_word(resolver: &Resolver, at: &Location) -> Option<String> {
@@ -224,6 +248,28 @@ fn branch_word(resolver: &Resolver, at: &Location) -> Option<String> {
     first_required
         .or_else(|| props.keys().next().map(String::as_str))
         .map(str::to_owned)
+}
+
+/// The title of the inline object schema at the pointer made of `tokens`, when it is one
+/// a name can be made of: a property's type is then named from what owns it, not from
+/// the method that reached it first. The owner of a union's branch is the union (the
+/// branches share their members); a component owner keeps its key (`Reset` already).
+fn owner_title(resolver: &Resolver, root: &Location, tokens: &[Cow<'_, str>]) -> Option<String> {
+    let tokens = match tokens {
+        [rest @ .., union, n]
+            if matches!(union.as_ref(), "oneOf" | "anyOf" | "allOf")
+                && n.parse::<usize>().is_ok() =>
+        {
+            rest
+        }
+        _ => tokens,
+    };
+    let at = tokens.iter().fold(root.clone(), |l, t| l.key(t));
+    if is_component(&at) {
+        return None;
+    }
+    let title = resolver.get(&at)?.get("title")?.as_str()?;
+    title_is_identifier(title).then(|| title.to_owned())
 }
 
 /// The `name` member of the object at the pointer made of `tokens` (a method, a param).

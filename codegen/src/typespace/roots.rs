@@ -107,6 +107,7 @@ fn error_type(cx: &mut Converter<'_>, at: &Location) -> Option<(i64, Option<Ty>)
         Some(Value::Object(o)) if o.keys().any(|k| SCHEMA_WORDS.contains(&k.as_str())) => {
             Some(cx.convert(&at.key("data")))
         }
+        Some(Value::String(word)) if word == "number" => Some(cx.number()),
         Some(Value::String(word)) => type_word(word),
         _ => None,
     };
@@ -132,7 +133,7 @@ fn type_word(word: &str) -> Option<Ty> {
     Some(match word {
         "string" => Ty::String,
         "integer" => Ty::Int(super::Int::I64),
-        "number" => Ty::Number,
+
         "boolean" => Ty::Bool,
         "object" => Ty::Object,
         "array" => Ty::Vec(Box::new(Ty::Value)),

@@ -50,14 +50,22 @@ impl Converter<'_> {
     /// `patternProperties` schema. `None` when neither is written.
     fn extra_of(&mut self, at: &Location) -> Option<Extra> {
         let ap = at.key("additionalProperties");
+        let pp = at.key("patternProperties");
+        let has_patterns = self
+            .resolver
+            .get(&pp)
+            .and_then(Value::as_object)
+            .is_some_and(|o| !o.is_empty());
         match self.resolver.get(&ap) {
+            // Members matching a pattern are still allowed: a map of those (its keys
+            // checked against the patterns, see `validation`).
+            Some(Value::Bool(false)) if has_patterns => {}
             Some(Value::Bool(false)) => return Some(Extra::Deny),
             Some(Value::Bool(true)) => return Some(Extra::Kept),
             Some(Value::Object(o)) if o.is_empty() => return Some(Extra::Kept),
             Some(Value::Object(_)) => return Some(Extra::Schema(ap)),
             _ => {}
         }
-        let pp = at.key("patternProperties");
         let patterns: Vec<String> = match self.resolver.get(&pp) {
             Some(Value::Object(o)) => o.keys().cloned().collect(),
             _ => return None,
@@ -107,6 +115,7 @@ impl Converter<'_> {
                     }
                 }
             }
+            self.note_unchecked_keys(part, !props.is_empty());
             match self.extra_of(part) {
                 Some(Extra::Deny) => {}
                 Some(Extra::Schema(loc)) => {
@@ -147,6 +156,27 @@ impl Converter<'_> {
             deny_unknown: deny && flattened.is_empty() && extra.is_none(),
             extra,
             flattened,
+        }
+    }
+
+    /// Warns that the keys of the extra members of the object at `at` are not checked
+    /// against its `patternProperties` (only a map's are: a struct's other members are
+    /// flattened into a map of any key).
+    fn note_unchecked_keys(&mut self, at: &Location, listed: bool) {
+        let closed =
+            self.resolver.get(&at.key("additionalProperties")) == Some(&Value::Bool(false));
+        let pp = at.key("patternProperties");
+        if listed
+            && closed
+            && self
+                .resolver
+                .get(&pp)
+                .is_some_and(|p| p.as_object().is_some_and(|o| !o.is_empty()))
+        {
+            self.unenforced(
+                &pp,
+                "the key patterns of `patternProperties` beside `properties`",
+            );
         }
     }
 

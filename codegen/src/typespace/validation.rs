@@ -105,7 +105,47 @@ impl Converter<'_> {
         if let Some(values) = values {
             found.values = nested(self, &values);
         }
+        found.keys = self.key_pattern(at);
         found
+    }
+
+    /// The pattern every key of the map at `at` must match: its `patternProperties` as
+    /// one alternation, when `additionalProperties` is `false` and no property is listed
+    /// (beside listed properties the keys are not checked: `structs` warns).
+    fn key_pattern(&mut self, at: &Location) -> Option<String> {
+        let closed =
+            self.resolver.get(&at.key("additionalProperties")) == Some(&Value::Bool(false));
+        let listed = self
+            .resolver
+            .get(&at.key("properties"))
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty());
+        if !closed || listed {
+            return None;
+        }
+        let patterns: Vec<String> = self
+            .resolver
+            .get(&at.key("patternProperties"))?
+            .as_object()?
+            .keys()
+            .cloned()
+            .collect();
+        let pattern = match patterns.as_slice() {
+            [] => return None,
+            [one] => one.clone(),
+            many => many
+                .iter()
+                .map(|p| format!("({p})"))
+                .collect::<Vec<_>>()
+                .join("|"),
+        };
+        match crate::pattern::translate(&pattern) {
+            Ok(_) => Some(pattern),
+            Err(why) => {
+                self.refuse_pattern(&at.key("patternProperties"), pattern, &why.to_string());
+                None
+            }
+        }
     }
 
     /// The schema of the values of `patternProperties` when it has exactly one pattern.

@@ -60,6 +60,9 @@ pub(crate) enum Kind {
     Obj(&'static Spec),
     /// The object, or a reference object in its place.
     OrRef(&'static Spec),
+    /// The object; a reference object in its place breaks the specification but is
+    /// followed all the same, with a warning (a member of `components`).
+    Tolerated(&'static Spec),
     Array(&'static Kind),
     /// An object whose every member holds the kind.
     Map(&'static Kind),
@@ -282,15 +285,18 @@ static COMPONENTS: Spec = spec(
     "components object",
     &[
         f("schemas", Kind::Map(&Kind::Schema)),
-        f("links", Kind::Map(&Kind::Obj(&LINK))),
-        f("errors", Kind::Map(&Kind::Obj(&ERROR))),
-        f("examples", Kind::Map(&Kind::Obj(&EXAMPLE))),
-        f("examplePairings", Kind::Map(&Kind::Obj(&EXAMPLE_PAIRING))),
+        f("links", Kind::Map(&Kind::Tolerated(&LINK))),
+        f("errors", Kind::Map(&Kind::Tolerated(&ERROR))),
+        f("examples", Kind::Map(&Kind::Tolerated(&EXAMPLE))),
+        f(
+            "examplePairings",
+            Kind::Map(&Kind::Tolerated(&EXAMPLE_PAIRING)),
+        ),
         f(
             "contentDescriptors",
-            Kind::Map(&Kind::Obj(&CONTENT_DESCRIPTOR)),
+            Kind::Map(&Kind::Tolerated(&CONTENT_DESCRIPTOR)),
         ),
-        f("tags", Kind::Map(&Kind::Obj(&TAG))),
+        f("tags", Kind::Map(&Kind::Tolerated(&TAG))),
     ],
     false,
     true,
@@ -356,7 +362,16 @@ fn check(findings: &mut Findings<'_>, at: &Location, value: &Value, kind: Kind, 
         Kind::Version => check_version(findings, at, value),
         Kind::ParamStructure => check_param_structure(findings, at, value),
         Kind::Schema => super::check_schema_into(findings, at, value),
-        Kind::Obj(spec) => match value.as_object() {
+        Kind::Tolerated(spec) if value.get("$ref").is_some() => {
+            let message = format!(
+                "a $ref where OpenRPC wants {} {} (the specification allows no reference here): followed",
+                article(spec.what),
+                spec.what
+            );
+            findings.report(Rule::Structure, Warning, &at.key("$ref"), message);
+            check(findings, at, value, Kind::OrRef(spec), level);
+        }
+        Kind::Obj(spec) | Kind::Tolerated(spec) => match value.as_object() {
             Some(object) => check_members(findings, at, object, spec),
             None => mismatch(
                 findings,

@@ -411,7 +411,7 @@ impl Client {
         P: Serialize + ?Sized,
     {
         let client = self.clone();
-        let params = serde_json::value::to_raw_value(params);
+        let params = crate::protocol::number::to_raw_value(params);
         let method: Box<str> = method.into();
         async move {
             let params = params.map_err(Error::Encode)?;

@@ -101,7 +101,7 @@ impl ErrorObject {
         data: &D,
     ) -> Self {
         let mut error = Self::new(code, message);
-        error.data = serde_json::value::to_raw_value(data).ok();
+        error.data = super::number::to_raw_value(data).ok();
         error
     }
 

@@ -32,6 +32,7 @@ mod message;
 #[cfg(feature = "otel")]
 pub(crate) mod meta;
 pub mod mismatch;
+pub mod number;
 #[doc(hidden)]
 pub mod object;
 mod response;

@@ -220,7 +220,7 @@ pub mod present {
 }
 
 /// Writes a generated object type's `Serialize` and `Deserialize`: the type, its
-/// decoding name (`Pet @ #/components/schemas/Pet at api.json:12:5`, which errors name:
+/// decoding name (`Pet @ #/components/schemas/Pet`, which errors name:
 /// what serde's `rename(deserialize = ..)` gives the derive; it is written under its
 /// Rust name), whether unknown members are refused, and per member its index in the
 /// list, its field, its JSON name and its kind: `required`, `optional` or `present` (the

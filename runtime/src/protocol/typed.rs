@@ -31,7 +31,7 @@ pub fn write_typed_call<P: Serialize + ?Sized>(
     let before_params = out.len();
     out.extend_from_slice(br#","params":"#);
     let params_start = out.len();
-    if let Err(error) = serde_json::to_writer(&mut *out, params) {
+    if let Err(error) = super::number::to_writer(&mut *out, params) {
         out.truncate(start);
         return Err(error);
     }

@@ -33,7 +33,7 @@ impl Encoded {
         } else {
             buf.truncate(RESULT_PREFIX.len());
         }
-        serde_json::to_writer(&mut buf, value)?;
+        crate::protocol::number::to_writer(&mut buf, value)?;
         Ok(Encoded { buf })
     }
 

@@ -252,6 +252,29 @@ pub fn check<P: Validate>(params: &P) -> Result<(), ErrorObject> {
         .map_err(|violation| violation.to_error_object())
 }
 
+/// Decodes the whole params of a call (`raw`, `None` when absent, read as `{}`) as one
+/// value: for a method whose one param is in fact its params object (the generator's
+/// params-object override), named `name` in messages.
+///
+/// # Errors
+///
+/// `-32602` when the params are not an object, or do not decode as `T` (the message
+/// names `name` and what is wrong inside it).
+pub fn decode_whole<T: DeserializeOwned>(
+    raw: Option<&RawValue>,
+    name: &'static str,
+) -> Result<T, ErrorObject> {
+    let text = raw.map_or("{}", RawValue::get);
+    if !text.trim_start().starts_with('{') {
+        return Err(ErrorObject::invalid_params(format!(
+            "params must be an object (`{name}`)"
+        )));
+    }
+    mismatch::from_str(text).map_err(|e| {
+        ErrorObject::invalid_params(format!("invalid param `{name}`{}", e.after_subject()))
+    })
+}
+
 /// Decodes the params of a call (`raw`, `None` when absent) of a method whose params are
 /// `names`, into `P`: their types in declaration order, as nested pairs ending in `()`
 /// (`(A, (B, ()))` for two params).

@@ -46,7 +46,7 @@ impl<T: Serialize + Send + 'static> Items<T> {
     /// serialized straight into the message that carries it.
     pub fn new(stream: impl Stream<Item = T> + Send + 'static) -> Self {
         // Serialized as they come.
-        let write = |out: &mut Vec<u8>, item: T| serde_json::to_writer(out, &item);
+        let write = |out: &mut Vec<u8>, item: T| crate::protocol::number::to_writer(out, &item);
         Items::from_source(Source { stream, write })
     }
 }

@@ -45,14 +45,14 @@ fn a_missing_required_member_deep_in_a_result() {
     assert_eq!(
         error::<EthGetBlockByHashResult>(&answer),
         "at /transactions/0: missing member `blockTimestamp` \
-         (schema #/components/schemas/TransactionInfo at refs-openrpc.json:3240:7); \
+         (schema #/components/schemas/TransactionInfo); \
          nearest of 2 variants: `FullTransactions` of \
-         #/components/schemas/Block/properties/transactions at refs-openrpc.json:553:11"
+         #/components/schemas/Block/properties/transactions"
     );
     assert_eq!(
         error::<EthGetTransactionByHashResult>(&transaction()),
         "missing member `blockTimestamp` \
-         (schema #/components/schemas/TransactionInfo at refs-openrpc.json:3240:7)"
+         (schema #/components/schemas/TransactionInfo)"
     );
 }
 
@@ -65,9 +65,9 @@ fn a_wrong_type_inside_an_untagged_enum() {
     assert_eq!(
         error::<EthGetBlockByHashResult>(&answer),
         "at /transactions/0: expected a string, found an integer 5 \
-         (schema #/components/schemas/Block/properties/transactions at refs-openrpc.json:553:11); \
+         (schema #/components/schemas/Block/properties/transactions); \
          nearest of 2 variants: `TransactionHashes` of \
-         #/components/schemas/Block/properties/transactions at refs-openrpc.json:553:11"
+         #/components/schemas/Block/properties/transactions"
     );
 }
 
@@ -81,6 +81,6 @@ fn an_unknown_member_in_a_closed_object() {
     assert_eq!(
         error::<GenericTransaction>(&call),
         "unknown member `data` \
-         (schema #/components/schemas/GenericTransaction at refs-openrpc.json:1813:7)"
+         (schema #/components/schemas/GenericTransaction)"
     );
 }

@@ -115,6 +115,18 @@ pub mod type_arrays {
 
 /// Whole generated modules (types, client, server), from `codegen/tests/golden/services/`.
 pub mod services {
+    /// Generated from `codegen/tests/fixtures/starknet-v0.6.0/api/starknet_trace_api_openrpc.json`:
+    /// a document as it was written (`$ref`s in `components/errors`).
+    pub mod starknet_trace_v0_6 {
+        include!("../../../codegen/tests/golden/services/starknet_trace_v0_6.rs");
+    }
+
+    /// Generated from the corpus's `canton-splice-wallet-kernel/api-specs/openrpc-signing-api.json`
+    /// with every method's one param read as its whole params object.
+    pub mod canton_signing_params_object {
+        include!("../../../codegen/tests/golden/services/canton_signing_params_object.rs");
+    }
+
     /// Generated from `codegen/tests/fixtures/services/features.json`.
     pub mod features {
         include!("../../../codegen/tests/golden/services/features.rs");

@@ -112,3 +112,30 @@ fn params_by_position_run_up_to_the_last_one_given() {
     let every: Vec<u64> = (0..=16).collect();
     assert_eq!(serde_json::to_value(&wide).expect("encodes"), json!(every));
 }
+
+/// `patternProperties` beside `additionalProperties: false`: a map whose keys are checked
+/// against the pattern (the dispatcher answers the violation with -32602), not a struct
+/// that refuses every member.
+#[test]
+fn a_map_of_pattern_properties_checks_its_keys() {
+    use rpcsmith_goldens::services::checks::HeightsParams;
+    let counts = |pairs: &[(&str, u64)]| -> BTreeMap<String, u64> {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect()
+    };
+    let fine = HeightsParams {
+        counts: counts(&[("1", 3), ("20", 4)]),
+    };
+    assert_eq!(fine.validate(&Rules::NONE), Ok(()));
+    let decoded = HeightsParams {
+        counts: serde_json::from_value(json!({"7": 1, "x": 2})).expect("decodes"),
+    };
+    let refused = at(decoded.validate(&Rules::NONE));
+    assert_eq!(
+        refused,
+        (
+            "additionalProperties",
+            Some("counts".to_owned()),
+            "/x".to_owned()
+        )
+    );
+}

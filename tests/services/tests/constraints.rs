@@ -43,7 +43,7 @@ macro_rules! counting_server {
                 &self,
                 _cx: Context,
                 labels: Vec<String>,
-                _scores: Option<BTreeMap<String, serde_json::Number>>,
+                _scores: Option<BTreeMap<String, f64>>,
                 _version: Option<$module::types::TagVersion>,
             ) -> Result<i64, Failure> {
                 self.0.fetch_add(1, Ordering::SeqCst);

@@ -25,7 +25,6 @@ use rpcsmith_services::starknet_ws::{
     StarknetUnsubscribeError, StarknetWsClient, StarknetWsDispatcher, StarknetWsListener,
     StarknetWsListenerDispatcher, StarknetWsPush, StarknetWsServer, types,
 };
-use serde_json::{Value, json};
 use starknet_support::not_served;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -64,7 +63,7 @@ impl StarknetWsServer for Node {
         &self,
         cx: Context,
         _block_id: Option<types::SubscriptionBlockId>,
-    ) -> Result<Value, Failure<StarknetSubscribeNewHeadsError>> {
+    ) -> Result<String, Failure<StarknetSubscribeNewHeadsError>> {
         let client = peer::remote(&cx).ok_or_else(not_served)?;
         let push = StarknetWsPush::new(client);
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
@@ -85,23 +84,25 @@ impl StarknetWsServer for Node {
                 };
                 pushed.lock().unwrap().push((id, header.block_number));
                 let sent = push
-                    .starknet_subscription_new_heads(Some(json!(id)), Some(header))
+                    .starknet_subscription_new_heads(Some(id.to_string()), Some(header))
                     .await;
                 if sent.is_err() {
                     break;
                 }
             }
         });
-        Ok(json!(id))
+        // Starknet's subscription ids are strings (`SUBSCRIPTION_ID`).
+        Ok(id.to_string())
     }
 
     async fn starknet_unsubscribe(
         &self,
         _cx: Context,
-        subscription_id: Value,
+        subscription_id: String,
     ) -> Result<bool, Failure<StarknetUnsubscribeError>> {
         let stop = subscription_id
-            .as_u64()
+            .parse::<u64>()
+            .ok()
             .and_then(|id| self.subscriptions.lock().unwrap().remove(&id));
         match stop {
             Some(stop) => Ok(stop.send(()).is_ok()),
@@ -116,7 +117,7 @@ impl StarknetWsServer for Node {
         _: Option<types::EventKeys>,
         _: Option<types::SubscriptionBlockId>,
         _: Option<types::StarknetSubscribeEventsFinalityStatus>,
-    ) -> Result<Value, Failure<StarknetSubscribeEventsError>> {
+    ) -> Result<String, Failure<StarknetSubscribeEventsError>> {
         Err(not_served().into())
     }
 
@@ -124,7 +125,7 @@ impl StarknetWsServer for Node {
         &self,
         _: Context,
         _: types::Felt,
-    ) -> Result<Value, Failure> {
+    ) -> Result<String, Failure> {
         Err(not_served().into())
     }
 
@@ -133,7 +134,7 @@ impl StarknetWsServer for Node {
         _: Context,
         _: Option<Vec<types::TxnFinalityStatus>>,
         _: Option<Vec<types::Felt>>,
-    ) -> Result<Value, Failure<StarknetSubscribeNewTransactionReceiptsError>> {
+    ) -> Result<String, Failure<StarknetSubscribeNewTransactionReceiptsError>> {
         Err(not_served().into())
     }
 
@@ -143,19 +144,19 @@ impl StarknetWsServer for Node {
         _: Option<Vec<types::TxnStatusWithoutL1>>,
         _: Option<Vec<types::Felt>>,
         _: Option<Vec<types::SubscriptionTag>>,
-    ) -> Result<Value, Failure<StarknetSubscribeNewTransactionsError>> {
+    ) -> Result<String, Failure<StarknetSubscribeNewTransactionsError>> {
         Err(not_served().into())
     }
 }
 
 /// The client's listener: reports each new head with its subscription.
-struct Heads(mpsc::UnboundedSender<(Value, types::BlockHeader)>);
+struct Heads(mpsc::UnboundedSender<(String, types::BlockHeader)>);
 
 impl StarknetWsListener for Heads {
     async fn starknet_subscription_new_heads(
         &self,
         _cx: Context,
-        subscription_id: Option<Value>,
+        subscription_id: Option<String>,
         result: Option<types::BlockHeader>,
     ) {
         let (Some(id), Some(header)) = (subscription_id, result) else {
@@ -167,7 +168,7 @@ impl StarknetWsListener for Heads {
     async fn starknet_subscription_events(
         &self,
         _: Context,
-        _: Option<Value>,
+        _: Option<String>,
         _: Option<types::StarknetSubscriptionEventsResult>,
     ) {
     }
@@ -175,7 +176,7 @@ impl StarknetWsListener for Heads {
     async fn starknet_subscription_transaction_status(
         &self,
         _: Context,
-        _: Option<Value>,
+        _: Option<String>,
         _: Option<types::NewTxnStatus>,
     ) {
     }
@@ -183,7 +184,7 @@ impl StarknetWsListener for Heads {
     async fn starknet_subscription_new_transaction_receipts(
         &self,
         _: Context,
-        _: Option<Value>,
+        _: Option<String>,
         _: Option<types::TxnReceiptWithBlockInfo>,
     ) {
     }
@@ -191,7 +192,7 @@ impl StarknetWsListener for Heads {
     async fn starknet_subscription_new_transaction(
         &self,
         _: Context,
-        _: Option<Value>,
+        _: Option<String>,
         _: Option<types::StarknetSubscriptionNewTransactionResultKind>,
     ) {
     }
@@ -199,7 +200,7 @@ impl StarknetWsListener for Heads {
     async fn starknet_subscription_reorg(
         &self,
         _: Context,
-        _: Option<Value>,
+        _: Option<String>,
         _: Option<types::ReorgData>,
     ) {
     }
@@ -208,9 +209,9 @@ impl StarknetWsListener for Heads {
 /// The next `n` heads received, in block order (the listener handles each notification
 /// in a task of its own).
 async fn next_heads(
-    received: &mut mpsc::UnboundedReceiver<(Value, types::BlockHeader)>,
+    received: &mut mpsc::UnboundedReceiver<(String, types::BlockHeader)>,
     n: usize,
-) -> Vec<(Value, types::BlockHeader)> {
+) -> Vec<(String, types::BlockHeader)> {
     let mut heads = Vec::new();
     for _ in 0..n {
         let head = tokio::time::timeout(Duration::from_secs(10), received.recv())
@@ -262,7 +263,10 @@ async fn new_heads_are_pushed_typed_over_a_websocket_until_unsubscribed() {
     );
     // Block 3 came after the unsubscribe and before the second subscription: pushed to
     // no one.
-    let (a, b) = (first.as_u64().unwrap(), second.as_u64().unwrap());
+    let (a, b) = (
+        first.parse::<u64>().unwrap(),
+        second.parse::<u64>().unwrap(),
+    );
     assert_eq!(*node.pushed.lock().unwrap(), [(a, 1), (a, 2), (b, 4)]);
 
     let again = client.starknet_unsubscribe(first).await;

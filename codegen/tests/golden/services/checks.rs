@@ -20,22 +20,22 @@ mod generated {
     )]
     use ::rpcsmith::__private as __rt;
     static R0: __rt::Rules<'static> = __rt::Rules::NONE.max_length(4);
-    static R1: __rt::Rules<'static> = __rt::Rules::NONE.min_length(1);
-    static R2: __rt::Rules<'static> = __rt::Rules::NONE.min_properties(2).values(&R1);
-    static R3: __rt::Rules<'static> = __rt::Rules::NONE.min_length(2);
-    static R4: __rt::Rules<'static> = __rt::Rules::NONE.max_items(1);
-    static R5: __rt::Rules<'static> = __rt::Rules::NONE.values(&R1);
-    static R6: __rt::Rules<'static> = __rt::Rules::NONE.min_items(1);
+    static P1: __rt::Pattern = __rt::Pattern::new("^\\d+$", "^[0-9]+$");
+    static R2: __rt::Rules<'static> = __rt::Rules::NONE.keys(&P1);
+    static R3: __rt::Rules<'static> = __rt::Rules::NONE.min_length(1);
+    static R4: __rt::Rules<'static> = __rt::Rules::NONE.min_properties(2).values(&R3);
+    static R5: __rt::Rules<'static> = __rt::Rules::NONE.min_length(2);
+    static R6: __rt::Rules<'static> = __rt::Rules::NONE.max_items(1);
+    static R7: __rt::Rules<'static> = __rt::Rules::NONE.values(&R3);
+    static R8: __rt::Rules<'static> = __rt::Rules::NONE.min_items(1);
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Account`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Account @ #/components/schemas/Account at checks.json:203:7"
-            ),
-            expecting = "struct Account @ #/components/schemas/Account at checks.json:203:7"
+            rename(deserialize = "Account @ #/components/schemas/Account"),
+            expecting = "struct Account @ #/components/schemas/Account"
         )]
         pub struct Account {
             pub name: String,
@@ -45,23 +45,27 @@ mod generated {
             pub extra: ::std::collections::BTreeMap<String, String>,
         }
         __rt::validate!(
-            Account, whole, whole(super::R2), member(name, "name", super::R3),
-            member(tags, "tags", super::R4), validate(extra, super::R5)
+            Account, whole, whole(super::R4), member(name, "name", super::R5),
+            member(tags, "tags", super::R6), validate(extra, super::R7)
         );
+        /// Counts by height
+        ///
+        /// Generated from `#/components/schemas/CountsByHeight`.
+        pub type CountsByHeight = ::std::collections::BTreeMap<String, u64>;
         /// Generated from `#/components/schemas/Named`.
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Named {
             pub name: String,
         }
         __rt::object!(
-            Named, "Named @ #/components/schemas/Named at checks.json:191:7", false, { 0
-            => name "name" required }
+            Named, "Named @ #/components/schemas/Named", false, { 0 => name "name"
+            required }
         );
         /// Generated from `#/components/schemas/Tree`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(crate = "::rpcsmith::__private::serde", transparent)]
         pub struct Tree(pub Vec<Tree>);
-        __rt::validate!(Tree, whole, validate(0, super::R6));
+        __rt::validate!(Tree, whole, validate(0, super::R8));
     }
     /// The params of `open`.
     #[derive(Debug, Clone, PartialEq)]
@@ -124,6 +128,16 @@ mod generated {
     );
     /// The result of `wide`.
     pub type WideResult = i64;
+    /// The params of `heights`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct HeightsParams {
+        /// The `counts` param.
+        pub counts: types::CountsByHeight,
+    }
+    __rt::serialize_by_position!(HeightsParams, counts);
+    __rt::validate!(HeightsParams, param(counts, "counts", R2));
+    /// The result of `heights`.
+    pub type HeightsResult = i64;
     /// A typed client of Checks: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct ChecksClient {
@@ -210,6 +224,21 @@ mod generated {
                 )
                 .await
         }
+        /// Counts by block height: a map whose keys are numbers (patternProperties beside additionalProperties: false).
+        ///
+        /// Calls `heights`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn heights(
+            &self,
+            counts: types::CountsByHeight,
+        ) -> Result<HeightsResult, __rt::Error> {
+            let params = HeightsParams { counts };
+            self.inner.request_checked("heights", &params).await
+        }
     }
     /// A typed batch of Checks calls: add calls (each gives a typed handle), `send`, then
     /// read each handle's result from the replies.
@@ -290,6 +319,14 @@ mod generated {
                     },
                 )
         }
+        /// Adds a call of `heights`, documented at [`ChecksClient::heights`].
+        #[inline]
+        pub fn heights(
+            &mut self,
+            counts: types::CountsByHeight,
+        ) -> __rt::Handle<HeightsResult> {
+            self.inner.request_declared("heights", &(counts,))
+        }
     }
     __rt::decode_params!(
         OpenParams, Either, account = "account", tree = "tree", note = "note"
@@ -299,6 +336,7 @@ mod generated {
         = "p5", p6 = "p6", p7 = "p7", p8 = "p8", p9 = "p9", p10 = "p10", p11 = "p11", p12
         = "p12", p13 = "p13", p14 = "p14", p15 = "p15", p16 = "p16"
     );
+    __rt::decode_params!(HeightsParams, Either, counts = "counts");
     /// Checks, served: implement it, then serve `ChecksDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -339,9 +377,17 @@ mod generated {
         ) -> impl ::std::future::Future<
             Output = Result<WideResult, __rt::Failure>,
         > + Send;
+        /// Handles `heights`, documented at [`ChecksClient::heights`].
+        fn heights(
+            &self,
+            cx: __rt::Context,
+            counts: types::CountsByHeight,
+        ) -> impl ::std::future::Future<
+            Output = Result<HeightsResult, __rt::Failure>,
+        > + Send;
     }
     /// The OpenRPC document of Checks, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Checks\",\"version\":\"1.0.0\",\"description\":\"What the runtime's `validate!` and `serialize_by_position!` write for a document: a named type's own keywords, members and a newtype's value checked; params by position with optional trailing ones, and more than sixteen.\"},\"methods\":[{\"name\":\"open\",\"params\":[{\"name\":\"account\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Account\"}},{\"name\":\"tree\",\"schema\":{\"$ref\":\"#/components/schemas/Tree\"}},{\"name\":\"note\",\"schema\":{\"type\":\"string\",\"maxLength\":4}}],\"result\":{\"name\":\"ok\",\"schema\":{\"type\":\"boolean\"}}},{\"name\":\"wide\",\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"p0\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p1\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p2\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p3\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p4\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p5\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p6\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p7\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p8\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p9\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p10\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p11\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p12\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p13\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p14\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p15\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p16\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}}],\"result\":{\"name\":\"sum\",\"schema\":{\"type\":\"integer\"}}}],\"components\":{\"schemas\":{\"Named\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":2}},\"required\":[\"name\"]},\"Account\":{\"minProperties\":2,\"allOf\":[{\"$ref\":\"#/components/schemas/Named\"},{\"type\":\"object\",\"properties\":{\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":1}},\"additionalProperties\":{\"type\":\"string\",\"minLength\":1}}]},\"Tree\":{\"type\":\"array\",\"minItems\":1,\"items\":{\"$ref\":\"#/components/schemas/Tree\"}}}}}";
+    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Checks\",\"version\":\"1.0.0\",\"description\":\"What the runtime's `validate!` and `serialize_by_position!` write for a document: a named type's own keywords, members and a newtype's value checked; params by position with optional trailing ones, and more than sixteen.\"},\"methods\":[{\"name\":\"open\",\"params\":[{\"name\":\"account\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Account\"}},{\"name\":\"tree\",\"schema\":{\"$ref\":\"#/components/schemas/Tree\"}},{\"name\":\"note\",\"schema\":{\"type\":\"string\",\"maxLength\":4}}],\"result\":{\"name\":\"ok\",\"schema\":{\"type\":\"boolean\"}}},{\"name\":\"wide\",\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"p0\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p1\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p2\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p3\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p4\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p5\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p6\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p7\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p8\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p9\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p10\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p11\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p12\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p13\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p14\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p15\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p16\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}}],\"result\":{\"name\":\"sum\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"heights\",\"summary\":\"Counts by block height: a map whose keys are numbers (patternProperties beside additionalProperties: false).\",\"params\":[{\"name\":\"counts\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/CountsByHeight\"}}],\"result\":{\"name\":\"total\",\"schema\":{\"type\":\"integer\"}}}],\"components\":{\"schemas\":{\"Named\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":2}},\"required\":[\"name\"]},\"Account\":{\"minProperties\":2,\"allOf\":[{\"$ref\":\"#/components/schemas/Named\"},{\"type\":\"object\",\"properties\":{\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":1}},\"additionalProperties\":{\"type\":\"string\",\"minLength\":1}}]},\"Tree\":{\"type\":\"array\",\"minItems\":1,\"items\":{\"$ref\":\"#/components/schemas/Tree\"}},\"CountsByHeight\":{\"title\":\"Counts by height\",\"type\":\"object\",\"additionalProperties\":false,\"patternProperties\":{\"^\\\\d+$\":{\"type\":\"integer\",\"minimum\":0}}}}}}";
     /// Routes calls to a `ChecksServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct ChecksDispatcher<S> {
@@ -391,11 +437,12 @@ mod generated {
                         p11, p12, p13, p14, p15, p16)
                     )
                 }
+                "heights" => arm!(HeightsParams checked, heights(counts)),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {
-            Some(::std::vec!["open", "wide",])
+            Some(::std::vec!["open", "wide", "heights",])
         }
         fn document(&self) -> Option<&str> {
             Some(DOCUMENT)

@@ -34,9 +34,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Currency @ shared.json#/components/schemas/Currency at shared.json:13:7"
-            )
+            rename(deserialize = "Currency @ shared.json#/components/schemas/Currency")
         )]
         pub enum Currency {
             #[serde(rename = "EUR")]
@@ -50,9 +48,8 @@ mod generated {
             pub numerator: i64,
         }
         __rt::object!(
-            DivideError1Data,
-            "DivideError1Data @ #/methods/2/errors/0/data at features.json:37:11", false,
-            { 0 => numerator "numerator" required }
+            DivideError1Data, "DivideError1Data @ #/methods/2/errors/0/data", false, { 0
+            => numerator "numerator" required }
         );
         /// Money
         ///
@@ -63,8 +60,8 @@ mod generated {
             pub currency: Currency,
         }
         __rt::object!(
-            Money, "Money @ shared.json#/components/schemas/Money at shared.json:4:7",
-            false, { 0 => amount "amount" required, 1 => currency "currency" required }
+            Money, "Money @ shared.json#/components/schemas/Money", false, { 0 => amount
+            "amount" required, 1 => currency "currency" required }
         );
     }
     /// The params of `add`.

@@ -35,7 +35,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "GetPullRequestsByRepositoryState @ #/methods/3/params/2/schema at link-example-openrpc.json:107:21"
+                deserialize = "GetPullRequestsByRepositoryState @ #/methods/3/params/2/schema"
             )
         )]
         pub enum GetPullRequestsByRepositoryState {
@@ -55,10 +55,9 @@ mod generated {
             pub author: Option<User>,
         }
         __rt::object!(
-            Pullrequest,
-            "Pullrequest @ #/components/schemas/pullrequest at link-example-openrpc.json:257:13",
-            false, { 0 => id "id" optional, 1 => title "title" optional, 2 => repository
-            "repository" optional, 3 => author "author" optional }
+            Pullrequest, "Pullrequest @ #/components/schemas/pullrequest", false, { 0 =>
+            id "id" optional, 1 => title "title" optional, 2 => repository "repository"
+            optional, 3 => author "author" optional }
         );
         /// Generated from `#/components/schemas/repository`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -67,9 +66,8 @@ mod generated {
             pub owner: Option<User>,
         }
         __rt::object!(
-            Repository,
-            "Repository @ #/components/schemas/repository at link-example-openrpc.json:246:13",
-            false, { 0 => slug "slug" optional, 1 => owner "owner" optional }
+            Repository, "Repository @ #/components/schemas/repository", false, { 0 =>
+            slug "slug" optional, 1 => owner "owner" optional }
         );
         /// Generated from `#/components/schemas/user`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -78,8 +76,8 @@ mod generated {
             pub uuid: Option<String>,
         }
         __rt::object!(
-            User, "User @ #/components/schemas/user at link-example-openrpc.json:235:13",
-            false, { 0 => username "username" optional, 1 => uuid "uuid" optional }
+            User, "User @ #/components/schemas/user", false, { 0 => username "username"
+            optional, 1 => uuid "uuid" optional }
         );
     }
     /// The params of `get_user_by_name`.

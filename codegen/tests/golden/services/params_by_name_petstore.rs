@@ -29,10 +29,8 @@ mod generated {
             pub tag: Option<String>,
         }
         __rt::object!(
-            Pet,
-            "Pet @ #/components/schemas/Pet at params-by-name-petstore-openrpc.json:113:13",
-            false, { 0 => id "id" required, 1 => name "name" required, 2 => tag "tag"
-            optional }
+            Pet, "Pet @ #/components/schemas/Pet", false, { 0 => id "id" required, 1 =>
+            name "name" required, 2 => tag "tag" optional }
         );
         /// Generated from `#/components/schemas/Pets`.
         pub type Pets = Vec<Pet>;

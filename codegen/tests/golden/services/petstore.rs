@@ -30,8 +30,8 @@ mod generated {
             pub tag: Option<String>,
         }
         __rt::object!(
-            Pet, "Pet @ #/components/schemas/Pet at petstore-openrpc.json:178:13", false,
-            { 0 => id "id" required, 1 => name "name" required, 2 => tag "tag" optional }
+            Pet, "Pet @ #/components/schemas/Pet", false, { 0 => id "id" required, 1 =>
+            name "name" required, 2 => tag "tag" optional }
         );
         /// Generated from `#/components/schemas/PetId`.
         pub type PetId = u64;

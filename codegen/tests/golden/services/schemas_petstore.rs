@@ -37,9 +37,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Kind @ #/components/schemas/Kind at petstore.json:50:7"
-            )
+            rename(deserialize = "Kind @ #/components/schemas/Kind")
         )]
         pub enum Kind {
             #[serde(rename = "cat")]
@@ -57,8 +55,8 @@ mod generated {
             pub id: PetId,
         }
         __rt::object!(
-            NotFound, "NotFound @ #/components/schemas/NotFound at petstore.json:62:7",
-            false, { 0 => id "id" required }
+            NotFound, "NotFound @ #/components/schemas/NotFound", false, { 0 => id "id"
+            required }
         );
         /// A pet in the store.
         ///
@@ -71,9 +69,8 @@ mod generated {
             pub tags: Option<Vec<String>>,
         }
         __rt::object!(
-            Pet, "Pet @ #/components/schemas/Pet at petstore.json:51:7", false, { 0 => id
-            "id" required, 1 => name "name" required, 2 => kind "kind" required, 3 =>
-            tags "tags" optional }
+            Pet, "Pet @ #/components/schemas/Pet", false, { 0 => id "id" required, 1 =>
+            name "name" required, 2 => kind "kind" required, 3 => tags "tags" optional }
         );
         /// A pet's id, given by the store.
         ///

@@ -36,9 +36,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Option @ #/components/schemas/Option at std_names.json:372:7"
-            )
+            rename(deserialize = "Option @ #/components/schemas/Option")
         )]
         pub enum Option {
             #[serde(rename = "some")]
@@ -97,8 +95,8 @@ mod generated {
             pub self_: ::std::option::Option<::std::string::String>,
         }
         __rt::object!(
-            SelfValue, "SelfValue @ #/components/schemas/Self at std_names.json:327:7",
-            false, { 0 => self_ "self" optional }
+            SelfValue, "SelfValue @ #/components/schemas/Self", false, { 0 => self_
+            "self" optional }
         );
         /// Generated from `#/components/schemas/self`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -106,8 +104,8 @@ mod generated {
             pub self_: ::std::option::Option<SelfValue>,
         }
         __rt::object!(
-            SelfValue2, "SelfValue2 @ #/components/schemas/self at std_names.json:335:7",
-            false, { 0 => self_ "Self" optional }
+            SelfValue2, "SelfValue2 @ #/components/schemas/self", false, { 0 => self_
+            "Self" optional }
         );
         /// Generated from `#/components/schemas/SELF`.
         #[derive(
@@ -122,9 +120,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "SelfValue3 @ #/components/schemas/SELF at std_names.json:343:7"
-            )
+            rename(deserialize = "SelfValue3 @ #/components/schemas/SELF")
         )]
         pub enum SelfValue3 {
             #[serde(rename = "self")]
@@ -145,9 +141,9 @@ mod generated {
             pub next: ::std::option::Option<Option>,
         }
         __rt::object!(
-            String, "String @ #/components/schemas/String at std_names.json:351:7",
-            false, { 0 => text "text" optional, 1 => maybe "maybe" optional, 2 => list
-            "list" optional, 3 => next "next" optional }
+            String, "String @ #/components/schemas/String", false, { 0 => text "text"
+            optional, 1 => maybe "maybe" optional, 2 => list "list" optional, 3 => next
+            "next" optional }
         );
     }
     /// The params of `clone`.

@@ -29,8 +29,8 @@ mod generated {
             pub of: i64,
         }
         __rt::object!(
-            Progress, "Progress @ #/components/schemas/Progress at streams.json:87:7",
-            false, { 0 => done "done" required, 1 => of "of" required }
+            Progress, "Progress @ #/components/schemas/Progress", false, { 0 => done
+            "done" required, 1 => of "of" required }
         );
         /// Generated from `#/components/schemas/SubscriptionId`.
         pub type SubscriptionId = String;
@@ -41,8 +41,8 @@ mod generated {
             pub cents: i64,
         }
         __rt::object!(
-            Tick, "Tick @ #/components/schemas/Tick at streams.json:79:7", false, { 0 =>
-            symbol "symbol" required, 1 => cents "cents" required }
+            Tick, "Tick @ #/components/schemas/Tick", false, { 0 => symbol "symbol"
+            required, 1 => cents "cents" required }
         );
     }
     /// The params of `watch_subscribeTicks`.

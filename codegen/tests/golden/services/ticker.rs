@@ -29,8 +29,8 @@ mod generated {
             pub cents: i64,
         }
         __rt::object!(
-            Price, "Price @ #/components/schemas/Price at ticker.json:57:7", false, { 0
-            => symbol "symbol" required, 1 => cents "cents" required }
+            Price, "Price @ #/components/schemas/Price", false, { 0 => symbol "symbol"
+            required, 1 => cents "cents" required }
         );
         /// Generated from `#/components/schemas/SubscriptionId`.
         pub type SubscriptionId = String;
@@ -41,8 +41,8 @@ mod generated {
         }
         __rt::object!(
             TickerConfirmError20Data,
-            "TickerConfirmError20Data @ #/methods/3/errors/0/data at ticker.json:49:11",
-            false, { 0 => reason "reason" required }
+            "TickerConfirmError20Data @ #/methods/3/errors/0/data", false, { 0 => reason
+            "reason" required }
         );
     }
     /// The params of `subscribe`.

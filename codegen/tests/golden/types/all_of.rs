@@ -27,8 +27,7 @@ mod generated {
             pub id: String,
         }
         __rt::object!(
-            Base, "Base @ #/components/schemas/Base at all_of.json:6:3", false, { 0 => id
-            "id" required }
+            Base, "Base @ #/components/schemas/Base", false, { 0 => id "id" required }
         );
         /// Generated from `#/components/schemas/Extended`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,18 +37,15 @@ mod generated {
             pub label: String,
         }
         __rt::object!(
-            Extended, "Extended @ #/components/schemas/Extended at all_of.json:7:3",
-            false, { 0 => id "id" required, 1 => size "size" required, 2 => label "label"
-            required }
+            Extended, "Extended @ #/components/schemas/Extended", false, { 0 => id "id"
+            required, 1 => size "size" required, 2 => label "label" required }
         );
         /// Generated from `#/components/schemas/WithChoice`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "WithChoice @ #/components/schemas/WithChoice at all_of.json:19:3"
-            ),
-            expecting = "struct WithChoice @ #/components/schemas/WithChoice at all_of.json:19:3"
+            rename(deserialize = "WithChoice @ #/components/schemas/WithChoice"),
+            expecting = "struct WithChoice @ #/components/schemas/WithChoice"
         )]
         pub struct WithChoice {
             pub id: String,
@@ -61,7 +57,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "WithChoiceKind @ #/components/schemas/WithChoice/allOf/1 at all_of.json:22:7"
+                deserialize = "WithChoiceKind @ #/components/schemas/WithChoice/allOf/1"
             )
         )]
         pub enum WithChoiceKind {
@@ -75,8 +71,8 @@ mod generated {
             pub base: Base,
         }
         __rt::object!(
-            Wrapper, "Wrapper @ #/components/schemas/Wrapper at all_of.json:14:3", false,
-            { 0 => base "base" required }
+            Wrapper, "Wrapper @ #/components/schemas/Wrapper", false, { 0 => base "base"
+            required }
         );
     }
 }

@@ -34,9 +34,8 @@ mod generated {
             pub described: Option<__rt::serde_json::Value>,
         }
         __rt::object!(
-            Holder, "Holder @ #/components/schemas/Holder at any_and_never.json:9:3",
-            false, { 0 => any "any" required, 1 => never "never" optional, 2 => described
-            "described" present }
+            Holder, "Holder @ #/components/schemas/Holder", false, { 0 => any "any"
+            required, 1 => never "never" optional, 2 => described "described" present }
         );
         /// Generated from `#/components/schemas/Holder/properties/never`.
         #[derive(

@@ -22,7 +22,7 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Address`.
-        pub type Address = [__rt::serde_json::Number; 20];
+        pub type Address = [f64; 20];
         /// Generated from `#/components/schemas/Anything`.
         pub type Anything = Vec<__rt::serde_json::Value>;
         /// Generated from `#/components/schemas/LotusList`.

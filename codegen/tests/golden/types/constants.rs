@@ -30,10 +30,9 @@ mod generated {
             pub nothing: Option<()>,
         }
         __rt::object!(
-            Versioned,
-            "Versioned @ #/components/schemas/Versioned at constants.json:6:3", false, {
-            0 => version "version" required, 1 => jsonrpc "jsonrpc" required, 2 => flag
-            "flag" required, 3 => nothing "nothing" present }
+            Versioned, "Versioned @ #/components/schemas/Versioned", false, { 0 =>
+            version "version" required, 1 => jsonrpc "jsonrpc" required, 2 => flag "flag"
+            required, 3 => nothing "nothing" present }
         );
         /// Generated from `#/components/schemas/Versioned/properties/jsonrpc`.
         #[derive(
@@ -49,7 +48,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "VersionedJsonrpc @ #/components/schemas/Versioned/properties/jsonrpc at constants.json:9:48"
+                deserialize = "VersionedJsonrpc @ #/components/schemas/Versioned/properties/jsonrpc"
             )
         )]
         pub enum VersionedJsonrpc {

@@ -33,9 +33,8 @@ mod generated {
             pub nonce: Option<u64>,
         }
         __rt::object!(
-            Account,
-            "Account @ shared/common.json#/components/schemas/Account at shared/common.json:8:7",
-            false, { 0 => address "address" required, 1 => nonce "nonce" optional }
+            Account, "Account @ shared/common.json#/components/schemas/Account", false, {
+            0 => address "address" required, 1 => nonce "nonce" optional }
         );
         /// A 20-byte address.
         ///
@@ -48,8 +47,8 @@ mod generated {
             pub to: Account,
         }
         __rt::object!(
-            Transfer, "Transfer @ #/components/schemas/Transfer at cross_file.json:13:7",
-            false, { 0 => from "from" required, 1 => to "to" required }
+            Transfer, "Transfer @ #/components/schemas/Transfer", false, { 0 => from
+            "from" required, 1 => to "to" required }
         );
     }
 }

@@ -43,9 +43,8 @@ mod generated {
             pub count: Option<i64>,
         }
         __rt::object!(
-            Documented, "Documented @ #/components/schemas/Documented at docs.json:6:3",
-            false, { 0 => old "old" optional, 1 => new "new" optional, 2 => count "count"
-            optional }
+            Documented, "Documented @ #/components/schemas/Documented", false, { 0 => old
+            "old" optional, 1 => new "new" optional, 2 => count "count" optional }
         );
         /// Generated from `#/components/schemas/Legacy`.
         #[deprecated]
@@ -61,9 +60,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Legacy @ #/components/schemas/Legacy at docs.json:16:3"
-            )
+            rename(deserialize = "Legacy @ #/components/schemas/Legacy")
         )]
         pub enum Legacy {
             #[serde(rename = "a")]
@@ -75,8 +72,8 @@ mod generated {
             pub legacy: Option<Legacy>,
         }
         __rt::object!(
-            UsesLegacy, "UsesLegacy @ #/components/schemas/UsesLegacy at docs.json:17:3",
-            false, { 0 => legacy "legacy" optional }
+            UsesLegacy, "UsesLegacy @ #/components/schemas/UsesLegacy", false, { 0 =>
+            legacy "legacy" optional }
         );
     }
 }

@@ -83,9 +83,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "MaybeColor @ #/components/schemas/MaybeColor at enums.json:8:3"
-            )
+            rename(deserialize = "MaybeColor @ #/components/schemas/MaybeColor")
         )]
         pub enum MaybeColor {
             #[serde(rename = "red")]
@@ -94,7 +92,7 @@ mod generated {
             Green,
         }
         /// Generated from `#/components/schemas/Ratio`.
-        pub type Ratio = __rt::serde_json::Number;
+        pub type Ratio = f64;
         /// Generated from `#/components/schemas/Status`.
         #[derive(
             Debug,
@@ -108,9 +106,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Status @ #/components/schemas/Status at enums.json:6:3"
-            )
+            rename(deserialize = "Status @ #/components/schemas/Status")
         )]
         pub enum Status {
             #[serde(rename = "ACCEPTED_ON_L1")]

@@ -28,13 +28,13 @@ mod generated {
         /// a content descriptor in the wrong place
         ///
         /// Generated from `#/components/schemas/Descriptor`.
-        pub type Descriptor = __rt::serde_json::Value;
+        pub type Descriptor = String;
         /// Generated from `#/components/schemas/Either`.
         pub type Either = bool;
         /// Generated from `#/components/schemas/Half`.
-        pub type Half = __rt::serde_json::Number;
+        pub type Half = f64;
         /// Generated from `#/components/schemas/Halves`.
-        pub type Halves = __rt::serde_json::Number;
+        pub type Halves = f64;
         /// Generated from `#/components/schemas/Mixed`.
         pub type Mixed = __rt::serde_json::Value;
         /// Generated from `#/components/schemas/NotOnly`.

@@ -31,39 +31,36 @@ mod generated {
             BlockHash(String),
         }
         __rt::untagged_enum!(
-            BlockRef, "BlockRef @ #/components/schemas/BlockRef at fidelity.json:22:3", {
-            BlockNumber(String), BlockHash(String) }
+            BlockRef, "BlockRef @ #/components/schemas/BlockRef", { BlockNumber(String),
+            BlockHash(String) }
         );
         /// Generated from `#/components/schemas/Measures`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Measures @ #/components/schemas/Measures at fidelity.json:16:3"
-            ),
-            expecting = "struct Measures @ #/components/schemas/Measures at fidelity.json:16:3"
+            rename(deserialize = "Measures @ #/components/schemas/Measures"),
+            expecting = "struct Measures @ #/components/schemas/Measures"
         )]
         pub struct Measures {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub unit: Option<String>,
-            pub total: __rt::serde_json::Number,
+            pub total: f64,
             #[serde(flatten)]
-            pub extra: ::std::collections::BTreeMap<String, __rt::serde_json::Number>,
+            pub extra: ::std::collections::BTreeMap<String, f64>,
         }
         /// Generated from `#/components/schemas/Receipt`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct Receipt {
             pub id: i64,
-            pub amount: Option<__rt::serde_json::Number>,
+            pub amount: Option<f64>,
             pub note: Option<Option<String>>,
             pub memo: Option<__rt::serde_json::Value>,
             pub block_timestamp: __rt::serde_json::Value,
         }
         __rt::object!(
-            Receipt, "Receipt @ #/components/schemas/Receipt at fidelity.json:6:3",
-            false, { 0 => id "id" required, 1 => amount "amount" optional, 2 => note
-            "note" present, 3 => memo "memo" present, 4 => block_timestamp
-            "blockTimestamp" required }
+            Receipt, "Receipt @ #/components/schemas/Receipt", false, { 0 => id "id"
+            required, 1 => amount "amount" optional, 2 => note "note" present, 3 => memo
+            "memo" present, 4 => block_timestamp "blockTimestamp" required }
         );
     }
 }

@@ -22,7 +22,7 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Widths`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct Widths {
             pub a: i32,
             pub b: u8,
@@ -34,14 +34,13 @@ mod generated {
             pub h: i8,
             pub i: u64,
             pub j: i64,
-            pub k: __rt::serde_json::Number,
+            pub k: f64,
         }
         __rt::object!(
-            Widths, "Widths @ #/components/schemas/Widths at integers.json:6:3", false, {
-            0 => a "a" required, 1 => b "b" required, 2 => c "c" required, 3 => d "d"
-            required, 4 => e "e" required, 5 => f "f" required, 6 => g "g" required, 7 =>
-            h "h" required, 8 => i "i" required, 9 => j "j" required, 10 => k "k"
-            required }
+            Widths, "Widths @ #/components/schemas/Widths", false, { 0 => a "a" required,
+            1 => b "b" required, 2 => c "c" required, 3 => d "d" required, 4 => e "e"
+            required, 5 => f "f" required, 6 => g "g" required, 7 => h "h" required, 8 =>
+            i "i" required, 9 => j "j" required, 10 => k "k" required }
         );
     }
 }

@@ -31,25 +31,20 @@ mod generated {
             pub a: Option<bool>,
         }
         __rt::object!(
-            Closed, "Closed @ #/components/schemas/Closed at maps.json:43:7", true, { 0
-            => a "a" optional }
+            Closed, "Closed @ #/components/schemas/Closed", true, { 0 => a "a" optional }
         );
         /// Generated from `#/components/schemas/Empty`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Empty {}
-        __rt::object!(
-            Empty, "Empty @ #/components/schemas/Empty at maps.json:52:7", true, {}
-        );
+        __rt::object!(Empty, "Empty @ #/components/schemas/Empty", true, {});
         /// Generated from `#/components/schemas/GoMap`.
         pub type GoMap = ::std::collections::BTreeMap<String, String>;
         /// Generated from `#/components/schemas/Labelled`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Labelled @ #/components/schemas/Labelled at maps.json:29:7"
-            ),
-            expecting = "struct Labelled @ #/components/schemas/Labelled at maps.json:29:7"
+            rename(deserialize = "Labelled @ #/components/schemas/Labelled"),
+            expecting = "struct Labelled @ #/components/schemas/Labelled"
         )]
         pub struct Labelled {
             pub name: String,
@@ -68,10 +63,8 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "OpenEnded @ #/components/schemas/OpenEnded at maps.json:59:7"
-            ),
-            expecting = "struct OpenEnded @ #/components/schemas/OpenEnded at maps.json:59:7"
+            rename(deserialize = "OpenEnded @ #/components/schemas/OpenEnded"),
+            expecting = "struct OpenEnded @ #/components/schemas/OpenEnded"
         )]
         pub struct OpenEnded {
             #[serde(default, skip_serializing_if = "Option::is_none")]

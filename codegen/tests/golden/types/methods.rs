@@ -27,8 +27,8 @@ mod generated {
             pub number: i64,
         }
         __rt::object!(
-            Block, "Block @ #/components/schemas/Block at methods.json:22:3", false, { 0
-            => number "number" required }
+            Block, "Block @ #/components/schemas/Block", false, { 0 => number "number"
+            required }
         );
         /// Generated from `#/methods/0/errors/0/data`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,8 +37,8 @@ mod generated {
         }
         __rt::object!(
             EthGetBlockByNumberErrorMinus32000Data,
-            "EthGetBlockByNumberErrorMinus32000Data @ #/methods/0/errors/0/data at methods.json:12:59",
-            false, { 0 => hint "hint" required }
+            "EthGetBlockByNumberErrorMinus32000Data @ #/methods/0/errors/0/data", false,
+            { 0 => hint "hint" required }
         );
         /// Generated from `#/methods/0/params/1/schema`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -47,8 +47,8 @@ mod generated {
         }
         __rt::object!(
             EthGetBlockByNumberOptions,
-            "EthGetBlockByNumberOptions @ #/methods/0/params/1/schema at methods.json:9:28",
-            false, { 0 => full "full" optional }
+            "EthGetBlockByNumberOptions @ #/methods/0/params/1/schema", false, { 0 =>
+            full "full" optional }
         );
         /// Generated from `#/methods/1/result/schema`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -57,8 +57,8 @@ mod generated {
         }
         __rt::object!(
             FilecoinChainHeadResult,
-            "FilecoinChainHeadResult @ #/methods/1/result/schema at methods.json:18:33",
-            false, { 0 => height "Height" optional }
+            "FilecoinChainHeadResult @ #/methods/1/result/schema", false, { 0 => height
+            "Height" optional }
         );
     }
 }

@@ -33,9 +33,8 @@ mod generated {
             pub nested_object: Option<BlockHeaderNestedObject>,
         }
         __rt::object!(
-            BlockHeader,
-            "BlockHeader @ #/components/schemas/BLOCK_HEADER at names.json:6:3", false, {
-            0 => r#type "type" required, 1 => parent_hash "parentHash" required, 2 =>
+            BlockHeader, "BlockHeader @ #/components/schemas/BLOCK_HEADER", false, { 0 =>
+            r#type "type" required, 1 => parent_hash "parentHash" required, 2 =>
             parent_hash2 "parent_hash" optional, 3 => _0x "0x" required, 4 => self_
             "self" required, 5 => r#ref "$ref" optional, 6 => nested_object
             "nested-object" optional }
@@ -46,9 +45,8 @@ mod generated {
             pub x: Option<String>,
         }
         __rt::object!(
-            BlockHeader2,
-            "BlockHeader2 @ #/components/schemas/BlockHeader at names.json:19:3", false,
-            { 0 => x "x" optional }
+            BlockHeader2, "BlockHeader2 @ #/components/schemas/BlockHeader", false, { 0
+            => x "x" optional }
         );
         /// Generated from `#/components/schemas/BLOCK_HEADER/properties/nested-object`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -57,20 +55,19 @@ mod generated {
         }
         __rt::object!(
             BlockHeaderNestedObject,
-            "BlockHeaderNestedObject @ #/components/schemas/BLOCK_HEADER/properties/nested-object at names.json:16:7",
+            "BlockHeaderNestedObject @ #/components/schemas/BLOCK_HEADER/properties/nested-object",
             false, { 0 => inner "inner" optional }
         );
         /// Fancy Point
         ///
         /// Generated from `#/components/schemas/Titled/properties/p`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        #[derive(Debug, Clone, Default, PartialEq)]
         pub struct FancyPoint {
-            pub x: Option<__rt::serde_json::Number>,
+            pub x: Option<f64>,
         }
         __rt::object!(
-            FancyPoint,
-            "FancyPoint @ #/components/schemas/Titled/properties/p at names.json:20:49",
-            false, { 0 => x "x" optional }
+            FancyPoint, "FancyPoint @ #/components/schemas/Titled/properties/p", false, {
+            0 => x "x" optional }
         );
         /// Generated from `#/components/schemas/Result`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -78,18 +75,18 @@ mod generated {
             pub ok: Option<bool>,
         }
         __rt::object!(
-            Result, "Result @ #/components/schemas/Result at names.json:21:3", false, { 0
-            => ok "ok" optional }
+            Result, "Result @ #/components/schemas/Result", false, { 0 => ok "ok"
+            optional }
         );
         /// Generated from `#/components/schemas/Titled`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        #[derive(Debug, Clone, Default, PartialEq)]
         pub struct Titled {
             /// Fancy Point
             pub p: Option<FancyPoint>,
         }
         __rt::object!(
-            Titled, "Titled @ #/components/schemas/Titled at names.json:20:3", false, { 0
-            => p "p" optional }
+            Titled, "Titled @ #/components/schemas/Titled", false, { 0 => p "p" optional
+            }
         );
     }
 }

@@ -22,7 +22,7 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Nullables`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct Nullables {
             pub a: Option<String>,
             pub b: Option<String>,
@@ -31,19 +31,19 @@ mod generated {
             pub e: Option<Option<u32>>,
         }
         __rt::object!(
-            Nullables, "Nullables @ #/components/schemas/Nullables at nullable.json:6:3",
-            false, { 0 => a "a" required, 1 => b "b" required, 2 => c "c" required, 3 =>
-            d "d" required, 4 => e "e" present }
+            Nullables, "Nullables @ #/components/schemas/Nullables", false, { 0 => a "a"
+            required, 1 => b "b" required, 2 => c "c" required, 3 => d "d" required, 4 =>
+            e "e" present }
         );
         /// Generated from `#/components/schemas/Point`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct Point {
-            pub x: __rt::serde_json::Number,
-            pub y: __rt::serde_json::Number,
+            pub x: f64,
+            pub y: f64,
         }
         __rt::object!(
-            Point, "Point @ #/components/schemas/Point at nullable.json:17:3", false, { 0
-            => x "x" required, 1 => y "y" required }
+            Point, "Point @ #/components/schemas/Point", false, { 0 => x "x" required, 1
+            => y "y" required }
         );
     }
 }

@@ -28,23 +28,21 @@ mod generated {
             pub h: i64,
         }
         __rt::object!(
-            Rect, "Rect @ #/components/schemas/Rect at one_of_external.json:14:3", false,
-            { 0 => w "w" required, 1 => h "h" required }
+            Rect, "Rect @ #/components/schemas/Rect", false, { 0 => w "w" required, 1 =>
+            h "h" required }
         );
         /// A serde externally tagged enum, as schemars writes it.
         ///
         /// Generated from `#/components/schemas/Shape`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Shape @ #/components/schemas/Shape at one_of_external.json:6:3"
-            )
+            rename(deserialize = "Shape @ #/components/schemas/Shape")
         )]
         pub enum Shape {
             /// Nothing at all.
             Empty,
-            Circle(__rt::serde_json::Number),
+            Circle(f64),
             Rect(Rect),
         }
     }

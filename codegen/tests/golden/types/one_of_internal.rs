@@ -28,9 +28,8 @@ mod generated {
             pub class_hash: String,
         }
         __rt::object!(
-            DeclareTxn,
-            "DeclareTxn @ #/components/schemas/DeclareTxn at one_of_internal.json:18:3",
-            false, { 0 => r#type "type" required, 1 => class_hash "class_hash" required }
+            DeclareTxn, "DeclareTxn @ #/components/schemas/DeclareTxn", false, { 0 =>
+            r#type "type" required, 1 => class_hash "class_hash" required }
         );
         /// Generated from `#/components/schemas/DeclareTxn/properties/type`.
         #[derive(
@@ -46,7 +45,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "DeclareTxnType @ #/components/schemas/DeclareTxn/properties/type at one_of_internal.json:18:89"
+                deserialize = "DeclareTxnType @ #/components/schemas/DeclareTxn/properties/type"
             )
         )]
         pub enum DeclareTxnType {
@@ -58,9 +57,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             tag = "kind",
-            rename(
-                deserialize = "Event @ #/components/schemas/Event at one_of_internal.json:6:3"
-            )
+            rename(deserialize = "Event @ #/components/schemas/Event")
         )]
         pub enum Event {
             #[serde(rename = "created")]
@@ -80,9 +77,8 @@ mod generated {
             pub calldata: Vec<String>,
         }
         __rt::object!(
-            InvokeTxn,
-            "InvokeTxn @ #/components/schemas/InvokeTxn at one_of_internal.json:17:3",
-            false, { 0 => r#type "type" required, 1 => calldata "calldata" required }
+            InvokeTxn, "InvokeTxn @ #/components/schemas/InvokeTxn", false, { 0 => r#type
+            "type" required, 1 => calldata "calldata" required }
         );
         /// Generated from `#/components/schemas/InvokeTxn/properties/type`.
         #[derive(
@@ -98,7 +94,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "InvokeTxnType @ #/components/schemas/InvokeTxn/properties/type at one_of_internal.json:17:86"
+                deserialize = "InvokeTxnType @ #/components/schemas/InvokeTxn/properties/type"
             )
         )]
         pub enum InvokeTxnType {
@@ -115,9 +111,8 @@ mod generated {
             DeclareTxn(DeclareTxn),
         }
         __rt::untagged_enum!(
-            TxnByRef,
-            "TxnByRef @ #/components/schemas/TxnByRef at one_of_internal.json:13:3", {
-            InvokeTxn(InvokeTxn), DeclareTxn(DeclareTxn) }
+            TxnByRef, "TxnByRef @ #/components/schemas/TxnByRef", { InvokeTxn(InvokeTxn),
+            DeclareTxn(DeclareTxn) }
         );
     }
 }

@@ -34,8 +34,7 @@ mod generated {
             BlockHash(String),
         }
         __rt::untagged_enum!(
-            BlockId,
-            "BlockId @ #/components/schemas/BlockId at one_of_untagged.json:6:3", {
+            BlockId, "BlockId @ #/components/schemas/BlockId", {
             BlockIdBlockNumber(BlockIdBlockNumber), BlockIdBlockHash(BlockIdBlockHash),
             Tag(Tag), BlockNumber(i64), BlockHash(String) }
         );
@@ -45,8 +44,7 @@ mod generated {
             pub block_hash: String,
         }
         __rt::object!(
-            BlockIdBlockHash,
-            "BlockIdBlockHash @ #/components/schemas/BlockId/oneOf/2 at one_of_untagged.json:10:7",
+            BlockIdBlockHash, "BlockIdBlockHash @ #/components/schemas/BlockId/oneOf/2",
             false, { 0 => block_hash "block_hash" required }
         );
         /// Generated from `#/components/schemas/BlockId/oneOf/3`.
@@ -57,8 +55,8 @@ mod generated {
         }
         __rt::object!(
             BlockIdBlockNumber,
-            "BlockIdBlockNumber @ #/components/schemas/BlockId/oneOf/3 at one_of_untagged.json:11:7",
-            false, { 0 => block_number "block_number" required, 1 => require_canonical
+            "BlockIdBlockNumber @ #/components/schemas/BlockId/oneOf/3", false, { 0 =>
+            block_number "block_number" required, 1 => require_canonical
             "require_canonical" required }
         );
         /// Generated from `#/components/schemas/Loose`.
@@ -70,8 +68,8 @@ mod generated {
             Value(__rt::serde_json::Value),
         }
         __rt::untagged_enum!(
-            Loose, "Loose @ #/components/schemas/Loose at one_of_untagged.json:16:3", {
-            Array(Vec < String >), LooseA(LooseA), Value(__rt::serde_json::Value) }
+            Loose, "Loose @ #/components/schemas/Loose", { Array(Vec < String >),
+            LooseA(LooseA), Value(__rt::serde_json::Value) }
         );
         /// Generated from `#/components/schemas/Loose/anyOf/0`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -79,9 +77,8 @@ mod generated {
             pub a: Option<String>,
         }
         __rt::object!(
-            LooseA,
-            "LooseA @ #/components/schemas/Loose/anyOf/0 at one_of_untagged.json:16:25",
-            false, { 0 => a "a" optional }
+            LooseA, "LooseA @ #/components/schemas/Loose/anyOf/0", false, { 0 => a "a"
+            optional }
         );
         /// Generated from `#/components/schemas/Tag`.
         #[derive(
@@ -96,9 +93,7 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Tag @ #/components/schemas/Tag at one_of_untagged.json:15:3"
-            )
+            rename(deserialize = "Tag @ #/components/schemas/Tag")
         )]
         pub enum Tag {
             #[serde(rename = "latest")]

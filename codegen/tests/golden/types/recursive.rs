@@ -29,9 +29,8 @@ mod generated {
             String(String),
         }
         __rt::untagged_enum!(
-            ExecutionError,
-            "ExecutionError @ #/components/schemas/ExecutionError at recursive.json:7:3",
-            { ExecutionErrorInner(Box < ExecutionErrorInner >), String(String) }
+            ExecutionError, "ExecutionError @ #/components/schemas/ExecutionError", {
+            ExecutionErrorInner(Box < ExecutionErrorInner >), String(String) }
         );
         /// Generated from `#/components/schemas/ExecutionErrorInner`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,8 +39,8 @@ mod generated {
         }
         __rt::object!(
             ExecutionErrorInner,
-            "ExecutionErrorInner @ #/components/schemas/ExecutionErrorInner at recursive.json:8:3",
-            false, { 0 => error "error" required }
+            "ExecutionErrorInner @ #/components/schemas/ExecutionErrorInner", false, { 0
+            => error "error" required }
         );
         /// Generated from `#/components/schemas/List`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
@@ -55,9 +54,8 @@ mod generated {
             pub children: Option<Vec<Tree>>,
         }
         __rt::object!(
-            Tree, "Tree @ #/components/schemas/Tree at recursive.json:6:3", false, { 0 =>
-            value "value" required, 1 => left "left" optional, 2 => children "children"
-            optional }
+            Tree, "Tree @ #/components/schemas/Tree", false, { 0 => value "value"
+            required, 1 => left "left" optional, 2 => children "children" optional }
         );
     }
 }

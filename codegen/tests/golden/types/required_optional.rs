@@ -28,8 +28,8 @@ mod generated {
             pub age: Option<u8>,
         }
         __rt::object!(
-            Owner, "Owner @ #/components/schemas/Owner at required_optional.json:16:3",
-            false, { 0 => email "email" required, 1 => age "age" optional }
+            Owner, "Owner @ #/components/schemas/Owner", false, { 0 => email "email"
+            required, 1 => age "age" optional }
         );
         /// Generated from `#/components/schemas/Pet`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,9 +40,8 @@ mod generated {
             pub owner: Option<Owner>,
         }
         __rt::object!(
-            Pet, "Pet @ #/components/schemas/Pet at required_optional.json:6:3", false, {
-            0 => id "id" required, 1 => name "name" required, 2 => tag "tag" optional, 3
-            => owner "owner" optional }
+            Pet, "Pet @ #/components/schemas/Pet", false, { 0 => id "id" required, 1 =>
+            name "name" required, 2 => tag "tag" optional, 3 => owner "owner" optional }
         );
     }
 }

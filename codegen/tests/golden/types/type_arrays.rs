@@ -22,27 +22,26 @@ mod generated {
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Lotus`.
-        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        #[derive(Debug, Clone, Default, PartialEq)]
         pub struct Lotus {
-            pub height: Option<__rt::serde_json::Number>,
+            pub height: Option<f64>,
             pub name: Option<String>,
         }
         __rt::object!(
-            Lotus, "Lotus @ #/components/schemas/Lotus at type_arrays.json:6:3", true, {
-            0 => height "Height" optional, 1 => name "Name" optional }
+            Lotus, "Lotus @ #/components/schemas/Lotus", true, { 0 => height "Height"
+            optional, 1 => name "Name" optional }
         );
         /// Generated from `#/components/schemas/Scalar/type`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde", untagged)]
         pub enum Scalar {
             Bool(bool),
-            Number(__rt::serde_json::Number),
+            Number(f64),
             String(String),
         }
         __rt::untagged_enum!(
-            Scalar,
-            "Scalar @ #/components/schemas/Scalar/type at type_arrays.json:12:15", {
-            Bool(bool), Number(__rt::serde_json::Number), String(String) }
+            Scalar, "Scalar @ #/components/schemas/Scalar/type", { Bool(bool),
+            Number(f64), String(String) }
         );
         /// Generated from `#/components/schemas/StringOrNumber/type`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
@@ -52,8 +51,7 @@ mod generated {
             String(String),
         }
         __rt::untagged_enum!(
-            StringOrNumber,
-            "StringOrNumber @ #/components/schemas/StringOrNumber/type at type_arrays.json:11:23",
+            StringOrNumber, "StringOrNumber @ #/components/schemas/StringOrNumber/type",
             { Integer(i64), String(String) }
         );
     }

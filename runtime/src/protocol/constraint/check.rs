@@ -150,7 +150,11 @@ fn small_integer(x: f64) -> Option<i64> {
 
 /// A number with a fraction's bounds and `multipleOf`.
 pub(super) fn fraction(x: f64, rules: &Rules<'_>) -> Result<(), Violation> {
-    let shown = || Number::from_f64(x).map_or_else(|| x.to_string(), |n| n.to_string());
+    // Written as the runtime writes it: `0`, not `0.0`.
+    let shown = || match crate::protocol::number::integral(x) {
+        Some(n) => n.to_string(),
+        None => Number::from_f64(x).map_or_else(|| x.to_string(), |n| n.to_string()),
+    };
     bounds(shown, rules, |bound| x.partial_cmp(&bound))?;
     if let Some(m) = rules.multiple_of.filter(|&m| !multiple(x, m)) {
         let detail = format!("{} is not a multiple of the multipleOf {m}", shown());
@@ -265,6 +269,28 @@ pub(super) fn properties(len: usize, rules: &Rules<'_>) -> Result<(), Violation>
         return Err(Violation::new("maxProperties", detail));
     }
     Ok(())
+}
+
+/// A map's keys against [`Rules::keys`]: the first key no pattern matches is refused
+/// under `additionalProperties` (the keyword that refuses it in JSON Schema).
+pub(super) fn keys<'k>(
+    keys: impl Iterator<Item = &'k String>,
+    rules: &Rules<'_>,
+) -> Result<(), Violation> {
+    let Some(pattern) = rules.keys else {
+        return Ok(());
+    };
+    match keys.into_iter().find(|k| !pattern.is_match(k)) {
+        Some(key) => {
+            let detail = format!(
+                "the member {} matches no patternProperties ({:?}) and additionalProperties is false",
+                quote(key),
+                pattern.source()
+            );
+            Err(Violation::new("additionalProperties", detail).at_key(key))
+        }
+        None => Ok(()),
+    }
 }
 
 /// A typed array: its counts, `uniqueItems`, then each item, then `const`.
@@ -399,6 +425,7 @@ pub(super) fn whole<T: Serialize + ?Sized>(value: &T, rules: &Rules<'_>) -> Resu
         items: None,
         prefix_items: &[],
         values: None,
+        keys: None,
         ..*rules
     };
     if top.constant.is_none()
@@ -459,6 +486,7 @@ pub fn check_json(value: &Value, rules: &Rules<'_>) -> Result<(), Violation> {
         }
         Value::Object(members) => {
             properties(members.len(), rules)?;
+            keys(members.keys(), rules)?;
             if let Some(inner) = rules.values {
                 for (key, member) in members {
                     check_json(member, inner).map_err(|v| v.at_key(key))?;

@@ -20,6 +20,7 @@
 //! | `multipleOf` | numbers | exact for integers, to 1e-9 relative for fractions |
 //! | `minItems`, `maxItems`, `uniqueItems` | arrays | equality as JSON values (object members in any order) |
 //! | `minProperties`, `maxProperties` | objects | members present (an absent optional member does not count) |
+//! | `patternProperties` with `additionalProperties: false` | maps | every key matches one of the patterns ([`Rules::keys`]) |
 //! | `const` | any value | equality as JSON values |
 //!
 //! A keyword that does not apply to the value's JSON type is ignored, as JSON Schema
@@ -84,6 +85,9 @@ pub struct Rules<'a> {
     pub prefix_items: &'a [Rules<'a>],
     /// The keywords of every value of a map.
     pub values: Option<&'a Rules<'a>>,
+    /// The pattern every key of a map matches: `patternProperties` (its patterns as
+    /// one alternation) beside `additionalProperties: false`.
+    pub keys: Option<&'a Pattern>,
 }
 
 impl Rules<'static> {
@@ -107,6 +111,7 @@ impl Rules<'static> {
         items: None,
         prefix_items: &[],
         values: None,
+        keys: None,
     };
 }
 
@@ -236,6 +241,13 @@ impl<'a> Rules<'a> {
         self.values = Some(rules);
         self
     }
+
+    /// With the pattern every key of a map matches.
+    #[must_use]
+    pub const fn keys(mut self, pattern: &'a Pattern) -> Self {
+        self.keys = Some(pattern);
+        self
+    }
 }
 
 impl Rules<'_> {
@@ -352,6 +364,7 @@ impl Validate for Value {
 impl Validate for serde_json::Map<String, Value> {
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         check::properties(self.len(), rules)?;
+        check::keys(self.keys(), rules)?;
         let inner = Rules::or_none(rules.values);
         for (key, value) in self {
             check_json(value, inner).map_err(|v| v.at_key(key))?;
@@ -397,6 +410,7 @@ where
 impl<T: Validate> Validate for BTreeMap<String, T> {
     fn validate(&self, rules: &Rules<'_>) -> Result<(), Violation> {
         check::properties(self.len(), rules)?;
+        check::keys(self.keys(), rules)?;
         let inner = Rules::or_none(rules.values);
         for (key, value) in self {
             value.validate(inner).map_err(|v| v.at_key(key))?;

@@ -561,3 +561,26 @@ fn validate_macro_checks_params_naming_the_param_at_fault() {
     let note = at(params("ann", "hello").validate(&Rules::NONE));
     assert_eq!(note, ("maxLength", Some("note".to_owned()), String::new()));
 }
+
+#[test]
+fn map_keys_match_the_pattern_properties() {
+    static DIGITS: Pattern = Pattern::new("^\\d+$", "^[0-9]+$");
+    let rules = Rules::NONE.keys(&DIGITS);
+    let good: BTreeMap<String, u8> = [("1".to_owned(), 1), ("20".to_owned(), 2)].into();
+    assert!(good.validate(&rules).is_ok());
+    let bad: BTreeMap<String, u8> = [("1".to_owned(), 1), ("x".to_owned(), 2)].into();
+    let refused = bad.validate(&rules).unwrap_err();
+    assert_eq!(
+        format!("{}: {refused}", refused.keyword()),
+        "additionalProperties: at /x: the member \"x\" matches no patternProperties (\"^\\\\d+$\") and additionalProperties is false"
+    );
+    assert!(check_json(&json!({"7": true}), &rules).is_ok());
+    assert_eq!(
+        check_json(&json!({"7": true, "a7": true}), &rules)
+            .unwrap_err()
+            .keyword(),
+        "additionalProperties"
+    );
+    // Without the rule any key passes.
+    assert!(bad.validate(&Rules::NONE).is_ok());
+}

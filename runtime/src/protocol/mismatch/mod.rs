@@ -18,8 +18,8 @@
 //! | a member given twice | ``duplicate member `id` `` |
 //!
 //! Where the type was generated from a document, the message also names the schema that
-//! says so, the innermost generated type the value at fault sits in, by JSON pointer and
-//! `file:line:col` (`(schema #/components/schemas/Tx at api.json:12:5)`); and for a value
+//! says so, the innermost generated type the value at fault sits in, by JSON pointer
+//! (`(schema #/components/schemas/Tx)`); and for a value
 //! that no variant of an untagged enum fits, why the nearest variant failed rather than
 //! that none matched (see [`untagged`]):
 //! ``at /transactions/0: missing member `blockTimestamp` (schema …); nearest of 2
@@ -76,9 +76,8 @@ impl Mismatch {
         &self.reason
     }
 
-    /// The schema that says so, where the type is generated: its JSON pointer and,
-    /// where the generator knew it, `file:line:col`
-    /// (`#/components/schemas/Tx at api.json:12:5`).
+    /// The schema that says so, where the type is generated: its JSON pointer
+    /// (`#/components/schemas/Tx`), as the generator wrote it.
     pub fn schema(&self) -> Option<&str> {
         self.schema.as_deref()
     }
