@@ -62,6 +62,9 @@ pub(crate) struct Settings {
     pub(crate) transport: Option<String>,
     /// Only this implementation (for profilers: no ratio then), when given.
     pub(crate) implementation: Option<Impl>,
+    /// For profilers: exactly this many calls, one at a time, with the implementation
+    /// and over the transport given, instead of the rounds.
+    pub(crate) calls: Option<u64>,
 }
 
 /// Runs the scenario: `rounds` rounds of a `window` per implementation and transport;
@@ -111,6 +114,34 @@ pub(crate) fn report(settings: &Settings) -> anyhow::Result<()> {
             };
             urls.push((implementation, transport, format!("{scheme}://{bound}/")));
         }
+    }
+    if let Some(calls) = settings.calls {
+        let (Some(implementation), Some(name)) = (settings.implementation, &settings.transport)
+        else {
+            anyhow::bail!("--calls needs --impl and --transport");
+        };
+        let transport = if name == "ws" {
+            Transport::Ws
+        } else {
+            Transport::Http
+        };
+        let url = &urls
+            .iter()
+            .find(|(i, t, _)| *i == implementation && *t == transport)
+            .context("no server for the scenario")?
+            .2;
+        clients.block_on(fixed_calls(
+            implementation,
+            transport,
+            url,
+            &block.number,
+            calls,
+        ))?;
+        println!(
+            "large_result {name} {}: {calls} calls",
+            implementation.name()
+        );
+        return Ok(());
     }
     let transports = [
         ("large_result_calls_per_s", Transport::Http),
@@ -246,13 +277,7 @@ async fn calls_per_s(
     let mut load = Load::default();
     match implementation {
         Impl::Rpcsmith => {
-            let client = match transport {
-                Transport::Http => Client::new(http::Client::new(url)?),
-                Transport::Ws => ws::connect(url, Peer::builder(), ws::Settings::default())
-                    .await?
-                    .into_client(),
-            };
-            let client = BlockClient::new(client);
+            let client = rpcsmith_client(transport, url).await?;
             for _ in 0..CONCURRENCY {
                 let (client, number) = (client.clone(), number.clone());
                 load.spawn(move |gauge| rpcsmith_loop(client, number, gauge));
@@ -279,6 +304,56 @@ async fn calls_per_s(
     let elapsed = start.elapsed();
     load.stop().await?;
     Ok(done as f64 / elapsed.as_secs_f64())
+}
+
+/// rpcsmith's generated client for the server at `url`.
+async fn rpcsmith_client(transport: Transport, url: &str) -> anyhow::Result<BlockClient> {
+    let client = match transport {
+        Transport::Http => Client::new(http::Client::new(url)?),
+        Transport::Ws => ws::connect(url, Peer::builder(), ws::Settings::default())
+            .await?
+            .into_client(),
+    };
+    Ok(BlockClient::new(client))
+}
+
+/// `calls` calls one at a time, each answer checked (for profilers: callgrind's counts of
+/// two numbers of calls differ by what the extra calls cost, start-up cancelled).
+async fn fixed_calls(
+    implementation: Impl,
+    transport: Transport,
+    url: &str,
+    number: &str,
+    calls: u64,
+) -> anyhow::Result<()> {
+    if implementation == Impl::Rpcsmith {
+        let client = rpcsmith_client(transport, url).await?;
+        for _ in 0..calls {
+            let block = client
+                .eth_get_block_by_number(NUMBER.to_owned(), true)
+                .await?;
+            check(&block, number)?;
+        }
+        return Ok(());
+    }
+    if transport == Transport::Http {
+        let client = jsonrpsee::http_client::HttpClientBuilder::default().build(url)?;
+        return jsonrpsee_calls(&client, number, calls).await;
+    }
+    let client = jsonrpsee::ws_client::WsClientBuilder::default()
+        .build(url)
+        .await?;
+    jsonrpsee_calls(&client, number, calls).await
+}
+
+async fn jsonrpsee_calls<C: ClientT>(client: &C, number: &str, calls: u64) -> anyhow::Result<()> {
+    for _ in 0..calls {
+        let block: Block = client
+            .request("eth_getBlockByNumber", rpc_params![NUMBER, true])
+            .await?;
+        check(&block, number)?;
+    }
+    Ok(())
 }
 
 async fn rpcsmith_loop(client: BlockClient, number: String, gauge: Gauge) -> anyhow::Result<()> {

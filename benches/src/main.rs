@@ -183,6 +183,10 @@ struct LargeArgs {
     /// Only this implementation, for profilers (then no ratio is printed).
     #[arg(long = "impl", value_enum, hide = true)]
     implementation: Option<Impl>,
+    /// For profilers: exactly this many calls, one at a time, with `--impl` over
+    /// `--transport`, instead of the rounds.
+    #[arg(long, value_name = "N", hide = true)]
+    calls: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -299,6 +303,7 @@ fn start(cli: Cli) -> anyhow::Result<()> {
             workers: args.workers,
             transport: args.transport,
             implementation: args.implementation,
+            calls: args.calls,
         }),
         Some(Command::Generator(args)) => generator::report(args.quick),
         Some(Command::BuildTime(args)) => buildtime::report(args.rounds, args.before.as_deref()),
@@ -355,6 +360,7 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
             workers: settings.workers,
             transport: None,
             implementation: None,
+            calls: None,
         })?;
         // Needs redis-server; says so and goes on without it.
         crossinstance::report(&settings)?;

@@ -2,7 +2,7 @@
 //! [`protocol`](crate::protocol) (calls are written by
 //! [`write_typed_call`](crate::protocol::write_typed_call)).
 
-use crate::protocol::{ErrorObject, IdKind, Members, Response, Responses};
+use crate::protocol::{DecodeError, ErrorObject, IdKind, Members, Response, Responses};
 use bytes::Bytes;
 use serde_json::value::RawValue;
 
@@ -24,10 +24,23 @@ pub(crate) enum ResponseId {
 /// Why the bytes are not a JSON-RPC answer at all; nothing was handed to `each` then.
 pub(crate) fn parse_answer<'a>(
     bytes: &'a [u8],
+    each: impl FnMut(ResponseId, Result<&'a RawValue, ErrorObject>),
+) -> Result<Option<String>, String> {
+    visit_answer(Responses::parse_members(bytes), each)
+}
+
+/// Like [`parse_answer`], for an answer read already (by the peer, telling responses
+/// from calls).
+///
+/// # Errors
+///
+/// As [`parse_answer`].
+pub(crate) fn visit_answer<'a>(
+    read: Result<Members<'a>, DecodeError>,
     mut each: impl FnMut(ResponseId, Result<&'a RawValue, ErrorObject>),
 ) -> Result<Option<String>, String> {
     let mut unreadable = None;
-    match Responses::parse_members(bytes).map_err(|error| error.to_string())? {
+    match read.map_err(|error| error.to_string())? {
         Members::Single(response) => visit(response, &mut each),
         Members::Batch(members) => {
             for member in members {

@@ -4,7 +4,7 @@ use super::codec::{self, ResponseId, slice_of};
 use super::error::UntypedFailure;
 use super::pending::{Outcome, Pending};
 use super::registry::Registry;
-use crate::protocol::ErrorObject;
+use crate::protocol::{DecodeError, ErrorObject, Members, Responses};
 use bytes::Bytes;
 use serde_json::value::RawValue;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -138,14 +138,22 @@ impl Inbox {
     /// Routes one received message (a response or a batch of responses) to the calls
     /// waiting for it.
     pub fn deliver(&self, message: Bytes) {
+        if self.pending.strong_count() == 0 {
+            return;
+        }
+        self.deliver_read(Received::read(&message, Responses::parse_members(&message)));
+    }
+
+    /// Routes responses read already (see [`Received::read`]) to the calls waiting for
+    /// them.
+    pub(crate) fn deliver_read(&self, delivery: Received) {
         let Some(pending) = self.pending.upgrade() else {
             return;
         };
         let subscriptions = self.subscriptions.upgrade();
-        let parsed = codec::parse_answer(&message, |id, body| match id {
+        delivery.answers.for_each(|id, outcome| match id {
             ResponseId::Number(id) => match pending.take(id) {
                 Some(waiter) => {
-                    let outcome = outcome(&message, body);
                     // A subscribe call's subscription is routed before the next message
                     // is read: an item right behind the answer finds it.
                     if let (Some(slot), Ok(result), Some(registry)) =
@@ -162,7 +170,7 @@ impl Inbox {
             ),
             ResponseId::Other => tracing::debug!("ignored a response with a foreign id"),
         });
-        match parsed {
+        match delivery.parsed {
             Ok(None) => {}
             Ok(Some(reason)) => {
                 tracing::debug!(%reason, "ignored an unreadable member of a batch answer");
@@ -197,6 +205,56 @@ impl Inbox {
         }
         if let Some(registry) = self.subscriptions.upgrade() {
             registry.close();
+        }
+    }
+}
+
+/// A response message as read, for [`Inbox::deliver_read`]: each response's id and
+/// outcome (its result shared with the message), and what could not be read.
+pub(crate) struct Received {
+    answers: Answers,
+    /// As [`codec::parse_answer`] returns it.
+    parsed: Result<Option<String>, String>,
+}
+
+impl Received {
+    /// The responses of `message`, read into `read` (by
+    /// [`Responses::parse_members`], or by the peer telling responses from calls).
+    pub(crate) fn read(message: &Bytes, read: Result<Members<'_>, DecodeError>) -> Self {
+        let mut answers = Answers::None;
+        let parsed = codec::visit_answer(read, |id, body| {
+            answers.push(id, outcome(message, body));
+        });
+        Received { answers, parsed }
+    }
+}
+
+/// A message's responses: one needs no vector.
+enum Answers {
+    None,
+    One(ResponseId, Outcome),
+    Many(Vec<(ResponseId, Outcome)>),
+}
+
+impl Answers {
+    fn push(&mut self, id: ResponseId, outcome: Outcome) {
+        match std::mem::replace(self, Answers::None) {
+            Answers::None => *self = Answers::One(id, outcome),
+            Answers::One(first_id, first) => {
+                *self = Answers::Many(vec![(first_id, first), (id, outcome)]);
+            }
+            Answers::Many(mut all) => {
+                all.push((id, outcome));
+                *self = Answers::Many(all);
+            }
+        }
+    }
+
+    fn for_each(self, mut each: impl FnMut(ResponseId, Outcome)) {
+        match self {
+            Answers::None => {}
+            Answers::One(id, outcome) => each(id, outcome),
+            Answers::Many(all) => all.into_iter().for_each(|(id, outcome)| each(id, outcome)),
         }
     }
 }

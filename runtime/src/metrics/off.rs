@@ -32,6 +32,10 @@ impl ServerMeter {
 
     #[inline(always)]
     pub(crate) fn batch(&self, _len: usize) {}
+
+    #[cfg(feature = "http")]
+    #[inline(always)]
+    pub(crate) fn http_exchange(&self, _received: usize, _sent: usize) {}
 }
 
 /// Records nothing (the `metrics` feature is off).
@@ -61,10 +65,6 @@ impl ConnectionMeter {
     #[inline(always)]
     pub(crate) fn sent(&self, _bytes: usize) {}
 }
-
-#[cfg(feature = "http")]
-#[inline(always)]
-pub(crate) fn http_exchange(_received: usize, _sent: usize) {}
 
 /// Records nothing (the `metrics` feature is off).
 pub(crate) struct LiveMeter;

@@ -50,6 +50,7 @@ pub use message::{Entry, Message, Notification, Request};
 pub use mismatch::Mismatch;
 pub(crate) use response::Members;
 pub use response::{DecodeError, Response, Responses};
+pub(crate) use two_way::Sorted;
 pub use two_way::TwoWay;
 pub use typed::write_typed_call;
 pub(crate) use write::{RESULT_PREFIX, write_id_and_close};

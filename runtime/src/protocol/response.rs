@@ -65,7 +65,7 @@ impl<'a> Response<'a> {
         }
     }
 
-    fn from_member(member: Member<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn from_member(member: Member<'a>) -> Result<Self, DecodeError> {
         match member {
             Member::Object(fields) => Self::from_fields(fields),
             Member::Other => Err(DecodeError::not_a_response("not a JSON object")),
@@ -143,7 +143,7 @@ impl<'a> Responses<'a> {
 }
 
 impl DecodeError {
-    fn not_a_response(why: &'static str) -> Self {
+    pub(crate) fn not_a_response(why: &'static str) -> Self {
         DecodeError {
             reason: Reason::NotAResponse(why),
         }

@@ -7,7 +7,8 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 
 use super::fields::{self, Member, ParseError, Top};
-use super::{Entry, ErrorObject, Message};
+use super::response::Members;
+use super::{DecodeError, Entry, ErrorObject, Message, Response};
 
 /// What a message received on a two-way connection is.
 ///
@@ -34,9 +35,23 @@ pub enum TwoWay<'a> {
     },
 }
 
+/// A message received on a two-way connection, its responses kept as read: the peer
+/// hands them to its client without reading the message again.
+pub(crate) enum Sorted<'a> {
+    /// What [`TwoWay::Responses`] stands for, each member read as
+    /// [`Responses::parse_members`](super::Responses) reads it.
+    Responses(Result<Members<'a>, DecodeError>),
+    /// Anything else, as in [`TwoWay::Calls`].
+    Calls {
+        message: Result<Message<'a>, ErrorObject>,
+        intercepted: Option<&'a RawValue>,
+    },
+}
+
 /// One member, before it is known whether the message is calls or responses.
 enum Part<'a> {
-    Response,
+    /// A response's fields.
+    Response(Member<'a>),
     Entry {
         entry: Entry<'a>,
         /// Its method, when it names one (well formed or not), and its params.
@@ -47,15 +62,17 @@ enum Part<'a> {
 impl<'a> Part<'a> {
     fn from_member(member: Member<'a>) -> Self {
         let named = match &member {
-            Member::Object(f) => {
-                if !f.duplicate && f.method.is_none() && (f.result.is_some() || f.error.is_some()) {
-                    return Part::Response;
-                }
-                match &f.method {
-                    Some(fields::Str(Some(method))) => Some((method.clone(), f.params)),
-                    _ => None,
-                }
+            Member::Object(f)
+                if !f.duplicate
+                    && f.method.is_none()
+                    && (f.result.is_some() || f.error.is_some()) =>
+            {
+                return Part::Response(member);
             }
+            Member::Object(f) => match &f.method {
+                Some(fields::Str(Some(method))) => Some((method.clone(), f.params)),
+                _ => None,
+            },
             Member::Other => None,
         };
         Part::Entry {
@@ -67,7 +84,15 @@ impl<'a> Part<'a> {
     fn into_entry(self) -> Entry<'a> {
         match self {
             Part::Entry { entry, .. } => entry,
-            Part::Response => Entry::Invalid(ErrorObject::invalid_request()),
+            Part::Response(_) => Entry::Invalid(ErrorObject::invalid_request()),
+        }
+    }
+
+    /// A batch member of a message of responses alone, read as a response.
+    fn into_response(self) -> Result<Response<'a>, DecodeError> {
+        match self {
+            Part::Response(member) => Response::from_member(member),
+            Part::Entry { .. } => Err(DecodeError::not_a_response("not a response object")),
         }
     }
 }
@@ -79,21 +104,43 @@ impl<'a> TwoWay<'a> {
     /// `$/cancelRequest`), whose params a single message of that name then carries in
     /// [`TwoWay::Calls::intercepted`].
     pub fn parse(bytes: &'a [u8], max_batch_len: usize, intercept: Option<&str>) -> Self {
-        let calls = |message| TwoWay::Calls {
+        match Self::sort(bytes, max_batch_len, intercept) {
+            Sorted::Responses(_) => TwoWay::Responses,
+            Sorted::Calls {
+                message,
+                intercepted,
+            } => TwoWay::Calls {
+                message,
+                intercepted,
+            },
+        }
+    }
+
+    /// Like [`parse`](Self::parse), with the responses as read (a client's answers are
+    /// then not read a second time: for a large result that was a second pass over it).
+    pub(crate) fn sort(
+        bytes: &'a [u8],
+        max_batch_len: usize,
+        intercept: Option<&str>,
+    ) -> Sorted<'a> {
+        let calls = |message| Sorted::Calls {
             message,
             intercepted: None,
         };
         match fields::parse(bytes, max_batch_len, Part::from_member) {
-            Ok(Top::Single(Part::Response)) => TwoWay::Responses,
-            Ok(Top::Single(Part::Entry { entry, named })) => TwoWay::Calls {
+            Ok(Top::Single(Part::Response(member))) => {
+                Sorted::Responses(Response::from_member(member).map(Members::Single))
+            }
+            Ok(Top::Single(Part::Entry { entry, named })) => Sorted::Calls {
                 message: Ok(Message::Single(entry)),
                 intercepted: named
                     .filter(|(method, _)| Some(&**method) == intercept)
                     .and_then(|(_, params)| params),
             },
             Ok(Top::Batch(parts)) if parts.is_empty() => calls(Err(ErrorObject::invalid_request())),
-            Ok(Top::Batch(parts)) if parts.iter().all(|part| matches!(part, Part::Response)) => {
-                TwoWay::Responses
+            Ok(Top::Batch(parts)) if parts.iter().all(|part| matches!(part, Part::Response(_))) => {
+                let members = parts.into_iter().map(Part::into_response).collect();
+                Sorted::Responses(Ok(Members::Batch(members)))
             }
             Ok(Top::Batch(parts)) => calls(Ok(Message::Batch(
                 parts.into_iter().map(Part::into_entry).collect(),
@@ -179,5 +226,26 @@ mod tests {
             panic!("calls");
         };
         assert_eq!(message.map(|_| ()).unwrap_err().code, -32010);
+    }
+
+    /// The responses `sort` keeps are what the client would read from the message on
+    /// its own (so that it need not read it again): member by member, errors and all.
+    #[test]
+    fn responses_sorted_are_read_as_the_client_reads_them() {
+        let messages = [
+            r#"{"jsonrpc":"2.0","result":{"big":[1,2,3]},"id":1}"#,
+            r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"m"},"id":7}"#,
+            r#"{"jsonrpc":"2.0","error":{"code":"x"},"id":7}"#,
+            r#"{"result":1,"id":1}"#,
+            r#"{"jsonrpc":"2.0","result":1}"#,
+            r#"[{"jsonrpc":"2.0","result":1,"id":1},{"error":{},"id":2},{"jsonrpc":"2.0","result":[],"id":3}]"#,
+        ];
+        for message in messages {
+            let Sorted::Responses(sorted) = TwoWay::sort(message.as_bytes(), 1024, None) else {
+                panic!("responses: {message}");
+            };
+            let alone = super::super::Responses::parse_members(message.as_bytes());
+            assert_eq!(format!("{sorted:?}"), format!("{alone:?}"), "{message}");
+        }
     }
 }

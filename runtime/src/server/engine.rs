@@ -90,6 +90,12 @@ impl Server {
         &self.shared.limits
     }
 
+    /// Its meters (empty without the `metrics` feature), for the transports' own figures.
+    #[cfg(feature = "http")]
+    pub(crate) fn meter(&self) -> &crate::metrics::ServerMeter {
+        &self.shared.meter
+    }
+
     /// How many pull streams (see [`subscribe`](super::subscribe)) are live in the
     /// server now.
     pub fn pull_streams(&self) -> usize {

@@ -415,7 +415,9 @@ where
             }
             None => self.server.handle(&body, self.metadata).await,
         };
-        crate::metrics::http_exchange(body.len(), answer.as_ref().map_or(0, Vec::len));
+        self.server
+            .meter()
+            .http_exchange(body.len(), answer.as_ref().map_or(0, Vec::len));
         Ok(match answer {
             Some(response) => {
                 let length = response.len();

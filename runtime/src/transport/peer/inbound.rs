@@ -12,8 +12,8 @@
 use super::cancellation::Cancellation;
 use super::lane::{Lane, Order, Work};
 use super::queue::{Answers, Outbox};
-use crate::client::Inbox;
-use crate::protocol::{Entry, ErrorObject, Id, Message, TwoWay, write_error};
+use crate::client::{Inbox, ReceivedAnswers};
+use crate::protocol::{Entry, ErrorObject, Id, Message, Sorted, TwoWay, write_error};
 use crate::server::{Connection, Held, Input, Limits, hold};
 use bytes::Bytes;
 use serde_json::value::RawValue;
@@ -81,8 +81,8 @@ enum Handled {
     /// Its calls ran; the answer to send, if any, and the subscriptions they started,
     /// held until it is queued.
     Answer(Option<Vec<u8>>, Held),
-    /// It is responses, for the client engine.
-    Responses(Bytes),
+    /// It is responses, for the client engine (read already).
+    Responses(ReceivedAnswers),
     /// It is a cancellation of the call with this id (JSON text).
     Cancel(Box<str>),
 }
@@ -176,7 +176,7 @@ impl Inbound {
             }
             // Subscriptions opened by notifications have no id anyone knows: they end.
             Poll::Ready(Handled::Answer(None, _)) => {}
-            Poll::Ready(Handled::Responses(message)) => self.inbox.deliver(message),
+            Poll::Ready(Handled::Responses(delivery)) => self.inbox.deliver_read(delivery),
             Poll::Ready(Handled::Cancel(id)) => self.cancel(&id, answers),
             Poll::Pending => {
                 let id = kept.as_deref().and_then(single_id);
@@ -199,37 +199,34 @@ impl Inbound {
         let (max_size, max_batch_len) = (self.max_size, self.max_batch_len);
         let cancel = self.cancel.clone();
         Box::pin(async move {
-            let received = if message.len() > max_size {
-                TwoWay::Calls {
-                    message: Err(ErrorObject::request_too_large()),
-                    intercepted: None,
-                }
+            let (calls, params) = if message.len() > max_size {
+                (Err(ErrorObject::request_too_large()), None)
             } else {
-                TwoWay::parse(
+                match TwoWay::sort(
                     &message,
                     max_batch_len,
                     cancel.as_deref().map(Cancellation::method),
-                )
-            };
-            match received {
-                TwoWay::Responses => Handled::Responses(message),
-                TwoWay::Calls {
-                    message: calls,
-                    intercepted: params,
-                } => {
-                    if let Some(id) = cancel_target(cancel.as_deref(), params) {
-                        return Handled::Cancel(id.get().into());
+                ) {
+                    Sorted::Responses(read) => {
+                        return Handled::Responses(ReceivedAnswers::read(&message, read));
                     }
-                    if let Some(inbox) = &subscriptions
-                        && is_item(inbox, &calls, &message)
-                    {
-                        return Handled::Answer(None, Held::default());
-                    }
-                    let input = Input::Parsed(calls);
-                    let (answer, held) = hold(connection.handle_input(input)).await;
-                    Handled::Answer(answer, held)
+                    Sorted::Calls {
+                        message,
+                        intercepted,
+                    } => (message, intercepted),
                 }
+            };
+            if let Some(id) = cancel_target(cancel.as_deref(), params) {
+                return Handled::Cancel(id.get().into());
             }
+            if let Some(inbox) = &subscriptions
+                && is_item(inbox, &calls, &message)
+            {
+                return Handled::Answer(None, Held::default());
+            }
+            let input = Input::Parsed(calls);
+            let (answer, held) = hold(connection.handle_input(input)).await;
+            Handled::Answer(answer, held)
         })
     }
 
