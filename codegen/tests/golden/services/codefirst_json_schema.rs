@@ -13,6 +13,7 @@ mod generated {
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
         clippy::large_enum_variant,
+        clippy::enum_variant_names,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
         unused_imports,
@@ -38,8 +39,8 @@ mod generated {
             pub name: String,
         }
         __rt::object!(
-            Both, "Both @ #/components/schemas/Key/anyOf/2 at openrpc.json:449:11",
-            false, { 0 => number "number" required, 1 => name "name" required }
+            Both, "Both @ #/components/schemas/Key/anyOf/2", false, { 0 => number
+            "number" required, 1 => name "name" required }
         );
         /// An order to a robot: adjacently tagged.
         ///
@@ -49,9 +50,7 @@ mod generated {
             crate = "::rpcsmith::__private::serde",
             tag = "kind",
             content = "data",
-            rename(
-                deserialize = "Command @ #/components/schemas/Command at openrpc.json:210:7"
-            )
+            rename(deserialize = "Command @ #/components/schemas/Command")
         )]
         pub enum Command {
             /// Go there.
@@ -90,8 +89,8 @@ mod generated {
         }
         __rt::object!(
             CommandTurn,
-            "CommandTurn @ #/components/schemas/Command/oneOf/2/properties/data at openrpc.json:253:15",
-            false, { 0 => degrees "degrees" required, 1 => wait_ms "wait_ms" required }
+            "CommandTurn @ #/components/schemas/Command/oneOf/2/properties/data", false,
+            { 0 => degrees "degrees" required, 1 => wait_ms "wait_ms" required }
         );
         __rt::validate!(CommandTurn, whole, member(degrees, "degrees", super::R0));
         /// What happened: internally tagged.
@@ -101,9 +100,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             tag = "type",
-            rename(
-                deserialize = "Event @ #/components/schemas/Event at openrpc.json:298:7"
-            )
+            rename(deserialize = "Event @ #/components/schemas/Event")
         )]
         pub enum Event {
             /// The job started.
@@ -138,9 +135,7 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Expr @ #/components/schemas/Expr at openrpc.json:380:7"
-            )
+            rename(deserialize = "Expr @ #/components/schemas/Expr")
         )]
         pub enum Expr {
             /// A literal.
@@ -186,8 +181,8 @@ mod generated {
             Name(String),
         }
         __rt::untagged_enum!(
-            Key, "Key @ #/components/schemas/Key at openrpc.json:435:7", { Both(Both),
-            Number(u64), Name(String) }
+            Key, "Key @ #/components/schemas/Key", { Both(Both), Number(u64),
+            Name(String) }
         );
         /// A point on the plane.
         ///
@@ -200,8 +195,8 @@ mod generated {
             pub y: i32,
         }
         __rt::object!(
-            Point, "Point @ #/components/schemas/Point at openrpc.json:473:7", false, { 0
-            => x "x" required, 1 => y "y" required }
+            Point, "Point @ #/components/schemas/Point", false, { 0 => x "x" required, 1
+            => y "y" required }
         );
         impl __rt::Validate for Point {}
         /// An error's data: why a user was refused.
@@ -215,8 +210,8 @@ mod generated {
             pub reason: String,
         }
         __rt::object!(
-            Refusal, "Refusal @ #/components/schemas/Refusal at openrpc.json:493:7",
-            false, { 0 => user "user" required, 1 => reason "reason" required }
+            Refusal, "Refusal @ #/components/schemas/Refusal", false, { 0 => user "user"
+            required, 1 => reason "reason" required }
         );
         /// The settings of a job, with extra members kept in a map.
         ///
@@ -224,10 +219,8 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Settings @ #/components/schemas/Settings at openrpc.json:515:7"
-            ),
-            expecting = "struct Settings @ #/components/schemas/Settings at openrpc.json:515:7"
+            rename(deserialize = "Settings @ #/components/schemas/Settings"),
+            expecting = "struct Settings @ #/components/schemas/Settings"
         )]
         pub struct Settings {
             /// The job's name.
@@ -243,12 +236,10 @@ mod generated {
         /// A shape: externally tagged, serde's default.
         ///
         /// Generated from `#/components/schemas/Shape`.
-        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Shape @ #/components/schemas/Shape at openrpc.json:544:7"
-            )
+            rename(deserialize = "Shape @ #/components/schemas/Shape")
         )]
         pub enum Shape {
             /// Nothing at all.
@@ -256,7 +247,7 @@ mod generated {
             Empty,
             /// A circle of this radius.
             #[serde(rename = "circle")]
-            Circle(__rt::serde_json::Number),
+            Circle(f64),
             /// A rectangle.
             #[serde(rename = "rect")]
             Rect(ShapeRect),
@@ -289,8 +280,7 @@ mod generated {
             pub height: u32,
         }
         __rt::object!(
-            ShapeRect,
-            "ShapeRect @ #/components/schemas/Shape/oneOf/2/properties/rect at openrpc.json:568:15",
+            ShapeRect, "ShapeRect @ #/components/schemas/Shape/oneOf/2/properties/rect",
             false, { 0 => width "width" required, 1 => height "height" required }
         );
         /// A tree of numbers: recursion through a vector.
@@ -304,13 +294,13 @@ mod generated {
             pub children: Vec<Tree>,
         }
         __rt::object!(
-            Tree, "Tree @ #/components/schemas/Tree at openrpc.json:638:7", false, { 0 =>
-            value "value" required, 1 => children "children" required }
+            Tree, "Tree @ #/components/schemas/Tree", false, { 0 => value "value"
+            required, 1 => children "children" required }
         );
         /// A user.
         ///
         /// Generated from `#/components/schemas/User`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct User {
             /// The user's number.
             pub id: UserId,
@@ -327,14 +317,13 @@ mod generated {
             /// A signed balance.
             pub balance: i64,
             /// A ratio.
-            pub ratio: __rt::serde_json::Number,
+            pub ratio: f64,
         }
         __rt::object!(
-            User, "User @ #/components/schemas/User at openrpc.json:660:7", true, { 0 =>
-            id "id" required, 1 => display_name "displayName" required, 2 => email
-            "email" present, 3 => scores "scores" required, 4 => paid "paid" required, 5
-            => last_seen "lastSeen" required, 6 => balance "balance" required, 7 => ratio
-            "ratio" required }
+            User, "User @ #/components/schemas/User", true, { 0 => id "id" required, 1 =>
+            display_name "displayName" required, 2 => email "email" present, 3 => scores
+            "scores" required, 4 => paid "paid" required, 5 => last_seen "lastSeen"
+            required, 6 => balance "balance" required, 7 => ratio "ratio" required }
         );
         /// A user's number: a newtype.
         ///
@@ -343,7 +332,7 @@ mod generated {
         /// A page of users: a flattened struct beside its own members.
         ///
         /// Generated from `#/components/schemas/UserPage`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct UserPage {
             /// The page's number, from 0.
             pub page_number: u32,
@@ -353,9 +342,9 @@ mod generated {
             pub users: Vec<User>,
         }
         __rt::object!(
-            UserPage, "UserPage @ #/components/schemas/UserPage at openrpc.json:742:7",
-            false, { 0 => page_number "pageNumber" required, 1 => has_next "hasNext"
-            required, 2 => users "users" required }
+            UserPage, "UserPage @ #/components/schemas/UserPage", false, { 0 =>
+            page_number "pageNumber" required, 1 => has_next "hasNext" required, 2 =>
+            users "users" required }
         );
         /// `schemars::JsonSchema` of every type: the document's own schema of it.
         mod json_schema {
@@ -732,7 +721,7 @@ mod generated {
     __rt::serialize_by_position!(ShapeAreaParams, shape);
     __rt::validate!(ShapeAreaParams, param(shape, "shape", __rt::Rules::NONE));
     /// The result of `shape_area`.
-    pub type ShapeAreaResult = __rt::serde_json::Number;
+    pub type ShapeAreaResult = f64;
     /// The params of `user_get`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct UserGetParams {

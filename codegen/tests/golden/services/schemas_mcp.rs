@@ -13,83 +13,70 @@ mod generated {
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
         clippy::large_enum_variant,
+        clippy::enum_variant_names,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
         unused_imports,
     )]
     use ::rpcsmith::__private as __rt;
+    static R0: __rt::Rules<'static> = __rt::Rules::NONE.format(__rt::Format::Uri);
+    static R1: __rt::Rules<'static> = __rt::Rules::NONE.format(__rt::Format::DateTime);
+    static R2: __rt::Rules<'static> = __rt::Rules::NONE.minimum(0.0).maximum(1.0);
+    static R3: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"text\"");
+    static R4: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"image\"");
+    static R5: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"audio\"");
+    static R6: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"resource_link\"");
+    static R7: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"resource\"");
+    static R8: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"tool_use\"");
+    static R9: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"tool_result\"");
+    static R10: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"object\"");
+    static R11: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"string\"");
+    static R12: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"boolean\"");
+    static R13: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"array\"");
     pub mod types {
         use super::__rt;
-        /// Generated from `#/components/schemas/CallToolResult`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct CallToolResult {
-            pub content: Vec<TextContent>,
-            /// The tool failed; `content` says why. Absent means false.
-            pub is_error: Option<bool>,
+        /// Hints on how a client uses an object.
+        ///
+        /// Generated from `#/components/schemas/Annotations`.
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct Annotations {
+            /// Who it is meant for.
+            pub audience: Option<Vec<Role>>,
+            /// How much it matters: 1 most, 0 least.
+            pub priority: Option<f64>,
+            pub last_modified: Option<String>,
         }
         __rt::object!(
-            CallToolResult, "CallToolResult @ #/components/schemas/CallToolResult",
-            false, { 0 => content "content" required, 1 => is_error "isError" optional }
+            Annotations, "Annotations @ #/components/schemas/Annotations", false, { 0 =>
+            audience "audience" optional, 1 => priority "priority" optional, 2 =>
+            last_modified "lastModified" optional }
         );
-        /// What the client can do (roots, sampling, elicitation, experimental features). A tools server reads none of it; it is kept as sent.
+        __rt::validate!(
+            Annotations, whole, member(priority, "priority", super::R2),
+            member(last_modified, "lastModified", super::R1)
+        );
+        /// Sound, its bytes in base64.
         ///
-        /// Generated from `#/components/schemas/ClientCapabilities`.
-        pub type ClientCapabilities = __rt::serde_json::Map<
-            String,
-            __rt::serde_json::Value,
-        >;
-        /// A result with nothing in it.
-        ///
-        /// Generated from `#/components/schemas/EmptyResult`.
-        pub type EmptyResult = __rt::serde_json::Map<String, __rt::serde_json::Value>;
-        /// Who a client or a server is.
-        ///
-        /// Generated from `#/components/schemas/Implementation`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct Implementation {
-            pub name: String,
-            /// A name for people to read.
-            pub title: Option<String>,
-            pub version: String,
+        /// Generated from `#/components/schemas/AudioContent`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct AudioContent {
+            pub r#type: AudioContentType,
+            pub data: String,
+            pub mime_type: String,
+            pub annotations: Option<Annotations>,
+            pub meta: Option<Meta>,
         }
         __rt::object!(
-            Implementation, "Implementation @ #/components/schemas/Implementation",
-            false, { 0 => name "name" required, 1 => title "title" optional, 2 => version
-            "version" required }
+            AudioContent, "AudioContent @ #/components/schemas/AudioContent", false, { 0
+            => r#type "type" required, 1 => data "data" required, 2 => mime_type
+            "mimeType" required, 3 => annotations "annotations" optional, 4 => meta
+            "_meta" optional }
         );
-        /// Generated from `#/components/schemas/InitializeResult`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct InitializeResult {
-            /// The revision the server speaks: the client's, if the server speaks it, else its own newest.
-            pub protocol_version: String,
-            pub capabilities: ServerCapabilities,
-            pub server_info: Implementation,
-            /// How to use the server, for the client's model to read.
-            pub instructions: Option<String>,
-        }
-        __rt::object!(
-            InitializeResult, "InitializeResult @ #/components/schemas/InitializeResult",
-            false, { 0 => protocol_version "protocolVersion" required, 1 => capabilities
-            "capabilities" required, 2 => server_info "serverInfo" required, 3 =>
-            instructions "instructions" optional }
+        __rt::validate!(
+            AudioContent, whole, member(r#type, "type", super::R5), member(annotations,
+            "annotations", __rt::Rules::NONE)
         );
-        /// A JSON Schema of a tool's arguments: always an object.
-        ///
-        /// Generated from `#/components/schemas/InputSchema`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct InputSchema {
-            pub r#type: InputSchemaType,
-            pub properties: Option<
-                __rt::serde_json::Map<String, __rt::serde_json::Value>,
-            >,
-            pub required: Option<Vec<String>>,
-        }
-        __rt::object!(
-            InputSchema, "InputSchema @ #/components/schemas/InputSchema", false, { 0 =>
-            r#type "type" required, 1 => properties "properties" optional, 2 => required
-            "required" optional }
-        );
-        /// Generated from `#/components/schemas/InputSchema/properties/type`.
+        /// Generated from `#/components/schemas/AudioContent/properties/type`.
         #[derive(
             Debug,
             Clone,
@@ -103,50 +90,1055 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             rename(
-                deserialize = "InputSchemaType @ #/components/schemas/InputSchema/properties/type"
+                deserialize = "AudioContentType @ #/components/schemas/AudioContent/properties/type"
             )
         )]
-        pub enum InputSchemaType {
-            #[serde(rename = "object")]
-            Object,
+        pub enum AudioContentType {
+            #[serde(rename = "audio")]
+            Audio,
         }
-        /// Generated from `#/components/schemas/ListToolsResult`.
+        __rt::validate!(AudioContentType, whole, whole(super::R5));
+        /// Generated from `#/components/schemas/BlobResourceContents`.
         #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct ListToolsResult {
-            pub tools: Vec<Tool>,
-            /// Where the next page starts; absent on the last page.
-            pub next_cursor: Option<String>,
+        pub struct BlobResourceContents {
+            pub uri: String,
+            pub mime_type: Option<String>,
+            /// The bytes, in base64.
+            pub blob: String,
+            pub meta: Option<Meta>,
         }
         __rt::object!(
-            ListToolsResult, "ListToolsResult @ #/components/schemas/ListToolsResult",
-            false, { 0 => tools "tools" required, 1 => next_cursor "nextCursor" optional
-            }
+            BlobResourceContents,
+            "BlobResourceContents @ #/components/schemas/BlobResourceContents", false, {
+            0 => uri "uri" required, 1 => mime_type "mimeType" optional, 2 => blob "blob"
+            required, 3 => meta "_meta" optional }
         );
-        /// MCP's reserved `_meta` param: metadata about the message, such as the `progressToken` of a request that wants progress.
-        ///
-        /// Generated from `#/components/schemas/Meta`.
+        __rt::validate!(BlobResourceContents, whole, member(uri, "uri", super::R0));
+        /// Generated from `#/components/schemas/BooleanSchema`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct BooleanSchema {
+            pub r#type: BooleanSchemaType,
+            pub title: Option<String>,
+            pub description: Option<String>,
+            pub default: Option<bool>,
+        }
+        __rt::object!(
+            BooleanSchema, "BooleanSchema @ #/components/schemas/BooleanSchema", false, {
+            0 => r#type "type" required, 1 => title "title" optional, 2 => description
+            "description" optional, 3 => default "default" optional }
+        );
+        __rt::validate!(BooleanSchema, whole, member(r#type, "type", super::R12));
+        /// Generated from `#/components/schemas/BooleanSchema/properties/type`.
         #[derive(
             Debug,
             Clone,
-            Default,
+            Copy,
             PartialEq,
             Eq,
+            Hash,
             __rt::Serialize,
             __rt::Deserialize
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "Meta @ #/components/schemas/Meta"),
-            expecting = "struct Meta @ #/components/schemas/Meta"
+            rename(
+                deserialize = "BooleanSchemaType @ #/components/schemas/BooleanSchema/properties/type"
+            )
         )]
-        pub struct Meta {
-            #[serde(rename = "progressToken")]
+        pub enum BooleanSchemaType {
+            #[serde(rename = "boolean")]
+            Boolean,
+        }
+        __rt::validate!(BooleanSchemaType, whole, whole(super::R12));
+        /// What the tool gave, or, for a call run as a task, the task.
+        ///
+        /// Generated from `#/components/schemas/CallToolOutcome`.
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
+        pub enum CallToolOutcome {
+            /// What a tool gave.
+            CallToolResult(CallToolResult),
+            /// The answer to a request run as a task: the task.
+            CreateTaskResult(CreateTaskResult),
+        }
+        __rt::untagged_enum!(
+            CallToolOutcome, "CallToolOutcome @ #/components/schemas/CallToolOutcome", {
+            CallToolResult(CallToolResult), CreateTaskResult(CreateTaskResult) }
+        );
+        /// What a tool gave.
+        ///
+        /// Generated from `#/components/schemas/CallToolResult`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct CallToolResult {
+            pub content: Vec<ContentBlock>,
+            /// The result as an object, fitting the tool's `outputSchema`.
+            pub structured_content: Option<
+                __rt::serde_json::Map<String, __rt::serde_json::Value>,
+            >,
+            /// The tool failed; `content` says why. Absent means false.
+            pub is_error: Option<bool>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            CallToolResult, "CallToolResult @ #/components/schemas/CallToolResult",
+            false, { 0 => content "content" required, 1 => structured_content
+            "structuredContent" optional, 2 => is_error "isError" optional, 3 => meta
+            "_meta" optional }
+        );
+        /// A capability with no settings (yet): present means supported.
+        ///
+        /// Generated from `#/components/schemas/Capability`.
+        pub type Capability = __rt::serde_json::Map<String, __rt::serde_json::Value>;
+        /// What the client can do. A capability left out is not supported.
+        ///
+        /// Generated from `#/components/schemas/ClientCapabilities`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ClientCapabilities {
+            pub experimental: Option<::std::collections::BTreeMap<String, Capability>>,
+            pub roots: Option<ListChanged>,
+            pub sampling: Option<SamplingCapability>,
+            pub elicitation: Option<ElicitationCapability>,
+            pub tasks: Option<ClientTasksCapability>,
+        }
+        __rt::object!(
+            ClientCapabilities,
+            "ClientCapabilities @ #/components/schemas/ClientCapabilities", false, { 0 =>
+            experimental "experimental" optional, 1 => roots "roots" optional, 2 =>
+            sampling "sampling" optional, 3 => elicitation "elicitation" optional, 4 =>
+            tasks "tasks" optional }
+        );
+        /// The client runs tasks: which of the server's requests it takes as tasks, and whether it lists and cancels them.
+        ///
+        /// Generated from `#/components/schemas/ClientTasksCapability`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ClientTasksCapability {
+            pub list: Option<Capability>,
+            pub cancel: Option<Capability>,
+            pub requests: Option<ClientTasksCapabilityRequests>,
+        }
+        __rt::object!(
+            ClientTasksCapability,
+            "ClientTasksCapability @ #/components/schemas/ClientTasksCapability", false,
+            { 0 => list "list" optional, 1 => cancel "cancel" optional, 2 => requests
+            "requests" optional }
+        );
+        /// Generated from `#/components/schemas/ClientTasksCapability/properties/requests`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ClientTasksCapabilityRequests {
+            pub sampling: Option<ClientTasksCapabilityRequestsSampling>,
+            pub elicitation: Option<ClientTasksCapabilityRequestsElicitation>,
+        }
+        __rt::object!(
+            ClientTasksCapabilityRequests,
+            "ClientTasksCapabilityRequests @ #/components/schemas/ClientTasksCapability/properties/requests",
+            false, { 0 => sampling "sampling" optional, 1 => elicitation "elicitation"
+            optional }
+        );
+        /// Generated from `#/components/schemas/ClientTasksCapability/properties/requests/properties/elicitation`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ClientTasksCapabilityRequestsElicitation {
+            pub create: Option<Capability>,
+        }
+        __rt::object!(
+            ClientTasksCapabilityRequestsElicitation,
+            "ClientTasksCapabilityRequestsElicitation @ #/components/schemas/ClientTasksCapability/properties/requests/properties/elicitation",
+            false, { 0 => create "create" optional }
+        );
+        /// Generated from `#/components/schemas/ClientTasksCapability/properties/requests/properties/sampling`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ClientTasksCapabilityRequestsSampling {
+            pub create_message: Option<Capability>,
+        }
+        __rt::object!(
+            ClientTasksCapabilityRequestsSampling,
+            "ClientTasksCapabilityRequestsSampling @ #/components/schemas/ClientTasksCapability/properties/requests/properties/sampling",
+            false, { 0 => create_message "createMessage" optional }
+        );
+        /// Generated from `#/components/schemas/CompleteResult`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct CompleteResult {
+            pub completion: CompleteResultCompletion,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            CompleteResult, "CompleteResult @ #/components/schemas/CompleteResult",
+            false, { 0 => completion "completion" required, 1 => meta "_meta" optional }
+        );
+        /// Generated from `#/components/schemas/CompleteResult/properties/completion`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct CompleteResultCompletion {
+            pub values: Vec<String>,
+            /// How many there are in all, beyond those given.
+            pub total: Option<i64>,
+            pub has_more: Option<bool>,
+        }
+        __rt::object!(
+            CompleteResultCompletion,
+            "CompleteResultCompletion @ #/components/schemas/CompleteResult/properties/completion",
+            false, { 0 => values "values" required, 1 => total "total" optional, 2 =>
+            has_more "hasMore" optional }
+        );
+        /// Generated from `#/components/schemas/CompletionArgument`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct CompletionArgument {
+            pub name: String,
+            /// What the user typed so far.
+            pub value: String,
+        }
+        __rt::object!(
+            CompletionArgument,
+            "CompletionArgument @ #/components/schemas/CompletionArgument", false, { 0 =>
+            name "name" required, 1 => value "value" required }
+        );
+        /// Generated from `#/components/schemas/CompletionContext`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct CompletionContext {
+            /// The arguments already resolved, by name.
+            pub arguments: Option<::std::collections::BTreeMap<String, String>>,
+        }
+        __rt::object!(
+            CompletionContext,
+            "CompletionContext @ #/components/schemas/CompletionContext", false, { 0 =>
+            arguments "arguments" optional }
+        );
+        /// What is completed: an argument of a prompt, or a variable of a resource template.
+        ///
+        /// Generated from `#/components/schemas/CompletionReference`.
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            tag = "type",
+            rename(
+                deserialize = "CompletionReference @ #/components/schemas/CompletionReference"
+            )
+        )]
+        pub enum CompletionReference {
+            /// Prompt
+            #[serde(rename = "ref/prompt")]
+            RefPrompt {
+                name: String,
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                title: Option<String>,
+            },
+            /// Resource
+            #[serde(rename = "ref/resource")]
+            RefResource {
+                /// The template's URI (template).
+                uri: String,
+            },
+        }
+        /// A piece of content in a tool result or a prompt message, tagged by `type`.
+        ///
+        /// Generated from `#/components/schemas/ContentBlock`.
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
+        pub enum ContentBlock {
+            /// An image, its bytes in base64.
+            ImageContent(ImageContent),
+            /// Sound, its bytes in base64.
+            AudioContent(AudioContent),
+            /// A resource the client may read, named rather than included (it need not appear in `resources/list`).
+            ResourceLink(ResourceLink),
+            /// Text.
+            TextContent(TextContent),
+            /// A resource's contents, included.
+            EmbeddedResource(EmbeddedResource),
+        }
+        __rt::untagged_enum!(
+            ContentBlock, "ContentBlock @ #/components/schemas/ContentBlock", {
+            ImageContent(ImageContent), AudioContent(AudioContent),
+            ResourceLink(ResourceLink), TextContent(TextContent),
+            EmbeddedResource(EmbeddedResource) }
+        );
+        impl __rt::Validate for ContentBlock {
+            #[inline]
+            fn validate(
+                &self,
+                rules: &__rt::Rules<'_>,
+            ) -> ::std::result::Result<(), __rt::Violation> {
+                __rt::whole(self, rules)?;
+                match self {
+                    Self::ImageContent(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                    Self::AudioContent(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                    Self::ResourceLink(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                    Self::TextContent(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                    Self::EmbeddedResource(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                }
+                ::std::result::Result::Ok(())
+            }
+        }
+        /// The message sampled, or, for a request run as a task, the task.
+        ///
+        /// Generated from `#/components/schemas/CreateMessageOutcome`.
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
+        pub enum CreateMessageOutcome {
+            /// The message sampled.
+            CreateMessageResult(CreateMessageResult),
+            /// The answer to a request run as a task: the task.
+            CreateTaskResult(CreateTaskResult),
+        }
+        __rt::untagged_enum!(
+            CreateMessageOutcome,
+            "CreateMessageOutcome @ #/components/schemas/CreateMessageOutcome", {
+            CreateMessageResult(CreateMessageResult), CreateTaskResult(CreateTaskResult)
+            }
+        );
+        /// The message sampled.
+        ///
+        /// Generated from `#/components/schemas/CreateMessageResult`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct CreateMessageResult {
+            pub role: Role,
+            pub content: SamplingContents,
+            /// The model that answered.
+            pub model: String,
+            /// Why sampling stopped: `endTurn`, `stopSequence`, `maxTokens`, `toolUse`, or another reason.
+            pub stop_reason: Option<String>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            CreateMessageResult,
+            "CreateMessageResult @ #/components/schemas/CreateMessageResult", false, { 0
+            => role "role" required, 1 => content "content" required, 2 => model "model"
+            required, 3 => stop_reason "stopReason" optional, 4 => meta "_meta" optional
+            }
+        );
+        /// The answer to a request run as a task: the task.
+        ///
+        /// Generated from `#/components/schemas/CreateTaskResult`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct CreateTaskResult {
+            pub task: Task,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            CreateTaskResult, "CreateTaskResult @ #/components/schemas/CreateTaskResult",
+            false, { 0 => task "task" required, 1 => meta "_meta" optional }
+        );
+        /// An opaque place in a paginated list.
+        ///
+        /// Generated from `#/components/schemas/Cursor`.
+        pub type Cursor = String;
+        /// The user's answer, or, for a request run as a task, the task.
+        ///
+        /// Generated from `#/components/schemas/ElicitOutcome`.
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
+        pub enum ElicitOutcome {
+            /// The user's answer: `accept` (with `content`, for a form), `decline`, or `cancel` (dismissed).
+            ElicitResult(ElicitResult),
+            /// The answer to a request run as a task: the task.
+            CreateTaskResult(CreateTaskResult),
+        }
+        __rt::untagged_enum!(
+            ElicitOutcome, "ElicitOutcome @ #/components/schemas/ElicitOutcome", {
+            ElicitResult(ElicitResult), CreateTaskResult(CreateTaskResult) }
+        );
+        /// The user's answer: `accept` (with `content`, for a form), `decline`, or `cancel` (dismissed).
+        ///
+        /// Generated from `#/components/schemas/ElicitResult`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct ElicitResult {
+            pub action: ElicitResultAction,
+            pub content: Option<::std::collections::BTreeMap<String, ElicitValue>>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ElicitResult, "ElicitResult @ #/components/schemas/ElicitResult", false, { 0
+            => action "action" required, 1 => content "content" optional, 2 => meta
+            "_meta" optional }
+        );
+        /// Generated from `#/components/schemas/ElicitResult/properties/action`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "ElicitResultAction @ #/components/schemas/ElicitResult/properties/action"
+            )
+        )]
+        pub enum ElicitResultAction {
+            #[serde(rename = "accept")]
+            Accept,
+            #[serde(rename = "decline")]
+            Decline,
+            #[serde(rename = "cancel")]
+            Cancel,
+        }
+        /// The value of a form field.
+        ///
+        /// Generated from `#/components/schemas/ElicitValue`.
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
+        pub enum ElicitValue {
+            Bool(bool),
+            Number(f64),
+            Array(Vec<String>),
+            String(String),
+        }
+        __rt::untagged_enum!(
+            ElicitValue, "ElicitValue @ #/components/schemas/ElicitValue", { Bool(bool),
+            Number(f64), Array(Vec < String >), String(String) }
+        );
+        /// The client asks its user for servers, by form and/or by URL (an empty object, as earlier revisions send it, means form only).
+        ///
+        /// Generated from `#/components/schemas/ElicitationCapability`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ElicitationCapability {
+            pub form: Option<Capability>,
+            pub url: Option<Capability>,
+        }
+        __rt::object!(
+            ElicitationCapability,
+            "ElicitationCapability @ #/components/schemas/ElicitationCapability", false,
+            { 0 => form "form" optional, 1 => url "url" optional }
+        );
+        /// Generated from `#/methods/22/params/0/schema`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(deserialize = "ElicitationCreateMode @ #/methods/22/params/0/schema")
+        )]
+        pub enum ElicitationCreateMode {
+            #[serde(rename = "form")]
+            Form,
+            #[serde(rename = "url")]
+            Url,
+        }
+        /// A resource's contents, included.
+        ///
+        /// Generated from `#/components/schemas/EmbeddedResource`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct EmbeddedResource {
+            pub r#type: EmbeddedResourceType,
+            pub resource: ResourceContents,
+            pub annotations: Option<Annotations>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            EmbeddedResource, "EmbeddedResource @ #/components/schemas/EmbeddedResource",
+            false, { 0 => r#type "type" required, 1 => resource "resource" required, 2 =>
+            annotations "annotations" optional, 3 => meta "_meta" optional }
+        );
+        __rt::validate!(
+            EmbeddedResource, whole, member(r#type, "type", super::R7), member(resource,
+            "resource", __rt::Rules::NONE), member(annotations, "annotations",
+            __rt::Rules::NONE)
+        );
+        /// Generated from `#/components/schemas/EmbeddedResource/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "EmbeddedResourceType @ #/components/schemas/EmbeddedResource/properties/type"
+            )
+        )]
+        pub enum EmbeddedResourceType {
+            #[serde(rename = "resource")]
+            Resource,
+        }
+        __rt::validate!(EmbeddedResourceType, whole, whole(super::R7));
+        /// A result with nothing in it but, maybe, `_meta`.
+        ///
+        /// Generated from `#/components/schemas/EmptyResult`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct EmptyResult {
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            EmptyResult, "EmptyResult @ #/components/schemas/EmptyResult", false, { 0 =>
+            meta "_meta" optional }
+        );
+        /// One of `enum`; `enumNames` (deprecated) gives their titles.
+        ///
+        /// Generated from `#/components/schemas/EnumSchema`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct EnumSchema {
+            pub r#type: EnumSchemaType,
+            pub title: Option<String>,
+            pub description: Option<String>,
+            pub r#enum: Vec<String>,
+            pub enum_names: Option<Vec<String>>,
+            pub default: Option<String>,
+        }
+        __rt::object!(
+            EnumSchema, "EnumSchema @ #/components/schemas/EnumSchema", false, { 0 =>
+            r#type "type" required, 1 => title "title" optional, 2 => description
+            "description" optional, 3 => r#enum "enum" required, 4 => enum_names
+            "enumNames" optional, 5 => default "default" optional }
+        );
+        __rt::validate!(EnumSchema, whole, member(r#type, "type", super::R11));
+        /// Generated from `#/components/schemas/EnumSchema/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "EnumSchemaType @ #/components/schemas/EnumSchema/properties/type"
+            )
+        )]
+        pub enum EnumSchemaType {
+            #[serde(rename = "string")]
+            String,
+        }
+        __rt::validate!(EnumSchemaType, whole, whole(super::R11));
+        /// Generated from `#/components/schemas/GetPromptResult`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct GetPromptResult {
+            pub description: Option<String>,
+            pub messages: Vec<PromptMessage>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            GetPromptResult, "GetPromptResult @ #/components/schemas/GetPromptResult",
+            false, { 0 => description "description" optional, 1 => messages "messages"
+            required, 2 => meta "_meta" optional }
+        );
+        /// An icon a client may show: an `https:` or `data:` URL.
+        ///
+        /// Generated from `#/components/schemas/Icon`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct Icon {
+            pub src: String,
+            pub mime_type: Option<String>,
+            /// Sizes such as `48x48`, or `any` for a scalable icon.
+            pub sizes: Option<Vec<String>>,
+            /// The background the icon is drawn for.
+            pub theme: Option<IconTheme>,
+        }
+        __rt::object!(
+            Icon, "Icon @ #/components/schemas/Icon", false, { 0 => src "src" required, 1
+            => mime_type "mimeType" optional, 2 => sizes "sizes" optional, 3 => theme
+            "theme" optional }
+        );
+        __rt::validate!(Icon, whole, member(src, "src", super::R0));
+        /// The background the icon is drawn for.
+        ///
+        /// Generated from `#/components/schemas/Icon/properties/theme`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "IconTheme @ #/components/schemas/Icon/properties/theme"
+            )
+        )]
+        pub enum IconTheme {
+            #[serde(rename = "light")]
+            Light,
+            #[serde(rename = "dark")]
+            Dark,
+        }
+        /// An image, its bytes in base64.
+        ///
+        /// Generated from `#/components/schemas/ImageContent`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct ImageContent {
+            pub r#type: ImageContentType,
+            pub data: String,
+            pub mime_type: String,
+            pub annotations: Option<Annotations>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ImageContent, "ImageContent @ #/components/schemas/ImageContent", false, { 0
+            => r#type "type" required, 1 => data "data" required, 2 => mime_type
+            "mimeType" required, 3 => annotations "annotations" optional, 4 => meta
+            "_meta" optional }
+        );
+        __rt::validate!(
+            ImageContent, whole, member(r#type, "type", super::R4), member(annotations,
+            "annotations", __rt::Rules::NONE)
+        );
+        /// Generated from `#/components/schemas/ImageContent/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "ImageContentType @ #/components/schemas/ImageContent/properties/type"
+            )
+        )]
+        pub enum ImageContentType {
+            #[serde(rename = "image")]
+            Image,
+        }
+        __rt::validate!(ImageContentType, whole, whole(super::R4));
+        /// Who a client or a server is.
+        ///
+        /// Generated from `#/components/schemas/Implementation`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct Implementation {
+            pub name: String,
+            /// A name for people to read.
+            pub title: Option<String>,
+            pub version: String,
+            pub description: Option<String>,
+            pub website_url: Option<String>,
+            pub icons: Option<Vec<Icon>>,
+        }
+        __rt::object!(
+            Implementation, "Implementation @ #/components/schemas/Implementation",
+            false, { 0 => name "name" required, 1 => title "title" optional, 2 => version
+            "version" required, 3 => description "description" optional, 4 => website_url
+            "websiteUrl" optional, 5 => icons "icons" optional }
+        );
+        __rt::validate!(
+            Implementation, whole, member(website_url, "websiteUrl", super::R0),
+            member(icons, "icons", __rt::Rules::NONE)
+        );
+        /// Generated from `#/components/schemas/InitializeResult`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct InitializeResult {
+            /// The revision the server speaks: the client's, if the server speaks it, else its own newest.
+            pub protocol_version: String,
+            pub capabilities: ServerCapabilities,
+            pub server_info: Implementation,
+            /// How to use the server, for the client's model to read.
+            pub instructions: Option<String>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            InitializeResult, "InitializeResult @ #/components/schemas/InitializeResult",
+            false, { 0 => protocol_version "protocolVersion" required, 1 => capabilities
+            "capabilities" required, 2 => server_info "serverInfo" required, 3 =>
+            instructions "instructions" optional, 4 => meta "_meta" optional }
+        );
+        /// A list the sender offers; `listChanged`: it tells when the list changes.
+        ///
+        /// Generated from `#/components/schemas/ListChanged`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ListChanged {
+            pub list_changed: Option<bool>,
+        }
+        __rt::object!(
+            ListChanged, "ListChanged @ #/components/schemas/ListChanged", false, { 0 =>
+            list_changed "listChanged" optional }
+        );
+        /// Generated from `#/components/schemas/ListPromptsResult`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct ListPromptsResult {
+            pub prompts: Vec<Prompt>,
+            pub next_cursor: Option<Cursor>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ListPromptsResult,
+            "ListPromptsResult @ #/components/schemas/ListPromptsResult", false, { 0 =>
+            prompts "prompts" required, 1 => next_cursor "nextCursor" optional, 2 => meta
+            "_meta" optional }
+        );
+        /// Generated from `#/components/schemas/ListResourceTemplatesResult`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct ListResourceTemplatesResult {
+            pub resource_templates: Vec<ResourceTemplate>,
+            pub next_cursor: Option<Cursor>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ListResourceTemplatesResult,
+            "ListResourceTemplatesResult @ #/components/schemas/ListResourceTemplatesResult",
+            false, { 0 => resource_templates "resourceTemplates" required, 1 =>
+            next_cursor "nextCursor" optional, 2 => meta "_meta" optional }
+        );
+        /// Generated from `#/components/schemas/ListResourcesResult`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct ListResourcesResult {
+            pub resources: Vec<Resource>,
+            pub next_cursor: Option<Cursor>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ListResourcesResult,
+            "ListResourcesResult @ #/components/schemas/ListResourcesResult", false, { 0
+            => resources "resources" required, 1 => next_cursor "nextCursor" optional, 2
+            => meta "_meta" optional }
+        );
+        /// Generated from `#/components/schemas/ListRootsResult`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct ListRootsResult {
+            pub roots: Vec<Root>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ListRootsResult, "ListRootsResult @ #/components/schemas/ListRootsResult",
+            false, { 0 => roots "roots" required, 1 => meta "_meta" optional }
+        );
+        /// Generated from `#/components/schemas/ListTasksResult`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct ListTasksResult {
+            pub tasks: Vec<Task>,
+            pub next_cursor: Option<Cursor>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ListTasksResult, "ListTasksResult @ #/components/schemas/ListTasksResult",
+            false, { 0 => tasks "tasks" required, 1 => next_cursor "nextCursor" optional,
+            2 => meta "_meta" optional }
+        );
+        /// Generated from `#/components/schemas/ListToolsResult`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct ListToolsResult {
+            pub tools: Vec<Tool>,
+            pub next_cursor: Option<Cursor>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ListToolsResult, "ListToolsResult @ #/components/schemas/ListToolsResult",
+            false, { 0 => tools "tools" required, 1 => next_cursor "nextCursor" optional,
+            2 => meta "_meta" optional }
+        );
+        /// How severe a log entry is, as syslog ranks it (RFC 5424), least first.
+        ///
+        /// Generated from `#/components/schemas/LoggingLevel`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(deserialize = "LoggingLevel @ #/components/schemas/LoggingLevel")
+        )]
+        pub enum LoggingLevel {
+            #[serde(rename = "debug")]
+            Debug,
+            #[serde(rename = "info")]
+            Info,
+            #[serde(rename = "notice")]
+            Notice,
+            #[serde(rename = "warning")]
+            Warning,
+            #[serde(rename = "error")]
+            Error,
+            #[serde(rename = "critical")]
+            Critical,
+            #[serde(rename = "alert")]
+            Alert,
+            #[serde(rename = "emergency")]
+            Emergency,
+        }
+        /// MCP's reserved `_meta`: metadata about a message or an object, under keys MCP or an extension defines (`prefix/name`).
+        ///
+        /// Generated from `#/components/schemas/Meta`.
+        pub type Meta = __rt::serde_json::Map<String, __rt::serde_json::Value>;
+        /// Generated from `#/components/schemas/ModelHint`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ModelHint {
+            /// A substring of a model's name, such as `claude-3-5-sonnet` or `claude`.
+            pub name: Option<String>,
+        }
+        __rt::object!(
+            ModelHint, "ModelHint @ #/components/schemas/ModelHint", false, { 0 => name
+            "name" optional }
+        );
+        /// What the server would like in a model; the client chooses. Priorities go from 0 to 1.
+        ///
+        /// Generated from `#/components/schemas/ModelPreferences`.
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct ModelPreferences {
+            /// Model names or families, most wanted first.
+            pub hints: Option<Vec<ModelHint>>,
+            pub cost_priority: Option<f64>,
+            pub speed_priority: Option<f64>,
+            pub intelligence_priority: Option<f64>,
+        }
+        __rt::object!(
+            ModelPreferences, "ModelPreferences @ #/components/schemas/ModelPreferences",
+            false, { 0 => hints "hints" optional, 1 => cost_priority "costPriority"
+            optional, 2 => speed_priority "speedPriority" optional, 3 =>
+            intelligence_priority "intelligencePriority" optional }
+        );
+        __rt::validate!(
+            ModelPreferences, whole, member(cost_priority, "costPriority", super::R2),
+            member(speed_priority, "speedPriority", super::R2),
+            member(intelligence_priority, "intelligencePriority", super::R2)
+        );
+        /// Several of `items.enum`.
+        ///
+        /// Generated from `#/components/schemas/MultiEnumSchema`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct MultiEnumSchema {
+            pub r#type: MultiEnumSchemaType,
+            pub title: Option<String>,
+            pub description: Option<String>,
+            pub min_items: Option<i64>,
+            pub max_items: Option<i64>,
+            pub items: MultiEnumSchemaItems,
+            pub default: Option<Vec<String>>,
+        }
+        __rt::object!(
+            MultiEnumSchema, "MultiEnumSchema @ #/components/schemas/MultiEnumSchema",
+            false, { 0 => r#type "type" required, 1 => title "title" optional, 2 =>
+            description "description" optional, 3 => min_items "minItems" optional, 4 =>
+            max_items "maxItems" optional, 5 => items "items" required, 6 => default
+            "default" optional }
+        );
+        __rt::validate!(
+            MultiEnumSchema, whole, member(r#type, "type", super::R13), member(items,
+            "items", __rt::Rules::NONE)
+        );
+        /// Generated from `#/components/schemas/MultiEnumSchema/properties/items`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct MultiEnumSchemaItems {
+            pub r#type: MultiEnumSchemaItemsType,
+            pub r#enum: Vec<String>,
+        }
+        __rt::object!(
+            MultiEnumSchemaItems,
+            "MultiEnumSchemaItems @ #/components/schemas/MultiEnumSchema/properties/items",
+            false, { 0 => r#type "type" required, 1 => r#enum "enum" required }
+        );
+        __rt::validate!(MultiEnumSchemaItems, whole, member(r#type, "type", super::R11));
+        /// Generated from `#/components/schemas/MultiEnumSchema/properties/items/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "MultiEnumSchemaItemsType @ #/components/schemas/MultiEnumSchema/properties/items/properties/type"
+            )
+        )]
+        pub enum MultiEnumSchemaItemsType {
+            #[serde(rename = "string")]
+            String,
+        }
+        __rt::validate!(MultiEnumSchemaItemsType, whole, whole(super::R11));
+        /// Generated from `#/components/schemas/MultiEnumSchema/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "MultiEnumSchemaType @ #/components/schemas/MultiEnumSchema/properties/type"
+            )
+        )]
+        pub enum MultiEnumSchemaType {
+            #[serde(rename = "array")]
+            Array,
+        }
+        __rt::validate!(MultiEnumSchemaType, whole, whole(super::R13));
+        /// Generated from `#/components/schemas/NumberSchema`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct NumberSchema {
+            pub r#type: NumberSchemaType,
+            pub title: Option<String>,
+            pub description: Option<String>,
+            pub minimum: Option<f64>,
+            pub maximum: Option<f64>,
+            pub default: Option<f64>,
+        }
+        __rt::object!(
+            NumberSchema, "NumberSchema @ #/components/schemas/NumberSchema", false, { 0
+            => r#type "type" required, 1 => title "title" optional, 2 => description
+            "description" optional, 3 => minimum "minimum" optional, 4 => maximum
+            "maximum" optional, 5 => default "default" optional }
+        );
+        /// Generated from `#/components/schemas/NumberSchema/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "NumberSchemaType @ #/components/schemas/NumberSchema/properties/type"
+            )
+        )]
+        pub enum NumberSchemaType {
+            #[serde(rename = "number")]
+            Number,
+            #[serde(rename = "integer")]
+            Integer,
+        }
+        /// A JSON Schema (2020-12 unless `$schema` says otherwise) of an object; every other keyword is kept.
+        ///
+        /// Generated from `#/components/schemas/ObjectSchema`.
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(deserialize = "ObjectSchema @ #/components/schemas/ObjectSchema"),
+            expecting = "struct ObjectSchema @ #/components/schemas/ObjectSchema"
+        )]
+        pub struct ObjectSchema {
+            #[serde(rename = "$schema")]
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub progress_token: Option<ProgressToken>,
+            pub schema: Option<String>,
+            pub r#type: ObjectSchemaType,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub properties: Option<
+                __rt::serde_json::Map<String, __rt::serde_json::Value>,
+            >,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub required: Option<Vec<String>>,
             #[serde(flatten)]
             pub extra: ::std::collections::BTreeMap<String, __rt::serde_json::Value>,
         }
-        /// The token a request carries in `_meta.progressToken`, which its progress notifications repeat: a string or an integer.
+        __rt::validate!(ObjectSchema, whole, member(r#type, "type", super::R10));
+        /// Generated from `#/components/schemas/ObjectSchema/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "ObjectSchemaType @ #/components/schemas/ObjectSchema/properties/type"
+            )
+        )]
+        pub enum ObjectSchemaType {
+            #[serde(rename = "object")]
+            Object,
+        }
+        __rt::validate!(ObjectSchemaType, whole, whole(super::R10));
+        /// A field of an elicitation form: a string, a number, a boolean, or a choice among strings.
+        ///
+        /// Generated from `#/components/schemas/PrimitiveSchema`.
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
+        pub enum PrimitiveSchema {
+            /// One of `enum`; `enumNames` (deprecated) gives their titles.
+            EnumSchema(EnumSchema),
+            /// One of the `const`s of `oneOf`, each with a title.
+            TitledEnumSchema(TitledEnumSchema),
+            /// Several of `items.enum`.
+            MultiEnumSchema(MultiEnumSchema),
+            /// Several of the `const`s of `items.anyOf`, each with a title.
+            TitledMultiEnumSchema(TitledMultiEnumSchema),
+            StringSchema(StringSchema),
+            NumberSchema(NumberSchema),
+            BooleanSchema(BooleanSchema),
+        }
+        __rt::untagged_enum!(
+            PrimitiveSchema, "PrimitiveSchema @ #/components/schemas/PrimitiveSchema", {
+            EnumSchema(EnumSchema), TitledEnumSchema(TitledEnumSchema),
+            MultiEnumSchema(MultiEnumSchema),
+            TitledMultiEnumSchema(TitledMultiEnumSchema), StringSchema(StringSchema),
+            NumberSchema(NumberSchema), BooleanSchema(BooleanSchema) }
+        );
+        impl __rt::Validate for PrimitiveSchema {
+            #[inline]
+            fn validate(
+                &self,
+                rules: &__rt::Rules<'_>,
+            ) -> ::std::result::Result<(), __rt::Violation> {
+                __rt::whole(self, rules)?;
+                if let Self::EnumSchema(v) = self {
+                    __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                }
+                if let Self::TitledEnumSchema(v) = self {
+                    __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                }
+                if let Self::MultiEnumSchema(v) = self {
+                    __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                }
+                if let Self::TitledMultiEnumSchema(v) = self {
+                    __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                }
+                if let Self::StringSchema(v) = self {
+                    __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                }
+                if let Self::BooleanSchema(v) = self {
+                    __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                }
+                ::std::result::Result::Ok(())
+            }
+        }
+        /// The token a request carries in `_meta.progressToken`, which its progress notifications repeat: a string or an integer, unique among the sender's requests in flight.
         ///
         /// Generated from `#/components/schemas/ProgressToken`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
@@ -159,7 +1151,59 @@ mod generated {
             ProgressToken, "ProgressToken @ #/components/schemas/ProgressToken", {
             Integer(i64), String(String) }
         );
-        /// A JSON-RPC request id as MCP allows it: a string or an integer.
+        /// A prompt (template) the server offers.
+        ///
+        /// Generated from `#/components/schemas/Prompt`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct Prompt {
+            pub name: String,
+            pub title: Option<String>,
+            pub description: Option<String>,
+            pub arguments: Option<Vec<PromptArgument>>,
+            pub icons: Option<Vec<Icon>>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            Prompt, "Prompt @ #/components/schemas/Prompt", false, { 0 => name "name"
+            required, 1 => title "title" optional, 2 => description "description"
+            optional, 3 => arguments "arguments" optional, 4 => icons "icons" optional, 5
+            => meta "_meta" optional }
+        );
+        /// Generated from `#/components/schemas/PromptArgument`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct PromptArgument {
+            pub name: String,
+            pub title: Option<String>,
+            pub description: Option<String>,
+            pub required: Option<bool>,
+        }
+        __rt::object!(
+            PromptArgument, "PromptArgument @ #/components/schemas/PromptArgument",
+            false, { 0 => name "name" required, 1 => title "title" optional, 2 =>
+            description "description" optional, 3 => required "required" optional }
+        );
+        /// Generated from `#/components/schemas/PromptMessage`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct PromptMessage {
+            pub role: Role,
+            pub content: ContentBlock,
+        }
+        __rt::object!(
+            PromptMessage, "PromptMessage @ #/components/schemas/PromptMessage", false, {
+            0 => role "role" required, 1 => content "content" required }
+        );
+        /// Generated from `#/components/schemas/ReadResourceResult`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct ReadResourceResult {
+            pub contents: Vec<ResourceContents>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ReadResourceResult,
+            "ReadResourceResult @ #/components/schemas/ReadResourceResult", false, { 0 =>
+            contents "contents" required, 1 => meta "_meta" optional }
+        );
+        /// A JSON-RPC request id as MCP allows it: a string or an integer (never null).
         ///
         /// Generated from `#/components/schemas/RequestId`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
@@ -172,32 +1216,632 @@ mod generated {
             RequestId, "RequestId @ #/components/schemas/RequestId", { Integer(i64),
             String(String) }
         );
-        /// What the server offers. A tools server sets `tools`.
+        /// The `_meta` of a request: `progressToken` when the sender wants `notifications/progress`, and any other metadata.
+        ///
+        /// Generated from `#/components/schemas/RequestMeta`.
+        #[derive(
+            Debug,
+            Clone,
+            Default,
+            PartialEq,
+            Eq,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(deserialize = "RequestMeta @ #/components/schemas/RequestMeta"),
+            expecting = "struct RequestMeta @ #/components/schemas/RequestMeta"
+        )]
+        pub struct RequestMeta {
+            #[serde(rename = "progressToken")]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub progress_token: Option<ProgressToken>,
+            #[serde(flatten)]
+            pub extra: ::std::collections::BTreeMap<String, __rt::serde_json::Value>,
+        }
+        /// The form of an elicitation: a flat object of primitive fields.
+        ///
+        /// Generated from `#/components/schemas/RequestedSchema`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct RequestedSchema {
+            pub schema: Option<String>,
+            pub r#type: RequestedSchemaType,
+            pub properties: ::std::collections::BTreeMap<String, PrimitiveSchema>,
+            pub required: Option<Vec<String>>,
+        }
+        __rt::object!(
+            RequestedSchema, "RequestedSchema @ #/components/schemas/RequestedSchema",
+            false, { 0 => schema "$schema" optional, 1 => r#type "type" required, 2 =>
+            properties "properties" required, 3 => required "required" optional }
+        );
+        __rt::validate!(
+            RequestedSchema, whole, member(r#type, "type", super::R10),
+            member(properties, "properties", __rt::Rules::NONE)
+        );
+        /// Generated from `#/components/schemas/RequestedSchema/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "RequestedSchemaType @ #/components/schemas/RequestedSchema/properties/type"
+            )
+        )]
+        pub enum RequestedSchemaType {
+            #[serde(rename = "object")]
+            Object,
+        }
+        __rt::validate!(RequestedSchemaType, whole, whole(super::R10));
+        /// A resource the server offers.
+        ///
+        /// Generated from `#/components/schemas/Resource`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct Resource {
+            pub uri: String,
+            pub name: String,
+            pub title: Option<String>,
+            pub description: Option<String>,
+            pub mime_type: Option<String>,
+            /// Its size in bytes, before any encoding.
+            pub size: Option<i64>,
+            pub icons: Option<Vec<Icon>>,
+            pub annotations: Option<Annotations>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            Resource, "Resource @ #/components/schemas/Resource", false, { 0 => uri "uri"
+            required, 1 => name "name" required, 2 => title "title" optional, 3 =>
+            description "description" optional, 4 => mime_type "mimeType" optional, 5 =>
+            size "size" optional, 6 => icons "icons" optional, 7 => annotations
+            "annotations" optional, 8 => meta "_meta" optional }
+        );
+        /// The contents of a resource: text or base64 bytes.
+        ///
+        /// Generated from `#/components/schemas/ResourceContents`.
+        #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
+        pub enum ResourceContents {
+            TextResourceContents(TextResourceContents),
+            BlobResourceContents(BlobResourceContents),
+        }
+        __rt::untagged_enum!(
+            ResourceContents, "ResourceContents @ #/components/schemas/ResourceContents",
+            { TextResourceContents(TextResourceContents),
+            BlobResourceContents(BlobResourceContents) }
+        );
+        impl __rt::Validate for ResourceContents {
+            #[inline]
+            fn validate(
+                &self,
+                rules: &__rt::Rules<'_>,
+            ) -> ::std::result::Result<(), __rt::Violation> {
+                __rt::whole(self, rules)?;
+                match self {
+                    Self::TextResourceContents(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                    Self::BlobResourceContents(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                }
+                ::std::result::Result::Ok(())
+            }
+        }
+        /// A resource the client may read, named rather than included (it need not appear in `resources/list`).
+        ///
+        /// Generated from `#/components/schemas/ResourceLink`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct ResourceLink {
+            pub r#type: ResourceLinkType,
+            pub uri: String,
+            pub name: String,
+            pub title: Option<String>,
+            pub description: Option<String>,
+            pub mime_type: Option<String>,
+            /// Its size in bytes, before any encoding.
+            pub size: Option<i64>,
+            pub icons: Option<Vec<Icon>>,
+            pub annotations: Option<Annotations>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ResourceLink, "ResourceLink @ #/components/schemas/ResourceLink", false, { 0
+            => r#type "type" required, 1 => uri "uri" required, 2 => name "name"
+            required, 3 => title "title" optional, 4 => description "description"
+            optional, 5 => mime_type "mimeType" optional, 6 => size "size" optional, 7 =>
+            icons "icons" optional, 8 => annotations "annotations" optional, 9 => meta
+            "_meta" optional }
+        );
+        __rt::validate!(
+            ResourceLink, whole, member(r#type, "type", super::R6), member(uri, "uri",
+            super::R0), member(icons, "icons", __rt::Rules::NONE), member(annotations,
+            "annotations", __rt::Rules::NONE)
+        );
+        /// Generated from `#/components/schemas/ResourceLink/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "ResourceLinkType @ #/components/schemas/ResourceLink/properties/type"
+            )
+        )]
+        pub enum ResourceLinkType {
+            #[serde(rename = "resource_link")]
+            ResourceLink,
+        }
+        __rt::validate!(ResourceLinkType, whole, whole(super::R6));
+        /// The URI not found.
+        ///
+        /// Generated from `#/components/errors/ResourceNotFound/data`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ResourceNotFoundData {
+            pub uri: Option<String>,
+        }
+        __rt::object!(
+            ResourceNotFoundData,
+            "ResourceNotFoundData @ #/components/errors/ResourceNotFound/data", false, {
+            0 => uri "uri" optional }
+        );
+        /// Resources the server offers under a URI template (RFC 6570).
+        ///
+        /// Generated from `#/components/schemas/ResourceTemplate`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct ResourceTemplate {
+            pub uri_template: String,
+            pub name: String,
+            pub title: Option<String>,
+            pub description: Option<String>,
+            /// Of every resource the template gives, when they share one.
+            pub mime_type: Option<String>,
+            pub icons: Option<Vec<Icon>>,
+            pub annotations: Option<Annotations>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ResourceTemplate, "ResourceTemplate @ #/components/schemas/ResourceTemplate",
+            false, { 0 => uri_template "uriTemplate" required, 1 => name "name" required,
+            2 => title "title" optional, 3 => description "description" optional, 4 =>
+            mime_type "mimeType" optional, 5 => icons "icons" optional, 6 => annotations
+            "annotations" optional, 7 => meta "_meta" optional }
+        );
+        /// The server offers resources; `subscribe`: to single resources; `listChanged`: it tells when the list changes.
+        ///
+        /// Generated from `#/components/schemas/ResourcesCapability`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ResourcesCapability {
+            pub subscribe: Option<bool>,
+            pub list_changed: Option<bool>,
+        }
+        __rt::object!(
+            ResourcesCapability,
+            "ResourcesCapability @ #/components/schemas/ResourcesCapability", false, { 0
+            => subscribe "subscribe" optional, 1 => list_changed "listChanged" optional }
+        );
+        /// Who speaks in a conversation.
+        ///
+        /// Generated from `#/components/schemas/Role`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(deserialize = "Role @ #/components/schemas/Role")
+        )]
+        pub enum Role {
+            #[serde(rename = "user")]
+            User,
+            #[serde(rename = "assistant")]
+            Assistant,
+        }
+        /// A place the server may work in: for now a `file:` URI.
+        ///
+        /// Generated from `#/components/schemas/Root`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct Root {
+            pub uri: String,
+            pub name: Option<String>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            Root, "Root @ #/components/schemas/Root", false, { 0 => uri "uri" required, 1
+            => name "name" optional, 2 => meta "_meta" optional }
+        );
+        /// The client samples its model for servers; `context`: it honours `includeContext`; `tools`: it lets the model use the tools given.
+        ///
+        /// Generated from `#/components/schemas/SamplingCapability`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct SamplingCapability {
+            pub context: Option<Capability>,
+            pub tools: Option<Capability>,
+        }
+        __rt::object!(
+            SamplingCapability,
+            "SamplingCapability @ #/components/schemas/SamplingCapability", false, { 0 =>
+            context "context" optional, 1 => tools "tools" optional }
+        );
+        /// A piece of a sampled message, tagged by `type`.
+        ///
+        /// Generated from `#/components/schemas/SamplingContent`.
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
+        pub enum SamplingContent {
+            /// Sampling with tools: the model asks to use a tool.
+            ToolUseContent(ToolUseContent),
+            /// An image, its bytes in base64.
+            ImageContent(ImageContent),
+            /// Sound, its bytes in base64.
+            AudioContent(AudioContent),
+            /// Sampling with tools: what a tool the model used gave.
+            ToolResultContent(ToolResultContent),
+            /// Text.
+            TextContent(TextContent),
+        }
+        __rt::untagged_enum!(
+            SamplingContent, "SamplingContent @ #/components/schemas/SamplingContent", {
+            ToolUseContent(ToolUseContent), ImageContent(ImageContent),
+            AudioContent(AudioContent), ToolResultContent(ToolResultContent),
+            TextContent(TextContent) }
+        );
+        impl __rt::Validate for SamplingContent {
+            #[inline]
+            fn validate(
+                &self,
+                rules: &__rt::Rules<'_>,
+            ) -> ::std::result::Result<(), __rt::Violation> {
+                __rt::whole(self, rules)?;
+                match self {
+                    Self::ToolUseContent(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                    Self::ImageContent(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                    Self::AudioContent(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                    Self::ToolResultContent(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                    Self::TextContent(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                }
+                ::std::result::Result::Ok(())
+            }
+        }
+        /// One piece of content, or several.
+        ///
+        /// Generated from `#/components/schemas/SamplingContents`.
+        #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
+        #[serde(crate = "::rpcsmith::__private::serde", untagged)]
+        pub enum SamplingContents {
+            /// A piece of a sampled message, tagged by `type`.
+            SamplingContent(SamplingContent),
+            Array(Vec<SamplingContent>),
+        }
+        __rt::untagged_enum!(
+            SamplingContents, "SamplingContents @ #/components/schemas/SamplingContents",
+            { SamplingContent(SamplingContent), Array(Vec < SamplingContent >) }
+        );
+        impl __rt::Validate for SamplingContents {
+            #[inline]
+            fn validate(
+                &self,
+                rules: &__rt::Rules<'_>,
+            ) -> ::std::result::Result<(), __rt::Violation> {
+                __rt::whole(self, rules)?;
+                match self {
+                    Self::SamplingContent(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                    Self::Array(v) => {
+                        __rt::Validate::validate(v, &__rt::Rules::NONE)?;
+                    }
+                }
+                ::std::result::Result::Ok(())
+            }
+        }
+        /// Generated from `#/methods/21/params/3/schema`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "SamplingCreateMessageIncludeContext @ #/methods/21/params/3/schema"
+            )
+        )]
+        pub enum SamplingCreateMessageIncludeContext {
+            #[serde(rename = "none")]
+            None,
+            #[serde(rename = "thisServer")]
+            ThisServer,
+            #[serde(rename = "allServers")]
+            AllServers,
+        }
+        /// A message of the conversation sampled.
+        ///
+        /// Generated from `#/components/schemas/SamplingMessage`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct SamplingMessage {
+            pub role: Role,
+            pub content: SamplingContents,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            SamplingMessage, "SamplingMessage @ #/components/schemas/SamplingMessage",
+            false, { 0 => role "role" required, 1 => content "content" required, 2 =>
+            meta "_meta" optional }
+        );
+        __rt::validate!(
+            SamplingMessage, whole, member(content, "content", __rt::Rules::NONE)
+        );
+        /// What the server offers. A capability left out is not offered.
         ///
         /// Generated from `#/components/schemas/ServerCapabilities`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct ServerCapabilities {
-            pub tools: Option<ToolsCapability>,
-            pub experimental: Option<
-                __rt::serde_json::Map<String, __rt::serde_json::Value>,
-            >,
+            pub experimental: Option<::std::collections::BTreeMap<String, Capability>>,
+            pub logging: Option<Capability>,
+            pub completions: Option<Capability>,
+            pub prompts: Option<ListChanged>,
+            pub resources: Option<ResourcesCapability>,
+            pub tools: Option<ListChanged>,
+            pub tasks: Option<ServerTasksCapability>,
         }
         __rt::object!(
             ServerCapabilities,
             "ServerCapabilities @ #/components/schemas/ServerCapabilities", false, { 0 =>
-            tools "tools" optional, 1 => experimental "experimental" optional }
+            experimental "experimental" optional, 1 => logging "logging" optional, 2 =>
+            completions "completions" optional, 3 => prompts "prompts" optional, 4 =>
+            resources "resources" optional, 5 => tools "tools" optional, 6 => tasks
+            "tasks" optional }
         );
-        /// Text a tool returns. (MCP also has image, audio and resource content, which this document leaves out.)
+        /// The server runs tasks: which of the client's requests it takes as tasks, and whether it lists and cancels them.
+        ///
+        /// Generated from `#/components/schemas/ServerTasksCapability`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ServerTasksCapability {
+            pub list: Option<Capability>,
+            pub cancel: Option<Capability>,
+            pub requests: Option<ServerTasksCapabilityRequests>,
+        }
+        __rt::object!(
+            ServerTasksCapability,
+            "ServerTasksCapability @ #/components/schemas/ServerTasksCapability", false,
+            { 0 => list "list" optional, 1 => cancel "cancel" optional, 2 => requests
+            "requests" optional }
+        );
+        /// Generated from `#/components/schemas/ServerTasksCapability/properties/requests`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ServerTasksCapabilityRequests {
+            pub tools: Option<ServerTasksCapabilityRequestsTools>,
+        }
+        __rt::object!(
+            ServerTasksCapabilityRequests,
+            "ServerTasksCapabilityRequests @ #/components/schemas/ServerTasksCapability/properties/requests",
+            false, { 0 => tools "tools" optional }
+        );
+        /// Generated from `#/components/schemas/ServerTasksCapability/properties/requests/properties/tools`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ServerTasksCapabilityRequestsTools {
+            pub call: Option<Capability>,
+        }
+        __rt::object!(
+            ServerTasksCapabilityRequestsTools,
+            "ServerTasksCapabilityRequestsTools @ #/components/schemas/ServerTasksCapability/properties/requests/properties/tools",
+            false, { 0 => call "call" optional }
+        );
+        /// Generated from `#/components/schemas/StringSchema`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct StringSchema {
+            pub r#type: StringSchemaType,
+            pub title: Option<String>,
+            pub description: Option<String>,
+            pub min_length: Option<i64>,
+            pub max_length: Option<i64>,
+            pub format: Option<StringSchemaFormat>,
+            pub default: Option<String>,
+        }
+        __rt::object!(
+            StringSchema, "StringSchema @ #/components/schemas/StringSchema", false, { 0
+            => r#type "type" required, 1 => title "title" optional, 2 => description
+            "description" optional, 3 => min_length "minLength" optional, 4 => max_length
+            "maxLength" optional, 5 => format "format" optional, 6 => default "default"
+            optional }
+        );
+        __rt::validate!(StringSchema, whole, member(r#type, "type", super::R11));
+        /// Generated from `#/components/schemas/StringSchema/properties/format`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "StringSchemaFormat @ #/components/schemas/StringSchema/properties/format"
+            )
+        )]
+        pub enum StringSchemaFormat {
+            #[serde(rename = "email")]
+            Email,
+            #[serde(rename = "uri")]
+            Uri,
+            #[serde(rename = "date")]
+            Date,
+            #[serde(rename = "date-time")]
+            DateTime,
+        }
+        /// Generated from `#/components/schemas/StringSchema/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "StringSchemaType @ #/components/schemas/StringSchema/properties/type"
+            )
+        )]
+        pub enum StringSchemaType {
+            #[serde(rename = "string")]
+            String,
+        }
+        __rt::validate!(StringSchemaType, whole, whole(super::R11));
+        /// A request run as a task.
+        ///
+        /// Generated from `#/components/schemas/Task`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct Task {
+            pub task_id: String,
+            pub status: TaskStatus,
+            pub status_message: Option<String>,
+            pub created_at: String,
+            pub last_updated_at: String,
+            /// How long the task is kept after its creation, in ms; null: for ever.
+            pub ttl: Option<i64>,
+            /// How often to poll it, in ms.
+            pub poll_interval: Option<i64>,
+        }
+        __rt::object!(
+            Task, "Task @ #/components/schemas/Task", false, { 0 => task_id "taskId"
+            required, 1 => status "status" required, 2 => status_message "statusMessage"
+            optional, 3 => created_at "createdAt" required, 4 => last_updated_at
+            "lastUpdatedAt" required, 5 => ttl "ttl" required, 6 => poll_interval
+            "pollInterval" optional }
+        );
+        /// Generated from `#/components/contentDescriptors/TaskId/schema`.
+        pub type TaskId = String;
+        /// Asks that a request run as a task.
+        ///
+        /// Generated from `#/components/schemas/TaskMetadata`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct TaskMetadata {
+            /// How long to keep the task after its creation, in ms.
+            pub ttl: Option<i64>,
+        }
+        __rt::object!(
+            TaskMetadata, "TaskMetadata @ #/components/schemas/TaskMetadata", false, { 0
+            => ttl "ttl" optional }
+        );
+        /// The result of the request a task ran, as that request's answer would have had it.
+        ///
+        /// Generated from `#/components/schemas/TaskPayload`.
+        pub type TaskPayload = __rt::serde_json::Map<String, __rt::serde_json::Value>;
+        /// A task as `tasks/get` and `tasks/cancel` give it.
+        ///
+        /// Generated from `#/components/schemas/TaskResult`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct TaskResult {
+            pub task_id: String,
+            pub status: TaskStatus,
+            pub status_message: Option<String>,
+            pub created_at: String,
+            pub last_updated_at: String,
+            /// How long the task is kept after its creation, in ms; null: for ever.
+            pub ttl: Option<i64>,
+            /// How often to poll it, in ms.
+            pub poll_interval: Option<i64>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            TaskResult, "TaskResult @ #/components/schemas/TaskResult", false, { 0 =>
+            task_id "taskId" required, 1 => status "status" required, 2 => status_message
+            "statusMessage" optional, 3 => created_at "createdAt" required, 4 =>
+            last_updated_at "lastUpdatedAt" required, 5 => ttl "ttl" required, 6 =>
+            poll_interval "pollInterval" optional, 7 => meta "_meta" optional }
+        );
+        /// Where a task is: `working`, `input_required` (it waits on a request to its requester), or ended (`completed`, `failed`, `cancelled`).
+        ///
+        /// Generated from `#/components/schemas/TaskStatus`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(deserialize = "TaskStatus @ #/components/schemas/TaskStatus")
+        )]
+        pub enum TaskStatus {
+            #[serde(rename = "working")]
+            Working,
+            #[serde(rename = "input_required")]
+            InputRequired,
+            #[serde(rename = "completed")]
+            Completed,
+            #[serde(rename = "failed")]
+            Failed,
+            #[serde(rename = "cancelled")]
+            Cancelled,
+        }
+        /// Text.
         ///
         /// Generated from `#/components/schemas/TextContent`.
-        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct TextContent {
             pub r#type: TextContentType,
             pub text: String,
+            pub annotations: Option<Annotations>,
+            pub meta: Option<Meta>,
         }
         __rt::object!(
             TextContent, "TextContent @ #/components/schemas/TextContent", false, { 0 =>
-            r#type "type" required, 1 => text "text" required }
+            r#type "type" required, 1 => text "text" required, 2 => annotations
+            "annotations" optional, 3 => meta "_meta" optional }
+        );
+        __rt::validate!(
+            TextContent, whole, member(r#type, "type", super::R3), member(annotations,
+            "annotations", __rt::Rules::NONE)
         );
         /// Generated from `#/components/schemas/TextContent/properties/type`.
         #[derive(
@@ -220,6 +1864,128 @@ mod generated {
             #[serde(rename = "text")]
             Text,
         }
+        __rt::validate!(TextContentType, whole, whole(super::R3));
+        /// Generated from `#/components/schemas/TextResourceContents`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct TextResourceContents {
+            pub uri: String,
+            pub mime_type: Option<String>,
+            pub text: String,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            TextResourceContents,
+            "TextResourceContents @ #/components/schemas/TextResourceContents", false, {
+            0 => uri "uri" required, 1 => mime_type "mimeType" optional, 2 => text "text"
+            required, 3 => meta "_meta" optional }
+        );
+        __rt::validate!(TextResourceContents, whole, member(uri, "uri", super::R0));
+        /// One of the `const`s of `oneOf`, each with a title.
+        ///
+        /// Generated from `#/components/schemas/TitledEnumSchema`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct TitledEnumSchema {
+            pub r#type: TitledEnumSchemaType,
+            pub title: Option<String>,
+            pub description: Option<String>,
+            pub one_of: Vec<TitledValue>,
+            pub default: Option<String>,
+        }
+        __rt::object!(
+            TitledEnumSchema, "TitledEnumSchema @ #/components/schemas/TitledEnumSchema",
+            false, { 0 => r#type "type" required, 1 => title "title" optional, 2 =>
+            description "description" optional, 3 => one_of "oneOf" required, 4 =>
+            default "default" optional }
+        );
+        __rt::validate!(TitledEnumSchema, whole, member(r#type, "type", super::R11));
+        /// Generated from `#/components/schemas/TitledEnumSchema/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "TitledEnumSchemaType @ #/components/schemas/TitledEnumSchema/properties/type"
+            )
+        )]
+        pub enum TitledEnumSchemaType {
+            #[serde(rename = "string")]
+            String,
+        }
+        __rt::validate!(TitledEnumSchemaType, whole, whole(super::R11));
+        /// Several of the `const`s of `items.anyOf`, each with a title.
+        ///
+        /// Generated from `#/components/schemas/TitledMultiEnumSchema`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct TitledMultiEnumSchema {
+            pub r#type: TitledMultiEnumSchemaType,
+            pub title: Option<String>,
+            pub description: Option<String>,
+            pub min_items: Option<i64>,
+            pub max_items: Option<i64>,
+            pub items: TitledMultiEnumSchemaItems,
+            pub default: Option<Vec<String>>,
+        }
+        __rt::object!(
+            TitledMultiEnumSchema,
+            "TitledMultiEnumSchema @ #/components/schemas/TitledMultiEnumSchema", false,
+            { 0 => r#type "type" required, 1 => title "title" optional, 2 => description
+            "description" optional, 3 => min_items "minItems" optional, 4 => max_items
+            "maxItems" optional, 5 => items "items" required, 6 => default "default"
+            optional }
+        );
+        __rt::validate!(
+            TitledMultiEnumSchema, whole, member(r#type, "type", super::R13)
+        );
+        /// Generated from `#/components/schemas/TitledMultiEnumSchema/properties/items`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct TitledMultiEnumSchemaItems {
+            pub any_of: Vec<TitledValue>,
+        }
+        __rt::object!(
+            TitledMultiEnumSchemaItems,
+            "TitledMultiEnumSchemaItems @ #/components/schemas/TitledMultiEnumSchema/properties/items",
+            false, { 0 => any_of "anyOf" required }
+        );
+        /// Generated from `#/components/schemas/TitledMultiEnumSchema/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "TitledMultiEnumSchemaType @ #/components/schemas/TitledMultiEnumSchema/properties/type"
+            )
+        )]
+        pub enum TitledMultiEnumSchemaType {
+            #[serde(rename = "array")]
+            Array,
+        }
+        __rt::validate!(TitledMultiEnumSchemaType, whole, whole(super::R13));
+        /// Generated from `#/components/schemas/TitledValue`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct TitledValue {
+            pub r#const: String,
+            pub title: String,
+        }
+        __rt::object!(
+            TitledValue, "TitledValue @ #/components/schemas/TitledValue", false, { 0 =>
+            r#const "const" required, 1 => title "title" required }
+        );
         /// A tool the server offers.
         ///
         /// Generated from `#/components/schemas/Tool`.
@@ -230,30 +1996,216 @@ mod generated {
             pub title: Option<String>,
             /// What the tool does, for the client's model to read.
             pub description: Option<String>,
-            pub input_schema: InputSchema,
+            pub input_schema: ObjectSchema,
+            pub output_schema: Option<ObjectSchema>,
+            pub execution: Option<ToolExecution>,
+            pub annotations: Option<ToolAnnotations>,
+            pub icons: Option<Vec<Icon>>,
+            pub meta: Option<Meta>,
         }
         __rt::object!(
             Tool, "Tool @ #/components/schemas/Tool", false, { 0 => name "name" required,
             1 => title "title" optional, 2 => description "description" optional, 3 =>
-            input_schema "inputSchema" required }
+            input_schema "inputSchema" required, 4 => output_schema "outputSchema"
+            optional, 5 => execution "execution" optional, 6 => annotations "annotations"
+            optional, 7 => icons "icons" optional, 8 => meta "_meta" optional }
         );
-        /// The server offers tools; `listChanged`: it will tell when their list changes.
+        __rt::validate!(
+            Tool, whole, member(input_schema, "inputSchema", __rt::Rules::NONE),
+            member(output_schema, "outputSchema", __rt::Rules::NONE), member(icons,
+            "icons", __rt::Rules::NONE)
+        );
+        /// Hints on what a tool does, not to be trusted from an untrusted server.
         ///
-        /// Generated from `#/components/schemas/ToolsCapability`.
+        /// Generated from `#/components/schemas/ToolAnnotations`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
-        pub struct ToolsCapability {
-            pub list_changed: Option<bool>,
+        pub struct ToolAnnotations {
+            pub title: Option<String>,
+            /// It changes nothing (default false).
+            pub read_only_hint: Option<bool>,
+            /// It may destroy, not only add (default true).
+            pub destructive_hint: Option<bool>,
+            /// Calling it again with the same arguments does nothing more (default false).
+            pub idempotent_hint: Option<bool>,
+            /// It reaches outside entities, such as the web (default true).
+            pub open_world_hint: Option<bool>,
         }
         __rt::object!(
-            ToolsCapability, "ToolsCapability @ #/components/schemas/ToolsCapability",
-            false, { 0 => list_changed "listChanged" optional }
+            ToolAnnotations, "ToolAnnotations @ #/components/schemas/ToolAnnotations",
+            false, { 0 => title "title" optional, 1 => read_only_hint "readOnlyHint"
+            optional, 2 => destructive_hint "destructiveHint" optional, 3 =>
+            idempotent_hint "idempotentHint" optional, 4 => open_world_hint
+            "openWorldHint" optional }
         );
+        /// Generated from `#/components/schemas/ToolChoice`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ToolChoice {
+            /// Whether the model may, must or must not use tools; absent means `auto`.
+            pub mode: Option<ToolChoiceMode>,
+        }
+        __rt::object!(
+            ToolChoice, "ToolChoice @ #/components/schemas/ToolChoice", false, { 0 =>
+            mode "mode" optional }
+        );
+        /// Whether the model may, must or must not use tools; absent means `auto`.
+        ///
+        /// Generated from `#/components/schemas/ToolChoice/properties/mode`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "ToolChoiceMode @ #/components/schemas/ToolChoice/properties/mode"
+            )
+        )]
+        pub enum ToolChoiceMode {
+            #[serde(rename = "auto")]
+            Auto,
+            #[serde(rename = "required")]
+            Required,
+            #[serde(rename = "none")]
+            None,
+        }
+        /// Generated from `#/components/schemas/ToolExecution`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct ToolExecution {
+            /// Whether the tool may be called as a task (absent means `forbidden`).
+            pub task_support: Option<ToolExecutionTaskSupport>,
+        }
+        __rt::object!(
+            ToolExecution, "ToolExecution @ #/components/schemas/ToolExecution", false, {
+            0 => task_support "taskSupport" optional }
+        );
+        /// Whether the tool may be called as a task (absent means `forbidden`).
+        ///
+        /// Generated from `#/components/schemas/ToolExecution/properties/taskSupport`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "ToolExecutionTaskSupport @ #/components/schemas/ToolExecution/properties/taskSupport"
+            )
+        )]
+        pub enum ToolExecutionTaskSupport {
+            #[serde(rename = "forbidden")]
+            Forbidden,
+            #[serde(rename = "optional")]
+            Optional,
+            #[serde(rename = "required")]
+            Required,
+        }
+        /// Sampling with tools: what a tool the model used gave.
+        ///
+        /// Generated from `#/components/schemas/ToolResultContent`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct ToolResultContent {
+            pub r#type: ToolResultContentType,
+            pub tool_use_id: String,
+            pub content: Vec<ContentBlock>,
+            pub structured_content: Option<
+                __rt::serde_json::Map<String, __rt::serde_json::Value>,
+            >,
+            pub is_error: Option<bool>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ToolResultContent,
+            "ToolResultContent @ #/components/schemas/ToolResultContent", false, { 0 =>
+            r#type "type" required, 1 => tool_use_id "toolUseId" required, 2 => content
+            "content" required, 3 => structured_content "structuredContent" optional, 4
+            => is_error "isError" optional, 5 => meta "_meta" optional }
+        );
+        __rt::validate!(
+            ToolResultContent, whole, member(r#type, "type", super::R9), member(content,
+            "content", __rt::Rules::NONE)
+        );
+        /// Generated from `#/components/schemas/ToolResultContent/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "ToolResultContentType @ #/components/schemas/ToolResultContent/properties/type"
+            )
+        )]
+        pub enum ToolResultContentType {
+            #[serde(rename = "tool_result")]
+            ToolResult,
+        }
+        __rt::validate!(ToolResultContentType, whole, whole(super::R9));
+        /// Sampling with tools: the model asks to use a tool.
+        ///
+        /// Generated from `#/components/schemas/ToolUseContent`.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct ToolUseContent {
+            pub r#type: ToolUseContentType,
+            /// Ties the tool's result to this use.
+            pub id: String,
+            pub name: String,
+            pub input: __rt::serde_json::Map<String, __rt::serde_json::Value>,
+            pub meta: Option<Meta>,
+        }
+        __rt::object!(
+            ToolUseContent, "ToolUseContent @ #/components/schemas/ToolUseContent",
+            false, { 0 => r#type "type" required, 1 => id "id" required, 2 => name "name"
+            required, 3 => input "input" required, 4 => meta "_meta" optional }
+        );
+        __rt::validate!(ToolUseContent, whole, member(r#type, "type", super::R8));
+        /// Generated from `#/components/schemas/ToolUseContent/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "ToolUseContentType @ #/components/schemas/ToolUseContent/properties/type"
+            )
+        )]
+        pub enum ToolUseContentType {
+            #[serde(rename = "tool_use")]
+            ToolUse,
+        }
+        __rt::validate!(ToolUseContentType, whole, whole(super::R8));
+        /// Generated from `#/components/contentDescriptors/Uri/schema`.
+        pub type Uri = String;
     }
     /// The params of `initialize`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
     #[serde(crate = "__rt::serde")]
     pub struct InitializeParams {
-        /// The newest protocol revision the client speaks, such as `2025-06-18`.
+        /// The newest revision the client speaks, such as `2025-11-25`.
         #[serde(rename = "protocolVersion")]
         pub protocol_version: String,
         /// The `capabilities` param.
@@ -261,7 +2213,14 @@ mod generated {
         /// The `clientInfo` param.
         #[serde(rename = "clientInfo")]
         pub client_info: types::Implementation,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
     }
+    __rt::validate!(
+        InitializeParams, param(client_info, "clientInfo", __rt::Rules::NONE)
+    );
     pub use types::InitializeResult;
     /// The params of `notifications/initialized`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -279,48 +2238,10 @@ mod generated {
         /// The `_meta` param.
         #[serde(rename = "_meta")]
         #[serde(skip_serializing_if = "Option::is_none")]
-        pub meta: Option<types::Meta>,
+        pub meta: Option<types::RequestMeta>,
     }
     /// The result of `ping`.
     pub type PingResult = types::EmptyResult;
-    /// The params of `tools/list`.
-    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
-    #[serde(crate = "__rt::serde")]
-    pub struct ToolsListParams {
-        /// Where to go on from; absent for the first page.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub cursor: Option<String>,
-        /// The `_meta` param.
-        #[serde(rename = "_meta")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub meta: Option<types::Meta>,
-    }
-    /// The result of `tools/list`.
-    pub type ToolsListResult = types::ListToolsResult;
-    __rt::declared_errors!(
-        "tools/list", ToolsListError { InvalidParams(String) = - 32602, "Invalid params";
-        }
-    );
-    /// The params of `tools/call`.
-    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
-    #[serde(crate = "__rt::serde")]
-    pub struct ToolsCallParams {
-        /// The tool's name, as `tools/list` gave it.
-        pub name: String,
-        /// The tool's arguments, as its `inputSchema` describes them.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub arguments: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
-        /// The `_meta` param.
-        #[serde(rename = "_meta")]
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub meta: Option<types::Meta>,
-    }
-    /// The result of `tools/call`.
-    pub type ToolsCallResult = types::CallToolResult;
-    __rt::declared_errors!(
-        "tools/call", ToolsCallError { InvalidParams(String) = - 32602, "Invalid params";
-        }
-    );
     /// The params of `notifications/progress`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
     #[serde(crate = "__rt::serde")]
@@ -336,18 +2257,517 @@ mod generated {
         /// What is being done, for a person to read.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub message: Option<String>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::Meta>,
     }
     /// The params of `notifications/cancelled`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
     #[serde(crate = "__rt::serde")]
     pub struct NotificationsCancelledParams {
-        /// The id of the request given up.
+        /// The id of the request given up (always given for a request that is not a task).
         #[serde(rename = "requestId")]
-        pub request_id: types::RequestId,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub request_id: Option<types::RequestId>,
         /// Why, for logs.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub reason: Option<String>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::Meta>,
     }
+    /// The params of `tools/list`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct ToolsListParams {
+        /// Where to go on from: the `nextCursor` of the page before; absent for the first page.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cursor: Option<types::Cursor>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `tools/list`.
+    pub type ToolsListResult = types::ListToolsResult;
+    __rt::declared_errors!(
+        "tools/list", ToolsListError { InvalidParams = - 32602, "Invalid params"; }
+    );
+    /// The params of `tools/call`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct ToolsCallParams {
+        /// The tool's name, as `tools/list` gave it.
+        pub name: String,
+        /// The tool's arguments, as its `inputSchema` describes them.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub arguments: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
+        /// Run the request as a task (a receiver whose `tasks` capability lists this request): the answer is then the task, and its result comes from `tasks/result`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub task: Option<types::TaskMetadata>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `tools/call`.
+    pub type ToolsCallResult = types::CallToolOutcome;
+    __rt::declared_errors!(
+        "tools/call", ToolsCallError { InvalidParams = - 32602, "Invalid params"; }
+    );
+    /// The params of `notifications/tools/list_changed`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct NotificationsToolsListChangedParams {
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::Meta>,
+    }
+    /// The params of `resources/list`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct ResourcesListParams {
+        /// Where to go on from: the `nextCursor` of the page before; absent for the first page.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cursor: Option<types::Cursor>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `resources/list`.
+    pub type ResourcesListResult = types::ListResourcesResult;
+    __rt::declared_errors!(
+        "resources/list", ResourcesListError { InvalidParams = - 32602, "Invalid params";
+        }
+    );
+    /// The params of `resources/templates/list`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct ResourcesTemplatesListParams {
+        /// Where to go on from: the `nextCursor` of the page before; absent for the first page.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cursor: Option<types::Cursor>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `resources/templates/list`.
+    pub type ResourcesTemplatesListResult = types::ListResourceTemplatesResult;
+    __rt::declared_errors!(
+        "resources/templates/list", ResourcesTemplatesListError { InvalidParams = -
+        32602, "Invalid params"; }
+    );
+    /// The params of `resources/read`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct ResourcesReadParams {
+        /// The resource's URI.
+        pub uri: types::Uri,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    __rt::validate!(ResourcesReadParams, param(uri, "uri", R0));
+    /// The result of `resources/read`.
+    pub type ResourcesReadResult = types::ReadResourceResult;
+    __rt::declared_errors!(
+        "resources/read", ResourcesReadError {
+        ResourceNotFound(types::ResourceNotFoundData) = - 32002, "Resource not found";
+        InvalidParams = - 32602, "Invalid params"; }
+    );
+    /// The params of `resources/subscribe`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct ResourcesSubscribeParams {
+        /// The resource's URI.
+        pub uri: types::Uri,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    __rt::validate!(ResourcesSubscribeParams, param(uri, "uri", R0));
+    /// The result of `resources/subscribe`.
+    pub type ResourcesSubscribeResult = types::EmptyResult;
+    __rt::declared_errors!(
+        "resources/subscribe", ResourcesSubscribeError {
+        ResourceNotFound(types::ResourceNotFoundData) = - 32002, "Resource not found";
+        InvalidParams = - 32602, "Invalid params"; }
+    );
+    /// The params of `resources/unsubscribe`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct ResourcesUnsubscribeParams {
+        /// The resource's URI.
+        pub uri: types::Uri,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    __rt::validate!(ResourcesUnsubscribeParams, param(uri, "uri", R0));
+    /// The result of `resources/unsubscribe`.
+    pub type ResourcesUnsubscribeResult = types::EmptyResult;
+    __rt::declared_errors!(
+        "resources/unsubscribe", ResourcesUnsubscribeError { InvalidParams = - 32602,
+        "Invalid params"; }
+    );
+    /// The params of `notifications/resources/updated`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct NotificationsResourcesUpdatedParams {
+        /// The resource's URI.
+        pub uri: types::Uri,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::Meta>,
+    }
+    __rt::validate!(NotificationsResourcesUpdatedParams, param(uri, "uri", R0));
+    /// The params of `notifications/resources/list_changed`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct NotificationsResourcesListChangedParams {
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::Meta>,
+    }
+    /// The params of `prompts/list`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct PromptsListParams {
+        /// Where to go on from: the `nextCursor` of the page before; absent for the first page.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cursor: Option<types::Cursor>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `prompts/list`.
+    pub type PromptsListResult = types::ListPromptsResult;
+    __rt::declared_errors!(
+        "prompts/list", PromptsListError { InvalidParams = - 32602, "Invalid params"; }
+    );
+    /// The params of `prompts/get`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct PromptsGetParams {
+        /// The prompt's name, as `prompts/list` gave it.
+        pub name: String,
+        /// The values of the prompt's arguments, by name.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub arguments: Option<::std::collections::BTreeMap<String, String>>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `prompts/get`.
+    pub type PromptsGetResult = types::GetPromptResult;
+    __rt::declared_errors!(
+        "prompts/get", PromptsGetError { InvalidParams = - 32602, "Invalid params"; }
+    );
+    /// The params of `notifications/prompts/list_changed`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct NotificationsPromptsListChangedParams {
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::Meta>,
+    }
+    /// The params of `logging/setLevel`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct LoggingSetLevelParams {
+        /// The `level` param.
+        pub level: types::LoggingLevel,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `logging/setLevel`.
+    pub type LoggingSetLevelResult = types::EmptyResult;
+    __rt::declared_errors!(
+        "logging/setLevel", LoggingSetLevelError { InvalidParams = - 32602,
+        "Invalid params"; }
+    );
+    /// The params of `notifications/message`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct NotificationsMessageParams {
+        /// The `level` param.
+        pub level: types::LoggingLevel,
+        /// Which part of the server logged it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub logger: Option<String>,
+        /// What is logged: a string or any JSON value.
+        pub data: __rt::serde_json::Value,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::Meta>,
+    }
+    /// The params of `completion/complete`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct CompletionCompleteParams {
+        /// The `ref` param.
+        pub r#ref: types::CompletionReference,
+        /// The `argument` param.
+        pub argument: types::CompletionArgument,
+        /// The `context` param.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub context: Option<types::CompletionContext>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `completion/complete`.
+    pub type CompletionCompleteResult = types::CompleteResult;
+    __rt::declared_errors!(
+        "completion/complete", CompletionCompleteError { InvalidParams = - 32602,
+        "Invalid params"; }
+    );
+    /// The params of `sampling/createMessage`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct SamplingCreateMessageParams {
+        /// The `messages` param.
+        pub messages: Vec<types::SamplingMessage>,
+        /// The `modelPreferences` param.
+        #[serde(rename = "modelPreferences")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub model_preferences: Option<types::ModelPreferences>,
+        /// The `systemPrompt` param.
+        #[serde(rename = "systemPrompt")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub system_prompt: Option<String>,
+        /// Which servers' context to add (deprecated but for `none`).
+        #[serde(rename = "includeContext")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub include_context: Option<types::SamplingCreateMessageIncludeContext>,
+        /// The `temperature` param.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub temperature: Option<f64>,
+        /// The most tokens to sample; the client may sample fewer.
+        #[serde(rename = "maxTokens")]
+        pub max_tokens: i64,
+        /// The `stopSequences` param.
+        #[serde(rename = "stopSequences")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stop_sequences: Option<Vec<String>>,
+        /// Provider-specific metadata, passed through.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub metadata: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
+        /// Tools the model may use (a client whose `sampling.tools` capability is set).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tools: Option<Vec<types::Tool>>,
+        /// The `toolChoice` param.
+        #[serde(rename = "toolChoice")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tool_choice: Option<types::ToolChoice>,
+        /// Run the request as a task (a receiver whose `tasks` capability lists this request): the answer is then the task, and its result comes from `tasks/result`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub task: Option<types::TaskMetadata>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    __rt::validate!(
+        SamplingCreateMessageParams, param(messages, "messages", __rt::Rules::NONE),
+        param(model_preferences, "modelPreferences", __rt::Rules::NONE), param(tools,
+        "tools", __rt::Rules::NONE)
+    );
+    /// The result of `sampling/createMessage`.
+    pub type SamplingCreateMessageResult = types::CreateMessageOutcome;
+    __rt::declared_errors!(
+        "sampling/createMessage", SamplingCreateMessageError { InvalidParams = - 32602,
+        "Invalid params"; }
+    );
+    /// The params of `elicitation/create`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct ElicitationCreateParams {
+        /// Absent means `form`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub mode: Option<types::ElicitationCreateMode>,
+        /// What is asked, for the user to read.
+        pub message: String,
+        /// Mode `form` (required there): the fields to ask for, each a primitive.
+        #[serde(rename = "requestedSchema")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub requested_schema: Option<types::RequestedSchema>,
+        /// Mode `url` (required there): the id `notifications/elicitation/complete` repeats.
+        #[serde(rename = "elicitationId")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub elicitation_id: Option<String>,
+        /// Mode `url` (required there): where the user goes.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub url: Option<String>,
+        /// Run the request as a task (a receiver whose `tasks` capability lists this request): the answer is then the task, and its result comes from `tasks/result`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub task: Option<types::TaskMetadata>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    __rt::validate!(
+        ElicitationCreateParams, param(requested_schema, "requestedSchema",
+        __rt::Rules::NONE), param(url, "url", R0)
+    );
+    /// The result of `elicitation/create`.
+    pub type ElicitationCreateResult = types::ElicitOutcome;
+    __rt::declared_errors!(
+        "elicitation/create", ElicitationCreateError { InvalidParams = - 32602,
+        "Invalid params"; }
+    );
+    /// The params of `notifications/elicitation/complete`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct NotificationsElicitationCompleteParams {
+        /// The `elicitationId` param.
+        #[serde(rename = "elicitationId")]
+        pub elicitation_id: String,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::Meta>,
+    }
+    /// The params of `roots/list`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct RootsListParams {
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `roots/list`.
+    pub type RootsListResult = types::ListRootsResult;
+    /// The params of `notifications/roots/list_changed`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct NotificationsRootsListChangedParams {
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::Meta>,
+    }
+    /// The params of `tasks/get`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct TasksGetParams {
+        /// The `taskId` param.
+        #[serde(rename = "taskId")]
+        pub task_id: types::TaskId,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `tasks/get`.
+    pub type TasksGetResult = types::TaskResult;
+    __rt::declared_errors!(
+        "tasks/get", TasksGetError { InvalidParams = - 32602, "Invalid params"; }
+    );
+    /// The params of `tasks/result`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct TasksResultParams {
+        /// The `taskId` param.
+        #[serde(rename = "taskId")]
+        pub task_id: types::TaskId,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `tasks/result`.
+    pub type TasksResultResult = types::TaskPayload;
+    __rt::declared_errors!(
+        "tasks/result", TasksResultError { InvalidParams = - 32602, "Invalid params"; }
+    );
+    /// The params of `tasks/cancel`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct TasksCancelParams {
+        /// The `taskId` param.
+        #[serde(rename = "taskId")]
+        pub task_id: types::TaskId,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `tasks/cancel`.
+    pub type TasksCancelResult = types::TaskResult;
+    __rt::declared_errors!(
+        "tasks/cancel", TasksCancelError { InvalidParams = - 32602, "Invalid params"; }
+    );
+    /// The params of `tasks/list`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct TasksListParams {
+        /// Where to go on from: the `nextCursor` of the page before; absent for the first page.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cursor: Option<types::Cursor>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::RequestMeta>,
+    }
+    /// The result of `tasks/list`.
+    pub type TasksListResult = types::ListTasksResult;
+    __rt::declared_errors!(
+        "tasks/list", TasksListError { InvalidParams = - 32602, "Invalid params"; }
+    );
+    /// The params of `notifications/tasks/status`.
+    #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
+    #[serde(crate = "__rt::serde")]
+    pub struct NotificationsTasksStatusParams {
+        /// The `taskId` param.
+        #[serde(rename = "taskId")]
+        pub task_id: types::TaskId,
+        /// The `status` param.
+        pub status: types::TaskStatus,
+        /// The `statusMessage` param.
+        #[serde(rename = "statusMessage")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status_message: Option<String>,
+        /// The `createdAt` param.
+        #[serde(rename = "createdAt")]
+        pub created_at: String,
+        /// The `lastUpdatedAt` param.
+        #[serde(rename = "lastUpdatedAt")]
+        pub last_updated_at: String,
+        /// How long the task is kept after its creation, in ms; null: for ever.
+        pub ttl: Option<i64>,
+        /// How often to poll it, in ms.
+        #[serde(rename = "pollInterval")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub poll_interval: Option<i64>,
+        /// The `_meta` param.
+        #[serde(rename = "_meta")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub meta: Option<types::Meta>,
+    }
+    __rt::validate!(
+        NotificationsTasksStatusParams, param(created_at, "createdAt", R1),
+        param(last_updated_at, "lastUpdatedAt", R1)
+    );
     /// A typed client of Mcp: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct McpClient {
@@ -368,7 +2788,7 @@ mod generated {
                 inner: self.inner.batch(),
             }
         }
-        /// The client's first request: the protocol revision it wants, what it can do, who it is. The server answers with the revision it speaks (the client's, if it speaks it), what it offers, and who it is.
+        /// The client's first request: the revision it wants, what it can do, who it is. The server answers with the revision it speaks (the client's, when it speaks it; else its newest, and the client may then give up), what it offers, and who it is. Never cancelled.
         ///
         /// Calls `initialize`.
         ///
@@ -381,19 +2801,17 @@ mod generated {
             protocol_version: String,
             capabilities: types::ClientCapabilities,
             client_info: types::Implementation,
+            meta: Option<types::RequestMeta>,
         ) -> Result<InitializeResult, __rt::Error> {
-            self.inner
-                .request_declared(
-                    "initialize",
-                    &InitializeParams {
-                        protocol_version,
-                        capabilities,
-                        client_info,
-                    },
-                )
-                .await
+            let params = InitializeParams {
+                protocol_version,
+                capabilities,
+                client_info,
+                meta,
+            };
+            self.inner.request_checked("initialize", &params).await
         }
-        /// The client tells the server that the handshake is done; normal requests follow.
+        /// Client → server: the handshake is done; other requests may follow.
         ///
         /// Calls `notifications/initialized`.
         ///
@@ -414,7 +2832,7 @@ mod generated {
                 )
                 .await
         }
-        /// Either side checks that the other is still there; the answer is an empty object.
+        /// Either side checks that the other is still there; the answer is an empty result, sent at once.
         ///
         /// Calls `ping`.
         ///
@@ -424,11 +2842,65 @@ mod generated {
         #[inline]
         pub async fn ping(
             &self,
-            meta: Option<types::Meta>,
+            meta: Option<types::RequestMeta>,
         ) -> Result<PingResult, __rt::Error> {
             self.inner.request_declared("ping", &PingParams { meta }).await
         }
-        /// The tools the server offers, a page at a time: `cursor` is the `nextCursor` of the page before.
+        /// Either side, while it works on a request that carried `_meta.progressToken`: how far it has come. `progress` grows with every notification; `total` when known.
+        ///
+        /// Calls `notifications/progress`.
+        ///
+        /// # Errors
+        ///
+        /// When the notification cannot be encoded or written.
+        #[inline]
+        pub async fn notifications_progress(
+            &self,
+            progress_token: types::ProgressToken,
+            progress: f64,
+            total: Option<f64>,
+            message: Option<String>,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            self.inner
+                .notify(
+                    "notifications/progress",
+                    &NotificationsProgressParams {
+                        progress_token,
+                        progress,
+                        total,
+                        message,
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Either side gives up a request it sent earlier: the other stops working on it and does not answer it. `initialize` is never cancelled; a task is cancelled with `tasks/cancel` instead.
+        ///
+        /// Calls `notifications/cancelled`.
+        ///
+        /// # Errors
+        ///
+        /// When the notification cannot be encoded or written.
+        #[inline]
+        pub async fn notifications_cancelled(
+            &self,
+            request_id: Option<types::RequestId>,
+            reason: Option<String>,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            self.inner
+                .notify(
+                    "notifications/cancelled",
+                    &NotificationsCancelledParams {
+                        request_id,
+                        reason,
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Client → server: the tools the server offers, a page at a time.
         ///
         /// Calls `tools/list`.
         ///
@@ -438,14 +2910,14 @@ mod generated {
         #[inline]
         pub async fn tools_list(
             &self,
-            cursor: Option<String>,
-            meta: Option<types::Meta>,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
         ) -> Result<ToolsListResult, __rt::Error<ToolsListError>> {
             self.inner
                 .request_declared("tools/list", &ToolsListParams { cursor, meta })
                 .await
         }
-        /// Runs a tool. A tool that fails says so in its result (`isError: true`, the reason as content); an unknown tool or bad arguments are a protocol error. With `_meta.progressToken`, the server may report `notifications/progress` while the tool runs.
+        /// Client → server: runs a tool. A tool that fails says so in its result (`isError: true`, the reason as content); an unknown tool or arguments that do not fit are a protocol error. With `task`, the server may answer at once with the task that runs the call instead of its result.
         ///
         /// Calls `tools/call`.
         ///
@@ -457,7 +2929,8 @@ mod generated {
             &self,
             name: String,
             arguments: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
-            meta: Option<types::Meta>,
+            task: Option<types::TaskMetadata>,
+            meta: Option<types::RequestMeta>,
         ) -> Result<ToolsCallResult, __rt::Error<ToolsCallError>> {
             self.inner
                 .request_declared(
@@ -465,33 +2938,327 @@ mod generated {
                     &ToolsCallParams {
                         name,
                         arguments,
+                        task,
                         meta,
                     },
                 )
                 .await
         }
-        /// Either side gives up a request it sent: the other side should stop working on it and does not answer it. `initialize` is never cancelled.
+        /// Client → server: the resources the server offers, a page at a time.
         ///
-        /// Calls `notifications/cancelled`.
+        /// Calls `resources/list`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn resources_list(
+            &self,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<ResourcesListResult, __rt::Error<ResourcesListError>> {
+            self.inner
+                .request_declared(
+                    "resources/list",
+                    &ResourcesListParams {
+                        cursor,
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Client → server: the server's resource templates (URI templates, RFC 6570), a page at a time.
+        ///
+        /// Calls `resources/templates/list`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn resources_templates_list(
+            &self,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<
+            ResourcesTemplatesListResult,
+            __rt::Error<ResourcesTemplatesListError>,
+        > {
+            self.inner
+                .request_declared(
+                    "resources/templates/list",
+                    &ResourcesTemplatesListParams {
+                        cursor,
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Client → server: the contents of a resource (one or more parts, text or base64 bytes).
+        ///
+        /// Calls `resources/read`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn resources_read(
+            &self,
+            uri: types::Uri,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<ResourcesReadResult, __rt::Error<ResourcesReadError>> {
+            let params = ResourcesReadParams { uri, meta };
+            self.inner.request_checked("resources/read", &params).await
+        }
+        /// Client → server: tell me with `notifications/resources/updated` when this resource changes (a server whose `resources.subscribe` capability is true).
+        ///
+        /// Calls `resources/subscribe`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn resources_subscribe(
+            &self,
+            uri: types::Uri,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<ResourcesSubscribeResult, __rt::Error<ResourcesSubscribeError>> {
+            let params = ResourcesSubscribeParams {
+                uri,
+                meta,
+            };
+            self.inner.request_checked("resources/subscribe", &params).await
+        }
+        /// Client → server: stop telling me about this resource.
+        ///
+        /// Calls `resources/unsubscribe`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn resources_unsubscribe(
+            &self,
+            uri: types::Uri,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<ResourcesUnsubscribeResult, __rt::Error<ResourcesUnsubscribeError>> {
+            let params = ResourcesUnsubscribeParams {
+                uri,
+                meta,
+            };
+            self.inner.request_checked("resources/unsubscribe", &params).await
+        }
+        /// Client → server: the prompts the server offers, a page at a time.
+        ///
+        /// Calls `prompts/list`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn prompts_list(
+            &self,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<PromptsListResult, __rt::Error<PromptsListError>> {
+            self.inner
+                .request_declared("prompts/list", &PromptsListParams { cursor, meta })
+                .await
+        }
+        /// Client → server: a prompt filled in with `arguments`, as messages.
+        ///
+        /// Calls `prompts/get`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn prompts_get(
+            &self,
+            name: String,
+            arguments: Option<::std::collections::BTreeMap<String, String>>,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<PromptsGetResult, __rt::Error<PromptsGetError>> {
+            self.inner
+                .request_declared(
+                    "prompts/get",
+                    &PromptsGetParams {
+                        name,
+                        arguments,
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Client → server: send `notifications/message` from this level up (a server with the `logging` capability).
+        ///
+        /// Calls `logging/setLevel`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn logging_set_level(
+            &self,
+            level: types::LoggingLevel,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<LoggingSetLevelResult, __rt::Error<LoggingSetLevelError>> {
+            self.inner
+                .request_declared(
+                    "logging/setLevel",
+                    &LoggingSetLevelParams {
+                        level,
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Client → server: values that could complete an argument of a prompt or of a resource template, as the user types (a server with the `completions` capability).
+        ///
+        /// Calls `completion/complete`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn completion_complete(
+            &self,
+            r#ref: types::CompletionReference,
+            argument: types::CompletionArgument,
+            context: Option<types::CompletionContext>,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<CompletionCompleteResult, __rt::Error<CompletionCompleteError>> {
+            self.inner
+                .request_declared(
+                    "completion/complete",
+                    &CompletionCompleteParams {
+                        r#ref,
+                        argument,
+                        context,
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Client → server: the list of roots changed (a client whose `roots.listChanged` capability is true).
+        ///
+        /// Calls `notifications/roots/list_changed`.
         ///
         /// # Errors
         ///
         /// When the notification cannot be encoded or written.
         #[inline]
-        pub async fn notifications_cancelled(
+        pub async fn notifications_roots_list_changed(
             &self,
-            request_id: types::RequestId,
-            reason: Option<String>,
+            meta: Option<types::Meta>,
         ) -> Result<(), __rt::Error> {
             self.inner
                 .notify(
-                    "notifications/cancelled",
-                    &NotificationsCancelledParams {
-                        request_id,
-                        reason,
+                    "notifications/roots/list_changed",
+                    &NotificationsRootsListChangedParams {
+                        meta,
                     },
                 )
                 .await
+        }
+        /// Either side, to the side running a task: its state now.
+        ///
+        /// Calls `tasks/get`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn tasks_get(
+            &self,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<TasksGetResult, __rt::Error<TasksGetError>> {
+            self.inner
+                .request_declared("tasks/get", &TasksGetParams { task_id, meta })
+                .await
+        }
+        /// Either side, to the side running a task: the result of the request the task runs (the answer that request would have had), once the task is done; the answer waits until then.
+        ///
+        /// Calls `tasks/result`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn tasks_result(
+            &self,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<TasksResultResult, __rt::Error<TasksResultError>> {
+            self.inner
+                .request_declared("tasks/result", &TasksResultParams { task_id, meta })
+                .await
+        }
+        /// Either side, to the side running a task: stop it. The answer is the task, cancelled.
+        ///
+        /// Calls `tasks/cancel`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn tasks_cancel(
+            &self,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<TasksCancelResult, __rt::Error<TasksCancelError>> {
+            self.inner
+                .request_declared("tasks/cancel", &TasksCancelParams { task_id, meta })
+                .await
+        }
+        /// Either side, to the side running tasks: its tasks, a page at a time.
+        ///
+        /// Calls `tasks/list`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn tasks_list(
+            &self,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<TasksListResult, __rt::Error<TasksListError>> {
+            self.inner
+                .request_declared("tasks/list", &TasksListParams { cursor, meta })
+                .await
+        }
+        /// Either side, from the side running a task: the task's state changed.
+        ///
+        /// Calls `notifications/tasks/status`.
+        ///
+        /// # Errors
+        ///
+        /// When the notification cannot be encoded or written.
+        #[inline]
+        pub async fn notifications_tasks_status(
+            &self,
+            task_id: types::TaskId,
+            status: types::TaskStatus,
+            status_message: Option<String>,
+            created_at: String,
+            last_updated_at: String,
+            ttl: Option<i64>,
+            poll_interval: Option<i64>,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            let params = NotificationsTasksStatusParams {
+                task_id,
+                status,
+                status_message,
+                created_at,
+                last_updated_at,
+                ttl,
+                poll_interval,
+                meta,
+            };
+            self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
+            self.inner.notify("notifications/tasks/status", &params).await
         }
     }
     /// A typed batch of Mcp calls: add calls (each gives a typed handle), `send`, then
@@ -524,6 +3291,7 @@ mod generated {
             protocol_version: String,
             capabilities: types::ClientCapabilities,
             client_info: types::Implementation,
+            meta: Option<types::RequestMeta>,
         ) -> __rt::Handle<InitializeResult> {
             self.inner
                 .request_declared(
@@ -532,6 +3300,7 @@ mod generated {
                         protocol_version,
                         capabilities,
                         client_info,
+                        meta,
                     },
                 )
         }
@@ -555,32 +3324,34 @@ mod generated {
         }
         /// Adds a call of `ping`, documented at [`McpClient::ping`].
         #[inline]
-        pub fn ping(&mut self, meta: Option<types::Meta>) -> __rt::Handle<PingResult> {
+        pub fn ping(
+            &mut self,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<PingResult> {
             self.inner.request_declared("ping", &PingParams { meta })
         }
-        /// Adds a call of `tools/list`, documented at [`McpClient::tools_list`].
+        /// Adds a call of `notifications/progress`, documented at [`McpClient::notifications_progress`].
+        ///
+        /// # Errors
+        ///
+        /// When the params cannot be encoded; the notification is left out.
         #[inline]
-        pub fn tools_list(
+        pub fn notifications_progress(
             &mut self,
-            cursor: Option<String>,
+            progress_token: types::ProgressToken,
+            progress: f64,
+            total: Option<f64>,
+            message: Option<String>,
             meta: Option<types::Meta>,
-        ) -> __rt::Handle<ToolsListResult, ToolsListError> {
-            self.inner.request_declared("tools/list", &ToolsListParams { cursor, meta })
-        }
-        /// Adds a call of `tools/call`, documented at [`McpClient::tools_call`].
-        #[inline]
-        pub fn tools_call(
-            &mut self,
-            name: String,
-            arguments: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
-            meta: Option<types::Meta>,
-        ) -> __rt::Handle<ToolsCallResult, ToolsCallError> {
+        ) -> Result<(), __rt::Error> {
             self.inner
-                .request_declared(
-                    "tools/call",
-                    &ToolsCallParams {
-                        name,
-                        arguments,
+                .notify(
+                    "notifications/progress",
+                    &NotificationsProgressParams {
+                        progress_token,
+                        progress,
+                        total,
+                        message,
                         meta,
                     },
                 )
@@ -593,8 +3364,9 @@ mod generated {
         #[inline]
         pub fn notifications_cancelled(
             &mut self,
-            request_id: types::RequestId,
+            request_id: Option<types::RequestId>,
             reason: Option<String>,
+            meta: Option<types::Meta>,
         ) -> Result<(), __rt::Error> {
             self.inner
                 .notify(
@@ -602,22 +3374,312 @@ mod generated {
                     &NotificationsCancelledParams {
                         request_id,
                         reason,
+                        meta,
+                    },
+                )
+        }
+        /// Adds a call of `tools/list`, documented at [`McpClient::tools_list`].
+        #[inline]
+        pub fn tools_list(
+            &mut self,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<ToolsListResult, ToolsListError> {
+            self.inner.request_declared("tools/list", &ToolsListParams { cursor, meta })
+        }
+        /// Adds a call of `tools/call`, documented at [`McpClient::tools_call`].
+        #[inline]
+        pub fn tools_call(
+            &mut self,
+            name: String,
+            arguments: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
+            task: Option<types::TaskMetadata>,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<ToolsCallResult, ToolsCallError> {
+            self.inner
+                .request_declared(
+                    "tools/call",
+                    &ToolsCallParams {
+                        name,
+                        arguments,
+                        task,
+                        meta,
+                    },
+                )
+        }
+        /// Adds a call of `resources/list`, documented at [`McpClient::resources_list`].
+        #[inline]
+        pub fn resources_list(
+            &mut self,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<ResourcesListResult, ResourcesListError> {
+            self.inner
+                .request_declared(
+                    "resources/list",
+                    &ResourcesListParams {
+                        cursor,
+                        meta,
+                    },
+                )
+        }
+        /// Adds a call of `resources/templates/list`, documented at [`McpClient::resources_templates_list`].
+        #[inline]
+        pub fn resources_templates_list(
+            &mut self,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<ResourcesTemplatesListResult, ResourcesTemplatesListError> {
+            self.inner
+                .request_declared(
+                    "resources/templates/list",
+                    &ResourcesTemplatesListParams {
+                        cursor,
+                        meta,
+                    },
+                )
+        }
+        /// Adds a call of `resources/read`, documented at [`McpClient::resources_read`].
+        #[inline]
+        pub fn resources_read(
+            &mut self,
+            uri: types::Uri,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<ResourcesReadResult, ResourcesReadError> {
+            self.inner
+                .request_declared("resources/read", &ResourcesReadParams { uri, meta })
+        }
+        /// Adds a call of `resources/subscribe`, documented at [`McpClient::resources_subscribe`].
+        #[inline]
+        pub fn resources_subscribe(
+            &mut self,
+            uri: types::Uri,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<ResourcesSubscribeResult, ResourcesSubscribeError> {
+            self.inner
+                .request_declared(
+                    "resources/subscribe",
+                    &ResourcesSubscribeParams {
+                        uri,
+                        meta,
+                    },
+                )
+        }
+        /// Adds a call of `resources/unsubscribe`, documented at [`McpClient::resources_unsubscribe`].
+        #[inline]
+        pub fn resources_unsubscribe(
+            &mut self,
+            uri: types::Uri,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<ResourcesUnsubscribeResult, ResourcesUnsubscribeError> {
+            self.inner
+                .request_declared(
+                    "resources/unsubscribe",
+                    &ResourcesUnsubscribeParams {
+                        uri,
+                        meta,
+                    },
+                )
+        }
+        /// Adds a call of `prompts/list`, documented at [`McpClient::prompts_list`].
+        #[inline]
+        pub fn prompts_list(
+            &mut self,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<PromptsListResult, PromptsListError> {
+            self.inner
+                .request_declared("prompts/list", &PromptsListParams { cursor, meta })
+        }
+        /// Adds a call of `prompts/get`, documented at [`McpClient::prompts_get`].
+        #[inline]
+        pub fn prompts_get(
+            &mut self,
+            name: String,
+            arguments: Option<::std::collections::BTreeMap<String, String>>,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<PromptsGetResult, PromptsGetError> {
+            self.inner
+                .request_declared(
+                    "prompts/get",
+                    &PromptsGetParams {
+                        name,
+                        arguments,
+                        meta,
+                    },
+                )
+        }
+        /// Adds a call of `logging/setLevel`, documented at [`McpClient::logging_set_level`].
+        #[inline]
+        pub fn logging_set_level(
+            &mut self,
+            level: types::LoggingLevel,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<LoggingSetLevelResult, LoggingSetLevelError> {
+            self.inner
+                .request_declared(
+                    "logging/setLevel",
+                    &LoggingSetLevelParams {
+                        level,
+                        meta,
+                    },
+                )
+        }
+        /// Adds a call of `completion/complete`, documented at [`McpClient::completion_complete`].
+        #[inline]
+        pub fn completion_complete(
+            &mut self,
+            r#ref: types::CompletionReference,
+            argument: types::CompletionArgument,
+            context: Option<types::CompletionContext>,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<CompletionCompleteResult, CompletionCompleteError> {
+            self.inner
+                .request_declared(
+                    "completion/complete",
+                    &CompletionCompleteParams {
+                        r#ref,
+                        argument,
+                        context,
+                        meta,
+                    },
+                )
+        }
+        /// Adds a call of `notifications/roots/list_changed`, documented at [`McpClient::notifications_roots_list_changed`].
+        ///
+        /// # Errors
+        ///
+        /// When the params cannot be encoded; the notification is left out.
+        #[inline]
+        pub fn notifications_roots_list_changed(
+            &mut self,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            self.inner
+                .notify(
+                    "notifications/roots/list_changed",
+                    &NotificationsRootsListChangedParams {
+                        meta,
+                    },
+                )
+        }
+        /// Adds a call of `tasks/get`, documented at [`McpClient::tasks_get`].
+        #[inline]
+        pub fn tasks_get(
+            &mut self,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<TasksGetResult, TasksGetError> {
+            self.inner.request_declared("tasks/get", &TasksGetParams { task_id, meta })
+        }
+        /// Adds a call of `tasks/result`, documented at [`McpClient::tasks_result`].
+        #[inline]
+        pub fn tasks_result(
+            &mut self,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<TasksResultResult, TasksResultError> {
+            self.inner
+                .request_declared("tasks/result", &TasksResultParams { task_id, meta })
+        }
+        /// Adds a call of `tasks/cancel`, documented at [`McpClient::tasks_cancel`].
+        #[inline]
+        pub fn tasks_cancel(
+            &mut self,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<TasksCancelResult, TasksCancelError> {
+            self.inner
+                .request_declared("tasks/cancel", &TasksCancelParams { task_id, meta })
+        }
+        /// Adds a call of `tasks/list`, documented at [`McpClient::tasks_list`].
+        #[inline]
+        pub fn tasks_list(
+            &mut self,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> __rt::Handle<TasksListResult, TasksListError> {
+            self.inner.request_declared("tasks/list", &TasksListParams { cursor, meta })
+        }
+        /// Adds a call of `notifications/tasks/status`, documented at [`McpClient::notifications_tasks_status`].
+        ///
+        /// # Errors
+        ///
+        /// When the params cannot be encoded; the notification is left out.
+        #[inline]
+        pub fn notifications_tasks_status(
+            &mut self,
+            task_id: types::TaskId,
+            status: types::TaskStatus,
+            status_message: Option<String>,
+            created_at: String,
+            last_updated_at: String,
+            ttl: Option<i64>,
+            poll_interval: Option<i64>,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            self.inner
+                .notify(
+                    "notifications/tasks/status",
+                    &NotificationsTasksStatusParams {
+                        task_id,
+                        status,
+                        status_message,
+                        created_at,
+                        last_updated_at,
+                        ttl,
+                        poll_interval,
+                        meta,
                     },
                 )
         }
     }
     __rt::decode_params!(
         InitializeParams, ByName, protocol_version = "protocolVersion", capabilities =
-        "capabilities", client_info = "clientInfo"
+        "capabilities", client_info = "clientInfo", meta = "_meta"
     );
     __rt::decode_params!(NotificationsInitializedParams, ByName, meta = "_meta");
     __rt::decode_params!(PingParams, ByName, meta = "_meta");
-    __rt::decode_params!(ToolsListParams, ByName, cursor = "cursor", meta = "_meta");
     __rt::decode_params!(
-        ToolsCallParams, ByName, name = "name", arguments = "arguments", meta = "_meta"
+        NotificationsProgressParams, ByName, progress_token = "progressToken", progress =
+        "progress", total = "total", message = "message", meta = "_meta"
     );
     __rt::decode_params!(
-        NotificationsCancelledParams, ByName, request_id = "requestId", reason = "reason"
+        NotificationsCancelledParams, ByName, request_id = "requestId", reason =
+        "reason", meta = "_meta"
+    );
+    __rt::decode_params!(ToolsListParams, ByName, cursor = "cursor", meta = "_meta");
+    __rt::decode_params!(
+        ToolsCallParams, ByName, name = "name", arguments = "arguments", task = "task",
+        meta = "_meta"
+    );
+    __rt::decode_params!(ResourcesListParams, ByName, cursor = "cursor", meta = "_meta");
+    __rt::decode_params!(
+        ResourcesTemplatesListParams, ByName, cursor = "cursor", meta = "_meta"
+    );
+    __rt::decode_params!(ResourcesReadParams, ByName, uri = "uri", meta = "_meta");
+    __rt::decode_params!(ResourcesSubscribeParams, ByName, uri = "uri", meta = "_meta");
+    __rt::decode_params!(
+        ResourcesUnsubscribeParams, ByName, uri = "uri", meta = "_meta"
+    );
+    __rt::decode_params!(PromptsListParams, ByName, cursor = "cursor", meta = "_meta");
+    __rt::decode_params!(
+        PromptsGetParams, ByName, name = "name", arguments = "arguments", meta = "_meta"
+    );
+    __rt::decode_params!(LoggingSetLevelParams, ByName, level = "level", meta = "_meta");
+    __rt::decode_params!(
+        CompletionCompleteParams, ByName, r#ref = "ref", argument = "argument", context =
+        "context", meta = "_meta"
+    );
+    __rt::decode_params!(NotificationsRootsListChangedParams, ByName, meta = "_meta");
+    __rt::decode_params!(TasksGetParams, ByName, task_id = "taskId", meta = "_meta");
+    __rt::decode_params!(TasksResultParams, ByName, task_id = "taskId", meta = "_meta");
+    __rt::decode_params!(TasksCancelParams, ByName, task_id = "taskId", meta = "_meta");
+    __rt::decode_params!(TasksListParams, ByName, cursor = "cursor", meta = "_meta");
+    __rt::decode_params!(
+        NotificationsTasksStatusParams, ByName, task_id = "taskId", status = "status",
+        status_message = "statusMessage", created_at = "createdAt", last_updated_at =
+        "lastUpdatedAt", ttl = "ttl", poll_interval = "pollInterval", meta = "_meta"
     );
     /// Mcp, served: implement it, then serve `McpDispatcher::new(your_impl)`.
     ///
@@ -632,6 +3694,7 @@ mod generated {
             protocol_version: String,
             capabilities: types::ClientCapabilities,
             client_info: types::Implementation,
+            meta: Option<types::RequestMeta>,
         ) -> impl ::std::future::Future<
             Output = Result<InitializeResult, __rt::Failure>,
         > + Send;
@@ -647,16 +3710,38 @@ mod generated {
         fn ping(
             &self,
             cx: __rt::Context,
-            meta: Option<types::Meta>,
+            meta: Option<types::RequestMeta>,
         ) -> impl ::std::future::Future<
             Output = Result<PingResult, __rt::Failure>,
         > + Send;
+        /// Handles `notifications/progress`, documented at [`McpClient::notifications_progress`].
+        ///
+        /// A notification: nothing is answered.
+        fn notifications_progress(
+            &self,
+            cx: __rt::Context,
+            progress_token: types::ProgressToken,
+            progress: f64,
+            total: Option<f64>,
+            message: Option<String>,
+            meta: Option<types::Meta>,
+        ) -> impl ::std::future::Future<Output = ()> + Send;
+        /// Handles `notifications/cancelled`, documented at [`McpClient::notifications_cancelled`].
+        ///
+        /// A notification: nothing is answered.
+        fn notifications_cancelled(
+            &self,
+            cx: __rt::Context,
+            request_id: Option<types::RequestId>,
+            reason: Option<String>,
+            meta: Option<types::Meta>,
+        ) -> impl ::std::future::Future<Output = ()> + Send;
         /// Handles `tools/list`, documented at [`McpClient::tools_list`].
         fn tools_list(
             &self,
             cx: __rt::Context,
-            cursor: Option<String>,
-            meta: Option<types::Meta>,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
         ) -> impl ::std::future::Future<
             Output = Result<ToolsListResult, __rt::Failure<ToolsListError>>,
         > + Send;
@@ -666,22 +3751,169 @@ mod generated {
             cx: __rt::Context,
             name: String,
             arguments: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
-            meta: Option<types::Meta>,
+            task: Option<types::TaskMetadata>,
+            meta: Option<types::RequestMeta>,
         ) -> impl ::std::future::Future<
             Output = Result<ToolsCallResult, __rt::Failure<ToolsCallError>>,
         > + Send;
-        /// Handles `notifications/cancelled`, documented at [`McpClient::notifications_cancelled`].
-        ///
-        /// A notification: nothing is answered.
-        fn notifications_cancelled(
+        /// Handles `resources/list`, documented at [`McpClient::resources_list`].
+        fn resources_list(
             &self,
             cx: __rt::Context,
-            request_id: types::RequestId,
-            reason: Option<String>,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<ResourcesListResult, __rt::Failure<ResourcesListError>>,
+        > + Send;
+        /// Handles `resources/templates/list`, documented at [`McpClient::resources_templates_list`].
+        fn resources_templates_list(
+            &self,
+            cx: __rt::Context,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<
+                ResourcesTemplatesListResult,
+                __rt::Failure<ResourcesTemplatesListError>,
+            >,
+        > + Send;
+        /// Handles `resources/read`, documented at [`McpClient::resources_read`].
+        fn resources_read(
+            &self,
+            cx: __rt::Context,
+            uri: types::Uri,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<ResourcesReadResult, __rt::Failure<ResourcesReadError>>,
+        > + Send;
+        /// Handles `resources/subscribe`, documented at [`McpClient::resources_subscribe`].
+        fn resources_subscribe(
+            &self,
+            cx: __rt::Context,
+            uri: types::Uri,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<
+                ResourcesSubscribeResult,
+                __rt::Failure<ResourcesSubscribeError>,
+            >,
+        > + Send;
+        /// Handles `resources/unsubscribe`, documented at [`McpClient::resources_unsubscribe`].
+        fn resources_unsubscribe(
+            &self,
+            cx: __rt::Context,
+            uri: types::Uri,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<
+                ResourcesUnsubscribeResult,
+                __rt::Failure<ResourcesUnsubscribeError>,
+            >,
+        > + Send;
+        /// Handles `prompts/list`, documented at [`McpClient::prompts_list`].
+        fn prompts_list(
+            &self,
+            cx: __rt::Context,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<PromptsListResult, __rt::Failure<PromptsListError>>,
+        > + Send;
+        /// Handles `prompts/get`, documented at [`McpClient::prompts_get`].
+        fn prompts_get(
+            &self,
+            cx: __rt::Context,
+            name: String,
+            arguments: Option<::std::collections::BTreeMap<String, String>>,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<PromptsGetResult, __rt::Failure<PromptsGetError>>,
+        > + Send;
+        /// Handles `logging/setLevel`, documented at [`McpClient::logging_set_level`].
+        fn logging_set_level(
+            &self,
+            cx: __rt::Context,
+            level: types::LoggingLevel,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<LoggingSetLevelResult, __rt::Failure<LoggingSetLevelError>>,
+        > + Send;
+        /// Handles `completion/complete`, documented at [`McpClient::completion_complete`].
+        fn completion_complete(
+            &self,
+            cx: __rt::Context,
+            r#ref: types::CompletionReference,
+            argument: types::CompletionArgument,
+            context: Option<types::CompletionContext>,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<
+                CompletionCompleteResult,
+                __rt::Failure<CompletionCompleteError>,
+            >,
+        > + Send;
+        /// Handles `notifications/roots/list_changed`, documented at [`McpClient::notifications_roots_list_changed`].
+        ///
+        /// A notification: nothing is answered.
+        fn notifications_roots_list_changed(
+            &self,
+            cx: __rt::Context,
+            meta: Option<types::Meta>,
+        ) -> impl ::std::future::Future<Output = ()> + Send;
+        /// Handles `tasks/get`, documented at [`McpClient::tasks_get`].
+        fn tasks_get(
+            &self,
+            cx: __rt::Context,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<TasksGetResult, __rt::Failure<TasksGetError>>,
+        > + Send;
+        /// Handles `tasks/result`, documented at [`McpClient::tasks_result`].
+        fn tasks_result(
+            &self,
+            cx: __rt::Context,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<TasksResultResult, __rt::Failure<TasksResultError>>,
+        > + Send;
+        /// Handles `tasks/cancel`, documented at [`McpClient::tasks_cancel`].
+        fn tasks_cancel(
+            &self,
+            cx: __rt::Context,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<TasksCancelResult, __rt::Failure<TasksCancelError>>,
+        > + Send;
+        /// Handles `tasks/list`, documented at [`McpClient::tasks_list`].
+        fn tasks_list(
+            &self,
+            cx: __rt::Context,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<TasksListResult, __rt::Failure<TasksListError>>,
+        > + Send;
+        /// Handles `notifications/tasks/status`, documented at [`McpClient::notifications_tasks_status`].
+        ///
+        /// A notification: nothing is answered.
+        fn notifications_tasks_status(
+            &self,
+            cx: __rt::Context,
+            task_id: types::TaskId,
+            status: types::TaskStatus,
+            status_message: Option<String>,
+            created_at: String,
+            last_updated_at: String,
+            ttl: Option<i64>,
+            poll_interval: Option<i64>,
+            meta: Option<types::Meta>,
         ) -> impl ::std::future::Future<Output = ()> + Send;
     }
     /// The OpenRPC document of Mcp, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Mcp\",\"version\":\"2025-06-18\",\"description\":\"The part of the Model Context Protocol (revision 2025-06-18, also spoken as 2025-03-26) that a server offering tools needs: the handshake, listing and calling tools, ping, progress reported by the server, and cancellation. Written for rpcsmith from the MCP specification; it is not the specification's own schema. Every method takes its params by name, as MCP does. `notifications/progress` goes from the server to the client (generate it with `server_to_client`); `notifications/cancelled` goes either way, and the runtime's `Cancellation::MCP` acts on it before any handler sees it.\"},\"methods\":[{\"name\":\"initialize\",\"summary\":\"The client's first request: the protocol revision it wants, what it can do, who it is. The server answers with the revision it speaks (the client's, if it speaks it), what it offers, and who it is.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"protocolVersion\",\"required\":true,\"schema\":{\"type\":\"string\"},\"description\":\"The newest protocol revision the client speaks, such as `2025-06-18`.\"},{\"name\":\"capabilities\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/ClientCapabilities\"}},{\"name\":\"clientInfo\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Implementation\"}}],\"result\":{\"name\":\"initialized\",\"schema\":{\"$ref\":\"#/components/schemas/InitializeResult\"}}},{\"name\":\"notifications/initialized\",\"summary\":\"The client tells the server that the handshake is done; normal requests follow.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"ping\",\"summary\":\"Either side checks that the other is still there; the answer is an empty object.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}],\"result\":{\"name\":\"pong\",\"schema\":{\"$ref\":\"#/components/schemas/EmptyResult\"}}},{\"name\":\"tools/list\",\"summary\":\"The tools the server offers, a page at a time: `cursor` is the `nextCursor` of the page before.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"cursor\",\"schema\":{\"type\":\"string\"},\"description\":\"Where to go on from; absent for the first page.\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}],\"result\":{\"name\":\"page\",\"schema\":{\"$ref\":\"#/components/schemas/ListToolsResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"tools/call\",\"summary\":\"Runs a tool. A tool that fails says so in its result (`isError: true`, the reason as content); an unknown tool or bad arguments are a protocol error. With `_meta.progressToken`, the server may report `notifications/progress` while the tool runs.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"name\",\"required\":true,\"schema\":{\"type\":\"string\"},\"description\":\"The tool's name, as `tools/list` gave it.\"},{\"name\":\"arguments\",\"schema\":{\"type\":\"object\",\"additionalProperties\":true},\"description\":\"The tool's arguments, as its `inputSchema` describes them.\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}],\"result\":{\"name\":\"outcome\",\"schema\":{\"$ref\":\"#/components/schemas/CallToolResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/progress\",\"summary\":\"Sent by the side running a request that carried a `progressToken`: how far it has come. `progress` only grows; `total` is given when known.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"progressToken\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/ProgressToken\"}},{\"name\":\"progress\",\"required\":true,\"schema\":{\"type\":\"number\"}},{\"name\":\"total\",\"schema\":{\"type\":\"number\"}},{\"name\":\"message\",\"schema\":{\"type\":\"string\"},\"description\":\"What is being done, for a person to read.\"}]},{\"name\":\"notifications/cancelled\",\"summary\":\"Either side gives up a request it sent: the other side should stop working on it and does not answer it. `initialize` is never cancelled.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"requestId\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/RequestId\"},\"description\":\"The id of the request given up.\"},{\"name\":\"reason\",\"schema\":{\"type\":\"string\"},\"description\":\"Why, for logs.\"}]}],\"components\":{\"schemas\":{\"RequestId\":{\"description\":\"A JSON-RPC request id as MCP allows it: a string or an integer.\",\"oneOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"ProgressToken\":{\"description\":\"The token a request carries in `_meta.progressToken`, which its progress notifications repeat: a string or an integer.\",\"oneOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"Meta\":{\"type\":\"object\",\"description\":\"MCP's reserved `_meta` param: metadata about the message, such as the `progressToken` of a request that wants progress.\",\"properties\":{\"progressToken\":{\"$ref\":\"#/components/schemas/ProgressToken\"}},\"additionalProperties\":true},\"Implementation\":{\"type\":\"object\",\"description\":\"Who a client or a server is.\",\"required\":[\"name\",\"version\"],\"properties\":{\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\",\"description\":\"A name for people to read.\"},\"version\":{\"type\":\"string\"}}},\"ClientCapabilities\":{\"type\":\"object\",\"description\":\"What the client can do (roots, sampling, elicitation, experimental features). A tools server reads none of it; it is kept as sent.\",\"additionalProperties\":true},\"ServerCapabilities\":{\"type\":\"object\",\"description\":\"What the server offers. A tools server sets `tools`.\",\"properties\":{\"tools\":{\"$ref\":\"#/components/schemas/ToolsCapability\"},\"experimental\":{\"type\":\"object\",\"additionalProperties\":true}}},\"ToolsCapability\":{\"type\":\"object\",\"description\":\"The server offers tools; `listChanged`: it will tell when their list changes.\",\"properties\":{\"listChanged\":{\"type\":\"boolean\"}}},\"InitializeResult\":{\"type\":\"object\",\"required\":[\"protocolVersion\",\"capabilities\",\"serverInfo\"],\"properties\":{\"protocolVersion\":{\"type\":\"string\",\"description\":\"The revision the server speaks: the client's, if the server speaks it, else its own newest.\"},\"capabilities\":{\"$ref\":\"#/components/schemas/ServerCapabilities\"},\"serverInfo\":{\"$ref\":\"#/components/schemas/Implementation\"},\"instructions\":{\"type\":\"string\",\"description\":\"How to use the server, for the client's model to read.\"}}},\"EmptyResult\":{\"type\":\"object\",\"description\":\"A result with nothing in it.\",\"properties\":{}},\"InputSchema\":{\"type\":\"object\",\"description\":\"A JSON Schema of a tool's arguments: always an object.\",\"required\":[\"type\"],\"properties\":{\"type\":{\"type\":\"string\",\"enum\":[\"object\"]},\"properties\":{\"type\":\"object\",\"additionalProperties\":true},\"required\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}},\"Tool\":{\"type\":\"object\",\"description\":\"A tool the server offers.\",\"required\":[\"name\",\"inputSchema\"],\"properties\":{\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\",\"description\":\"A name for people to read.\"},\"description\":{\"type\":\"string\",\"description\":\"What the tool does, for the client's model to read.\"},\"inputSchema\":{\"$ref\":\"#/components/schemas/InputSchema\"}}},\"ListToolsResult\":{\"type\":\"object\",\"required\":[\"tools\"],\"properties\":{\"tools\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Tool\"}},\"nextCursor\":{\"type\":\"string\",\"description\":\"Where the next page starts; absent on the last page.\"}}},\"TextContent\":{\"type\":\"object\",\"description\":\"Text a tool returns. (MCP also has image, audio and resource content, which this document leaves out.)\",\"required\":[\"type\",\"text\"],\"properties\":{\"type\":{\"type\":\"string\",\"enum\":[\"text\"]},\"text\":{\"type\":\"string\"}}},\"CallToolResult\":{\"type\":\"object\",\"required\":[\"content\"],\"properties\":{\"content\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/TextContent\"}},\"isError\":{\"type\":\"boolean\",\"description\":\"The tool failed; `content` says why. Absent means false.\"}}}},\"errors\":{\"InvalidParams\":{\"code\":-32602,\"message\":\"Invalid params\",\"data\":{\"type\":\"string\",\"description\":\"What was wrong: an unknown tool, arguments that do not fit its input schema, or a cursor the server did not give.\"}}}}}";
+    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Mcp\",\"version\":\"2025-11-25\",\"description\":\"The Model Context Protocol, revision 2025-11-25 (earlier revisions 2025-06-18, 2025-03-26 and 2024-11-05 are subsets of it on the wire, negotiated down in `initialize`): every request and notification of both directions, the handshake, tools, resources with templates and subscriptions, prompts, logging, completion, sampling, elicitation, roots, progress, cancellation and tasks. Written for rpcsmith from the specification's schema; it is not that schema. Every method takes its params by name. Each method's summary says who sends it. Generate the server→client ones with `server_to_client` (`sampling/*`, `elicitation/*`, `roots/list`, `notifications/message`, `notifications/resources/*`, `notifications/tools/*`, `notifications/prompts/*`, `notifications/elicitation/*`) and the ones either side sends with `both_ways` (`ping`, `notifications/progress`, `notifications/cancelled`, `tasks/*`, `notifications/tasks/*`). A receiver that runs a request as a task answers `CreateTaskResult` instead of the request's own result, hence the `*Outcome` unions.\"},\"methods\":[{\"name\":\"initialize\",\"summary\":\"The client's first request: the revision it wants, what it can do, who it is. The server answers with the revision it speaks (the client's, when it speaks it; else its newest, and the client may then give up), what it offers, and who it is. Never cancelled.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"protocolVersion\",\"required\":true,\"schema\":{\"type\":\"string\"},\"description\":\"The newest revision the client speaks, such as `2025-11-25`.\"},{\"name\":\"capabilities\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/ClientCapabilities\"}},{\"name\":\"clientInfo\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Implementation\"}},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"initialized\",\"schema\":{\"$ref\":\"#/components/schemas/InitializeResult\"}}},{\"name\":\"notifications/initialized\",\"summary\":\"Client → server: the handshake is done; other requests may follow.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"ping\",\"summary\":\"Either side checks that the other is still there; the answer is an empty result, sent at once.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"pong\",\"schema\":{\"$ref\":\"#/components/schemas/EmptyResult\"}}},{\"name\":\"notifications/progress\",\"summary\":\"Either side, while it works on a request that carried `_meta.progressToken`: how far it has come. `progress` grows with every notification; `total` when known.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"progressToken\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/ProgressToken\"}},{\"name\":\"progress\",\"required\":true,\"schema\":{\"type\":\"number\"}},{\"name\":\"total\",\"schema\":{\"type\":\"number\"}},{\"name\":\"message\",\"schema\":{\"type\":\"string\"},\"description\":\"What is being done, for a person to read.\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"notifications/cancelled\",\"summary\":\"Either side gives up a request it sent earlier: the other stops working on it and does not answer it. `initialize` is never cancelled; a task is cancelled with `tasks/cancel` instead.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"requestId\",\"schema\":{\"$ref\":\"#/components/schemas/RequestId\"},\"description\":\"The id of the request given up (always given for a request that is not a task).\"},{\"name\":\"reason\",\"schema\":{\"type\":\"string\"},\"description\":\"Why, for logs.\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"tools/list\",\"summary\":\"Client → server: the tools the server offers, a page at a time.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Cursor\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"page\",\"schema\":{\"$ref\":\"#/components/schemas/ListToolsResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"tools/call\",\"summary\":\"Client → server: runs a tool. A tool that fails says so in its result (`isError: true`, the reason as content); an unknown tool or arguments that do not fit are a protocol error. With `task`, the server may answer at once with the task that runs the call instead of its result.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"name\",\"required\":true,\"schema\":{\"type\":\"string\"},\"description\":\"The tool's name, as `tools/list` gave it.\"},{\"name\":\"arguments\",\"schema\":{\"type\":\"object\",\"additionalProperties\":true},\"description\":\"The tool's arguments, as its `inputSchema` describes them.\"},{\"$ref\":\"#/components/contentDescriptors/Task\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"outcome\",\"schema\":{\"$ref\":\"#/components/schemas/CallToolOutcome\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/tools/list_changed\",\"summary\":\"Server → client: the list of tools changed (sent only by a server whose `tools.listChanged` capability is true).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"resources/list\",\"summary\":\"Client → server: the resources the server offers, a page at a time.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Cursor\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"page\",\"schema\":{\"$ref\":\"#/components/schemas/ListResourcesResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"resources/templates/list\",\"summary\":\"Client → server: the server's resource templates (URI templates, RFC 6570), a page at a time.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Cursor\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"page\",\"schema\":{\"$ref\":\"#/components/schemas/ListResourceTemplatesResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"resources/read\",\"summary\":\"Client → server: the contents of a resource (one or more parts, text or base64 bytes).\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Uri\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"contents\",\"schema\":{\"$ref\":\"#/components/schemas/ReadResourceResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/ResourceNotFound\"},{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"resources/subscribe\",\"summary\":\"Client → server: tell me with `notifications/resources/updated` when this resource changes (a server whose `resources.subscribe` capability is true).\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Uri\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"subscribed\",\"schema\":{\"$ref\":\"#/components/schemas/EmptyResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/ResourceNotFound\"},{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"resources/unsubscribe\",\"summary\":\"Client → server: stop telling me about this resource.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Uri\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"unsubscribed\",\"schema\":{\"$ref\":\"#/components/schemas/EmptyResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/resources/updated\",\"summary\":\"Server → client: a resource the client subscribed to changed; read it again to see how. `uri` may be a sub-resource of the one subscribed to.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Uri\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"notifications/resources/list_changed\",\"summary\":\"Server → client: the list of resources changed (a server whose `resources.listChanged` capability is true).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"prompts/list\",\"summary\":\"Client → server: the prompts the server offers, a page at a time.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Cursor\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"page\",\"schema\":{\"$ref\":\"#/components/schemas/ListPromptsResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"prompts/get\",\"summary\":\"Client → server: a prompt filled in with `arguments`, as messages.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"name\",\"required\":true,\"schema\":{\"type\":\"string\"},\"description\":\"The prompt's name, as `prompts/list` gave it.\"},{\"name\":\"arguments\",\"schema\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},\"description\":\"The values of the prompt's arguments, by name.\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"prompt\",\"schema\":{\"$ref\":\"#/components/schemas/GetPromptResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/prompts/list_changed\",\"summary\":\"Server → client: the list of prompts changed (a server whose `prompts.listChanged` capability is true).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"logging/setLevel\",\"summary\":\"Client → server: send `notifications/message` from this level up (a server with the `logging` capability).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"level\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/LoggingLevel\"}},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"set\",\"schema\":{\"$ref\":\"#/components/schemas/EmptyResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/message\",\"summary\":\"Server → client: a log entry, at or above the level the client set (the server picks one until it does).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"level\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/LoggingLevel\"}},{\"name\":\"logger\",\"schema\":{\"type\":\"string\"},\"description\":\"Which part of the server logged it.\"},{\"name\":\"data\",\"required\":true,\"schema\":{},\"description\":\"What is logged: a string or any JSON value.\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"completion/complete\",\"summary\":\"Client → server: values that could complete an argument of a prompt or of a resource template, as the user types (a server with the `completions` capability).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"ref\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/CompletionReference\"}},{\"name\":\"argument\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/CompletionArgument\"}},{\"name\":\"context\",\"schema\":{\"$ref\":\"#/components/schemas/CompletionContext\"}},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"completions\",\"schema\":{\"$ref\":\"#/components/schemas/CompleteResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"sampling/createMessage\",\"summary\":\"Server → client: asks the client's model for a message (a client with the `sampling` capability; the client may show it to the user, change it, or refuse). With `task`, the client may answer with a task instead.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"messages\",\"required\":true,\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/SamplingMessage\"}}},{\"name\":\"modelPreferences\",\"schema\":{\"$ref\":\"#/components/schemas/ModelPreferences\"}},{\"name\":\"systemPrompt\",\"schema\":{\"type\":\"string\"}},{\"name\":\"includeContext\",\"schema\":{\"type\":\"string\",\"enum\":[\"none\",\"thisServer\",\"allServers\"]},\"description\":\"Which servers' context to add (deprecated but for `none`).\"},{\"name\":\"temperature\",\"schema\":{\"type\":\"number\"}},{\"name\":\"maxTokens\",\"required\":true,\"schema\":{\"type\":\"integer\"},\"description\":\"The most tokens to sample; the client may sample fewer.\"},{\"name\":\"stopSequences\",\"schema\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},{\"name\":\"metadata\",\"schema\":{\"type\":\"object\",\"additionalProperties\":true},\"description\":\"Provider-specific metadata, passed through.\"},{\"name\":\"tools\",\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Tool\"}},\"description\":\"Tools the model may use (a client whose `sampling.tools` capability is set).\"},{\"name\":\"toolChoice\",\"schema\":{\"$ref\":\"#/components/schemas/ToolChoice\"}},{\"$ref\":\"#/components/contentDescriptors/Task\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"sampled\",\"schema\":{\"$ref\":\"#/components/schemas/CreateMessageOutcome\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"elicitation/create\",\"summary\":\"Server → client: asks the user for information, through a form the client draws from `requestedSchema` (mode `form`, the default) or at a URL the client opens (mode `url`). The user accepts, declines or cancels. With `task`, the client may answer with a task instead.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"mode\",\"schema\":{\"type\":\"string\",\"enum\":[\"form\",\"url\"]},\"description\":\"Absent means `form`.\"},{\"name\":\"message\",\"required\":true,\"schema\":{\"type\":\"string\"},\"description\":\"What is asked, for the user to read.\"},{\"name\":\"requestedSchema\",\"schema\":{\"$ref\":\"#/components/schemas/RequestedSchema\"},\"description\":\"Mode `form` (required there): the fields to ask for, each a primitive.\"},{\"name\":\"elicitationId\",\"schema\":{\"type\":\"string\"},\"description\":\"Mode `url` (required there): the id `notifications/elicitation/complete` repeats.\"},{\"name\":\"url\",\"schema\":{\"type\":\"string\",\"format\":\"uri\"},\"description\":\"Mode `url` (required there): where the user goes.\"},{\"$ref\":\"#/components/contentDescriptors/Task\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"answer\",\"schema\":{\"$ref\":\"#/components/schemas/ElicitOutcome\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/elicitation/complete\",\"summary\":\"Server → client: the out-of-band interaction of a `url` elicitation finished.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"elicitationId\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"roots/list\",\"summary\":\"Server → client: the roots (directories, files) the client lets the server work in (a client with the `roots` capability).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"roots\",\"schema\":{\"$ref\":\"#/components/schemas/ListRootsResult\"}}},{\"name\":\"notifications/roots/list_changed\",\"summary\":\"Client → server: the list of roots changed (a client whose `roots.listChanged` capability is true).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"tasks/get\",\"summary\":\"Either side, to the side running a task: its state now.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/TaskId\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"task\",\"schema\":{\"$ref\":\"#/components/schemas/TaskResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"tasks/result\",\"summary\":\"Either side, to the side running a task: the result of the request the task runs (the answer that request would have had), once the task is done; the answer waits until then.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/TaskId\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"payload\",\"schema\":{\"$ref\":\"#/components/schemas/TaskPayload\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"tasks/cancel\",\"summary\":\"Either side, to the side running a task: stop it. The answer is the task, cancelled.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/TaskId\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"task\",\"schema\":{\"$ref\":\"#/components/schemas/TaskResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"tasks/list\",\"summary\":\"Either side, to the side running tasks: its tasks, a page at a time.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Cursor\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"page\",\"schema\":{\"$ref\":\"#/components/schemas/ListTasksResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/tasks/status\",\"summary\":\"Either side, from the side running a task: the task's state changed.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/TaskId\"},{\"name\":\"status\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/TaskStatus\"}},{\"name\":\"statusMessage\",\"schema\":{\"type\":\"string\"}},{\"name\":\"createdAt\",\"required\":true,\"schema\":{\"type\":\"string\",\"format\":\"date-time\"}},{\"name\":\"lastUpdatedAt\",\"required\":true,\"schema\":{\"type\":\"string\",\"format\":\"date-time\"}},{\"name\":\"ttl\",\"required\":true,\"schema\":{\"type\":[\"integer\",\"null\"]},\"description\":\"How long the task is kept after its creation, in ms; null: for ever.\"},{\"name\":\"pollInterval\",\"schema\":{\"type\":\"integer\"},\"description\":\"How often to poll it, in ms.\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]}],\"components\":{\"contentDescriptors\":{\"Cursor\":{\"name\":\"cursor\",\"schema\":{\"$ref\":\"#/components/schemas/Cursor\"},\"description\":\"Where to go on from: the `nextCursor` of the page before; absent for the first page.\"},\"Uri\":{\"name\":\"uri\",\"required\":true,\"schema\":{\"type\":\"string\",\"format\":\"uri\"},\"description\":\"The resource's URI.\"},\"Task\":{\"name\":\"task\",\"schema\":{\"$ref\":\"#/components/schemas/TaskMetadata\"},\"description\":\"Run the request as a task (a receiver whose `tasks` capability lists this request): the answer is then the task, and its result comes from `tasks/result`.\"},\"TaskId\":{\"name\":\"taskId\",\"required\":true,\"schema\":{\"type\":\"string\"}}},\"schemas\":{\"RequestId\":{\"description\":\"A JSON-RPC request id as MCP allows it: a string or an integer (never null).\",\"oneOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"ProgressToken\":{\"description\":\"The token a request carries in `_meta.progressToken`, which its progress notifications repeat: a string or an integer, unique among the sender's requests in flight.\",\"oneOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"Cursor\":{\"type\":\"string\",\"description\":\"An opaque place in a paginated list.\"},\"Meta\":{\"type\":\"object\",\"description\":\"MCP's reserved `_meta`: metadata about a message or an object, under keys MCP or an extension defines (`prefix/name`).\",\"additionalProperties\":true},\"RequestMeta\":{\"type\":\"object\",\"description\":\"The `_meta` of a request: `progressToken` when the sender wants `notifications/progress`, and any other metadata.\",\"properties\":{\"progressToken\":{\"$ref\":\"#/components/schemas/ProgressToken\"}},\"additionalProperties\":true},\"EmptyResult\":{\"type\":\"object\",\"description\":\"A result with nothing in it but, maybe, `_meta`.\",\"properties\":{\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"Icon\":{\"type\":\"object\",\"description\":\"An icon a client may show: an `https:` or `data:` URL.\",\"required\":[\"src\"],\"properties\":{\"src\":{\"type\":\"string\",\"format\":\"uri\"},\"mimeType\":{\"type\":\"string\"},\"sizes\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Sizes such as `48x48`, or `any` for a scalable icon.\"},\"theme\":{\"type\":\"string\",\"enum\":[\"light\",\"dark\"],\"description\":\"The background the icon is drawn for.\"}}},\"Implementation\":{\"type\":\"object\",\"description\":\"Who a client or a server is.\",\"required\":[\"name\",\"version\"],\"properties\":{\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\",\"description\":\"A name for people to read.\"},\"version\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"websiteUrl\":{\"type\":\"string\",\"format\":\"uri\"},\"icons\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Icon\"}}}},\"Capability\":{\"type\":\"object\",\"description\":\"A capability with no settings (yet): present means supported.\",\"additionalProperties\":true},\"ListChanged\":{\"type\":\"object\",\"description\":\"A list the sender offers; `listChanged`: it tells when the list changes.\",\"properties\":{\"listChanged\":{\"type\":\"boolean\"}}},\"ClientCapabilities\":{\"type\":\"object\",\"description\":\"What the client can do. A capability left out is not supported.\",\"properties\":{\"experimental\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":\"#/components/schemas/Capability\"}},\"roots\":{\"$ref\":\"#/components/schemas/ListChanged\"},\"sampling\":{\"$ref\":\"#/components/schemas/SamplingCapability\"},\"elicitation\":{\"$ref\":\"#/components/schemas/ElicitationCapability\"},\"tasks\":{\"$ref\":\"#/components/schemas/ClientTasksCapability\"}}},\"SamplingCapability\":{\"type\":\"object\",\"description\":\"The client samples its model for servers; `context`: it honours `includeContext`; `tools`: it lets the model use the tools given.\",\"properties\":{\"context\":{\"$ref\":\"#/components/schemas/Capability\"},\"tools\":{\"$ref\":\"#/components/schemas/Capability\"}}},\"ElicitationCapability\":{\"type\":\"object\",\"description\":\"The client asks its user for servers, by form and/or by URL (an empty object, as earlier revisions send it, means form only).\",\"properties\":{\"form\":{\"$ref\":\"#/components/schemas/Capability\"},\"url\":{\"$ref\":\"#/components/schemas/Capability\"}}},\"ClientTasksCapability\":{\"type\":\"object\",\"description\":\"The client runs tasks: which of the server's requests it takes as tasks, and whether it lists and cancels them.\",\"properties\":{\"list\":{\"$ref\":\"#/components/schemas/Capability\"},\"cancel\":{\"$ref\":\"#/components/schemas/Capability\"},\"requests\":{\"type\":\"object\",\"properties\":{\"sampling\":{\"type\":\"object\",\"properties\":{\"createMessage\":{\"$ref\":\"#/components/schemas/Capability\"}}},\"elicitation\":{\"type\":\"object\",\"properties\":{\"create\":{\"$ref\":\"#/components/schemas/Capability\"}}}}}}},\"ServerCapabilities\":{\"type\":\"object\",\"description\":\"What the server offers. A capability left out is not offered.\",\"properties\":{\"experimental\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":\"#/components/schemas/Capability\"}},\"logging\":{\"$ref\":\"#/components/schemas/Capability\"},\"completions\":{\"$ref\":\"#/components/schemas/Capability\"},\"prompts\":{\"$ref\":\"#/components/schemas/ListChanged\"},\"resources\":{\"$ref\":\"#/components/schemas/ResourcesCapability\"},\"tools\":{\"$ref\":\"#/components/schemas/ListChanged\"},\"tasks\":{\"$ref\":\"#/components/schemas/ServerTasksCapability\"}}},\"ResourcesCapability\":{\"type\":\"object\",\"description\":\"The server offers resources; `subscribe`: to single resources; `listChanged`: it tells when the list changes.\",\"properties\":{\"subscribe\":{\"type\":\"boolean\"},\"listChanged\":{\"type\":\"boolean\"}}},\"ServerTasksCapability\":{\"type\":\"object\",\"description\":\"The server runs tasks: which of the client's requests it takes as tasks, and whether it lists and cancels them.\",\"properties\":{\"list\":{\"$ref\":\"#/components/schemas/Capability\"},\"cancel\":{\"$ref\":\"#/components/schemas/Capability\"},\"requests\":{\"type\":\"object\",\"properties\":{\"tools\":{\"type\":\"object\",\"properties\":{\"call\":{\"$ref\":\"#/components/schemas/Capability\"}}}}}}},\"InitializeResult\":{\"type\":\"object\",\"required\":[\"protocolVersion\",\"capabilities\",\"serverInfo\"],\"properties\":{\"protocolVersion\":{\"type\":\"string\",\"description\":\"The revision the server speaks: the client's, if the server speaks it, else its own newest.\"},\"capabilities\":{\"$ref\":\"#/components/schemas/ServerCapabilities\"},\"serverInfo\":{\"$ref\":\"#/components/schemas/Implementation\"},\"instructions\":{\"type\":\"string\",\"description\":\"How to use the server, for the client's model to read.\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"Role\":{\"type\":\"string\",\"description\":\"Who speaks in a conversation.\",\"enum\":[\"user\",\"assistant\"]},\"Annotations\":{\"type\":\"object\",\"description\":\"Hints on how a client uses an object.\",\"properties\":{\"audience\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Role\"},\"description\":\"Who it is meant for.\"},\"priority\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1,\"description\":\"How much it matters: 1 most, 0 least.\"},\"lastModified\":{\"type\":\"string\",\"format\":\"date-time\"}}},\"ContentBlock\":{\"description\":\"A piece of content in a tool result or a prompt message, tagged by `type`.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/TextContent\"},{\"$ref\":\"#/components/schemas/ImageContent\"},{\"$ref\":\"#/components/schemas/AudioContent\"},{\"$ref\":\"#/components/schemas/ResourceLink\"},{\"$ref\":\"#/components/schemas/EmbeddedResource\"}]},\"TextContent\":{\"type\":\"object\",\"description\":\"Text.\",\"required\":[\"type\",\"text\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"text\"},\"text\":{\"type\":\"string\"},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ImageContent\":{\"type\":\"object\",\"description\":\"An image, its bytes in base64.\",\"required\":[\"type\",\"data\",\"mimeType\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"image\"},\"data\":{\"type\":\"string\",\"format\":\"byte\"},\"mimeType\":{\"type\":\"string\"},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"AudioContent\":{\"type\":\"object\",\"description\":\"Sound, its bytes in base64.\",\"required\":[\"type\",\"data\",\"mimeType\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"audio\"},\"data\":{\"type\":\"string\",\"format\":\"byte\"},\"mimeType\":{\"type\":\"string\"},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ResourceLink\":{\"type\":\"object\",\"description\":\"A resource the client may read, named rather than included (it need not appear in `resources/list`).\",\"required\":[\"type\",\"uri\",\"name\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"resource_link\"},\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\",\"description\":\"Its size in bytes, before any encoding.\"},\"icons\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Icon\"}},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"EmbeddedResource\":{\"type\":\"object\",\"description\":\"A resource's contents, included.\",\"required\":[\"type\",\"resource\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"resource\"},\"resource\":{\"$ref\":\"#/components/schemas/ResourceContents\"},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ResourceContents\":{\"description\":\"The contents of a resource: text or base64 bytes.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/TextResourceContents\"},{\"$ref\":\"#/components/schemas/BlobResourceContents\"}]},\"TextResourceContents\":{\"type\":\"object\",\"required\":[\"uri\",\"text\"],\"properties\":{\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"mimeType\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"BlobResourceContents\":{\"type\":\"object\",\"required\":[\"uri\",\"blob\"],\"properties\":{\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"mimeType\":{\"type\":\"string\"},\"blob\":{\"type\":\"string\",\"format\":\"byte\",\"description\":\"The bytes, in base64.\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ToolUseContent\":{\"type\":\"object\",\"description\":\"Sampling with tools: the model asks to use a tool.\",\"required\":[\"type\",\"id\",\"name\",\"input\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"tool_use\"},\"id\":{\"type\":\"string\",\"description\":\"Ties the tool's result to this use.\"},\"name\":{\"type\":\"string\"},\"input\":{\"type\":\"object\",\"additionalProperties\":true},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ToolResultContent\":{\"type\":\"object\",\"description\":\"Sampling with tools: what a tool the model used gave.\",\"required\":[\"type\",\"toolUseId\",\"content\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"tool_result\"},\"toolUseId\":{\"type\":\"string\"},\"content\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ContentBlock\"}},\"structuredContent\":{\"type\":\"object\",\"additionalProperties\":true},\"isError\":{\"type\":\"boolean\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"SamplingContent\":{\"description\":\"A piece of a sampled message, tagged by `type`.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/TextContent\"},{\"$ref\":\"#/components/schemas/ImageContent\"},{\"$ref\":\"#/components/schemas/AudioContent\"},{\"$ref\":\"#/components/schemas/ToolUseContent\"},{\"$ref\":\"#/components/schemas/ToolResultContent\"}]},\"SamplingContents\":{\"description\":\"One piece of content, or several.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/SamplingContent\"},{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/SamplingContent\"}}]},\"SamplingMessage\":{\"type\":\"object\",\"description\":\"A message of the conversation sampled.\",\"required\":[\"role\",\"content\"],\"properties\":{\"role\":{\"$ref\":\"#/components/schemas/Role\"},\"content\":{\"$ref\":\"#/components/schemas/SamplingContents\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ModelPreferences\":{\"type\":\"object\",\"description\":\"What the server would like in a model; the client chooses. Priorities go from 0 to 1.\",\"properties\":{\"hints\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ModelHint\"},\"description\":\"Model names or families, most wanted first.\"},\"costPriority\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},\"speedPriority\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},\"intelligencePriority\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1}}},\"ModelHint\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"A substring of a model's name, such as `claude-3-5-sonnet` or `claude`.\"}}},\"ToolChoice\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"enum\":[\"auto\",\"required\",\"none\"],\"description\":\"Whether the model may, must or must not use tools; absent means `auto`.\"}}},\"CreateMessageResult\":{\"type\":\"object\",\"description\":\"The message sampled.\",\"required\":[\"role\",\"content\",\"model\"],\"properties\":{\"role\":{\"$ref\":\"#/components/schemas/Role\"},\"content\":{\"$ref\":\"#/components/schemas/SamplingContents\"},\"model\":{\"type\":\"string\",\"description\":\"The model that answered.\"},\"stopReason\":{\"type\":\"string\",\"description\":\"Why sampling stopped: `endTurn`, `stopSequence`, `maxTokens`, `toolUse`, or another reason.\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"CreateMessageOutcome\":{\"description\":\"The message sampled, or, for a request run as a task, the task.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/CreateMessageResult\"},{\"$ref\":\"#/components/schemas/CreateTaskResult\"}]},\"ToolAnnotations\":{\"type\":\"object\",\"description\":\"Hints on what a tool does, not to be trusted from an untrusted server.\",\"properties\":{\"title\":{\"type\":\"string\"},\"readOnlyHint\":{\"type\":\"boolean\",\"description\":\"It changes nothing (default false).\"},\"destructiveHint\":{\"type\":\"boolean\",\"description\":\"It may destroy, not only add (default true).\"},\"idempotentHint\":{\"type\":\"boolean\",\"description\":\"Calling it again with the same arguments does nothing more (default false).\"},\"openWorldHint\":{\"type\":\"boolean\",\"description\":\"It reaches outside entities, such as the web (default true).\"}}},\"ObjectSchema\":{\"type\":\"object\",\"description\":\"A JSON Schema (2020-12 unless `$schema` says otherwise) of an object; every other keyword is kept.\",\"required\":[\"type\"],\"properties\":{\"$schema\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"const\":\"object\"},\"properties\":{\"type\":\"object\",\"additionalProperties\":true},\"required\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"additionalProperties\":true},\"Tool\":{\"type\":\"object\",\"description\":\"A tool the server offers.\",\"required\":[\"name\",\"inputSchema\"],\"properties\":{\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\",\"description\":\"A name for people to read.\"},\"description\":{\"type\":\"string\",\"description\":\"What the tool does, for the client's model to read.\"},\"inputSchema\":{\"$ref\":\"#/components/schemas/ObjectSchema\"},\"outputSchema\":{\"$ref\":\"#/components/schemas/ObjectSchema\"},\"execution\":{\"$ref\":\"#/components/schemas/ToolExecution\"},\"annotations\":{\"$ref\":\"#/components/schemas/ToolAnnotations\"},\"icons\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Icon\"}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ToolExecution\":{\"type\":\"object\",\"properties\":{\"taskSupport\":{\"type\":\"string\",\"enum\":[\"forbidden\",\"optional\",\"required\"],\"description\":\"Whether the tool may be called as a task (absent means `forbidden`).\"}}},\"ListToolsResult\":{\"type\":\"object\",\"required\":[\"tools\"],\"properties\":{\"tools\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Tool\"}},\"nextCursor\":{\"$ref\":\"#/components/schemas/Cursor\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"CallToolResult\":{\"type\":\"object\",\"description\":\"What a tool gave.\",\"required\":[\"content\"],\"properties\":{\"content\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ContentBlock\"}},\"structuredContent\":{\"type\":\"object\",\"additionalProperties\":true,\"description\":\"The result as an object, fitting the tool's `outputSchema`.\"},\"isError\":{\"type\":\"boolean\",\"description\":\"The tool failed; `content` says why. Absent means false.\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"CallToolOutcome\":{\"description\":\"What the tool gave, or, for a call run as a task, the task.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/CallToolResult\"},{\"$ref\":\"#/components/schemas/CreateTaskResult\"}]},\"Resource\":{\"type\":\"object\",\"description\":\"A resource the server offers.\",\"required\":[\"uri\",\"name\"],\"properties\":{\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\",\"description\":\"Its size in bytes, before any encoding.\"},\"icons\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Icon\"}},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ResourceTemplate\":{\"type\":\"object\",\"description\":\"Resources the server offers under a URI template (RFC 6570).\",\"required\":[\"uriTemplate\",\"name\"],\"properties\":{\"uriTemplate\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\",\"description\":\"Of every resource the template gives, when they share one.\"},\"icons\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Icon\"}},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ListResourcesResult\":{\"type\":\"object\",\"required\":[\"resources\"],\"properties\":{\"resources\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Resource\"}},\"nextCursor\":{\"$ref\":\"#/components/schemas/Cursor\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ListResourceTemplatesResult\":{\"type\":\"object\",\"required\":[\"resourceTemplates\"],\"properties\":{\"resourceTemplates\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ResourceTemplate\"}},\"nextCursor\":{\"$ref\":\"#/components/schemas/Cursor\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ReadResourceResult\":{\"type\":\"object\",\"required\":[\"contents\"],\"properties\":{\"contents\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ResourceContents\"}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"PromptArgument\":{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"required\":{\"type\":\"boolean\"}}},\"Prompt\":{\"type\":\"object\",\"description\":\"A prompt (template) the server offers.\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"arguments\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/PromptArgument\"}},\"icons\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Icon\"}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ListPromptsResult\":{\"type\":\"object\",\"required\":[\"prompts\"],\"properties\":{\"prompts\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Prompt\"}},\"nextCursor\":{\"$ref\":\"#/components/schemas/Cursor\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"PromptMessage\":{\"type\":\"object\",\"required\":[\"role\",\"content\"],\"properties\":{\"role\":{\"$ref\":\"#/components/schemas/Role\"},\"content\":{\"$ref\":\"#/components/schemas/ContentBlock\"}}},\"GetPromptResult\":{\"type\":\"object\",\"required\":[\"messages\"],\"properties\":{\"description\":{\"type\":\"string\"},\"messages\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/PromptMessage\"}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"LoggingLevel\":{\"type\":\"string\",\"description\":\"How severe a log entry is, as syslog ranks it (RFC 5424), least first.\",\"enum\":[\"debug\",\"info\",\"notice\",\"warning\",\"error\",\"critical\",\"alert\",\"emergency\"]},\"CompletionReference\":{\"description\":\"What is completed: an argument of a prompt, or a variable of a resource template.\",\"oneOf\":[{\"type\":\"object\",\"title\":\"Prompt\",\"required\":[\"type\",\"name\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"ref/prompt\"},\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}}},{\"type\":\"object\",\"title\":\"Resource\",\"required\":[\"type\",\"uri\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"ref/resource\"},\"uri\":{\"type\":\"string\",\"description\":\"The template's URI (template).\"}}}]},\"CompletionArgument\":{\"type\":\"object\",\"required\":[\"name\",\"value\"],\"properties\":{\"name\":{\"type\":\"string\"},\"value\":{\"type\":\"string\",\"description\":\"What the user typed so far.\"}}},\"CompletionContext\":{\"type\":\"object\",\"properties\":{\"arguments\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"The arguments already resolved, by name.\"}}},\"CompleteResult\":{\"type\":\"object\",\"required\":[\"completion\"],\"properties\":{\"completion\":{\"type\":\"object\",\"required\":[\"values\"],\"properties\":{\"values\":{\"type\":\"array\",\"maxItems\":100,\"items\":{\"type\":\"string\"}},\"total\":{\"type\":\"integer\",\"description\":\"How many there are in all, beyond those given.\"},\"hasMore\":{\"type\":\"boolean\"}}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"Root\":{\"type\":\"object\",\"description\":\"A place the server may work in: for now a `file:` URI.\",\"required\":[\"uri\"],\"properties\":{\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"name\":{\"type\":\"string\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ListRootsResult\":{\"type\":\"object\",\"required\":[\"roots\"],\"properties\":{\"roots\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Root\"}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"RequestedSchema\":{\"type\":\"object\",\"description\":\"The form of an elicitation: a flat object of primitive fields.\",\"required\":[\"type\",\"properties\"],\"properties\":{\"$schema\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"const\":\"object\"},\"properties\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":\"#/components/schemas/PrimitiveSchema\"}},\"required\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}},\"PrimitiveSchema\":{\"description\":\"A field of an elicitation form: a string, a number, a boolean, or a choice among strings.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/StringSchema\"},{\"$ref\":\"#/components/schemas/NumberSchema\"},{\"$ref\":\"#/components/schemas/BooleanSchema\"},{\"$ref\":\"#/components/schemas/EnumSchema\"},{\"$ref\":\"#/components/schemas/TitledEnumSchema\"},{\"$ref\":\"#/components/schemas/MultiEnumSchema\"},{\"$ref\":\"#/components/schemas/TitledMultiEnumSchema\"}]},\"StringSchema\":{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"minLength\":{\"type\":\"integer\"},\"maxLength\":{\"type\":\"integer\"},\"format\":{\"type\":\"string\",\"enum\":[\"email\",\"uri\",\"date\",\"date-time\"]},\"default\":{\"type\":\"string\"}}},\"NumberSchema\":{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"type\":{\"type\":\"string\",\"enum\":[\"number\",\"integer\"]},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"minimum\":{\"type\":\"number\"},\"maximum\":{\"type\":\"number\"},\"default\":{\"type\":\"number\"}}},\"BooleanSchema\":{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"boolean\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"default\":{\"type\":\"boolean\"}}},\"EnumSchema\":{\"type\":\"object\",\"description\":\"One of `enum`; `enumNames` (deprecated) gives their titles.\",\"required\":[\"type\",\"enum\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"enum\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"enumNames\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"default\":{\"type\":\"string\"}}},\"TitledEnumSchema\":{\"type\":\"object\",\"description\":\"One of the `const`s of `oneOf`, each with a title.\",\"required\":[\"type\",\"oneOf\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"oneOf\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/TitledValue\"}},\"default\":{\"type\":\"string\"}}},\"TitledValue\":{\"type\":\"object\",\"required\":[\"const\",\"title\"],\"properties\":{\"const\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}}},\"MultiEnumSchema\":{\"type\":\"object\",\"description\":\"Several of `items.enum`.\",\"required\":[\"type\",\"items\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"array\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"minItems\":{\"type\":\"integer\"},\"maxItems\":{\"type\":\"integer\"},\"items\":{\"type\":\"object\",\"required\":[\"type\",\"enum\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"string\"},\"enum\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}},\"default\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}},\"TitledMultiEnumSchema\":{\"type\":\"object\",\"description\":\"Several of the `const`s of `items.anyOf`, each with a title.\",\"required\":[\"type\",\"items\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"array\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"minItems\":{\"type\":\"integer\"},\"maxItems\":{\"type\":\"integer\"},\"items\":{\"type\":\"object\",\"required\":[\"anyOf\"],\"properties\":{\"anyOf\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/TitledValue\"}}}},\"default\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}},\"ElicitResult\":{\"type\":\"object\",\"description\":\"The user's answer: `accept` (with `content`, for a form), `decline`, or `cancel` (dismissed).\",\"required\":[\"action\"],\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"accept\",\"decline\",\"cancel\"]},\"content\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":\"#/components/schemas/ElicitValue\"}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ElicitValue\":{\"description\":\"The value of a form field.\",\"oneOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"array\",\"items\":{\"type\":\"string\"}}]},\"ElicitOutcome\":{\"description\":\"The user's answer, or, for a request run as a task, the task.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/ElicitResult\"},{\"$ref\":\"#/components/schemas/CreateTaskResult\"}]},\"TaskMetadata\":{\"type\":\"object\",\"description\":\"Asks that a request run as a task.\",\"properties\":{\"ttl\":{\"type\":\"integer\",\"description\":\"How long to keep the task after its creation, in ms.\"}}},\"TaskStatus\":{\"type\":\"string\",\"description\":\"Where a task is: `working`, `input_required` (it waits on a request to its requester), or ended (`completed`, `failed`, `cancelled`).\",\"enum\":[\"working\",\"input_required\",\"completed\",\"failed\",\"cancelled\"]},\"Task\":{\"type\":\"object\",\"description\":\"A request run as a task.\",\"required\":[\"taskId\",\"status\",\"createdAt\",\"lastUpdatedAt\",\"ttl\"],\"properties\":{\"taskId\":{\"type\":\"string\"},\"status\":{\"$ref\":\"#/components/schemas/TaskStatus\"},\"statusMessage\":{\"type\":\"string\"},\"createdAt\":{\"type\":\"string\",\"format\":\"date-time\"},\"lastUpdatedAt\":{\"type\":\"string\",\"format\":\"date-time\"},\"ttl\":{\"type\":[\"integer\",\"null\"],\"description\":\"How long the task is kept after its creation, in ms; null: for ever.\"},\"pollInterval\":{\"type\":\"integer\",\"description\":\"How often to poll it, in ms.\"}}},\"TaskResult\":{\"description\":\"A task as `tasks/get` and `tasks/cancel` give it.\",\"allOf\":[{\"$ref\":\"#/components/schemas/Task\"},{\"type\":\"object\",\"properties\":{\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}}]},\"CreateTaskResult\":{\"type\":\"object\",\"description\":\"The answer to a request run as a task: the task.\",\"required\":[\"task\"],\"properties\":{\"task\":{\"$ref\":\"#/components/schemas/Task\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"TaskPayload\":{\"type\":\"object\",\"description\":\"The result of the request a task ran, as that request's answer would have had it.\",\"additionalProperties\":true},\"ListTasksResult\":{\"type\":\"object\",\"required\":[\"tasks\"],\"properties\":{\"tasks\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Task\"}},\"nextCursor\":{\"$ref\":\"#/components/schemas/Cursor\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}}},\"errors\":{\"InvalidParams\":{\"code\":-32602,\"message\":\"Invalid params\",\"data\":{\"description\":\"What was wrong: an unknown tool, prompt or task, arguments that do not fit, or a cursor the server did not give.\"}},\"ResourceNotFound\":{\"code\":-32002,\"message\":\"Resource not found\",\"data\":{\"type\":\"object\",\"properties\":{\"uri\":{\"type\":\"string\"}},\"description\":\"The URI not found.\"}}}}}";
     /// Routes calls to a `McpServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct McpDispatcher<S> {
@@ -726,8 +3958,8 @@ mod generated {
             match method {
                 "initialize" => {
                     arm!(
-                        InitializeParams, initialize(protocol_version, capabilities,
-                        client_info)
+                        InitializeParams checked, initialize(protocol_version,
+                        capabilities, client_info, meta)
                     )
                 }
                 "notifications/initialized" => {
@@ -737,12 +3969,74 @@ mod generated {
                     )
                 }
                 "ping" => arm!(PingParams, ping(meta)),
-                "tools/list" => arm!(ToolsListParams, tools_list(cursor, meta)),
-                "tools/call" => arm!(ToolsCallParams, tools_call(name, arguments, meta)),
+                "notifications/progress" => {
+                    arm!(
+                        notice NotificationsProgressParams,
+                        notifications_progress(progress_token, progress, total, message,
+                        meta)
+                    )
+                }
                 "notifications/cancelled" => {
                     arm!(
                         notice NotificationsCancelledParams,
-                        notifications_cancelled(request_id, reason)
+                        notifications_cancelled(request_id, reason, meta)
+                    )
+                }
+                "tools/list" => arm!(ToolsListParams, tools_list(cursor, meta)),
+                "tools/call" => {
+                    arm!(ToolsCallParams, tools_call(name, arguments, task, meta))
+                }
+                "resources/list" => {
+                    arm!(ResourcesListParams, resources_list(cursor, meta))
+                }
+                "resources/templates/list" => {
+                    arm!(
+                        ResourcesTemplatesListParams, resources_templates_list(cursor,
+                        meta)
+                    )
+                }
+                "resources/read" => {
+                    arm!(ResourcesReadParams checked, resources_read(uri, meta))
+                }
+                "resources/subscribe" => {
+                    arm!(
+                        ResourcesSubscribeParams checked, resources_subscribe(uri, meta)
+                    )
+                }
+                "resources/unsubscribe" => {
+                    arm!(
+                        ResourcesUnsubscribeParams checked, resources_unsubscribe(uri,
+                        meta)
+                    )
+                }
+                "prompts/list" => arm!(PromptsListParams, prompts_list(cursor, meta)),
+                "prompts/get" => {
+                    arm!(PromptsGetParams, prompts_get(name, arguments, meta))
+                }
+                "logging/setLevel" => {
+                    arm!(LoggingSetLevelParams, logging_set_level(level, meta))
+                }
+                "completion/complete" => {
+                    arm!(
+                        CompletionCompleteParams, completion_complete(r#ref, argument,
+                        context, meta)
+                    )
+                }
+                "notifications/roots/list_changed" => {
+                    arm!(
+                        notice NotificationsRootsListChangedParams,
+                        notifications_roots_list_changed(meta)
+                    )
+                }
+                "tasks/get" => arm!(TasksGetParams, tasks_get(task_id, meta)),
+                "tasks/result" => arm!(TasksResultParams, tasks_result(task_id, meta)),
+                "tasks/cancel" => arm!(TasksCancelParams, tasks_cancel(task_id, meta)),
+                "tasks/list" => arm!(TasksListParams, tasks_list(cursor, meta)),
+                "notifications/tasks/status" => {
+                    arm!(
+                        notice NotificationsTasksStatusParams checked,
+                        notifications_tasks_status(task_id, status, status_message,
+                        created_at, last_updated_at, ttl, poll_interval, meta)
                     )
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
@@ -751,8 +4045,14 @@ mod generated {
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {
             Some(
                 ::std::vec![
-                    "initialize", "notifications/initialized", "ping", "tools/list",
-                    "tools/call", "notifications/cancelled",
+                    "initialize", "notifications/initialized", "ping",
+                    "notifications/progress", "notifications/cancelled", "tools/list",
+                    "tools/call", "resources/list", "resources/templates/list",
+                    "resources/read", "resources/subscribe", "resources/unsubscribe",
+                    "prompts/list", "prompts/get", "logging/setLevel",
+                    "completion/complete", "notifications/roots/list_changed",
+                    "tasks/get", "tasks/result", "tasks/cancel", "tasks/list",
+                    "notifications/tasks/status",
                 ],
             )
         }
@@ -778,7 +4078,21 @@ mod generated {
         pub fn inner(&self) -> &__rt::Client {
             &self.inner
         }
-        /// Sent by the side running a request that carried a `progressToken`: how far it has come. `progress` only grows; `total` is given when known.
+        /// Either side checks that the other is still there; the answer is an empty result, sent at once.
+        ///
+        /// Calls `ping`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn ping(
+            &self,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<PingResult, __rt::Error> {
+            self.inner.request_declared("ping", &PingParams { meta }).await
+        }
+        /// Either side, while it works on a request that carried `_meta.progressToken`: how far it has come. `progress` grows with every notification; `total` when known.
         ///
         /// Calls `notifications/progress`.
         ///
@@ -792,6 +4106,7 @@ mod generated {
             progress: f64,
             total: Option<f64>,
             message: Option<String>,
+            meta: Option<types::Meta>,
         ) -> Result<(), __rt::Error> {
             self.inner
                 .notify(
@@ -801,15 +4116,384 @@ mod generated {
                         progress,
                         total,
                         message,
+                        meta,
                     },
                 )
                 .await
         }
+        /// Either side gives up a request it sent earlier: the other stops working on it and does not answer it. `initialize` is never cancelled; a task is cancelled with `tasks/cancel` instead.
+        ///
+        /// Calls `notifications/cancelled`.
+        ///
+        /// # Errors
+        ///
+        /// When the notification cannot be encoded or written.
+        #[inline]
+        pub async fn notifications_cancelled(
+            &self,
+            request_id: Option<types::RequestId>,
+            reason: Option<String>,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            self.inner
+                .notify(
+                    "notifications/cancelled",
+                    &NotificationsCancelledParams {
+                        request_id,
+                        reason,
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Server → client: the list of tools changed (sent only by a server whose `tools.listChanged` capability is true).
+        ///
+        /// Calls `notifications/tools/list_changed`.
+        ///
+        /// # Errors
+        ///
+        /// When the notification cannot be encoded or written.
+        #[inline]
+        pub async fn notifications_tools_list_changed(
+            &self,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            self.inner
+                .notify(
+                    "notifications/tools/list_changed",
+                    &NotificationsToolsListChangedParams {
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Server → client: a resource the client subscribed to changed; read it again to see how. `uri` may be a sub-resource of the one subscribed to.
+        ///
+        /// Calls `notifications/resources/updated`.
+        ///
+        /// # Errors
+        ///
+        /// When the notification cannot be encoded or written.
+        #[inline]
+        pub async fn notifications_resources_updated(
+            &self,
+            uri: types::Uri,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            let params = NotificationsResourcesUpdatedParams {
+                uri,
+                meta,
+            };
+            self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
+            self.inner.notify("notifications/resources/updated", &params).await
+        }
+        /// Server → client: the list of resources changed (a server whose `resources.listChanged` capability is true).
+        ///
+        /// Calls `notifications/resources/list_changed`.
+        ///
+        /// # Errors
+        ///
+        /// When the notification cannot be encoded or written.
+        #[inline]
+        pub async fn notifications_resources_list_changed(
+            &self,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            self.inner
+                .notify(
+                    "notifications/resources/list_changed",
+                    &NotificationsResourcesListChangedParams {
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Server → client: the list of prompts changed (a server whose `prompts.listChanged` capability is true).
+        ///
+        /// Calls `notifications/prompts/list_changed`.
+        ///
+        /// # Errors
+        ///
+        /// When the notification cannot be encoded or written.
+        #[inline]
+        pub async fn notifications_prompts_list_changed(
+            &self,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            self.inner
+                .notify(
+                    "notifications/prompts/list_changed",
+                    &NotificationsPromptsListChangedParams {
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Server → client: a log entry, at or above the level the client set (the server picks one until it does).
+        ///
+        /// Calls `notifications/message`.
+        ///
+        /// # Errors
+        ///
+        /// When the notification cannot be encoded or written.
+        #[inline]
+        pub async fn notifications_message(
+            &self,
+            level: types::LoggingLevel,
+            logger: Option<String>,
+            data: __rt::serde_json::Value,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            self.inner
+                .notify(
+                    "notifications/message",
+                    &NotificationsMessageParams {
+                        level,
+                        logger,
+                        data,
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Server → client: asks the client's model for a message (a client with the `sampling` capability; the client may show it to the user, change it, or refuse). With `task`, the client may answer with a task instead.
+        ///
+        /// Calls `sampling/createMessage`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn sampling_create_message(
+            &self,
+            messages: Vec<types::SamplingMessage>,
+            model_preferences: Option<types::ModelPreferences>,
+            system_prompt: Option<String>,
+            include_context: Option<types::SamplingCreateMessageIncludeContext>,
+            temperature: Option<f64>,
+            max_tokens: i64,
+            stop_sequences: Option<Vec<String>>,
+            metadata: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
+            tools: Option<Vec<types::Tool>>,
+            tool_choice: Option<types::ToolChoice>,
+            task: Option<types::TaskMetadata>,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<
+            SamplingCreateMessageResult,
+            __rt::Error<SamplingCreateMessageError>,
+        > {
+            let params = SamplingCreateMessageParams {
+                messages,
+                model_preferences,
+                system_prompt,
+                include_context,
+                temperature,
+                max_tokens,
+                stop_sequences,
+                metadata,
+                tools,
+                tool_choice,
+                task,
+                meta,
+            };
+            self.inner.request_checked("sampling/createMessage", &params).await
+        }
+        /// Server → client: asks the user for information, through a form the client draws from `requestedSchema` (mode `form`, the default) or at a URL the client opens (mode `url`). The user accepts, declines or cancels. With `task`, the client may answer with a task instead.
+        ///
+        /// Calls `elicitation/create`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn elicitation_create(
+            &self,
+            mode: Option<types::ElicitationCreateMode>,
+            message: String,
+            requested_schema: Option<types::RequestedSchema>,
+            elicitation_id: Option<String>,
+            url: Option<String>,
+            task: Option<types::TaskMetadata>,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<ElicitationCreateResult, __rt::Error<ElicitationCreateError>> {
+            let params = ElicitationCreateParams {
+                mode,
+                message,
+                requested_schema,
+                elicitation_id,
+                url,
+                task,
+                meta,
+            };
+            self.inner.request_checked("elicitation/create", &params).await
+        }
+        /// Server → client: the out-of-band interaction of a `url` elicitation finished.
+        ///
+        /// Calls `notifications/elicitation/complete`.
+        ///
+        /// # Errors
+        ///
+        /// When the notification cannot be encoded or written.
+        #[inline]
+        pub async fn notifications_elicitation_complete(
+            &self,
+            elicitation_id: String,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            self.inner
+                .notify(
+                    "notifications/elicitation/complete",
+                    &NotificationsElicitationCompleteParams {
+                        elicitation_id,
+                        meta,
+                    },
+                )
+                .await
+        }
+        /// Server → client: the roots (directories, files) the client lets the server work in (a client with the `roots` capability).
+        ///
+        /// Calls `roots/list`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn roots_list(
+            &self,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<RootsListResult, __rt::Error> {
+            self.inner.request_declared("roots/list", &RootsListParams { meta }).await
+        }
+        /// Either side, to the side running a task: its state now.
+        ///
+        /// Calls `tasks/get`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn tasks_get(
+            &self,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<TasksGetResult, __rt::Error<TasksGetError>> {
+            self.inner
+                .request_declared("tasks/get", &TasksGetParams { task_id, meta })
+                .await
+        }
+        /// Either side, to the side running a task: the result of the request the task runs (the answer that request would have had), once the task is done; the answer waits until then.
+        ///
+        /// Calls `tasks/result`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn tasks_result(
+            &self,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<TasksResultResult, __rt::Error<TasksResultError>> {
+            self.inner
+                .request_declared("tasks/result", &TasksResultParams { task_id, meta })
+                .await
+        }
+        /// Either side, to the side running a task: stop it. The answer is the task, cancelled.
+        ///
+        /// Calls `tasks/cancel`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn tasks_cancel(
+            &self,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<TasksCancelResult, __rt::Error<TasksCancelError>> {
+            self.inner
+                .request_declared("tasks/cancel", &TasksCancelParams { task_id, meta })
+                .await
+        }
+        /// Either side, to the side running tasks: its tasks, a page at a time.
+        ///
+        /// Calls `tasks/list`.
+        ///
+        /// # Errors
+        ///
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        #[inline]
+        pub async fn tasks_list(
+            &self,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> Result<TasksListResult, __rt::Error<TasksListError>> {
+            self.inner
+                .request_declared("tasks/list", &TasksListParams { cursor, meta })
+                .await
+        }
+        /// Either side, from the side running a task: the task's state changed.
+        ///
+        /// Calls `notifications/tasks/status`.
+        ///
+        /// # Errors
+        ///
+        /// When the notification cannot be encoded or written.
+        #[inline]
+        pub async fn notifications_tasks_status(
+            &self,
+            task_id: types::TaskId,
+            status: types::TaskStatus,
+            status_message: Option<String>,
+            created_at: String,
+            last_updated_at: String,
+            ttl: Option<i64>,
+            poll_interval: Option<i64>,
+            meta: Option<types::Meta>,
+        ) -> Result<(), __rt::Error> {
+            let params = NotificationsTasksStatusParams {
+                task_id,
+                status,
+                status_message,
+                created_at,
+                last_updated_at,
+                ttl,
+                poll_interval,
+                meta,
+            };
+            self.inner.check_params::<_, ::std::convert::Infallible>(&params)?;
+            self.inner.notify("notifications/tasks/status", &params).await
+        }
     }
+    __rt::decode_params!(NotificationsToolsListChangedParams, ByName, meta = "_meta");
     __rt::decode_params!(
-        NotificationsProgressParams, ByName, progress_token = "progressToken", progress =
-        "progress", total = "total", message = "message"
+        NotificationsResourcesUpdatedParams, ByName, uri = "uri", meta = "_meta"
     );
+    __rt::decode_params!(
+        NotificationsResourcesListChangedParams, ByName, meta = "_meta"
+    );
+    __rt::decode_params!(NotificationsPromptsListChangedParams, ByName, meta = "_meta");
+    __rt::decode_params!(
+        NotificationsMessageParams, ByName, level = "level", logger = "logger", data =
+        "data", meta = "_meta"
+    );
+    __rt::decode_params!(
+        SamplingCreateMessageParams, ByName, messages = "messages", model_preferences =
+        "modelPreferences", system_prompt = "systemPrompt", include_context =
+        "includeContext", temperature = "temperature", max_tokens = "maxTokens",
+        stop_sequences = "stopSequences", metadata = "metadata", tools = "tools",
+        tool_choice = "toolChoice", task = "task", meta = "_meta"
+    );
+    __rt::decode_params!(
+        ElicitationCreateParams, ByName, mode = "mode", message = "message",
+        requested_schema = "requestedSchema", elicitation_id = "elicitationId", url =
+        "url", task = "task", meta = "_meta"
+    );
+    __rt::decode_params!(
+        NotificationsElicitationCompleteParams, ByName, elicitation_id = "elicitationId",
+        meta = "_meta"
+    );
+    __rt::decode_params!(RootsListParams, ByName, meta = "_meta");
     /// The server→client methods of Mcp, handled by the client: implement it, then give
     /// `Server::new(McpListenerDispatcher::new(your_impl))` to the client's peer
     /// (`rpcsmith::transport::peer::Peer::builder().serve(..)`). Without it, the server's
@@ -820,6 +4504,14 @@ mod generated {
     /// returns the typed result, a declared error (`Failure::Declared`, or `?` on the
     /// method's error type) or any error object (`Failure::Object`).
     pub trait McpListener: Send + Sync + 'static {
+        /// Handles `ping`, documented at [`McpPush::ping`].
+        fn ping(
+            &self,
+            cx: __rt::Context,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<PingResult, __rt::Failure>,
+        > + Send;
         /// Handles `notifications/progress`, documented at [`McpPush::notifications_progress`].
         ///
         /// A notification: nothing is answered.
@@ -830,6 +4522,168 @@ mod generated {
             progress: f64,
             total: Option<f64>,
             message: Option<String>,
+            meta: Option<types::Meta>,
+        ) -> impl ::std::future::Future<Output = ()> + Send;
+        /// Handles `notifications/cancelled`, documented at [`McpPush::notifications_cancelled`].
+        ///
+        /// A notification: nothing is answered.
+        fn notifications_cancelled(
+            &self,
+            cx: __rt::Context,
+            request_id: Option<types::RequestId>,
+            reason: Option<String>,
+            meta: Option<types::Meta>,
+        ) -> impl ::std::future::Future<Output = ()> + Send;
+        /// Handles `notifications/tools/list_changed`, documented at [`McpPush::notifications_tools_list_changed`].
+        ///
+        /// A notification: nothing is answered.
+        fn notifications_tools_list_changed(
+            &self,
+            cx: __rt::Context,
+            meta: Option<types::Meta>,
+        ) -> impl ::std::future::Future<Output = ()> + Send;
+        /// Handles `notifications/resources/updated`, documented at [`McpPush::notifications_resources_updated`].
+        ///
+        /// A notification: nothing is answered.
+        fn notifications_resources_updated(
+            &self,
+            cx: __rt::Context,
+            uri: types::Uri,
+            meta: Option<types::Meta>,
+        ) -> impl ::std::future::Future<Output = ()> + Send;
+        /// Handles `notifications/resources/list_changed`, documented at [`McpPush::notifications_resources_list_changed`].
+        ///
+        /// A notification: nothing is answered.
+        fn notifications_resources_list_changed(
+            &self,
+            cx: __rt::Context,
+            meta: Option<types::Meta>,
+        ) -> impl ::std::future::Future<Output = ()> + Send;
+        /// Handles `notifications/prompts/list_changed`, documented at [`McpPush::notifications_prompts_list_changed`].
+        ///
+        /// A notification: nothing is answered.
+        fn notifications_prompts_list_changed(
+            &self,
+            cx: __rt::Context,
+            meta: Option<types::Meta>,
+        ) -> impl ::std::future::Future<Output = ()> + Send;
+        /// Handles `notifications/message`, documented at [`McpPush::notifications_message`].
+        ///
+        /// A notification: nothing is answered.
+        fn notifications_message(
+            &self,
+            cx: __rt::Context,
+            level: types::LoggingLevel,
+            logger: Option<String>,
+            data: __rt::serde_json::Value,
+            meta: Option<types::Meta>,
+        ) -> impl ::std::future::Future<Output = ()> + Send;
+        /// Handles `sampling/createMessage`, documented at [`McpPush::sampling_create_message`].
+        fn sampling_create_message(
+            &self,
+            cx: __rt::Context,
+            messages: Vec<types::SamplingMessage>,
+            model_preferences: Option<types::ModelPreferences>,
+            system_prompt: Option<String>,
+            include_context: Option<types::SamplingCreateMessageIncludeContext>,
+            temperature: Option<f64>,
+            max_tokens: i64,
+            stop_sequences: Option<Vec<String>>,
+            metadata: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
+            tools: Option<Vec<types::Tool>>,
+            tool_choice: Option<types::ToolChoice>,
+            task: Option<types::TaskMetadata>,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<
+                SamplingCreateMessageResult,
+                __rt::Failure<SamplingCreateMessageError>,
+            >,
+        > + Send;
+        /// Handles `elicitation/create`, documented at [`McpPush::elicitation_create`].
+        fn elicitation_create(
+            &self,
+            cx: __rt::Context,
+            mode: Option<types::ElicitationCreateMode>,
+            message: String,
+            requested_schema: Option<types::RequestedSchema>,
+            elicitation_id: Option<String>,
+            url: Option<String>,
+            task: Option<types::TaskMetadata>,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<
+                ElicitationCreateResult,
+                __rt::Failure<ElicitationCreateError>,
+            >,
+        > + Send;
+        /// Handles `notifications/elicitation/complete`, documented at [`McpPush::notifications_elicitation_complete`].
+        ///
+        /// A notification: nothing is answered.
+        fn notifications_elicitation_complete(
+            &self,
+            cx: __rt::Context,
+            elicitation_id: String,
+            meta: Option<types::Meta>,
+        ) -> impl ::std::future::Future<Output = ()> + Send;
+        /// Handles `roots/list`, documented at [`McpPush::roots_list`].
+        fn roots_list(
+            &self,
+            cx: __rt::Context,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<RootsListResult, __rt::Failure>,
+        > + Send;
+        /// Handles `tasks/get`, documented at [`McpPush::tasks_get`].
+        fn tasks_get(
+            &self,
+            cx: __rt::Context,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<TasksGetResult, __rt::Failure<TasksGetError>>,
+        > + Send;
+        /// Handles `tasks/result`, documented at [`McpPush::tasks_result`].
+        fn tasks_result(
+            &self,
+            cx: __rt::Context,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<TasksResultResult, __rt::Failure<TasksResultError>>,
+        > + Send;
+        /// Handles `tasks/cancel`, documented at [`McpPush::tasks_cancel`].
+        fn tasks_cancel(
+            &self,
+            cx: __rt::Context,
+            task_id: types::TaskId,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<TasksCancelResult, __rt::Failure<TasksCancelError>>,
+        > + Send;
+        /// Handles `tasks/list`, documented at [`McpPush::tasks_list`].
+        fn tasks_list(
+            &self,
+            cx: __rt::Context,
+            cursor: Option<types::Cursor>,
+            meta: Option<types::RequestMeta>,
+        ) -> impl ::std::future::Future<
+            Output = Result<TasksListResult, __rt::Failure<TasksListError>>,
+        > + Send;
+        /// Handles `notifications/tasks/status`, documented at [`McpPush::notifications_tasks_status`].
+        ///
+        /// A notification: nothing is answered.
+        fn notifications_tasks_status(
+            &self,
+            cx: __rt::Context,
+            task_id: types::TaskId,
+            status: types::TaskStatus,
+            status_message: Option<String>,
+            created_at: String,
+            last_updated_at: String,
+            ttl: Option<i64>,
+            poll_interval: Option<i64>,
+            meta: Option<types::Meta>,
         ) -> impl ::std::future::Future<Output = ()> + Send;
     }
     /// Routes calls to a `McpListener`: decodes each call's params straight into typed
@@ -874,17 +4728,99 @@ mod generated {
                 };
             }
             match method {
+                "ping" => arm!(PingParams, ping(meta)),
                 "notifications/progress" => {
                     arm!(
                         notice NotificationsProgressParams,
-                        notifications_progress(progress_token, progress, total, message)
+                        notifications_progress(progress_token, progress, total, message,
+                        meta)
+                    )
+                }
+                "notifications/cancelled" => {
+                    arm!(
+                        notice NotificationsCancelledParams,
+                        notifications_cancelled(request_id, reason, meta)
+                    )
+                }
+                "notifications/tools/list_changed" => {
+                    arm!(
+                        notice NotificationsToolsListChangedParams,
+                        notifications_tools_list_changed(meta)
+                    )
+                }
+                "notifications/resources/updated" => {
+                    arm!(
+                        notice NotificationsResourcesUpdatedParams checked,
+                        notifications_resources_updated(uri, meta)
+                    )
+                }
+                "notifications/resources/list_changed" => {
+                    arm!(
+                        notice NotificationsResourcesListChangedParams,
+                        notifications_resources_list_changed(meta)
+                    )
+                }
+                "notifications/prompts/list_changed" => {
+                    arm!(
+                        notice NotificationsPromptsListChangedParams,
+                        notifications_prompts_list_changed(meta)
+                    )
+                }
+                "notifications/message" => {
+                    arm!(
+                        notice NotificationsMessageParams, notifications_message(level,
+                        logger, data, meta)
+                    )
+                }
+                "sampling/createMessage" => {
+                    arm!(
+                        SamplingCreateMessageParams checked,
+                        sampling_create_message(messages, model_preferences,
+                        system_prompt, include_context, temperature, max_tokens,
+                        stop_sequences, metadata, tools, tool_choice, task, meta)
+                    )
+                }
+                "elicitation/create" => {
+                    arm!(
+                        ElicitationCreateParams checked, elicitation_create(mode,
+                        message, requested_schema, elicitation_id, url, task, meta)
+                    )
+                }
+                "notifications/elicitation/complete" => {
+                    arm!(
+                        notice NotificationsElicitationCompleteParams,
+                        notifications_elicitation_complete(elicitation_id, meta)
+                    )
+                }
+                "roots/list" => arm!(RootsListParams, roots_list(meta)),
+                "tasks/get" => arm!(TasksGetParams, tasks_get(task_id, meta)),
+                "tasks/result" => arm!(TasksResultParams, tasks_result(task_id, meta)),
+                "tasks/cancel" => arm!(TasksCancelParams, tasks_cancel(task_id, meta)),
+                "tasks/list" => arm!(TasksListParams, tasks_list(cursor, meta)),
+                "notifications/tasks/status" => {
+                    arm!(
+                        notice NotificationsTasksStatusParams checked,
+                        notifications_tasks_status(task_id, status, status_message,
+                        created_at, last_updated_at, ttl, poll_interval, meta)
                     )
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
         fn methods(&self) -> Option<::std::vec::Vec<&str>> {
-            Some(::std::vec!["notifications/progress",])
+            Some(
+                ::std::vec![
+                    "ping", "notifications/progress", "notifications/cancelled",
+                    "notifications/tools/list_changed",
+                    "notifications/resources/updated",
+                    "notifications/resources/list_changed",
+                    "notifications/prompts/list_changed", "notifications/message",
+                    "sampling/createMessage", "elicitation/create",
+                    "notifications/elicitation/complete", "roots/list", "tasks/get",
+                    "tasks/result", "tasks/cancel", "tasks/list",
+                    "notifications/tasks/status",
+                ],
+            )
         }
     }
 }

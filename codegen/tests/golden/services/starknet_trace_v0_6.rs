@@ -13,6 +13,7 @@ mod generated {
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
         clippy::large_enum_variant,
+        clippy::enum_variant_names,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
         unused_imports,

@@ -13,6 +13,7 @@ mod generated {
         clippy::doc_lazy_continuation,
         clippy::too_many_arguments,
         clippy::large_enum_variant,
+        clippy::enum_variant_names,
         clippy::should_implement_trait,
         clippy::wrong_self_convention,
         unused_imports,
@@ -28,9 +29,7 @@ mod generated {
             crate = "::rpcsmith::__private::serde",
             tag = "kind",
             content = "data",
-            rename(
-                deserialize = "Command @ #/components/schemas/Command at one_of_adjacent.json:7:3"
-            )
+            rename(deserialize = "Command @ #/components/schemas/Command")
         )]
         pub enum Command {
             #[serde(rename = "move")]
@@ -48,8 +47,8 @@ mod generated {
         }
         __rt::object!(
             CommandTurn,
-            "CommandTurn @ #/components/schemas/Command/oneOf/1/properties/data at one_of_adjacent.json:11:90",
-            false, { 0 => degrees "degrees" required }
+            "CommandTurn @ #/components/schemas/Command/oneOf/1/properties/data", false,
+            { 0 => degrees "degrees" required }
         );
         /// serde's internal tagging (`tag = "type"`), as schemars writes it: a newtype variant is the tag beside an `allOf` of its type.
         ///
@@ -58,9 +57,7 @@ mod generated {
         #[serde(
             crate = "::rpcsmith::__private::serde",
             tag = "type",
-            rename(
-                deserialize = "Event @ #/components/schemas/Event at one_of_adjacent.json:15:3"
-            )
+            rename(deserialize = "Event @ #/components/schemas/Event")
         )]
         pub enum Event {
             #[serde(rename = "stopped")]
@@ -83,7 +80,7 @@ mod generated {
         }
         __rt::object!(
             EventStoppedDetail,
-            "EventStoppedDetail @ #/components/schemas/Event/oneOf/0/properties/detail at one_of_adjacent.json:18:125",
+            "EventStoppedDetail @ #/components/schemas/Event/oneOf/0/properties/detail",
             false, { 0 => code "code" optional }
         );
         /// Generated from `#/components/schemas/Point`.
@@ -93,8 +90,8 @@ mod generated {
             pub y: i32,
         }
         __rt::object!(
-            Point, "Point @ #/components/schemas/Point at one_of_adjacent.json:6:3",
-            false, { 0 => x "x" required, 1 => y "y" required }
+            Point, "Point @ #/components/schemas/Point", false, { 0 => x "x" required, 1
+            => y "y" required }
         );
     }
 }
