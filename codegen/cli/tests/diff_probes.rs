@@ -454,3 +454,87 @@ fn a_document_that_does_not_load_is_named_with_the_include_directory_it_needs() 
     let report = diff::diff(api.join("old.json"), api.join("new.json"), &options).unwrap();
     assert_eq!(lines(&report), Vec::<String>::new());
 }
+
+/// Starknet v0.6.0's receipt result: a `oneOf` of two `$ref`s to unions that share a title
+/// (`Transaction Receipt`), the pending one here of one branch. `pending_finality` are the
+/// values of the pending invoke receipt's `finality`; `declare` adds a declare receipt to
+/// the accepted union.
+fn receipt_unions(pending_finality: Value, declare: bool) -> Value {
+    let kind = |kind: &str, finality: Value| {
+        json!({"type": "object", "properties": {
+            "type": {"type": "string", "enum": [kind]},
+            "finality": {"type": "string", "enum": finality}
+        }, "required": ["type", "finality"]})
+    };
+    let mut accepted = vec![
+        json!({"$ref": "#/components/schemas/INVOKE_RECEIPT"}),
+        json!({"$ref": "#/components/schemas/DEPLOY_RECEIPT"}),
+    ];
+    if declare {
+        accepted.push(json!({"$ref": "#/components/schemas/DECLARE_RECEIPT"}));
+    }
+    json!({
+        "RECEIPT": {"oneOf": [
+            {"title": "Transaction receipt", "$ref": "#/components/schemas/ACCEPTED_RECEIPT"},
+            {"title": "Pending receipt", "$ref": "#/components/schemas/PENDING_RECEIPT"}
+        ]},
+        "ACCEPTED_RECEIPT": {"title": "Transaction Receipt", "oneOf": accepted},
+        "PENDING_RECEIPT": {"title": "Transaction Receipt", "oneOf": [
+            {"$ref": "#/components/schemas/PENDING_INVOKE_RECEIPT"}
+        ]},
+        "INVOKE_RECEIPT": kind("INVOKE", json!(["ACCEPTED_ON_L2"])),
+        "DEPLOY_RECEIPT": kind("DEPLOY", json!(["ACCEPTED_ON_L2"])),
+        "DECLARE_RECEIPT": kind("DECLARE", json!(["ACCEPTED_ON_L2"])),
+        "PENDING_INVOKE_RECEIPT": kind("INVOKE", pending_finality)
+    })
+}
+
+/// Alternatives that share a title are told apart by their `$ref` names: the shape diffed
+/// with itself has no difference, and a change inside it or to one of its unions is found.
+#[test]
+fn unions_sharing_a_title_are_paired_by_their_ref_names() {
+    let pending = json!(["ACCEPTED_ON_L2"]);
+    let same = receipts(
+        receipt_unions(pending.clone(), false),
+        receipt_unions(pending.clone(), false),
+    );
+    assert_eq!(same, Vec::<String>::new());
+    let widened = receipts(
+        receipt_unions(pending.clone(), false),
+        receipt_unions(json!(["ACCEPTED_ON_L2", "PENDING"]), false),
+    );
+    assert_eq!(
+        widened,
+        [
+            "breaks clients: `PENDING_INVOKE_RECEIPT`.finality: values added: \"PENDING\" (m result|PENDING_RECEIPT|PENDING_INVOKE_RECEIPT.finality)"
+        ]
+    );
+    let declare = receipts(
+        receipt_unions(pending.clone(), false),
+        receipt_unions(pending, true),
+    );
+    assert_eq!(
+        declare,
+        [
+            "breaks clients: `ACCEPTED_RECEIPT`: alternatives added: `DECLARE_RECEIPT` (m result|ACCEPTED_RECEIPT)"
+        ]
+    );
+}
+
+/// Inline alternatives that share a title, a type and (no) members, without a `$ref`, are
+/// told apart by their text.
+#[test]
+fn inline_alternatives_sharing_a_title_are_paired_by_their_text() {
+    let union = |length: u64| {
+        json!({"RECEIPT": {"oneOf": [
+            {"title": "Hash", "type": "string", "pattern": "^0x[0-9a-f]+$"},
+            {"title": "Hash", "type": "string", "maxLength": length}
+        ]}})
+    };
+    assert_eq!(receipts(union(66), union(66)), Vec::<String>::new());
+    // The unchanged one is paired by its text, then the title names one partner left.
+    assert_eq!(
+        receipts(union(66), union(64)),
+        ["breaks servers: `RECEIPT`: maxLength 66 → 64 (m result|Hash)"]
+    );
+}

@@ -434,6 +434,26 @@ impl Shape {
 /// its chain (`BROADCASTED_INVOKE_TXN`, then the `INVOKE_TXN_V3` it points to), then
 /// the `title` of the schema the chain ends at.
 pub(crate) fn identities(resolver: &mut Resolver, at: &Location) -> Vec<String> {
+    let (mut names, end) = chain(resolver, at);
+    if let Some(title) = resolver
+        .get(&end)
+        .and_then(|v| v.get("title"))
+        .and_then(Value::as_str)
+    {
+        names.push(title.to_owned());
+    }
+    names
+}
+
+/// The name of every `$ref` along the chain from `at` (the identities a title aside:
+/// two schemas may share a title, as Starknet's receipt and pending receipt unions do,
+/// never a name).
+pub(crate) fn reference_names(resolver: &mut Resolver, at: &Location) -> Vec<String> {
+    chain(resolver, at).0
+}
+
+/// The name of every `$ref` along the chain from `at`, and where the chain ends.
+fn chain(resolver: &mut Resolver, at: &Location) -> (Vec<String>, Location) {
     let mut names = Vec::new();
     let mut current = at.clone();
     for _ in 0..MAX_DEPTH {
@@ -448,12 +468,5 @@ pub(crate) fn identities(resolver: &mut Resolver, at: &Location) -> Vec<String> 
         };
         current = next;
     }
-    if let Some(title) = resolver
-        .get(&current)
-        .and_then(|v| v.get("title"))
-        .and_then(Value::as_str)
-    {
-        names.push(title.to_owned());
-    }
-    names
+    (names, current)
 }

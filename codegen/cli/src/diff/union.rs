@@ -1,7 +1,10 @@
 //! Comparing unions (`oneOf`/`anyOf`): each alternative is paired with the one that is
 //! the same alternative in the other version, by what identifies it, never by position:
 //!
-//! 1. a name: a `$ref` name along its chain, or its `title`; or the very same text;
+//! 1. a name: a `$ref` name along its chain first, then also its `title`; or the very
+//!    same text (each step pairs what the one before left: two alternatives that share a
+//!    title, as Starknet v0.6.0's receipt and pending receipt unions do, are told apart
+//!    by their `$ref` names, or else by their text);
 //! 2. its values, when it is a `const` or an `enum` (any shared); else a discriminator:
 //!    the members whose value is one constant (`"type": {"enum": ["INVOKE"]}`,
 //!    `"version": {"const": "0x3"}`), all equal;
@@ -29,6 +32,8 @@ use rpcsmith_build::Resolver;
 pub(super) struct Member {
     /// What names it (see [`shape::identities`]); the first is shown.
     names: Vec<String>,
+    /// The `$ref` names among `names` (a title may name two alternatives, these never).
+    references: Vec<String>,
     /// Members with one constant value, sorted by name.
     discriminator: Vec<(String, Value)>,
     /// The schema's text, `$ref`s followed (the same text is the same alternative).
@@ -52,6 +57,7 @@ impl Member {
                 .collect(),
             false => shape::identities(resolver, &shape.site),
         };
+        let references = shape::reference_names(resolver, &shape.site);
         let mut discriminator = Vec::new();
         for (name, at) in &shape.properties {
             let member = Shape::read(resolver, at);
@@ -67,6 +73,7 @@ impl Member {
             .and_then(|at| resolver.get(&at).cloned());
         Member {
             names,
+            references,
             discriminator,
             text,
             properties,
@@ -178,9 +185,11 @@ type Rule<'a> = dyn Fn(&Member, &Member) -> bool + 'a;
 /// alternative only with a partner no other left alternative also matches.
 fn pair(old: &[Member], new: &[Member]) -> Vec<(usize, usize)> {
     let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let same_reference =
+        |o: &Member, n: &Member| o.references.iter().any(|a| n.references.contains(a));
+    let same_text = |o: &Member, n: &Member| o.text.is_some() && o.text == n.text;
     let same_name = |o: &Member, n: &Member| {
-        o.names.iter().any(|a| n.names.iter().any(|b| a == b))
-            || (o.text.is_some() && o.text == n.text)
+        o.names.iter().any(|a| n.names.iter().any(|b| a == b)) || same_text(o, n)
     };
     let same_discriminator = |o: &Member, n: &Member| match (&o.shape.values, &n.shape.values) {
         (Some(a), Some(b)) => a.iter().any(|v| b.contains(v)),
@@ -193,9 +202,19 @@ fn pair(old: &[Member], new: &[Member]) -> Vec<(usize, usize)> {
     if let Some(lone) = lone_pairs(old, new, &rules) {
         return lone;
     }
+    // A shared title alone may match two partners (no pair); a `$ref` name before it and
+    // the text after it tell them apart.
+    let rules: [&Rule<'_>; 6] = [
+        &same_reference,
+        &same_name,
+        &same_text,
+        &same_discriminator,
+        &close,
+        &same_types,
+    ];
     for (rule, matches) in rules.into_iter().enumerate() {
         loop {
-            let found = unique_match(old, new, &pairs, matches, rule == 2);
+            let found = unique_match(old, new, &pairs, matches, rule == 4);
             if found.is_empty() {
                 break;
             }
