@@ -106,10 +106,7 @@ impl Converter<'_> {
             ty = Ty::Named(id);
         } else if super::place::is_component(at)
             && !self.names_itself(&ty, at)
-            // A shared param (`components/contentDescriptors/Cursor`) whose schema is a
-            // named type is that type: an alias would only add `Cursor2 = Cursor`.
-            && !(super::place::is_descriptor_schema(at) && matches!(ty, Ty::Named(_)))
-            && !self.descriptor_ref(at)
+            && !self.is_descriptor_of_named(&ty, at)
         {
             let id = self.reserve(at);
             self.define(id, Kind::Alias(ty));
@@ -164,6 +161,14 @@ impl Converter<'_> {
         if let Some(def) = self.defs.get_mut(id.0) {
             def.candidates.extend(own);
         }
+    }
+
+    /// Whether `at` is a shared param's schema (`components/contentDescriptors/Cursor`)
+    /// whose type is a named type, or only a `$ref` to one: the param is that type, and an
+    /// alias named after the descriptor would only twin it (`Cursor2 = Cursor`, `PetId2`).
+    fn is_descriptor_of_named(&self, ty: &Ty, at: &Location) -> bool {
+        (super::place::is_descriptor_schema(at) && matches!(ty, Ty::Named(_)))
+            || self.descriptor_ref(at)
     }
 
     /// Whether the schema at `at` is a component content descriptor's schema that is only
