@@ -343,8 +343,9 @@ pub(crate) async fn slow(
             let message = format!("step {step} of {steps}");
             push.notifications_progress(
                 token.clone(),
-                step.into(),
-                Some(steps.into()),
+                // At most MAX_STEPS: exact as an f64.
+                step as f64,
+                Some(steps as f64),
                 Some(message),
                 None,
             )

@@ -13,7 +13,7 @@ use crate::mcp::{
     ElicitationCreateError, McpListener, PingResult, SamplingCreateMessageError, types,
 };
 use rpcsmith::server::{Context, Failure};
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -91,8 +91,8 @@ impl McpListener for Answers {
         &self,
         _cx: Context,
         _token: ProgressToken,
-        _progress: Number,
-        _total: Option<Number>,
+        _progress: f64,
+        _total: Option<f64>,
         _message: Option<String>,
         _meta: Option<Meta>,
     ) {
@@ -133,7 +133,7 @@ impl McpListener for Answers {
         _model_preferences: Option<ModelPreferences>,
         _system_prompt: Option<String>,
         _include_context: Option<SamplingCreateMessageIncludeContext>,
-        _temperature: Option<Number>,
+        _temperature: Option<f64>,
         _max_tokens: i64,
         _stop_sequences: Option<Vec<String>>,
         _metadata: Option<Map<String, Value>>,
