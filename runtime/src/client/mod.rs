@@ -104,6 +104,7 @@ pub use middleware::{
 };
 pub use port::{Delivery, SendFuture, Transport};
 pub use route::Inbox;
+#[cfg(feature = "stream")]
 pub(crate) use route::Received as ReceivedAnswers;
 pub use slot::{DEFAULT_SUBSCRIPTION_BYTES, DEFAULT_SUBSCRIPTION_ITEMS};
 pub use subscription::{Subscription, SubscriptionError, SubscriptionId};

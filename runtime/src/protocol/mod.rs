@@ -50,6 +50,7 @@ pub use message::{Entry, Message, Notification, Request};
 pub use mismatch::Mismatch;
 pub(crate) use response::Members;
 pub use response::{DecodeError, Response, Responses};
+#[cfg(feature = "stream")]
 pub(crate) use two_way::Sorted;
 pub use two_way::TwoWay;
 pub use typed::write_typed_call;

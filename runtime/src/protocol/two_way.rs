@@ -40,7 +40,16 @@ pub enum TwoWay<'a> {
 pub(crate) enum Sorted<'a> {
     /// What [`TwoWay::Responses`] stands for, each member read as
     /// [`Responses::parse_members`](super::Responses) reads it.
-    Responses(Result<Members<'a>, DecodeError>),
+    Responses(
+        #[cfg_attr(
+            not(feature = "stream"),
+            expect(
+                dead_code,
+                reason = "read by the peer (feature stream), the one reader"
+            )
+        )]
+        Result<Members<'a>, DecodeError>,
+    ),
     /// Anything else, as in [`TwoWay::Calls`].
     Calls {
         message: Result<Message<'a>, ErrorObject>,
