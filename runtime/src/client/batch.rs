@@ -4,7 +4,8 @@
 use super::error::UntypedFailure;
 use super::pending::{Ids, Outcome, Registration};
 use super::port::Delivery;
-use super::{Cancel, Carries, Client, DeclaredError, Error, Sending, Shared, failure, route, span};
+use super::send::{Cancel, Sending, failure};
+use super::{Carries, Client, DeclaredError, Error, Shared, route, span};
 use crate::protocol::{mismatch, write_typed_call};
 use bytes::Bytes;
 use serde::Serialize;

@@ -1,0 +1,189 @@
+//! How a message leaves the client and its answer comes back: through the middleware to
+//! the transport, within its timeout, routed or read from the exchange's answer, and
+//! cancelled at the transport when its future is given up.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use super::error::UntypedFailure;
+use super::pending::{Ids, Outcome, Pending, Registration};
+use super::slot::Slot;
+use super::{
+    Carries, Delivery, Exchange, Next, SendFuture, Shared, Transport, TransportError,
+    TransportErrorKind, codec, route,
+};
+
+/// How a message is sent: within its timeout, and carrying what middleware is told it
+/// carries (`None` when the client has no middleware).
+pub(super) type Sending = (Duration, Option<Carries>);
+
+impl Shared {
+    /// What a message carries, for the middleware: `None`, and no allocation, when
+    /// there is none.
+    pub(super) fn carries(&self, carries: impl FnOnce() -> Carries) -> Option<Carries> {
+        (!self.middleware.is_empty()).then(carries)
+    }
+
+    /// Sends `message` through the middleware, if any, to the transport.
+    pub(super) fn send(&self, message: Bytes, carries: Option<Carries>) -> SendFuture<'_> {
+        match carries {
+            Some(carries) if !self.middleware.is_empty() => {
+                Next::start(&self.middleware, &*self.transport).run(Exchange::new(message, carries))
+            }
+            _ => self.transport.send(message),
+        }
+    }
+
+    /// Sends one call and waits for its result bytes. A subscribe call carries its
+    /// subscription's `slot`, routed as its answer is (on a message stream).
+    pub(super) async fn call(
+        &self,
+        id: u64,
+        message: Bytes,
+        (timeout, carries): Sending,
+        slot: Option<Arc<Slot>>,
+    ) -> Result<Bytes, UntypedFailure> {
+        if self.request_response {
+            return self.exchange(id, message, (timeout, carries)).await;
+        }
+        let receiver = self.pending.insert_subscribing(id, slot);
+        let mut registration = Registration::new(&self.pending, Ids::One(id));
+        // Declared after the registration, so dropped before it: it still sees which
+        // calls are waiting.
+        let mut cancel = Cancel::new(self, Ids::One(id));
+        let exchange = async {
+            match self.send(message, carries).await {
+                Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, &[id]),
+                Ok(Delivery::NoAnswer) => return Err(UntypedFailure::Missing),
+                Ok(Delivery::Routed) => cancel.arm(),
+                Err(error) => return Err(failure(error)),
+            }
+            let outcome = receiver.await.unwrap_or(Err(UntypedFailure::Closed));
+            registration.settled();
+            cancel.disarm();
+            outcome
+        };
+        tokio::time::timeout(timeout, exchange)
+            .await
+            .unwrap_or(Err(UntypedFailure::Timeout))
+    }
+
+    /// Sends one call over a request/response transport and reads its result from the
+    /// answer `send` returns.
+    pub(super) async fn exchange(&self, id: u64, message: Bytes, sending: Sending) -> Outcome {
+        let mut outcome = [None];
+        self.exchange_into(&[id], message, sending, &mut outcome)
+            .await?;
+        let [outcome] = outcome;
+        outcome.unwrap_or(Err(UntypedFailure::Missing))
+    }
+
+    /// Sends the calls `ids` (ascending) as one message over a request/response
+    /// transport, and reads the outcome of each from the answer `send` returns into
+    /// `outcomes` (in the order of `ids`; `None` where the answer has none).
+    pub(super) async fn exchange_into(
+        &self,
+        ids: &[u64],
+        message: Bytes,
+        (timeout, carries): Sending,
+        outcomes: &mut [Option<Outcome>],
+    ) -> Result<(), UntypedFailure> {
+        if self.pending.is_closed() {
+            return Err(UntypedFailure::Closed);
+        }
+        let _waiting = self.pending.waiting_inline(ids.len());
+        let exchange = async {
+            match self.send(message, carries).await {
+                Ok(Delivery::Answer(answer)) => route::read_answer(&answer, ids, outcomes),
+                // A request/response transport has nothing to route.
+                Ok(Delivery::NoAnswer | Delivery::Routed) => {}
+                Err(error) => return Err(failure(error)),
+            }
+            Ok(())
+        };
+        tokio::time::timeout(timeout, exchange)
+            .await
+            .unwrap_or(Err(UntypedFailure::Timeout))
+    }
+
+    /// Sends a message that expects no answer (a notification, or a batch of them).
+    pub(super) async fn notify(
+        &self,
+        message: Bytes,
+        (timeout, carries): Sending,
+    ) -> Result<(), UntypedFailure> {
+        if self.pending.is_closed() {
+            return Err(UntypedFailure::Closed);
+        }
+        let reply = tokio::time::timeout(timeout, self.send(message, carries))
+            .await
+            .map_err(|_| UntypedFailure::Timeout)?
+            .map_err(failure)?;
+        match reply {
+            Delivery::Answer(answer) => refusal(&answer).map_or(Ok(()), Err),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Tells the transport which routed calls were given up (their future dropped, or
+/// timed out) before their answer came: [`Transport::cancel`] for each call of `ids`
+/// still waiting when it is dropped armed.
+pub(super) struct Cancel<'a> {
+    transport: &'a dyn Transport,
+    pending: &'a Pending,
+    ids: Ids<'a>,
+    armed: bool,
+}
+
+impl<'a> Cancel<'a> {
+    pub(super) fn new(shared: &'a Shared, ids: Ids<'a>) -> Self {
+        Self {
+            transport: &*shared.transport,
+            pending: &shared.pending,
+            ids,
+            armed: false,
+        }
+    }
+
+    /// The calls are on their way: from now on, giving them up cancels them.
+    pub(super) fn arm(&mut self) {
+        self.armed = true;
+    }
+
+    /// Every call has its answer: nothing is left to cancel.
+    pub(super) fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Cancel<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            for id in self.pending.waiting(&self.ids) {
+                self.transport.cancel(id);
+            }
+        }
+    }
+}
+
+/// An error with a null id in an answer to a message that asked for none: the server
+/// refused the message as a whole.
+fn refusal(answer: &[u8]) -> Option<UntypedFailure> {
+    let mut refused = None;
+    let _ = codec::parse_answer(answer, |id, body| {
+        if let (codec::ResponseId::Null, Err(error)) = (id, body) {
+            refused.get_or_insert(UntypedFailure::Error(error));
+        }
+    });
+    refused
+}
+
+pub(super) fn failure(error: TransportError) -> UntypedFailure {
+    match error.kind() {
+        TransportErrorKind::Closed => UntypedFailure::Closed,
+        _ => UntypedFailure::Transport(error),
+    }
+}
