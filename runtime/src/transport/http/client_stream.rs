@@ -186,6 +186,8 @@ pub(super) async fn read_post<C: Exchanges>(
         if failures >= streams.settings.resume_attempts {
             return Err(ended());
         }
+        // Production code, not a test: the pause before resuming is the server's `retry:`
+        // (or the configured backoff), a wall-clock wait by definition.
         tokio::time::sleep(resume.pause(streams)).await;
         let read = match client.get(streams, Some(&last)).await {
             Ok((response, lease)) if response.status() == StatusCode::OK => {
@@ -268,6 +270,7 @@ pub(super) async fn keep_open<C: Exchanges>(
             tracing::warn!("the session's stream keeps failing: given up");
             return;
         }
+        // The server's `retry:` pause before reopening (a wall-clock wait by definition).
         tokio::select! {
             () = tokio::time::sleep(resume.pause(&streams)) => {}
             _ = stop.changed() => return,
