@@ -344,8 +344,8 @@ fn generate_refuses_to_overwrite_an_input_with_the_document_beside() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stderr).starts_with(&format!(
-            "{}: at (root): the output is a file the generator read",
+        text(&out.stderr).contains(&format!(
+            "\n{}: at (root): the output is a file the generator read",
             doc.display()
         )),
         "{}",
