@@ -68,7 +68,7 @@ mod generated {
         }
         __rt::object!(
             Error from "#/components/schemas/Error" deny_unknown_fields { error = "error"
-            required, error_description = "error_description" required, }
+            required, error_description = "error_description" required }
         );
         /// getKeysResult
         ///
@@ -184,7 +184,7 @@ mod generated {
         }
         __rt::object!(
             Key from "#/components/schemas/Key" deny_unknown_fields { id = "id" required,
-            name = "name" required, public_key = "publicKey" required, }
+            name = "name" required, public_key = "publicKey" required }
         );
         /// KeyIdentifier
         ///
@@ -226,8 +226,7 @@ mod generated {
         }
         __rt::object!(
             KeyIdentifierWithId from "#/components/schemas/KeyIdentifierWithId"
-            deny_unknown_fields { public_key = "publicKey" optional, id = "id" required,
-            }
+            deny_unknown_fields { public_key = "publicKey" optional, id = "id" required }
         );
         /// KeyIdentifierWithPublicKey
         ///
@@ -248,7 +247,7 @@ mod generated {
         __rt::object!(
             KeyIdentifierWithPublicKey from
             "#/components/schemas/KeyIdentifierWithPublicKey" deny_unknown_fields {
-            public_key = "publicKey" required, id = "id" optional, }
+            public_key = "publicKey" required, id = "id" optional }
         );
         /// Keys
         ///
@@ -262,7 +261,7 @@ mod generated {
         }
         __rt::object!(
             Keys from "#/components/schemas/Keys" deny_unknown_fields { keys = "keys"
-            required, }
+            required }
         );
         /// Null
         ///
@@ -355,7 +354,7 @@ mod generated {
         }
         __rt::object!(
             SubscribeTransactionsParams2 from "#/methods/7/params/0/schema"
-            deny_unknown_fields { tx_ids = "txIds" required, }
+            deny_unknown_fields { tx_ids = "txIds" required }
         );
         /// Transaction
         ///
@@ -384,8 +383,7 @@ mod generated {
         __rt::object!(
             Transaction from "#/components/schemas/Transaction" deny_unknown_fields {
             tx_id = "txId" required, status = "status" required, signature = "signature"
-            optional, public_key = "publicKey" optional, metadata = "metadata" optional,
-            }
+            optional, public_key = "publicKey" optional, metadata = "metadata" optional }
         );
         /// TransactionsResult
         ///
@@ -399,7 +397,7 @@ mod generated {
         }
         __rt::object!(
             TransactionsResult from "#/methods/2/result/schema/oneOf/1"
-            deny_unknown_fields { transactions = "transactions" optional, }
+            deny_unknown_fields { transactions = "transactions" optional }
         );
     }
     /// The params of `signTransaction`.
@@ -487,8 +485,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn sign_transaction(
             &self,
@@ -504,8 +501,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_transaction(
             &self,
@@ -521,8 +517,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_transactions(
             &self,
@@ -538,8 +533,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_keys(&self) -> Result<GetKeysResult, __rt::Error> {
             self.inner.request_declared("getKeys", &()).await
@@ -550,8 +544,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn create_key(
             &self,
@@ -563,8 +556,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_configuration(
             &self,
@@ -577,8 +569,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn set_configuration(
             &self,
@@ -594,8 +585,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn subscribe_transactions(
             &self,

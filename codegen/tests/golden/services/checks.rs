@@ -58,7 +58,7 @@ mod generated {
             pub name: String,
         }
         __rt::object!(
-            Named from "#/components/schemas/Named" { name = "name" required, }
+            Named from "#/components/schemas/Named" { name = "name" required }
         );
         /// Generated from `#/components/schemas/Tree`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
@@ -161,8 +161,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn open(
             &self,
@@ -177,8 +176,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn wide(
             &self,
@@ -231,8 +229,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn heights(
             &self,

@@ -40,7 +40,7 @@ mod generated {
         }
         __rt::object!(
             Both from "#/components/schemas/Key/anyOf/2" { number = "number" required,
-            name = "name" required, }
+            name = "name" required }
         );
         /// An order to a robot: adjacently tagged.
         ///
@@ -89,7 +89,7 @@ mod generated {
         }
         __rt::object!(
             CommandTurn from "#/components/schemas/Command/oneOf/2/properties/data" {
-            degrees = "degrees" required, wait_ms = "wait_ms" required, }
+            degrees = "degrees" required, wait_ms = "wait_ms" required }
         );
         __rt::validate!(CommandTurn, whole, member(degrees, "degrees", super::R0));
         /// What happened: internally tagged.
@@ -193,7 +193,7 @@ mod generated {
             pub y: i32,
         }
         __rt::object!(
-            Point from "#/components/schemas/Point" { x = "x" required, y = "y" required,
+            Point from "#/components/schemas/Point" { x = "x" required, y = "y" required
             }
         );
         impl __rt::Validate for Point {}
@@ -209,7 +209,7 @@ mod generated {
         }
         __rt::object!(
             Refusal from "#/components/schemas/Refusal" { user = "user" required, reason
-            = "reason" required, }
+            = "reason" required }
         );
         /// The settings of a job, with extra members kept in a map.
         ///
@@ -279,7 +279,7 @@ mod generated {
         }
         __rt::object!(
             ShapeRect from "#/components/schemas/Shape/oneOf/2/properties/rect" { width =
-            "width" required, height = "height" required, }
+            "width" required, height = "height" required }
         );
         /// A tree of numbers: recursion through a vector.
         ///
@@ -293,7 +293,7 @@ mod generated {
         }
         __rt::object!(
             Tree from "#/components/schemas/Tree" { value = "value" required, children =
-            "children" required, }
+            "children" required }
         );
         /// A user.
         ///
@@ -321,7 +321,7 @@ mod generated {
             User from "#/components/schemas/User" deny_unknown_fields { id = "id"
             required, display_name = "displayName" required, email = "email" present,
             scores = "scores" required, paid = "paid" required, last_seen = "lastSeen"
-            required, balance = "balance" required, ratio = "ratio" required, }
+            required, balance = "balance" required, ratio = "ratio" required }
         );
         /// A user's number: a newtype.
         ///
@@ -341,7 +341,7 @@ mod generated {
         }
         __rt::object!(
             UserPage from "#/components/schemas/UserPage" { page_number = "pageNumber"
-            required, has_next = "hasNext" required, users = "users" required, }
+            required, has_next = "hasNext" required, users = "users" required }
         );
         /// `schemars::JsonSchema` of every type: the document's own schema of it.
         mod json_schema {
@@ -732,7 +732,7 @@ mod generated {
     pub type UserGetResult = Option<types::User>;
     __rt::declared_errors!(
         UserGetError for "user_get" { Refused { code = - 32001, message = "Refused", data
-        = types::Refusal }, }
+        = types::Refusal } }
     );
     /// The params of `user_list`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -813,8 +813,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn shape_area(
             &self,
@@ -842,8 +841,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn user_list(&self, page: u32) -> Result<UserListResult, __rt::Error> {
             self.inner.request_declared("user_list", &UserListParams { page }).await
@@ -852,8 +850,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn robot_command(
             &self,
@@ -870,8 +867,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn expr_eval(
             &self,
@@ -885,8 +881,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn user_search(
             &self,

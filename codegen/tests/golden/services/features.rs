@@ -49,7 +49,7 @@ mod generated {
         }
         __rt::object!(
             DivideError1Data from "#/methods/2/errors/0/data" { numerator = "numerator"
-            required, }
+            required }
         );
         /// Money
         ///
@@ -61,7 +61,7 @@ mod generated {
         }
         __rt::object!(
             Money from "shared.json#/components/schemas/Money" { amount = "amount"
-            required, currency = "currency" required, }
+            required, currency = "currency" required }
         );
     }
     /// The params of `add`.
@@ -104,7 +104,7 @@ mod generated {
     __rt::declared_errors!(
         DivideError for "divide" { DivisionByZero { code = 1, message =
         "division by zero", data = types::DivideError1Data }, TooLarge { code = - 32050,
-        message = "too large" }, }
+        message = "too large" } }
     );
     /// The params of `eth_getBalance`.
     #[derive(Debug, Clone, PartialEq)]
@@ -170,8 +170,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn add(&self, a: i64, b: i64) -> Result<AddResult, __rt::Error> {
             self.inner.request_declared("add", &(a, b)).await
@@ -180,8 +179,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn greet(
             &self,
@@ -219,8 +217,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn eth_get_balance(
             &self,
@@ -243,8 +240,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn filecoin_chain_head(
             &self,
@@ -270,8 +266,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[deprecated]
         #[inline]
         pub async fn new2(&self, r#type: String) -> Result<New2Result, __rt::Error> {

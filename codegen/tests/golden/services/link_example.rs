@@ -57,7 +57,7 @@ mod generated {
         __rt::object!(
             Pullrequest from "#/components/schemas/pullrequest" { id = "id" optional,
             title = "title" optional, repository = "repository" optional, author =
-            "author" optional, }
+            "author" optional }
         );
         /// Generated from `#/components/schemas/repository`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -67,7 +67,7 @@ mod generated {
         }
         __rt::object!(
             Repository from "#/components/schemas/repository" { slug = "slug" optional,
-            owner = "owner" optional, }
+            owner = "owner" optional }
         );
         /// Generated from `#/components/schemas/user`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -77,7 +77,7 @@ mod generated {
         }
         __rt::object!(
             User from "#/components/schemas/user" { username = "username" optional, uuid
-            = "uuid" optional, }
+            = "uuid" optional }
         );
     }
     /// The params of `get_user_by_name`.
@@ -174,8 +174,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_user_by_name(
             &self,
@@ -187,8 +186,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_repositories_by_owner(
             &self,
@@ -200,8 +198,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_repository(
             &self,
@@ -214,8 +211,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_pull_requests_by_repository(
             &self,
@@ -238,8 +234,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_pull_requests_by_id(
             &self,
@@ -255,8 +250,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn merge_pull_request(
             &self,

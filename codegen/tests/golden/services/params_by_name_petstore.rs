@@ -30,7 +30,7 @@ mod generated {
         }
         __rt::object!(
             Pet from "#/components/schemas/Pet" { id = "id" required, name = "name"
-            required, tag = "tag" optional, }
+            required, tag = "tag" optional }
         );
         /// Generated from `#/components/schemas/Pets`.
         pub type Pets = Vec<Pet>;
@@ -82,8 +82,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn list_pets(
             &self,
@@ -97,8 +96,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn create_pet(&self) -> Result<CreatePetResult, __rt::Error> {
             self.inner.request_declared("create_pet", &()).await
@@ -109,8 +107,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_pet(
             &self,

@@ -31,7 +31,7 @@ mod generated {
         }
         __rt::object!(
             Pet from "#/components/schemas/Pet" { id = "id" required, name = "name"
-            required, tag = "tag" optional, }
+            required, tag = "tag" optional }
         );
         /// Generated from `#/components/schemas/PetId`.
         pub type PetId = u64;
@@ -49,7 +49,7 @@ mod generated {
     /// The result of `list_pets`.
     pub type ListPetsResult = types::Pets;
     __rt::declared_errors!(
-        ListPetsError for "list_pets" { PetsBusy { code = 100, message = "pets busy" }, }
+        ListPetsError for "list_pets" { PetsBusy { code = 100, message = "pets busy" } }
     );
     /// The params of `create_pet`.
     #[derive(Debug, Clone, PartialEq)]
@@ -112,8 +112,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn create_pet(
             &self,
@@ -136,8 +135,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_pet(
             &self,

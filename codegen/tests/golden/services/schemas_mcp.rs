@@ -49,7 +49,7 @@ mod generated {
         __rt::object!(
             Annotations from "#/components/schemas/Annotations" { audience = "audience"
             optional, priority = "priority" optional, last_modified = "lastModified"
-            optional, }
+            optional }
         );
         __rt::validate!(
             Annotations, whole, member(priority, "priority", super::R2),
@@ -69,7 +69,7 @@ mod generated {
         __rt::object!(
             AudioContent from "#/components/schemas/AudioContent" { r#type = "type"
             required, data = "data" required, mime_type = "mimeType" required,
-            annotations = "annotations" optional, meta = "_meta" optional, }
+            annotations = "annotations" optional, meta = "_meta" optional }
         );
         __rt::validate!(
             AudioContent, whole, member(r#type, "type", super::R5), member(annotations,
@@ -109,7 +109,7 @@ mod generated {
         __rt::object!(
             BlobResourceContents from "#/components/schemas/BlobResourceContents" { uri =
             "uri" required, mime_type = "mimeType" optional, blob = "blob" required, meta
-            = "_meta" optional, }
+            = "_meta" optional }
         );
         __rt::validate!(BlobResourceContents, whole, member(uri, "uri", super::R0));
         /// Generated from `#/components/schemas/BooleanSchema`.
@@ -123,7 +123,7 @@ mod generated {
         __rt::object!(
             BooleanSchema from "#/components/schemas/BooleanSchema" { r#type = "type"
             required, title = "title" optional, description = "description" optional,
-            default = "default" optional, }
+            default = "default" optional }
         );
         __rt::validate!(BooleanSchema, whole, member(r#type, "type", super::R12));
         /// Generated from `#/components/schemas/BooleanSchema/properties/type`.
@@ -180,7 +180,7 @@ mod generated {
         __rt::object!(
             CallToolResult from "#/components/schemas/CallToolResult" { content =
             "content" required, structured_content = "structuredContent" optional,
-            is_error = "isError" optional, meta = "_meta" optional, }
+            is_error = "isError" optional, meta = "_meta" optional }
         );
         /// A capability with no settings (yet): present means supported.
         ///
@@ -201,7 +201,7 @@ mod generated {
             ClientCapabilities from "#/components/schemas/ClientCapabilities" {
             experimental = "experimental" optional, roots = "roots" optional, sampling =
             "sampling" optional, elicitation = "elicitation" optional, tasks = "tasks"
-            optional, }
+            optional }
         );
         /// The client runs tasks: which of the server's requests it takes as tasks, and whether it lists and cancels them.
         ///
@@ -215,7 +215,7 @@ mod generated {
         __rt::object!(
             ClientTasksCapability from "#/components/schemas/ClientTasksCapability" {
             list = "list" optional, cancel = "cancel" optional, requests = "requests"
-            optional, }
+            optional }
         );
         /// Generated from `#/components/schemas/ClientTasksCapability/properties/requests`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -226,7 +226,7 @@ mod generated {
         __rt::object!(
             ClientTasksCapabilityRequests from
             "#/components/schemas/ClientTasksCapability/properties/requests" { sampling =
-            "sampling" optional, elicitation = "elicitation" optional, }
+            "sampling" optional, elicitation = "elicitation" optional }
         );
         /// Generated from `#/components/schemas/ClientTasksCapability/properties/requests/properties/elicitation`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -236,7 +236,7 @@ mod generated {
         __rt::object!(
             ClientTasksCapabilityRequestsElicitation from
             "#/components/schemas/ClientTasksCapability/properties/requests/properties/elicitation"
-            { create = "create" optional, }
+            { create = "create" optional }
         );
         /// Generated from `#/components/schemas/ClientTasksCapability/properties/requests/properties/sampling`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -246,7 +246,7 @@ mod generated {
         __rt::object!(
             ClientTasksCapabilityRequestsSampling from
             "#/components/schemas/ClientTasksCapability/properties/requests/properties/sampling"
-            { create_message = "createMessage" optional, }
+            { create_message = "createMessage" optional }
         );
         /// Generated from `#/components/schemas/CompleteResult`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -256,7 +256,7 @@ mod generated {
         }
         __rt::object!(
             CompleteResult from "#/components/schemas/CompleteResult" { completion =
-            "completion" required, meta = "_meta" optional, }
+            "completion" required, meta = "_meta" optional }
         );
         /// Generated from `#/components/schemas/CompleteResult/properties/completion`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -269,7 +269,7 @@ mod generated {
         __rt::object!(
             CompleteResultCompletion from
             "#/components/schemas/CompleteResult/properties/completion" { values =
-            "values" required, total = "total" optional, has_more = "hasMore" optional, }
+            "values" required, total = "total" optional, has_more = "hasMore" optional }
         );
         /// Generated from `#/components/schemas/CompletionArgument`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -280,7 +280,7 @@ mod generated {
         }
         __rt::object!(
             CompletionArgument from "#/components/schemas/CompletionArgument" { name =
-            "name" required, value = "value" required, }
+            "name" required, value = "value" required }
         );
         /// Generated from `#/components/schemas/CompletionContext`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -290,7 +290,7 @@ mod generated {
         }
         __rt::object!(
             CompletionContext from "#/components/schemas/CompletionContext" { arguments =
-            "arguments" optional, }
+            "arguments" optional }
         );
         /// What is completed: an argument of a prompt, or a variable of a resource template.
         ///
@@ -400,7 +400,7 @@ mod generated {
         __rt::object!(
             CreateMessageResult from "#/components/schemas/CreateMessageResult" { role =
             "role" required, content = "content" required, model = "model" required,
-            stop_reason = "stopReason" optional, meta = "_meta" optional, }
+            stop_reason = "stopReason" optional, meta = "_meta" optional }
         );
         /// The answer to a request run as a task: the task.
         ///
@@ -412,7 +412,7 @@ mod generated {
         }
         __rt::object!(
             CreateTaskResult from "#/components/schemas/CreateTaskResult" { task = "task"
-            required, meta = "_meta" optional, }
+            required, meta = "_meta" optional }
         );
         /// An opaque place in a paginated list.
         ///
@@ -444,7 +444,7 @@ mod generated {
         }
         __rt::object!(
             ElicitResult from "#/components/schemas/ElicitResult" { action = "action"
-            required, content = "content" optional, meta = "_meta" optional, }
+            required, content = "content" optional, meta = "_meta" optional }
         );
         /// Generated from `#/components/schemas/ElicitResult/properties/action`.
         #[derive(
@@ -496,7 +496,7 @@ mod generated {
         }
         __rt::object!(
             ElicitationCapability from "#/components/schemas/ElicitationCapability" {
-            form = "form" optional, url = "url" optional, }
+            form = "form" optional, url = "url" optional }
         );
         /// Generated from `#/methods/22/params/0/schema`.
         #[derive(
@@ -532,7 +532,7 @@ mod generated {
         __rt::object!(
             EmbeddedResource from "#/components/schemas/EmbeddedResource" { r#type =
             "type" required, resource = "resource" required, annotations = "annotations"
-            optional, meta = "_meta" optional, }
+            optional, meta = "_meta" optional }
         );
         __rt::validate!(
             EmbeddedResource, whole, member(r#type, "type", super::R7), member(resource,
@@ -569,8 +569,8 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            EmptyResult from "#/components/schemas/EmptyResult" { meta = "_meta"
-            optional, }
+            EmptyResult from "#/components/schemas/EmptyResult" { meta = "_meta" optional
+            }
         );
         /// One of `enum`; `enumNames` (deprecated) gives their titles.
         ///
@@ -588,7 +588,7 @@ mod generated {
             EnumSchema from "#/components/schemas/EnumSchema" { r#type = "type" required,
             title = "title" optional, description = "description" optional, r#enum =
             "enum" required, enum_names = "enumNames" optional, default = "default"
-            optional, }
+            optional }
         );
         __rt::validate!(EnumSchema, whole, member(r#type, "type", super::R11));
         /// Generated from `#/components/schemas/EnumSchema/properties/type`.
@@ -623,7 +623,7 @@ mod generated {
         __rt::object!(
             GetPromptResult from "#/components/schemas/GetPromptResult" { description =
             "description" optional, messages = "messages" required, meta = "_meta"
-            optional, }
+            optional }
         );
         /// An icon a client may show: an `https:` or `data:` URL.
         ///
@@ -639,7 +639,7 @@ mod generated {
         }
         __rt::object!(
             Icon from "#/components/schemas/Icon" { src = "src" required, mime_type =
-            "mimeType" optional, sizes = "sizes" optional, theme = "theme" optional, }
+            "mimeType" optional, sizes = "sizes" optional, theme = "theme" optional }
         );
         __rt::validate!(Icon, whole, member(src, "src", super::R0));
         /// The background the icon is drawn for.
@@ -681,7 +681,7 @@ mod generated {
         __rt::object!(
             ImageContent from "#/components/schemas/ImageContent" { r#type = "type"
             required, data = "data" required, mime_type = "mimeType" required,
-            annotations = "annotations" optional, meta = "_meta" optional, }
+            annotations = "annotations" optional, meta = "_meta" optional }
         );
         __rt::validate!(
             ImageContent, whole, member(r#type, "type", super::R4), member(annotations,
@@ -726,7 +726,7 @@ mod generated {
             Implementation from "#/components/schemas/Implementation" { name = "name"
             required, title = "title" optional, version = "version" required, description
             = "description" optional, website_url = "websiteUrl" optional, icons =
-            "icons" optional, }
+            "icons" optional }
         );
         __rt::validate!(
             Implementation, whole, member(website_url, "websiteUrl", super::R0),
@@ -747,7 +747,7 @@ mod generated {
             InitializeResult from "#/components/schemas/InitializeResult" {
             protocol_version = "protocolVersion" required, capabilities = "capabilities"
             required, server_info = "serverInfo" required, instructions = "instructions"
-            optional, meta = "_meta" optional, }
+            optional, meta = "_meta" optional }
         );
         /// A list the sender offers; `listChanged`: it tells when the list changes.
         ///
@@ -758,7 +758,7 @@ mod generated {
         }
         __rt::object!(
             ListChanged from "#/components/schemas/ListChanged" { list_changed =
-            "listChanged" optional, }
+            "listChanged" optional }
         );
         /// Generated from `#/components/schemas/ListPromptsResult`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -770,7 +770,7 @@ mod generated {
         __rt::object!(
             ListPromptsResult from "#/components/schemas/ListPromptsResult" { prompts =
             "prompts" required, next_cursor = "nextCursor" optional, meta = "_meta"
-            optional, }
+            optional }
         );
         /// Generated from `#/components/schemas/ListResourceTemplatesResult`.
         #[derive(Debug, Clone, PartialEq)]
@@ -783,7 +783,7 @@ mod generated {
             ListResourceTemplatesResult from
             "#/components/schemas/ListResourceTemplatesResult" { resource_templates =
             "resourceTemplates" required, next_cursor = "nextCursor" optional, meta =
-            "_meta" optional, }
+            "_meta" optional }
         );
         /// Generated from `#/components/schemas/ListResourcesResult`.
         #[derive(Debug, Clone, PartialEq)]
@@ -795,7 +795,7 @@ mod generated {
         __rt::object!(
             ListResourcesResult from "#/components/schemas/ListResourcesResult" {
             resources = "resources" required, next_cursor = "nextCursor" optional, meta =
-            "_meta" optional, }
+            "_meta" optional }
         );
         /// Generated from `#/components/schemas/ListRootsResult`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -805,7 +805,7 @@ mod generated {
         }
         __rt::object!(
             ListRootsResult from "#/components/schemas/ListRootsResult" { roots = "roots"
-            required, meta = "_meta" optional, }
+            required, meta = "_meta" optional }
         );
         /// Generated from `#/components/schemas/ListTasksResult`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -816,7 +816,7 @@ mod generated {
         }
         __rt::object!(
             ListTasksResult from "#/components/schemas/ListTasksResult" { tasks = "tasks"
-            required, next_cursor = "nextCursor" optional, meta = "_meta" optional, }
+            required, next_cursor = "nextCursor" optional, meta = "_meta" optional }
         );
         /// Generated from `#/components/schemas/ListToolsResult`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -827,7 +827,7 @@ mod generated {
         }
         __rt::object!(
             ListToolsResult from "#/components/schemas/ListToolsResult" { tools = "tools"
-            required, next_cursor = "nextCursor" optional, meta = "_meta" optional, }
+            required, next_cursor = "nextCursor" optional, meta = "_meta" optional }
         );
         /// How severe a log entry is, as syslog ranks it (RFC 5424), least first.
         ///
@@ -875,7 +875,7 @@ mod generated {
             pub name: Option<String>,
         }
         __rt::object!(
-            ModelHint from "#/components/schemas/ModelHint" { name = "name" optional, }
+            ModelHint from "#/components/schemas/ModelHint" { name = "name" optional }
         );
         /// What the server would like in a model; the client chooses. Priorities go from 0 to 1.
         ///
@@ -892,7 +892,7 @@ mod generated {
             ModelPreferences from "#/components/schemas/ModelPreferences" { hints =
             "hints" optional, cost_priority = "costPriority" optional, speed_priority =
             "speedPriority" optional, intelligence_priority = "intelligencePriority"
-            optional, }
+            optional }
         );
         __rt::validate!(
             ModelPreferences, whole, member(cost_priority, "costPriority", super::R2),
@@ -916,7 +916,7 @@ mod generated {
             MultiEnumSchema from "#/components/schemas/MultiEnumSchema" { r#type = "type"
             required, title = "title" optional, description = "description" optional,
             min_items = "minItems" optional, max_items = "maxItems" optional, items =
-            "items" required, default = "default" optional, }
+            "items" required, default = "default" optional }
         );
         __rt::validate!(
             MultiEnumSchema, whole, member(r#type, "type", super::R13), member(items,
@@ -931,7 +931,7 @@ mod generated {
         __rt::object!(
             MultiEnumSchemaItems from
             "#/components/schemas/MultiEnumSchema/properties/items" { r#type = "type"
-            required, r#enum = "enum" required, }
+            required, r#enum = "enum" required }
         );
         __rt::validate!(MultiEnumSchemaItems, whole, member(r#type, "type", super::R11));
         /// Generated from `#/components/schemas/MultiEnumSchema/properties/items/properties/type`.
@@ -992,7 +992,7 @@ mod generated {
             NumberSchema from "#/components/schemas/NumberSchema" { r#type = "type"
             required, title = "title" optional, description = "description" optional,
             minimum = "minimum" optional, maximum = "maximum" optional, default =
-            "default" optional, }
+            "default" optional }
         );
         /// Generated from `#/components/schemas/NumberSchema/properties/type`.
         #[derive(
@@ -1144,7 +1144,7 @@ mod generated {
         __rt::object!(
             Prompt from "#/components/schemas/Prompt" { name = "name" required, title =
             "title" optional, description = "description" optional, arguments =
-            "arguments" optional, icons = "icons" optional, meta = "_meta" optional, }
+            "arguments" optional, icons = "icons" optional, meta = "_meta" optional }
         );
         /// Generated from `#/components/schemas/PromptArgument`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1157,7 +1157,7 @@ mod generated {
         __rt::object!(
             PromptArgument from "#/components/schemas/PromptArgument" { name = "name"
             required, title = "title" optional, description = "description" optional,
-            required = "required" optional, }
+            required = "required" optional }
         );
         /// Generated from `#/components/schemas/PromptMessage`.
         #[derive(Debug, Clone, PartialEq)]
@@ -1167,7 +1167,7 @@ mod generated {
         }
         __rt::object!(
             PromptMessage from "#/components/schemas/PromptMessage" { role = "role"
-            required, content = "content" required, }
+            required, content = "content" required }
         );
         /// Generated from `#/components/schemas/ReadResourceResult`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1177,7 +1177,7 @@ mod generated {
         }
         __rt::object!(
             ReadResourceResult from "#/components/schemas/ReadResourceResult" { contents
-            = "contents" required, meta = "_meta" optional, }
+            = "contents" required, meta = "_meta" optional }
         );
         /// A JSON-RPC request id as MCP allows it: a string or an integer (never null).
         ///
@@ -1229,7 +1229,7 @@ mod generated {
         __rt::object!(
             RequestedSchema from "#/components/schemas/RequestedSchema" { schema =
             "$schema" optional, r#type = "type" required, properties = "properties"
-            required, required = "required" optional, }
+            required, required = "required" optional }
         );
         __rt::validate!(
             RequestedSchema, whole, member(r#type, "type", super::R10),
@@ -1278,7 +1278,7 @@ mod generated {
             "name" required, title = "title" optional, description = "description"
             optional, mime_type = "mimeType" optional, size = "size" optional, icons =
             "icons" optional, annotations = "annotations" optional, meta = "_meta"
-            optional, }
+            optional }
         );
         /// The contents of a resource: text or base64 bytes.
         ///
@@ -1334,7 +1334,7 @@ mod generated {
             required, uri = "uri" required, name = "name" required, title = "title"
             optional, description = "description" optional, mime_type = "mimeType"
             optional, size = "size" optional, icons = "icons" optional, annotations =
-            "annotations" optional, meta = "_meta" optional, }
+            "annotations" optional, meta = "_meta" optional }
         );
         __rt::validate!(
             ResourceLink, whole, member(r#type, "type", super::R6), member(uri, "uri",
@@ -1372,7 +1372,7 @@ mod generated {
         }
         __rt::object!(
             ResourceNotFoundData from "#/components/errors/ResourceNotFound/data" { uri =
-            "uri" optional, }
+            "uri" optional }
         );
         /// Resources the server offers under a URI template (RFC 6570).
         ///
@@ -1394,7 +1394,7 @@ mod generated {
             = "uriTemplate" required, name = "name" required, title = "title" optional,
             description = "description" optional, mime_type = "mimeType" optional, icons
             = "icons" optional, annotations = "annotations" optional, meta = "_meta"
-            optional, }
+            optional }
         );
         /// The server offers resources; `subscribe`: to single resources; `listChanged`: it tells when the list changes.
         ///
@@ -1406,7 +1406,7 @@ mod generated {
         }
         __rt::object!(
             ResourcesCapability from "#/components/schemas/ResourcesCapability" {
-            subscribe = "subscribe" optional, list_changed = "listChanged" optional, }
+            subscribe = "subscribe" optional, list_changed = "listChanged" optional }
         );
         /// Who speaks in a conversation.
         ///
@@ -1442,7 +1442,7 @@ mod generated {
         }
         __rt::object!(
             Root from "#/components/schemas/Root" { uri = "uri" required, name = "name"
-            optional, meta = "_meta" optional, }
+            optional, meta = "_meta" optional }
         );
         /// The client samples its model for servers; `context`: it honours `includeContext`; `tools`: it lets the model use the tools given.
         ///
@@ -1454,7 +1454,7 @@ mod generated {
         }
         __rt::object!(
             SamplingCapability from "#/components/schemas/SamplingCapability" { context =
-            "context" optional, tools = "tools" optional, }
+            "context" optional, tools = "tools" optional }
         );
         /// A piece of a sampled message, tagged by `type`.
         ///
@@ -1574,7 +1574,7 @@ mod generated {
         }
         __rt::object!(
             SamplingMessage from "#/components/schemas/SamplingMessage" { role = "role"
-            required, content = "content" required, meta = "_meta" optional, }
+            required, content = "content" required, meta = "_meta" optional }
         );
         __rt::validate!(
             SamplingMessage, whole, member(content, "content", __rt::Rules::NONE)
@@ -1596,7 +1596,7 @@ mod generated {
             ServerCapabilities from "#/components/schemas/ServerCapabilities" {
             experimental = "experimental" optional, logging = "logging" optional,
             completions = "completions" optional, prompts = "prompts" optional, resources
-            = "resources" optional, tools = "tools" optional, tasks = "tasks" optional, }
+            = "resources" optional, tools = "tools" optional, tasks = "tasks" optional }
         );
         /// The server runs tasks: which of the client's requests it takes as tasks, and whether it lists and cancels them.
         ///
@@ -1610,7 +1610,7 @@ mod generated {
         __rt::object!(
             ServerTasksCapability from "#/components/schemas/ServerTasksCapability" {
             list = "list" optional, cancel = "cancel" optional, requests = "requests"
-            optional, }
+            optional }
         );
         /// Generated from `#/components/schemas/ServerTasksCapability/properties/requests`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -1620,7 +1620,7 @@ mod generated {
         __rt::object!(
             ServerTasksCapabilityRequests from
             "#/components/schemas/ServerTasksCapability/properties/requests" { tools =
-            "tools" optional, }
+            "tools" optional }
         );
         /// Generated from `#/components/schemas/ServerTasksCapability/properties/requests/properties/tools`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -1630,7 +1630,7 @@ mod generated {
         __rt::object!(
             ServerTasksCapabilityRequestsTools from
             "#/components/schemas/ServerTasksCapability/properties/requests/properties/tools"
-            { call = "call" optional, }
+            { call = "call" optional }
         );
         /// Generated from `#/components/schemas/StringSchema`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1647,7 +1647,7 @@ mod generated {
             StringSchema from "#/components/schemas/StringSchema" { r#type = "type"
             required, title = "title" optional, description = "description" optional,
             min_length = "minLength" optional, max_length = "maxLength" optional, format
-            = "format" optional, default = "default" optional, }
+            = "format" optional, default = "default" optional }
         );
         __rt::validate!(StringSchema, whole, member(r#type, "type", super::R11));
         /// Generated from `#/components/schemas/StringSchema/properties/format`.
@@ -1718,7 +1718,7 @@ mod generated {
             Task from "#/components/schemas/Task" { task_id = "taskId" required, status =
             "status" required, status_message = "statusMessage" optional, created_at =
             "createdAt" required, last_updated_at = "lastUpdatedAt" required, ttl = "ttl"
-            required, poll_interval = "pollInterval" optional, }
+            required, poll_interval = "pollInterval" optional }
         );
         /// Generated from `#/components/contentDescriptors/TaskId/schema`.
         pub type TaskId = String;
@@ -1731,7 +1731,7 @@ mod generated {
             pub ttl: Option<i64>,
         }
         __rt::object!(
-            TaskMetadata from "#/components/schemas/TaskMetadata" { ttl = "ttl" optional,
+            TaskMetadata from "#/components/schemas/TaskMetadata" { ttl = "ttl" optional
             }
         );
         /// The result of the request a task ran, as that request's answer would have had it.
@@ -1759,7 +1759,7 @@ mod generated {
             required, status = "status" required, status_message = "statusMessage"
             optional, created_at = "createdAt" required, last_updated_at =
             "lastUpdatedAt" required, ttl = "ttl" required, poll_interval =
-            "pollInterval" optional, meta = "_meta" optional, }
+            "pollInterval" optional, meta = "_meta" optional }
         );
         /// Where a task is: `working`, `input_required` (it waits on a request to its requester), or ended (`completed`, `failed`, `cancelled`).
         ///
@@ -1803,7 +1803,7 @@ mod generated {
         __rt::object!(
             TextContent from "#/components/schemas/TextContent" { r#type = "type"
             required, text = "text" required, annotations = "annotations" optional, meta
-            = "_meta" optional, }
+            = "_meta" optional }
         );
         __rt::validate!(
             TextContent, whole, member(r#type, "type", super::R3), member(annotations,
@@ -1842,7 +1842,7 @@ mod generated {
         __rt::object!(
             TextResourceContents from "#/components/schemas/TextResourceContents" { uri =
             "uri" required, mime_type = "mimeType" optional, text = "text" required, meta
-            = "_meta" optional, }
+            = "_meta" optional }
         );
         __rt::validate!(TextResourceContents, whole, member(uri, "uri", super::R0));
         /// One of the `const`s of `oneOf`, each with a title.
@@ -1859,7 +1859,7 @@ mod generated {
         __rt::object!(
             TitledEnumSchema from "#/components/schemas/TitledEnumSchema" { r#type =
             "type" required, title = "title" optional, description = "description"
-            optional, one_of = "oneOf" required, default = "default" optional, }
+            optional, one_of = "oneOf" required, default = "default" optional }
         );
         __rt::validate!(TitledEnumSchema, whole, member(r#type, "type", super::R11));
         /// Generated from `#/components/schemas/TitledEnumSchema/properties/type`.
@@ -1901,8 +1901,7 @@ mod generated {
             TitledMultiEnumSchema from "#/components/schemas/TitledMultiEnumSchema" {
             r#type = "type" required, title = "title" optional, description =
             "description" optional, min_items = "minItems" optional, max_items =
-            "maxItems" optional, items = "items" required, default = "default" optional,
-            }
+            "maxItems" optional, items = "items" required, default = "default" optional }
         );
         __rt::validate!(
             TitledMultiEnumSchema, whole, member(r#type, "type", super::R13)
@@ -1915,7 +1914,7 @@ mod generated {
         __rt::object!(
             TitledMultiEnumSchemaItems from
             "#/components/schemas/TitledMultiEnumSchema/properties/items" { any_of =
-            "anyOf" required, }
+            "anyOf" required }
         );
         /// Generated from `#/components/schemas/TitledMultiEnumSchema/properties/type`.
         #[derive(
@@ -1947,7 +1946,7 @@ mod generated {
         }
         __rt::object!(
             TitledValue from "#/components/schemas/TitledValue" { r#const = "const"
-            required, title = "title" required, }
+            required, title = "title" required }
         );
         /// A tool the server offers.
         ///
@@ -1971,7 +1970,7 @@ mod generated {
             "title" optional, description = "description" optional, input_schema =
             "inputSchema" required, output_schema = "outputSchema" optional, execution =
             "execution" optional, annotations = "annotations" optional, icons = "icons"
-            optional, meta = "_meta" optional, }
+            optional, meta = "_meta" optional }
         );
         __rt::validate!(
             Tool, whole, member(input_schema, "inputSchema", __rt::Rules::NONE),
@@ -1997,7 +1996,7 @@ mod generated {
             ToolAnnotations from "#/components/schemas/ToolAnnotations" { title = "title"
             optional, read_only_hint = "readOnlyHint" optional, destructive_hint =
             "destructiveHint" optional, idempotent_hint = "idempotentHint" optional,
-            open_world_hint = "openWorldHint" optional, }
+            open_world_hint = "openWorldHint" optional }
         );
         /// Generated from `#/components/schemas/ToolChoice`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -2006,7 +2005,7 @@ mod generated {
             pub mode: Option<ToolChoiceMode>,
         }
         __rt::object!(
-            ToolChoice from "#/components/schemas/ToolChoice" { mode = "mode" optional, }
+            ToolChoice from "#/components/schemas/ToolChoice" { mode = "mode" optional }
         );
         /// Whether the model may, must or must not use tools; absent means `auto`.
         ///
@@ -2043,7 +2042,7 @@ mod generated {
         }
         __rt::object!(
             ToolExecution from "#/components/schemas/ToolExecution" { task_support =
-            "taskSupport" optional, }
+            "taskSupport" optional }
         );
         /// Whether the tool may be called as a task (absent means `forbidden`).
         ///
@@ -2090,7 +2089,7 @@ mod generated {
             ToolResultContent from "#/components/schemas/ToolResultContent" { r#type =
             "type" required, tool_use_id = "toolUseId" required, content = "content"
             required, structured_content = "structuredContent" optional, is_error =
-            "isError" optional, meta = "_meta" optional, }
+            "isError" optional, meta = "_meta" optional }
         );
         __rt::validate!(
             ToolResultContent, whole, member(r#type, "type", super::R9), member(content,
@@ -2133,7 +2132,7 @@ mod generated {
         __rt::object!(
             ToolUseContent from "#/components/schemas/ToolUseContent" { r#type = "type"
             required, id = "id" required, name = "name" required, input = "input"
-            required, meta = "_meta" optional, }
+            required, meta = "_meta" optional }
         );
         __rt::validate!(ToolUseContent, whole, member(r#type, "type", super::R8));
         /// Generated from `#/components/schemas/ToolUseContent/properties/type`.
@@ -2254,7 +2253,7 @@ mod generated {
     pub type ToolsListResult = types::ListToolsResult;
     __rt::declared_errors!(
         ToolsListError for "tools/list" { InvalidParams { code = - 32602, message =
-        "Invalid params" }, }
+        "Invalid params" } }
     );
     /// The params of `tools/call`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2277,7 +2276,7 @@ mod generated {
     pub type ToolsCallResult = types::CallToolOutcome;
     __rt::declared_errors!(
         ToolsCallError for "tools/call" { InvalidParams { code = - 32602, message =
-        "Invalid params" }, }
+        "Invalid params" } }
     );
     /// The params of `notifications/tools/list_changed`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2304,7 +2303,7 @@ mod generated {
     pub type ResourcesListResult = types::ListResourcesResult;
     __rt::declared_errors!(
         ResourcesListError for "resources/list" { InvalidParams { code = - 32602, message
-        = "Invalid params" }, }
+        = "Invalid params" } }
     );
     /// The params of `resources/templates/list`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2322,7 +2321,7 @@ mod generated {
     pub type ResourcesTemplatesListResult = types::ListResourceTemplatesResult;
     __rt::declared_errors!(
         ResourcesTemplatesListError for "resources/templates/list" { InvalidParams { code
-        = - 32602, message = "Invalid params" }, }
+        = - 32602, message = "Invalid params" } }
     );
     /// The params of `resources/read`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2341,7 +2340,7 @@ mod generated {
     __rt::declared_errors!(
         ResourcesReadError for "resources/read" { ResourceNotFound { code = - 32002,
         message = "Resource not found", data = types::ResourceNotFoundData },
-        InvalidParams { code = - 32602, message = "Invalid params" }, }
+        InvalidParams { code = - 32602, message = "Invalid params" } }
     );
     /// The params of `resources/subscribe`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2360,7 +2359,7 @@ mod generated {
     __rt::declared_errors!(
         ResourcesSubscribeError for "resources/subscribe" { ResourceNotFound { code = -
         32002, message = "Resource not found", data = types::ResourceNotFoundData },
-        InvalidParams { code = - 32602, message = "Invalid params" }, }
+        InvalidParams { code = - 32602, message = "Invalid params" } }
     );
     /// The params of `resources/unsubscribe`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2378,7 +2377,7 @@ mod generated {
     pub type ResourcesUnsubscribeResult = types::EmptyResult;
     __rt::declared_errors!(
         ResourcesUnsubscribeError for "resources/unsubscribe" { InvalidParams { code = -
-        32602, message = "Invalid params" }, }
+        32602, message = "Invalid params" } }
     );
     /// The params of `notifications/resources/updated`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2417,7 +2416,7 @@ mod generated {
     pub type PromptsListResult = types::ListPromptsResult;
     __rt::declared_errors!(
         PromptsListError for "prompts/list" { InvalidParams { code = - 32602, message =
-        "Invalid params" }, }
+        "Invalid params" } }
     );
     /// The params of `prompts/get`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2437,7 +2436,7 @@ mod generated {
     pub type PromptsGetResult = types::GetPromptResult;
     __rt::declared_errors!(
         PromptsGetError for "prompts/get" { InvalidParams { code = - 32602, message =
-        "Invalid params" }, }
+        "Invalid params" } }
     );
     /// The params of `notifications/prompts/list_changed`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2463,7 +2462,7 @@ mod generated {
     pub type LoggingSetLevelResult = types::EmptyResult;
     __rt::declared_errors!(
         LoggingSetLevelError for "logging/setLevel" { InvalidParams { code = - 32602,
-        message = "Invalid params" }, }
+        message = "Invalid params" } }
     );
     /// The params of `notifications/message`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2501,7 +2500,7 @@ mod generated {
     pub type CompletionCompleteResult = types::CompleteResult;
     __rt::declared_errors!(
         CompletionCompleteError for "completion/complete" { InvalidParams { code = -
-        32602, message = "Invalid params" }, }
+        32602, message = "Invalid params" } }
     );
     /// The params of `sampling/createMessage`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2558,7 +2557,7 @@ mod generated {
     pub type SamplingCreateMessageResult = types::CreateMessageOutcome;
     __rt::declared_errors!(
         SamplingCreateMessageError for "sampling/createMessage" { InvalidParams { code =
-        - 32602, message = "Invalid params" }, }
+        - 32602, message = "Invalid params" } }
     );
     /// The params of `elicitation/create`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2596,7 +2595,7 @@ mod generated {
     pub type ElicitationCreateResult = types::ElicitOutcome;
     __rt::declared_errors!(
         ElicitationCreateError for "elicitation/create" { InvalidParams { code = - 32602,
-        message = "Invalid params" }, }
+        message = "Invalid params" } }
     );
     /// The params of `notifications/elicitation/complete`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2646,7 +2645,7 @@ mod generated {
     pub type TasksGetResult = types::TaskResult;
     __rt::declared_errors!(
         TasksGetError for "tasks/get" { InvalidParams { code = - 32602, message =
-        "Invalid params" }, }
+        "Invalid params" } }
     );
     /// The params of `tasks/result`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2664,7 +2663,7 @@ mod generated {
     pub type TasksResultResult = types::TaskPayload;
     __rt::declared_errors!(
         TasksResultError for "tasks/result" { InvalidParams { code = - 32602, message =
-        "Invalid params" }, }
+        "Invalid params" } }
     );
     /// The params of `tasks/cancel`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2682,7 +2681,7 @@ mod generated {
     pub type TasksCancelResult = types::TaskResult;
     __rt::declared_errors!(
         TasksCancelError for "tasks/cancel" { InvalidParams { code = - 32602, message =
-        "Invalid params" }, }
+        "Invalid params" } }
     );
     /// The params of `tasks/list`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2700,7 +2699,7 @@ mod generated {
     pub type TasksListResult = types::ListTasksResult;
     __rt::declared_errors!(
         TasksListError for "tasks/list" { InvalidParams { code = - 32602, message =
-        "Invalid params" }, }
+        "Invalid params" } }
     );
     /// The params of `notifications/tasks/status`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2762,8 +2761,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn initialize(
             &self,
@@ -2807,8 +2805,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn ping(
             &self,
@@ -4075,8 +4072,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn ping(
             &self,
@@ -4348,8 +4344,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn roots_list(
             &self,

@@ -55,7 +55,7 @@ mod generated {
             pub id: PetId,
         }
         __rt::object!(
-            NotFound from "#/components/schemas/NotFound" { id = "id" required, }
+            NotFound from "#/components/schemas/NotFound" { id = "id" required }
         );
         /// A pet in the store.
         ///
@@ -69,7 +69,7 @@ mod generated {
         }
         __rt::object!(
             Pet from "#/components/schemas/Pet" { id = "id" required, name = "name"
-            required, kind = "kind" required, tags = "tags" optional, }
+            required, kind = "kind" required, tags = "tags" optional }
         );
         /// A pet's id, given by the store.
         ///
@@ -113,7 +113,7 @@ mod generated {
     pub type GetPetResult = types::Pet;
     __rt::declared_errors!(
         GetPetError for "get_pet" { PetNotFound { code = 404, message = "pet not found",
-        data = types::NotFound }, }
+        data = types::NotFound } }
     );
     /// The params of `pet_visited`.
     #[derive(Debug, Clone, PartialEq)]
@@ -148,8 +148,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn add_pet(
             &self,
@@ -166,8 +165,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn list_pets(
             &self,

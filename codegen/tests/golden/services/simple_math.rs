@@ -72,8 +72,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn addition(
             &self,
@@ -86,8 +85,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn subtraction(
             &self,

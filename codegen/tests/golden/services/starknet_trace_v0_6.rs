@@ -282,7 +282,7 @@ mod generated {
             "starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS" {
             sierra_program = "sierra_program" required, contract_class_version =
             "contract_class_version" required, entry_points_by_type =
-            "entry_points_by_type" required, abi = "abi" optional, }
+            "entry_points_by_type" required, abi = "abi" optional }
         );
         __rt::validate!(
             ContractClass, whole, member(sierra_program, "sierra_program", super::R2),
@@ -305,7 +305,7 @@ mod generated {
         __rt::object!(
             ContractStorageDiffItem from
             "starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM" {
-            address = "address" required, storage_entries = "storage_entries" required, }
+            address = "address" required, storage_entries = "storage_entries" required }
         );
         /// DA mode
         ///
@@ -435,7 +435,7 @@ mod generated {
             { r#type = "type" required, sender_address = "sender_address" required,
             max_fee = "max_fee" required, version = "version" required, signature =
             "signature" required, nonce = "nonce" required, contract_class =
-            "contract_class" required, }
+            "contract_class" required }
         );
         __rt::validate!(
             DeclareTxnV1, whole, member(sender_address, "sender_address", super::R1),
@@ -481,7 +481,7 @@ mod generated {
             { r#type = "type" required, sender_address = "sender_address" required,
             compiled_class_hash = "compiled_class_hash" required, max_fee = "max_fee"
             required, version = "version" required, signature = "signature" required,
-            nonce = "nonce" required, contract_class = "contract_class" required, }
+            nonce = "nonce" required, contract_class = "contract_class" required }
         );
         __rt::validate!(
             DeclareTxnV2, whole, member(sender_address, "sender_address", super::R1),
@@ -553,7 +553,7 @@ mod generated {
             "paymaster_data" required, account_deployment_data =
             "account_deployment_data" required, nonce_data_availability_mode =
             "nonce_data_availability_mode" required, fee_data_availability_mode =
-            "fee_data_availability_mode" required, }
+            "fee_data_availability_mode" required }
         );
         __rt::validate!(
             DeclareTxnV3, whole, member(sender_address, "sender_address", super::R1),
@@ -692,7 +692,7 @@ mod generated {
             required, signature = "signature" required, nonce = "nonce" required,
             contract_address_salt = "contract_address_salt" required,
             constructor_calldata = "constructor_calldata" required, class_hash =
-            "class_hash" required, }
+            "class_hash" required }
         );
         __rt::validate!(
             DeployAccountTxnV1, whole, member(max_fee, "max_fee", super::R1),
@@ -761,7 +761,7 @@ mod generated {
             resource_bounds = "resource_bounds" required, tip = "tip" required,
             paymaster_data = "paymaster_data" required, nonce_data_availability_mode =
             "nonce_data_availability_mode" required, fee_data_availability_mode =
-            "fee_data_availability_mode" required, }
+            "fee_data_availability_mode" required }
         );
         __rt::validate!(
             DeployAccountTxnV3, whole, member(signature, "signature", super::R2),
@@ -789,7 +789,7 @@ mod generated {
         __rt::object!(
             DeployedContractItem from
             "starknet_api_openrpc.json#/components/schemas/DEPLOYED_CONTRACT_ITEM" {
-            address = "address" required, class_hash = "class_hash" required, }
+            address = "address" required, class_hash = "class_hash" required }
         );
         /// Deprecated Cairo entry point
         ///
@@ -808,7 +808,7 @@ mod generated {
         __rt::object!(
             DeprecatedCairoEntryPoint from
             "starknet_api_openrpc.json#/components/schemas/DEPRECATED_CAIRO_ENTRY_POINT"
-            { offset = "offset" required, selector = "selector" required, }
+            { offset = "offset" required, selector = "selector" required }
         );
         __rt::validate!(
             DeprecatedCairoEntryPoint, whole, member(offset, "offset", super::R10),
@@ -834,7 +834,7 @@ mod generated {
             DeprecatedContractClass from
             "starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS" {
             program = "program" required, entry_points_by_type = "entry_points_by_type"
-            required, abi = "abi" optional, }
+            required, abi = "abi" optional }
         );
         __rt::validate!(
             DeprecatedContractClass, whole, member(program, "program", super::R8),
@@ -857,7 +857,7 @@ mod generated {
             DeprecatedEntryPointsByType from
             "starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS/properties/entry_points_by_type"
             { constructor = "CONSTRUCTOR" optional, external = "EXTERNAL" optional,
-            l1_handler = "L1_HANDLER" optional, }
+            l1_handler = "L1_HANDLER" optional }
         );
         __rt::validate!(
             DeprecatedEntryPointsByType, whole, member(constructor, "CONSTRUCTOR",
@@ -905,7 +905,7 @@ mod generated {
             EntryPointsByType from
             "starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS/properties/entry_points_by_type"
             { constructor = "CONSTRUCTOR" required, external = "EXTERNAL" required,
-            l1_handler = "L1_HANDLER" required, }
+            l1_handler = "L1_HANDLER" required }
         );
         __rt::validate!(
             EntryPointsByType, whole, member(constructor, "CONSTRUCTOR",
@@ -934,7 +934,7 @@ mod generated {
             EventAbiEntry from
             "starknet_api_openrpc.json#/components/schemas/EVENT_ABI_ENTRY" { r#type =
             "type" required, name = "name" required, keys = "keys" required, data =
-            "data" required, }
+            "data" required }
         );
         /// Event ABI type
         ///
@@ -974,7 +974,7 @@ mod generated {
         __rt::object!(
             EventContent from
             "starknet_api_openrpc.json#/components/schemas/EVENT_CONTENT" { keys = "keys"
-            required, data = "data" required, }
+            required, data = "data" required }
         );
         /// Execution resources
         ///
@@ -1035,7 +1035,7 @@ mod generated {
             ecdsa_builtin_applications = "ecdsa_builtin_applications" optional,
             bitwise_builtin_applications = "bitwise_builtin_applications" optional,
             keccak_builtin_applications = "keccak_builtin_applications" optional,
-            segment_arena_builtin = "segment_arena_builtin" optional, }
+            segment_arena_builtin = "segment_arena_builtin" optional }
         );
         /// Generated from `#/components/schemas/EXECUTION_RESOURCES`.
         pub type ExecutionResources2 = ExecutionResources;
@@ -1064,7 +1064,7 @@ mod generated {
         __rt::object!(
             FeeEstimate from "starknet_api_openrpc.json#/components/schemas/FEE_ESTIMATE"
             { gas_consumed = "gas_consumed" required, gas_price = "gas_price" required,
-            overall_fee = "overall_fee" required, unit = "unit" required, }
+            overall_fee = "overall_fee" required, unit = "unit" required }
         );
         /// Generated from `#/components/schemas/FEE_ESTIMATE`.
         pub type FeeEstimate2 = FeeEstimate;
@@ -1098,7 +1098,7 @@ mod generated {
             FunctionAbiEntry from
             "starknet_api_openrpc.json#/components/schemas/FUNCTION_ABI_ENTRY" { r#type =
             "type" required, name = "name" required, inputs = "inputs" required, outputs
-            = "outputs" required, state_mutability = "stateMutability" optional, }
+            = "outputs" required, state_mutability = "stateMutability" optional }
         );
         /// Function ABI type
         ///
@@ -1147,7 +1147,7 @@ mod generated {
             FunctionCall from
             "starknet_api_openrpc.json#/components/schemas/FUNCTION_CALL" {
             contract_address = "contract_address" required, entry_point_selector =
-            "entry_point_selector" required, calldata = "calldata" required, }
+            "entry_point_selector" required, calldata = "calldata" required }
         );
         /// Generated from `#/components/schemas/FUNCTION_CALL`.
         pub type FunctionCall2 = FunctionCall;
@@ -1201,7 +1201,7 @@ mod generated {
             required, entry_point_type = "entry_point_type" required, call_type =
             "call_type" required, result = "result" required, calls = "calls" required,
             events = "events" required, messages = "messages" required,
-            execution_resources = "execution_resources" required, }
+            execution_resources = "execution_resources" required }
         );
         /// Function state mutability type
         ///
@@ -1307,7 +1307,7 @@ mod generated {
             "type" required, max_fee = "max_fee" required, version = "version" required,
             signature = "signature" required, contract_address = "contract_address"
             required, entry_point_selector = "entry_point_selector" required, calldata =
-            "calldata" required, }
+            "calldata" required }
         );
         __rt::validate!(
             InvokeTxnV0, whole, member(max_fee, "max_fee", super::R1), member(signature,
@@ -1351,7 +1351,7 @@ mod generated {
             r#type = "type" required, sender_address = "sender_address" required,
             calldata = "calldata" required, max_fee = "max_fee" required, version =
             "version" required, signature = "signature" required, nonce = "nonce"
-            required, }
+            required }
         );
         __rt::validate!(
             InvokeTxnV1Kind, whole, member(sender_address, "sender_address", super::R1),
@@ -1419,7 +1419,7 @@ mod generated {
             "paymaster_data" required, account_deployment_data =
             "account_deployment_data" required, nonce_data_availability_mode =
             "nonce_data_availability_mode" required, fee_data_availability_mode =
-            "fee_data_availability_mode" required, }
+            "fee_data_availability_mode" required }
         );
         __rt::validate!(
             InvokeTxnV3Kind, whole, member(sender_address, "sender_address", super::R1),
@@ -1448,7 +1448,7 @@ mod generated {
         __rt::object!(
             MsgToL1 from "starknet_api_openrpc.json#/components/schemas/MSG_TO_L1" {
             from_address = "from_address" required, to_address = "to_address" required,
-            payload = "payload" required, }
+            payload = "payload" required }
         );
         /// Generated from `#/components/schemas/MSG_TO_L1`.
         pub type MsgToL1_2 = MsgToL1;
@@ -1474,7 +1474,7 @@ mod generated {
             NewClasses from
             "starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/declared_classes/items"
             { class_hash = "class_hash" optional, compiled_class_hash =
-            "compiled_class_hash" optional, }
+            "compiled_class_hash" optional }
         );
         /// Extra information on why trace is not available. Either it wasn't executed yet (RECEIVED), or the transaction failed (REJECTED)
         ///
@@ -1485,7 +1485,7 @@ mod generated {
         }
         __rt::object!(
             NoTraceAvailableData from "#/components/errors/NO_TRACE_AVAILABLE/data" {
-            status = "status" optional, }
+            status = "status" optional }
         );
         /// Generated from `#/components/errors/NO_TRACE_AVAILABLE/data/properties/status`.
         #[derive(
@@ -1529,7 +1529,7 @@ mod generated {
         __rt::object!(
             NonceUpdate from
             "starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/nonces/items"
-            { contract_address = "contract_address" optional, nonce = "nonce" optional, }
+            { contract_address = "contract_address" optional, nonce = "nonce" optional }
         );
         /// Number as hex
         ///
@@ -1555,7 +1555,7 @@ mod generated {
         }
         __rt::object!(
             OrderedEvent from "#/components/schemas/ORDERED_EVENT" { order = "order"
-            optional, keys = "keys" required, data = "data" required, }
+            optional, keys = "keys" required, data = "data" required }
         );
         /// orderedMessage
         ///
@@ -1582,7 +1582,7 @@ mod generated {
         __rt::object!(
             OrderedMessage from "#/components/schemas/ORDERED_MESSAGE" { order = "order"
             optional, from_address = "from_address" required, to_address = "to_address"
-            required, payload = "payload" required, }
+            required, payload = "payload" required }
         );
         /// price unit
         ///
@@ -1629,7 +1629,7 @@ mod generated {
             ReplacedClass from
             "starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/replaced_classes/items"
             { contract_address = "contract_address" optional, class_hash = "class_hash"
-            optional, }
+            optional }
         );
         /// Generated from `starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1646,8 +1646,7 @@ mod generated {
         __rt::object!(
             ResourceBounds from
             "starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS" { max_amount
-            = "max_amount" required, max_price_per_unit = "max_price_per_unit" required,
-            }
+            = "max_amount" required, max_price_per_unit = "max_price_per_unit" required }
         );
         __rt::validate!(
             ResourceBounds, whole, member(max_amount, "max_amount", super::R4),
@@ -1668,7 +1667,7 @@ mod generated {
         __rt::object!(
             ResourceBoundsMapping from
             "starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS_MAPPING" {
-            l1_gas = "l1_gas" required, l2_gas = "l2_gas" required, }
+            l1_gas = "l1_gas" required, l2_gas = "l2_gas" required }
         );
         __rt::validate!(
             ResourceBoundsMapping, whole, member(l1_gas, "l1_gas", __rt::Rules::NONE),
@@ -1691,7 +1690,7 @@ mod generated {
         __rt::object!(
             SierraEntryPoint from
             "starknet_api_openrpc.json#/components/schemas/SIERRA_ENTRY_POINT" { selector
-            = "selector" required, function_idx = "function_idx" required, }
+            = "selector" required, function_idx = "function_idx" required }
         );
         __rt::validate!(
             SierraEntryPoint, whole, member(selector, "selector", super::R1)
@@ -1736,7 +1735,7 @@ mod generated {
         __rt::object!(
             StarknetSimulateTransactionsResultItem from
             "#/methods/1/result/schema/items/schema" { transaction_trace =
-            "transaction_trace" optional, fee_estimation = "fee_estimation" optional, }
+            "transaction_trace" optional, fee_estimation = "fee_estimation" optional }
         );
         /// A single pair of transaction hash and corresponding trace
         ///
@@ -1749,7 +1748,7 @@ mod generated {
         __rt::object!(
             StarknetTraceBlockTransactionsResultItem from
             "#/methods/2/result/schema/items" { transaction_hash = "transaction_hash"
-            optional, trace_root = "trace_root" optional, }
+            optional, trace_root = "trace_root" optional }
         );
         /// The change in state applied in this block, given as a mapping of addresses to the new values and/or new contracts
         ///
@@ -1774,7 +1773,7 @@ mod generated {
             storage_diffs = "storage_diffs" required, deprecated_declared_classes =
             "deprecated_declared_classes" required, declared_classes = "declared_classes"
             required, deployed_contracts = "deployed_contracts" required,
-            replaced_classes = "replaced_classes" required, nonces = "nonces" required, }
+            replaced_classes = "replaced_classes" required, nonces = "nonces" required }
         );
         /// Generated from `#/components/schemas/STATE_DIFF`.
         pub type StateDiff2 = StateDiff;
@@ -1795,7 +1794,7 @@ mod generated {
         __rt::object!(
             StorageDiffItem from
             "starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM/properties/storage_entries/items"
-            { key = "key" optional, value = "value" optional, }
+            { key = "key" optional, value = "value" optional }
         );
         /// Struct ABI entry
         ///
@@ -1817,7 +1816,7 @@ mod generated {
             StructAbiEntry from
             "starknet_api_openrpc.json#/components/schemas/STRUCT_ABI_ENTRY" { r#type =
             "type" required, name = "name" required, size = "size" required, members =
-            "members" required, }
+            "members" required }
         );
         __rt::validate!(StructAbiEntry, whole, member(size, "size", super::R11));
         /// Struct ABI type
@@ -1864,7 +1863,7 @@ mod generated {
         __rt::object!(
             StructMember from
             "starknet_api_openrpc.json#/components/schemas/STRUCT_MEMBER" { name = "name"
-            required, r#type = "type" required, offset = "offset" optional, }
+            required, r#type = "type" required, offset = "offset" optional }
         );
         /// More data about the execution failure
         ///
@@ -1884,7 +1883,7 @@ mod generated {
             TransactionExecutionErrorData from
             "starknet_api_openrpc.json#/components/errors/TRANSACTION_EXECUTION_ERROR/data"
             { transaction_index = "transaction_index" required, execution_error =
-            "execution_error" required, }
+            "execution_error" required }
         );
         /// Generated from `#/components/schemas/TRANSACTION_TRACE`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
@@ -1978,7 +1977,7 @@ mod generated {
         __rt::object!(
             TransactionTraceExecuteInvocationRevertReason from
             "#/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation/oneOf/1"
-            { revert_reason = "revert_reason" optional, }
+            { revert_reason = "revert_reason" optional }
         );
         /// Type
         ///
@@ -2066,7 +2065,7 @@ mod generated {
         __rt::object!(
             TypedParameter from
             "starknet_api_openrpc.json#/components/schemas/TYPED_PARAMETER" { name =
-            "name" required, r#type = "type" required, }
+            "name" required, r#type = "type" required }
         );
         /// u128
         ///
@@ -2205,7 +2204,7 @@ mod generated {
         StarknetTraceTransactionError for "starknet_traceTransaction" { TxnHashNotFound {
         code = 29, message = "Transaction hash not found" }, NoTraceAvailable { code =
         10, message = "No trace available for transaction", data =
-        types::NoTraceAvailableData }, }
+        types::NoTraceAvailableData } }
     );
     /// The params of `starknet_simulateTransactions`.
     #[derive(Debug, Clone, PartialEq)]
@@ -2232,7 +2231,7 @@ mod generated {
         StarknetSimulateTransactionsError for "starknet_simulateTransactions" {
         BlockNotFound { code = 24, message = "Block not found" },
         TransactionExecutionError { code = 41, message = "Transaction execution error",
-        data = types::TransactionExecutionErrorData }, }
+        data = types::TransactionExecutionErrorData } }
     );
     /// The params of `starknet_traceBlockTransactions`.
     #[derive(Debug, Clone, PartialEq)]
@@ -2251,7 +2250,7 @@ mod generated {
     >;
     __rt::declared_errors!(
         StarknetTraceBlockTransactionsError for "starknet_traceBlockTransactions" {
-        BlockNotFound { code = 24, message = "Block not found" }, }
+        BlockNotFound { code = 24, message = "Block not found" } }
     );
     /// A typed client of StarkNet Trace API: one method per API method, over any transport.
     #[derive(Debug, Clone)]

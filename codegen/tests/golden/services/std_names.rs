@@ -95,7 +95,7 @@ mod generated {
             pub self_: ::std::option::Option<::std::string::String>,
         }
         __rt::object!(
-            SelfValue from "#/components/schemas/Self" { self_ = "self" optional, }
+            SelfValue from "#/components/schemas/Self" { self_ = "self" optional }
         );
         /// Generated from `#/components/schemas/self`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -103,7 +103,7 @@ mod generated {
             pub self_: ::std::option::Option<SelfValue>,
         }
         __rt::object!(
-            SelfValue2 from "#/components/schemas/self" { self_ = "Self" optional, }
+            SelfValue2 from "#/components/schemas/self" { self_ = "Self" optional }
         );
         /// Generated from `#/components/schemas/SELF`.
         #[derive(
@@ -140,7 +140,7 @@ mod generated {
         }
         __rt::object!(
             String from "#/components/schemas/String" { text = "text" optional, maybe =
-            "maybe" optional, list = "list" optional, next = "next" optional, }
+            "maybe" optional, list = "list" optional, next = "next" optional }
         );
     }
     /// The params of `clone`.
@@ -322,8 +322,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn clone2(&self, value: i64) -> Result<Clone2Result, __rt::Error> {
             self.inner.request_declared("clone", &(value,)).await
@@ -332,8 +331,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn clone_from2(
             &self,
@@ -345,8 +343,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn clone_into2(
             &self,
@@ -358,8 +355,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn to_owned2(
             &self,
@@ -371,8 +367,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn into2(&self, value: i64) -> Result<Into2Result, __rt::Error> {
             self.inner.request_declared("into", &(value,)).await
@@ -381,8 +376,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn try_into2(
             &self,
@@ -394,8 +388,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn as_ref(&self, value: i64) -> Result<AsRefResult, __rt::Error> {
             self.inner.request_declared("as_ref", &(value,)).await
@@ -404,8 +397,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn drop(&self, value: i64) -> Result<DropResult, __rt::Error> {
             self.inner.request_declared("drop", &(value,)).await
@@ -414,8 +406,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn eq(&self, value: i64) -> Result<EqResult, __rt::Error> {
             self.inner.request_declared("eq", &(value,)).await
@@ -424,8 +415,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn to_string(
             &self,
@@ -437,8 +427,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn borrow(&self, value: i64) -> Result<BorrowResult, __rt::Error> {
             self.inner.request_declared("borrow", &(value,)).await
@@ -447,8 +436,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn type_id(&self, value: i64) -> Result<TypeIdResult, __rt::Error> {
             self.inner.request_declared("type_id", &(value,)).await
@@ -457,8 +445,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn self_(&self, value: i64) -> Result<SelfValueResult, __rt::Error> {
             self.inner.request_declared("self", &(value,)).await
@@ -467,8 +454,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn from_block(
             &self,
@@ -480,8 +466,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn next(&self) -> Result<NextResult, __rt::Error> {
             self.inner.request_declared("next", &()).await
@@ -490,8 +475,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn into_inner2(
             &self,
@@ -512,8 +496,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn wrap(
             &self,

@@ -30,7 +30,7 @@ mod generated {
         }
         __rt::object!(
             Progress from "#/components/schemas/Progress" { done = "done" required, of =
-            "of" required, }
+            "of" required }
         );
         /// Generated from `#/components/schemas/SubscriptionId`.
         pub type SubscriptionId = String;
@@ -42,7 +42,7 @@ mod generated {
         }
         __rt::object!(
             Tick from "#/components/schemas/Tick" { symbol = "symbol" required, cents =
-            "cents" required, }
+            "cents" required }
         );
     }
     /// The params of `watch_subscribeTicks`.
@@ -64,7 +64,7 @@ mod generated {
         .unknown_id(66_i64);
     __rt::declared_errors!(
         WatchSubscribeTicksError for "watch_subscribeTicks" { UnknownSymbol { code = 10,
-        message = "unknown symbol" }, }
+        message = "unknown symbol" } }
     );
     /// The params of `watch_subscriptionTicks`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -95,7 +95,7 @@ mod generated {
     pub type WatchUnsubscribeResult = bool;
     __rt::declared_errors!(
         WatchUnsubscribeError for "watch_unsubscribe" { InvalidSubscriptionId { code =
-        66, message = "Invalid subscription id" }, }
+        66, message = "Invalid subscription id" } }
     );
     /// The params of `jobs_start`.
     #[derive(Debug, Clone, PartialEq)]
@@ -203,8 +203,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         ///
         /// The subscription yields each item as it comes; dropping it unsubscribes.
         #[inline]
@@ -220,8 +219,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn jobs_cancel(
             &self,
@@ -233,8 +231,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn ping(&self) -> Result<PingResult, __rt::Error> {
             self.inner.request_declared("ping", &()).await

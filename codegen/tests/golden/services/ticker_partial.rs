@@ -30,7 +30,7 @@ mod generated {
         }
         __rt::object!(
             Price from "#/components/schemas/Price" { symbol = "symbol" required, cents =
-            "cents" required, }
+            "cents" required }
         );
         /// Generated from `#/components/schemas/SubscriptionId`.
         pub type SubscriptionId = String;
@@ -41,7 +41,7 @@ mod generated {
         }
         __rt::object!(
             TickerConfirmError20Data from "#/methods/3/errors/0/data" { reason = "reason"
-            required, }
+            required }
         );
     }
     /// The params of `subscribe`.
@@ -59,7 +59,7 @@ mod generated {
     pub type SubscribeResult = types::SubscriptionId;
     __rt::declared_errors!(
         SubscribeError for "subscribe" { UnknownSymbol { code = 10, message =
-        "unknown symbol" }, }
+        "unknown symbol" } }
     );
     /// The params of `unsubscribe`.
     #[derive(Debug, Clone, PartialEq)]
@@ -92,7 +92,7 @@ mod generated {
     pub type TickerConfirmResult = bool;
     __rt::declared_errors!(
         TickerConfirmError for "ticker_confirm" { Declined { code = 20, message =
-        "declined", data = types::TickerConfirmError20Data }, }
+        "declined", data = types::TickerConfirmError20Data } }
     );
     /// A typed client of Ticker: one method per API method, over any transport.
     #[derive(Debug, Clone)]
@@ -134,8 +134,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call (an error the server answers is `Error::Undeclared`: the
-        /// method declares none).
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn unsubscribe(
             &self,

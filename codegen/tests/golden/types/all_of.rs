@@ -26,7 +26,7 @@ mod generated {
         pub struct Base {
             pub id: String,
         }
-        __rt::object!(Base from "#/components/schemas/Base" { id = "id" required, });
+        __rt::object!(Base from "#/components/schemas/Base" { id = "id" required });
         /// Generated from `#/components/schemas/Extended`.
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Extended {
@@ -36,7 +36,7 @@ mod generated {
         }
         __rt::object!(
             Extended from "#/components/schemas/Extended" { id = "id" required, size =
-            "size" required, label = "label" required, }
+            "size" required, label = "label" required }
         );
         /// Generated from `#/components/schemas/WithChoice`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
@@ -69,7 +69,7 @@ mod generated {
             pub base: Base,
         }
         __rt::object!(
-            Wrapper from "#/components/schemas/Wrapper" { base = "base" required, }
+            Wrapper from "#/components/schemas/Wrapper" { base = "base" required }
         );
     }
 }

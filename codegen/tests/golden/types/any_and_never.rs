@@ -35,7 +35,7 @@ mod generated {
         }
         __rt::object!(
             Holder from "#/components/schemas/Holder" { any = "any" required, never =
-            "never" optional, described = "described" present, }
+            "never" optional, described = "described" present }
         );
         /// Generated from `#/components/schemas/Holder/properties/never`.
         #[derive(

@@ -32,7 +32,7 @@ mod generated {
         __rt::object!(
             Versioned from "#/components/schemas/Versioned" { version = "version"
             required, jsonrpc = "jsonrpc" required, flag = "flag" required, nothing =
-            "nothing" present, }
+            "nothing" present }
         );
         /// Generated from `#/components/schemas/Versioned/properties/jsonrpc`.
         #[derive(

@@ -34,7 +34,7 @@ mod generated {
         }
         __rt::object!(
             Account from "shared/common.json#/components/schemas/Account" { address =
-            "address" required, nonce = "nonce" optional, }
+            "address" required, nonce = "nonce" optional }
         );
         /// A 20-byte address.
         ///
@@ -48,7 +48,7 @@ mod generated {
         }
         __rt::object!(
             Transfer from "#/components/schemas/Transfer" { from = "from" required, to =
-            "to" required, }
+            "to" required }
         );
     }
 }

@@ -44,7 +44,7 @@ mod generated {
         }
         __rt::object!(
             Documented from "#/components/schemas/Documented" { old = "old" optional, new
-            = "new" optional, count = "count" optional, }
+            = "new" optional, count = "count" optional }
         );
         /// Generated from `#/components/schemas/Legacy`.
         #[deprecated]
@@ -73,7 +73,7 @@ mod generated {
         }
         __rt::object!(
             UsesLegacy from "#/components/schemas/UsesLegacy" { legacy = "legacy"
-            optional, }
+            optional }
         );
     }
 }

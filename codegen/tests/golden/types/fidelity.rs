@@ -60,7 +60,7 @@ mod generated {
         __rt::object!(
             Receipt from "#/components/schemas/Receipt" { id = "id" required, amount =
             "amount" optional, note = "note" present, memo = "memo" present,
-            block_timestamp = "blockTimestamp" required, }
+            block_timestamp = "blockTimestamp" required }
         );
     }
 }

@@ -40,7 +40,7 @@ mod generated {
             Widths from "#/components/schemas/Widths" { a = "a" required, b = "b"
             required, c = "c" required, d = "d" required, e = "e" required, f = "f"
             required, g = "g" required, h = "h" required, i = "i" required, j = "j"
-            required, k = "k" required, }
+            required, k = "k" required }
         );
     }
 }

@@ -32,7 +32,7 @@ mod generated {
         }
         __rt::object!(
             Closed from "#/components/schemas/Closed" deny_unknown_fields { a = "a"
-            optional, }
+            optional }
         );
         /// Generated from `#/components/schemas/Empty`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]

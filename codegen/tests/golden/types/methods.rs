@@ -27,7 +27,7 @@ mod generated {
             pub number: i64,
         }
         __rt::object!(
-            Block from "#/components/schemas/Block" { number = "number" required, }
+            Block from "#/components/schemas/Block" { number = "number" required }
         );
         /// Generated from `#/methods/0/errors/0/data`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +36,7 @@ mod generated {
         }
         __rt::object!(
             EthGetBlockByNumberErrorMinus32000Data from "#/methods/0/errors/0/data" {
-            hint = "hint" required, }
+            hint = "hint" required }
         );
         /// Generated from `#/methods/0/params/1/schema`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,7 +45,7 @@ mod generated {
         }
         __rt::object!(
             EthGetBlockByNumberOptions from "#/methods/0/params/1/schema" { full = "full"
-            optional, }
+            optional }
         );
         /// Generated from `#/methods/1/result/schema`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,7 +54,7 @@ mod generated {
         }
         __rt::object!(
             FilecoinChainHeadResult from "#/methods/1/result/schema" { height = "Height"
-            optional, }
+            optional }
         );
     }
 }

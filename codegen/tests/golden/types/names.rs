@@ -36,7 +36,7 @@ mod generated {
             BlockHeader from "#/components/schemas/BLOCK_HEADER" { r#type = "type"
             required, parent_hash = "parentHash" required, parent_hash2 = "parent_hash"
             optional, _0x = "0x" required, self_ = "self" required, r#ref = "$ref"
-            optional, nested_object = "nested-object" optional, }
+            optional, nested_object = "nested-object" optional }
         );
         /// Generated from `#/components/schemas/BlockHeader`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -44,7 +44,7 @@ mod generated {
             pub x: Option<String>,
         }
         __rt::object!(
-            BlockHeader2 from "#/components/schemas/BlockHeader" { x = "x" optional, }
+            BlockHeader2 from "#/components/schemas/BlockHeader" { x = "x" optional }
         );
         /// Generated from `#/components/schemas/BLOCK_HEADER/properties/nested-object`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,7 +54,7 @@ mod generated {
         __rt::object!(
             BlockHeaderNestedObject from
             "#/components/schemas/BLOCK_HEADER/properties/nested-object" { inner =
-            "inner" optional, }
+            "inner" optional }
         );
         /// Fancy Point
         ///
@@ -64,21 +64,21 @@ mod generated {
             pub x: Option<f64>,
         }
         __rt::object!(
-            FancyPoint from "#/components/schemas/Titled/properties/p" { x = "x"
-            optional, }
+            FancyPoint from "#/components/schemas/Titled/properties/p" { x = "x" optional
+            }
         );
         /// Generated from `#/components/schemas/Result`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Result {
             pub ok: Option<bool>,
         }
-        __rt::object!(Result from "#/components/schemas/Result" { ok = "ok" optional, });
+        __rt::object!(Result from "#/components/schemas/Result" { ok = "ok" optional });
         /// Generated from `#/components/schemas/Titled`.
         #[derive(Debug, Clone, Default, PartialEq)]
         pub struct Titled {
             /// Fancy Point
             pub p: Option<FancyPoint>,
         }
-        __rt::object!(Titled from "#/components/schemas/Titled" { p = "p" optional, });
+        __rt::object!(Titled from "#/components/schemas/Titled" { p = "p" optional });
     }
 }

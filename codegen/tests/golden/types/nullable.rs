@@ -32,7 +32,7 @@ mod generated {
         }
         __rt::object!(
             Nullables from "#/components/schemas/Nullables" { a = "a" required, b = "b"
-            required, c = "c" required, d = "d" required, e = "e" present, }
+            required, c = "c" required, d = "d" required, e = "e" present }
         );
         /// Generated from `#/components/schemas/Point`.
         #[derive(Debug, Clone, PartialEq)]
@@ -41,7 +41,7 @@ mod generated {
             pub y: f64,
         }
         __rt::object!(
-            Point from "#/components/schemas/Point" { x = "x" required, y = "y" required,
+            Point from "#/components/schemas/Point" { x = "x" required, y = "y" required
             }
         );
     }

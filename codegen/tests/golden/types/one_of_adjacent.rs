@@ -47,7 +47,7 @@ mod generated {
         }
         __rt::object!(
             CommandTurn from "#/components/schemas/Command/oneOf/1/properties/data" {
-            degrees = "degrees" required, }
+            degrees = "degrees" required }
         );
         /// serde's internal tagging (`tag = "type"`), as schemars writes it: a newtype variant is the tag beside an `allOf` of its type.
         ///
@@ -80,7 +80,7 @@ mod generated {
         __rt::object!(
             EventStoppedDetail from
             "#/components/schemas/Event/oneOf/0/properties/detail" { code = "code"
-            optional, }
+            optional }
         );
         /// Generated from `#/components/schemas/Point`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +89,7 @@ mod generated {
             pub y: i32,
         }
         __rt::object!(
-            Point from "#/components/schemas/Point" { x = "x" required, y = "y" required,
+            Point from "#/components/schemas/Point" { x = "x" required, y = "y" required
             }
         );
     }

@@ -28,7 +28,7 @@ mod generated {
             pub h: i64,
         }
         __rt::object!(
-            Rect from "#/components/schemas/Rect" { w = "w" required, h = "h" required, }
+            Rect from "#/components/schemas/Rect" { w = "w" required, h = "h" required }
         );
         /// A serde externally tagged enum, as schemars writes it.
         ///

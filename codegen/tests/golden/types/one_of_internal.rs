@@ -29,7 +29,7 @@ mod generated {
         }
         __rt::object!(
             DeclareTxn from "#/components/schemas/DeclareTxn" { r#type = "type" required,
-            class_hash = "class_hash" required, }
+            class_hash = "class_hash" required }
         );
         /// Generated from `#/components/schemas/DeclareTxn/properties/type`.
         #[derive(
@@ -78,7 +78,7 @@ mod generated {
         }
         __rt::object!(
             InvokeTxn from "#/components/schemas/InvokeTxn" { r#type = "type" required,
-            calldata = "calldata" required, }
+            calldata = "calldata" required }
         );
         /// Generated from `#/components/schemas/InvokeTxn/properties/type`.
         #[derive(

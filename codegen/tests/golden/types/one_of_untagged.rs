@@ -45,7 +45,7 @@ mod generated {
         }
         __rt::object!(
             BlockIdBlockHash from "#/components/schemas/BlockId/oneOf/2" { block_hash =
-            "block_hash" required, }
+            "block_hash" required }
         );
         /// Generated from `#/components/schemas/BlockId/oneOf/3`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,8 +55,7 @@ mod generated {
         }
         __rt::object!(
             BlockIdBlockNumber from "#/components/schemas/BlockId/oneOf/3" { block_number
-            = "block_number" required, require_canonical = "require_canonical" required,
-            }
+            = "block_number" required, require_canonical = "require_canonical" required }
         );
         /// Generated from `#/components/schemas/Loose`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
@@ -76,7 +75,7 @@ mod generated {
             pub a: Option<String>,
         }
         __rt::object!(
-            LooseA from "#/components/schemas/Loose/anyOf/0" { a = "a" optional, }
+            LooseA from "#/components/schemas/Loose/anyOf/0" { a = "a" optional }
         );
         /// Generated from `#/components/schemas/Tag`.
         #[derive(

@@ -39,7 +39,7 @@ mod generated {
         }
         __rt::object!(
             ExecutionErrorInner from "#/components/schemas/ExecutionErrorInner" { error =
-            "error" required, }
+            "error" required }
         );
         /// Generated from `#/components/schemas/List`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
@@ -54,7 +54,7 @@ mod generated {
         }
         __rt::object!(
             Tree from "#/components/schemas/Tree" { value = "value" required, left =
-            "left" optional, children = "children" optional, }
+            "left" optional, children = "children" optional }
         );
     }
 }

@@ -29,7 +29,7 @@ mod generated {
         }
         __rt::object!(
             Owner from "#/components/schemas/Owner" { email = "email" required, age =
-            "age" optional, }
+            "age" optional }
         );
         /// Generated from `#/components/schemas/Pet`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,7 +41,7 @@ mod generated {
         }
         __rt::object!(
             Pet from "#/components/schemas/Pet" { id = "id" required, name = "name"
-            required, tag = "tag" optional, owner = "owner" optional, }
+            required, tag = "tag" optional, owner = "owner" optional }
         );
     }
 }

@@ -29,7 +29,7 @@ mod generated {
         }
         __rt::object!(
             Lotus from "#/components/schemas/Lotus" deny_unknown_fields { height =
-            "Height" optional, name = "Name" optional, }
+            "Height" optional, name = "Name" optional }
         );
         /// Generated from `#/components/schemas/Scalar/type`.
         #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
