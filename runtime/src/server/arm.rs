@@ -99,16 +99,17 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 /// decodes the params and runs the handler on them.
 ///
 /// ```text
-/// arm!(self, cx, params, S, call divide(dividend, divisor) from DivideParams checked)
-/// arm!(self, cx, params, S, call zero() from by_position)
+/// arm!(self, cx, params, S, divide(dividend, divisor) from DivideParams checked)
+/// arm!(self, cx, params, S, zero() from by_position)
 /// arm!(self, cx, params, S, notification log(dividend, divisor) from DivideParams)
 /// arm!(self, cx, params, S, subscription watch(pair) from WatchParams, feed WATCH_FEED)
 /// ```
 ///
 /// The dispatcher passes its `self`, the call's `cx` and `params` and its server type
 /// (a generated dispatcher through a local `arm!` that passes these four). Then the
-/// method's kind: a `call` answers the handler's result, a `notification` answers
-/// nothing, a `subscription` opens a subscription whose items go out by `feed`. Then the
+/// method's kind: nothing for a call (the handler's result is answered), `notification`
+/// (nothing is answered), `subscription` (it opens a subscription whose items go out by
+/// `feed`). Then the
 /// handler `S::divide` with the params struct's fields it takes, in order, and `from`
 /// the params struct (`checked`: its constraints are checked before the handler runs)
 /// or, for a method without params, the shape of params it accepts (`by_name`,
@@ -140,8 +141,8 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 /// impl<S: Calc> Dispatcher<S> {
 ///     fn call(&self, method: &str, params: Option<&__rt::serde_json::value::RawValue>, cx: __rt::Context) -> __rt::Reply {
 ///         match method {
-///             "divide" => __rt::arm!(self, cx, params, S, call divide(dividend, divisor) from DivideParams),
-///             "zero" => __rt::arm!(self, cx, params, S, call zero() from by_position),
+///             "divide" => __rt::arm!(self, cx, params, S, divide(dividend, divisor) from DivideParams),
+///             "zero" => __rt::arm!(self, cx, params, S, zero() from by_position),
 ///             "log" => __rt::arm!(self, cx, params, S, notification log(dividend, divisor) from DivideParams),
 ///             _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
 ///         }
@@ -194,15 +195,16 @@ macro_rules! __arm {
     };
     (
         $self:ident, $cx:ident, $params:ident, $server:ident,
-        call $method:ident($($field:ident),*) from $ty:ident $($checked:ident)?
-    ) => {
-        $crate::__arm!(@run handle $self, $cx, $params, $server, $method($($field),*) $ty $($checked)?)
-    };
-    (
-        $self:ident, $cx:ident, $params:ident, $server:ident,
         notification $method:ident($($field:ident),*) from $ty:ident $($checked:ident)?
     ) => {
         $crate::__arm!(@run notice $self, $cx, $params, $server, $method($($field),*) $ty $($checked)?)
+    };
+    // A call: the common arm, with no word for its kind.
+    (
+        $self:ident, $cx:ident, $params:ident, $server:ident,
+        $method:ident($($field:ident),*) from $ty:ident $($checked:ident)?
+    ) => {
+        $crate::__arm!(@run handle $self, $cx, $params, $server, $method($($field),*) $ty $($checked)?)
     };
     // `handle` or `notice`.
     (

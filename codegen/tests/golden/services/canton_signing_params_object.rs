@@ -818,27 +818,22 @@ mod generated {
             }
             match method {
                 "signTransaction" => {
-                    arm!(call sign_transaction(params) from SignTransactionParams)
+                    arm!(sign_transaction(params) from SignTransactionParams)
                 }
                 "getTransaction" => {
-                    arm!(call get_transaction(params) from GetTransactionParams)
+                    arm!(get_transaction(params) from GetTransactionParams)
                 }
                 "getTransactions" => {
-                    arm!(call get_transactions(params) from GetTransactionsParams)
+                    arm!(get_transactions(params) from GetTransactionsParams)
                 }
-                "getKeys" => arm!(call get_keys() from by_name_or_position),
-                "createKey" => arm!(call create_key(params) from CreateKeyParams),
-                "getConfiguration" => {
-                    arm!(call get_configuration() from by_name_or_position)
-                }
+                "getKeys" => arm!(get_keys() from by_name_or_position),
+                "createKey" => arm!(create_key(params) from CreateKeyParams),
+                "getConfiguration" => arm!(get_configuration() from by_name_or_position),
                 "setConfiguration" => {
-                    arm!(call set_configuration(params) from SetConfigurationParams)
+                    arm!(set_configuration(params) from SetConfigurationParams)
                 }
                 "subscribeTransactions" => {
-                    arm!(
-                        call subscribe_transactions(params) from
-                        SubscribeTransactionsParams
-                    )
+                    arm!(subscribe_transactions(params) from SubscribeTransactionsParams)
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }

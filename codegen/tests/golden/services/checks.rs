@@ -430,14 +430,14 @@ mod generated {
                 };
             }
             match method {
-                "open" => arm!(call open(account, tree, note) from OpenParams checked),
+                "open" => arm!(open(account, tree, note) from OpenParams checked),
                 "wide" => {
                     arm!(
-                        call wide(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12,
-                        p13, p14, p15, p16) from WideParams
+                        wide(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13,
+                        p14, p15, p16) from WideParams
                     )
                 }
-                "heights" => arm!(call heights(counts) from HeightsParams checked),
+                "heights" => arm!(heights(counts) from HeightsParams checked),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

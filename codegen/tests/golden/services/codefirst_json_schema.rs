@@ -1121,20 +1121,14 @@ mod generated {
                 };
             }
             match method {
-                "shape_area" => arm!(call shape_area(shape) from ShapeAreaParams checked),
-                "user_get" => arm!(call user_get(id, with_scores) from UserGetParams),
-                "user_list" => arm!(call user_list(page) from UserListParams),
+                "shape_area" => arm!(shape_area(shape) from ShapeAreaParams checked),
+                "user_get" => arm!(user_get(id, with_scores) from UserGetParams),
+                "user_list" => arm!(user_list(page) from UserListParams),
                 "robot_command" => {
-                    arm!(
-                        call robot_command(command, keys) from RobotCommandParams checked
-                    )
+                    arm!(robot_command(command, keys) from RobotCommandParams checked)
                 }
-                "expr_eval" => {
-                    arm!(call expr_eval(expr, tree) from ExprEvalParams checked)
-                }
-                "user_search" => {
-                    arm!(call user_search(query, limit) from UserSearchParams)
-                }
+                "expr_eval" => arm!(expr_eval(expr, tree) from ExprEvalParams checked),
+                "user_search" => arm!(user_search(query, limit) from UserSearchParams),
                 "job_configure" => {
                     arm!(
                         notification job_configure(settings) from JobConfigureParams

@@ -502,20 +502,17 @@ mod generated {
                 };
             }
             match method {
-                "add" => arm!(call add(a, b) from AddParams),
-                "greet" => arm!(call greet(name, greeting, punctuation) from GreetParams),
-                "divide" => arm!(call divide(numerator, denominator) from DivideParams),
+                "add" => arm!(add(a, b) from AddParams),
+                "greet" => arm!(greet(name, greeting, punctuation) from GreetParams),
+                "divide" => arm!(divide(numerator, denominator) from DivideParams),
                 "eth_getBalance" => {
-                    arm!(
-                        call eth_get_balance(address, block, unit) from
-                        EthGetBalanceParams
-                    )
+                    arm!(eth_get_balance(address, block, unit) from EthGetBalanceParams)
                 }
                 "Filecoin.ChainHead" => {
-                    arm!(call filecoin_chain_head() from by_name_or_position)
+                    arm!(filecoin_chain_head() from by_name_or_position)
                 }
                 "log" => arm!(notification log(message, level) from LogParams),
-                "new" => arm!(call new2(r#type) from New2Params),
+                "new" => arm!(new2(r#type) from New2Params),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

@@ -479,32 +479,32 @@ mod generated {
             }
             match method {
                 "get_user_by_name" => {
-                    arm!(call get_user_by_name(username) from GetUserByNameParams)
+                    arm!(get_user_by_name(username) from GetUserByNameParams)
                 }
                 "get_repositories_by_owner" => {
                     arm!(
-                        call get_repositories_by_owner(username) from
+                        get_repositories_by_owner(username) from
                         GetRepositoriesByOwnerParams
                     )
                 }
                 "get_repository" => {
-                    arm!(call get_repository(username, slug) from GetRepositoryParams)
+                    arm!(get_repository(username, slug) from GetRepositoryParams)
                 }
                 "get_pull_requests_by_repository" => {
                     arm!(
-                        call get_pull_requests_by_repository(username, slug, state) from
+                        get_pull_requests_by_repository(username, slug, state) from
                         GetPullRequestsByRepositoryParams
                     )
                 }
                 "get_pull_requests_by_id" => {
                     arm!(
-                        call get_pull_requests_by_id(username, slug, pid) from
+                        get_pull_requests_by_id(username, slug, pid) from
                         GetPullRequestsByIdParams
                     )
                 }
                 "merge_pull_request" => {
                     arm!(
-                        call merge_pull_request(username, slug, pid) from
+                        merge_pull_request(username, slug, pid) from
                         MergePullRequestParams
                     )
                 }

@@ -233,9 +233,9 @@ mod generated {
                 };
             }
             match method {
-                "list_pets" => arm!(call list_pets(limit) from ListPetsParams),
-                "create_pet" => arm!(call create_pet() from by_name),
-                "get_pet" => arm!(call get_pet(pet_id) from GetPetParams),
+                "list_pets" => arm!(list_pets(limit) from ListPetsParams),
+                "create_pet" => arm!(create_pet() from by_name),
+                "get_pet" => arm!(get_pet(pet_id) from GetPetParams),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

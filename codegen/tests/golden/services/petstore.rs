@@ -279,11 +279,11 @@ mod generated {
                 };
             }
             match method {
-                "list_pets" => arm!(call list_pets(limit) from ListPetsParams checked),
+                "list_pets" => arm!(list_pets(limit) from ListPetsParams checked),
                 "create_pet" => {
-                    arm!(call create_pet(new_pet_name, new_pet_tag) from CreatePetParams)
+                    arm!(create_pet(new_pet_name, new_pet_tag) from CreatePetParams)
                 }
-                "get_pet" => arm!(call get_pet(pet_id) from GetPetParams),
+                "get_pet" => arm!(get_pet(pet_id) from GetPetParams),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

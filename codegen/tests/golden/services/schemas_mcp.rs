@@ -3938,8 +3938,8 @@ mod generated {
             match method {
                 "initialize" => {
                     arm!(
-                        call initialize(protocol_version, capabilities, client_info,
-                        meta) from InitializeParams checked
+                        initialize(protocol_version, capabilities, client_info, meta)
+                        from InitializeParams checked
                     )
                 }
                 "notifications/initialized" => {
@@ -3948,7 +3948,7 @@ mod generated {
                         NotificationsInitializedParams
                     )
                 }
-                "ping" => arm!(call ping(meta) from PingParams),
+                "ping" => arm!(ping(meta) from PingParams),
                 "notifications/progress" => {
                     arm!(
                         notification notifications_progress(progress_token, progress,
@@ -3961,48 +3961,44 @@ mod generated {
                         from NotificationsCancelledParams
                     )
                 }
-                "tools/list" => arm!(call tools_list(cursor, meta) from ToolsListParams),
+                "tools/list" => arm!(tools_list(cursor, meta) from ToolsListParams),
                 "tools/call" => {
-                    arm!(
-                        call tools_call(name, arguments, task, meta) from ToolsCallParams
-                    )
+                    arm!(tools_call(name, arguments, task, meta) from ToolsCallParams)
                 }
                 "resources/list" => {
-                    arm!(call resources_list(cursor, meta) from ResourcesListParams)
+                    arm!(resources_list(cursor, meta) from ResourcesListParams)
                 }
                 "resources/templates/list" => {
                     arm!(
-                        call resources_templates_list(cursor, meta) from
+                        resources_templates_list(cursor, meta) from
                         ResourcesTemplatesListParams
                     )
                 }
                 "resources/read" => {
-                    arm!(call resources_read(uri, meta) from ResourcesReadParams checked)
+                    arm!(resources_read(uri, meta) from ResourcesReadParams checked)
                 }
                 "resources/subscribe" => {
                     arm!(
-                        call resources_subscribe(uri, meta) from ResourcesSubscribeParams
+                        resources_subscribe(uri, meta) from ResourcesSubscribeParams
                         checked
                     )
                 }
                 "resources/unsubscribe" => {
                     arm!(
-                        call resources_unsubscribe(uri, meta) from
-                        ResourcesUnsubscribeParams checked
+                        resources_unsubscribe(uri, meta) from ResourcesUnsubscribeParams
+                        checked
                     )
                 }
-                "prompts/list" => {
-                    arm!(call prompts_list(cursor, meta) from PromptsListParams)
-                }
+                "prompts/list" => arm!(prompts_list(cursor, meta) from PromptsListParams),
                 "prompts/get" => {
-                    arm!(call prompts_get(name, arguments, meta) from PromptsGetParams)
+                    arm!(prompts_get(name, arguments, meta) from PromptsGetParams)
                 }
                 "logging/setLevel" => {
-                    arm!(call logging_set_level(level, meta) from LoggingSetLevelParams)
+                    arm!(logging_set_level(level, meta) from LoggingSetLevelParams)
                 }
                 "completion/complete" => {
                     arm!(
-                        call completion_complete(r#ref, argument, context, meta) from
+                        completion_complete(r#ref, argument, context, meta) from
                         CompletionCompleteParams
                     )
                 }
@@ -4012,14 +4008,14 @@ mod generated {
                         NotificationsRootsListChangedParams
                     )
                 }
-                "tasks/get" => arm!(call tasks_get(task_id, meta) from TasksGetParams),
+                "tasks/get" => arm!(tasks_get(task_id, meta) from TasksGetParams),
                 "tasks/result" => {
-                    arm!(call tasks_result(task_id, meta) from TasksResultParams)
+                    arm!(tasks_result(task_id, meta) from TasksResultParams)
                 }
                 "tasks/cancel" => {
-                    arm!(call tasks_cancel(task_id, meta) from TasksCancelParams)
+                    arm!(tasks_cancel(task_id, meta) from TasksCancelParams)
                 }
-                "tasks/list" => arm!(call tasks_list(cursor, meta) from TasksListParams),
+                "tasks/list" => arm!(tasks_list(cursor, meta) from TasksListParams),
                 "notifications/tasks/status" => {
                     arm!(
                         notification notifications_tasks_status(task_id, status,
@@ -4718,7 +4714,7 @@ mod generated {
                 };
             }
             match method {
-                "ping" => arm!(call ping(meta) from PingParams),
+                "ping" => arm!(ping(meta) from PingParams),
                 "notifications/progress" => {
                     arm!(
                         notification notifications_progress(progress_token, progress,
@@ -4763,7 +4759,7 @@ mod generated {
                 }
                 "sampling/createMessage" => {
                     arm!(
-                        call sampling_create_message(messages, model_preferences,
+                        sampling_create_message(messages, model_preferences,
                         system_prompt, include_context, temperature, max_tokens,
                         stop_sequences, metadata, tools, tool_choice, task, meta) from
                         SamplingCreateMessageParams checked
@@ -4771,7 +4767,7 @@ mod generated {
                 }
                 "elicitation/create" => {
                     arm!(
-                        call elicitation_create(mode, message, requested_schema,
+                        elicitation_create(mode, message, requested_schema,
                         elicitation_id, url, task, meta) from ElicitationCreateParams
                         checked
                     )
@@ -4782,15 +4778,15 @@ mod generated {
                         meta) from NotificationsElicitationCompleteParams
                     )
                 }
-                "roots/list" => arm!(call roots_list(meta) from RootsListParams),
-                "tasks/get" => arm!(call tasks_get(task_id, meta) from TasksGetParams),
+                "roots/list" => arm!(roots_list(meta) from RootsListParams),
+                "tasks/get" => arm!(tasks_get(task_id, meta) from TasksGetParams),
                 "tasks/result" => {
-                    arm!(call tasks_result(task_id, meta) from TasksResultParams)
+                    arm!(tasks_result(task_id, meta) from TasksResultParams)
                 }
                 "tasks/cancel" => {
-                    arm!(call tasks_cancel(task_id, meta) from TasksCancelParams)
+                    arm!(tasks_cancel(task_id, meta) from TasksCancelParams)
                 }
-                "tasks/list" => arm!(call tasks_list(cursor, meta) from TasksListParams),
+                "tasks/list" => arm!(tasks_list(cursor, meta) from TasksListParams),
                 "notifications/tasks/status" => {
                     arm!(
                         notification notifications_tasks_status(task_id, status,

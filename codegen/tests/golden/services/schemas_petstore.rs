@@ -354,11 +354,9 @@ mod generated {
                 };
             }
             match method {
-                "add_pet" => {
-                    arm!(call add_pet(name, kind, tags) from AddPetParams checked)
-                }
-                "list_pets" => arm!(call list_pets(kind, limit) from ListPetsParams),
-                "get_pet" => arm!(call get_pet(id) from GetPetParams),
+                "add_pet" => arm!(add_pet(name, kind, tags) from AddPetParams checked),
+                "list_pets" => arm!(list_pets(kind, limit) from ListPetsParams),
+                "get_pet" => arm!(get_pet(id) from GetPetParams),
                 "pet_visited" => arm!(notification pet_visited(id) from PetVisitedParams),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }

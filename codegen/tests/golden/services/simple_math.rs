@@ -208,8 +208,8 @@ mod generated {
                 };
             }
             match method {
-                "addition" => arm!(call addition(a, b) from AdditionParams),
-                "subtraction" => arm!(call subtraction(a, b) from SubtractionParams),
+                "addition" => arm!(addition(a, b) from AdditionParams),
+                "subtraction" => arm!(subtraction(a, b) from SubtractionParams),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

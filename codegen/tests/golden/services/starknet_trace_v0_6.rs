@@ -2505,19 +2505,19 @@ mod generated {
             match method {
                 "starknet_traceTransaction" => {
                     arm!(
-                        call starknet_trace_transaction(transaction_hash) from
+                        starknet_trace_transaction(transaction_hash) from
                         StarknetTraceTransactionParams checked
                     )
                 }
                 "starknet_simulateTransactions" => {
                     arm!(
-                        call starknet_simulate_transactions(block_id, transactions,
+                        starknet_simulate_transactions(block_id, transactions,
                         simulation_flags) from StarknetSimulateTransactionsParams checked
                     )
                 }
                 "starknet_traceBlockTransactions" => {
                     arm!(
-                        call starknet_trace_block_transactions(block_id) from
+                        starknet_trace_block_transactions(block_id) from
                         StarknetTraceBlockTransactionsParams checked
                     )
                 }

@@ -398,7 +398,7 @@ mod generated {
                     )
                 }
                 "jobs_cancel" => __rt::unsubscribe(cx, &JOBS_START_FEED, params),
-                "ping" => arm!(call ping() from by_name_or_position),
+                "ping" => arm!(ping() from by_name_or_position),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

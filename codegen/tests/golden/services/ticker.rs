@@ -257,11 +257,9 @@ mod generated {
             }
             match method {
                 "subscribe" => {
-                    arm!(call subscribe(symbol, every) from SubscribeParams checked)
+                    arm!(subscribe(symbol, every) from SubscribeParams checked)
                 }
-                "unsubscribe" => {
-                    arm!(call unsubscribe(subscription) from UnsubscribeParams)
-                }
+                "unsubscribe" => arm!(unsubscribe(subscription) from UnsubscribeParams),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
@@ -421,9 +419,7 @@ mod generated {
                     )
                 }
                 "ticker_confirm" => {
-                    arm!(
-                        call ticker_confirm(question, deadline) from TickerConfirmParams
-                    )
+                    arm!(ticker_confirm(question, deadline) from TickerConfirmParams)
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
