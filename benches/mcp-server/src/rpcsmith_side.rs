@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Failure, Server};
-use rpcsmith::transport::http::{self, Streaming};
+use rpcsmith::http::{self, Streaming};
 use rpcsmith::transport::peer::{Cancellation, Peer};
 use rpcsmith::transport::stream::{self, Codec};
 use serde_json::{Map, Value};

@@ -16,10 +16,10 @@
 
 mod mcp;
 
+use rpcsmith::fanout::{Fanout, PublishError, Topic, redis::Redis};
+use rpcsmith::http;
 use rpcsmith::protocol::{ErrorObject, Feed};
 use rpcsmith::server::{CallResult, Context, Dispatch, Failure, Reply, Server, encode, subscribe};
-use rpcsmith::transport::broker::{Fanout, PublishError, Topic, redis::Redis};
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::{Hub, Peer};
 use rpcsmith::transport::ws::Settings;
 use serde_json::json;

@@ -11,7 +11,7 @@
 
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::transport::http::{self, SessionId, Streaming};
+use rpcsmith::http::{self, SessionId, Streaming};
 use serde_json::json;
 use serde_json::value::RawValue;
 

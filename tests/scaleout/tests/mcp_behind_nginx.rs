@@ -13,7 +13,7 @@ use std::time::Duration;
 use rpcsmith::client::Client;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::transport::http::{self, ClientStreaming};
+use rpcsmith::http::{self, ClientStreaming};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use support::{Instance, Nginx, PATIENCE};

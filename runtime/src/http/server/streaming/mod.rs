@@ -47,7 +47,7 @@ pub const MCP_PROTOCOL_VERSIONS: [&str; 4] =
 /// | [`session_prefix`](Self::session_prefix): what every session id starts with | nothing | same |
 ///
 /// ```
-/// use rpcsmith::transport::http::Streaming;
+/// use rpcsmith::http::Streaming;
 /// use std::time::Duration;
 ///
 /// let mcp = Streaming::mcp().max_sessions(100).idle_timeout(Duration::from_secs(60));
