@@ -69,7 +69,7 @@ fn check(answer: &Value, id: Option<u64>) -> anyhow::Result<()> {
 
 /// The JSON-RPC response in an HTTP answer's body: the body itself, or the `data` of
 /// the event that carries a response (an event stream may prime with an empty event).
-fn response(body: &[u8], events: bool) -> anyhow::Result<Value> {
+fn message_in(body: &[u8], events: bool) -> anyhow::Result<Value> {
     if !events {
         return serde_json::from_slice(body).context("a JSON answer");
     }
@@ -233,7 +233,7 @@ impl HttpSession {
             .headers
             .get(hyper::header::CONTENT_TYPE)
             .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
-        Ok((Some(response(&body, events)?), parts.headers))
+        Ok((Some(message_in(&body, events)?), parts.headers))
     }
 
     /// Calls `add` in a loop while `gauge` says so, or `limit` times.
@@ -375,8 +375,8 @@ pub(crate) fn report(settings: &Settings) -> anyhow::Result<()> {
     let mut samples: BTreeMap<(&str, &str), Vec<Sample>> = BTreeMap::new();
     for round in 0..settings.rounds {
         eprintln!("mcp: round {} of {}", round + 1, settings.rounds);
-        let mut order = IMPLS.to_vec();
-        order.rotate_left(round % order.len());
+        let mut order = IMPLS;
+        order.rotate_left(round % IMPLS.len());
         for (transport, http) in [("http", true), ("stdio", false)] {
             for &implementation in &order {
                 let sample = runtime
