@@ -172,7 +172,12 @@ struct McpArgs {
     /// `--transport`), instead of the rounds.
     #[arg(long, value_name = "N", hide = true)]
     calls: Option<u64>,
-    #[arg(long = "impl", value_name = "rpcsmith|rmcp", hide = true, default_value = "rpcsmith")]
+    #[arg(
+        long = "impl",
+        value_name = "rpcsmith|rmcp",
+        hide = true,
+        default_value = "rpcsmith"
+    )]
     implementation: String,
     #[arg(long, value_name = "http|stdio", hide = true, default_value = "http")]
     transport: String,
@@ -358,7 +363,13 @@ fn start(cli: Cli) -> anyhow::Result<()> {
                     .split_whitespace()
                     .map(str::to_owned)
                     .collect();
-                mcp::fixed_calls(&args.implementation, &args.transport, calls, &args.settings(), &wrap)
+                mcp::fixed_calls(
+                    &args.implementation,
+                    &args.transport,
+                    calls,
+                    &args.settings(),
+                    &wrap,
+                )
             }
             None => mcp::report(&args.settings()),
         },

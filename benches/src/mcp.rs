@@ -130,7 +130,12 @@ struct Server {
 impl Server {
     /// Starts `implementation` (under `wrap`, a command and its arguments, if given),
     /// over HTTP (and reads its URL) or stdio.
-    async fn start(implementation: &str, http: bool, workers: usize, wrap: &[String]) -> anyhow::Result<Self> {
+    async fn start(
+        implementation: &str,
+        http: bool,
+        workers: usize,
+        wrap: &[String],
+    ) -> anyhow::Result<Self> {
         let exe = server_exe()?;
         let mut command = match wrap.split_first() {
             Some((program, args)) => {
@@ -156,17 +161,29 @@ impl Server {
         let stdin = child.stdin.take().context("no pipe")?;
         let stdout = child.stdout.take().context("no pipe")?;
         if !http {
-            return Ok(Server { child, url: None, pipes: Some((stdin, stdout)) });
+            return Ok(Server {
+                child,
+                url: None,
+                pipes: Some((stdin, stdout)),
+            });
         }
         let mut lines = BufReader::new(stdout).lines();
         let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
             .await
             .context("no address printed within 60 s")??
             .context("the server exited before printing its address")?;
-        let url = line.split_whitespace().last().unwrap_or_default().to_owned();
+        let url = line
+            .split_whitespace()
+            .last()
+            .unwrap_or_default()
+            .to_owned();
         ensure!(url.starts_with("http://"), "it printed {line:?}");
         // Its stdin stays open: closing it ends the server.
-        Ok(Server { child, url: Some(url), pipes: Some((stdin, lines.into_inner().into_inner())) })
+        Ok(Server {
+            child,
+            url: Some(url),
+            pipes: Some((stdin, lines.into_inner().into_inner())),
+        })
     }
 
     fn pid(&self) -> anyhow::Result<u32> {
@@ -197,20 +214,35 @@ impl HttpSession {
         let authority = uri.authority().context("the URL has no host")?.clone();
         let stream = TcpStream::connect(authority.as_str()).await?;
         stream.set_nodelay(true)?;
-        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         tokio::spawn(connection);
-        let mut session = HttpSession { sender, uri, session: hyper::header::HeaderValue::from_static("") };
+        let mut session = HttpSession {
+            sender,
+            uri,
+            session: hyper::header::HeaderValue::from_static(""),
+        };
         let (answer, headers) = session.post(initialize(), false).await?;
         let answer = answer.context("no answer to initialize")?;
-        ensure!(answer["result"]["protocolVersion"] == REVISION, "initialize: {answer}");
-        session.session = headers.get("mcp-session-id").context("no Mcp-Session-Id")?.clone();
+        ensure!(
+            answer["result"]["protocolVersion"] == REVISION,
+            "initialize: {answer}"
+        );
+        session.session = headers
+            .get("mcp-session-id")
+            .context("no Mcp-Session-Id")?
+            .clone();
         let (none, _) = session.post(INITIALIZED.to_owned(), true).await?;
         ensure!(none.is_none(), "an answer to a notification");
         Ok(session)
     }
 
     /// Posts `body`; its response (`None` for a `202` with no body) and headers.
-    async fn post(&mut self, body: String, in_session: bool) -> anyhow::Result<(Option<Value>, hyper::HeaderMap)> {
+    async fn post(
+        &mut self,
+        body: String,
+        in_session: bool,
+    ) -> anyhow::Result<(Option<Value>, hyper::HeaderMap)> {
         let authority = self.uri.authority().context("no host")?.as_str();
         let mut request = hyper::Request::post(self.uri.path())
             .header(hyper::header::HOST, authority)
@@ -221,14 +253,24 @@ impl HttpSession {
                 .header("mcp-session-id", self.session.clone())
                 .header("mcp-protocol-version", REVISION);
         }
-        self.sender.ready().await.context("the HTTP connection closed")?;
-        let response = self.sender.send_request(request.body(Full::new(Bytes::from(body)))?).await?;
+        self.sender
+            .ready()
+            .await
+            .context("the HTTP connection closed")?;
+        let response = self
+            .sender
+            .send_request(request.body(Full::new(Bytes::from(body)))?)
+            .await?;
         let (parts, body) = response.into_parts();
         let body = body.collect().await?.to_bytes();
         if parts.status == hyper::StatusCode::ACCEPTED {
             return Ok((None, parts.headers));
         }
-        ensure!(parts.status == hyper::StatusCode::OK, "HTTP status {}: {body:?}", parts.status);
+        ensure!(
+            parts.status == hyper::StatusCode::OK,
+            "HTTP status {}: {body:?}",
+            parts.status
+        );
         let events = parts
             .headers
             .get(hyper::header::CONTENT_TYPE)
@@ -277,7 +319,10 @@ async fn stdio_run(
     };
     stdin.write_all(&send(initialize())).await?;
     let answer: Value = serde_json::from_str(&lines.next_line().await?.context("closed")?)?;
-    ensure!(answer["result"]["protocolVersion"] == REVISION, "initialize: {answer}");
+    ensure!(
+        answer["result"]["protocolVersion"] == REVISION,
+        "initialize: {answer}"
+    );
     stdin.write_all(&send(INITIALIZED.to_owned())).await?;
     let (mut sent, mut answered) = (0_u64, 0_u64);
     loop {
@@ -290,7 +335,10 @@ async fn stdio_run(
         if sent == answered {
             return Ok(());
         }
-        let line = lines.next_line().await?.context("the server closed its stdout")?;
+        let line = lines
+            .next_line()
+            .await?
+            .context("the server closed its stdout")?;
         let answer: Value = serde_json::from_str(&line).context("a JSON line")?;
         check(&answer, None)?;
         answered += 1;
@@ -344,7 +392,11 @@ async fn measure(implementation: &str, http: bool, settings: &Settings) -> anyho
         load
     };
     tokio::time::sleep(settings.warmup).await;
-    let (at, calls, cpu) = (Instant::now(), load.calls(), crate::proc::cpu_time(Some(pid))?);
+    let (at, calls, cpu) = (
+        Instant::now(),
+        load.calls(),
+        crate::proc::cpu_time(Some(pid))?,
+    );
     tokio::time::sleep(settings.window).await;
     let sample = Sample {
         calls: load.calls() - calls,
@@ -382,12 +434,16 @@ pub(crate) fn report(settings: &Settings) -> anyhow::Result<()> {
                 let sample = runtime
                     .block_on(measure(implementation, http, settings))
                     .with_context(|| format!("mcp_{transport} with {implementation}"))?;
-                samples.entry((transport, implementation)).or_default().push(sample);
+                samples
+                    .entry((transport, implementation))
+                    .or_default()
+                    .push(sample);
             }
         }
     }
     let empty = Vec::new();
-    let of = |transport, implementation| samples.get(&(transport, implementation)).unwrap_or(&empty);
+    let of =
+        |transport, implementation| samples.get(&(transport, implementation)).unwrap_or(&empty);
     println!("| scenario | server | calls/s | server CPU µs/call |");
     println!("|---|---|---:|---:|");
     for transport in ["http", "stdio"] {
@@ -400,8 +456,16 @@ pub(crate) fn report(settings: &Settings) -> anyhow::Result<()> {
     }
     for transport in ["http", "stdio"] {
         let pairs = || of(transport, "rpcsmith").iter().zip(of(transport, "rmcp"));
-        let rate = median(pairs().map(|(r, m)| r.calls_per_s() / m.calls_per_s()).collect());
-        let cpu = median(pairs().map(|(r, m)| r.cpu_per_call_us() / m.cpu_per_call_us()).collect());
+        let rate = median(
+            pairs()
+                .map(|(r, m)| r.calls_per_s() / m.calls_per_s())
+                .collect(),
+        );
+        let cpu = median(
+            pairs()
+                .map(|(r, m)| r.cpu_per_call_us() / m.cpu_per_call_us())
+                .collect(),
+        );
         println!("ratio mcp_{transport}_calls_per_s {rate:.3}");
         println!("ratio mcp_{transport}_cpu_per_call {cpu:.3}");
     }
@@ -437,7 +501,10 @@ pub(crate) fn fixed_calls(
             let url = server.url.clone().context("no URL")?;
             // Whole calls per connection.
             let connections = settings.connections.min(calls.max(1) as usize);
-            ensure!(calls % connections as u64 == 0, "--calls: a multiple of {connections}");
+            ensure!(
+                calls % connections as u64 == 0,
+                "--calls: a multiple of {connections}"
+            );
             http_load(&url, connections, Some(calls)).await?
         } else {
             let pipes = server.pipes.take().context("no pipes")?;

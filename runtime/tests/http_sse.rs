@@ -454,7 +454,9 @@ async fn session_ids_start_with_the_instances_prefix_for_a_proxy_to_route_by() {
     let streaming = Streaming::mcp().session_prefix("b.");
     let raw = Raw::new(start(Service::new(tools()).streaming(streaming)).await);
     let session = initialize(&raw).await;
-    let random = session.strip_prefix("b.0x").unwrap_or_else(|| panic!("{session}"));
+    let random = session
+        .strip_prefix("b.0x")
+        .unwrap_or_else(|| panic!("{session}"));
     assert!(
         random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit()),
         "{session}"
@@ -469,5 +471,8 @@ async fn session_ids_start_with_the_instances_prefix_for_a_proxy_to_route_by() {
     let streaming = Streaming::mcp().session_prefix("b ");
     let raw = Raw::new(start(Service::new(tools()).streaming(streaming)).await);
     let session = initialize(&raw).await;
-    assert!(session.starts_with("0x") && session.len() == 34, "{session}");
+    assert!(
+        session.starts_with("0x") && session.len() == 34,
+        "{session}"
+    );
 }

@@ -84,7 +84,9 @@ fn main() {
         });
     let served = runtime.block_on(async {
         match (arguments.implementation, arguments.http) {
-            (Impl::Rpcsmith, Some(address)) => rpcsmith_side::http(address, until_stdin_closes()).await,
+            (Impl::Rpcsmith, Some(address)) => {
+                rpcsmith_side::http(address, until_stdin_closes()).await
+            }
             (Impl::Rpcsmith, None) => rpcsmith_side::stdio().await,
             (Impl::Rmcp, Some(address)) => rmcp_side::http(address, until_stdin_closes()).await,
             (Impl::Rmcp, None) => rmcp_side::stdio().await,
@@ -110,6 +112,9 @@ async fn until_stdin_closes() {
 fn announce(implementation: &str, address: SocketAddr) {
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "serving mcp with {implementation} on http://{address}/mcp");
+    let _ = writeln!(
+        stdout,
+        "serving mcp with {implementation} on http://{address}/mcp"
+    );
     let _ = stdout.flush();
 }

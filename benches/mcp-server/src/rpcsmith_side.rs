@@ -4,9 +4,9 @@
 use std::future::Future;
 use std::net::SocketAddr;
 
+use rpcsmith::http::{self, Streaming};
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Failure, Server};
-use rpcsmith::http::{self, Streaming};
 use rpcsmith::transport::peer::{Cancellation, Peer};
 use rpcsmith::transport::stream::{self, Codec};
 use serde_json::{Map, Value};
@@ -14,9 +14,8 @@ use serde_json::{Map, Value};
 rpcsmith::include_api!("mcp");
 
 use mcp::types::{
-    CallToolOutcome, CallToolResult, ContentBlock, Implementation, InitializeResult,
-    ListChanged, ListToolsResult, RequestMeta, ServerCapabilities, TextContent,
-    TextContentType, Tool,
+    CallToolOutcome, CallToolResult, ContentBlock, Implementation, InitializeResult, ListChanged,
+    ListToolsResult, RequestMeta, ServerCapabilities, TextContent, TextContentType, Tool,
 };
 use mcp::{McpDispatcher, McpServer, PingResult, ToolsCallError, ToolsCallResult, ToolsListError};
 
@@ -134,7 +133,10 @@ fn server() -> Server {
 }
 
 /// Serves Streamable HTTP on `address` until `stop`.
-pub(crate) async fn http(address: SocketAddr, stop: impl Future<Output = ()> + Send) -> std::io::Result<()> {
+pub(crate) async fn http(
+    address: SocketAddr,
+    stop: impl Future<Output = ()> + Send,
+) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(address).await?;
     crate::announce("rpcsmith", listener.local_addr()?);
     let service = http::Service::new(server()).streaming(Streaming::mcp());

@@ -9,9 +9,9 @@
 //! | `instance` | `{"instance": ID, "session": <the call's session id>}` |
 //! | `pushMe` | `true`, then the notification `pushed [ID]` on the session's `GET` stream (sent from a task of its own, outside the `POST`) |
 
+use rpcsmith::http::{self, SessionId, Streaming};
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::http::{self, SessionId, Streaming};
 use serde_json::json;
 use serde_json::value::RawValue;
 

@@ -11,9 +11,9 @@ mod support;
 use std::time::Duration;
 
 use rpcsmith::client::Client;
+use rpcsmith::http::{self, ClientStreaming};
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::http::{self, ClientStreaming};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use support::{Instance, Nginx, PATIENCE};
@@ -88,7 +88,11 @@ async fn head(nginx: &Nginx, method: &str, id: &str) -> String {
     let mut byte = [0_u8; 1];
     while !head.ends_with(b"\r\n\r\n") {
         let read = tokio::time::timeout(PATIENCE, stream.read(&mut byte)).await;
-        assert_eq!(read.expect("nginx answers in time").unwrap(), 1, "closed early");
+        assert_eq!(
+            read.expect("nginx answers in time").unwrap(),
+            1,
+            "closed early"
+        );
         head.push(byte[0]);
     }
     String::from_utf8(head).unwrap().to_ascii_lowercase()
@@ -100,7 +104,10 @@ async fn head(nginx: &Nginx, method: &str, id: &str) -> String {
     ignore = "nginx or redis-server is not installed (Debian: apt-get install nginx-light redis-server)"
 )]
 async fn each_mcp_session_sticks_to_the_instance_that_holds_it_behind_nginx() {
-    let instances = [Instance::start_mcp("a").await, Instance::start_mcp("b").await];
+    let instances = [
+        Instance::start_mcp("a").await,
+        Instance::start_mcp("b").await,
+    ];
     let nginx = Nginx::start_mcp(&instances.iter().collect::<Vec<_>>()).await;
 
     // `initialize` carries no session: nginx gives each to the next instance in turn,
@@ -126,7 +133,10 @@ async fn each_mcp_session_sticks_to_the_instance_that_holds_it_behind_nginx() {
         assert!(pushed);
         let heard = tokio::time::timeout(PATIENCE, session.heard.recv()).await;
         let (method, params) = heard.expect("pushed in time").expect("listening");
-        assert_eq!((method.as_str(), params), ("pushed", json!([session.instance])));
+        assert_eq!(
+            (method.as_str(), params),
+            ("pushed", json!([session.instance]))
+        );
     }
 
     // Over a raw connection, for a session whose client opened no stream: its GET
@@ -135,7 +145,10 @@ async fn each_mcp_session_sticks_to_the_instance_that_holds_it_behind_nginx() {
     let third = session(&nginx, false).await;
     let stream = head(&nginx, "GET", &third.id).await;
     assert!(stream.starts_with("http/1.1 200"), "{stream}");
-    assert!(stream.contains("content-type: text/event-stream"), "{stream}");
+    assert!(
+        stream.contains("content-type: text/event-stream"),
+        "{stream}"
+    );
     let other = if third.instance == "a" { "b" } else { "a" };
     let random = third.id.split_once('.').unwrap().1;
     let unknown = head(&nginx, "GET", &format!("{other}.{random}")).await;
