@@ -502,7 +502,7 @@ pub(crate) fn fixed_calls(
             // Whole calls per connection.
             let connections = settings.connections.min(calls.max(1) as usize);
             ensure!(
-                calls % connections as u64 == 0,
+                calls.is_multiple_of(connections as u64),
                 "--calls: a multiple of {connections}"
             );
             http_load(&url, connections, Some(calls)).await?
