@@ -79,6 +79,7 @@
 
 mod batch;
 mod codec;
+mod deadline;
 mod error;
 mod middleware;
 mod pending;
@@ -118,6 +119,7 @@ use bytes::Bytes;
 use error::UntypedFailure;
 use pending::Pending;
 use registry::Registry;
+use send::Sending;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use slot::Bounds;
@@ -286,16 +288,20 @@ impl Client {
     }
 
     /// How long a call of `method` waits: this handle's timeout when it was given one
-    /// ([`with_timeout`](Self::with_timeout)), else the method's own, else the client's.
-    fn timeout_of(&self, method: &str) -> Duration {
-        if self.per_call || self.shared.method_timeouts.is_empty() {
-            return self.timeout;
+    /// ([`with_timeout`](Self::with_timeout)), else the method's own, else the client's;
+    /// and whether it was chosen for this call (the first two), in which case the call's
+    /// deadline goes with it ([`protocol::deadline`](crate::protocol::deadline)).
+    fn timeout_of(&self, method: &str) -> (Duration, bool) {
+        if self.per_call {
+            return (self.timeout, true);
         }
-        self.shared
-            .method_timeouts
-            .get(method)
-            .copied()
-            .unwrap_or(self.timeout)
+        if self.shared.method_timeouts.is_empty() {
+            return (self.timeout, false);
+        }
+        match self.shared.method_timeouts.get(method) {
+            Some(&timeout) => (timeout, true),
+            None => (self.timeout, false),
+        }
     }
 
     /// Checks `params` against their schema's constraints when the client was built with
@@ -407,11 +413,18 @@ impl Client {
         let mut message = Vec::with_capacity(64 + method.len());
         let encoded = write_typed_call(&mut message, Some(id), method, params);
         let shared = Arc::clone(&self.shared);
-        let timeout = self.timeout_of(method);
-        let carries = shared.carries(|| Carries::Call {
-            method: method.into(),
-            id,
-        });
+        let (timeout, deadline) = self.timeout_of(method);
+        let carries = if deadline {
+            Some(Carries::Call {
+                method: method.into(),
+                id,
+            })
+        } else {
+            shared.carries(|| Carries::Call {
+                method: method.into(),
+                id,
+            })
+        };
         let span = span::call(method, Some(id));
         let meter = ClientCall::start(method);
         async move {
@@ -420,7 +433,16 @@ impl Client {
                 return Err(Error::Encode(error));
             }
             let result = shared
-                .call(id, Bytes::from(message), (timeout, carries), None)
+                .call(
+                    id,
+                    Bytes::from(message),
+                    Sending {
+                        timeout,
+                        carries,
+                        deadline,
+                    },
+                    None,
+                )
                 .instrument(span.clone())
                 .await;
             span::record(&span, &result);
@@ -459,7 +481,7 @@ impl Client {
         let mut message = Vec::with_capacity(64 + method.len());
         let encoded = write_typed_call(&mut message, None, method, params);
         let shared = Arc::clone(&self.shared);
-        let timeout = self.timeout_of(method);
+        let (timeout, _) = self.timeout_of(method);
         let carries = shared.carries(|| Carries::Notification {
             method: method.into(),
         });
@@ -467,7 +489,7 @@ impl Client {
         async move {
             encoded.map_err(Error::Encode)?;
             let result = shared
-                .notify(Bytes::from(message), (timeout, carries))
+                .notify(Bytes::from(message), Sending::new(timeout, carries))
                 .instrument(span.clone())
                 .await;
             span::record(&span, &result);

@@ -23,6 +23,7 @@
 //! `"params": null` is read as absent params, as many clients send it.
 
 pub mod constraint;
+pub mod deadline;
 mod error;
 mod escape;
 mod feed;
