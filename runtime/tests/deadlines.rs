@@ -113,6 +113,15 @@ async fn with_timeout_travels_as_a_header_over_http() {
         .build(http::Client::new(&format!("http://{address}/")).unwrap());
     let left: Option<u64> = timed.request("left", &()).await.unwrap();
     assert!((2_000..=3_000).contains(&left_of(left)), "{left:?}");
+    let quiet = Client::builder()
+        .deadlines(false)
+        .build(http::Client::new(&format!("http://{address}/")).unwrap());
+    let none: Option<u64> = quiet
+        .with_timeout(Duration::from_secs(3))
+        .request("left", &())
+        .await
+        .unwrap();
+    assert_eq!(none, None, "turned off");
 }
 
 #[tokio::test]

@@ -170,6 +170,8 @@ struct Shared {
     method_timeouts: HashMap<Box<str>, Duration>,
     /// Whether generated clients check params against their schema before sending.
     validate_params: bool,
+    /// Whether calls with a timeout of their own send their deadline.
+    deadlines: bool,
 }
 
 /// Configures a [`Client`]; made by [`Client::builder`].
@@ -180,6 +182,7 @@ pub struct Builder {
     middleware: Vec<Arc<dyn Middleware>>,
     method_timeouts: HashMap<Box<str>, Duration>,
     validate_params: bool,
+    deadlines: bool,
 }
 
 impl Builder {
@@ -228,6 +231,16 @@ impl Builder {
         self
     }
 
+    /// Whether a call whose timeout was chosen for it ([`Client::with_timeout`],
+    /// [`method_timeout`](Self::method_timeout)) sends its deadline with it: the
+    /// `Rpc-Deadline` header over HTTP, `"deadline"` in the params' `_meta` elsewhere
+    /// (see [`protocol::deadline`](crate::protocol::deadline)). On by default; turn it
+    /// off for a server that refuses a `_meta` member it does not know.
+    pub fn deadlines(mut self, enabled: bool) -> Self {
+        self.deadlines = enabled;
+        self
+    }
+
     /// Builds a client that speaks through `transport`.
     pub fn build(self, mut transport: impl Transport) -> Client {
         let pending = Arc::new(Pending::default());
@@ -246,6 +259,7 @@ impl Builder {
                 middleware: self.middleware.into(),
                 method_timeouts: self.method_timeouts,
                 validate_params: self.validate_params,
+                deadlines: self.deadlines,
             }),
             timeout: self.timeout,
             per_call: false,
@@ -267,6 +281,7 @@ impl Client {
             middleware: Vec::new(),
             method_timeouts: HashMap::new(),
             validate_params: false,
+            deadlines: true,
         }
     }
 
@@ -293,13 +308,13 @@ impl Client {
     /// deadline goes with it ([`protocol::deadline`](crate::protocol::deadline)).
     fn timeout_of(&self, method: &str) -> (Duration, bool) {
         if self.per_call {
-            return (self.timeout, true);
+            return (self.timeout, self.shared.deadlines);
         }
         if self.shared.method_timeouts.is_empty() {
             return (self.timeout, false);
         }
         match self.shared.method_timeouts.get(method) {
-            Some(&timeout) => (timeout, true),
+            Some(&timeout) => (timeout, self.shared.deadlines),
             None => (self.timeout, false),
         }
     }
