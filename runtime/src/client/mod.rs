@@ -90,6 +90,7 @@ mod route;
 mod send;
 mod slot;
 mod span;
+mod streamed;
 mod subscription;
 mod subscription_id;
 mod transport_error;
@@ -104,7 +105,7 @@ pub use middleware::{
     Authorize, Backoff, Carries, Credentials, DEFAULT_RETRY_STATUSES, Exchange, Middleware, Next,
     RefreshFuture, Retry,
 };
-pub use port::{Delivery, SendFuture, Transport};
+pub use port::{Delivery, HostedItems, Hosting, SendFuture, Transport};
 pub use route::Inbox;
 #[cfg(feature = "stream")]
 pub(crate) use route::Received as ReceivedAnswers;

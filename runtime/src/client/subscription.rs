@@ -228,7 +228,7 @@ impl<T> Subscription<T> {
         Self::new(client, feed, id, Fed::Push(slot))
     }
 
-    fn pulled(client: Client, feed: &'static Feed, id: SubscriptionId) -> Self {
+    pub(super) fn pulled(client: Client, feed: &'static Feed, id: SubscriptionId) -> Self {
         Self::new(client, feed, id, Fed::Pull(None))
     }
 

@@ -34,6 +34,8 @@ pub use moved::{Delivery, Error, ErrorKind, Inbox, SendFuture, Transport};
 pub mod peer;
 #[cfg(feature = "stream")]
 pub mod stream;
+mod streamed;
+pub use streamed::{Streamed, caller, with_caller};
 #[cfg(feature = "tls")]
 mod tls;
 #[cfg(feature = "ws")]
