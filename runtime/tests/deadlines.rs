@@ -13,7 +13,7 @@ use rpcsmith::client::{Client, Error, Exchange, Middleware, Next, SendFuture};
 use rpcsmith::protocol::{ErrorObject, code, deadline};
 use rpcsmith::proxy::{Proxy, Upstream};
 use rpcsmith::server::{BoxFuture, Context, Dispatch, Reply, Server};
-use rpcsmith::transport::http;
+use rpcsmith::http;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::{self, Settings};
