@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use rpcsmith::client::{Client, Error, Exchange, Middleware, Next, SendFuture};
+use rpcsmith::http;
 use rpcsmith::protocol::{ErrorObject, code, deadline};
 use rpcsmith::proxy::{Proxy, Upstream};
 use rpcsmith::server::{BoxFuture, Context, Dispatch, Reply, Server};
-use rpcsmith::http;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::{self, Settings};

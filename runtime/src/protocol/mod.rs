@@ -30,7 +30,6 @@ mod feed;
 mod fields;
 mod id;
 mod message;
-#[cfg(feature = "otel")]
 pub(crate) mod meta;
 pub mod mismatch;
 pub mod number;
