@@ -100,6 +100,13 @@ impl Server {
     /// for the other side of a connection to ask for with `rpc.stream.next`: a
     /// client's stream param, on the connection's own server. Ended when the
     /// [`Hosted`](super::pull::Hosted) is dropped.
+    #[cfg_attr(
+        not(feature = "stream"),
+        expect(
+            dead_code,
+            reason = "hosting is for the symmetric connections of feature `stream`"
+        )
+    )]
     pub(crate) fn host_stream(
         &self,
         items: std::pin::Pin<Box<dyn futures_core::Stream<Item = bytes::Bytes> + Send>>,

@@ -362,6 +362,13 @@ pub(crate) struct Hosted {
 
 impl Hosted {
     /// The stream's id, as JSON text.
+    #[cfg_attr(
+        not(feature = "stream"),
+        expect(
+            dead_code,
+            reason = "hosting is for the symmetric connections of feature `stream`"
+        )
+    )]
     pub(crate) fn id(&self) -> &str {
         &self.id
     }
