@@ -11,7 +11,11 @@
 //!
 //! The value is an RFC 3339 timestamp in UTC with up to nanosecond precision, the
 //! encoding jrpc2's `jctx` package gives its `deadline` (Go's `time.Time` in JSON), so a
-//! value read from one carries over to the other unchanged. An absolute instant rather
+//! value read from one carries over to the other unchanged. The carrier is not jctx's:
+//! jctx replaced the params with a wrapper (`{"jctx":"1","deadline":…,"payload":<params>}`),
+//! which every peer that does not know it reads as the wrong arguments, and jrpc2 itself
+//! dropped it in 2022 (commit `520888a`, "Remove support for parameter injection") in
+//! favour of metadata carried inside the arguments — what `_meta` is, as MCP has it. An absolute instant rather
 //! than a duration (gRPC's `grpc-timeout: 250m`) keeps its meaning however long the
 //! message waited in a queue or a proxy on the way; the price is that the two clocks
 //! must agree, which NTP gives to well within the seconds deadlines are made of. A
@@ -80,6 +84,21 @@ mod tests {
             let text = format(at).unwrap();
             assert!(text.ends_with('Z'), "{text}");
             assert_eq!(parse(&text), Some(at), "{text}");
+        }
+    }
+
+    /// jrpc2's `jctx` test vectors and doc example (Go's `RFC3339Nano`, trailing zeros
+    /// of the fraction dropped), read and written alike.
+    #[test]
+    fn writes_and_reads_jctx_deadlines() {
+        for (secs, nanos, text) in [
+            // time.Date(1976, 7, 4, 1, 2, 3, 4, time.UTC), jctx_test.go's `bicent`.
+            (205_290_123, 4, "1976-07-04T01:02:03.000000004Z"),
+            (1_257_894_000, 150, "2009-11-10T23:00:00.00000015Z"),
+        ] {
+            let at = SystemTime::UNIX_EPOCH + Duration::new(secs, nanos);
+            assert_eq!(format(at).as_deref(), Some(text));
+            assert_eq!(parse(text), Some(at));
         }
     }
 
