@@ -226,34 +226,26 @@ mod tests {
         }
     }
 
+    /// The two boolean extensions: each schema accepts what its reader accepts.
     #[test]
-    fn the_idempotent_schema_accepts_what_the_reader_accepts() {
-        let schema = validator(&schema::<Idempotent>());
-        for value in [
-            json!(true),
-            json!(false),
-            json!("yes"),
-            json!(1),
-            json!(null),
-        ] {
-            let read = crate::service::idempotent_value(&value);
-            assert_eq!(schema.is_valid(&value), read.is_some(), "{value}");
-        }
-    }
-
-    #[test]
-    fn the_stream_schema_accepts_what_the_reader_accepts() {
-        let schema = validator(&schema::<StreamParam>());
-        for value in [
-            json!(true),
-            json!(false),
-            json!("yes"),
-            json!(1),
-            json!(null),
-            json!({}),
-        ] {
-            let read = crate::service::stream_value(&value);
-            assert_eq!(schema.is_valid(&value), read.is_some(), "{value}");
+    fn the_boolean_schemas_accept_what_their_readers_accept() {
+        type Reader = fn(&Value) -> Option<bool>;
+        let pairs: [(String, Reader); 2] = [
+            (schema::<Idempotent>(), crate::service::idempotent_value),
+            (schema::<StreamParam>(), crate::service::stream_value),
+        ];
+        for (text, reader) in pairs {
+            let schema = validator(&text);
+            for value in [
+                json!(true),
+                json!(false),
+                json!("yes"),
+                json!(1),
+                json!(null),
+                json!({}),
+            ] {
+                assert_eq!(schema.is_valid(&value), reader(&value).is_some(), "{value}");
+            }
         }
     }
 }

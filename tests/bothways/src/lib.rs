@@ -51,6 +51,4 @@ impl UploadsServer for Uploads {
         let _kept = numbers;
         std::future::pending().await
     }
-
-    async fn notified(&self, _: Context, _: i64) {}
 }
