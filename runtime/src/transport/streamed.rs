@@ -37,7 +37,7 @@ use crate::client::{
 use crate::server::Context;
 
 /// The items of a stream param: made from a `Stream` by the caller, read as a `Stream`
-/// by the handler (see the [module docs](self)).
+/// by the handler. See the guide's [streams both ways](crate::guide::subscriptions#streams-both-ways).
 ///
 /// ```
 /// use rpcsmith::transport::Streamed;
