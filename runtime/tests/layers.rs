@@ -1,10 +1,12 @@
 //! The runtime's layers import one way, `protocol` ← `client`/`server` ← `proxy` ←
-//! `transport`/`http`/`fanout`, and its files import each other without a circle; generated code's one
-//! door holds re-exports only.
+//! `transport`/`http`/`fanout`, and its files import each other without a circle (nor do
+//! the generator's); HTTP names no WebSocket, and its server and client stand apart;
+//! `protocol` holds no engine; `transport/` holds no broker; generated code's one door
+//! holds re-exports only.
 //!
-//! Read from the source text: every `use` (and every path written out in code, comments
-//! left aside) that names a module of this crate is an edge from its file to the file
-//! that defines what it names.
+//! Read from the source text: every `use`, and every path written out in code
+//! (`crate::…`, `super::…`; comments left aside), that names a module of this crate is
+//! an edge from its file to the file that defines what it names.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -434,4 +436,130 @@ fn generated_code_has_one_door_of_reexports() {
             "`__private` holds re-exports only, not `{statement}`"
         );
     }
+}
+
+/// The identifiers of a file's code (comments left aside).
+fn identifiers(code: &str) -> BTreeSet<&str> {
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|word| !word.is_empty())
+        .collect()
+}
+
+/// HTTP knows no WebSocket: WebSocket attaches to the HTTP server through its upgrade
+/// hook (`http::Upgrade`), so nothing under `http/` names it, and the next protocol on
+/// the HTTP port lands beside it, touching neither.
+#[test]
+fn http_names_no_websocket() {
+    let files = files();
+    let edges = edges(&files);
+    let mut wrong = Vec::new();
+    for (file, text) in files.iter().filter(|(file, _)| file.starts_with("http/")) {
+        let code = code(text);
+        let words = identifiers(&code);
+        for word in [
+            "ws",
+            "websocket",
+            "WebSocket",
+            "tungstenite",
+            "tokio_tungstenite",
+        ] {
+            if words.contains(word) {
+                wrong.push(format!("{file} names `{word}`"));
+            }
+        }
+        for to in edges.get(file).into_iter().flatten() {
+            if to.starts_with("transport/ws/") {
+                wrong.push(format!("{file} imports {to}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// The HTTP server and the HTTP client are apart: neither imports the other; what both
+/// use (media types, the event-stream codec, reading bodies) sits beside them in `http/`.
+#[test]
+fn http_server_and_client_import_each_other_nothing() {
+    let edges = edges(&files());
+    let mut wrong = Vec::new();
+    for (from, to) in [
+        ("http/server/", "http/client/"),
+        ("http/client/", "http/server/"),
+    ] {
+        for (file, targets) in edges.iter().filter(|(file, _)| file.starts_with(from)) {
+            for target in targets.iter().filter(|target| target.starts_with(to)) {
+                wrong.push(format!("{file} imports {target}"));
+            }
+        }
+    }
+    // What both share imports neither side.
+    for (file, targets) in edges.iter().filter(|(file, _)| {
+        file.starts_with("http/")
+            && !file.starts_with("http/server/")
+            && !file.starts_with("http/client/")
+    }) {
+        for target in targets {
+            if (target.starts_with("http/server/") || target.starts_with("http/client/"))
+                && file != "http/mod.rs"
+            {
+                wrong.push(format!("{file}, shared, imports {target}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// The wire model holds no engine and no I/O: `protocol` names neither engine, no
+/// runtime and no HTTP stack.
+#[test]
+fn protocol_holds_no_engine() {
+    let mut wrong = Vec::new();
+    for (file, text) in files()
+        .iter()
+        .filter(|(file, _)| file.starts_with("protocol/"))
+    {
+        let code = code(text);
+        for name in [
+            "crate::server",
+            "crate::client",
+            "tokio::",
+            "hyper::",
+            "super::super::server",
+            "super::super::client",
+        ] {
+            if code.contains(name) {
+                wrong.push(format!("{file} names {name}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// `transport/` holds transports: the fan-out of pushes across instances (the broker)
+/// and HTTP have rooms of their own (`fanout/`, `http/`); a transport folder defining
+/// them again fails.
+#[test]
+fn transport_holds_no_broker_and_no_http() {
+    let mut wrong = Vec::new();
+    for (file, text) in files()
+        .iter()
+        .filter(|(file, _)| file.starts_with("transport/"))
+    {
+        if file.starts_with("transport/broker") || file.starts_with("transport/http") {
+            wrong.push(format!("{file} is under transport/"));
+        }
+        let code = code(text);
+        for definition in [
+            "trait Broker",
+            "struct Fanout",
+            "struct Topic",
+            "struct Service",
+            "struct Serve ",
+        ] {
+            if code.contains(definition) {
+                wrong.push(format!("{file} defines `{definition}`"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }
