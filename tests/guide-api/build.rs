@@ -53,6 +53,8 @@ fn main() {
         .into_iter()
         .fold(b, |b, pattern| b.both_ways(pattern))
     });
+    // A stream param, `x-stream` (the subscriptions chapter, streams both ways).
+    generate("uploads", "../bothways/uploads.json", |b| b);
     // Types that implement `JsonSchema` with the document's schemas (code first).
     generate("petstore_schemas", "../../schemas/petstore.json", |b| {
         b.client(false).server(false).json_schema(true)
