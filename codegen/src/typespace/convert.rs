@@ -107,6 +107,7 @@ impl Converter<'_> {
         } else if super::place::is_component(at)
             && !self.names_itself(&ty, at)
             && !self.is_descriptor_of_named(&ty, at)
+            && !self.refers_to_namesake(&ty, at)
         {
             let id = self.reserve(at);
             self.define(id, Kind::Alias(ty));
@@ -152,12 +153,12 @@ impl Converter<'_> {
         let is_branch = self
             .origins
             .get(id.0)
-            .is_some_and(|o| is_branch_of(&o.pointer, &at.pointer));
+            .is_some_and(|o| is_branch_of(&o.pointer, &at.pointer) || *o == at.key("schema"));
         if !is_branch {
             return;
         }
         let schema = self.resolver.get(at).cloned_shallow();
-        let own = super::place::candidates(self.resolver, at, &schema);
+        let own = super::place::candidates(self.resolver, self.root, at, &schema);
         if let Some(def) = self.defs.get_mut(id.0) {
             def.candidates.extend(own);
         }
@@ -188,13 +189,39 @@ impl Converter<'_> {
                 })
     }
 
+    /// Whether the component at `at` is only a `$ref` to a component of the same name in
+    /// another file (Starknet's trace API's `BLOCK_ID`, a `$ref` to the main API's
+    /// `BLOCK_ID`): it is that type, since an alias would have to be named `BlockId2`.
+    fn refers_to_namesake(&self, ty: &Ty, at: &Location) -> bool {
+        let Ty::Named(id) = ty else { return false };
+        let only_ref = self
+            .resolver
+            .get(at)
+            .and_then(Value::as_object)
+            .is_some_and(|o| {
+                o.get("$ref").is_some_and(Value::is_string)
+                    && o.keys()
+                        .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
+            });
+        let schema = self.resolver.get(at).cloned_shallow();
+        let own = super::place::candidates(self.resolver, self.root, at, &schema);
+        only_ref
+            && self.defs.get(id.0).is_some_and(|d| {
+                own.first()
+                    .is_some_and(|mine| d.candidates.iter().any(|c| c.0 == mine.0 && c.1 == mine.1))
+            })
+    }
+
     /// Whether `ty` is (an `Option` of) the named type made for the schema at `at` itself
     /// (or for its `type` list): the component needs no alias then.
     fn names_itself(&self, ty: &Ty, at: &Location) -> bool {
         match ty {
             Ty::Option(inner) => self.names_itself(inner, at),
             Ty::Named(id) => self.origins.get(id.0).is_some_and(|o| {
-                o == at || *o == at.key("type") || is_branch_of(&o.pointer, &at.pointer)
+                o == at
+                    || *o == at.key("type")
+                    || *o == at.key("schema")
+                    || is_branch_of(&o.pointer, &at.pointer)
             }),
             _ => false,
         }
@@ -213,7 +240,10 @@ impl Converter<'_> {
             .get(&keyed)
             .filter(|_| !super::place::is_component(&keyed))
             .and_then(|v| serde_json::to_string(v).ok())
-            .map(|text| (owner.file, format!("{tag}{text}")));
+            .map(|text| {
+                let anchor = meaning_anchor(self.resolver.get(&keyed), &keyed);
+                (owner.file, format!("{anchor}{tag}{text}"))
+            });
         if let Some(ty) = key.as_ref().and_then(|k| self.shapes.get(k)).cloned() {
             self.also_used_at(&ty, owner);
             return Err(ty);
@@ -231,7 +261,7 @@ impl Converter<'_> {
     fn also_used_at(&mut self, ty: &Ty, owner: &Location) {
         let Ty::Named(id) = ty else { return };
         let schema = self.resolver.get(owner).cloned_shallow();
-        let more = super::place::candidates(self.resolver, owner, &schema);
+        let more = super::place::candidates(self.resolver, self.root, owner, &schema);
         let site = self.origin(owner);
         if let Some(def) = self.defs.get_mut(id.0) {
             def.candidates.extend(more);
@@ -493,6 +523,24 @@ impl Converter<'_> {
                 origin,
             });
         }
+    }
+}
+
+/// What identical inline schemas must also share to be one type: nothing when the schema
+/// has a `title` (it says what it is), else the component it is written in. Copies of one
+/// schema that a bundler wrote under each method merge; an untitled shape that two
+/// components happen to share (a state change's `change` and an error's
+/// `TriesToUnstake` payload) does not, since it means a different thing in each.
+fn meaning_anchor(schema: Option<&Value>, at: &Location) -> String {
+    if schema.and_then(|s| s.get("title")).is_some() {
+        return String::new();
+    }
+    let Some(tokens) = crate::pointer::tokens(&at.pointer) else {
+        return String::new();
+    };
+    match tokens.iter().position(|t| t == "components") {
+        Some(c) if tokens.len() > c + 2 => format!("{}/{}|", tokens[c + 1], tokens[c + 2]),
+        _ => String::new(),
     }
 }
 

@@ -17,6 +17,7 @@ mod deferred;
 mod enums;
 mod merge;
 mod model;
+mod names;
 mod overrides;
 mod place;
 mod roots;
@@ -35,7 +36,6 @@ use serde_json::Value;
 
 use crate::document::Document;
 use crate::error::Diagnostic;
-use crate::naming::Namer;
 use crate::resolve::{FileId, Location, Resolver};
 
 pub(crate) use model::{
@@ -120,7 +120,7 @@ impl TypeSpace {
         };
         deferred::settle(&mut space, settled);
         enums::order_untagged(&mut space.defs);
-        space.settle_names();
+        names::settle(&mut space.defs, &space.methods);
         let cycle_errors = cycles::break_cycles(&mut space.defs, &space.origins, cx.resolver);
         space.diagnostics.extend(cycle_errors);
         space
@@ -166,73 +166,6 @@ impl TypeSpace {
     #[cfg(test)]
     pub(crate) fn value_sites(&self) -> &[Location] {
         &self.value_sites
-    }
-
-    /// Gives each type its name: better-ranked candidates first (component keys, then
-    /// titles, then places), then in the order found; collisions get a number.
-    ///
-    /// A schema written in several places (identical inline schemas) has a place name
-    /// from each: the shortest wins (the least nested use, `EthGetBlockByHashResult…`
-    /// rather than `DebugGetBadBlocksResultItemBlock…`), then the first found.
-    fn settle_names(&mut self) {
-        let best = |d: &TypeDef| -> Option<(u8, String)> {
-            let rank = d.candidates.iter().map(|c| c.0).min()?;
-            d.candidates
-                .iter()
-                .filter(|c| c.0 == rank)
-                .min_by_key(|c| {
-                    if rank >= place::RANK_PLACE {
-                        c.1.len()
-                    } else {
-                        0
-                    }
-                })
-                .cloned()
-        };
-        let chosen: Vec<Option<(u8, String)>> = self.defs.iter().map(best).collect();
-        let mut order: Vec<usize> = (0..self.defs.len()).collect();
-        order.sort_by_key(|&i| (chosen[i].as_ref().map_or(u8::MAX, |c| c.0), i));
-        let mut namer = Namer::default();
-        let mut beside = self.names_beside();
-        for name in beside.keys() {
-            namer.claim(name);
-        }
-        for i in order {
-            let base = chosen[i].as_ref().map_or("Type", |c| c.1.as_str());
-            self.defs[i].name = match beside.get(base) {
-                Some(Some(own)) if *own == i => {
-                    beside.remove(base);
-                    base.to_owned()
-                }
-                _ => namer.claim(base),
-            };
-        }
-    }
-
-    /// The names the module gives its own items beside `types` (`<Method>Params`,
-    /// `<Method>Result`, `<Method>Error`), which a type must not take, or `use api::*;
-    /// use api::types::*;` would name two items; each with the type that may take it
-    /// all the same (a result that is a named type is re-exported under its name).
-    fn names_beside(&self) -> HashMap<String, Option<usize>> {
-        let mut out = HashMap::new();
-        for m in &self.methods {
-            let base = method_base(&m.name);
-            if !m.params.is_empty() {
-                out.insert(format!("{base}Params"), None);
-            }
-            let Some(result) = &m.result else {
-                continue; // a notification has neither result nor errors
-            };
-            if !m.errors.is_empty() {
-                out.insert(format!("{base}Error"), None);
-            }
-            let own = match result {
-                Ty::Named(id) => Some(id.0),
-                _ => None,
-            };
-            out.insert(format!("{base}Result"), own);
-        }
-        out
     }
 }
 
@@ -301,7 +234,7 @@ impl<'r> Converter<'r> {
     fn reserve(&mut self, at: &Location) -> TypeId {
         let id = TypeId(self.defs.len());
         let schema = self.resolver.get(at).cloned_shallow();
-        let candidates = place::candidates(self.resolver, at, &schema);
+        let candidates = place::candidates(self.resolver, self.root, at, &schema);
         let validation = self.validation(at);
         self.defs.push(TypeDef {
             name: String::new(),

@@ -85,8 +85,6 @@ mod generated {
                 ::std::result::Result::Ok(())
             }
         }
-        /// Generated from `#/components/schemas/BLOCK_ID`.
-        pub type BlockId2 = BlockId;
         /// Block number
         ///
         /// The block's number (its height)
@@ -142,18 +140,114 @@ mod generated {
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1`.
         pub type BroadcastedDeclareTxnV1 = DeclareTxnV1;
+        /// Declare
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "BroadcastedDeclareTxnV1Type @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0/properties/type"
+            )
+        )]
+        pub enum BroadcastedDeclareTxnV1Type {
+            #[serde(rename = "DECLARE")]
+            Declare,
+        }
         /// Broadcasted declare Transaction V2
         ///
         /// Broadcasted declare Contract Transaction V2
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2`.
         pub type BroadcastedDeclareTxnV2 = DeclareTxnV2;
+        /// Declare
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "BroadcastedDeclareTxnV2Type @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/type"
+            )
+        )]
+        pub enum BroadcastedDeclareTxnV2Type {
+            #[serde(rename = "DECLARE")]
+            Declare,
+        }
+        /// Version
+        ///
+        /// Version of the transaction scheme
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/version`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "BroadcastedDeclareTxnV2Version @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/version"
+            )
+        )]
+        pub enum BroadcastedDeclareTxnV2Version {
+            #[serde(rename = "0x2")]
+            V0x2,
+            #[serde(rename = "0x100000000000000000000000000000002")]
+            V0x100000000000000000000000000000002,
+        }
         /// Broadcasted declare Transaction V3
         ///
         /// Broadcasted declare Contract Transaction V3
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3`.
         pub type BroadcastedDeclareTxnV3 = DeclareTxnV3;
+        /// Declare
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "BroadcastedDeclareTxnV3Type @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0/properties/type"
+            )
+        )]
+        pub enum BroadcastedDeclareTxnV3Type {
+            #[serde(rename = "DECLARE")]
+            Declare,
+        }
         /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_TXN`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde", untagged)]
@@ -196,8 +290,6 @@ mod generated {
                 ::std::result::Result::Ok(())
             }
         }
-        /// Generated from `#/components/schemas/BROADCASTED_TXN`.
-        pub type BroadcastedTxn2 = BroadcastedTxn;
         /// Generated from `#/components/schemas/CALL_TYPE`.
         #[derive(
             Debug,
@@ -334,82 +426,13 @@ mod generated {
             L1,
             L2,
         }
-        /// Declare
-        ///
-        /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0/properties/type`.
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Declare @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0/properties/type"
-            )
-        )]
-        pub enum Declare {
-            #[serde(rename = "DECLARE")]
-            Declare,
-        }
-        /// Declare
-        ///
-        /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/type`.
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Declare2 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/type"
-            )
-        )]
-        pub enum Declare2 {
-            #[serde(rename = "DECLARE")]
-            Declare,
-        }
-        /// Declare
-        ///
-        /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0/properties/type`.
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Declare3 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0/properties/type"
-            )
-        )]
-        pub enum Declare3 {
-            #[serde(rename = "DECLARE")]
-            Declare,
-        }
         /// Declare txn v1
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0`.
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct DeclareTxnV1 {
             /// Declare
-            pub r#type: Declare,
+            pub r#type: BroadcastedDeclareTxnV1Type,
             /// Sender address
             ///
             /// The address of the account contract sending the declaration transaction
@@ -421,7 +444,7 @@ mod generated {
             /// Version
             ///
             /// Version of the transaction scheme
-            pub version: Version2,
+            pub version: InvokeTxnV1Version,
             /// Signature
             pub signature: Signature,
             /// Nonce
@@ -451,7 +474,7 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct DeclareTxnV2 {
             /// Declare
-            pub r#type: Declare2,
+            pub r#type: BroadcastedDeclareTxnV2Type,
             /// Sender address
             ///
             /// The address of the account contract sending the declaration transaction
@@ -467,7 +490,7 @@ mod generated {
             /// Version
             ///
             /// Version of the transaction scheme
-            pub version: Version4,
+            pub version: BroadcastedDeclareTxnV2Version,
             /// Signature
             pub signature: Signature,
             /// Nonce
@@ -499,7 +522,7 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct DeclareTxnV3 {
             /// Declare
-            pub r#type: Declare3,
+            pub r#type: BroadcastedDeclareTxnV3Type,
             /// Sender address
             ///
             /// The address of the account contract sending the declaration transaction
@@ -511,7 +534,7 @@ mod generated {
             /// Version
             ///
             /// Version of the transaction scheme
-            pub version: Version3,
+            pub version: InvokeTxnV3Version,
             /// Signature
             pub signature: Signature,
             /// Nonce
@@ -567,52 +590,6 @@ mod generated {
             "tip", super::R4), member(paymaster_data, "paymaster_data", super::R2),
             member(account_deployment_data, "account_deployment_data", super::R2)
         );
-        /// Deploy account
-        ///
-        /// Generated from `starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1/properties/type`.
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "DeployAccount @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1/properties/type"
-            )
-        )]
-        pub enum DeployAccount {
-            #[serde(rename = "DEPLOY_ACCOUNT")]
-            DeployAccount,
-        }
-        /// Deploy account
-        ///
-        /// Generated from `starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3/properties/type`.
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "DeployAccount2 @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3/properties/type"
-            )
-        )]
-        pub enum DeployAccount2 {
-            #[serde(rename = "DEPLOY_ACCOUNT")]
-            DeployAccount,
-        }
         /// Deploy account transaction
         ///
         /// deploys a new account contract
@@ -662,7 +639,7 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct DeployAccountTxnV1 {
             /// Deploy account
-            pub r#type: DeployAccount,
+            pub r#type: DeployAccountTxnV1Type,
             /// Max fee
             ///
             /// The maximal fee that can be charged for including the transaction
@@ -670,7 +647,7 @@ mod generated {
             /// Version
             ///
             /// Version of the transaction scheme
-            pub version: Version2,
+            pub version: InvokeTxnV1Version,
             /// Signature
             pub signature: Signature,
             /// Nonce
@@ -704,6 +681,29 @@ mod generated {
             member(constructor_calldata, "constructor_calldata", super::R2),
             member(class_hash, "class_hash", super::R1)
         );
+        /// Deploy account
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "DeployAccountTxnV1Type @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1/properties/type"
+            )
+        )]
+        pub enum DeployAccountTxnV1Type {
+            #[serde(rename = "DEPLOY_ACCOUNT")]
+            DeployAccount,
+        }
         /// Deploy account transaction
         ///
         /// Deploys an account contract, charges fee from the pre-funded account addresses
@@ -712,11 +712,11 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct DeployAccountTxnV3 {
             /// Deploy account
-            pub r#type: DeployAccount2,
+            pub r#type: DeployAccountTxnV3Type,
             /// Version
             ///
             /// Version of the transaction scheme
-            pub version: Version3,
+            pub version: InvokeTxnV3Version,
             /// Signature
             pub signature: Signature,
             /// Nonce
@@ -775,6 +775,29 @@ mod generated {
             member(tip, "tip", super::R4), member(paymaster_data, "paymaster_data",
             super::R2)
         );
+        /// Deploy account
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "DeployAccountTxnV3Type @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3/properties/type"
+            )
+        )]
+        pub enum DeployAccountTxnV3Type {
+            #[serde(rename = "DEPLOY_ACCOUNT")]
+            DeployAccount,
+        }
         /// Deployed contract item
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/DEPLOYED_CONTRACT_ITEM`.
@@ -1042,8 +1065,6 @@ mod generated {
             keccak_builtin_applications "keccak_builtin_applications" optional, 9 =>
             segment_arena_builtin "segment_arena_builtin" optional }
         );
-        /// Generated from `#/components/schemas/EXECUTION_RESOURCES`.
-        pub type ExecutionResources2 = ExecutionResources;
         /// Fee estimation
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/FEE_ESTIMATE`.
@@ -1073,16 +1094,12 @@ mod generated {
             "gas_price" required, 2 => overall_fee "overall_fee" required, 3 => unit
             "unit" required }
         );
-        /// Generated from `#/components/schemas/FEE_ESTIMATE`.
-        pub type FeeEstimate2 = FeeEstimate;
         /// Field element
         ///
         /// A field element. represented by at most 63 hex digits
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/FELT`.
         pub type Felt = String;
-        /// Generated from `#/components/schemas/FELT`.
-        pub type Felt2 = Felt;
         /// Function ABI entry
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/FUNCTION_ABI_ENTRY`.
@@ -1158,8 +1175,6 @@ mod generated {
             entry_point_selector "entry_point_selector" required, 2 => calldata
             "calldata" required }
         );
-        /// Generated from `#/components/schemas/FUNCTION_CALL`.
-        pub type FunctionCall2 = FunctionCall;
         /// Generated from `#/components/schemas/FUNCTION_INVOCATION`.
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct FunctionInvocation {
@@ -1292,7 +1307,7 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct InvokeTxnV0 {
             /// Type
-            pub r#type: Type,
+            pub r#type: InvokeTxnV0Type,
             /// Max fee
             ///
             /// The maximal fee that can be charged for including the transaction
@@ -1300,7 +1315,7 @@ mod generated {
             /// Version
             ///
             /// Version of the transaction scheme
-            pub version: Version,
+            pub version: InvokeTxnV0Version,
             /// Signature
             pub signature: Signature,
             /// Contract address
@@ -1326,6 +1341,56 @@ mod generated {
             super::R1), member(entry_point_selector, "entry_point_selector", super::R1),
             member(calldata, "calldata", super::R2)
         );
+        /// Type
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "InvokeTxnV0Type @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/type"
+            )
+        )]
+        pub enum InvokeTxnV0Type {
+            #[serde(rename = "INVOKE")]
+            Invoke,
+        }
+        /// Version
+        ///
+        /// Version of the transaction scheme
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/version`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "InvokeTxnV0Version @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/version"
+            )
+        )]
+        pub enum InvokeTxnV0Version {
+            #[serde(rename = "0x0")]
+            V0x0,
+            #[serde(rename = "0x100000000000000000000000000000000")]
+            V0x100000000000000000000000000000000,
+        }
         /// Invoke transaction V1
         ///
         /// initiates a transaction from a given account
@@ -1336,7 +1401,7 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct InvokeTxnV1Kind {
             /// Type
-            pub r#type: Type2,
+            pub r#type: InvokeTxnV1Type,
             /// sender address
             pub sender_address: Felt,
             /// calldata
@@ -1350,7 +1415,7 @@ mod generated {
             /// Version
             ///
             /// Version of the transaction scheme
-            pub version: Version2,
+            pub version: InvokeTxnV1Version,
             /// Signature
             pub signature: Signature,
             /// Nonce
@@ -1370,6 +1435,56 @@ mod generated {
             super::R1), member(signature, "signature", super::R2), member(nonce, "nonce",
             super::R1)
         );
+        /// Type
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "InvokeTxnV1Type @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/type"
+            )
+        )]
+        pub enum InvokeTxnV1Type {
+            #[serde(rename = "INVOKE")]
+            Invoke,
+        }
+        /// Version
+        ///
+        /// Version of the transaction scheme
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/version`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "InvokeTxnV1Version @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/version"
+            )
+        )]
+        pub enum InvokeTxnV1Version {
+            #[serde(rename = "0x1")]
+            V0x1,
+            #[serde(rename = "0x100000000000000000000000000000001")]
+            V0x100000000000000000000000000000001,
+        }
         /// Invoke transaction V3
         ///
         /// initiates a transaction from a given account
@@ -1380,7 +1495,7 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct InvokeTxnV3Kind {
             /// Type
-            pub r#type: Type3,
+            pub r#type: InvokeTxnV3Type,
             /// sender address
             pub sender_address: Felt,
             /// calldata
@@ -1390,7 +1505,7 @@ mod generated {
             /// Version
             ///
             /// Version of the transaction scheme
-            pub version: Version3,
+            pub version: InvokeTxnV3Version,
             /// Signature
             pub signature: Signature,
             /// Nonce
@@ -1440,6 +1555,56 @@ mod generated {
             member(paymaster_data, "paymaster_data", super::R2),
             member(account_deployment_data, "account_deployment_data", super::R2)
         );
+        /// Type
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/type`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "InvokeTxnV3Type @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/type"
+            )
+        )]
+        pub enum InvokeTxnV3Type {
+            #[serde(rename = "INVOKE")]
+            Invoke,
+        }
+        /// Version
+        ///
+        /// Version of the transaction scheme
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/version`.
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            __rt::Serialize,
+            __rt::Deserialize
+        )]
+        #[serde(
+            crate = "::rpcsmith::__private::serde",
+            rename(
+                deserialize = "InvokeTxnV3Version @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/version"
+            )
+        )]
+        pub enum InvokeTxnV3Version {
+            #[serde(rename = "0x3")]
+            V0x3,
+            #[serde(rename = "0x100000000000000000000000000000003")]
+            V0x100000000000000000000000000000003,
+        }
         /// Message to L1
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/MSG_TO_L1`.
@@ -1461,8 +1626,6 @@ mod generated {
             false, { 0 => from_address "from_address" required, 1 => to_address
             "to_address" required, 2 => payload "payload" required }
         );
-        /// Generated from `#/components/schemas/MSG_TO_L1`.
-        pub type MsgToL1_2 = MsgToL1;
         /// Generated from `#/components/schemas/NESTED_CALL`.
         pub type NestedCall = FunctionInvocation;
         /// New classes
@@ -1796,8 +1959,6 @@ mod generated {
             "deployed_contracts" required, 4 => replaced_classes "replaced_classes"
             required, 5 => nonces "nonces" required }
         );
-        /// Generated from `#/components/schemas/STATE_DIFF`.
-        pub type StateDiff2 = StateDiff;
         /// Storage diff item
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM/properties/storage_entries/items`.
@@ -2001,75 +2162,6 @@ mod generated {
             "TransactionTraceExecuteInvocationRevertReason @ #/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation/oneOf/1",
             false, { 0 => revert_reason "revert_reason" optional }
         );
-        /// Type
-        ///
-        /// Generated from `starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/type`.
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Type @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/type"
-            )
-        )]
-        pub enum Type {
-            #[serde(rename = "INVOKE")]
-            Invoke,
-        }
-        /// Type
-        ///
-        /// Generated from `starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/type`.
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Type2 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/type"
-            )
-        )]
-        pub enum Type2 {
-            #[serde(rename = "INVOKE")]
-            Invoke,
-        }
-        /// Type
-        ///
-        /// Generated from `starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/type`.
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Type3 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/type"
-            )
-        )]
-        pub enum Type3 {
-            #[serde(rename = "INVOKE")]
-            Invoke,
-        }
         /// Typed parameter
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/TYPED_PARAMETER`.
@@ -2101,114 +2193,6 @@ mod generated {
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/u64`.
         pub type U64 = String;
-        /// Version
-        ///
-        /// Version of the transaction scheme
-        ///
-        /// Generated from `starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/version`.
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Version @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/version"
-            )
-        )]
-        pub enum Version {
-            #[serde(rename = "0x0")]
-            V0x0,
-            #[serde(rename = "0x100000000000000000000000000000000")]
-            V0x100000000000000000000000000000000,
-        }
-        /// Version
-        ///
-        /// Version of the transaction scheme
-        ///
-        /// Generated from `starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/version`.
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Version2 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/version"
-            )
-        )]
-        pub enum Version2 {
-            #[serde(rename = "0x1")]
-            V0x1,
-            #[serde(rename = "0x100000000000000000000000000000001")]
-            V0x100000000000000000000000000000001,
-        }
-        /// Version
-        ///
-        /// Version of the transaction scheme
-        ///
-        /// Generated from `starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/version`.
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Version3 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/version"
-            )
-        )]
-        pub enum Version3 {
-            #[serde(rename = "0x3")]
-            V0x3,
-            #[serde(rename = "0x100000000000000000000000000000003")]
-            V0x100000000000000000000000000000003,
-        }
-        /// Version
-        ///
-        /// Version of the transaction scheme
-        ///
-        /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/version`.
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            __rt::Serialize,
-            __rt::Deserialize
-        )]
-        #[serde(
-            crate = "::rpcsmith::__private::serde",
-            rename(
-                deserialize = "Version4 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/version"
-            )
-        )]
-        pub enum Version4 {
-            #[serde(rename = "0x2")]
-            V0x2,
-            #[serde(rename = "0x100000000000000000000000000000002")]
-            V0x100000000000000000000000000000002,
-        }
     }
     /// The params of `starknet_traceTransaction`.
     #[derive(Debug, Clone, PartialEq)]
