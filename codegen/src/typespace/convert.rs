@@ -301,7 +301,10 @@ impl Converter<'_> {
                 return self.convert_all_of(at, s);
             }
             return match self.deref(at) {
-                Some(target) => self.convert(&target),
+                Some(end) => {
+                    let first = self.named_hop(at, s).filter(|hop| *hop != end);
+                    self.convert(&first.unwrap_or(end))
+                }
                 None => Ty::Value,
             };
         }
@@ -322,6 +325,15 @@ impl Converter<'_> {
             return self.convert_const(at, value);
         }
         self.convert_by_type(at, s)
+    }
+
+    /// The component the `$ref` of the schema at `at` points to, when it points to one:
+    /// a chain of `$ref`s stops at the first component it meets, so a component that is
+    /// only a `$ref` (`BlockHash` → `Hex`) keeps its own name where it is used.
+    fn named_hop(&mut self, at: &Location, s: &Value) -> Option<Location> {
+        let reference = s.get("$ref").and_then(Value::as_str)?;
+        let next = self.resolver.resolve_ref(at, reference).ok()?;
+        super::place::is_component(&next).then_some(next)
     }
 
     /// Warns about keywords that restrict values in ways the type cannot express (a

@@ -27,10 +27,10 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "CreateKeyParams2 @ #/methods/4/params/0/schema"),
-            expecting = "struct CreateKeyParams2 @ #/methods/4/params/0/schema"
+            rename(deserialize = "CreateKeyParamsObject @ #/methods/4/params/0/schema"),
+            expecting = "struct CreateKeyParamsObject @ #/methods/4/params/0/schema"
         )]
-        pub struct CreateKeyParams2 {
+        pub struct CreateKeyParamsObject {
             /// name
             ///
             /// A human readable name for the key.
@@ -92,10 +92,12 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "GetTransactionParams2 @ #/methods/1/params/0/schema"),
-            expecting = "struct GetTransactionParams2 @ #/methods/1/params/0/schema"
+            rename(
+                deserialize = "GetTransactionParamsObject @ #/methods/1/params/0/schema"
+            ),
+            expecting = "struct GetTransactionParamsObject @ #/methods/1/params/0/schema"
         )]
-        pub struct GetTransactionParams2 {
+        pub struct GetTransactionParamsObject {
             /// txId
             ///
             /// Unique identifier assigned by the Signing Provider of the transaction to retrieve.
@@ -133,11 +135,13 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "GetTransactionsParams2 @ #/methods/2/params/0/schema"),
+            rename(
+                deserialize = "GetTransactionsParamsObject @ #/methods/2/params/0/schema"
+            ),
             rename_all = "camelCase",
-            expecting = "struct GetTransactionsParams2 @ #/methods/2/params/0/schema"
+            expecting = "struct GetTransactionsParamsObject @ #/methods/2/params/0/schema"
         )]
-        pub struct GetTransactionsParams2 {
+        pub struct GetTransactionsParamsObject {
             /// txIds
             ///
             /// List of unique identifiers assigned by the Signing Provider of the transactions to retrieve.
@@ -277,11 +281,13 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "SignTransactionParams2 @ #/methods/0/params/0/schema"),
+            rename(
+                deserialize = "SignTransactionParamsObject @ #/methods/0/params/0/schema"
+            ),
             rename_all = "camelCase",
-            expecting = "struct SignTransactionParams2 @ #/methods/0/params/0/schema"
+            expecting = "struct SignTransactionParamsObject @ #/methods/0/params/0/schema"
         )]
-        pub struct SignTransactionParams2 {
+        pub struct SignTransactionParamsObject {
             /// tx
             ///
             /// Bytestring of the prepared transaction for verification purposes.
@@ -348,16 +354,16 @@ mod generated {
         ///
         /// Generated from `#/methods/7/params/0/schema`.
         #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct SubscribeTransactionsParams2 {
+        pub struct SubscribeTransactionsParamsObject {
             /// txIds
             ///
             /// Unique identifiers assigned by the Signing Provider of the transactions to subscribe to.
             pub tx_ids: Vec<String>,
         }
         __rt::object!(
-            SubscribeTransactionsParams2,
-            "SubscribeTransactionsParams2 @ #/methods/7/params/0/schema", true, { 0 =>
-            tx_ids "txIds" required }
+            SubscribeTransactionsParamsObject,
+            "SubscribeTransactionsParamsObject @ #/methods/7/params/0/schema", true, { 0
+            => tx_ids "txIds" required }
         );
         /// Transaction
         ///
@@ -409,7 +415,7 @@ mod generated {
     #[serde(crate = "__rt::serde", transparent)]
     pub struct SignTransactionParams {
         /// The `params` param.
-        pub params: types::SignTransactionParams2,
+        pub params: types::SignTransactionParamsObject,
     }
     pub use types::SignTransactionResult;
     /// The params of `getTransaction`.
@@ -417,7 +423,7 @@ mod generated {
     #[serde(crate = "__rt::serde", transparent)]
     pub struct GetTransactionParams {
         /// The `params` param.
-        pub params: types::GetTransactionParams2,
+        pub params: types::GetTransactionParamsObject,
     }
     pub use types::GetTransactionResult;
     /// The params of `getTransactions`.
@@ -425,7 +431,7 @@ mod generated {
     #[serde(crate = "__rt::serde", transparent)]
     pub struct GetTransactionsParams {
         /// The `params` param.
-        pub params: types::GetTransactionsParams2,
+        pub params: types::GetTransactionsParamsObject,
     }
     pub use types::GetTransactionsResult;
     pub use types::GetKeysResult;
@@ -434,7 +440,7 @@ mod generated {
     #[serde(crate = "__rt::serde", transparent)]
     pub struct CreateKeyParams {
         /// The `params` param.
-        pub params: types::CreateKeyParams2,
+        pub params: types::CreateKeyParamsObject,
     }
     pub use types::CreateKeyResult;
     /// The result of `getConfiguration`.
@@ -459,7 +465,7 @@ mod generated {
     #[serde(crate = "__rt::serde", transparent)]
     pub struct SubscribeTransactionsParams {
         /// The `params` param.
-        pub params: types::SubscribeTransactionsParams2,
+        pub params: types::SubscribeTransactionsParamsObject,
     }
     /// The result of `subscribeTransactions`.
     pub type SubscribeTransactionsResult = types::Transaction;
@@ -493,7 +499,7 @@ mod generated {
         #[inline]
         pub async fn sign_transaction(
             &self,
-            params: types::SignTransactionParams2,
+            params: types::SignTransactionParamsObject,
         ) -> Result<SignTransactionResult, __rt::Error> {
             self.inner
                 .request_declared("signTransaction", &SignTransactionParams { params })
@@ -509,7 +515,7 @@ mod generated {
         #[inline]
         pub async fn get_transaction(
             &self,
-            params: types::GetTransactionParams2,
+            params: types::GetTransactionParamsObject,
         ) -> Result<GetTransactionResult, __rt::Error> {
             self.inner
                 .request_declared("getTransaction", &GetTransactionParams { params })
@@ -525,7 +531,7 @@ mod generated {
         #[inline]
         pub async fn get_transactions(
             &self,
-            params: types::GetTransactionsParams2,
+            params: types::GetTransactionsParamsObject,
         ) -> Result<GetTransactionsResult, __rt::Error> {
             self.inner
                 .request_declared("getTransactions", &GetTransactionsParams { params })
@@ -552,7 +558,7 @@ mod generated {
         #[inline]
         pub async fn create_key(
             &self,
-            params: types::CreateKeyParams2,
+            params: types::CreateKeyParamsObject,
         ) -> Result<CreateKeyResult, __rt::Error> {
             self.inner.request_declared("createKey", &CreateKeyParams { params }).await
         }
@@ -593,7 +599,7 @@ mod generated {
         #[inline]
         pub async fn subscribe_transactions(
             &self,
-            params: types::SubscribeTransactionsParams2,
+            params: types::SubscribeTransactionsParamsObject,
         ) -> Result<SubscribeTransactionsResult, __rt::Error> {
             self.inner
                 .request_declared(
@@ -632,7 +638,7 @@ mod generated {
         #[inline]
         pub fn sign_transaction(
             &mut self,
-            params: types::SignTransactionParams2,
+            params: types::SignTransactionParamsObject,
         ) -> __rt::Handle<SignTransactionResult> {
             self.inner
                 .request_declared("signTransaction", &SignTransactionParams { params })
@@ -641,7 +647,7 @@ mod generated {
         #[inline]
         pub fn get_transaction(
             &mut self,
-            params: types::GetTransactionParams2,
+            params: types::GetTransactionParamsObject,
         ) -> __rt::Handle<GetTransactionResult> {
             self.inner
                 .request_declared("getTransaction", &GetTransactionParams { params })
@@ -650,7 +656,7 @@ mod generated {
         #[inline]
         pub fn get_transactions(
             &mut self,
-            params: types::GetTransactionsParams2,
+            params: types::GetTransactionsParamsObject,
         ) -> __rt::Handle<GetTransactionsResult> {
             self.inner
                 .request_declared("getTransactions", &GetTransactionsParams { params })
@@ -664,7 +670,7 @@ mod generated {
         #[inline]
         pub fn create_key(
             &mut self,
-            params: types::CreateKeyParams2,
+            params: types::CreateKeyParamsObject,
         ) -> __rt::Handle<CreateKeyResult> {
             self.inner.request_declared("createKey", &CreateKeyParams { params })
         }
@@ -686,7 +692,7 @@ mod generated {
         #[inline]
         pub fn subscribe_transactions(
             &mut self,
-            params: types::SubscribeTransactionsParams2,
+            params: types::SubscribeTransactionsParamsObject,
         ) -> __rt::Handle<SubscribeTransactionsResult> {
             self.inner
                 .request_declared(
@@ -713,7 +719,7 @@ mod generated {
         fn sign_transaction(
             &self,
             cx: __rt::Context,
-            params: types::SignTransactionParams2,
+            params: types::SignTransactionParamsObject,
         ) -> impl ::std::future::Future<
             Output = Result<SignTransactionResult, __rt::Failure>,
         > + Send;
@@ -721,7 +727,7 @@ mod generated {
         fn get_transaction(
             &self,
             cx: __rt::Context,
-            params: types::GetTransactionParams2,
+            params: types::GetTransactionParamsObject,
         ) -> impl ::std::future::Future<
             Output = Result<GetTransactionResult, __rt::Failure>,
         > + Send;
@@ -729,7 +735,7 @@ mod generated {
         fn get_transactions(
             &self,
             cx: __rt::Context,
-            params: types::GetTransactionsParams2,
+            params: types::GetTransactionsParamsObject,
         ) -> impl ::std::future::Future<
             Output = Result<GetTransactionsResult, __rt::Failure>,
         > + Send;
@@ -744,7 +750,7 @@ mod generated {
         fn create_key(
             &self,
             cx: __rt::Context,
-            params: types::CreateKeyParams2,
+            params: types::CreateKeyParamsObject,
         ) -> impl ::std::future::Future<
             Output = Result<CreateKeyResult, __rt::Failure>,
         > + Send;
@@ -767,7 +773,7 @@ mod generated {
         fn subscribe_transactions(
             &self,
             cx: __rt::Context,
-            params: types::SubscribeTransactionsParams2,
+            params: types::SubscribeTransactionsParamsObject,
         ) -> impl ::std::future::Future<
             Output = Result<SubscribeTransactionsResult, __rt::Failure>,
         > + Send;

@@ -48,6 +48,14 @@ mod generated {
     static R11: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
     pub mod types {
         use super::__rt;
+        /// Address
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/ADDRESS`.
+        pub type Address = Felt;
+        /// Block hash
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/BLOCK_HASH`.
+        pub type BlockHash = Felt;
         /// Block id
         ///
         /// Block hash, number or tag
@@ -63,7 +71,7 @@ mod generated {
         pub enum BlockId {
             /// Block hash
             #[serde(rename = "block_hash")]
-            BlockHash(Felt),
+            BlockHash(BlockHash),
             /// Block number
             #[serde(rename = "block_number")]
             BlockNumber(BlockNumber),
@@ -248,6 +256,14 @@ mod generated {
             #[serde(rename = "DECLARE")]
             Declare,
         }
+        /// Broadcasted deploy account transaction
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_DEPLOY_ACCOUNT_TXN`.
+        pub type BroadcastedDeployAccountTxn = DeployAccountTxn;
+        /// Broadcasted invoke transaction
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_INVOKE_TXN`.
+        pub type BroadcastedInvokeTxn = InvokeTxn;
         /// Generated from `starknet_api_openrpc.json#/components/schemas/BROADCASTED_TXN`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
         #[serde(crate = "::rpcsmith::__private::serde", untagged)]
@@ -255,19 +271,20 @@ mod generated {
             /// Invoke transaction
             ///
             /// Initiate a transaction from an account
-            InvokeTxn(InvokeTxn),
+            BroadcastedInvokeTxn(BroadcastedInvokeTxn),
             /// Broadcasted declare transaction
             BroadcastedDeclareTxn(BroadcastedDeclareTxn),
             /// Deploy account transaction
             ///
             /// deploys a new account contract
-            DeployAccountTxn(DeployAccountTxn),
+            BroadcastedDeployAccountTxn(BroadcastedDeployAccountTxn),
         }
         __rt::untagged_enum!(
             BroadcastedTxn,
             "BroadcastedTxn @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_TXN",
-            { InvokeTxn(InvokeTxn), BroadcastedDeclareTxn(BroadcastedDeclareTxn),
-            DeployAccountTxn(DeployAccountTxn) }
+            { BroadcastedInvokeTxn(BroadcastedInvokeTxn),
+            BroadcastedDeclareTxn(BroadcastedDeclareTxn),
+            BroadcastedDeployAccountTxn(BroadcastedDeployAccountTxn) }
         );
         impl __rt::Validate for BroadcastedTxn {
             #[inline]
@@ -277,13 +294,13 @@ mod generated {
             ) -> ::std::result::Result<(), __rt::Violation> {
                 __rt::whole(self, rules)?;
                 match self {
-                    Self::InvokeTxn(v) => {
+                    Self::BroadcastedInvokeTxn(v) => {
                         __rt::Validate::validate(v, &__rt::Rules::NONE)?;
                     }
                     Self::BroadcastedDeclareTxn(v) => {
                         __rt::Validate::validate(v, &__rt::Rules::NONE)?;
                     }
-                    Self::DeployAccountTxn(v) => {
+                    Self::BroadcastedDeployAccountTxn(v) => {
                         __rt::Validate::validate(v, &__rt::Rules::NONE)?;
                     }
                 }
@@ -436,7 +453,7 @@ mod generated {
             /// Sender address
             ///
             /// The address of the account contract sending the declaration transaction
-            pub sender_address: Felt,
+            pub sender_address: Address,
             /// Max fee
             ///
             /// The maximal fee that can be charged for including the transaction
@@ -478,7 +495,7 @@ mod generated {
             /// Sender address
             ///
             /// The address of the account contract sending the declaration transaction
-            pub sender_address: Felt,
+            pub sender_address: Address,
             /// Compiled class hash
             ///
             /// The hash of the Cairo assembly resulting from the Sierra compilation
@@ -526,7 +543,7 @@ mod generated {
             /// Sender address
             ///
             /// The address of the account contract sending the declaration transaction
-            pub sender_address: Felt,
+            pub sender_address: Address,
             /// Compiled class hash
             ///
             /// The hash of the Cairo assembly resulting from the Sierra compilation
@@ -1160,7 +1177,7 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct FunctionCall {
             /// Contract address
-            pub contract_address: Felt,
+            pub contract_address: Address,
             /// Entry point selector
             pub entry_point_selector: Felt,
             /// Calldata
@@ -1179,7 +1196,7 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct FunctionInvocation {
             /// Contract address
-            pub contract_address: Felt,
+            pub contract_address: Address,
             /// Entry point selector
             pub entry_point_selector: Felt,
             /// Calldata
@@ -1203,7 +1220,7 @@ mod generated {
             /// Nested Calls
             ///
             /// The calls made by this invocation
-            pub calls: Vec<FunctionInvocation>,
+            pub calls: Vec<NestedCall>,
             /// Invocation Events
             ///
             /// The events emitted in this invocation
@@ -1319,7 +1336,7 @@ mod generated {
             /// Signature
             pub signature: Signature,
             /// Contract address
-            pub contract_address: Felt,
+            pub contract_address: Address,
             /// Entry point selector
             pub entry_point_selector: Felt,
             /// Calldata
@@ -1403,7 +1420,7 @@ mod generated {
             /// Type
             pub r#type: InvokeTxnV1Type,
             /// sender address
-            pub sender_address: Felt,
+            pub sender_address: Address,
             /// calldata
             ///
             /// The data expected by the account's `execute` function (in most usecases, this includes the called contract address and a function selector)
@@ -1497,7 +1514,7 @@ mod generated {
             /// Type
             pub r#type: InvokeTxnV3Type,
             /// sender address
-            pub sender_address: Felt,
+            pub sender_address: Address,
             /// calldata
             ///
             /// The data expected by the account's `execute` function (in most usecases, this includes the called contract address and a function selector)
@@ -1695,7 +1712,7 @@ mod generated {
             /// Contract address
             ///
             /// The address of the contract
-            pub contract_address: Option<Felt>,
+            pub contract_address: Option<Address>,
             /// Nonce
             ///
             /// The nonce for the given address at the end of the block
@@ -1797,7 +1814,7 @@ mod generated {
             /// Contract address
             ///
             /// The address of the contract whose class was replaced
-            pub contract_address: Option<Felt>,
+            pub contract_address: Option<Address>,
             /// Class hash
             ///
             /// The new class hash
@@ -2162,6 +2179,12 @@ mod generated {
             "TransactionTraceExecuteInvocationRevertReason @ #/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation/oneOf/1",
             false, { 0 => revert_reason "revert_reason" optional }
         );
+        /// Transaction hash
+        ///
+        /// The transaction hash, as assigned in StarkNet
+        ///
+        /// Generated from `starknet_api_openrpc.json#/components/schemas/TXN_HASH`.
+        pub type TxnHash = Felt;
         /// Typed parameter
         ///
         /// Generated from `starknet_api_openrpc.json#/components/schemas/TYPED_PARAMETER`.
@@ -2198,7 +2221,7 @@ mod generated {
     #[derive(Debug, Clone, PartialEq)]
     pub struct StarknetTraceTransactionParams {
         /// The hash of the transaction to trace
-        pub transaction_hash: types::Felt,
+        pub transaction_hash: types::TxnHash,
     }
     __rt::serialize_by_position!(StarknetTraceTransactionParams, transaction_hash);
     __rt::validate!(
@@ -2289,7 +2312,7 @@ mod generated {
         #[inline]
         pub async fn starknet_trace_transaction(
             &self,
-            transaction_hash: types::Felt,
+            transaction_hash: types::TxnHash,
         ) -> Result<
             StarknetTraceTransactionResult,
             __rt::Error<StarknetTraceTransactionError>,
@@ -2373,7 +2396,7 @@ mod generated {
         #[inline]
         pub fn starknet_trace_transaction(
             &mut self,
-            transaction_hash: types::Felt,
+            transaction_hash: types::TxnHash,
         ) -> __rt::Handle<
             StarknetTraceTransactionResult,
             StarknetTraceTransactionError,
@@ -2430,7 +2453,7 @@ mod generated {
         fn starknet_trace_transaction(
             &self,
             cx: __rt::Context,
-            transaction_hash: types::Felt,
+            transaction_hash: types::TxnHash,
         ) -> impl ::std::future::Future<
             Output = Result<
                 StarknetTraceTransactionResult,
