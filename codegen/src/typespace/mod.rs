@@ -119,6 +119,7 @@ impl TypeSpace {
             value_sites: cx.value_sites,
         };
         deferred::settle(&mut space, settled);
+        alias_ends(&mut space.defs);
         enums::order_untagged(&mut space.defs);
         names::settle(&mut space.defs, &space.methods);
         let cycle_errors = cycles::break_cycles(&mut space.defs, &space.origins, cx.resolver);
@@ -166,6 +167,39 @@ impl TypeSpace {
     #[cfg(test)]
     pub(crate) fn value_sites(&self) -> &[Location] {
         &self.value_sites
+    }
+}
+
+/// Makes every alias of an alias name the end of its chain (`type A0 = A4999;`, not
+/// `A1`), so the compiler resolves any alias in one step however long the chain of
+/// components; uses of an alias still name it (`BlockHash`, not `Hex`). Linear: each
+/// chain is walked once.
+fn alias_ends(defs: &mut [TypeDef]) {
+    let mut end: Vec<Option<Ty>> = vec![None; defs.len()];
+    for start in 0..defs.len() {
+        let mut chain = Vec::new();
+        let mut on_chain = std::collections::HashSet::new();
+        let mut at = start;
+        let found = loop {
+            if let Some(known) = &end[at] {
+                break known.clone();
+            }
+            match &defs[at].kind {
+                Kind::Alias(Ty::Named(next)) if on_chain.insert(at) && next.0 != at => {
+                    chain.push(at);
+                    at = next.0;
+                }
+                _ => break Ty::Named(TypeId(at)),
+            }
+        };
+        for link in chain {
+            end[link] = Some(found.clone());
+        }
+    }
+    for (def, end) in defs.iter_mut().zip(end) {
+        if let (Kind::Alias(target @ Ty::Named(_)), Some(end)) = (&mut def.kind, end) {
+            *target = end;
+        }
     }
 }
 
