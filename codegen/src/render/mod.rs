@@ -17,6 +17,7 @@
 mod case;
 mod checks;
 mod helper;
+mod places;
 mod registry;
 mod rust;
 mod schema;
@@ -127,8 +128,14 @@ impl Renderer {
             }
         }
         let body: String = rendered.iter().map(|(_, text)| text.as_str()).collect();
-        let statics = checks.as_ref().map(checks::Checks::statics);
-        let module = self.render("module", &view::module(&body, statics.unwrap_or_default()))?;
+        let mut statics = checks
+            .as_ref()
+            .map(checks::Checks::statics)
+            .unwrap_or_default();
+        if settings.client || settings.server {
+            statics.push(places::places_static(space.positions(), space.defs()));
+        }
+        let module = self.render("module", &view::module(&body, statics))?;
         Ok((module, rendered))
     }
 

@@ -263,6 +263,7 @@ impl Converter<'_> {
         let schema = self.resolver.get(owner).cloned_shallow();
         let more = super::place::candidates(self.resolver, self.root, owner, &schema);
         let site = self.origin(owner);
+        self.record_position(owner);
         if let Some(def) = self.defs.get_mut(id.0) {
             def.candidates.extend(more);
             def.sites.push(site);

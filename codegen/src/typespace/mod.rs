@@ -20,6 +20,7 @@ mod model;
 mod names;
 mod overrides;
 mod place;
+mod positions;
 mod roots;
 mod structs;
 mod tagged;
@@ -42,6 +43,7 @@ pub(crate) use model::{
     Docs, Enum, Field, Int, Kind, Payload, Struct, Tagging, Ty, TypeDef, TypeId, Validation,
     VariantHint,
 };
+pub(crate) use positions::Positions;
 pub(crate) use roots::MethodTypes;
 pub(crate) use undescribed::undescribed;
 
@@ -66,6 +68,8 @@ pub(crate) struct TypeSpace {
     fallbacks: usize,
     /// Where each def came from, by def index (for diagnostics about it).
     origins: Vec<Location>,
+    /// The `line:col` of every place a def cites, and the methods' places.
+    positions: Positions,
     /// Every schema whose type is `serde_json::Value`, in the order converted (read by
     /// the corpus test that no `Value` is silent).
     #[cfg(test)]
@@ -106,6 +110,15 @@ impl TypeSpace {
         } = document;
         let mut cx = Converter::new(resolver, *root);
         cx.shape = shape;
+        cx.positions.file = cx
+            .resolver
+            .display_path(*root)
+            .file_name()
+            .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+        for m in methods.iter() {
+            let place = cx.origin(&m.location);
+            cx.positions.methods.insert(m.name.clone(), place);
+        }
         let methods = roots::convert_document(&mut cx, *root, methods);
         let settled = cx.convert_deferred();
         let mut space = TypeSpace {
@@ -115,6 +128,7 @@ impl TypeSpace {
             diagnostics: cx.diagnostics,
             fallbacks: cx.fallbacks,
             origins: cx.origins,
+            positions: cx.positions,
             #[cfg(test)]
             value_sites: cx.value_sites,
         };
@@ -135,6 +149,11 @@ impl TypeSpace {
     /// Where each named type was generated from, by def index.
     pub(crate) fn origins(&self) -> &[Location] {
         &self.origins
+    }
+
+    /// The `line:col` of every place a named type cites, and the methods' places.
+    pub(crate) fn positions(&self) -> &Positions {
+        &self.positions
     }
 
     /// The named type `id`.
@@ -234,6 +253,8 @@ struct Converter<'r> {
     value_sites: Vec<Location>,
     /// How many conversions are nested now (see `deferred`).
     depth: usize,
+    /// The positions of the places the defs cite (see `positions`).
+    positions: Positions,
     /// Schemas left for later because they sit too deep, with their placeholders.
     deferred: Vec<(Location, TypeId)>,
     /// The choices the document leaves open.
@@ -259,6 +280,7 @@ impl<'r> Converter<'r> {
             value_sites: Vec::new(),
             depth: 0,
             deferred: Vec::new(),
+            positions: Positions::default(),
             shape: Shape::default(),
             refused_patterns: Default::default(),
         }
@@ -283,7 +305,15 @@ impl<'r> Converter<'r> {
             sites: Vec::new(),
         });
         self.origins.push(at.clone());
+        self.record_position(at);
         id
+    }
+
+    /// Records the `line:col` of `at`, under the place generated code cites it by.
+    fn record_position(&mut self, at: &Location) {
+        let position = self.resolver.position(at);
+        let place = self.place(at);
+        self.positions.places.insert(place, position);
     }
 
     /// `file#pointer` of `at` for generated docs and reports: `#pointer` in the document,

@@ -19,6 +19,42 @@ mod generated {
         unused_imports,
     )]
     use ::rpcsmith::__private as __rt;
+    static PLACES: __rt::Places = __rt::Places::new(
+        "openrpc-signing-api.json",
+        &[
+            ("createKey", "#/methods/4"),
+            ("getConfiguration", "#/methods/5"),
+            ("getKeys", "#/methods/3"),
+            ("getTransaction", "#/methods/1"),
+            ("getTransactions", "#/methods/2"),
+            ("setConfiguration", "#/methods/6"),
+            ("signTransaction", "#/methods/0"),
+            ("subscribeTransactions", "#/methods/7"),
+        ],
+        &[],
+        &[
+            ("#/components/schemas/Error", 377, 13),
+            ("#/components/schemas/Key", 338, 13),
+            ("#/components/schemas/KeyIdentifier", 326, 13),
+            ("#/components/schemas/KeyIdentifierWithId", 307, 13),
+            ("#/components/schemas/KeyIdentifierWithPublicKey", 288, 13),
+            ("#/components/schemas/Keys", 361, 13),
+            ("#/components/schemas/Null", 283, 13),
+            ("#/components/schemas/SigningStatus", 395, 13),
+            ("#/components/schemas/Transaction", 401, 13),
+            ("#/methods/0/params/0/schema", 14, 21),
+            ("#/methods/0/result/schema", 46, 17),
+            ("#/methods/1/params/0/schema", 66, 21),
+            ("#/methods/1/result/schema", 83, 17),
+            ("#/methods/2/params/0/schema", 102, 21),
+            ("#/methods/2/result/schema", 132, 17),
+            ("#/methods/2/result/schema/oneOf/1", 138, 25),
+            ("#/methods/3/result/schema", 163, 17),
+            ("#/methods/4/params/0/schema", 182, 21),
+            ("#/methods/4/result/schema", 199, 17),
+            ("#/methods/7/params/0/schema", 253, 21),
+        ],
+    );
     pub mod types {
         use super::__rt;
         /// createKeyParams
@@ -477,7 +513,9 @@ mod generated {
     impl WalletJsonRpcSigningApiClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {
