@@ -15,6 +15,7 @@ mod convert;
 mod cycles;
 mod deferred;
 mod enums;
+mod ints;
 mod merge;
 mod model;
 mod names;
