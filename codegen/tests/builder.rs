@@ -457,7 +457,7 @@ fn the_user_template_that_writes_invalid_rust_is_named() {
     assert_eq!(err.kind(), ErrorKind::Generate);
     assert_eq!(
         err.to_string(),
-        "tests/fixtures/builder/broken-partial/types/struct.hbs: at (root): template `tests/fixtures/builder/broken-partial/types/struct.hbs` produced invalid Rust at rendered line 11:18: cannot parse string into token stream (in `pub struct Money {`)"
+        "tests/fixtures/builder/broken-partial/types/struct.hbs: at (root): template `tests/fixtures/builder/broken-partial/types/struct.hbs` produced invalid Rust at rendered line 12:18: cannot parse string into token stream (in `pub struct Money {`)"
     );
 }
 

@@ -62,7 +62,7 @@ pub mod __private {
     pub use crate::protocol::constraint::{
         Format, Pattern, Rules, Validate, Violation, member, param, whole,
     };
-    pub use crate::protocol::mismatch::untagged;
+    pub use crate::protocol::mismatch::{Places, untagged};
     pub use crate::protocol::object::{Members, optional, present, required};
     pub use crate::protocol::{ErrorObject, Feed};
     pub use crate::server::arm::{checked, handle, notice, open};

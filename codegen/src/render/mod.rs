@@ -18,6 +18,7 @@ mod case;
 mod checks;
 mod helper;
 mod module;
+mod places;
 mod registry;
 mod rust;
 mod schema;
@@ -142,8 +143,14 @@ impl Renderer {
             }
         }
         let body: String = rendered.iter().map(|(_, text)| text.as_str()).collect();
-        let statics = checks.as_ref().map(checks::Checks::statics);
-        let module = self.render("module", &module::view(&body, statics.unwrap_or_default()))?;
+        let mut statics = checks
+            .as_ref()
+            .map(checks::Checks::statics)
+            .unwrap_or_default();
+        if settings.client || settings.server {
+            statics.push(places::places_static(space.positions(), space.defs()));
+        }
+        let module = self.render("module", &module::view(&body, statics))?;
         let serves_discover = settings.server && views.forward.is_some();
         Ok((module, rendered, serves_discover))
     }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::model::{Int, Kind, Ty, TypeId};
+use super::model::{Kind, Ty, TypeId};
 use super::{Converter, Example, ShallowClone, Slot};
 use crate::resolve::Location;
 
@@ -107,6 +107,7 @@ impl Converter<'_> {
         } else if super::place::is_component(at)
             && !self.names_itself(&ty, at)
             && !self.is_descriptor_of_named(&ty, at)
+            && !self.refers_to_namesake(&ty, at)
         {
             let id = self.reserve(at);
             self.define(id, Kind::Alias(ty));
@@ -152,12 +153,12 @@ impl Converter<'_> {
         let is_branch = self
             .origins
             .get(id.0)
-            .is_some_and(|o| is_branch_of(&o.pointer, &at.pointer));
+            .is_some_and(|o| is_branch_of(&o.pointer, &at.pointer) || *o == at.key("schema"));
         if !is_branch {
             return;
         }
         let schema = self.resolver.get(at).cloned_shallow();
-        let own = super::place::candidates(self.resolver, at, &schema);
+        let own = super::place::candidates(self.resolver, self.root, at, &schema);
         if let Some(def) = self.defs.get_mut(id.0) {
             def.candidates.extend(own);
         }
@@ -188,13 +189,39 @@ impl Converter<'_> {
                 })
     }
 
+    /// Whether the component at `at` is only a `$ref` to a component of the same name in
+    /// another file (Starknet's trace API's `BLOCK_ID`, a `$ref` to the main API's
+    /// `BLOCK_ID`): it is that type, since an alias would have to be named `BlockId2`.
+    fn refers_to_namesake(&self, ty: &Ty, at: &Location) -> bool {
+        let Ty::Named(id) = ty else { return false };
+        let only_ref = self
+            .resolver
+            .get(at)
+            .and_then(Value::as_object)
+            .is_some_and(|o| {
+                o.get("$ref").is_some_and(Value::is_string)
+                    && o.keys()
+                        .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
+            });
+        let schema = self.resolver.get(at).cloned_shallow();
+        let own = super::place::candidates(self.resolver, self.root, at, &schema);
+        only_ref
+            && self.defs.get(id.0).is_some_and(|d| {
+                own.first()
+                    .is_some_and(|mine| d.candidates.iter().any(|c| c.0 == mine.0 && c.1 == mine.1))
+            })
+    }
+
     /// Whether `ty` is (an `Option` of) the named type made for the schema at `at` itself
     /// (or for its `type` list): the component needs no alias then.
     fn names_itself(&self, ty: &Ty, at: &Location) -> bool {
         match ty {
             Ty::Option(inner) => self.names_itself(inner, at),
             Ty::Named(id) => self.origins.get(id.0).is_some_and(|o| {
-                o == at || *o == at.key("type") || is_branch_of(&o.pointer, &at.pointer)
+                o == at
+                    || *o == at.key("type")
+                    || *o == at.key("schema")
+                    || is_branch_of(&o.pointer, &at.pointer)
             }),
             _ => false,
         }
@@ -213,7 +240,10 @@ impl Converter<'_> {
             .get(&keyed)
             .filter(|_| !super::place::is_component(&keyed))
             .and_then(|v| serde_json::to_string(v).ok())
-            .map(|text| (owner.file, format!("{tag}{text}")));
+            .map(|text| {
+                let anchor = meaning_anchor(self.resolver.get(&keyed), &keyed);
+                (owner.file, format!("{anchor}{tag}{text}"))
+            });
         if let Some(ty) = key.as_ref().and_then(|k| self.shapes.get(k)).cloned() {
             self.also_used_at(&ty, owner);
             return Err(ty);
@@ -231,8 +261,9 @@ impl Converter<'_> {
     fn also_used_at(&mut self, ty: &Ty, owner: &Location) {
         let Ty::Named(id) = ty else { return };
         let schema = self.resolver.get(owner).cloned_shallow();
-        let more = super::place::candidates(self.resolver, owner, &schema);
+        let more = super::place::candidates(self.resolver, self.root, owner, &schema);
         let site = self.origin(owner);
+        self.record_position(owner);
         if let Some(def) = self.defs.get_mut(id.0) {
             def.candidates.extend(more);
             def.sites.push(site);
@@ -271,7 +302,10 @@ impl Converter<'_> {
                 return self.convert_all_of(at, s);
             }
             return match self.deref(at) {
-                Some(target) => self.convert(&target),
+                Some(end) => {
+                    let first = self.named_hop(at, s).filter(|hop| *hop != end);
+                    self.convert(&first.unwrap_or(end))
+                }
                 None => Ty::Value,
             };
         }
@@ -292,6 +326,15 @@ impl Converter<'_> {
             return self.convert_const(at, value);
         }
         self.convert_by_type(at, s)
+    }
+
+    /// The component the `$ref` of the schema at `at` points to, when it points to one:
+    /// a chain of `$ref`s stops at the first component it meets, so a component that is
+    /// only a `$ref` (`BlockHash` → `Hex`) keeps its own name where it is used.
+    fn named_hop(&mut self, at: &Location, s: &Value) -> Option<Location> {
+        let reference = s.get("$ref").and_then(Value::as_str)?;
+        let next = self.resolver.resolve_ref(at, reference).ok()?;
+        super::place::is_component(&next).then_some(next)
     }
 
     /// Warns about keywords that restrict values in ways the type cannot express (a
@@ -411,7 +454,7 @@ impl Converter<'_> {
     pub(super) fn convert_typed(&mut self, at: &Location, s: &Value, ty: &str) -> Ty {
         match ty {
             "string" => Ty::String,
-            "integer" => Ty::Int(int_width(s)),
+            "integer" => Ty::Int(super::ints::int_width(s)),
             "number" => self.number(),
             "boolean" => Ty::Bool,
             "null" => Ty::Unit,
@@ -496,6 +539,24 @@ impl Converter<'_> {
     }
 }
 
+/// What identical inline schemas must also share to be one type: nothing when the schema
+/// has a `title` (it says what it is), else the component it is written in. Copies of one
+/// schema that a bundler wrote under each method merge; an untitled shape that two
+/// components happen to share (a state change's `change` and an error's
+/// `TriesToUnstake` payload) does not, since it means a different thing in each.
+fn meaning_anchor(schema: Option<&Value>, at: &Location) -> String {
+    if schema.and_then(|s| s.get("title")).is_some() {
+        return String::new();
+    }
+    let Some(tokens) = crate::pointer::tokens(&at.pointer) else {
+        return String::new();
+    };
+    match tokens.iter().position(|t| t == "components") {
+        Some(c) if tokens.len() > c + 2 => format!("{}/{}|", tokens[c + 1], tokens[c + 2]),
+        _ => String::new(),
+    }
+}
+
 /// Whether `branch` is a branch of the union written at `union` (`…/oneOf/0`): the type
 /// of a union's lone branch (beside `null`) is the union's own.
 fn is_branch_of(branch: &str, union: &str) -> bool {
@@ -525,67 +586,9 @@ pub(super) fn type_list(s: &Value) -> (Vec<String>, bool) {
     (types, nullable)
 }
 
-/// The integer width from `format`, else from `minimum`/`maximum`.
-fn int_width(s: &Value) -> Int {
-    let format = s.get("format").and_then(Value::as_str).unwrap_or_default();
-    match format {
-        "int8" => return Int::I8,
-        "int16" => return Int::I16,
-        "int32" => return Int::I32,
-        "int64" => return Int::I64,
-        "int128" => return Int::I128,
-        "uint8" => return Int::U8,
-        "uint16" => return Int::U16,
-        "uint32" => return Int::U32,
-        "uint64" | "uint" => return Int::U64,
-        "uint128" => return Int::U128,
-        _ => {}
-    }
-    let bound = |k: &str, ex: &str| s.get(k).or_else(|| s.get(ex)).and_then(Value::as_f64);
-    let min = bound("minimum", "exclusiveMinimum");
-    let max = bound("maximum", "exclusiveMaximum");
-    width_from_bounds(min, max)
-}
-
-fn width_from_bounds(min: Option<f64>, max: Option<f64>) -> Int {
-    match (min, max) {
-        (Some(lo), Some(hi)) if lo >= 0.0 => {
-            if hi <= f64::from(u8::MAX) {
-                Int::U8
-            } else if hi <= f64::from(u16::MAX) {
-                Int::U16
-            } else if hi <= f64::from(u32::MAX) {
-                Int::U32
-            } else {
-                Int::U64
-            }
-        }
-        (Some(lo), _) if lo >= 0.0 => Int::U64,
-        (Some(lo), Some(hi)) if lo >= f64::from(i32::MIN) && hi <= f64::from(i32::MAX) => {
-            if lo >= f64::from(i8::MIN) && hi <= f64::from(i8::MAX) {
-                Int::I8
-            } else if lo >= f64::from(i16::MIN) && hi <= f64::from(i16::MAX) {
-                Int::I16
-            } else {
-                Int::I32
-            }
-        }
-        _ => Int::I64,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn widths_from_bounds() {
-        assert_eq!(width_from_bounds(Some(0.0), Some(255.0)), Int::U8);
-        assert_eq!(width_from_bounds(Some(0.0), Some(70000.0)), Int::U32);
-        assert_eq!(width_from_bounds(Some(1.0), None), Int::U64);
-        assert_eq!(width_from_bounds(Some(-5.0), Some(5.0)), Int::I8);
-        assert_eq!(width_from_bounds(None, Some(5.0)), Int::I64);
-    }
 
     #[test]
     fn type_lists() {

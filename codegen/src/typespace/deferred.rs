@@ -71,7 +71,23 @@ pub(super) fn settle(space: &mut TypeSpace, settled: Vec<(TypeId, Ty)>) {
         .into_iter()
         .filter(|p| !plan.kept.contains(p))
         .collect();
-    let mut remap = vec![usize::MAX; space.defs.len()];
+    let remap = renumbering(space.defs.len(), &removed);
+    rewrite_uses(space, &mut plan, &remap);
+    let mut index = 0;
+    space.defs.retain(|_| {
+        index += 1;
+        !removed.contains(&(index - 1))
+    });
+    let mut index = 0;
+    space.origins.retain(|_| {
+        index += 1;
+        !removed.contains(&(index - 1))
+    });
+}
+
+/// Each def's index once the `removed` ones are gone (`usize::MAX` for those).
+fn renumbering(len: usize, removed: &HashSet<usize>) -> Vec<usize> {
+    let mut remap = vec![usize::MAX; len];
     let mut next = 0;
     for (old, slot) in remap.iter_mut().enumerate() {
         if !removed.contains(&old) {
@@ -79,10 +95,16 @@ pub(super) fn settle(space: &mut TypeSpace, settled: Vec<(TypeId, Ty)>) {
             next += 1;
         }
     }
+    remap
+}
+
+/// Replaces the placeholders in every use of a type in `space` (defs, methods, examples)
+/// by what they stand for, renumbered by `remap`.
+fn rewrite_uses(space: &mut TypeSpace, plan: &mut Plan, remap: &[usize]) {
     let mut rewrite = |site: Site<'_>| match site {
         Site::Ty(ty) => {
             plan.substitute(ty);
-            renumber(ty, &remap);
+            renumber(ty, remap);
         }
         Site::Hint(hint) => {
             if let VariantHint::Type(id) = hint {
@@ -108,16 +130,6 @@ pub(super) fn settle(space: &mut TypeSpace, settled: Vec<(TypeId, Ty)>) {
     for example in &mut space.examples {
         rewrite(Site::Ty(&mut example.ty));
     }
-    let mut index = 0;
-    space.defs.retain(|_| {
-        index += 1;
-        !removed.contains(&(index - 1))
-    });
-    let mut index = 0;
-    space.origins.retain(|_| {
-        index += 1;
-        !removed.contains(&(index - 1))
-    });
 }
 
 /// A place in the model that may name a type.

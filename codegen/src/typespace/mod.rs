@@ -15,10 +15,13 @@ mod convert;
 mod cycles;
 mod deferred;
 mod enums;
+mod ints;
 mod merge;
 mod model;
+mod names;
 mod overrides;
 mod place;
+mod positions;
 mod roots;
 mod structs;
 mod tagged;
@@ -35,13 +38,13 @@ use serde_json::Value;
 
 use crate::document::Document;
 use crate::error::Diagnostic;
-use crate::naming::Namer;
 use crate::resolve::{FileId, Location, Resolver};
 
 pub(crate) use model::{
     Docs, Enum, Field, Int, Kind, Payload, Struct, Tagging, Ty, TypeDef, TypeId, Validation,
     VariantHint,
 };
+pub(crate) use positions::Positions;
 pub(crate) use roots::MethodTypes;
 pub(crate) use undescribed::undescribed;
 
@@ -66,6 +69,8 @@ pub(crate) struct TypeSpace {
     fallbacks: usize,
     /// Where each def came from, by def index (for diagnostics about it).
     origins: Vec<Location>,
+    /// The `line:col` of every place a def cites, and the methods' places.
+    positions: Positions,
     /// Every schema whose type is `serde_json::Value`, in the order converted (read by
     /// the corpus test that no `Value` is silent).
     #[cfg(test)]
@@ -106,6 +111,15 @@ impl TypeSpace {
         } = document;
         let mut cx = Converter::new(resolver, *root);
         cx.shape = shape;
+        cx.positions.file = cx
+            .resolver
+            .display_path(*root)
+            .file_name()
+            .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+        for m in methods.iter() {
+            let place = cx.origin(&m.location);
+            cx.positions.methods.insert(m.name.clone(), place);
+        }
         let methods = roots::convert_document(&mut cx, *root, methods);
         let settled = cx.convert_deferred();
         let mut space = TypeSpace {
@@ -115,12 +129,14 @@ impl TypeSpace {
             diagnostics: cx.diagnostics,
             fallbacks: cx.fallbacks,
             origins: cx.origins,
+            positions: cx.positions,
             #[cfg(test)]
             value_sites: cx.value_sites,
         };
         deferred::settle(&mut space, settled);
+        alias_ends(&mut space.defs);
         enums::order_untagged(&mut space.defs);
-        space.settle_names();
+        names::settle(&mut space.defs, &space.methods);
         let cycle_errors = cycles::break_cycles(&mut space.defs, &space.origins, cx.resolver);
         space.diagnostics.extend(cycle_errors);
         space
@@ -134,6 +150,11 @@ impl TypeSpace {
     /// Where each named type was generated from, by def index.
     pub(crate) fn origins(&self) -> &[Location] {
         &self.origins
+    }
+
+    /// The `line:col` of every place a named type cites, and the methods' places.
+    pub(crate) fn positions(&self) -> &Positions {
+        &self.positions
     }
 
     /// The named type `id`.
@@ -167,72 +188,38 @@ impl TypeSpace {
     pub(crate) fn value_sites(&self) -> &[Location] {
         &self.value_sites
     }
+}
 
-    /// Gives each type its name: better-ranked candidates first (component keys, then
-    /// titles, then places), then in the order found; collisions get a number.
-    ///
-    /// A schema written in several places (identical inline schemas) has a place name
-    /// from each: the shortest wins (the least nested use, `EthGetBlockByHashResult…`
-    /// rather than `DebugGetBadBlocksResultItemBlock…`), then the first found.
-    fn settle_names(&mut self) {
-        let best = |d: &TypeDef| -> Option<(u8, String)> {
-            let rank = d.candidates.iter().map(|c| c.0).min()?;
-            d.candidates
-                .iter()
-                .filter(|c| c.0 == rank)
-                .min_by_key(|c| {
-                    if rank >= place::RANK_PLACE {
-                        c.1.len()
-                    } else {
-                        0
-                    }
-                })
-                .cloned()
-        };
-        let chosen: Vec<Option<(u8, String)>> = self.defs.iter().map(best).collect();
-        let mut order: Vec<usize> = (0..self.defs.len()).collect();
-        order.sort_by_key(|&i| (chosen[i].as_ref().map_or(u8::MAX, |c| c.0), i));
-        let mut namer = Namer::default();
-        let mut beside = self.names_beside();
-        for name in beside.keys() {
-            namer.claim(name);
-        }
-        for i in order {
-            let base = chosen[i].as_ref().map_or("Type", |c| c.1.as_str());
-            self.defs[i].name = match beside.get(base) {
-                Some(Some(own)) if *own == i => {
-                    beside.remove(base);
-                    base.to_owned()
+/// Makes every alias of an alias name the end of its chain (`type A0 = A4999;`, not
+/// `A1`), so the compiler resolves any alias in one step however long the chain of
+/// components; uses of an alias still name it (`BlockHash`, not `Hex`). Linear: each
+/// chain is walked once.
+fn alias_ends(defs: &mut [TypeDef]) {
+    let mut end: Vec<Option<Ty>> = vec![None; defs.len()];
+    for start in 0..defs.len() {
+        let mut chain = Vec::new();
+        let mut on_chain = std::collections::HashSet::new();
+        let mut at = start;
+        let found = loop {
+            if let Some(known) = &end[at] {
+                break known.clone();
+            }
+            match &defs[at].kind {
+                Kind::Alias(Ty::Named(next)) if on_chain.insert(at) && next.0 != at => {
+                    chain.push(at);
+                    at = next.0;
                 }
-                _ => namer.claim(base),
-            };
+                _ => break Ty::Named(TypeId(at)),
+            }
+        };
+        for link in chain {
+            end[link] = Some(found.clone());
         }
     }
-
-    /// The names the module gives its own items beside `types` (`<Method>Params`,
-    /// `<Method>Result`, `<Method>Error`), which a type must not take, or `use api::*;
-    /// use api::types::*;` would name two items; each with the type that may take it
-    /// all the same (a result that is a named type is re-exported under its name).
-    fn names_beside(&self) -> HashMap<String, Option<usize>> {
-        let mut out = HashMap::new();
-        for m in &self.methods {
-            let base = method_base(&m.name);
-            if !m.params.is_empty() {
-                out.insert(format!("{base}Params"), None);
-            }
-            let Some(result) = &m.result else {
-                continue; // a notification has neither result nor errors
-            };
-            if !m.errors.is_empty() {
-                out.insert(format!("{base}Error"), None);
-            }
-            let own = match result {
-                Ty::Named(id) => Some(id.0),
-                _ => None,
-            };
-            out.insert(format!("{base}Result"), own);
+    for (def, end) in defs.iter_mut().zip(end) {
+        if let (Kind::Alias(target @ Ty::Named(_)), Some(end)) = (&mut def.kind, end) {
+            *target = end;
         }
-        out
     }
 }
 
@@ -267,6 +254,8 @@ struct Converter<'r> {
     value_sites: Vec<Location>,
     /// How many conversions are nested now (see `deferred`).
     depth: usize,
+    /// The positions of the places the defs cite (see `positions`).
+    positions: Positions,
     /// Schemas left for later because they sit too deep, with their placeholders.
     deferred: Vec<(Location, TypeId)>,
     /// The choices the document leaves open.
@@ -292,6 +281,7 @@ impl<'r> Converter<'r> {
             value_sites: Vec::new(),
             depth: 0,
             deferred: Vec::new(),
+            positions: Positions::default(),
             shape: Shape::default(),
             refused_patterns: Default::default(),
         }
@@ -301,7 +291,7 @@ impl<'r> Converter<'r> {
     fn reserve(&mut self, at: &Location) -> TypeId {
         let id = TypeId(self.defs.len());
         let schema = self.resolver.get(at).cloned_shallow();
-        let candidates = place::candidates(self.resolver, at, &schema);
+        let candidates = place::candidates(self.resolver, self.root, at, &schema);
         let validation = self.validation(at);
         self.defs.push(TypeDef {
             name: String::new(),
@@ -316,7 +306,15 @@ impl<'r> Converter<'r> {
             sites: Vec::new(),
         });
         self.origins.push(at.clone());
+        self.record_position(at);
         id
+    }
+
+    /// Records the `line:col` of `at`, under the place generated code cites it by.
+    fn record_position(&mut self, at: &Location) {
+        let position = self.resolver.position(at);
+        let place = self.place(at);
+        self.positions.places.insert(place, position);
     }
 
     /// `file#pointer` of `at` for generated docs and reports: `#pointer` in the document,

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::naming::{title_is_identifier, type_name};
 use crate::pointer;
-use crate::resolve::{Location, Resolver};
+use crate::resolve::{FileId, Location, Resolver};
 
 /// Rank of a name taken from a component key (best).
 const RANK_COMPONENT: u8 = 0;
@@ -16,8 +16,11 @@ const RANK_COMPONENT: u8 = 0;
 const RANK_TITLE: u8 = 1;
 /// Rank of a name taken from the schema's place.
 pub(super) const RANK_PLACE: u8 = 2;
-/// Rank of a place name that only numbers a variant (last resort).
-const RANK_VARIANT: u8 = 3;
+/// Rank of a place name qualified by whose it is (a file, a component holding
+/// `definitions`): taken only where the plain name is another's.
+pub(super) const RANK_QUALIFIED: u8 = 3;
+/// Rank of a place name that only numbers a variant or names its JSON type (last resort).
+const RANK_VARIANT: u8 = 4;
 
 /// Whether the schema at `at` is a named component (`components/schemas/X`,
 /// `components/contentDescriptors/X/schema`, `definitions/X`, `$defs/X`).
@@ -47,7 +50,12 @@ pub(super) fn is_descriptor_schema(at: &Location) -> bool {
 }
 
 /// Name candidates for the schema at `at`, best first, as `(rank, name)`.
-pub(super) fn candidates(resolver: &Resolver, at: &Location, schema: &Value) -> Vec<(u8, String)> {
+pub(super) fn candidates(
+    resolver: &Resolver,
+    root: FileId,
+    at: &Location,
+    schema: &Value,
+) -> Vec<(u8, String)> {
     let mut out = Vec::with_capacity(2);
     if let Some(parent) = at
         .parent()
@@ -60,12 +68,68 @@ pub(super) fn candidates(resolver: &Resolver, at: &Location, schema: &Value) -> 
     if is_component(at) {
         out.push((RANK_COMPONENT, place.clone()));
     }
+    let qualified = |by: String| {
+        let name = type_name(&format!("{by} {place}"), "T", "Type");
+        (RANK_QUALIFIED, name)
+    };
+    if let Some(owner) = definitions_owner(at) {
+        // Inside a definition inside a component (schemars' `definitions`): when its name
+        // is taken, the component's key says whose it is.
+        out.push(qualified(owner));
+    }
+    let foreign = at.file != root && at.pointer.starts_with("/components/");
+    if let Some(file) = file_word(resolver, at).filter(|_| foreign) {
+        // Two files of a document may each have a component of one key (Canton's
+        // `Wallet`): the file's name says which one a type is.
+        out.push(qualified(file));
+    }
     let title = schema.get("title").and_then(Value::as_str);
     if let Some(title) = title.filter(|t| title_is_identifier(t)) {
         out.push((RANK_TITLE, type_name(title, "T", "Type")));
     }
+    let union = ["oneOf", "anyOf"]
+        .into_iter()
+        .find(|k| schema.get(*k).is_some());
+    if let (Some(union), Some(base)) = (union, place.strip_suffix("Kind")) {
+        // A union that is one member of an `allOf` (Starknet's `EVENT`): `EventKind`,
+        // else, where a component has that name, `EventOneOf`.
+        if is_all_of_member(at) {
+            out.push((
+                RANK_VARIANT,
+                type_name(&format!("{base} {union}"), "T", "Type"),
+            ));
+        }
+    }
     out.push((if numbered { RANK_VARIANT } else { RANK_PLACE }, place));
     out
+}
+
+/// Whether `at` is a member of an `allOf` (`…/allOf/1`).
+fn is_all_of_member(at: &Location) -> bool {
+    let mut parts = at.pointer.rsplit('/');
+    let index = parts.next().is_some_and(|n| n.parse::<usize>().is_ok());
+    index && parts.next() == Some("allOf")
+}
+
+/// The name of the file `at` is in, without its extension and an `openrpc` word
+/// (`openrpc-user-api.json` → `user api`).
+fn file_word(resolver: &Resolver, at: &Location) -> Option<String> {
+    let stem = resolver.display_path(at.file).file_stem()?.to_str()?;
+    let words: Vec<&str> = stem
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("openrpc"))
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// The key of the component whose `definitions`/`$defs` `at` sits in, if it does.
+fn definitions_owner(at: &Location) -> Option<String> {
+    let tokens = pointer::tokens(&at.pointer)?;
+    let at_components = tokens.iter().position(|t| t == "components")?;
+    let inside = tokens
+        .get(at_components + 3)
+        .is_some_and(|t| t == "definitions" || t == "$defs");
+    (inside && tokens.len() > at_components + 4).then(|| tokens[at_components + 2].to_string())
 }
 
 /// What one step along a pointer contributes to a name.
@@ -142,22 +206,22 @@ fn step(resolver: &Resolver, at: &Location, tokens: &[Cow<'_, str>], i: usize) -
         ("oneOf" | "anyOf", Some(_)) if lone_branch(resolver, &root, &tokens[..i + 2]) => {
             (Step::Skip, 2)
         }
-        ("oneOf" | "anyOf", Some(n)) if last => match branch_word(resolver, at) {
-            Some(w) => (Step::Push(w), 2),
-            None => (
-                Step::Numbered(format!("Variant{}", n.parse::<usize>().unwrap_or(0) + 1)),
-                2,
-            ),
+        ("oneOf" | "anyOf", Some(n)) => (branch(resolver, &root, &tokens[..i + 2], n, last), 2),
+        ("oneOf" | "anyOf", None) => match owner_title(resolver, &root, &tokens[..i]) {
+            // A union beside an object's members: that object's kind (`TransactionKind`).
+            Some(owner) => (Step::Owned(owner, "Kind".to_owned()), 1),
+            None => (word("Kind"), 1),
         },
-        ("oneOf" | "anyOf", Some(n)) => (
-            Step::Numbered(format!("Variant{}", n.parse::<usize>().unwrap_or(0) + 1)),
-            2,
-        ),
-        ("oneOf" | "anyOf", None) | ("type", _) => (word("Kind"), 1),
+        ("type", _) => (word("Kind"), 1),
         ("allOf", Some(_)) if last => (word("Kind"), 2),
         ("allOf", Some(_)) => (Step::Skip, 2),
         ("items" | "prefixItems", Some(n)) if n.parse::<usize>().is_ok() => {
-            (Step::Push(format!("Item{n}")), 2)
+            let list = tokens[..=i].iter().fold(root.clone(), |l, t| l.key(t));
+            match resolver.get(&list) {
+                // A list of one schema describes every item (Lotus' `items: [{…}]`).
+                Some(Value::Array(one)) if one.len() == 1 => (word("Item"), 2),
+                _ => (Step::Push(format!("Item{n}")), 2),
+            }
         }
         ("items", _) => (word("Item"), 1),
         ("additionalProperties", _) => (word("Value"), 1),
@@ -188,20 +252,40 @@ fn tagged_branch(
     let required = schema
         .and_then(|s| s.get("required"))
         .and_then(Value::as_array);
-    let (Some(props), Some(required)) = (props, required) else {
+    let Some(props) = props else {
         return (Step::Skip, 2);
     };
-    let tag = required.iter().filter_map(Value::as_str).find_map(|k| {
-        let value = props.get(k)?.get("const")?.as_str()?;
-        (Some(k) != member.map(AsRef::as_ref)).then_some((k, value))
-    });
+    let tag = required
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .find_map(|k| {
+            let value = props.get(k)?.get("const")?.as_str()?;
+            (Some(k) != member.map(AsRef::as_ref)).then_some((k, value))
+        });
     match tag {
         Some((_, value)) if props.len() == 2 && member.is_some() => {
             (Step::Push(value.to_owned()), 4)
         }
         Some((_, value)) => (Step::Push(value.to_owned()), 2),
-        None => (Step::Skip, 2),
+        None => match number_tag(props) {
+            Some(words) => (Step::Push(words), 2),
+            None => (Step::Skip, 2),
+        },
     }
+}
+
+/// A member of a branch that is a number constant, as words (`code 3`, `code minus
+/// 32015`): what tells apart branches that carry one (execution-apis' call errors).
+fn number_tag(props: &serde_json::Map<String, Value>) -> Option<String> {
+    props.iter().find_map(|(key, p)| {
+        let n = p.get("const")?.as_i64()?;
+        Some(if n < 0 {
+            format!("{key} minus {}", n.unsigned_abs())
+        } else {
+            format!("{key} {n}")
+        })
+    })
 }
 
 /// A content descriptor's schema that is a root schema of its own (`$schema`, as
@@ -234,6 +318,40 @@ fn lone_branch(resolver: &Resolver, root: &Location, tokens: &[Cow<'_, str>]) ->
     branches.iter().filter(not_null).count() == 1
 }
 
+/// The step for branch `n` of a union (the pointer made of `tokens`): its `title`, else
+/// (the last step) its first property, else its JSON type; a number only when the branch
+/// says nothing of itself.
+fn branch(
+    resolver: &Resolver,
+    root: &Location,
+    tokens: &[Cow<'_, str>],
+    n: &str,
+    last: bool,
+) -> Step {
+    let at = tokens.iter().fold(root.clone(), |l, t| l.key(t));
+    let schema = resolver.get(&at);
+    let title = schema
+        .and_then(|s| s.get("title"))
+        .and_then(Value::as_str)
+        .filter(|t| title_is_identifier(t));
+    if let Some(title) = title {
+        return Step::Push(title.to_owned());
+    }
+    let props = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object);
+    if let Some(tag) = props.and_then(number_tag) {
+        return Step::Push(tag);
+    }
+    if let Some(w) = last.then(|| branch_word(resolver, &at)).flatten() {
+        return Step::Push(w);
+    }
+    match schema.and_then(|s| s.get("type")).and_then(Value::as_str) {
+        Some(ty) if ty != "object" && ty != "null" => Step::Numbered(ty.to_owned()),
+        _ => Step::Numbered(format!("Variant{}", n.parse::<usize>().unwrap_or(0) + 1)),
+    }
+}
+
 /// A word for an inline object branch of a sum: its first required property (else its
 /// first property): `BlockId` branch `{"block_hash": …}` → `BlockIdBlockHash`.
 fn branch_word(resolver: &Resolver, at: &Location) -> Option<String> {
@@ -253,23 +371,47 @@ fn branch_word(resolver: &Resolver, at: &Location) -> Option<String> {
 /// The title of the inline object schema at the pointer made of `tokens`, when it is one
 /// a name can be made of: a property's type is then named from what owns it, not from
 /// the method that reached it first. The owner of a union's branch is the union (the
-/// branches share their members); a component owner keeps its key (`Reset` already).
+/// branches share their members), else the branch when it has a title of its own; a
+/// component owner keeps its key (`Reset` already).
 fn owner_title(resolver: &Resolver, root: &Location, tokens: &[Cow<'_, str>]) -> Option<String> {
-    let tokens = match tokens {
+    let title_at = |tokens: &[Cow<'_, str>]| {
+        let at = tokens.iter().fold(root.clone(), |l, t| l.key(t));
+        if is_component(&at) {
+            return None;
+        }
+        let title = resolver.get(&at)?.get("title")?.as_str()?;
+        title_is_identifier(title).then(|| without_filler(title))
+    };
+    match tokens {
         [rest @ .., union, n]
             if matches!(union.as_ref(), "oneOf" | "anyOf" | "allOf")
                 && n.parse::<usize>().is_ok() =>
         {
-            rest
+            if is_component(&rest.iter().fold(root.clone(), |l, t| l.key(t))) {
+                return None;
+            }
+            title_at(rest).or_else(|| title_at(tokens))
         }
-        _ => tokens,
-    };
-    let at = tokens.iter().fold(root.clone(), |l, t| l.key(t));
-    if is_component(&at) {
-        return None;
+        _ => title_at(tokens),
     }
-    let title = resolver.get(&at)?.get("title")?.as_str()?;
-    title_is_identifier(title).then(|| title.to_owned())
+}
+
+/// Words a title adds to say it is a title (`Block object`, `Transaction information`),
+/// left out where the title names what a member belongs to (`BlockTransactions`,
+/// `TransactionKind`, not `BlockObjectTransactions`).
+const FILLER: &[&str] = &["object", "information", "info"];
+
+/// `title` without a trailing [`FILLER`] word (kept when it is the only word).
+fn without_filler(title: &str) -> String {
+    let words: Vec<&str> = title.split_whitespace().collect();
+    match words.split_last() {
+        Some((last, rest))
+            if !rest.is_empty() && FILLER.contains(&last.to_ascii_lowercase().as_str()) =>
+        {
+            rest.join(" ")
+        }
+        _ => title.trim().to_owned(),
+    }
 }
 
 /// The `name` member of the object at the pointer made of `tokens` (a method, a param).

@@ -115,7 +115,8 @@ pub use transport_error::{TransportError, TransportErrorKind};
 
 use crate::metrics::{ClientCall, ClientOutcome};
 use crate::protocol::constraint::{Rules, Validate};
-use crate::protocol::{mismatch, write_typed_call};
+use crate::protocol::mismatch::{self, Places};
+use crate::protocol::write_typed_call;
 use bytes::Bytes;
 use error::UntypedFailure;
 use pending::Pending;
@@ -148,6 +149,8 @@ pub struct Client {
     /// Whether `timeout` was given for this handle ([`Client::with_timeout`]): it then
     /// overrides the per-method timeouts.
     per_call: bool,
+    /// Where the document writes its schemas ([`Client::places`]).
+    places: Option<&'static Places>,
 }
 
 struct Shared {
@@ -264,6 +267,7 @@ impl Builder {
             }),
             timeout: self.timeout,
             per_call: false,
+            places: None,
         }
     }
 }
@@ -300,7 +304,16 @@ impl Client {
             shared: Arc::clone(&self.shared),
             timeout,
             per_call: true,
+            places: self.places,
         }
+    }
+
+    /// A handle to the same connection whose decode errors cite the place under the
+    /// method called, with its `file:line:col`, from a generated module's table (see
+    /// [`Places`]): what a generated client's `new` does.
+    pub fn places(mut self, places: &'static Places) -> Self {
+        self.places = Some(places);
+        self
     }
 
     /// How long a call of `method` waits: this handle's timeout when it was given one
@@ -443,6 +456,7 @@ impl Client {
         };
         let span = span::call(method, Some(id));
         let meter = ClientCall::start(method);
+        let places = self.places.map(|p| (p, p.method(method)));
         async move {
             if let Err(error) = encoded {
                 meter.finish(|| ClientOutcome::failed("encode"));
@@ -469,7 +483,10 @@ impl Client {
                     return Err(failure.into_error());
                 }
             };
-            let decoded = mismatch::from_slice(&result).map_err(Error::Decode);
+            let decoded = mismatch::from_slice(&result).map_err(|m| match places {
+                Some((places, method)) => Error::Decode(places.cite(method, m)),
+                None => Error::Decode(m),
+            });
             meter.finish(|| match decoded {
                 Ok(_) => ClientOutcome::Ok,
                 Err(_) => ClientOutcome::failed("decode"),
@@ -537,6 +554,7 @@ impl Client {
             shared: Arc::downgrade(&self.shared),
             timeout: self.timeout,
             per_call: self.per_call,
+            places: self.places,
         }
     }
 }
@@ -547,6 +565,7 @@ pub struct WeakClient {
     shared: std::sync::Weak<Shared>,
     timeout: Duration,
     per_call: bool,
+    places: Option<&'static Places>,
 }
 
 impl WeakClient {
@@ -556,6 +575,7 @@ impl WeakClient {
             shared: self.shared.upgrade()?,
             timeout: self.timeout,
             per_call: self.per_call,
+            places: self.places,
         })
     }
 }

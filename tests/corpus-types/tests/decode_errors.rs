@@ -1,5 +1,6 @@
 //! What a client or a server says when a value does not fit its generated type: where in
-//! the value, what was wanted, which schema says so (its pointer and `file:line:col`),
+//! the value, what was wanted, which schema says so (its pointer, and through a generated
+//! client its `file:line:col`, under the method called),
 //! and for an untagged enum, why the nearest variant failed. Exact texts, on Ethereum's
 //! execution-apis document (`refs-openrpc.json`), with the values real nodes and client
 //! libraries send where they deviate from it (issue 13).
@@ -82,5 +83,55 @@ fn an_unknown_member_in_a_closed_object() {
         error::<GenericTransaction>(&call),
         "unknown member `data` \
          (schema #/components/schemas/GenericTransaction)"
+    );
+}
+
+/// A transport that answers every call with `result`, as a node would.
+struct Answers {
+    result: Value,
+}
+
+impl rpcsmith::client::Transport for Answers {
+    fn send(&self, message: bytes::Bytes) -> rpcsmith::client::SendFuture<'_> {
+        let request: Value = serde_json::from_slice(&message).expect("a JSON request");
+        let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": self.result});
+        let body = bytes::Bytes::from(answer.to_string());
+        Box::pin(async move { Ok(rpcsmith::client::Delivery::Answer(body)) })
+    }
+
+    fn is_request_response(&self) -> bool {
+        true
+    }
+}
+
+/// In the bundled execution-apis document (`openrpc.json`, every schema inline), the
+/// transaction schema is written under every method that returns one; its type is named
+/// and converted at the first place (`debug_getBadBlocks`, `#/methods/0/…`). A client
+/// calling `eth_getTransactionByHash` is told the place under that method, with its
+/// line and column in the file: the module's `PLACES` table, read only for the error.
+#[test]
+fn a_decode_error_cites_the_place_under_the_method_called() {
+    if !CORPUS_PRESENT {
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a runtime");
+    let client = rpcsmith::client::Client::new(Answers {
+        result: transaction(),
+    });
+    let client = rpcsmith_corpus_types::d09::EthereumJsonRpcSpecificationClient::new(client);
+    let hash = format!("0x{}", "ab".repeat(32));
+    let error = runtime
+        .block_on(client.eth_get_transaction_by_hash(hash))
+        .expect_err("a transaction without `blockTimestamp` does not decode");
+    // The type is named and converted at `#/methods/0/result/schema/items/properties/
+    // block/properties/transactions/anyOf/1/items`; line 16862, column 13 of the file is
+    // the `{` that opens the transaction branch of `eth_getTransactionByHash`'s result.
+    assert_eq!(
+        error.to_string(),
+        "could not decode result: missing member `blockTimestamp` \
+         (schema #/methods/67/result/schema/oneOf/1 at openrpc.json:16862:13)"
     );
 }

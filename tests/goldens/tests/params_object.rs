@@ -4,7 +4,7 @@
 
 use rpcsmith::__private::serde_json::value::RawValue;
 use rpcsmith_goldens::services::canton_signing_params_object::GetTransactionParams;
-use rpcsmith_goldens::services::canton_signing_params_object::types::GetTransactionParams2;
+use rpcsmith_goldens::services::canton_signing_params_object::types::GetTransactionParamsObject;
 use serde_json::json;
 
 fn raw(text: &str) -> Box<RawValue> {
@@ -14,7 +14,7 @@ fn raw(text: &str) -> Box<RawValue> {
 #[test]
 fn the_one_param_is_sent_as_the_params_object() {
     let params = GetTransactionParams {
-        params: serde_json::from_value::<GetTransactionParams2>(json!({"txId": "t-1"}))
+        params: serde_json::from_value::<GetTransactionParamsObject>(json!({"txId": "t-1"}))
             .expect("decodes"),
     };
     assert_eq!(

@@ -248,14 +248,14 @@ async fn results_that_do_not_fit_say_where_and_why() {
     assert_eq!(path, "/items/0/qty");
     assert_eq!(
         message,
-        r#"could not decode result at /items/0/qty: expected an integer between 0 and 255, found a string "x" (schema #/components/schemas/Item)"#
+        r#"could not decode result at /items/0/qty: expected an integer between 0 and 255, found a string "x" (schema #/components/schemas/Item at orders.json:38:7)"#
     );
     let (path, message) = echoed(&client, json!("x".repeat(100_000))).await;
     assert_eq!(path, "");
     assert_eq!(
         message,
         format!(
-            r#"could not decode result: expected an object, found a string "{}…" (schema #/components/schemas/Order)"#,
+            r#"could not decode result: expected an object, found a string "{}…" (schema #/components/schemas/Order at orders.json:28:7)"#,
             "x".repeat(32)
         )
     );
@@ -265,7 +265,7 @@ async fn results_that_do_not_fit_say_where_and_why() {
     assert_eq!(
         message,
         format!(
-            r#"could not decode result at /color: expected one of "red", "green", found a string "{}…" (schema #/components/schemas/Order/properties/color)"#,
+            r#"could not decode result at /color: expected one of "red", "green", found a string "{}…" (schema #/components/schemas/Order/properties/color at orders.json:34:11)"#,
             "y".repeat(32)
         )
     );

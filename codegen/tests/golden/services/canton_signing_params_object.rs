@@ -19,6 +19,42 @@ mod generated {
         unused_imports,
     )]
     use ::rpcsmith::__private as __rt;
+    static PLACES: __rt::Places = __rt::Places::new(
+        "openrpc-signing-api.json",
+        &[
+            ("createKey", "#/methods/4"),
+            ("getConfiguration", "#/methods/5"),
+            ("getKeys", "#/methods/3"),
+            ("getTransaction", "#/methods/1"),
+            ("getTransactions", "#/methods/2"),
+            ("setConfiguration", "#/methods/6"),
+            ("signTransaction", "#/methods/0"),
+            ("subscribeTransactions", "#/methods/7"),
+        ],
+        &[],
+        &[
+            ("#/components/schemas/Error", 377, 13),
+            ("#/components/schemas/Key", 338, 13),
+            ("#/components/schemas/KeyIdentifier", 326, 13),
+            ("#/components/schemas/KeyIdentifierWithId", 307, 13),
+            ("#/components/schemas/KeyIdentifierWithPublicKey", 288, 13),
+            ("#/components/schemas/Keys", 361, 13),
+            ("#/components/schemas/Null", 283, 13),
+            ("#/components/schemas/SigningStatus", 395, 13),
+            ("#/components/schemas/Transaction", 401, 13),
+            ("#/methods/0/params/0/schema", 14, 21),
+            ("#/methods/0/result/schema", 46, 17),
+            ("#/methods/1/params/0/schema", 66, 21),
+            ("#/methods/1/result/schema", 83, 17),
+            ("#/methods/2/params/0/schema", 102, 21),
+            ("#/methods/2/result/schema", 132, 17),
+            ("#/methods/2/result/schema/oneOf/1", 138, 25),
+            ("#/methods/3/result/schema", 163, 17),
+            ("#/methods/4/params/0/schema", 182, 21),
+            ("#/methods/4/result/schema", 199, 17),
+            ("#/methods/7/params/0/schema", 253, 21),
+        ],
+    );
     pub mod types {
         use super::__rt;
         /// createKeyParams
@@ -27,10 +63,10 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "CreateKeyParams2 @ #/methods/4/params/0/schema"),
-            expecting = "struct CreateKeyParams2 @ #/methods/4/params/0/schema"
+            rename(deserialize = "CreateKeyParamsObject @ #/methods/4/params/0/schema"),
+            expecting = "struct CreateKeyParamsObject @ #/methods/4/params/0/schema"
         )]
-        pub struct CreateKeyParams2 {
+        pub struct CreateKeyParamsObject {
             /// name
             ///
             /// A human readable name for the key.
@@ -50,7 +86,8 @@ mod generated {
             Error(Error),
         }
         __rt::untagged_enum!(
-            CreateKeyResult from "#/methods/4/result/schema" { Key(Key), Error(Error) }
+            CreateKeyResult, "CreateKeyResult @ #/methods/4/result/schema", { Key(Key),
+            Error(Error) }
         );
         /// Error
         ///
@@ -67,8 +104,8 @@ mod generated {
             pub error_description: String,
         }
         __rt::object!(
-            Error from "#/components/schemas/Error" deny_unknown_fields { error = "error"
-            required, error_description = "error_description" required }
+            Error, "Error @ #/components/schemas/Error", true, { 0 => error "error"
+            required, 1 => error_description "error_description" required }
         );
         /// getKeysResult
         ///
@@ -82,7 +119,8 @@ mod generated {
             Keys(Keys),
         }
         __rt::untagged_enum!(
-            GetKeysResult from "#/methods/3/result/schema" { Error(Error), Keys(Keys) }
+            GetKeysResult, "GetKeysResult @ #/methods/3/result/schema", { Error(Error),
+            Keys(Keys) }
         );
         /// getTransactionParams
         ///
@@ -90,10 +128,12 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "GetTransactionParams2 @ #/methods/1/params/0/schema"),
-            expecting = "struct GetTransactionParams2 @ #/methods/1/params/0/schema"
+            rename(
+                deserialize = "GetTransactionParamsObject @ #/methods/1/params/0/schema"
+            ),
+            expecting = "struct GetTransactionParamsObject @ #/methods/1/params/0/schema"
         )]
-        pub struct GetTransactionParams2 {
+        pub struct GetTransactionParamsObject {
             /// txId
             ///
             /// Unique identifier assigned by the Signing Provider of the transaction to retrieve.
@@ -114,8 +154,8 @@ mod generated {
             Transaction(Transaction),
         }
         __rt::untagged_enum!(
-            GetTransactionResult from "#/methods/1/result/schema" { Error(Error),
-            Transaction(Transaction) }
+            GetTransactionResult, "GetTransactionResult @ #/methods/1/result/schema", {
+            Error(Error), Transaction(Transaction) }
         );
         /// GetTransactionsParams
         ///
@@ -131,11 +171,13 @@ mod generated {
         )]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "GetTransactionsParams2 @ #/methods/2/params/0/schema"),
+            rename(
+                deserialize = "GetTransactionsParamsObject @ #/methods/2/params/0/schema"
+            ),
             rename_all = "camelCase",
-            expecting = "struct GetTransactionsParams2 @ #/methods/2/params/0/schema"
+            expecting = "struct GetTransactionsParamsObject @ #/methods/2/params/0/schema"
         )]
-        pub struct GetTransactionsParams2 {
+        pub struct GetTransactionsParamsObject {
             /// txIds
             ///
             /// List of unique identifiers assigned by the Signing Provider of the transactions to retrieve.
@@ -161,8 +203,8 @@ mod generated {
             TransactionsResult(TransactionsResult),
         }
         __rt::untagged_enum!(
-            GetTransactionsResult from "#/methods/2/result/schema" { Error(Error),
-            TransactionsResult(TransactionsResult) }
+            GetTransactionsResult, "GetTransactionsResult @ #/methods/2/result/schema", {
+            Error(Error), TransactionsResult(TransactionsResult) }
         );
         /// Key
         ///
@@ -183,8 +225,8 @@ mod generated {
             pub public_key: String,
         }
         __rt::object!(
-            Key from "#/components/schemas/Key" deny_unknown_fields { id = "id" required,
-            name = "name" required, public_key = "publicKey" required }
+            Key, "Key @ #/components/schemas/Key", true, { 0 => id "id" required, 1 =>
+            name "name" required, 2 => public_key "publicKey" required }
         );
         /// KeyIdentifier
         ///
@@ -204,7 +246,7 @@ mod generated {
             KeyIdentifierWithId(KeyIdentifierWithId),
         }
         __rt::untagged_enum!(
-            KeyIdentifier from "#/components/schemas/KeyIdentifier" {
+            KeyIdentifier, "KeyIdentifier @ #/components/schemas/KeyIdentifier", {
             KeyIdentifierWithPublicKey(KeyIdentifierWithPublicKey),
             KeyIdentifierWithId(KeyIdentifierWithId) }
         );
@@ -225,8 +267,9 @@ mod generated {
             pub id: String,
         }
         __rt::object!(
-            KeyIdentifierWithId from "#/components/schemas/KeyIdentifierWithId"
-            deny_unknown_fields { public_key = "publicKey" optional, id = "id" required }
+            KeyIdentifierWithId,
+            "KeyIdentifierWithId @ #/components/schemas/KeyIdentifierWithId", true, { 0
+            => public_key "publicKey" optional, 1 => id "id" required }
         );
         /// KeyIdentifierWithPublicKey
         ///
@@ -245,9 +288,9 @@ mod generated {
             pub id: Option<String>,
         }
         __rt::object!(
-            KeyIdentifierWithPublicKey from
-            "#/components/schemas/KeyIdentifierWithPublicKey" deny_unknown_fields {
-            public_key = "publicKey" required, id = "id" optional }
+            KeyIdentifierWithPublicKey,
+            "KeyIdentifierWithPublicKey @ #/components/schemas/KeyIdentifierWithPublicKey",
+            true, { 0 => public_key "publicKey" required, 1 => id "id" optional }
         );
         /// Keys
         ///
@@ -260,8 +303,7 @@ mod generated {
             pub keys: Vec<Key>,
         }
         __rt::object!(
-            Keys from "#/components/schemas/Keys" deny_unknown_fields { keys = "keys"
-            required }
+            Keys, "Keys @ #/components/schemas/Keys", true, { 0 => keys "keys" required }
         );
         /// Null
         ///
@@ -275,11 +317,13 @@ mod generated {
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
         #[serde(
             crate = "::rpcsmith::__private::serde",
-            rename(deserialize = "SignTransactionParams2 @ #/methods/0/params/0/schema"),
+            rename(
+                deserialize = "SignTransactionParamsObject @ #/methods/0/params/0/schema"
+            ),
             rename_all = "camelCase",
-            expecting = "struct SignTransactionParams2 @ #/methods/0/params/0/schema"
+            expecting = "struct SignTransactionParamsObject @ #/methods/0/params/0/schema"
         )]
-        pub struct SignTransactionParams2 {
+        pub struct SignTransactionParamsObject {
             /// tx
             ///
             /// Bytestring of the prepared transaction for verification purposes.
@@ -310,8 +354,8 @@ mod generated {
             Transaction(Transaction),
         }
         __rt::untagged_enum!(
-            SignTransactionResult from "#/methods/0/result/schema" { Error(Error),
-            Transaction(Transaction) }
+            SignTransactionResult, "SignTransactionResult @ #/methods/0/result/schema", {
+            Error(Error), Transaction(Transaction) }
         );
         /// SigningStatus
         ///
@@ -346,15 +390,16 @@ mod generated {
         ///
         /// Generated from `#/methods/7/params/0/schema`.
         #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct SubscribeTransactionsParams2 {
+        pub struct SubscribeTransactionsParamsObject {
             /// txIds
             ///
             /// Unique identifiers assigned by the Signing Provider of the transactions to subscribe to.
             pub tx_ids: Vec<String>,
         }
         __rt::object!(
-            SubscribeTransactionsParams2 from "#/methods/7/params/0/schema"
-            deny_unknown_fields { tx_ids = "txIds" required }
+            SubscribeTransactionsParamsObject,
+            "SubscribeTransactionsParamsObject @ #/methods/7/params/0/schema", true, { 0
+            => tx_ids "txIds" required }
         );
         /// Transaction
         ///
@@ -381,9 +426,10 @@ mod generated {
             pub metadata: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
         }
         __rt::object!(
-            Transaction from "#/components/schemas/Transaction" deny_unknown_fields {
-            tx_id = "txId" required, status = "status" required, signature = "signature"
-            optional, public_key = "publicKey" optional, metadata = "metadata" optional }
+            Transaction, "Transaction @ #/components/schemas/Transaction", true, { 0 =>
+            tx_id "txId" required, 1 => status "status" required, 2 => signature
+            "signature" optional, 3 => public_key "publicKey" optional, 4 => metadata
+            "metadata" optional }
         );
         /// TransactionsResult
         ///
@@ -396,8 +442,8 @@ mod generated {
             pub transactions: Option<Vec<Transaction>>,
         }
         __rt::object!(
-            TransactionsResult from "#/methods/2/result/schema/oneOf/1"
-            deny_unknown_fields { transactions = "transactions" optional }
+            TransactionsResult, "TransactionsResult @ #/methods/2/result/schema/oneOf/1",
+            true, { 0 => transactions "transactions" optional }
         );
     }
     /// The params of `signTransaction`.
@@ -405,7 +451,7 @@ mod generated {
     #[serde(crate = "__rt::serde", transparent)]
     pub struct SignTransactionParams {
         /// The `params` param.
-        pub params: types::SignTransactionParams2,
+        pub params: types::SignTransactionParamsObject,
     }
     pub use types::SignTransactionResult;
     /// The params of `getTransaction`.
@@ -413,7 +459,7 @@ mod generated {
     #[serde(crate = "__rt::serde", transparent)]
     pub struct GetTransactionParams {
         /// The `params` param.
-        pub params: types::GetTransactionParams2,
+        pub params: types::GetTransactionParamsObject,
     }
     pub use types::GetTransactionResult;
     /// The params of `getTransactions`.
@@ -421,7 +467,7 @@ mod generated {
     #[serde(crate = "__rt::serde", transparent)]
     pub struct GetTransactionsParams {
         /// The `params` param.
-        pub params: types::GetTransactionsParams2,
+        pub params: types::GetTransactionsParamsObject,
     }
     pub use types::GetTransactionsResult;
     pub use types::GetKeysResult;
@@ -430,7 +476,7 @@ mod generated {
     #[serde(crate = "__rt::serde", transparent)]
     pub struct CreateKeyParams {
         /// The `params` param.
-        pub params: types::CreateKeyParams2,
+        pub params: types::CreateKeyParamsObject,
     }
     pub use types::CreateKeyResult;
     /// The result of `getConfiguration`.
@@ -455,7 +501,7 @@ mod generated {
     #[serde(crate = "__rt::serde", transparent)]
     pub struct SubscribeTransactionsParams {
         /// The `params` param.
-        pub params: types::SubscribeTransactionsParams2,
+        pub params: types::SubscribeTransactionsParamsObject,
     }
     /// The result of `subscribeTransactions`.
     pub type SubscribeTransactionsResult = types::Transaction;
@@ -467,7 +513,9 @@ mod generated {
     impl WalletJsonRpcSigningApiClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {
@@ -485,11 +533,11 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn sign_transaction(
             &self,
-            params: types::SignTransactionParams2,
+            params: types::SignTransactionParamsObject,
         ) -> Result<SignTransactionResult, __rt::Error> {
             self.inner
                 .request_declared("signTransaction", &SignTransactionParams { params })
@@ -501,11 +549,11 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn get_transaction(
             &self,
-            params: types::GetTransactionParams2,
+            params: types::GetTransactionParamsObject,
         ) -> Result<GetTransactionResult, __rt::Error> {
             self.inner
                 .request_declared("getTransaction", &GetTransactionParams { params })
@@ -517,11 +565,11 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn get_transactions(
             &self,
-            params: types::GetTransactionsParams2,
+            params: types::GetTransactionsParamsObject,
         ) -> Result<GetTransactionsResult, __rt::Error> {
             self.inner
                 .request_declared("getTransactions", &GetTransactionsParams { params })
@@ -533,7 +581,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn get_keys(&self) -> Result<GetKeysResult, __rt::Error> {
             self.inner.request_declared("getKeys", &()).await
@@ -544,11 +592,11 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn create_key(
             &self,
-            params: types::CreateKeyParams2,
+            params: types::CreateKeyParamsObject,
         ) -> Result<CreateKeyResult, __rt::Error> {
             self.inner.request_declared("createKey", &CreateKeyParams { params }).await
         }
@@ -556,7 +604,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn get_configuration(
             &self,
@@ -569,7 +617,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn set_configuration(
             &self,
@@ -585,11 +633,11 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
+        /// The method's declared errors as `Error::Declared`, and every failure of the call.
         #[inline]
         pub async fn subscribe_transactions(
             &self,
-            params: types::SubscribeTransactionsParams2,
+            params: types::SubscribeTransactionsParamsObject,
         ) -> Result<SubscribeTransactionsResult, __rt::Error> {
             self.inner
                 .request_declared(
@@ -628,7 +676,7 @@ mod generated {
         #[inline]
         pub fn sign_transaction(
             &mut self,
-            params: types::SignTransactionParams2,
+            params: types::SignTransactionParamsObject,
         ) -> __rt::Handle<SignTransactionResult> {
             self.inner
                 .request_declared("signTransaction", &SignTransactionParams { params })
@@ -637,7 +685,7 @@ mod generated {
         #[inline]
         pub fn get_transaction(
             &mut self,
-            params: types::GetTransactionParams2,
+            params: types::GetTransactionParamsObject,
         ) -> __rt::Handle<GetTransactionResult> {
             self.inner
                 .request_declared("getTransaction", &GetTransactionParams { params })
@@ -646,7 +694,7 @@ mod generated {
         #[inline]
         pub fn get_transactions(
             &mut self,
-            params: types::GetTransactionsParams2,
+            params: types::GetTransactionsParamsObject,
         ) -> __rt::Handle<GetTransactionsResult> {
             self.inner
                 .request_declared("getTransactions", &GetTransactionsParams { params })
@@ -660,7 +708,7 @@ mod generated {
         #[inline]
         pub fn create_key(
             &mut self,
-            params: types::CreateKeyParams2,
+            params: types::CreateKeyParamsObject,
         ) -> __rt::Handle<CreateKeyResult> {
             self.inner.request_declared("createKey", &CreateKeyParams { params })
         }
@@ -682,7 +730,7 @@ mod generated {
         #[inline]
         pub fn subscribe_transactions(
             &mut self,
-            params: types::SubscribeTransactionsParams2,
+            params: types::SubscribeTransactionsParamsObject,
         ) -> __rt::Handle<SubscribeTransactionsResult> {
             self.inner
                 .request_declared(
@@ -693,14 +741,12 @@ mod generated {
                 )
         }
     }
-    __rt::decode_params!(SignTransactionParams params_object { params = "params" });
-    __rt::decode_params!(GetTransactionParams params_object { params = "params" });
-    __rt::decode_params!(GetTransactionsParams params_object { params = "params" });
-    __rt::decode_params!(CreateKeyParams params_object { params = "params" });
-    __rt::decode_params!(SetConfigurationParams params_object { params = "params" });
-    __rt::decode_params!(
-        SubscribeTransactionsParams params_object { params = "params" }
-    );
+    __rt::decode_params!(SignTransactionParams, Whole, params = "params");
+    __rt::decode_params!(GetTransactionParams, Whole, params = "params");
+    __rt::decode_params!(GetTransactionsParams, Whole, params = "params");
+    __rt::decode_params!(CreateKeyParams, Whole, params = "params");
+    __rt::decode_params!(SetConfigurationParams, Whole, params = "params");
+    __rt::decode_params!(SubscribeTransactionsParams, Whole, params = "params");
     /// Wallet JSON-RPC Signing API, served: implement it, then serve `WalletJsonRpcSigningApiDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -711,7 +757,7 @@ mod generated {
         fn sign_transaction(
             &self,
             cx: __rt::Context,
-            params: types::SignTransactionParams2,
+            params: types::SignTransactionParamsObject,
         ) -> impl ::std::future::Future<
             Output = Result<SignTransactionResult, __rt::Failure>,
         > + Send;
@@ -719,7 +765,7 @@ mod generated {
         fn get_transaction(
             &self,
             cx: __rt::Context,
-            params: types::GetTransactionParams2,
+            params: types::GetTransactionParamsObject,
         ) -> impl ::std::future::Future<
             Output = Result<GetTransactionResult, __rt::Failure>,
         > + Send;
@@ -727,7 +773,7 @@ mod generated {
         fn get_transactions(
             &self,
             cx: __rt::Context,
-            params: types::GetTransactionsParams2,
+            params: types::GetTransactionsParamsObject,
         ) -> impl ::std::future::Future<
             Output = Result<GetTransactionsResult, __rt::Failure>,
         > + Send;
@@ -742,7 +788,7 @@ mod generated {
         fn create_key(
             &self,
             cx: __rt::Context,
-            params: types::CreateKeyParams2,
+            params: types::CreateKeyParamsObject,
         ) -> impl ::std::future::Future<
             Output = Result<CreateKeyResult, __rt::Failure>,
         > + Send;
@@ -765,15 +811,13 @@ mod generated {
         fn subscribe_transactions(
             &self,
             cx: __rt::Context,
-            params: types::SubscribeTransactionsParams2,
+            params: types::SubscribeTransactionsParamsObject,
         ) -> impl ::std::future::Future<
             Output = Result<SubscribeTransactionsResult, __rt::Failure>,
         > + Send;
     }
     /// The OpenRPC document of Wallet JSON-RPC Signing API, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = ::std::include_str!(
-        "canton_signing_params_object.discover.json"
-    );
+    pub const DOCUMENT: &str = "{\"openrpc\":\"1.2.6\",\"info\":{\"title\":\"Wallet JSON-RPC Signing API\",\"version\":\"0.1.0\",\"description\":\"An OpenRPC specification for the Signing API which allows the Wallet Gateway to interact with a Wallet Providers.\"},\"methods\":[{\"name\":\"signTransaction\",\"params\":[{\"name\":\"params\",\"schema\":{\"type\":\"object\",\"title\":\"SignTransactionParams\",\"additionalProperties\":true,\"properties\":{\"tx\":{\"title\":\"tx\",\"type\":\"string\",\"description\":\"Bytestring of the prepared transaction for verification purposes.\"},\"txHash\":{\"title\":\"txHash\",\"type\":\"string\",\"description\":\"Hash of the prepared transaction that will be signed.\"},\"keyIdentifier\":{\"$ref\":\"#/components/schemas/KeyIdentifier\",\"description\":\"Identifier for the key to use for signing. At least one of publicKey or id must be provided.\"},\"internalTxId\":{\"title\":\"internalTxId\",\"type\":\"string\",\"description\":\"Internal txId used by the Wallet Gateway to store the transaction.\"}},\"required\":[\"tx\",\"txHash\",\"keyIdentifier\"]}}],\"result\":{\"name\":\"result\",\"description\":\"The resulting transaction entry at the Wallet Provider. This will include the signature if the transaction was immediately signed.\",\"schema\":{\"title\":\"signTransactionResult\",\"oneOf\":[{\"$ref\":\"#/components/schemas/Error\"},{\"$ref\":\"#/components/schemas/Transaction\"}]}},\"description\":\"Uses the Wallet Provider to sign a transaction. This will likely be an asynchronous operation.\"},{\"name\":\"getTransaction\",\"description\":\"Get the status of a single transaction by its ID.\",\"params\":[{\"name\":\"params\",\"schema\":{\"title\":\"getTransactionParams\",\"type\":\"object\",\"additionalProperties\":true,\"properties\":{\"txId\":{\"title\":\"txId\",\"type\":\"string\",\"description\":\"Unique identifier assigned by the Signing Provider of the transaction to retrieve.\"}},\"required\":[\"txId\"]}}],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"getTransactionResult\",\"oneOf\":[{\"$ref\":\"#/components/schemas/Error\"},{\"$ref\":\"#/components/schemas/Transaction\"}]}}},{\"name\":\"getTransactions\",\"description\":\"Get the status of multiple transactions, filtering by txIds or publicKeys. Either publicKeys or txIds must be provided.\",\"params\":[{\"name\":\"params\",\"schema\":{\"title\":\"GetTransactionsParams\",\"type\":\"object\",\"additionalProperties\":true,\"properties\":{\"txIds\":{\"title\":\"txIds\",\"type\":\"array\",\"items\":{\"title\":\"txId\",\"type\":\"string\"},\"description\":\"List of unique identifiers assigned by the Signing Provider of the transactions to retrieve.\"},\"publicKeys\":{\"title\":\"publicKeys\",\"type\":\"array\",\"items\":{\"title\":\"publicKey\",\"type\":\"string\"},\"description\":\"List of public keys to filter transactions by\"}},\"required\":[]}}],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"getTransactionsResult\",\"oneOf\":[{\"$ref\":\"#/components/schemas/Error\"},{\"type\":\"object\",\"title\":\"TransactionsResult\",\"additionalProperties\":false,\"properties\":{\"transactions\":{\"title\":\"transactions\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Transaction\"},\"description\":\"List of transactions matching the provided filters\"}}}]}}},{\"name\":\"getKeys\",\"description\":\"Get a list of public keys availabile for signing.\",\"params\":[],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"getKeysResult\",\"oneOf\":[{\"$ref\":\"#/components/schemas/Error\"},{\"$ref\":\"#/components/schemas/Keys\"}]}}},{\"name\":\"createKey\",\"description\":\"Create a new key at the Wallet Provider.\",\"params\":[{\"name\":\"params\",\"schema\":{\"title\":\"createKeyParams\",\"type\":\"object\",\"additionalProperties\":true,\"properties\":{\"name\":{\"title\":\"name\",\"type\":\"string\",\"description\":\"A human readable name for the key.\"}},\"required\":[\"name\"]}}],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"createKeyResult\",\"oneOf\":[{\"$ref\":\"#/components/schemas/Error\"},{\"$ref\":\"#/components/schemas/Key\"}]}}},{\"name\":\"getConfiguration\",\"params\":[],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"getConfigurationResult\",\"type\":\"object\",\"additionalProperties\":true}}},{\"name\":\"setConfiguration\",\"description\":\"Set configuration parameters for the Wallet Provider. The paramaters will change depending on the Wallet Provider implementation\",\"params\":[{\"name\":\"params\",\"schema\":{\"title\":\"setConfigurationParams\",\"type\":\"object\",\"additionalProperties\":true,\"description\":\"Configuration parameters to set\"}}],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"SetConfigurationResult\",\"additionalProperties\":true,\"type\":\"object\"}}},{\"name\":\"subscribeTransactions\",\"description\":\"Subscribe to updates for specific transactions. The server will emit updates when the status of the specified transactions have changed. On initial subscription, the server will emit the current status of all subscribed transactions.\",\"params\":[{\"name\":\"params\",\"schema\":{\"title\":\"subscribeTransactionsParams\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"txIds\":{\"title\":\"txIds\",\"type\":\"array\",\"description\":\"Unique identifiers assigned by the Signing Provider of the transactions to subscribe to.\",\"items\":{\"title\":\"txId\",\"type\":\"string\"}}},\"required\":[\"txIds\"]}}],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"subscribeTransactionsResult\",\"$ref\":\"#/components/schemas/Transaction\"}}}],\"components\":{\"schemas\":{\"Null\":{\"title\":\"Null\",\"type\":\"null\",\"description\":\"Represents a null value, used in responses where no data is returned.\"},\"KeyIdentifierWithPublicKey\":{\"title\":\"KeyIdentifierWithPublicKey\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"publicKey\":{\"title\":\"publicKey\",\"type\":\"string\",\"description\":\"Public key to use to sign the transaction.\"},\"id\":{\"title\":\"id\",\"type\":\"string\",\"description\":\"Unique identifier for the key\"}},\"required\":[\"publicKey\"],\"description\":\"Key identifier with publicKey (id is optional).\"},\"KeyIdentifierWithId\":{\"title\":\"KeyIdentifierWithId\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"publicKey\":{\"title\":\"publicKey\",\"type\":\"string\",\"description\":\"Public key to use to sign the transaction.\"},\"id\":{\"title\":\"id\",\"type\":\"string\",\"description\":\"Unique identifier for the key\"}},\"required\":[\"id\"],\"description\":\"Key identifier with id (publicKey is optional).\"},\"KeyIdentifier\":{\"title\":\"KeyIdentifier\",\"oneOf\":[{\"$ref\":\"#/components/schemas/KeyIdentifierWithPublicKey\"},{\"$ref\":\"#/components/schemas/KeyIdentifierWithId\"}],\"description\":\"Identifier for a key. At least one of publicKey or id must be provided (both can also be provided).\"},\"Key\":{\"title\":\"Key\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"id\":{\"title\":\"id\",\"type\":\"string\",\"description\":\"Unique identifier for the key\"},\"name\":{\"title\":\"name\",\"type\":\"string\",\"description\":\"A human readable name for the key\"},\"publicKey\":{\"title\":\"publicKey\",\"type\":\"string\",\"description\":\"Public key associated with the key (base64 encoded).\"}},\"required\":[\"id\",\"name\",\"publicKey\"]},\"Keys\":{\"title\":\"Keys\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"keys\":{\"title\":\"keysList\",\"type\":\"array\",\"description\":\"List of keys availabile at the Wallet Provider\",\"items\":{\"$ref\":\"#/components/schemas/Key\"}}},\"required\":[\"keys\"]},\"Error\":{\"title\":\"Error\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"error\":{\"title\":\"errorCode\",\"type\":\"string\",\"description\":\"error code\"},\"error_description\":{\"title\":\"errorDescription\",\"type\":\"string\",\"description\":\"A human readable error description\"}},\"required\":[\"error\",\"error_description\"]},\"SigningStatus\":{\"type\":\"string\",\"title\":\"SigningStatus\",\"enum\":[\"pending\",\"signed\",\"rejected\",\"failed\"],\"description\":\"Status of the transaction signing process\"},\"Transaction\":{\"type\":\"object\",\"title\":\"Transaction\",\"additionalProperties\":false,\"properties\":{\"txId\":{\"title\":\"txId\",\"type\":\"string\",\"description\":\"Unique identifier of the signed transaction given by the Signing Provider. This may not be the same as the internal txId given by the Wallet Gateway.\"},\"status\":{\"$ref\":\"#/components/schemas/SigningStatus\",\"description\":\"Status of the transaction signing process.\"},\"signature\":{\"title\":\"signature\",\"type\":\"string\",\"description\":\"Signature of the transaction if it was signed.\"},\"publicKey\":{\"title\":\"publicKey\",\"type\":\"string\",\"description\":\"Public key used to sign the transaction.\"},\"metadata\":{\"title\":\"metadata\",\"type\":\"object\",\"additionalProperties\":true,\"description\":\"Additional metadata about the transaction.\"}},\"required\":[\"txId\",\"status\"]}}}}";
     /// Routes calls to a `WalletJsonRpcSigningApiServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct WalletJsonRpcSigningApiDispatcher<S> {
@@ -818,22 +862,20 @@ mod generated {
             }
             match method {
                 "signTransaction" => {
-                    arm!(sign_transaction(params) from SignTransactionParams)
+                    arm!(SignTransactionParams, sign_transaction(params))
                 }
-                "getTransaction" => {
-                    arm!(get_transaction(params) from GetTransactionParams)
-                }
+                "getTransaction" => arm!(GetTransactionParams, get_transaction(params)),
                 "getTransactions" => {
-                    arm!(get_transactions(params) from GetTransactionsParams)
+                    arm!(GetTransactionsParams, get_transactions(params))
                 }
-                "getKeys" => arm!(get_keys() from by_name_or_position),
-                "createKey" => arm!(create_key(params) from CreateKeyParams),
-                "getConfiguration" => arm!(get_configuration() from by_name_or_position),
+                "getKeys" => arm!(Either, get_keys()),
+                "createKey" => arm!(CreateKeyParams, create_key(params)),
+                "getConfiguration" => arm!(Either, get_configuration()),
                 "setConfiguration" => {
-                    arm!(set_configuration(params) from SetConfigurationParams)
+                    arm!(SetConfigurationParams, set_configuration(params))
                 }
                 "subscribeTransactions" => {
-                    arm!(subscribe_transactions(params) from SubscribeTransactionsParams)
+                    arm!(SubscribeTransactionsParams, subscribe_transactions(params))
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }

@@ -28,6 +28,17 @@ mod generated {
     static R6: __rt::Rules<'static> = __rt::Rules::NONE.max_items(1);
     static R7: __rt::Rules<'static> = __rt::Rules::NONE.values(&R3);
     static R8: __rt::Rules<'static> = __rt::Rules::NONE.min_items(1);
+    static PLACES: __rt::Places = __rt::Places::new(
+        "checks.json",
+        &[("heights", "#/methods/2"), ("open", "#/methods/0"), ("wide", "#/methods/1")],
+        &[],
+        &[
+            ("#/components/schemas/Account", 222, 7),
+            ("#/components/schemas/CountsByHeight", 253, 7),
+            ("#/components/schemas/Named", 210, 7),
+            ("#/components/schemas/Tree", 246, 7),
+        ],
+    );
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Account`.
@@ -145,7 +156,9 @@ mod generated {
     impl ChecksClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {

@@ -24,6 +24,36 @@ mod generated {
         .maximum(32767.0);
     static R1: __rt::Rules<'static> = __rt::Rules::NONE.min_items(2).max_items(2);
     static R2: __rt::Rules<'static> = __rt::Rules::NONE.maximum(255.0);
+    static PLACES: __rt::Places = __rt::Places::new(
+        "openrpc.json",
+        &[
+            ("expr_eval", "#/methods/4"),
+            ("job_configure", "#/methods/6"),
+            ("robot_command", "#/methods/3"),
+            ("shape_area", "#/methods/0"),
+            ("user_get", "#/methods/1"),
+            ("user_list", "#/methods/2"),
+            ("user_search", "#/methods/5"),
+        ],
+        &[],
+        &[
+            ("#/components/schemas/Command", 210, 7),
+            ("#/components/schemas/Command/oneOf/2/properties/data", 253, 15),
+            ("#/components/schemas/Event", 298, 7),
+            ("#/components/schemas/Expr", 380, 7),
+            ("#/components/schemas/Key", 435, 7),
+            ("#/components/schemas/Key/anyOf/2", 449, 11),
+            ("#/components/schemas/Point", 473, 7),
+            ("#/components/schemas/Refusal", 493, 7),
+            ("#/components/schemas/Settings", 515, 7),
+            ("#/components/schemas/Shape", 544, 7),
+            ("#/components/schemas/Shape/oneOf/2/properties/rect", 568, 15),
+            ("#/components/schemas/Tree", 638, 7),
+            ("#/components/schemas/User", 660, 7),
+            ("#/components/schemas/UserId", 736, 7),
+            ("#/components/schemas/UserPage", 742, 7),
+        ],
+    );
     pub mod types {
         use super::__rt;
         /// Both
@@ -795,7 +825,9 @@ mod generated {
     impl CodefirstClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {

@@ -19,6 +19,24 @@ mod generated {
         unused_imports,
     )]
     use ::rpcsmith::__private as __rt;
+    static PLACES: __rt::Places = __rt::Places::new(
+        "features.json",
+        &[
+            ("Filecoin.ChainHead", "#/methods/4"),
+            ("add", "#/methods/0"),
+            ("divide", "#/methods/2"),
+            ("eth_getBalance", "#/methods/3"),
+            ("greet", "#/methods/1"),
+            ("log", "#/methods/5"),
+            ("new", "#/methods/6"),
+        ],
+        &[],
+        &[
+            ("#/methods/2/errors/0/data", 37, 11),
+            ("shared.json#/components/schemas/Currency", 13, 7),
+            ("shared.json#/components/schemas/Money", 4, 7),
+        ],
+    );
     pub mod types {
         use super::__rt;
         /// Generated from `shared.json#/components/schemas/Currency`.
@@ -149,7 +167,9 @@ mod generated {
     impl FeaturesClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {

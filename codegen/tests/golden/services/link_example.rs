@@ -19,6 +19,24 @@ mod generated {
         unused_imports,
     )]
     use ::rpcsmith::__private as __rt;
+    static PLACES: __rt::Places = __rt::Places::new(
+        "link-example-openrpc.json",
+        &[
+            ("get_pull_requests_by_id", "#/methods/4"),
+            ("get_pull_requests_by_repository", "#/methods/3"),
+            ("get_repositories_by_owner", "#/methods/1"),
+            ("get_repository", "#/methods/2"),
+            ("get_user_by_name", "#/methods/0"),
+            ("merge_pull_request", "#/methods/5"),
+        ],
+        &[],
+        &[
+            ("#/components/schemas/pullrequest", 257, 13),
+            ("#/components/schemas/repository", 246, 13),
+            ("#/components/schemas/user", 235, 13),
+            ("#/methods/3/params/2/schema", 107, 21),
+        ],
+    );
     pub mod types {
         use super::__rt;
         /// Generated from `#/methods/3/params/2/schema`.
@@ -158,7 +176,9 @@ mod generated {
     impl LinksClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {

@@ -19,6 +19,16 @@ mod generated {
         unused_imports,
     )]
     use ::rpcsmith::__private as __rt;
+    static PLACES: __rt::Places = __rt::Places::new(
+        "params-by-name-petstore-openrpc.json",
+        &[
+            ("create_pet", "#/methods/1"),
+            ("get_pet", "#/methods/2"),
+            ("list_pets", "#/methods/0"),
+        ],
+        &[],
+        &[("#/components/schemas/Pet", 113, 13), ("#/components/schemas/Pets", 130, 13)],
+    );
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Pet`.
@@ -64,7 +74,9 @@ mod generated {
     impl PetstoreByNameClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {

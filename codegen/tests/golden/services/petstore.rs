@@ -20,6 +20,20 @@ mod generated {
     )]
     use ::rpcsmith::__private as __rt;
     static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
+    static PLACES: __rt::Places = __rt::Places::new(
+        "petstore-openrpc.json",
+        &[
+            ("create_pet", "#/methods/1"),
+            ("get_pet", "#/methods/2"),
+            ("list_pets", "#/methods/0"),
+        ],
+        &[],
+        &[
+            ("#/components/schemas/Pet", 178, 13),
+            ("#/components/schemas/PetId", 174, 13),
+            ("#/components/schemas/Pets", 196, 13),
+        ],
+    );
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Pet`.
@@ -79,7 +93,9 @@ mod generated {
     impl PetstoreClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {

@@ -20,6 +20,22 @@ mod generated {
     )]
     use ::rpcsmith::__private as __rt;
     static R0: __rt::Rules<'static> = __rt::Rules::NONE.min_length(1);
+    static PLACES: __rt::Places = __rt::Places::new(
+        "petstore.json",
+        &[
+            ("add_pet", "#/methods/0"),
+            ("get_pet", "#/methods/2"),
+            ("list_pets", "#/methods/1"),
+            ("pet_visited", "#/methods/3"),
+        ],
+        &[],
+        &[
+            ("#/components/schemas/Kind", 50, 7),
+            ("#/components/schemas/NotFound", 62, 7),
+            ("#/components/schemas/Pet", 51, 7),
+            ("#/components/schemas/PetId", 49, 7),
+        ],
+    );
     pub mod types {
         use super::__rt;
         /// What kind of animal a pet is.
@@ -130,7 +146,9 @@ mod generated {
     impl PetstoreClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {

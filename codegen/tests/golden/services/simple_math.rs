@@ -19,6 +19,15 @@ mod generated {
         unused_imports,
     )]
     use ::rpcsmith::__private as __rt;
+    static PLACES: __rt::Places = __rt::Places::new(
+        "simple-math-openrpc.json",
+        &[("addition", "#/methods/0"), ("subtraction", "#/methods/1")],
+        &[],
+        &[
+            ("#/components/contentDescriptors/c/schema", 112, 17),
+            ("#/components/schemas/Integer", 118, 13),
+        ],
+    );
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/contentDescriptors/c/schema`.
@@ -56,7 +65,9 @@ mod generated {
     impl SimpleMathClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {

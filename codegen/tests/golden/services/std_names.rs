@@ -19,6 +19,38 @@ mod generated {
         unused_imports,
     )]
     use ::rpcsmith::__private as __rt;
+    static PLACES: __rt::Places = __rt::Places::new(
+        "std_names.json",
+        &[
+            ("as_mut", "#/methods/16"),
+            ("as_ref", "#/methods/6"),
+            ("borrow", "#/methods/10"),
+            ("clone", "#/methods/0"),
+            ("clone_from", "#/methods/1"),
+            ("clone_into", "#/methods/2"),
+            ("drop", "#/methods/7"),
+            ("eq", "#/methods/8"),
+            ("from_block", "#/methods/13"),
+            ("into", "#/methods/4"),
+            ("into_inner2", "#/methods/15"),
+            ("next", "#/methods/14"),
+            ("self", "#/methods/12"),
+            ("to_owned", "#/methods/3"),
+            ("to_string", "#/methods/9"),
+            ("try_into", "#/methods/5"),
+            ("type_id", "#/methods/11"),
+            ("wrap", "#/methods/17"),
+        ],
+        &[],
+        &[
+            ("#/components/schemas/Option", 372, 7),
+            ("#/components/schemas/Result", 380, 7),
+            ("#/components/schemas/SELF", 343, 7),
+            ("#/components/schemas/Self", 327, 7),
+            ("#/components/schemas/String", 351, 7),
+            ("#/components/schemas/self", 335, 7),
+        ],
+    );
     pub mod types {
         use super::__rt;
         /// Named like std's Option.
@@ -306,7 +338,9 @@ mod generated {
     impl StdNamesClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {

@@ -20,6 +20,25 @@ mod generated {
     )]
     use ::rpcsmith::__private as __rt;
     static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
+    static PLACES: __rt::Places = __rt::Places::new(
+        "streams.json",
+        &[
+            ("jobs_cancel", "#/methods/6"),
+            ("jobs_progress", "#/methods/5"),
+            ("jobs_start", "#/methods/4"),
+            ("ping", "#/methods/7"),
+            ("watch_subscribeTicks", "#/methods/0"),
+            ("watch_subscriptionReset", "#/methods/2"),
+            ("watch_subscriptionTicks", "#/methods/1"),
+            ("watch_unsubscribe", "#/methods/3"),
+        ],
+        &[],
+        &[
+            ("#/components/schemas/Progress", 87, 7),
+            ("#/components/schemas/SubscriptionId", 78, 7),
+            ("#/components/schemas/Tick", 79, 7),
+        ],
+    );
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Progress`.
@@ -139,7 +158,9 @@ mod generated {
     impl StreamsClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {
@@ -426,7 +447,9 @@ mod generated {
     impl StreamsPush {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {

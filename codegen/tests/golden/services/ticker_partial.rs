@@ -20,6 +20,21 @@ mod generated {
     )]
     use ::rpcsmith::__private as __rt;
     static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0).maximum(60.0);
+    static PLACES: __rt::Places = __rt::Places::new(
+        "ticker.json",
+        &[
+            ("subscribe", "#/methods/0"),
+            ("ticker_confirm", "#/methods/3"),
+            ("ticker_tick", "#/methods/2"),
+            ("unsubscribe", "#/methods/1"),
+        ],
+        &[],
+        &[
+            ("#/components/schemas/Price", 57, 7),
+            ("#/components/schemas/SubscriptionId", 56, 7),
+            ("#/methods/3/errors/0/data", 49, 11),
+        ],
+    );
     pub mod types {
         use super::__rt;
         /// Generated from `#/components/schemas/Price`.
@@ -102,7 +117,9 @@ mod generated {
     impl TickerClient {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {
@@ -297,7 +314,9 @@ mod generated {
     impl TickerPush {
         /// Wraps a client of any transport.
         pub fn new(inner: __rt::Client) -> Self {
-            Self { inner }
+            Self {
+                inner: inner.places(&PLACES),
+            }
         }
         /// The untyped client inside.
         pub fn inner(&self) -> &__rt::Client {

@@ -39,6 +39,7 @@
 //! integers); any other number with a fraction or an exponent stays refused.
 
 mod fault;
+mod places;
 mod reread;
 mod terms;
 mod tree;
@@ -48,6 +49,7 @@ use std::fmt;
 
 use serde::de::DeserializeOwned;
 
+pub use places::Places;
 pub(crate) use terms::shorten;
 use tree::Tree;
 
