@@ -71,6 +71,8 @@ pub mod __private {
     pub use crate::server::{
         Context, Dispatch, Failure, Items, Reply, encode, subscribe, unsubscribe, unsubscribe_or,
     };
+    pub use crate::transport::{Streamed, caller, with_caller};
+    pub use futures_core::Stream;
 }
 
 /// Includes the module that `rpcsmith_build` generated into `OUT_DIR` from a build script.

@@ -27,6 +27,15 @@ rpcsmith::include_api!(
     pub ticker
 );
 rpcsmith::include_api!(
+    /// `tests/bothways/uploads.json`: params that are streams the caller sends.
+    pub uploads
+);
+rpcsmith::include_api!(
     /// `schemas/petstore.json`, types alone, with `json_schema(true)`.
     pub petstore_schemas
+);
+rpcsmith::include_api!(
+    /// `schemas/mcp.json` (MCP 2025-11-25): client and partial server, with the
+    /// directions `examples/mcp/build.rs` gives (`server_to_client`, `both_ways`).
+    pub mcp
 );

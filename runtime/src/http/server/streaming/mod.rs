@@ -44,6 +44,7 @@ pub const MCP_PROTOCOL_VERSIONS: [&str; 4] =
 /// | [`max_sessions`](Self::max_sessions), [`idle_timeout`](Self::idle_timeout) | 1,024, 10 minutes | same |
 /// | [`replay_window`](Self::replay_window): events kept per session | 1,024 events, 4 MiB | same |
 /// | [`stall_timeout`](Self::stall_timeout) | 30 seconds | same |
+/// | [`session_prefix`](Self::session_prefix): what every session id starts with | nothing | same |
 ///
 /// ```
 /// use rpcsmith::http::Streaming;
@@ -66,6 +67,7 @@ pub struct Streaming {
     idle: Duration,
     window: Window,
     stall: Duration,
+    prefix: Box<str>,
 }
 
 impl Default for Streaming {
@@ -92,6 +94,7 @@ impl Streaming {
                 bytes: 4 << 20,
             },
             stall: Duration::from_secs(30),
+            prefix: Box::default(),
         }
     }
 
@@ -195,8 +198,24 @@ impl Streaming {
         self
     }
 
+    /// Starts every session id with `prefix`, followed by the 128 random bits: an
+    /// instance's name, so that a reverse proxy in front of several instances can send
+    /// each session's requests to the instance that holds it by the id alone (the
+    /// guide's [More than one instance](crate::guide::production#more-than-one-instance)
+    /// shows nginx doing it). End it with a character the random part never starts
+    /// with (`.`, `-`), so that no instance's prefix is the start of another's. Only
+    /// visible ASCII (`!` to `~`) is allowed in a session id; a prefix with anything
+    /// else is ignored.
+    pub fn session_prefix(mut self, prefix: &str) -> Self {
+        if prefix.bytes().all(|b| b.is_ascii_graphic()) {
+            self.prefix = prefix.into();
+        }
+        self
+    }
+
     pub(super) fn build(self) -> Sse {
-        let sessions = Sessions::new(self.max_sessions, self.idle, self.window, self.stall);
+        let sessions = Sessions::new(self.max_sessions, self.idle, self.window, self.stall)
+            .prefixed(&self.prefix);
         Sse {
             settings: self,
             sessions,

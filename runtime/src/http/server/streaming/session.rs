@@ -237,6 +237,8 @@ pub(super) struct Sessions {
     idle: Duration,
     window: Window,
     stall: Duration,
+    /// What every id starts with ([`Streaming::session_prefix`](super::Streaming::session_prefix)).
+    prefix: Box<str>,
 }
 
 impl Sessions {
@@ -247,7 +249,14 @@ impl Sessions {
             idle,
             window,
             stall,
+            prefix: Box::default(),
         }
+    }
+
+    /// Starts every session id with `prefix`.
+    pub(super) fn prefixed(mut self, prefix: &str) -> Self {
+        self.prefix = prefix.into();
+        self
     }
 
     fn table(&self) -> MutexGuard<'_, HashMap<Box<str>, Arc<Session>>> {
@@ -274,7 +283,8 @@ impl Sessions {
             return Err(TooMany);
         }
         // 128 unguessable bits, as `0x` and 32 hex digits: visible ASCII, as MCP asks.
-        let id = crate::server::random_id().trim_matches('"').to_owned();
+        let random = crate::server::random_id();
+        let id = format!("{}{}", self.prefix, random.trim_matches('"'));
         let session = Session::new(Some(id.clone().into()), self.window, self.stall);
         table.insert(id.into(), Arc::clone(&session));
         Ok(session)
