@@ -44,9 +44,9 @@ pub struct Diagnostic {
     pub pointer: String,
     /// What is wrong, in one line.
     pub message: String,
-    /// What the problem is about, for a program that acts on it (a tool suggesting a
-    /// fix); `None` for most.
-    pub cause: Option<Cause>,
+    /// What the problem is about, for a program that acts on it; see
+    /// [`cause`](Self::cause). Boxed: most diagnostics have none.
+    cause: Option<Box<Cause>>,
 }
 
 /// What a [`Diagnostic`] is about, where a program may act on it rather than read its
@@ -92,6 +92,18 @@ impl Diagnostic {
             severity: Severity::Warning,
             ..Diagnostic::error(file, position, pointer, message)
         }
+    }
+
+    /// What the problem is about, for a program that acts on it (a tool suggesting a
+    /// fix); `None` for most.
+    pub fn cause(&self) -> Option<&Cause> {
+        self.cause.as_deref()
+    }
+
+    /// This diagnostic, saying what it is about.
+    pub(crate) fn with_cause(mut self, cause: Option<Cause>) -> Self {
+        self.cause = cause.map(Box::new);
+        self
     }
 
     /// Whether this is an error (as opposed to a warning).

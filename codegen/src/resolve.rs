@@ -268,10 +268,7 @@ impl Resolver {
             from.file
         } else {
             self.load_referenced(from, path_part)
-                .map_err(|(why, cause)| Diagnostic {
-                    cause,
-                    ..fail(self, why)
-                })?
+                .map_err(|(why, cause)| fail(self, why).with_cause(cause))?
         };
         let target = Location::new(file, target_pointer.into_owned());
         if self.get(&target).is_some() {

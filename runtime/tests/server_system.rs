@@ -1,7 +1,7 @@
-//! The `rpc.*` names as providers: the defaults (`rpc.discover`, `rpc.methods`), a
-//! provider added, one switched off, one replaced; unknown `rpc.*` names stay `-32601`
-//! and never reach the dispatcher; middleware and a router's merged names and document
-//! reach the providers.
+//! The `rpc.*` names as providers: the defaults (`rpc.discover`, `rpc.methods`, the pull
+//! streams' names), a provider added, one switched off, one replaced; unknown `rpc.*`
+//! names stay `-32601` and never reach the dispatcher; middleware and a router's merged
+//! names and document reach the providers.
 
 mod support;
 
@@ -175,4 +175,58 @@ fn a_mount_that_declares_nothing_is_refused() {
         .build()
         .unwrap_err();
     assert_eq!(twice.to_string(), "two mounts are named `p`");
+}
+
+/// The pull streams' names are rows of the same table: answered by default (an unknown
+/// stream is `-32602`, not `-32601`), each switched off by name; the kotlinx-rpc names,
+/// outside `rpc.`, then reach the dispatcher.
+#[tokio::test]
+async fn pull_stream_names_are_providers_switched_off_by_name() {
+    const FLOW_NEXT: &str = "kotlinx.rpc.jsonrpc.internal.nextFlowValue";
+    const FLOW_CANCEL: &str = "kotlinx.rpc.jsonrpc.internal.cancelFlow";
+    let pull = |method: &str| {
+        let params = if method.starts_with("rpc.") {
+            r#"{"stream":"0x1"}"#
+        } else {
+            r#"["0x1"]"#
+        };
+        request(method, params, 1)
+    };
+    let methods = Arc::new(TestMethods::default());
+    let server = Server::new(methods.clone());
+    for method in ["rpc.stream.next", FLOW_NEXT] {
+        let answer = server
+            .handle(pull(method).as_bytes(), Metadata::default())
+            .await
+            .unwrap();
+        assert_eq!(error_code(&answer), code::INVALID_PARAMS, "{method}");
+    }
+    for method in ["rpc.stream.cancel", FLOW_CANCEL] {
+        let answer = server
+            .handle(pull(method).as_bytes(), Metadata::default())
+            .await
+            .unwrap();
+        assert_eq!(json(&answer)["result"], json!(false), "{method}");
+    }
+    assert!(methods.seen.lock().unwrap().is_empty());
+
+    let methods = Arc::new(TestMethods::default());
+    let server = Server::builder(methods.clone())
+        .without_system("rpc.stream.next")
+        .without_system(FLOW_NEXT)
+        .build();
+    let answer = server
+        .handle(pull("rpc.stream.next").as_bytes(), Metadata::default())
+        .await
+        .unwrap();
+    assert_eq!(error_code(&answer), code::METHOD_NOT_FOUND);
+    server
+        .handle(pull(FLOW_NEXT).as_bytes(), Metadata::default())
+        .await;
+    let answer = server
+        .handle(pull("rpc.stream.cancel").as_bytes(), Metadata::default())
+        .await
+        .unwrap();
+    assert_eq!(json(&answer)["result"], json!(false), "still answered");
+    assert_eq!(*methods.seen.lock().unwrap(), [FLOW_NEXT]);
 }

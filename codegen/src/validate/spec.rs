@@ -344,10 +344,8 @@ pub(crate) fn check_expected(
 }
 
 fn check(findings: &mut Findings<'_>, at: &Location, value: &Value, kind: Kind, level: Severity) {
-    // A value of the wrong type is always an error: the typed model cannot read it.
     let mismatch = |findings: &mut Findings<'_>, expected: &str| {
-        let message = format!("expected {expected}, found {}", kind_of(value));
-        findings.report(Rule::Structure, Error, at, message);
+        mismatch(findings, at, value, expected);
     };
     match kind {
         Kind::Any => {}
@@ -362,36 +360,9 @@ fn check(findings: &mut Findings<'_>, at: &Location, value: &Value, kind: Kind, 
         Kind::Version => check_version(findings, at, value),
         Kind::ParamStructure => check_param_structure(findings, at, value),
         Kind::Schema => super::check_schema_into(findings, at, value),
-        Kind::Tolerated(spec) if value.get("$ref").is_some() => {
-            let message = format!(
-                "a $ref where OpenRPC wants {} {} (the specification allows no reference here): followed",
-                article(spec.what),
-                spec.what
-            );
-            findings.report(Rule::Structure, Warning, &at.key("$ref"), message);
-            check(findings, at, value, Kind::OrRef(spec), level);
+        Kind::Tolerated(_) | Kind::Obj(_) | Kind::OrRef(_) => {
+            check_object(findings, at, value, kind, level);
         }
-        Kind::Obj(spec) | Kind::Tolerated(spec) => match value.as_object() {
-            Some(object) => check_members(findings, at, object, spec),
-            None => mismatch(
-                findings,
-                &format!("an object ({} {})", article(spec.what), spec.what),
-            ),
-        },
-        Kind::OrRef(spec) => match value.as_object() {
-            Some(object) if object.contains_key("$ref") => {
-                check_reference(findings, at, object, spec);
-            }
-            Some(object) => check_members(findings, at, object, spec),
-            None => mismatch(
-                findings,
-                &format!(
-                    "an object ({} {} or a reference)",
-                    article(spec.what),
-                    spec.what
-                ),
-            ),
-        },
         Kind::Array(item) => match value.as_array() {
             Some(items) => {
                 for (i, v) in items.iter().enumerate() {
@@ -409,6 +380,54 @@ fn check(findings: &mut Findings<'_>, at: &Location, value: &Value, kind: Kind, 
             None => mismatch(findings, "an object"),
         },
         Kind::Str | Kind::Bool | Kind::Int => {}
+    }
+}
+
+/// A value of the wrong type: always an error, the typed model cannot read it.
+fn mismatch(findings: &mut Findings<'_>, at: &Location, value: &Value, expected: &str) {
+    let message = format!("expected {expected}, found {}", kind_of(value));
+    findings.report(Rule::Structure, Error, at, message);
+}
+
+/// Checks an object of a spec: its members, or, where a reference may stand (or is
+/// tolerated, with a warning), the reference.
+fn check_object(
+    findings: &mut Findings<'_>,
+    at: &Location,
+    value: &Value,
+    kind: Kind,
+    level: Severity,
+) {
+    match kind {
+        Kind::Tolerated(spec) if value.get("$ref").is_some() => {
+            let message = format!(
+                "a $ref where OpenRPC wants {} {} (the specification allows no reference here): followed",
+                article(spec.what),
+                spec.what
+            );
+            findings.report(Rule::Structure, Warning, &at.key("$ref"), message);
+            check(findings, at, value, Kind::OrRef(spec), level);
+        }
+        Kind::Obj(spec) | Kind::Tolerated(spec) => match value.as_object() {
+            Some(object) => check_members(findings, at, object, spec),
+            None => {
+                let expected = format!("an object ({} {})", article(spec.what), spec.what);
+                mismatch(findings, at, value, &expected);
+            }
+        },
+        Kind::OrRef(spec) => match value.as_object() {
+            Some(object) if object.contains_key("$ref") => {
+                check_reference(findings, at, object, spec);
+            }
+            Some(object) => check_members(findings, at, object, spec),
+            None => {
+                let (a, what) = (article(spec.what), spec.what);
+                let expected = format!("an object ({a} {what} or a reference)");
+                mismatch(findings, at, value, &expected);
+            }
+        },
+        // Only the object kinds come here.
+        _ => {}
     }
 }
 

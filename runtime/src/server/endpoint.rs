@@ -1,5 +1,5 @@
-//! The end of the middleware chain: the names the engine answers itself (`rpc.*`, by
-//! their providers), then the dispatcher.
+//! The end of the middleware chain: the names the engine answers itself (one table,
+//! [`Providers`]: `rpc.*` and the pull streams' names), then the dispatcher.
 
 use serde_json::value::RawValue;
 
@@ -9,9 +9,8 @@ use crate::protocol::ErrorObject;
 use super::context::Context;
 use super::dispatch::{Dispatch, Reply, ReplyInner};
 use super::limits::Limits;
-use super::pull::{self, FLOW_PREFIX};
 use super::streams::Streams;
-use super::system::{Catalog, Providers};
+use super::system::{Catalog, Provider, Providers};
 
 /// The dispatcher, behind the `rpc.*` names it never sees.
 pub(crate) struct Endpoint {
@@ -36,45 +35,32 @@ impl Endpoint {
         }
     }
 
-    /// Answers `rpc.*` names itself (the pull streams' `rpc.stream.next` and
-    /// `rpc.stream.cancel`, then the providers; `-32601` without one), hands the rest to
-    /// the dispatcher, and resolves the subscription calls it returns.
+    /// Answers the names of its table itself (`-32601` for any other `rpc.*` name), hands
+    /// the rest to the dispatcher, and resolves the subscription calls it returns.
     #[inline]
     pub(crate) fn call(&self, method: &str, params: Option<&RawValue>, context: Context) -> Reply {
-        if method.starts_with("rpc.") {
-            return self.reserved(method, params, context);
-        }
-        // The kotlinx-rpc JSON-RPC proposal's two pull methods (see `server::subscribe`).
-        if method.starts_with(FLOW_PREFIX)
-            && let Some(reply) = self.streams.answer(method, params)
-        {
-            return reply;
-        }
-        match self.dispatch.call(method, params, context) {
-            Reply(ReplyInner::Stream(call)) => self.streams.resolve(call),
-            reply => reply,
-        }
-    }
-
-    fn reserved(&self, method: &str, params: Option<&RawValue>, context: Context) -> Reply {
-        if let Some(reply) = self.streams.answer(method, params) {
-            return reply;
-        }
         match self.system.get(method) {
-            Some(provider) => provider.call(params, context, &self.catalog),
-            None => Reply::err(ErrorObject::method_not_found()),
+            Some(Provider::Method(provider)) => provider.call(params, context, &self.catalog),
+            Some(Provider::Pulls) => self
+                .streams
+                .answer(method, params)
+                .unwrap_or_else(|| Reply::err(ErrorObject::method_not_found())),
+            None if method.starts_with("rpc.") => Reply::err(ErrorObject::method_not_found()),
+            None => match self.dispatch.call(method, params, context) {
+                Reply(ReplyInner::Stream(call)) => self.streams.resolve(call),
+                reply => reply,
+            },
         }
     }
 
     /// The server's meters, labelling calls by the names this endpoint answers: the
-    /// dispatcher's table, the providers' names and the pull streams' methods.
+    /// dispatcher's table and the names of its own.
     pub(crate) fn meter(&self) -> ServerMeter {
         let table = self
             .catalog
             .methods()
             .map(|names| names.iter().map(String::as_str));
-        let reserved = [pull::NEXT, pull::CANCEL, pull::FLOW_NEXT, pull::FLOW_CANCEL];
-        ServerMeter::new(table, self.system.names().chain(reserved))
+        ServerMeter::new(table, self.system.names())
     }
 
     /// Hosts `items` for the other side of a connection to pull.

@@ -176,8 +176,10 @@ impl Builder {
         self
     }
 
-    /// Stops answering the reserved name `name` (`rpc.discover`, `rpc.methods`): it is
-    /// then answered `-32601`, as every `rpc.*` name without a provider.
+    /// Stops answering the name `name` of the server's own table (`rpc.discover`,
+    /// `rpc.methods`, the pull streams' `rpc.stream.next` and `rpc.stream.cancel`, and
+    /// their kotlinx-rpc names; see [`super::system`]): an `rpc.*` name is then answered
+    /// `-32601`, as every one without a provider; a kotlinx name reaches the dispatcher.
     pub fn without_system(mut self, name: &str) -> Self {
         self.system.remove(name);
         self

@@ -44,8 +44,6 @@ pub(crate) const FLOW_NEXT: &str = "kotlinx.rpc.jsonrpc.internal.nextFlowValue";
 pub(crate) const FLOW_CANCEL: &str = "kotlinx.rpc.jsonrpc.internal.cancelFlow";
 /// What the proposal's `next` answers once the stream has ended.
 const FLOW_COMPLETED: i64 = -32001;
-/// The prefix of the proposal's reserved names.
-pub(crate) const FLOW_PREFIX: &str = "kotlinx.rpc.jsonrpc.internal.";
 
 /// How `rpc.stream.*` params name the stream: `{"stream": id}` or `[id]`.
 static STREAM_PARAM: Feed = Feed::pull().unsubscribe(CANCEL, "stream", false);

@@ -2,18 +2,23 @@
 //! add to, replace or switch off ([`Builder::system`](super::Builder::system),
 //! [`Builder::without_system`](super::Builder::without_system)).
 //!
+//! This is the one table of the names a server answers itself, ahead of its dispatcher.
 //! Every name that starts with `rpc.` is reserved (JSON-RPC 2.0 §4.3): it never reaches
-//! the dispatcher. A server answers the reserved names it has a provider for, and every
-//! other one `-32601`. By default it has two:
+//! the dispatcher, and a server answers the ones it has a provider for, every other one
+//! `-32601`. By default it has these:
 //!
 //! | name | answers | when |
 //! |---|---|---|
 //! | `rpc.discover` | the dispatcher's OpenRPC document ([`Dispatch::document`]) | the dispatcher has one |
 //! | `rpc.methods` | the names the dispatcher answers, an array of strings in its order ([`Dispatch::methods`], else the document's method names) | either is known |
+//! | `rpc.stream.next`, `rpc.stream.cancel` | the server's pull streams (see [`subscribe`](super::subscribe)) | always |
+//! | `kotlinx.rpc.jsonrpc.internal.nextFlowValue`, `kotlinx.rpc.jsonrpc.internal.cancelFlow` | the same streams, as the kotlinx-rpc JSON-RPC proposal names them | always |
 //!
-//! (`-32601` otherwise.) A provider is an object, so it can keep state of its own — a
-//! registry of pull streams answering `rpc.stream.next` and `rpc.stream.cancel`, for
-//! instance — and it sees what the server knows of its dispatcher ([`Catalog`]).
+//! (`-32601` otherwise.) Each is switched off by name
+//! ([`Builder::without_system`](super::Builder::without_system)); the two kotlinx names,
+//! outside `rpc.`, then reach the dispatcher like any other name. A provider is an
+//! object, so it can keep state of its own, and it sees what the server knows of its
+//! dispatcher ([`Catalog`]).
 
 use serde_json::value::RawValue;
 
@@ -22,6 +27,7 @@ use crate::protocol::ErrorObject;
 use super::context::Context;
 use super::dispatch::{Dispatch, Reply};
 use super::encoded::Encoded;
+use super::pull;
 
 /// One `rpc.*` method a server answers itself; see the [module docs](self).
 ///
@@ -137,15 +143,26 @@ impl SystemMethod for Methods {
     }
 }
 
+/// Who answers a name of the table: a provider, or the server's pull streams.
+pub(crate) enum Provider {
+    /// A provider, default or added.
+    Method(Box<dyn SystemMethod>),
+    /// The pull streams' methods, answered by the server's registry of them.
+    Pulls,
+}
+
 /// The providers of one server, by name, in the order added.
-pub(crate) struct Providers(Vec<(Box<str>, Box<dyn SystemMethod>)>);
+pub(crate) struct Providers(Vec<(Box<str>, Provider)>);
 
 impl Providers {
-    /// `rpc.discover` and `rpc.methods`.
+    /// `rpc.discover` and `rpc.methods`, and the pull streams' methods.
     pub(crate) fn defaults() -> Self {
         let mut providers = Providers(Vec::new());
         providers.insert("rpc.discover", Box::new(Discover));
         providers.insert("rpc.methods", Box::new(Methods));
+        for name in [pull::NEXT, pull::CANCEL, pull::FLOW_NEXT, pull::FLOW_CANCEL] {
+            providers.0.push((name.into(), Provider::Pulls));
+        }
         providers
     }
 
@@ -160,7 +177,7 @@ impl Providers {
             return;
         }
         self.remove(name);
-        self.0.push((name.into(), provider));
+        self.0.push((name.into(), Provider::Method(provider)));
     }
 
     pub(crate) fn remove(&mut self, name: &str) {
@@ -172,10 +189,12 @@ impl Providers {
         self.0.iter().map(|(name, _)| &**name)
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<&dyn SystemMethod> {
+    /// Who answers `name`, if the table has it.
+    #[inline]
+    pub(crate) fn get(&self, name: &str) -> Option<&Provider> {
         self.0
             .iter()
             .find(|(known, _)| &**known == name)
-            .map(|(_, provider)| &**provider)
+            .map(|(_, provider)| provider)
     }
 }

@@ -248,7 +248,7 @@ fn on_side(side: &str, document: &Path, d: &Diagnostic) -> Diagnostic {
 /// here, above `document`) from which the `$ref` of `d` to a file found nowhere
 /// ([`Cause::MissingFile`]) names an existing file.
 fn include_hint(document: &Path, d: &Diagnostic) -> Option<std::path::PathBuf> {
-    let Some(Cause::MissingFile { path }) = &d.cause else {
+    let Some(Cause::MissingFile { path }) = d.cause() else {
         return None;
     };
     let referring = match d.file.is_file() {

@@ -220,49 +220,7 @@ impl Mock {
         m: &ResolvedMethod,
         params: Option<&Value>,
     ) -> Result<Map<String, Value>, Refusal> {
-        let mut named = Map::new();
-        match params {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(values)) => {
-                if m.param_structure == ParamStructure::ByName {
-                    return Err(Refusal::Shape(format!(
-                        "`{}` takes its params by name (an object)",
-                        m.name
-                    )));
-                }
-                if values.len() > m.params.len() {
-                    return Err(Refusal::Shape(format!(
-                        "`{}` takes at most {} params, {} given",
-                        m.name,
-                        m.params.len(),
-                        values.len()
-                    )));
-                }
-                for (param, value) in m.params.iter().zip(values) {
-                    named.insert(param.name.clone(), value.clone());
-                }
-            }
-            Some(Value::Object(members)) => {
-                if m.param_structure == ParamStructure::ByPosition {
-                    return Err(Refusal::Shape(format!(
-                        "`{}` takes its params by position (an array)",
-                        m.name
-                    )));
-                }
-                if let Some(unknown) = members
-                    .keys()
-                    .find(|k| !m.params.iter().any(|p| &p.name == *k))
-                {
-                    return Err(Refusal::Shape(format!("unknown param `{unknown}`")));
-                }
-                named = members.clone();
-            }
-            Some(other) => {
-                return Err(Refusal::Shape(format!(
-                    "params must be an array or an object, not {other}"
-                )));
-            }
-        }
+        let named = by_name(m, params)?;
         for param in &m.params {
             match named.get(&param.name) {
                 None | Some(Value::Null) if param.required && !named.contains_key(&param.name) => {
@@ -376,4 +334,50 @@ fn fnv1a(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+/// The call's params by name, as the method takes them (by position, by name or
+/// either); a refusal for params of the wrong structure or count, or an unknown name.
+fn by_name(m: &ResolvedMethod, params: Option<&Value>) -> Result<Map<String, Value>, Refusal> {
+    match params {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Array(values)) => {
+            if m.param_structure == ParamStructure::ByName {
+                return Err(Refusal::Shape(format!(
+                    "`{}` takes its params by name (an object)",
+                    m.name
+                )));
+            }
+            if values.len() > m.params.len() {
+                return Err(Refusal::Shape(format!(
+                    "`{}` takes at most {} params, {} given",
+                    m.name,
+                    m.params.len(),
+                    values.len()
+                )));
+            }
+            let pairs = m.params.iter().zip(values);
+            Ok(pairs
+                .map(|(param, value)| (param.name.clone(), value.clone()))
+                .collect())
+        }
+        Some(Value::Object(members)) => {
+            if m.param_structure == ParamStructure::ByPosition {
+                return Err(Refusal::Shape(format!(
+                    "`{}` takes its params by position (an array)",
+                    m.name
+                )));
+            }
+            if let Some(unknown) = members
+                .keys()
+                .find(|k| !m.params.iter().any(|p| &p.name == *k))
+            {
+                return Err(Refusal::Shape(format!("unknown param `{unknown}`")));
+            }
+            Ok(members.clone())
+        }
+        Some(other) => Err(Refusal::Shape(format!(
+            "params must be an array or an object, not {other}"
+        ))),
+    }
 }

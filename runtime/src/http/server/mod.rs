@@ -3,6 +3,7 @@
 //! TCP listener, one task per connection.
 
 mod answer;
+mod closing;
 mod connection;
 mod origin;
 mod refusal;

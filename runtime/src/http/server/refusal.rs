@@ -8,7 +8,8 @@
 //! [`MAX_REFUSING`] are being refused at once; past that, a connection is closed as
 //! soon as it is accepted.
 
-use super::connection::{self, Guard, Signal};
+use super::closing::{Guard, Signal};
+use super::connection;
 use super::service;
 use ::http::Request;
 use hyper::body::Incoming;

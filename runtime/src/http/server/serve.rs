@@ -1,7 +1,8 @@
 //! Serving an HTTP service (a [`Service`](super::Service), or any tower service
 //! around one) on a TCP listener.
 
-use super::connection::{self, ConnectionSettings, Socket, Stopping};
+use super::closing::Stopping;
+use super::connection::{self, ConnectionSettings, Socket};
 use super::refusal::Refusals;
 use super::unsent::Unsent;
 use crate::server::InFlight;
