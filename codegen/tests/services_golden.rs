@@ -370,16 +370,17 @@ fn a_reformatted_document_generates_the_same_code() {
                 generate(path, &Settings::default()).unwrap_or_else(|e| panic!("{doc}: {e}"));
             (generated.source, generated.beside)
         };
-        let expected = generated(&original);
+        let (expected, expected_beside) = generated(&original);
         let (expected_code, expected_places) = split_places(&expected);
         for reformatted in [compact.into_bytes(), tabbed] {
             assert_ne!(reformatted, text.as_bytes(), "{doc}: not reformatted");
             let out = tempfile::tempdir().expect("temp dir");
             let copy = out.path().join(original.file_name().expect("a file name"));
             std::fs::write(&copy, &reformatted).expect("writes");
-            let again = generated(&copy);
+            let (again, beside) = generated(&copy);
             let (code, places) = split_places(&again);
             assert!(expected_code == code, "{doc}: the output changed");
+            assert!(expected_beside == beside, "{doc}: the document file changed");
             // The positions moved, and they are all the table holds that changed.
             assert_ne!(expected_places, places, "{doc}: the positions did not move");
         }
