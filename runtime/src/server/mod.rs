@@ -94,6 +94,7 @@ mod metadata;
 mod middleware;
 pub(crate) mod params;
 mod pull;
+mod pump;
 mod push;
 pub mod rate;
 mod respond;

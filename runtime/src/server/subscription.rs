@@ -101,10 +101,14 @@ where
         self: Pin<&mut Self>,
         cx: &mut TaskContext<'_>,
         out: &mut Vec<u8>,
+        start: &(dyn Fn(&mut Vec<u8>) + Sync),
     ) -> Poll<Option<Result<(), serde_json::Error>>> {
         let this = self.project();
         let item = ready!(this.stream.poll_next(cx));
-        Poll::Ready(item.map(|item| (this.write)(out, item)))
+        Poll::Ready(item.map(|item| {
+            start(out);
+            (this.write)(out, item)
+        }))
     }
 }
 
