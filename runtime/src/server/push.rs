@@ -26,8 +26,8 @@ use crate::protocol::{ErrorObject, Feed, IdKind};
 use super::dispatch::BoxFuture;
 use super::encoded::Encoded;
 use super::pump::{Drained, Pump};
+use super::sink::Closed;
 use super::stream_call::{EncodedItems, write_next};
-use super::subscription::Closed;
 
 /// What a transport offers the server engine for pushing to one connection.
 ///
