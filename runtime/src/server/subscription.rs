@@ -1,6 +1,7 @@
-//! What the handler of a subscribe method returns ([`Items`], or a [`Sink`](super::Sink) and its
-//! [`Items`] from [`channel`](super::channel)), and the two runtime functions a generated dispatcher
-//! calls for a subscription: [`subscribe`] and [`unsubscribe`].
+//! What the handler of a subscribe method returns ([`Items`], or a
+//! [`Sink`](super::Sink) and its [`Items`] from [`channel`](super::channel)), and the
+//! two runtime functions a generated dispatcher calls for a subscription: [`subscribe`]
+//! and [`unsubscribe`].
 
 use std::fmt;
 use std::future::Future;
@@ -23,8 +24,8 @@ use super::stream_call::{Closing, EncodedItems, Handler, ItemSource, Opening, St
 
 /// The items of one subscription, as the handler of a subscribe method returns them:
 /// any `Stream` of serializable items ([`Items::new`]) or of items serialized once for
-/// many subscriptions ([`Items::shared`]), or the receiving end of a [`channel`](super::channel) or a
-/// [`shared_channel`](super::shared_channel).
+/// many subscriptions ([`Items::shared`]), or the receiving end of a
+/// [`channel`](super::channel) or a [`shared_channel`](super::shared_channel).
 ///
 /// The runtime drops it when the subscription ends (unsubscribed, cancelled, the
 /// connection closed), which is how the code producing the items learns to stop.
@@ -114,7 +115,8 @@ where
 /// An item serialized once, for sending to many subscriptions: cloning it is cheap (an
 /// `Arc` inside), and the runtime copies its JSON text into each notification rather
 /// than serializing the item for each subscription. Typed by the item it holds, so
-/// that [`Items::shared`] and [`shared_channel`](super::shared_channel) give the `Items<T>` a handler returns.
+/// that [`Items::shared`] and [`shared_channel`](super::shared_channel) give the
+/// `Items<T>` a handler returns.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -207,11 +209,17 @@ impl<T> fmt::Debug for Shared<T> {
 /// **Batches**: a subscribe call inside a batch works like a single one; its items are
 /// held until the whole batch's answer (which carries the id) is queued.
 ///
-/// **A slow connection** blocks only its own subscriptions: each subscription's pump
-/// waits for room in its connection's byte budget before it takes the next item, so
-/// items stay in the handler's stream (or the [`channel`](super::channel), whose [`Sink::send`](super::Sink::send) then
-/// waits) rather than piling up in the server; the connection's reader and every other
-/// connection go on.
+/// **What a subscription costs**: no task of its own. One task per connection (started
+/// with its first subscription, ending with its last) polls the subscriptions whose
+/// items woke it, so an idle subscription holds its item stream, its id and a slot in
+/// that task's set; a [`channel`](super::channel)'s queue is allocated only while items
+/// wait in it.
+///
+/// **A slow connection** blocks only its own subscriptions: each subscription waits for
+/// room in its connection's byte budget before it takes the next item, so items stay in
+/// the handler's stream (or the [`channel`](super::channel), whose
+/// [`Sink::send`](super::Sink::send) then waits) rather than piling up in the server;
+/// the connection's reader and every other connection go on.
 ///
 /// **Pull streams** (the quasi-protocol of the kotlinx-rpc JSON-RPC proposal) are the
 /// server's, not a connection's (the HTTP requests of one client may come on different

@@ -41,7 +41,9 @@ impl EventStream {
         }
     }
 
-    /// The next event, encoded; `None` once the stream has ended.
+    /// The events ready now, encoded one after the other (up to [`BATCH`] bytes): one
+    /// body frame, so one chunk and, usually, one write for all that came since the
+    /// last; `None` once the stream has ended.
     pub(crate) fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
         if self.done {
             return Poll::Ready(None);
@@ -52,19 +54,34 @@ impl EventStream {
             self.done = true;
             return Poll::Ready(None);
         }
-        match self.session.next(self.stream, self.generation, cx.waker()) {
-            Next::Event { id, data, last } => {
-                self.done = last;
-                Poll::Ready(Some(encode(&id, &data)))
+        let mut events = Vec::new();
+        while events.len() < BATCH {
+            match self.session.next(self.stream, self.generation, cx.waker()) {
+                Next::Event { id, data, last } => {
+                    encode_into(&mut events, &id, &data);
+                    if last {
+                        self.done = true;
+                        break;
+                    }
+                }
+                Next::Wait => break,
+                Next::End => {
+                    self.done = true;
+                    break;
+                }
             }
-            Next::Wait => Poll::Pending,
-            Next::End => {
-                self.done = true;
-                Poll::Ready(None)
-            }
+        }
+        match (events.is_empty(), self.done) {
+            (false, _) => Poll::Ready(Some(events)),
+            (true, true) => Poll::Ready(None),
+            (true, false) => Poll::Pending,
         }
     }
 }
+
+/// The bytes of events past which [`EventStream::poll_event`] sends what it has rather
+/// than take the next event.
+const BATCH: usize = 64 * 1024;
 
 impl Drop for EventStream {
     fn drop(&mut self) {
@@ -72,25 +89,30 @@ impl Drop for EventStream {
     }
 }
 
-/// One event: its id, the type `message`, and the message as `data` lines (a message
-/// with line breaks, which JSON allows between tokens, takes several).
-pub(crate) fn encode(id: &str, message: &Bytes) -> Vec<u8> {
-    let mut event = Vec::with_capacity(message.len() + id.len() + 32);
-    event.extend_from_slice(b"id: ");
-    event.extend_from_slice(id.as_bytes());
-    event.extend_from_slice(b"\nevent: message\n");
+/// Appends one event to `out`: its id, the type `message`, and the message as `data`
+/// lines (a message with line breaks, which JSON allows between tokens, takes several).
+fn encode_into(out: &mut Vec<u8>, id: &str, message: &Bytes) {
+    out.reserve(message.len() + id.len() + 32);
+    out.extend_from_slice(b"id: ");
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(b"\nevent: message\n");
     for line in message.split(|&byte| byte == b'\n' || byte == b'\r') {
-        event.extend_from_slice(b"data: ");
-        event.extend_from_slice(line);
-        event.push(b'\n');
+        out.extend_from_slice(b"data: ");
+        out.extend_from_slice(line);
+        out.push(b'\n');
     }
-    event.push(b'\n');
-    event
+    out.push(b'\n');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn encode(id: &str, message: &Bytes) -> Vec<u8> {
+        let mut event = Vec::new();
+        encode_into(&mut event, id, message);
+        event
+    }
 
     #[test]
     fn events_carry_their_id_and_one_data_line_per_line() {
