@@ -318,7 +318,8 @@ fn fanned_out(
         limit >= needed,
         "{count} subscribers need {needed} open files here; the limit is {limit} (ulimit -Hn)"
     );
-    let mut server = proc::Server::start_fan_out(implementation, settings.workers, count, transport)?;
+    let mut server =
+        proc::Server::start_fan_out(implementation, settings.workers, count, transport)?;
     let url = server.url().to_owned();
     let subscribers = fanout::Subscribers { count };
     let load = match transport {

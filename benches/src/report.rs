@@ -128,7 +128,12 @@ const RATIOS: &[Ratio] = &[
         J,
     ),
     ratio("subscription_idle_rss", "fanout", Metric::IdleRss, J),
-    ratio("subscription_publish_peak_rss", "fanout", Metric::PeakRss, J),
+    ratio(
+        "subscription_publish_peak_rss",
+        "fanout",
+        Metric::PeakRss,
+        J,
+    ),
     ratio(
         "subscription_items_per_s_10k",
         "fanout10k",

@@ -16,8 +16,8 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper::{Method, Request};
 use hyper_util::rt::TokioIo;
+use rpcsmith::http;
 use rpcsmith::server::Server;
-use rpcsmith::transport::http;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::api::quote;
@@ -43,9 +43,7 @@ pub(crate) async fn serve(
         .with_context(|| format!("cannot bind {address}"))?;
     let bound = listener.local_addr()?;
     let max = max_connections.unwrap_or(http::DEFAULT_MAX_CONNECTIONS);
-    let streaming = http::Streaming::new()
-        .sessions(SUBSCRIBE)
-        .max_sessions(max);
+    let streaming = http::Streaming::new().sessions(SUBSCRIBE).max_sessions(max);
     let service = http::Service::new(server).streaming(streaming);
     let serve = http::Serve::new(listener, service).max_connections(max);
     tokio::spawn(serve.run(std::future::pending()));

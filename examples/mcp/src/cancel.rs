@@ -10,8 +10,8 @@
 //! ignores. Calls are known by their session and id, so one session cannot cancel
 //! another's.
 
+use rpcsmith::http::SessionId;
 use rpcsmith::server::Context;
-use rpcsmith::transport::http::SessionId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::oneshot;

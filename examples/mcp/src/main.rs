@@ -26,8 +26,8 @@ mod tools;
 rpcsmith::include_api!("mcp");
 
 use mcp::McpDispatcher;
+use rpcsmith::http::{self, Streaming};
 use rpcsmith::server::Server;
-use rpcsmith::transport::http::{self, Streaming};
 use rpcsmith::transport::peer::{Cancellation, Peer};
 use rpcsmith::transport::stream::{self, Codec};
 

@@ -3,7 +3,7 @@
 
 use super::log::Next;
 use super::session::Session;
-use bytes::Bytes;
+use crate::http::sse::encode_into;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -86,42 +86,5 @@ const BATCH: usize = 64 * 1024;
 impl Drop for EventStream {
     fn drop(&mut self) {
         self.session.detach(self.stream, self.generation);
-    }
-}
-
-/// Appends one event to `out`: its id, the type `message`, and the message as `data`
-/// lines (a message with line breaks, which JSON allows between tokens, takes several).
-fn encode_into(out: &mut Vec<u8>, id: &str, message: &Bytes) {
-    out.reserve(message.len() + id.len() + 32);
-    out.extend_from_slice(b"id: ");
-    out.extend_from_slice(id.as_bytes());
-    out.extend_from_slice(b"\nevent: message\n");
-    for line in message.split(|&byte| byte == b'\n' || byte == b'\r') {
-        out.extend_from_slice(b"data: ");
-        out.extend_from_slice(line);
-        out.push(b'\n');
-    }
-    out.push(b'\n');
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn encode(id: &str, message: &Bytes) -> Vec<u8> {
-        let mut event = Vec::new();
-        encode_into(&mut event, id, message);
-        event
-    }
-
-    #[test]
-    fn events_carry_their_id_and_one_data_line_per_line() {
-        let event = encode("1-2", &Bytes::from_static(br#"{"a":1}"#));
-        assert_eq!(event, b"id: 1-2\nevent: message\ndata: {\"a\":1}\n\n");
-        let event = encode("0-3", &Bytes::from_static(b"{\n\"a\":1}"));
-        assert_eq!(
-            event,
-            b"id: 0-3\nevent: message\ndata: {\ndata: \"a\":1}\n\n"
-        );
     }
 }

@@ -46,7 +46,7 @@ pub const MCP_PROTOCOL_VERSIONS: [&str; 4] =
 /// | [`stall_timeout`](Self::stall_timeout) | 30 seconds | same |
 ///
 /// ```
-/// use rpcsmith::transport::http::Streaming;
+/// use rpcsmith::http::Streaming;
 /// use std::time::Duration;
 ///
 /// let mcp = Streaming::mcp().max_sessions(100).idle_timeout(Duration::from_secs(60));
