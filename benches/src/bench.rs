@@ -313,7 +313,7 @@ fn fanned_out(
     transport: Transport,
 ) -> anyhow::Result<Sample> {
     let limit = crate::idle::raise_open_files();
-    let needed = 2 * count as u64 + 256;
+    let needed = count as u64 + 256;
     ensure!(
         limit >= needed,
         "{count} subscribers need {needed} open files here; the limit is {limit} (ulimit -Hn)"

@@ -133,7 +133,7 @@ async fn receive(mut body: Incoming, id: String, gauge: Gauge) -> anyhow::Result
         buffer.extend_from_slice(&data);
         while let Some(end) = buffer.windows(2).position(|pair| pair == b"\n\n") {
             let event = buffer.split_to(end + 2);
-            for line in event.split(|&byte| byte == b'\n') {
+            for line in event[..].split(|&byte| byte == b'\n') {
                 if let Some(data) = line.strip_prefix(b"data: ") {
                     heads
                         .check(data)
