@@ -10,8 +10,10 @@ mod serve;
 mod service;
 mod streaming;
 mod unsent;
+mod upgrade;
 #[cfg(feature = "sign")]
 mod verify;
+mod written;
 
 pub use answer::{NoResponse, ResponseBody};
 pub(crate) use connection::Socket;
@@ -23,8 +25,6 @@ pub use service::{DEFAULT_BODY_TIMEOUT, PeerAddr, Service};
 pub use streaming::{
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE, MCP_PROTOCOL_VERSIONS, SessionId, Streaming,
 };
-pub(in crate::http) use unsent::Held;
-#[cfg(test)]
-pub(in crate::http) use unsent::Unsent;
+pub use upgrade::{ReadMetadata, Upgrade};
 #[cfg(feature = "sign")]
 pub use verify::{DEFAULT_MAX_SIGNED_SIZE, Verified, VerifySignature};

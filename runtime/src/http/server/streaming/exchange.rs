@@ -1,11 +1,11 @@
 //! The requests of a streaming service: `POST` (answered as JSON or as an event
 //! stream), `GET` (the session's standalone stream, or a resumed one), `DELETE`.
 
+use super::super::written::Data;
 use super::Sse;
 use super::events::{EventStream, Stop};
 use super::log::{Refused, STANDALONE};
 use super::session::{Session, TooMany};
-use crate::http::body::Data;
 use crate::http::server::answer::ResponseBody;
 use crate::http::server::answer::{Answer, NoResponse, empty, json_body, refusal};
 use crate::protocol::{self, ErrorObject, Message, TwoWay};
