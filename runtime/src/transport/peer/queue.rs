@@ -22,8 +22,8 @@ use tokio::sync::{Notify, mpsc};
 /// the connection's queue and the WebSocket's write buffer, which keeps the most it
 /// ever held: with the budget (4 MiB) as the only bound, a fan-out to 1,000 slow
 /// subscribers held over 100 KiB of written-out messages per connection (issue 28).
-/// 8 KiB still gives the writer a few dozen small items per write.
-pub(crate) const PUSH_ROOM: usize = 8 * 1024;
+/// 4 KiB still gives the writer a dozen small items per write.
+pub(crate) const PUSH_ROOM: usize = 4 * 1024;
 
 /// The bytes one connection holds for the other side, against a limit.
 #[derive(Debug)]
