@@ -24,6 +24,9 @@ use crate::api::quote;
 use crate::fanout::{Heads, SUBSCRIBE, Subscribers, opened};
 use crate::load::{Gauge, Load};
 
+/// How long a subscriber waits for an event before it looks whether to stop.
+const LOOK: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// The header carrying the session id (`Streaming::new`'s default).
 const SESSION: &str = "session-id";
 
@@ -124,7 +127,12 @@ async fn receive(mut body: Incoming, id: String, gauge: Gauge) -> anyhow::Result
     let mut heads = Heads::new(id);
     let mut buffer = BytesMut::new();
     while gauge.running() {
-        let Some(frame) = body.frame().await else {
+        // Looks at the gauge now and then even while no event comes (a server slowed
+        // down by a profiler): a load must stop when told.
+        let Ok(frame) = tokio::time::timeout(LOOK, body.frame()).await else {
+            continue;
+        };
+        let Some(frame) = frame else {
             bail!("the event stream ended");
         };
         let Ok(data) = frame?.into_data() else {
