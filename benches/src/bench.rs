@@ -10,7 +10,7 @@ use anyhow::{Context as _, ensure};
 use crate::inprocess::InProcess;
 use crate::load::Load;
 use crate::serve::{Impl, Transport};
-use crate::{clients, fanout, load, proc, serve};
+use crate::{clients, fanout, load, proc, serve, sse_fanout};
 
 /// How a scenario loads its server.
 #[derive(Debug, Clone, Copy)]
@@ -23,8 +23,12 @@ pub(crate) enum Drive {
     Client(Transport),
     /// No server: the engines in this process.
     InProcess,
-    /// Many WebSocket connections each subscribed once, the server publishing to all.
-    FanOut,
+    /// Many WebSocket connections each subscribed once, the server publishing to all:
+    /// `scale` times [`Settings::subscribers`].
+    FanOut { scale: usize },
+    /// As `FanOut`, over Streamable HTTP: each subscriber's session's `GET` event
+    /// stream.
+    SseFanOut,
 }
 
 /// One row group of the table.
@@ -75,8 +79,19 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "fanout",
-        drive: Drive::FanOut,
+        drive: Drive::FanOut { scale: 1 },
         impls: BOTH,
+    },
+    Scenario {
+        name: "fanout10k",
+        drive: Drive::FanOut { scale: 10 },
+        impls: BOTH,
+    },
+    // rpcsmith's own fan-out over SSE, against its WebSocket one (`fanout`).
+    Scenario {
+        name: "sse_fanout",
+        drive: Drive::SseFanOut,
+        impls: &[Impl::Rpcsmith],
     },
     // The cost of metrics: the same server with the runtime's `metrics` feature and the
     // Prometheus recorder, against this binary's, built without the feature.
@@ -155,6 +170,9 @@ pub(crate) struct Sample {
     /// The server process's resident memory with every subscriber connected and
     /// subscribed, before anything is published; zero but in the fan-out scenario.
     pub(crate) idle_rss_kib: u64,
+    /// The server's instructions in the window, when it ran under callgrind
+    /// ([`crate::callgrind`]); zero otherwise.
+    pub(crate) server_instructions: u64,
 }
 
 /// Every sample, by scenario and implementation, in round order.
@@ -179,6 +197,9 @@ impl Results {
 /// The first scenario that fails, named.
 pub(crate) fn run(settings: &Settings) -> anyhow::Result<Results> {
     proc::check()?;
+    if crate::callgrind::dir().is_some() {
+        crate::callgrind::check()?;
+    }
     let scenarios: Vec<&Scenario> = SCENARIOS
         .iter()
         .filter(|s| settings.only.is_empty() || settings.only.iter().any(|name| name == s.name))
@@ -203,7 +224,14 @@ pub(crate) fn run(settings: &Settings) -> anyhow::Result<Results> {
             for implementation in rotated(scenario.impls, round) {
                 let sample = match scenario.drive {
                     Drive::InProcess => in_process(&inprocess, implementation, settings),
-                    Drive::FanOut => fanned_out(&runtime, implementation, settings),
+                    Drive::FanOut { scale } => {
+                        let count = settings.subscribers * scale;
+                        fanned_out(&runtime, implementation, settings, count, Transport::Ws)
+                    }
+                    Drive::SseFanOut => {
+                        let count = settings.subscribers;
+                        fanned_out(&runtime, implementation, settings, count, Transport::Http)
+                    }
                     _ => served(&runtime, scenario, implementation, settings),
                 }
                 .with_context(|| {
@@ -242,6 +270,7 @@ fn in_process(
         client_cpu: Duration::ZERO,
         server_rss_kib: 0,
         idle_rss_kib: 0,
+        server_instructions: 0,
     })
 }
 
@@ -265,7 +294,7 @@ fn served(
             Drive::Client(transport) => {
                 clients::load(implementation, transport, url, settings.client_concurrency).await?
             }
-            Drive::InProcess | Drive::FanOut => {
+            Drive::InProcess | Drive::FanOut { .. } | Drive::SseFanOut => {
                 unreachable!("in-process and fan-out scenarios are run apart")
             }
         };
@@ -273,19 +302,30 @@ fn served(
     })
 }
 
-/// Starts a fresh fan-out server, subscribes every subscriber, reads the server's
-/// memory while they are idle, then lets it publish and measures one window.
+/// Starts a fresh fan-out server, subscribes `count` subscribers (WebSocket
+/// connections, or SSE sessions over HTTP), reads the server's memory while they are
+/// idle, then lets it publish and measures one window.
 fn fanned_out(
     runtime: &tokio::runtime::Runtime,
     implementation: Impl,
     settings: &Settings,
+    count: usize,
+    transport: Transport,
 ) -> anyhow::Result<Sample> {
-    let mut server = proc::Server::start_fan_out(implementation, settings.workers)?;
+    let limit = crate::idle::raise_open_files();
+    let needed = count as u64 + 256;
+    ensure!(
+        limit >= needed,
+        "{count} subscribers need {needed} open files here; the limit is {limit} (ulimit -Hn)"
+    );
+    let mut server =
+        proc::Server::start_fan_out(implementation, settings.workers, count, transport)?;
     let url = server.url().to_owned();
-    let subscribers = fanout::Subscribers {
-        count: settings.subscribers,
+    let subscribers = fanout::Subscribers { count };
+    let load = match transport {
+        Transport::Ws => runtime.block_on(fanout::subscribe(&url, subscribers))?,
+        Transport::Http => runtime.block_on(sse_fanout::subscribe(&url, subscribers))?,
     };
-    let load = runtime.block_on(fanout::subscribe(&url, subscribers))?;
     // Every subscription is answered: the server holds them all, idle.
     let idle_rss_kib = proc::rss_kib(Some(server.pid()))?;
     server.publish()?;
@@ -327,9 +367,17 @@ impl Reading {
 /// answer).
 async fn window(load: Load, pid: u32, settings: &Settings) -> anyhow::Result<Sample> {
     tokio::time::sleep(settings.warmup).await;
+    let profile = crate::callgrind::dir();
+    if profile.is_some() {
+        crate::callgrind::zero(pid)?;
+    }
     let before = Reading::take(&load, pid)?;
     tokio::time::sleep(settings.window).await;
     let after = Reading::take(&load, pid)?;
+    let server_instructions = match &profile {
+        Some(dir) => crate::callgrind::dump(pid, dir)?,
+        None => 0,
+    };
     let server_rss_kib = proc::peak_rss_kib(Some(pid))?;
     // A task that failed during the window (a wrong answer, a closed connection) fails
     // the scenario here.
@@ -343,5 +391,6 @@ async fn window(load: Load, pid: u32, settings: &Settings) -> anyhow::Result<Sam
         client_cpu: after.client_cpu.saturating_sub(before.client_cpu),
         server_rss_kib,
         idle_rss_kib: 0,
+        server_instructions,
     })
 }

@@ -262,15 +262,40 @@ type WsStream = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsSt
 ///
 /// When a connection cannot be opened or its subscription is refused.
 pub(crate) async fn subscribe(url: &str, subscribers: Subscribers) -> anyhow::Result<Load> {
+    let url = url.to_owned();
+    let subscribed = opened(subscribers, move || {
+        let url = url.clone();
+        async move { subscriber(&url).await }
+    })
+    .await?;
+    let mut load = Load::default();
+    for (stream, id) in subscribed {
+        load.spawn(move |gauge| receive(stream, id, gauge));
+    }
+    Ok(load)
+}
+
+/// `subscribers.count` results of `open`, [`OPENING`] at a time, each within
+/// [`SUBSCRIBING`].
+///
+/// # Errors
+///
+/// The first `open` that failed or took too long.
+pub(crate) async fn opened<T, F, Fut>(subscribers: Subscribers, open: F) -> anyhow::Result<Vec<T>>
+where
+    T: Send + 'static,
+    F: Fn() -> Fut,
+    Fut: Future<Output = anyhow::Result<T>> + Send + 'static,
+{
     let mut opening = JoinSet::new();
     let mut subscribed = Vec::with_capacity(subscribers.count);
     for _ in 0..subscribers.count {
         if opening.len() == OPENING {
             subscribed.push(joined(opening.join_next().await)?);
         }
-        let url = url.to_owned();
+        let open = open();
         opening.spawn(async move {
-            tokio::time::timeout(SUBSCRIBING, subscriber(&url))
+            tokio::time::timeout(SUBSCRIBING, open)
                 .await
                 .with_context(|| format!("subscribing took more than {SUBSCRIBING:?}"))?
         });
@@ -278,11 +303,7 @@ pub(crate) async fn subscribe(url: &str, subscribers: Subscribers) -> anyhow::Re
     while let Some(done) = opening.join_next().await {
         subscribed.push(joined(Some(done))?);
     }
-    let mut load = Load::default();
-    for (stream, id) in subscribed {
-        load.spawn(move |gauge| receive(stream, id, gauge));
-    }
-    Ok(load)
+    Ok(subscribed)
 }
 
 fn joined<T>(done: Option<Result<anyhow::Result<T>, tokio::task::JoinError>>) -> anyhow::Result<T> {
@@ -300,17 +321,26 @@ async fn subscriber(url: &str) -> anyhow::Result<(WsStream, String)> {
     let request = format!(r#"{{"jsonrpc":"2.0","method":"{SUBSCRIBE}","params":[],"id":1}}"#);
     stream.send(Message::text(request)).await?;
     let answer = next_text(&mut stream).await?;
-    let answer: Answer<'_> = serde_json::from_slice(&answer)
-        .with_context(|| format!("the answer to {SUBSCRIBE}: {}", quote(&answer)))?;
+    Ok((stream, subscription_id(&answer)?))
+}
+
+/// The subscription id's JSON text in `answer`, the answer to `items_subscribe`.
+///
+/// # Errors
+///
+/// When `answer` is not the answer to call 1, or is an error.
+pub(crate) fn subscription_id(answer: &[u8]) -> anyhow::Result<String> {
+    let parsed: Answer<'_> = serde_json::from_slice(answer)
+        .with_context(|| format!("the answer to {SUBSCRIBE}: {}", quote(answer)))?;
     ensure!(
-        answer.id == 1,
+        parsed.id == 1,
         "the answer to {SUBSCRIBE} has id {}",
-        answer.id
+        parsed.id
     );
-    let id = answer
+    let id = parsed
         .result
-        .with_context(|| format!("{SUBSCRIBE} was refused: {:?}", answer.error))?;
-    Ok((stream, id.get().to_owned()))
+        .with_context(|| format!("{SUBSCRIBE} was refused: {:?}", parsed.error))?;
+    Ok(id.get().to_owned())
 }
 
 #[derive(serde::Deserialize)]
@@ -353,26 +383,51 @@ async fn next_text(stream: &mut WsStream) -> anyhow::Result<bytes::Bytes> {
     }
 }
 
-/// Receives, checks and counts heads until the gauge says stop.
-async fn receive(mut stream: WsStream, id: String, gauge: Gauge) -> anyhow::Result<()> {
-    let mut last: Option<u64> = None;
-    while gauge.running() {
-        let text = next_text(&mut stream).await?;
-        let note: Notification<'_> = serde_json::from_slice(&text)
-            .with_context(|| format!("a notification: {}", quote(&text)))?;
+/// What one subscriber has received: checks that each notification is for its
+/// subscription and carries the head after the last one.
+pub(crate) struct Heads {
+    id: String,
+    last: Option<u64>,
+}
+
+impl Heads {
+    /// For the subscription whose id's JSON text is `id`.
+    pub(crate) fn new(id: String) -> Self {
+        Heads { id, last: None }
+    }
+
+    /// Checks the notification `text`.
+    ///
+    /// # Errors
+    ///
+    /// When it is not a notification of this subscription, or not the next head.
+    pub(crate) fn check(&mut self, text: &[u8]) -> anyhow::Result<()> {
+        let note: Notification<'_> = serde_json::from_slice(text)
+            .with_context(|| format!("a notification: {}", quote(text)))?;
         ensure!(
-            note.method == NOTIFICATION && note.params.subscription.get() == id,
-            "a notification for another subscription than {id}: {}",
-            quote(&text)
+            note.method == NOTIFICATION && note.params.subscription.get() == self.id,
+            "a notification for another subscription than {}: {}",
+            self.id,
+            quote(text)
         );
         let number = note.params.result.number;
-        if let Some(last) = last {
+        if let Some(last) = self.last {
             ensure!(
                 number == last + 1,
                 "head {number} came after head {last}: items were lost or reordered"
             );
         }
-        last = Some(number);
+        self.last = Some(number);
+        Ok(())
+    }
+}
+
+/// Receives, checks and counts heads until the gauge says stop.
+async fn receive(mut stream: WsStream, id: String, gauge: Gauge) -> anyhow::Result<()> {
+    let mut heads = Heads::new(id);
+    while gauge.running() {
+        let text = next_text(&mut stream).await?;
+        heads.check(&text)?;
         gauge.add(1);
     }
     let _ = stream.close(None).await;

@@ -14,6 +14,7 @@ use clap::{Args, Parser, Subcommand};
 mod api;
 mod bench;
 mod buildtime;
+mod callgrind;
 mod clients;
 mod crossinstance;
 mod fanout;
@@ -28,6 +29,7 @@ mod proc;
 mod profile;
 mod report;
 mod serve;
+mod sse_fanout;
 mod validation;
 
 use serve::{Api, Impl, Transport};
@@ -79,7 +81,8 @@ struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 2)]
     workers: usize,
     /// WebSocket connections of the fan-out scenario, each subscribed once (default
-    /// 1000; 50 with --quick).
+    /// 1000; 50 with --quick); `fanout10k` takes ten times as many, `sse_fanout` as
+    /// many SSE sessions.
     #[arg(long, value_name = "N")]
     subscribers: Option<usize>,
 }

@@ -14,7 +14,7 @@ use anyhow::{Context as _, bail, ensure};
 use crate::serve::{Impl, Transport};
 
 /// How long a child may take to print its address.
-const STARTUP: Duration = Duration::from_secs(15);
+const STARTUP: Duration = Duration::from_secs(60);
 
 /// Fails with a clear message where there is no `/proc` to read.
 ///
@@ -69,18 +69,28 @@ impl Server {
     }
 
     /// Starts this binary as `serve --impl <implementation> --ws 127.0.0.1:0 --fan-out`
-    /// (the `items` subscription, publishing once [`Server::publish`] says so) and waits
-    /// for the URL it prints.
+    /// (the `items` subscription, publishing once [`Server::publish`] says so; `--http`
+    /// for SSE sessions instead), taking `subscribers` connections, and waits for the
+    /// URL it prints.
     ///
     /// # Errors
     ///
     /// When the process cannot start, exits, or prints no URL in time.
-    pub(crate) fn start_fan_out(implementation: Impl, workers: usize) -> anyhow::Result<Self> {
-        Self::spawn(
-            implementation,
-            &["--ws", "127.0.0.1:0", "--fan-out"],
-            workers,
-        )
+    pub(crate) fn start_fan_out(
+        implementation: Impl,
+        workers: usize,
+        subscribers: usize,
+        transport: Transport,
+    ) -> anyhow::Result<Self> {
+        let connections = (subscribers + 64).to_string();
+        let args = [
+            listen_flag(transport),
+            "127.0.0.1:0",
+            "--fan-out",
+            "--max-connections",
+            &connections,
+        ];
+        Self::spawn(implementation, &args, workers)
     }
 
     fn spawn(implementation: Impl, args: &[&str], workers: usize) -> anyhow::Result<Self> {
@@ -88,7 +98,11 @@ impl Server {
             Impl::RpcsmithMetrics => metrics_server()?,
             _ => std::env::current_exe().context("finding this program's own path")?,
         };
-        let child = Command::new(exe)
+        let mut command = match crate::callgrind::dir() {
+            Some(dir) => crate::callgrind::command(&exe, &dir),
+            None => Command::new(exe),
+        };
+        let child = command
             .args(["serve", "--impl", implementation.name()])
             .args(args)
             .args(["--workers", &workers.to_string()])

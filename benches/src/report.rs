@@ -16,6 +16,12 @@ enum Metric {
     /// Calls per second of CPU, server and load generator together: throughput with the
     /// share of the cores that other processes took out.
     CallsPerCpuS,
+    /// The server's resident memory with every subscriber idle.
+    IdleRss,
+    /// The server's peak resident memory.
+    PeakRss,
+    /// The server's instructions per call, under callgrind (zero otherwise).
+    InstructionsPerCall,
 }
 
 impl Metric {
@@ -27,17 +33,22 @@ impl Metric {
             Metric::ServerCpuPerCall => sample.server_cpu.as_nanos() as f64 / calls,
             Metric::ClientCpuPerCall => sample.client_cpu.as_nanos() as f64 / calls,
             Metric::CallsPerCpuS => calls / (sample.server_cpu + sample.client_cpu).as_secs_f64(),
+            Metric::IdleRss => sample.idle_rss_kib as f64,
+            Metric::PeakRss => sample.server_rss_kib as f64,
+            Metric::InstructionsPerCall => sample.server_instructions as f64 / calls,
         }
     }
 }
 
-/// `ratio <name>`: `metric` of `num` over `metric` of `den`, in `scenario`.
+/// `ratio <name>`: `metric` of `num` over `metric` of `den`, in `scenario` (the
+/// denominator in `den_scenario` when it is another).
 struct Ratio {
     name: &'static str,
     scenario: &'static str,
     metric: Metric,
     num: Impl,
     den: Impl,
+    den_scenario: Option<&'static str>,
 }
 
 const fn ratio(name: &'static str, scenario: &'static str, metric: Metric, den: Impl) -> Ratio {
@@ -47,6 +58,7 @@ const fn ratio(name: &'static str, scenario: &'static str, metric: Metric, den: 
         metric,
         num: Impl::Rpcsmith,
         den,
+        den_scenario: None,
     }
 }
 
@@ -104,6 +116,68 @@ const RATIOS: &[Ratio] = &[
         J,
     ),
     ratio(
+        "subscription_instructions_per_item",
+        "fanout",
+        Metric::InstructionsPerCall,
+        J,
+    ),
+    ratio(
+        "subscription_instructions_per_item_10k",
+        "fanout10k",
+        Metric::InstructionsPerCall,
+        J,
+    ),
+    ratio("subscription_idle_rss", "fanout", Metric::IdleRss, J),
+    ratio(
+        "subscription_publish_peak_rss",
+        "fanout",
+        Metric::PeakRss,
+        J,
+    ),
+    ratio(
+        "subscription_items_per_s_10k",
+        "fanout10k",
+        Metric::CallsPerS,
+        J,
+    ),
+    ratio(
+        "subscription_cpu_per_item_10k",
+        "fanout10k",
+        Metric::ServerCpuPerCall,
+        J,
+    ),
+    ratio("subscription_idle_rss_10k", "fanout10k", Metric::IdleRss, J),
+    ratio(
+        "subscription_publish_peak_rss_10k",
+        "fanout10k",
+        Metric::PeakRss,
+        J,
+    ),
+    Ratio {
+        name: "sse_items_per_s_vs_ws",
+        scenario: "sse_fanout",
+        metric: Metric::CallsPerS,
+        num: Impl::Rpcsmith,
+        den: Impl::Rpcsmith,
+        den_scenario: Some("fanout"),
+    },
+    Ratio {
+        name: "sse_instructions_per_item_vs_ws",
+        scenario: "sse_fanout",
+        metric: Metric::InstructionsPerCall,
+        num: Impl::Rpcsmith,
+        den: Impl::Rpcsmith,
+        den_scenario: Some("fanout"),
+    },
+    Ratio {
+        name: "sse_cpu_per_item_vs_ws",
+        scenario: "sse_fanout",
+        metric: Metric::ServerCpuPerCall,
+        num: Impl::Rpcsmith,
+        den: Impl::Rpcsmith,
+        den_scenario: Some("fanout"),
+    },
+    ratio(
         "http_calls_per_cpu_s_vs_floor",
         "http",
         Metric::CallsPerCpuS,
@@ -141,6 +215,7 @@ const RATIOS: &[Ratio] = &[
         metric: Metric::ServerCpuPerCall,
         num: Impl::RpcsmithMetrics,
         den: Impl::Rpcsmith,
+        den_scenario: None,
     },
     Ratio {
         name: "jsonrpsee_http_throughput_vs_floor",
@@ -148,6 +223,7 @@ const RATIOS: &[Ratio] = &[
         metric: Metric::CallsPerS,
         num: J,
         den: Impl::Floor,
+        den_scenario: None,
     },
 ];
 
@@ -161,6 +237,7 @@ fn legend(settings: &Settings) -> String {
         subscribers: n,
         ..
     } = settings;
+    let n10 = n * 10;
     format!(
         "  http         {c} keep-alive HTTP/1.1 connections, one call in flight each (raw load generator)\n\
          \x20 ws           {c} WebSocket connections, one call in flight each (raw load generator)\n\
@@ -175,6 +252,8 @@ fn legend(settings: &Settings) -> String {
          \x20              (handwritten: the floor, a parse-once serde_json dispatcher of the same call)\n\
          \x20 fanout       {n} WebSocket connections each subscribed once, the server publishing new heads to all\n\
          \x20              (\"calls\" are items delivered; `rss fanout_idle` is the server with the {n} subscribers idle)\n\
+         \x20 fanout10k    the same with {n10} connections\n\
+         \x20 sse_fanout   rpcsmith's fanout over Streamable HTTP: {n} sessions each subscribed once, items on their GET event streams\n\
          \x20 metrics      as http: rpcsmith against itself built with the `metrics` feature and the Prometheus recorder\n\
          Servers and load generator each run {w} Tokio worker threads on this machine's cores; server CPU is\n\
          the server process's user + system time (every thread) over the window, client CPU this process's."
@@ -244,23 +323,30 @@ pub(crate) fn lines(results: &Results) {
             }
             let rss = median(samples.iter().map(|s| s.server_rss_kib as f64).collect());
             println!("rss {} {} {rss:.0}", scenario.name, implementation.name());
+            let name = implementation.name();
             if samples.iter().all(|s| s.idle_rss_kib > 0) {
                 let idle = median(samples.iter().map(|s| s.idle_rss_kib as f64).collect());
-                let name = implementation.name();
                 println!("rss {}_idle {name} {idle:.0}", scenario.name);
+            }
+            if samples.iter().all(|s| s.server_instructions > 0) {
+                let per_call = Metric::InstructionsPerCall;
+                let n = median(samples.iter().map(|s| per_call.of(s)).collect());
+                println!("instructions {} {name} {n:.0}", scenario.name);
             }
         }
     }
     for r in RATIOS {
         let num = results.get(r.scenario, r.num);
-        let den = results.get(r.scenario, r.den);
+        let den = results.get(r.den_scenario.unwrap_or(r.scenario), r.den);
         let per_round: Vec<f64> = num
             .iter()
             .zip(den)
             .map(|(n, d)| r.metric.of(n) / r.metric.of(d))
             .collect();
-        if !per_round.is_empty() {
-            println!("ratio {} {:.3}", r.name, median(per_round));
+        // Instruction ratios exist only under callgrind.
+        let value = median(per_round);
+        if value.is_finite() && value > 0.0 {
+            println!("ratio {} {value:.3}", r.name);
         }
     }
 }

@@ -30,7 +30,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
-use crate::{api, fanout};
+use crate::{api, fanout, sse_fanout};
 
 /// An implementation under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
@@ -131,8 +131,11 @@ pub(crate) fn run(
     if listeners.is_empty() {
         bail!("nothing to serve: give --http ADDRESS and/or --ws ADDRESS");
     }
-    if served == Api::FanOut && listeners.iter().any(|&(t, _)| t != Transport::Ws) {
-        bail!("the fan-out subscription is served over WebSocket only: give --ws ADDRESS");
+    if served == Api::FanOut
+        && implementation != Impl::Rpcsmith
+        && listeners.iter().any(|&(t, _)| t != Transport::Ws)
+    {
+        bail!("only rpcsmith serves the fan-out subscription over HTTP (SSE): give --ws ADDRESS");
     }
     if max_connections.is_some() {
         crate::idle::raise_open_files();
@@ -146,14 +149,21 @@ pub(crate) fn run(
                 }
                 (Impl::Rpcsmith, Some(start)) => {
                     let server = fanout::rpcsmith_server(Arc::clone(start));
-                    rpcsmith(server, transport, address, None).await?
+                    match transport {
+                        Transport::Ws => {
+                            rpcsmith(server, transport, address, max_connections).await?
+                        }
+                        Transport::Http => {
+                            sse_fanout::serve(server, address, max_connections).await?
+                        }
+                    }
                 }
                 (Impl::Jsonrpsee, None) => {
                     jsonrpsee(api::jsonrpsee_module(), transport, address, max_connections).await?
                 }
                 (Impl::Jsonrpsee, Some(start)) => {
                     let module = fanout::jsonrpsee_module(Arc::clone(start));
-                    jsonrpsee(module, transport, address, None).await?
+                    jsonrpsee(module, transport, address, max_connections).await?
                 }
                 (Impl::Floor, None) => floor(transport, address).await?,
                 (Impl::Handwritten, None) => hand_written(transport, address).await?,

@@ -17,6 +17,14 @@ const RATIOS: &[&str] = &[
     "client_ws_calls_per_s",
     "subscription_items_per_s",
     "subscription_cpu_per_item",
+    "subscription_idle_rss",
+    "subscription_publish_peak_rss",
+    "subscription_items_per_s_10k",
+    "subscription_cpu_per_item_10k",
+    "subscription_idle_rss_10k",
+    "subscription_publish_peak_rss_10k",
+    "sse_items_per_s_vs_ws",
+    "sse_cpu_per_item_vs_ws",
     "metrics_on_cpu_per_call",
     "validation_cpu_per_call",
     // rpcsmith's MCP server over rmcp's, the tool `add`.
@@ -49,6 +57,10 @@ const SERVED: &[(&str, &[&str])] = &[
     ("fanout", &["rpcsmith", "jsonrpsee"]),
     // The fan-out server with every subscriber idle.
     ("fanout_idle", &["rpcsmith", "jsonrpsee"]),
+    ("fanout10k", &["rpcsmith", "jsonrpsee"]),
+    ("fanout10k_idle", &["rpcsmith", "jsonrpsee"]),
+    ("sse_fanout", &["rpcsmith"]),
+    ("sse_fanout_idle", &["rpcsmith"]),
     ("metrics", &["rpcsmith", "rpcsmith_metrics"]),
 ];
 

@@ -360,16 +360,17 @@ async fn a_client_that_never_reads_holds_up_only_itself_and_bounded_memory() {
         .await;
     let stalled_sink = next_sink(&mut sinks).await;
 
-    // Its items pile up until the kernel's buffers and then the connection's budget are
-    // full: then its pump waits for room, and its channel fills.
+    // Its items pile up until the kernel's buffers are full and an item waits in the
+    // connection's queue: then (a push is queued only while little waits there, far
+    // below the budget) its subscription waits for room, and its channel fills.
     let big = Value::String("x".repeat(16 << 10));
     let producer = {
         let sink = stalled_sink.clone();
         let big = big.clone();
         tokio::spawn(async move { while sink.send(big.clone()).await.is_ok() {} })
     };
-    until("the stalled connection's budget fills", || {
-        stalled.queued_bytes() >= BUDGET
+    until("an item waits in the stalled connection's queue", || {
+        stalled.queued_bytes() >= 16 << 10
     })
     .await;
     until("the channel fills", || {
@@ -406,7 +407,9 @@ async fn a_client_that_never_reads_holds_up_only_itself_and_bounded_memory() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_item_follows_the_unsubscribe_answer_even_with_items_queued() {
-    const QUEUED: usize = 256 << 10;
+    // One item: a push subscription queues its next item only while little waits on
+    // its connection, so its other items wait in its channel.
+    const QUEUED: usize = 16 << 10;
     let (feeds, mut sinks) = feeds(4);
     // A pipe with a small buffer: the server writes only as fast as the client reads.
     let (served, mut client) = Piped::piped(Server::new(feeds), 1024);
@@ -414,8 +417,8 @@ async fn no_item_follows_the_unsubscribe_answer_even_with_items_queued() {
     let id = client.recv().await["result"].clone();
     let sink = next_sink(&mut sinks).await;
 
-    // 32 items of 16 KiB, unread: past what the pipe and the writer's buffer take, the
-    // rest waits in the connection's queue (within its budget: it still reads).
+    // 32 items of 16 KiB, unread: past what the pipe and the writer's buffer take, one
+    // waits in the connection's queue, the rest in the subscription's channel.
     let big = Value::String("x".repeat(16 << 10));
     let producer = {
         let sink = sink.clone();

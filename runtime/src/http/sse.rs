@@ -7,18 +7,26 @@ use std::time::Duration;
 
 /// One event: its id, the type `message`, and the message as `data` lines (a message
 /// with line breaks, which JSON allows between tokens, takes several).
+#[cfg(test)]
 pub(in crate::http) fn encode(id: &str, message: &Bytes) -> Vec<u8> {
-    let mut event = Vec::with_capacity(message.len() + id.len() + 32);
-    event.extend_from_slice(b"id: ");
-    event.extend_from_slice(id.as_bytes());
-    event.extend_from_slice(b"\nevent: message\n");
-    for line in message.split(|&byte| byte == b'\n' || byte == b'\r') {
-        event.extend_from_slice(b"data: ");
-        event.extend_from_slice(line);
-        event.push(b'\n');
-    }
-    event.push(b'\n');
+    let mut event = Vec::new();
+    encode_into(&mut event, id, message);
     event
+}
+
+/// Appends the event of [`encode`] to `out` (the server writes the events ready at once
+/// into one buffer).
+pub(in crate::http) fn encode_into(out: &mut Vec<u8>, id: &str, message: &Bytes) {
+    out.reserve(message.len() + id.len() + 32);
+    out.extend_from_slice(b"id: ");
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(b"\nevent: message\n");
+    for line in message.split(|&byte| byte == b'\n' || byte == b'\r') {
+        out.extend_from_slice(b"data: ");
+        out.extend_from_slice(line);
+        out.push(b'\n');
+    }
+    out.push(b'\n');
 }
 
 /// One event read from a stream.

@@ -95,11 +95,13 @@ mod metadata;
 mod middleware;
 pub(crate) mod params;
 mod pull;
+mod pump;
 mod push;
 pub mod rate;
 mod respond;
 pub mod router;
 mod shared;
+mod sink;
 mod stream_call;
 mod streams;
 mod subscription;
@@ -123,8 +125,6 @@ pub use push::{Held, Outlet, Pushes, hold};
 pub use rate::{Rate, RateLimit};
 pub use router::{Mount, Router};
 pub use shared::InFlight;
-pub use subscription::{
-    Closed, Items, Shared, Sink, TrySendError, channel, shared_channel, subscribe, unsubscribe,
-    unsubscribe_or,
-};
+pub use sink::{Closed, Sink, TrySendError, channel, shared_channel};
+pub use subscription::{Items, Shared, subscribe, unsubscribe, unsubscribe_or};
 pub use system::{Catalog, SystemMethod};

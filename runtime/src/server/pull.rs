@@ -258,7 +258,7 @@ impl PullStream {
             };
             let mut out = ITEM_PREFIX.to_vec();
             let next = async {
-                let written = write_next(stream, &mut out);
+                let written = write_next(stream, &mut out, &|_| {});
                 match wait {
                     Some(wait) => tokio::time::timeout(wait, written).await.ok(),
                     None => Some(written.await),

@@ -25,8 +25,9 @@ use crate::protocol::{ErrorObject, Feed, IdKind};
 
 use super::dispatch::BoxFuture;
 use super::encoded::Encoded;
+use super::pump::{Drained, Pump};
+use super::sink::Closed;
 use super::stream_call::{EncodedItems, write_next};
-use super::subscription::Closed;
 
 /// What a transport offers the server engine for pushing to one connection.
 ///
@@ -89,6 +90,8 @@ pub struct Pushes {
 struct Inner {
     outlet: Box<dyn Outlet>,
     registry: Mutex<Registry>,
+    /// Runs the connection's subscriptions, in one task.
+    pump: Pump,
 }
 
 #[derive(Default)]
@@ -126,6 +129,7 @@ impl Pushes {
             inner: Arc::new(Inner {
                 outlet: Box::new(outlet),
                 registry: Mutex::default(),
+                pump: Pump::default(),
             }),
         }
     }
@@ -219,22 +223,35 @@ impl Reservation {
         let release = held();
         let answer = encoded_id(&id);
         let live = LiveMeter::subscription();
-        tokio::spawn(async move {
-            let _live = live;
-            pump(pushes, id, feed, items, release, stop).await;
-            drop(stopped_sender);
+        let run = Box::pin({
+            let pushes = pushes.clone();
+            async move {
+                let _live = live;
+                run(pushes, id, feed, items, release, stop).await;
+                drop(stopped_sender);
+            }
         });
+        if pushes.inner.pump.add(run) {
+            tokio::spawn(async move {
+                let closed = pushes.inner.outlet.closed();
+                if pushes.inner.pump.drive(closed).await == Drained::Closed {
+                    // Their runs were dropped, not ended: forget them here.
+                    pushes.registry().live.clear();
+                }
+            });
+        }
         answer
     }
 }
 
-/// Sends a subscription's items until it is unsubscribed or the connection ends; then
-/// forgets it. Items that end do not end the subscription (design decision 14): where
-/// the feed declares an end notification it is sent and the subscription forgotten;
-/// elsewhere (Starknet, Ethereum: no "ended" message) it stays registered, silent, so
-/// that the client's unsubscribe is answered `true`. Its items are dropped only when
-/// it is forgotten, which is how their producer learns that the subscription is over.
-async fn pump(
+/// Sends a subscription's items until it is unsubscribed; then forgets it. Items that
+/// end do not end the subscription (design decision 14): where the feed declares an end
+/// notification it is sent and the subscription forgotten; elsewhere (Starknet,
+/// Ethereum: no "ended" message) it stays registered, silent, so that the client's
+/// unsubscribe is answered `true`. Its items are dropped only when it is forgotten, which
+/// is how their producer learns that the subscription is over. The connection's end is
+/// the [`Pump`]'s to watch: it drops every run then.
+async fn run(
     pushes: Pushes,
     id: String,
     feed: &'static Feed,
@@ -264,10 +281,7 @@ async fn pump(
                 }
             }
             None => {
-                tokio::select! {
-                    _ = &mut stop => {}
-                    () = outlet.closed() => {}
-                }
+                let _ = (&mut stop).await;
             }
         }
     }
@@ -285,14 +299,17 @@ async fn send_items(
     items: &mut EncodedItems,
     stop: &mut oneshot::Receiver<()>,
 ) -> bool {
+    // Allocated once an item comes, not while the subscription waits for one.
+    let start = |out: &mut Vec<u8>| {
+        out.reserve(256);
+        feed.write_item_start(out, id);
+    };
     loop {
-        let mut message = Vec::with_capacity(256);
-        feed.write_item_start(&mut message, id);
+        let mut message = Vec::new();
         let written = tokio::select! {
             biased;
             _ = &mut *stop => return false,
-            () = outlet.closed() => return false,
-            written = write_next(items, &mut message) => written,
+            written = write_next(items, &mut message, &start) => written,
         };
         match written {
             Some(Ok(())) => feed.write_item_end(&mut message),

@@ -13,12 +13,14 @@ use super::context::Context;
 /// Where a subscription's items come from, whatever their type: each is written as
 /// JSON text straight into the buffer of the message that carries it.
 pub(crate) trait ItemSource: Send {
-    /// Polls for the next item; when there is one, appends its JSON text to `out`.
-    /// `None` once the items have ended. On an error, `out` may hold part of the item.
+    /// Polls for the next item; when there is one, has `start` write what goes before
+    /// it (a notification's head), then appends its JSON text to `out`. `None` once the
+    /// items have ended. On an error, `out` may hold part of the item.
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut TaskContext<'_>,
         out: &mut Vec<u8>,
+        start: &(dyn Fn(&mut Vec<u8>) + Sync),
     ) -> Poll<Option<Result<(), serde_json::Error>>>;
 }
 
@@ -36,9 +38,11 @@ impl ItemSource for JsonTexts {
         mut self: Pin<&mut Self>,
         cx: &mut TaskContext<'_>,
         out: &mut Vec<u8>,
+        start: &(dyn Fn(&mut Vec<u8>) + Sync),
     ) -> Poll<Option<Result<(), serde_json::Error>>> {
         self.0.as_mut().poll_next(cx).map(|item| {
             item.map(|text| {
+                start(out);
                 out.extend_from_slice(&text);
                 Ok(())
             })
@@ -46,16 +50,18 @@ impl ItemSource for JsonTexts {
     }
 }
 
-/// Appends the next item's JSON text to `out`; `None` once the items have ended. On
-/// an error, `out` is as it was.
+/// Appends what `start` writes and the next item's JSON text to `out`, once there is
+/// an item (so that `out` need not be allocated while none comes); `None` once the
+/// items have ended. On an error, `out` is as it was.
 pub(crate) async fn write_next(
     items: &mut EncodedItems,
     out: &mut Vec<u8>,
+    start: &(dyn Fn(&mut Vec<u8>) + Sync),
 ) -> Option<Result<(), serde_json::Error>> {
-    let start = out.len();
-    let written = std::future::poll_fn(|cx| items.as_mut().poll_write(cx, out)).await;
+    let length = out.len();
+    let written = std::future::poll_fn(|cx| items.as_mut().poll_write(cx, out, start)).await;
     if let Some(Err(_)) = written {
-        out.truncate(start);
+        out.truncate(length);
     }
     written
 }

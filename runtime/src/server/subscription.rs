@@ -1,6 +1,7 @@
-//! What the handler of a subscribe method returns ([`Items`], or a [`Sink`] and its
-//! [`Items`] from [`channel`]), and the two runtime functions a generated dispatcher
-//! calls for a subscription: [`subscribe`] and [`unsubscribe`].
+//! What the handler of a subscribe method returns ([`Items`], or a
+//! [`Sink`](super::Sink) and its [`Items`] from [`channel`](super::channel)), and the
+//! two runtime functions a generated dispatcher calls for a subscription: [`subscribe`]
+//! and [`unsubscribe`].
 
 use std::fmt;
 use std::future::Future;
@@ -13,7 +14,6 @@ use futures_util::Stream;
 use pin_project_lite::pin_project;
 use serde::Serialize;
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
 
 use crate::protocol::{ErrorObject, Feed};
 
@@ -24,8 +24,8 @@ use super::stream_call::{Closing, EncodedItems, Handler, ItemSource, Opening, St
 
 /// The items of one subscription, as the handler of a subscribe method returns them:
 /// any `Stream` of serializable items ([`Items::new`]) or of items serialized once for
-/// many subscriptions ([`Items::shared`]), or the receiving end of a [`channel`] or a
-/// [`shared_channel`].
+/// many subscriptions ([`Items::shared`]), or the receiving end of a
+/// [`channel`](super::channel) or a [`shared_channel`](super::shared_channel).
 ///
 /// The runtime drops it when the subscription ends (unsubscribed, cancelled, the
 /// connection closed), which is how the code producing the items learns to stop.
@@ -101,17 +101,22 @@ where
         self: Pin<&mut Self>,
         cx: &mut TaskContext<'_>,
         out: &mut Vec<u8>,
+        start: &(dyn Fn(&mut Vec<u8>) + Sync),
     ) -> Poll<Option<Result<(), serde_json::Error>>> {
         let this = self.project();
         let item = ready!(this.stream.poll_next(cx));
-        Poll::Ready(item.map(|item| (this.write)(out, item)))
+        Poll::Ready(item.map(|item| {
+            start(out);
+            (this.write)(out, item)
+        }))
     }
 }
 
 /// An item serialized once, for sending to many subscriptions: cloning it is cheap (an
 /// `Arc` inside), and the runtime copies its JSON text into each notification rather
 /// than serializing the item for each subscription. Typed by the item it holds, so
-/// that [`Items::shared`] and [`shared_channel`] give the `Items<T>` a handler returns.
+/// that [`Items::shared`] and [`shared_channel`](super::shared_channel) give the
+/// `Items<T>` a handler returns.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -179,139 +184,6 @@ impl<T> fmt::Debug for Shared<T> {
     }
 }
 
-/// A bounded channel for pushing a subscription's items from anywhere (a task, a
-/// broadcast loop): the [`Sink`] sends, the [`Items`] are what the handler returns.
-///
-/// `capacity` items wait at most (0 counts as 1); past it [`Sink::send`] waits, and
-/// [`Sink::try_send`] refuses.
-///
-/// ```
-/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// use rpcsmith::server::channel;
-///
-/// let (sink, items) = channel::<u32>(16);
-/// sink.send(7).await.unwrap();
-/// assert!(!sink.is_closed());
-/// drop(items); // what the runtime does when the subscription ends
-/// assert!(sink.is_closed());
-/// sink.closed().await;
-/// assert!(sink.send(8).await.is_err());
-/// # });
-/// ```
-pub fn channel<T: Serialize + Send + 'static>(capacity: usize) -> (Sink<T>, Items<T>) {
-    let (sink, stream) = bounded(capacity);
-    (sink, Items::new(stream))
-}
-
-/// As [`channel`], for items serialized once and sent to many subscriptions
-/// ([`Shared`]).
-pub fn shared_channel<T: Send + 'static>(capacity: usize) -> (Sink<Shared<T>>, Items<T>) {
-    let (sink, stream) = bounded(capacity);
-    (sink, Items::shared(stream))
-}
-
-/// A bounded channel, its receiving end as a stream.
-fn bounded<T: Send + 'static>(
-    capacity: usize,
-) -> (Sink<T>, impl Stream<Item = T> + Send + 'static) {
-    let (sender, receiver) = mpsc::channel(capacity.max(1));
-    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
-        let item = receiver.recv().await?;
-        Some((item, receiver))
-    });
-    (Sink { sender }, stream)
-}
-
-/// The sending end of a subscription's [`channel`]. Cheap to clone.
-pub struct Sink<T> {
-    sender: mpsc::Sender<T>,
-}
-
-impl<T> Clone for Sink<T> {
-    fn clone(&self) -> Self {
-        Sink {
-            sender: self.sender.clone(),
-        }
-    }
-}
-
-impl<T> fmt::Debug for Sink<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Sink")
-            .field("closed", &self.is_closed())
-            .finish()
-    }
-}
-
-impl<T> Sink<T> {
-    /// Sends an item, waiting while the channel is full.
-    ///
-    /// # Errors
-    ///
-    /// [`Closed`] once the subscription has ended (the item is dropped).
-    pub async fn send(&self, item: T) -> Result<(), Closed> {
-        self.sender.send(item).await.map_err(|_| Closed)
-    }
-
-    /// Sends an item if there is room now.
-    ///
-    /// # Errors
-    ///
-    /// [`TrySendError::Full`] with the item when the channel is full (the connection,
-    /// or its client, is slower than the items come), [`TrySendError::Closed`] with the
-    /// item once the subscription has ended.
-    pub fn try_send(&self, item: T) -> Result<(), TrySendError<T>> {
-        self.sender.try_send(item).map_err(|error| match error {
-            mpsc::error::TrySendError::Full(item) => TrySendError::Full(item),
-            mpsc::error::TrySendError::Closed(item) => TrySendError::Closed(item),
-        })
-    }
-
-    /// Resolves when the subscription has ended: unsubscribed, cancelled, its
-    /// connection closed, or the runtime stopped reading its items.
-    pub async fn closed(&self) {
-        self.sender.closed().await;
-    }
-
-    /// Whether the subscription has ended (see [`closed`](Self::closed)).
-    pub fn is_closed(&self) -> bool {
-        self.sender.is_closed()
-    }
-}
-
-/// The subscription has ended: nothing sent now reaches anyone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Closed;
-
-impl fmt::Display for Closed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the subscription has ended")
-    }
-}
-
-impl std::error::Error for Closed {}
-
-/// Why [`Sink::try_send`] did not send an item; the item comes back.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TrySendError<T> {
-    /// The channel is full.
-    Full(T),
-    /// The subscription has ended.
-    Closed(T),
-}
-
-impl<T> fmt::Display for TrySendError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TrySendError::Full(_) => f.write_str("the subscription's channel is full"),
-            TrySendError::Closed(_) => f.write_str("the subscription has ended"),
-        }
-    }
-}
-
-impl<T: fmt::Debug> std::error::Error for TrySendError<T> {}
-
 /// Runs the handler of a subscribe method and, on success, answers the subscription's
 /// id and starts sending its items: what a generated dispatcher returns for a
 /// subscribe method. A handler's [`Failure`] is answered as any call's.
@@ -331,17 +203,23 @@ impl<T: fmt::Debug> std::error::Error for TrySendError<T> {}
 ///    transport) it becomes a pull stream, read with `rpc.stream.next`.
 /// 3. It ends when the items end, when the client calls the feed's unsubscribe method
 ///    (answered by the runtime: [`unsubscribe`]) or `rpc.stream.cancel`, or when the
-///    connection closes: the item stream is dropped then, so a [`Sink`] sees
-///    [`closed`](Sink::closed), and nothing more is written.
+///    connection closes: the item stream is dropped then, so a [`Sink`](super::Sink) sees
+///    [`closed`](super::Sink::closed), and nothing more is written.
 ///
 /// **Batches**: a subscribe call inside a batch works like a single one; its items are
 /// held until the whole batch's answer (which carries the id) is queued.
 ///
-/// **A slow connection** blocks only its own subscriptions: each subscription's pump
-/// waits for room in its connection's byte budget before it takes the next item, so
-/// items stay in the handler's stream (or the [`channel`], whose [`Sink::send`] then
-/// waits) rather than piling up in the server; the connection's reader and every other
-/// connection go on.
+/// **What a subscription costs**: no task of its own. One task per connection (started
+/// with its first subscription, ending with its last) polls the subscriptions whose
+/// items woke it, so an idle subscription holds its item stream, its id and a slot in
+/// that task's set; a [`channel`](super::channel)'s queue is allocated only while items
+/// wait in it.
+///
+/// **A slow connection** blocks only its own subscriptions: each subscription waits for
+/// room in its connection's byte budget before it takes the next item, so items stay in
+/// the handler's stream (or the [`channel`](super::channel), whose
+/// [`Sink::send`](super::Sink::send) then waits) rather than piling up in the server;
+/// the connection's reader and every other connection go on.
 ///
 /// **Pull streams** (the quasi-protocol of the kotlinx-rpc JSON-RPC proposal) are the
 /// server's, not a connection's (the HTTP requests of one client may come on different

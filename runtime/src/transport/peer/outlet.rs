@@ -1,6 +1,6 @@
 //! The server engine's push port on a symmetric connection: a subscription's items go
-//! to the connection's queue, waiting for room in its byte budget, like any message
-//! this side sends.
+//! to the connection's queue once little waits there ([`PUSH_ROOM`](super::queue::PUSH_ROOM)),
+//! and within its byte budget, like any message this side sends.
 
 use super::queue::Outbox;
 use crate::server::{BoxFuture, Closed, Metadata, Outlet, Pushes};
@@ -10,7 +10,7 @@ struct Queue(Outbox);
 
 impl Outlet for Queue {
     fn push(&self, message: bytes::Bytes) -> BoxFuture<'_, Result<(), Closed>> {
-        Box::pin(async move { self.0.send(message).await.map_err(|_| Closed) })
+        Box::pin(async move { self.0.push(message).await.map_err(|_| Closed) })
     }
 
     fn closed(&self) -> BoxFuture<'_, ()> {

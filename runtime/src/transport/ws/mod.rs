@@ -114,12 +114,21 @@ impl Settings {
 /// clearing was 93 % of the instructions of a WebSocket call; through 8 KiB, 38 %.)
 const FRAME_READ: usize = 2 * 1024;
 
+/// What tungstenite gathers of outgoing frames before it writes them to the socket
+/// (its default is 128 KiB). Its buffer is never shrunk, so a connection keeps the most
+/// it ever gathered: with 128 KiB, each connection of a fan-out whose items came
+/// faster than its reader took them held up to 128 KiB for the rest of its life (the
+/// server's peak RSS while publishing to 1,000 subscribers, issue 28). 8 KiB still
+/// writes a burst of small messages in one `write`, up to 16 KiB each.
+const WRITE_BUFFER: usize = 8 * 1024;
+
 /// The tungstenite configuration for a peer's message limit, over a stream read through
-/// a [`Reading`] (see [`FRAME_READ`]).
+/// a [`Reading`] (see [`FRAME_READ`]) and written through [`WRITE_BUFFER`].
 pub(crate) fn config(builder: &Builder) -> WebSocketConfig {
     let limit = builder.message_limit();
     WebSocketConfig::default()
         .read_buffer_size(FRAME_READ)
+        .write_buffer_size(WRITE_BUFFER)
         .max_message_size(Some(limit))
         .max_frame_size(Some(limit))
 }

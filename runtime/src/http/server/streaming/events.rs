@@ -3,7 +3,7 @@
 
 use super::log::Next;
 use super::session::Session;
-use crate::http::sse::encode;
+use crate::http::sse::encode_into;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -41,7 +41,9 @@ impl EventStream {
         }
     }
 
-    /// The next event, encoded; `None` once the stream has ended.
+    /// The events ready now, encoded one after the other (up to [`BATCH`] bytes): one
+    /// body frame, so one chunk and, usually, one write for all that came since the
+    /// last; `None` once the stream has ended.
     pub(crate) fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
         if self.done {
             return Poll::Ready(None);
@@ -52,19 +54,34 @@ impl EventStream {
             self.done = true;
             return Poll::Ready(None);
         }
-        match self.session.next(self.stream, self.generation, cx.waker()) {
-            Next::Event { id, data, last } => {
-                self.done = last;
-                Poll::Ready(Some(encode(&id, &data)))
+        let mut events = Vec::new();
+        while events.len() < BATCH {
+            match self.session.next(self.stream, self.generation, cx.waker()) {
+                Next::Event { id, data, last } => {
+                    encode_into(&mut events, &id, &data);
+                    if last {
+                        self.done = true;
+                        break;
+                    }
+                }
+                Next::Wait => break,
+                Next::End => {
+                    self.done = true;
+                    break;
+                }
             }
-            Next::Wait => Poll::Pending,
-            Next::End => {
-                self.done = true;
-                Poll::Ready(None)
-            }
+        }
+        match (events.is_empty(), self.done) {
+            (false, _) => Poll::Ready(Some(events)),
+            (true, true) => Poll::Ready(None),
+            (true, false) => Poll::Pending,
         }
     }
 }
+
+/// The bytes of events past which [`EventStream::poll_event`] sends what it has rather
+/// than take the next event.
+const BATCH: usize = 64 * 1024;
 
 impl Drop for EventStream {
     fn drop(&mut self) {
