@@ -16,6 +16,8 @@
 //! | a method other than `POST` | `405 Method Not Allowed`, `Allow: POST`, with a JSON-RPC error body |
 //! | a `Content-Type` other than `application/json` (parameters allowed) | `415 Unsupported Media Type` with a JSON-RPC error body, unless [`Service::any_content_type`] |
 //! | an `Origin` header not accepted by [`Service::origins`] (any method, WebSocket upgrades included) | `403 Forbidden` with a JSON-RPC error body (`-32600`, `id: null`) |
+//! | a `Host` not accepted by [`Service::hosts`] (by default, on a loopback listener: any name but `localhost`, `127.0.0.1`, `[::1]`) | `403 Forbidden` with a JSON-RPC error body (`-32600`, `id: null`) |
+//! | a path other than [`Service::path`], when set | `404 Not Found` with a JSON-RPC error body (`-32600`, `id: null`) |
 //!
 //! Under [`Service::streaming`] (Server-Sent Events and sessions, MCP's Streamable
 //! HTTP with [`Streaming::mcp`]):
@@ -54,6 +56,7 @@ mod body;
 mod client;
 mod client_stream;
 mod connection;
+mod host;
 mod listen;
 mod origin;
 mod pool;
@@ -68,9 +71,12 @@ mod verify;
 pub use crate::transport::remote;
 pub use answer::{NoResponse, ResponseBody};
 pub use listen::ClientStreaming;
+pub use host::Hosts;
 pub use origin::Origins;
 pub use sse::{
-    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE, MCP_PROTOCOL_VERSIONS, SessionId, Streaming,
+    DEFAULT_MAX_CALLS, DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_SESSION_CALLS, DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_PEER, DEFAULT_SESSION_IDLE, MCP_PROTOCOL_VERSIONS, SessionId,
+    Streaming, StreamingStats,
 };
 
 pub use client::{Client, ClientBuilder, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE};

@@ -3,6 +3,7 @@
 use super::answer::{Answer, NoResponse, empty, json_body, refusal};
 use super::body::{self, Data, ReadError};
 use super::client::is_json;
+use super::host::Hosts;
 use super::origin::Origins;
 use super::sse::{self, Sse, Streaming};
 use super::unsent::Unsent;
@@ -76,6 +77,8 @@ struct Config {
     any_content_type: bool,
     body_timeout: Option<Duration>,
     origins: Origins,
+    hosts: Hosts,
+    path: Option<Box<str>>,
     streaming: Option<Arc<Sse>>,
     #[cfg(feature = "ws")]
     websocket: Option<(
@@ -90,6 +93,8 @@ struct Config {
 #[derive(Debug, Default)]
 pub(super) struct SocketInfo {
     pub(super) peer: Option<SocketAddr>,
+    /// The listener's address the connection came in on.
+    pub(super) local: Option<SocketAddr>,
     /// The socket's count of calls in flight, shared by its requests.
     pub(super) in_flight: Option<InFlight>,
     /// The socket's answers not sent yet.
@@ -107,6 +112,8 @@ impl Service {
                 any_content_type: false,
                 body_timeout: Some(DEFAULT_BODY_TIMEOUT),
                 origins: Origins::default(),
+                hosts: Hosts::default(),
+                path: None,
                 streaming: None,
                 #[cfg(feature = "ws")]
                 websocket: None,
@@ -164,6 +171,25 @@ impl Service {
         self
     }
 
+    /// Which host names this service answers to, by the request's `Host`: checked
+    /// with `Origin`, before anything else, on every request; a request naming
+    /// another host is answered `403 Forbidden` with a JSON-RPC error body (`-32600`,
+    /// `id: null`). The default, [`Hosts::default`], answers only to loopback names
+    /// (`localhost`, `127.0.0.1`, `[::1]`) on a loopback listener, against DNS
+    /// rebinding, and to any name elsewhere; [`Hosts::any`] turns the check off.
+    pub fn hosts(mut self, hosts: Hosts) -> Self {
+        Arc::make_mut(&mut self.config).hosts = hosts;
+        self
+    }
+
+    /// Answers only requests to `path` (`/mcp`, say); any other path is answered `404
+    /// Not Found` with a JSON-RPC error body (`-32600`, `id: null`). By default every
+    /// path is answered: mounted in a router, the router chooses.
+    pub fn path(mut self, path: &str) -> Self {
+        Arc::make_mut(&mut self.config).path = Some(path.into());
+        self
+    }
+
     /// Answers with event streams (Server-Sent Events) and keeps sessions, as
     /// `streaming` says ([`Streaming::mcp`] for MCP's Streamable HTTP): a `POST` whose
     /// `Accept` takes `text/event-stream` and whose handlers send something (a
@@ -175,6 +201,13 @@ impl Service {
     pub fn streaming(mut self, streaming: Streaming) -> Self {
         Arc::make_mut(&mut self.config).streaming = Some(Arc::new(streaming.build()));
         self
+    }
+
+    /// What the [streaming](Self::streaming) part of this service holds now (sessions,
+    /// calls in flight, bytes held for replay), read from its own counters; `None`
+    /// without streaming.
+    pub fn streaming_stats(&self) -> Option<sse::StreamingStats> {
+        self.config.streaming.as_ref().map(|sse| sse.stats())
     }
 
     /// Accepts WebSocket connections on the same path (`GET` with `Upgrade: websocket`):
@@ -204,11 +237,8 @@ impl Service {
         let peer = origin
             .peer
             .or_else(|| request.extensions().get::<PeerAddr>().map(|peer| peer.0));
-        if !self.config.origins.accepts(request.headers(), peer) {
-            return Begun::Answered(refusal(
-                StatusCode::FORBIDDEN,
-                &ErrorObject::new(protocol::code::INVALID_REQUEST, "Origin not allowed"),
-            ));
+        if let Some(refused) = self.refusal(&request, peer, origin.local) {
+            return Begun::Answered(refused);
         }
         #[cfg(feature = "ws")]
         if let Some((peer, settings)) = &self.config.websocket
@@ -286,6 +316,48 @@ impl Service {
             no_response: self.config.no_response,
         })
     }
+}
+
+impl Service {
+    /// The refusal of a request from a page or to a host or path this service does
+    /// not answer.
+    fn refusal<B, D: Data>(
+        &self,
+        request: &Request<B>,
+        peer: Option<SocketAddr>,
+        local: Option<SocketAddr>,
+    ) -> Option<Answer<D>> {
+        let config = &self.config;
+        if !config.origins.accepts(request.headers(), peer) {
+            return Some(forbidden("Origin not allowed"));
+        }
+        let local = local
+            .or_else(|| {
+                let socket = request.extensions().get::<super::Socket>();
+                socket.and_then(|socket| socket.local)
+            })
+            .or(peer);
+        if !config
+            .hosts
+            .accepts(request.headers(), request.uri().authority(), local)
+        {
+            return Some(forbidden("Host not allowed"));
+        }
+        match &config.path {
+            Some(path) if **path != *request.uri().path() => Some(refusal(
+                StatusCode::NOT_FOUND,
+                &ErrorObject::new(protocol::code::INVALID_REQUEST, "Not found"),
+            )),
+            _ => None,
+        }
+    }
+}
+
+fn forbidden<D: Data>(message: &'static str) -> Answer<D> {
+    refusal(
+        StatusCode::FORBIDDEN,
+        &ErrorObject::new(protocol::code::INVALID_REQUEST, message),
+    )
 }
 
 /// Under [`serve`](super::serve), a request extension that counts one more request in

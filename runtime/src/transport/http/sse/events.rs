@@ -8,6 +8,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 /// A future that resolves when the stream must end whatever else happens (the server
 /// shuts down).
@@ -22,6 +23,10 @@ pub(crate) struct EventStream {
     /// Kept while the body lives (the connection counts its request as in progress).
     _guard: Box<dyn Send + Sync>,
     done: bool,
+    /// Under [`Streaming::priming_from`](super::Streaming::priming_from): the
+    /// `retry:`, in milliseconds; and whether the priming event is still to send.
+    retry: Option<u128>,
+    primed: bool,
 }
 
 impl EventStream {
@@ -38,7 +43,16 @@ impl EventStream {
             stop,
             _guard: guard,
             done: false,
+            retry: None,
+            primed: true,
         }
+    }
+
+    /// Opens the stream with a priming event carrying `retry:`, when `retry` is given.
+    pub(super) fn primed(mut self, retry: Option<Duration>) -> Self {
+        self.retry = retry.map(|retry| retry.as_millis());
+        self.primed = self.retry.is_none();
+        self
     }
 
     /// The next event, encoded; `None` once the stream has ended.
@@ -50,7 +64,15 @@ impl EventStream {
             && stop.as_mut().poll(cx).is_ready()
         {
             self.done = true;
-            return Poll::Ready(None);
+            // Shutting down: the client resumes the stream, after `retry`.
+            return Poll::Ready(self.retry.map(|retry| format!("retry: {retry}\n\n").into_bytes()));
+        }
+        if !self.primed {
+            self.primed = true;
+            let cursor = self.session.log().cursor(self.stream, self.generation);
+            let id = format!("{}-{cursor}", self.stream);
+            let retry = self.retry.unwrap_or_default();
+            return Poll::Ready(Some(format!("id: {id}\nretry: {retry}\ndata: \n\n").into_bytes()));
         }
         match self.session.next(self.stream, self.generation, cx.waker()) {
             Next::Event { id, data, last } => {
