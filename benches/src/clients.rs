@@ -10,7 +10,7 @@ use jsonrpsee::rpc_params;
 use jsonrpsee::ws_client::WsClientBuilder;
 use rpcsmith::client::Client;
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::transport::{http, ws};
+use rpcsmith::{http, transport::ws};
 
 use crate::api::AddClient;
 use crate::load::{Gauge, Load};

@@ -1,6 +1,6 @@
 //! The cross-instance scenario: subscribers on two server instances, items published on
 //! one of them and carried to the other through a real `redis-server` (the runtime's
-//! `transport::broker`); beside it, for scale, the same subscribers on one instance fed
+//! `fanout`); beside it, for scale, the same subscribers on one instance fed
 //! in process, without a broker.
 //!
 //! Both instances run in this process (each its own HTTP + WebSocket server on a
@@ -21,9 +21,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, ensure};
+use rpcsmith::fanout::{Fanout, redis::Redis};
+use rpcsmith::http;
 use rpcsmith::server::{Items, Server, Shared, Sink, TrySendError, shared_channel};
-use rpcsmith::transport::broker::{Fanout, redis::Redis};
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::{Hub, Peer};
 use rpcsmith::transport::ws::Settings;
 

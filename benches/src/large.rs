@@ -27,7 +27,7 @@ use jsonrpsee::rpc_params;
 use rpcsmith::client::Client;
 use rpcsmith::server::{Context, Failure, Server};
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::transport::{http, ws};
+use rpcsmith::{http, transport::ws};
 use serde_json::Value;
 use tokio::net::TcpListener;
 

@@ -24,7 +24,7 @@ use jsonrpsee::RpcModule;
 use jsonrpsee::server::{BatchRequestConfig, ServerConfig};
 use rpcsmith::server::{Limits, Server};
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::transport::{http, ws};
+use rpcsmith::{http, transport::ws};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};

@@ -15,7 +15,10 @@ use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server, encode};
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::transport::{http, memory, ws};
+use rpcsmith::{
+    http,
+    transport::{memory, ws},
+};
 use serde_json::value::RawValue;
 use std::future::Future;
 use std::time::Instant;

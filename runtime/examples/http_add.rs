@@ -7,9 +7,9 @@
 //! `.ci/run` runs it. For the generated path, see `cargo run -p petstore`.
 
 use rpcsmith::client::{Client, DeclaredError, Error, Handle};
+use rpcsmith::http;
 use rpcsmith::protocol::{ErrorObject, mismatch};
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::transport::http;
 use serde_json::value::RawValue;
 use tokio::net::TcpListener;
 

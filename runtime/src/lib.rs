@@ -18,7 +18,11 @@ pub mod client;
 mod declared;
 #[cfg(feature = "schemars")]
 pub mod describe;
+#[cfg(feature = "broker")]
+pub mod fanout;
 pub mod guide;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod metrics;
 pub mod protocol;
 pub mod proxy;

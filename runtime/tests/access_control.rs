@@ -5,10 +5,10 @@
 mod support;
 
 use rpcsmith::client::{Client, Error};
+use rpcsmith::http::{self, Service};
 use rpcsmith::protocol::{ErrorObject, code};
 use rpcsmith::server::access::{Access, RequiredScopes, Scopes};
 use rpcsmith::server::{BoxFuture, Call, CallResult, Middleware, Next, Server};
-use rpcsmith::transport::http::{self, Service};
 use support::TestMethods;
 use tokio::net::TcpListener;
 

@@ -11,8 +11,8 @@ use jsonrpsee::rpc_params;
 use jsonrpsee::server::{RpcModule, Server as Peer};
 use jsonrpsee::types::ErrorObjectOwned;
 use rpcsmith::client::{Client, DeclaredError, Error, Handle};
+use rpcsmith::http;
 use rpcsmith::protocol::ErrorObject;
-use rpcsmith::transport::http;
 use std::time::Duration;
 
 #[derive(Debug, PartialEq)]

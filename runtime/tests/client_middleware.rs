@@ -13,7 +13,7 @@ use rpcsmith::client::{
 };
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::transport::{http, memory::Link};
+use rpcsmith::{http, transport::memory::Link};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};

@@ -11,8 +11,8 @@ use client_subscription_support::{
 };
 use futures_util::StreamExt;
 use rpcsmith::client::{Client, Subscription, SubscriptionError};
+use rpcsmith::http;
 use rpcsmith::protocol::Feed;
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
 use serde_json::json;
 

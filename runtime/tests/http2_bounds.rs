@@ -5,9 +5,9 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::Request;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use rpcsmith::http::{Serve, Service};
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::transport::http::{Serve, Service};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -47,7 +47,7 @@ const BIG: usize = 64 * 1024;
 
 /// Serves [`Big`] with `header_timeout`; its count of answers made.
 async fn start(header_timeout: Duration) -> (SocketAddr, Arc<AtomicUsize>) {
-    let budget = rpcsmith::transport::http::DEFAULT_MAX_UNSENT_BYTES;
+    let budget = rpcsmith::http::DEFAULT_MAX_UNSENT_BYTES;
     start_with(header_timeout, budget, false).await
 }
 

@@ -5,9 +5,9 @@
 use axum::Router;
 use axum::routing::get;
 use rpcsmith::client::Client;
+use rpcsmith::http;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::ws::{self, Settings};
 use serde_json::value::RawValue;

@@ -7,7 +7,7 @@ use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use rpcsmith::client::{Client, Error, Handle, TransportErrorKind};
-use rpcsmith::transport::http;
+use rpcsmith::http;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::sync::Arc;

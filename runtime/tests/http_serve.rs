@@ -9,7 +9,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::Request;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rpcsmith::client::Client;
-use rpcsmith::transport::http::{self, Serve, Service};
+use rpcsmith::http::{self, Serve, Service};
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::pin::Pin;

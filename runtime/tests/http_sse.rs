@@ -6,7 +6,7 @@ mod sse_support;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use rpcsmith::transport::http::{Origins, Service, Streaming};
+use rpcsmith::http::{Origins, Service, Streaming};
 use serde_json::{Value, json};
 use sse_support::{Raw, start, tools};
 use std::time::Duration;
@@ -424,9 +424,9 @@ async fn origins_outside_the_allow_list_are_refused_on_post_and_websocket() {
 
 #[tokio::test]
 async fn an_open_stream_keeps_its_connection_past_the_header_timeout_behind_layers() {
-    use rpcsmith::transport::http::Serve;
+    use rpcsmith::http::Serve;
     let service = tower::ServiceBuilder::new()
-        .map_response(|response: hyper::Response<rpcsmith::transport::http::ResponseBody>| response)
+        .map_response(|response: hyper::Response<rpcsmith::http::ResponseBody>| response)
         .service(Service::new(tools()).streaming(Streaming::mcp()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();

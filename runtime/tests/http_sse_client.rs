@@ -7,9 +7,9 @@
 mod sse_support;
 
 use rpcsmith::client::Client;
+use rpcsmith::http::{self, ClientStreaming, Service, Streaming};
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::transport::http::{self, ClientStreaming, Service, Streaming};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use sse_support::{start, tools};

@@ -9,7 +9,7 @@ mod sse_support;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use rpcsmith::transport::http::{PeerAddr, Service, Streaming};
+use rpcsmith::http::{PeerAddr, Service, Streaming};
 use serde_json::{Value, json};
 use sse_support::{HUNG_DROPPED, HUNG_NOTIFY, Raw, start, tools};
 use std::sync::atomic::Ordering;
@@ -178,7 +178,7 @@ fn send(
     body: String,
     session: Option<&str>,
     peer: [u8; 4],
-) -> impl Future<Output = hyper::Response<rpcsmith::transport::http::ResponseBody>> + use<> {
+) -> impl Future<Output = hyper::Response<rpcsmith::http::ResponseBody>> + use<> {
     let mut request = hyper::Request::post("/")
         .header("content-type", "application/json")
         .header("accept", "application/json");
@@ -198,7 +198,7 @@ async fn started(service: &Service, peer: [u8; 4]) -> Option<String> {
     id.map(|id| id.to_str().unwrap().to_owned())
 }
 
-async fn body(answer: hyper::Response<rpcsmith::transport::http::ResponseBody>) -> Value {
+async fn body(answer: hyper::Response<rpcsmith::http::ResponseBody>) -> Value {
     let bytes = answer.into_body().collect().await.unwrap().to_bytes();
     serde_json::from_slice(&bytes).unwrap()
 }

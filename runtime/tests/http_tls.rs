@@ -6,8 +6,8 @@ mod tls_support;
 
 use client_support::Methods;
 use rpcsmith::client::{Client, Error, TransportErrorKind};
+use rpcsmith::http;
 use rpcsmith::server::Server;
-use rpcsmith::transport::http;
 use rustls::pki_types::CertificateDer;
 use std::sync::Arc;
 use tls_support::{certified, trusting};

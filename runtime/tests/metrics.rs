@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 use rpcsmith::client::{self, Client};
+use rpcsmith::http::{self, Service};
 use rpcsmith::metrics as names;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::transport::http::{self, Service};
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::Settings;

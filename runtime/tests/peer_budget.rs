@@ -7,8 +7,8 @@
 mod peer_support;
 
 use peer_support::{PATIENCE, ServerSide, eventually};
+use rpcsmith::http;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::Codec;
 use rpcsmith::transport::ws::Settings;

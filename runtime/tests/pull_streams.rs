@@ -6,9 +6,9 @@
 mod subscription_support;
 
 use rpcsmith::client::{Client, Error};
+use rpcsmith::http::{self, Service};
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Limits, Server};
-use rpcsmith::transport::http::{self, Service};
 use serde_json::{Value, json};
 use std::time::Duration;
 use subscription_support::{closed, feeds, next_sink};

@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rpcsmith::client::{Client, Sign};
+use rpcsmith::http::{self, VerifySignature};
 use rpcsmith::protocol::code;
 use rpcsmith::protocol::sign::{Key, Verifier, VerifyingKey};
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::transport::http::{self, VerifySignature};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

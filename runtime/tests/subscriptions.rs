@@ -5,8 +5,8 @@
 
 mod subscription_support;
 
+use rpcsmith::http::{self, Service};
 use rpcsmith::server::{Limits, Server, TrySendError};
-use rpcsmith::transport::http::{self, Service};
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::Settings;

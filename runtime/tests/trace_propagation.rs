@@ -7,9 +7,9 @@
 use opentelemetry::trace::{SpanKind, TraceId, TracerProvider};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use rpcsmith::client::{Client, TracePropagation};
+use rpcsmith::http;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::ws::{self, Settings};
 use serde::Deserialize;

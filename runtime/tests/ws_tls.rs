@@ -9,8 +9,8 @@ mod tls_support;
 
 use peer_support::{PATIENCE, ServerSide, client_side, eventually, next_event};
 use rpcsmith::client::{Client, Error, TransportErrorKind};
+use rpcsmith::http::{self, Serve};
 use rpcsmith::server::Server;
-use rpcsmith::transport::http::{self, Serve};
 use rpcsmith::transport::peer::{Hub, Peer};
 use rpcsmith::transport::ws::{self, Reconnect, Reconnecting, Settings};
 use rustls::pki_types::CertificateDer;

@@ -12,8 +12,8 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use metrics_exporter_prometheus::PrometheusBuilder;
+use rpcsmith::http;
 use rpcsmith::server::{Context, Failure, Server};
-use rpcsmith::transport::http;
 
 rpcsmith::include_api!("add");
 

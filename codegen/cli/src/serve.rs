@@ -12,7 +12,7 @@ use clap::Args;
 use rpcsmith::server::Server;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::transport::{http, ws};
+use rpcsmith::{http, transport::ws};
 use rpcsmith_cli::mock::{Dispatcher, Mock};
 
 /// `rpcsmith mock`'s arguments.

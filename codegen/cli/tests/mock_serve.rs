@@ -7,7 +7,7 @@ use std::process::Stdio;
 use rpcsmith::client::{Client, Error};
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::transport::{http, ws};
+use rpcsmith::{http, transport::ws};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStderr, Command};

@@ -25,8 +25,8 @@ mod tools;
 rpcsmith::include_api!("mcp");
 
 use mcp::McpDispatcher;
+use rpcsmith::http::{self, Streaming};
 use rpcsmith::server::Server;
-use rpcsmith::transport::http::{self, Streaming};
 use rpcsmith::transport::peer::{Cancellation, Peer};
 use rpcsmith::transport::stream::{self, Codec};
 

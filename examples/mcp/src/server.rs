@@ -15,9 +15,9 @@ use crate::mcp::{
     ToolsListError,
 };
 use crate::{fixtures, tools};
+use rpcsmith::http::SessionId;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Failure};
-use rpcsmith::transport::http::SessionId;
 use rpcsmith::transport::peer;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashSet};

@@ -11,8 +11,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use rpcsmith::client::{Client, Error};
+use rpcsmith::http;
 use rpcsmith::server::{Context, Failure, Server};
-use rpcsmith::transport::http;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 

@@ -20,39 +20,34 @@
     allow(rustdoc::broken_intra_doc_links)
 )]
 
+/// Moved to [`crate::fanout`]: a fan-out of pushes across instances is no transport.
 #[cfg(feature = "broker")]
-pub mod broker;
+#[deprecated(since = "0.1.0", note = "moved to `rpcsmith::fanout`")]
+pub mod broker {
+    pub use crate::fanout::*;
+}
+/// Moved to [`crate::http`].
 #[cfg(feature = "http")]
-pub mod http;
+#[deprecated(since = "0.1.0", note = "moved to `rpcsmith::http`")]
+pub mod http {
+    pub use crate::http::*;
+}
 #[cfg(feature = "memory")]
 pub mod memory;
 mod moved;
 #[allow(deprecated)]
 pub use moved::{Delivery, Error, ErrorKind, Inbox, SendFuture, Transport};
 
+#[cfg(any(feature = "http", feature = "stream"))]
+pub(crate) mod remote;
+#[cfg(any(feature = "http", feature = "stream"))]
+pub use remote::remote;
+
 #[cfg(feature = "stream")]
 pub mod peer;
 #[cfg(feature = "stream")]
 pub mod stream;
 #[cfg(feature = "tls")]
-mod tls;
+pub(crate) mod tls;
 #[cfg(feature = "ws")]
 pub mod ws;
-
-/// The client of a connection (or an HTTP session), kept in its metadata without
-/// keeping it alive.
-#[cfg(any(feature = "http", feature = "stream"))]
-#[derive(Clone)]
-pub(crate) struct Remote(pub(crate) crate::client::WeakClient);
-
-/// The client for calls and notifications back to the other side of the connection
-/// `context`'s call came on: how a handler pushes a notification to its own caller, or
-/// asks it something. On a [`peer`] connection (byte streams, WebSocket), and over HTTP
-/// in a [streaming](http::Service::streaming) service (sent as events, on the call's
-/// own event stream while it runs, else on its session's `GET` stream; the other
-/// side's responses come back as `POST`s of the session). `None` when the call came
-/// another way (plain HTTP, in-memory) or the connection or session is gone.
-#[cfg(any(feature = "http", feature = "stream"))]
-pub fn remote(context: &crate::server::Context) -> Option<crate::client::Client> {
-    context.metadata().extensions.get::<Remote>()?.0.upgrade()
-}

@@ -5,11 +5,11 @@
 #![allow(dead_code, unreachable_pub)]
 
 use rpcsmith::client::WeakClient;
+use rpcsmith::http;
 use rpcsmith::protocol::{ErrorObject, Feed};
 use rpcsmith::server::{
     BoxFuture, Call, CallResult, Context, Dispatch, Middleware, Next, Reply, Server,
 };
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::{self, Peer, remote};
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::{self, Settings};

@@ -8,11 +8,11 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
+use rpcsmith::http::{Service, remote, serve};
 use rpcsmith::protocol::{ErrorObject, Feed};
 use rpcsmith::server::{
     Context, Dispatch, Failure, Items, Reply, Server, encode, subscribe, unsubscribe,
 };
-use rpcsmith::transport::http::{Service, remote, serve};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::net::SocketAddr;

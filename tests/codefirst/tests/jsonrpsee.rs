@@ -8,7 +8,7 @@ use std::time::Duration;
 use jsonrpsee::server::{RpcModule, Server};
 use jsonrpsee::types::ErrorObjectOwned;
 use rpcsmith::client::{Client, Error};
-use rpcsmith::transport::http;
+use rpcsmith::http;
 use rpcsmith_codefirst::codefirst::{CodefirstClient, UserGetError, types as generated};
 use rpcsmith_codefirst::original::*;
 

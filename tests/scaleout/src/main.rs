@@ -13,10 +13,10 @@
 //! | `subscribeTicks` | a subscription to the topic `ticks`, items pushed as `tick {"subscription", "result"}` |
 //! | `tick [n]` | publishes `n` to every `subscribeTicks` subscriber of every instance, answered as `publish` |
 
+use rpcsmith::fanout::{Fanout, PublishError, Topic, redis::Redis};
+use rpcsmith::http;
 use rpcsmith::protocol::{ErrorObject, Feed};
 use rpcsmith::server::{CallResult, Context, Dispatch, Failure, Reply, Server, encode, subscribe};
-use rpcsmith::transport::broker::{Fanout, PublishError, Topic, redis::Redis};
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::{Hub, Peer};
 use rpcsmith::transport::ws::Settings;
 use serde_json::json;

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use futures_util::{FutureExt, StreamExt};
 use rpcsmith::client::{Client, Subscription, SubscriptionError};
-use rpcsmith::transport::http;
+use rpcsmith::http;
 use rpcsmith::transport::peer::{ConnectionState, Peer};
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws::{self, Reconnect, Reconnecting};

@@ -12,7 +12,10 @@ use rpcsmith::client::Error;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Failure, Server};
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::transport::{http, memory, stream, ws};
+use rpcsmith::{
+    http,
+    transport::{memory, stream, ws},
+};
 use rpcsmith_services::features::{
     DivideError, FeaturesClient, FeaturesDispatcher, FeaturesServer, types,
 };

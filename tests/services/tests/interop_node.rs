@@ -32,7 +32,7 @@ use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Failure, Server};
 use rpcsmith::transport::peer::{self, Peer};
 use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::transport::{http, ws};
+use rpcsmith::{http, transport::ws};
 use rpcsmith_services::interop::{
     FailError, InteropClient, InteropDispatcher, InteropListener, InteropListenerDispatcher,
     InteropPush, InteropServer, types,

@@ -10,8 +10,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use jsonrpsee::server::{RandomStringIdProvider, RpcModule, Server, ServerConfig, ServerHandle};
 use rpcsmith::client::Subscription;
+use rpcsmith::http;
 use rpcsmith::server::{Context, Failure, Items};
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::ws;
 use rpcsmith_services::sui_events::{

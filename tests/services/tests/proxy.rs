@@ -22,7 +22,7 @@ use rpcsmith::proxy::Proxy;
 use rpcsmith::server::Server;
 use rpcsmith::transport::peer::{Bridge, Builder, Peer};
 use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::transport::{http, ws};
+use rpcsmith::{http, transport::ws};
 use rpcsmith_services::editor::EditorClient;
 use rpcsmith_services::editor_listener::{self, Event, progress};
 use rpcsmith_services::editor_server;

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use rpcsmith::client::{Client, Subscription};
+use rpcsmith::http;
 use rpcsmith::server::{Context, Failure, Items, Server, channel};
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith_services::ticks::{TicksClient, TicksDispatcher, TicksServer};

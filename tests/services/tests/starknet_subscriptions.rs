@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use rpcsmith::client::{Error, Subscription, SubscriptionError};
+use rpcsmith::http::{self, Serve};
 use rpcsmith::server::{Context, Failure, Items, Server, Sink, channel};
-use rpcsmith::transport::http::{self, Serve};
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::ws::{self, Settings};
 use rpcsmith_services::starknet_subs::{

@@ -18,7 +18,7 @@ use std::time::Duration;
 use rpcsmith::client::Error;
 use rpcsmith::server::{Context, Failure, Server};
 use rpcsmith::transport::peer::{self, Peer};
-use rpcsmith::transport::{http, ws};
+use rpcsmith::{http, transport::ws};
 use rpcsmith_services::starknet_ws::{
     StarknetSubscribeEventsError, StarknetSubscribeNewHeadsError,
     StarknetSubscribeNewTransactionReceiptsError, StarknetSubscribeNewTransactionsError,

@@ -40,7 +40,7 @@ pub const DEFAULT_RETRY_STATUSES: [u16; 3] = [429, 502, 503];
 /// ```
 /// use std::time::Duration;
 /// use rpcsmith::client::{Backoff, Client, Retry};
-/// # let transport = rpcsmith::transport::http::Client::new("http://127.0.0.1:1")?;
+/// # let transport = rpcsmith::http::Client::new("http://127.0.0.1:1")?;
 ///
 /// let retry = Retry::idempotent(["eth_getBalance", "eth_blockNumber"])
 ///     .max_retries(4)

@@ -7,7 +7,7 @@ use crate::protocol::sign::Key;
 
 /// Signs every exchange's body with a [`Key`] (HMAC-SHA256 or Ed25519), a timestamp and
 /// a fresh nonce, in the headers [`protocol::sign`](crate::protocol::sign) describes; a
-/// server with `transport::http::VerifySignature` checks them.
+/// server with `http::VerifySignature` checks them.
 ///
 /// Each attempt is signed anew: under [`Retry`](super::Retry), add `Sign` after it
 /// (inner), so a retried request carries a nonce of its own rather than one the server

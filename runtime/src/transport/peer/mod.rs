@@ -85,8 +85,8 @@ mod queue;
 mod switch;
 pub(crate) mod wire;
 
-pub(crate) use super::Remote;
 pub use super::remote;
+pub(crate) use super::remote::Remote;
 pub use bridge::Bridge;
 pub use cancellation::{Cancellation, LSP_REQUEST_CANCELLED};
 pub use lane::Order;

@@ -1,8 +1,8 @@
 //! The server side of the WebSocket handshake, inside the HTTP `Service`.
 
 use super::Settings;
+use crate::http::Socket;
 use crate::server::Metadata;
-use crate::transport::http::Socket;
 use crate::transport::peer::Builder;
 use ::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode};
@@ -116,7 +116,7 @@ enum Tcp {
 }
 
 /// The TCP connection under `upgraded`, when it is one (under
-/// [`serve`](crate::transport::http::serve) without TLS, and under axum): the peer then
+/// [`serve`](crate::http::serve) without TLS, and under axum): the peer then
 /// reads and writes the socket itself rather than through hyper's boxed, rewinding
 /// wrapper, which costs a few dynamic calls per message each way.
 fn upgraded_tcp(upgraded: Upgraded) -> Result<Tcp, Upgraded> {
@@ -131,7 +131,7 @@ fn upgraded_tcp(upgraded: Upgraded) -> Result<Tcp, Upgraded> {
 }
 
 /// What an upgraded connection runs under: the socket it came on (under
-/// [`serve`](crate::transport::http::serve)), and its settings.
+/// [`serve`](crate::http::serve)), and its settings.
 struct ServedOn {
     socket: Option<Socket>,
     settings: Settings,

@@ -15,7 +15,7 @@ use rpcsmith::client::Client;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::transport::{http, ws};
+use rpcsmith::{http, transport::ws};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tempfile::TempDir;

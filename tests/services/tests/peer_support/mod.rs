@@ -3,8 +3,8 @@
 //! connected to it.
 #![allow(dead_code, unreachable_pub)]
 
+use rpcsmith::http;
 use rpcsmith::server::Server;
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws;

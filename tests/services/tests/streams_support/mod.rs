@@ -7,8 +7,8 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rpcsmith::http;
 use rpcsmith::server::{Context, Failure, Items, Server, Sink, channel};
-use rpcsmith::transport::http;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
 use rpcsmith::transport::ws;

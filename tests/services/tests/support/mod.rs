@@ -2,7 +2,7 @@
 
 use rpcsmith::client::Client;
 use rpcsmith::server::Server;
-use rpcsmith::transport::{http, memory};
+use rpcsmith::{http, transport::memory};
 use tokio::sync::oneshot;
 
 /// A client of `server`, over memory or over HTTP on a loopback port; with HTTP, the

@@ -26,8 +26,8 @@ use mcp::types::{
     SamplingCapability,
 };
 use mcp::{McpClient, McpListenerDispatcher};
+use rpcsmith::http::{self, ClientStreaming};
 use rpcsmith::server::Server;
-use rpcsmith::transport::http::{self, ClientStreaming};
 use rpcsmith::transport::peer::{Cancellation, Peer};
 use rpcsmith::transport::stream::{self, Codec};
 use serde_json::json;

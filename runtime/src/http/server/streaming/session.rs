@@ -5,7 +5,7 @@
 use super::log::{Budget, Log, Next, Refused, STANDALONE, Window};
 use crate::client::{Client, Delivery, SendFuture, Transport, TransportError};
 use crate::server::{BoxFuture, Closed, Metadata, Outlet, Pushes};
-use crate::transport::Remote;
+use crate::transport::remote::Remote;
 use bytes::Bytes;
 use std::collections::HashMap;
 use std::future::Future;

@@ -51,39 +51,23 @@
 //! [`ClientBuilder::streaming`] it takes event-stream answers, keeps the session, and
 //! hands what the server sends to the client's subscriptions and listener.
 
-mod answer;
 mod body;
 mod client;
-mod client_stream;
-mod connection;
-mod host;
-mod listen;
-mod origin;
-mod pool;
-mod refusal;
-mod serve;
-mod service;
+mod media;
+mod server;
 mod sse;
-mod unsent;
-#[cfg(feature = "sign")]
-mod verify;
 
 pub use crate::transport::remote;
-pub use answer::{NoResponse, ResponseBody};
-pub use listen::ClientStreaming;
-pub use host::Hosts;
-pub use origin::Origins;
-pub use sse::{
-    DEFAULT_MAX_CALLS, DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_SESSION_CALLS, DEFAULT_MAX_SESSIONS,
-    DEFAULT_MAX_SESSIONS_PER_PEER, DEFAULT_SESSION_IDLE, MCP_PROTOCOL_VERSIONS, SessionId,
-    Streaming, StreamingStats,
+pub use client::{
+    Client, ClientBuilder, ClientStreaming, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE,
 };
-
-pub use client::{Client, ClientBuilder, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE};
-pub(crate) use connection::Socket;
-pub use serve::{
-    DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_UNSENT_BYTES, Serve, serve,
+pub(crate) use server::Socket;
+pub use server::{
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CALLS, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_SESSION_CALLS, DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_PEER, DEFAULT_MAX_UNSENT_BYTES, DEFAULT_SESSION_IDLE, Hosts,
+    MCP_PROTOCOL_VERSIONS, NoResponse, Origins, PeerAddr, ResponseBody, Serve, Service,
+    SessionId, Streaming, StreamingStats, serve,
 };
-pub use service::{DEFAULT_BODY_TIMEOUT, PeerAddr, Service};
 #[cfg(feature = "sign")]
-pub use verify::{DEFAULT_MAX_SIGNED_SIZE, Verified, VerifySignature};
+pub use server::{DEFAULT_MAX_SIGNED_SIZE, Verified, VerifySignature};

@@ -30,7 +30,7 @@ const IDLE: Duration = Duration::from_secs(15);
 /// A Redis server's pub/sub, reached over TCP.
 ///
 /// ```no_run
-/// use rpcsmith::transport::broker::{Fanout, redis::Redis};
+/// use rpcsmith::fanout::{Fanout, redis::Redis};
 /// use rpcsmith::transport::peer::Hub;
 ///
 /// # async fn demo() {

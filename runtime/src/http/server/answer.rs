@@ -2,8 +2,8 @@
 //! and the shapes every answer takes (JSON, empty, a refusal explained by a JSON-RPC
 //! error).
 
-use super::body::{Data, Written};
-use super::sse::events::EventStream;
+use super::streaming::events::EventStream;
+use crate::http::body::{Data, Written};
 use crate::protocol::{self, ErrorObject, Id};
 use ::http::header::{self, HeaderValue};
 use ::http::{Response, StatusCode};

@@ -1,12 +1,12 @@
 //! The HTTP server side: a `tower::Service` that feeds request bodies to the server engine.
 
 use super::answer::{Answer, NoResponse, empty, json_body, refusal};
-use super::body::{self, Data, ReadError};
-use super::client::is_json;
 use super::host::Hosts;
 use super::origin::Origins;
-use super::sse::{self, Sse, Streaming};
+use super::streaming::{self, Sse, Streaming};
 use super::unsent::Unsent;
+use crate::http::body::{self, Data, ReadError};
+use crate::http::media::is_json;
 use crate::protocol::{self, ErrorObject};
 use crate::server::{InFlight, Metadata, Server};
 use ::http::header::{self, HeaderValue};
@@ -33,7 +33,7 @@ pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct PeerAddr(pub SocketAddr);
 
 /// A [`tower::Service`] that answers JSON-RPC over HTTP with a server engine; see the
-/// [module docs](super) for the status codes.
+/// [module docs](crate::http) for the status codes.
 ///
 /// Cheap to clone. Its error type is [`Infallible`]: every failure is an HTTP answer.
 ///
@@ -48,7 +48,7 @@ pub struct PeerAddr(pub SocketAddr);
 /// # }
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// use rpcsmith::transport::http::{NoResponse, Service};
+/// use rpcsmith::http::{NoResponse, Service};
 /// use tower::ServiceExt;
 ///
 /// let service = Service::new(Server::builder(Nothing).build())
@@ -206,7 +206,7 @@ impl Service {
     /// What the [streaming](Self::streaming) part of this service holds now (sessions,
     /// calls in flight, bytes held for replay), read from its own counters; `None`
     /// without streaming.
-    pub fn streaming_stats(&self) -> Option<sse::StreamingStats> {
+    pub fn streaming_stats(&self) -> Option<streaming::StreamingStats> {
         self.config.streaming.as_ref().map(|sse| sse.stats())
     }
 
@@ -376,18 +376,18 @@ fn busy(extensions: &::http::Extensions) -> Option<Box<dyn Send + Sync>> {
 /// answers to `GET` and `DELETE`, and the refusal of a protocol version.
 fn streaming_request<B, D: Data>(sse: &Arc<Sse>, request: &Request<B>) -> Option<Begun<B, D>> {
     let headers = request.headers();
-    if let Err(refused) = sse::check_version(sse, headers) {
+    if let Err(refused) = streaming::check_version(sse, headers) {
         return Some(Begun::Answered(*refused));
     }
-    if let Err(refused) = sse::check_accept(sse, request.method(), headers) {
+    if let Err(refused) = streaming::check_accept(sse, request.method(), headers) {
         return Some(Begun::Answered(*refused));
     }
     let sessions = sse.settings.initialize.is_some();
     match *request.method() {
-        Method::GET if sessions && sse::takes_events(headers) => {
+        Method::GET if sessions && streaming::takes_events(headers) => {
             let stop = request.extensions().get::<super::Socket>().map(|socket| {
                 let mut stopping = socket.stopping.clone();
-                Box::pin(async move { stopping.wait().await }) as sse::Stop
+                Box::pin(async move { stopping.wait().await }) as streaming::Stop
             });
             Some(Begun::Stream(Opening {
                 sse: Arc::clone(sse),
@@ -396,7 +396,7 @@ fn streaming_request<B, D: Data>(sse: &Arc<Sse>, request: &Request<B>) -> Option
                 busy: busy(request.extensions()),
             }))
         }
-        Method::DELETE if sessions => Some(Begun::Answered(sse::delete(sse, headers))),
+        Method::DELETE if sessions => Some(Begun::Answered(streaming::delete(sse, headers))),
         _ => None,
     }
 }
@@ -415,7 +415,7 @@ pub(super) enum Begun<B, D> {
 pub(super) struct Opening {
     sse: Arc<Sse>,
     headers: ::http::HeaderMap,
-    stop: Option<sse::Stop>,
+    stop: Option<streaming::Stop>,
     busy: Option<Box<dyn Send + Sync>>,
 }
 
@@ -423,7 +423,7 @@ impl Opening {
     /// The answer; `guard` lives as long as its stream.
     pub(super) fn open<G: Send + Sync + 'static, D: Data>(self, guard: G) -> Answer<D> {
         let guard = Box::new((guard, self.busy));
-        sse::get(&self.sse, &self.headers, self.stop, guard)
+        streaming::get(&self.sse, &self.headers, self.stop, guard)
     }
 }
 
@@ -468,7 +468,7 @@ where
             None => return Ok(too_slow(self.version)),
         };
         if let Some(StreamingPost { sse, headers, busy }) = self.streaming {
-            let post = sse::Post {
+            let post = streaming::Post {
                 server: self.server,
                 metadata: self.metadata,
                 in_flight: self.in_flight,
@@ -477,7 +477,7 @@ where
             let guard = Box::new((guard, busy));
             // Boxed: held inline, its state would grow every request's future (it is
             // moved into a box per request, so its size is copied each time).
-            return Ok(Box::pin(sse::post(sse, post, &headers, body, guard)).await);
+            return Ok(Box::pin(streaming::post(sse, post, &headers, body, guard)).await);
         }
         let _guard = guard;
         let answer = match self.in_flight {

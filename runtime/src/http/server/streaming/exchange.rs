@@ -7,11 +7,11 @@ use super::rules::{Carries, carries, initialised, parse_event_id};
 use super::session::Session;
 use super::table::Full;
 use super::{Sse, Streaming};
+use crate::http::body::Data;
+use crate::http::server::answer::ResponseBody;
+use crate::http::server::answer::{Answer, NoResponse, empty, json_body, refusal};
 use crate::protocol::{self, ErrorObject};
 use crate::server::{Held, InFlight, Metadata, Server, hold};
-use crate::transport::http::answer::ResponseBody;
-use crate::transport::http::answer::{Answer, NoResponse, empty, json_body, refusal};
-use crate::transport::http::body::Data;
 use ::http::header::{self, HeaderMap, HeaderValue};
 use ::http::{Response, StatusCode};
 use bytes::Bytes;
@@ -21,20 +21,20 @@ use std::task::Poll;
 use std::time::Duration;
 
 /// A `POST` read whole, to handle.
-pub(in crate::transport::http) struct Post {
-    pub(in crate::transport::http) server: Server,
-    pub(in crate::transport::http) metadata: Metadata,
-    pub(in crate::transport::http) in_flight: Option<InFlight>,
-    pub(in crate::transport::http) no_response: NoResponse,
+pub(in crate::http) struct Post {
+    pub(in crate::http) server: Server,
+    pub(in crate::http) metadata: Metadata,
+    pub(in crate::http) in_flight: Option<InFlight>,
+    pub(in crate::http) no_response: NoResponse,
 }
 
 /// A refusal, boxed: an answer is large, and refusals are rare.
-pub(in crate::transport::http) type Refusal<D> = Box<Answer<D>>;
+pub(in crate::http) type Refusal<D> = Box<Answer<D>>;
 
 /// Handles a `POST` of a streaming service: its session checked or started, then its
 /// calls handled, answered as JSON, or as an event stream once a handler sends
 /// something on it before the response.
-pub(in crate::transport::http) async fn post<D: Data>(
+pub(in crate::http) async fn post<D: Data>(
     sse: Arc<Sse>,
     post: Post,
     headers: &HeaderMap,
@@ -260,7 +260,7 @@ fn find<D: Data>(sse: &Sse, headers: &HeaderMap) -> Result<Arc<Session>, Refusal
 
 /// Whether the client takes `text/event-stream` (named, not by a wildcard: only then
 /// is an event stream sent).
-pub(in crate::transport::http) fn accepts_events(headers: &HeaderMap) -> bool {
+pub(in crate::http) fn accepts_events(headers: &HeaderMap) -> bool {
     media_ranges(headers).any(|range| range.eq_ignore_ascii_case("text/event-stream"))
 }
 
@@ -276,7 +276,7 @@ fn media_ranges(headers: &HeaderMap) -> impl Iterator<Item = &str> {
 
 /// Whether a range of `Accept` covers `text/event-stream`, a wildcard's included: a
 /// `GET` for the session's stream.
-pub(in crate::transport::http) fn takes_events(headers: &HeaderMap) -> bool {
+pub(in crate::http) fn takes_events(headers: &HeaderMap) -> bool {
     takes(headers, "text", "event-stream")
 }
 
@@ -293,7 +293,7 @@ fn takes(headers: &HeaderMap, kind: &str, sub: &str) -> bool {
 /// Under [`Streaming::require_accept`](super::Streaming::require_accept), the `406`
 /// of a `POST` whose `Accept` lacks `application/json` or `text/event-stream`, or of a
 /// `GET` whose lacks `text/event-stream`.
-pub(in crate::transport::http) fn check_accept<D: Data>(
+pub(in crate::http) fn check_accept<D: Data>(
     sse: &Sse,
     method: &::http::Method,
     headers: &HeaderMap,
@@ -422,7 +422,7 @@ fn event_stream<D: Data>(events: EventStream) -> Answer<D> {
 
 /// Opens a `GET` stream: the session's standalone stream, or with `Last-Event-ID` the
 /// stream it names, from after that event.
-pub(in crate::transport::http) fn get<D: Data>(
+pub(in crate::http) fn get<D: Data>(
     sse: &Sse,
     headers: &HeaderMap,
     stop: Option<Stop>,
@@ -474,7 +474,7 @@ pub(in crate::transport::http) fn get<D: Data>(
 }
 
 /// Ends the session the header names: `200`, or `400`/`404` as for any request.
-pub(in crate::transport::http) fn delete<D: Data>(sse: &Sse, headers: &HeaderMap) -> Answer<D> {
+pub(in crate::http) fn delete<D: Data>(sse: &Sse, headers: &HeaderMap) -> Answer<D> {
     let Some(id) = headers.get(&sse.settings.header) else {
         return missing_session();
     };
@@ -489,7 +489,7 @@ pub(in crate::transport::http) fn delete<D: Data>(sse: &Sse, headers: &HeaderMap
 }
 
 /// The refusal of a request whose protocol version header holds a value not listed.
-pub(in crate::transport::http) fn check_version<D: Data>(
+pub(in crate::http) fn check_version<D: Data>(
     sse: &Sse,
     headers: &HeaderMap,
 ) -> Result<(), Refusal<D>> {

@@ -3,7 +3,7 @@
 
 use super::log::Next;
 use super::session::Session;
-use bytes::Bytes;
+use crate::http::sse::encode;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -91,37 +91,5 @@ impl EventStream {
 impl Drop for EventStream {
     fn drop(&mut self) {
         self.session.detach(self.stream, self.generation);
-    }
-}
-
-/// One event: its id, the type `message`, and the message as `data` lines (a message
-/// with line breaks, which JSON allows between tokens, takes several).
-pub(crate) fn encode(id: &str, message: &Bytes) -> Vec<u8> {
-    let mut event = Vec::with_capacity(message.len() + id.len() + 32);
-    event.extend_from_slice(b"id: ");
-    event.extend_from_slice(id.as_bytes());
-    event.extend_from_slice(b"\nevent: message\n");
-    for line in message.split(|&byte| byte == b'\n' || byte == b'\r') {
-        event.extend_from_slice(b"data: ");
-        event.extend_from_slice(line);
-        event.push(b'\n');
-    }
-    event.push(b'\n');
-    event
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn events_carry_their_id_and_one_data_line_per_line() {
-        let event = encode("1-2", &Bytes::from_static(br#"{"a":1}"#));
-        assert_eq!(event, b"id: 1-2\nevent: message\ndata: {\"a\":1}\n\n");
-        let event = encode("0-3", &Bytes::from_static(b"{\n\"a\":1}"));
-        assert_eq!(
-            event,
-            b"id: 0-3\nevent: message\ndata: {\ndata: \"a\":1}\n\n"
-        );
     }
 }

@@ -1,7 +1,7 @@
 //! Bodies: reading one whole within a size limit (requests on the server, answers on
 //! the client), and the data of the server's answers.
 
-use super::unsent::Held;
+use super::server::Held;
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use http_body_util::Full;
 use hyper::body::Body;
@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn held_answers_count_until_their_last_piece_is_dropped() {
-        let unsent = std::sync::Arc::new(super::super::unsent::Unsent::new(1024));
+        let unsent = std::sync::Arc::new(crate::http::server::Unsent::new(1024));
         let mut bytes = Bytes::held(b"{\"result\":3}".to_vec(), unsent.hold(12));
         let rest = bytes.split_off(4);
         drop(bytes);

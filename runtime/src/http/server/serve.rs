@@ -45,7 +45,7 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// # }
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> std::io::Result<()> {
-/// use rpcsmith::transport::http::{Service, serve};
+/// use rpcsmith::http::{Service, serve};
 ///
 /// let server = Server::builder(Nothing).build();
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
@@ -159,8 +159,8 @@ where
     /// answered `503` (that would need a handshake first). Needs the `tls` feature.
     ///
     /// ```no_run
-    /// # async fn demo(service: rpcsmith::transport::http::Service, cert_chain: Vec<rustls::pki_types::CertificateDer<'static>>, key: rustls::pki_types::PrivateKeyDer<'static>) -> Result<(), Box<dyn std::error::Error>> {
-    /// use rpcsmith::transport::http::Serve;
+    /// # async fn demo(service: rpcsmith::http::Service, cert_chain: Vec<rustls::pki_types::CertificateDer<'static>>, key: rustls::pki_types::PrivateKeyDer<'static>) -> Result<(), Box<dyn std::error::Error>> {
+    /// use rpcsmith::http::Serve;
     /// use std::sync::Arc;
     ///
     /// let provider = Arc::new(rustls::crypto::ring::default_provider());

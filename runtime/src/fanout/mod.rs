@@ -1,7 +1,7 @@
 //! Push across server instances through an existing message broker.
 //!
 //! HTTP calls are stateless: several instances behind a reverse proxy answer them alike.
-//! Push is not: a [`Hub`](super::peer::Hub) knows the connections of its own process,
+//! Push is not: a [`Hub`](crate::transport::peer::Hub) knows the connections of its own process,
 //! and a subscription's [`Sink`](crate::server::Sink) feeds one connection. A
 //! [`Fanout`] carries both across instances through a broker: what one instance
 //! publishes is delivered to its own connections at once, and published to the broker,
@@ -65,13 +65,13 @@
 //! them that is not one this module wrote (a frame too short, JSON that does not parse)
 //! is dropped with a warning, anything else is pushed to clients as it is.
 
-mod fanout;
+mod publish;
 #[cfg(feature = "redis")]
 pub mod redis;
 #[cfg(feature = "redis")]
 mod resp;
 
-pub use fanout::{Delivered, Fanout, PublishError, Topic};
+pub use publish::{Delivered, Fanout, PublishError, Topic};
 
 use std::fmt;
 use std::pin::Pin;

@@ -29,7 +29,7 @@ use std::net::{IpAddr, SocketAddr};
 /// in for it (a loopback peer reached a loopback listener, or one on every address).
 ///
 /// ```
-/// use rpcsmith::transport::http::Hosts;
+/// use rpcsmith::http::Hosts;
 ///
 /// // Behind a reverse proxy on the same machine that forwards `mcp.example`:
 /// let hosts = Hosts::default().allow("mcp.example");

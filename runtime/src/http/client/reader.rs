@@ -2,9 +2,10 @@
 //! `Last-Event-ID` when it drops before its response), and the session's `GET` stream,
 //! opened again whenever it drops, for as long as the client lives.
 
-use super::listen::{Parser, Streams};
 use super::pool::Lease;
+use super::streaming::Streams;
 use crate::client::{Delivery, SendFuture, TransportError, TransportErrorKind};
+use crate::http::sse::Parser;
 use ::http::{Response, StatusCode};
 use bytes::Bytes;
 use http_body_util::BodyExt as _;

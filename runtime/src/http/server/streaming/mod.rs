@@ -70,7 +70,7 @@ pub const MCP_PROTOCOL_VERSIONS: [&str; 4] =
 /// | [`priming_from`](Self::priming_from): the first revision whose streams open with a priming event, with `retry:` | none | `2025-11-25`, 1 second |
 ///
 /// ```
-/// use rpcsmith::transport::http::Streaming;
+/// use rpcsmith::http::Streaming;
 /// use std::time::Duration;
 ///
 /// let mcp = Streaming::mcp().max_sessions(100).idle_timeout(Duration::from_secs(60));

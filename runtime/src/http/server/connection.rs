@@ -9,9 +9,9 @@
 //! bare [`Service`] gets the peer address and the in-flight count handed to it rather
 //! than through request extensions.
 
-use super::body::Written;
 use super::service::{Begun, Busy, PeerAddr, Service, SocketInfo};
 use super::unsent::Unsent;
+use crate::http::body::Written;
 use crate::metrics::{ConnectionMeter, Transport};
 use crate::server::InFlight;
 use ::http::{Method, Request, Response};

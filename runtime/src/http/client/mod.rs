@@ -1,9 +1,13 @@
 //! The HTTP client transport: one POST per message, on kept-alive connections.
 
+mod pool;
+mod reader;
+mod streaming;
+
+pub use streaming::ClientStreaming;
+
 use super::body::{self, ReadError};
-use super::client_stream::{self, Exchanges, Opened};
-use super::listen::{ClientStreaming, Streams};
-use super::pool::{self, Pool};
+use super::media::is_json;
 use crate::client::{Delivery, Inbox, SendFuture, Transport, TransportError, TransportErrorKind};
 use ::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use ::http::uri::PathAndQuery;
@@ -11,10 +15,13 @@ use ::http::{Method, Request, StatusCode, Uri};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::client::legacy::connect::HttpConnector;
+use pool::Pool;
+use reader::{Exchanges, Opened};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
+use streaming::Streams;
 
 /// The largest answer the client reads unless told otherwise: 10 MiB.
 pub const DEFAULT_MAX_RESPONSE_SIZE: usize = 10 * 1024 * 1024;
@@ -39,7 +46,7 @@ pub const DEFAULT_CLIENT_CONNECTIONS: usize = 64;
 /// shares one connection.
 ///
 /// ```
-/// use rpcsmith::transport::http;
+/// use rpcsmith::http;
 ///
 /// let transport = http::Client::builder("http://127.0.0.1:8545")
 ///     .header("authorization", "Bearer secret")
@@ -166,8 +173,8 @@ impl Client {
             if streams.keep_session(header) {
                 self.open_stream(streams);
             }
-            if response.status().is_success() && client_stream::is_event_stream(&response) {
-                return client_stream::read_post(self, streams, response, lease).await;
+            if response.status().is_success() && reader::is_event_stream(&response) {
+                return reader::read_post(self, streams, response, lease).await;
             }
         }
         let status = response.status();
@@ -226,7 +233,7 @@ impl Client {
         if starting {
             let client = Arc::downgrade(&self.shared);
             let stop = self.shared.stop.subscribe();
-            tokio::spawn(client_stream::keep_open::<Client>(
+            tokio::spawn(reader::keep_open::<Client>(
                 client,
                 Arc::clone(streams),
                 stop,
@@ -569,21 +576,6 @@ fn json() -> HeaderValue {
     HeaderValue::from_static("application/json")
 }
 
-/// Whether `headers` declare a JSON body (`application/json`, parameters allowed).
-pub(crate) fn is_json(headers: &HeaderMap) -> bool {
-    const JSON: &[u8] = b"application/json";
-    let Some(value) = headers.get(header::CONTENT_TYPE) else {
-        return false;
-    };
-    let value = value.as_bytes();
-    // The usual spelling, compared as bytes; anything else parsed.
-    if value == JSON {
-        return true;
-    }
-    let essence = value.split(|&byte| byte == b';').next().unwrap_or_default();
-    essence.trim_ascii().eq_ignore_ascii_case(JSON)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -609,23 +601,5 @@ mod tests {
             .build()
             .expect_err("invalid header name");
         assert_eq!(error.kind(), TransportErrorKind::Config);
-    }
-
-    #[test]
-    fn json_content_types() {
-        let mut headers = HeaderMap::new();
-        assert!(!is_json(&headers));
-        for (value, expected) in [
-            ("application/json", true),
-            ("Application/JSON; charset=utf-8", true),
-            ("text/plain", false),
-            ("application/jsonx", false),
-            ("  application/json ;charset=utf-8", true),
-            ("application/json-seq", false),
-            ("", false),
-        ] {
-            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(value));
-            assert_eq!(is_json(&headers), expected, "{value}");
-        }
     }
 }

@@ -33,7 +33,7 @@ const ORIGIN: usize = 16;
 /// ```no_run
 /// # #[cfg(feature = "redis")]
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-/// use rpcsmith::transport::broker::{Fanout, PublishError, redis::Redis};
+/// use rpcsmith::fanout::{Fanout, PublishError, redis::Redis};
 /// use rpcsmith::transport::peer::Hub;
 ///
 /// let hub = Hub::new(); // given to each connection's `peer::Builder::hub`

@@ -28,7 +28,7 @@ use std::net::{IpAddr, SocketAddr};
 /// `DELETE`, and on WebSocket upgrades.
 ///
 /// ```
-/// use rpcsmith::transport::http::Origins;
+/// use rpcsmith::http::Origins;
 ///
 /// let origins = Origins::default().allow("https://app.example").allow("https://admin.example:8443");
 /// # drop(origins);

@@ -13,8 +13,8 @@ use http_body_util::Full;
 use hyper::body::Body;
 
 use super::answer::{Answer, refusal};
-use super::body::{self, ReadError};
 use super::service::{DEFAULT_BODY_TIMEOUT, too_large, too_slow};
+use crate::http::body::{self, ReadError};
 use crate::protocol::sign::Verifier;
 
 /// How large a body [`VerifySignature`] reads unless told: 10 MiB.
