@@ -389,10 +389,14 @@ fn streaming_request<B, D: Data>(sse: &Arc<Sse>, request: &Request<B>) -> Option
                 let mut stopping = socket.stopping.clone();
                 Box::pin(async move { stopping.wait().await }) as streaming::Stop
             });
+            let close = request.extensions().get::<super::Socket>().map(|socket| {
+                let unsent = Arc::clone(&socket.unsent);
+                Arc::new(move || unsent.close()) as streaming::Close
+            });
             Some(Begun::Stream(Opening {
                 sse: Arc::clone(sse),
                 headers: headers.clone(),
-                stop,
+                stop: (stop, close),
                 busy: busy(request.extensions()),
             }))
         }
@@ -415,7 +419,7 @@ pub(super) enum Begun<B, D> {
 pub(super) struct Opening {
     sse: Arc<Sse>,
     headers: ::http::HeaderMap,
-    stop: Option<streaming::Stop>,
+    stop: (Option<streaming::Stop>, Option<streaming::Close>),
     busy: Option<Box<dyn Send + Sync>>,
 }
 
@@ -468,11 +472,15 @@ where
             None => return Ok(too_slow(self.version)),
         };
         if let Some(StreamingPost { sse, headers, busy }) = self.streaming {
+            let close = self.unsent.map(|unsent| {
+                Arc::new(move || unsent.close()) as streaming::Close
+            });
             let post = streaming::Post {
                 server: self.server,
                 metadata: self.metadata,
                 in_flight: self.in_flight,
                 no_response: self.no_response,
+                close,
             };
             let guard = Box::new((guard, busy));
             // Boxed: held inline, its state would grow every request's future (it is

@@ -1,7 +1,7 @@
 //! The body of an answer that is an event stream: the events of one stream of a
 //! session, as `text/event-stream`, until the stream ends.
 
-use super::log::Next;
+use super::log::{Next, Stall};
 use super::session::Session;
 use crate::http::sse::encode;
 use std::future::Future;
@@ -13,6 +13,9 @@ use std::time::Duration;
 /// A future that resolves when the stream must end whatever else happens (the server
 /// shuts down).
 pub(crate) type Stop = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// Closes the connection a stream is sent on (under [`serve`](crate::http::serve)).
+pub(crate) type Close = Arc<dyn Fn() + Send + Sync>;
 
 /// One stream of a session, read as its answer's body is sent.
 pub(crate) struct EventStream {
@@ -46,6 +49,38 @@ impl EventStream {
             retry: None,
             primed: true,
         }
+    }
+
+    /// Watches the stream: once events have waited a whole stall time
+    /// ([`Streaming::stall_timeout`](super::Streaming::stall_timeout)) for a reader
+    /// that took none (its socket is full: the client does not read), the stream ends
+    /// and its connection is closed with `close`, which frees what the kernel holds
+    /// for it too.
+    pub(super) fn watched(self, close: Option<Close>) -> Self {
+        let session = Arc::downgrade(&self.session);
+        let (stream, generation) = (self.stream, self.generation);
+        let stall = self.session.stall().max(Duration::from_millis(1));
+        tokio::spawn(async move {
+            loop {
+                // Production code: the stall time is a wall-clock bound by definition.
+                tokio::time::sleep(stall).await;
+                let Some(session) = session.upgrade() else {
+                    return;
+                };
+                match session.log().stall(stream, generation, stall) {
+                    Stall::Reading => continue,
+                    Stall::Gone => return,
+                    Stall::Stalled => {}
+                }
+                tracing::debug!(stream, "an event stream's reader made no progress: its connection closes");
+                session.room_made();
+                if let Some(close) = &close {
+                    close();
+                }
+                return;
+            }
+        });
+        self
     }
 
     /// Opens the stream with a priming event carrying `retry:`, when `retry` is given.

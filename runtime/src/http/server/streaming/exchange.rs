@@ -1,7 +1,7 @@
 //! The requests of a streaming service: `POST` (answered as JSON or as an event
 //! stream), `GET` (the session's standalone stream, or a resumed one), `DELETE`.
 
-use super::events::{EventStream, Stop};
+use super::events::{Close, EventStream, Stop};
 use super::log::Refused;
 use super::rules::{Carries, carries, initialised, parse_event_id};
 use super::session::Session;
@@ -26,6 +26,8 @@ pub(in crate::http) struct Post {
     pub(in crate::http) metadata: Metadata,
     pub(in crate::http) in_flight: Option<InFlight>,
     pub(in crate::http) no_response: NoResponse,
+    /// Closes its connection, should its event stream stall.
+    pub(in crate::http) close: Option<Close>,
 }
 
 /// A refusal, boxed: an answer is large, and refusals are rare.
@@ -95,7 +97,7 @@ pub(in crate::http) async fn post<D: Data>(
     let handling = async move { handling.await.unwrap_or_default() };
     let mut answer = if requests && accepts_events(headers) && !started {
         let priming = priming(settings, &session, headers);
-        streamed(&session, handling, guard, priming).await
+        streamed(&session, handling, guard, (priming, post.close)).await
     } else {
         let (answer, held) = handling.await;
         if started {
@@ -328,7 +330,7 @@ async fn streamed<D: Data, F>(
     session: &Arc<Session>,
     handling: F,
     guard: Box<dyn Send + Sync>,
-    priming: Option<Duration>,
+    (priming, close): (Option<Duration>, Option<Close>),
 ) -> Answer<D>
 where
     F: Future<Output = (Option<Vec<u8>>, Held)> + Send + 'static,
@@ -360,7 +362,7 @@ where
         Some((answer, held)) => {
             finish(session, stream, answer).await;
             let events = EventStream::new(Arc::clone(session), attached, None, guard);
-            let mut answer = event_stream(events.primed(priming));
+            let mut answer = event_stream(events.primed(priming).watched(close));
             release_when_sent(&mut answer, held);
             answer
         }
@@ -372,7 +374,7 @@ where
                 held.release();
             });
             let events = EventStream::new(Arc::clone(session), attached, None, guard);
-            event_stream(events.primed(priming))
+            event_stream(events.primed(priming).watched(close))
         }
     }
 }
@@ -425,7 +427,7 @@ fn event_stream<D: Data>(events: EventStream) -> Answer<D> {
 pub(in crate::http) fn get<D: Data>(
     sse: &Sse,
     headers: &HeaderMap,
-    stop: Option<Stop>,
+    (stop, close): (Option<Stop>, Option<Close>),
     guard: Box<dyn Send + Sync>,
 ) -> Answer<D> {
     let session = match find(sse, headers) {
@@ -447,7 +449,8 @@ pub(in crate::http) fn get<D: Data>(
     let priming = priming(&sse.settings, &session, headers);
     match session.attach_get(resume) {
         Ok(attached) => {
-            event_stream(EventStream::new(session, attached, stop, guard).primed(priming))
+            let events = EventStream::new(session, attached, stop, guard);
+            event_stream(events.primed(priming).watched(close))
         }
         Err(Refused::Busy) => refusal(
             StatusCode::CONFLICT,

@@ -73,6 +73,19 @@ struct Reader {
     lagged: bool,
     /// Which attachment this is; a resumption takes the stream over with a new one.
     generation: u64,
+    /// When it last took an event (or attached), on Tokio's clock.
+    progress: Option<tokio::time::Instant>,
+}
+
+/// What a stream's watchdog finds.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Stall {
+    /// The reader is gone (detached, taken over, lagged, or the session ended).
+    Gone,
+    /// It reads, or has nothing to read.
+    Reading,
+    /// Events waited for it a whole stall time, and it took none: it lags now.
+    Stalled,
 }
 
 /// What a reader gets next.
@@ -167,6 +180,7 @@ impl Log {
                 waker: None,
                 lagged: false,
                 generation,
+                progress: Some(tokio::time::Instant::now()),
             },
         );
         // A reader taken over ends.
@@ -235,6 +249,35 @@ impl Log {
         }
     }
 
+    /// Whether the reader `generation` of `stream` has let events wait for it `stall`
+    /// or longer without taking one; if so, it lags (its stream ends).
+    pub(super) fn stall(&mut self, stream: u64, generation: u64, stall: std::time::Duration) -> Stall {
+        if self.ended {
+            return Stall::Gone;
+        }
+        let unread = self.has_unread(stream);
+        let Some(reader) = self.readers.get_mut(&stream) else {
+            return Stall::Gone;
+        };
+        if reader.generation != generation || reader.lagged {
+            return Stall::Gone;
+        }
+        let now = tokio::time::Instant::now();
+        let idle = reader.progress.map_or(stall, |at| now.saturating_duration_since(at));
+        if !unread || idle < stall {
+            if !unread {
+                // Nothing waits for it: the clock starts with the next event.
+                reader.progress = Some(now);
+            }
+            return Stall::Reading;
+        }
+        reader.lagged = true;
+        if let Some(waker) = reader.waker.take() {
+            waker.wake();
+        }
+        Stall::Stalled
+    }
+
     /// Whether the stream has an event its reader has not read.
     pub(super) fn has_unread(&self, stream: u64) -> bool {
         let cursor = self.readers.get(&stream).map_or(0, |reader| reader.cursor);
@@ -271,6 +314,7 @@ impl Log {
             .find(|event| event.stream == stream && event.seq > cursor)
         {
             reader.cursor = event.seq;
+            reader.progress = Some(tokio::time::Instant::now());
             if stream == STANDALONE {
                 self.standalone_read = self.standalone_read.max(event.seq);
             }

@@ -9,7 +9,7 @@ mod log;
 mod session;
 mod table;
 
-pub(crate) use events::Stop;
+pub(crate) use events::{Close, Stop};
 pub use session::SessionId;
 
 use super::answer::NoResponse;

@@ -92,17 +92,13 @@ pub(super) fn initialised(answer: &[u8], id: &str, field: Option<&str>) -> Optio
         #[serde(borrow)]
         result: Option<&'a RawValue>,
     }
-    #[derive(serde::Deserialize)]
-    #[serde(untagged)]
-    enum Answer<'a> {
-        #[serde(borrow)]
-        One(Response<'a>),
-        #[serde(borrow)]
-        Many(Vec<Response<'a>>),
-    }
-    let answers = match serde_json::from_slice::<Answer<'_>>(answer).ok()? {
-        Answer::One(response) => vec![response],
-        Answer::Many(responses) => responses,
+    // Not an untagged enum: serde buffers those, and borrowed raw values cannot
+    // come from its buffer.
+    let batch = answer.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+    let answers: Vec<Response<'_>> = if batch {
+        serde_json::from_slice(answer).ok()?
+    } else {
+        vec![serde_json::from_slice(answer).ok()?]
     };
     let result = answers
         .into_iter()

@@ -203,6 +203,16 @@ impl Session {
         }
     }
 
+    /// The stall time of its streams.
+    pub(super) fn stall(&self) -> Duration {
+        self.stall
+    }
+
+    /// Tells appenders waiting for room to look again (a reader went away).
+    pub(super) fn room_made(&self) {
+        self.room.notify_waiters();
+    }
+
     /// The next event for a reader; tells waiting appenders when one was read.
     pub(super) fn next(&self, stream: u64, generation: u64, waker: &Waker) -> Next {
         let next = self.log().next(stream, generation, waker);
