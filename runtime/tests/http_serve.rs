@@ -192,7 +192,7 @@ async fn a_body_in_many_chunks_up_to_the_limit_is_read_whole() {
     socket.set_nodelay(true).expect("nodelay");
     socket
         .write_all(
-            b"POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+            b"POST / HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n\
               transfer-encoding: chunked\r\n\r\n",
         )
         .await

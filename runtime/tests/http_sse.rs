@@ -342,10 +342,18 @@ async fn sessions_are_bounded() {
     let service = Service::new(tools()).streaming(Streaming::mcp().max_sessions(2));
     let address = start(service).await;
     let raw = Raw::new(address);
-    initialize(&raw).await;
+    // Used sessions: not evicted to make room (`http_sse_rules.rs` has the eviction).
+    let echo = call(1, "echo", json!([1]));
+    let first = initialize(&raw).await;
+    assert_eq!(raw.post(&echo, Some(&first), true).await.status, 200);
     let second = initialize(&raw).await;
+    assert_eq!(raw.post(&echo, Some(&second), true).await.status, 200);
     let third = raw.post(INIT, None, true).await;
     assert_eq!(third.status, 503);
+    // Up to the idle timeout, as the real clock runs (the exact figure is tested on
+    // Tokio's paused clock in `http_sse_rules.rs`).
+    let retry: u64 = third.header("retry-after").expect("Retry-After").parse().unwrap();
+    assert!((1..=600).contains(&retry), "{retry}");
     assert_eq!(third.json().await["error"]["code"], -32009);
     raw.send(hyper::Method::DELETE, &[("mcp-session-id", &second)], "")
         .await;

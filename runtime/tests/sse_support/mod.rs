@@ -205,7 +205,7 @@ impl Raw {
     pub(crate) async fn stalled_get(&self, session: &str) -> TcpStream {
         let mut stream = TcpStream::connect(self.address).await.expect("connect");
         let request = format!(
-            "GET / HTTP/1.1\r\nhost: x\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\r\n"
+            "GET / HTTP/1.1\r\nhost: localhost\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\r\n"
         );
         stream.write_all(request.as_bytes()).await.unwrap();
         // Wait until the server has the stream open: a second GET is refused then.
