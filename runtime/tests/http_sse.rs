@@ -352,7 +352,11 @@ async fn sessions_are_bounded() {
     assert_eq!(third.status, 503);
     // Up to the idle timeout, as the real clock runs (the exact figure is tested on
     // Tokio's paused clock in `http_sse_rules.rs`).
-    let retry: u64 = third.header("retry-after").expect("Retry-After").parse().unwrap();
+    let retry: u64 = third
+        .header("retry-after")
+        .expect("Retry-After")
+        .parse()
+        .unwrap();
     assert!((1..=600).contains(&retry), "{retry}");
     assert_eq!(third.json().await["error"]["code"], -32009);
     raw.send(hyper::Method::DELETE, &[("mcp-session-id", &second)], "")

@@ -33,7 +33,9 @@ async fn session(raw: &Raw, revision: &str) -> String {
 
 #[tokio::test]
 async fn a_loopback_listener_answers_only_loopback_hosts_and_its_path() {
-    let service = Service::new(tools()).path("/mcp").streaming(Streaming::mcp());
+    let service = Service::new(tools())
+        .path("/mcp")
+        .streaming(Streaming::mcp());
     let address = start(service).await;
     let raw = Raw::at(address, "/mcp");
     let headers = |host: &'static str| {
@@ -43,7 +45,11 @@ async fn a_loopback_listener_answers_only_loopback_hosts_and_its_path() {
         ]
     };
     let evil = raw
-        .send(hyper::Method::POST, &headers("evil.example"), &init("2025-11-25"))
+        .send(
+            hyper::Method::POST,
+            &headers("evil.example"),
+            &init("2025-11-25"),
+        )
         .await;
     assert_eq!(evil.status, 403);
     assert_eq!(
@@ -56,7 +62,9 @@ async fn a_loopback_listener_answers_only_loopback_hosts_and_its_path() {
             .await;
         assert_eq!(answer.status, 200, "{good}");
     }
-    let elsewhere = Raw::at(address, "/other").post(&init("2025-11-25"), None, true).await;
+    let elsewhere = Raw::at(address, "/other")
+        .post(&init("2025-11-25"), None, true)
+        .await;
     assert_eq!(elsewhere.status, 404);
     assert_eq!(
         elsewhere.json().await,
@@ -109,18 +117,31 @@ async fn a_cancelled_call_is_dropped_and_not_answered() {
     let id = session(&raw, "2025-06-18").await;
     let before = HUNG_DROPPED.load(Ordering::SeqCst);
     // As an event stream: its first event is out, then it hangs.
-    let answer = raw.post(&call(7, "hang", json!([1])), Some(&id), true).await;
+    let answer = raw
+        .post(&call(7, "hang", json!([1])), Some(&id), true)
+        .await;
     let mut stream = answer.into_stream();
-    assert_eq!(stream.next().await.expect("progress")["params"]["progress"], 0);
+    assert_eq!(
+        stream.next().await.expect("progress")["params"]["progress"],
+        0
+    );
     // Another session cannot cancel it.
     let other = session(&raw, "2025-06-18").await;
-    let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}})
-        .to_string();
+    let cancel =
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}})
+            .to_string();
     assert_eq!(raw.post(&cancel, Some(&other), true).await.status, 202);
     assert_eq!(raw.post(&cancel, Some(&id), true).await.status, 202);
     dropped(before + 1).await;
-    assert!(stream.next().await.is_none(), "the stream ends, with no response");
-    assert_eq!(HUNG_DROPPED.load(Ordering::SeqCst), before + 1, "the other session's cancel did nothing");
+    assert!(
+        stream.next().await.is_none(),
+        "the stream ends, with no response"
+    );
+    assert_eq!(
+        HUNG_DROPPED.load(Ordering::SeqCst),
+        before + 1,
+        "the other session's cancel did nothing"
+    );
 }
 
 #[tokio::test]
@@ -128,21 +149,37 @@ async fn priming_events_open_the_streams_of_revisions_that_have_them() {
     let address = start(Service::new(tools()).streaming(Streaming::mcp())).await;
     let raw = Raw::new(address);
     let id = session(&raw, "2025-11-25").await;
-    let answer = raw.post(&call(1, "progress", json!([1])), Some(&id), true).await;
+    let answer = raw
+        .post(&call(1, "progress", json!([1])), Some(&id), true)
+        .await;
     let mut stream = answer.into_stream();
     let priming = stream.next_event().await.expect("priming");
-    assert_eq!((priming.data.as_str(), priming.retry.as_deref()), ("", Some("1000")));
+    assert_eq!(
+        (priming.data.as_str(), priming.retry.as_deref()),
+        ("", Some("1000"))
+    );
     let stream_number = priming.id.split('-').next().unwrap().to_owned();
     assert_eq!(priming.id, format!("{stream_number}-0"));
-    assert_eq!(stream.next().await.expect("progress")["params"]["progress"], 0);
+    assert_eq!(
+        stream.next().await.expect("progress")["params"]["progress"],
+        0
+    );
     assert_eq!(stream.next().await.expect("answer")["result"], "done");
     let get = raw.get(&id, None).await.into_stream().next_event().await;
-    assert_eq!(get.map(|e| (e.id, e.retry)), Some(("0-0".to_owned(), Some("1000".to_owned()))));
+    assert_eq!(
+        get.map(|e| (e.id, e.retry)),
+        Some(("0-0".to_owned(), Some("1000".to_owned())))
+    );
     // An older revision's streams are not primed.
     let old = session(&raw, "2025-06-18").await;
-    let answer = raw.post(&call(1, "progress", json!([1])), Some(&old), true).await;
+    let answer = raw
+        .post(&call(1, "progress", json!([1])), Some(&old), true)
+        .await;
     let first = answer.into_stream().next_event().await.expect("progress");
-    assert_eq!((first.json()["params"]["progress"].clone(), first.retry), (json!(0), None));
+    assert_eq!(
+        (first.json()["params"]["progress"].clone(), first.retry),
+        (json!(0), None)
+    );
 }
 
 #[tokio::test]
@@ -155,7 +192,10 @@ async fn last_event_id_is_strict_and_a_read_stream_is_not_taken_over() {
     for malformed in ["-1", "+1-+1", "1 -1", "1- 1", "1-1-1", "x"] {
         let answer = raw.get(&id, Some(malformed)).await;
         assert_eq!(answer.status, 400, "{malformed:?}");
-        assert_eq!(answer.json().await["error"]["message"], "Malformed Last-Event-ID");
+        assert_eq!(
+            answer.json().await["error"]["message"],
+            "Malformed Last-Event-ID"
+        );
     }
     let unknown = raw.get(&id, Some("0-999999")).await;
     assert_eq!(unknown.status, 400);
@@ -164,7 +204,9 @@ async fn last_event_id_is_strict_and_a_read_stream_is_not_taken_over() {
         "Last-Event-ID names no event of this session"
     );
     let _reader = raw.stalled_get(&id).await;
-    let later = raw.post(&call(2, "later", json!([1])), Some(&id), true).await;
+    let later = raw
+        .post(&call(2, "later", json!([1])), Some(&id), true)
+        .await;
     assert_eq!(later.json().await["result"], "ok");
     let takeover = raw.get(&id, Some("0-0")).await;
     assert_eq!(takeover.status, 409);
@@ -214,7 +256,13 @@ async fn sessions_count_once_started_are_capped_per_peer_and_the_idle_unused_go_
     let service = Service::new(tools()).streaming(streaming);
     let stats = |service: &Service| service.streaming_stats().expect("streaming").sessions;
     // A start answered with an error starts nothing.
-    let junk = send(&service, call(0, "initialize", json!({"junk": 1})), None, [10, 0, 0, 1]).await;
+    let junk = send(
+        &service,
+        call(0, "initialize", json!({"junk": 1})),
+        None,
+        [10, 0, 0, 1],
+    )
+    .await;
     assert!(junk.headers().get("mcp-session-id").is_none());
     assert_eq!(body(junk).await["error"]["code"], -32602);
     assert_eq!(stats(&service), 0);
@@ -226,13 +274,33 @@ async fn sessions_count_once_started_are_capped_per_peer_and_the_idle_unused_go_
     // The peer is at its cap: its oldest session never used goes.
     let c = started(&service, [10, 0, 0, 1]).await.expect("a evicted");
     let echo = || call(1, "echo", json!([1]));
-    assert_eq!(send(&service, echo(), Some(&a), [10, 0, 0, 1]).await.status(), 404);
+    assert_eq!(
+        send(&service, echo(), Some(&a), [10, 0, 0, 1])
+            .await
+            .status(),
+        404
+    );
     // Used sessions stay; the peer's idle never-used one goes.
-    assert_eq!(send(&service, echo(), Some(&b), [10, 0, 0, 1]).await.status(), 200);
+    assert_eq!(
+        send(&service, echo(), Some(&b), [10, 0, 0, 1])
+            .await
+            .status(),
+        200
+    );
     tokio::time::advance(Duration::from_secs(1)).await;
     let d = started(&service, [10, 0, 0, 1]).await.expect("c evicted");
-    assert_eq!(send(&service, echo(), Some(&c), [10, 0, 0, 1]).await.status(), 404);
-    assert_eq!(send(&service, echo(), Some(&d), [10, 0, 0, 1]).await.status(), 200);
+    assert_eq!(
+        send(&service, echo(), Some(&c), [10, 0, 0, 1])
+            .await
+            .status(),
+        404
+    );
+    assert_eq!(
+        send(&service, echo(), Some(&d), [10, 0, 0, 1])
+            .await
+            .status(),
+        200
+    );
     // Both in use: refused, until the next idle one expires (10 minutes after its use).
     tokio::time::advance(Duration::from_secs(100)).await;
     let refused = send(&service, init("2025-06-18"), None, [10, 0, 0, 1]).await;
@@ -240,8 +308,15 @@ async fn sessions_count_once_started_are_capped_per_peer_and_the_idle_unused_go_
     assert_eq!(refused.headers()["retry-after"], "499", "b, used 101 s ago");
     assert_eq!(body(refused).await["error"]["code"], -32009);
     // Another peer fills the table (3), then finds every session used.
-    let e = started(&service, [10, 0, 0, 2]).await.expect("room in total");
-    assert_eq!(send(&service, echo(), Some(&e), [10, 0, 0, 2]).await.status(), 200);
+    let e = started(&service, [10, 0, 0, 2])
+        .await
+        .expect("room in total");
+    assert_eq!(
+        send(&service, echo(), Some(&e), [10, 0, 0, 2])
+            .await
+            .status(),
+        200
+    );
     assert_eq!(stats(&service), 3);
     let full = send(&service, init("2025-06-18"), None, [10, 0, 0, 3]).await;
     assert_eq!(full.status(), 503);
@@ -274,7 +349,10 @@ async fn calls_in_flight_are_bounded_per_session_and_in_total() {
     let total = send(&service, call(1, "echo", json!([1])), Some(&c), peer).await;
     assert_eq!(total.status(), 503);
     // They count until they end: here, cancelled (not answered: the no-response status).
-    let cancel = |n| json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":n}}).to_string();
+    let cancel = |n| {
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":n}})
+            .to_string()
+    };
     send(&service, cancel(5), Some(&a), peer).await;
     send(&service, cancel(5), Some(&b), peer).await;
     assert_eq!(first.await.unwrap().status(), 202);
@@ -297,11 +375,20 @@ async fn the_replay_windows_of_every_session_together_stay_within_their_budget()
     for _ in 0..8 {
         let id = started(&service, peer).await.unwrap();
         // 64 pushes of 2 KiB, to a stream nobody reads: held for replay.
-        let answer = send(&service, call(1, "bulk", json!([64, 2048])), Some(&id), peer).await;
+        let answer = send(
+            &service,
+            call(1, "bulk", json!([64, 2048])),
+            Some(&id),
+            peer,
+        )
+        .await;
         assert_eq!(body(answer).await["result"], "done");
         held.push(service.streaming_stats().unwrap().replay_bytes);
     }
-    assert!(held[0] > 100 * 1024, "one session's pushes are held: {held:?}");
+    assert!(
+        held[0] > 100 * 1024,
+        "one session's pushes are held: {held:?}"
+    );
     assert!(held.iter().all(|&bytes| bytes <= BUDGET), "{held:?}");
     assert!(held[7] > BUDGET / 2, "{held:?}");
 }

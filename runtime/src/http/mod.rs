@@ -29,7 +29,7 @@
 //! | a `POST` of only notifications or responses (the client's answers to the server's requests) | [`Streaming::no_response_status`] (MCP: `202 Accepted`) |
 //! | a `POST` whose requests include the session-starting method, without a session header | answered, with the new session's id in the [session header](Streaming::session_header) when that call succeeded; `503` (`-32009`) with `Retry-After` past [`Streaming::max_sessions`] or [`Streaming::max_sessions_per_peer`] when no idle never-used session can go |
 //! | a `POST` of calls past [`Streaming::max_calls`] (per session, or in total) | `503` (`-32009`), `Retry-After: 1` |
-//! | under [`Streaming::refuse_unparsable`] (MCP): a body that is not a JSON-RPC message | `400 Bad Request` with its error (`-32700` or `-32600`, `id: null`) |
+//! | under [`Streaming::refuse_unparsable`] (MCP): a body refused whole (not JSON, an empty batch, a batch too long) | `400 Bad Request` with its error (`-32700`, `-32600`, `-32010`; `id: null`) |
 //! | a batch on a session whose revision is past [`Streaming::batches_until`] (MCP: after 2025-03-26) | `400 Bad Request` (`-32600`) |
 //! | the [cancellation](Streaming::cancellation) notification (MCP's `notifications/cancelled`) | the call it names in the session is dropped and not answered; `202` |
 //! | any other request without the session header, when [required](Streaming::require_session) | `400 Bad Request` |
@@ -70,8 +70,8 @@ pub use server::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CALLS, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_SESSION_CALLS, DEFAULT_MAX_SESSIONS,
     DEFAULT_MAX_SESSIONS_PER_PEER, DEFAULT_MAX_UNSENT_BYTES, DEFAULT_SESSION_IDLE, Hosts,
-    MCP_PROTOCOL_VERSIONS, NoResponse, Origins, PeerAddr, ResponseBody, Serve, Service,
-    SessionId, Streaming, StreamingStats, serve,
+    MCP_PROTOCOL_VERSIONS, NoResponse, Origins, PeerAddr, ResponseBody, Serve, Service, SessionId,
+    Streaming, StreamingStats, serve,
 };
 #[cfg(feature = "sign")]
 pub use server::{DEFAULT_MAX_SIGNED_SIZE, Verified, VerifySignature};

@@ -51,7 +51,8 @@ impl Dispatch for Tools {
         let numbers = numbers(params);
         match method {
             "initialize" => {
-                let params: Value = params.map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap());
+                let params: Value =
+                    params.map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap());
                 if params.get("junk").is_some() {
                     return Reply::err(ErrorObject::invalid_params("junk"));
                 }
@@ -166,7 +167,10 @@ impl Raw {
             .method(method)
             .uri(self.path)
             .header("content-type", "application/json");
-        if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+        if !headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+        {
             request = request.header("host", self.address.to_string());
         }
         for (name, value) in headers {

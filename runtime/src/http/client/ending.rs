@@ -51,15 +51,17 @@ impl Drop for GiveUp {
         let Some(notification) = self.notification.take() else {
             return;
         };
-        let (Some(shared), Ok(runtime)) = (
-            self.client.upgrade(),
-            tokio::runtime::Handle::try_current(),
-        ) else {
+        let (Some(shared), Ok(runtime)) =
+            (self.client.upgrade(), tokio::runtime::Handle::try_current())
+        else {
             return;
         };
         let client = Client { shared };
         runtime.spawn(async move {
-            if let Err(error) = client.exchange(notification, ::http::HeaderMap::new()).await {
+            if let Err(error) = client
+                .exchange(notification, ::http::HeaderMap::new())
+                .await
+            {
                 tracing::debug!(%error, "a cancellation could not be posted");
             }
         });
@@ -118,7 +120,9 @@ impl Client {
             .send(Bytes::new(), |message, http2| {
                 let mut request = self.request(message, http2, &::http::HeaderMap::new());
                 *request.method_mut() = Method::DELETE;
-                request.headers_mut().insert(header.clone(), session.clone());
+                request
+                    .headers_mut()
+                    .insert(header.clone(), session.clone());
                 request.headers_mut().remove(::http::header::CONTENT_TYPE);
                 request
             })
@@ -139,15 +143,35 @@ mod tests {
     #[test]
     fn only_a_single_request_is_cancelled_by_its_id() {
         let id = |message: &str| request_id(message.as_bytes()).map(|id| id.get().to_owned());
-        assert_eq!(id(r#"{"jsonrpc":"2.0","id":"a b","method":"x"}"#).as_deref(), Some(r#""a b""#));
-        assert_eq!(id(r#" {"jsonrpc":"2.0","method":"x","id":7}"#).as_deref(), Some("7"));
-        assert_eq!(id(r#"{"jsonrpc":"2.0","id":7,"result":1}"#), None, "a response");
-        assert_eq!(id(r#"{"jsonrpc":"2.0","method":"x"}"#), None, "a notification");
-        assert_eq!(id(r#"[{"jsonrpc":"2.0","id":7,"method":"x"}]"#), None, "a batch");
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":"a b","method":"x"}"#).as_deref(),
+            Some(r#""a b""#)
+        );
+        assert_eq!(
+            id(r#" {"jsonrpc":"2.0","method":"x","id":7}"#).as_deref(),
+            Some("7")
+        );
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":7,"result":1}"#),
+            None,
+            "a response"
+        );
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","method":"x"}"#),
+            None,
+            "a notification"
+        );
+        assert_eq!(
+            id(r#"[{"jsonrpc":"2.0","id":7,"method":"x"}]"#),
+            None,
+            "a batch"
+        );
         let raw = RawValue::from_string("7".to_owned()).unwrap();
         assert_eq!(
             notification("notifications/cancelled", "requestId", &raw),
-            Bytes::from_static(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#)
+            Bytes::from_static(
+                br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#
+            )
         );
     }
 }

@@ -153,16 +153,35 @@ mod tests {
         let local: SocketAddr = "127.0.0.1:8080".parse().unwrap();
         let everywhere: SocketAddr = "0.0.0.0:8080".parse().unwrap();
         let hosts = Hosts::default().allow("MCP.example");
-        for good in ["localhost", "localhost:8080", "127.0.0.1:8080", "[::1]:1", "LocalHost", "mcp.example:443"] {
+        for good in [
+            "localhost",
+            "localhost:8080",
+            "127.0.0.1:8080",
+            "[::1]:1",
+            "LocalHost",
+            "mcp.example:443",
+        ] {
             assert!(hosts.accepts(&host(good), None, Some(local)), "{good}");
         }
-        for bad in ["evil.example", "localhost.evil.example", "127.0.0.1.evil.example", "evil.example:8080", "a b"] {
+        for bad in [
+            "evil.example",
+            "localhost.evil.example",
+            "127.0.0.1.evil.example",
+            "evil.example:8080",
+            "a b",
+        ] {
             assert!(!hosts.accepts(&host(bad), None, Some(local)), "{bad}");
         }
         assert!(hosts.accepts(&host("evil.example"), None, Some(everywhere)));
-        assert!(hosts.accepts(&HeaderMap::new(), None, Some(local)), "HTTP/1.0");
+        assert!(
+            hosts.accepts(&HeaderMap::new(), None, Some(local)),
+            "HTTP/1.0"
+        );
         let authority = Authority::from_static("evil.example:8080");
-        assert!(!hosts.accepts(&HeaderMap::new(), Some(&authority), Some(local)), "HTTP/2");
+        assert!(
+            !hosts.accepts(&HeaderMap::new(), Some(&authority), Some(local)),
+            "HTTP/2"
+        );
         let strict = Hosts::only(["api.example:8443"]);
         assert!(strict.accepts(&host("api.example:8443"), None, Some(everywhere)));
         assert!(!strict.accepts(&host("api.example"), None, Some(everywhere)));

@@ -472,9 +472,9 @@ where
             None => return Ok(too_slow(self.version)),
         };
         if let Some(StreamingPost { sse, headers, busy }) = self.streaming {
-            let close = self.unsent.map(|unsent| {
-                Arc::new(move || unsent.close()) as streaming::Close
-            });
+            let close = self
+                .unsent
+                .map(|unsent| Arc::new(move || unsent.close()) as streaming::Close);
             let post = streaming::Post {
                 server: self.server,
                 metadata: self.metadata,

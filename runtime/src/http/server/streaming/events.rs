@@ -72,7 +72,10 @@ impl EventStream {
                     Stall::Gone => return,
                     Stall::Stalled => {}
                 }
-                tracing::debug!(stream, "an event stream's reader made no progress: its connection closes");
+                tracing::debug!(
+                    stream,
+                    "an event stream's reader made no progress: its connection closes"
+                );
                 session.room_made();
                 if let Some(close) = &close {
                     close();
@@ -100,14 +103,19 @@ impl EventStream {
         {
             self.done = true;
             // Shutting down: the client resumes the stream, after `retry`.
-            return Poll::Ready(self.retry.map(|retry| format!("retry: {retry}\n\n").into_bytes()));
+            return Poll::Ready(
+                self.retry
+                    .map(|retry| format!("retry: {retry}\n\n").into_bytes()),
+            );
         }
         if !self.primed {
             self.primed = true;
             let cursor = self.session.log().cursor(self.stream, self.generation);
             let id = format!("{}-{cursor}", self.stream);
             let retry = self.retry.unwrap_or_default();
-            return Poll::Ready(Some(format!("id: {id}\nretry: {retry}\ndata: \n\n").into_bytes()));
+            return Poll::Ready(Some(
+                format!("id: {id}\nretry: {retry}\ndata: \n\n").into_bytes(),
+            ));
         }
         match self.session.next(self.stream, self.generation, cx.waker()) {
             Next::Event { id, data, last } => {

@@ -160,7 +160,11 @@ fn busy<D: Data>(full: &Full, message: &'static str) -> Answer<D> {
 
 /// The revision a request of `session` speaks: the one its start negotiated, else the
 /// request's protocol version header.
-fn revision<'a>(settings: &Streaming, session: &'a Session, headers: &'a HeaderMap) -> Option<&'a str> {
+fn revision<'a>(
+    settings: &Streaming,
+    session: &'a Session,
+    headers: &'a HeaderMap,
+) -> Option<&'a str> {
     session.revision().or_else(|| {
         let (name, _) = settings.versions.as_ref()?;
         headers.get(name)?.to_str().ok()
@@ -173,7 +177,10 @@ fn batches_allowed<D: Data>(
     session: &Session,
     headers: &HeaderMap,
 ) -> Result<(), Refusal<D>> {
-    let (Some(until), Some(revision)) = (&settings.batches_until, revision(settings, session, headers)) else {
+    let (Some(until), Some(revision)) = (
+        &settings.batches_until,
+        revision(settings, session, headers),
+    ) else {
         return Ok(());
     };
     if revision <= &**until {

@@ -251,7 +251,12 @@ impl Log {
 
     /// Whether the reader `generation` of `stream` has let events wait for it `stall`
     /// or longer without taking one; if so, it lags (its stream ends).
-    pub(super) fn stall(&mut self, stream: u64, generation: u64, stall: std::time::Duration) -> Stall {
+    pub(super) fn stall(
+        &mut self,
+        stream: u64,
+        generation: u64,
+        stall: std::time::Duration,
+    ) -> Stall {
         if self.ended {
             return Stall::Gone;
         }
@@ -263,7 +268,9 @@ impl Log {
             return Stall::Gone;
         }
         let now = tokio::time::Instant::now();
-        let idle = reader.progress.map_or(stall, |at| now.saturating_duration_since(at));
+        let idle = reader
+            .progress
+            .map_or(stall, |at| now.saturating_duration_since(at));
         if !unread || idle < stall {
             if !unread {
                 // Nothing waits for it: the clock starts with the next event.
@@ -356,14 +363,22 @@ impl Log {
     /// [`OverBudget`] when the event does not fit in what every session holds
     /// together, even once this log's own events are dropped: it is not kept, and the
     /// stream's reader lags (its stream ends).
-    pub(super) fn append(&mut self, stream: u64, data: Bytes, last: bool) -> Result<(), OverBudget> {
+    pub(super) fn append(
+        &mut self,
+        stream: u64,
+        data: Bytes,
+        last: bool,
+    ) -> Result<(), OverBudget> {
         let length = data.len();
         while self.overflows(length) {
             self.drop_oldest();
         }
         while !self.budget.take(length) {
             if self.events.is_empty() {
-                tracing::debug!(stream, "the replay budget of every session is spent: an event is dropped");
+                tracing::debug!(
+                    stream,
+                    "the replay budget of every session is spent: an event is dropped"
+                );
                 if last {
                     self.open.remove(&stream);
                 }
@@ -498,14 +513,21 @@ mod tests {
             Budget::new(usize::MAX),
         );
         let (stream, first) = log.open_post();
-        log.append(stream, Bytes::from_static(b"a"), false).expect("fits");
-        log.append(STANDALONE, Bytes::from_static(b"x"), false).expect("fits");
-        log.append(stream, Bytes::from_static(b"b"), false).expect("fits");
+        log.append(stream, Bytes::from_static(b"a"), false)
+            .expect("fits");
+        log.append(STANDALONE, Bytes::from_static(b"x"), false)
+            .expect("fits");
+        log.append(stream, Bytes::from_static(b"b"), false)
+            .expect("fits");
         assert_eq!(read(&mut log, stream, first), ["1-1", "1-3"]);
-        log.append(stream, Bytes::from_static(b"answer"), true).expect("fits");
+        log.append(stream, Bytes::from_static(b"answer"), true)
+            .expect("fits");
         // No takeover while the first reader reads; once it is gone, resumed after
         // the first event: the rest again, then the end.
-        assert_eq!(log.attach_get(Some((stream, 1))).unwrap_err(), Refused::Busy);
+        assert_eq!(
+            log.attach_get(Some((stream, 1))).unwrap_err(),
+            Refused::Busy
+        );
         log.detach(stream, first);
         let (_, second) = log.attach_get(Some((stream, 1))).expect("held");
         assert_eq!(read(&mut log, stream, second), ["1-3", "1-4"]);
@@ -526,7 +548,8 @@ mod tests {
             Budget::new(usize::MAX),
         );
         for _ in 0..100 {
-            log.append(STANDALONE, Bytes::from_static(b"abc"), false).expect("fits");
+            log.append(STANDALONE, Bytes::from_static(b"abc"), false)
+                .expect("fits");
         }
         assert!(log.bytes() <= 10, "{}", log.bytes());
         assert_eq!(
@@ -556,10 +579,13 @@ mod tests {
             Budget::new(usize::MAX),
         );
         let (stream, generation) = log.open_post();
-        log.append(stream, Bytes::from_static(b"1"), false).expect("fits");
-        log.append(stream, Bytes::from_static(b"2"), false).expect("fits");
+        log.append(stream, Bytes::from_static(b"1"), false)
+            .expect("fits");
+        log.append(stream, Bytes::from_static(b"2"), false)
+            .expect("fits");
         assert!(log.must_wait(1), "the oldest is owed to the reader");
-        log.append(stream, Bytes::from_static(b"3"), false).expect("fits");
+        log.append(stream, Bytes::from_static(b"3"), false)
+            .expect("fits");
         assert!(matches!(log.next(stream, generation, &waker()), Next::End));
         assert!(!log.must_wait(1), "nobody keeps up any more");
     }
@@ -574,7 +600,9 @@ mod tests {
         let mut first = Log::new(window, Arc::clone(&budget));
         let mut second = Log::new(window, Arc::clone(&budget));
         for _ in 0..3 {
-            first.append(STANDALONE, Bytes::from_static(b"abc"), false).expect("fits");
+            first
+                .append(STANDALONE, Bytes::from_static(b"abc"), false)
+                .expect("fits");
         }
         assert_eq!(budget.used(), 9);
         // The second log holds nothing to drop: what does not fit is refused.
@@ -583,12 +611,18 @@ mod tests {
             Err(OverBudget)
         );
         // The first drops its own oldest to make room.
-        first.append(STANDALONE, Bytes::from_static(b"abcd"), false).expect("fits");
+        first
+            .append(STANDALONE, Bytes::from_static(b"abcd"), false)
+            .expect("fits");
         assert_eq!((budget.used(), first.bytes()), (10, 10));
-        second.append(STANDALONE, Bytes::from_static(b"a"), false).unwrap_err();
+        second
+            .append(STANDALONE, Bytes::from_static(b"a"), false)
+            .unwrap_err();
         first.end();
         assert_eq!(budget.used(), 0);
-        second.append(STANDALONE, Bytes::from_static(b"abcd"), false).expect("fits");
+        second
+            .append(STANDALONE, Bytes::from_static(b"abcd"), false)
+            .expect("fits");
         drop(second);
         assert_eq!(budget.used(), 0, "a log gives its bytes back when dropped");
     }

@@ -64,7 +64,7 @@ pub const MCP_PROTOCOL_VERSIONS: [&str; 4] =
 /// | [`max_replay_bytes`](Self::max_replay_bytes): events kept by every session together | 64 MiB | same |
 /// | [`stall_timeout`](Self::stall_timeout) | 30 seconds | same |
 /// | [`cancellation`](Self::cancellation): the notification that cancels a call | none | `notifications/cancelled`, `requestId` |
-/// | [`refuse_unparsable`](Self::refuse_unparsable): `400` for a body that is not a JSON-RPC message | no | yes |
+/// | [`refuse_unparsable`](Self::refuse_unparsable): `400` for a body refused whole (not JSON, an empty batch) | no | yes |
 /// | [`revision_field`](Self::revision_field): where the start's answer names the session's revision | none | `protocolVersion` |
 /// | [`batches_until`](Self::batches_until): the last revision whose sessions may send batches | any | `2025-03-26` |
 /// | [`priming_from`](Self::priming_from): the first revision whose streams open with a priming event, with `retry:` | none | `2025-11-25`, 1 second |
@@ -167,10 +167,11 @@ impl Streaming {
         self
     }
 
-    /// Whether a body that is not JSON, or not a JSON-RPC message at all, is refused
-    /// `400 Bad Request` with its JSON-RPC error (`-32700` or `-32600`, `id: null`) in
-    /// the body, as MCP's reference server does; otherwise it is answered `200` with
-    /// that error, as JSON-RPC over HTTP usually is.
+    /// Whether a body refused whole (not JSON: `-32700`; an empty batch: `-32600`; a
+    /// batch too long: `-32010`) is answered `400 Bad Request` with that JSON-RPC error
+    /// (`id: null`) in the body, as MCP's reference server does; otherwise `200` with
+    /// it, as JSON-RPC over HTTP usually is. A message that is JSON but not a request
+    /// (`42`) is answered in place, `200`, as JSON-RPC says.
     pub fn refuse_unparsable(mut self, refused: bool) -> Self {
         self.unparsable = refused;
         self

@@ -13,7 +13,7 @@ pub(super) enum Carries {
     Responses,
     /// The cancellation notification, naming this call (its id as JSON text).
     Cancel(Box<str>),
-    /// A body that is not a JSON-RPC message at all: its error.
+    /// A body refused whole (not JSON, an empty batch, a batch too long): its error.
     Unparsable(ErrorObject),
     Calls {
         requests: bool,
@@ -84,7 +84,11 @@ fn requested_id<'a>(params: &'a RawValue, param: &str) -> Option<&'a RawValue> {
 
 /// Whether `answer` answers the request `id` (JSON text) with a result, and if so the
 /// revision its result's member `field` names.
-pub(super) fn initialised(answer: &[u8], id: &str, field: Option<&str>) -> Option<Option<Box<str>>> {
+pub(super) fn initialised(
+    answer: &[u8],
+    id: &str,
+    field: Option<&str>,
+) -> Option<Option<Box<str>>> {
     #[derive(serde::Deserialize)]
     struct Response<'a> {
         #[serde(borrow)]
@@ -179,7 +183,7 @@ mod tests {
                 r#"cancel "a""#,
             ),
             (b"{", "unparsable -32700"),
-            (b"42", "unparsable -32600"),
+            (b"[]", "unparsable -32600"),
         ];
         for (body, expected) in cases {
             assert_eq!(told(body), expected, "{}", String::from_utf8_lossy(body));
@@ -194,7 +198,8 @@ mod tests {
         assert_eq!(initialised(ok, "2", field), None);
         let error = br#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"x"},"id":1}"#;
         assert_eq!(initialised(error, "1", field), None);
-        let batch = br#"[{"jsonrpc":"2.0","result":{},"id":"s"},{"jsonrpc":"2.0","result":{},"id":1}]"#;
+        let batch =
+            br#"[{"jsonrpc":"2.0","result":{},"id":"s"},{"jsonrpc":"2.0","result":{},"id":1}]"#;
         assert_eq!(initialised(batch, "1", field), Some(None));
     }
 }

@@ -158,7 +158,11 @@ impl Sessions {
             .values()
             .filter(|session| among(session))
             .filter_map(|session| session.idle_since())
-            .map(|since| self.bounds.idle.saturating_sub(now.saturating_duration_since(since)))
+            .map(|since| {
+                self.bounds
+                    .idle
+                    .saturating_sub(now.saturating_duration_since(since))
+            })
             .min()
             .unwrap_or(self.bounds.idle);
         Err(Full {
