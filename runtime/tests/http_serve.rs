@@ -37,7 +37,7 @@ const CALL: &[u8] = br#"{"jsonrpc":"2.0","method":"add","params":[20,22],"id":1}
 /// Sends a request head saying that the body is `length` bytes long, then `body`.
 async fn post(socket: &mut (impl AsyncWrite + Unpin), length: usize, body: &[u8]) {
     let head = format!(
-        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+        "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
     );
     socket.write_all(head.as_bytes()).await.expect("write");
     socket.write_all(body).await.expect("write");
@@ -64,7 +64,7 @@ async fn connections_waiting_too_long_for_a_request_are_closed() {
     let silent = TcpStream::connect(addr).await.expect("connect");
     // One sends half a request head.
     let mut slow = TcpStream::connect(addr).await.expect("connect");
-    slow.write_all(b"POST / HTTP/1.1\r\nHost: x\r\n")
+    slow.write_all(b"POST / HTTP/1.1\r\nHost: localhost\r\n")
         .await
         .expect("write");
     // One makes a call, then stays idle.

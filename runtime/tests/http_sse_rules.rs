@@ -392,3 +392,58 @@ async fn the_replay_windows_of_every_session_together_stay_within_their_budget()
     assert!(held.iter().all(|&bytes| bytes <= BUDGET), "{held:?}");
     assert!(held[7] > BUDGET / 2, "{held:?}");
 }
+
+/// The client's listener: tells when a progress notification came.
+struct Progress(std::sync::Arc<tokio::sync::Notify>);
+
+impl rpcsmith::server::Dispatch for Progress {
+    fn call(
+        &self,
+        method: &str,
+        _: Option<&serde_json::value::RawValue>,
+        _: rpcsmith::server::Context,
+    ) -> rpcsmith::server::Reply {
+        if method == "notifications/progress" {
+            self.0.notify_one();
+        }
+        rpcsmith::server::Reply::ok(&())
+    }
+}
+
+#[tokio::test]
+async fn the_client_cancels_a_call_it_gives_up_and_ends_its_session() {
+    use rpcsmith::http::{Client, ClientStreaming};
+    let service = Service::new(tools()).streaming(Streaming::mcp());
+    let address = start(service.clone()).await;
+    let progress = std::sync::Arc::new(tokio::sync::Notify::new());
+    let listener = rpcsmith::server::Server::new(Progress(progress.clone()));
+    let transport = Client::builder(format!("http://{address}/"))
+        .streaming(ClientStreaming::mcp().serve(listener))
+        .build()
+        .expect("a client");
+    let client = rpcsmith::client::Client::new(transport.clone());
+    let started: Value = client
+        .request("initialize", &json!({"protocolVersion": "2025-06-18"}))
+        .await
+        .expect("a session");
+    assert_eq!(started["protocolVersion"], "2025-06-18");
+    let before = HUNG_DROPPED.load(Ordering::SeqCst);
+    // The call's handler notifies (its answer is an event stream, its handling apart
+    // from the connection), then hangs: once the notification came, the call is given
+    // up (its future dropped).
+    let call = client.request::<Value, Value>("hang", &json!([1]));
+    tokio::select! {
+        answered = call => panic!("the hanging call answered: {answered:?}"),
+        () = progress.notified() => {}
+    }
+    // Its connection stays open (a disconnect is no cancellation): only
+    // `notifications/cancelled` drops the handler on the server.
+    dropped(before + 1).await;
+    assert_eq!(service.streaming_stats().unwrap().sessions, 1);
+    assert!(transport.end_session().await.expect("DELETE"), "ended");
+    assert_eq!(service.streaming_stats().unwrap().sessions, 0);
+    assert!(
+        !transport.end_session().await.expect("no session"),
+        "none left"
+    );
+}

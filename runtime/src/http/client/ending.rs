@@ -5,8 +5,9 @@
 //! sends `DELETE`.
 
 use super::{Client, Shared};
+use crate::client::Delivery;
 use crate::client::TransportError;
-use ::http::{Method, StatusCode};
+use ::http::{HeaderMap, Method, StatusCode};
 use bytes::Bytes;
 use serde_json::value::RawValue;
 use std::sync::{Arc, Weak};
@@ -95,6 +96,21 @@ fn notification(method: &str, param: &str, id: &RawValue) -> Bytes {
 }
 
 impl Client {
+    /// Posts `message` and reads the answer; under streaming, a call given up before
+    /// its answer (this future dropped) is cancelled in the session.
+    pub(super) async fn exchange(
+        &self,
+        message: Bytes,
+        extra: HeaderMap,
+    ) -> Result<Delivery, TransportError> {
+        let in_session =
+            (self.shared.streams.as_ref()).is_some_and(|streams| streams.session().is_some());
+        let mut give_up = GiveUp::new(self, &message, in_session);
+        let delivery = self.exchange_once(message, extra).await;
+        give_up.disarm();
+        delivery
+    }
+
     /// Ends the client's session (under [`ClientBuilder::streaming`](super::ClientBuilder::streaming)):
     /// `DELETE` with its id, as MCP's Streamable HTTP has a client do when it leaves.
     /// The session is forgotten either way: a later call starts afresh. `Ok(false)`

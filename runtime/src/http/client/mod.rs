@@ -147,18 +147,7 @@ impl Client {
         request
     }
 
-    /// Posts `message` and reads the answer; under streaming, a call given up before
-    /// its answer (this future dropped) is cancelled in the session.
-    async fn exchange(&self, message: Bytes, extra: HeaderMap) -> Result<Delivery, TransportError> {
-        let in_session =
-            (self.shared.streams.as_ref()).is_some_and(|streams| streams.session().is_some());
-        let mut give_up = ending::GiveUp::new(self, &message, in_session);
-        let delivery = self.exchange_once(message, extra).await;
-        give_up.disarm();
-        delivery
-    }
-
-    async fn exchange_once(
+    pub(super) async fn exchange_once(
         &self,
         message: Bytes,
         extra: HeaderMap,

@@ -1,5 +1,6 @@
 //! Which host names the server answers to: the `Host` allow-list, against DNS
-//! rebinding.
+//! rebinding; and, with the `Origin` allow-list and the endpoint path, whether a
+//! request is admitted at all.
 //!
 //! A page of another site can rebind its own host name to `127.0.0.1` and then call a
 //! server listening on loopback from the user's browser. The browser still names that
@@ -7,9 +8,58 @@
 //! [`Origins`](super::Origins) checks): a loopback listener that answers only to
 //! loopback names is out of its reach, whatever `Origin` says or leaves out.
 
+use super::answer::{Answer, refusal as refused};
+use super::origin::Origins;
+use crate::http::body::Data;
+use crate::protocol::{self, ErrorObject};
 use ::http::header::{self, HeaderMap};
 use ::http::uri::Authority;
+use ::http::{Request, StatusCode};
 use std::net::{IpAddr, SocketAddr};
+
+/// Who and what a service answers: pages by `Origin`, host names, the path.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Admission {
+    pub(super) origins: Origins,
+    pub(super) hosts: Hosts,
+    pub(super) path: Option<Box<str>>,
+}
+
+/// The refusal of a request from a page, or to a host or path, the service does not
+/// answer; `peer` and `local` are the connection's addresses, when known.
+pub(super) fn refusal<B, D: Data>(
+    admission: &Admission,
+    request: &Request<B>,
+    (peer, local): (Option<SocketAddr>, Option<SocketAddr>),
+) -> Option<Answer<D>> {
+    if !admission.origins.accepts(request.headers(), peer) {
+        return Some(forbidden("Origin not allowed"));
+    }
+    let local = local
+        .or_else(|| {
+            let socket = request.extensions().get::<super::Socket>();
+            socket.and_then(|socket| socket.local)
+        })
+        .or(peer);
+    let authority = request.uri().authority();
+    if !admission.hosts.accepts(request.headers(), authority, local) {
+        return Some(forbidden("Host not allowed"));
+    }
+    match &admission.path {
+        Some(path) if **path != *request.uri().path() => Some(refused(
+            StatusCode::NOT_FOUND,
+            &ErrorObject::new(protocol::code::INVALID_REQUEST, "Not found"),
+        )),
+        _ => None,
+    }
+}
+
+fn forbidden<D: Data>(message: &'static str) -> Answer<D> {
+    refused(
+        StatusCode::FORBIDDEN,
+        &ErrorObject::new(protocol::code::INVALID_REQUEST, message),
+    )
+}
 
 /// The host names a [`Service`](super::Service) answers to, by the request's `Host`
 /// header (or, over HTTP/2, its `:authority`); see

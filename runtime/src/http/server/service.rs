@@ -1,7 +1,7 @@
 //! The HTTP server side: a `tower::Service` that feeds request bodies to the server engine.
 
 use super::answer::{Answer, NoResponse, empty, json_body, refusal};
-use super::host::Hosts;
+use super::host::{Admission, Hosts};
 use super::origin::Origins;
 use super::streaming::{self, Sse, Streaming};
 use super::unsent::Unsent;
@@ -76,9 +76,7 @@ struct Config {
     no_response: NoResponse,
     any_content_type: bool,
     body_timeout: Option<Duration>,
-    origins: Origins,
-    hosts: Hosts,
-    path: Option<Box<str>>,
+    admission: Admission,
     streaming: Option<Arc<Sse>>,
     #[cfg(feature = "ws")]
     websocket: Option<(
@@ -111,9 +109,7 @@ impl Service {
                 no_response: NoResponse::default(),
                 any_content_type: false,
                 body_timeout: Some(DEFAULT_BODY_TIMEOUT),
-                origins: Origins::default(),
-                hosts: Hosts::default(),
-                path: None,
+                admission: Admission::default(),
                 streaming: None,
                 #[cfg(feature = "ws")]
                 websocket: None,
@@ -167,7 +163,7 @@ impl Service {
     /// The default, [`Origins::default`], accepts requests without `Origin`, and
     /// loopback origins from loopback peers; [`Origins::any`] turns the check off.
     pub fn origins(mut self, origins: Origins) -> Self {
-        Arc::make_mut(&mut self.config).origins = origins;
+        Arc::make_mut(&mut self.config).admission.origins = origins;
         self
     }
 
@@ -178,7 +174,7 @@ impl Service {
     /// (`localhost`, `127.0.0.1`, `[::1]`) on a loopback listener, against DNS
     /// rebinding, and to any name elsewhere; [`Hosts::any`] turns the check off.
     pub fn hosts(mut self, hosts: Hosts) -> Self {
-        Arc::make_mut(&mut self.config).hosts = hosts;
+        Arc::make_mut(&mut self.config).admission.hosts = hosts;
         self
     }
 
@@ -186,7 +182,7 @@ impl Service {
     /// Not Found` with a JSON-RPC error body (`-32600`, `id: null`). By default every
     /// path is answered: mounted in a router, the router chooses.
     pub fn path(mut self, path: &str) -> Self {
-        Arc::make_mut(&mut self.config).path = Some(path.into());
+        Arc::make_mut(&mut self.config).admission.path = Some(path.into());
         self
     }
 
@@ -237,7 +233,9 @@ impl Service {
         let peer = origin
             .peer
             .or_else(|| request.extensions().get::<PeerAddr>().map(|peer| peer.0));
-        if let Some(refused) = self.refusal(&request, peer, origin.local) {
+        if let Some(refused) =
+            super::host::refusal(&self.config.admission, &request, (peer, origin.local))
+        {
             return Begun::Answered(refused);
         }
         #[cfg(feature = "ws")]
@@ -316,48 +314,6 @@ impl Service {
             no_response: self.config.no_response,
         })
     }
-}
-
-impl Service {
-    /// The refusal of a request from a page or to a host or path this service does
-    /// not answer.
-    fn refusal<B, D: Data>(
-        &self,
-        request: &Request<B>,
-        peer: Option<SocketAddr>,
-        local: Option<SocketAddr>,
-    ) -> Option<Answer<D>> {
-        let config = &self.config;
-        if !config.origins.accepts(request.headers(), peer) {
-            return Some(forbidden("Origin not allowed"));
-        }
-        let local = local
-            .or_else(|| {
-                let socket = request.extensions().get::<super::Socket>();
-                socket.and_then(|socket| socket.local)
-            })
-            .or(peer);
-        if !config
-            .hosts
-            .accepts(request.headers(), request.uri().authority(), local)
-        {
-            return Some(forbidden("Host not allowed"));
-        }
-        match &config.path {
-            Some(path) if **path != *request.uri().path() => Some(refusal(
-                StatusCode::NOT_FOUND,
-                &ErrorObject::new(protocol::code::INVALID_REQUEST, "Not found"),
-            )),
-            _ => None,
-        }
-    }
-}
-
-fn forbidden<D: Data>(message: &'static str) -> Answer<D> {
-    refusal(
-        StatusCode::FORBIDDEN,
-        &ErrorObject::new(protocol::code::INVALID_REQUEST, message),
-    )
 }
 
 /// Under [`serve`](super::serve), a request extension that counts one more request in

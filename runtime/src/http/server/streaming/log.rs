@@ -14,43 +14,9 @@
 use bytes::Bytes;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::Waker;
 
-/// The bytes of events held by every session's log together, against one budget
-/// ([`Streaming::max_replay_bytes`](super::Streaming::max_replay_bytes)).
-#[derive(Debug)]
-pub(super) struct Budget {
-    used: AtomicUsize,
-    max: usize,
-}
-
-impl Budget {
-    pub(super) fn new(max: usize) -> Arc<Self> {
-        Arc::new(Self {
-            used: AtomicUsize::new(0),
-            max,
-        })
-    }
-
-    /// Takes `bytes` from the budget; `false` (and nothing taken) when they do not fit.
-    fn take(&self, bytes: usize) -> bool {
-        self.used
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                used.checked_add(bytes).filter(|&after| after <= self.max)
-            })
-            .is_ok()
-    }
-
-    fn give(&self, bytes: usize) {
-        self.used.fetch_sub(bytes, Ordering::AcqRel);
-    }
-
-    /// The bytes held now, by every log.
-    pub(super) fn used(&self) -> usize {
-        self.used.load(Ordering::Acquire)
-    }
-}
+pub(super) use super::budget::Budget;
 
 /// The standalone stream's number.
 pub(super) const STANDALONE: u64 = 0;
@@ -80,11 +46,12 @@ struct Reader {
 /// What a stream's watchdog finds.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Stall {
-    /// The reader is gone (detached, taken over, lagged, or the session ended).
+    /// The reader is gone (detached, taken over, or the session ended).
     Gone,
     /// It reads, or has nothing to read.
     Reading,
-    /// Events waited for it a whole stall time, and it took none: it lags now.
+    /// Events waited for it a whole stall time, and it took none: it lags now (or
+    /// lagged already, still attached).
     Stalled,
 }
 
@@ -264,8 +231,13 @@ impl Log {
         let Some(reader) = self.readers.get_mut(&stream) else {
             return Stall::Gone;
         };
-        if reader.generation != generation || reader.lagged {
+        if reader.generation != generation {
             return Stall::Gone;
+        }
+        if reader.lagged {
+            // Left behind by the window (an appender waited the stall time for it)
+            // while still attached: its connection is stuck too.
+            return Stall::Stalled;
         }
         let now = tokio::time::Instant::now();
         let idle = reader

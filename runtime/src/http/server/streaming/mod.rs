@@ -4,6 +4,7 @@
 //! Turned on by [`Service::streaming`](super::Service::streaming) with a [`Streaming`];
 //! [`Streaming::mcp`] is MCP's Streamable HTTP.
 
+mod budget;
 pub(super) mod events;
 mod log;
 mod session;
