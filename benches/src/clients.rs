@@ -9,8 +9,9 @@ use jsonrpsee::http_client::HttpClientBuilder;
 use jsonrpsee::rpc_params;
 use jsonrpsee::ws_client::WsClientBuilder;
 use rpcsmith::client::Client;
+use rpcsmith::http;
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::{http, transport::ws};
+use rpcsmith::transport::ws;
 
 use crate::api::AddClient;
 use crate::load::{Gauge, Load};

@@ -25,9 +25,10 @@ use jsonrpsee::RpcModule;
 use jsonrpsee::core::client::ClientT;
 use jsonrpsee::rpc_params;
 use rpcsmith::client::Client;
+use rpcsmith::http;
 use rpcsmith::server::{Context, Failure, Server};
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::{http, transport::ws};
+use rpcsmith::transport::ws;
 use serde_json::Value;
 use tokio::net::TcpListener;
 

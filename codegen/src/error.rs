@@ -44,6 +44,22 @@ pub struct Diagnostic {
     pub pointer: String,
     /// What is wrong, in one line.
     pub message: String,
+    /// What the problem is about, for a program that acts on it (a tool suggesting a
+    /// fix); `None` for most.
+    pub cause: Option<Cause>,
+}
+
+/// What a [`Diagnostic`] is about, where a program may act on it rather than read its
+/// message.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Cause {
+    /// A `$ref` names a file found in none of the folders tried (the referring file's,
+    /// then each include directory).
+    MissingFile {
+        /// The file as the reference names it: a relative path, percent-decoded.
+        path: PathBuf,
+    },
 }
 
 impl Diagnostic {
@@ -61,6 +77,7 @@ impl Diagnostic {
             column,
             pointer: pointer.into(),
             message: message.into(),
+            cause: None,
         }
     }
 

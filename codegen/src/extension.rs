@@ -1,6 +1,6 @@
 //! The `x-` extensions of an OpenRPC document that the generator reads, as a Rust model
-//! from which their JSON Schemas are derived: `x-subscription` and `x-idempotent`, both
-//! on method objects.
+//! from which their JSON Schemas are derived: `x-subscription` and `x-idempotent` on
+//! method objects, `x-stream` on content descriptors (params).
 //!
 //! The schemas (`schemas/x-<name>.schema.json` in the repository, for editors and
 //! document linters) are generated from these types by `schemars`, a dev-dependency:
@@ -109,6 +109,25 @@ enum ResultIs {
 #[expect(dead_code, reason = "read by the schema derive, never built")]
 struct Idempotent(bool);
 
+/// The value of `x-stream` on an OpenRPC content descriptor that is a param of a method
+/// with a result: `true` makes the param a stream of items, each described by the
+/// param's schema. The caller passes a stream (the generated client takes
+/// `Streamed<Item>`); the call carries a stream id in the param's place, and the server
+/// pulls the items from the caller on the same connection with `rpc.stream.next`
+/// (`{"stream": id}`, answered `{"item": …}`, `{"idle": true}` or `{"done": true}`) and
+/// may end it early with `rpc.stream.cancel`, the pull streams' protocol in the other
+/// direction. The generated handler receives a `Streamed<Item>` it reads as a `Stream`.
+/// Only connections on which the server can call the caller carry it (WebSocket, byte
+/// streams). `false`, like no value, marks nothing; on an optional param, the whole
+/// params object or a notification's param it is ignored with a warning.
+#[derive(schemars::JsonSchema)]
+#[schemars(
+    title = "x-stream",
+    extend("$id" = "https://github.com/rpcsmith/rpcsmith/schemas/x-stream.schema.json")
+)]
+#[expect(dead_code, reason = "read by the schema derive, never built")]
+struct StreamParam(bool);
+
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -118,7 +137,7 @@ mod tests {
     use schemars::transform::RecursiveTransform;
     use serde_json::{Value, json};
 
-    use super::{Idempotent, Subscription};
+    use super::{Idempotent, StreamParam, Subscription};
 
     /// The schema of `T` as committed: draft 7 (what OpenRPC documents' own schemas
     /// use), pretty-printed, with a final newline. A doc comment's lines are joined into
@@ -154,6 +173,7 @@ mod tests {
         for (name, text) in [
             ("x-subscription", schema::<Subscription>()),
             ("x-idempotent", schema::<Idempotent>()),
+            ("x-stream", schema::<StreamParam>()),
         ] {
             let path = dir.join(format!("{name}.schema.json"));
             if bless {
@@ -206,18 +226,26 @@ mod tests {
         }
     }
 
+    /// The two boolean extensions: each schema accepts what its reader accepts.
     #[test]
-    fn the_idempotent_schema_accepts_what_the_reader_accepts() {
-        let schema = validator(&schema::<Idempotent>());
-        for value in [
-            json!(true),
-            json!(false),
-            json!("yes"),
-            json!(1),
-            json!(null),
-        ] {
-            let read = crate::service::idempotent_value(&value);
-            assert_eq!(schema.is_valid(&value), read.is_some(), "{value}");
+    fn the_boolean_schemas_accept_what_their_readers_accept() {
+        type Reader = fn(&Value) -> Option<bool>;
+        let pairs: [(String, Reader); 2] = [
+            (schema::<Idempotent>(), crate::service::idempotent_value),
+            (schema::<StreamParam>(), crate::service::stream_value),
+        ];
+        for (text, reader) in pairs {
+            let schema = validator(&text);
+            for value in [
+                json!(true),
+                json!(false),
+                json!("yes"),
+                json!(1),
+                json!(null),
+                json!({}),
+            ] {
+                assert_eq!(schema.is_valid(&value), reader(&value).is_some(), "{value}");
+            }
         }
     }
 }

@@ -116,7 +116,7 @@ pub use handlebars;
 pub use builder::{Builder, Emitted, configure};
 pub use document::Document;
 pub use emit::write_if_changed;
-pub use error::{Diagnostic, Diagnostics, Error, ErrorKind, Severity};
+pub use error::{Cause, Diagnostic, Diagnostics, Error, ErrorKind, Severity};
 pub use generate::{ExampleValue, Generated, generate};
 pub use load::{Options, load_document};
 pub use render::TemplateHelper;

@@ -23,7 +23,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::error::{Diagnostic, Error, ErrorKind};
+use crate::error::{Cause, Diagnostic, Error, ErrorKind};
 use crate::pointer;
 use crate::source::Source;
 
@@ -268,7 +268,10 @@ impl Resolver {
             from.file
         } else {
             self.load_referenced(from, path_part)
-                .map_err(|why| fail(self, why))?
+                .map_err(|(why, cause)| Diagnostic {
+                    cause,
+                    ..fail(self, why)
+                })?
         };
         let target = Location::new(file, target_pointer.into_owned());
         if self.get(&target).is_some() {
@@ -288,27 +291,35 @@ impl Resolver {
 
     /// Loads the file a reference names: relative to the referring file, then to each
     /// include directory. The error is the reason, for the caller's message.
-    fn load_referenced(&mut self, from: &Location, path_part: &str) -> Result<FileId, String> {
+    fn load_referenced(
+        &mut self,
+        from: &Location,
+        path_part: &str,
+    ) -> Result<FileId, (String, Option<Cause>)> {
         if path_part.contains("://") || path_part.starts_with("urn:") {
-            return Err("remote references are not supported".into());
+            return Err(("remote references are not supported".into(), None));
         }
         let decoded = pointer::percent_decode(path_part)
-            .ok_or_else(|| "bad percent-encoding in the file path".to_string())?;
+            .ok_or_else(|| ("bad percent-encoding in the file path".to_string(), None))?;
         let relative_path: PathBuf = Path::new(decoded.as_ref())
             .components()
             .filter(|c| !matches!(c, Component::CurDir))
             .collect();
         let from_dir = match self.files.get(from.file.index()) {
             Some(f) => f.dir.clone(),
-            None => return Err("the referring file is not loaded".into()),
+            None => return Err(("the referring file is not loaded".into(), None)),
         };
         let mut candidates = vec![from_dir.join(&relative_path)];
         candidates.extend(self.include_dirs.iter().map(|d| d.join(&relative_path)));
         let Some(found) = candidates.iter().find(|c| c.is_file()) else {
-            return Err(self.not_found(&from_dir, &relative_path));
+            let why = self.not_found(&from_dir, &relative_path);
+            let cause = Cause::MissingFile {
+                path: relative_path,
+            };
+            return Err((why, Some(cause)));
         };
         self.load_path(found)
-            .map_err(|(_, d)| format!("cannot load it: {d}"))
+            .map_err(|(_, d)| (format!("cannot load it: {d}"), None))
     }
 
     /// Why a referenced file was not found, and what would find it: each absolute path

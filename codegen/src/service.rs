@@ -10,7 +10,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::direction::{Direction, directions};
-use crate::document::{Document, ResolvedError, ResolvedMethod};
+use crate::document::{Document, ResolvedError, ResolvedMethod, ResolvedParam};
 use crate::error::Diagnostic;
 use crate::naming::{Namer, field_name, title_is_identifier, type_name};
 use crate::openrpc::ParamStructure;
@@ -121,6 +121,9 @@ pub(crate) struct Param {
     pub(crate) docs: Option<String>,
     /// The validation keywords of its schema.
     pub(crate) validation: crate::typespace::Validation,
+    /// Declared `"x-stream": true`: the param is a stream of items of `ty`, sent as a
+    /// stream id that the server pulls from the caller.
+    pub(crate) stream: bool,
 }
 
 /// One declared error.
@@ -332,15 +335,24 @@ fn method(
         .params
         .iter()
         .zip(&types.params)
-        .map(|(p, t)| Param {
-            wire: p.name.clone(),
-            rust: args.claim(&field_name(&p.name)),
-            ty: t.ty.clone(),
-            // The params object itself: always sent (`{}` when it has nothing to say).
-            required: p.required || whole,
-            deprecated: p.deprecated,
-            docs: docs(p.summary.as_deref(), p.description.as_deref()),
-            validation: t.validation.clone(),
+        .map(|(p, t)| {
+            let stream = stream_param(m, p, whole, document, diagnostics);
+            Param {
+                wire: p.name.clone(),
+                rust: args.claim(&field_name(&p.name)),
+                ty: t.ty.clone(),
+                // The params object itself: always sent (`{}` when it has nothing to say).
+                required: p.required || whole,
+                deprecated: p.deprecated,
+                docs: docs(p.summary.as_deref(), p.description.as_deref()),
+                // A stream's schema is its items': its id is not checked against it.
+                validation: if stream {
+                    crate::typespace::Validation::default()
+                } else {
+                    t.validation.clone()
+                },
+                stream,
+            }
         })
         .collect();
     let sends = match m.param_structure {
@@ -421,6 +433,42 @@ fn idempotent(m: &ResolvedMethod, document: &Document, diagnostics: &mut Vec<Dia
             false
         }
     }
+}
+
+/// The param extension that declares a stream param.
+const STREAM: &str = "x-stream";
+
+/// What an `x-stream` value says: `None` when it is not a boolean.
+pub(crate) fn stream_value(value: &serde_json::Value) -> Option<bool> {
+    value.as_bool()
+}
+
+/// Whether `p`, a param of `m`, is declared `"x-stream": true`. A value other than a
+/// boolean, or a stream where none can go (an optional param, the whole params object,
+/// a notification, whose caller is not waiting while the server pulls), is ignored with
+/// a warning.
+fn stream_param(
+    m: &ResolvedMethod,
+    p: &ResolvedParam,
+    whole: bool,
+    document: &Document,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> bool {
+    let site = p.location.key(STREAM);
+    let Some(value) = document.resolver.get(&site) else {
+        return false;
+    };
+    let refused = match stream_value(value) {
+        None => "must be true or false",
+        Some(false) => return false,
+        Some(true) if m.result.is_none() => "needs a method with a result (not a notification)",
+        Some(true) if !p.required => "needs a required param",
+        Some(true) if whole => "cannot be the whole params object",
+        Some(true) => return true,
+    };
+    let message = format!("`{STREAM}` {refused}; the param is sent as a plain value");
+    diagnostics.push(document.resolver.warning_at(&site, message));
+    false
 }
 
 /// The declared errors, one per code (a later one with the same code is left out, with a

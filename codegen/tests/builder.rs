@@ -625,3 +625,38 @@ fn compile_outside_a_build_script_says_where_it_belongs() {
         "tests/fixtures/builder/pets.json: at (root): OUT_DIR is not set (cargo sets it only while it runs a build script): call `compile` from `build.rs`, or give the builder `.out_dir(\"…\")`"
     );
 }
+
+#[test]
+fn an_x_stream_where_no_stream_can_go_is_a_warning_and_a_plain_param() {
+    let out = tempfile::tempdir().unwrap();
+    let emitted = configure()
+        .out_dir(out.path())
+        .emit(fixture("stream-misplaced.json"))
+        .unwrap();
+    let at = "cargo:warning=warning: tests/fixtures/builder/stream-misplaced.json";
+    assert_eq!(
+        cargo_warnings(&emitted),
+        [
+            format!(
+                "{at}:5:70: at /methods/0/params/0/x-stream: `x-stream` needs a method with a result (not a notification); the param is sent as a plain value"
+            ),
+            format!(
+                "{at}:6:54: at /methods/1/params/0/x-stream: `x-stream` needs a required param; the param is sent as a plain value"
+            ),
+            format!(
+                "{at}:7:71: at /methods/2/params/0/x-stream: `x-stream` must be true or false; the param is sent as a plain value"
+            ),
+        ]
+    );
+    let source = std::fs::read_to_string(&emitted.file).unwrap();
+    // `count`'s is a stream: its schema is the items', not checked against the id.
+    assert!(source.contains("lines: __rt::Streamed<String>"), "{source}");
+    assert_eq!(
+        source.matches("__rt::Streamed<").count(),
+        3,
+        "the field, the client's argument, the handler's: the batch leaves the method out"
+    );
+    assert!(!source.contains("max_length(3)"), "{source}");
+    assert!(source.contains("__rt::with_caller("), "{source}");
+    assert!(source.contains("__rt::caller(&cx)"), "{source}");
+}

@@ -11,14 +11,12 @@ use jsonrpsee::core::client::ClientT;
 use jsonrpsee::rpc_params;
 use jsonrpsee::ws_client::{WsClient, WsClientBuilder};
 use rpcsmith::client::Client;
+use rpcsmith::http;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server, encode};
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::{
-    http,
-    transport::{memory, ws},
-};
+use rpcsmith::transport::{memory, ws};
 use serde_json::value::RawValue;
 use std::future::Future;
 use std::time::Instant;

@@ -2,14 +2,18 @@
 //!
 //! Its layers import one way: [`protocol`] (the wire model: serde only, no runtime, no
 //! I/O) ← [`client`] and [`server`] (the engines: bytes in, bytes out) ← [`proxy`] (a
-//! client re-exported as a server) ← [`transport`] (HTTP, WebSocket, byte streams,
-//! in-memory). A transport implements the client's port,
-//! [`client::Transport`], and hands what it receives to the server engine through one
-//! entry, [`server::Connection::handle_input`]; neither engine names a transport, so a
-//! new transport touches no engine. [`metrics`] is a leaf beside them all: the meters
-//! the engines and transports call at their seams (empty without the `metrics` feature). Generated code names one hidden module, which only
-//! re-exports what it needs from these. `describe` (feature `schemars`) goes the other
-//! way, from Rust types to a document; it names none of the layers.
+//! client re-exported as a server) ← the transports: [`http`] (its server and its
+//! client apart), and [`transport`] (WebSocket, which attaches to the HTTP server
+//! through its upgrade hook, byte streams, in-memory). A transport implements the
+//! client's port, [`client::Transport`], and hands what it receives to the server
+//! engine through one entry, [`server::Connection::handle_input`]; neither engine names
+//! a transport, so a new transport touches no engine. `fanout` (feature `broker`) carries
+//! pushes across server instances through a message broker, on top of the engines and
+//! the peers. [`metrics`] is a leaf beside them all: the meters the engines and
+//! transports call at their seams (empty without the `metrics` feature). Generated code
+//! names one hidden module, which only re-exports what it needs from these. `describe`
+//! (feature `schemars`) goes the other way, from Rust types to a document; it names none
+//! of the layers. `tests/layers.rs` checks all of this.
 //!
 //! The [`guide`] is the manual: from a first `build.rs` to production, every snippet a
 //! doctest.
@@ -67,6 +71,8 @@ pub mod __private {
     pub use crate::server::{
         Context, Dispatch, Failure, Items, Reply, encode, subscribe, unsubscribe, unsubscribe_or,
     };
+    pub use crate::transport::{Streamed, caller, with_caller};
+    pub use futures_core::Stream;
 }
 
 /// Includes the module that `rpcsmith_build` generated into `OUT_DIR` from a build script.

@@ -21,6 +21,11 @@
 //!   own — the place for authentication and rate limits — and the upstream's batch
 //!   limits never refuse what the front accepted). Its notifications are forwarded as
 //!   notifications.
+//! - **Deadlines.** A call that carries its caller's deadline
+//!   ([`protocol::deadline`](crate::protocol::deadline)) is forwarded with what is left
+//!   of it when the upstream call leaves (after the front's middleware and the wait for
+//!   an upstream connection): the upstream sees the same instant, as this machine's
+//!   clock writes it, and the upstream client stops waiting at it too.
 //! - **Cancellation.** A forwarded call whose front call is given up (its handler
 //!   dropped: a `$/cancelRequest` received, a timeout, a closed front connection) drops
 //!   its upstream call, which sends `$/cancelRequest` upstream when the upstream peer
@@ -109,6 +114,12 @@ impl Proxy {
         let params: Option<Box<RawValue>> = params.map(ToOwned::to_owned);
         Reply::future(async move {
             let client = upstream.await?;
+            // What is left of the caller's deadline goes on with the call, re-stamped on
+            // this machine's clock.
+            let client = match context.remaining() {
+                Some(left) => client.with_timeout(left),
+                None => client,
+            };
             if context.is_notification() {
                 client
                     .notify(&method, &params)

@@ -11,9 +11,10 @@ use rpcsmith::client::{
     Authorize, Backoff, Client, Credentials, Delivery, Error, Exchange, RefreshFuture, Retry,
     SendFuture, Transport, TransportError, TransportErrorKind,
 };
+use rpcsmith::http;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
-use rpcsmith::{http, transport::memory::Link};
+use rpcsmith::transport::memory::Link;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};

@@ -28,6 +28,8 @@ fn main() {
         "../../codegen/tests/fixtures/services/ticker.json",
         |b| b.server_to_client("ticker_*"),
     );
+    // A stream param, `x-stream` (the subscriptions chapter, streams both ways).
+    generate("uploads", "../bothways/uploads.json", |b| b);
     // Types that implement `JsonSchema` with the document's schemas (code first).
     generate("petstore_schemas", "../../schemas/petstore.json", |b| {
         b.client(false).server(false).json_schema(true)

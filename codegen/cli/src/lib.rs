@@ -13,3 +13,4 @@
 
 pub mod diff;
 pub mod mock;
+mod shape;

@@ -9,10 +9,11 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
+use rpcsmith::http;
 use rpcsmith::server::Server;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::{http, transport::ws};
+use rpcsmith::transport::ws;
 use rpcsmith_cli::mock::{Dispatcher, Mock};
 
 /// `rpcsmith mock`'s arguments.

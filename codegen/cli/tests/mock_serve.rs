@@ -5,9 +5,10 @@
 use std::process::Stdio;
 
 use rpcsmith::client::{Client, Error};
+use rpcsmith::http;
 use rpcsmith::transport::peer::Peer;
 use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::{http, transport::ws};
+use rpcsmith::transport::ws;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStderr, Command};

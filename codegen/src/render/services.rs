@@ -78,6 +78,8 @@ pub(crate) struct MethodView {
     pub(crate) deprecated: bool,
     pub(crate) params: Vec<ParamView>,
     pub(crate) has_params: bool,
+    /// Some param is a stream (`"x-stream": true`).
+    pub(crate) has_streams: bool,
     /// Whether this view's dispatcher writes the params' `decode` (`has_params`, except in
     /// the listener for a method the server dispatcher also handles).
     pub(crate) decode: bool,
@@ -199,6 +201,9 @@ pub(crate) struct ParamView {
     pub(crate) index: usize,
     /// Sent by position only when a later param is present.
     pub(crate) conditional: bool,
+    /// A stream param (`"x-stream": true`): `ty` is `__rt::Streamed<item>`; the client
+    /// hosts it before sending, the server's arm binds it to the caller.
+    pub(crate) stream: bool,
 }
 
 /// One declared error.
@@ -372,6 +377,7 @@ fn method(
         docs: doc_attrs(&text),
         deprecated: m.deprecated,
         has_params: !params.is_empty(),
+        has_streams: params.iter().any(|p| p.stream),
         decode: !params.is_empty(),
         has_check: check.is_some(),
         check,
@@ -524,15 +530,20 @@ fn param(p: &Param, index: usize, fixed_len: usize, defs: &[TypeDef]) -> ParamVi
     if p.deprecated {
         text.push_str("\n\nDeprecated.");
     }
+    let mut ty = ty_expr(&ty, Spelling::beside_types(defs));
+    if p.stream {
+        ty = format!("__rt::Streamed<{ty}>");
+    }
     ParamView {
         rust: p.rust.clone(),
         wire: string_literal(&p.wire),
         docs: doc_attrs(&text),
         rename: renamed.then(|| string_literal(&p.wire)),
         optional: !p.required,
-        ty: ty_expr(&ty, Spelling::beside_types(defs)),
+        ty,
         index,
         conditional: index >= fixed_len,
+        stream: p.stream,
     }
 }
 

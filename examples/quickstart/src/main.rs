@@ -1,12 +1,10 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use rpcsmith::http;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Failure, Items, Server, channel};
-use rpcsmith::{
-    http,
-    transport::{peer::Peer, ws},
-};
+use rpcsmith::transport::{peer::Peer, ws};
 use tokio::net::TcpListener;
 
 rpcsmith::include_api!("clock"); // the module generated from openrpc.json (its title)

@@ -172,7 +172,7 @@ impl Batch {
             self.message.push(b']');
             let message = Bytes::from(std::mem::take(&mut self.message));
             let shared = &self.client.shared;
-            let sending = (
+            let sending = Sending::new(
                 self.client.timeout,
                 shared.carries(|| Carries::Batch {
                     entries: self.entries,
@@ -216,17 +216,20 @@ impl Shared {
         &self,
         ids: &[u64],
         message: Bytes,
-        (timeout, carries): Sending,
+        sending: Sending,
     ) -> Result<Vec<Outcome>, UntypedFailure> {
         if self.request_response {
-            return self.exchange_many(ids, message, (timeout, carries)).await;
+            return self.exchange_many(ids, message, sending).await;
         }
+        let Sending {
+            timeout, carries, ..
+        } = sending;
         let receivers: Vec<_> = ids.iter().map(|&id| self.pending.insert(id)).collect();
         let mut registration = Registration::new(&self.pending, Ids::Many(ids));
         // Dropped before the registration: cancels the calls still waiting, one by one.
         let mut cancel = Cancel::new(self, Ids::Many(ids));
         let exchange = async {
-            match self.send(message, carries).await {
+            match self.send(message, carries, None).await {
                 Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, ids),
                 Ok(Delivery::NoAnswer) => {
                     for &id in ids {

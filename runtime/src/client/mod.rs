@@ -79,6 +79,7 @@
 
 mod batch;
 mod codec;
+mod deadline;
 mod error;
 mod middleware;
 mod pending;
@@ -89,6 +90,7 @@ mod route;
 mod send;
 mod slot;
 mod span;
+mod streamed;
 mod subscription;
 mod subscription_id;
 mod transport_error;
@@ -103,7 +105,7 @@ pub use middleware::{
     Authorize, Backoff, Carries, Credentials, DEFAULT_RETRY_STATUSES, Exchange, Middleware, Next,
     RefreshFuture, Retry,
 };
-pub use port::{Delivery, SendFuture, Transport};
+pub use port::{Delivery, HostedItems, Hosting, SendFuture, Transport};
 pub use route::Inbox;
 #[cfg(feature = "stream")]
 pub(crate) use route::Received as ReceivedAnswers;
@@ -118,6 +120,7 @@ use bytes::Bytes;
 use error::UntypedFailure;
 use pending::Pending;
 use registry::Registry;
+use send::Sending;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use slot::Bounds;
@@ -168,6 +171,8 @@ struct Shared {
     method_timeouts: HashMap<Box<str>, Duration>,
     /// Whether generated clients check params against their schema before sending.
     validate_params: bool,
+    /// Whether calls with a timeout of their own send their deadline.
+    deadlines: bool,
 }
 
 /// Configures a [`Client`]; made by [`Client::builder`].
@@ -178,6 +183,7 @@ pub struct Builder {
     middleware: Vec<Arc<dyn Middleware>>,
     method_timeouts: HashMap<Box<str>, Duration>,
     validate_params: bool,
+    deadlines: bool,
 }
 
 impl Builder {
@@ -226,6 +232,16 @@ impl Builder {
         self
     }
 
+    /// Whether a call whose timeout was chosen for it ([`Client::with_timeout`],
+    /// [`method_timeout`](Self::method_timeout)) sends its deadline with it: the
+    /// `Rpc-Deadline` header over HTTP, `"deadline"` in the params' `_meta` elsewhere
+    /// (see [`protocol::deadline`](crate::protocol::deadline)). On by default; turn it
+    /// off for a server that refuses a `_meta` member it does not know.
+    pub fn deadlines(mut self, enabled: bool) -> Self {
+        self.deadlines = enabled;
+        self
+    }
+
     /// Builds a client that speaks through `transport`.
     pub fn build(self, mut transport: impl Transport) -> Client {
         let pending = Arc::new(Pending::default());
@@ -244,6 +260,7 @@ impl Builder {
                 middleware: self.middleware.into(),
                 method_timeouts: self.method_timeouts,
                 validate_params: self.validate_params,
+                deadlines: self.deadlines,
             }),
             timeout: self.timeout,
             per_call: false,
@@ -265,6 +282,7 @@ impl Client {
             middleware: Vec::new(),
             method_timeouts: HashMap::new(),
             validate_params: false,
+            deadlines: true,
         }
     }
 
@@ -286,16 +304,20 @@ impl Client {
     }
 
     /// How long a call of `method` waits: this handle's timeout when it was given one
-    /// ([`with_timeout`](Self::with_timeout)), else the method's own, else the client's.
-    fn timeout_of(&self, method: &str) -> Duration {
-        if self.per_call || self.shared.method_timeouts.is_empty() {
-            return self.timeout;
+    /// ([`with_timeout`](Self::with_timeout)), else the method's own, else the client's;
+    /// and whether it was chosen for this call (the first two), in which case the call's
+    /// deadline goes with it ([`protocol::deadline`](crate::protocol::deadline)).
+    fn timeout_of(&self, method: &str) -> (Duration, bool) {
+        if self.per_call {
+            return (self.timeout, self.shared.deadlines);
         }
-        self.shared
-            .method_timeouts
-            .get(method)
-            .copied()
-            .unwrap_or(self.timeout)
+        if self.shared.method_timeouts.is_empty() {
+            return (self.timeout, false);
+        }
+        match self.shared.method_timeouts.get(method) {
+            Some(&timeout) => (timeout, self.shared.deadlines),
+            None => (self.timeout, false),
+        }
     }
 
     /// Checks `params` against their schema's constraints when the client was built with
@@ -407,11 +429,18 @@ impl Client {
         let mut message = Vec::with_capacity(64 + method.len());
         let encoded = write_typed_call(&mut message, Some(id), method, params);
         let shared = Arc::clone(&self.shared);
-        let timeout = self.timeout_of(method);
-        let carries = shared.carries(|| Carries::Call {
-            method: method.into(),
-            id,
-        });
+        let (timeout, deadline) = self.timeout_of(method);
+        let carries = if deadline {
+            Some(Carries::Call {
+                method: method.into(),
+                id,
+            })
+        } else {
+            shared.carries(|| Carries::Call {
+                method: method.into(),
+                id,
+            })
+        };
         let span = span::call(method, Some(id));
         let meter = ClientCall::start(method);
         async move {
@@ -420,7 +449,16 @@ impl Client {
                 return Err(Error::Encode(error));
             }
             let result = shared
-                .call(id, Bytes::from(message), (timeout, carries), None)
+                .call(
+                    id,
+                    Bytes::from(message),
+                    Sending {
+                        timeout,
+                        carries,
+                        deadline,
+                    },
+                    None,
+                )
                 .instrument(span.clone())
                 .await;
             span::record(&span, &result);
@@ -459,7 +497,7 @@ impl Client {
         let mut message = Vec::with_capacity(64 + method.len());
         let encoded = write_typed_call(&mut message, None, method, params);
         let shared = Arc::clone(&self.shared);
-        let timeout = self.timeout_of(method);
+        let (timeout, _) = self.timeout_of(method);
         let carries = shared.carries(|| Carries::Notification {
             method: method.into(),
         });
@@ -467,7 +505,7 @@ impl Client {
         async move {
             encoded.map_err(Error::Encode)?;
             let result = shared
-                .notify(Bytes::from(message), (timeout, carries))
+                .notify(Bytes::from(message), Sending::new(timeout, carries))
                 .instrument(span.clone())
                 .await;
             span::record(&span, &result);

@@ -13,6 +13,39 @@ use std::pin::Pin;
 use super::route::Inbox;
 use super::transport_error::TransportError;
 
+/// The items of a stream the client hosts for the other side to pull
+/// ([`Transport::host`]): each one item's JSON text.
+pub type HostedItems = Pin<Box<dyn futures_core::Stream<Item = Bytes> + Send>>;
+
+/// A stream a transport hosts for the other side ([`Transport::host`]): its id, and
+/// whatever keeps it registered. Dropping it ends the stream.
+pub struct Hosting {
+    id: Box<serde_json::value::RawValue>,
+    _registered: Box<dyn Send + Sync>,
+}
+
+impl Hosting {
+    /// A hosted stream named `id` (JSON text: a string or a number), registered while
+    /// `registered` lives; `None` when `id` is not JSON.
+    pub fn new(id: String, registered: impl Send + Sync + 'static) -> Option<Self> {
+        Some(Self {
+            id: serde_json::value::RawValue::from_string(id).ok()?,
+            _registered: Box::new(registered),
+        })
+    }
+
+    /// The stream's id, as JSON.
+    pub fn id(&self) -> &serde_json::value::RawValue {
+        &self.id
+    }
+}
+
+impl std::fmt::Debug for Hosting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Hosting").field(&self.id.get()).finish()
+    }
+}
+
 /// The future [`Transport::send`] returns.
 pub type SendFuture<'a> =
     Pin<Box<dyn Future<Output = Result<Delivery, TransportError>> + Send + 'a>>;
@@ -111,6 +144,16 @@ pub trait Transport: Send + Sync + 'static {
     fn send_with_headers(&self, message: Bytes, headers: HeaderMap) -> SendFuture<'_> {
         drop(headers);
         self.send(message)
+    }
+
+    /// Hosts `items` for the other side of the connection to pull, as the server's
+    /// pull streams are pulled (`rpc.stream.next`, `rpc.stream.cancel`, in the other
+    /// direction): what a stream param of a call needs. `None` (the default) when the
+    /// transport cannot: the other side cannot call this one (HTTP). The symmetric
+    /// connections of `transport::peer` can, through the connection's own server.
+    fn host(&self, items: HostedItems) -> Option<Hosting> {
+        drop(items);
+        None
     }
 
     /// Called when a call sent with [`Delivery::Routed`] is given up before its answer

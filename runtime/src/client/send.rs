@@ -3,7 +3,7 @@
 //! cancelled at the transport when its future is given up.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 
@@ -15,9 +15,32 @@ use super::{
     TransportErrorKind, codec, route,
 };
 
-/// How a message is sent: within its timeout, and carrying what middleware is told it
-/// carries (`None` when the client has no middleware).
-pub(super) type Sending = (Duration, Option<Carries>);
+/// How a message is sent: within its timeout, carrying what middleware is told it
+/// carries (`None` when the client has no middleware), and whether its deadline (the
+/// timeout from the moment it leaves) goes with it.
+pub(super) struct Sending {
+    pub(super) timeout: Duration,
+    pub(super) carries: Option<Carries>,
+    pub(super) deadline: bool,
+}
+
+impl Sending {
+    /// Within `timeout`, carrying `carries`, without a deadline on the wire.
+    pub(super) fn new(timeout: Duration, carries: Option<Carries>) -> Self {
+        Self {
+            timeout,
+            carries,
+            deadline: false,
+        }
+    }
+
+    /// The instant the caller stops waiting, when it goes with the message.
+    fn deadline(&self) -> Option<SystemTime> {
+        self.deadline
+            .then(|| SystemTime::now().checked_add(self.timeout))
+            .flatten()
+    }
+}
 
 impl Shared {
     /// What a message carries, for the middleware: `None`, and no allocation, when
@@ -26,11 +49,21 @@ impl Shared {
         (!self.middleware.is_empty()).then(carries)
     }
 
-    /// Sends `message` through the middleware, if any, to the transport.
-    pub(super) fn send(&self, message: Bytes, carries: Option<Carries>) -> SendFuture<'_> {
+    /// Sends `message` through the middleware, if any, to the transport, with its
+    /// `deadline` when it has one (which needs `carries`).
+    pub(super) fn send(
+        &self,
+        message: Bytes,
+        carries: Option<Carries>,
+        deadline: Option<SystemTime>,
+    ) -> SendFuture<'_> {
         match carries {
-            Some(carries) if !self.middleware.is_empty() => {
-                Next::start(&self.middleware, &*self.transport).run(Exchange::new(message, carries))
+            Some(carries) if !self.middleware.is_empty() || deadline.is_some() => {
+                let mut exchange = Exchange::new(message, carries);
+                if let Some(deadline) = deadline {
+                    super::deadline::attach(&mut exchange, deadline, &*self.transport);
+                }
+                Next::start(&self.middleware, &*self.transport).run(exchange)
             }
             _ => self.transport.send(message),
         }
@@ -42,19 +75,23 @@ impl Shared {
         &self,
         id: u64,
         message: Bytes,
-        (timeout, carries): Sending,
+        sending: Sending,
         slot: Option<Arc<Slot>>,
     ) -> Result<Bytes, UntypedFailure> {
         if self.request_response {
-            return self.exchange(id, message, (timeout, carries)).await;
+            return self.exchange(id, message, sending).await;
         }
+        let deadline = sending.deadline();
+        let Sending {
+            timeout, carries, ..
+        } = sending;
         let receiver = self.pending.insert_subscribing(id, slot);
         let mut registration = Registration::new(&self.pending, Ids::One(id));
         // Declared after the registration, so dropped before it: it still sees which
         // calls are waiting.
         let mut cancel = Cancel::new(self, Ids::One(id));
         let exchange = async {
-            match self.send(message, carries).await {
+            match self.send(message, carries, deadline).await {
                 Ok(Delivery::Answer(answer)) => route::route_answer(&self.pending, &answer, &[id]),
                 Ok(Delivery::NoAnswer) => return Err(UntypedFailure::Missing),
                 Ok(Delivery::Routed) => cancel.arm(),
@@ -87,15 +124,19 @@ impl Shared {
         &self,
         ids: &[u64],
         message: Bytes,
-        (timeout, carries): Sending,
+        sending: Sending,
         outcomes: &mut [Option<Outcome>],
     ) -> Result<(), UntypedFailure> {
         if self.pending.is_closed() {
             return Err(UntypedFailure::Closed);
         }
+        let deadline = sending.deadline();
+        let Sending {
+            timeout, carries, ..
+        } = sending;
         let _waiting = self.pending.waiting_inline(ids.len());
         let exchange = async {
-            match self.send(message, carries).await {
+            match self.send(message, carries, deadline).await {
                 Ok(Delivery::Answer(answer)) => route::read_answer(&answer, ids, outcomes),
                 // A request/response transport has nothing to route.
                 Ok(Delivery::NoAnswer | Delivery::Routed) => {}
@@ -112,12 +153,14 @@ impl Shared {
     pub(super) async fn notify(
         &self,
         message: Bytes,
-        (timeout, carries): Sending,
+        Sending {
+            timeout, carries, ..
+        }: Sending,
     ) -> Result<(), UntypedFailure> {
         if self.pending.is_closed() {
             return Err(UntypedFailure::Closed);
         }
-        let reply = tokio::time::timeout(timeout, self.send(message, carries))
+        let reply = tokio::time::timeout(timeout, self.send(message, carries, None))
             .await
             .map_err(|_| UntypedFailure::Timeout)?
             .map_err(failure)?;

@@ -3,6 +3,7 @@
 
 use super::error::UntypedFailure;
 use super::pull;
+use super::send::Sending;
 use super::slot::{Next, Slot};
 use super::subscription_id::OneParam;
 pub use super::subscription_id::SubscriptionId;
@@ -187,7 +188,12 @@ impl<T> Subscription<T> {
             id,
         });
         let answered = shared
-            .call(id, unsent.with_id(id), (self.client.timeout, carries), None)
+            .call(
+                id,
+                unsent.with_id(id),
+                Sending::new(self.client.timeout, carries),
+                None,
+            )
             .await;
         let answer = match answered {
             Ok(answer) => answer,
@@ -222,7 +228,7 @@ impl<T> Subscription<T> {
         Self::new(client, feed, id, Fed::Push(slot))
     }
 
-    fn pulled(client: Client, feed: &'static Feed, id: SubscriptionId) -> Self {
+    pub(super) fn pulled(client: Client, feed: &'static Feed, id: SubscriptionId) -> Self {
         Self::new(client, feed, id, Fed::Pull(None))
     }
 
@@ -361,7 +367,7 @@ impl Unsent {
             id,
         });
         runtime.spawn(async move {
-            let sent = tokio::time::timeout(timeout, shared.send(message, carries)).await;
+            let sent = tokio::time::timeout(timeout, shared.send(message, carries, None)).await;
             if !matches!(sent, Ok(Ok(_))) {
                 tracing::debug!(method, "could not send the unsubscribe call");
             }
@@ -498,7 +504,12 @@ async fn issue(
         id,
     });
     let result = shared
-        .call(id, message, (timeout, carries), Some(Arc::clone(slot)))
+        .call(
+            id,
+            message,
+            Sending::new(timeout, carries),
+            Some(Arc::clone(slot)),
+        )
         .await?;
     Ok(SubscriptionId::from_result(&result))
 }

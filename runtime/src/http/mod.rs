@@ -58,20 +58,19 @@
 mod body;
 mod client;
 mod media;
-mod server;
+pub(crate) mod server;
 mod sse;
 
 pub use crate::transport::remote;
 pub use client::{
     Client, ClientBuilder, ClientStreaming, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE,
 };
-pub(crate) use server::Socket;
 pub use server::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CALLS, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_SESSION_CALLS, DEFAULT_MAX_SESSIONS,
     DEFAULT_MAX_SESSIONS_PER_PEER, DEFAULT_MAX_UNSENT_BYTES, DEFAULT_SESSION_IDLE, Hosts,
-    MCP_PROTOCOL_VERSIONS, NoResponse, Origins, PeerAddr, ResponseBody, Serve, Service, SessionId,
-    Streaming, StreamingStats, serve,
+    MCP_PROTOCOL_VERSIONS, NoResponse, Origins, PeerAddr, ReadMetadata, ResponseBody, Serve,
+    Service, SessionId, Streaming, StreamingStats, Upgrade, serve,
 };
 #[cfg(feature = "sign")]
 pub use server::{DEFAULT_MAX_SIGNED_SIZE, Verified, VerifySignature};

@@ -51,6 +51,10 @@ pub mod code {
     /// A signed request's signature, timestamp or nonce did not hold (feature `sign`;
     /// see `protocol::sign` for the messages).
     pub const SIGNATURE_REFUSED: i64 = -32017;
+    /// The caller's deadline (sent with the call, see `protocol::deadline`) passed
+    /// before the handler finished, or before the call arrived: the handler was
+    /// cancelled, or never ran.
+    pub const DEADLINE_EXCEEDED: i64 = -32018;
 }
 
 /// A JSON-RPC error object: `{"code": …, "message": …, "data": …}`.
@@ -163,6 +167,10 @@ impl ErrorObject {
     /// [`code::CANCELLED`].
     pub const fn cancelled() -> Self {
         Self::fixed(code::CANCELLED, "Request cancelled")
+    }
+    /// [`code::DEADLINE_EXCEEDED`].
+    pub const fn deadline_exceeded() -> Self {
+        Self::fixed(code::DEADLINE_EXCEEDED, "Deadline exceeded")
     }
 
     /// The code of an error refusing a subscription past a limit: [`code::TOO_MANY_SUBSCRIPTIONS`].

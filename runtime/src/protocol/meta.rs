@@ -10,8 +10,8 @@
 //! ```
 //!
 //! Only object params have room for it: params by position, or none, carry no `_meta`
-//! (adding one would change the call's arguments), and params that already have a
-//! `_meta` are left as they are.
+//! (adding one would change the call's arguments). Params that already have a `_meta`
+//! object (MCP's progress token) get the fields added to it.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -43,10 +43,11 @@ pub(crate) fn read_meta(params: &RawValue) -> Option<BTreeMap<String, String>> {
     )
 }
 
-/// `message` (one request or notification, serialised) with `fields` added as the
-/// `_meta` member of its params, or `None` when it has no room for them: a batch, params
-/// by position or none, params that have a `_meta` already, or bytes that are not a
-/// JSON-RPC call.
+/// `message` (one request or notification, serialised) with `fields` added to the
+/// `_meta` member of its params (which is made when there is none; a member of the same
+/// name already there is replaced), or `None` when it has no room for them: a batch,
+/// params by position or none, a `_meta` that is not an object, or bytes that are not a
+/// JSON-RPC call. Everything else in `message` is kept byte for byte.
 pub(crate) fn insert_meta(message: &[u8], fields: &BTreeMap<String, String>) -> Option<Vec<u8>> {
     #[derive(Deserialize)]
     struct Call<'a> {
@@ -54,9 +55,9 @@ pub(crate) fn insert_meta(message: &[u8], fields: &BTreeMap<String, String>) -> 
         params: Option<&'a RawValue>,
     }
     #[derive(Deserialize)]
-    struct Params {
-        #[serde(rename = "_meta")]
-        meta: Option<serde::de::IgnoredAny>,
+    struct Params<'a> {
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<&'a RawValue>,
     }
     // A struct reads an array too: a batch must not pass for its first call.
     if message.trim_ascii_start().first() != Some(&b'{') {
@@ -64,21 +65,42 @@ pub(crate) fn insert_meta(message: &[u8], fields: &BTreeMap<String, String>) -> 
     }
     let params = serde_json::from_slice::<Call<'_>>(message).ok()?.params?;
     let text = params.get();
-    if !text.starts_with('{') || serde_json::from_str::<Params>(text).ok()?.meta.is_some() {
+    if !text.starts_with('{') {
         return None;
     }
-    // Where the params' `{` is in `message`: the raw value borrows from it.
-    let open = (text.as_ptr() as usize).checked_sub(message.as_ptr() as usize)?;
-    let empty = text[1..].trim_start().starts_with('}');
     let mut out = Vec::with_capacity(message.len() + 64);
-    out.extend_from_slice(message.get(..=open)?);
-    out.extend_from_slice(br#""_meta":"#);
-    serde_json::to_writer(&mut out, fields).ok()?;
-    if !empty {
-        out.push(b',');
+    match serde_json::from_str::<Params<'_>>(text).ok()?.meta {
+        None => {
+            // Where the params' `{` is in `message`: the raw value borrows from it.
+            let open = offset(message, text)?;
+            let empty = text[1..].trim_start().starts_with('}');
+            out.extend_from_slice(message.get(..=open)?);
+            out.extend_from_slice(br#""_meta":"#);
+            serde_json::to_writer(&mut out, fields).ok()?;
+            if !empty {
+                out.push(b',');
+            }
+            out.extend_from_slice(&message[open + 1..]);
+        }
+        Some(meta) => {
+            let mut members: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(meta.get()).ok()?;
+            for (name, value) in fields {
+                members.insert(name.clone(), serde_json::Value::String(value.clone()));
+            }
+            let start = offset(message, meta.get())?;
+            out.extend_from_slice(message.get(..start)?);
+            serde_json::to_writer(&mut out, &members).ok()?;
+            out.extend_from_slice(message.get(start + meta.get().len()..)?);
+        }
     }
-    out.extend_from_slice(&message[open + 1..]);
     Some(out)
+}
+
+/// Where `part`, a slice of `whole`, starts in it.
+fn offset(whole: &[u8], part: &str) -> Option<usize> {
+    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    (start + part.len() <= whole.len()).then_some(start)
 }
 
 #[cfg(test)]
@@ -91,7 +113,7 @@ mod tests {
 
     #[test]
     fn meta_goes_into_object_params_only() {
-        let cases: [(&str, Option<&str>); 7] = [
+        let cases: [(&str, Option<&str>); 9] = [
             (
                 r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}}"#,
                 Some(
@@ -111,6 +133,18 @@ mod tests {
             (r#"{"jsonrpc":"2.0","id":1,"method":"m"}"#, None),
             (
                 r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{}}}"#,
+                Some(
+                    r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"traceparent":"00-ab-cd-01"}}}"#,
+                ),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"b": 2, "_meta": {"traceparent":"old"}, "a": 1}}"#,
+                Some(
+                    r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"b": 2, "_meta": {"traceparent":"00-ab-cd-01"}, "a": 1}}"#,
+                ),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":2}}"#,
                 None,
             ),
             (

@@ -23,13 +23,13 @@
 //! `"params": null` is read as absent params, as many clients send it.
 
 pub mod constraint;
+pub mod deadline;
 mod error;
 mod escape;
 mod feed;
 mod fields;
 mod id;
 mod message;
-#[cfg(feature = "otel")]
 pub(crate) mod meta;
 pub mod mismatch;
 pub mod number;

@@ -43,7 +43,12 @@ pub(crate) fn start<'a>(
     let span = tracing::debug_span!("call", method, id = id.map(Id::as_json));
     #[cfg(feature = "otel")]
     super::trace_context::adopt(&span, origin.metadata.map(|metadata| &**metadata), params);
-    let context = Context::from_parts(method, id, origin.metadata.cloned(), origin.connection);
+    let deadline = super::deadline::of(origin.metadata.map(|metadata| &**metadata), params);
+    if deadline.is_some_and(|deadline| deadline <= tokio::time::Instant::now()) {
+        return Started::Done(metered(&mut meter, Err(ErrorObject::deadline_exceeded())));
+    }
+    let context = Context::from_parts(method, id, origin.metadata.cloned(), origin.connection)
+        .with_deadline(deadline);
     let entered = span.enter();
     // `Ok(future)` still running, `Err(result)` answered.
     let begun = catch_unwind(AssertUnwindSafe(|| {
@@ -77,6 +82,7 @@ pub(crate) fn start<'a>(
         span,
         _slot: slot,
         timeout: shared.limits.handler_timeout,
+        deadline,
         sleep: None,
         meter,
     };
@@ -104,7 +110,10 @@ pub(crate) struct Running<'a> {
     span: Span,
     _slot: Slot<'a>,
     timeout: Option<Duration>,
-    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// The caller's deadline, when the call carried one.
+    deadline: Option<tokio::time::Instant>,
+    /// Ends the call at the earlier of the timeout and the deadline; `.1` says which.
+    sleep: Option<(Pin<Box<tokio::time::Sleep>>, bool)>,
     /// Records the call's outcome; `cancelled` when dropped unanswered.
     meter: CallMeter<'a>,
 }
@@ -129,17 +138,35 @@ impl Future for Running<'_> {
 impl Running<'_> {
     fn poll_deadline(&mut self, cx: &mut TaskContext<'_>) -> Poll<CallResult> {
         if self.sleep.is_none() {
-            let Some(timeout) = self.timeout else {
-                return Poll::Pending;
-            };
-            if tokio::runtime::Handle::try_current().is_err() {
-                self.timeout = None;
+            if self.timeout.is_none() && self.deadline.is_none() {
                 return Poll::Pending;
             }
-            self.sleep = Some(Box::pin(tokio::time::sleep(timeout)));
+            if tokio::runtime::Handle::try_current().is_err() {
+                self.timeout = None;
+                self.deadline = None;
+                return Poll::Pending;
+            }
+            let now = tokio::time::Instant::now();
+            let limit = self.timeout.and_then(|timeout| now.checked_add(timeout));
+            let (at, caller) = match (limit, self.deadline) {
+                (Some(limit), Some(deadline)) if deadline < limit => (deadline, true),
+                (Some(limit), _) => (limit, false),
+                (None, Some(deadline)) => (deadline, true),
+                (None, None) => return Poll::Pending,
+            };
+            self.sleep = Some((Box::pin(tokio::time::sleep_until(at)), caller));
         }
-        match self.sleep.as_mut().map(|sleep| sleep.as_mut().poll(cx)) {
-            Some(Poll::Ready(())) => {
+        match self
+            .sleep
+            .as_mut()
+            .map(|(sleep, caller)| (sleep.as_mut().poll(cx), *caller))
+        {
+            Some((Poll::Ready(()), true)) => {
+                self.span
+                    .in_scope(|| tracing::debug!("caller's deadline passed"));
+                Poll::Ready(Err(ErrorObject::deadline_exceeded()))
+            }
+            Some((Poll::Ready(()), false)) => {
                 self.span.in_scope(|| tracing::warn!("handler timed out"));
                 Poll::Ready(Err(ErrorObject::timeout()))
             }

@@ -2,6 +2,9 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use crate::protocol::Id;
 
@@ -35,6 +38,8 @@ pub struct Context {
     metadata: Option<Arc<Metadata>>,
     /// `None` for a message handled as if on a connection of its own.
     connection: Option<ConnectionId>,
+    /// When the caller stops waiting, when it said so.
+    deadline: Option<Instant>,
     extensions: http::Extensions,
 }
 
@@ -57,8 +62,15 @@ impl Context {
             has_id: id.is_some(),
             metadata,
             connection,
+            deadline: None,
             extensions: http::Extensions::new(),
         }
+    }
+
+    /// This context, for a call whose caller stops waiting at `deadline`.
+    pub(crate) fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.deadline = deadline;
+        self
     }
 
     /// The method called.
@@ -106,6 +118,24 @@ impl Context {
     /// The HTTP headers of the message, when it came over HTTP.
     pub fn headers(&self) -> Option<&http::HeaderMap> {
         self.metadata().headers.as_ref()
+    }
+
+    /// When the caller stops waiting for the answer, on tokio's clock: the deadline the
+    /// call carried (the HTTP header `Rpc-Deadline`, or `"deadline"` in the params'
+    /// `_meta`; see [`protocol::deadline`](crate::protocol::deadline)), `None` when it
+    /// carried none. The handler is cancelled when it passes, and the call answered
+    /// `-32018` ([`code::DEADLINE_EXCEEDED`](crate::protocol::code::DEADLINE_EXCEEDED)).
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// How long the caller still waits ([`deadline`](Self::deadline) less now; zero
+    /// once it has passed), `None` when the call carried no deadline. What a handler
+    /// passes on when it calls further: `client.with_timeout(left)`, as
+    /// [`Proxy`](crate::proxy::Proxy) does.
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|deadline| deadline.saturating_duration_since(Instant::now()))
     }
 
     /// This call's typed extensions.

@@ -77,6 +77,14 @@ impl Endpoint {
         ServerMeter::new(table, self.system.names().chain(reserved))
     }
 
+    /// Hosts `items` for the other side of a connection to pull.
+    pub(crate) fn host_stream(
+        &self,
+        items: super::stream_call::EncodedItems,
+    ) -> Result<super::pull::Hosted, crate::protocol::ErrorObject> {
+        self.streams.host(items)
+    }
+
     /// How many pull streams are live in the server.
     pub(crate) fn pull_streams(&self) -> usize {
         self.streams.pull_streams()

@@ -96,6 +96,26 @@ impl Server {
         &self.shared.meter
     }
 
+    /// Hosts `items` (each one item's JSON text) as a pull stream of this server,
+    /// for the other side of a connection to ask for with `rpc.stream.next`: a
+    /// client's stream param, on the connection's own server. Ended when the
+    /// [`Hosted`](super::pull::Hosted) is dropped.
+    #[cfg_attr(
+        not(feature = "stream"),
+        expect(
+            dead_code,
+            reason = "hosting is for the symmetric connections of feature `stream`"
+        )
+    )]
+    pub(crate) fn host_stream(
+        &self,
+        items: std::pin::Pin<Box<dyn futures_core::Stream<Item = bytes::Bytes> + Send>>,
+    ) -> Result<super::pull::Hosted, crate::protocol::ErrorObject> {
+        let items: super::stream_call::EncodedItems =
+            Box::pin(super::stream_call::JsonTexts(items));
+        self.shared.endpoint.host_stream(items)
+    }
+
     /// How many pull streams (see [`subscribe`](super::subscribe)) are live in the
     /// server now.
     pub fn pull_streams(&self) -> usize {

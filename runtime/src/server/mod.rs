@@ -83,6 +83,7 @@ mod batch;
 mod call;
 mod connection_id;
 mod context;
+mod deadline;
 mod dispatch;
 mod encoded;
 mod endpoint;

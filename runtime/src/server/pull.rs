@@ -303,10 +303,17 @@ impl Drop for PullReservation {
 impl PullReservation {
     /// Registers the stream under a new id, starts its idle timer, returns the id to
     /// answer.
-    pub(crate) fn start(mut self, items: EncodedItems) -> Encoded {
-        let Some(pulls) = self.pulls.take() else {
-            return encoded_id("null");
-        };
+    pub(crate) fn start(self, items: EncodedItems) -> Encoded {
+        match self.register(items) {
+            Some((_, id)) => encoded_id(&id),
+            None => encoded_id("null"),
+        }
+    }
+
+    /// Registers the stream under a new id and starts its idle timer; the registry and
+    /// the id (JSON text).
+    fn register(mut self, items: EncodedItems) -> Option<(Arc<Pulls>, String)> {
+        let pulls = self.pulls.take()?;
         let id = random_id();
         let stream = Arc::new(PullStream {
             items: tokio::sync::Mutex::new(Some(items)),
@@ -325,7 +332,53 @@ impl PullReservation {
             Arc::downgrade(&stream),
             pulls.idle,
         ));
-        encoded_id(&id)
+        Some((pulls, id))
+    }
+}
+
+impl Pulls {
+    /// Hosts `items` as a pull stream the other side of a connection asks for with
+    /// `rpc.stream.next` (a client's stream param): registered, within the server's
+    /// limit, until the [`Hosted`] returned is dropped (the call that carried its id
+    /// has its answer), it ends, is cancelled, or nobody asks for it in
+    /// [`Limits::pull_idle_timeout`].
+    pub(crate) fn host(self: &Arc<Self>, items: EncodedItems) -> Result<Hosted, ErrorObject> {
+        let (pulls, id) = self
+            .reserve()?
+            .register(items)
+            .ok_or_else(ErrorObject::internal_error)?;
+        Ok(Hosted {
+            pulls: Arc::downgrade(&pulls),
+            id,
+        })
+    }
+}
+
+/// A stream hosted by [`Pulls::host`]; ends it when dropped.
+pub(crate) struct Hosted {
+    pulls: Weak<Pulls>,
+    id: String,
+}
+
+impl Hosted {
+    /// The stream's id, as JSON text.
+    #[cfg_attr(
+        not(feature = "stream"),
+        expect(
+            dead_code,
+            reason = "hosting is for the symmetric connections of feature `stream`"
+        )
+    )]
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl Drop for Hosted {
+    fn drop(&mut self) {
+        if let Some(pulls) = self.pulls.upgrade() {
+            pulls.remove(&self.id);
+        }
     }
 }
 

@@ -25,6 +25,27 @@ pub(crate) trait ItemSource: Send {
 /// The items of one subscription, for the runtime.
 pub(crate) type EncodedItems = Pin<Box<dyn ItemSource>>;
 
+/// Items already written as JSON text, one each (a client's stream param, which the
+/// client engine serialized).
+pub(crate) struct JsonTexts(
+    pub(crate) Pin<Box<dyn futures_core::Stream<Item = bytes::Bytes> + Send>>,
+);
+
+impl ItemSource for JsonTexts {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        out: &mut Vec<u8>,
+    ) -> Poll<Option<Result<(), serde_json::Error>>> {
+        self.0.as_mut().poll_next(cx).map(|item| {
+            item.map(|text| {
+                out.extend_from_slice(&text);
+                Ok(())
+            })
+        })
+    }
+}
+
 /// Appends the next item's JSON text to `out`; `None` once the items have ended. On
 /// an error, `out` is as it was.
 pub(crate) async fn write_next(

@@ -38,6 +38,14 @@ impl Streams {
         self.pulls.answer(method, params)
     }
 
+    /// Hosts `items` for the other side to pull (see [`Pulls::host`]).
+    pub(crate) fn host(
+        &self,
+        items: super::stream_call::EncodedItems,
+    ) -> Result<super::pull::Hosted, crate::protocol::ErrorObject> {
+        self.pulls.host(items)
+    }
+
     /// How many pull streams are live.
     pub(crate) fn pull_streams(&self) -> usize {
         self.pulls.len()

@@ -47,6 +47,8 @@ pub use remote::remote;
 pub mod peer;
 #[cfg(feature = "stream")]
 pub mod stream;
+mod streamed;
+pub use streamed::{Streamed, caller, with_caller};
 #[cfg(feature = "tls")]
 pub(crate) mod tls;
 #[cfg(feature = "ws")]

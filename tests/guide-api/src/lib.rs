@@ -27,6 +27,10 @@ rpcsmith::include_api!(
     pub ticker
 );
 rpcsmith::include_api!(
+    /// `tests/bothways/uploads.json`: params that are streams the caller sends.
+    pub uploads
+);
+rpcsmith::include_api!(
     /// `schemas/petstore.json`, types alone, with `json_schema(true)`.
     pub petstore_schemas
 );

@@ -9,13 +9,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rpcsmith::client::Error;
+use rpcsmith::http;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Failure, Server};
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::{
-    http,
-    transport::{memory, stream, ws},
-};
+use rpcsmith::transport::{memory, stream, ws};
 use rpcsmith_services::features::{
     DivideError, FeaturesClient, FeaturesDispatcher, FeaturesServer, types,
 };

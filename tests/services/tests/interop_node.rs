@@ -28,11 +28,12 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use rpcsmith::client::{Client, Error};
+use rpcsmith::http;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Failure, Server};
 use rpcsmith::transport::peer::{self, Peer};
 use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::{http, transport::ws};
+use rpcsmith::transport::ws;
 use rpcsmith_services::interop::{
     FailError, InteropClient, InteropDispatcher, InteropListener, InteropListenerDispatcher,
     InteropPush, InteropServer, types,

@@ -18,11 +18,12 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use rpcsmith::client::{Client, Delivery, Error, Transport};
+use rpcsmith::http;
 use rpcsmith::proxy::Proxy;
 use rpcsmith::server::Server;
 use rpcsmith::transport::peer::{Bridge, Builder, Peer};
 use rpcsmith::transport::stream::{self, Codec};
-use rpcsmith::{http, transport::ws};
+use rpcsmith::transport::ws;
 use rpcsmith_services::editor::EditorClient;
 use rpcsmith_services::editor_listener::{self, Event, progress};
 use rpcsmith_services::editor_server;

@@ -16,9 +16,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rpcsmith::client::Error;
+use rpcsmith::http;
 use rpcsmith::server::{Context, Failure, Server};
 use rpcsmith::transport::peer::{self, Peer};
-use rpcsmith::{http, transport::ws};
+use rpcsmith::transport::ws;
 use rpcsmith_services::starknet_ws::{
     StarknetSubscribeEventsError, StarknetSubscribeNewHeadsError,
     StarknetSubscribeNewTransactionReceiptsError, StarknetSubscribeNewTransactionsError,

@@ -4,7 +4,7 @@
 use super::finding::Kind;
 use super::regular::{self, Inclusion};
 use super::schema::{Change, Walk};
-use super::shape::{Additional, Shape};
+use crate::shape::{Additional, Shape};
 
 impl Walk<'_, '_> {
     /// `multipleOf` a → b: narrowed when b is a multiple of a, widened when a is one of b.

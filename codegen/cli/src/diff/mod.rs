@@ -83,14 +83,13 @@ use serde::Serialize;
 
 use rpcsmith_build::document::Document;
 use rpcsmith_build::load_document;
-use rpcsmith_build::{Diagnostic, Error, ErrorKind, Location, Resolver};
+use rpcsmith_build::{Cause, Diagnostic, Error, ErrorKind, Location, Resolver};
 
 mod applicators;
 mod finding;
 mod methods;
 mod regular;
 mod schema;
-pub(crate) mod shape;
 mod union;
 
 pub use finding::{Breaks, Finding, Kind, Place};
@@ -246,15 +245,12 @@ fn on_side(side: &str, document: &Path, d: &Diagnostic) -> Diagnostic {
 }
 
 /// The directory above the referring file (or, when its shown path is not found from
-/// here, above `document`) from which the unresolvable `$ref` of `d` (`unresolvable
-/// $ref "./api/x.json#…": file not found`) names an existing file.
+/// here, above `document`) from which the `$ref` of `d` to a file found nowhere
+/// ([`Cause::MissingFile`]) names an existing file.
 fn include_hint(document: &Path, d: &Diagnostic) -> Option<std::path::PathBuf> {
-    let rest = d.message.strip_prefix("unresolvable $ref \"")?;
-    if !d.message.contains("file not found") {
+    let Some(Cause::MissingFile { path }) = &d.cause else {
         return None;
-    }
-    let reference = rest.split('"').next()?;
-    let file_part = reference.split('#').next().filter(|f| !f.is_empty())?;
+    };
     let referring = match d.file.is_file() {
         true => std::path::absolute(&d.file).ok()?,
         false => std::path::absolute(document).ok()?,
@@ -262,7 +258,7 @@ fn include_hint(document: &Path, d: &Diagnostic) -> Option<std::path::PathBuf> {
     referring
         .ancestors()
         .skip(2)
-        .find(|dir| dir.join(file_part).is_file())
+        .find(|dir| dir.join(path).is_file())
         .map(Path::to_path_buf)
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::Diff;
 use super::finding::{Breaks, Kind};
 use super::regular::{self, Inclusion};
-use super::shape::{Additional, LOWER_BOUNDS, Shape, TEXT_KEYWORDS, UPPER_BOUNDS, covers};
+use crate::shape::{Additional, LOWER_BOUNDS, Shape, TEXT_KEYWORDS, UPPER_BOUNDS, covers};
 use rpcsmith_build::Location;
 
 /// Which way a value travels.

@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use super::finding::Kind;
 use super::schema::{Change, Places, Walk, list};
-use super::shape::{self, Shape};
+use crate::shape::{self, Shape};
 use rpcsmith_build::Resolver;
 
 /// One alternative of a union, read for pairing.

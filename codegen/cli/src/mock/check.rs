@@ -11,7 +11,7 @@ use rpcsmith::protocol::Violation;
 use rpcsmith::protocol::constraint::{Format, Pattern, Rules, check_json};
 use serde_json::Value;
 
-use crate::diff::shape::{self, Additional, Shape};
+use crate::shape::{self, Additional, Shape};
 use rpcsmith_build::pattern::translate;
 use rpcsmith_build::{Location, Resolver};
 

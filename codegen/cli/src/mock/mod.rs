@@ -24,6 +24,7 @@ use rpcsmith_build::openrpc::ParamStructure;
 mod check;
 mod dispatch;
 mod pattern;
+mod rng;
 mod value;
 
 pub use dispatch::Dispatcher;
@@ -172,7 +173,7 @@ impl Mock {
         let m = self.find(method)?.clone();
         let mut generator = value::Generator {
             resolver: &mut self.document.resolver,
-            rng: value::Rng::new(self.seed ^ fnv1a(method) ^ PARAMS_SALT),
+            rng: rng::Rng::new(self.seed ^ fnv1a(method) ^ PARAMS_SALT),
             unreadable: Vec::new(),
         };
         let values: Vec<(String, Value)> = m
@@ -195,7 +196,7 @@ impl Mock {
     fn generate(&mut self, method: &str, schema: &rpcsmith_build::Location) -> Value {
         let mut generator = value::Generator {
             resolver: &mut self.document.resolver,
-            rng: value::Rng::new(self.seed ^ fnv1a(method)),
+            rng: rng::Rng::new(self.seed ^ fnv1a(method)),
             unreadable: Vec::new(),
         };
         let value = generator.value(schema, 0);

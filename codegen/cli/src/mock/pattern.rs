@@ -7,7 +7,7 @@
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-use super::value::Rng;
+use super::rng::Rng;
 
 /// Longest run of one repetition generated, whatever the pattern allows.
 const MAX_REPEAT: u32 = 8;

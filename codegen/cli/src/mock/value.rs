@@ -10,40 +10,16 @@
 
 use serde_json::{Map, Number, Value, json};
 
-use crate::diff::shape::{self, Shape};
+use crate::shape::{self, Shape};
 use rpcsmith_build::{Location, Resolver};
 
 use super::pattern;
+use super::rng::Rng;
 
 /// Past this depth, only required members and `minItems` items are generated.
 const RICH_DEPTH: usize = 3;
 /// Past this depth, generation stops (with `null`): a guard against required cycles.
 const MAX_DEPTH: usize = 24;
-
-/// A small deterministic generator (SplitMix64).
-#[derive(Debug, Clone)]
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    /// A generator started from `seed`.
-    pub(crate) fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 when `n` is 0).
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next() % n }
-    }
-}
 
 /// Generates values for the schemas of one document.
 pub(crate) struct Generator<'r> {

@@ -31,8 +31,8 @@ use crate::protocol::meta;
 ///   metadata and a member of its own beside `params` would make the request
 ///   non-conforming; `_meta` stays inside the method's own argument object, which
 ///   servers that ignore unknown members accept unchanged. Only object params carry
-///   it: a call with params by position or none, a batch, or params with a `_meta` of
-///   their own is sent without trace context on those transports.
+///   it (a `_meta` of their own gets the fields added): a call with params by position
+///   or none, or a batch, is sent without trace context on those transports.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TracePropagation;
 

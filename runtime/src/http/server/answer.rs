@@ -3,7 +3,7 @@
 //! error).
 
 use super::streaming::events::EventStream;
-use crate::http::body::{Data, Written};
+use super::written::{Data, Written};
 use crate::protocol::{self, ErrorObject, Id};
 use ::http::header::{self, HeaderValue};
 use ::http::{Response, StatusCode};

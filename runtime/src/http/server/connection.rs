@@ -11,7 +11,7 @@
 
 use super::service::{Begun, Busy, PeerAddr, Service, SocketInfo};
 use super::unsent::Unsent;
-use crate::http::body::Written;
+use super::written::Written;
 use crate::metrics::{ConnectionMeter, Transport};
 use crate::server::InFlight;
 use ::http::{Method, Request, Response};

@@ -10,7 +10,7 @@
 
 use super::answer::{Answer, refusal as refused};
 use super::origin::Origins;
-use crate::http::body::Data;
+use super::written::Data;
 use crate::protocol::{self, ErrorObject};
 use ::http::header::{self, HeaderMap};
 use ::http::uri::Authority;

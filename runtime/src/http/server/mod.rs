@@ -11,8 +11,10 @@ mod serve;
 mod service;
 mod streaming;
 mod unsent;
+mod upgrade;
 #[cfg(feature = "sign")]
 mod verify;
+mod written;
 
 pub use answer::{NoResponse, ResponseBody};
 pub(crate) use connection::Socket;
@@ -27,8 +29,6 @@ pub use streaming::{
     DEFAULT_MAX_SESSIONS_PER_PEER, DEFAULT_SESSION_IDLE, MCP_PROTOCOL_VERSIONS, SessionId,
     Streaming, StreamingStats,
 };
-pub(in crate::http) use unsent::Held;
-#[cfg(test)]
-pub(in crate::http) use unsent::Unsent;
+pub use upgrade::{ReadMetadata, Upgrade};
 #[cfg(feature = "sign")]
 pub use verify::{DEFAULT_MAX_SIGNED_SIZE, Verified, VerifySignature};

@@ -1,11 +1,13 @@
 //! The HTTP server side: a `tower::Service` that feeds request bodies to the server engine.
 
-use super::answer::{Answer, NoResponse, empty, json_body, refusal};
+use super::answer::{Answer, NoResponse, ResponseBody, empty, json_body, refusal};
 use super::host::{Admission, Hosts};
 use super::origin::Origins;
 use super::streaming::{self, Sse, Streaming};
 use super::unsent::Unsent;
-use crate::http::body::{self, Data, ReadError};
+use super::upgrade::Upgrade;
+use super::written::Data;
+use crate::http::body::{self, ReadError};
 use crate::http::media::is_json;
 use crate::protocol::{self, ErrorObject};
 use crate::server::{InFlight, Metadata, Server};
@@ -78,11 +80,8 @@ struct Config {
     body_timeout: Option<Duration>,
     admission: Admission,
     streaming: Option<Arc<Sse>>,
-    #[cfg(feature = "ws")]
-    websocket: Option<(
-        crate::transport::peer::Builder,
-        crate::transport::ws::Settings,
-    )>,
+    /// The protocols a request may switch to ([`Upgrade`]), asked in order.
+    upgrades: Vec<Arc<dyn Upgrade>>,
 }
 
 /// What [`serve`](super::serve) knows of the connection a request came on, when it
@@ -111,8 +110,7 @@ impl Service {
                 body_timeout: Some(DEFAULT_BODY_TIMEOUT),
                 admission: Admission::default(),
                 streaming: None,
-                #[cfg(feature = "ws")]
-                websocket: None,
+                upgrades: Vec::new(),
             }),
         }
     }
@@ -206,53 +204,74 @@ impl Service {
         self.config.streaming.as_ref().map(|sse| sse.stats())
     }
 
-    /// Accepts WebSocket connections on the same path (`GET` with `Upgrade: websocket`):
-    /// each is a [`Peer`](crate::transport::peer::Peer) made by `peer` and served by
-    /// this service's server, its calls seeing the upgrade request's headers, peer
-    /// address and extensions in their metadata. Give `peer` a
-    /// [`Hub`](crate::transport::peer::Hub) to push to every connection. The HTTP
-    /// connection must allow upgrades ([`serve`](super::serve) does; so does axum).
-    #[cfg(feature = "ws")]
-    pub fn websocket(
-        mut self,
-        peer: crate::transport::peer::Builder,
-        settings: crate::transport::ws::Settings,
-    ) -> Self {
-        let peer = peer.serve(self.server.clone());
-        Arc::make_mut(&mut self.config).websocket = Some((peer, settings));
+    /// The server this service answers with.
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// Lets requests switch to `protocol` ([`Upgrade`]), replacing the hook of the same
+    /// [name](Upgrade::name). The service asks each hook, in the order set, about
+    /// every request that passed the origin check, before anything else;
+    /// [`websocket`](Self::websocket) is one.
+    pub fn upgrade(mut self, protocol: impl Upgrade) -> Self {
+        let upgrades = &mut Arc::make_mut(&mut self.config).upgrades;
+        upgrades.retain(|known| known.name() != protocol.name());
+        upgrades.push(Arc::new(protocol));
         self
     }
 
-    /// Answers at once what needs no body (refusals, WebSocket upgrades), or prepares
-    /// the exchange.
+    /// Answers at once what needs no body (refusals, upgrades to another protocol,
+    /// streaming's `GET` and `DELETE`), or prepares the exchange.
     pub(super) fn begin<B: Body, D: Data>(
         &self,
         request: Request<B>,
         origin: SocketInfo,
     ) -> Begun<B, D> {
-        let peer = origin
-            .peer
-            .or_else(|| request.extensions().get::<PeerAddr>().map(|peer| peer.0));
-        if let Some(refused) =
-            super::host::refusal(&self.config.admission, &request, (peer, origin.local))
-        {
-            return Begun::Answered(refused);
+        if let Some(answer) = self.refuse_origin(&request, &origin) {
+            return Begun::Answered(answer);
         }
-        #[cfg(feature = "ws")]
-        if let Some((peer, settings)) = &self.config.websocket
-            && crate::transport::ws::is_upgrade(&request)
-        {
-            let (peer, settings) = (peer.clone(), settings.clone());
-            let answer = crate::transport::ws::upgrade(request, peer, settings, metadata);
-            return Begun::Answered(answer.map(|body| {
-                super::answer::ResponseBody::whole(D::from_vec(body::whole(body).into()))
-            }));
+        if let Some(upgrade) = self.upgrade_asked(&request) {
+            let (parts, _) = request.into_parts();
+            let answer = upgrade.switch(Request::from_parts(parts, ()), metadata);
+            return Begun::Answered(
+                answer.map(|body| ResponseBody::whole(D::from_vec(body::whole(body).into()))),
+            );
         }
         if let Some(sse) = &self.config.streaming
             && let Some(begun) = streaming_request(sse, &request)
         {
             return begun;
         }
+        if let Some(answer) = self.refuse_post(&request) {
+            return Begun::Answered(answer);
+        }
+        self.exchange(request, origin)
+    }
+
+    /// `403` for a request from an origin or to a host not accepted, `404` for a path
+    /// other than the service's.
+    fn refuse_origin<B, D: Data>(
+        &self,
+        request: &Request<B>,
+        origin: &SocketInfo,
+    ) -> Option<Answer<D>> {
+        let peer = origin
+            .peer
+            .or_else(|| request.extensions().get::<PeerAddr>().map(|peer| peer.0));
+        super::host::refusal(&self.config.admission, request, (peer, origin.local))
+    }
+
+    /// The protocol `request` asks to switch to, among this service's.
+    fn upgrade_asked<B>(&self, request: &Request<B>) -> Option<&dyn Upgrade> {
+        self.config
+            .upgrades
+            .iter()
+            .find(|upgrade| upgrade.asks(request.method(), request.headers()))
+            .map(|upgrade| &**upgrade)
+    }
+
+    /// `405` for another method than `POST`, `415` for a body that is not JSON.
+    fn refuse_post<B, D: Data>(&self, request: &Request<B>) -> Option<Answer<D>> {
         if request.method() != Method::POST {
             let mut answer = refusal(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -261,17 +280,22 @@ impl Service {
             answer
                 .headers_mut()
                 .insert(header::ALLOW, HeaderValue::from_static("POST"));
-            return Begun::Answered(answer);
+            return Some(answer);
         }
-        if !self.config.any_content_type && !is_json(request.headers()) {
-            return Begun::Answered(refusal(
+        (!self.config.any_content_type && !is_json(request.headers())).then(|| {
+            refusal(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 &ErrorObject::new(
                     protocol::code::INVALID_REQUEST,
                     "Content-Type must be application/json",
                 ),
-            ));
-        }
+            )
+        })
+    }
+
+    /// A `POST` accepted: its body to read within the limit (`413` at once for a
+    /// declared length over it), and what handling it needs.
+    fn exchange<B: Body, D: Data>(&self, request: Request<B>, origin: SocketInfo) -> Begun<B, D> {
         let (mut parts, body) = request.into_parts();
         // Under `serve`, the calls of every request on this socket share one in-flight
         // budget, and its answers one budget of unsent bytes; mounted elsewhere, each

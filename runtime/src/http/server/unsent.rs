@@ -22,7 +22,7 @@ pub(crate) struct Unsent {
 }
 
 impl Unsent {
-    pub(in crate::http) fn new(budget: usize) -> Self {
+    pub(super) fn new(budget: usize) -> Self {
         Self {
             bytes: AtomicUsize::new(0),
             budget,
@@ -32,7 +32,7 @@ impl Unsent {
 
     /// Counts an answer of `length` bytes until the returned guard is dropped; past the
     /// budget, with other answers unsent, [`over`](Self::over) resolves.
-    pub(in crate::http) fn hold(self: &Arc<Self>, length: usize) -> Held {
+    pub(super) fn hold(self: &Arc<Self>, length: usize) -> Held {
         let before = self.bytes.fetch_add(length, Ordering::AcqRel);
         if before > 0 && before.saturating_add(length) > self.budget {
             self.over.notify_one();
@@ -45,7 +45,7 @@ impl Unsent {
 
     /// The bytes counted now.
     #[cfg(test)]
-    pub(in crate::http) fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         self.bytes.load(Ordering::Acquire)
     }
 

@@ -4,6 +4,7 @@
 //! what the value there was; written in the document's terms by `Display`.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{self, Expected, Unexpected};
@@ -232,14 +233,32 @@ impl fmt::Display for Fault {
 
 impl std::error::Error for Fault {}
 
+thread_local! {
+    /// A fault handed over ([`hand_over`]) for the next error this thread makes.
+    static HANDED: Cell<Option<Fault>> = const { Cell::new(None) };
+}
+
+/// Makes the error `make` returns from `fault` itself, when that error is a [`Fault`]
+/// (the careful re-reading is deserializing); another error type gets `make`'s own.
+///
+/// serde hands a deserializer's errors over only as text (`de::Error::custom` takes a
+/// `Display`, the error type being generic), so a fault known as data would come back
+/// as words. It goes beside them instead: held for the one `custom` call `make` makes,
+/// taken by it when the error is a `Fault`, and taken back after, so nothing is left
+/// for a later error.
+pub(super) fn hand_over<E>(fault: Fault, make: impl FnOnce() -> E) -> E {
+    HANDED.set(Some(fault));
+    let error = make();
+    HANDED.take();
+    error
+}
+
 impl de::Error for Fault {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        let words = msg.to_string();
-        if words.starts_with(super::untagged::NO_VARIANT)
-            && let Some(fault) = super::untagged::take_nearest()
-        {
+        if let Some(fault) = HANDED.take() {
             return fault;
         }
+        let words = msg.to_string();
         if words.starts_with("data did not match any variant of untagged enum") {
             return Fault::new(Kind::NoAlternative, None);
         }

@@ -15,32 +15,18 @@
 //! one that had the right kind of value (a member missing or unknown) before one that
 //! did not; of equals, the first tried.
 //!
-//! Any deserializer drives [`decode`]; only the careful re-reading gets the nearest
-//! variant's fault as data (through a slot of the thread doing the decoding, filled just
-//! before the error is made and emptied by the re-reading as it receives it: both happen
-//! in one call, on one thread). Another deserializer gets it in words.
-
-use std::cell::RefCell;
+//! Any deserializer drives [`decode`]; the careful re-reading gets the nearest
+//! variant's fault as data, its error being that fault (see `fault::hand_over`).
+//! Another deserializer gets it in words.
 
 use serde::de::{Deserialize, Deserializer, Error as _};
 
-use super::fault::{Fault, Nearest, schema_of};
+use super::fault::{self, Fault, Nearest, schema_of};
 use super::reread;
 use super::tree::Tree;
 
-/// How the error of [`decode`] begins (the re-reading knows it by these words).
-pub(super) const NO_VARIANT: &str = "no variant fits";
-
-thread_local! {
-    /// The fault of the nearest variant, between [`decode`] making its error and the
-    /// re-reading receiving it.
-    static NEAREST: RefCell<Option<Fault>> = const { RefCell::new(None) };
-}
-
-/// The fault [`decode`] just failed with, if any.
-pub(super) fn take_nearest() -> Option<Fault> {
-    NEAREST.with(|slot| slot.borrow_mut().take())
-}
+/// How the error of [`decode`] begins, in words.
+const NO_VARIANT: &str = "no variant fits";
 
 /// A value being decoded, handed to each variant's attempt.
 #[derive(Clone, Copy)]
@@ -105,8 +91,7 @@ where
         path if path.is_empty() => format!("{NO_VARIANT}: {fault}; nearest `{variant}`"),
         path => format!("{NO_VARIANT}: at {path}: {fault}; nearest `{variant}`"),
     };
-    NEAREST.with(|slot| *slot.borrow_mut() = Some(fault));
-    Err(D::Error::custom(words))
+    Err(fault::hand_over(fault, || D::Error::custom(words)))
 }
 
 /// Writes a generated untagged enum's `Deserialize` with [`decode`]: the enum, its

@@ -33,7 +33,8 @@ type Connect = dyn Fn(Builder) -> BoxFuture<'static, Result<Peer, TransportError
 /// ```no_run
 /// use rpcsmith::proxy::Proxy;
 /// use rpcsmith::server::Server;
-/// use rpcsmith::{http, transport::{peer::{Bridge, Peer}, ws}};
+/// use rpcsmith::http;
+/// use rpcsmith::transport::{peer::{Bridge, Peer}, ws};
 ///
 /// # async fn run(listener: tokio::net::TcpListener) {
 /// let bridge = Bridge::new(|builder: rpcsmith::transport::peer::Builder| {

@@ -4,7 +4,8 @@
 
 use super::cancellation::Cancellation;
 use super::queue::Outbox;
-use crate::client::{Delivery, SendFuture, Transport, TransportError};
+use crate::client::{Delivery, HostedItems, Hosting, SendFuture, Transport, TransportError};
+use crate::server::Server;
 use bytes::Bytes;
 use futures_util::task::AtomicWaker;
 use std::sync::Arc;
@@ -49,9 +50,22 @@ pub(crate) struct Link {
     /// The notification that cancels a call given up, if any.
     pub(crate) cancel: Option<Arc<Cancellation>>,
     pub(crate) stop: Arc<Stop>,
+    /// The connection's server: it answers the other side's `rpc.stream.next` for the
+    /// streams this side hosts.
+    pub(crate) server: Server,
 }
 
 impl Transport for Link {
+    fn host(&self, items: HostedItems) -> Option<Hosting> {
+        match self.server.host_stream(items) {
+            Ok(hosted) => Hosting::new(hosted.id().to_owned(), hosted),
+            Err(error) => {
+                tracing::debug!(message = %error.message, "could not host a stream");
+                None
+            }
+        }
+    }
+
     fn receives_pushes(&self) -> bool {
         true
     }

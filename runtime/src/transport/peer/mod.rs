@@ -326,13 +326,17 @@ impl Builder {
         let budget = Arc::new(Budget::new(self.byte_budget));
         let (outbox, queue) = Outbox::new(self.queue, Arc::clone(&budget));
         let stop = Arc::new(Stop::default());
+        let server = self
+            .server
+            .clone()
+            .unwrap_or_else(|| Server::new(NoMethods));
         let link = Link {
             outbox: outbox.clone(),
             cancel: cancel.clone(),
             stop: Arc::clone(&stop),
+            server: server.clone(),
         };
         let client = self.client_builder().build(link);
-        let server = self.server.unwrap_or_else(|| Server::new(NoMethods));
         let mut metadata = self.metadata;
         metadata.extensions.insert(Remote(client.downgrade()));
         outlet::install(&mut metadata, &outbox);

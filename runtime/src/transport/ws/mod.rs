@@ -1,9 +1,9 @@
 //! JSON-RPC over WebSocket: the symmetric [`Peer`] on WebSocket messages (one JSON-RPC
 //! message per text or binary message; this side sends text).
 //!
-//! - **Server**: the HTTP [`Service`](super::http::Service) upgrades `GET` requests with
+//! - **Server**: the HTTP [`Service`](crate::http::Service) upgrades `GET` requests with
 //!   `Upgrade: websocket` on the same port as JSON-RPC over HTTP
-//!   ([`Service::websocket`](super::http::Service::websocket)); each connection is a
+//!   ([`Service::websocket`](crate::http::Service::websocket)); each connection is a
 //!   [`Peer`] served by the service's server, its handlers reading the upgrade request's
 //!   headers and extensions through the [`Context`](crate::server::Context).
 //! - **Client**: [`connect`] opens one connection; [`Reconnecting`] keeps a client
@@ -12,9 +12,9 @@
 //!   ring provider, trusting the system's root certificates unless
 //!   [`Settings::tls_config`] gives a configuration); without it, a `wss://` URL is a
 //!   [`Config`](TransportErrorKind::Config) error that says so. To serve `wss://`,
-//!   give [`Serve::tls`](super::http::Serve::tls) a certificate (same port, same
+//!   give [`Serve::tls`](crate::http::Serve::tls) a certificate (same port, same
 //!   limits and deadlines, the TLS handshake within the header timeout), or terminate
-//!   TLS in front of a plain [`serve`](super::http::serve): a reverse proxy or load
+//!   TLS in front of a plain [`serve`](crate::http::serve): a reverse proxy or load
 //!   balancer that forwards WebSocket upgrades.
 //! - **Limits**: a message over the peer's
 //!   [`max_message_size`](super::peer::Builder::max_message_size) closes the connection
@@ -36,7 +36,7 @@
 //!   to read: an idle connection holds no read buffer of that size.
 //! - **Close**: a close frame from the other side ends the connection cleanly; dropping
 //!   the last [`Peer`]/[`Client`](crate::client::Client) sends one, and so does a
-//!   [`serve`](super::http::serve) that shuts down, for each connection it upgraded.
+//!   [`serve`](crate::http::serve) that shuts down, for each connection it upgraded.
 
 mod dial;
 mod reading;
@@ -44,7 +44,6 @@ mod reconnect;
 mod upgrade;
 
 pub use reconnect::{ConnectionState, Reconnect, Reconnecting};
-pub(crate) use upgrade::{is_upgrade, upgrade};
 
 use super::peer::wire::{Received, Wire};
 use super::peer::{Builder, Peer};

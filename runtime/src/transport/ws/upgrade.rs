@@ -1,8 +1,9 @@
-//! The server side of the WebSocket handshake, inside the HTTP `Service`.
+//! The server side of the WebSocket handshake: the HTTP [`Service`]'s upgrade to
+//! WebSocket ([`Service::websocket`]).
 
 use super::Settings;
-use crate::http::Socket;
-use crate::server::Metadata;
+use crate::http::server::Socket;
+use crate::http::{ReadMetadata, Service, Upgrade};
 use crate::transport::peer::Builder;
 use ::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use ::http::{Method, Request, Response, StatusCode};
@@ -19,9 +20,38 @@ use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::Role;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
-/// Whether `request` asks for a WebSocket.
-pub(crate) fn is_upgrade<B>(request: &Request<B>) -> bool {
-    request.method() == Method::GET && has_token(request.headers(), header::UPGRADE, "websocket")
+impl Service {
+    /// Accepts WebSocket connections on the same path (`GET` with `Upgrade: websocket`):
+    /// each is a [`Peer`](crate::transport::peer::Peer) made by `peer` and served by
+    /// this service's server, its calls seeing the upgrade request's headers, peer
+    /// address and extensions in their metadata. Give `peer` a
+    /// [`Hub`](crate::transport::peer::Hub) to push to every connection. The HTTP
+    /// connection must allow upgrades ([`serve`](crate::http::serve) does; so does axum).
+    pub fn websocket(self, peer: Builder, settings: Settings) -> Self {
+        let peer = peer.serve(self.server().clone());
+        self.upgrade(WebSocket { peer, settings })
+    }
+}
+
+/// The upgrade of an HTTP request to a WebSocket served by a peer.
+#[derive(Debug)]
+struct WebSocket {
+    peer: Builder,
+    settings: Settings,
+}
+
+impl Upgrade for WebSocket {
+    fn name(&self) -> &'static str {
+        "websocket"
+    }
+
+    fn asks(&self, method: &Method, headers: &HeaderMap) -> bool {
+        method == Method::GET && has_token(headers, header::UPGRADE, "websocket")
+    }
+
+    fn switch(&self, request: Request<()>, metadata: ReadMetadata) -> Response<Full<Bytes>> {
+        upgrade(request, self.peer.clone(), self.settings.clone(), metadata)
+    }
 }
 
 fn has_token(headers: &HeaderMap, name: header::HeaderName, token: &str) -> bool {
@@ -50,11 +80,11 @@ fn owned(headers: &HeaderMap) -> HeaderMap {
 
 /// Answers a WebSocket upgrade request and, once hyper hands the connection over, runs
 /// a peer on it made by `builder` with the request's `metadata`.
-pub(crate) fn upgrade<B>(
-    mut request: Request<B>,
+fn upgrade(
+    mut request: Request<()>,
     builder: Builder,
     settings: Settings,
-    metadata: impl FnOnce(::http::request::Parts) -> Metadata,
+    metadata: ReadMetadata,
 ) -> Response<Full<Bytes>> {
     let headers = request.headers();
     let version_ok = headers

@@ -12,10 +12,11 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use rpcsmith::client::Client;
+use rpcsmith::http;
 use rpcsmith::protocol::ErrorObject;
 use rpcsmith::server::{Context, Dispatch, Reply, Server};
 use rpcsmith::transport::peer::Peer;
-use rpcsmith::{http, transport::ws};
+use rpcsmith::transport::ws;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tempfile::TempDir;

@@ -1,8 +1,9 @@
 //! What the end-to-end tests share: a generated server reached over memory or HTTP.
 
 use rpcsmith::client::Client;
+use rpcsmith::http;
 use rpcsmith::server::Server;
-use rpcsmith::{http, transport::memory};
+use rpcsmith::transport::memory;
 use tokio::sync::oneshot;
 
 /// A client of `server`, over memory or over HTTP on a loopback port; with HTTP, the

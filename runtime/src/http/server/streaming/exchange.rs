@@ -1,13 +1,13 @@
 //! The requests of a streaming service: `POST` (answered as JSON or as an event
 //! stream), `GET` (the session's standalone stream, or a resumed one), `DELETE`.
 
+use super::super::written::Data;
 use super::events::{Close, EventStream, Stop};
 use super::log::Refused;
 use super::rules::{Carries, carries, initialised, parse_event_id};
 use super::session::Session;
 use super::table::Full;
 use super::{Sse, Streaming};
-use crate::http::body::Data;
 use crate::http::server::answer::ResponseBody;
 use crate::http::server::answer::{Answer, NoResponse, empty, json_body, refusal};
 use crate::protocol::{self, ErrorObject};

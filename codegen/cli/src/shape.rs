@@ -1,5 +1,6 @@
-//! A schema as the diff compares it: what it lets through on the wire, read once from
-//! the document (`$ref`s followed, `allOf` members merged), with where each keyword is.
+//! A schema as the diff compares it and the mock answers from it: what it lets through
+//! on the wire, read once from the document (`$ref`s followed, `allOf` members merged),
+//! with where each keyword is.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -29,7 +30,7 @@ pub(crate) const UPPER_BOUNDS: [&str; 5] = [
     "maxProperties",
 ];
 /// Keywords compared as text: adding one narrows, removing one widens; a `pattern`
-/// changed is compared as a language ([`super::regular`]), a `format` changed is both.
+/// changed is compared as a language (`diff::regular`), a `format` changed is both.
 pub(crate) const TEXT_KEYWORDS: [&str; 2] = ["pattern", "format"];
 
 /// What `additionalProperties` allows.
