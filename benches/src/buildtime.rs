@@ -89,7 +89,10 @@ impl UserCrate {
             std::fs::write(root.join("src/main.rs"), main)?;
         } else {
             let module = pregenerate(&root.join("petstore.json"))?;
-            std::fs::write(root.join("src/petstore.rs"), module)?;
+            std::fs::write(root.join("src/petstore.rs"), &module.source)?;
+            for beside in &module.beside {
+                std::fs::write(root.join("src").join(&beside.name), &beside.contents)?;
+            }
             let main = main.replace(include, "mod petstore {\n    include!(\"petstore.rs\");\n}");
             std::fs::write(root.join("src/main.rs"), main)?;
         }
@@ -168,15 +171,16 @@ impl UserCrate {
     }
 }
 
-/// The module `build.rs` would write, generated in this process.
-fn pregenerate(document: &Path) -> anyhow::Result<String> {
+/// The module `build.rs` would write (and the files it includes), generated in this
+/// process.
+fn pregenerate(document: &Path) -> anyhow::Result<rpcsmith_build::Generated> {
     let mut settings = rpcsmith_build::Settings::default();
     settings.client = true;
     settings.server = true;
     settings.partial = true;
     let generated = rpcsmith_build::generate(document, &settings)
         .map_err(|e| anyhow::anyhow!("generating petstore: {e}"))?;
-    Ok(generated.source)
+    Ok(generated)
 }
 
 /// The units a `cargo build --message-format=json` compiled: `name@version`, with

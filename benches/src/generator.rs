@@ -141,7 +141,7 @@ fn compile_largest(timed: &mut [Timed]) -> anyhow::Result<()> {
     println!("| id  | document | methods | lines | lines/method | KiB | cargo build s | CPU s |");
     println!("|-----|----------|--------:|------:|-------------:|----:|--------------:|------:|");
     for t in timed.iter().take(2) {
-        scratch.write_module(&t.generated.source)?;
+        scratch.write_module(&t.generated)?;
         let cpu = proc::children_cpu_time()?;
         let elapsed = scratch.build()?;
         let cpu = proc::children_cpu_time()?.saturating_sub(cpu);
@@ -194,9 +194,14 @@ impl Scratch {
         Ok(Scratch { dir, target })
     }
 
-    fn write_module(&self, source: &str) -> anyhow::Result<()> {
+    /// Writes the module as `src/api.rs`, and beside it the files it includes (the
+    /// document answered on `rpc.discover`).
+    fn write_module(&self, generated: &Generated) -> anyhow::Result<()> {
         let src = self.dir.path().join("src");
-        std::fs::write(src.join("api.rs"), source)?;
+        std::fs::write(src.join("api.rs"), &generated.source)?;
+        for beside in &generated.beside {
+            std::fs::write(src.join(&beside.name), &beside.contents)?;
+        }
         let lib = "//! A generated module.\n#[allow(dead_code, unreachable_pub)]\npub mod api;\n";
         std::fs::write(src.join("lib.rs"), lib)?;
         Ok(())

@@ -69,6 +69,18 @@ impl Load {
         self.gauge.calls.load(Ordering::Relaxed)
     }
 
+    /// Waits for every task to end by itself (each with a count of calls to make).
+    ///
+    /// # Errors
+    ///
+    /// The first task's failure.
+    pub(crate) async fn finish(mut self) -> anyhow::Result<()> {
+        while let Some(joined) = self.tasks.join_next().await {
+            joined.context("a load task panicked")??;
+        }
+        Ok(())
+    }
+
     /// Stops every task and waits for them.
     ///
     /// # Errors

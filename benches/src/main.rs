@@ -23,6 +23,7 @@ mod idle;
 mod inprocess;
 mod large;
 mod load;
+mod mcp;
 mod proc;
 mod profile;
 mod report;
@@ -110,6 +111,10 @@ enum Command {
     /// Only the validation scenario: CPU per call of a generated server with constraint
     /// checks over the same without them (`ratio validation_cpu_per_call`).
     Validation(ValidationArgs),
+    /// Only the MCP scenario: rpcsmith's MCP server against rmcp's, the tool `add` over
+    /// Streamable HTTP and stdio (`ratio mcp_http_calls_per_s`, `…_cpu_per_call`, and
+    /// the stdio pair).
+    Mcp(McpArgs),
     /// Only the generator figures: generation time per corpus document, then the
     /// compile time of the two largest generated modules (`--quick`: three documents,
     /// no compile).
@@ -150,6 +155,50 @@ struct ValidationArgs {
     /// `off`: without), no rounds, no ratio.
     #[arg(long, value_name = "SERVER", hide = true)]
     profile: Option<validation::Side>,
+}
+
+#[derive(Debug, Args)]
+struct McpArgs {
+    /// Tiny counts and durations, one round: checks that it runs.
+    #[arg(long)]
+    quick: bool,
+    /// Rounds (default 7; 1 with --quick).
+    #[arg(long, value_name = "N")]
+    rounds: Option<usize>,
+    /// Tokio worker threads of the servers and of the load generator.
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// For profilers: exactly this many calls against one server (`--impl`,
+    /// `--transport`), instead of the rounds.
+    #[arg(long, value_name = "N", hide = true)]
+    calls: Option<u64>,
+    #[arg(
+        long = "impl",
+        value_name = "rpcsmith|rmcp",
+        hide = true,
+        default_value = "rpcsmith"
+    )]
+    implementation: String,
+    #[arg(long, value_name = "http|stdio", hide = true, default_value = "http")]
+    transport: String,
+    /// With `--calls`: start the server under this command (`valgrind
+    /// --tool=callgrind`, say; split on spaces).
+    #[arg(long, value_name = "COMMAND", hide = true)]
+    wrap: Option<String>,
+}
+
+impl McpArgs {
+    fn settings(&self) -> mcp::Settings {
+        let quick = self.quick;
+        mcp::Settings {
+            rounds: self.rounds.unwrap_or(if quick { 1 } else { 7 }).max(1),
+            warmup: Duration::from_millis(if quick { 30 } else { 250 }),
+            window: Duration::from_millis(if quick { 150 } else { 1000 }),
+            workers: self.workers.max(1),
+            connections: if quick { 4 } else { 32 },
+            in_flight: if quick { 4 } else { 32 },
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -305,6 +354,25 @@ fn start(cli: Cli) -> anyhow::Result<()> {
             implementation: args.implementation,
             calls: args.calls,
         }),
+        Some(Command::Mcp(args)) => match args.calls {
+            Some(calls) => {
+                let wrap: Vec<String> = args
+                    .wrap
+                    .as_deref()
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .collect();
+                mcp::fixed_calls(
+                    &args.implementation,
+                    &args.transport,
+                    calls,
+                    &args.settings(),
+                    &wrap,
+                )
+            }
+            None => mcp::report(&args.settings()),
+        },
         Some(Command::Generator(args)) => generator::report(args.quick),
         Some(Command::BuildTime(args)) => buildtime::report(args.rounds, args.before.as_deref()),
         None => run(&cli.run),
@@ -364,6 +432,16 @@ fn run(args: &RunArgs) -> anyhow::Result<()> {
         })?;
         // Needs redis-server; says so and goes on without it.
         crossinstance::report(&settings)?;
+        let mcp = McpArgs {
+            quick: args.quick,
+            rounds: Some(settings.rounds),
+            workers: settings.workers,
+            calls: None,
+            implementation: String::new(),
+            transport: String::new(),
+            wrap: None,
+        };
+        mcp::report(&mcp.settings())?;
     }
     Ok(())
 }

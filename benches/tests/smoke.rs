@@ -19,6 +19,11 @@ const RATIOS: &[&str] = &[
     "subscription_cpu_per_item",
     "metrics_on_cpu_per_call",
     "validation_cpu_per_call",
+    // rpcsmith's MCP server over rmcp's, the tool `add`.
+    "mcp_http_calls_per_s",
+    "mcp_http_cpu_per_call",
+    "mcp_stdio_calls_per_s",
+    "mcp_stdio_cpu_per_call",
 ];
 
 /// Ratios of scenarios that say why they are skipped where they cannot run (too low an

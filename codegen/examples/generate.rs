@@ -7,6 +7,8 @@ fn main() {
         std::process::exit(2);
     };
     let mut settings = rpcsmith_build::Settings::default();
+    // Printed alone: the module holds the document it answers on `rpc.discover`.
+    settings.document_inline = true;
     if let Some(dir) = args.next() {
         settings.load = settings.load.include_dir(dir);
     }

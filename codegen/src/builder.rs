@@ -324,7 +324,9 @@ impl Builder {
 
     /// Generates the module for the OpenRPC document at `path` and writes it to
     /// `<out_dir>/<module>.rs` (and the one-line `<module>.mod.rs` that
-    /// `rpcsmith::include_api!("<module>")` includes) when its content changed, then prints
+    /// `rpcsmith::include_api!("<module>")` includes, and the files the module includes:
+    /// `<module>.discover.json`, the document its server answers on `rpc.discover`) when
+    /// its content changed, then prints
     /// `cargo:rerun-if-changed=` for every file read and `cargo:warning=` for every warning.
     ///
     /// # Errors
@@ -365,7 +367,10 @@ impl Builder {
         merge_files(&mut files_read, generated.files_read);
         let file = out_dir.join(format!("{module}.rs"));
         claim(&file, &module, path)?;
-        let written = write_if_changed(&file, &generated.source)?;
+        let mut written = write_if_changed(&file, &generated.source)?;
+        for beside in &generated.beside {
+            written |= write_if_changed(&out_dir.join(&beside.name), &beside.contents)?;
+        }
         write_if_changed(
             &out_dir.join(format!("{module}.mod.rs")),
             &wrapper(&module, path),
@@ -419,7 +424,8 @@ pub struct Emitted {
     pub file: PathBuf,
     /// The module name (the file's stem).
     pub module: String,
-    /// Whether the file was written (`false`: it already held this content).
+    /// Whether the file, or a file it includes, was written (`false`: they already held
+    /// this content).
     pub written: bool,
     /// Every file read: the document, the files its `$ref`s reach, user templates.
     pub files_read: Vec<PathBuf>,

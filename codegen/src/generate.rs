@@ -43,6 +43,20 @@ pub struct Generated {
     /// notification, id, item and unsubscribe), one line each:
     /// `note: file:line:col: at /pointer: …`.
     pub notes: Vec<String>,
+    /// The files the module includes, each to be written beside the module's file: the
+    /// document answered on `rpc.discover` (`include_str!("<module>.discover.json")`),
+    /// unless the module has no server or embeds it ([`Settings::document_inline`]).
+    pub beside: Vec<BesideFile>,
+}
+
+/// A file a generated module includes, written beside the module's own file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BesideFile {
+    /// Its name, as the module includes it: the file sits in the module's directory.
+    pub name: String,
+    /// Its contents.
+    pub contents: String,
 }
 
 /// Generates the module for the OpenRPC document at `path`: its types, and the typed
@@ -99,14 +113,27 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
         .json_schema
         .then(|| embedded::embedded_schemas(&mut document.resolver, &space));
     let discover = bundle::bundle(&mut document.resolver, document.root);
+    let document_file = (!settings.document_inline).then(|| {
+        settings
+            .document_file
+            .clone()
+            .unwrap_or_else(|| format!("{module}.discover.json"))
+    });
     let parts = ModuleParts {
         space: &space,
         services: &services,
         settings,
         document: &discover,
+        document_file: document_file.as_deref(),
         schemas: schemas.as_deref(),
     };
-    let source = renderer.module(&parts, &name)?;
+    let (source, includes_document) = renderer.module(&parts, &name)?;
+    let beside = document_file
+        .filter(|_| includes_document)
+        .map(|name| BesideFile {
+            name,
+            contents: discover,
+        });
     let mut files_read = document.resolver.files_read();
     files_read.extend(renderer.files());
     Ok(Generated {
@@ -119,6 +146,7 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
         fallbacks: space.fallback_count(),
         examples: examples(&space),
         notes: services.notes.clone(),
+        beside: beside.into_iter().collect(),
     })
 }
 

@@ -27,7 +27,8 @@
 //! ```
 //!
 //! [`configure`] returns a [`Builder`]; [`Builder::compile`] writes `OUT_DIR/<module>.rs`
-//! only when its content changed, prints `cargo:rerun-if-changed` for the document, every
+//! (and beside it `<module>.discover.json`, the document its server answers on
+//! `rpc.discover`, which the module includes) only when its content changed, prints `cargo:rerun-if-changed` for the document, every
 //! file its `$ref`s reach and every user template, and `cargo:warning` for each warning.
 //! Change the document and `cargo build` regenerates the module; whatever no longer fits
 //! fails to compile where it is used. A failure's `Display` lists every problem as
@@ -117,7 +118,7 @@ pub use builder::{Builder, Emitted, configure};
 pub use document::Document;
 pub use emit::write_if_changed;
 pub use error::{Cause, Diagnostic, Diagnostics, Error, ErrorKind, Severity};
-pub use generate::{ExampleValue, Generated, generate};
+pub use generate::{BesideFile, ExampleValue, Generated, generate};
 pub use load::{Options, load_document};
 pub use render::TemplateHelper;
 pub use resolve::{FileId, Location, Resolver};

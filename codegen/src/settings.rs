@@ -84,6 +84,15 @@ pub struct Settings {
     /// `f64` (default `false`: `f64`, an integral value within ±2^53 written without
     /// `.0`).
     pub exact_numbers: bool,
+    /// The file, beside the module's file, that holds the document answered on
+    /// `rpc.discover`: the module includes it (`include_str!`), and whoever writes the
+    /// module writes it too ([`Generated::beside`](crate::Generated::beside)). Default:
+    /// `<module>.discover.json`.
+    pub document_file: Option<String>,
+    /// Embed the document answered on `rpc.discover` in the module as one string literal
+    /// instead of in a file beside it (default `false`): for a module with no file
+    /// beside it, such as one written to standard output.
+    pub document_inline: bool,
 }
 
 impl Default for Settings {
@@ -108,6 +117,8 @@ impl Default for Settings {
             keep_undescribed: false,
             json_schema: false,
             exact_numbers: false,
+            document_file: None,
+            document_inline: false,
         }
     }
 }

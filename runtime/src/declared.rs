@@ -13,18 +13,28 @@
 //! variants, codes and messages instead of the enum and six impls of about sixty formatted
 //! lines), not compile work: the compiler expands them to the same items.
 
-/// Defines and implements a method's error enum (see the module docs): given the method's
-/// name, the enum's and a table of its variants, each with its code and message (and, for
-/// one that carries the error's `data`, the data's type), it writes the documented enum
+/// Defines and implements a method's error enum (see the module docs).
+///
+/// ```text
+/// declared_errors!(DivideError for "divide" {
+///     ByZero { code = 1, message = "division by zero" },
+///     TooLarge { code = -32001, message = "too large", data = u64 },
+///     Busy { code = 2, message = " busy\n", doc = " `2`: busy" },
+/// });
+/// ```
+///
+/// The enum, `for` the method that declares it (its wire name, for the enum's doc), then
+/// each variant with its error's `code` and `message`, and, for one that carries the
+/// error's `data`, the data's type (the variant holds it). It writes the documented enum
 /// (`#[derive(Debug, Clone, PartialEq)]`; a variant's doc is "`code`: message", or the
-/// literal given after the message when the generator words it otherwise) and its impls.
+/// `doc` given when the generator words it otherwise) and its impls.
 ///
 /// ```
-/// rpcsmith::__private::declared_errors!("divide", DivideError {
-///     ByZero = 1, "division by zero";
-///     TooLarge(u64) = -32001, "too large";
+/// rpcsmith::__private::declared_errors!(DivideError for "divide" {
+///     ByZero { code = 1, message = "division by zero" },
+///     TooLarge { code = -32001, message = "too large", data = u64 },
 ///     // A message its doc would not show as is: the doc is given.
-///     Busy = 2, " busy\n", " `2`: busy";
+///     Busy { code = 2, message = " busy\n", doc = " `2`: busy" },
 /// });
 ///
 /// use rpcsmith::client::DeclaredError as _;
@@ -42,9 +52,17 @@
 #[macro_export]
 macro_rules! __declared_errors {
     (
-        $method:literal,
-        $name:ident {
-            $( $variant:ident $(($data:ty))? = $code:literal, $message:literal $(, $doc:literal)?; )+
+        $name:ident for $method:literal {
+            $(
+                $variant:ident {
+                    code = $code:literal,
+                    message = $message:literal
+                    $(, data = $data:ty)?
+                    $(, doc = $doc:literal)?
+                    $(,)?
+                }
+            ),+
+            $(,)?
         }
     ) => {
         #[doc = ::std::concat!(" The errors `", $method, "` declares.")]
@@ -144,10 +162,21 @@ macro_rules! __declared_errors {
     };
 }
 
-/// Implements `decode` on a method's params struct: from the call's params, an array or
-/// an object as `Structure::$structure` allows, each field from the member (or place)
-/// named by its wire name. Like `__declared_errors!`, it saves generated text (the
-/// method's docs and body written here once), not compile work.
+/// Implements `decode` on a method's params struct.
+///
+/// ```text
+/// decode_params!(DivideParams by_name_or_position { dividend = "a", divisor = "b" });
+/// decode_params!(ListParams by_name { limit = "limit" });
+/// decode_params!(MoveParams by_position { from = "from", to = "to" });
+/// decode_params!(SignParams params_object { request = "request" });
+/// ```
+///
+/// The struct, then the shapes of params the method accepts (its `paramStructure`):
+/// `by_name` (an object), `by_position` (an array), `by_name_or_position` (either), or
+/// `params_object` (the generator's params-object override: the one param is the whole
+/// params object). Then each field `=` its param's wire name (the member it is read
+/// from; in an array, its place is the field's). Like `__declared_errors!`, it saves
+/// generated text (the method's docs and body written here once), not compile work.
 ///
 /// ```
 /// /// The params of `divide`.
@@ -155,7 +184,7 @@ macro_rules! __declared_errors {
 ///     pub dividend: i64,
 ///     pub divisor: i64,
 /// }
-/// rpcsmith::__private::decode_params!(DivideParams, Either, dividend = "a", divisor = "b");
+/// rpcsmith::__private::decode_params!(DivideParams by_name_or_position { dividend = "a", divisor = "b" });
 ///
 /// let raw = rpcsmith::__private::serde_json::value::RawValue::from_string(r#"{"a":7,"b":2}"#.to_owned()).unwrap();
 /// let params = DivideParams::decode(Some(&raw)).unwrap();
@@ -167,7 +196,7 @@ macro_rules! __declared_errors {
 #[macro_export]
 macro_rules! __decode_params {
     // The one param is the whole params object (the generator's params-object override).
-    ($name:ident, Whole, $field:ident = $wire:literal) => {
+    ($name:ident params_object { $field:ident = $wire:literal $(,)? }) => {
         impl $name {
             #[doc = " Decodes the params of a call: the params object is the one param."]
             #[doc = ""]
@@ -184,7 +213,16 @@ macro_rules! __decode_params {
             }
         }
     };
-    ($name:ident, $structure:ident, $($field:ident = $wire:literal),+ $(,)?) => {
+    ($name:ident by_name { $($fields:tt)* }) => {
+        $crate::__decode_params!(@impl $name, ByName, $($fields)*);
+    };
+    ($name:ident by_position { $($fields:tt)* }) => {
+        $crate::__decode_params!(@impl $name, ByPosition, $($fields)*);
+    };
+    ($name:ident by_name_or_position { $($fields:tt)* }) => {
+        $crate::__decode_params!(@impl $name, Either, $($fields)*);
+    };
+    (@impl $name:ident, $structure:ident, $($field:ident = $wire:literal),+ $(,)?) => {
         impl $name {
             #[doc = " Decodes the params of a call, from an array or an object as the method allows."]
             #[doc = ""]
@@ -212,16 +250,17 @@ macro_rules! __decode_params {
     };
 }
 
-/// Implements `Serialize` on a method's params struct sent by position. Two forms:
+/// Implements `Serialize` on a method's params struct sent by position.
 ///
-/// - `serialize_by_position!(Name, a, b)`: every field is always sent (at most 16, serde's
-///   largest tuple): the JSON array of its fields, in order (the tuple of references to
-///   them).
-/// - `serialize_by_position!(Name, a, b, [c, d])`: the fields listed before the brackets
-///   are always sent, the optional (`Option`) ones in brackets trail them; the array runs
-///   up to the last one given (4 elements when `d` is given, else 3 when `c` is, else 2),
-///   a `None` before it sent as `null`, after it left out. With empty brackets, every
-///   field is sent (more than 16). No recursion: any number of fields.
+/// ```text
+/// serialize_by_position!(DivideParams { dividend, divisor });
+/// serialize_by_position!(RoundParams { value, optional digits, optional mode });
+/// ```
+///
+/// The struct, then its fields in the order they are sent: the JSON array of them. Every
+/// field is always sent, except those marked `optional` (`Option` fields, which come
+/// last): the array runs up to the last one given (3 elements when `mode` is given, else
+/// 2 when `digits` is, else 1), a `None` before it sent as `null`, after it left out.
 ///
 /// Like `__declared_errors!`, it saves generated text (about fifteen lines of a
 /// hand-written impl), not compile work.
@@ -231,7 +270,7 @@ macro_rules! __decode_params {
 ///     pub dividend: i64,
 ///     pub divisor: i64,
 /// }
-/// rpcsmith::__private::serialize_by_position!(DivideParams, dividend, divisor);
+/// rpcsmith::__private::serialize_by_position!(DivideParams { dividend, divisor });
 ///
 /// let params = DivideParams { dividend: 7, divisor: 2 };
 /// assert_eq!(rpcsmith::__private::serde_json::to_string(&params).unwrap(), "[7,2]");
@@ -241,7 +280,7 @@ macro_rules! __decode_params {
 ///     pub digits: Option<u8>,
 ///     pub mode: Option<String>,
 /// }
-/// rpcsmith::__private::serialize_by_position!(RoundParams, value, [digits, mode]);
+/// rpcsmith::__private::serialize_by_position!(RoundParams { value, optional digits, optional mode });
 ///
 /// let json = |digits, mode| {
 ///     let params = RoundParams { value: 1.5, digits, mode };
@@ -254,20 +293,35 @@ macro_rules! __decode_params {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __serialize_by_position {
-    ($name:ident, $($field:ident),+ $(,)?) => {
+    ($name:ident { $($params:tt)* }) => {
+        $crate::__serialize_by_position!(@split $name [] [] $($params)*);
+    };
+    // Sorts the fields into those always sent and the optional ones, one at a time; a
+    // field always sent after an optional one matches no rule.
+    (@split $name:ident [$($field:ident)*] [$($optional:ident)*] optional $next:ident $(, $($rest:tt)*)?) => {
+        $crate::__serialize_by_position!(@split $name [$($field)*] [$($optional)* $next] $($($rest)*)?);
+    };
+    (@split $name:ident [$($field:ident)*] [] $next:ident $(, $($rest:tt)*)?) => {
+        $crate::__serialize_by_position!(@split $name [$($field)* $next] [] $($($rest)*)?);
+    };
+    (@split $name:ident [$($field:ident)*] []) => {
         impl $crate::__private::serde::Serialize for $name {
             #[inline]
             fn serialize<S: $crate::__private::serde::Serializer>(
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
-                $crate::__private::serde::Serialize::serialize(&($(&self.$field,)+), serializer)
+                use $crate::__private::serde::ser::SerializeSeq as _;
+                let len: usize = <[&str]>::len(&[$(stringify!($field)),*]);
+                let mut seq = serializer.serialize_seq(::std::option::Option::Some(len))?;
+                $( seq.serialize_element(&self.$field)?; )*
+                seq.end()
             }
         }
     };
-    ($name:ident, $($field:ident,)* [$($optional:ident),* $(,)?] $(,)?) => {
+    (@split $name:ident [$($field:ident)*] [$($optional:ident)+]) => {
         impl $crate::__private::serde::Serialize for $name {
-            // Without optional fields `left` is never read; the last decrement never is.
+            // Without fields always sent `len` adds nothing; the last decrement is never read.
             #[allow(unused_mut, unused_variables, unused_assignments)]
             fn serialize<S: $crate::__private::serde::Serializer>(
                 &self,
@@ -306,7 +360,7 @@ mod tests {
         cursor: Option<String>,
         order: Option<bool>,
     }
-    crate::__serialize_by_position!(FindParams, query, limit, [cursor, order]);
+    crate::__serialize_by_position!(FindParams { query, limit, optional cursor, optional order });
 
     fn find(cursor: Option<&str>, order: Option<bool>) -> serde_json::Value {
         let params = FindParams {
@@ -331,7 +385,7 @@ mod tests {
     struct PageParams {
         size: Option<u8>,
     }
-    crate::__serialize_by_position!(PageParams, [size]);
+    crate::__serialize_by_position!(PageParams { optional size });
 
     /// More params than serde's largest tuple, every one sent.
     struct WideParams {
@@ -353,8 +407,7 @@ mod tests {
         p15: u8,
         p16: u8,
     }
-    crate::__serialize_by_position!(
-        WideParams,
+    crate::__serialize_by_position!(WideParams {
         p0,
         p1,
         p2,
@@ -372,8 +425,7 @@ mod tests {
         p14,
         p15,
         p16,
-        []
-    );
+    });
 
     #[test]
     fn no_fixed_params_and_more_than_sixteen_fixed_ones() {
@@ -411,7 +463,7 @@ mod tests {
         name: String,
         pairs: Option<BTreeMap<(u8, u8), u8>>,
     }
-    crate::__serialize_by_position!(PairsParams, name, [pairs]);
+    crate::__serialize_by_position!(PairsParams { name, optional pairs });
 
     #[test]
     fn an_elements_error_is_the_serializers() {

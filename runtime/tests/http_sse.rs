@@ -470,3 +470,31 @@ async fn an_open_stream_keeps_its_connection_past_the_header_timeout_behind_laye
         json!([0])
     );
 }
+
+#[tokio::test]
+async fn session_ids_start_with_the_instances_prefix_for_a_proxy_to_route_by() {
+    let streaming = Streaming::mcp().session_prefix("b.");
+    let raw = Raw::new(start(Service::new(tools()).streaming(streaming)).await);
+    let session = initialize(&raw).await;
+    let random = session
+        .strip_prefix("b.0x")
+        .unwrap_or_else(|| panic!("{session}"));
+    assert!(
+        random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{session}"
+    );
+    let later = raw
+        .post(&call(1, "echo", json!([1])), Some(&session), true)
+        .await;
+    assert_eq!(later.status, 200, "the prefixed id names the session");
+    assert_eq!(raw.get(&session, None).await.status, 200);
+
+    // Not visible ASCII: ignored, so every id stays a valid header value.
+    let streaming = Streaming::mcp().session_prefix("b ");
+    let raw = Raw::new(start(Service::new(tools()).streaming(streaming)).await);
+    let session = initialize(&raw).await;
+    assert!(
+        session.starts_with("0x") && session.len() == 34,
+        "{session}"
+    );
+}

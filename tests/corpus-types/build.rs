@@ -47,12 +47,21 @@ fn generate_one(
     }
     let module = id.to_lowercase();
     let file = format!("{module}.rs");
+    // Two documents may have modules of the same name: the document each answers on
+    // `rpc.discover` is named after its id.
+    settings.document_file = Some(format!("{module}.discover.json"));
     let started = std::time::Instant::now();
     let report = generate(dir.join(doc), &settings).unwrap_or_else(|e| panic!("{id} {doc}:\n{e}"));
     let generation_ms = started.elapsed().as_millis();
     let path = out_dir.join(&file);
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(report.source.as_str()) {
-        std::fs::write(&path, &report.source).expect("write the generated module");
+    let beside = report
+        .beside
+        .iter()
+        .map(|b| (out_dir.join(&b.name), &b.contents));
+    for (path, contents) in std::iter::once((path, &report.source)).chain(beside) {
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(contents.as_str()) {
+            std::fs::write(&path, contents).expect("write the generated module");
+        }
     }
     for f in &report.files_read {
         println!("cargo:rerun-if-changed={}", f.display());

@@ -28,6 +28,31 @@ fn main() {
         "../../codegen/tests/fixtures/services/ticker.json",
         |b| b.server_to_client("ticker_*"),
     );
+    // MCP, both sides, with the directions its specification gives (transports: MCP).
+    generate("mcp", "../../schemas/mcp.json", |b| {
+        let b = b.partial(true);
+        let b = [
+            "sampling/*",
+            "elicitation/*",
+            "roots/list",
+            "notifications/message",
+            "notifications/resources/*",
+            "notifications/tools/*",
+            "notifications/prompts/*",
+            "notifications/elicitation/*",
+        ]
+        .into_iter()
+        .fold(b, |b, pattern| b.server_to_client(pattern));
+        [
+            "ping",
+            "notifications/progress",
+            "notifications/cancelled",
+            "tasks/*",
+            "notifications/tasks/*",
+        ]
+        .into_iter()
+        .fold(b, |b, pattern| b.both_ways(pattern))
+    });
     // A stream param, `x-stream` (the subscriptions chapter, streams both ways).
     generate("uploads", "../bothways/uploads.json", |b| b);
     // Types that implement `JsonSchema` with the document's schemas (code first).

@@ -30,7 +30,9 @@ Examples:
   rpcsmith generate api.json --params-object 'create_*' -o src/api.rs
                                                     their one param is the params object
 
-Use the generated file as a module (`mod api;`); it links against the `rpcsmith` crate.";
+Use the generated file as a module (`mod api;`); it links against the `rpcsmith` crate.
+With a server, keep (and commit) the `<output>.discover.json` written beside it: the
+module includes it as the document it answers on `rpc.discover`.";
 
 const CHECK_EXAMPLES: &str = "\
 Examples:
@@ -141,6 +143,9 @@ struct Generate {
     #[command(flatten)]
     input: Input,
     /// The file to write (only when its content changes); standard output when absent.
+    /// With a server, the document it answers on `rpc.discover` is written beside it
+    /// (`src/api.rs` includes `src/api.discover.json`); on standard output the module
+    /// holds the document itself.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Generate the client. With neither --client nor --server, both are generated.
@@ -360,7 +365,18 @@ fn generate(args: &Generate) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.templates {
         builder = builder.templates_dir(dir);
     }
-    let generated = match rpcsmith_build::generate(&args.input.document, builder.settings()) {
+    let mut settings = builder.settings().clone();
+    // The document answered on `rpc.discover` goes beside the output file, named after
+    // it (`src/api.rs` includes `src/api.discover.json`); standard output has no file
+    // beside it, so the module holds the document itself.
+    match &args.output {
+        Some(path) => {
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            settings.document_file = Some(format!("{stem}.discover.json"));
+        }
+        None => settings.document_inline = true,
+    }
+    let generated = match rpcsmith_build::generate(&args.input.document, &settings) {
         Ok(generated) => generated,
         Err(error) => return failed(&args.input, &error),
     };
@@ -368,11 +384,20 @@ fn generate(args: &Generate) -> anyhow::Result<ExitCode> {
     print_notes(&generated.notes)?;
     match &args.output {
         Some(path) => {
-            if let Some(error) = overwrites_an_input(path, &generated.files_read) {
-                return failed(&args.input, &error);
+            let dir = path.parent().unwrap_or(Path::new(""));
+            let mut files = vec![(path.clone(), generated.source.as_str())];
+            for beside in &generated.beside {
+                files.push((dir.join(&beside.name), beside.contents.as_str()));
             }
-            if let Err(error) = rpcsmith_build::write_if_changed(path, &generated.source) {
-                return failed(&args.input, &error);
+            for (file, _) in &files {
+                if let Some(error) = overwrites_an_input(file, &generated.files_read) {
+                    return failed(&args.input, &error);
+                }
+            }
+            for (file, contents) in files {
+                if let Err(error) = rpcsmith_build::write_if_changed(&file, contents) {
+                    return failed(&args.input, &error);
+                }
             }
         }
         None => std::io::stdout()

@@ -118,13 +118,25 @@ fn generate_writes_a_file_only_when_it_changes() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "");
     let written = std::fs::read_to_string(&file).unwrap();
+    // The document answered on `rpc.discover` is beside the module, named after it; on
+    // standard output the module holds it as a literal, and is otherwise the same.
+    let beside = dir.path().join("api.discover.json");
+    let document = std::fs::read_to_string(&beside).unwrap();
+    serde_json::from_str::<serde_json::Value>(&document).expect("the document is JSON");
+    let include = "::std::include_str!(\"api.discover.json\")";
+    assert!(written.contains(include), "{written}");
     let stdout = rpcsmith(&["generate", &fixture("pets.json"), "-I", &fixture("include")]);
-    assert_eq!(written, text(&stdout.stdout));
+    assert_eq!(
+        written.replace(include, &format!("{document:?}")),
+        text(&stdout.stdout)
+    );
 
     // Dated long ago: a rewrite would date it now, with no wait for the clock.
     let before = support::backdate(&file);
+    let document_before = support::backdate(&beside);
     assert!(rpcsmith(&args).status.success());
     assert_eq!(support::modified(&file), before);
+    assert_eq!(support::modified(&beside), document_before);
 }
 
 #[test]
@@ -132,7 +144,7 @@ fn either_default_picks_how_either_methods_send_their_params() {
     let doc = "../tests/fixtures/services/features.json";
     // `divide` has no paramStructure: by position (a Serialize of its own, writing an
     // array) unless told otherwise.
-    let serialize = "__rt::serialize_by_position!(DivideParams,";
+    let serialize = "__rt::serialize_by_position!(DivideParams {";
     let default = rpcsmith(&["generate", doc]);
     let by_position = rpcsmith(&["generate", doc, "--either-default", "position"]);
     let by_name = rpcsmith(&["generate", doc, "--either-default", "name"]);
@@ -313,6 +325,34 @@ fn generate_refuses_to_overwrite_a_file_it_read() {
         );
     }
     assert_eq!(std::fs::read_to_string(&doc).unwrap(), original);
+}
+
+/// The document written beside the output (`api.discover.json` beside `api.rs`) is
+/// refused too when it is an input.
+#[test]
+fn generate_refuses_to_overwrite_an_input_with_the_document_beside() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("api.discover.json");
+    std::fs::copy(fixture("warns.json"), &doc).unwrap();
+    let original = std::fs::read_to_string(&doc).unwrap();
+    let output = dir.path().join("api.rs");
+    let out = rpcsmith(&[
+        "generate",
+        doc.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "\n{}: at (root): the output is a file the generator read",
+            doc.display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&doc).unwrap(), original);
+    assert!(!output.exists());
 }
 
 #[test]
@@ -620,8 +660,8 @@ fn params_object_reads_one_param_as_the_whole_params() {
     let plain = rpcsmith(&["generate", doc]);
     let whole = rpcsmith(&["generate", doc, "--params-object", "heights"]);
     assert!(whole.status.success(), "{}", text(&whole.stderr));
-    assert!(text(&plain.stdout).contains("decode_params!(HeightsParams, Either,"));
-    assert!(text(&whole.stdout).contains("decode_params!(HeightsParams, Whole,"));
+    assert!(text(&plain.stdout).contains("decode_params!(HeightsParams by_name_or_position {"));
+    assert!(text(&whole.stdout).contains("decode_params!(HeightsParams params_object {"));
     let two = rpcsmith(&["generate", doc, "--params-object", "wide"]);
     assert!(two.status.success());
     assert!(

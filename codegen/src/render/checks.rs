@@ -12,28 +12,16 @@
 //! runtime are left out.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+pub(crate) use super::statics::StaticView;
+
 use super::rust::string_literal;
+use super::statics::{FORMATS, Pool, RT, Statics};
 use crate::pattern::translate;
 use crate::typespace::{Enum, Field, Int, Kind, Payload, Struct, Tagging, Ty, TypeDef, Validation};
-
-/// The runtime's checked `format`s, by document name, and their `Format` variants.
-const FORMATS: &[(&str, &str)] = &[
-    ("date-time", "DateTime"),
-    ("date", "Date"),
-    ("time", "Time"),
-    ("uuid", "Uuid"),
-    ("ipv4", "Ipv4"),
-    ("ipv6", "Ipv6"),
-    ("email", "Email"),
-    ("uri", "Uri"),
-];
-
-/// The runtime's module, as generated code names it (`use ::rpcsmith::__private as __rt`).
-const RT: &str = "__rt";
 
 /// What is decided once per document: which named types hold something to check.
 pub(crate) struct Checks<'a> {
@@ -45,14 +33,6 @@ pub(crate) struct Checks<'a> {
     implements: BTreeSet<usize>,
     /// The statics every check of the document names.
     pool: RefCell<Pool>,
-}
-
-/// One `static` of a check: a `Rules` or a `Pattern`.
-#[derive(Debug, Serialize)]
-pub(crate) struct StaticView {
-    pub(crate) name: String,
-    pub(crate) ty: String,
-    pub(crate) value: String,
 }
 
 /// One call of a check: `member(target, key, &rules)`, `param(…)`, or `validate`.
@@ -95,23 +75,6 @@ pub(crate) struct ImplView {
     pub(crate) rest: bool,
 }
 
-/// The document's statics, written once at the root of the generated module and named
-/// `R0`, `P1`, … in order; a static equal to one already written is that one (a pattern
-/// or `Rules` used by many fields is built once, not per impl).
-#[derive(Default)]
-struct Pool {
-    list: Vec<StaticView>,
-    /// By `(type, value)`: the name of the static written for it.
-    names: HashMap<(String, String), String>,
-}
-
-/// The pool as one function names it: through `super::` from the types module, as it is
-/// from the root.
-struct Statics<'p> {
-    pool: &'p RefCell<Pool>,
-    prefix: &'static str,
-}
-
 impl<'a> Checks<'a> {
     /// The checks of `defs`, reached from the params of `params` (each a method's list
     /// of `(type, keywords)`).
@@ -147,7 +110,7 @@ impl<'a> Checks<'a> {
     /// The statics the checks rendered so far name, in order: the module writes them once
     /// at its root (after the types and the params are rendered).
     pub(crate) fn statics(&self) -> Vec<StaticView> {
-        std::mem::take(&mut self.pool.borrow_mut().list)
+        self.pool.borrow_mut().take()
     }
 
     /// `holds` as a least fixpoint (a cycle holds something only if a part of it does).
@@ -577,116 +540,4 @@ fn usable(v: &Validation) -> Validation {
         v.prefix_items.clear();
     }
     v
-}
-
-impl Statics<'_> {
-    /// A `Rules` static for `v`; its name as this function writes it.
-    fn rules(&mut self, v: &Validation) -> String {
-        let name = self.pool.borrow_mut().rules(v);
-        format!("{}{name}", self.prefix)
-    }
-}
-
-impl Pool {
-    /// The static `letter`N of type `ty` and value `value`, or the one written before
-    /// with both; its name.
-    fn add(&mut self, letter: char, ty: String, value: String) -> String {
-        let key = (ty, value);
-        if let Some(name) = self.names.get(&key) {
-            return name.clone();
-        }
-        let name = format!("{letter}{}", self.list.len());
-        self.names.insert(key.clone(), name.clone());
-        let (ty, value) = key;
-        self.list.push(StaticView {
-            name: name.clone(),
-            ty,
-            value,
-        });
-        name
-    }
-
-    /// A `Rules` static for `v` (and its nested ones first); its name.
-    fn rules(&mut self, v: &Validation) -> String {
-        let value = self.rules_expr(v);
-        self.add('R', format!("{RT}::Rules<'static>"), value)
-    }
-
-    /// A `Pattern` static for `pattern` (none when it is outside the supported subset);
-    /// its name.
-    fn pattern(&mut self, pattern: &str) -> Option<String> {
-        let regex = translate(pattern).ok()?;
-        let value = format!(
-            "{RT}::Pattern::new({}, {})",
-            string_literal(pattern),
-            string_literal(&regex)
-        );
-        Some(self.add('P', format!("{RT}::Pattern"), value))
-    }
-
-    /// The constant expression of the `Rules` of `v`; its patterns and nested rules
-    /// become statics first.
-    fn rules_expr(&mut self, v: &Validation) -> String {
-        let mut text = format!("{RT}::Rules::NONE");
-        let mut add = |method: &str, arg: String| text.push_str(&format!(".{method}({arg})"));
-        let counts = [
-            ("min_length", v.min_length),
-            ("max_length", v.max_length),
-            ("min_items", v.min_items),
-            ("max_items", v.max_items),
-            ("min_properties", v.min_properties),
-            ("max_properties", v.max_properties),
-        ];
-        for (method, n) in counts {
-            if let Some(n) = n {
-                add(method, n.to_string());
-            }
-        }
-        let bounds = [
-            ("minimum", v.minimum),
-            ("exclusive_minimum", v.exclusive_minimum),
-            ("maximum", v.maximum),
-            ("exclusive_maximum", v.exclusive_maximum),
-            ("multiple_of", v.multiple_of.filter(|m| *m > 0.0)),
-        ];
-        for (method, x) in bounds {
-            if let Some(x) = x.filter(|x| x.is_finite()) {
-                add(method, format!("{x:?}"));
-            }
-        }
-        if v.unique_items {
-            add("unique_items", String::new());
-        }
-        if let Some(format) = &v.format
-            && let Some((_, variant)) = FORMATS.iter().find(|(name, _)| name == format)
-        {
-            add("format", format!("{RT}::Format::{variant}"));
-        }
-        if let Some(constant) = &v.constant {
-            add("constant", string_literal(&constant.to_string()));
-        }
-        for (method, pattern) in [("pattern", &v.pattern), ("keys", &v.keys)] {
-            if let Some(name) = pattern.as_deref().and_then(|p| self.pattern(p)) {
-                add(method, format!("&{name}"));
-            }
-        }
-        if let Some(items) = &v.items {
-            let inner = self.rules(items);
-            add("items", format!("&{inner}"));
-        }
-        if let Some(values) = &v.values {
-            let inner = self.rules(values);
-            add("values", format!("&{inner}"));
-        }
-        if !v.prefix_items.is_empty() {
-            let elements: Vec<String> = v.prefix_items.iter().map(|e| self.rules_expr(e)).collect();
-            let name = self.add(
-                'T',
-                format!("[{RT}::Rules<'static>; {}]", elements.len()),
-                format!("[{}]", elements.join(", ")),
-            );
-            add("prefix_items", format!("&{name}"));
-        }
-        text
-    }
 }

@@ -156,6 +156,12 @@ pub(crate) fn string_literal(s: &str) -> String {
     out
 }
 
+/// `text` made safe to appear inside a Rust string literal, in backticks in docs.
+pub(crate) fn literal_text(text: &str) -> String {
+    let literal = string_literal(&text.replace('`', "'"));
+    literal[1..literal.len() - 1].to_owned()
+}
+
 /// `#[doc = "…"]` attributes for a text, one per line, made safe for rustdoc: code
 /// fences become `text` blocks (never doctests), indentation that would start an
 /// indented code block is cut to three spaces.

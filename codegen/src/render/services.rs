@@ -3,7 +3,8 @@
 use serde::Serialize;
 
 use super::checks::{Checks, ImplView};
-use super::rust::{Spelling, doc_attrs, doc_text, string_literal, ty_expr};
+use super::rust::{Spelling, doc_attrs, doc_text, literal_text, string_literal, ty_expr};
+use super::subscription::{SubscribeView, UnsubscribeView, subscribe, unsubscribe};
 use crate::direction::Direction;
 use crate::openrpc::ParamStructure;
 use crate::service::{DeclaredError, Method, Param, Part, Services};
@@ -40,8 +41,12 @@ pub(crate) struct ServicesView {
     pub(crate) batch: bool,
     /// Emit `DOCUMENT`, and have the dispatcher answer `rpc.discover` with it.
     pub(crate) discover: bool,
-    /// The document answered on `rpc.discover`, as a Rust string literal.
+    /// The document answered on `rpc.discover`, as a Rust string literal; empty when the
+    /// module includes it from `document_file`.
     pub(crate) document: String,
+    /// The file beside the module's that holds the document answered on `rpc.discover`,
+    /// as a Rust string literal for `include_str!`; empty when `document` holds it.
+    pub(crate) document_file: String,
     pub(crate) has_methods: bool,
     /// Some method subscribes (the batch builder leaves it out, and says so).
     pub(crate) has_subscribe: bool,
@@ -102,8 +107,9 @@ pub(crate) struct MethodView {
     /// built-in template hands the params to `serialize_by_position!`, which computes the
     /// same; this, `fixed_len` and a param's `index` stay for a user's copy of `params.hbs`.)
     pub(crate) lengths: Vec<Length>,
-    /// The `Structure` variant the server accepts: `ByName`, `ByPosition` or `Either`;
-    /// `Whole` when the one param is the whole params object.
+    /// The shapes of params the server accepts, as the runtime's `decode_params!` and
+    /// `arm!` name them: `by_name`, `by_position` or `by_name_or_position`;
+    /// `params_object` when the one param is the whole params object.
     pub(crate) structure: &'static str,
     /// The one param is the whole params object: the params struct is transparent.
     pub(crate) whole: bool,
@@ -128,54 +134,6 @@ pub(crate) struct MethodView {
     /// method for it.
     pub(crate) is_unsubscribe: bool,
     pub(crate) unsubscribe: UnsubscribeView,
-}
-
-/// How a subscribe method's items travel: the `static` Feed both sides read.
-#[derive(Debug, Default, Serialize)]
-pub(crate) struct SubscribeView {
-    /// The item type.
-    pub(crate) item_ty: String,
-    /// The static's name (`STARKNET_SUBSCRIBE_NEW_HEADS_FEED`).
-    pub(crate) feed: String,
-    /// Always pulled: `Feed::pull()`; else `Feed::push(notification, id, item)`.
-    pub(crate) pull: bool,
-    /// The notification, the id param and the item param, as string literals.
-    pub(crate) notification: String,
-    pub(crate) id_param: String,
-    pub(crate) item_param: String,
-    /// The shown names, for docs.
-    pub(crate) notification_shown: String,
-    pub(crate) by_position: bool,
-    /// The unsubscribe method and its id param as string literals, and whether the id
-    /// goes by position.
-    pub(crate) has_unsubscribe: bool,
-    pub(crate) unsubscribe: String,
-    pub(crate) unsubscribe_param: String,
-    pub(crate) unsubscribe_by_position: bool,
-    /// The document does not list the unsubscribe method (jsonrpsee's name): the
-    /// dispatcher answers it with this subscription's feed (the first subscription of
-    /// that name does).
-    pub(crate) answers_unsubscribe: bool,
-    pub(crate) integer_ids: bool,
-    /// The end notification, as a string literal.
-    pub(crate) has_end: bool,
-    pub(crate) end: String,
-    /// The code the unsubscribe method answers for an unknown id (its single declared
-    /// error), which the client reads as `false`.
-    pub(crate) has_unknown_id: bool,
-    pub(crate) unknown_id: i64,
-}
-
-/// How the runtime answers an unsubscribe method.
-#[derive(Debug, Default, Serialize)]
-pub(crate) struct UnsubscribeView {
-    /// The feed static of a subscription it ends.
-    pub(crate) feed: String,
-    /// An unknown id is answered with the method's single declared error (else `false`):
-    /// its code, and its message as a string literal.
-    pub(crate) has_unknown: bool,
-    pub(crate) unknown_code: i64,
-    pub(crate) unknown_message: String,
 }
 
 /// The positional length when the param `rust` is given.
@@ -221,8 +179,16 @@ pub(crate) struct ErrorView {
     pub(crate) data_ty: String,
 }
 
-/// The views of `services`, whose types are `defs`; `document` is the JSON answered on
-/// `rpc.discover`.
+/// The document answered on `rpc.discover`: its JSON, and the file beside the module's
+/// that holds it (`None`: the module holds it as a string literal).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Embed<'a> {
+    pub(crate) json: &'a str,
+    pub(crate) file: Option<&'a str>,
+}
+
+/// The views of `services`, whose types are `defs`; `document` is the document answered
+/// on `rpc.discover`.
 ///
 /// The client→server items are left out only when every method goes the other way (a
 /// document of what the client serves): a document without server→client methods always
@@ -232,27 +198,12 @@ pub(crate) fn services_views(
     defs: &[TypeDef],
     settings: &Settings,
     checks: Option<&Checks<'_>>,
-    document: &str,
+    document: Embed<'_>,
 ) -> Views {
     let (client, server, partial) = (settings.client, settings.server, settings.partial);
     let title = literal_text(&services.title);
     let view = |direction: Option<Direction>| {
-        let methods: Vec<MethodView> = services
-            .methods
-            .iter()
-            .filter(|m| direction.is_none_or(|d| m.direction.goes(d)))
-            // The runtime consumes the notifications carrying a subscription's items.
-            .filter(|m| direction.is_none() || m.part != Part::Items)
-            .map(|m| {
-                let mut view = method(m, services, defs, checks);
-                // A method either side sends has one params `decode`: the server
-                // dispatcher's when both dispatchers are emitted.
-                let twice = client && server && m.direction == Direction::Both;
-                view.decode =
-                    view.has_params && !(twice && direction == Some(Direction::ServerToClient));
-                view
-            })
-            .collect();
+        let methods = method_views(services, defs, settings, checks, direction);
         let role = Role::of(&services.name, direction);
         let idempotent = services
             .methods
@@ -276,7 +227,11 @@ pub(crate) fn services_views(
             partial,
             batch: role.forward,
             discover: role.forward,
-            document: string_literal(document),
+            document: match (role.forward, document.file) {
+                (true, None) => string_literal(document.json),
+                _ => String::new(),
+            },
+            document_file: document.file.map(string_literal).unwrap_or_default(),
             has_methods: !methods.is_empty(),
             has_subscribe: methods.iter().any(|m| m.is_subscribe),
             methods,
@@ -290,6 +245,32 @@ pub(crate) fn services_views(
         forward,
         reverse,
     }
+}
+
+/// The views of the methods of `direction` (`None`: every method).
+fn method_views(
+    services: &Services,
+    defs: &[TypeDef],
+    settings: &Settings,
+    checks: Option<&Checks<'_>>,
+    direction: Option<Direction>,
+) -> Vec<MethodView> {
+    services
+        .methods
+        .iter()
+        .filter(|m| direction.is_none_or(|d| m.direction.goes(d)))
+        // The runtime consumes the notifications carrying a subscription's items.
+        .filter(|m| direction.is_none() || m.part != Part::Items)
+        .map(|m| {
+            let mut view = method(m, services, defs, checks);
+            // A method either side sends has one params `decode`: the server
+            // dispatcher's when both dispatchers are emitted.
+            let twice = settings.client && settings.server && m.direction == Direction::Both;
+            view.decode =
+                view.has_params && !(twice && direction == Some(Direction::ServerToClient));
+            view
+        })
+        .collect()
 }
 
 /// The names of one direction's items.
@@ -320,12 +301,6 @@ impl Role {
     }
 }
 
-/// `text` made safe to appear inside a Rust string literal, in backticks in docs.
-fn literal_text(text: &str) -> String {
-    let literal = string_literal(&text.replace('`', "'"));
-    literal[1..literal.len() - 1].to_owned()
-}
-
 fn method(
     m: &Method,
     services: &Services,
@@ -333,36 +308,16 @@ fn method(
     checks: Option<&Checks<'_>>,
 ) -> MethodView {
     let shown = literal_text(&m.wire);
-    let mut text = m.docs.clone().unwrap_or_default();
-    if !text.is_empty() {
-        text.push_str("\n\n");
-    }
-    text.push_str(&format!("Calls `{}`.", m.wire.replace('`', "'")));
-    let fixed_len = m
-        .params
-        .iter()
-        .rposition(|p| p.required)
-        .map_or(0, |i| i + 1);
-    let params: Vec<ParamView> = m
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| param(p, i, fixed_len, defs))
-        .collect();
-    let lengths = params
-        .iter()
-        .rev()
-        .filter(|p| p.conditional)
-        .map(|p| Length {
-            rust: p.rust.clone(),
-            count: p.index + 1,
-        })
-        .collect();
-    let params_len = params.len();
+    let positions = Positions::of(m, defs);
     let check = checks.and_then(|c| params_checks(c, m));
     let errors: Vec<ErrorView> = m.errors.iter().map(|e| error(e, defs)).collect();
     let has_errors = !errors.is_empty() && m.result.is_some();
     let error_name = format!("{}Error", m.base);
+    let error_ty = if has_errors {
+        error_name.clone()
+    } else {
+        "::std::convert::Infallible".to_owned()
+    };
     let subscribe = subscribe(m, services, defs);
     let unsubscribe = unsubscribe(m, services);
     let result_name = format!("{}Result", m.base);
@@ -374,37 +329,26 @@ fn method(
         wire: string_literal(&m.wire),
         shown,
         rust: m.rust.clone(),
-        docs: doc_attrs(&text),
+        docs: doc_attrs(&method_docs(m)),
         deprecated: m.deprecated,
-        has_params: !params.is_empty(),
-        has_streams: params.iter().any(|p| p.stream),
-        decode: !params.is_empty(),
+        has_params: !positions.params.is_empty(),
+        has_streams: positions.params.iter().any(|p| p.stream),
+        decode: !positions.params.is_empty(),
         has_check: check.is_some(),
         check,
-        lengths,
-        params,
+        lengths: positions.lengths,
+        params: positions.params,
         params_name: format!("{}Params", m.base),
         by_name: m.sends == ParamsBy::Name,
-        tuple: m.sends != ParamsBy::Name
-            && fixed_len == params_len
-            && (1..=16).contains(&params_len),
-        fixed_len,
+        tuple: positions.tuple,
+        fixed_len: positions.fixed_len,
         whole: m.whole,
-        structure: match m.accepts {
-            _ if m.whole => "Whole",
-            ParamStructure::ByName => "ByName",
-            ParamStructure::ByPosition => "ByPosition",
-            ParamStructure::Either => "Either",
-        },
+        structure: structure(m),
         is_notification: m.result.is_none(),
         result_reexported: result_ty == format!("types::{result_name}"),
         result_name,
         result_ty,
-        error_ty: if has_errors {
-            error_name.clone()
-        } else {
-            "::std::convert::Infallible".to_owned()
-        },
+        error_ty,
         has_errors,
         error_name,
         errors,
@@ -415,83 +359,70 @@ fn method(
     }
 }
 
-/// The name of the static Feed of the subscribe method `m`.
-fn feed_name(m: &Method) -> String {
-    format!(
-        "{}_FEED",
-        m.rust.trim_start_matches("r#").to_ascii_uppercase()
-    )
+/// A method's docs: its description, then the wire name it calls.
+fn method_docs(m: &Method) -> String {
+    let mut text = m.docs.clone().unwrap_or_default();
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str(&format!("Calls `{}`.", m.wire.replace('`', "'")));
+    text
 }
 
-fn subscribe(m: &Method, services: &Services, defs: &[TypeDef]) -> Option<SubscribeView> {
-    let Part::Subscribe(stream) = &m.part else {
-        return None;
-    };
-    let unsubscribe = stream.unsubscribe.as_ref();
-    let listed = unsubscribe.and_then(|u| services.methods.iter().find(|x| x.wire == u.method));
-    let unsubscribe_by_position = unsubscribe.is_some_and(|u| u.positional)
-        || listed.is_some_and(|u| u.sends == ParamsBy::Position);
-    let unknown = listed.and_then(|u| unknown_id(u));
-    Some(SubscribeView {
-        item_ty: ty_expr(&stream.item, Spelling::beside_types(defs)),
-        feed: feed_name(m),
-        pull: stream.pull,
-        notification: string_literal(&stream.notification),
-        id_param: string_literal(&stream.id_param),
-        item_param: string_literal(&stream.item_param),
-        notification_shown: literal_text(&stream.notification),
-        by_position: stream.by_position,
-        has_unsubscribe: unsubscribe.is_some(),
-        unsubscribe: unsubscribe.map_or_else(String::new, |u| string_literal(&u.method)),
-        unsubscribe_param: unsubscribe.map_or_else(String::new, |u| string_literal(&u.param)),
-        unsubscribe_by_position,
-        answers_unsubscribe: unsubscribe.is_some_and(|u| first_unlisted(m, &u.method, services)),
-        integer_ids: stream.integer_ids,
-        has_end: stream.end.is_some(),
-        end: stream
-            .end
-            .as_deref()
-            .map_or_else(String::new, string_literal),
-        has_unknown_id: unknown.is_some(),
-        unknown_id: unknown.map_or(0, |e| e.code),
-    })
+/// A method's params, and how they go by position.
+struct Positions {
+    params: Vec<ParamView>,
+    /// How many are always sent.
+    fixed_len: usize,
+    /// The array's length when each optional param after them is given, the last first.
+    lengths: Vec<Length>,
+    /// Sent as the tuple of the arguments (see [`MethodView::tuple`]).
+    tuple: bool,
 }
 
-/// The error an unsubscribe method answers for an unknown id: its single declared
-/// error, if it declares exactly one.
-fn unknown_id(unsubscribe: &Method) -> Option<&DeclaredError> {
-    match unsubscribe.errors.as_slice() {
-        [only] => Some(only),
-        _ => None,
+impl Positions {
+    fn of(m: &Method, defs: &[TypeDef]) -> Positions {
+        let fixed_len = m
+            .params
+            .iter()
+            .rposition(|p| p.required)
+            .map_or(0, |i| i + 1);
+        let params: Vec<ParamView> = m
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| param(p, i, fixed_len, defs))
+            .collect();
+        let lengths = params
+            .iter()
+            .rev()
+            .filter(|p| p.conditional)
+            .map(|p| Length {
+                rust: p.rust.clone(),
+                count: p.index + 1,
+            })
+            .collect();
+        let tuple = m.sends != ParamsBy::Name
+            && fixed_len == params.len()
+            && (1..=16).contains(&params.len());
+        Positions {
+            params,
+            fixed_len,
+            lengths,
+            tuple,
+        }
     }
 }
 
-/// Whether the unsubscribe method `name` is no method of the document and `m` is the
-/// first subscription (in document order) it ends: the one whose dispatcher arm
-/// answers it.
-fn first_unlisted(m: &Method, name: &str, services: &Services) -> bool {
-    if services.methods.iter().any(|x| x.wire == name) {
-        return false;
+/// The shapes of params the server accepts, as the runtime's `decode_params!` and
+/// `arm!` name them.
+fn structure(m: &Method) -> &'static str {
+    match m.accepts {
+        _ if m.whole => "params_object",
+        ParamStructure::ByName => "by_name",
+        ParamStructure::ByPosition => "by_position",
+        ParamStructure::Either => "by_name_or_position",
     }
-    let first = services.methods.iter().find(|x| match &x.part {
-        Part::Subscribe(s) => s.unsubscribe.as_ref().is_some_and(|u| u.method == name),
-        _ => false,
-    });
-    first.is_some_and(|x| x.wire == m.wire)
-}
-
-fn unsubscribe(m: &Method, services: &Services) -> Option<UnsubscribeView> {
-    let Part::Unsubscribe { subscribe } = &m.part else {
-        return None;
-    };
-    let of = services.methods.iter().find(|x| &x.wire == subscribe)?;
-    let unknown = unknown_id(m);
-    Some(UnsubscribeView {
-        feed: feed_name(of),
-        has_unknown: unknown.is_some(),
-        unknown_code: unknown.map_or(0, |e| e.code),
-        unknown_message: unknown.map_or_else(String::new, |e| string_literal(&e.message)),
-    })
 }
 
 /// The checks of the params of `m`, as the body of its params struct's impl.

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::case::{Case, rule_for, serde_spelling};
-use super::checks::{Checks, ImplView, MemberNames, StaticView, VariantNames};
+use super::checks::{Checks, ImplView, MemberNames, VariantNames};
 use super::rust::{
     SerdeDerives, Spelling, Traits, derives, doc_attrs, eq_types, merge_serde, string_literal,
     ty_expr, type_docs,
@@ -12,61 +12,6 @@ use crate::naming::{Namer, field_name, type_name};
 use crate::typespace::{
     Enum, Field, Kind, Payload, Struct, Tagging, Ty, TypeDef, TypeSpace, VariantHint,
 };
-
-/// The lints generated code can trigger, allowed once for the whole generated module
-/// (`templates/module.hbs`): each fires on what the document says, or on what every
-/// generated module has by design. Found by compiling the goldens and every corpus
-/// document without them (`cargo clippy`, `cargo doc`); nothing else fires there.
-const LINTS: &[&str] = &[
-    // A program rarely uses every generated item (a client-only binary never calls the
-    // server trait), and generated items are `pub` by design, also in a private module.
-    "dead_code",
-    "unreachable_pub",
-    // Fields and variants the document does not describe have no docs.
-    "missing_docs",
-    // A deprecated type or method is still used by the generated code around it (a
-    // params struct, the dispatcher).
-    "deprecated",
-    // Descriptions are Markdown written for other tools, kept as written: bare URLs,
-    // `[links]` to their own names (`[crate::CLValue]`, `[N]`), HTML such as `<html>`,
-    // list items continued without indentation.
-    "rustdoc::bare_urls",
-    "rustdoc::broken_intra_doc_links",
-    "rustdoc::invalid_html_tags",
-    "clippy::doc_lazy_continuation",
-    // The document's shapes: a method with many params, a `oneOf` whose variants differ
-    // much in size or are all named alike (MCP's `TextContent`, `ImageContent`, ...,
-    // each variant named after its schema), method names such as `next`, `from_block` or
-    // `into_raw` that clippy reads as Rust conventions.
-    "clippy::too_many_arguments",
-    "clippy::large_enum_variant",
-    "clippy::enum_variant_names",
-    "clippy::should_implement_trait",
-    "clippy::wrong_self_convention",
-    // The module's `use` of the runtime (`__rt`): a types module with nothing to
-    // derive or check does not use it.
-    "unused_imports",
-];
-
-/// The whole generated file: its parts, inside the module that sets their lint levels.
-#[derive(Debug, Serialize)]
-pub(crate) struct ModuleView<'a> {
-    /// The lints allowed in generated code.
-    pub(crate) lints: &'static [&'static str],
-    /// The constraint checks' statics, written once for the whole module.
-    pub(crate) statics: Vec<StaticView>,
-    /// The rendered parts: types, params, client, server.
-    pub(crate) body: &'a str,
-}
-
-/// The view of the whole file around `body`.
-pub(crate) fn module(body: &str, statics: Vec<StaticView>) -> ModuleView<'_> {
-    ModuleView {
-        lints: LINTS,
-        statics,
-        body,
-    }
-}
 
 /// The whole types module.
 #[derive(Debug, Serialize)]
@@ -111,9 +56,29 @@ pub(crate) struct Item {
     pub(crate) untagged: Option<String>,
     /// Its `Validate` impl, when something checks it (see `checks`).
     pub(crate) validate: Option<ImplView>,
-    /// For a struct the runtime writes and reads, the `object!` invocation (see
+    /// For a struct the runtime writes and reads, what its `object!` is given (see
     /// `object`).
-    pub(crate) object: Option<String>,
+    pub(crate) object: Option<ObjectView>,
+}
+
+/// A struct's `object!`: where its schema is, whether unknown members are refused, and
+/// its members.
+#[derive(Debug, Serialize)]
+pub(crate) struct ObjectView {
+    /// The schema's place, as a string literal.
+    pub(crate) place: String,
+    pub(crate) deny_unknown: bool,
+    pub(crate) members: Vec<MemberView>,
+}
+
+/// One member of an `object!`: `field = "wire" kind`.
+#[derive(Debug, Serialize)]
+pub(crate) struct MemberView {
+    pub(crate) field: String,
+    /// The JSON name, as a string literal.
+    pub(crate) wire: String,
+    /// `required`, `optional` or `present`: how the runtime reads, settles and writes it.
+    pub(crate) kind: &'static str,
 }
 
 /// One field of a struct or struct variant.
@@ -212,37 +177,8 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
         ..Item::default()
     };
     match &def.kind {
-        Kind::Struct(s) => {
-            let by_runtime = runtime_reads_and_writes(def, s);
-            let (fields, rule) = fields(s, "pub ", !by_runtime, by_runtime, spelling);
-            let object = by_runtime.then(|| object(def, s, &fields));
-            attrs.extend(struct_attrs(def, s, eq, rule, by_runtime));
-            item.is_struct = true;
-            item.fields = fields;
-            item.object = object;
-        }
-        Kind::Enum(e) => {
-            let copy = e.variants.iter().all(|v| v.payload == Payload::Unit);
-            let untagged = e.tagging == Tagging::Untagged;
-            attrs.extend(derives(Traits {
-                eq,
-                copy,
-                default: false,
-                serde: if untagged {
-                    SerdeDerives::Serialize
-                } else {
-                    SerdeDerives::Both
-                },
-            }));
-            attrs.extend(tagging(&e.tagging));
-            item.is_enum = true;
-            item.variants = variants(e, spelling);
-            if untagged {
-                item.untagged = Some(string_literal(&serde_name_text(def)));
-            } else {
-                attrs.push(serde_name(def));
-            }
-        }
+        Kind::Struct(s) => struct_item(&mut item, &mut attrs, def, s, eq, spelling),
+        Kind::Enum(e) => enum_item(&mut item, &mut attrs, def, e, eq, spelling),
         Kind::Never => {
             attrs.extend(derives(Traits {
                 eq: true,
@@ -270,23 +206,77 @@ fn item(def: &TypeDef, eq: bool, spelling: Spelling<'_>) -> Item {
         }
     }
     if !def.derives.is_empty() && !item.is_alias {
-        attrs.push(format!("#[derive({})]", def.derives.join(", ")));
-        // schemars names a schema after the serde name it decodes under, which here
-        // carries the schema's place: its own attribute gives it back the type's name.
-        let schemars = def.derives.iter().any(|d| d.ends_with("JsonSchema"));
-        if schemars
-            && attrs
-                .iter()
-                .any(|a| a.starts_with("#[serde(rename(deserialize"))
-        {
-            attrs.push(format!(
-                "#[schemars(rename = {})]",
-                string_literal(&def.name)
-            ));
-        }
+        user_derives(def, &mut attrs);
     }
     item.attrs = merge_serde(attrs);
     item
+}
+
+/// A struct's fields and attributes, and its `object!` when the runtime writes and reads it.
+fn struct_item(
+    item: &mut Item,
+    attrs: &mut Vec<String>,
+    def: &TypeDef,
+    s: &Struct,
+    eq: bool,
+    spelling: Spelling<'_>,
+) {
+    let by_runtime = runtime_reads_and_writes(def, s);
+    let (fields, rule) = fields(s, "pub ", !by_runtime, by_runtime, spelling);
+    item.object = by_runtime.then(|| object(def, s, &fields));
+    attrs.extend(struct_attrs(def, s, eq, rule, by_runtime));
+    item.is_struct = true;
+    item.fields = fields;
+}
+
+/// An enum's variants and attributes; an untagged one's `Deserialize` is the runtime's
+/// `untagged_enum!`.
+fn enum_item(
+    item: &mut Item,
+    attrs: &mut Vec<String>,
+    def: &TypeDef,
+    e: &Enum,
+    eq: bool,
+    spelling: Spelling<'_>,
+) {
+    let copy = e.variants.iter().all(|v| v.payload == Payload::Unit);
+    let untagged = e.tagging == Tagging::Untagged;
+    attrs.extend(derives(Traits {
+        eq,
+        copy,
+        default: false,
+        serde: if untagged {
+            SerdeDerives::Serialize
+        } else {
+            SerdeDerives::Both
+        },
+    }));
+    attrs.extend(tagging(&e.tagging));
+    item.is_enum = true;
+    item.variants = variants(e, spelling);
+    if untagged {
+        item.untagged = Some(string_literal(&def.place));
+    } else {
+        attrs.push(serde_name(def));
+    }
+}
+
+/// The derives the user added to the type (an override), and for schemars the type's
+/// own name back: schemars names a schema after the serde name it decodes under, which
+/// here carries the schema's place.
+fn user_derives(def: &TypeDef, attrs: &mut Vec<String>) {
+    attrs.push(format!("#[derive({})]", def.derives.join(", ")));
+    let schemars = def.derives.iter().any(|d| d.ends_with("JsonSchema"));
+    if schemars
+        && attrs
+            .iter()
+            .any(|a| a.starts_with("#[serde(rename(deserialize"))
+    {
+        attrs.push(format!(
+            "#[schemars(rename = {})]",
+            string_literal(&def.name)
+        ));
+    }
 }
 
 /// The attributes of a struct: derives, and for serde's derives its decoding name,
@@ -342,39 +332,33 @@ fn runtime_reads_and_writes(def: &TypeDef, s: &Struct) -> bool {
         && s.fields.iter().all(|f| f.aliases.is_empty())
 }
 
-/// The invocation of the runtime's `object!` that writes the struct's `Serialize` and
-/// `Deserialize`. It writes one `visit_map` where serde's derive writes a field enum
-/// with three visitors and a `visit_seq` besides (about half the time the compiler spent
-/// on a type's `Deserialize`), and its `Serialize` from the same list of members, so the
-/// struct and its fields carry no serde attribute.
-fn object(def: &TypeDef, s: &Struct, fields: &[FieldView]) -> String {
-    let members: Vec<String> = s
+/// What the runtime's `object!` is given to write the struct's `Serialize` and
+/// `Deserialize` (`templates/types/struct.hbs`). It writes one `visit_map` where serde's
+/// derive writes a field enum with three visitors and a `visit_seq` besides (about half
+/// the time the compiler spent on a type's `Deserialize`), and its `Serialize` from the
+/// same list of members, so the struct and its fields carry no serde attribute.
+fn object(def: &TypeDef, s: &Struct, fields: &[FieldView]) -> ObjectView {
+    let members = s
         .fields
         .iter()
         .zip(fields)
-        .enumerate()
-        .map(|(index, (f, view))| {
-            let kind = if f.keeps_null {
+        .map(|(f, view)| MemberView {
+            field: view.name.clone(),
+            wire: string_literal(&f.wire),
+            kind: if f.keeps_null {
                 "present"
             } else if absent_is_none(f) {
                 "optional"
             } else {
                 "required"
-            };
-            format!(
-                "{index} => {} {} {kind}",
-                view.name,
-                string_literal(&f.wire)
-            )
+            },
         })
         .collect();
-    format!(
-        "__rt::object!({}, {}, {}, {{ {} }});",
-        def.name,
-        string_literal(&serde_name_text(def)),
-        s.deny_unknown,
-        members.join(", ")
-    )
+    ObjectView {
+        place: string_literal(&def.place),
+        deny_unknown: s.deny_unknown,
+        members,
+    }
 }
 
 /// The name serde gives the type when decoding: its Rust name, then where its schema is

@@ -219,17 +219,63 @@ pub mod present {
     pub use super::read_present as read;
 }
 
-/// Writes a generated object type's `Serialize` and `Deserialize`: the type, its
-/// decoding name (`Pet @ #/components/schemas/Pet`, which errors name:
-/// what serde's `rename(deserialize = ..)` gives the derive; it is written under its
-/// Rust name), whether unknown members are refused, and per member its index in the
-/// list, its field, its JSON name and its kind: `required`, `optional` or `present` (the
-/// module that reads its value, settles its absence, counts and writes it).
+/// Writes a generated object type's `Serialize` and `Deserialize`.
+///
+/// ```text
+/// object!(Pet from "#/components/schemas/Pet" {
+///     id = "id" required,
+///     name = "name" required,
+///     tag = "tag" optional,
+///     parent = "parent" present,
+/// });
+/// object!(Strict from "#/components/schemas/Strict" deny_unknown_fields { .. });
+/// object!(Plain { .. });
+/// ```
+///
+/// The type, then `from` the place of its schema (optional): decoding names the type
+/// `Pet @ #/components/schemas/Pet`, which errors show (`expected struct Pet @ …`) and
+/// the runtime's decode errors read the schema's place from (written under its Rust
+/// name). `deny_unknown_fields` refuses a member not listed, as serde's attribute of that
+/// name does. Then each member: `field: "json name" kind`, the kind being `required`,
+/// `optional` (`null` reads as absent; absent is `None` and is left out when written) or
+/// `present` (an `Option<Option<_>>`: `null` is `Some(None)`, kept apart from absence):
+/// the module of [`crate::__private`] that reads, settles, counts and writes it.
+///
+/// ```
+/// #[derive(Debug, PartialEq)]
+/// pub struct Pet {
+///     pub name: String,
+///     pub tag: Option<String>,
+/// }
+/// rpcsmith::__private::object!(Pet from "#/components/schemas/Pet" deny_unknown_fields {
+///     name = "name" required,
+///     tag = "tag" optional,
+/// });
+///
+/// let pet: Pet = serde_json::from_str(r#"{"name": "Tom"}"#).unwrap();
+/// assert_eq!(pet, Pet { name: "Tom".into(), tag: None });
+/// assert_eq!(serde_json::to_string(&pet).unwrap(), r#"{"name":"Tom"}"#);
+/// let error = serde_json::from_str::<Pet>("7").unwrap_err().to_string();
+/// assert!(error.contains("expected struct Pet @ #/components/schemas/Pet"), "{error}");
+/// assert!(serde_json::from_str::<Pet>(r#"{"name": "a", "age": 1}"#).is_err());
+/// ```
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __object {
-    ($ty:ident, $decoding:literal, $deny:literal,
-     { $($index:literal => $field:ident $name:literal $kind:ident),* $(,)? }) => {
+    ($ty:ident from $place:literal deny_unknown_fields { $($members:tt)* }) => {
+        $crate::__object!(@impl $ty, ::std::concat!(::std::stringify!($ty), " @ ", $place), true, { $($members)* });
+    };
+    ($ty:ident from $place:literal { $($members:tt)* }) => {
+        $crate::__object!(@impl $ty, ::std::concat!(::std::stringify!($ty), " @ ", $place), false, { $($members)* });
+    };
+    ($ty:ident deny_unknown_fields { $($members:tt)* }) => {
+        $crate::__object!(@impl $ty, ::std::stringify!($ty), true, { $($members)* });
+    };
+    ($ty:ident { $($members:tt)* }) => {
+        $crate::__object!(@impl $ty, ::std::stringify!($ty), false, { $($members)* });
+    };
+    (@impl $ty:ident, $decoding:expr, $deny:literal,
+     { $($field:ident = $name:literal $kind:ident),* $(,)? }) => {
         impl $crate::__private::serde::Serialize for $ty {
             #[allow(unused_mut)]
             fn serialize<S>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error>
@@ -253,6 +299,13 @@ macro_rules! __object {
                 D: $crate::__private::serde::Deserializer<'de>,
             {
                 const MEMBERS: &[&str] = &[$($name),*];
+                // Each member's index in `MEMBERS`: the order of a field-less enum's
+                // variants, named after the fields.
+                #[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
+                mod member {
+                    enum Order { $($field),* }
+                    $( pub(super) const $field: usize = Order::$field as usize; )*
+                }
                 struct Object;
                 impl<'de> $crate::__private::serde::de::Visitor<'de> for Object {
                     type Value = $ty;
@@ -272,14 +325,14 @@ macro_rules! __object {
                         $( let mut $field = ::std::option::Option::None; )*
                         fn index(name: &str) -> ::std::option::Option<usize> {
                             match name {
-                                $( $name => ::std::option::Option::Some($index), )*
+                                $( $name => ::std::option::Option::Some(member::$field), )*
                                 _ => ::std::option::Option::None,
                             }
                         }
                         let members = $crate::__private::Members::<$deny>::new(MEMBERS, index);
                         while let ::std::option::Option::Some(key) = map.next_key_seed(members)? {
                             match key {
-                                $( ::std::option::Option::Some($index) =>
+                                $( ::std::option::Option::Some(member::$field) =>
                                     $crate::__private::$kind::read(&mut map, &mut $field, $name)?, )*
                                 _ => {
                                     map.next_value::<$crate::__private::serde::de::IgnoredAny>()?;
@@ -307,15 +360,17 @@ mod tests {
         r#type: Option<String>,
         tag: Option<Option<u8>>,
     }
-    crate::__object!(Pet, "Pet @ #/components/schemas/Pet", true, {
-        0 => name "name" required, 1 => r#type "type" optional, 2 => tag "tag" present
+    crate::__object!(Pet from "#/components/schemas/Pet" deny_unknown_fields {
+        name = "name" required,
+        r#type = "type" optional,
+        tag = "tag" present,
     });
 
     #[derive(Debug, PartialEq)]
     struct Open {
         id: u8,
     }
-    crate::__object!(Open, "Open", false, { 0 => id "id" required });
+    crate::__object!(Open { id = "id" required });
 
     fn pet(text: &str) -> Result<Pet, String> {
         serde_json::from_str(text).map_err(|e| e.to_string())
@@ -398,7 +453,7 @@ mod tests {
     struct Head {
         parent: Option<u8>,
     }
-    crate::__object!(Head, "Head", true, { 0 => parent "parent" required });
+    crate::__object!(Head deny_unknown_fields { parent = "parent" required });
 
     #[test]
     fn a_required_nullable_member_must_be_there_null_or_not() {
@@ -454,7 +509,7 @@ mod tests {
             a: Option<u8>,
             b: Option<u8>,
         }
-        crate::__object!(Sparse, "Sparse", true, { 0 => a "a" optional, 1 => b "b" optional });
+        crate::__object!(Sparse deny_unknown_fields { a = "a" optional, b = "b" optional });
         let cases = [
             (Sparse { a: None, b: None }, "{}"),
             (

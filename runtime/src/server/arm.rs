@@ -96,13 +96,25 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 }
 
 /// One arm of a generated dispatcher: the call of [`handle`], [`notice`] or [`open`] that
-/// decodes the params (checked when `checked` follows the params type) and runs the
-/// handler `$server::$method` on the fields listed. The dispatcher passes its `self`, the
-/// call's `cx` and `params` and its server type; then come the kind (`notice` for a
-/// notification, `open` and its feed for a subscription, nothing for a call), the params
-/// type (for a method without params, its `Structure` instead) and the handler with the
-/// fields it takes, in order. Like `__declared_errors!`, it saves
-/// generated text, not compile work: it expands to the call the generator wrote before.
+/// decodes the params and runs the handler on them.
+///
+/// ```text
+/// arm!(self, cx, params, S, divide(dividend, divisor) from DivideParams checked)
+/// arm!(self, cx, params, S, zero() from by_position)
+/// arm!(self, cx, params, S, notification log(dividend, divisor) from DivideParams)
+/// arm!(self, cx, params, S, subscription watch(pair) from WatchParams, feed WATCH_FEED)
+/// ```
+///
+/// The dispatcher passes its `self`, the call's `cx` and `params` and its server type
+/// (a generated dispatcher through a local `arm!` that passes these four). Then the
+/// method's kind: nothing for a call (the handler's result is answered), `notification`
+/// (nothing is answered), `subscription` (it opens a subscription whose items go out by
+/// `feed`). Then the
+/// handler `S::divide` with the params struct's fields it takes, in order, and `from`
+/// the params struct (`checked`: its constraints are checked before the handler runs)
+/// or, for a method without params, the shape of params it accepts (`by_name`,
+/// `by_position` or `by_name_or_position`). Like `__declared_errors!`, it saves generated
+/// text, not compile work: it expands to the call the generator wrote before.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -113,7 +125,7 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 ///     pub dividend: i64,
 ///     pub divisor: i64,
 /// }
-/// __rt::decode_params!(DivideParams, Either, dividend = "a", divisor = "b");
+/// __rt::decode_params!(DivideParams by_name_or_position { dividend = "a", divisor = "b" });
 ///
 /// pub trait Calc: Send + Sync + 'static {
 ///     fn divide(&self, cx: __rt::Context, a: i64, b: i64)
@@ -129,9 +141,9 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 /// impl<S: Calc> Dispatcher<S> {
 ///     fn call(&self, method: &str, params: Option<&__rt::serde_json::value::RawValue>, cx: __rt::Context) -> __rt::Reply {
 ///         match method {
-///             "divide" => __rt::arm!(self, cx, params, S, DivideParams, divide(dividend, divisor)),
-///             "zero" => __rt::arm!(self, cx, params, S, ByPosition, zero()),
-///             "log" => __rt::arm!(self, cx, params, S, notice DivideParams, log(dividend, divisor)),
+///             "divide" => __rt::arm!(self, cx, params, S, divide(dividend, divisor) from DivideParams),
+///             "zero" => __rt::arm!(self, cx, params, S, zero() from by_position),
+///             "log" => __rt::arm!(self, cx, params, S, notification log(dividend, divisor) from DivideParams),
 ///             _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
 ///         }
 ///     }
@@ -166,12 +178,10 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __arm {
-    ($self:ident, $cx:ident, $params:ident, $server:ident, notice $($arm:tt)*) => {
-        $crate::__arm!(@call notice $self, $cx, $params, $server, $($arm)*)
-    };
     (
         $self:ident, $cx:ident, $params:ident, $server:ident,
-        open $feed:ident $ty:ident $($checked:ident)?, $method:ident($($field:ident),*)
+        subscription $method:ident($($field:ident),*) from $ty:ident $($checked:ident)?,
+        feed $feed:ident
     ) => {
         $crate::__private::open(
             &$self.server,
@@ -183,14 +193,23 @@ macro_rules! __arm {
             },
         )
     };
+    (
+        $self:ident, $cx:ident, $params:ident, $server:ident,
+        notification $method:ident($($field:ident),*) from $ty:ident $($checked:ident)?
+    ) => {
+        $crate::__arm!(@run notice $self, $cx, $params, $server, $method($($field),*) $ty $($checked)?)
+    };
     // A call: the common arm, with no word for its kind.
-    ($self:ident, $cx:ident, $params:ident, $server:ident, $($arm:tt)*) => {
-        $crate::__arm!(@call handle $self, $cx, $params, $server, $($arm)*)
+    (
+        $self:ident, $cx:ident, $params:ident, $server:ident,
+        $method:ident($($field:ident),*) from $ty:ident $($checked:ident)?
+    ) => {
+        $crate::__arm!(@run handle $self, $cx, $params, $server, $method($($field),*) $ty $($checked)?)
     };
     // `handle` or `notice`.
     (
-        @call $function:ident $self:ident, $cx:ident, $params:ident, $server:ident,
-        $ty:ident $($checked:ident)?, $method:ident($($field:ident),*)
+        @run $function:ident $self:ident, $cx:ident, $params:ident, $server:ident,
+        $method:ident($($field:ident),*) $ty:ident $($checked:ident)?
     ) => {
         $crate::__private::$function(
             &$self.server,
@@ -200,9 +219,16 @@ macro_rules! __arm {
             },
         )
     };
-    // Without params the method's `Structure` is named instead of a params type.
-    (@decode $params:ident $structure:ident;) => {
-        $crate::__private::decode($params, $crate::__private::Structure::$structure, &[])
+    // Without params the shape of params the method accepts is named instead of a
+    // params type.
+    (@decode $params:ident by_name;) => {
+        $crate::__private::decode($params, $crate::__private::Structure::ByName, &[])
+    };
+    (@decode $params:ident by_position;) => {
+        $crate::__private::decode($params, $crate::__private::Structure::ByPosition, &[])
+    };
+    (@decode $params:ident by_name_or_position;) => {
+        $crate::__private::decode($params, $crate::__private::Structure::Either, &[])
     };
     (@decode $params:ident $ty:ident; $($field:ident)+) => {
         $ty::decode($params)

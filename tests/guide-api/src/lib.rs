@@ -34,3 +34,8 @@ rpcsmith::include_api!(
     /// `schemas/petstore.json`, types alone, with `json_schema(true)`.
     pub petstore_schemas
 );
+rpcsmith::include_api!(
+    /// `schemas/mcp.json` (MCP 2025-11-25): client and partial server, with the
+    /// directions `examples/mcp/build.rs` gives (`server_to_client`, `both_ways`).
+    pub mcp
+);

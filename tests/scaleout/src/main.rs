@@ -3,7 +3,8 @@
 //! notifications and subscription items carried to the other instances through Redis.
 //!
 //! `scaleout-instance ID [REDIS_ADDRESS]`; without a Redis address the instance pushes to
-//! its own connections only. Methods:
+//! its own connections only. `scaleout-instance --mcp ID` serves MCP's Streamable HTTP
+//! instead ([`mcp`]). Methods:
 //!
 //! | method | answer |
 //! |---|---|
@@ -12,6 +13,8 @@
 //! | `publish [text]` | sends the notification `pushed [ID, text]` to every connection of every instance; `{"sent": n}` with the local connections that took it, or `-32050` when Redis did not take it (`data.sent` as well) |
 //! | `subscribeTicks` | a subscription to the topic `ticks`, items pushed as `tick {"subscription", "result"}` |
 //! | `tick [n]` | publishes `n` to every `subscribeTicks` subscriber of every instance, answered as `publish` |
+
+mod mcp;
 
 use rpcsmith::fanout::{Fanout, PublishError, Topic, redis::Redis};
 use rpcsmith::http;
@@ -107,10 +110,22 @@ fn answer<D>(published: Result<D, PublishError<D>>, sent: fn(&D) -> usize) -> Ca
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    let mcp = args.next_if(|arg| arg == "--mcp").is_some();
     let id = args
         .next()
-        .ok_or("usage: scaleout-instance ID [REDIS_ADDRESS]")?;
+        .ok_or("usage: scaleout-instance ID [REDIS_ADDRESS] | --mcp ID")?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let address = listener.local_addr()?;
+    let mut stdout = tokio::io::stdout();
+    if mcp {
+        stdout
+            .write_all(format!("listening {address}\n").as_bytes())
+            .await?;
+        stdout.flush().await?;
+        mcp::serve(id, listener).await;
+        return Ok(());
+    }
     let hub = Hub::new();
     let broker = args.next().map(|address| {
         let fanout = Fanout::new(Redis::new(address), &hub, "scaleout");
@@ -122,11 +137,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         hub: hub.clone(),
         broker,
     };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let address = listener.local_addr()?;
     let service = http::Service::new(Server::new(instance))
         .websocket(Peer::builder().hub(&hub), Settings::default());
-    let mut stdout = tokio::io::stdout();
     stdout
         .write_all(format!("listening {address}\n").as_bytes())
         .await?;

@@ -58,8 +58,7 @@ mod generated {
             pub name: String,
         }
         __rt::object!(
-            Named, "Named @ #/components/schemas/Named", false, { 0 => name "name"
-            required }
+            Named from "#/components/schemas/Named" { name = "name" required }
         );
         /// Generated from `#/components/schemas/Tree`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
@@ -77,7 +76,7 @@ mod generated {
         /// The `note` param.
         pub note: Option<String>,
     }
-    __rt::serialize_by_position!(OpenParams, account, [tree, note]);
+    __rt::serialize_by_position!(OpenParams { account, optional tree, optional note });
     __rt::validate!(
         OpenParams, param(account, "account", __rt::Rules::NONE), param(tree, "tree",
         __rt::Rules::NONE), param(note, "note", R0)
@@ -123,8 +122,8 @@ mod generated {
         pub p16: u64,
     }
     __rt::serialize_by_position!(
-        WideParams, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15,
-        p16, []
+        WideParams { p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14,
+        p15, p16 }
     );
     /// The result of `wide`.
     pub type WideResult = i64;
@@ -134,7 +133,7 @@ mod generated {
         /// The `counts` param.
         pub counts: types::CountsByHeight,
     }
-    __rt::serialize_by_position!(HeightsParams, counts);
+    __rt::serialize_by_position!(HeightsParams { counts });
     __rt::validate!(HeightsParams, param(counts, "counts", R2));
     /// The result of `heights`.
     pub type HeightsResult = i64;
@@ -162,7 +161,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn open(
             &self,
@@ -177,7 +176,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn wide(
             &self,
@@ -230,7 +229,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn heights(
             &self,
@@ -329,14 +328,15 @@ mod generated {
         }
     }
     __rt::decode_params!(
-        OpenParams, Either, account = "account", tree = "tree", note = "note"
+        OpenParams by_name_or_position { account = "account", tree = "tree", note =
+        "note" }
     );
     __rt::decode_params!(
-        WideParams, ByPosition, p0 = "p0", p1 = "p1", p2 = "p2", p3 = "p3", p4 = "p4", p5
-        = "p5", p6 = "p6", p7 = "p7", p8 = "p8", p9 = "p9", p10 = "p10", p11 = "p11", p12
-        = "p12", p13 = "p13", p14 = "p14", p15 = "p15", p16 = "p16"
+        WideParams by_position { p0 = "p0", p1 = "p1", p2 = "p2", p3 = "p3", p4 = "p4",
+        p5 = "p5", p6 = "p6", p7 = "p7", p8 = "p8", p9 = "p9", p10 = "p10", p11 = "p11",
+        p12 = "p12", p13 = "p13", p14 = "p14", p15 = "p15", p16 = "p16" }
     );
-    __rt::decode_params!(HeightsParams, Either, counts = "counts");
+    __rt::decode_params!(HeightsParams by_name_or_position { counts = "counts" });
     /// Checks, served: implement it, then serve `ChecksDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -387,7 +387,7 @@ mod generated {
         > + Send;
     }
     /// The OpenRPC document of Checks, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Checks\",\"version\":\"1.0.0\",\"description\":\"What the runtime's `validate!` and `serialize_by_position!` write for a document: a named type's own keywords, members and a newtype's value checked; params by position with optional trailing ones, and more than sixteen.\"},\"methods\":[{\"name\":\"open\",\"params\":[{\"name\":\"account\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Account\"}},{\"name\":\"tree\",\"schema\":{\"$ref\":\"#/components/schemas/Tree\"}},{\"name\":\"note\",\"schema\":{\"type\":\"string\",\"maxLength\":4}}],\"result\":{\"name\":\"ok\",\"schema\":{\"type\":\"boolean\"}}},{\"name\":\"wide\",\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"p0\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p1\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p2\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p3\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p4\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p5\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p6\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p7\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p8\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p9\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p10\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p11\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p12\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p13\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p14\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p15\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}},{\"name\":\"p16\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":0}}],\"result\":{\"name\":\"sum\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"heights\",\"summary\":\"Counts by block height: a map whose keys are numbers (patternProperties beside additionalProperties: false).\",\"params\":[{\"name\":\"counts\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/CountsByHeight\"}}],\"result\":{\"name\":\"total\",\"schema\":{\"type\":\"integer\"}}}],\"components\":{\"schemas\":{\"Named\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":2}},\"required\":[\"name\"]},\"Account\":{\"minProperties\":2,\"allOf\":[{\"$ref\":\"#/components/schemas/Named\"},{\"type\":\"object\",\"properties\":{\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":1}},\"additionalProperties\":{\"type\":\"string\",\"minLength\":1}}]},\"Tree\":{\"type\":\"array\",\"minItems\":1,\"items\":{\"$ref\":\"#/components/schemas/Tree\"}},\"CountsByHeight\":{\"title\":\"Counts by height\",\"type\":\"object\",\"additionalProperties\":false,\"patternProperties\":{\"^\\\\d+$\":{\"type\":\"integer\",\"minimum\":0}}}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!("checks.discover.json");
     /// Routes calls to a `ChecksServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct ChecksDispatcher<S> {
@@ -430,14 +430,14 @@ mod generated {
                 };
             }
             match method {
-                "open" => arm!(OpenParams checked, open(account, tree, note)),
+                "open" => arm!(open(account, tree, note) from OpenParams checked),
                 "wide" => {
                     arm!(
-                        WideParams, wide(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10,
-                        p11, p12, p13, p14, p15, p16)
+                        wide(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13,
+                        p14, p15, p16) from WideParams
                     )
                 }
-                "heights" => arm!(HeightsParams checked, heights(counts)),
+                "heights" => arm!(heights(counts) from HeightsParams checked),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

@@ -39,8 +39,8 @@ mod generated {
             pub name: String,
         }
         __rt::object!(
-            Both, "Both @ #/components/schemas/Key/anyOf/2", false, { 0 => number
-            "number" required, 1 => name "name" required }
+            Both from "#/components/schemas/Key/anyOf/2" { number = "number" required,
+            name = "name" required }
         );
         /// An order to a robot: adjacently tagged.
         ///
@@ -88,9 +88,8 @@ mod generated {
             pub wait_ms: u32,
         }
         __rt::object!(
-            CommandTurn,
-            "CommandTurn @ #/components/schemas/Command/oneOf/2/properties/data", false,
-            { 0 => degrees "degrees" required, 1 => wait_ms "wait_ms" required }
+            CommandTurn from "#/components/schemas/Command/oneOf/2/properties/data" {
+            degrees = "degrees" required, wait_ms = "wait_ms" required }
         );
         __rt::validate!(CommandTurn, whole, member(degrees, "degrees", super::R0));
         /// What happened: internally tagged.
@@ -181,8 +180,7 @@ mod generated {
             Name(String),
         }
         __rt::untagged_enum!(
-            Key, "Key @ #/components/schemas/Key", { Both(Both), Number(u64),
-            Name(String) }
+            Key from "#/components/schemas/Key" { Both(Both), Number(u64), Name(String) }
         );
         /// A point on the plane.
         ///
@@ -195,8 +193,8 @@ mod generated {
             pub y: i32,
         }
         __rt::object!(
-            Point, "Point @ #/components/schemas/Point", false, { 0 => x "x" required, 1
-            => y "y" required }
+            Point from "#/components/schemas/Point" { x = "x" required, y = "y" required
+            }
         );
         impl __rt::Validate for Point {}
         /// An error's data: why a user was refused.
@@ -210,8 +208,8 @@ mod generated {
             pub reason: String,
         }
         __rt::object!(
-            Refusal, "Refusal @ #/components/schemas/Refusal", false, { 0 => user "user"
-            required, 1 => reason "reason" required }
+            Refusal from "#/components/schemas/Refusal" { user = "user" required, reason
+            = "reason" required }
         );
         /// The settings of a job, with extra members kept in a map.
         ///
@@ -280,8 +278,8 @@ mod generated {
             pub height: u32,
         }
         __rt::object!(
-            ShapeRect, "ShapeRect @ #/components/schemas/Shape/oneOf/2/properties/rect",
-            false, { 0 => width "width" required, 1 => height "height" required }
+            ShapeRect from "#/components/schemas/Shape/oneOf/2/properties/rect" { width =
+            "width" required, height = "height" required }
         );
         /// A tree of numbers: recursion through a vector.
         ///
@@ -294,8 +292,8 @@ mod generated {
             pub children: Vec<Tree>,
         }
         __rt::object!(
-            Tree, "Tree @ #/components/schemas/Tree", false, { 0 => value "value"
-            required, 1 => children "children" required }
+            Tree from "#/components/schemas/Tree" { value = "value" required, children =
+            "children" required }
         );
         /// A user.
         ///
@@ -320,10 +318,10 @@ mod generated {
             pub ratio: f64,
         }
         __rt::object!(
-            User, "User @ #/components/schemas/User", true, { 0 => id "id" required, 1 =>
-            display_name "displayName" required, 2 => email "email" present, 3 => scores
-            "scores" required, 4 => paid "paid" required, 5 => last_seen "lastSeen"
-            required, 6 => balance "balance" required, 7 => ratio "ratio" required }
+            User from "#/components/schemas/User" deny_unknown_fields { id = "id"
+            required, display_name = "displayName" required, email = "email" present,
+            scores = "scores" required, paid = "paid" required, last_seen = "lastSeen"
+            required, balance = "balance" required, ratio = "ratio" required }
         );
         /// A user's number: a newtype.
         ///
@@ -342,9 +340,8 @@ mod generated {
             pub users: Vec<User>,
         }
         __rt::object!(
-            UserPage, "UserPage @ #/components/schemas/UserPage", false, { 0 =>
-            page_number "pageNumber" required, 1 => has_next "hasNext" required, 2 =>
-            users "users" required }
+            UserPage from "#/components/schemas/UserPage" { page_number = "pageNumber"
+            required, has_next = "hasNext" required, users = "users" required }
         );
         /// `schemars::JsonSchema` of every type: the document's own schema of it.
         mod json_schema {
@@ -718,7 +715,7 @@ mod generated {
         /// The `shape` param.
         pub shape: types::Shape,
     }
-    __rt::serialize_by_position!(ShapeAreaParams, shape);
+    __rt::serialize_by_position!(ShapeAreaParams { shape });
     __rt::validate!(ShapeAreaParams, param(shape, "shape", __rt::Rules::NONE));
     /// The result of `shape_area`.
     pub type ShapeAreaResult = f64;
@@ -730,11 +727,12 @@ mod generated {
         /// The `with_scores` param.
         pub with_scores: Option<bool>,
     }
-    __rt::serialize_by_position!(UserGetParams, id, [with_scores]);
+    __rt::serialize_by_position!(UserGetParams { id, optional with_scores });
     /// The result of `user_get`.
     pub type UserGetResult = Option<types::User>;
     __rt::declared_errors!(
-        "user_get", UserGetError { Refused(types::Refusal) = - 32001, "Refused"; }
+        UserGetError for "user_get" { Refused { code = - 32001, message = "Refused", data
+        = types::Refusal } }
     );
     /// The params of `user_list`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -753,7 +751,7 @@ mod generated {
         /// The `keys` param.
         pub keys: Vec<types::Key>,
     }
-    __rt::serialize_by_position!(RobotCommandParams, command, keys);
+    __rt::serialize_by_position!(RobotCommandParams { command, keys });
     __rt::validate!(RobotCommandParams, param(command, "command", __rt::Rules::NONE));
     /// The result of `robot_command`.
     pub type RobotCommandResult = Vec<types::Event>;
@@ -765,7 +763,7 @@ mod generated {
         /// The `tree` param.
         pub tree: types::Tree,
     }
-    __rt::serialize_by_position!(ExprEvalParams, expr, tree);
+    __rt::serialize_by_position!(ExprEvalParams { expr, tree });
     __rt::validate!(ExprEvalParams, param(expr, "expr", __rt::Rules::NONE));
     /// The result of `expr_eval`.
     pub type ExprEvalResult = (i64, types::Tree);
@@ -787,7 +785,7 @@ mod generated {
         /// The `settings` param.
         pub settings: types::Settings,
     }
-    __rt::serialize_by_position!(JobConfigureParams, settings);
+    __rt::serialize_by_position!(JobConfigureParams { settings });
     __rt::validate!(JobConfigureParams, param(settings, "settings", __rt::Rules::NONE));
     /// A typed client of Codefirst: one method per API method, over any transport.
     #[derive(Debug, Clone)]
@@ -815,7 +813,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn shape_area(
             &self,
@@ -843,7 +841,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn user_list(&self, page: u32) -> Result<UserListResult, __rt::Error> {
             self.inner.request_declared("user_list", &UserListParams { page }).await
@@ -852,7 +850,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn robot_command(
             &self,
@@ -869,7 +867,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn expr_eval(
             &self,
@@ -883,7 +881,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn user_search(
             &self,
@@ -995,13 +993,21 @@ mod generated {
             self.inner.notify("job_configure", &(settings,))
         }
     }
-    __rt::decode_params!(ShapeAreaParams, ByPosition, shape = "shape");
-    __rt::decode_params!(UserGetParams, Either, id = "id", with_scores = "with_scores");
-    __rt::decode_params!(UserListParams, ByName, page = "page");
-    __rt::decode_params!(RobotCommandParams, Either, command = "command", keys = "keys");
-    __rt::decode_params!(ExprEvalParams, Either, expr = "expr", tree = "tree");
-    __rt::decode_params!(UserSearchParams, ByName, query = "query", limit = "limit");
-    __rt::decode_params!(JobConfigureParams, Either, settings = "settings");
+    __rt::decode_params!(ShapeAreaParams by_position { shape = "shape" });
+    __rt::decode_params!(
+        UserGetParams by_name_or_position { id = "id", with_scores = "with_scores" }
+    );
+    __rt::decode_params!(UserListParams by_name { page = "page" });
+    __rt::decode_params!(
+        RobotCommandParams by_name_or_position { command = "command", keys = "keys" }
+    );
+    __rt::decode_params!(
+        ExprEvalParams by_name_or_position { expr = "expr", tree = "tree" }
+    );
+    __rt::decode_params!(UserSearchParams by_name { query = "query", limit = "limit" });
+    __rt::decode_params!(
+        JobConfigureParams by_name_or_position { settings = "settings" }
+    );
     /// Codefirst, served: implement it, then serve `CodefirstDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -1070,7 +1076,9 @@ mod generated {
         ) -> impl ::std::future::Future<Output = ()> + Send;
     }
     /// The OpenRPC document of Codefirst, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Codefirst\",\"version\":\"1.0.0\",\"description\":\"A service written in Rust before it had a document.\"},\"methods\":[{\"name\":\"shape_area\",\"summary\":\"The area of a shape.\",\"params\":[{\"name\":\"shape\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Shape\"}}],\"result\":{\"name\":\"area\",\"schema\":{\"type\":\"number\",\"format\":\"double\"}},\"paramStructure\":\"by-position\"},{\"name\":\"user_get\",\"params\":[{\"name\":\"id\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/UserId\"}},{\"name\":\"with_scores\",\"required\":false,\"schema\":{\"type\":\"boolean\"}}],\"result\":{\"name\":\"user\",\"schema\":{\"anyOf\":[{\"$ref\":\"#/components/schemas/User\"},{\"type\":\"null\"}]}},\"errors\":[{\"code\":-32001,\"message\":\"Refused\",\"data\":{\"$ref\":\"#/components/schemas/Refusal\"}}]},{\"name\":\"user_list\",\"params\":[{\"name\":\"page\",\"required\":true,\"schema\":{\"type\":\"integer\",\"format\":\"uint32\",\"minimum\":0}}],\"result\":{\"name\":\"page\",\"schema\":{\"$ref\":\"#/components/schemas/UserPage\"}},\"paramStructure\":\"by-name\"},{\"name\":\"robot_command\",\"params\":[{\"name\":\"command\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Command\"}},{\"name\":\"keys\",\"required\":true,\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Key\"}}}],\"result\":{\"name\":\"events\",\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Event\"}}}},{\"name\":\"expr_eval\",\"params\":[{\"name\":\"expr\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Expr\"}},{\"name\":\"tree\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Tree\"}}],\"result\":{\"name\":\"value\",\"schema\":{\"type\":\"array\",\"maxItems\":2,\"minItems\":2,\"items\":[{\"type\":\"integer\",\"format\":\"int64\"},{\"$ref\":\"#/components/schemas/Tree\"}]}}},{\"name\":\"user_search\",\"params\":[{\"name\":\"query\",\"required\":true,\"schema\":{\"type\":\"string\",\"description\":\"Words in the user's name.\"}},{\"name\":\"limit\",\"required\":false,\"schema\":{\"type\":[\"integer\",\"null\"],\"format\":\"uint32\",\"minimum\":0,\"description\":\"At most this many users.\"}}],\"result\":{\"name\":\"users\",\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/User\"}}},\"paramStructure\":\"by-name\"},{\"name\":\"job_configure\",\"params\":[{\"name\":\"settings\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Settings\"}}]}],\"components\":{\"schemas\":{\"Command\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"type\":\"string\",\"const\":\"move\"},\"data\":{\"$ref\":\"#/components/schemas/Point\"}},\"required\":[\"kind\",\"data\"],\"description\":\"Go there.\"},{\"type\":\"object\",\"properties\":{\"kind\":{\"type\":\"string\",\"const\":\"say\"},\"data\":{\"type\":\"string\"}},\"required\":[\"kind\",\"data\"],\"description\":\"Say this.\"},{\"type\":\"object\",\"properties\":{\"kind\":{\"type\":\"string\",\"const\":\"turn\"},\"data\":{\"type\":\"object\",\"properties\":{\"degrees\":{\"description\":\"Degrees.\",\"type\":\"integer\",\"format\":\"int16\",\"minimum\":-32768,\"maximum\":32767},\"wait_ms\":{\"description\":\"Milliseconds.\",\"type\":\"integer\",\"format\":\"uint32\",\"minimum\":0}},\"required\":[\"degrees\",\"wait_ms\"]}},\"required\":[\"kind\",\"data\"],\"description\":\"Turn by degrees, then wait milliseconds.\"},{\"type\":\"object\",\"properties\":{\"kind\":{\"type\":\"string\",\"const\":\"halt\"}},\"required\":[\"kind\"],\"description\":\"Stop.\"}],\"description\":\"An order to a robot: adjacently tagged.\"},\"Event\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"started\"},\"at\":{\"type\":\"integer\",\"format\":\"uint64\",\"minimum\":0,\"description\":\"When, in seconds.\"}},\"required\":[\"type\",\"at\"],\"description\":\"The job started.\"},{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"stopped\"},\"reason\":{\"type\":\"string\",\"description\":\"Why.\"},\"code\":{\"type\":[\"integer\",\"null\"],\"format\":\"int32\",\"description\":\"The exit code, if there was one.\"}},\"required\":[\"type\",\"reason\"],\"description\":\"The job stopped.\"},{\"description\":\"A point was reached.\",\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"reached\"}},\"required\":[\"type\"],\"allOf\":[{\"$ref\":\"#/components/schemas/Point\"}]},{\"type\":\"object\",\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"ping\"}},\"required\":[\"type\"],\"description\":\"Still there.\"}],\"description\":\"What happened: internally tagged.\"},\"Expr\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"Num\":{\"type\":\"integer\",\"format\":\"int64\"}},\"required\":[\"Num\"],\"additionalProperties\":false,\"description\":\"A literal.\"},{\"type\":\"object\",\"properties\":{\"Add\":{\"type\":\"array\",\"maxItems\":2,\"minItems\":2,\"items\":[{\"$ref\":\"#/components/schemas/Expr\"},{\"$ref\":\"#/components/schemas/Expr\"}]}},\"required\":[\"Add\"],\"additionalProperties\":false,\"description\":\"A sum.\"},{\"type\":\"object\",\"properties\":{\"Neg\":{\"$ref\":\"#/components/schemas/Expr\"}},\"required\":[\"Neg\"],\"additionalProperties\":false,\"description\":\"A negation.\"}],\"description\":\"An expression: recursion through boxes in an externally tagged enum.\"},\"Key\":{\"anyOf\":[{\"type\":\"integer\",\"format\":\"uint64\",\"minimum\":0,\"title\":\"Number\",\"description\":\"By number.\"},{\"type\":\"string\",\"title\":\"Name\",\"description\":\"By name.\"},{\"type\":\"object\",\"properties\":{\"number\":{\"type\":\"integer\",\"format\":\"uint64\",\"minimum\":0,\"description\":\"The number.\"},\"name\":{\"type\":\"string\",\"description\":\"The name.\"}},\"required\":[\"number\",\"name\"],\"title\":\"Both\",\"description\":\"By both.\"}],\"description\":\"A key: a number or a name, untagged.\"},\"Point\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\",\"format\":\"int32\",\"description\":\"Across.\"},\"y\":{\"type\":\"integer\",\"format\":\"int32\",\"description\":\"Down.\"}},\"required\":[\"x\",\"y\"],\"description\":\"A point on the plane.\"},\"Refusal\":{\"type\":\"object\",\"properties\":{\"user\":{\"description\":\"The user refused.\",\"allOf\":[{\"$ref\":\"#/components/schemas/UserId\"}]},\"reason\":{\"type\":\"string\",\"description\":\"Why.\"}},\"required\":[\"user\",\"reason\"],\"description\":\"An error's data: why a user was refused.\"},\"Settings\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"The job's name.\"},\"priority\":{\"type\":\"integer\",\"format\":\"uint8\",\"minimum\":0,\"maximum\":255,\"description\":\"Its priority, 0 to 255.\"},\"runs\":{\"type\":\"integer\",\"format\":\"uint\",\"minimum\":0,\"description\":\"How many times it ran.\"}},\"required\":[\"name\",\"priority\",\"runs\"],\"additionalProperties\":true,\"description\":\"The settings of a job, with extra members kept in a map.\"},\"Shape\":{\"oneOf\":[{\"type\":\"string\",\"const\":\"empty\",\"description\":\"Nothing at all.\"},{\"type\":\"object\",\"properties\":{\"circle\":{\"type\":\"number\",\"format\":\"double\"}},\"required\":[\"circle\"],\"additionalProperties\":false,\"description\":\"A circle of this radius.\"},{\"type\":\"object\",\"properties\":{\"rect\":{\"type\":\"object\",\"properties\":{\"width\":{\"description\":\"Width.\",\"type\":\"integer\",\"format\":\"uint32\",\"minimum\":0},\"height\":{\"description\":\"Height.\",\"type\":\"integer\",\"format\":\"uint32\",\"minimum\":0}},\"required\":[\"width\",\"height\"]}},\"required\":[\"rect\"],\"additionalProperties\":false,\"description\":\"A rectangle.\"},{\"type\":\"object\",\"properties\":{\"polygon\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Point\"}}},\"required\":[\"polygon\"],\"additionalProperties\":false,\"description\":\"A polygon through these points.\"},{\"type\":\"object\",\"properties\":{\"segment\":{\"type\":\"array\",\"maxItems\":2,\"minItems\":2,\"items\":[{\"$ref\":\"#/components/schemas/Point\"},{\"$ref\":\"#/components/schemas/Point\"}]}},\"required\":[\"segment\"],\"additionalProperties\":false,\"description\":\"A segment between two points.\"}],\"description\":\"A shape: externally tagged, serde's default.\"},\"Tree\":{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\",\"format\":\"int32\",\"description\":\"The number here.\"},\"children\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Tree\"},\"description\":\"The subtrees.\"}},\"required\":[\"value\",\"children\"],\"description\":\"A tree of numbers: recursion through a vector.\"},\"User\":{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"id\":{\"description\":\"The user's number.\",\"allOf\":[{\"$ref\":\"#/components/schemas/UserId\"}]},\"displayName\":{\"type\":\"string\",\"description\":\"The name shown.\"},\"email\":{\"type\":[\"string\",\"null\"],\"description\":\"An e-mail address, when known.\"},\"scores\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"format\":\"uint32\",\"minimum\":0},\"description\":\"Scores by game, keys sorted.\"},\"paid\":{\"type\":\"integer\",\"format\":\"uint128\",\"minimum\":0,\"description\":\"Everything they paid, in the smallest unit: beyond 64 bits.\"},\"lastSeen\":{\"type\":\"array\",\"description\":\"Their last position and when they were there.\",\"minItems\":2,\"maxItems\":2,\"items\":[{\"$ref\":\"#/components/schemas/Point\"},{\"type\":\"integer\",\"format\":\"uint64\",\"minimum\":0}]},\"balance\":{\"type\":\"integer\",\"format\":\"int64\",\"description\":\"A signed balance.\"},\"ratio\":{\"type\":\"number\",\"format\":\"double\",\"description\":\"A ratio.\"}},\"required\":[\"id\",\"displayName\",\"scores\",\"paid\",\"lastSeen\",\"balance\",\"ratio\"],\"description\":\"A user.\"},\"UserId\":{\"type\":\"integer\",\"format\":\"uint64\",\"minimum\":0,\"description\":\"A user's number: a newtype.\"},\"UserPage\":{\"type\":\"object\",\"properties\":{\"pageNumber\":{\"type\":\"integer\",\"format\":\"uint32\",\"minimum\":0,\"description\":\"The page's number, from 0.\"},\"hasNext\":{\"type\":\"boolean\",\"description\":\"Whether a page follows.\"},\"users\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/User\"},\"description\":\"The users on it.\"}},\"required\":[\"pageNumber\",\"hasNext\",\"users\"],\"description\":\"A page of users: a flattened struct beside its own members.\"}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!(
+        "codefirst_json_schema.discover.json"
+    );
     /// Routes calls to a `CodefirstServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct CodefirstDispatcher<S> {
@@ -1113,16 +1121,19 @@ mod generated {
                 };
             }
             match method {
-                "shape_area" => arm!(ShapeAreaParams checked, shape_area(shape)),
-                "user_get" => arm!(UserGetParams, user_get(id, with_scores)),
-                "user_list" => arm!(UserListParams, user_list(page)),
+                "shape_area" => arm!(shape_area(shape) from ShapeAreaParams checked),
+                "user_get" => arm!(user_get(id, with_scores) from UserGetParams),
+                "user_list" => arm!(user_list(page) from UserListParams),
                 "robot_command" => {
-                    arm!(RobotCommandParams checked, robot_command(command, keys))
+                    arm!(robot_command(command, keys) from RobotCommandParams checked)
                 }
-                "expr_eval" => arm!(ExprEvalParams checked, expr_eval(expr, tree)),
-                "user_search" => arm!(UserSearchParams, user_search(query, limit)),
+                "expr_eval" => arm!(expr_eval(expr, tree) from ExprEvalParams checked),
+                "user_search" => arm!(user_search(query, limit) from UserSearchParams),
                 "job_configure" => {
-                    arm!(notice JobConfigureParams checked, job_configure(settings))
+                    arm!(
+                        notification job_configure(settings) from JobConfigureParams
+                        checked
+                    )
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }

@@ -48,8 +48,8 @@ mod generated {
             pub numerator: i64,
         }
         __rt::object!(
-            DivideError1Data, "DivideError1Data @ #/methods/2/errors/0/data", false, { 0
-            => numerator "numerator" required }
+            DivideError1Data from "#/methods/2/errors/0/data" { numerator = "numerator"
+            required }
         );
         /// Money
         ///
@@ -60,8 +60,8 @@ mod generated {
             pub currency: Currency,
         }
         __rt::object!(
-            Money, "Money @ shared.json#/components/schemas/Money", false, { 0 => amount
-            "amount" required, 1 => currency "currency" required }
+            Money from "shared.json#/components/schemas/Money" { amount = "amount"
+            required, currency = "currency" required }
         );
     }
     /// The params of `add`.
@@ -72,7 +72,7 @@ mod generated {
         /// The `b` param.
         pub b: i64,
     }
-    __rt::serialize_by_position!(AddParams, a, b);
+    __rt::serialize_by_position!(AddParams { a, b });
     /// The result of `add`.
     pub type AddResult = i64;
     /// The params of `greet`.
@@ -98,12 +98,13 @@ mod generated {
         /// The `denominator` param.
         pub denominator: i64,
     }
-    __rt::serialize_by_position!(DivideParams, numerator, denominator);
+    __rt::serialize_by_position!(DivideParams { numerator, denominator });
     /// The result of `divide`.
     pub type DivideResult = i64;
     __rt::declared_errors!(
-        "divide", DivideError { DivisionByZero(types::DivideError1Data) = 1,
-        "division by zero"; TooLarge = - 32050, "too large"; }
+        DivideError for "divide" { DivisionByZero { code = 1, message =
+        "division by zero", data = types::DivideError1Data }, TooLarge { code = - 32050,
+        message = "too large" } }
     );
     /// The params of `eth_getBalance`.
     #[derive(Debug, Clone, PartialEq)]
@@ -115,7 +116,9 @@ mod generated {
         /// The `unit` param.
         pub unit: Option<String>,
     }
-    __rt::serialize_by_position!(EthGetBalanceParams, address, [block, unit]);
+    __rt::serialize_by_position!(
+        EthGetBalanceParams { address, optional block, optional unit }
+    );
     /// The result of `eth_getBalance`.
     pub type EthGetBalanceResult = types::Money;
     /// The result of `Filecoin.ChainHead`.
@@ -128,14 +131,14 @@ mod generated {
         /// The `level` param.
         pub level: Option<i64>,
     }
-    __rt::serialize_by_position!(LogParams, message, [level]);
+    __rt::serialize_by_position!(LogParams { message, optional level });
     /// The params of `new`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct New2Params {
         /// The `type` param.
         pub r#type: String,
     }
-    __rt::serialize_by_position!(New2Params, r#type);
+    __rt::serialize_by_position!(New2Params { r#type });
     /// The result of `new`.
     pub type New2Result = String;
     /// A typed client of Features: one method per API method, over any transport.
@@ -167,7 +170,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn add(&self, a: i64, b: i64) -> Result<AddResult, __rt::Error> {
             self.inner.request_declared("add", &(a, b)).await
@@ -176,7 +179,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn greet(
             &self,
@@ -214,7 +217,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn eth_get_balance(
             &self,
@@ -237,7 +240,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn filecoin_chain_head(
             &self,
@@ -263,7 +266,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[deprecated]
         #[inline]
         pub async fn new2(&self, r#type: String) -> Result<New2Result, __rt::Error> {
@@ -368,20 +371,23 @@ mod generated {
             self.inner.request_declared("new", &(r#type,))
         }
     }
-    __rt::decode_params!(AddParams, ByPosition, a = "a", b = "b");
+    __rt::decode_params!(AddParams by_position { a = "a", b = "b" });
     __rt::decode_params!(
-        GreetParams, ByName, name = "name", greeting = "greeting", punctuation =
-        "punctuation"
+        GreetParams by_name { name = "name", greeting = "greeting", punctuation =
+        "punctuation" }
     );
     __rt::decode_params!(
-        DivideParams, Either, numerator = "numerator", denominator = "denominator"
+        DivideParams by_name_or_position { numerator = "numerator", denominator =
+        "denominator" }
     );
     __rt::decode_params!(
-        EthGetBalanceParams, ByPosition, address = "address", block = "block", unit =
-        "unit"
+        EthGetBalanceParams by_position { address = "address", block = "block", unit =
+        "unit" }
     );
-    __rt::decode_params!(LogParams, Either, message = "message", level = "level");
-    __rt::decode_params!(New2Params, Either, r#type = "type");
+    __rt::decode_params!(
+        LogParams by_name_or_position { message = "message", level = "level" }
+    );
+    __rt::decode_params!(New2Params by_name_or_position { r#type = "type" });
     /// Features, served: implement it, then serve `FeaturesDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -453,7 +459,7 @@ mod generated {
         > + Send;
     }
     /// The OpenRPC document of Features, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Features\",\"version\":\"1.0.0\"},\"methods\":[{\"name\":\"add\",\"summary\":\"Adds two integers.\",\"x-idempotent\":true,\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"a\",\"required\":true,\"schema\":{\"type\":\"integer\"}},{\"name\":\"b\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"sum\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"greet\",\"x-idempotent\":true,\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"name\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"greeting\",\"schema\":{\"type\":\"string\"}},{\"name\":\"punctuation\",\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"text\",\"schema\":{\"type\":\"string\"}}},{\"name\":\"divide\",\"description\":\"Divides; declares its errors.\",\"params\":[{\"name\":\"numerator\",\"required\":true,\"schema\":{\"type\":\"integer\"}},{\"name\":\"denominator\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"quotient\",\"schema\":{\"type\":\"integer\"}},\"errors\":[{\"code\":1,\"message\":\"division by zero\",\"data\":{\"type\":\"object\",\"required\":[\"numerator\"],\"properties\":{\"numerator\":{\"type\":\"integer\"}}}},{\"code\":-32050,\"message\":\"too large\"}]},{\"name\":\"eth_getBalance\",\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"address\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"block\",\"schema\":{\"type\":\"string\"}},{\"name\":\"unit\",\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"balance\",\"schema\":{\"$ref\":\"#/components/schemas/Money\"}}},{\"name\":\"Filecoin.ChainHead\",\"params\":[],\"result\":{\"name\":\"head\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"log\",\"summary\":\"A notification: no result.\",\"params\":[{\"name\":\"message\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"level\",\"schema\":{\"type\":\"integer\"}}]},{\"name\":\"new\",\"deprecated\":true,\"params\":[{\"name\":\"type\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"echo\",\"schema\":{\"type\":\"string\"}}}],\"components\":{\"schemas\":{\"Currency\":{\"type\":\"string\",\"enum\":[\"EUR\",\"USD\"]},\"Money\":{\"title\":\"Money\",\"type\":\"object\",\"required\":[\"amount\",\"currency\"],\"properties\":{\"amount\":{\"type\":\"integer\"},\"currency\":{\"$ref\":\"#/components/schemas/Currency\"}}}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!("features.discover.json");
     /// Routes calls to a `FeaturesServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct FeaturesDispatcher<S> {
@@ -496,15 +502,17 @@ mod generated {
                 };
             }
             match method {
-                "add" => arm!(AddParams, add(a, b)),
-                "greet" => arm!(GreetParams, greet(name, greeting, punctuation)),
-                "divide" => arm!(DivideParams, divide(numerator, denominator)),
+                "add" => arm!(add(a, b) from AddParams),
+                "greet" => arm!(greet(name, greeting, punctuation) from GreetParams),
+                "divide" => arm!(divide(numerator, denominator) from DivideParams),
                 "eth_getBalance" => {
-                    arm!(EthGetBalanceParams, eth_get_balance(address, block, unit))
+                    arm!(eth_get_balance(address, block, unit) from EthGetBalanceParams)
                 }
-                "Filecoin.ChainHead" => arm!(Either, filecoin_chain_head()),
-                "log" => arm!(notice LogParams, log(message, level)),
-                "new" => arm!(New2Params, new2(r#type)),
+                "Filecoin.ChainHead" => {
+                    arm!(filecoin_chain_head() from by_name_or_position)
+                }
+                "log" => arm!(notification log(message, level) from LogParams),
+                "new" => arm!(new2(r#type) from New2Params),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

@@ -55,9 +55,9 @@ mod generated {
             pub author: Option<User>,
         }
         __rt::object!(
-            Pullrequest, "Pullrequest @ #/components/schemas/pullrequest", false, { 0 =>
-            id "id" optional, 1 => title "title" optional, 2 => repository "repository"
-            optional, 3 => author "author" optional }
+            Pullrequest from "#/components/schemas/pullrequest" { id = "id" optional,
+            title = "title" optional, repository = "repository" optional, author =
+            "author" optional }
         );
         /// Generated from `#/components/schemas/repository`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -66,8 +66,8 @@ mod generated {
             pub owner: Option<User>,
         }
         __rt::object!(
-            Repository, "Repository @ #/components/schemas/repository", false, { 0 =>
-            slug "slug" optional, 1 => owner "owner" optional }
+            Repository from "#/components/schemas/repository" { slug = "slug" optional,
+            owner = "owner" optional }
         );
         /// Generated from `#/components/schemas/user`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -76,8 +76,8 @@ mod generated {
             pub uuid: Option<String>,
         }
         __rt::object!(
-            User, "User @ #/components/schemas/user", false, { 0 => username "username"
-            optional, 1 => uuid "uuid" optional }
+            User from "#/components/schemas/user" { username = "username" optional, uuid
+            = "uuid" optional }
         );
     }
     /// The params of `get_user_by_name`.
@@ -86,7 +86,7 @@ mod generated {
         /// The `username` param.
         pub username: String,
     }
-    __rt::serialize_by_position!(GetUserByNameParams, username);
+    __rt::serialize_by_position!(GetUserByNameParams { username });
     /// The result of `get_user_by_name`.
     pub type GetUserByNameResult = types::User;
     /// The params of `get_repositories_by_owner`.
@@ -95,7 +95,7 @@ mod generated {
         /// The `username` param.
         pub username: String,
     }
-    __rt::serialize_by_position!(GetRepositoriesByOwnerParams, username);
+    __rt::serialize_by_position!(GetRepositoriesByOwnerParams { username });
     /// The result of `get_repositories_by_owner`.
     pub type GetRepositoriesByOwnerResult = Vec<types::Repository>;
     /// The params of `get_repository`.
@@ -106,7 +106,7 @@ mod generated {
         /// The `slug` param.
         pub slug: String,
     }
-    __rt::serialize_by_position!(GetRepositoryParams, username, slug);
+    __rt::serialize_by_position!(GetRepositoryParams { username, slug });
     /// The result of `get_repository`.
     pub type GetRepositoryResult = types::Repository;
     /// The params of `get_pull_requests_by_repository`.
@@ -120,7 +120,7 @@ mod generated {
         pub state: Option<types::GetPullRequestsByRepositoryState>,
     }
     __rt::serialize_by_position!(
-        GetPullRequestsByRepositoryParams, username, slug, [state]
+        GetPullRequestsByRepositoryParams { username, slug, optional state }
     );
     /// The result of `get_pull_requests_by_repository`.
     pub type GetPullRequestsByRepositoryResult = Vec<types::Pullrequest>;
@@ -134,7 +134,7 @@ mod generated {
         /// The `pid` param.
         pub pid: String,
     }
-    __rt::serialize_by_position!(GetPullRequestsByIdParams, username, slug, pid);
+    __rt::serialize_by_position!(GetPullRequestsByIdParams { username, slug, pid });
     /// The result of `get_pull_requests_by_id`.
     pub type GetPullRequestsByIdResult = types::Pullrequest;
     /// The params of `merge_pull_request`.
@@ -147,7 +147,7 @@ mod generated {
         /// The `pid` param.
         pub pid: String,
     }
-    __rt::serialize_by_position!(MergePullRequestParams, username, slug, pid);
+    __rt::serialize_by_position!(MergePullRequestParams { username, slug, pid });
     /// The result of `merge_pull_request`.
     pub type MergePullRequestResult = __rt::serde_json::Value;
     /// A typed client of Links: one method per API method, over any transport.
@@ -174,7 +174,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_user_by_name(
             &self,
@@ -186,7 +186,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_repositories_by_owner(
             &self,
@@ -198,7 +198,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_repository(
             &self,
@@ -211,7 +211,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_pull_requests_by_repository(
             &self,
@@ -234,7 +234,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_pull_requests_by_id(
             &self,
@@ -250,7 +250,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn merge_pull_request(
             &self,
@@ -351,21 +351,26 @@ mod generated {
             self.inner.request_declared("merge_pull_request", &(username, slug, pid))
         }
     }
-    __rt::decode_params!(GetUserByNameParams, Either, username = "username");
-    __rt::decode_params!(GetRepositoriesByOwnerParams, Either, username = "username");
     __rt::decode_params!(
-        GetRepositoryParams, Either, username = "username", slug = "slug"
+        GetUserByNameParams by_name_or_position { username = "username" }
     );
     __rt::decode_params!(
-        GetPullRequestsByRepositoryParams, Either, username = "username", slug = "slug",
-        state = "state"
+        GetRepositoriesByOwnerParams by_name_or_position { username = "username" }
     );
     __rt::decode_params!(
-        GetPullRequestsByIdParams, Either, username = "username", slug = "slug", pid =
-        "pid"
+        GetRepositoryParams by_name_or_position { username = "username", slug = "slug" }
     );
     __rt::decode_params!(
-        MergePullRequestParams, Either, username = "username", slug = "slug", pid = "pid"
+        GetPullRequestsByRepositoryParams by_name_or_position { username = "username",
+        slug = "slug", state = "state" }
+    );
+    __rt::decode_params!(
+        GetPullRequestsByIdParams by_name_or_position { username = "username", slug =
+        "slug", pid = "pid" }
+    );
+    __rt::decode_params!(
+        MergePullRequestParams by_name_or_position { username = "username", slug =
+        "slug", pid = "pid" }
     );
     /// Links, served: implement it, then serve `LinksDispatcher::new(your_impl)`.
     ///
@@ -430,7 +435,7 @@ mod generated {
         > + Send;
     }
     /// The OpenRPC document of Links, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.0.0-rc1\",\"info\":{\"title\":\"Links\",\"version\":\"1.0.0\"},\"methods\":[{\"name\":\"get_user_by_name\",\"params\":[{\"name\":\"username\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"user\",\"description\":\"The User\",\"schema\":{\"$ref\":\"#/components/schemas/user\"}},\"links\":[{\"$ref\":\"#/components/links/UserRepositories\"}]},{\"name\":\"get_repositories_by_owner\",\"params\":[{\"name\":\"username\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"repositories\",\"description\":\"repositories owned by the supplied user\",\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/repository\"}}},\"links\":[{\"$ref\":\"#/components/links/UserRepository\"}]},{\"name\":\"get_repository\",\"params\":[{\"name\":\"username\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"slug\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"repository\",\"description\":\"The repository\",\"schema\":{\"$ref\":\"#/components/schemas/repository\"}},\"links\":[{\"$ref\":\"#/components/links/RepositoryPullRequests\"}]},{\"name\":\"get_pull_requests_by_repository\",\"params\":[{\"name\":\"username\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"slug\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"state\",\"schema\":{\"type\":\"string\",\"enum\":[\"open\",\"merged\",\"declined\"]}}],\"result\":{\"name\":\"pullrequests\",\"description\":\"an array of pull request objects\",\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/pullrequest\"}}}},{\"name\":\"get_pull_requests_by_id\",\"params\":[{\"name\":\"username\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"slug\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"pid\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"pullrequest\",\"description\":\"a pull request object\",\"schema\":{\"$ref\":\"#/components/schemas/pullrequest\"}},\"links\":[{\"$ref\":\"#/components/links/PullRequestMerge\"}]},{\"name\":\"merge_pull_request\",\"params\":[{\"name\":\"username\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"slug\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"pid\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"merged\",\"description\":\"the PR was successfully merged\",\"schema\":{}}}],\"components\":{\"links\":{\"UserRepositories\":{\"description\":\"Get the repositories by owner.\",\"summary\":\"Get the repos by owner\",\"server\":{\"name\":\"Other Server Name\",\"description\":\"Use other server instead\",\"url\":\"http://localhost:9210\"},\"method\":\"get_repositories_by_owner\",\"params\":{\"username\":\"${result.username}\"}},\"UserRepository\":{\"method\":\"getRepository\",\"params\":{\"username\":\"${result.owner.username}\",\"slug\":\"${result.slug}\"}},\"RepositoryPullRequests\":{\"method\":\"getPullRequestsByRepository\",\"params\":{\"username\":\"${result.owner.username}\",\"slug\":\"${result.slug}\"}},\"PullRequestMerge\":{\"method\":\"mergePullRequest\",\"params\":{\"username\":\"${result.author.username}\",\"slug\":\"${result.repository.slug}\",\"pid\":\"${result.id}\"}}},\"schemas\":{\"user\":{\"type\":\"object\",\"properties\":{\"username\":{\"type\":\"string\"},\"uuid\":{\"type\":\"string\"}}},\"repository\":{\"type\":\"object\",\"properties\":{\"slug\":{\"type\":\"string\"},\"owner\":{\"$ref\":\"#/components/schemas/user\"}}},\"pullrequest\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},\"title\":{\"type\":\"string\"},\"repository\":{\"$ref\":\"#/components/schemas/repository\"},\"author\":{\"$ref\":\"#/components/schemas/user\"}}}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!("link_example.discover.json");
     /// Routes calls to a `LinksServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct LinksDispatcher<S> {
@@ -474,30 +479,34 @@ mod generated {
             }
             match method {
                 "get_user_by_name" => {
-                    arm!(GetUserByNameParams, get_user_by_name(username))
+                    arm!(get_user_by_name(username) from GetUserByNameParams)
                 }
                 "get_repositories_by_owner" => {
                     arm!(
-                        GetRepositoriesByOwnerParams, get_repositories_by_owner(username)
+                        get_repositories_by_owner(username) from
+                        GetRepositoriesByOwnerParams
                     )
                 }
                 "get_repository" => {
-                    arm!(GetRepositoryParams, get_repository(username, slug))
+                    arm!(get_repository(username, slug) from GetRepositoryParams)
                 }
                 "get_pull_requests_by_repository" => {
                     arm!(
-                        GetPullRequestsByRepositoryParams,
-                        get_pull_requests_by_repository(username, slug, state)
+                        get_pull_requests_by_repository(username, slug, state) from
+                        GetPullRequestsByRepositoryParams
                     )
                 }
                 "get_pull_requests_by_id" => {
                     arm!(
-                        GetPullRequestsByIdParams, get_pull_requests_by_id(username,
-                        slug, pid)
+                        get_pull_requests_by_id(username, slug, pid) from
+                        GetPullRequestsByIdParams
                     )
                 }
                 "merge_pull_request" => {
-                    arm!(MergePullRequestParams, merge_pull_request(username, slug, pid))
+                    arm!(
+                        merge_pull_request(username, slug, pid) from
+                        MergePullRequestParams
+                    )
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }

@@ -29,8 +29,8 @@ mod generated {
             pub tag: Option<String>,
         }
         __rt::object!(
-            Pet, "Pet @ #/components/schemas/Pet", false, { 0 => id "id" required, 1 =>
-            name "name" required, 2 => tag "tag" optional }
+            Pet from "#/components/schemas/Pet" { id = "id" required, name = "name"
+            required, tag = "tag" optional }
         );
         /// Generated from `#/components/schemas/Pets`.
         pub type Pets = Vec<Pet>;
@@ -53,7 +53,7 @@ mod generated {
         /// The id of the pet to retrieve
         pub pet_id: String,
     }
-    __rt::serialize_by_position!(GetPetParams, pet_id);
+    __rt::serialize_by_position!(GetPetParams { pet_id });
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pets;
     /// A typed client of Petstore By Name: one method per API method, over any transport.
@@ -82,7 +82,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn list_pets(
             &self,
@@ -96,7 +96,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn create_pet(&self) -> Result<CreatePetResult, __rt::Error> {
             self.inner.request_declared("create_pet", &()).await
@@ -107,7 +107,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_pet(
             &self,
@@ -155,8 +155,8 @@ mod generated {
             self.inner.request_declared("get_pet", &(pet_id,))
         }
     }
-    __rt::decode_params!(ListPetsParams, ByName, limit = "limit");
-    __rt::decode_params!(GetPetParams, ByPosition, pet_id = "petId");
+    __rt::decode_params!(ListPetsParams by_name { limit = "limit" });
+    __rt::decode_params!(GetPetParams by_position { pet_id = "petId" });
     /// Petstore By Name, served: implement it, then serve `PetstoreByNameDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -188,7 +188,9 @@ mod generated {
         > + Send;
     }
     /// The OpenRPC document of Petstore By Name, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.0.0-rc1\",\"info\":{\"version\":\"1.0.0\",\"title\":\"Petstore By Name\",\"license\":{\"name\":\"MIT\"}},\"servers\":[{\"url\":\"http://localhost:8080\"}],\"methods\":[{\"name\":\"list_pets\",\"summary\":\"List all pets\",\"paramStructure\":\"by-name\",\"tags\":[{\"name\":\"pets\"}],\"params\":[{\"name\":\"limit\",\"description\":\"How many items to return at one time (max 100)\",\"required\":false,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"pets\",\"description\":\"A paged array of pets\",\"schema\":{\"$ref\":\"#/components/schemas/Pets\"}},\"examples\":[{\"name\":\"listPetExample\",\"description\":\"List pet example\",\"params\":[{\"name\":\"limit\",\"value\":1}],\"result\":{\"name\":\"listPetResultExample\",\"value\":[{\"id\":7,\"name\":\"fluffy\",\"tag\":\"poodle\"}]}}]},{\"name\":\"create_pet\",\"summary\":\"Create a pet\",\"paramStructure\":\"by-name\",\"tags\":[{\"name\":\"pets\"}],\"params\":[],\"result\":{\"name\":\"null\",\"description\":\"Null response\",\"schema\":{\"type\":\"null\"}}},{\"name\":\"get_pet\",\"summary\":\"Info for a specific pet\",\"tags\":[{\"name\":\"pets\"}],\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"petId\",\"required\":true,\"description\":\"The id of the pet to retrieve\",\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"pets\",\"description\":\"Expected response to a valid request\",\"schema\":{\"$ref\":\"#/components/schemas/Pets\"}}}],\"components\":{\"schemas\":{\"Pet\":{\"required\":[\"id\",\"name\"],\"properties\":{\"id\":{\"type\":\"integer\"},\"name\":{\"type\":\"string\"},\"tag\":{\"type\":\"string\"}}},\"Pets\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Pet\"}}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!(
+        "params_by_name_petstore.discover.json"
+    );
     /// Routes calls to a `PetstoreByNameServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct PetstoreByNameDispatcher<S> {
@@ -231,9 +233,9 @@ mod generated {
                 };
             }
             match method {
-                "list_pets" => arm!(ListPetsParams, list_pets(limit)),
-                "create_pet" => arm!(ByName, create_pet()),
-                "get_pet" => arm!(GetPetParams, get_pet(pet_id)),
+                "list_pets" => arm!(list_pets(limit) from ListPetsParams),
+                "create_pet" => arm!(create_pet() from by_name),
+                "get_pet" => arm!(get_pet(pet_id) from GetPetParams),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

@@ -30,8 +30,8 @@ mod generated {
             pub tag: Option<String>,
         }
         __rt::object!(
-            Pet, "Pet @ #/components/schemas/Pet", false, { 0 => id "id" required, 1 =>
-            name "name" required, 2 => tag "tag" optional }
+            Pet from "#/components/schemas/Pet" { id = "id" required, name = "name"
+            required, tag = "tag" optional }
         );
         /// Generated from `#/components/schemas/PetId`.
         pub type PetId = u64;
@@ -44,11 +44,13 @@ mod generated {
         /// How many items to return at one time (max 100)
         pub limit: Option<u64>,
     }
-    __rt::serialize_by_position!(ListPetsParams, [limit]);
+    __rt::serialize_by_position!(ListPetsParams { optional limit });
     __rt::validate!(ListPetsParams, param(limit, "limit", R0));
     /// The result of `list_pets`.
     pub type ListPetsResult = types::Pets;
-    __rt::declared_errors!("list_pets", ListPetsError { PetsBusy = 100, "pets busy"; });
+    __rt::declared_errors!(
+        ListPetsError for "list_pets" { PetsBusy { code = 100, message = "pets busy" } }
+    );
     /// The params of `create_pet`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct CreatePetParams {
@@ -57,7 +59,7 @@ mod generated {
         /// Pet tag to create
         pub new_pet_tag: Option<String>,
     }
-    __rt::serialize_by_position!(CreatePetParams, new_pet_name, [new_pet_tag]);
+    __rt::serialize_by_position!(CreatePetParams { new_pet_name, optional new_pet_tag });
     /// The result of `create_pet`.
     pub type CreatePetResult = types::PetId;
     /// The params of `get_pet`.
@@ -66,7 +68,7 @@ mod generated {
         /// The id of the pet to retrieve
         pub pet_id: types::PetId,
     }
-    __rt::serialize_by_position!(GetPetParams, pet_id);
+    __rt::serialize_by_position!(GetPetParams { pet_id });
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pet;
     /// A typed client of Petstore: one method per API method, over any transport.
@@ -110,7 +112,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn create_pet(
             &self,
@@ -133,7 +135,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_pet(
             &self,
@@ -195,11 +197,12 @@ mod generated {
             self.inner.request_declared("get_pet", &(pet_id,))
         }
     }
-    __rt::decode_params!(ListPetsParams, Either, limit = "limit");
+    __rt::decode_params!(ListPetsParams by_name_or_position { limit = "limit" });
     __rt::decode_params!(
-        CreatePetParams, Either, new_pet_name = "newPetName", new_pet_tag = "newPetTag"
+        CreatePetParams by_name_or_position { new_pet_name = "newPetName", new_pet_tag =
+        "newPetTag" }
     );
-    __rt::decode_params!(GetPetParams, Either, pet_id = "petId");
+    __rt::decode_params!(GetPetParams by_name_or_position { pet_id = "petId" });
     /// Petstore, served: implement it, then serve `PetstoreDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -233,7 +236,7 @@ mod generated {
         > + Send;
     }
     /// The OpenRPC document of Petstore, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.0.0-rc1\",\"info\":{\"version\":\"1.0.0\",\"title\":\"Petstore\",\"license\":{\"name\":\"MIT\"}},\"servers\":[{\"url\":\"http://localhost:8080\"}],\"methods\":[{\"name\":\"list_pets\",\"summary\":\"List all pets\",\"tags\":[{\"name\":\"pets\"}],\"params\":[{\"name\":\"limit\",\"description\":\"How many items to return at one time (max 100)\",\"required\":false,\"schema\":{\"type\":\"integer\",\"minimum\":1}}],\"result\":{\"name\":\"pets\",\"description\":\"A paged array of pets\",\"schema\":{\"$ref\":\"#/components/schemas/Pets\"}},\"errors\":[{\"code\":100,\"message\":\"pets busy\"}],\"examples\":[{\"name\":\"listPetExample\",\"description\":\"List pet example\",\"params\":[{\"name\":\"limit\",\"value\":1}],\"result\":{\"name\":\"listPetResultExample\",\"value\":[{\"id\":7,\"name\":\"fluffy\",\"tag\":\"poodle\"}]}}]},{\"name\":\"create_pet\",\"summary\":\"Create a pet\",\"tags\":[{\"name\":\"pets\"}],\"params\":[{\"name\":\"newPetName\",\"description\":\"Name of pet to create\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"newPetTag\",\"description\":\"Pet tag to create\",\"schema\":{\"type\":\"string\"}}],\"examples\":[{\"name\":\"createPetExample\",\"description\":\"Create pet example\",\"params\":[{\"name\":\"newPetName\",\"value\":\"fluffy\"},{\"name\":\"tag\",\"value\":\"poodle\"}],\"result\":{\"name\":\"listPetResultExample\",\"value\":7}}],\"result\":{\"$ref\":\"#/components/contentDescriptors/PetId\"}},{\"name\":\"get_pet\",\"summary\":\"Info for a specific pet\",\"tags\":[{\"name\":\"pets\"}],\"params\":[{\"$ref\":\"#/components/contentDescriptors/PetId\"}],\"result\":{\"name\":\"pet\",\"description\":\"Expected response to a valid request\",\"schema\":{\"$ref\":\"#/components/schemas/Pet\"}},\"examples\":[{\"name\":\"getPetExample\",\"description\":\"get pet example\",\"params\":[{\"name\":\"petId\",\"value\":7}],\"result\":{\"name\":\"getPetExampleResult\",\"value\":{\"name\":\"fluffy\",\"tag\":\"poodle\",\"id\":7}}}]}],\"components\":{\"contentDescriptors\":{\"PetId\":{\"name\":\"petId\",\"required\":true,\"description\":\"The id of the pet to retrieve\",\"schema\":{\"$ref\":\"#/components/schemas/PetId\"}}},\"schemas\":{\"PetId\":{\"type\":\"integer\",\"minimum\":0},\"Pet\":{\"type\":\"object\",\"required\":[\"id\",\"name\"],\"properties\":{\"id\":{\"$ref\":\"#/components/schemas/PetId\"},\"name\":{\"type\":\"string\"},\"tag\":{\"type\":\"string\"}}},\"Pets\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Pet\"}}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!("petstore.discover.json");
     /// Routes calls to a `PetstoreServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct PetstoreDispatcher<S> {
@@ -276,11 +279,11 @@ mod generated {
                 };
             }
             match method {
-                "list_pets" => arm!(ListPetsParams checked, list_pets(limit)),
+                "list_pets" => arm!(list_pets(limit) from ListPetsParams checked),
                 "create_pet" => {
-                    arm!(CreatePetParams, create_pet(new_pet_name, new_pet_tag))
+                    arm!(create_pet(new_pet_name, new_pet_tag) from CreatePetParams)
                 }
-                "get_pet" => arm!(GetPetParams, get_pet(pet_id)),
+                "get_pet" => arm!(get_pet(pet_id) from GetPetParams),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

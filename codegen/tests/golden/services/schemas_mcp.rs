@@ -47,9 +47,9 @@ mod generated {
             pub last_modified: Option<String>,
         }
         __rt::object!(
-            Annotations, "Annotations @ #/components/schemas/Annotations", false, { 0 =>
-            audience "audience" optional, 1 => priority "priority" optional, 2 =>
-            last_modified "lastModified" optional }
+            Annotations from "#/components/schemas/Annotations" { audience = "audience"
+            optional, priority = "priority" optional, last_modified = "lastModified"
+            optional }
         );
         __rt::validate!(
             Annotations, whole, member(priority, "priority", super::R2),
@@ -67,10 +67,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            AudioContent, "AudioContent @ #/components/schemas/AudioContent", false, { 0
-            => r#type "type" required, 1 => data "data" required, 2 => mime_type
-            "mimeType" required, 3 => annotations "annotations" optional, 4 => meta
-            "_meta" optional }
+            AudioContent from "#/components/schemas/AudioContent" { r#type = "type"
+            required, data = "data" required, mime_type = "mimeType" required,
+            annotations = "annotations" optional, meta = "_meta" optional }
         );
         __rt::validate!(
             AudioContent, whole, member(r#type, "type", super::R5), member(annotations,
@@ -108,10 +107,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            BlobResourceContents,
-            "BlobResourceContents @ #/components/schemas/BlobResourceContents", false, {
-            0 => uri "uri" required, 1 => mime_type "mimeType" optional, 2 => blob "blob"
-            required, 3 => meta "_meta" optional }
+            BlobResourceContents from "#/components/schemas/BlobResourceContents" { uri =
+            "uri" required, mime_type = "mimeType" optional, blob = "blob" required, meta
+            = "_meta" optional }
         );
         __rt::validate!(BlobResourceContents, whole, member(uri, "uri", super::R0));
         /// Generated from `#/components/schemas/BooleanSchema`.
@@ -123,9 +121,9 @@ mod generated {
             pub default: Option<bool>,
         }
         __rt::object!(
-            BooleanSchema, "BooleanSchema @ #/components/schemas/BooleanSchema", false, {
-            0 => r#type "type" required, 1 => title "title" optional, 2 => description
-            "description" optional, 3 => default "default" optional }
+            BooleanSchema from "#/components/schemas/BooleanSchema" { r#type = "type"
+            required, title = "title" optional, description = "description" optional,
+            default = "default" optional }
         );
         __rt::validate!(BooleanSchema, whole, member(r#type, "type", super::R12));
         /// Generated from `#/components/schemas/BooleanSchema/properties/type`.
@@ -162,7 +160,7 @@ mod generated {
             CreateTaskResult(CreateTaskResult),
         }
         __rt::untagged_enum!(
-            CallToolOutcome, "CallToolOutcome @ #/components/schemas/CallToolOutcome", {
+            CallToolOutcome from "#/components/schemas/CallToolOutcome" {
             CallToolResult(CallToolResult), CreateTaskResult(CreateTaskResult) }
         );
         /// What a tool gave.
@@ -180,10 +178,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            CallToolResult, "CallToolResult @ #/components/schemas/CallToolResult",
-            false, { 0 => content "content" required, 1 => structured_content
-            "structuredContent" optional, 2 => is_error "isError" optional, 3 => meta
-            "_meta" optional }
+            CallToolResult from "#/components/schemas/CallToolResult" { content =
+            "content" required, structured_content = "structuredContent" optional,
+            is_error = "isError" optional, meta = "_meta" optional }
         );
         /// A capability with no settings (yet): present means supported.
         ///
@@ -201,11 +198,10 @@ mod generated {
             pub tasks: Option<ClientTasksCapability>,
         }
         __rt::object!(
-            ClientCapabilities,
-            "ClientCapabilities @ #/components/schemas/ClientCapabilities", false, { 0 =>
-            experimental "experimental" optional, 1 => roots "roots" optional, 2 =>
-            sampling "sampling" optional, 3 => elicitation "elicitation" optional, 4 =>
-            tasks "tasks" optional }
+            ClientCapabilities from "#/components/schemas/ClientCapabilities" {
+            experimental = "experimental" optional, roots = "roots" optional, sampling =
+            "sampling" optional, elicitation = "elicitation" optional, tasks = "tasks"
+            optional }
         );
         /// The client runs tasks: which of the server's requests it takes as tasks, and whether it lists and cancels them.
         ///
@@ -217,10 +213,9 @@ mod generated {
             pub requests: Option<ClientTasksCapabilityRequests>,
         }
         __rt::object!(
-            ClientTasksCapability,
-            "ClientTasksCapability @ #/components/schemas/ClientTasksCapability", false,
-            { 0 => list "list" optional, 1 => cancel "cancel" optional, 2 => requests
-            "requests" optional }
+            ClientTasksCapability from "#/components/schemas/ClientTasksCapability" {
+            list = "list" optional, cancel = "cancel" optional, requests = "requests"
+            optional }
         );
         /// Generated from `#/components/schemas/ClientTasksCapability/properties/requests`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -229,10 +224,9 @@ mod generated {
             pub elicitation: Option<ClientTasksCapabilityRequestsElicitation>,
         }
         __rt::object!(
-            ClientTasksCapabilityRequests,
-            "ClientTasksCapabilityRequests @ #/components/schemas/ClientTasksCapability/properties/requests",
-            false, { 0 => sampling "sampling" optional, 1 => elicitation "elicitation"
-            optional }
+            ClientTasksCapabilityRequests from
+            "#/components/schemas/ClientTasksCapability/properties/requests" { sampling =
+            "sampling" optional, elicitation = "elicitation" optional }
         );
         /// Generated from `#/components/schemas/ClientTasksCapability/properties/requests/properties/elicitation`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -240,9 +234,9 @@ mod generated {
             pub create: Option<Capability>,
         }
         __rt::object!(
-            ClientTasksCapabilityRequestsElicitation,
-            "ClientTasksCapabilityRequestsElicitation @ #/components/schemas/ClientTasksCapability/properties/requests/properties/elicitation",
-            false, { 0 => create "create" optional }
+            ClientTasksCapabilityRequestsElicitation from
+            "#/components/schemas/ClientTasksCapability/properties/requests/properties/elicitation"
+            { create = "create" optional }
         );
         /// Generated from `#/components/schemas/ClientTasksCapability/properties/requests/properties/sampling`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -250,9 +244,9 @@ mod generated {
             pub create_message: Option<Capability>,
         }
         __rt::object!(
-            ClientTasksCapabilityRequestsSampling,
-            "ClientTasksCapabilityRequestsSampling @ #/components/schemas/ClientTasksCapability/properties/requests/properties/sampling",
-            false, { 0 => create_message "createMessage" optional }
+            ClientTasksCapabilityRequestsSampling from
+            "#/components/schemas/ClientTasksCapability/properties/requests/properties/sampling"
+            { create_message = "createMessage" optional }
         );
         /// Generated from `#/components/schemas/CompleteResult`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -261,8 +255,8 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            CompleteResult, "CompleteResult @ #/components/schemas/CompleteResult",
-            false, { 0 => completion "completion" required, 1 => meta "_meta" optional }
+            CompleteResult from "#/components/schemas/CompleteResult" { completion =
+            "completion" required, meta = "_meta" optional }
         );
         /// Generated from `#/components/schemas/CompleteResult/properties/completion`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -273,10 +267,9 @@ mod generated {
             pub has_more: Option<bool>,
         }
         __rt::object!(
-            CompleteResultCompletion,
-            "CompleteResultCompletion @ #/components/schemas/CompleteResult/properties/completion",
-            false, { 0 => values "values" required, 1 => total "total" optional, 2 =>
-            has_more "hasMore" optional }
+            CompleteResultCompletion from
+            "#/components/schemas/CompleteResult/properties/completion" { values =
+            "values" required, total = "total" optional, has_more = "hasMore" optional }
         );
         /// Generated from `#/components/schemas/CompletionArgument`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -286,9 +279,8 @@ mod generated {
             pub value: String,
         }
         __rt::object!(
-            CompletionArgument,
-            "CompletionArgument @ #/components/schemas/CompletionArgument", false, { 0 =>
-            name "name" required, 1 => value "value" required }
+            CompletionArgument from "#/components/schemas/CompletionArgument" { name =
+            "name" required, value = "value" required }
         );
         /// Generated from `#/components/schemas/CompletionContext`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -297,9 +289,8 @@ mod generated {
             pub arguments: Option<::std::collections::BTreeMap<String, String>>,
         }
         __rt::object!(
-            CompletionContext,
-            "CompletionContext @ #/components/schemas/CompletionContext", false, { 0 =>
-            arguments "arguments" optional }
+            CompletionContext from "#/components/schemas/CompletionContext" { arguments =
+            "arguments" optional }
         );
         /// What is completed: an argument of a prompt, or a variable of a resource template.
         ///
@@ -345,7 +336,7 @@ mod generated {
             EmbeddedResource(EmbeddedResource),
         }
         __rt::untagged_enum!(
-            ContentBlock, "ContentBlock @ #/components/schemas/ContentBlock", {
+            ContentBlock from "#/components/schemas/ContentBlock" {
             ImageContent(ImageContent), AudioContent(AudioContent),
             ResourceLink(ResourceLink), TextContent(TextContent),
             EmbeddedResource(EmbeddedResource) }
@@ -389,8 +380,7 @@ mod generated {
             CreateTaskResult(CreateTaskResult),
         }
         __rt::untagged_enum!(
-            CreateMessageOutcome,
-            "CreateMessageOutcome @ #/components/schemas/CreateMessageOutcome", {
+            CreateMessageOutcome from "#/components/schemas/CreateMessageOutcome" {
             CreateMessageResult(CreateMessageResult), CreateTaskResult(CreateTaskResult)
             }
         );
@@ -408,11 +398,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            CreateMessageResult,
-            "CreateMessageResult @ #/components/schemas/CreateMessageResult", false, { 0
-            => role "role" required, 1 => content "content" required, 2 => model "model"
-            required, 3 => stop_reason "stopReason" optional, 4 => meta "_meta" optional
-            }
+            CreateMessageResult from "#/components/schemas/CreateMessageResult" { role =
+            "role" required, content = "content" required, model = "model" required,
+            stop_reason = "stopReason" optional, meta = "_meta" optional }
         );
         /// The answer to a request run as a task: the task.
         ///
@@ -423,8 +411,8 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            CreateTaskResult, "CreateTaskResult @ #/components/schemas/CreateTaskResult",
-            false, { 0 => task "task" required, 1 => meta "_meta" optional }
+            CreateTaskResult from "#/components/schemas/CreateTaskResult" { task = "task"
+            required, meta = "_meta" optional }
         );
         /// An opaque place in a paginated list.
         ///
@@ -442,7 +430,7 @@ mod generated {
             CreateTaskResult(CreateTaskResult),
         }
         __rt::untagged_enum!(
-            ElicitOutcome, "ElicitOutcome @ #/components/schemas/ElicitOutcome", {
+            ElicitOutcome from "#/components/schemas/ElicitOutcome" {
             ElicitResult(ElicitResult), CreateTaskResult(CreateTaskResult) }
         );
         /// The user's answer: `accept` (with `content`, for a form), `decline`, or `cancel` (dismissed).
@@ -455,9 +443,8 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ElicitResult, "ElicitResult @ #/components/schemas/ElicitResult", false, { 0
-            => action "action" required, 1 => content "content" optional, 2 => meta
-            "_meta" optional }
+            ElicitResult from "#/components/schemas/ElicitResult" { action = "action"
+            required, content = "content" optional, meta = "_meta" optional }
         );
         /// Generated from `#/components/schemas/ElicitResult/properties/action`.
         #[derive(
@@ -496,7 +483,7 @@ mod generated {
             String(String),
         }
         __rt::untagged_enum!(
-            ElicitValue, "ElicitValue @ #/components/schemas/ElicitValue", { Bool(bool),
+            ElicitValue from "#/components/schemas/ElicitValue" { Bool(bool),
             Number(f64), Array(Vec < String >), String(String) }
         );
         /// The client asks its user for servers, by form and/or by URL (an empty object, as earlier revisions send it, means form only).
@@ -508,9 +495,8 @@ mod generated {
             pub url: Option<Capability>,
         }
         __rt::object!(
-            ElicitationCapability,
-            "ElicitationCapability @ #/components/schemas/ElicitationCapability", false,
-            { 0 => form "form" optional, 1 => url "url" optional }
+            ElicitationCapability from "#/components/schemas/ElicitationCapability" {
+            form = "form" optional, url = "url" optional }
         );
         /// Generated from `#/methods/22/params/0/schema`.
         #[derive(
@@ -544,9 +530,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            EmbeddedResource, "EmbeddedResource @ #/components/schemas/EmbeddedResource",
-            false, { 0 => r#type "type" required, 1 => resource "resource" required, 2 =>
-            annotations "annotations" optional, 3 => meta "_meta" optional }
+            EmbeddedResource from "#/components/schemas/EmbeddedResource" { r#type =
+            "type" required, resource = "resource" required, annotations = "annotations"
+            optional, meta = "_meta" optional }
         );
         __rt::validate!(
             EmbeddedResource, whole, member(r#type, "type", super::R7), member(resource,
@@ -583,8 +569,8 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            EmptyResult, "EmptyResult @ #/components/schemas/EmptyResult", false, { 0 =>
-            meta "_meta" optional }
+            EmptyResult from "#/components/schemas/EmptyResult" { meta = "_meta" optional
+            }
         );
         /// One of `enum`; `enumNames` (deprecated) gives their titles.
         ///
@@ -599,10 +585,10 @@ mod generated {
             pub default: Option<String>,
         }
         __rt::object!(
-            EnumSchema, "EnumSchema @ #/components/schemas/EnumSchema", false, { 0 =>
-            r#type "type" required, 1 => title "title" optional, 2 => description
-            "description" optional, 3 => r#enum "enum" required, 4 => enum_names
-            "enumNames" optional, 5 => default "default" optional }
+            EnumSchema from "#/components/schemas/EnumSchema" { r#type = "type" required,
+            title = "title" optional, description = "description" optional, r#enum =
+            "enum" required, enum_names = "enumNames" optional, default = "default"
+            optional }
         );
         __rt::validate!(EnumSchema, whole, member(r#type, "type", super::R11));
         /// Generated from `#/components/schemas/EnumSchema/properties/type`.
@@ -635,9 +621,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            GetPromptResult, "GetPromptResult @ #/components/schemas/GetPromptResult",
-            false, { 0 => description "description" optional, 1 => messages "messages"
-            required, 2 => meta "_meta" optional }
+            GetPromptResult from "#/components/schemas/GetPromptResult" { description =
+            "description" optional, messages = "messages" required, meta = "_meta"
+            optional }
         );
         /// An icon a client may show: an `https:` or `data:` URL.
         ///
@@ -652,9 +638,8 @@ mod generated {
             pub theme: Option<IconTheme>,
         }
         __rt::object!(
-            Icon, "Icon @ #/components/schemas/Icon", false, { 0 => src "src" required, 1
-            => mime_type "mimeType" optional, 2 => sizes "sizes" optional, 3 => theme
-            "theme" optional }
+            Icon from "#/components/schemas/Icon" { src = "src" required, mime_type =
+            "mimeType" optional, sizes = "sizes" optional, theme = "theme" optional }
         );
         __rt::validate!(Icon, whole, member(src, "src", super::R0));
         /// The background the icon is drawn for.
@@ -694,10 +679,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ImageContent, "ImageContent @ #/components/schemas/ImageContent", false, { 0
-            => r#type "type" required, 1 => data "data" required, 2 => mime_type
-            "mimeType" required, 3 => annotations "annotations" optional, 4 => meta
-            "_meta" optional }
+            ImageContent from "#/components/schemas/ImageContent" { r#type = "type"
+            required, data = "data" required, mime_type = "mimeType" required,
+            annotations = "annotations" optional, meta = "_meta" optional }
         );
         __rt::validate!(
             ImageContent, whole, member(r#type, "type", super::R4), member(annotations,
@@ -739,10 +723,10 @@ mod generated {
             pub icons: Option<Vec<Icon>>,
         }
         __rt::object!(
-            Implementation, "Implementation @ #/components/schemas/Implementation",
-            false, { 0 => name "name" required, 1 => title "title" optional, 2 => version
-            "version" required, 3 => description "description" optional, 4 => website_url
-            "websiteUrl" optional, 5 => icons "icons" optional }
+            Implementation from "#/components/schemas/Implementation" { name = "name"
+            required, title = "title" optional, version = "version" required, description
+            = "description" optional, website_url = "websiteUrl" optional, icons =
+            "icons" optional }
         );
         __rt::validate!(
             Implementation, whole, member(website_url, "websiteUrl", super::R0),
@@ -760,10 +744,10 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            InitializeResult, "InitializeResult @ #/components/schemas/InitializeResult",
-            false, { 0 => protocol_version "protocolVersion" required, 1 => capabilities
-            "capabilities" required, 2 => server_info "serverInfo" required, 3 =>
-            instructions "instructions" optional, 4 => meta "_meta" optional }
+            InitializeResult from "#/components/schemas/InitializeResult" {
+            protocol_version = "protocolVersion" required, capabilities = "capabilities"
+            required, server_info = "serverInfo" required, instructions = "instructions"
+            optional, meta = "_meta" optional }
         );
         /// A list the sender offers; `listChanged`: it tells when the list changes.
         ///
@@ -773,8 +757,8 @@ mod generated {
             pub list_changed: Option<bool>,
         }
         __rt::object!(
-            ListChanged, "ListChanged @ #/components/schemas/ListChanged", false, { 0 =>
-            list_changed "listChanged" optional }
+            ListChanged from "#/components/schemas/ListChanged" { list_changed =
+            "listChanged" optional }
         );
         /// Generated from `#/components/schemas/ListPromptsResult`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -784,10 +768,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ListPromptsResult,
-            "ListPromptsResult @ #/components/schemas/ListPromptsResult", false, { 0 =>
-            prompts "prompts" required, 1 => next_cursor "nextCursor" optional, 2 => meta
-            "_meta" optional }
+            ListPromptsResult from "#/components/schemas/ListPromptsResult" { prompts =
+            "prompts" required, next_cursor = "nextCursor" optional, meta = "_meta"
+            optional }
         );
         /// Generated from `#/components/schemas/ListResourceTemplatesResult`.
         #[derive(Debug, Clone, PartialEq)]
@@ -797,10 +780,10 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ListResourceTemplatesResult,
-            "ListResourceTemplatesResult @ #/components/schemas/ListResourceTemplatesResult",
-            false, { 0 => resource_templates "resourceTemplates" required, 1 =>
-            next_cursor "nextCursor" optional, 2 => meta "_meta" optional }
+            ListResourceTemplatesResult from
+            "#/components/schemas/ListResourceTemplatesResult" { resource_templates =
+            "resourceTemplates" required, next_cursor = "nextCursor" optional, meta =
+            "_meta" optional }
         );
         /// Generated from `#/components/schemas/ListResourcesResult`.
         #[derive(Debug, Clone, PartialEq)]
@@ -810,10 +793,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ListResourcesResult,
-            "ListResourcesResult @ #/components/schemas/ListResourcesResult", false, { 0
-            => resources "resources" required, 1 => next_cursor "nextCursor" optional, 2
-            => meta "_meta" optional }
+            ListResourcesResult from "#/components/schemas/ListResourcesResult" {
+            resources = "resources" required, next_cursor = "nextCursor" optional, meta =
+            "_meta" optional }
         );
         /// Generated from `#/components/schemas/ListRootsResult`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -822,8 +804,8 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ListRootsResult, "ListRootsResult @ #/components/schemas/ListRootsResult",
-            false, { 0 => roots "roots" required, 1 => meta "_meta" optional }
+            ListRootsResult from "#/components/schemas/ListRootsResult" { roots = "roots"
+            required, meta = "_meta" optional }
         );
         /// Generated from `#/components/schemas/ListTasksResult`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -833,9 +815,8 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ListTasksResult, "ListTasksResult @ #/components/schemas/ListTasksResult",
-            false, { 0 => tasks "tasks" required, 1 => next_cursor "nextCursor" optional,
-            2 => meta "_meta" optional }
+            ListTasksResult from "#/components/schemas/ListTasksResult" { tasks = "tasks"
+            required, next_cursor = "nextCursor" optional, meta = "_meta" optional }
         );
         /// Generated from `#/components/schemas/ListToolsResult`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -845,9 +826,8 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ListToolsResult, "ListToolsResult @ #/components/schemas/ListToolsResult",
-            false, { 0 => tools "tools" required, 1 => next_cursor "nextCursor" optional,
-            2 => meta "_meta" optional }
+            ListToolsResult from "#/components/schemas/ListToolsResult" { tools = "tools"
+            required, next_cursor = "nextCursor" optional, meta = "_meta" optional }
         );
         /// How severe a log entry is, as syslog ranks it (RFC 5424), least first.
         ///
@@ -895,8 +875,7 @@ mod generated {
             pub name: Option<String>,
         }
         __rt::object!(
-            ModelHint, "ModelHint @ #/components/schemas/ModelHint", false, { 0 => name
-            "name" optional }
+            ModelHint from "#/components/schemas/ModelHint" { name = "name" optional }
         );
         /// What the server would like in a model; the client chooses. Priorities go from 0 to 1.
         ///
@@ -910,10 +889,10 @@ mod generated {
             pub intelligence_priority: Option<f64>,
         }
         __rt::object!(
-            ModelPreferences, "ModelPreferences @ #/components/schemas/ModelPreferences",
-            false, { 0 => hints "hints" optional, 1 => cost_priority "costPriority"
-            optional, 2 => speed_priority "speedPriority" optional, 3 =>
-            intelligence_priority "intelligencePriority" optional }
+            ModelPreferences from "#/components/schemas/ModelPreferences" { hints =
+            "hints" optional, cost_priority = "costPriority" optional, speed_priority =
+            "speedPriority" optional, intelligence_priority = "intelligencePriority"
+            optional }
         );
         __rt::validate!(
             ModelPreferences, whole, member(cost_priority, "costPriority", super::R2),
@@ -934,11 +913,10 @@ mod generated {
             pub default: Option<Vec<String>>,
         }
         __rt::object!(
-            MultiEnumSchema, "MultiEnumSchema @ #/components/schemas/MultiEnumSchema",
-            false, { 0 => r#type "type" required, 1 => title "title" optional, 2 =>
-            description "description" optional, 3 => min_items "minItems" optional, 4 =>
-            max_items "maxItems" optional, 5 => items "items" required, 6 => default
-            "default" optional }
+            MultiEnumSchema from "#/components/schemas/MultiEnumSchema" { r#type = "type"
+            required, title = "title" optional, description = "description" optional,
+            min_items = "minItems" optional, max_items = "maxItems" optional, items =
+            "items" required, default = "default" optional }
         );
         __rt::validate!(
             MultiEnumSchema, whole, member(r#type, "type", super::R13), member(items,
@@ -951,9 +929,9 @@ mod generated {
             pub r#enum: Vec<String>,
         }
         __rt::object!(
-            MultiEnumSchemaItems,
-            "MultiEnumSchemaItems @ #/components/schemas/MultiEnumSchema/properties/items",
-            false, { 0 => r#type "type" required, 1 => r#enum "enum" required }
+            MultiEnumSchemaItems from
+            "#/components/schemas/MultiEnumSchema/properties/items" { r#type = "type"
+            required, r#enum = "enum" required }
         );
         __rt::validate!(MultiEnumSchemaItems, whole, member(r#type, "type", super::R11));
         /// Generated from `#/components/schemas/MultiEnumSchema/properties/items/properties/type`.
@@ -1011,10 +989,10 @@ mod generated {
             pub default: Option<f64>,
         }
         __rt::object!(
-            NumberSchema, "NumberSchema @ #/components/schemas/NumberSchema", false, { 0
-            => r#type "type" required, 1 => title "title" optional, 2 => description
-            "description" optional, 3 => minimum "minimum" optional, 4 => maximum
-            "maximum" optional, 5 => default "default" optional }
+            NumberSchema from "#/components/schemas/NumberSchema" { r#type = "type"
+            required, title = "title" optional, description = "description" optional,
+            minimum = "minimum" optional, maximum = "maximum" optional, default =
+            "default" optional }
         );
         /// Generated from `#/components/schemas/NumberSchema/properties/type`.
         #[derive(
@@ -1104,7 +1082,7 @@ mod generated {
             BooleanSchema(BooleanSchema),
         }
         __rt::untagged_enum!(
-            PrimitiveSchema, "PrimitiveSchema @ #/components/schemas/PrimitiveSchema", {
+            PrimitiveSchema from "#/components/schemas/PrimitiveSchema" {
             EnumSchema(EnumSchema), TitledEnumSchema(TitledEnumSchema),
             MultiEnumSchema(MultiEnumSchema),
             TitledMultiEnumSchema(TitledMultiEnumSchema), StringSchema(StringSchema),
@@ -1148,8 +1126,8 @@ mod generated {
             String(String),
         }
         __rt::untagged_enum!(
-            ProgressToken, "ProgressToken @ #/components/schemas/ProgressToken", {
-            Integer(i64), String(String) }
+            ProgressToken from "#/components/schemas/ProgressToken" { Integer(i64),
+            String(String) }
         );
         /// A prompt (template) the server offers.
         ///
@@ -1164,10 +1142,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            Prompt, "Prompt @ #/components/schemas/Prompt", false, { 0 => name "name"
-            required, 1 => title "title" optional, 2 => description "description"
-            optional, 3 => arguments "arguments" optional, 4 => icons "icons" optional, 5
-            => meta "_meta" optional }
+            Prompt from "#/components/schemas/Prompt" { name = "name" required, title =
+            "title" optional, description = "description" optional, arguments =
+            "arguments" optional, icons = "icons" optional, meta = "_meta" optional }
         );
         /// Generated from `#/components/schemas/PromptArgument`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1178,9 +1155,9 @@ mod generated {
             pub required: Option<bool>,
         }
         __rt::object!(
-            PromptArgument, "PromptArgument @ #/components/schemas/PromptArgument",
-            false, { 0 => name "name" required, 1 => title "title" optional, 2 =>
-            description "description" optional, 3 => required "required" optional }
+            PromptArgument from "#/components/schemas/PromptArgument" { name = "name"
+            required, title = "title" optional, description = "description" optional,
+            required = "required" optional }
         );
         /// Generated from `#/components/schemas/PromptMessage`.
         #[derive(Debug, Clone, PartialEq)]
@@ -1189,8 +1166,8 @@ mod generated {
             pub content: ContentBlock,
         }
         __rt::object!(
-            PromptMessage, "PromptMessage @ #/components/schemas/PromptMessage", false, {
-            0 => role "role" required, 1 => content "content" required }
+            PromptMessage from "#/components/schemas/PromptMessage" { role = "role"
+            required, content = "content" required }
         );
         /// Generated from `#/components/schemas/ReadResourceResult`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1199,9 +1176,8 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ReadResourceResult,
-            "ReadResourceResult @ #/components/schemas/ReadResourceResult", false, { 0 =>
-            contents "contents" required, 1 => meta "_meta" optional }
+            ReadResourceResult from "#/components/schemas/ReadResourceResult" { contents
+            = "contents" required, meta = "_meta" optional }
         );
         /// A JSON-RPC request id as MCP allows it: a string or an integer (never null).
         ///
@@ -1213,7 +1189,7 @@ mod generated {
             String(String),
         }
         __rt::untagged_enum!(
-            RequestId, "RequestId @ #/components/schemas/RequestId", { Integer(i64),
+            RequestId from "#/components/schemas/RequestId" { Integer(i64),
             String(String) }
         );
         /// The `_meta` of a request: `progressToken` when the sender wants `notifications/progress`, and any other metadata.
@@ -1251,9 +1227,9 @@ mod generated {
             pub required: Option<Vec<String>>,
         }
         __rt::object!(
-            RequestedSchema, "RequestedSchema @ #/components/schemas/RequestedSchema",
-            false, { 0 => schema "$schema" optional, 1 => r#type "type" required, 2 =>
-            properties "properties" required, 3 => required "required" optional }
+            RequestedSchema from "#/components/schemas/RequestedSchema" { schema =
+            "$schema" optional, r#type = "type" required, properties = "properties"
+            required, required = "required" optional }
         );
         __rt::validate!(
             RequestedSchema, whole, member(r#type, "type", super::R10),
@@ -1298,11 +1274,11 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            Resource, "Resource @ #/components/schemas/Resource", false, { 0 => uri "uri"
-            required, 1 => name "name" required, 2 => title "title" optional, 3 =>
-            description "description" optional, 4 => mime_type "mimeType" optional, 5 =>
-            size "size" optional, 6 => icons "icons" optional, 7 => annotations
-            "annotations" optional, 8 => meta "_meta" optional }
+            Resource from "#/components/schemas/Resource" { uri = "uri" required, name =
+            "name" required, title = "title" optional, description = "description"
+            optional, mime_type = "mimeType" optional, size = "size" optional, icons =
+            "icons" optional, annotations = "annotations" optional, meta = "_meta"
+            optional }
         );
         /// The contents of a resource: text or base64 bytes.
         ///
@@ -1314,8 +1290,8 @@ mod generated {
             BlobResourceContents(BlobResourceContents),
         }
         __rt::untagged_enum!(
-            ResourceContents, "ResourceContents @ #/components/schemas/ResourceContents",
-            { TextResourceContents(TextResourceContents),
+            ResourceContents from "#/components/schemas/ResourceContents" {
+            TextResourceContents(TextResourceContents),
             BlobResourceContents(BlobResourceContents) }
         );
         impl __rt::Validate for ResourceContents {
@@ -1354,12 +1330,11 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ResourceLink, "ResourceLink @ #/components/schemas/ResourceLink", false, { 0
-            => r#type "type" required, 1 => uri "uri" required, 2 => name "name"
-            required, 3 => title "title" optional, 4 => description "description"
-            optional, 5 => mime_type "mimeType" optional, 6 => size "size" optional, 7 =>
-            icons "icons" optional, 8 => annotations "annotations" optional, 9 => meta
-            "_meta" optional }
+            ResourceLink from "#/components/schemas/ResourceLink" { r#type = "type"
+            required, uri = "uri" required, name = "name" required, title = "title"
+            optional, description = "description" optional, mime_type = "mimeType"
+            optional, size = "size" optional, icons = "icons" optional, annotations =
+            "annotations" optional, meta = "_meta" optional }
         );
         __rt::validate!(
             ResourceLink, whole, member(r#type, "type", super::R6), member(uri, "uri",
@@ -1396,9 +1371,8 @@ mod generated {
             pub uri: Option<String>,
         }
         __rt::object!(
-            ResourceNotFoundData,
-            "ResourceNotFoundData @ #/components/errors/ResourceNotFound/data", false, {
-            0 => uri "uri" optional }
+            ResourceNotFoundData from "#/components/errors/ResourceNotFound/data" { uri =
+            "uri" optional }
         );
         /// Resources the server offers under a URI template (RFC 6570).
         ///
@@ -1416,11 +1390,11 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ResourceTemplate, "ResourceTemplate @ #/components/schemas/ResourceTemplate",
-            false, { 0 => uri_template "uriTemplate" required, 1 => name "name" required,
-            2 => title "title" optional, 3 => description "description" optional, 4 =>
-            mime_type "mimeType" optional, 5 => icons "icons" optional, 6 => annotations
-            "annotations" optional, 7 => meta "_meta" optional }
+            ResourceTemplate from "#/components/schemas/ResourceTemplate" { uri_template
+            = "uriTemplate" required, name = "name" required, title = "title" optional,
+            description = "description" optional, mime_type = "mimeType" optional, icons
+            = "icons" optional, annotations = "annotations" optional, meta = "_meta"
+            optional }
         );
         /// The server offers resources; `subscribe`: to single resources; `listChanged`: it tells when the list changes.
         ///
@@ -1431,9 +1405,8 @@ mod generated {
             pub list_changed: Option<bool>,
         }
         __rt::object!(
-            ResourcesCapability,
-            "ResourcesCapability @ #/components/schemas/ResourcesCapability", false, { 0
-            => subscribe "subscribe" optional, 1 => list_changed "listChanged" optional }
+            ResourcesCapability from "#/components/schemas/ResourcesCapability" {
+            subscribe = "subscribe" optional, list_changed = "listChanged" optional }
         );
         /// Who speaks in a conversation.
         ///
@@ -1468,8 +1441,8 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            Root, "Root @ #/components/schemas/Root", false, { 0 => uri "uri" required, 1
-            => name "name" optional, 2 => meta "_meta" optional }
+            Root from "#/components/schemas/Root" { uri = "uri" required, name = "name"
+            optional, meta = "_meta" optional }
         );
         /// The client samples its model for servers; `context`: it honours `includeContext`; `tools`: it lets the model use the tools given.
         ///
@@ -1480,9 +1453,8 @@ mod generated {
             pub tools: Option<Capability>,
         }
         __rt::object!(
-            SamplingCapability,
-            "SamplingCapability @ #/components/schemas/SamplingCapability", false, { 0 =>
-            context "context" optional, 1 => tools "tools" optional }
+            SamplingCapability from "#/components/schemas/SamplingCapability" { context =
+            "context" optional, tools = "tools" optional }
         );
         /// A piece of a sampled message, tagged by `type`.
         ///
@@ -1502,7 +1474,7 @@ mod generated {
             TextContent(TextContent),
         }
         __rt::untagged_enum!(
-            SamplingContent, "SamplingContent @ #/components/schemas/SamplingContent", {
+            SamplingContent from "#/components/schemas/SamplingContent" {
             ToolUseContent(ToolUseContent), ImageContent(ImageContent),
             AudioContent(AudioContent), ToolResultContent(ToolResultContent),
             TextContent(TextContent) }
@@ -1545,8 +1517,8 @@ mod generated {
             Array(Vec<SamplingContent>),
         }
         __rt::untagged_enum!(
-            SamplingContents, "SamplingContents @ #/components/schemas/SamplingContents",
-            { SamplingContent(SamplingContent), Array(Vec < SamplingContent >) }
+            SamplingContents from "#/components/schemas/SamplingContents" {
+            SamplingContent(SamplingContent), Array(Vec < SamplingContent >) }
         );
         impl __rt::Validate for SamplingContents {
             #[inline]
@@ -1601,9 +1573,8 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            SamplingMessage, "SamplingMessage @ #/components/schemas/SamplingMessage",
-            false, { 0 => role "role" required, 1 => content "content" required, 2 =>
-            meta "_meta" optional }
+            SamplingMessage from "#/components/schemas/SamplingMessage" { role = "role"
+            required, content = "content" required, meta = "_meta" optional }
         );
         __rt::validate!(
             SamplingMessage, whole, member(content, "content", __rt::Rules::NONE)
@@ -1622,12 +1593,10 @@ mod generated {
             pub tasks: Option<ServerTasksCapability>,
         }
         __rt::object!(
-            ServerCapabilities,
-            "ServerCapabilities @ #/components/schemas/ServerCapabilities", false, { 0 =>
-            experimental "experimental" optional, 1 => logging "logging" optional, 2 =>
-            completions "completions" optional, 3 => prompts "prompts" optional, 4 =>
-            resources "resources" optional, 5 => tools "tools" optional, 6 => tasks
-            "tasks" optional }
+            ServerCapabilities from "#/components/schemas/ServerCapabilities" {
+            experimental = "experimental" optional, logging = "logging" optional,
+            completions = "completions" optional, prompts = "prompts" optional, resources
+            = "resources" optional, tools = "tools" optional, tasks = "tasks" optional }
         );
         /// The server runs tasks: which of the client's requests it takes as tasks, and whether it lists and cancels them.
         ///
@@ -1639,10 +1608,9 @@ mod generated {
             pub requests: Option<ServerTasksCapabilityRequests>,
         }
         __rt::object!(
-            ServerTasksCapability,
-            "ServerTasksCapability @ #/components/schemas/ServerTasksCapability", false,
-            { 0 => list "list" optional, 1 => cancel "cancel" optional, 2 => requests
-            "requests" optional }
+            ServerTasksCapability from "#/components/schemas/ServerTasksCapability" {
+            list = "list" optional, cancel = "cancel" optional, requests = "requests"
+            optional }
         );
         /// Generated from `#/components/schemas/ServerTasksCapability/properties/requests`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -1650,9 +1618,9 @@ mod generated {
             pub tools: Option<ServerTasksCapabilityRequestsTools>,
         }
         __rt::object!(
-            ServerTasksCapabilityRequests,
-            "ServerTasksCapabilityRequests @ #/components/schemas/ServerTasksCapability/properties/requests",
-            false, { 0 => tools "tools" optional }
+            ServerTasksCapabilityRequests from
+            "#/components/schemas/ServerTasksCapability/properties/requests" { tools =
+            "tools" optional }
         );
         /// Generated from `#/components/schemas/ServerTasksCapability/properties/requests/properties/tools`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -1660,9 +1628,9 @@ mod generated {
             pub call: Option<Capability>,
         }
         __rt::object!(
-            ServerTasksCapabilityRequestsTools,
-            "ServerTasksCapabilityRequestsTools @ #/components/schemas/ServerTasksCapability/properties/requests/properties/tools",
-            false, { 0 => call "call" optional }
+            ServerTasksCapabilityRequestsTools from
+            "#/components/schemas/ServerTasksCapability/properties/requests/properties/tools"
+            { call = "call" optional }
         );
         /// Generated from `#/components/schemas/StringSchema`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1676,11 +1644,10 @@ mod generated {
             pub default: Option<String>,
         }
         __rt::object!(
-            StringSchema, "StringSchema @ #/components/schemas/StringSchema", false, { 0
-            => r#type "type" required, 1 => title "title" optional, 2 => description
-            "description" optional, 3 => min_length "minLength" optional, 4 => max_length
-            "maxLength" optional, 5 => format "format" optional, 6 => default "default"
-            optional }
+            StringSchema from "#/components/schemas/StringSchema" { r#type = "type"
+            required, title = "title" optional, description = "description" optional,
+            min_length = "minLength" optional, max_length = "maxLength" optional, format
+            = "format" optional, default = "default" optional }
         );
         __rt::validate!(StringSchema, whole, member(r#type, "type", super::R11));
         /// Generated from `#/components/schemas/StringSchema/properties/format`.
@@ -1748,11 +1715,10 @@ mod generated {
             pub poll_interval: Option<i64>,
         }
         __rt::object!(
-            Task, "Task @ #/components/schemas/Task", false, { 0 => task_id "taskId"
-            required, 1 => status "status" required, 2 => status_message "statusMessage"
-            optional, 3 => created_at "createdAt" required, 4 => last_updated_at
-            "lastUpdatedAt" required, 5 => ttl "ttl" required, 6 => poll_interval
-            "pollInterval" optional }
+            Task from "#/components/schemas/Task" { task_id = "taskId" required, status =
+            "status" required, status_message = "statusMessage" optional, created_at =
+            "createdAt" required, last_updated_at = "lastUpdatedAt" required, ttl = "ttl"
+            required, poll_interval = "pollInterval" optional }
         );
         /// Generated from `#/components/contentDescriptors/TaskId/schema`.
         pub type TaskId = String;
@@ -1765,8 +1731,8 @@ mod generated {
             pub ttl: Option<i64>,
         }
         __rt::object!(
-            TaskMetadata, "TaskMetadata @ #/components/schemas/TaskMetadata", false, { 0
-            => ttl "ttl" optional }
+            TaskMetadata from "#/components/schemas/TaskMetadata" { ttl = "ttl" optional
+            }
         );
         /// The result of the request a task ran, as that request's answer would have had it.
         ///
@@ -1789,11 +1755,11 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            TaskResult, "TaskResult @ #/components/schemas/TaskResult", false, { 0 =>
-            task_id "taskId" required, 1 => status "status" required, 2 => status_message
-            "statusMessage" optional, 3 => created_at "createdAt" required, 4 =>
-            last_updated_at "lastUpdatedAt" required, 5 => ttl "ttl" required, 6 =>
-            poll_interval "pollInterval" optional, 7 => meta "_meta" optional }
+            TaskResult from "#/components/schemas/TaskResult" { task_id = "taskId"
+            required, status = "status" required, status_message = "statusMessage"
+            optional, created_at = "createdAt" required, last_updated_at =
+            "lastUpdatedAt" required, ttl = "ttl" required, poll_interval =
+            "pollInterval" optional, meta = "_meta" optional }
         );
         /// Where a task is: `working`, `input_required` (it waits on a request to its requester), or ended (`completed`, `failed`, `cancelled`).
         ///
@@ -1835,9 +1801,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            TextContent, "TextContent @ #/components/schemas/TextContent", false, { 0 =>
-            r#type "type" required, 1 => text "text" required, 2 => annotations
-            "annotations" optional, 3 => meta "_meta" optional }
+            TextContent from "#/components/schemas/TextContent" { r#type = "type"
+            required, text = "text" required, annotations = "annotations" optional, meta
+            = "_meta" optional }
         );
         __rt::validate!(
             TextContent, whole, member(r#type, "type", super::R3), member(annotations,
@@ -1874,10 +1840,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            TextResourceContents,
-            "TextResourceContents @ #/components/schemas/TextResourceContents", false, {
-            0 => uri "uri" required, 1 => mime_type "mimeType" optional, 2 => text "text"
-            required, 3 => meta "_meta" optional }
+            TextResourceContents from "#/components/schemas/TextResourceContents" { uri =
+            "uri" required, mime_type = "mimeType" optional, text = "text" required, meta
+            = "_meta" optional }
         );
         __rt::validate!(TextResourceContents, whole, member(uri, "uri", super::R0));
         /// One of the `const`s of `oneOf`, each with a title.
@@ -1892,10 +1857,9 @@ mod generated {
             pub default: Option<String>,
         }
         __rt::object!(
-            TitledEnumSchema, "TitledEnumSchema @ #/components/schemas/TitledEnumSchema",
-            false, { 0 => r#type "type" required, 1 => title "title" optional, 2 =>
-            description "description" optional, 3 => one_of "oneOf" required, 4 =>
-            default "default" optional }
+            TitledEnumSchema from "#/components/schemas/TitledEnumSchema" { r#type =
+            "type" required, title = "title" optional, description = "description"
+            optional, one_of = "oneOf" required, default = "default" optional }
         );
         __rt::validate!(TitledEnumSchema, whole, member(r#type, "type", super::R11));
         /// Generated from `#/components/schemas/TitledEnumSchema/properties/type`.
@@ -1934,12 +1898,10 @@ mod generated {
             pub default: Option<Vec<String>>,
         }
         __rt::object!(
-            TitledMultiEnumSchema,
-            "TitledMultiEnumSchema @ #/components/schemas/TitledMultiEnumSchema", false,
-            { 0 => r#type "type" required, 1 => title "title" optional, 2 => description
-            "description" optional, 3 => min_items "minItems" optional, 4 => max_items
-            "maxItems" optional, 5 => items "items" required, 6 => default "default"
-            optional }
+            TitledMultiEnumSchema from "#/components/schemas/TitledMultiEnumSchema" {
+            r#type = "type" required, title = "title" optional, description =
+            "description" optional, min_items = "minItems" optional, max_items =
+            "maxItems" optional, items = "items" required, default = "default" optional }
         );
         __rt::validate!(
             TitledMultiEnumSchema, whole, member(r#type, "type", super::R13)
@@ -1950,9 +1912,9 @@ mod generated {
             pub any_of: Vec<TitledValue>,
         }
         __rt::object!(
-            TitledMultiEnumSchemaItems,
-            "TitledMultiEnumSchemaItems @ #/components/schemas/TitledMultiEnumSchema/properties/items",
-            false, { 0 => any_of "anyOf" required }
+            TitledMultiEnumSchemaItems from
+            "#/components/schemas/TitledMultiEnumSchema/properties/items" { any_of =
+            "anyOf" required }
         );
         /// Generated from `#/components/schemas/TitledMultiEnumSchema/properties/type`.
         #[derive(
@@ -1983,8 +1945,8 @@ mod generated {
             pub title: String,
         }
         __rt::object!(
-            TitledValue, "TitledValue @ #/components/schemas/TitledValue", false, { 0 =>
-            r#const "const" required, 1 => title "title" required }
+            TitledValue from "#/components/schemas/TitledValue" { r#const = "const"
+            required, title = "title" required }
         );
         /// A tool the server offers.
         ///
@@ -2004,11 +1966,11 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            Tool, "Tool @ #/components/schemas/Tool", false, { 0 => name "name" required,
-            1 => title "title" optional, 2 => description "description" optional, 3 =>
-            input_schema "inputSchema" required, 4 => output_schema "outputSchema"
-            optional, 5 => execution "execution" optional, 6 => annotations "annotations"
-            optional, 7 => icons "icons" optional, 8 => meta "_meta" optional }
+            Tool from "#/components/schemas/Tool" { name = "name" required, title =
+            "title" optional, description = "description" optional, input_schema =
+            "inputSchema" required, output_schema = "outputSchema" optional, execution =
+            "execution" optional, annotations = "annotations" optional, icons = "icons"
+            optional, meta = "_meta" optional }
         );
         __rt::validate!(
             Tool, whole, member(input_schema, "inputSchema", __rt::Rules::NONE),
@@ -2031,11 +1993,10 @@ mod generated {
             pub open_world_hint: Option<bool>,
         }
         __rt::object!(
-            ToolAnnotations, "ToolAnnotations @ #/components/schemas/ToolAnnotations",
-            false, { 0 => title "title" optional, 1 => read_only_hint "readOnlyHint"
-            optional, 2 => destructive_hint "destructiveHint" optional, 3 =>
-            idempotent_hint "idempotentHint" optional, 4 => open_world_hint
-            "openWorldHint" optional }
+            ToolAnnotations from "#/components/schemas/ToolAnnotations" { title = "title"
+            optional, read_only_hint = "readOnlyHint" optional, destructive_hint =
+            "destructiveHint" optional, idempotent_hint = "idempotentHint" optional,
+            open_world_hint = "openWorldHint" optional }
         );
         /// Generated from `#/components/schemas/ToolChoice`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -2044,8 +2005,7 @@ mod generated {
             pub mode: Option<ToolChoiceMode>,
         }
         __rt::object!(
-            ToolChoice, "ToolChoice @ #/components/schemas/ToolChoice", false, { 0 =>
-            mode "mode" optional }
+            ToolChoice from "#/components/schemas/ToolChoice" { mode = "mode" optional }
         );
         /// Whether the model may, must or must not use tools; absent means `auto`.
         ///
@@ -2081,8 +2041,8 @@ mod generated {
             pub task_support: Option<ToolExecutionTaskSupport>,
         }
         __rt::object!(
-            ToolExecution, "ToolExecution @ #/components/schemas/ToolExecution", false, {
-            0 => task_support "taskSupport" optional }
+            ToolExecution from "#/components/schemas/ToolExecution" { task_support =
+            "taskSupport" optional }
         );
         /// Whether the tool may be called as a task (absent means `forbidden`).
         ///
@@ -2126,11 +2086,10 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ToolResultContent,
-            "ToolResultContent @ #/components/schemas/ToolResultContent", false, { 0 =>
-            r#type "type" required, 1 => tool_use_id "toolUseId" required, 2 => content
-            "content" required, 3 => structured_content "structuredContent" optional, 4
-            => is_error "isError" optional, 5 => meta "_meta" optional }
+            ToolResultContent from "#/components/schemas/ToolResultContent" { r#type =
+            "type" required, tool_use_id = "toolUseId" required, content = "content"
+            required, structured_content = "structuredContent" optional, is_error =
+            "isError" optional, meta = "_meta" optional }
         );
         __rt::validate!(
             ToolResultContent, whole, member(r#type, "type", super::R9), member(content,
@@ -2171,9 +2130,9 @@ mod generated {
             pub meta: Option<Meta>,
         }
         __rt::object!(
-            ToolUseContent, "ToolUseContent @ #/components/schemas/ToolUseContent",
-            false, { 0 => r#type "type" required, 1 => id "id" required, 2 => name "name"
-            required, 3 => input "input" required, 4 => meta "_meta" optional }
+            ToolUseContent from "#/components/schemas/ToolUseContent" { r#type = "type"
+            required, id = "id" required, name = "name" required, input = "input"
+            required, meta = "_meta" optional }
         );
         __rt::validate!(ToolUseContent, whole, member(r#type, "type", super::R8));
         /// Generated from `#/components/schemas/ToolUseContent/properties/type`.
@@ -2293,7 +2252,8 @@ mod generated {
     /// The result of `tools/list`.
     pub type ToolsListResult = types::ListToolsResult;
     __rt::declared_errors!(
-        "tools/list", ToolsListError { InvalidParams = - 32602, "Invalid params"; }
+        ToolsListError for "tools/list" { InvalidParams { code = - 32602, message =
+        "Invalid params" } }
     );
     /// The params of `tools/call`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2315,7 +2275,8 @@ mod generated {
     /// The result of `tools/call`.
     pub type ToolsCallResult = types::CallToolOutcome;
     __rt::declared_errors!(
-        "tools/call", ToolsCallError { InvalidParams = - 32602, "Invalid params"; }
+        ToolsCallError for "tools/call" { InvalidParams { code = - 32602, message =
+        "Invalid params" } }
     );
     /// The params of `notifications/tools/list_changed`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2341,8 +2302,8 @@ mod generated {
     /// The result of `resources/list`.
     pub type ResourcesListResult = types::ListResourcesResult;
     __rt::declared_errors!(
-        "resources/list", ResourcesListError { InvalidParams = - 32602, "Invalid params";
-        }
+        ResourcesListError for "resources/list" { InvalidParams { code = - 32602, message
+        = "Invalid params" } }
     );
     /// The params of `resources/templates/list`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2359,8 +2320,8 @@ mod generated {
     /// The result of `resources/templates/list`.
     pub type ResourcesTemplatesListResult = types::ListResourceTemplatesResult;
     __rt::declared_errors!(
-        "resources/templates/list", ResourcesTemplatesListError { InvalidParams = -
-        32602, "Invalid params"; }
+        ResourcesTemplatesListError for "resources/templates/list" { InvalidParams { code
+        = - 32602, message = "Invalid params" } }
     );
     /// The params of `resources/read`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2377,9 +2338,9 @@ mod generated {
     /// The result of `resources/read`.
     pub type ResourcesReadResult = types::ReadResourceResult;
     __rt::declared_errors!(
-        "resources/read", ResourcesReadError {
-        ResourceNotFound(types::ResourceNotFoundData) = - 32002, "Resource not found";
-        InvalidParams = - 32602, "Invalid params"; }
+        ResourcesReadError for "resources/read" { ResourceNotFound { code = - 32002,
+        message = "Resource not found", data = types::ResourceNotFoundData },
+        InvalidParams { code = - 32602, message = "Invalid params" } }
     );
     /// The params of `resources/subscribe`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2396,9 +2357,9 @@ mod generated {
     /// The result of `resources/subscribe`.
     pub type ResourcesSubscribeResult = types::EmptyResult;
     __rt::declared_errors!(
-        "resources/subscribe", ResourcesSubscribeError {
-        ResourceNotFound(types::ResourceNotFoundData) = - 32002, "Resource not found";
-        InvalidParams = - 32602, "Invalid params"; }
+        ResourcesSubscribeError for "resources/subscribe" { ResourceNotFound { code = -
+        32002, message = "Resource not found", data = types::ResourceNotFoundData },
+        InvalidParams { code = - 32602, message = "Invalid params" } }
     );
     /// The params of `resources/unsubscribe`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2415,8 +2376,8 @@ mod generated {
     /// The result of `resources/unsubscribe`.
     pub type ResourcesUnsubscribeResult = types::EmptyResult;
     __rt::declared_errors!(
-        "resources/unsubscribe", ResourcesUnsubscribeError { InvalidParams = - 32602,
-        "Invalid params"; }
+        ResourcesUnsubscribeError for "resources/unsubscribe" { InvalidParams { code = -
+        32602, message = "Invalid params" } }
     );
     /// The params of `notifications/resources/updated`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2454,7 +2415,8 @@ mod generated {
     /// The result of `prompts/list`.
     pub type PromptsListResult = types::ListPromptsResult;
     __rt::declared_errors!(
-        "prompts/list", PromptsListError { InvalidParams = - 32602, "Invalid params"; }
+        PromptsListError for "prompts/list" { InvalidParams { code = - 32602, message =
+        "Invalid params" } }
     );
     /// The params of `prompts/get`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2473,7 +2435,8 @@ mod generated {
     /// The result of `prompts/get`.
     pub type PromptsGetResult = types::GetPromptResult;
     __rt::declared_errors!(
-        "prompts/get", PromptsGetError { InvalidParams = - 32602, "Invalid params"; }
+        PromptsGetError for "prompts/get" { InvalidParams { code = - 32602, message =
+        "Invalid params" } }
     );
     /// The params of `notifications/prompts/list_changed`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2498,8 +2461,8 @@ mod generated {
     /// The result of `logging/setLevel`.
     pub type LoggingSetLevelResult = types::EmptyResult;
     __rt::declared_errors!(
-        "logging/setLevel", LoggingSetLevelError { InvalidParams = - 32602,
-        "Invalid params"; }
+        LoggingSetLevelError for "logging/setLevel" { InvalidParams { code = - 32602,
+        message = "Invalid params" } }
     );
     /// The params of `notifications/message`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2536,8 +2499,8 @@ mod generated {
     /// The result of `completion/complete`.
     pub type CompletionCompleteResult = types::CompleteResult;
     __rt::declared_errors!(
-        "completion/complete", CompletionCompleteError { InvalidParams = - 32602,
-        "Invalid params"; }
+        CompletionCompleteError for "completion/complete" { InvalidParams { code = -
+        32602, message = "Invalid params" } }
     );
     /// The params of `sampling/createMessage`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2593,8 +2556,8 @@ mod generated {
     /// The result of `sampling/createMessage`.
     pub type SamplingCreateMessageResult = types::CreateMessageOutcome;
     __rt::declared_errors!(
-        "sampling/createMessage", SamplingCreateMessageError { InvalidParams = - 32602,
-        "Invalid params"; }
+        SamplingCreateMessageError for "sampling/createMessage" { InvalidParams { code =
+        - 32602, message = "Invalid params" } }
     );
     /// The params of `elicitation/create`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2631,8 +2594,8 @@ mod generated {
     /// The result of `elicitation/create`.
     pub type ElicitationCreateResult = types::ElicitOutcome;
     __rt::declared_errors!(
-        "elicitation/create", ElicitationCreateError { InvalidParams = - 32602,
-        "Invalid params"; }
+        ElicitationCreateError for "elicitation/create" { InvalidParams { code = - 32602,
+        message = "Invalid params" } }
     );
     /// The params of `notifications/elicitation/complete`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2681,7 +2644,8 @@ mod generated {
     /// The result of `tasks/get`.
     pub type TasksGetResult = types::TaskResult;
     __rt::declared_errors!(
-        "tasks/get", TasksGetError { InvalidParams = - 32602, "Invalid params"; }
+        TasksGetError for "tasks/get" { InvalidParams { code = - 32602, message =
+        "Invalid params" } }
     );
     /// The params of `tasks/result`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2698,7 +2662,8 @@ mod generated {
     /// The result of `tasks/result`.
     pub type TasksResultResult = types::TaskPayload;
     __rt::declared_errors!(
-        "tasks/result", TasksResultError { InvalidParams = - 32602, "Invalid params"; }
+        TasksResultError for "tasks/result" { InvalidParams { code = - 32602, message =
+        "Invalid params" } }
     );
     /// The params of `tasks/cancel`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2715,7 +2680,8 @@ mod generated {
     /// The result of `tasks/cancel`.
     pub type TasksCancelResult = types::TaskResult;
     __rt::declared_errors!(
-        "tasks/cancel", TasksCancelError { InvalidParams = - 32602, "Invalid params"; }
+        TasksCancelError for "tasks/cancel" { InvalidParams { code = - 32602, message =
+        "Invalid params" } }
     );
     /// The params of `tasks/list`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2732,7 +2698,8 @@ mod generated {
     /// The result of `tasks/list`.
     pub type TasksListResult = types::ListTasksResult;
     __rt::declared_errors!(
-        "tasks/list", TasksListError { InvalidParams = - 32602, "Invalid params"; }
+        TasksListError for "tasks/list" { InvalidParams { code = - 32602, message =
+        "Invalid params" } }
     );
     /// The params of `notifications/tasks/status`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -2794,7 +2761,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn initialize(
             &self,
@@ -2838,7 +2805,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn ping(
             &self,
@@ -3635,51 +3602,64 @@ mod generated {
         }
     }
     __rt::decode_params!(
-        InitializeParams, ByName, protocol_version = "protocolVersion", capabilities =
-        "capabilities", client_info = "clientInfo", meta = "_meta"
+        InitializeParams by_name { protocol_version = "protocolVersion", capabilities =
+        "capabilities", client_info = "clientInfo", meta = "_meta" }
     );
-    __rt::decode_params!(NotificationsInitializedParams, ByName, meta = "_meta");
-    __rt::decode_params!(PingParams, ByName, meta = "_meta");
+    __rt::decode_params!(NotificationsInitializedParams by_name { meta = "_meta" });
+    __rt::decode_params!(PingParams by_name { meta = "_meta" });
     __rt::decode_params!(
-        NotificationsProgressParams, ByName, progress_token = "progressToken", progress =
-        "progress", total = "total", message = "message", meta = "_meta"
+        NotificationsProgressParams by_name { progress_token = "progressToken", progress
+        = "progress", total = "total", message = "message", meta = "_meta" }
     );
     __rt::decode_params!(
-        NotificationsCancelledParams, ByName, request_id = "requestId", reason =
-        "reason", meta = "_meta"
+        NotificationsCancelledParams by_name { request_id = "requestId", reason =
+        "reason", meta = "_meta" }
     );
-    __rt::decode_params!(ToolsListParams, ByName, cursor = "cursor", meta = "_meta");
+    __rt::decode_params!(ToolsListParams by_name { cursor = "cursor", meta = "_meta" });
     __rt::decode_params!(
-        ToolsCallParams, ByName, name = "name", arguments = "arguments", task = "task",
-        meta = "_meta"
+        ToolsCallParams by_name { name = "name", arguments = "arguments", task = "task",
+        meta = "_meta" }
     );
-    __rt::decode_params!(ResourcesListParams, ByName, cursor = "cursor", meta = "_meta");
     __rt::decode_params!(
-        ResourcesTemplatesListParams, ByName, cursor = "cursor", meta = "_meta"
+        ResourcesListParams by_name { cursor = "cursor", meta = "_meta" }
     );
-    __rt::decode_params!(ResourcesReadParams, ByName, uri = "uri", meta = "_meta");
-    __rt::decode_params!(ResourcesSubscribeParams, ByName, uri = "uri", meta = "_meta");
     __rt::decode_params!(
-        ResourcesUnsubscribeParams, ByName, uri = "uri", meta = "_meta"
+        ResourcesTemplatesListParams by_name { cursor = "cursor", meta = "_meta" }
     );
-    __rt::decode_params!(PromptsListParams, ByName, cursor = "cursor", meta = "_meta");
+    __rt::decode_params!(ResourcesReadParams by_name { uri = "uri", meta = "_meta" });
     __rt::decode_params!(
-        PromptsGetParams, ByName, name = "name", arguments = "arguments", meta = "_meta"
+        ResourcesSubscribeParams by_name { uri = "uri", meta = "_meta" }
     );
-    __rt::decode_params!(LoggingSetLevelParams, ByName, level = "level", meta = "_meta");
     __rt::decode_params!(
-        CompletionCompleteParams, ByName, r#ref = "ref", argument = "argument", context =
-        "context", meta = "_meta"
+        ResourcesUnsubscribeParams by_name { uri = "uri", meta = "_meta" }
     );
-    __rt::decode_params!(NotificationsRootsListChangedParams, ByName, meta = "_meta");
-    __rt::decode_params!(TasksGetParams, ByName, task_id = "taskId", meta = "_meta");
-    __rt::decode_params!(TasksResultParams, ByName, task_id = "taskId", meta = "_meta");
-    __rt::decode_params!(TasksCancelParams, ByName, task_id = "taskId", meta = "_meta");
-    __rt::decode_params!(TasksListParams, ByName, cursor = "cursor", meta = "_meta");
     __rt::decode_params!(
-        NotificationsTasksStatusParams, ByName, task_id = "taskId", status = "status",
+        PromptsListParams by_name { cursor = "cursor", meta = "_meta" }
+    );
+    __rt::decode_params!(
+        PromptsGetParams by_name { name = "name", arguments = "arguments", meta = "_meta"
+        }
+    );
+    __rt::decode_params!(
+        LoggingSetLevelParams by_name { level = "level", meta = "_meta" }
+    );
+    __rt::decode_params!(
+        CompletionCompleteParams by_name { r#ref = "ref", argument = "argument", context
+        = "context", meta = "_meta" }
+    );
+    __rt::decode_params!(NotificationsRootsListChangedParams by_name { meta = "_meta" });
+    __rt::decode_params!(TasksGetParams by_name { task_id = "taskId", meta = "_meta" });
+    __rt::decode_params!(
+        TasksResultParams by_name { task_id = "taskId", meta = "_meta" }
+    );
+    __rt::decode_params!(
+        TasksCancelParams by_name { task_id = "taskId", meta = "_meta" }
+    );
+    __rt::decode_params!(TasksListParams by_name { cursor = "cursor", meta = "_meta" });
+    __rt::decode_params!(
+        NotificationsTasksStatusParams by_name { task_id = "taskId", status = "status",
         status_message = "statusMessage", created_at = "createdAt", last_updated_at =
-        "lastUpdatedAt", ttl = "ttl", poll_interval = "pollInterval", meta = "_meta"
+        "lastUpdatedAt", ttl = "ttl", poll_interval = "pollInterval", meta = "_meta" }
     );
     /// Mcp, served: implement it, then serve `McpDispatcher::new(your_impl)`.
     ///
@@ -3913,7 +3893,7 @@ mod generated {
         ) -> impl ::std::future::Future<Output = ()> + Send;
     }
     /// The OpenRPC document of Mcp, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Mcp\",\"version\":\"2025-11-25\",\"description\":\"The Model Context Protocol, revision 2025-11-25 (earlier revisions 2025-06-18, 2025-03-26 and 2024-11-05 are subsets of it on the wire, negotiated down in `initialize`): every request and notification of both directions, the handshake, tools, resources with templates and subscriptions, prompts, logging, completion, sampling, elicitation, roots, progress, cancellation and tasks. Written for rpcsmith from the specification's schema; it is not that schema. Every method takes its params by name. Each method's summary says who sends it. Generate the server→client ones with `server_to_client` (`sampling/*`, `elicitation/*`, `roots/list`, `notifications/message`, `notifications/resources/*`, `notifications/tools/*`, `notifications/prompts/*`, `notifications/elicitation/*`) and the ones either side sends with `both_ways` (`ping`, `notifications/progress`, `notifications/cancelled`, `tasks/*`, `notifications/tasks/*`). A receiver that runs a request as a task answers `CreateTaskResult` instead of the request's own result, hence the `*Outcome` unions.\"},\"methods\":[{\"name\":\"initialize\",\"summary\":\"The client's first request: the revision it wants, what it can do, who it is. The server answers with the revision it speaks (the client's, when it speaks it; else its newest, and the client may then give up), what it offers, and who it is. Never cancelled.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"protocolVersion\",\"required\":true,\"schema\":{\"type\":\"string\"},\"description\":\"The newest revision the client speaks, such as `2025-11-25`.\"},{\"name\":\"capabilities\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/ClientCapabilities\"}},{\"name\":\"clientInfo\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Implementation\"}},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"initialized\",\"schema\":{\"$ref\":\"#/components/schemas/InitializeResult\"}}},{\"name\":\"notifications/initialized\",\"summary\":\"Client → server: the handshake is done; other requests may follow.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"ping\",\"summary\":\"Either side checks that the other is still there; the answer is an empty result, sent at once.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"pong\",\"schema\":{\"$ref\":\"#/components/schemas/EmptyResult\"}}},{\"name\":\"notifications/progress\",\"summary\":\"Either side, while it works on a request that carried `_meta.progressToken`: how far it has come. `progress` grows with every notification; `total` when known.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"progressToken\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/ProgressToken\"}},{\"name\":\"progress\",\"required\":true,\"schema\":{\"type\":\"number\"}},{\"name\":\"total\",\"schema\":{\"type\":\"number\"}},{\"name\":\"message\",\"schema\":{\"type\":\"string\"},\"description\":\"What is being done, for a person to read.\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"notifications/cancelled\",\"summary\":\"Either side gives up a request it sent earlier: the other stops working on it and does not answer it. `initialize` is never cancelled; a task is cancelled with `tasks/cancel` instead.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"requestId\",\"schema\":{\"$ref\":\"#/components/schemas/RequestId\"},\"description\":\"The id of the request given up (always given for a request that is not a task).\"},{\"name\":\"reason\",\"schema\":{\"type\":\"string\"},\"description\":\"Why, for logs.\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"tools/list\",\"summary\":\"Client → server: the tools the server offers, a page at a time.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Cursor\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"page\",\"schema\":{\"$ref\":\"#/components/schemas/ListToolsResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"tools/call\",\"summary\":\"Client → server: runs a tool. A tool that fails says so in its result (`isError: true`, the reason as content); an unknown tool or arguments that do not fit are a protocol error. With `task`, the server may answer at once with the task that runs the call instead of its result.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"name\",\"required\":true,\"schema\":{\"type\":\"string\"},\"description\":\"The tool's name, as `tools/list` gave it.\"},{\"name\":\"arguments\",\"schema\":{\"type\":\"object\",\"additionalProperties\":true},\"description\":\"The tool's arguments, as its `inputSchema` describes them.\"},{\"$ref\":\"#/components/contentDescriptors/Task\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"outcome\",\"schema\":{\"$ref\":\"#/components/schemas/CallToolOutcome\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/tools/list_changed\",\"summary\":\"Server → client: the list of tools changed (sent only by a server whose `tools.listChanged` capability is true).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"resources/list\",\"summary\":\"Client → server: the resources the server offers, a page at a time.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Cursor\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"page\",\"schema\":{\"$ref\":\"#/components/schemas/ListResourcesResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"resources/templates/list\",\"summary\":\"Client → server: the server's resource templates (URI templates, RFC 6570), a page at a time.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Cursor\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"page\",\"schema\":{\"$ref\":\"#/components/schemas/ListResourceTemplatesResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"resources/read\",\"summary\":\"Client → server: the contents of a resource (one or more parts, text or base64 bytes).\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Uri\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"contents\",\"schema\":{\"$ref\":\"#/components/schemas/ReadResourceResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/ResourceNotFound\"},{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"resources/subscribe\",\"summary\":\"Client → server: tell me with `notifications/resources/updated` when this resource changes (a server whose `resources.subscribe` capability is true).\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Uri\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"subscribed\",\"schema\":{\"$ref\":\"#/components/schemas/EmptyResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/ResourceNotFound\"},{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"resources/unsubscribe\",\"summary\":\"Client → server: stop telling me about this resource.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Uri\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"unsubscribed\",\"schema\":{\"$ref\":\"#/components/schemas/EmptyResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/resources/updated\",\"summary\":\"Server → client: a resource the client subscribed to changed; read it again to see how. `uri` may be a sub-resource of the one subscribed to.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Uri\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"notifications/resources/list_changed\",\"summary\":\"Server → client: the list of resources changed (a server whose `resources.listChanged` capability is true).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"prompts/list\",\"summary\":\"Client → server: the prompts the server offers, a page at a time.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Cursor\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"page\",\"schema\":{\"$ref\":\"#/components/schemas/ListPromptsResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"prompts/get\",\"summary\":\"Client → server: a prompt filled in with `arguments`, as messages.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"name\",\"required\":true,\"schema\":{\"type\":\"string\"},\"description\":\"The prompt's name, as `prompts/list` gave it.\"},{\"name\":\"arguments\",\"schema\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},\"description\":\"The values of the prompt's arguments, by name.\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"prompt\",\"schema\":{\"$ref\":\"#/components/schemas/GetPromptResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/prompts/list_changed\",\"summary\":\"Server → client: the list of prompts changed (a server whose `prompts.listChanged` capability is true).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"logging/setLevel\",\"summary\":\"Client → server: send `notifications/message` from this level up (a server with the `logging` capability).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"level\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/LoggingLevel\"}},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"set\",\"schema\":{\"$ref\":\"#/components/schemas/EmptyResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/message\",\"summary\":\"Server → client: a log entry, at or above the level the client set (the server picks one until it does).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"level\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/LoggingLevel\"}},{\"name\":\"logger\",\"schema\":{\"type\":\"string\"},\"description\":\"Which part of the server logged it.\"},{\"name\":\"data\",\"required\":true,\"schema\":{},\"description\":\"What is logged: a string or any JSON value.\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"completion/complete\",\"summary\":\"Client → server: values that could complete an argument of a prompt or of a resource template, as the user types (a server with the `completions` capability).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"ref\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/CompletionReference\"}},{\"name\":\"argument\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/CompletionArgument\"}},{\"name\":\"context\",\"schema\":{\"$ref\":\"#/components/schemas/CompletionContext\"}},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"completions\",\"schema\":{\"$ref\":\"#/components/schemas/CompleteResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"sampling/createMessage\",\"summary\":\"Server → client: asks the client's model for a message (a client with the `sampling` capability; the client may show it to the user, change it, or refuse). With `task`, the client may answer with a task instead.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"messages\",\"required\":true,\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/SamplingMessage\"}}},{\"name\":\"modelPreferences\",\"schema\":{\"$ref\":\"#/components/schemas/ModelPreferences\"}},{\"name\":\"systemPrompt\",\"schema\":{\"type\":\"string\"}},{\"name\":\"includeContext\",\"schema\":{\"type\":\"string\",\"enum\":[\"none\",\"thisServer\",\"allServers\"]},\"description\":\"Which servers' context to add (deprecated but for `none`).\"},{\"name\":\"temperature\",\"schema\":{\"type\":\"number\"}},{\"name\":\"maxTokens\",\"required\":true,\"schema\":{\"type\":\"integer\"},\"description\":\"The most tokens to sample; the client may sample fewer.\"},{\"name\":\"stopSequences\",\"schema\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},{\"name\":\"metadata\",\"schema\":{\"type\":\"object\",\"additionalProperties\":true},\"description\":\"Provider-specific metadata, passed through.\"},{\"name\":\"tools\",\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Tool\"}},\"description\":\"Tools the model may use (a client whose `sampling.tools` capability is set).\"},{\"name\":\"toolChoice\",\"schema\":{\"$ref\":\"#/components/schemas/ToolChoice\"}},{\"$ref\":\"#/components/contentDescriptors/Task\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"sampled\",\"schema\":{\"$ref\":\"#/components/schemas/CreateMessageOutcome\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"elicitation/create\",\"summary\":\"Server → client: asks the user for information, through a form the client draws from `requestedSchema` (mode `form`, the default) or at a URL the client opens (mode `url`). The user accepts, declines or cancels. With `task`, the client may answer with a task instead.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"mode\",\"schema\":{\"type\":\"string\",\"enum\":[\"form\",\"url\"]},\"description\":\"Absent means `form`.\"},{\"name\":\"message\",\"required\":true,\"schema\":{\"type\":\"string\"},\"description\":\"What is asked, for the user to read.\"},{\"name\":\"requestedSchema\",\"schema\":{\"$ref\":\"#/components/schemas/RequestedSchema\"},\"description\":\"Mode `form` (required there): the fields to ask for, each a primitive.\"},{\"name\":\"elicitationId\",\"schema\":{\"type\":\"string\"},\"description\":\"Mode `url` (required there): the id `notifications/elicitation/complete` repeats.\"},{\"name\":\"url\",\"schema\":{\"type\":\"string\",\"format\":\"uri\"},\"description\":\"Mode `url` (required there): where the user goes.\"},{\"$ref\":\"#/components/contentDescriptors/Task\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"answer\",\"schema\":{\"$ref\":\"#/components/schemas/ElicitOutcome\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/elicitation/complete\",\"summary\":\"Server → client: the out-of-band interaction of a `url` elicitation finished.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"elicitationId\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"roots/list\",\"summary\":\"Server → client: the roots (directories, files) the client lets the server work in (a client with the `roots` capability).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"roots\",\"schema\":{\"$ref\":\"#/components/schemas/ListRootsResult\"}}},{\"name\":\"notifications/roots/list_changed\",\"summary\":\"Client → server: the list of roots changed (a client whose `roots.listChanged` capability is true).\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]},{\"name\":\"tasks/get\",\"summary\":\"Either side, to the side running a task: its state now.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/TaskId\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"task\",\"schema\":{\"$ref\":\"#/components/schemas/TaskResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"tasks/result\",\"summary\":\"Either side, to the side running a task: the result of the request the task runs (the answer that request would have had), once the task is done; the answer waits until then.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/TaskId\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"payload\",\"schema\":{\"$ref\":\"#/components/schemas/TaskPayload\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"tasks/cancel\",\"summary\":\"Either side, to the side running a task: stop it. The answer is the task, cancelled.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/TaskId\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"task\",\"schema\":{\"$ref\":\"#/components/schemas/TaskResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"tasks/list\",\"summary\":\"Either side, to the side running tasks: its tasks, a page at a time.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/Cursor\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/RequestMeta\"}}],\"result\":{\"name\":\"page\",\"schema\":{\"$ref\":\"#/components/schemas/ListTasksResult\"}},\"errors\":[{\"$ref\":\"#/components/errors/InvalidParams\"}]},{\"name\":\"notifications/tasks/status\",\"summary\":\"Either side, from the side running a task: the task's state changed.\",\"paramStructure\":\"by-name\",\"params\":[{\"$ref\":\"#/components/contentDescriptors/TaskId\"},{\"name\":\"status\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/TaskStatus\"}},{\"name\":\"statusMessage\",\"schema\":{\"type\":\"string\"}},{\"name\":\"createdAt\",\"required\":true,\"schema\":{\"type\":\"string\",\"format\":\"date-time\"}},{\"name\":\"lastUpdatedAt\",\"required\":true,\"schema\":{\"type\":\"string\",\"format\":\"date-time\"}},{\"name\":\"ttl\",\"required\":true,\"schema\":{\"type\":[\"integer\",\"null\"]},\"description\":\"How long the task is kept after its creation, in ms; null: for ever.\"},{\"name\":\"pollInterval\",\"schema\":{\"type\":\"integer\"},\"description\":\"How often to poll it, in ms.\"},{\"name\":\"_meta\",\"schema\":{\"$ref\":\"#/components/schemas/Meta\"}}]}],\"components\":{\"contentDescriptors\":{\"Cursor\":{\"name\":\"cursor\",\"schema\":{\"$ref\":\"#/components/schemas/Cursor\"},\"description\":\"Where to go on from: the `nextCursor` of the page before; absent for the first page.\"},\"Uri\":{\"name\":\"uri\",\"required\":true,\"schema\":{\"type\":\"string\",\"format\":\"uri\"},\"description\":\"The resource's URI.\"},\"Task\":{\"name\":\"task\",\"schema\":{\"$ref\":\"#/components/schemas/TaskMetadata\"},\"description\":\"Run the request as a task (a receiver whose `tasks` capability lists this request): the answer is then the task, and its result comes from `tasks/result`.\"},\"TaskId\":{\"name\":\"taskId\",\"required\":true,\"schema\":{\"type\":\"string\"}}},\"schemas\":{\"RequestId\":{\"description\":\"A JSON-RPC request id as MCP allows it: a string or an integer (never null).\",\"oneOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"ProgressToken\":{\"description\":\"The token a request carries in `_meta.progressToken`, which its progress notifications repeat: a string or an integer, unique among the sender's requests in flight.\",\"oneOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"Cursor\":{\"type\":\"string\",\"description\":\"An opaque place in a paginated list.\"},\"Meta\":{\"type\":\"object\",\"description\":\"MCP's reserved `_meta`: metadata about a message or an object, under keys MCP or an extension defines (`prefix/name`).\",\"additionalProperties\":true},\"RequestMeta\":{\"type\":\"object\",\"description\":\"The `_meta` of a request: `progressToken` when the sender wants `notifications/progress`, and any other metadata.\",\"properties\":{\"progressToken\":{\"$ref\":\"#/components/schemas/ProgressToken\"}},\"additionalProperties\":true},\"EmptyResult\":{\"type\":\"object\",\"description\":\"A result with nothing in it but, maybe, `_meta`.\",\"properties\":{\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"Icon\":{\"type\":\"object\",\"description\":\"An icon a client may show: an `https:` or `data:` URL.\",\"required\":[\"src\"],\"properties\":{\"src\":{\"type\":\"string\",\"format\":\"uri\"},\"mimeType\":{\"type\":\"string\"},\"sizes\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Sizes such as `48x48`, or `any` for a scalable icon.\"},\"theme\":{\"type\":\"string\",\"enum\":[\"light\",\"dark\"],\"description\":\"The background the icon is drawn for.\"}}},\"Implementation\":{\"type\":\"object\",\"description\":\"Who a client or a server is.\",\"required\":[\"name\",\"version\"],\"properties\":{\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\",\"description\":\"A name for people to read.\"},\"version\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"websiteUrl\":{\"type\":\"string\",\"format\":\"uri\"},\"icons\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Icon\"}}}},\"Capability\":{\"type\":\"object\",\"description\":\"A capability with no settings (yet): present means supported.\",\"additionalProperties\":true},\"ListChanged\":{\"type\":\"object\",\"description\":\"A list the sender offers; `listChanged`: it tells when the list changes.\",\"properties\":{\"listChanged\":{\"type\":\"boolean\"}}},\"ClientCapabilities\":{\"type\":\"object\",\"description\":\"What the client can do. A capability left out is not supported.\",\"properties\":{\"experimental\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":\"#/components/schemas/Capability\"}},\"roots\":{\"$ref\":\"#/components/schemas/ListChanged\"},\"sampling\":{\"$ref\":\"#/components/schemas/SamplingCapability\"},\"elicitation\":{\"$ref\":\"#/components/schemas/ElicitationCapability\"},\"tasks\":{\"$ref\":\"#/components/schemas/ClientTasksCapability\"}}},\"SamplingCapability\":{\"type\":\"object\",\"description\":\"The client samples its model for servers; `context`: it honours `includeContext`; `tools`: it lets the model use the tools given.\",\"properties\":{\"context\":{\"$ref\":\"#/components/schemas/Capability\"},\"tools\":{\"$ref\":\"#/components/schemas/Capability\"}}},\"ElicitationCapability\":{\"type\":\"object\",\"description\":\"The client asks its user for servers, by form and/or by URL (an empty object, as earlier revisions send it, means form only).\",\"properties\":{\"form\":{\"$ref\":\"#/components/schemas/Capability\"},\"url\":{\"$ref\":\"#/components/schemas/Capability\"}}},\"ClientTasksCapability\":{\"type\":\"object\",\"description\":\"The client runs tasks: which of the server's requests it takes as tasks, and whether it lists and cancels them.\",\"properties\":{\"list\":{\"$ref\":\"#/components/schemas/Capability\"},\"cancel\":{\"$ref\":\"#/components/schemas/Capability\"},\"requests\":{\"type\":\"object\",\"properties\":{\"sampling\":{\"type\":\"object\",\"properties\":{\"createMessage\":{\"$ref\":\"#/components/schemas/Capability\"}}},\"elicitation\":{\"type\":\"object\",\"properties\":{\"create\":{\"$ref\":\"#/components/schemas/Capability\"}}}}}}},\"ServerCapabilities\":{\"type\":\"object\",\"description\":\"What the server offers. A capability left out is not offered.\",\"properties\":{\"experimental\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":\"#/components/schemas/Capability\"}},\"logging\":{\"$ref\":\"#/components/schemas/Capability\"},\"completions\":{\"$ref\":\"#/components/schemas/Capability\"},\"prompts\":{\"$ref\":\"#/components/schemas/ListChanged\"},\"resources\":{\"$ref\":\"#/components/schemas/ResourcesCapability\"},\"tools\":{\"$ref\":\"#/components/schemas/ListChanged\"},\"tasks\":{\"$ref\":\"#/components/schemas/ServerTasksCapability\"}}},\"ResourcesCapability\":{\"type\":\"object\",\"description\":\"The server offers resources; `subscribe`: to single resources; `listChanged`: it tells when the list changes.\",\"properties\":{\"subscribe\":{\"type\":\"boolean\"},\"listChanged\":{\"type\":\"boolean\"}}},\"ServerTasksCapability\":{\"type\":\"object\",\"description\":\"The server runs tasks: which of the client's requests it takes as tasks, and whether it lists and cancels them.\",\"properties\":{\"list\":{\"$ref\":\"#/components/schemas/Capability\"},\"cancel\":{\"$ref\":\"#/components/schemas/Capability\"},\"requests\":{\"type\":\"object\",\"properties\":{\"tools\":{\"type\":\"object\",\"properties\":{\"call\":{\"$ref\":\"#/components/schemas/Capability\"}}}}}}},\"InitializeResult\":{\"type\":\"object\",\"required\":[\"protocolVersion\",\"capabilities\",\"serverInfo\"],\"properties\":{\"protocolVersion\":{\"type\":\"string\",\"description\":\"The revision the server speaks: the client's, if the server speaks it, else its own newest.\"},\"capabilities\":{\"$ref\":\"#/components/schemas/ServerCapabilities\"},\"serverInfo\":{\"$ref\":\"#/components/schemas/Implementation\"},\"instructions\":{\"type\":\"string\",\"description\":\"How to use the server, for the client's model to read.\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"Role\":{\"type\":\"string\",\"description\":\"Who speaks in a conversation.\",\"enum\":[\"user\",\"assistant\"]},\"Annotations\":{\"type\":\"object\",\"description\":\"Hints on how a client uses an object.\",\"properties\":{\"audience\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Role\"},\"description\":\"Who it is meant for.\"},\"priority\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1,\"description\":\"How much it matters: 1 most, 0 least.\"},\"lastModified\":{\"type\":\"string\",\"format\":\"date-time\"}}},\"ContentBlock\":{\"description\":\"A piece of content in a tool result or a prompt message, tagged by `type`.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/TextContent\"},{\"$ref\":\"#/components/schemas/ImageContent\"},{\"$ref\":\"#/components/schemas/AudioContent\"},{\"$ref\":\"#/components/schemas/ResourceLink\"},{\"$ref\":\"#/components/schemas/EmbeddedResource\"}]},\"TextContent\":{\"type\":\"object\",\"description\":\"Text.\",\"required\":[\"type\",\"text\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"text\"},\"text\":{\"type\":\"string\"},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ImageContent\":{\"type\":\"object\",\"description\":\"An image, its bytes in base64.\",\"required\":[\"type\",\"data\",\"mimeType\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"image\"},\"data\":{\"type\":\"string\",\"format\":\"byte\"},\"mimeType\":{\"type\":\"string\"},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"AudioContent\":{\"type\":\"object\",\"description\":\"Sound, its bytes in base64.\",\"required\":[\"type\",\"data\",\"mimeType\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"audio\"},\"data\":{\"type\":\"string\",\"format\":\"byte\"},\"mimeType\":{\"type\":\"string\"},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ResourceLink\":{\"type\":\"object\",\"description\":\"A resource the client may read, named rather than included (it need not appear in `resources/list`).\",\"required\":[\"type\",\"uri\",\"name\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"resource_link\"},\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\",\"description\":\"Its size in bytes, before any encoding.\"},\"icons\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Icon\"}},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"EmbeddedResource\":{\"type\":\"object\",\"description\":\"A resource's contents, included.\",\"required\":[\"type\",\"resource\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"resource\"},\"resource\":{\"$ref\":\"#/components/schemas/ResourceContents\"},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ResourceContents\":{\"description\":\"The contents of a resource: text or base64 bytes.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/TextResourceContents\"},{\"$ref\":\"#/components/schemas/BlobResourceContents\"}]},\"TextResourceContents\":{\"type\":\"object\",\"required\":[\"uri\",\"text\"],\"properties\":{\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"mimeType\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"BlobResourceContents\":{\"type\":\"object\",\"required\":[\"uri\",\"blob\"],\"properties\":{\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"mimeType\":{\"type\":\"string\"},\"blob\":{\"type\":\"string\",\"format\":\"byte\",\"description\":\"The bytes, in base64.\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ToolUseContent\":{\"type\":\"object\",\"description\":\"Sampling with tools: the model asks to use a tool.\",\"required\":[\"type\",\"id\",\"name\",\"input\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"tool_use\"},\"id\":{\"type\":\"string\",\"description\":\"Ties the tool's result to this use.\"},\"name\":{\"type\":\"string\"},\"input\":{\"type\":\"object\",\"additionalProperties\":true},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ToolResultContent\":{\"type\":\"object\",\"description\":\"Sampling with tools: what a tool the model used gave.\",\"required\":[\"type\",\"toolUseId\",\"content\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"tool_result\"},\"toolUseId\":{\"type\":\"string\"},\"content\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ContentBlock\"}},\"structuredContent\":{\"type\":\"object\",\"additionalProperties\":true},\"isError\":{\"type\":\"boolean\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"SamplingContent\":{\"description\":\"A piece of a sampled message, tagged by `type`.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/TextContent\"},{\"$ref\":\"#/components/schemas/ImageContent\"},{\"$ref\":\"#/components/schemas/AudioContent\"},{\"$ref\":\"#/components/schemas/ToolUseContent\"},{\"$ref\":\"#/components/schemas/ToolResultContent\"}]},\"SamplingContents\":{\"description\":\"One piece of content, or several.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/SamplingContent\"},{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/SamplingContent\"}}]},\"SamplingMessage\":{\"type\":\"object\",\"description\":\"A message of the conversation sampled.\",\"required\":[\"role\",\"content\"],\"properties\":{\"role\":{\"$ref\":\"#/components/schemas/Role\"},\"content\":{\"$ref\":\"#/components/schemas/SamplingContents\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ModelPreferences\":{\"type\":\"object\",\"description\":\"What the server would like in a model; the client chooses. Priorities go from 0 to 1.\",\"properties\":{\"hints\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ModelHint\"},\"description\":\"Model names or families, most wanted first.\"},\"costPriority\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},\"speedPriority\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},\"intelligencePriority\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1}}},\"ModelHint\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"A substring of a model's name, such as `claude-3-5-sonnet` or `claude`.\"}}},\"ToolChoice\":{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"enum\":[\"auto\",\"required\",\"none\"],\"description\":\"Whether the model may, must or must not use tools; absent means `auto`.\"}}},\"CreateMessageResult\":{\"type\":\"object\",\"description\":\"The message sampled.\",\"required\":[\"role\",\"content\",\"model\"],\"properties\":{\"role\":{\"$ref\":\"#/components/schemas/Role\"},\"content\":{\"$ref\":\"#/components/schemas/SamplingContents\"},\"model\":{\"type\":\"string\",\"description\":\"The model that answered.\"},\"stopReason\":{\"type\":\"string\",\"description\":\"Why sampling stopped: `endTurn`, `stopSequence`, `maxTokens`, `toolUse`, or another reason.\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"CreateMessageOutcome\":{\"description\":\"The message sampled, or, for a request run as a task, the task.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/CreateMessageResult\"},{\"$ref\":\"#/components/schemas/CreateTaskResult\"}]},\"ToolAnnotations\":{\"type\":\"object\",\"description\":\"Hints on what a tool does, not to be trusted from an untrusted server.\",\"properties\":{\"title\":{\"type\":\"string\"},\"readOnlyHint\":{\"type\":\"boolean\",\"description\":\"It changes nothing (default false).\"},\"destructiveHint\":{\"type\":\"boolean\",\"description\":\"It may destroy, not only add (default true).\"},\"idempotentHint\":{\"type\":\"boolean\",\"description\":\"Calling it again with the same arguments does nothing more (default false).\"},\"openWorldHint\":{\"type\":\"boolean\",\"description\":\"It reaches outside entities, such as the web (default true).\"}}},\"ObjectSchema\":{\"type\":\"object\",\"description\":\"A JSON Schema (2020-12 unless `$schema` says otherwise) of an object; every other keyword is kept.\",\"required\":[\"type\"],\"properties\":{\"$schema\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"const\":\"object\"},\"properties\":{\"type\":\"object\",\"additionalProperties\":true},\"required\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"additionalProperties\":true},\"Tool\":{\"type\":\"object\",\"description\":\"A tool the server offers.\",\"required\":[\"name\",\"inputSchema\"],\"properties\":{\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\",\"description\":\"A name for people to read.\"},\"description\":{\"type\":\"string\",\"description\":\"What the tool does, for the client's model to read.\"},\"inputSchema\":{\"$ref\":\"#/components/schemas/ObjectSchema\"},\"outputSchema\":{\"$ref\":\"#/components/schemas/ObjectSchema\"},\"execution\":{\"$ref\":\"#/components/schemas/ToolExecution\"},\"annotations\":{\"$ref\":\"#/components/schemas/ToolAnnotations\"},\"icons\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Icon\"}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ToolExecution\":{\"type\":\"object\",\"properties\":{\"taskSupport\":{\"type\":\"string\",\"enum\":[\"forbidden\",\"optional\",\"required\"],\"description\":\"Whether the tool may be called as a task (absent means `forbidden`).\"}}},\"ListToolsResult\":{\"type\":\"object\",\"required\":[\"tools\"],\"properties\":{\"tools\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Tool\"}},\"nextCursor\":{\"$ref\":\"#/components/schemas/Cursor\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"CallToolResult\":{\"type\":\"object\",\"description\":\"What a tool gave.\",\"required\":[\"content\"],\"properties\":{\"content\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ContentBlock\"}},\"structuredContent\":{\"type\":\"object\",\"additionalProperties\":true,\"description\":\"The result as an object, fitting the tool's `outputSchema`.\"},\"isError\":{\"type\":\"boolean\",\"description\":\"The tool failed; `content` says why. Absent means false.\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"CallToolOutcome\":{\"description\":\"What the tool gave, or, for a call run as a task, the task.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/CallToolResult\"},{\"$ref\":\"#/components/schemas/CreateTaskResult\"}]},\"Resource\":{\"type\":\"object\",\"description\":\"A resource the server offers.\",\"required\":[\"uri\",\"name\"],\"properties\":{\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\",\"description\":\"Its size in bytes, before any encoding.\"},\"icons\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Icon\"}},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ResourceTemplate\":{\"type\":\"object\",\"description\":\"Resources the server offers under a URI template (RFC 6570).\",\"required\":[\"uriTemplate\",\"name\"],\"properties\":{\"uriTemplate\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\",\"description\":\"Of every resource the template gives, when they share one.\"},\"icons\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Icon\"}},\"annotations\":{\"$ref\":\"#/components/schemas/Annotations\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ListResourcesResult\":{\"type\":\"object\",\"required\":[\"resources\"],\"properties\":{\"resources\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Resource\"}},\"nextCursor\":{\"$ref\":\"#/components/schemas/Cursor\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ListResourceTemplatesResult\":{\"type\":\"object\",\"required\":[\"resourceTemplates\"],\"properties\":{\"resourceTemplates\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ResourceTemplate\"}},\"nextCursor\":{\"$ref\":\"#/components/schemas/Cursor\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ReadResourceResult\":{\"type\":\"object\",\"required\":[\"contents\"],\"properties\":{\"contents\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ResourceContents\"}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"PromptArgument\":{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"required\":{\"type\":\"boolean\"}}},\"Prompt\":{\"type\":\"object\",\"description\":\"A prompt (template) the server offers.\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"arguments\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/PromptArgument\"}},\"icons\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Icon\"}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ListPromptsResult\":{\"type\":\"object\",\"required\":[\"prompts\"],\"properties\":{\"prompts\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Prompt\"}},\"nextCursor\":{\"$ref\":\"#/components/schemas/Cursor\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"PromptMessage\":{\"type\":\"object\",\"required\":[\"role\",\"content\"],\"properties\":{\"role\":{\"$ref\":\"#/components/schemas/Role\"},\"content\":{\"$ref\":\"#/components/schemas/ContentBlock\"}}},\"GetPromptResult\":{\"type\":\"object\",\"required\":[\"messages\"],\"properties\":{\"description\":{\"type\":\"string\"},\"messages\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/PromptMessage\"}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"LoggingLevel\":{\"type\":\"string\",\"description\":\"How severe a log entry is, as syslog ranks it (RFC 5424), least first.\",\"enum\":[\"debug\",\"info\",\"notice\",\"warning\",\"error\",\"critical\",\"alert\",\"emergency\"]},\"CompletionReference\":{\"description\":\"What is completed: an argument of a prompt, or a variable of a resource template.\",\"oneOf\":[{\"type\":\"object\",\"title\":\"Prompt\",\"required\":[\"type\",\"name\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"ref/prompt\"},\"name\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}}},{\"type\":\"object\",\"title\":\"Resource\",\"required\":[\"type\",\"uri\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"ref/resource\"},\"uri\":{\"type\":\"string\",\"description\":\"The template's URI (template).\"}}}]},\"CompletionArgument\":{\"type\":\"object\",\"required\":[\"name\",\"value\"],\"properties\":{\"name\":{\"type\":\"string\"},\"value\":{\"type\":\"string\",\"description\":\"What the user typed so far.\"}}},\"CompletionContext\":{\"type\":\"object\",\"properties\":{\"arguments\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"The arguments already resolved, by name.\"}}},\"CompleteResult\":{\"type\":\"object\",\"required\":[\"completion\"],\"properties\":{\"completion\":{\"type\":\"object\",\"required\":[\"values\"],\"properties\":{\"values\":{\"type\":\"array\",\"maxItems\":100,\"items\":{\"type\":\"string\"}},\"total\":{\"type\":\"integer\",\"description\":\"How many there are in all, beyond those given.\"},\"hasMore\":{\"type\":\"boolean\"}}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"Root\":{\"type\":\"object\",\"description\":\"A place the server may work in: for now a `file:` URI.\",\"required\":[\"uri\"],\"properties\":{\"uri\":{\"type\":\"string\",\"format\":\"uri\"},\"name\":{\"type\":\"string\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ListRootsResult\":{\"type\":\"object\",\"required\":[\"roots\"],\"properties\":{\"roots\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Root\"}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"RequestedSchema\":{\"type\":\"object\",\"description\":\"The form of an elicitation: a flat object of primitive fields.\",\"required\":[\"type\",\"properties\"],\"properties\":{\"$schema\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"const\":\"object\"},\"properties\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":\"#/components/schemas/PrimitiveSchema\"}},\"required\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}},\"PrimitiveSchema\":{\"description\":\"A field of an elicitation form: a string, a number, a boolean, or a choice among strings.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/StringSchema\"},{\"$ref\":\"#/components/schemas/NumberSchema\"},{\"$ref\":\"#/components/schemas/BooleanSchema\"},{\"$ref\":\"#/components/schemas/EnumSchema\"},{\"$ref\":\"#/components/schemas/TitledEnumSchema\"},{\"$ref\":\"#/components/schemas/MultiEnumSchema\"},{\"$ref\":\"#/components/schemas/TitledMultiEnumSchema\"}]},\"StringSchema\":{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"minLength\":{\"type\":\"integer\"},\"maxLength\":{\"type\":\"integer\"},\"format\":{\"type\":\"string\",\"enum\":[\"email\",\"uri\",\"date\",\"date-time\"]},\"default\":{\"type\":\"string\"}}},\"NumberSchema\":{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"type\":{\"type\":\"string\",\"enum\":[\"number\",\"integer\"]},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"minimum\":{\"type\":\"number\"},\"maximum\":{\"type\":\"number\"},\"default\":{\"type\":\"number\"}}},\"BooleanSchema\":{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"boolean\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"default\":{\"type\":\"boolean\"}}},\"EnumSchema\":{\"type\":\"object\",\"description\":\"One of `enum`; `enumNames` (deprecated) gives their titles.\",\"required\":[\"type\",\"enum\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"enum\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"enumNames\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"default\":{\"type\":\"string\"}}},\"TitledEnumSchema\":{\"type\":\"object\",\"description\":\"One of the `const`s of `oneOf`, each with a title.\",\"required\":[\"type\",\"oneOf\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"string\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"oneOf\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/TitledValue\"}},\"default\":{\"type\":\"string\"}}},\"TitledValue\":{\"type\":\"object\",\"required\":[\"const\",\"title\"],\"properties\":{\"const\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}}},\"MultiEnumSchema\":{\"type\":\"object\",\"description\":\"Several of `items.enum`.\",\"required\":[\"type\",\"items\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"array\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"minItems\":{\"type\":\"integer\"},\"maxItems\":{\"type\":\"integer\"},\"items\":{\"type\":\"object\",\"required\":[\"type\",\"enum\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"string\"},\"enum\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}},\"default\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}},\"TitledMultiEnumSchema\":{\"type\":\"object\",\"description\":\"Several of the `const`s of `items.anyOf`, each with a title.\",\"required\":[\"type\",\"items\"],\"properties\":{\"type\":{\"type\":\"string\",\"const\":\"array\"},\"title\":{\"type\":\"string\"},\"description\":{\"type\":\"string\"},\"minItems\":{\"type\":\"integer\"},\"maxItems\":{\"type\":\"integer\"},\"items\":{\"type\":\"object\",\"required\":[\"anyOf\"],\"properties\":{\"anyOf\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/TitledValue\"}}}},\"default\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}},\"ElicitResult\":{\"type\":\"object\",\"description\":\"The user's answer: `accept` (with `content`, for a form), `decline`, or `cancel` (dismissed).\",\"required\":[\"action\"],\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"accept\",\"decline\",\"cancel\"]},\"content\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":\"#/components/schemas/ElicitValue\"}},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"ElicitValue\":{\"description\":\"The value of a form field.\",\"oneOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"array\",\"items\":{\"type\":\"string\"}}]},\"ElicitOutcome\":{\"description\":\"The user's answer, or, for a request run as a task, the task.\",\"oneOf\":[{\"$ref\":\"#/components/schemas/ElicitResult\"},{\"$ref\":\"#/components/schemas/CreateTaskResult\"}]},\"TaskMetadata\":{\"type\":\"object\",\"description\":\"Asks that a request run as a task.\",\"properties\":{\"ttl\":{\"type\":\"integer\",\"description\":\"How long to keep the task after its creation, in ms.\"}}},\"TaskStatus\":{\"type\":\"string\",\"description\":\"Where a task is: `working`, `input_required` (it waits on a request to its requester), or ended (`completed`, `failed`, `cancelled`).\",\"enum\":[\"working\",\"input_required\",\"completed\",\"failed\",\"cancelled\"]},\"Task\":{\"type\":\"object\",\"description\":\"A request run as a task.\",\"required\":[\"taskId\",\"status\",\"createdAt\",\"lastUpdatedAt\",\"ttl\"],\"properties\":{\"taskId\":{\"type\":\"string\"},\"status\":{\"$ref\":\"#/components/schemas/TaskStatus\"},\"statusMessage\":{\"type\":\"string\"},\"createdAt\":{\"type\":\"string\",\"format\":\"date-time\"},\"lastUpdatedAt\":{\"type\":\"string\",\"format\":\"date-time\"},\"ttl\":{\"type\":[\"integer\",\"null\"],\"description\":\"How long the task is kept after its creation, in ms; null: for ever.\"},\"pollInterval\":{\"type\":\"integer\",\"description\":\"How often to poll it, in ms.\"}}},\"TaskResult\":{\"description\":\"A task as `tasks/get` and `tasks/cancel` give it.\",\"allOf\":[{\"$ref\":\"#/components/schemas/Task\"},{\"type\":\"object\",\"properties\":{\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}}]},\"CreateTaskResult\":{\"type\":\"object\",\"description\":\"The answer to a request run as a task: the task.\",\"required\":[\"task\"],\"properties\":{\"task\":{\"$ref\":\"#/components/schemas/Task\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}},\"TaskPayload\":{\"type\":\"object\",\"description\":\"The result of the request a task ran, as that request's answer would have had it.\",\"additionalProperties\":true},\"ListTasksResult\":{\"type\":\"object\",\"required\":[\"tasks\"],\"properties\":{\"tasks\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Task\"}},\"nextCursor\":{\"$ref\":\"#/components/schemas/Cursor\"},\"_meta\":{\"$ref\":\"#/components/schemas/Meta\"}}}},\"errors\":{\"InvalidParams\":{\"code\":-32602,\"message\":\"Invalid params\",\"data\":{\"description\":\"What was wrong: an unknown tool, prompt or task, arguments that do not fit, or a cursor the server did not give.\"}},\"ResourceNotFound\":{\"code\":-32002,\"message\":\"Resource not found\",\"data\":{\"type\":\"object\",\"properties\":{\"uri\":{\"type\":\"string\"}},\"description\":\"The URI not found.\"}}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!("schemas_mcp.discover.json");
     /// Routes calls to a `McpServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct McpDispatcher<S> {
@@ -3958,85 +3938,89 @@ mod generated {
             match method {
                 "initialize" => {
                     arm!(
-                        InitializeParams checked, initialize(protocol_version,
-                        capabilities, client_info, meta)
+                        initialize(protocol_version, capabilities, client_info, meta)
+                        from InitializeParams checked
                     )
                 }
                 "notifications/initialized" => {
                     arm!(
-                        notice NotificationsInitializedParams,
-                        notifications_initialized(meta)
+                        notification notifications_initialized(meta) from
+                        NotificationsInitializedParams
                     )
                 }
-                "ping" => arm!(PingParams, ping(meta)),
+                "ping" => arm!(ping(meta) from PingParams),
                 "notifications/progress" => {
                     arm!(
-                        notice NotificationsProgressParams,
-                        notifications_progress(progress_token, progress, total, message,
-                        meta)
+                        notification notifications_progress(progress_token, progress,
+                        total, message, meta) from NotificationsProgressParams
                     )
                 }
                 "notifications/cancelled" => {
                     arm!(
-                        notice NotificationsCancelledParams,
-                        notifications_cancelled(request_id, reason, meta)
+                        notification notifications_cancelled(request_id, reason, meta)
+                        from NotificationsCancelledParams
                     )
                 }
-                "tools/list" => arm!(ToolsListParams, tools_list(cursor, meta)),
+                "tools/list" => arm!(tools_list(cursor, meta) from ToolsListParams),
                 "tools/call" => {
-                    arm!(ToolsCallParams, tools_call(name, arguments, task, meta))
+                    arm!(tools_call(name, arguments, task, meta) from ToolsCallParams)
                 }
                 "resources/list" => {
-                    arm!(ResourcesListParams, resources_list(cursor, meta))
+                    arm!(resources_list(cursor, meta) from ResourcesListParams)
                 }
                 "resources/templates/list" => {
                     arm!(
-                        ResourcesTemplatesListParams, resources_templates_list(cursor,
-                        meta)
+                        resources_templates_list(cursor, meta) from
+                        ResourcesTemplatesListParams
                     )
                 }
                 "resources/read" => {
-                    arm!(ResourcesReadParams checked, resources_read(uri, meta))
+                    arm!(resources_read(uri, meta) from ResourcesReadParams checked)
                 }
                 "resources/subscribe" => {
                     arm!(
-                        ResourcesSubscribeParams checked, resources_subscribe(uri, meta)
+                        resources_subscribe(uri, meta) from ResourcesSubscribeParams
+                        checked
                     )
                 }
                 "resources/unsubscribe" => {
                     arm!(
-                        ResourcesUnsubscribeParams checked, resources_unsubscribe(uri,
-                        meta)
+                        resources_unsubscribe(uri, meta) from ResourcesUnsubscribeParams
+                        checked
                     )
                 }
-                "prompts/list" => arm!(PromptsListParams, prompts_list(cursor, meta)),
+                "prompts/list" => arm!(prompts_list(cursor, meta) from PromptsListParams),
                 "prompts/get" => {
-                    arm!(PromptsGetParams, prompts_get(name, arguments, meta))
+                    arm!(prompts_get(name, arguments, meta) from PromptsGetParams)
                 }
                 "logging/setLevel" => {
-                    arm!(LoggingSetLevelParams, logging_set_level(level, meta))
+                    arm!(logging_set_level(level, meta) from LoggingSetLevelParams)
                 }
                 "completion/complete" => {
                     arm!(
-                        CompletionCompleteParams, completion_complete(r#ref, argument,
-                        context, meta)
+                        completion_complete(r#ref, argument, context, meta) from
+                        CompletionCompleteParams
                     )
                 }
                 "notifications/roots/list_changed" => {
                     arm!(
-                        notice NotificationsRootsListChangedParams,
-                        notifications_roots_list_changed(meta)
+                        notification notifications_roots_list_changed(meta) from
+                        NotificationsRootsListChangedParams
                     )
                 }
-                "tasks/get" => arm!(TasksGetParams, tasks_get(task_id, meta)),
-                "tasks/result" => arm!(TasksResultParams, tasks_result(task_id, meta)),
-                "tasks/cancel" => arm!(TasksCancelParams, tasks_cancel(task_id, meta)),
-                "tasks/list" => arm!(TasksListParams, tasks_list(cursor, meta)),
+                "tasks/get" => arm!(tasks_get(task_id, meta) from TasksGetParams),
+                "tasks/result" => {
+                    arm!(tasks_result(task_id, meta) from TasksResultParams)
+                }
+                "tasks/cancel" => {
+                    arm!(tasks_cancel(task_id, meta) from TasksCancelParams)
+                }
+                "tasks/list" => arm!(tasks_list(cursor, meta) from TasksListParams),
                 "notifications/tasks/status" => {
                     arm!(
-                        notice NotificationsTasksStatusParams checked,
-                        notifications_tasks_status(task_id, status, status_message,
-                        created_at, last_updated_at, ttl, poll_interval, meta)
+                        notification notifications_tasks_status(task_id, status,
+                        status_message, created_at, last_updated_at, ttl, poll_interval,
+                        meta) from NotificationsTasksStatusParams checked
                     )
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
@@ -4084,7 +4068,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn ping(
             &self,
@@ -4356,7 +4340,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn roots_list(
             &self,
@@ -4465,35 +4449,37 @@ mod generated {
             self.inner.notify("notifications/tasks/status", &params).await
         }
     }
-    __rt::decode_params!(NotificationsToolsListChangedParams, ByName, meta = "_meta");
+    __rt::decode_params!(NotificationsToolsListChangedParams by_name { meta = "_meta" });
     __rt::decode_params!(
-        NotificationsResourcesUpdatedParams, ByName, uri = "uri", meta = "_meta"
+        NotificationsResourcesUpdatedParams by_name { uri = "uri", meta = "_meta" }
     );
     __rt::decode_params!(
-        NotificationsResourcesListChangedParams, ByName, meta = "_meta"
-    );
-    __rt::decode_params!(NotificationsPromptsListChangedParams, ByName, meta = "_meta");
-    __rt::decode_params!(
-        NotificationsMessageParams, ByName, level = "level", logger = "logger", data =
-        "data", meta = "_meta"
+        NotificationsResourcesListChangedParams by_name { meta = "_meta" }
     );
     __rt::decode_params!(
-        SamplingCreateMessageParams, ByName, messages = "messages", model_preferences =
+        NotificationsPromptsListChangedParams by_name { meta = "_meta" }
+    );
+    __rt::decode_params!(
+        NotificationsMessageParams by_name { level = "level", logger = "logger", data =
+        "data", meta = "_meta" }
+    );
+    __rt::decode_params!(
+        SamplingCreateMessageParams by_name { messages = "messages", model_preferences =
         "modelPreferences", system_prompt = "systemPrompt", include_context =
         "includeContext", temperature = "temperature", max_tokens = "maxTokens",
         stop_sequences = "stopSequences", metadata = "metadata", tools = "tools",
-        tool_choice = "toolChoice", task = "task", meta = "_meta"
+        tool_choice = "toolChoice", task = "task", meta = "_meta" }
     );
     __rt::decode_params!(
-        ElicitationCreateParams, ByName, mode = "mode", message = "message",
+        ElicitationCreateParams by_name { mode = "mode", message = "message",
         requested_schema = "requestedSchema", elicitation_id = "elicitationId", url =
-        "url", task = "task", meta = "_meta"
+        "url", task = "task", meta = "_meta" }
     );
     __rt::decode_params!(
-        NotificationsElicitationCompleteParams, ByName, elicitation_id = "elicitationId",
-        meta = "_meta"
+        NotificationsElicitationCompleteParams by_name { elicitation_id =
+        "elicitationId", meta = "_meta" }
     );
-    __rt::decode_params!(RootsListParams, ByName, meta = "_meta");
+    __rt::decode_params!(RootsListParams by_name { meta = "_meta" });
     /// The server→client methods of Mcp, handled by the client: implement it, then give
     /// `Server::new(McpListenerDispatcher::new(your_impl))` to the client's peer
     /// (`rpcsmith::transport::peer::Peer::builder().serve(..)`). Without it, the server's
@@ -4728,80 +4714,84 @@ mod generated {
                 };
             }
             match method {
-                "ping" => arm!(PingParams, ping(meta)),
+                "ping" => arm!(ping(meta) from PingParams),
                 "notifications/progress" => {
                     arm!(
-                        notice NotificationsProgressParams,
-                        notifications_progress(progress_token, progress, total, message,
-                        meta)
+                        notification notifications_progress(progress_token, progress,
+                        total, message, meta) from NotificationsProgressParams
                     )
                 }
                 "notifications/cancelled" => {
                     arm!(
-                        notice NotificationsCancelledParams,
-                        notifications_cancelled(request_id, reason, meta)
+                        notification notifications_cancelled(request_id, reason, meta)
+                        from NotificationsCancelledParams
                     )
                 }
                 "notifications/tools/list_changed" => {
                     arm!(
-                        notice NotificationsToolsListChangedParams,
-                        notifications_tools_list_changed(meta)
+                        notification notifications_tools_list_changed(meta) from
+                        NotificationsToolsListChangedParams
                     )
                 }
                 "notifications/resources/updated" => {
                     arm!(
-                        notice NotificationsResourcesUpdatedParams checked,
-                        notifications_resources_updated(uri, meta)
+                        notification notifications_resources_updated(uri, meta) from
+                        NotificationsResourcesUpdatedParams checked
                     )
                 }
                 "notifications/resources/list_changed" => {
                     arm!(
-                        notice NotificationsResourcesListChangedParams,
-                        notifications_resources_list_changed(meta)
+                        notification notifications_resources_list_changed(meta) from
+                        NotificationsResourcesListChangedParams
                     )
                 }
                 "notifications/prompts/list_changed" => {
                     arm!(
-                        notice NotificationsPromptsListChangedParams,
-                        notifications_prompts_list_changed(meta)
+                        notification notifications_prompts_list_changed(meta) from
+                        NotificationsPromptsListChangedParams
                     )
                 }
                 "notifications/message" => {
                     arm!(
-                        notice NotificationsMessageParams, notifications_message(level,
-                        logger, data, meta)
+                        notification notifications_message(level, logger, data, meta)
+                        from NotificationsMessageParams
                     )
                 }
                 "sampling/createMessage" => {
                     arm!(
-                        SamplingCreateMessageParams checked,
                         sampling_create_message(messages, model_preferences,
                         system_prompt, include_context, temperature, max_tokens,
-                        stop_sequences, metadata, tools, tool_choice, task, meta)
+                        stop_sequences, metadata, tools, tool_choice, task, meta) from
+                        SamplingCreateMessageParams checked
                     )
                 }
                 "elicitation/create" => {
                     arm!(
-                        ElicitationCreateParams checked, elicitation_create(mode,
-                        message, requested_schema, elicitation_id, url, task, meta)
+                        elicitation_create(mode, message, requested_schema,
+                        elicitation_id, url, task, meta) from ElicitationCreateParams
+                        checked
                     )
                 }
                 "notifications/elicitation/complete" => {
                     arm!(
-                        notice NotificationsElicitationCompleteParams,
-                        notifications_elicitation_complete(elicitation_id, meta)
+                        notification notifications_elicitation_complete(elicitation_id,
+                        meta) from NotificationsElicitationCompleteParams
                     )
                 }
-                "roots/list" => arm!(RootsListParams, roots_list(meta)),
-                "tasks/get" => arm!(TasksGetParams, tasks_get(task_id, meta)),
-                "tasks/result" => arm!(TasksResultParams, tasks_result(task_id, meta)),
-                "tasks/cancel" => arm!(TasksCancelParams, tasks_cancel(task_id, meta)),
-                "tasks/list" => arm!(TasksListParams, tasks_list(cursor, meta)),
+                "roots/list" => arm!(roots_list(meta) from RootsListParams),
+                "tasks/get" => arm!(tasks_get(task_id, meta) from TasksGetParams),
+                "tasks/result" => {
+                    arm!(tasks_result(task_id, meta) from TasksResultParams)
+                }
+                "tasks/cancel" => {
+                    arm!(tasks_cancel(task_id, meta) from TasksCancelParams)
+                }
+                "tasks/list" => arm!(tasks_list(cursor, meta) from TasksListParams),
                 "notifications/tasks/status" => {
                     arm!(
-                        notice NotificationsTasksStatusParams checked,
-                        notifications_tasks_status(task_id, status, status_message,
-                        created_at, last_updated_at, ttl, poll_interval, meta)
+                        notification notifications_tasks_status(task_id, status,
+                        status_message, created_at, last_updated_at, ttl, poll_interval,
+                        meta) from NotificationsTasksStatusParams checked
                     )
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),

@@ -55,8 +55,7 @@ mod generated {
             pub id: PetId,
         }
         __rt::object!(
-            NotFound, "NotFound @ #/components/schemas/NotFound", false, { 0 => id "id"
-            required }
+            NotFound from "#/components/schemas/NotFound" { id = "id" required }
         );
         /// A pet in the store.
         ///
@@ -69,8 +68,8 @@ mod generated {
             pub tags: Option<Vec<String>>,
         }
         __rt::object!(
-            Pet, "Pet @ #/components/schemas/Pet", false, { 0 => id "id" required, 1 =>
-            name "name" required, 2 => kind "kind" required, 3 => tags "tags" optional }
+            Pet from "#/components/schemas/Pet" { id = "id" required, name = "name"
+            required, kind = "kind" required, tags = "tags" optional }
         );
         /// A pet's id, given by the store.
         ///
@@ -100,7 +99,7 @@ mod generated {
         /// The `limit` param.
         pub limit: Option<u32>,
     }
-    __rt::serialize_by_position!(ListPetsParams, kind, [limit]);
+    __rt::serialize_by_position!(ListPetsParams { kind, optional limit });
     /// The result of `list_pets`.
     pub type ListPetsResult = Vec<types::Pet>;
     /// The params of `get_pet`.
@@ -109,11 +108,12 @@ mod generated {
         /// The `id` param.
         pub id: types::PetId,
     }
-    __rt::serialize_by_position!(GetPetParams, id);
+    __rt::serialize_by_position!(GetPetParams { id });
     /// The result of `get_pet`.
     pub type GetPetResult = types::Pet;
     __rt::declared_errors!(
-        "get_pet", GetPetError { PetNotFound(types::NotFound) = 404, "pet not found"; }
+        GetPetError for "get_pet" { PetNotFound { code = 404, message = "pet not found",
+        data = types::NotFound } }
     );
     /// The params of `pet_visited`.
     #[derive(Debug, Clone, PartialEq)]
@@ -121,7 +121,7 @@ mod generated {
         /// The `id` param.
         pub id: types::PetId,
     }
-    __rt::serialize_by_position!(PetVisitedParams, id);
+    __rt::serialize_by_position!(PetVisitedParams { id });
     /// A typed client of Petstore: one method per API method, over any transport.
     #[derive(Debug, Clone)]
     pub struct PetstoreClient {
@@ -148,7 +148,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn add_pet(
             &self,
@@ -165,7 +165,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn list_pets(
             &self,
@@ -263,11 +263,11 @@ mod generated {
         }
     }
     __rt::decode_params!(
-        AddPetParams, ByName, name = "name", kind = "kind", tags = "tags"
+        AddPetParams by_name { name = "name", kind = "kind", tags = "tags" }
     );
-    __rt::decode_params!(ListPetsParams, ByPosition, kind = "kind", limit = "limit");
-    __rt::decode_params!(GetPetParams, Either, id = "id");
-    __rt::decode_params!(PetVisitedParams, Either, id = "id");
+    __rt::decode_params!(ListPetsParams by_position { kind = "kind", limit = "limit" });
+    __rt::decode_params!(GetPetParams by_name_or_position { id = "id" });
+    __rt::decode_params!(PetVisitedParams by_name_or_position { id = "id" });
     /// Petstore, served: implement it, then serve `PetstoreDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -311,7 +311,7 @@ mod generated {
         ) -> impl ::std::future::Future<Output = ()> + Send;
     }
     /// The OpenRPC document of Petstore, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Petstore\",\"version\":\"1.0.0\",\"description\":\"A small pet store: rpcsmith's first example. It has a method taking params by name, one taking them by position with an optional trailing param, a declared error with typed data, and a notification.\"},\"methods\":[{\"name\":\"add_pet\",\"summary\":\"Adds a pet to the store and returns it with its new id.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"name\",\"required\":true,\"schema\":{\"type\":\"string\",\"minLength\":1}},{\"name\":\"kind\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Kind\"}},{\"name\":\"tags\",\"schema\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}],\"result\":{\"name\":\"pet\",\"schema\":{\"$ref\":\"#/components/schemas/Pet\"}}},{\"name\":\"list_pets\",\"summary\":\"Lists the pets, oldest first; `limit` caps how many.\",\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"kind\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Kind\"}},{\"name\":\"limit\",\"schema\":{\"type\":\"integer\",\"format\":\"uint32\"}}],\"result\":{\"name\":\"pets\",\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Pet\"}}}},{\"name\":\"get_pet\",\"summary\":\"Returns one pet.\",\"params\":[{\"name\":\"id\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/PetId\"}}],\"result\":{\"name\":\"pet\",\"schema\":{\"$ref\":\"#/components/schemas/Pet\"}},\"errors\":[{\"$ref\":\"#/components/errors/PetNotFound\"}]},{\"name\":\"pet_visited\",\"summary\":\"Tells the store someone looked at a pet. A notification: no answer.\",\"params\":[{\"name\":\"id\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/PetId\"}}]}],\"components\":{\"schemas\":{\"PetId\":{\"type\":\"integer\",\"format\":\"uint64\",\"description\":\"A pet's id, given by the store.\"},\"Kind\":{\"type\":\"string\",\"enum\":[\"cat\",\"dog\",\"bird\"],\"description\":\"What kind of animal a pet is.\"},\"Pet\":{\"type\":\"object\",\"description\":\"A pet in the store.\",\"properties\":{\"id\":{\"$ref\":\"#/components/schemas/PetId\"},\"name\":{\"type\":\"string\"},\"kind\":{\"$ref\":\"#/components/schemas/Kind\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"id\",\"name\",\"kind\"]},\"NotFound\":{\"type\":\"object\",\"description\":\"Which pet was not found.\",\"properties\":{\"id\":{\"$ref\":\"#/components/schemas/PetId\"}},\"required\":[\"id\"]}},\"errors\":{\"PetNotFound\":{\"code\":404,\"message\":\"pet not found\",\"data\":{\"$ref\":\"#/components/schemas/NotFound\"}}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!("schemas_petstore.discover.json");
     /// Routes calls to a `PetstoreServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct PetstoreDispatcher<S> {
@@ -354,10 +354,10 @@ mod generated {
                 };
             }
             match method {
-                "add_pet" => arm!(AddPetParams checked, add_pet(name, kind, tags)),
-                "list_pets" => arm!(ListPetsParams, list_pets(kind, limit)),
-                "get_pet" => arm!(GetPetParams, get_pet(id)),
-                "pet_visited" => arm!(notice PetVisitedParams, pet_visited(id)),
+                "add_pet" => arm!(add_pet(name, kind, tags) from AddPetParams checked),
+                "list_pets" => arm!(list_pets(kind, limit) from ListPetsParams),
+                "get_pet" => arm!(get_pet(id) from GetPetParams),
+                "pet_visited" => arm!(notification pet_visited(id) from PetVisitedParams),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

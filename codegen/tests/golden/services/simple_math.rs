@@ -34,7 +34,7 @@ mod generated {
         /// The `b` param.
         pub b: Option<types::Integer>,
     }
-    __rt::serialize_by_position!(AdditionParams, [a, b]);
+    __rt::serialize_by_position!(AdditionParams { optional a, optional b });
     /// The result of `addition`.
     pub type AdditionResult = types::C;
     /// The params of `subtraction`.
@@ -45,7 +45,7 @@ mod generated {
         /// The `b` param.
         pub b: Option<types::Integer>,
     }
-    __rt::serialize_by_position!(SubtractionParams, [a, b]);
+    __rt::serialize_by_position!(SubtractionParams { optional a, optional b });
     /// The result of `subtraction`.
     pub type SubtractionResult = types::C;
     /// A typed client of Simple Math: one method per API method, over any transport.
@@ -72,7 +72,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn addition(
             &self,
@@ -85,7 +85,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn subtraction(
             &self,
@@ -137,8 +137,8 @@ mod generated {
             self.inner.request_declared("subtraction", &SubtractionParams { a, b })
         }
     }
-    __rt::decode_params!(AdditionParams, Either, a = "a", b = "b");
-    __rt::decode_params!(SubtractionParams, Either, a = "a", b = "b");
+    __rt::decode_params!(AdditionParams by_name_or_position { a = "a", b = "b" });
+    __rt::decode_params!(SubtractionParams by_name_or_position { a = "a", b = "b" });
     /// Simple Math, served: implement it, then serve `SimpleMathDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -165,7 +165,7 @@ mod generated {
         > + Send;
     }
     /// The OpenRPC document of Simple Math, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.0.0-rc1\",\"info\":{\"title\":\"Simple Math\",\"description\":\"A simple math example\",\"version\":\"1.0.0\"},\"servers\":[{\"name\":\"my simple math server\",\"summary\":\"simple math server summary\",\"description\":\"simple math server description\",\"url\":\"http://${username}.simple-math.example.org:${port}/${basePath}/\",\"variables\":{\"username\":{\"default\":\"demo\",\"description\":\"this is applied to the url as the subdomain\"},\"port\":{\"default\":\"443\",\"enum\":[\"8545\",\"443\"]},\"basePath\":{\"default\":\"jsonrpc\"}}}],\"methods\":[{\"name\":\"addition\",\"params\":[{\"name\":\"a\",\"schema\":{\"$ref\":\"#/components/schemas/Integer\"}},{\"name\":\"b\",\"schema\":{\"$ref\":\"#/components/schemas/Integer\"}}],\"result\":{\"$ref\":\"#/components/contentDescriptors/c\"},\"examples\":[{\"name\":\"simpleMathAdditionTwo\",\"params\":[{\"$ref\":\"#/components/examples/integerTwo\"},{\"$ref\":\"#/components/examples/integerTwo\"}],\"result\":{\"$ref\":\"#/components/examples/integerFour\"}},{\"name\":\"simpleMathAdditionFour\",\"params\":[{\"$ref\":\"#/components/examples/integerFour\"},{\"$ref\":\"#/components/examples/integerFour\"}],\"result\":{\"$ref\":\"#/components/examples/integerEight\"}}],\"links\":[{\"name\":\"subtractionLink\",\"description\":\"use the parameters from addition for subtraction\",\"method\":\"subtraction\",\"params\":{\"a\":\"$params.a\",\"b\":\"$params.b\"}}]},{\"name\":\"subtraction\",\"params\":[{\"name\":\"a\",\"schema\":{\"$ref\":\"#/components/schemas/Integer\"}},{\"name\":\"b\",\"schema\":{\"$ref\":\"#/components/schemas/Integer\"}}],\"result\":{\"$ref\":\"#/components/contentDescriptors/c\"},\"examples\":[{\"name\":\"examplesSubtractFourTwo\",\"params\":[{\"$ref\":\"#/components/examples/integerFour\"},{\"$ref\":\"#/components/examples/integerTwo\"}],\"result\":{\"$ref\":\"#/components/examples/integerTwo\"}},{\"name\":\"examplesSubtractEightFour\",\"params\":[{\"$ref\":\"#/components/examples/integerEight\"},{\"$ref\":\"#/components/examples/integerFour\"}],\"result\":{\"$ref\":\"#/components/examples/integerFour\"}}],\"links\":[{\"name\":\"additionLink\",\"description\":\"use the parameters from subtraction for addition\",\"method\":\"addition\",\"params\":{\"a\":\"$params.a\",\"b\":\"$params.b\"}}]}],\"components\":{\"contentDescriptors\":{\"c\":{\"name\":\"c\",\"schema\":{\"type\":\"integer\"}}},\"schemas\":{\"Integer\":{\"type\":\"integer\"}},\"examples\":{\"integerTwo\":{\"name\":\"two\",\"summary\":\"its a sample two\",\"description\":\"Im not sure how else to say two\",\"value\":2},\"integerFour\":{\"name\":\"four\",\"summary\":\"its a sample four\",\"description\":\"Im not sure how else to say four\",\"value\":4},\"integerEight\":{\"name\":\"eight\",\"summary\":\"its a sample eight\",\"description\":\"Im not sure how else to say eight\",\"value\":8}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!("simple_math.discover.json");
     /// Routes calls to a `SimpleMathServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct SimpleMathDispatcher<S> {
@@ -208,8 +208,8 @@ mod generated {
                 };
             }
             match method {
-                "addition" => arm!(AdditionParams, addition(a, b)),
-                "subtraction" => arm!(SubtractionParams, subtraction(a, b)),
+                "addition" => arm!(addition(a, b) from AdditionParams),
+                "subtraction" => arm!(subtraction(a, b) from SubtractionParams),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

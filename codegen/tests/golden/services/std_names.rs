@@ -95,8 +95,7 @@ mod generated {
             pub self_: ::std::option::Option<::std::string::String>,
         }
         __rt::object!(
-            SelfValue, "SelfValue @ #/components/schemas/Self", false, { 0 => self_
-            "self" optional }
+            SelfValue from "#/components/schemas/Self" { self_ = "self" optional }
         );
         /// Generated from `#/components/schemas/self`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -104,8 +103,7 @@ mod generated {
             pub self_: ::std::option::Option<SelfValue>,
         }
         __rt::object!(
-            SelfValue2, "SelfValue2 @ #/components/schemas/self", false, { 0 => self_
-            "Self" optional }
+            SelfValue2 from "#/components/schemas/self" { self_ = "Self" optional }
         );
         /// Generated from `#/components/schemas/SELF`.
         #[derive(
@@ -141,9 +139,8 @@ mod generated {
             pub next: ::std::option::Option<Option>,
         }
         __rt::object!(
-            String, "String @ #/components/schemas/String", false, { 0 => text "text"
-            optional, 1 => maybe "maybe" optional, 2 => list "list" optional, 3 => next
-            "next" optional }
+            String from "#/components/schemas/String" { text = "text" optional, maybe =
+            "maybe" optional, list = "list" optional, next = "next" optional }
         );
     }
     /// The params of `clone`.
@@ -152,7 +149,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(Clone2Params, value);
+    __rt::serialize_by_position!(Clone2Params { value });
     /// The result of `clone`.
     pub type Clone2Result = i64;
     /// The params of `clone_from`.
@@ -161,7 +158,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(CloneFrom2Params, value);
+    __rt::serialize_by_position!(CloneFrom2Params { value });
     /// The result of `clone_from`.
     pub type CloneFrom2Result = i64;
     /// The params of `clone_into`.
@@ -170,7 +167,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(CloneInto2Params, value);
+    __rt::serialize_by_position!(CloneInto2Params { value });
     /// The result of `clone_into`.
     pub type CloneInto2Result = i64;
     /// The params of `to_owned`.
@@ -179,7 +176,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(ToOwned2Params, value);
+    __rt::serialize_by_position!(ToOwned2Params { value });
     /// The result of `to_owned`.
     pub type ToOwned2Result = i64;
     /// The params of `into`.
@@ -188,7 +185,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(Into2Params, value);
+    __rt::serialize_by_position!(Into2Params { value });
     /// The result of `into`.
     pub type Into2Result = i64;
     /// The params of `try_into`.
@@ -197,7 +194,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(TryInto2Params, value);
+    __rt::serialize_by_position!(TryInto2Params { value });
     /// The result of `try_into`.
     pub type TryInto2Result = i64;
     /// The params of `as_ref`.
@@ -206,7 +203,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(AsRefParams, value);
+    __rt::serialize_by_position!(AsRefParams { value });
     /// The result of `as_ref`.
     pub type AsRefResult = i64;
     /// The params of `drop`.
@@ -215,7 +212,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(DropParams, value);
+    __rt::serialize_by_position!(DropParams { value });
     /// The result of `drop`.
     pub type DropResult = i64;
     /// The params of `eq`.
@@ -224,7 +221,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(EqParams, value);
+    __rt::serialize_by_position!(EqParams { value });
     /// The result of `eq`.
     pub type EqResult = i64;
     /// The params of `to_string`.
@@ -233,7 +230,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(ToStringParams, value);
+    __rt::serialize_by_position!(ToStringParams { value });
     /// The result of `to_string`.
     pub type ToStringResult = i64;
     /// The params of `borrow`.
@@ -242,7 +239,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(BorrowParams, value);
+    __rt::serialize_by_position!(BorrowParams { value });
     /// The result of `borrow`.
     pub type BorrowResult = i64;
     /// The params of `type_id`.
@@ -251,7 +248,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(TypeIdParams, value);
+    __rt::serialize_by_position!(TypeIdParams { value });
     /// The result of `type_id`.
     pub type TypeIdResult = i64;
     /// The params of `self`.
@@ -260,7 +257,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(SelfValueParams, value);
+    __rt::serialize_by_position!(SelfValueParams { value });
     /// The result of `self`.
     pub type SelfValueResult = i64;
     /// The params of `from_block`.
@@ -269,7 +266,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(FromBlockParams, value);
+    __rt::serialize_by_position!(FromBlockParams { value });
     /// The result of `from_block`.
     pub type FromBlockResult = i64;
     /// The result of `next`.
@@ -280,7 +277,7 @@ mod generated {
         /// The `value` param.
         pub value: i64,
     }
-    __rt::serialize_by_position!(IntoInner2Params, value);
+    __rt::serialize_by_position!(IntoInner2Params { value });
     /// The result of `into_inner2`.
     pub type IntoInner2Result = i64;
     /// The params of `as_mut`.
@@ -289,7 +286,7 @@ mod generated {
         /// The `self` param.
         pub self_2: types::SelfValue,
     }
-    __rt::serialize_by_position!(AsMutParams, self_2);
+    __rt::serialize_by_position!(AsMutParams { self_2 });
     /// The params of `wrap`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct WrapParams {
@@ -298,7 +295,7 @@ mod generated {
         /// The `code` param.
         pub code: Option<types::Result>,
     }
-    __rt::serialize_by_position!(WrapParams, [value, code]);
+    __rt::serialize_by_position!(WrapParams { optional value, optional code });
     /// The result of `wrap`.
     pub type WrapResult = types::Option;
     /// A typed client of Std names: one method per API method, over any transport.
@@ -325,7 +322,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn clone2(&self, value: i64) -> Result<Clone2Result, __rt::Error> {
             self.inner.request_declared("clone", &(value,)).await
@@ -334,7 +331,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn clone_from2(
             &self,
@@ -346,7 +343,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn clone_into2(
             &self,
@@ -358,7 +355,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn to_owned2(
             &self,
@@ -370,7 +367,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn into2(&self, value: i64) -> Result<Into2Result, __rt::Error> {
             self.inner.request_declared("into", &(value,)).await
@@ -379,7 +376,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn try_into2(
             &self,
@@ -391,7 +388,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn as_ref(&self, value: i64) -> Result<AsRefResult, __rt::Error> {
             self.inner.request_declared("as_ref", &(value,)).await
@@ -400,7 +397,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn drop(&self, value: i64) -> Result<DropResult, __rt::Error> {
             self.inner.request_declared("drop", &(value,)).await
@@ -409,7 +406,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn eq(&self, value: i64) -> Result<EqResult, __rt::Error> {
             self.inner.request_declared("eq", &(value,)).await
@@ -418,7 +415,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn to_string(
             &self,
@@ -430,7 +427,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn borrow(&self, value: i64) -> Result<BorrowResult, __rt::Error> {
             self.inner.request_declared("borrow", &(value,)).await
@@ -439,7 +436,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn type_id(&self, value: i64) -> Result<TypeIdResult, __rt::Error> {
             self.inner.request_declared("type_id", &(value,)).await
@@ -448,7 +445,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn self_(&self, value: i64) -> Result<SelfValueResult, __rt::Error> {
             self.inner.request_declared("self", &(value,)).await
@@ -457,7 +454,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn from_block(
             &self,
@@ -469,7 +466,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn next(&self) -> Result<NextResult, __rt::Error> {
             self.inner.request_declared("next", &()).await
@@ -478,7 +475,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn into_inner2(
             &self,
@@ -499,7 +496,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn wrap(
             &self,
@@ -631,23 +628,25 @@ mod generated {
             self.inner.request_declared("wrap", &WrapParams { value, code })
         }
     }
-    __rt::decode_params!(Clone2Params, Either, value = "value");
-    __rt::decode_params!(CloneFrom2Params, Either, value = "value");
-    __rt::decode_params!(CloneInto2Params, Either, value = "value");
-    __rt::decode_params!(ToOwned2Params, Either, value = "value");
-    __rt::decode_params!(Into2Params, Either, value = "value");
-    __rt::decode_params!(TryInto2Params, Either, value = "value");
-    __rt::decode_params!(AsRefParams, Either, value = "value");
-    __rt::decode_params!(DropParams, Either, value = "value");
-    __rt::decode_params!(EqParams, Either, value = "value");
-    __rt::decode_params!(ToStringParams, Either, value = "value");
-    __rt::decode_params!(BorrowParams, Either, value = "value");
-    __rt::decode_params!(TypeIdParams, Either, value = "value");
-    __rt::decode_params!(SelfValueParams, Either, value = "value");
-    __rt::decode_params!(FromBlockParams, Either, value = "value");
-    __rt::decode_params!(IntoInner2Params, Either, value = "value");
-    __rt::decode_params!(AsMutParams, Either, self_2 = "self");
-    __rt::decode_params!(WrapParams, Either, value = "value", code = "code");
+    __rt::decode_params!(Clone2Params by_name_or_position { value = "value" });
+    __rt::decode_params!(CloneFrom2Params by_name_or_position { value = "value" });
+    __rt::decode_params!(CloneInto2Params by_name_or_position { value = "value" });
+    __rt::decode_params!(ToOwned2Params by_name_or_position { value = "value" });
+    __rt::decode_params!(Into2Params by_name_or_position { value = "value" });
+    __rt::decode_params!(TryInto2Params by_name_or_position { value = "value" });
+    __rt::decode_params!(AsRefParams by_name_or_position { value = "value" });
+    __rt::decode_params!(DropParams by_name_or_position { value = "value" });
+    __rt::decode_params!(EqParams by_name_or_position { value = "value" });
+    __rt::decode_params!(ToStringParams by_name_or_position { value = "value" });
+    __rt::decode_params!(BorrowParams by_name_or_position { value = "value" });
+    __rt::decode_params!(TypeIdParams by_name_or_position { value = "value" });
+    __rt::decode_params!(SelfValueParams by_name_or_position { value = "value" });
+    __rt::decode_params!(FromBlockParams by_name_or_position { value = "value" });
+    __rt::decode_params!(IntoInner2Params by_name_or_position { value = "value" });
+    __rt::decode_params!(AsMutParams by_name_or_position { self_2 = "self" });
+    __rt::decode_params!(
+        WrapParams by_name_or_position { value = "value", code = "code" }
+    );
     /// Std names, served: implement it, then serve `StdNamesDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -798,7 +797,7 @@ mod generated {
         > + Send;
     }
     /// The OpenRPC document of Std names, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Std names\",\"version\":\"1.0.0\",\"description\":\"Methods, params and types named like the methods and keywords Rust code already uses: each must still generate code that compiles, without warnings or clippy lints.\"},\"methods\":[{\"name\":\"clone\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"clone_from\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"clone_into\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"to_owned\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"into\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"try_into\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"as_ref\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"drop\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"eq\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"to_string\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"borrow\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"type_id\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"self\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"from_block\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"next\",\"params\":[],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"into_inner2\",\"params\":[{\"name\":\"value\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"out\",\"schema\":{\"type\":\"integer\"}}},{\"name\":\"as_mut\",\"params\":[{\"name\":\"self\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Self\"}}]},{\"name\":\"wrap\",\"params\":[{\"name\":\"value\",\"schema\":{\"$ref\":\"#/components/schemas/String\"}},{\"name\":\"code\",\"schema\":{\"$ref\":\"#/components/schemas/Result\"}}],\"result\":{\"name\":\"wrapped\",\"schema\":{\"$ref\":\"#/components/schemas/Option\"}}}],\"components\":{\"schemas\":{\"Self\":{\"type\":\"object\",\"properties\":{\"self\":{\"type\":\"string\"}}},\"self\":{\"type\":\"object\",\"properties\":{\"Self\":{\"$ref\":\"#/components/schemas/Self\"}}},\"SELF\":{\"type\":\"string\",\"enum\":[\"self\",\"Self\",\"SELF\"]},\"String\":{\"description\":\"Named like std's String: std's types are then named by full path in `types`.\",\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},\"maybe\":{\"type\":\"string\"},\"list\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"next\":{\"$ref\":\"#/components/schemas/Option\"}}},\"Option\":{\"description\":\"Named like std's Option.\",\"type\":\"string\",\"enum\":[\"some\",\"none\"]},\"Result\":{\"description\":\"Named like std's Result: an integer enum, whose impls name `Ok` and `Err`.\",\"type\":\"integer\",\"enum\":[1,2]}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!("std_names.discover.json");
     /// Routes calls to a `StdNamesServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct StdNamesDispatcher<S> {
@@ -841,24 +840,24 @@ mod generated {
                 };
             }
             match method {
-                "clone" => arm!(Clone2Params, clone2(value)),
-                "clone_from" => arm!(CloneFrom2Params, clone_from2(value)),
-                "clone_into" => arm!(CloneInto2Params, clone_into2(value)),
-                "to_owned" => arm!(ToOwned2Params, to_owned2(value)),
-                "into" => arm!(Into2Params, into2(value)),
-                "try_into" => arm!(TryInto2Params, try_into2(value)),
-                "as_ref" => arm!(AsRefParams, as_ref(value)),
-                "drop" => arm!(DropParams, drop(value)),
-                "eq" => arm!(EqParams, eq(value)),
-                "to_string" => arm!(ToStringParams, to_string(value)),
-                "borrow" => arm!(BorrowParams, borrow(value)),
-                "type_id" => arm!(TypeIdParams, type_id(value)),
-                "self" => arm!(SelfValueParams, self_(value)),
-                "from_block" => arm!(FromBlockParams, from_block(value)),
-                "next" => arm!(Either, next()),
-                "into_inner2" => arm!(IntoInner2Params, into_inner2(value)),
-                "as_mut" => arm!(notice AsMutParams, as_mut(self_2)),
-                "wrap" => arm!(WrapParams, wrap(value, code)),
+                "clone" => arm!(clone2(value) from Clone2Params),
+                "clone_from" => arm!(clone_from2(value) from CloneFrom2Params),
+                "clone_into" => arm!(clone_into2(value) from CloneInto2Params),
+                "to_owned" => arm!(to_owned2(value) from ToOwned2Params),
+                "into" => arm!(into2(value) from Into2Params),
+                "try_into" => arm!(try_into2(value) from TryInto2Params),
+                "as_ref" => arm!(as_ref(value) from AsRefParams),
+                "drop" => arm!(drop(value) from DropParams),
+                "eq" => arm!(eq(value) from EqParams),
+                "to_string" => arm!(to_string(value) from ToStringParams),
+                "borrow" => arm!(borrow(value) from BorrowParams),
+                "type_id" => arm!(type_id(value) from TypeIdParams),
+                "self" => arm!(self_(value) from SelfValueParams),
+                "from_block" => arm!(from_block(value) from FromBlockParams),
+                "next" => arm!(next() from by_name_or_position),
+                "into_inner2" => arm!(into_inner2(value) from IntoInner2Params),
+                "as_mut" => arm!(notification as_mut(self_2) from AsMutParams),
+                "wrap" => arm!(wrap(value, code) from WrapParams),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }

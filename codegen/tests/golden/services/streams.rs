@@ -29,8 +29,8 @@ mod generated {
             pub of: i64,
         }
         __rt::object!(
-            Progress, "Progress @ #/components/schemas/Progress", false, { 0 => done
-            "done" required, 1 => of "of" required }
+            Progress from "#/components/schemas/Progress" { done = "done" required, of =
+            "of" required }
         );
         /// Generated from `#/components/schemas/SubscriptionId`.
         pub type SubscriptionId = String;
@@ -41,8 +41,8 @@ mod generated {
             pub cents: i64,
         }
         __rt::object!(
-            Tick, "Tick @ #/components/schemas/Tick", false, { 0 => symbol "symbol"
-            required, 1 => cents "cents" required }
+            Tick from "#/components/schemas/Tick" { symbol = "symbol" required, cents =
+            "cents" required }
         );
     }
     /// The params of `watch_subscribeTicks`.
@@ -63,8 +63,8 @@ mod generated {
         .unsubscribe("watch_unsubscribe", "subscription_id", false)
         .unknown_id(66_i64);
     __rt::declared_errors!(
-        "watch_subscribeTicks", WatchSubscribeTicksError { UnknownSymbol = 10,
-        "unknown symbol"; }
+        WatchSubscribeTicksError for "watch_subscribeTicks" { UnknownSymbol { code = 10,
+        message = "unknown symbol" } }
     );
     /// The params of `watch_subscriptionTicks`.
     #[derive(Debug, Clone, PartialEq, __rt::serde::Serialize)]
@@ -94,8 +94,8 @@ mod generated {
     /// The result of `watch_unsubscribe`.
     pub type WatchUnsubscribeResult = bool;
     __rt::declared_errors!(
-        "watch_unsubscribe", WatchUnsubscribeError { InvalidSubscriptionId = 66,
-        "Invalid subscription id"; }
+        WatchUnsubscribeError for "watch_unsubscribe" { InvalidSubscriptionId { code =
+        66, message = "Invalid subscription id" } }
     );
     /// The params of `jobs_start`.
     #[derive(Debug, Clone, PartialEq)]
@@ -103,7 +103,7 @@ mod generated {
         /// The `steps` param.
         pub steps: u64,
     }
-    __rt::serialize_by_position!(JobsStartParams, steps);
+    __rt::serialize_by_position!(JobsStartParams { steps });
     __rt::validate!(JobsStartParams, param(steps, "steps", R0));
     /// The result of `jobs_start`.
     pub type JobsStartResult = i64;
@@ -119,14 +119,14 @@ mod generated {
         /// The `job` param.
         pub job: i64,
     }
-    __rt::serialize_by_position!(JobsProgressParams, progress, job);
+    __rt::serialize_by_position!(JobsProgressParams { progress, job });
     /// The params of `jobs_cancel`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct JobsCancelParams {
         /// The `job` param.
         pub job: i64,
     }
-    __rt::serialize_by_position!(JobsCancelParams, job);
+    __rt::serialize_by_position!(JobsCancelParams { job });
     /// The result of `jobs_cancel`.
     pub type JobsCancelResult = bool;
     /// The result of `ping`.
@@ -203,7 +203,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         ///
         /// The subscription yields each item as it comes; dropping it unsubscribes.
         #[inline]
@@ -219,7 +219,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn jobs_cancel(
             &self,
@@ -231,7 +231,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn ping(&self) -> Result<PingResult, __rt::Error> {
             self.inner.request_declared("ping", &()).await
@@ -288,12 +288,12 @@ mod generated {
             self.inner.request_declared("ping", &())
         }
     }
-    __rt::decode_params!(WatchSubscribeTicksParams, ByName, symbol = "symbol");
+    __rt::decode_params!(WatchSubscribeTicksParams by_name { symbol = "symbol" });
     __rt::decode_params!(
-        WatchUnsubscribeParams, ByName, subscription_id = "subscription_id"
+        WatchUnsubscribeParams by_name { subscription_id = "subscription_id" }
     );
-    __rt::decode_params!(JobsStartParams, Either, steps = "steps");
-    __rt::decode_params!(JobsCancelParams, Either, job = "job");
+    __rt::decode_params!(JobsStartParams by_name_or_position { steps = "steps" });
+    __rt::decode_params!(JobsCancelParams by_name_or_position { job = "job" });
     /// Streams, served: implement it, then serve `StreamsDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -334,7 +334,7 @@ mod generated {
         > + Send;
     }
     /// The OpenRPC document of Streams, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Streams\",\"version\":\"1.0.0\",\"description\":\"Subscriptions, each way they are declared: `watch_subscribeTicks` by the Starknet convention (its unsubscribe declares one error, answered for an unknown id; `watch_subscriptionReset` is shared, so it stays a server→client notification), `jobs_start` by `x-subscription` (always pulled, integer ids, items by position; its unsubscribe declares no error, so an unknown id is answered `false`).\"},\"methods\":[{\"name\":\"watch_subscribeTicks\",\"summary\":\"Ticks for a symbol, until unsubscribed.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"symbol\",\"required\":true,\"schema\":{\"type\":\"string\"}}],\"result\":{\"name\":\"subscription_id\",\"schema\":{\"$ref\":\"#/components/schemas/SubscriptionId\"}},\"errors\":[{\"code\":10,\"message\":\"unknown symbol\"}]},{\"name\":\"watch_subscriptionTicks\",\"summary\":\"A tick of a subscription.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"subscription_id\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/SubscriptionId\"}},{\"name\":\"result\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Tick\"}}]},{\"name\":\"watch_subscriptionReset\",\"summary\":\"Every subscription of the connection starts over.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"subscription_id\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/SubscriptionId\"}},{\"name\":\"result\",\"required\":true,\"schema\":{\"type\":\"string\"}}]},{\"name\":\"watch_unsubscribe\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"subscription_id\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/SubscriptionId\"}}],\"result\":{\"name\":\"stopped\",\"schema\":{\"type\":\"boolean\"}},\"errors\":[{\"code\":66,\"message\":\"Invalid subscription id\"}]},{\"name\":\"jobs_start\",\"summary\":\"Starts a job; its progress is pulled.\",\"params\":[{\"name\":\"steps\",\"required\":true,\"schema\":{\"type\":\"integer\",\"minimum\":1}}],\"result\":{\"name\":\"job\",\"schema\":{\"type\":\"integer\"}},\"x-subscription\":{\"notification\":\"jobs_progress\",\"id\":\"job\",\"item\":\"progress\",\"unsubscribe\":\"jobs_cancel\",\"pull\":true}},{\"name\":\"jobs_progress\",\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"progress\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Progress\"}},{\"name\":\"job\",\"required\":true,\"schema\":{\"type\":\"integer\"}}]},{\"name\":\"jobs_cancel\",\"params\":[{\"name\":\"job\",\"required\":true,\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"cancelled\",\"schema\":{\"type\":\"boolean\"}}},{\"name\":\"ping\",\"params\":[],\"result\":{\"name\":\"pong\",\"schema\":{\"type\":\"string\"}}}],\"components\":{\"schemas\":{\"SubscriptionId\":{\"type\":\"string\"},\"Tick\":{\"type\":\"object\",\"required\":[\"symbol\",\"cents\"],\"properties\":{\"symbol\":{\"type\":\"string\"},\"cents\":{\"type\":\"integer\"}}},\"Progress\":{\"type\":\"object\",\"required\":[\"done\",\"of\"],\"properties\":{\"done\":{\"type\":\"integer\"},\"of\":{\"type\":\"integer\"}}}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!("streams.discover.json");
     /// Routes calls to a `StreamsServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct StreamsDispatcher<S> {
@@ -379,8 +379,8 @@ mod generated {
             match method {
                 "watch_subscribeTicks" => {
                     arm!(
-                        open WATCH_SUBSCRIBE_TICKS_FEED WatchSubscribeTicksParams,
-                        watch_subscribe_ticks(symbol)
+                        subscription watch_subscribe_ticks(symbol) from
+                        WatchSubscribeTicksParams, feed WATCH_SUBSCRIBE_TICKS_FEED
                     )
                 }
                 "watch_unsubscribe" => {
@@ -392,10 +392,13 @@ mod generated {
                     )
                 }
                 "jobs_start" => {
-                    arm!(open JOBS_START_FEED JobsStartParams checked, jobs_start(steps))
+                    arm!(
+                        subscription jobs_start(steps) from JobsStartParams checked, feed
+                        JOBS_START_FEED
+                    )
                 }
                 "jobs_cancel" => __rt::unsubscribe(cx, &JOBS_START_FEED, params),
-                "ping" => arm!(Either, ping()),
+                "ping" => arm!(ping() from by_name_or_position),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
@@ -454,8 +457,8 @@ mod generated {
         }
     }
     __rt::decode_params!(
-        WatchSubscriptionResetParams, ByName, subscription_id = "subscription_id", result
-        = "result"
+        WatchSubscriptionResetParams by_name { subscription_id = "subscription_id",
+        result = "result" }
     );
     /// The server→client methods of Streams, handled by the client: implement it, then give
     /// `Server::new(StreamsListenerDispatcher::new(your_impl))` to the client's peer
@@ -521,8 +524,8 @@ mod generated {
             match method {
                 "watch_subscriptionReset" => {
                     arm!(
-                        notice WatchSubscriptionResetParams,
-                        watch_subscription_reset(subscription_id, result)
+                        notification watch_subscription_reset(subscription_id, result)
+                        from WatchSubscriptionResetParams
                     )
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),

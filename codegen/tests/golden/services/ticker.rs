@@ -29,8 +29,8 @@ mod generated {
             pub cents: i64,
         }
         __rt::object!(
-            Price, "Price @ #/components/schemas/Price", false, { 0 => symbol "symbol"
-            required, 1 => cents "cents" required }
+            Price from "#/components/schemas/Price" { symbol = "symbol" required, cents =
+            "cents" required }
         );
         /// Generated from `#/components/schemas/SubscriptionId`.
         pub type SubscriptionId = String;
@@ -40,9 +40,8 @@ mod generated {
             pub reason: String,
         }
         __rt::object!(
-            TickerConfirmError20Data,
-            "TickerConfirmError20Data @ #/methods/3/errors/0/data", false, { 0 => reason
-            "reason" required }
+            TickerConfirmError20Data from "#/methods/3/errors/0/data" { reason = "reason"
+            required }
         );
     }
     /// The params of `subscribe`.
@@ -59,7 +58,8 @@ mod generated {
     /// The result of `subscribe`.
     pub type SubscribeResult = types::SubscriptionId;
     __rt::declared_errors!(
-        "subscribe", SubscribeError { UnknownSymbol = 10, "unknown symbol"; }
+        SubscribeError for "subscribe" { UnknownSymbol { code = 10, message =
+        "unknown symbol" } }
     );
     /// The params of `unsubscribe`.
     #[derive(Debug, Clone, PartialEq)]
@@ -67,7 +67,7 @@ mod generated {
         /// The `subscription` param.
         pub subscription: types::SubscriptionId,
     }
-    __rt::serialize_by_position!(UnsubscribeParams, subscription);
+    __rt::serialize_by_position!(UnsubscribeParams { subscription });
     /// The result of `unsubscribe`.
     pub type UnsubscribeResult = bool;
     /// The params of `ticker_tick`.
@@ -87,12 +87,12 @@ mod generated {
         /// The `deadline` param.
         pub deadline: Option<i64>,
     }
-    __rt::serialize_by_position!(TickerConfirmParams, question, [deadline]);
+    __rt::serialize_by_position!(TickerConfirmParams { question, optional deadline });
     /// The result of `ticker_confirm`.
     pub type TickerConfirmResult = bool;
     __rt::declared_errors!(
-        "ticker_confirm", TickerConfirmError { Declined(types::TickerConfirmError20Data)
-        = 20, "declined"; }
+        TickerConfirmError for "ticker_confirm" { Declined { code = 20, message =
+        "declined", data = types::TickerConfirmError20Data } }
     );
     /// A typed client of Ticker: one method per API method, over any transport.
     #[derive(Debug, Clone)]
@@ -134,7 +134,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn unsubscribe(
             &self,
@@ -184,8 +184,10 @@ mod generated {
             self.inner.request_declared("unsubscribe", &(subscription,))
         }
     }
-    __rt::decode_params!(SubscribeParams, ByName, symbol = "symbol", every = "every");
-    __rt::decode_params!(UnsubscribeParams, Either, subscription = "subscription");
+    __rt::decode_params!(SubscribeParams by_name { symbol = "symbol", every = "every" });
+    __rt::decode_params!(
+        UnsubscribeParams by_name_or_position { subscription = "subscription" }
+    );
     /// Ticker, served: implement it, then serve `TickerDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -211,7 +213,7 @@ mod generated {
         > + Send;
     }
     /// The OpenRPC document of Ticker, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.3.2\",\"info\":{\"title\":\"Ticker\",\"version\":\"1.0.0\",\"description\":\"Subscriptions: generated with `server_to_client(\\\"ticker_*\\\")`, the `ticker_*` methods are sent by the server.\"},\"methods\":[{\"name\":\"subscribe\",\"summary\":\"Starts ticks for a symbol; ticks arrive as `ticker_tick`.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"symbol\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"every\",\"schema\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":60}}],\"result\":{\"name\":\"subscription\",\"schema\":{\"$ref\":\"#/components/schemas/SubscriptionId\"}},\"errors\":[{\"code\":10,\"message\":\"unknown symbol\"}]},{\"name\":\"unsubscribe\",\"params\":[{\"name\":\"subscription\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/SubscriptionId\"}}],\"result\":{\"name\":\"stopped\",\"schema\":{\"type\":\"boolean\"}}},{\"name\":\"ticker_tick\",\"summary\":\"A price, pushed to the subscriber.\",\"paramStructure\":\"by-name\",\"params\":[{\"name\":\"subscription\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/SubscriptionId\"}},{\"name\":\"price\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/Price\"}}]},{\"name\":\"ticker_confirm\",\"summary\":\"The server asks the client to confirm a trade.\",\"paramStructure\":\"by-position\",\"params\":[{\"name\":\"question\",\"required\":true,\"schema\":{\"type\":\"string\"}},{\"name\":\"deadline\",\"schema\":{\"type\":\"integer\"}}],\"result\":{\"name\":\"confirmed\",\"schema\":{\"type\":\"boolean\"}},\"errors\":[{\"code\":20,\"message\":\"declined\",\"data\":{\"type\":\"object\",\"required\":[\"reason\"],\"properties\":{\"reason\":{\"type\":\"string\"}}}}]}],\"components\":{\"schemas\":{\"SubscriptionId\":{\"type\":\"string\"},\"Price\":{\"type\":\"object\",\"required\":[\"symbol\",\"cents\"],\"properties\":{\"symbol\":{\"type\":\"string\"},\"cents\":{\"type\":\"integer\"}}}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!("ticker.discover.json");
     /// Routes calls to a `TickerServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct TickerDispatcher<S> {
@@ -254,8 +256,10 @@ mod generated {
                 };
             }
             match method {
-                "subscribe" => arm!(SubscribeParams checked, subscribe(symbol, every)),
-                "unsubscribe" => arm!(UnsubscribeParams, unsubscribe(subscription)),
+                "subscribe" => {
+                    arm!(subscribe(symbol, every) from SubscribeParams checked)
+                }
+                "unsubscribe" => arm!(unsubscribe(subscription) from UnsubscribeParams),
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
         }
@@ -332,10 +336,10 @@ mod generated {
         }
     }
     __rt::decode_params!(
-        TickerTickParams, ByName, subscription = "subscription", price = "price"
+        TickerTickParams by_name { subscription = "subscription", price = "price" }
     );
     __rt::decode_params!(
-        TickerConfirmParams, ByPosition, question = "question", deadline = "deadline"
+        TickerConfirmParams by_position { question = "question", deadline = "deadline" }
     );
     /// The server→client methods of Ticker, handled by the client: implement it, then give
     /// `Server::new(TickerListenerDispatcher::new(your_impl))` to the client's peer
@@ -409,10 +413,13 @@ mod generated {
             }
             match method {
                 "ticker_tick" => {
-                    arm!(notice TickerTickParams, ticker_tick(subscription, price))
+                    arm!(
+                        notification ticker_tick(subscription, price) from
+                        TickerTickParams
+                    )
                 }
                 "ticker_confirm" => {
-                    arm!(TickerConfirmParams, ticker_confirm(question, deadline))
+                    arm!(ticker_confirm(question, deadline) from TickerConfirmParams)
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }

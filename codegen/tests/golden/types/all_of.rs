@@ -26,9 +26,7 @@ mod generated {
         pub struct Base {
             pub id: String,
         }
-        __rt::object!(
-            Base, "Base @ #/components/schemas/Base", false, { 0 => id "id" required }
-        );
+        __rt::object!(Base from "#/components/schemas/Base" { id = "id" required });
         /// Generated from `#/components/schemas/Extended`.
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct Extended {
@@ -37,8 +35,8 @@ mod generated {
             pub label: String,
         }
         __rt::object!(
-            Extended, "Extended @ #/components/schemas/Extended", false, { 0 => id "id"
-            required, 1 => size "size" required, 2 => label "label" required }
+            Extended from "#/components/schemas/Extended" { id = "id" required, size =
+            "size" required, label = "label" required }
         );
         /// Generated from `#/components/schemas/WithChoice`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
@@ -71,8 +69,7 @@ mod generated {
             pub base: Base,
         }
         __rt::object!(
-            Wrapper, "Wrapper @ #/components/schemas/Wrapper", false, { 0 => base "base"
-            required }
+            Wrapper from "#/components/schemas/Wrapper" { base = "base" required }
         );
     }
 }

@@ -34,8 +34,8 @@ mod generated {
             pub described: Option<__rt::serde_json::Value>,
         }
         __rt::object!(
-            Holder, "Holder @ #/components/schemas/Holder", false, { 0 => any "any"
-            required, 1 => never "never" optional, 2 => described "described" present }
+            Holder from "#/components/schemas/Holder" { any = "any" required, never =
+            "never" optional, described = "described" present }
         );
         /// Generated from `#/components/schemas/Holder/properties/never`.
         #[derive(

@@ -30,9 +30,9 @@ mod generated {
             pub nothing: Option<()>,
         }
         __rt::object!(
-            Versioned, "Versioned @ #/components/schemas/Versioned", false, { 0 =>
-            version "version" required, 1 => jsonrpc "jsonrpc" required, 2 => flag "flag"
-            required, 3 => nothing "nothing" present }
+            Versioned from "#/components/schemas/Versioned" { version = "version"
+            required, jsonrpc = "jsonrpc" required, flag = "flag" required, nothing =
+            "nothing" present }
         );
         /// Generated from `#/components/schemas/Versioned/properties/jsonrpc`.
         #[derive(

@@ -33,8 +33,8 @@ mod generated {
             pub nonce: Option<u64>,
         }
         __rt::object!(
-            Account, "Account @ shared/common.json#/components/schemas/Account", false, {
-            0 => address "address" required, 1 => nonce "nonce" optional }
+            Account from "shared/common.json#/components/schemas/Account" { address =
+            "address" required, nonce = "nonce" optional }
         );
         /// A 20-byte address.
         ///
@@ -47,8 +47,8 @@ mod generated {
             pub to: Account,
         }
         __rt::object!(
-            Transfer, "Transfer @ #/components/schemas/Transfer", false, { 0 => from
-            "from" required, 1 => to "to" required }
+            Transfer from "#/components/schemas/Transfer" { from = "from" required, to =
+            "to" required }
         );
     }
 }

@@ -43,8 +43,8 @@ mod generated {
             pub count: Option<i64>,
         }
         __rt::object!(
-            Documented, "Documented @ #/components/schemas/Documented", false, { 0 => old
-            "old" optional, 1 => new "new" optional, 2 => count "count" optional }
+            Documented from "#/components/schemas/Documented" { old = "old" optional, new
+            = "new" optional, count = "count" optional }
         );
         /// Generated from `#/components/schemas/Legacy`.
         #[deprecated]
@@ -72,8 +72,8 @@ mod generated {
             pub legacy: Option<Legacy>,
         }
         __rt::object!(
-            UsesLegacy, "UsesLegacy @ #/components/schemas/UsesLegacy", false, { 0 =>
-            legacy "legacy" optional }
+            UsesLegacy from "#/components/schemas/UsesLegacy" { legacy = "legacy"
+            optional }
         );
     }
 }

@@ -31,7 +31,7 @@ mod generated {
             BlockHash(String),
         }
         __rt::untagged_enum!(
-            BlockRef, "BlockRef @ #/components/schemas/BlockRef", { BlockNumber(String),
+            BlockRef from "#/components/schemas/BlockRef" { BlockNumber(String),
             BlockHash(String) }
         );
         /// Generated from `#/components/schemas/Measures`.
@@ -58,9 +58,9 @@ mod generated {
             pub block_timestamp: __rt::serde_json::Value,
         }
         __rt::object!(
-            Receipt, "Receipt @ #/components/schemas/Receipt", false, { 0 => id "id"
-            required, 1 => amount "amount" optional, 2 => note "note" present, 3 => memo
-            "memo" present, 4 => block_timestamp "blockTimestamp" required }
+            Receipt from "#/components/schemas/Receipt" { id = "id" required, amount =
+            "amount" optional, note = "note" present, memo = "memo" present,
+            block_timestamp = "blockTimestamp" required }
         );
     }
 }

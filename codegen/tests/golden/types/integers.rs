@@ -37,10 +37,10 @@ mod generated {
             pub k: f64,
         }
         __rt::object!(
-            Widths, "Widths @ #/components/schemas/Widths", false, { 0 => a "a" required,
-            1 => b "b" required, 2 => c "c" required, 3 => d "d" required, 4 => e "e"
-            required, 5 => f "f" required, 6 => g "g" required, 7 => h "h" required, 8 =>
-            i "i" required, 9 => j "j" required, 10 => k "k" required }
+            Widths from "#/components/schemas/Widths" { a = "a" required, b = "b"
+            required, c = "c" required, d = "d" required, e = "e" required, f = "f"
+            required, g = "g" required, h = "h" required, i = "i" required, j = "j"
+            required, k = "k" required }
         );
     }
 }

@@ -31,12 +31,13 @@ mod generated {
             pub a: Option<bool>,
         }
         __rt::object!(
-            Closed, "Closed @ #/components/schemas/Closed", true, { 0 => a "a" optional }
+            Closed from "#/components/schemas/Closed" deny_unknown_fields { a = "a"
+            optional }
         );
         /// Generated from `#/components/schemas/Empty`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Empty {}
-        __rt::object!(Empty, "Empty @ #/components/schemas/Empty", true, {});
+        __rt::object!(Empty from "#/components/schemas/Empty" deny_unknown_fields {});
         /// Generated from `#/components/schemas/GoMap`.
         pub type GoMap = ::std::collections::BTreeMap<String, String>;
         /// Generated from `#/components/schemas/Labelled`.

@@ -27,8 +27,7 @@ mod generated {
             pub number: i64,
         }
         __rt::object!(
-            Block, "Block @ #/components/schemas/Block", false, { 0 => number "number"
-            required }
+            Block from "#/components/schemas/Block" { number = "number" required }
         );
         /// Generated from `#/methods/0/errors/0/data`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,9 +35,8 @@ mod generated {
             pub hint: String,
         }
         __rt::object!(
-            EthGetBlockByNumberErrorMinus32000Data,
-            "EthGetBlockByNumberErrorMinus32000Data @ #/methods/0/errors/0/data", false,
-            { 0 => hint "hint" required }
+            EthGetBlockByNumberErrorMinus32000Data from "#/methods/0/errors/0/data" {
+            hint = "hint" required }
         );
         /// Generated from `#/methods/0/params/1/schema`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,9 +44,8 @@ mod generated {
             pub full: Option<bool>,
         }
         __rt::object!(
-            EthGetBlockByNumberOptions,
-            "EthGetBlockByNumberOptions @ #/methods/0/params/1/schema", false, { 0 =>
-            full "full" optional }
+            EthGetBlockByNumberOptions from "#/methods/0/params/1/schema" { full = "full"
+            optional }
         );
         /// Generated from `#/methods/1/result/schema`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -56,9 +53,8 @@ mod generated {
             pub height: Option<i64>,
         }
         __rt::object!(
-            FilecoinChainHeadResult,
-            "FilecoinChainHeadResult @ #/methods/1/result/schema", false, { 0 => height
-            "Height" optional }
+            FilecoinChainHeadResult from "#/methods/1/result/schema" { height = "Height"
+            optional }
         );
     }
 }

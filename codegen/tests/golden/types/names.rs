@@ -33,11 +33,10 @@ mod generated {
             pub nested_object: Option<BlockHeaderNestedObject>,
         }
         __rt::object!(
-            BlockHeader, "BlockHeader @ #/components/schemas/BLOCK_HEADER", false, { 0 =>
-            r#type "type" required, 1 => parent_hash "parentHash" required, 2 =>
-            parent_hash2 "parent_hash" optional, 3 => _0x "0x" required, 4 => self_
-            "self" required, 5 => r#ref "$ref" optional, 6 => nested_object
-            "nested-object" optional }
+            BlockHeader from "#/components/schemas/BLOCK_HEADER" { r#type = "type"
+            required, parent_hash = "parentHash" required, parent_hash2 = "parent_hash"
+            optional, _0x = "0x" required, self_ = "self" required, r#ref = "$ref"
+            optional, nested_object = "nested-object" optional }
         );
         /// Generated from `#/components/schemas/BlockHeader`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,8 +44,7 @@ mod generated {
             pub x: Option<String>,
         }
         __rt::object!(
-            BlockHeader2, "BlockHeader2 @ #/components/schemas/BlockHeader", false, { 0
-            => x "x" optional }
+            BlockHeader2 from "#/components/schemas/BlockHeader" { x = "x" optional }
         );
         /// Generated from `#/components/schemas/BLOCK_HEADER/properties/nested-object`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,9 +52,9 @@ mod generated {
             pub inner: Option<String>,
         }
         __rt::object!(
-            BlockHeaderNestedObject,
-            "BlockHeaderNestedObject @ #/components/schemas/BLOCK_HEADER/properties/nested-object",
-            false, { 0 => inner "inner" optional }
+            BlockHeaderNestedObject from
+            "#/components/schemas/BLOCK_HEADER/properties/nested-object" { inner =
+            "inner" optional }
         );
         /// Fancy Point
         ///
@@ -66,27 +64,21 @@ mod generated {
             pub x: Option<f64>,
         }
         __rt::object!(
-            FancyPoint, "FancyPoint @ #/components/schemas/Titled/properties/p", false, {
-            0 => x "x" optional }
+            FancyPoint from "#/components/schemas/Titled/properties/p" { x = "x" optional
+            }
         );
         /// Generated from `#/components/schemas/Result`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Result {
             pub ok: Option<bool>,
         }
-        __rt::object!(
-            Result, "Result @ #/components/schemas/Result", false, { 0 => ok "ok"
-            optional }
-        );
+        __rt::object!(Result from "#/components/schemas/Result" { ok = "ok" optional });
         /// Generated from `#/components/schemas/Titled`.
         #[derive(Debug, Clone, Default, PartialEq)]
         pub struct Titled {
             /// Fancy Point
             pub p: Option<FancyPoint>,
         }
-        __rt::object!(
-            Titled, "Titled @ #/components/schemas/Titled", false, { 0 => p "p" optional
-            }
-        );
+        __rt::object!(Titled from "#/components/schemas/Titled" { p = "p" optional });
     }
 }

@@ -31,9 +31,8 @@ mod generated {
             pub e: Option<Option<u32>>,
         }
         __rt::object!(
-            Nullables, "Nullables @ #/components/schemas/Nullables", false, { 0 => a "a"
-            required, 1 => b "b" required, 2 => c "c" required, 3 => d "d" required, 4 =>
-            e "e" present }
+            Nullables from "#/components/schemas/Nullables" { a = "a" required, b = "b"
+            required, c = "c" required, d = "d" required, e = "e" present }
         );
         /// Generated from `#/components/schemas/Point`.
         #[derive(Debug, Clone, PartialEq)]
@@ -42,8 +41,8 @@ mod generated {
             pub y: f64,
         }
         __rt::object!(
-            Point, "Point @ #/components/schemas/Point", false, { 0 => x "x" required, 1
-            => y "y" required }
+            Point from "#/components/schemas/Point" { x = "x" required, y = "y" required
+            }
         );
     }
 }

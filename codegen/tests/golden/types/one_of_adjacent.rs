@@ -46,9 +46,8 @@ mod generated {
             pub degrees: i16,
         }
         __rt::object!(
-            CommandTurn,
-            "CommandTurn @ #/components/schemas/Command/oneOf/1/properties/data", false,
-            { 0 => degrees "degrees" required }
+            CommandTurn from "#/components/schemas/Command/oneOf/1/properties/data" {
+            degrees = "degrees" required }
         );
         /// serde's internal tagging (`tag = "type"`), as schemars writes it: a newtype variant is the tag beside an `allOf` of its type.
         ///
@@ -79,9 +78,9 @@ mod generated {
             pub code: Option<i64>,
         }
         __rt::object!(
-            EventStoppedDetail,
-            "EventStoppedDetail @ #/components/schemas/Event/oneOf/0/properties/detail",
-            false, { 0 => code "code" optional }
+            EventStoppedDetail from
+            "#/components/schemas/Event/oneOf/0/properties/detail" { code = "code"
+            optional }
         );
         /// Generated from `#/components/schemas/Point`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,8 +89,8 @@ mod generated {
             pub y: i32,
         }
         __rt::object!(
-            Point, "Point @ #/components/schemas/Point", false, { 0 => x "x" required, 1
-            => y "y" required }
+            Point from "#/components/schemas/Point" { x = "x" required, y = "y" required
+            }
         );
     }
 }

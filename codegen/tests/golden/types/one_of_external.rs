@@ -28,8 +28,7 @@ mod generated {
             pub h: i64,
         }
         __rt::object!(
-            Rect, "Rect @ #/components/schemas/Rect", false, { 0 => w "w" required, 1 =>
-            h "h" required }
+            Rect from "#/components/schemas/Rect" { w = "w" required, h = "h" required }
         );
         /// A serde externally tagged enum, as schemars writes it.
         ///

@@ -28,8 +28,8 @@ mod generated {
             pub class_hash: String,
         }
         __rt::object!(
-            DeclareTxn, "DeclareTxn @ #/components/schemas/DeclareTxn", false, { 0 =>
-            r#type "type" required, 1 => class_hash "class_hash" required }
+            DeclareTxn from "#/components/schemas/DeclareTxn" { r#type = "type" required,
+            class_hash = "class_hash" required }
         );
         /// Generated from `#/components/schemas/DeclareTxn/properties/type`.
         #[derive(
@@ -77,8 +77,8 @@ mod generated {
             pub calldata: Vec<String>,
         }
         __rt::object!(
-            InvokeTxn, "InvokeTxn @ #/components/schemas/InvokeTxn", false, { 0 => r#type
-            "type" required, 1 => calldata "calldata" required }
+            InvokeTxn from "#/components/schemas/InvokeTxn" { r#type = "type" required,
+            calldata = "calldata" required }
         );
         /// Generated from `#/components/schemas/InvokeTxn/properties/type`.
         #[derive(
@@ -111,7 +111,7 @@ mod generated {
             DeclareTxn(DeclareTxn),
         }
         __rt::untagged_enum!(
-            TxnByRef, "TxnByRef @ #/components/schemas/TxnByRef", { InvokeTxn(InvokeTxn),
+            TxnByRef from "#/components/schemas/TxnByRef" { InvokeTxn(InvokeTxn),
             DeclareTxn(DeclareTxn) }
         );
     }

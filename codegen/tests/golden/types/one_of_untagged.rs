@@ -34,7 +34,7 @@ mod generated {
             BlockHash(String),
         }
         __rt::untagged_enum!(
-            BlockId, "BlockId @ #/components/schemas/BlockId", {
+            BlockId from "#/components/schemas/BlockId" {
             BlockIdBlockNumber(BlockIdBlockNumber), BlockIdBlockHash(BlockIdBlockHash),
             Tag(Tag), BlockNumber(i64), BlockHash(String) }
         );
@@ -44,8 +44,8 @@ mod generated {
             pub block_hash: String,
         }
         __rt::object!(
-            BlockIdBlockHash, "BlockIdBlockHash @ #/components/schemas/BlockId/oneOf/2",
-            false, { 0 => block_hash "block_hash" required }
+            BlockIdBlockHash from "#/components/schemas/BlockId/oneOf/2" { block_hash =
+            "block_hash" required }
         );
         /// Generated from `#/components/schemas/BlockId/oneOf/3`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,10 +54,8 @@ mod generated {
             pub require_canonical: bool,
         }
         __rt::object!(
-            BlockIdBlockNumber,
-            "BlockIdBlockNumber @ #/components/schemas/BlockId/oneOf/3", false, { 0 =>
-            block_number "block_number" required, 1 => require_canonical
-            "require_canonical" required }
+            BlockIdBlockNumber from "#/components/schemas/BlockId/oneOf/3" { block_number
+            = "block_number" required, require_canonical = "require_canonical" required }
         );
         /// Generated from `#/components/schemas/Loose`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
@@ -68,7 +66,7 @@ mod generated {
             Value(__rt::serde_json::Value),
         }
         __rt::untagged_enum!(
-            Loose, "Loose @ #/components/schemas/Loose", { Array(Vec < String >),
+            Loose from "#/components/schemas/Loose" { Array(Vec < String >),
             LooseA(LooseA), Value(__rt::serde_json::Value) }
         );
         /// Generated from `#/components/schemas/Loose/anyOf/0`.
@@ -77,8 +75,7 @@ mod generated {
             pub a: Option<String>,
         }
         __rt::object!(
-            LooseA, "LooseA @ #/components/schemas/Loose/anyOf/0", false, { 0 => a "a"
-            optional }
+            LooseA from "#/components/schemas/Loose/anyOf/0" { a = "a" optional }
         );
         /// Generated from `#/components/schemas/Tag`.
         #[derive(

@@ -29,7 +29,7 @@ mod generated {
             String(String),
         }
         __rt::untagged_enum!(
-            ExecutionError, "ExecutionError @ #/components/schemas/ExecutionError", {
+            ExecutionError from "#/components/schemas/ExecutionError" {
             ExecutionErrorInner(Box < ExecutionErrorInner >), String(String) }
         );
         /// Generated from `#/components/schemas/ExecutionErrorInner`.
@@ -38,9 +38,8 @@ mod generated {
             pub error: Box<ExecutionError>,
         }
         __rt::object!(
-            ExecutionErrorInner,
-            "ExecutionErrorInner @ #/components/schemas/ExecutionErrorInner", false, { 0
-            => error "error" required }
+            ExecutionErrorInner from "#/components/schemas/ExecutionErrorInner" { error =
+            "error" required }
         );
         /// Generated from `#/components/schemas/List`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
@@ -54,8 +53,8 @@ mod generated {
             pub children: Option<Vec<Tree>>,
         }
         __rt::object!(
-            Tree, "Tree @ #/components/schemas/Tree", false, { 0 => value "value"
-            required, 1 => left "left" optional, 2 => children "children" optional }
+            Tree from "#/components/schemas/Tree" { value = "value" required, left =
+            "left" optional, children = "children" optional }
         );
     }
 }

@@ -28,8 +28,8 @@ mod generated {
             pub age: Option<u8>,
         }
         __rt::object!(
-            Owner, "Owner @ #/components/schemas/Owner", false, { 0 => email "email"
-            required, 1 => age "age" optional }
+            Owner from "#/components/schemas/Owner" { email = "email" required, age =
+            "age" optional }
         );
         /// Generated from `#/components/schemas/Pet`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,8 +40,8 @@ mod generated {
             pub owner: Option<Owner>,
         }
         __rt::object!(
-            Pet, "Pet @ #/components/schemas/Pet", false, { 0 => id "id" required, 1 =>
-            name "name" required, 2 => tag "tag" optional, 3 => owner "owner" optional }
+            Pet from "#/components/schemas/Pet" { id = "id" required, name = "name"
+            required, tag = "tag" optional, owner = "owner" optional }
         );
     }
 }

@@ -28,8 +28,8 @@ mod generated {
             pub name: Option<String>,
         }
         __rt::object!(
-            Lotus, "Lotus @ #/components/schemas/Lotus", true, { 0 => height "Height"
-            optional, 1 => name "Name" optional }
+            Lotus from "#/components/schemas/Lotus" deny_unknown_fields { height =
+            "Height" optional, name = "Name" optional }
         );
         /// Generated from `#/components/schemas/Scalar/type`.
         #[derive(Debug, Clone, PartialEq, __rt::Serialize)]
@@ -40,8 +40,8 @@ mod generated {
             String(String),
         }
         __rt::untagged_enum!(
-            Scalar, "Scalar @ #/components/schemas/Scalar/type", { Bool(bool),
-            Number(f64), String(String) }
+            Scalar from "#/components/schemas/Scalar/type" { Bool(bool), Number(f64),
+            String(String) }
         );
         /// Generated from `#/components/schemas/StringOrNumber/type`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize)]
@@ -51,8 +51,8 @@ mod generated {
             String(String),
         }
         __rt::untagged_enum!(
-            StringOrNumber, "StringOrNumber @ #/components/schemas/StringOrNumber/type",
-            { Integer(i64), String(String) }
+            StringOrNumber from "#/components/schemas/StringOrNumber/type" {
+            Integer(i64), String(String) }
         );
     }
 }

@@ -316,7 +316,7 @@ enum Txs {
     Full(Vec<Full>),
 }
 
-crate::__untagged_enum!(Txs, "Txs @ #/components/schemas/Txs at api.json:9:5", {
+crate::__untagged_enum!(Txs from "#/components/schemas/Txs at api.json:9:5" {
     Hashes(Vec<String>),
     Full(Vec<Full>),
 });
@@ -327,7 +327,7 @@ enum Maybe {
     Number(u8),
     Nothing,
 }
-crate::__untagged_enum!(Maybe, "Maybe @ #/components/schemas/Maybe", { Number(u8), Nothing });
+crate::__untagged_enum!(Maybe from "#/components/schemas/Maybe" { Number(u8), Nothing });
 
 #[test]
 fn a_variant_that_holds_nothing_is_read_from_null() {

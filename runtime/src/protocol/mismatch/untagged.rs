@@ -94,14 +94,27 @@ where
     Err(fault::hand_over(fault, || D::Error::custom(words)))
 }
 
-/// Writes a generated untagged enum's `Deserialize` with [`decode`]: the enum, its
-/// decoding name (which carries its schema's place), and its variants in the order they
-/// are tried, each `Name(Type)` or, for one that holds nothing, `Name` (read from
-/// `null`).
+/// Writes a generated untagged enum's `Deserialize` with [`decode`].
+///
+/// ```text
+/// untagged_enum!(Kind from "#/components/schemas/Kind" { Hashes(Vec<String>), Full(Block), Nothing });
+/// untagged_enum!(Plain { .. });
+/// ```
+///
+/// The enum, then `from` the place of its schema (optional): decoding names the enum
+/// `Kind @ #/components/schemas/Kind`, and an error names that schema. Then its variants
+/// in the order they are tried (the first that fits is taken), each `Name(Type)` or, for
+/// one that holds nothing, `Name` (read from `null`).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __untagged_enum {
-    ($ty:ident, $decoding:literal, { $($variant:ident $(($content:ty))?),* $(,)? }) => {
+    ($ty:ident from $place:literal { $($variants:tt)* }) => {
+        $crate::__untagged_enum!(@impl $ty, ::std::concat!(::std::stringify!($ty), " @ ", $place), { $($variants)* });
+    };
+    ($ty:ident { $($variants:tt)* }) => {
+        $crate::__untagged_enum!(@impl $ty, ::std::stringify!($ty), { $($variants)* });
+    };
+    (@impl $ty:ident, $decoding:expr, { $($variant:ident $(($content:ty))?),* $(,)? }) => {
         impl<'de> $crate::__private::serde::Deserialize<'de> for $ty {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where

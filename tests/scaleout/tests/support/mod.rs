@@ -120,11 +120,14 @@ impl Instance {
     /// Starts instance `id`, linked to `redis` if given; returns once it listens (it
     /// says so on its stdout).
     pub async fn start(id: &str, redis: Option<SocketAddr>) -> Instance {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_scaleout-instance"));
-        command
-            .arg(id)
-            .args(redis.map(|address| address.to_string()));
-        let mut child = command
+        let redis = redis.map(|address| address.to_string());
+        let args: Vec<&str> = std::iter::once(id).chain(redis.as_deref()).collect();
+        Self::spawn(id, &args).await
+    }
+
+    async fn spawn(id: &str, args: &[&str]) -> Instance {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_scaleout-instance"))
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .kill_on_drop(true)
@@ -145,6 +148,12 @@ impl Instance {
             address,
             _child: child,
         }
+    }
+
+    /// Starts instance `id` serving MCP's Streamable HTTP, its session ids starting
+    /// with `id.` (`scaleout-instance --mcp ID`).
+    pub async fn start_mcp(id: &str) -> Instance {
+        Self::spawn(id, &["--mcp", id]).await
     }
 
     /// An HTTP client of this instance alone (not through nginx).
@@ -181,16 +190,44 @@ pub struct Nginx {
 
 impl Nginx {
     pub async fn start(upstreams: &[&Instance]) -> Nginx {
-        let dir = tempfile::tempdir().unwrap();
-        let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
         let servers: String = upstreams
             .iter()
             .map(|instance| format!("        server {};\n", instance.address))
             .collect();
-        let config = CONFIG
+        Self::run(&CONFIG.replace("{servers}", &servers)).await
+    }
+
+    /// nginx in front of MCP instances (`Instance::start_mcp`): a request whose
+    /// `Mcp-Session-Id` starts with an instance's id and a dot goes to that instance,
+    /// any other (`initialize`, which has no session yet) to the next instance in
+    /// turn. The guide's excerpt (`rpcsmith::guide::production`) is this `http` block.
+    pub async fn start_mcp(upstreams: &[&Instance]) -> Nginx {
+        let mut config = MCP_CONFIG.to_owned();
+        let mut any = String::new();
+        let mut map = String::new();
+        let mut groups = String::new();
+        for instance in upstreams {
+            let (id, address) = (&instance.id, instance.address);
+            any.push_str(&format!("        server {address};\n"));
+            map.push_str(&format!("        ~^{id}\\.  mcp_{id};\n"));
+            groups.push_str(&format!(
+                "    upstream mcp_{id} {{\n        server {address};\n        keepalive 8;\n    }}\n"
+            ));
+        }
+        config = config
+            .replace("{any}", &any)
+            .replace("{map}", &map)
+            .replace("{groups}", &groups);
+        Self::run(&config).await
+    }
+
+    /// Runs nginx with `config`, its `{dir}` and `{listen}` filled in.
+    async fn run(config: &str) -> Nginx {
+        let dir = tempfile::tempdir().unwrap();
+        let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
+        let config = config
             .replace("{dir}", &dir.path().display().to_string())
-            .replace("{listen}", &address.to_string())
-            .replace("{servers}", &servers);
+            .replace("{listen}", &address.to_string());
         let config_path = dir.path().join("nginx.conf");
         std::fs::write(&config_path, config).unwrap();
         let log = dir.path().join("error.log");
@@ -296,6 +333,50 @@ http {
             # A WebSocket may stay quiet for long: the server pings every 30 s.
             proxy_read_timeout 1h;
             proxy_send_timeout 1h;
+        }
+    }
+}
+"#;
+
+/// The front of MCP instances: `{dir}`, `{listen}`, `{any}` (a `server` line per
+/// instance), `{map}` (a line `~^ID\.  mcp_ID;` per instance) and `{groups}` (an
+/// `upstream mcp_ID` per instance) are filled in.
+const MCP_CONFIG: &str = r#"
+daemon off;
+master_process off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path {dir}/client_body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+
+    # A session id starts with the name of the instance that holds it ("a.0x…",
+    # `Streaming::session_prefix`): its requests go there. A request without one
+    # (`initialize`) goes to any instance, in turn.
+    map $http_mcp_session_id $mcp_upstream {
+{map}        default mcp_any;
+    }
+    upstream mcp_any {
+{any}        keepalive 32;
+    }
+{groups}
+    server {
+        listen {listen};
+        location / {
+            proxy_pass http://$mcp_upstream;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            # The client's Host, for the instances' Host allow-list.
+            proxy_set_header Host $http_host;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            # Events go out as the instance sends them; a GET stream stays open.
+            proxy_buffering off;
+            proxy_read_timeout 1h;
         }
     }
 }

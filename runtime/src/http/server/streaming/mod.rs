@@ -69,6 +69,7 @@ pub const MCP_PROTOCOL_VERSIONS: [&str; 4] =
 /// | [`revision_field`](Self::revision_field): where the start's answer names the session's revision | none | `protocolVersion` |
 /// | [`batches_until`](Self::batches_until): the last revision whose sessions may send batches | any | `2025-03-26` |
 /// | [`priming_from`](Self::priming_from): the first revision whose streams open with a priming event, with `retry:` | none | `2025-11-25`, 1 second |
+/// | [`session_prefix`](Self::session_prefix): what every session id starts with | nothing | same |
 ///
 /// ```
 /// use rpcsmith::http::Streaming;
@@ -93,6 +94,7 @@ pub struct Streaming {
     pub(super) batches_until: Option<Box<str>>,
     pub(super) priming: Option<(Box<str>, Duration)>,
     bounds: Bounds,
+    prefix: Box<str>,
 }
 
 impl Default for Streaming {
@@ -130,6 +132,7 @@ impl Streaming {
                 max_calls: DEFAULT_MAX_CALLS,
                 session_calls: DEFAULT_MAX_SESSION_CALLS,
             },
+            prefix: Box::default(),
         }
     }
 
@@ -323,8 +326,23 @@ impl Streaming {
         self
     }
 
+    /// Starts every session id with `prefix`, followed by the 128 random bits: an
+    /// instance's name, so that a reverse proxy in front of several instances can send
+    /// each session's requests to the instance that holds it by the id alone (the
+    /// guide's [More than one instance](crate::guide::production#more-than-one-instance)
+    /// shows nginx doing it). End it with a character the random part never starts
+    /// with (`.`, `-`), so that no instance's prefix is the start of another's. Only
+    /// visible ASCII (`!` to `~`) is allowed in a session id; a prefix with anything
+    /// else is ignored.
+    pub fn session_prefix(mut self, prefix: &str) -> Self {
+        if prefix.bytes().all(|b| b.is_ascii_graphic()) {
+            self.prefix = prefix.into();
+        }
+        self
+    }
+
     pub(super) fn build(self) -> Sse {
-        let sessions = Sessions::new(self.bounds.clone());
+        let sessions = Sessions::new(self.bounds.clone()).prefixed(&self.prefix);
         Sse {
             settings: self,
             sessions,

@@ -44,6 +44,8 @@ pub(super) struct Sessions {
     budget: Arc<Budget>,
     /// The `POST`s of calls being handled, every session's and none's.
     calls: Arc<AtomicUsize>,
+    /// What every id starts with ([`Streaming::session_prefix`](super::Streaming::session_prefix)).
+    prefix: Box<str>,
 }
 
 /// A `POST` of calls counted in flight (its session's and the total) until dropped.
@@ -67,7 +69,14 @@ impl Sessions {
             budget: Budget::new(bounds.replay_bytes),
             bounds,
             calls: Arc::default(),
+            prefix: Box::default(),
         }
+    }
+
+    /// Starts every session id with `prefix`.
+    pub(super) fn prefixed(mut self, prefix: &str) -> Self {
+        self.prefix = prefix.into();
+        self
     }
 
     fn table(&self) -> MutexGuard<'_, HashMap<Box<str>, Arc<Session>>> {
@@ -89,7 +98,8 @@ impl Sessions {
     pub(super) fn begin(&self, peer: Option<IpAddr>) -> Result<Arc<Session>, Full> {
         self.make_room(&mut self.table(), peer)?;
         // 128 unguessable bits, as `0x` and 32 hex digits: visible ASCII, as MCP asks.
-        let id = crate::server::random_id().trim_matches('"').to_owned();
+        let random = crate::server::random_id();
+        let id = format!("{}{}", self.prefix, random.trim_matches('"'));
         Ok(self.session(Some(id.into()), peer))
     }
 
