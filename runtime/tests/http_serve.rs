@@ -37,7 +37,7 @@ const CALL: &[u8] = br#"{"jsonrpc":"2.0","method":"add","params":[20,22],"id":1}
 /// Sends a request head saying that the body is `length` bytes long, then `body`.
 async fn post(socket: &mut (impl AsyncWrite + Unpin), length: usize, body: &[u8]) {
     let head = format!(
-        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+        "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
     );
     socket.write_all(head.as_bytes()).await.expect("write");
     socket.write_all(body).await.expect("write");
@@ -64,7 +64,7 @@ async fn connections_waiting_too_long_for_a_request_are_closed() {
     let silent = TcpStream::connect(addr).await.expect("connect");
     // One sends half a request head.
     let mut slow = TcpStream::connect(addr).await.expect("connect");
-    slow.write_all(b"POST / HTTP/1.1\r\nHost: x\r\n")
+    slow.write_all(b"POST / HTTP/1.1\r\nHost: localhost\r\n")
         .await
         .expect("write");
     // One makes a call, then stays idle.
@@ -192,7 +192,7 @@ async fn a_body_in_many_chunks_up_to_the_limit_is_read_whole() {
     socket.set_nodelay(true).expect("nodelay");
     socket
         .write_all(
-            b"POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+            b"POST / HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n\
               transfer-encoding: chunked\r\n\r\n",
         )
         .await

@@ -545,7 +545,7 @@ async fn a_chunked_body_over_the_limit_is_refused_while_it_is_still_arriving() {
     let mut socket = tokio::net::TcpStream::connect(running.addr)
         .await
         .expect("connect");
-    let head = "POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+    let head = "POST / HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n\
                 transfer-encoding: chunked\r\n\r\n";
     socket.write_all(head.as_bytes()).await.expect("write");
     // 2 KiB of body, no length announced, and no final chunk: the body never ends.

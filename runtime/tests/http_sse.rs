@@ -342,10 +342,22 @@ async fn sessions_are_bounded() {
     let service = Service::new(tools()).streaming(Streaming::mcp().max_sessions(2));
     let address = start(service).await;
     let raw = Raw::new(address);
-    initialize(&raw).await;
+    // Used sessions: not evicted to make room (`http_sse_rules.rs` has the eviction).
+    let echo = call(1, "echo", json!([1]));
+    let first = initialize(&raw).await;
+    assert_eq!(raw.post(&echo, Some(&first), true).await.status, 200);
     let second = initialize(&raw).await;
+    assert_eq!(raw.post(&echo, Some(&second), true).await.status, 200);
     let third = raw.post(INIT, None, true).await;
     assert_eq!(third.status, 503);
+    // Up to the idle timeout, as the real clock runs (the exact figure is tested on
+    // Tokio's paused clock in `http_sse_rules.rs`).
+    let retry: u64 = third
+        .header("retry-after")
+        .expect("Retry-After")
+        .parse()
+        .unwrap();
+    assert!((1..=600).contains(&retry), "{retry}");
     assert_eq!(third.json().await["error"]["code"], -32009);
     raw.send(hyper::Method::DELETE, &[("mcp-session-id", &second)], "")
         .await;
@@ -365,7 +377,7 @@ async fn an_sse_client_that_never_reads_is_dropped_and_memory_stays_bounded() {
     let raw = Raw::new(address);
     let session = initialize(&raw).await;
     // A GET stream whose client never reads a byte.
-    let _stalled = raw.stalled_get(&session).await;
+    let mut stalled = raw.stalled_get(&session).await;
     // 32 MiB of pushes, far past what the socket buffers hold.
     let answer = tokio::time::timeout(
         Duration::from_secs(60),
@@ -382,6 +394,16 @@ async fn an_sse_client_that_never_reads_is_dropped_and_memory_stays_bounded() {
     // a resumption from its start is refused, a fresh GET is accepted.
     assert_eq!(raw.get(&session, Some("0-1")).await.status, 410);
     assert_eq!(raw.get(&session, None).await.status, 200);
+    // Its connection was closed (what the kernel held for it is freed): read to its end.
+    let mut held = Vec::new();
+    // (An end of stream or a reset: either way closed. The bound is under the 30 s a
+    // connection idle between requests is left, which would close it too.)
+    let _closed = tokio::time::timeout(
+        Duration::from_secs(20),
+        tokio::io::AsyncReadExt::read_to_end(&mut stalled, &mut held),
+    )
+    .await
+    .expect("the stalled stream's connection is closed");
 }
 
 #[tokio::test]

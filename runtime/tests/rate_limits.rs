@@ -59,7 +59,7 @@ impl HttpConnection {
     /// Posts `body`; the status and the answer as JSON.
     async fn post(&mut self, body: String) -> (u16, Value) {
         let request = hyper::Request::post("/")
-            .header("host", "x")
+            .header("host", "localhost")
             .header("content-type", "application/json")
             .body(Full::new(Bytes::from(body)))
             .expect("a request");

@@ -18,7 +18,6 @@
 //! picks a free port. It logs to stderr only (on stdio, stdout carries the protocol),
 //! starting over HTTP with `listening on <url>`.
 
-mod cancel;
 mod fixtures;
 mod server;
 mod tools;
@@ -76,7 +75,10 @@ async fn serve_http(address: &str) -> std::io::Result<()> {
         listener.local_addr()?
     );
     // The default origins: requests without `Origin`, and loopback pages from loopback.
-    let service = http::Service::new(server()).streaming(Streaming::mcp());
+    // And the default hosts: on a loopback listener, `localhost` and loopback addresses.
+    let service = http::Service::new(server())
+        .path("/mcp")
+        .streaming(Streaming::mcp());
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };

@@ -2,7 +2,6 @@
 //! version negotiation, tools, resources with subscriptions, prompts, logging and
 //! completion. Methods it leaves out (tasks) answer `-32601` (a `partial` build).
 
-use crate::cancel::Running;
 use crate::mcp::types::{
     self, Capability, CompleteResult, CompleteResultCompletion, CompletionArgument,
     CompletionContext, CompletionReference, EmptyResult, Implementation, InitializeResult,
@@ -30,11 +29,9 @@ pub(crate) const REVISIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"
 /// MCP's code for a resource that does not exist.
 const RESOURCE_NOT_FOUND: i64 = -32002;
 
-/// The example's server: its `slow` calls that can be cancelled over HTTP, and the
-/// resources each session subscribed to.
+/// The example's server: the resources each session subscribed to.
 #[derive(Debug, Default)]
 pub(crate) struct Example {
-    running: Running,
     subscriptions: Arc<Mutex<HashSet<Subscription>>>,
 }
 
@@ -150,17 +147,11 @@ impl McpServer for Example {
         let arguments = arguments.unwrap_or_default();
         let token = meta.and_then(|m| m.progress_token);
         if name == "slow" {
-            let registration = self.running.register(&cx);
-            let cancelled = async {
-                match registration {
-                    Some(mut registration) => (&mut registration.cancelled).await.ok(),
-                    None => std::future::pending().await,
-                }
-            };
-            return tokio::select! {
-                outcome = tools::slow(&cx, &arguments, token) => outcome.map(tools::outcome),
-                Some(()) = cancelled => Err(ErrorObject::cancelled().into()),
-            };
+            // Cancelled, this future is dropped by the transport (stdio's peer, or
+            // Streamable HTTP): nothing here waits for it.
+            return tools::slow(&cx, &arguments, token)
+                .await
+                .map(tools::outcome);
         }
         match tools::call(&cx, &name, &arguments, token).await {
             Some(outcome) => outcome.map(tools::outcome),
@@ -168,22 +159,16 @@ impl McpServer for Example {
         }
     }
 
-    /// Over HTTP only: on stdio, the peer's `Cancellation::MCP` acts on
-    /// `notifications/cancelled` itself (it drops the named call) and does not hand it
-    /// to the dispatcher. See [`crate::cancel`].
+    /// Never called: both transports act on `notifications/cancelled` themselves
+    /// (stdio's peer under `Cancellation::MCP`, Streamable HTTP under
+    /// `Streaming::mcp`): they drop the named call's handler, and do not answer it.
     async fn notifications_cancelled(
         &self,
-        cx: Context,
-        request_id: Option<types::RequestId>,
+        _cx: Context,
+        _request_id: Option<types::RequestId>,
         _reason: Option<String>,
         _meta: Option<types::Meta>,
     ) {
-        let id = match request_id {
-            Some(types::RequestId::Integer(n)) => n.to_string(),
-            Some(types::RequestId::String(s)) => Value::from(s).to_string(),
-            None => return,
-        };
-        self.running.cancel(&cx, id);
     }
 
     async fn resources_list(

@@ -47,7 +47,8 @@ fn everything() -> PathBuf {
 }
 
 /// Runs `mcp-client --everything` with `args`; asserts every check, in order.
-async fn tour(args: &[&str]) {
+/// `extra`: the checks after `CHECKS` (over HTTP, the session's end).
+async fn tour(args: &[&str], extra: &[&str]) {
     let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-client"))
         .arg("--everything")
         .args(args)
@@ -70,8 +71,8 @@ async fn tour(args: &[&str]) {
         .lines()
         .filter_map(|l| l.strip_prefix("ok "))
         .collect();
-    assert_eq!(passed.len(), CHECKS.len(), "{stdout}");
-    for (line, check) in passed.iter().zip(CHECKS) {
+    assert_eq!(passed.len(), CHECKS.len() + extra.len(), "{stdout}");
+    for (line, check) in passed.iter().zip(CHECKS.iter().chain(extra)) {
         assert!(
             line.starts_with(check),
             "want {check:?}, got {line:?}\n{stdout}"
@@ -86,7 +87,7 @@ async fn tour(args: &[&str]) {
 )]
 async fn the_generated_client_tours_the_reference_server_over_stdio() {
     let server = everything();
-    tour(&["--stdio", "node", server.to_str().unwrap(), "stdio"]).await;
+    tour(&["--stdio", "node", server.to_str().unwrap(), "stdio"], &[]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -121,5 +122,10 @@ async fn the_generated_client_tours_the_reference_server_over_streamable_http() 
     .await
     .expect("the reference server listens in time");
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    tour(&[&format!("http://127.0.0.1:{port}/mcp")]).await;
+    // The reference server ends the session on `DELETE`: `true`.
+    tour(
+        &[&format!("http://127.0.0.1:{port}/mcp")],
+        &["session ended (DELETE): true"],
+    )
+    .await;
 }

@@ -16,6 +16,8 @@
 //! | a method other than `POST` | `405 Method Not Allowed`, `Allow: POST`, with a JSON-RPC error body |
 //! | a `Content-Type` other than `application/json` (parameters allowed) | `415 Unsupported Media Type` with a JSON-RPC error body, unless [`Service::any_content_type`] |
 //! | an `Origin` header not accepted by [`Service::origins`] (any method, WebSocket upgrades included) | `403 Forbidden` with a JSON-RPC error body (`-32600`, `id: null`) |
+//! | a `Host` not accepted by [`Service::hosts`] (by default, on a loopback listener: any name but `localhost`, `127.0.0.1`, `[::1]`) | `403 Forbidden` with a JSON-RPC error body (`-32600`, `id: null`) |
+//! | a path other than [`Service::path`], when set | `404 Not Found` with a JSON-RPC error body (`-32600`, `id: null`) |
 //!
 //! Under [`Service::streaming`] (Server-Sent Events and sessions, MCP's Streamable
 //! HTTP with [`Streaming::mcp`]):
@@ -25,11 +27,15 @@
 //! | a `POST` of requests accepting `text/event-stream`, whose handlers send something (a notification, a request to the client) before the response | `200 OK`, `Content-Type: text/event-stream`: one event per message, each with an id, the response last, then the stream ends |
 //! | the same when nothing is sent before the response | `200 OK`, `application/json`, as without streaming |
 //! | a `POST` of only notifications or responses (the client's answers to the server's requests) | [`Streaming::no_response_status`] (MCP: `202 Accepted`) |
-//! | a `POST` whose requests include the session-starting method, without a session header | answered, with the new session's id in the [session header](Streaming::session_header); `503` (`-32009`) past [`Streaming::max_sessions`] |
+//! | a `POST` whose requests include the session-starting method, without a session header | answered, with the new session's id in the [session header](Streaming::session_header) when that call succeeded; `503` (`-32009`) with `Retry-After` past [`Streaming::max_sessions`] or [`Streaming::max_sessions_per_peer`] when no idle never-used session can go |
+//! | a `POST` of calls past [`Streaming::max_calls`] (per session, or in total) | `503` (`-32009`), `Retry-After: 1` |
+//! | under [`Streaming::refuse_unparsable`] (MCP): a body refused whole (not JSON, an empty batch, a batch too long) | `400 Bad Request` with its error (`-32700`, `-32600`, `-32010`; `id: null`) |
+//! | a batch on a session whose revision is past [`Streaming::batches_until`] (MCP: after 2025-03-26) | `400 Bad Request` (`-32600`) |
+//! | the [cancellation](Streaming::cancellation) notification (MCP's `notifications/cancelled`) | the call it names in the session is dropped and not answered; `202` |
 //! | any other request without the session header, when [required](Streaming::require_session) | `400 Bad Request` |
 //! | a session header naming no live session (unknown, ended, expired) | `404 Not Found`: the client starts a new session |
 //! | `GET` accepting `text/event-stream`, with a session | the session's stream of what the server sends outside any request; `409 Conflict` when one is open already |
-//! | `GET` with `Last-Event-ID` | the stream that event was on, from after it; `410 Gone` when events after it are no longer held ([`Streaming::replay_window`]); `400` when the id is malformed |
+//! | `GET` with `Last-Event-ID` | the stream that event was on, from after it; `410 Gone` when events after it are no longer held ([`Streaming::replay_window`]); `400` when the id is not `<digits>-<digits>` or names no event sent; `409` when that stream has a reader |
 //! | `DELETE` with a session | `200 OK`: the session ends (its streams end, its calls to the client fail) |
 //! | a [protocol version header](Streaming::protocol_versions) with a value not listed | `400 Bad Request` |
 //! | under [`Streaming::require_accept`] (MCP): a `POST` whose `Accept` lacks `application/json` or `text/event-stream`, a `GET` whose lacks `text/event-stream` | `406 Not Acceptable` with a JSON-RPC error body (`-32600`, `id: null`) |
@@ -60,9 +66,11 @@ pub use client::{
     Client, ClientBuilder, ClientStreaming, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE,
 };
 pub use server::{
-    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
-    DEFAULT_MAX_UNSENT_BYTES, DEFAULT_SESSION_IDLE, MCP_PROTOCOL_VERSIONS, NoResponse, Origins,
-    PeerAddr, ReadMetadata, ResponseBody, Serve, Service, SessionId, Streaming, Upgrade, serve,
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CALLS, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_SESSION_CALLS, DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_PEER, DEFAULT_MAX_UNSENT_BYTES, DEFAULT_SESSION_IDLE, Hosts,
+    MCP_PROTOCOL_VERSIONS, NoResponse, Origins, PeerAddr, ReadMetadata, ResponseBody, Serve,
+    Service, SessionId, Streaming, StreamingStats, Upgrade, serve,
 };
 #[cfg(feature = "sign")]
 pub use server::{DEFAULT_MAX_SIGNED_SIZE, Verified, VerifySignature};

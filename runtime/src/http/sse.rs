@@ -47,10 +47,28 @@ pub(in crate::http) struct TooLarge;
 /// with an id and no data, such as MCP's priming event, is still returned: the id is
 /// where a resumption starts); `retry:` (ASCII digits) sets the reconnection time;
 /// comments and other fields are skipped. An event may not grow past `max` bytes.
+///
+/// Linear in the stream's length: the lines of an event still incomplete are looked at
+/// once, however many pieces it arrives in (the search for its end goes on from where
+/// the last piece left it).
 #[derive(Debug)]
 pub(in crate::http) struct Parser {
     buffer: BytesMut,
     max: usize,
+    /// Where the search for the event's end goes on: the start of the first line not
+    /// known to be whole, and the end of the last whole line before it.
+    scan: Scan,
+    /// Bytes looked at by the search, for the test that it is linear.
+    #[cfg(test)]
+    examined: usize,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Scan {
+    start: usize,
+    last_line_end: usize,
+    /// How far the line from `start` was searched for its end, in vain.
+    searched: usize,
 }
 
 impl Parser {
@@ -58,6 +76,9 @@ impl Parser {
         Self {
             buffer: BytesMut::new(),
             max,
+            scan: Scan::default(),
+            #[cfg(test)]
+            examined: 0,
         }
     }
 
@@ -72,13 +93,22 @@ impl Parser {
     /// [`TooLarge`] when the event being read is past the limit.
     pub(in crate::http) fn next(&mut self) -> Result<Option<Event>, TooLarge> {
         loop {
-            let Some(end) = blank_line(&self.buffer) else {
+            #[cfg(test)]
+            let before = self.scan.searched;
+            let found = blank_line(&self.buffer, &mut self.scan);
+            #[cfg(test)]
+            {
+                let after = found.map_or(self.scan.searched, |(_, next)| next);
+                self.examined += after.saturating_sub(before);
+            }
+            let Some(end) = found else {
                 return if self.buffer.len() > self.max {
                     Err(TooLarge)
                 } else {
                     Ok(None)
                 };
             };
+            self.scan = Scan::default();
             let block = self.buffer.split_to(end.1).freeze();
             let event = read_event(&block[..end.0]);
             if !event.data.is_empty() || event.id.is_some() || event.retry.is_some() {
@@ -88,17 +118,21 @@ impl Parser {
     }
 }
 
-/// Where the first blank line ends an event: (end of its last line, after the blank).
-/// A line ending in `\r` at the end of the buffer waits for what follows (a `\n`
-/// would belong to it), unless it is the blank line itself.
-fn blank_line(buffer: &[u8]) -> Option<(usize, usize)> {
-    let mut start = 0;
-    let mut last_line_end = 0;
-    while let Some(offset) = buffer[start..]
+/// Where the first blank line ends an event: (end of its last line, after the blank),
+/// searched from `scan` on, which is left where the search must go on when there is
+/// none yet. A line ending in `\r` at the end of the buffer waits for what follows (a
+/// `\n` would belong to it), unless it is the blank line itself.
+fn blank_line(buffer: &[u8], scan: &mut Scan) -> Option<(usize, usize)> {
+    let Scan {
+        mut start,
+        mut last_line_end,
+        mut searched,
+    } = *scan;
+    while let Some(offset) = buffer[searched..]
         .iter()
         .position(|&b| b == b'\n' || b == b'\r')
     {
-        let line_end = start + offset;
+        let line_end = searched + offset;
         let mut next = line_end + 1;
         let crlf = buffer[line_end] == b'\r' && buffer.get(next) == Some(&b'\n');
         if crlf {
@@ -108,11 +142,23 @@ fn blank_line(buffer: &[u8]) -> Option<(usize, usize)> {
             return Some((last_line_end, next));
         }
         if buffer[line_end] == b'\r' && next == buffer.len() {
+            // Looked at again with what follows.
+            *scan = Scan {
+                start,
+                last_line_end,
+                searched: line_end,
+            };
             return None;
         }
         last_line_end = line_end;
         start = next;
+        searched = next;
     }
+    *scan = Scan {
+        start,
+        last_line_end,
+        searched: buffer.len(),
+    };
     None
 }
 
@@ -212,5 +258,26 @@ mod tests {
         let mut parser = Parser::new(8);
         parser.push(b"data: 0123456789");
         assert_eq!(parser.next(), Err(TooLarge));
+    }
+
+    #[test]
+    fn an_event_in_many_pieces_is_looked_at_once() {
+        let data = "x".repeat(100_000);
+        let stream = format!("id: 1-1\ndata: {data}\ndata: {data}\n\n");
+        let mut parser = Parser::new(1 << 20);
+        let mut read = Vec::new();
+        for piece in stream.as_bytes().chunks(7) {
+            parser.push(piece);
+            while let Some(event) = parser.next().expect("within the limit") {
+                read.push(event.data.len());
+            }
+        }
+        assert_eq!(read, [200_001]);
+        assert!(
+            parser.examined <= stream.len(),
+            "{} bytes looked at for a stream of {}",
+            parser.examined,
+            stream.len()
+        );
     }
 }

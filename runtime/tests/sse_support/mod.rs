@@ -19,7 +19,24 @@ use std::net::SocketAddr;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
-/// The methods: `initialize`, `echo`, `progress [n]` (n notifications, then
+/// Handlers of `hang` dropped before their end (cancelled), and the task to tell.
+pub(crate) static HUNG_DROPPED: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+pub(crate) static HUNG_NOTIFY: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Counts a `hang` handler dropped.
+struct Hanging;
+
+impl Drop for Hanging {
+    fn drop(&mut self) {
+        HUNG_DROPPED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        HUNG_NOTIFY.notify_waiters();
+    }
+}
+
+/// The methods: `initialize` (answers the `protocolVersion` asked, else
+/// `2025-06-18`; `-32602` to params with `junk`), `hang [n]` (n notifications, then
+/// never answers), `echo`, `progress [n]` (n notifications, then
 /// `"done"`), `ask` (a request to the client, whose result it answers), `later [n]`
 /// (answers, then n notifications from a task of its own), `bulk [n, size]`.
 pub(crate) struct Tools;
@@ -33,7 +50,25 @@ impl Dispatch for Tools {
         let client = remote(&cx);
         let numbers = numbers(params);
         match method {
-            "initialize" => Reply::ok(&json!({"protocolVersion": "2025-06-18"})),
+            "initialize" => {
+                let params: Value =
+                    params.map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap());
+                if params.get("junk").is_some() {
+                    return Reply::err(ErrorObject::invalid_params("junk"));
+                }
+                let asked = params["protocolVersion"].as_str().unwrap_or("2025-06-18");
+                Reply::ok(&json!({"protocolVersion": asked}))
+            }
+            "hang" => Reply::future(async move {
+                let _hanging = Hanging;
+                let client = client.ok_or(ErrorObject::internal_error())?;
+                for progress in 0..numbers.first().copied().unwrap_or(0) {
+                    let params = json!({"progressToken": 1, "progress": progress});
+                    let _ = client.notify("notifications/progress", &params).await;
+                }
+                std::future::pending::<()>().await;
+                encode(&"never")
+            }),
             "echo" => Reply::ok(&params.map(|p| serde_json::from_str::<Value>(p.get()).unwrap())),
             "progress" => Reply::future(async move {
                 let client = client.ok_or(ErrorObject::internal_error())?;
@@ -104,11 +139,17 @@ pub(crate) async fn start(service: Service) -> SocketAddr {
 /// A raw HTTP/1.1 client: one connection per exchange.
 pub(crate) struct Raw {
     address: SocketAddr,
+    path: &'static str,
 }
 
 impl Raw {
     pub(crate) fn new(address: SocketAddr) -> Self {
-        Self { address }
+        Self { address, path: "/" }
+    }
+
+    /// Requests to `path` rather than `/`.
+    pub(crate) fn at(address: SocketAddr, path: &'static str) -> Self {
+        Self { address, path }
     }
 
     pub(crate) async fn send(
@@ -124,9 +165,14 @@ impl Raw {
         tokio::spawn(connection);
         let mut request = Request::builder()
             .method(method)
-            .uri("/")
-            .header("host", self.address.to_string())
+            .uri(self.path)
             .header("content-type", "application/json");
+        if !headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+        {
+            request = request.header("host", self.address.to_string());
+        }
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -163,7 +209,7 @@ impl Raw {
     pub(crate) async fn stalled_get(&self, session: &str) -> TcpStream {
         let mut stream = TcpStream::connect(self.address).await.expect("connect");
         let request = format!(
-            "GET / HTTP/1.1\r\nhost: x\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\r\n"
+            "GET / HTTP/1.1\r\nhost: localhost\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\r\n"
         );
         stream.write_all(request.as_bytes()).await.unwrap();
         // Wait until the server has the stream open: a second GET is refused then.
@@ -232,6 +278,8 @@ impl Exchange {
 pub(crate) struct Event {
     pub(crate) id: String,
     pub(crate) data: String,
+    /// Its `retry:` field, if any.
+    pub(crate) retry: Option<String>,
 }
 
 impl Event {
@@ -265,9 +313,12 @@ impl Events {
                 let mut event = Event {
                     id: String::new(),
                     data: String::new(),
+                    retry: None,
                 };
                 for line in text.lines() {
-                    if let Some(id) = line.strip_prefix("id: ") {
+                    if let Some(retry) = line.strip_prefix("retry: ") {
+                        event.retry = Some(retry.to_owned());
+                    } else if let Some(id) = line.strip_prefix("id: ") {
                         event.id = id.to_owned();
                     } else if let Some(data) = line.strip_prefix("data: ") {
                         event.data.push_str(data);

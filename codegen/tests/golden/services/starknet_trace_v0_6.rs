@@ -437,9 +437,9 @@ mod generated {
             BroadcastedDeclareTxnV1(BroadcastedDeclareTxnV1),
         }
         __rt::untagged_enum!(
-            BroadcastedDeclareTxn,
-            "BroadcastedDeclareTxn @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN",
-            { BroadcastedDeclareTxnV3(BroadcastedDeclareTxnV3),
+            BroadcastedDeclareTxn from
+            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN" {
+            BroadcastedDeclareTxnV3(BroadcastedDeclareTxnV3),
             BroadcastedDeclareTxnV2(BroadcastedDeclareTxnV2),
             BroadcastedDeclareTxnV1(BroadcastedDeclareTxnV1) }
         );
@@ -600,9 +600,9 @@ mod generated {
             BroadcastedDeployAccountTxn(BroadcastedDeployAccountTxn),
         }
         __rt::untagged_enum!(
-            BroadcastedTxn,
-            "BroadcastedTxn @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_TXN",
-            { BroadcastedInvokeTxn(BroadcastedInvokeTxn),
+            BroadcastedTxn from
+            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_TXN" {
+            BroadcastedInvokeTxn(BroadcastedInvokeTxn),
             BroadcastedDeclareTxn(BroadcastedDeclareTxn),
             BroadcastedDeployAccountTxn(BroadcastedDeployAccountTxn) }
         );
@@ -668,9 +668,9 @@ mod generated {
             StructAbiEntry(StructAbiEntry),
         }
         __rt::untagged_enum!(
-            ContractAbiEntry,
-            "ContractAbiEntry @ starknet_api_openrpc.json#/components/schemas/CONTRACT_ABI_ENTRY",
-            { FunctionAbiEntry(FunctionAbiEntry), EventAbiEntry(EventAbiEntry),
+            ContractAbiEntry from
+            "starknet_api_openrpc.json#/components/schemas/CONTRACT_ABI_ENTRY" {
+            FunctionAbiEntry(FunctionAbiEntry), EventAbiEntry(EventAbiEntry),
             StructAbiEntry(StructAbiEntry) }
         );
         impl __rt::Validate for ContractAbiEntry {
@@ -707,12 +707,11 @@ mod generated {
             pub abi: Option<String>,
         }
         __rt::object!(
-            ContractClass,
-            "ContractClass @ starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS",
-            false, { 0 => sierra_program "sierra_program" required, 1 =>
-            contract_class_version "contract_class_version" required, 2 =>
-            entry_points_by_type "entry_points_by_type" required, 3 => abi "abi" optional
-            }
+            ContractClass from
+            "starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS" {
+            sierra_program = "sierra_program" required, contract_class_version =
+            "contract_class_version" required, entry_points_by_type =
+            "entry_points_by_type" required, abi = "abi" optional }
         );
         __rt::validate!(
             ContractClass, whole, member(sierra_program, "sierra_program", super::R2),
@@ -733,10 +732,9 @@ mod generated {
             pub storage_entries: Vec<StorageDiffItem>,
         }
         __rt::object!(
-            ContractStorageDiffItem,
-            "ContractStorageDiffItem @ starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM",
-            false, { 0 => address "address" required, 1 => storage_entries
-            "storage_entries" required }
+            ContractStorageDiffItem from
+            "starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM" {
+            address = "address" required, storage_entries = "storage_entries" required }
         );
         /// DA mode
         ///
@@ -792,12 +790,12 @@ mod generated {
             pub contract_class: DeprecatedContractClass,
         }
         __rt::object!(
-            DeclareTxnV1,
-            "DeclareTxnV1 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0",
-            false, { 0 => r#type "type" required, 1 => sender_address "sender_address"
-            required, 2 => max_fee "max_fee" required, 3 => version "version" required, 4
-            => signature "signature" required, 5 => nonce "nonce" required, 6 =>
-            contract_class "contract_class" required }
+            DeclareTxnV1 from
+            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0"
+            { r#type = "type" required, sender_address = "sender_address" required,
+            max_fee = "max_fee" required, version = "version" required, signature =
+            "signature" required, nonce = "nonce" required, contract_class =
+            "contract_class" required }
         );
         __rt::validate!(
             DeclareTxnV1, whole, member(sender_address, "sender_address", super::R1),
@@ -838,13 +836,12 @@ mod generated {
             pub contract_class: ContractClass,
         }
         __rt::object!(
-            DeclareTxnV2,
-            "DeclareTxnV2 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0",
-            false, { 0 => r#type "type" required, 1 => sender_address "sender_address"
-            required, 2 => compiled_class_hash "compiled_class_hash" required, 3 =>
-            max_fee "max_fee" required, 4 => version "version" required, 5 => signature
-            "signature" required, 6 => nonce "nonce" required, 7 => contract_class
-            "contract_class" required }
+            DeclareTxnV2 from
+            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0"
+            { r#type = "type" required, sender_address = "sender_address" required,
+            compiled_class_hash = "compiled_class_hash" required, max_fee = "max_fee"
+            required, version = "version" required, signature = "signature" required,
+            nonce = "nonce" required, contract_class = "contract_class" required }
         );
         __rt::validate!(
             DeclareTxnV2, whole, member(sender_address, "sender_address", super::R1),
@@ -906,16 +903,16 @@ mod generated {
             pub fee_data_availability_mode: DaMode,
         }
         __rt::object!(
-            DeclareTxnV3,
-            "DeclareTxnV3 @ starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0",
-            false, { 0 => r#type "type" required, 1 => sender_address "sender_address"
-            required, 2 => compiled_class_hash "compiled_class_hash" required, 3 =>
-            version "version" required, 4 => signature "signature" required, 5 => nonce
-            "nonce" required, 6 => contract_class "contract_class" required, 7 =>
-            resource_bounds "resource_bounds" required, 8 => tip "tip" required, 9 =>
-            paymaster_data "paymaster_data" required, 10 => account_deployment_data
-            "account_deployment_data" required, 11 => nonce_data_availability_mode
-            "nonce_data_availability_mode" required, 12 => fee_data_availability_mode
+            DeclareTxnV3 from
+            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0"
+            { r#type = "type" required, sender_address = "sender_address" required,
+            compiled_class_hash = "compiled_class_hash" required, version = "version"
+            required, signature = "signature" required, nonce = "nonce" required,
+            contract_class = "contract_class" required, resource_bounds =
+            "resource_bounds" required, tip = "tip" required, paymaster_data =
+            "paymaster_data" required, account_deployment_data =
+            "account_deployment_data" required, nonce_data_availability_mode =
+            "nonce_data_availability_mode" required, fee_data_availability_mode =
             "fee_data_availability_mode" required }
         );
         __rt::validate!(
@@ -945,9 +942,9 @@ mod generated {
             DeployAccountTxnV1(DeployAccountTxnV1),
         }
         __rt::untagged_enum!(
-            DeployAccountTxn,
-            "DeployAccountTxn @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN",
-            { DeployAccountTxnV3(DeployAccountTxnV3),
+            DeployAccountTxn from
+            "starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN" {
+            DeployAccountTxnV3(DeployAccountTxnV3),
             DeployAccountTxnV1(DeployAccountTxnV1) }
         );
         impl __rt::Validate for DeployAccountTxn {
@@ -1003,13 +1000,13 @@ mod generated {
             pub class_hash: Felt,
         }
         __rt::object!(
-            DeployAccountTxnV1,
-            "DeployAccountTxnV1 @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1",
-            false, { 0 => r#type "type" required, 1 => max_fee "max_fee" required, 2 =>
-            version "version" required, 3 => signature "signature" required, 4 => nonce
-            "nonce" required, 5 => contract_address_salt "contract_address_salt"
-            required, 6 => constructor_calldata "constructor_calldata" required, 7 =>
-            class_hash "class_hash" required }
+            DeployAccountTxnV1 from
+            "starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1" {
+            r#type = "type" required, max_fee = "max_fee" required, version = "version"
+            required, signature = "signature" required, nonce = "nonce" required,
+            contract_address_salt = "contract_address_salt" required,
+            constructor_calldata = "constructor_calldata" required, class_hash =
+            "class_hash" required }
         );
         __rt::validate!(
             DeployAccountTxnV1, whole, member(max_fee, "max_fee", super::R1),
@@ -1092,16 +1089,16 @@ mod generated {
             pub fee_data_availability_mode: DaMode,
         }
         __rt::object!(
-            DeployAccountTxnV3,
-            "DeployAccountTxnV3 @ starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3",
-            false, { 0 => r#type "type" required, 1 => version "version" required, 2 =>
-            signature "signature" required, 3 => nonce "nonce" required, 4 =>
-            contract_address_salt "contract_address_salt" required, 5 =>
-            constructor_calldata "constructor_calldata" required, 6 => class_hash
-            "class_hash" required, 7 => resource_bounds "resource_bounds" required, 8 =>
-            tip "tip" required, 9 => paymaster_data "paymaster_data" required, 10 =>
-            nonce_data_availability_mode "nonce_data_availability_mode" required, 11 =>
-            fee_data_availability_mode "fee_data_availability_mode" required }
+            DeployAccountTxnV3 from
+            "starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3" {
+            r#type = "type" required, version = "version" required, signature =
+            "signature" required, nonce = "nonce" required, contract_address_salt =
+            "contract_address_salt" required, constructor_calldata =
+            "constructor_calldata" required, class_hash = "class_hash" required,
+            resource_bounds = "resource_bounds" required, tip = "tip" required,
+            paymaster_data = "paymaster_data" required, nonce_data_availability_mode =
+            "nonce_data_availability_mode" required, fee_data_availability_mode =
+            "fee_data_availability_mode" required }
         );
         __rt::validate!(
             DeployAccountTxnV3, whole, member(signature, "signature", super::R2),
@@ -1150,10 +1147,9 @@ mod generated {
             pub class_hash: Felt,
         }
         __rt::object!(
-            DeployedContractItem,
-            "DeployedContractItem @ starknet_api_openrpc.json#/components/schemas/DEPLOYED_CONTRACT_ITEM",
-            false, { 0 => address "address" required, 1 => class_hash "class_hash"
-            required }
+            DeployedContractItem from
+            "starknet_api_openrpc.json#/components/schemas/DEPLOYED_CONTRACT_ITEM" {
+            address = "address" required, class_hash = "class_hash" required }
         );
         /// Deprecated Cairo entry point
         ///
@@ -1170,9 +1166,9 @@ mod generated {
             pub selector: Felt,
         }
         __rt::object!(
-            DeprecatedCairoEntryPoint,
-            "DeprecatedCairoEntryPoint @ starknet_api_openrpc.json#/components/schemas/DEPRECATED_CAIRO_ENTRY_POINT",
-            false, { 0 => offset "offset" required, 1 => selector "selector" required }
+            DeprecatedCairoEntryPoint from
+            "starknet_api_openrpc.json#/components/schemas/DEPRECATED_CAIRO_ENTRY_POINT"
+            { offset = "offset" required, selector = "selector" required }
         );
         __rt::validate!(
             DeprecatedCairoEntryPoint, whole, member(offset, "offset", super::R10),
@@ -1195,10 +1191,10 @@ mod generated {
             pub abi: Option<ContractAbi>,
         }
         __rt::object!(
-            DeprecatedContractClass,
-            "DeprecatedContractClass @ starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS",
-            false, { 0 => program "program" required, 1 => entry_points_by_type
-            "entry_points_by_type" required, 2 => abi "abi" optional }
+            DeprecatedContractClass from
+            "starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS" {
+            program = "program" required, entry_points_by_type = "entry_points_by_type"
+            required, abi = "abi" optional }
         );
         __rt::validate!(
             DeprecatedContractClass, whole, member(program, "program", super::R8),
@@ -1218,10 +1214,10 @@ mod generated {
             pub l1_handler: Option<Vec<DeprecatedCairoEntryPoint>>,
         }
         __rt::object!(
-            DeprecatedEntryPointsByType,
-            "DeprecatedEntryPointsByType @ starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS/properties/entry_points_by_type",
-            false, { 0 => constructor "CONSTRUCTOR" optional, 1 => external "EXTERNAL"
-            optional, 2 => l1_handler "L1_HANDLER" optional }
+            DeprecatedEntryPointsByType from
+            "starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS/properties/entry_points_by_type"
+            { constructor = "CONSTRUCTOR" optional, external = "EXTERNAL" optional,
+            l1_handler = "L1_HANDLER" optional }
         );
         __rt::validate!(
             DeprecatedEntryPointsByType, whole, member(constructor, "CONSTRUCTOR",
@@ -1266,10 +1262,10 @@ mod generated {
             pub l1_handler: Vec<SierraEntryPoint>,
         }
         __rt::object!(
-            EntryPointsByType,
-            "EntryPointsByType @ starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS/properties/entry_points_by_type",
-            false, { 0 => constructor "CONSTRUCTOR" required, 1 => external "EXTERNAL"
-            required, 2 => l1_handler "L1_HANDLER" required }
+            EntryPointsByType from
+            "starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS/properties/entry_points_by_type"
+            { constructor = "CONSTRUCTOR" required, external = "EXTERNAL" required,
+            l1_handler = "L1_HANDLER" required }
         );
         __rt::validate!(
             EntryPointsByType, whole, member(constructor, "CONSTRUCTOR",
@@ -1295,10 +1291,10 @@ mod generated {
             pub data: Vec<TypedParameter>,
         }
         __rt::object!(
-            EventAbiEntry,
-            "EventAbiEntry @ starknet_api_openrpc.json#/components/schemas/EVENT_ABI_ENTRY",
-            false, { 0 => r#type "type" required, 1 => name "name" required, 2 => keys
-            "keys" required, 3 => data "data" required }
+            EventAbiEntry from
+            "starknet_api_openrpc.json#/components/schemas/EVENT_ABI_ENTRY" { r#type =
+            "type" required, name = "name" required, keys = "keys" required, data =
+            "data" required }
         );
         /// Event ABI type
         ///
@@ -1336,9 +1332,9 @@ mod generated {
             pub data: Vec<Felt>,
         }
         __rt::object!(
-            EventContent,
-            "EventContent @ starknet_api_openrpc.json#/components/schemas/EVENT_CONTENT",
-            false, { 0 => keys "keys" required, 1 => data "data" required }
+            EventContent from
+            "starknet_api_openrpc.json#/components/schemas/EVENT_CONTENT" { keys = "keys"
+            required, data = "data" required }
         );
         /// Execution resources
         ///
@@ -1389,18 +1385,17 @@ mod generated {
             pub segment_arena_builtin: Option<i64>,
         }
         __rt::object!(
-            ExecutionResources,
-            "ExecutionResources @ starknet_api_openrpc.json#/components/schemas/EXECUTION_RESOURCES",
-            false, { 0 => steps "steps" required, 1 => memory_holes "memory_holes"
-            optional, 2 => range_check_builtin_applications
-            "range_check_builtin_applications" optional, 3 =>
-            pedersen_builtin_applications "pedersen_builtin_applications" optional, 4 =>
-            poseidon_builtin_applications "poseidon_builtin_applications" optional, 5 =>
-            ec_op_builtin_applications "ec_op_builtin_applications" optional, 6 =>
-            ecdsa_builtin_applications "ecdsa_builtin_applications" optional, 7 =>
-            bitwise_builtin_applications "bitwise_builtin_applications" optional, 8 =>
-            keccak_builtin_applications "keccak_builtin_applications" optional, 9 =>
-            segment_arena_builtin "segment_arena_builtin" optional }
+            ExecutionResources from
+            "starknet_api_openrpc.json#/components/schemas/EXECUTION_RESOURCES" { steps =
+            "steps" required, memory_holes = "memory_holes" optional,
+            range_check_builtin_applications = "range_check_builtin_applications"
+            optional, pedersen_builtin_applications = "pedersen_builtin_applications"
+            optional, poseidon_builtin_applications = "poseidon_builtin_applications"
+            optional, ec_op_builtin_applications = "ec_op_builtin_applications" optional,
+            ecdsa_builtin_applications = "ecdsa_builtin_applications" optional,
+            bitwise_builtin_applications = "bitwise_builtin_applications" optional,
+            keccak_builtin_applications = "keccak_builtin_applications" optional,
+            segment_arena_builtin = "segment_arena_builtin" optional }
         );
         /// Fee estimation
         ///
@@ -1425,11 +1420,9 @@ mod generated {
             pub unit: PriceUnit,
         }
         __rt::object!(
-            FeeEstimate,
-            "FeeEstimate @ starknet_api_openrpc.json#/components/schemas/FEE_ESTIMATE",
-            false, { 0 => gas_consumed "gas_consumed" required, 1 => gas_price
-            "gas_price" required, 2 => overall_fee "overall_fee" required, 3 => unit
-            "unit" required }
+            FeeEstimate from "starknet_api_openrpc.json#/components/schemas/FEE_ESTIMATE"
+            { gas_consumed = "gas_consumed" required, gas_price = "gas_price" required,
+            overall_fee = "overall_fee" required, unit = "unit" required }
         );
         /// Field element
         ///
@@ -1456,11 +1449,10 @@ mod generated {
             pub state_mutability: Option<FunctionStateMutability>,
         }
         __rt::object!(
-            FunctionAbiEntry,
-            "FunctionAbiEntry @ starknet_api_openrpc.json#/components/schemas/FUNCTION_ABI_ENTRY",
-            false, { 0 => r#type "type" required, 1 => name "name" required, 2 => inputs
-            "inputs" required, 3 => outputs "outputs" required, 4 => state_mutability
-            "stateMutability" optional }
+            FunctionAbiEntry from
+            "starknet_api_openrpc.json#/components/schemas/FUNCTION_ABI_ENTRY" { r#type =
+            "type" required, name = "name" required, inputs = "inputs" required, outputs
+            = "outputs" required, state_mutability = "stateMutability" optional }
         );
         /// Function ABI type
         ///
@@ -1506,11 +1498,10 @@ mod generated {
             pub calldata: Vec<Felt>,
         }
         __rt::object!(
-            FunctionCall,
-            "FunctionCall @ starknet_api_openrpc.json#/components/schemas/FUNCTION_CALL",
-            false, { 0 => contract_address "contract_address" required, 1 =>
-            entry_point_selector "entry_point_selector" required, 2 => calldata
-            "calldata" required }
+            FunctionCall from
+            "starknet_api_openrpc.json#/components/schemas/FUNCTION_CALL" {
+            contract_address = "contract_address" required, entry_point_selector =
+            "entry_point_selector" required, calldata = "calldata" required }
         );
         /// Generated from `#/components/schemas/FUNCTION_INVOCATION`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1555,15 +1546,14 @@ mod generated {
             pub execution_resources: ExecutionResources,
         }
         __rt::object!(
-            FunctionInvocation,
-            "FunctionInvocation @ #/components/schemas/FUNCTION_INVOCATION", false, { 0
-            => contract_address "contract_address" required, 1 => entry_point_selector
-            "entry_point_selector" required, 2 => calldata "calldata" required, 3 =>
-            caller_address "caller_address" required, 4 => class_hash "class_hash"
-            required, 5 => entry_point_type "entry_point_type" required, 6 => call_type
-            "call_type" required, 7 => result "result" required, 8 => calls "calls"
-            required, 9 => events "events" required, 10 => messages "messages" required,
-            11 => execution_resources "execution_resources" required }
+            FunctionInvocation from "#/components/schemas/FUNCTION_INVOCATION" {
+            contract_address = "contract_address" required, entry_point_selector =
+            "entry_point_selector" required, calldata = "calldata" required,
+            caller_address = "caller_address" required, class_hash = "class_hash"
+            required, entry_point_type = "entry_point_type" required, call_type =
+            "call_type" required, result = "result" required, calls = "calls" required,
+            events = "events" required, messages = "messages" required,
+            execution_resources = "execution_resources" required }
         );
         /// Function state mutability type
         ///
@@ -1610,8 +1600,7 @@ mod generated {
             InvokeTxnV1(InvokeTxnV1),
         }
         __rt::untagged_enum!(
-            InvokeTxn,
-            "InvokeTxn @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN", {
+            InvokeTxn from "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN" {
             InvokeTxnV3(InvokeTxnV3), InvokeTxnV0(InvokeTxnV0), InvokeTxnV1(InvokeTxnV1)
             }
         );
@@ -1665,12 +1654,12 @@ mod generated {
             pub calldata: Vec<Felt>,
         }
         __rt::object!(
-            InvokeTxnV0,
-            "InvokeTxnV0 @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0",
-            false, { 0 => r#type "type" required, 1 => max_fee "max_fee" required, 2 =>
-            version "version" required, 3 => signature "signature" required, 4 =>
-            contract_address "contract_address" required, 5 => entry_point_selector
-            "entry_point_selector" required, 6 => calldata "calldata" required }
+            InvokeTxnV0 from
+            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0" { r#type =
+            "type" required, max_fee = "max_fee" required, version = "version" required,
+            signature = "signature" required, contract_address = "contract_address"
+            required, entry_point_selector = "entry_point_selector" required, calldata =
+            "calldata" required }
         );
         __rt::validate!(
             InvokeTxnV0, whole, member(max_fee, "max_fee", super::R1), member(signature,
@@ -1759,12 +1748,12 @@ mod generated {
             pub nonce: Felt,
         }
         __rt::object!(
-            InvokeTxnV1Kind,
-            "InvokeTxnV1Kind @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0",
-            false, { 0 => r#type "type" required, 1 => sender_address "sender_address"
-            required, 2 => calldata "calldata" required, 3 => max_fee "max_fee" required,
-            4 => version "version" required, 5 => signature "signature" required, 6 =>
-            nonce "nonce" required }
+            InvokeTxnV1Kind from
+            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0" {
+            r#type = "type" required, sender_address = "sender_address" required,
+            calldata = "calldata" required, max_fee = "max_fee" required, version =
+            "version" required, signature = "signature" required, nonce = "nonce"
+            required }
         );
         __rt::validate!(
             InvokeTxnV1Kind, whole, member(sender_address, "sender_address", super::R1),
@@ -1873,15 +1862,15 @@ mod generated {
             pub fee_data_availability_mode: DaMode,
         }
         __rt::object!(
-            InvokeTxnV3Kind,
-            "InvokeTxnV3Kind @ starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0",
-            false, { 0 => r#type "type" required, 1 => sender_address "sender_address"
-            required, 2 => calldata "calldata" required, 3 => version "version" required,
-            4 => signature "signature" required, 5 => nonce "nonce" required, 6 =>
-            resource_bounds "resource_bounds" required, 7 => tip "tip" required, 8 =>
-            paymaster_data "paymaster_data" required, 9 => account_deployment_data
-            "account_deployment_data" required, 10 => nonce_data_availability_mode
-            "nonce_data_availability_mode" required, 11 => fee_data_availability_mode
+            InvokeTxnV3Kind from
+            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0" {
+            r#type = "type" required, sender_address = "sender_address" required,
+            calldata = "calldata" required, version = "version" required, signature =
+            "signature" required, nonce = "nonce" required, resource_bounds =
+            "resource_bounds" required, tip = "tip" required, paymaster_data =
+            "paymaster_data" required, account_deployment_data =
+            "account_deployment_data" required, nonce_data_availability_mode =
+            "nonce_data_availability_mode" required, fee_data_availability_mode =
             "fee_data_availability_mode" required }
         );
         __rt::validate!(
@@ -1959,9 +1948,9 @@ mod generated {
             pub payload: Vec<Felt>,
         }
         __rt::object!(
-            MsgToL1, "MsgToL1 @ starknet_api_openrpc.json#/components/schemas/MSG_TO_L1",
-            false, { 0 => from_address "from_address" required, 1 => to_address
-            "to_address" required, 2 => payload "payload" required }
+            MsgToL1 from "starknet_api_openrpc.json#/components/schemas/MSG_TO_L1" {
+            from_address = "from_address" required, to_address = "to_address" required,
+            payload = "payload" required }
         );
         /// Generated from `#/components/schemas/NESTED_CALL`.
         pub type NestedCall = FunctionInvocation;
@@ -1982,9 +1971,9 @@ mod generated {
             pub compiled_class_hash: Option<Felt>,
         }
         __rt::object!(
-            NewClasses,
-            "NewClasses @ starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/declared_classes/items",
-            false, { 0 => class_hash "class_hash" optional, 1 => compiled_class_hash
+            NewClasses from
+            "starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/declared_classes/items"
+            { class_hash = "class_hash" optional, compiled_class_hash =
             "compiled_class_hash" optional }
         );
         /// Extra information on why trace is not available. Either it wasn't executed yet (RECEIVED), or the transaction failed (REJECTED)
@@ -1995,9 +1984,8 @@ mod generated {
             pub status: Option<NoTraceAvailableDataStatus>,
         }
         __rt::object!(
-            NoTraceAvailableData,
-            "NoTraceAvailableData @ #/components/errors/NO_TRACE_AVAILABLE/data", false,
-            { 0 => status "status" optional }
+            NoTraceAvailableData from "#/components/errors/NO_TRACE_AVAILABLE/data" {
+            status = "status" optional }
         );
         /// Generated from `#/components/errors/NO_TRACE_AVAILABLE/data/properties/status`.
         #[derive(
@@ -2039,10 +2027,9 @@ mod generated {
             pub nonce: Option<Felt>,
         }
         __rt::object!(
-            NonceUpdate,
-            "NonceUpdate @ starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/nonces/items",
-            false, { 0 => contract_address "contract_address" optional, 1 => nonce
-            "nonce" optional }
+            NonceUpdate from
+            "starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/nonces/items"
+            { contract_address = "contract_address" optional, nonce = "nonce" optional }
         );
         /// Number as hex
         ///
@@ -2067,9 +2054,8 @@ mod generated {
             pub data: Vec<Felt>,
         }
         __rt::object!(
-            OrderedEvent, "OrderedEvent @ #/components/schemas/ORDERED_EVENT", false, { 0
-            => order "order" optional, 1 => keys "keys" required, 2 => data "data"
-            required }
+            OrderedEvent from "#/components/schemas/ORDERED_EVENT" { order = "order"
+            optional, keys = "keys" required, data = "data" required }
         );
         /// orderedMessage
         ///
@@ -2094,10 +2080,9 @@ mod generated {
             pub payload: Vec<Felt>,
         }
         __rt::object!(
-            OrderedMessage, "OrderedMessage @ #/components/schemas/ORDERED_MESSAGE",
-            false, { 0 => order "order" optional, 1 => from_address "from_address"
-            required, 2 => to_address "to_address" required, 3 => payload "payload"
-            required }
+            OrderedMessage from "#/components/schemas/ORDERED_MESSAGE" { order = "order"
+            optional, from_address = "from_address" required, to_address = "to_address"
+            required, payload = "payload" required }
         );
         /// price unit
         ///
@@ -2141,10 +2126,10 @@ mod generated {
             pub class_hash: Option<Felt>,
         }
         __rt::object!(
-            ReplacedClass,
-            "ReplacedClass @ starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/replaced_classes/items",
-            false, { 0 => contract_address "contract_address" optional, 1 => class_hash
-            "class_hash" optional }
+            ReplacedClass from
+            "starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/replaced_classes/items"
+            { contract_address = "contract_address" optional, class_hash = "class_hash"
+            optional }
         );
         /// Generated from `starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS`.
         #[derive(Debug, Clone, PartialEq, Eq)]
@@ -2159,10 +2144,9 @@ mod generated {
             pub max_price_per_unit: U128,
         }
         __rt::object!(
-            ResourceBounds,
-            "ResourceBounds @ starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS",
-            false, { 0 => max_amount "max_amount" required, 1 => max_price_per_unit
-            "max_price_per_unit" required }
+            ResourceBounds from
+            "starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS" { max_amount
+            = "max_amount" required, max_price_per_unit = "max_price_per_unit" required }
         );
         __rt::validate!(
             ResourceBounds, whole, member(max_amount, "max_amount", super::R4),
@@ -2181,9 +2165,9 @@ mod generated {
             pub l2_gas: ResourceBounds,
         }
         __rt::object!(
-            ResourceBoundsMapping,
-            "ResourceBoundsMapping @ starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS_MAPPING",
-            false, { 0 => l1_gas "l1_gas" required, 1 => l2_gas "l2_gas" required }
+            ResourceBoundsMapping from
+            "starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS_MAPPING" {
+            l1_gas = "l1_gas" required, l2_gas = "l2_gas" required }
         );
         __rt::validate!(
             ResourceBoundsMapping, whole, member(l1_gas, "l1_gas", __rt::Rules::NONE),
@@ -2204,10 +2188,9 @@ mod generated {
             pub function_idx: i64,
         }
         __rt::object!(
-            SierraEntryPoint,
-            "SierraEntryPoint @ starknet_api_openrpc.json#/components/schemas/SIERRA_ENTRY_POINT",
-            false, { 0 => selector "selector" required, 1 => function_idx "function_idx"
-            required }
+            SierraEntryPoint from
+            "starknet_api_openrpc.json#/components/schemas/SIERRA_ENTRY_POINT" { selector
+            = "selector" required, function_idx = "function_idx" required }
         );
         __rt::validate!(
             SierraEntryPoint, whole, member(selector, "selector", super::R1)
@@ -2250,10 +2233,9 @@ mod generated {
             pub fee_estimation: Option<FeeEstimate>,
         }
         __rt::object!(
-            StarknetSimulateTransactionsResultItem,
-            "StarknetSimulateTransactionsResultItem @ #/methods/1/result/schema/items/schema",
-            false, { 0 => transaction_trace "transaction_trace" optional, 1 =>
-            fee_estimation "fee_estimation" optional }
+            StarknetSimulateTransactionsResultItem from
+            "#/methods/1/result/schema/items/schema" { transaction_trace =
+            "transaction_trace" optional, fee_estimation = "fee_estimation" optional }
         );
         /// A single pair of transaction hash and corresponding trace
         ///
@@ -2264,10 +2246,9 @@ mod generated {
             pub trace_root: Option<TransactionTrace>,
         }
         __rt::object!(
-            StarknetTraceBlockTransactionsResultItem,
-            "StarknetTraceBlockTransactionsResultItem @ #/methods/2/result/schema/items",
-            false, { 0 => transaction_hash "transaction_hash" optional, 1 => trace_root
-            "trace_root" optional }
+            StarknetTraceBlockTransactionsResultItem from
+            "#/methods/2/result/schema/items" { transaction_hash = "transaction_hash"
+            optional, trace_root = "trace_root" optional }
         );
         /// The change in state applied in this block, given as a mapping of addresses to the new values and/or new contracts
         ///
@@ -2288,13 +2269,11 @@ mod generated {
             pub nonces: Vec<NonceUpdate>,
         }
         __rt::object!(
-            StateDiff,
-            "StateDiff @ starknet_api_openrpc.json#/components/schemas/STATE_DIFF",
-            false, { 0 => storage_diffs "storage_diffs" required, 1 =>
-            deprecated_declared_classes "deprecated_declared_classes" required, 2 =>
-            declared_classes "declared_classes" required, 3 => deployed_contracts
-            "deployed_contracts" required, 4 => replaced_classes "replaced_classes"
-            required, 5 => nonces "nonces" required }
+            StateDiff from "starknet_api_openrpc.json#/components/schemas/STATE_DIFF" {
+            storage_diffs = "storage_diffs" required, deprecated_declared_classes =
+            "deprecated_declared_classes" required, declared_classes = "declared_classes"
+            required, deployed_contracts = "deployed_contracts" required,
+            replaced_classes = "replaced_classes" required, nonces = "nonces" required }
         );
         /// Storage diff item
         ///
@@ -2311,9 +2290,9 @@ mod generated {
             pub value: Option<Felt>,
         }
         __rt::object!(
-            StorageDiffItem,
-            "StorageDiffItem @ starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM/properties/storage_entries/items",
-            false, { 0 => key "key" optional, 1 => value "value" optional }
+            StorageDiffItem from
+            "starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM/properties/storage_entries/items"
+            { key = "key" optional, value = "value" optional }
         );
         /// Struct ABI entry
         ///
@@ -2332,10 +2311,10 @@ mod generated {
             pub members: Vec<StructMember>,
         }
         __rt::object!(
-            StructAbiEntry,
-            "StructAbiEntry @ starknet_api_openrpc.json#/components/schemas/STRUCT_ABI_ENTRY",
-            false, { 0 => r#type "type" required, 1 => name "name" required, 2 => size
-            "size" required, 3 => members "members" required }
+            StructAbiEntry from
+            "starknet_api_openrpc.json#/components/schemas/STRUCT_ABI_ENTRY" { r#type =
+            "type" required, name = "name" required, size = "size" required, members =
+            "members" required }
         );
         __rt::validate!(StructAbiEntry, whole, member(size, "size", super::R11));
         /// Struct ABI type
@@ -2380,10 +2359,9 @@ mod generated {
             pub offset: Option<i64>,
         }
         __rt::object!(
-            StructMember,
-            "StructMember @ starknet_api_openrpc.json#/components/schemas/STRUCT_MEMBER",
-            false, { 0 => name "name" required, 1 => r#type "type" required, 2 => offset
-            "offset" optional }
+            StructMember from
+            "starknet_api_openrpc.json#/components/schemas/STRUCT_MEMBER" { name = "name"
+            required, r#type = "type" required, offset = "offset" optional }
         );
         /// More data about the execution failure
         ///
@@ -2400,10 +2378,10 @@ mod generated {
             pub execution_error: String,
         }
         __rt::object!(
-            TransactionExecutionErrorData,
-            "TransactionExecutionErrorData @ starknet_api_openrpc.json#/components/errors/TRANSACTION_EXECUTION_ERROR/data",
-            false, { 0 => transaction_index "transaction_index" required, 1 =>
-            execution_error "execution_error" required }
+            TransactionExecutionErrorData from
+            "starknet_api_openrpc.json#/components/errors/TRANSACTION_EXECUTION_ERROR/data"
+            { transaction_index = "transaction_index" required, execution_error =
+            "execution_error" required }
         );
         /// Generated from `#/components/schemas/TRANSACTION_TRACE`.
         #[derive(Debug, Clone, PartialEq, Eq, __rt::Serialize, __rt::Deserialize)]
@@ -2482,8 +2460,8 @@ mod generated {
             ),
         }
         __rt::untagged_enum!(
-            TransactionTraceExecuteInvocation,
-            "TransactionTraceExecuteInvocation @ #/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation",
+            TransactionTraceExecuteInvocation from
+            "#/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation"
             { FunctionInvocation(FunctionInvocation),
             TransactionTraceExecuteInvocationRevertReason(TransactionTraceExecuteInvocationRevertReason)
             }
@@ -2495,9 +2473,9 @@ mod generated {
             pub revert_reason: Option<String>,
         }
         __rt::object!(
-            TransactionTraceExecuteInvocationRevertReason,
-            "TransactionTraceExecuteInvocationRevertReason @ #/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation/oneOf/1",
-            false, { 0 => revert_reason "revert_reason" optional }
+            TransactionTraceExecuteInvocationRevertReason from
+            "#/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation/oneOf/1"
+            { revert_reason = "revert_reason" optional }
         );
         /// Transaction hash
         ///
@@ -2520,9 +2498,9 @@ mod generated {
             pub r#type: String,
         }
         __rt::object!(
-            TypedParameter,
-            "TypedParameter @ starknet_api_openrpc.json#/components/schemas/TYPED_PARAMETER",
-            false, { 0 => name "name" required, 1 => r#type "type" required }
+            TypedParameter from
+            "starknet_api_openrpc.json#/components/schemas/TYPED_PARAMETER" { name =
+            "name" required, r#type = "type" required }
         );
         /// u128
         ///
@@ -2543,16 +2521,17 @@ mod generated {
         /// The hash of the transaction to trace
         pub transaction_hash: types::TxnHash,
     }
-    __rt::serialize_by_position!(StarknetTraceTransactionParams, transaction_hash);
+    __rt::serialize_by_position!(StarknetTraceTransactionParams { transaction_hash });
     __rt::validate!(
         StarknetTraceTransactionParams, param(transaction_hash, "transaction_hash", R1)
     );
     /// The result of `starknet_traceTransaction`.
     pub type StarknetTraceTransactionResult = types::TransactionTrace;
     __rt::declared_errors!(
-        "starknet_traceTransaction", StarknetTraceTransactionError { TxnHashNotFound =
-        29, "Transaction hash not found"; NoTraceAvailable(types::NoTraceAvailableData) =
-        10, "No trace available for transaction"; }
+        StarknetTraceTransactionError for "starknet_traceTransaction" { TxnHashNotFound {
+        code = 29, message = "Transaction hash not found" }, NoTraceAvailable { code =
+        10, message = "No trace available for transaction", data =
+        types::NoTraceAvailableData } }
     );
     /// The params of `starknet_simulateTransactions`.
     #[derive(Debug, Clone, PartialEq)]
@@ -2565,7 +2544,7 @@ mod generated {
         pub simulation_flags: Vec<types::SimulationFlag>,
     }
     __rt::serialize_by_position!(
-        StarknetSimulateTransactionsParams, block_id, transactions, simulation_flags
+        StarknetSimulateTransactionsParams { block_id, transactions, simulation_flags }
     );
     __rt::validate!(
         StarknetSimulateTransactionsParams, param(block_id, "block_id",
@@ -2576,10 +2555,10 @@ mod generated {
         types::StarknetSimulateTransactionsResultItem,
     >;
     __rt::declared_errors!(
-        "starknet_simulateTransactions", StarknetSimulateTransactionsError {
-        BlockNotFound = 24, "Block not found";
-        TransactionExecutionError(types::TransactionExecutionErrorData) = 41,
-        "Transaction execution error"; }
+        StarknetSimulateTransactionsError for "starknet_simulateTransactions" {
+        BlockNotFound { code = 24, message = "Block not found" },
+        TransactionExecutionError { code = 41, message = "Transaction execution error",
+        data = types::TransactionExecutionErrorData } }
     );
     /// The params of `starknet_traceBlockTransactions`.
     #[derive(Debug, Clone, PartialEq)]
@@ -2587,7 +2566,7 @@ mod generated {
         /// The hash of the requested block, or number (height) of the requested block, or a block tag
         pub block_id: types::BlockId,
     }
-    __rt::serialize_by_position!(StarknetTraceBlockTransactionsParams, block_id);
+    __rt::serialize_by_position!(StarknetTraceBlockTransactionsParams { block_id });
     __rt::validate!(
         StarknetTraceBlockTransactionsParams, param(block_id, "block_id",
         __rt::Rules::NONE)
@@ -2597,8 +2576,8 @@ mod generated {
         types::StarknetTraceBlockTransactionsResultItem,
     >;
     __rt::declared_errors!(
-        "starknet_traceBlockTransactions", StarknetTraceBlockTransactionsError {
-        BlockNotFound = 24, "Block not found"; }
+        StarknetTraceBlockTransactionsError for "starknet_traceBlockTransactions" {
+        BlockNotFound { code = 24, message = "Block not found" } }
     );
     /// A typed client of StarkNet Trace API: one method per API method, over any transport.
     #[derive(Debug, Clone)]
@@ -2756,14 +2735,16 @@ mod generated {
         }
     }
     __rt::decode_params!(
-        StarknetTraceTransactionParams, Either, transaction_hash = "transaction_hash"
+        StarknetTraceTransactionParams by_name_or_position { transaction_hash =
+        "transaction_hash" }
     );
     __rt::decode_params!(
-        StarknetSimulateTransactionsParams, Either, block_id = "block_id", transactions =
-        "transactions", simulation_flags = "simulation_flags"
+        StarknetSimulateTransactionsParams by_name_or_position { block_id = "block_id",
+        transactions = "transactions", simulation_flags = "simulation_flags" }
     );
     __rt::decode_params!(
-        StarknetTraceBlockTransactionsParams, Either, block_id = "block_id"
+        StarknetTraceBlockTransactionsParams by_name_or_position { block_id = "block_id"
+        }
     );
     /// StarkNet Trace API, served: implement it, then serve `StarkNetTraceApiDispatcher::new(your_impl)`.
     ///
@@ -2808,7 +2789,7 @@ mod generated {
         > + Send;
     }
     /// The OpenRPC document of StarkNet Trace API, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.0.0-rc1\",\"info\":{\"version\":\"0.6.0\",\"title\":\"StarkNet Trace API\",\"license\":{}},\"servers\":[],\"methods\":[{\"name\":\"starknet_traceTransaction\",\"summary\":\"For a given executed transaction, return the trace of its execution, including internal calls\",\"description\":\"Returns the execution trace of the transaction designated by the input hash\",\"params\":[{\"name\":\"transaction_hash\",\"summary\":\"The hash of the transaction to trace\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/TXN_HASH\"}}],\"result\":{\"name\":\"trace\",\"description\":\"The function call trace of the transaction designated by the given hash\",\"schema\":{\"$ref\":\"#/components/schemas/TRANSACTION_TRACE\"}},\"errors\":[{\"$ref\":\"#/components/errors/TXN_HASH_NOT_FOUND\"},{\"$ref\":\"#/components/errors/NO_TRACE_AVAILABLE\"}]},{\"name\":\"starknet_simulateTransactions\",\"summary\":\"Simulate a given sequence of transactions on the requested state, and generate the execution traces. Note that some of the transactions may revert, in which case no error is thrown, but revert details can be seen on the returned trace object. . Note that some of the transactions may revert, this will be reflected by the revert_error property in the trace. Other types of failures (e.g. unexpected error or failure in the validation phase) will result in TRANSACTION_EXECUTION_ERROR.\",\"params\":[{\"name\":\"block_id\",\"description\":\"The hash of the requested block, or number (height) of the requested block, or a block tag, for the block referencing the state or call the transaction on.\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/BLOCK_ID\"}},{\"name\":\"transactions\",\"description\":\"The transactions to simulate\",\"required\":true,\"schema\":{\"type\":\"array\",\"description\":\"a sequence of transactions to simulate, running each transaction on the state resulting from applying all the previous ones\",\"items\":{\"$ref\":\"#/components/schemas/BROADCASTED_TXN\"}}},{\"name\":\"simulation_flags\",\"description\":\"describes what parts of the transaction should be executed\",\"required\":true,\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/SIMULATION_FLAG\"}}}],\"result\":{\"name\":\"simulated_transactions\",\"description\":\"The execution trace and consuemd resources of the required transactions\",\"schema\":{\"type\":\"array\",\"items\":{\"schema\":{\"type\":\"object\",\"properties\":{\"transaction_trace\":{\"title\":\"the transaction's trace\",\"$ref\":\"#/components/schemas/TRANSACTION_TRACE\"},\"fee_estimation\":{\"title\":\"the transaction's resources and fee\",\"$ref\":\"#/components/schemas/FEE_ESTIMATE\"}}}}}},\"errors\":[{\"$ref\":\"#/components/errors/BLOCK_NOT_FOUND\"},{\"$ref\":\"#/components/errors/TRANSACTION_EXECUTION_ERROR\"}]},{\"name\":\"starknet_traceBlockTransactions\",\"summary\":\"Retrieve traces for all transactions in the given block\",\"description\":\"Returns the execution traces of all transactions included in the given block\",\"params\":[{\"name\":\"block_id\",\"description\":\"The hash of the requested block, or number (height) of the requested block, or a block tag\",\"required\":true,\"schema\":{\"$ref\":\"#/components/schemas/BLOCK_ID\"}}],\"result\":{\"name\":\"traces\",\"description\":\"The traces of all transactions in the block\",\"schema\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"description\":\"A single pair of transaction hash and corresponding trace\",\"properties\":{\"transaction_hash\":{\"$ref\":\"#/components/schemas/FELT\"},\"trace_root\":{\"$ref\":\"#/components/schemas/TRANSACTION_TRACE\"}}}}},\"errors\":[{\"$ref\":\"#/components/errors/BLOCK_NOT_FOUND\"}]}],\"components\":{\"contentDescriptors\":{},\"schemas\":{\"TRANSACTION_TRACE\":{\"oneOf\":[{\"name\":\"INVOKE_TXN_TRACE\",\"type\":\"object\",\"description\":\"the execution trace of an invoke transaction\",\"properties\":{\"validate_invocation\":{\"$ref\":\"#/components/schemas/FUNCTION_INVOCATION\"},\"execute_invocation\":{\"description\":\"the trace of the __execute__ call or constructor call, depending on the transaction type (none for declare transactions)\",\"oneOf\":[{\"$ref\":\"#/components/schemas/FUNCTION_INVOCATION\"},{\"type\":\"object\",\"properties\":{\"revert_reason\":{\"name\":\"revert reason\",\"description\":\"the revert reason for the failed execution\",\"type\":\"string\"}}}]},\"fee_transfer_invocation\":{\"$ref\":\"#/components/schemas/FUNCTION_INVOCATION\"},\"state_diff\":{\"title\":\"state_diff\",\"description\":\"the state diffs induced by the transaction\",\"$ref\":\"#/components/schemas/STATE_DIFF\"},\"type\":{\"title\":\"Type\",\"type\":\"string\",\"enum\":[\"INVOKE\"]}},\"required\":[\"type\",\"execute_invocation\"]},{\"name\":\"DECLARE_TXN_TRACE\",\"type\":\"object\",\"description\":\"the execution trace of a declare transaction\",\"properties\":{\"validate_invocation\":{\"$ref\":\"#/components/schemas/FUNCTION_INVOCATION\"},\"fee_transfer_invocation\":{\"$ref\":\"#/components/schemas/FUNCTION_INVOCATION\"},\"state_diff\":{\"title\":\"state_diff\",\"description\":\"the state diffs induced by the transaction\",\"$ref\":\"#/components/schemas/STATE_DIFF\"},\"type\":{\"title\":\"Type\",\"type\":\"string\",\"enum\":[\"DECLARE\"]}},\"required\":[\"type\"]},{\"name\":\"DEPLOY_ACCOUNT_TXN_TRACE\",\"type\":\"object\",\"description\":\"the execution trace of a deploy account transaction\",\"properties\":{\"validate_invocation\":{\"$ref\":\"#/components/schemas/FUNCTION_INVOCATION\"},\"constructor_invocation\":{\"description\":\"the trace of the __execute__ call or constructor call, depending on the transaction type (none for declare transactions)\",\"$ref\":\"#/components/schemas/FUNCTION_INVOCATION\"},\"fee_transfer_invocation\":{\"$ref\":\"#/components/schemas/FUNCTION_INVOCATION\"},\"state_diff\":{\"title\":\"state_diff\",\"description\":\"the state diffs induced by the transaction\",\"$ref\":\"#/components/schemas/STATE_DIFF\"},\"type\":{\"title\":\"Type\",\"type\":\"string\",\"enum\":[\"DEPLOY_ACCOUNT\"]}},\"required\":[\"type\",\"constructor_invocation\"]},{\"name\":\"L1_HANDLER_TXN_TRACE\",\"type\":\"object\",\"description\":\"the execution trace of an L1 handler transaction\",\"properties\":{\"function_invocation\":{\"description\":\"the trace of the __execute__ call or constructor call, depending on the transaction type (none for declare transactions)\",\"$ref\":\"#/components/schemas/FUNCTION_INVOCATION\"},\"state_diff\":{\"title\":\"state_diff\",\"description\":\"the state diffs induced by the transaction\",\"$ref\":\"#/components/schemas/STATE_DIFF\"},\"type\":{\"title\":\"Type\",\"type\":\"string\",\"enum\":[\"L1_HANDLER\"]}},\"required\":[\"type\",\"function_invocation\"]}]},\"SIMULATION_FLAG\":{\"type\":\"string\",\"enum\":[\"SKIP_VALIDATE\",\"SKIP_FEE_CHARGE\"],\"description\":\"Flags that indicate how to simulate a given transaction. By default, the sequencer behavior is replicated locally (enough funds are expected to be in the account, and fee will be deducted from the balance before the simulation of the next transaction). To skip the fee charge, use the SKIP_FEE_CHARGE flag.\"},\"NESTED_CALL\":{\"$ref\":\"#/components/schemas/FUNCTION_INVOCATION\"},\"FUNCTION_INVOCATION\":{\"allOf\":[{\"$ref\":\"#/components/schemas/FUNCTION_CALL\"},{\"type\":\"object\",\"properties\":{\"caller_address\":{\"title\":\"Caller Address\",\"description\":\"The address of the invoking contract. 0 for the root invocation\",\"$ref\":\"#/components/schemas/FELT\"},\"class_hash\":{\"title\":\"Class hash\",\"description\":\"The hash of the class being called\",\"$ref\":\"#/components/schemas/FELT\"},\"entry_point_type\":{\"$ref\":\"#/components/schemas/ENTRY_POINT_TYPE\"},\"call_type\":{\"$ref\":\"#/components/schemas/CALL_TYPE\"},\"result\":{\"title\":\"Invocation Result\",\"description\":\"The value returned from the function invocation\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/FELT\"}},\"calls\":{\"title\":\"Nested Calls\",\"description\":\"The calls made by this invocation\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/NESTED_CALL\"}},\"events\":{\"title\":\"Invocation Events\",\"description\":\"The events emitted in this invocation\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ORDERED_EVENT\"}},\"messages\":{\"title\":\"L1 Messages\",\"description\":\"The messages sent by this invocation to L1\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ORDERED_MESSAGE\"}},\"execution_resources\":{\"title\":\"Execution resources\",\"description\":\"Resources consumed by the internal call\",\"$ref\":\"#/components/schemas/EXECUTION_RESOURCES\"}},\"required\":[\"caller_address\",\"class_hash\",\"entry_point_type\",\"call_type\",\"result\",\"calls\",\"events\",\"messages\",\"execution_resources\"]}]},\"ENTRY_POINT_TYPE\":{\"type\":\"string\",\"enum\":[\"EXTERNAL\",\"L1_HANDLER\",\"CONSTRUCTOR\"]},\"CALL_TYPE\":{\"type\":\"string\",\"enum\":[\"LIBRARY_CALL\",\"CALL\",\"DELEGATE\"]},\"ORDERED_EVENT\":{\"type\":\"object\",\"title\":\"orderedEvent\",\"description\":\"an event alongside its order within the transaction\",\"allOf\":[{\"type\":\"object\",\"properties\":{\"order\":{\"title\":\"order\",\"description\":\"the order of the event within the transaction\",\"type\":\"integer\"}}},{\"$ref\":\"#/components/schemas/EVENT\"}]},\"ORDERED_MESSAGE\":{\"type\":\"object\",\"title\":\"orderedMessage\",\"description\":\"a message alongside its order within the transaction\",\"allOf\":[{\"type\":\"object\",\"properties\":{\"order\":{\"title\":\"order\",\"description\":\"the order of the message within the transaction\",\"type\":\"integer\"}}},{\"$ref\":\"#/components/schemas/MSG_TO_L1\"}]},\"FELT\":{\"$ref\":\"#/components/schemas/FELT_2\"},\"FUNCTION_CALL\":{\"$ref\":\"#/components/schemas/FUNCTION_CALL_2\"},\"EVENT\":{\"$ref\":\"#/components/schemas/EVENT_CONTENT\"},\"MSG_TO_L1\":{\"$ref\":\"#/components/schemas/MSG_TO_L1_2\"},\"BLOCK_ID\":{\"$ref\":\"#/components/schemas/BLOCK_ID_2\"},\"FEE_ESTIMATE\":{\"$ref\":\"#/components/schemas/FEE_ESTIMATE_2\"},\"BROADCASTED_TXN\":{\"$ref\":\"#/components/schemas/BROADCASTED_TXN_2\"},\"STATE_DIFF\":{\"$ref\":\"#/components/schemas/STATE_DIFF_2\"},\"EXECUTION_RESOURCES\":{\"$ref\":\"#/components/schemas/EXECUTION_RESOURCES_2\"},\"ADDRESS\":{\"title\":\"Address\",\"$ref\":\"#/components/schemas/FELT_2\"},\"BLOCK_HASH\":{\"title\":\"Block hash\",\"$ref\":\"#/components/schemas/FELT_2\"},\"BLOCK_ID_2\":{\"title\":\"Block id\",\"description\":\"Block hash, number or tag\",\"oneOf\":[{\"title\":\"Block hash\",\"type\":\"object\",\"properties\":{\"block_hash\":{\"title\":\"Block hash\",\"$ref\":\"#/components/schemas/BLOCK_HASH\"}},\"required\":[\"block_hash\"]},{\"title\":\"Block number\",\"type\":\"object\",\"properties\":{\"block_number\":{\"title\":\"Block number\",\"$ref\":\"#/components/schemas/BLOCK_NUMBER\"}},\"required\":[\"block_number\"]},{\"title\":\"Block tag\",\"$ref\":\"#/components/schemas/BLOCK_TAG\"}]},\"BLOCK_NUMBER\":{\"title\":\"Block number\",\"description\":\"The block's number (its height)\",\"type\":\"integer\",\"minimum\":0},\"BLOCK_TAG\":{\"title\":\"Block tag\",\"type\":\"string\",\"description\":\"A tag specifying a dynamic reference to a block\",\"enum\":[\"latest\",\"pending\"]},\"BROADCASTED_DECLARE_TXN\":{\"title\":\"Broadcasted declare transaction\",\"oneOf\":[{\"title\":\"Broadcasted declare transaction V1\",\"$ref\":\"#/components/schemas/BROADCASTED_DECLARE_TXN_V1\"},{\"title\":\"Broadcasted declare transaction V2\",\"$ref\":\"#/components/schemas/BROADCASTED_DECLARE_TXN_V2\"},{\"title\":\"Broadcasted declare transaction V3\",\"$ref\":\"#/components/schemas/BROADCASTED_DECLARE_TXN_V3\"}]},\"BROADCASTED_DECLARE_TXN_V1\":{\"title\":\"Broadcasted declare contract transaction V1\",\"allOf\":[{\"type\":\"object\",\"title\":\"Declare txn v1\",\"properties\":{\"type\":{\"title\":\"Declare\",\"type\":\"string\",\"enum\":[\"DECLARE\"]},\"sender_address\":{\"title\":\"Sender address\",\"description\":\"The address of the account contract sending the declaration transaction\",\"$ref\":\"#/components/schemas/ADDRESS\"},\"max_fee\":{\"title\":\"Max fee\",\"$ref\":\"#/components/schemas/FELT_2\",\"description\":\"The maximal fee that can be charged for including the transaction\"},\"version\":{\"title\":\"Version\",\"description\":\"Version of the transaction scheme\",\"type\":\"string\",\"enum\":[\"0x1\",\"0x100000000000000000000000000000001\"]},\"signature\":{\"title\":\"Signature\",\"$ref\":\"#/components/schemas/SIGNATURE\"},\"nonce\":{\"title\":\"Nonce\",\"$ref\":\"#/components/schemas/FELT_2\"},\"contract_class\":{\"title\":\"Contract class\",\"description\":\"The class to be declared\",\"$ref\":\"#/components/schemas/DEPRECATED_CONTRACT_CLASS\"}},\"required\":[\"type\",\"sender_address\",\"max_fee\",\"version\",\"signature\",\"nonce\",\"contract_class\"]}]},\"BROADCASTED_DECLARE_TXN_V2\":{\"title\":\"Broadcasted declare Transaction V2\",\"description\":\"Broadcasted declare Contract Transaction V2\",\"allOf\":[{\"type\":\"object\",\"title\":\"Declare txn v2\",\"properties\":{\"type\":{\"title\":\"Declare\",\"type\":\"string\",\"enum\":[\"DECLARE\"]},\"sender_address\":{\"title\":\"Sender address\",\"description\":\"The address of the account contract sending the declaration transaction\",\"$ref\":\"#/components/schemas/ADDRESS\"},\"compiled_class_hash\":{\"title\":\"Compiled class hash\",\"description\":\"The hash of the Cairo assembly resulting from the Sierra compilation\",\"$ref\":\"#/components/schemas/FELT_2\"},\"max_fee\":{\"title\":\"Max fee\",\"$ref\":\"#/components/schemas/FELT_2\",\"description\":\"The maximal fee that can be charged for including the transaction\"},\"version\":{\"title\":\"Version\",\"description\":\"Version of the transaction scheme\",\"type\":\"string\",\"enum\":[\"0x2\",\"0x100000000000000000000000000000002\"]},\"signature\":{\"title\":\"Signature\",\"$ref\":\"#/components/schemas/SIGNATURE\"},\"nonce\":{\"title\":\"Nonce\",\"$ref\":\"#/components/schemas/FELT_2\"},\"contract_class\":{\"title\":\"Contract class\",\"description\":\"The class to be declared\",\"$ref\":\"#/components/schemas/CONTRACT_CLASS\"}},\"required\":[\"type\",\"sender_address\",\"compiled_class_hash\",\"max_fee\",\"version\",\"signature\",\"nonce\",\"contract_class\"]}]},\"BROADCASTED_DECLARE_TXN_V3\":{\"title\":\"Broadcasted declare Transaction V3\",\"description\":\"Broadcasted declare Contract Transaction V3\",\"allOf\":[{\"type\":\"object\",\"title\":\"Declare txn v3\",\"properties\":{\"type\":{\"title\":\"Declare\",\"type\":\"string\",\"enum\":[\"DECLARE\"]},\"sender_address\":{\"title\":\"Sender address\",\"description\":\"The address of the account contract sending the declaration transaction\",\"$ref\":\"#/components/schemas/ADDRESS\"},\"compiled_class_hash\":{\"title\":\"Compiled class hash\",\"description\":\"The hash of the Cairo assembly resulting from the Sierra compilation\",\"$ref\":\"#/components/schemas/FELT_2\"},\"version\":{\"title\":\"Version\",\"description\":\"Version of the transaction scheme\",\"type\":\"string\",\"enum\":[\"0x3\",\"0x100000000000000000000000000000003\"]},\"signature\":{\"title\":\"Signature\",\"$ref\":\"#/components/schemas/SIGNATURE\"},\"nonce\":{\"title\":\"Nonce\",\"$ref\":\"#/components/schemas/FELT_2\"},\"contract_class\":{\"title\":\"Contract class\",\"description\":\"The class to be declared\",\"$ref\":\"#/components/schemas/CONTRACT_CLASS\"},\"resource_bounds\":{\"title\":\"Resource bounds\",\"description\":\"resource bounds for the transaction execution\",\"$ref\":\"#/components/schemas/RESOURCE_BOUNDS_MAPPING\"},\"tip\":{\"title\":\"Tip\",\"$ref\":\"#/components/schemas/u64\",\"description\":\"the tip for the transaction\"},\"paymaster_data\":{\"title\":\"Paymaster data\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"},\"description\":\"data needed to allow the paymaster to pay for the transaction in native tokens\"},\"account_deployment_data\":{\"title\":\"Account deployment data\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"},\"description\":\"data needed to deploy the account contract from which this tx will be initiated\"},\"nonce_data_availability_mode\":{\"title\":\"Nonce DA mode\",\"description\":\"The storage domain of the account's nonce (an account has a nonce per DA mode)\",\"$ref\":\"#/components/schemas/DA_MODE\"},\"fee_data_availability_mode\":{\"title\":\"Fee DA mode\",\"description\":\"The storage domain of the account's balance from which fee will be charged\",\"$ref\":\"#/components/schemas/DA_MODE\"}},\"required\":[\"type\",\"sender_address\",\"compiled_class_hash\",\"version\",\"signature\",\"nonce\",\"contract_class\",\"resource_bounds\",\"tip\",\"paymaster_data\",\"account_deployment_data\",\"nonce_data_availability_mode\",\"fee_data_availability_mode\"]}]},\"BROADCASTED_DEPLOY_ACCOUNT_TXN\":{\"title\":\"Broadcasted deploy account transaction\",\"$ref\":\"#/components/schemas/DEPLOY_ACCOUNT_TXN\"},\"BROADCASTED_INVOKE_TXN\":{\"title\":\"Broadcasted invoke transaction\",\"$ref\":\"#/components/schemas/INVOKE_TXN\"},\"BROADCASTED_TXN_2\":{\"oneOf\":[{\"$ref\":\"#/components/schemas/BROADCASTED_INVOKE_TXN\"},{\"$ref\":\"#/components/schemas/BROADCASTED_DECLARE_TXN\"},{\"$ref\":\"#/components/schemas/BROADCASTED_DEPLOY_ACCOUNT_TXN\"}]},\"CONTRACT_ABI\":{\"title\":\"Contract ABI\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/CONTRACT_ABI_ENTRY\"}},\"CONTRACT_ABI_ENTRY\":{\"title\":\"Contract ABI entry\",\"oneOf\":[{\"title\":\"Function ABI entry\",\"$ref\":\"#/components/schemas/FUNCTION_ABI_ENTRY\"},{\"title\":\"Event ABI entry\",\"$ref\":\"#/components/schemas/EVENT_ABI_ENTRY\"},{\"title\":\"Struct ABI entry\",\"$ref\":\"#/components/schemas/STRUCT_ABI_ENTRY\"}]},\"CONTRACT_CLASS\":{\"title\":\"Contract class\",\"type\":\"object\",\"properties\":{\"sierra_program\":{\"title\":\"Sierra program\",\"type\":\"array\",\"description\":\"The list of Sierra instructions of which the program consists\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"}},\"contract_class_version\":{\"title\":\"Contract class version\",\"type\":\"string\",\"description\":\"The version of the contract class object. Currently, the Starknet OS supports version 0.1.0\"},\"entry_points_by_type\":{\"title\":\"Entry points by type\",\"type\":\"object\",\"properties\":{\"CONSTRUCTOR\":{\"type\":\"array\",\"title\":\"Constructor\",\"items\":{\"$ref\":\"#/components/schemas/SIERRA_ENTRY_POINT\"}},\"EXTERNAL\":{\"title\":\"External\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/SIERRA_ENTRY_POINT\"}},\"L1_HANDLER\":{\"title\":\"L1 handler\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/SIERRA_ENTRY_POINT\"}}},\"required\":[\"CONSTRUCTOR\",\"EXTERNAL\",\"L1_HANDLER\"]},\"abi\":{\"title\":\"ABI\",\"type\":\"string\",\"description\":\"The class ABI, as supplied by the user declaring the class\"}},\"required\":[\"sierra_program\",\"contract_class_version\",\"entry_points_by_type\"]},\"CONTRACT_STORAGE_DIFF_ITEM\":{\"title\":\"Contract storage diff item\",\"type\":\"object\",\"properties\":{\"address\":{\"title\":\"Address\",\"description\":\"The contract address for which the storage changed\",\"$ref\":\"#/components/schemas/FELT_2\"},\"storage_entries\":{\"title\":\"Storage entries\",\"description\":\"The changes in the storage of the contract\",\"type\":\"array\",\"items\":{\"title\":\"Storage diff item\",\"type\":\"object\",\"properties\":{\"key\":{\"title\":\"Key\",\"description\":\"The key of the changed value\",\"$ref\":\"#/components/schemas/FELT_2\"},\"value\":{\"title\":\"Value\",\"description\":\"The new value applied to the given address\",\"$ref\":\"#/components/schemas/FELT_2\"}}}}},\"required\":[\"address\",\"storage_entries\"]},\"DA_MODE\":{\"title\":\"DA mode\",\"type\":\"string\",\"description\":\"Specifies a storage domain in Starknet. Each domain has different gurantess regarding availability\",\"enum\":[\"L1\",\"L2\"]},\"DEPLOYED_CONTRACT_ITEM\":{\"title\":\"Deployed contract item\",\"type\":\"object\",\"properties\":{\"address\":{\"title\":\"Address\",\"description\":\"The address of the contract\",\"$ref\":\"#/components/schemas/FELT_2\"},\"class_hash\":{\"title\":\"Class hash\",\"description\":\"The hash of the contract code\",\"$ref\":\"#/components/schemas/FELT_2\"}},\"required\":[\"address\",\"class_hash\"]},\"DEPLOY_ACCOUNT_TXN\":{\"title\":\"Deploy account transaction\",\"description\":\"deploys a new account contract\",\"oneOf\":[{\"title\":\"Deploy account V1\",\"$ref\":\"#/components/schemas/DEPLOY_ACCOUNT_TXN_V1\"},{\"title\":\"Deploy account V3\",\"$ref\":\"#/components/schemas/DEPLOY_ACCOUNT_TXN_V3\"}]},\"DEPLOY_ACCOUNT_TXN_V1\":{\"title\":\"Deploy account transaction\",\"description\":\"Deploys an account contract, charges fee from the pre-funded account addresses\",\"type\":\"object\",\"properties\":{\"type\":{\"title\":\"Deploy account\",\"type\":\"string\",\"enum\":[\"DEPLOY_ACCOUNT\"]},\"max_fee\":{\"title\":\"Max fee\",\"$ref\":\"#/components/schemas/FELT_2\",\"description\":\"The maximal fee that can be charged for including the transaction\"},\"version\":{\"title\":\"Version\",\"description\":\"Version of the transaction scheme\",\"type\":\"string\",\"enum\":[\"0x1\",\"0x100000000000000000000000000000001\"]},\"signature\":{\"title\":\"Signature\",\"$ref\":\"#/components/schemas/SIGNATURE\"},\"nonce\":{\"title\":\"Nonce\",\"$ref\":\"#/components/schemas/FELT_2\"},\"contract_address_salt\":{\"title\":\"Contract address salt\",\"description\":\"The salt for the address of the deployed contract\",\"$ref\":\"#/components/schemas/FELT_2\"},\"constructor_calldata\":{\"type\":\"array\",\"description\":\"The parameters passed to the constructor\",\"title\":\"Constructor calldata\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"}},\"class_hash\":{\"title\":\"Class hash\",\"description\":\"The hash of the deployed contract's class\",\"$ref\":\"#/components/schemas/FELT_2\"}},\"required\":[\"max_fee\",\"version\",\"signature\",\"nonce\",\"type\",\"contract_address_salt\",\"constructor_calldata\",\"class_hash\"]},\"DEPLOY_ACCOUNT_TXN_V3\":{\"title\":\"Deploy account transaction\",\"description\":\"Deploys an account contract, charges fee from the pre-funded account addresses\",\"type\":\"object\",\"properties\":{\"type\":{\"title\":\"Deploy account\",\"type\":\"string\",\"enum\":[\"DEPLOY_ACCOUNT\"]},\"version\":{\"title\":\"Version\",\"description\":\"Version of the transaction scheme\",\"type\":\"string\",\"enum\":[\"0x3\",\"0x100000000000000000000000000000003\"]},\"signature\":{\"title\":\"Signature\",\"$ref\":\"#/components/schemas/SIGNATURE\"},\"nonce\":{\"title\":\"Nonce\",\"$ref\":\"#/components/schemas/FELT_2\"},\"contract_address_salt\":{\"title\":\"Contract address salt\",\"description\":\"The salt for the address of the deployed contract\",\"$ref\":\"#/components/schemas/FELT_2\"},\"constructor_calldata\":{\"type\":\"array\",\"description\":\"The parameters passed to the constructor\",\"title\":\"Constructor calldata\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"}},\"class_hash\":{\"title\":\"Class hash\",\"description\":\"The hash of the deployed contract's class\",\"$ref\":\"#/components/schemas/FELT_2\"},\"resource_bounds\":{\"title\":\"Resource bounds\",\"description\":\"resource bounds for the transaction execution\",\"$ref\":\"#/components/schemas/RESOURCE_BOUNDS_MAPPING\"},\"tip\":{\"title\":\"Tip\",\"$ref\":\"#/components/schemas/u64\",\"description\":\"the tip for the transaction\"},\"paymaster_data\":{\"title\":\"Paymaster data\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"},\"description\":\"data needed to allow the paymaster to pay for the transaction in native tokens\"},\"nonce_data_availability_mode\":{\"title\":\"Nonce DA mode\",\"description\":\"The storage domain of the account's nonce (an account has a nonce per DA mode)\",\"$ref\":\"#/components/schemas/DA_MODE\"},\"fee_data_availability_mode\":{\"title\":\"Fee DA mode\",\"description\":\"The storage domain of the account's balance from which fee will be charged\",\"$ref\":\"#/components/schemas/DA_MODE\"}},\"required\":[\"version\",\"signature\",\"nonce\",\"type\",\"contract_address_salt\",\"constructor_calldata\",\"class_hash\",\"resource_bounds\",\"tip\",\"paymaster_data\",\"nonce_data_availability_mode\",\"fee_data_availability_mode\"]},\"DEPRECATED_CAIRO_ENTRY_POINT\":{\"title\":\"Deprecated Cairo entry point\",\"type\":\"object\",\"properties\":{\"offset\":{\"title\":\"Offset\",\"description\":\"The offset of the entry point in the program\",\"$ref\":\"#/components/schemas/NUM_AS_HEX\"},\"selector\":{\"title\":\"Selector\",\"description\":\"A unique identifier of the entry point (function) in the program\",\"$ref\":\"#/components/schemas/FELT_2\"}},\"required\":[\"offset\",\"selector\"]},\"DEPRECATED_CONTRACT_CLASS\":{\"title\":\"Deprecated contract class\",\"description\":\"The definition of a StarkNet contract class\",\"type\":\"object\",\"properties\":{\"program\":{\"type\":\"string\",\"title\":\"Program\",\"description\":\"A base64 representation of the compressed program code\",\"pattern\":\"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2}==)?$\"},\"entry_points_by_type\":{\"type\":\"object\",\"title\":\"Deprecated entry points by type\",\"properties\":{\"CONSTRUCTOR\":{\"type\":\"array\",\"title\":\"Deprecated constructor\",\"items\":{\"$ref\":\"#/components/schemas/DEPRECATED_CAIRO_ENTRY_POINT\"}},\"EXTERNAL\":{\"type\":\"array\",\"title\":\"Deprecated external\",\"items\":{\"$ref\":\"#/components/schemas/DEPRECATED_CAIRO_ENTRY_POINT\"}},\"L1_HANDLER\":{\"type\":\"array\",\"title\":\"Deprecated L1 handler\",\"items\":{\"$ref\":\"#/components/schemas/DEPRECATED_CAIRO_ENTRY_POINT\"}}}},\"abi\":{\"title\":\"Contract ABI\",\"$ref\":\"#/components/schemas/CONTRACT_ABI\"}},\"required\":[\"program\",\"entry_points_by_type\"]},\"EVENT_ABI_ENTRY\":{\"title\":\"Event ABI entry\",\"type\":\"object\",\"properties\":{\"type\":{\"title\":\"Event ABI type\",\"$ref\":\"#/components/schemas/EVENT_ABI_TYPE\"},\"name\":{\"title\":\"Event name\",\"description\":\"The event name\",\"type\":\"string\"},\"keys\":{\"type\":\"array\",\"title\":\"Typed parameter\",\"items\":{\"$ref\":\"#/components/schemas/TYPED_PARAMETER\"}},\"data\":{\"type\":\"array\",\"title\":\"Typed parameter\",\"items\":{\"$ref\":\"#/components/schemas/TYPED_PARAMETER\"}}},\"required\":[\"type\",\"name\",\"keys\",\"data\"]},\"EVENT_ABI_TYPE\":{\"title\":\"Event ABI type\",\"type\":\"string\",\"enum\":[\"event\"]},\"EVENT_CONTENT\":{\"title\":\"Event content\",\"description\":\"The content of an event\",\"type\":\"object\",\"properties\":{\"keys\":{\"type\":\"array\",\"title\":\"Keys\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"}},\"data\":{\"type\":\"array\",\"title\":\"Data\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"}}},\"required\":[\"keys\",\"data\"]},\"EXECUTION_RESOURCES_2\":{\"title\":\"Execution resources\",\"description\":\"The resources consumed by the VM\",\"type\":\"object\",\"properties\":{\"steps\":{\"title\":\"Steps\",\"description\":\"The number of Cairo steps used\",\"type\":\"integer\",\"not\":{\"const\":0}},\"memory_holes\":{\"title\":\"Memory holes\",\"description\":\"The number of unused memory cells (each cell is roughly equivalent to a step)\",\"type\":\"integer\",\"not\":{\"const\":0}},\"range_check_builtin_applications\":{\"title\":\"Range check applications\",\"description\":\"The number of RANGE_CHECK builtin instances\",\"type\":\"integer\",\"not\":{\"const\":0}},\"pedersen_builtin_applications\":{\"title\":\"Pedersen applications\",\"description\":\"The number of Pedersen builtin instances\",\"type\":\"integer\",\"not\":{\"const\":0}},\"poseidon_builtin_applications\":{\"title\":\"Poseidon applications\",\"description\":\"The number of Poseidon builtin instances\",\"type\":\"integer\",\"not\":{\"const\":0}},\"ec_op_builtin_applications\":{\"title\":\"EC_OP applications\",\"description\":\"the number of EC_OP builtin instances\",\"type\":\"integer\",\"not\":{\"const\":0}},\"ecdsa_builtin_applications\":{\"title\":\"ECDSA applications\",\"description\":\"the number of ECDSA builtin instances\",\"type\":\"integer\",\"not\":{\"const\":0}},\"bitwise_builtin_applications\":{\"title\":\"BITWISE applications\",\"description\":\"the number of BITWISE builtin instances\",\"type\":\"integer\",\"not\":{\"const\":0}},\"keccak_builtin_applications\":{\"title\":\"Keccak applications\",\"description\":\"The number of KECCAK builtin instances\",\"type\":\"integer\",\"not\":{\"const\":0}},\"segment_arena_builtin\":{\"title\":\"Segment arena\",\"description\":\"The number of accesses to the segment arena\",\"type\":\"integer\",\"not\":{\"const\":0}}},\"required\":[\"steps\"]},\"FEE_ESTIMATE_2\":{\"title\":\"Fee estimation\",\"type\":\"object\",\"properties\":{\"gas_consumed\":{\"title\":\"Gas consumed\",\"description\":\"The Ethereum gas cost of the transaction (see https://docs.starknet.io/docs/Fees/fee-mechanism for more info)\",\"$ref\":\"#/components/schemas/FELT_2\"},\"gas_price\":{\"title\":\"Gas price\",\"description\":\"The gas price (in gwei or fri, depending on the tx version) that was used in the cost estimation\",\"$ref\":\"#/components/schemas/FELT_2\"},\"overall_fee\":{\"title\":\"Overall fee\",\"description\":\"The estimated fee for the transaction (in gwei or fri, depending on the tx version), product of gas_consumed and gas_price\",\"$ref\":\"#/components/schemas/FELT_2\"},\"unit\":{\"title\":\"Fee unit\",\"description\":\"units in which the fee is given\",\"$ref\":\"#/components/schemas/PRICE_UNIT\"}},\"required\":[\"gas_consumed\",\"gas_price\",\"overall_fee\",\"unit\"]},\"FELT_2\":{\"type\":\"string\",\"title\":\"Field element\",\"description\":\"A field element. represented by at most 63 hex digits\",\"pattern\":\"^0x(0|[a-fA-F1-9]{1}[a-fA-F0-9]{0,62})$\"},\"FUNCTION_ABI_ENTRY\":{\"title\":\"Function ABI entry\",\"type\":\"object\",\"properties\":{\"type\":{\"title\":\"Function ABI type\",\"$ref\":\"#/components/schemas/FUNCTION_ABI_TYPE\"},\"name\":{\"title\":\"Function name\",\"description\":\"The function name\",\"type\":\"string\"},\"inputs\":{\"type\":\"array\",\"title\":\"Typed parameter\",\"items\":{\"$ref\":\"#/components/schemas/TYPED_PARAMETER\"}},\"outputs\":{\"type\":\"array\",\"title\":\"Typed parameter\",\"items\":{\"$ref\":\"#/components/schemas/TYPED_PARAMETER\"}},\"stateMutability\":{\"title\":\"Function state mutability\",\"$ref\":\"#/components/schemas/FUNCTION_STATE_MUTABILITY\"}},\"required\":[\"type\",\"name\",\"inputs\",\"outputs\"]},\"FUNCTION_ABI_TYPE\":{\"title\":\"Function ABI type\",\"type\":\"string\",\"enum\":[\"function\",\"l1_handler\",\"constructor\"]},\"FUNCTION_CALL_2\":{\"title\":\"Function call\",\"type\":\"object\",\"description\":\"Function call information\",\"properties\":{\"contract_address\":{\"title\":\"Contract address\",\"$ref\":\"#/components/schemas/ADDRESS\"},\"entry_point_selector\":{\"title\":\"Entry point selector\",\"$ref\":\"#/components/schemas/FELT_2\"},\"calldata\":{\"title\":\"Calldata\",\"type\":\"array\",\"description\":\"The parameters passed to the function\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"}}},\"required\":[\"contract_address\",\"entry_point_selector\",\"calldata\"]},\"FUNCTION_STATE_MUTABILITY\":{\"title\":\"Function state mutability type\",\"type\":\"string\",\"enum\":[\"view\"]},\"INVOKE_TXN\":{\"title\":\"Invoke transaction\",\"description\":\"Initiate a transaction from an account\",\"oneOf\":[{\"title\":\"Invoke transaction V0\",\"$ref\":\"#/components/schemas/INVOKE_TXN_V0\"},{\"title\":\"Invoke transaction V1\",\"$ref\":\"#/components/schemas/INVOKE_TXN_V1\"},{\"title\":\"Invoke transaction V3\",\"$ref\":\"#/components/schemas/INVOKE_TXN_V3\"}]},\"INVOKE_TXN_V0\":{\"title\":\"Invoke transaction V0\",\"description\":\"invokes a specific function in the desired contract (not necessarily an account)\",\"type\":\"object\",\"properties\":{\"type\":{\"title\":\"Type\",\"type\":\"string\",\"enum\":[\"INVOKE\"]},\"max_fee\":{\"title\":\"Max fee\",\"$ref\":\"#/components/schemas/FELT_2\",\"description\":\"The maximal fee that can be charged for including the transaction\"},\"version\":{\"title\":\"Version\",\"description\":\"Version of the transaction scheme\",\"type\":\"string\",\"enum\":[\"0x0\",\"0x100000000000000000000000000000000\"]},\"signature\":{\"title\":\"Signature\",\"$ref\":\"#/components/schemas/SIGNATURE\"},\"contract_address\":{\"title\":\"Contract address\",\"$ref\":\"#/components/schemas/ADDRESS\"},\"entry_point_selector\":{\"title\":\"Entry point selector\",\"$ref\":\"#/components/schemas/FELT_2\"},\"calldata\":{\"title\":\"Calldata\",\"type\":\"array\",\"description\":\"The parameters passed to the function\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"}}},\"required\":[\"type\",\"contract_address\",\"entry_point_selector\",\"calldata\",\"max_fee\",\"version\",\"signature\"]},\"INVOKE_TXN_V1\":{\"title\":\"Invoke transaction V1\",\"description\":\"initiates a transaction from a given account\",\"allOf\":[{\"type\":\"object\",\"properties\":{\"type\":{\"title\":\"Type\",\"type\":\"string\",\"enum\":[\"INVOKE\"]},\"sender_address\":{\"title\":\"sender address\",\"$ref\":\"#/components/schemas/ADDRESS\"},\"calldata\":{\"type\":\"array\",\"title\":\"calldata\",\"description\":\"The data expected by the account's `execute` function (in most usecases, this includes the called contract address and a function selector)\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"}},\"max_fee\":{\"title\":\"Max fee\",\"$ref\":\"#/components/schemas/FELT_2\",\"description\":\"The maximal fee that can be charged for including the transaction\"},\"version\":{\"title\":\"Version\",\"description\":\"Version of the transaction scheme\",\"type\":\"string\",\"enum\":[\"0x1\",\"0x100000000000000000000000000000001\"]},\"signature\":{\"title\":\"Signature\",\"$ref\":\"#/components/schemas/SIGNATURE\"},\"nonce\":{\"title\":\"Nonce\",\"$ref\":\"#/components/schemas/FELT_2\"}},\"required\":[\"type\",\"sender_address\",\"calldata\",\"max_fee\",\"version\",\"signature\",\"nonce\"]}]},\"INVOKE_TXN_V3\":{\"title\":\"Invoke transaction V3\",\"description\":\"initiates a transaction from a given account\",\"allOf\":[{\"type\":\"object\",\"properties\":{\"type\":{\"title\":\"Type\",\"type\":\"string\",\"enum\":[\"INVOKE\"]},\"sender_address\":{\"title\":\"sender address\",\"$ref\":\"#/components/schemas/ADDRESS\"},\"calldata\":{\"type\":\"array\",\"title\":\"calldata\",\"description\":\"The data expected by the account's `execute` function (in most usecases, this includes the called contract address and a function selector)\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"}},\"version\":{\"title\":\"Version\",\"description\":\"Version of the transaction scheme\",\"type\":\"string\",\"enum\":[\"0x3\",\"0x100000000000000000000000000000003\"]},\"signature\":{\"title\":\"Signature\",\"$ref\":\"#/components/schemas/SIGNATURE\"},\"nonce\":{\"title\":\"Nonce\",\"$ref\":\"#/components/schemas/FELT_2\"},\"resource_bounds\":{\"title\":\"Resource bounds\",\"description\":\"resource bounds for the transaction execution\",\"$ref\":\"#/components/schemas/RESOURCE_BOUNDS_MAPPING\"},\"tip\":{\"title\":\"Tip\",\"$ref\":\"#/components/schemas/u64\",\"description\":\"the tip for the transaction\"},\"paymaster_data\":{\"title\":\"Paymaster data\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"},\"description\":\"data needed to allow the paymaster to pay for the transaction in native tokens\"},\"account_deployment_data\":{\"title\":\"Account deployment data\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"},\"description\":\"data needed to deploy the account contract from which this tx will be initiated\"},\"nonce_data_availability_mode\":{\"title\":\"Nonce DA mode\",\"description\":\"The storage domain of the account's nonce (an account has a nonce per DA mode)\",\"$ref\":\"#/components/schemas/DA_MODE\"},\"fee_data_availability_mode\":{\"title\":\"Fee DA mode\",\"description\":\"The storage domain of the account's balance from which fee will be charged\",\"$ref\":\"#/components/schemas/DA_MODE\"}},\"required\":[\"type\",\"sender_address\",\"calldata\",\"version\",\"signature\",\"nonce\",\"resource_bounds\",\"tip\",\"paymaster_data\",\"account_deployment_data\",\"nonce_data_availability_mode\",\"fee_data_availability_mode\"]}]},\"MSG_TO_L1_2\":{\"title\":\"Message to L1\",\"type\":\"object\",\"properties\":{\"from_address\":{\"description\":\"The address of the L2 contract sending the message\",\"$ref\":\"#/components/schemas/FELT_2\"},\"to_address\":{\"title\":\"To address\",\"description\":\"The target L1 address the message is sent to\",\"$ref\":\"#/components/schemas/FELT_2\"},\"payload\":{\"description\":\"The payload of the message\",\"title\":\"Payload\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"}}},\"required\":[\"from_address\",\"to_address\",\"payload\"]},\"NUM_AS_HEX\":{\"title\":\"Number as hex\",\"description\":\"An integer number in hex format (0x...)\",\"type\":\"string\",\"pattern\":\"^0x[a-fA-F0-9]+$\"},\"PRICE_UNIT\":{\"title\":\"price unit\",\"type\":\"string\",\"enum\":[\"WEI\",\"FRI\"]},\"RESOURCE_BOUNDS\":{\"type\":\"object\",\"properties\":{\"max_amount\":{\"title\":\"max amount\",\"description\":\"the max amount of the resource that can be used in the tx\",\"$ref\":\"#/components/schemas/u64\"},\"max_price_per_unit\":{\"title\":\"max price\",\"description\":\"the max price per unit of this resource for this tx\",\"$ref\":\"#/components/schemas/u128\"}},\"required\":[\"max_amount\",\"max_price_per_unit\"]},\"RESOURCE_BOUNDS_MAPPING\":{\"type\":\"object\",\"properties\":{\"l1_gas\":{\"title\":\"L1 Gas\",\"description\":\"The max amount and max price per unit of L1 gas used in this tx\",\"$ref\":\"#/components/schemas/RESOURCE_BOUNDS\"},\"l2_gas\":{\"title\":\"L2 Gas\",\"description\":\"The max amount and max price per unit of L2 gas used in this tx\",\"$ref\":\"#/components/schemas/RESOURCE_BOUNDS\"}},\"required\":[\"l1_gas\",\"l2_gas\"]},\"SIERRA_ENTRY_POINT\":{\"title\":\"Sierra entry point\",\"type\":\"object\",\"properties\":{\"selector\":{\"title\":\"Selector\",\"description\":\"A unique identifier of the entry point (function) in the program\",\"$ref\":\"#/components/schemas/FELT_2\"},\"function_idx\":{\"title\":\"Function index\",\"description\":\"The index of the function in the program\",\"type\":\"integer\"}},\"required\":[\"selector\",\"function_idx\"]},\"SIGNATURE\":{\"title\":\"Signature\",\"description\":\"A transaction signature\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/FELT_2\"}},\"STATE_DIFF_2\":{\"description\":\"The change in state applied in this block, given as a mapping of addresses to the new values and/or new contracts\",\"type\":\"object\",\"properties\":{\"storage_diffs\":{\"title\":\"Storage diffs\",\"type\":\"array\",\"items\":{\"description\":\"The changes in the storage per contract address\",\"$ref\":\"#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM\"}},\"deprecated_declared_classes\":{\"title\":\"Deprecated declared classes\",\"type\":\"array\",\"items\":{\"description\":\"The hash of the declared class\",\"$ref\":\"#/components/schemas/FELT_2\"}},\"declared_classes\":{\"title\":\"Declared classes\",\"type\":\"array\",\"items\":{\"title\":\"New classes\",\"type\":\"object\",\"description\":\"The declared class hash and compiled class hash\",\"properties\":{\"class_hash\":{\"title\":\"Class hash\",\"description\":\"The hash of the declared class\",\"$ref\":\"#/components/schemas/FELT_2\"},\"compiled_class_hash\":{\"title\":\"Compiled class hash\",\"description\":\"The Cairo assembly hash corresponding to the declared class\",\"$ref\":\"#/components/schemas/FELT_2\"}}}},\"deployed_contracts\":{\"title\":\"Deployed contracts\",\"type\":\"array\",\"items\":{\"description\":\"A new contract deployed as part of the state update\",\"$ref\":\"#/components/schemas/DEPLOYED_CONTRACT_ITEM\"}},\"replaced_classes\":{\"title\":\"Replaced classes\",\"type\":\"array\",\"items\":{\"description\":\"The list of contracts whose class was replaced\",\"title\":\"Replaced class\",\"type\":\"object\",\"properties\":{\"contract_address\":{\"title\":\"Contract address\",\"description\":\"The address of the contract whose class was replaced\",\"$ref\":\"#/components/schemas/ADDRESS\"},\"class_hash\":{\"title\":\"Class hash\",\"description\":\"The new class hash\",\"$ref\":\"#/components/schemas/FELT_2\"}}}},\"nonces\":{\"title\":\"Nonces\",\"type\":\"array\",\"items\":{\"title\":\"Nonce update\",\"description\":\"The updated nonce per contract address\",\"type\":\"object\",\"properties\":{\"contract_address\":{\"title\":\"Contract address\",\"description\":\"The address of the contract\",\"$ref\":\"#/components/schemas/ADDRESS\"},\"nonce\":{\"title\":\"Nonce\",\"description\":\"The nonce for the given address at the end of the block\",\"$ref\":\"#/components/schemas/FELT_2\"}}}}},\"required\":[\"storage_diffs\",\"deprecated_declared_classes\",\"declared_classes\",\"replaced_classes\",\"deployed_contracts\",\"nonces\"]},\"STRUCT_ABI_ENTRY\":{\"title\":\"Struct ABI entry\",\"type\":\"object\",\"properties\":{\"type\":{\"title\":\"Struct ABI type\",\"$ref\":\"#/components/schemas/STRUCT_ABI_TYPE\"},\"name\":{\"title\":\"Struct name\",\"description\":\"The struct name\",\"type\":\"string\"},\"size\":{\"title\":\"Size\",\"type\":\"integer\",\"minimum\":1},\"members\":{\"type\":\"array\",\"title\":\"Members\",\"items\":{\"$ref\":\"#/components/schemas/STRUCT_MEMBER\"}}},\"required\":[\"type\",\"name\",\"size\",\"members\"]},\"STRUCT_ABI_TYPE\":{\"title\":\"Struct ABI type\",\"type\":\"string\",\"enum\":[\"struct\"]},\"STRUCT_MEMBER\":{\"title\":\"Struct member\",\"allOf\":[{\"title\":\"Typed parameter\",\"$ref\":\"#/components/schemas/TYPED_PARAMETER\"},{\"type\":\"object\",\"title\":\"Offset\",\"properties\":{\"offset\":{\"title\":\"Offset\",\"description\":\"offset of this property within the struct\",\"type\":\"integer\"}}}]},\"TXN_HASH\":{\"$ref\":\"#/components/schemas/FELT_2\",\"description\":\"The transaction hash, as assigned in StarkNet\",\"title\":\"Transaction hash\"},\"TYPED_PARAMETER\":{\"title\":\"Typed parameter\",\"type\":\"object\",\"properties\":{\"name\":{\"title\":\"Parameter name\",\"description\":\"The parameter's name\",\"type\":\"string\"},\"type\":{\"title\":\"Parameter type\",\"description\":\"The parameter's type\",\"type\":\"string\"}},\"required\":[\"name\",\"type\"]},\"u128\":{\"type\":\"string\",\"title\":\"u128\",\"description\":\"64 bit integers, represented by hex string of length at most 32\",\"pattern\":\"^0x(0|[a-fA-F1-9]{1}[a-fA-F0-9]{0,31})$\"},\"u64\":{\"type\":\"string\",\"title\":\"u64\",\"description\":\"64 bit integers, represented by hex string of length at most 16\",\"pattern\":\"^0x(0|[a-fA-F1-9]{1}[a-fA-F0-9]{0,15})$\"}},\"errors\":{\"NO_TRACE_AVAILABLE\":{\"code\":10,\"message\":\"No trace available for transaction\",\"data\":{\"type\":\"object\",\"description\":\"Extra information on why trace is not available. Either it wasn't executed yet (RECEIVED), or the transaction failed (REJECTED)\",\"properties\":{\"status\":{\"type\":\"string\",\"enum\":[\"RECEIVED\",\"REJECTED\"]}}}},\"TXN_HASH_NOT_FOUND\":{\"$ref\":\"#/components/errors/TXN_HASH_NOT_FOUND_2\"},\"BLOCK_NOT_FOUND\":{\"$ref\":\"#/components/errors/BLOCK_NOT_FOUND_2\"},\"TRANSACTION_EXECUTION_ERROR\":{\"$ref\":\"#/components/errors/TRANSACTION_EXECUTION_ERROR_2\"},\"BLOCK_NOT_FOUND_2\":{\"code\":24,\"message\":\"Block not found\"},\"TRANSACTION_EXECUTION_ERROR_2\":{\"code\":41,\"message\":\"Transaction execution error\",\"data\":{\"type\":\"object\",\"description\":\"More data about the execution failure\",\"properties\":{\"transaction_index\":{\"title\":\"Transaction index\",\"description\":\"The index of the first transaction failing in a sequence of given transactions\",\"type\":\"integer\"},\"execution_error\":{\"title\":\"revert error\",\"description\":\"a string encoding the execution trace up to the point of failure\",\"type\":\"string\"}},\"required\":[\"transaction_index\",\"execution_error\"]}},\"TXN_HASH_NOT_FOUND_2\":{\"code\":29,\"message\":\"Transaction hash not found\"}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!("starknet_trace_v0_6.discover.json");
     /// Routes calls to a `StarkNetTraceApiServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct StarkNetTraceApiDispatcher<S> {
@@ -2853,21 +2834,20 @@ mod generated {
             match method {
                 "starknet_traceTransaction" => {
                     arm!(
-                        StarknetTraceTransactionParams checked,
-                        starknet_trace_transaction(transaction_hash)
+                        starknet_trace_transaction(transaction_hash) from
+                        StarknetTraceTransactionParams checked
                     )
                 }
                 "starknet_simulateTransactions" => {
                     arm!(
-                        StarknetSimulateTransactionsParams checked,
                         starknet_simulate_transactions(block_id, transactions,
-                        simulation_flags)
+                        simulation_flags) from StarknetSimulateTransactionsParams checked
                     )
                 }
                 "starknet_traceBlockTransactions" => {
                     arm!(
-                        StarknetTraceBlockTransactionsParams checked,
-                        starknet_trace_block_transactions(block_id)
+                        starknet_trace_block_transactions(block_id) from
+                        StarknetTraceBlockTransactionsParams checked
                     )
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),

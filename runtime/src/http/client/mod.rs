@@ -1,6 +1,7 @@
 //! The HTTP client transport: one POST per message, on kept-alive connections.
 
 mod builder;
+mod ending;
 mod pool;
 mod reader;
 mod streaming;
@@ -112,7 +113,11 @@ impl Client {
         request
     }
 
-    async fn exchange(&self, message: Bytes, extra: HeaderMap) -> Result<Delivery, TransportError> {
+    pub(super) async fn exchange_once(
+        &self,
+        message: Bytes,
+        extra: HeaderMap,
+    ) -> Result<Delivery, TransportError> {
         let shared = &*self.shared;
         let session = shared
             .streams

@@ -40,6 +40,7 @@ pub struct ClientStreaming {
     pub(super) open_stream: bool,
     pub(super) resume_attempts: usize,
     pub(super) retry: Duration,
+    pub(super) cancellation: Option<(Box<str>, Box<str>)>,
 }
 
 impl Default for ClientStreaming {
@@ -59,15 +60,29 @@ impl ClientStreaming {
             open_stream: false,
             resume_attempts: 3,
             retry: Duration::from_millis(200),
+            cancellation: None,
         }
     }
 
-    /// MCP's Streamable HTTP: the session in `Mcp-Session-Id`, and the negotiated
-    /// revision in `MCP-Protocol-Version` on every request after `initialize`.
+    /// MCP's Streamable HTTP: the session in `Mcp-Session-Id`, the negotiated
+    /// revision in `MCP-Protocol-Version` on every request after `initialize`, and a
+    /// call given up cancelled with `notifications/cancelled`.
     pub fn mcp() -> Self {
         Self::new()
             .session_header("mcp-session-id")
             .protocol_version_header("mcp-protocol-version")
+            .cancellation("notifications/cancelled", "requestId")
+    }
+
+    /// Cancels a call given up before its answer (its future dropped, or timed out):
+    /// the notification `method`, naming the call's id in its by-name param `param`,
+    /// is posted in the session at once, and the call ends there and then (it does
+    /// not wait for an answer the server, rightly, never sends). Only single requests
+    /// made in a session are cancelled: not the one that starts it (MCP's
+    /// `initialize`, which may not be cancelled), nor batches. Off by default.
+    pub fn cancellation(mut self, method: &str, param: &str) -> Self {
+        self.cancellation = Some((method.into(), param.into()));
+        self
     }
 
     /// Sends, on every request once it is known, header `name` holding the protocol

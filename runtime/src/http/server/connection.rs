@@ -52,6 +52,8 @@ pub(crate) struct Socket {
     /// The bytes of its answers not sent yet, against
     /// [`Serve::max_unsent_bytes`](super::Serve::max_unsent_bytes).
     pub(crate) unsent: Arc<Unsent>,
+    /// The listener's address it came in on.
+    pub(crate) local: Option<SocketAddr>,
     pub(super) _slot: Arc<OwnedSemaphorePermit>,
 }
 
@@ -400,6 +402,7 @@ impl hyper::service::Service<Request<Incoming>> for Direct {
         }
         let origin = SocketInfo {
             peer: Some(accepted.peer),
+            local: accepted.socket.local,
             in_flight: Some(accepted.socket.in_flight.clone()),
             unsent: Some(Arc::clone(&accepted.socket.unsent)),
         };

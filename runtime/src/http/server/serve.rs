@@ -255,6 +255,7 @@ where
                 stopping: stopping.clone(),
                 in_flight: InFlight::new(),
                 unsent: Arc::new(Unsent::new(self.max_unsent_bytes)),
+                local: stream.local_addr().ok(),
                 _slot: Arc::new(slot),
             };
             let settings = ConnectionSettings {

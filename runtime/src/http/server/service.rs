@@ -1,6 +1,7 @@
 //! The HTTP server side: a `tower::Service` that feeds request bodies to the server engine.
 
 use super::answer::{Answer, NoResponse, ResponseBody, empty, json_body, refusal};
+use super::host::{Admission, Hosts};
 use super::origin::Origins;
 use super::streaming::{self, Sse, Streaming};
 use super::unsent::Unsent;
@@ -77,7 +78,7 @@ struct Config {
     no_response: NoResponse,
     any_content_type: bool,
     body_timeout: Option<Duration>,
-    origins: Origins,
+    admission: Admission,
     streaming: Option<Arc<Sse>>,
     /// The protocols a request may switch to ([`Upgrade`]), asked in order.
     upgrades: Vec<Arc<dyn Upgrade>>,
@@ -89,6 +90,8 @@ struct Config {
 #[derive(Debug, Default)]
 pub(super) struct SocketInfo {
     pub(super) peer: Option<SocketAddr>,
+    /// The listener's address the connection came in on.
+    pub(super) local: Option<SocketAddr>,
     /// The socket's count of calls in flight, shared by its requests.
     pub(super) in_flight: Option<InFlight>,
     /// The socket's answers not sent yet.
@@ -105,7 +108,7 @@ impl Service {
                 no_response: NoResponse::default(),
                 any_content_type: false,
                 body_timeout: Some(DEFAULT_BODY_TIMEOUT),
-                origins: Origins::default(),
+                admission: Admission::default(),
                 streaming: None,
                 upgrades: Vec::new(),
             }),
@@ -158,7 +161,26 @@ impl Service {
     /// The default, [`Origins::default`], accepts requests without `Origin`, and
     /// loopback origins from loopback peers; [`Origins::any`] turns the check off.
     pub fn origins(mut self, origins: Origins) -> Self {
-        Arc::make_mut(&mut self.config).origins = origins;
+        Arc::make_mut(&mut self.config).admission.origins = origins;
+        self
+    }
+
+    /// Which host names this service answers to, by the request's `Host`: checked
+    /// with `Origin`, before anything else, on every request; a request naming
+    /// another host is answered `403 Forbidden` with a JSON-RPC error body (`-32600`,
+    /// `id: null`). The default, [`Hosts::default`], answers only to loopback names
+    /// (`localhost`, `127.0.0.1`, `[::1]`) on a loopback listener, against DNS
+    /// rebinding, and to any name elsewhere; [`Hosts::any`] turns the check off.
+    pub fn hosts(mut self, hosts: Hosts) -> Self {
+        Arc::make_mut(&mut self.config).admission.hosts = hosts;
+        self
+    }
+
+    /// Answers only requests to `path` (`/mcp`, say); any other path is answered `404
+    /// Not Found` with a JSON-RPC error body (`-32600`, `id: null`). By default every
+    /// path is answered: mounted in a router, the router chooses.
+    pub fn path(mut self, path: &str) -> Self {
+        Arc::make_mut(&mut self.config).admission.path = Some(path.into());
         self
     }
 
@@ -173,6 +195,13 @@ impl Service {
     pub fn streaming(mut self, streaming: Streaming) -> Self {
         Arc::make_mut(&mut self.config).streaming = Some(Arc::new(streaming.build()));
         self
+    }
+
+    /// What the [streaming](Self::streaming) part of this service holds now (sessions,
+    /// calls in flight, bytes held for replay), read from its own counters; `None`
+    /// without streaming.
+    pub fn streaming_stats(&self) -> Option<streaming::StreamingStats> {
+        self.config.streaming.as_ref().map(|sse| sse.stats())
     }
 
     /// The server this service answers with.
@@ -219,7 +248,8 @@ impl Service {
         self.exchange(request, origin)
     }
 
-    /// `403` for a request from an origin not accepted.
+    /// `403` for a request from an origin or to a host not accepted, `404` for a path
+    /// other than the service's.
     fn refuse_origin<B, D: Data>(
         &self,
         request: &Request<B>,
@@ -228,12 +258,7 @@ impl Service {
         let peer = origin
             .peer
             .or_else(|| request.extensions().get::<PeerAddr>().map(|peer| peer.0));
-        (!self.config.origins.accepts(request.headers(), peer)).then(|| {
-            refusal(
-                StatusCode::FORBIDDEN,
-                &ErrorObject::new(protocol::code::INVALID_REQUEST, "Origin not allowed"),
-            )
-        })
+        super::host::refusal(&self.config.admission, request, (peer, origin.local))
     }
 
     /// The protocol `request` asks to switch to, among this service's.
@@ -344,10 +369,14 @@ fn streaming_request<B, D: Data>(sse: &Arc<Sse>, request: &Request<B>) -> Option
                 let mut stopping = socket.stopping.clone();
                 Box::pin(async move { stopping.wait().await }) as streaming::Stop
             });
+            let close = request.extensions().get::<super::Socket>().map(|socket| {
+                let unsent = Arc::clone(&socket.unsent);
+                Arc::new(move || unsent.close()) as streaming::Close
+            });
             Some(Begun::Stream(Opening {
                 sse: Arc::clone(sse),
                 headers: headers.clone(),
-                stop,
+                stop: (stop, close),
                 busy: busy(request.extensions()),
             }))
         }
@@ -370,7 +399,7 @@ pub(super) enum Begun<B, D> {
 pub(super) struct Opening {
     sse: Arc<Sse>,
     headers: ::http::HeaderMap,
-    stop: Option<streaming::Stop>,
+    stop: (Option<streaming::Stop>, Option<streaming::Close>),
     busy: Option<Box<dyn Send + Sync>>,
 }
 
@@ -423,11 +452,15 @@ where
             None => return Ok(too_slow(self.version)),
         };
         if let Some(StreamingPost { sse, headers, busy }) = self.streaming {
+            let close = self
+                .unsent
+                .map(|unsent| Arc::new(move || unsent.close()) as streaming::Close);
             let post = streaming::Post {
                 server: self.server,
                 metadata: self.metadata,
                 in_flight: self.in_flight,
                 no_response: self.no_response,
+                close,
             };
             let guard = Box::new((guard, busy));
             // Boxed: held inline, its state would grow every request's future (it is

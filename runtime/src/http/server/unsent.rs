@@ -49,6 +49,11 @@ impl Unsent {
         self.bytes.load(Ordering::Acquire)
     }
 
+    /// Closes the connection: a stream on it stalled (its client does not read).
+    pub(in crate::http) fn close(&self) {
+        self.over.notify_one();
+    }
+
     /// Resolves once the connection's unsent answers have passed its budget.
     pub(super) async fn over(&self) {
         self.over.notified().await;

@@ -326,6 +326,7 @@ http {
         listen {listen};
         location / {
             proxy_pass http://rpcsmith;
+            proxy_set_header Host $http_host;
             proxy_http_version 1.1;
             proxy_set_header Upgrade $http_upgrade;
             proxy_set_header Connection $connection_upgrade;

@@ -41,6 +41,8 @@ pub(crate) const REVISION: &str = "2025-11-25";
 pub(crate) struct Connection {
     pub(crate) client: McpClient,
     _peer: Option<(Peer, tokio::process::Child)>,
+    /// Over Streamable HTTP: the transport, to end the session with.
+    http: Option<http::Client>,
 }
 
 #[tokio::main]
@@ -67,6 +69,17 @@ async fn main() {
         eprintln!("mcp-client: {e}");
         std::process::exit(1);
     }
+    if let Some(transport) = &connection.http {
+        // MCP: a client that leaves ends its session with `DELETE`.
+        match transport.end_session().await {
+            Ok(ended) if everything => println!("ok session ended (DELETE): {ended}"),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("mcp-client: DELETE: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
     // Not `return`: a stdio child's reader may still be blocked.
     std::process::exit(0);
 }
@@ -88,6 +101,7 @@ fn connect(args: &[String], answers: &Answers) -> Result<Connection, String> {
             Ok(Connection {
                 client,
                 _peer: Some((peer, child)),
+                http: None,
             })
         }
         [url] if !url.starts_with("--") => {
@@ -96,10 +110,11 @@ fn connect(args: &[String], answers: &Answers) -> Result<Connection, String> {
                 .streaming(streaming)
                 .build()
                 .map_err(|e| format!("bad url {url}: {e}"))?;
-            let client = McpClient::new(rpcsmith::client::Client::new(transport));
+            let client = McpClient::new(rpcsmith::client::Client::new(transport.clone()));
             Ok(Connection {
                 client,
                 _peer: None,
+                http: Some(transport),
             })
         }
         _ => Err("no server given".to_owned()),

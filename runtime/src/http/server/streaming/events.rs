@@ -1,17 +1,21 @@
 //! The body of an answer that is an event stream: the events of one stream of a
 //! session, as `text/event-stream`, until the stream ends.
 
-use super::log::Next;
+use super::log::{Next, Stall};
 use super::session::Session;
 use crate::http::sse::encode_into;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 /// A future that resolves when the stream must end whatever else happens (the server
 /// shuts down).
 pub(crate) type Stop = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// Closes the connection a stream is sent on (under [`serve`](crate::http::serve)).
+pub(crate) type Close = Arc<dyn Fn() + Send + Sync>;
 
 /// One stream of a session, read as its answer's body is sent.
 pub(crate) struct EventStream {
@@ -22,6 +26,10 @@ pub(crate) struct EventStream {
     /// Kept while the body lives (the connection counts its request as in progress).
     _guard: Box<dyn Send + Sync>,
     done: bool,
+    /// Under [`Streaming::priming_from`](super::Streaming::priming_from): the
+    /// `retry:`, in milliseconds; and whether the priming event is still to send.
+    retry: Option<u128>,
+    primed: bool,
 }
 
 impl EventStream {
@@ -38,7 +46,51 @@ impl EventStream {
             stop,
             _guard: guard,
             done: false,
+            retry: None,
+            primed: true,
         }
+    }
+
+    /// Watches the stream: once events have waited a whole stall time
+    /// ([`Streaming::stall_timeout`](super::Streaming::stall_timeout)) for a reader
+    /// that took none (its socket is full: the client does not read), the stream ends
+    /// and its connection is closed with `close`, which frees what the kernel holds
+    /// for it too.
+    pub(super) fn watched(self, close: Option<Close>) -> Self {
+        let session = Arc::downgrade(&self.session);
+        let (stream, generation) = (self.stream, self.generation);
+        let stall = self.session.stall().max(Duration::from_millis(1));
+        tokio::spawn(async move {
+            loop {
+                // Production code: the stall time is a wall-clock bound by definition.
+                tokio::time::sleep(stall).await;
+                let Some(session) = session.upgrade() else {
+                    return;
+                };
+                match session.log().stall(stream, generation, stall) {
+                    Stall::Reading => continue,
+                    Stall::Gone => return,
+                    Stall::Stalled => {}
+                }
+                tracing::debug!(
+                    stream,
+                    "an event stream's reader made no progress: its connection closes"
+                );
+                session.room_made();
+                if let Some(close) = &close {
+                    close();
+                }
+                return;
+            }
+        });
+        self
+    }
+
+    /// Opens the stream with a priming event carrying `retry:`, when `retry` is given.
+    pub(super) fn primed(mut self, retry: Option<Duration>) -> Self {
+        self.retry = retry.map(|retry| retry.as_millis());
+        self.primed = self.retry.is_none();
+        self
     }
 
     /// The events ready now, encoded one after the other (up to [`BATCH`] bytes): one
@@ -52,7 +104,20 @@ impl EventStream {
             && stop.as_mut().poll(cx).is_ready()
         {
             self.done = true;
-            return Poll::Ready(None);
+            // Shutting down: the client resumes the stream, after `retry`.
+            return Poll::Ready(
+                self.retry
+                    .map(|retry| format!("retry: {retry}\n\n").into_bytes()),
+            );
+        }
+        if !self.primed {
+            self.primed = true;
+            let cursor = self.session.log().cursor(self.stream, self.generation);
+            let id = format!("{}-{cursor}", self.stream);
+            let retry = self.retry.unwrap_or_default();
+            return Poll::Ready(Some(
+                format!("id: {id}\nretry: {retry}\ndata: \n\n").into_bytes(),
+            ));
         }
         let mut events = Vec::new();
         while events.len() < BATCH {

@@ -2,19 +2,23 @@
 //! stream), `GET` (the session's standalone stream, or a resumed one), `DELETE`.
 
 use super::super::written::Data;
-use super::Sse;
-use super::events::{EventStream, Stop};
-use super::log::{Refused, STANDALONE};
-use super::session::{Session, TooMany};
+use super::events::{Close, EventStream, Stop};
+use super::log::Refused;
+use super::rules::{Carries, carries, initialised, parse_event_id};
+use super::session::Session;
+use super::table::Full;
+use super::{Sse, Streaming};
 use crate::http::server::answer::ResponseBody;
 use crate::http::server::answer::{Answer, NoResponse, empty, json_body, refusal};
-use crate::protocol::{self, ErrorObject, Message, TwoWay};
+use crate::protocol::{self, ErrorObject};
 use crate::server::{Held, InFlight, Metadata, Server, hold};
 use ::http::header::{self, HeaderMap, HeaderValue};
 use ::http::{Response, StatusCode};
 use bytes::Bytes;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::Duration;
 
 /// A `POST` read whole, to handle.
 pub(in crate::http) struct Post {
@@ -22,50 +26,12 @@ pub(in crate::http) struct Post {
     pub(in crate::http) metadata: Metadata,
     pub(in crate::http) in_flight: Option<InFlight>,
     pub(in crate::http) no_response: NoResponse,
+    /// Closes its connection, should its event stream stall.
+    pub(in crate::http) close: Option<Close>,
 }
 
 /// A refusal, boxed: an answer is large, and refusals are rare.
 pub(in crate::http) type Refusal<D> = Box<Answer<D>>;
-
-/// What a `POST` carries, as far as sessions must know.
-enum Carries {
-    Responses,
-    Calls { requests: bool, initializes: bool },
-}
-
-fn carries(body: &[u8], max_batch_len: usize, initialize: Option<&str>) -> Carries {
-    let message = match TwoWay::parse(body, max_batch_len, None) {
-        TwoWay::Responses => return Carries::Responses,
-        TwoWay::Calls { message, .. } => message,
-    };
-    let entries = match &message {
-        Ok(Message::Single(entry)) => std::slice::from_ref(entry),
-        Ok(Message::Batch(entries)) => entries.as_slice(),
-        // An error is answered.
-        Err(_) => {
-            return Carries::Calls {
-                requests: true,
-                initializes: false,
-            };
-        }
-    };
-    let mut requests = false;
-    let mut initializes = false;
-    for entry in entries {
-        match entry {
-            protocol::Entry::Request(request) => {
-                requests = true;
-                initializes |= initialize == Some(&*request.method);
-            }
-            protocol::Entry::Invalid(_) => requests = true,
-            protocol::Entry::Notification(_) => {}
-        }
-    }
-    Carries::Calls {
-        requests,
-        initializes,
-    }
-}
 
 /// Handles a `POST` of a streaming service: its session checked or started, then its
 /// calls handled, answered as JSON, or as an event stream once a handler sends
@@ -80,14 +46,43 @@ pub(in crate::http) async fn post<D: Data>(
     let settings = &sse.settings;
     let no_response = no_response(settings.no_response.unwrap_or(post.no_response));
     let limits = post.server.limits();
-    let carries = carries(&body, limits.max_batch_len, settings.initialize.as_deref());
-    let (session, started) = match session_of(&sse, headers, &carries) {
+    let carries = carries(&body, limits.max_batch_len, settings);
+    if let (Carries::Unparsable(error), true) = (&carries, settings.unparsable) {
+        return refusal(StatusCode::BAD_REQUEST, error);
+    }
+    let peer = post.metadata.peer.map(|peer| peer.ip());
+    let (session, started) = match session_of(&sse, headers, &carries, peer) {
         Ok(found) => found,
         Err(answer) => return *answer,
     };
-    let Carries::Calls { requests, .. } = carries else {
-        session.deliver(body);
-        return empty(no_response);
+    let (requests, initializes, single, batch) = match carries {
+        Carries::Responses => {
+            session.deliver(body);
+            return empty(no_response);
+        }
+        Carries::Cancel(id) => {
+            if !session.cancel(&id) {
+                tracing::debug!("a cancellation for no running call of its session");
+            }
+            return empty(no_response);
+        }
+        Carries::Unparsable(_) => (true, None, None, false),
+        Carries::Calls {
+            requests,
+            initializes,
+            single,
+            batch,
+        } => (requests, initializes, single, batch),
+    };
+    if batch && let Err(refused) = batches_allowed(settings, &session, headers) {
+        return *refused;
+    }
+    if requests && !started {
+        session.mark_used();
+    }
+    let calling = match sse.sessions.calling(&session) {
+        Ok(calling) => calling,
+        Err(full) => return busy(&full, "Too many calls in flight"),
     };
     let mut metadata = post.metadata;
     session.install(&mut metadata);
@@ -95,11 +90,19 @@ pub(in crate::http) async fn post<D: Data>(
         Some(in_flight) => post.server.connection_sharing(metadata, in_flight),
         None => post.server.connection(metadata),
     };
-    let handling = hold(async move { connection.handle(&body).await });
-    let mut answer = if requests && accepts_events(headers) {
-        streamed(&session, handling, guard).await
+    let handling = session.cancellable(single, async move {
+        let _calling = calling;
+        hold(async move { connection.handle(&body).await }).await
+    });
+    let handling = async move { handling.await.unwrap_or_default() };
+    let mut answer = if requests && accepts_events(headers) && !started {
+        let priming = priming(settings, &session, headers);
+        streamed(&session, handling, guard, (priming, post.close)).await
     } else {
         let (answer, held) = handling.await;
+        if started {
+            return start(&sse, &session, answer, initializes.as_deref(), no_response);
+        }
         let mut answer = whole(answer, no_response);
         release_when_sent(&mut answer, held);
         answer
@@ -108,6 +111,95 @@ pub(in crate::http) async fn post<D: Data>(
         answer.headers_mut().insert(settings.header.clone(), id);
     }
     answer
+}
+
+/// Answers the `POST` that started `session`: the session is admitted, and its id
+/// sent, only when the starting call succeeded (and the table still has room).
+fn start<D: Data>(
+    sse: &Sse,
+    session: &Arc<Session>,
+    answer: Option<Vec<u8>>,
+    id: Option<&str>,
+    no_response: StatusCode,
+) -> Answer<D> {
+    let field = sse.settings.revision_field.as_deref();
+    let outcome = answer
+        .as_deref()
+        .zip(id)
+        .and_then(|(answer, id)| initialised(answer, id, field));
+    let Some(revision) = outcome else {
+        // A failed start starts nothing.
+        session.end();
+        return whole(answer, no_response);
+    };
+    if let Some(revision) = revision {
+        session.set_revision(revision);
+    }
+    if let Err(full) = sse.sessions.admit(session) {
+        session.end();
+        return busy(&full, "Too many sessions");
+    }
+    let mut answer = whole(answer, no_response);
+    if let Some(id) = session.id().and_then(|id| HeaderValue::try_from(id).ok()) {
+        answer.headers_mut().insert(sse.settings.header.clone(), id);
+    }
+    answer
+}
+
+/// `503`, `Retry-After`, `-32009`.
+fn busy<D: Data>(full: &Full, message: &'static str) -> Answer<D> {
+    let mut answer = refusal(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &ErrorObject::new(protocol::code::SERVER_BUSY, message),
+    );
+    answer
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(full.retry_after));
+    answer
+}
+
+/// The revision a request of `session` speaks: the one its start negotiated, else the
+/// request's protocol version header.
+fn revision<'a>(
+    settings: &Streaming,
+    session: &'a Session,
+    headers: &'a HeaderMap,
+) -> Option<&'a str> {
+    session.revision().or_else(|| {
+        let (name, _) = settings.versions.as_ref()?;
+        headers.get(name)?.to_str().ok()
+    })
+}
+
+/// The refusal of a batch on a session whose revision removed batches.
+fn batches_allowed<D: Data>(
+    settings: &Streaming,
+    session: &Session,
+    headers: &HeaderMap,
+) -> Result<(), Refusal<D>> {
+    let (Some(until), Some(revision)) = (
+        &settings.batches_until,
+        revision(settings, session, headers),
+    ) else {
+        return Ok(());
+    };
+    if revision <= &**until {
+        return Ok(());
+    }
+    Err(Box::new(refusal(
+        StatusCode::BAD_REQUEST,
+        &ErrorObject::new(
+            protocol::code::INVALID_REQUEST,
+            format!("Batches are not supported in protocol revision {revision}"),
+        ),
+    )))
+}
+
+/// The `retry:` of a stream's priming event, when the session's revision primes.
+fn priming(settings: &Streaming, session: &Session, headers: &HeaderMap) -> Option<Duration> {
+    let (from, retry) = settings.priming.as_ref()?;
+    let revision = revision(settings, session, headers)?;
+    (revision >= &**from).then_some(*retry)
 }
 
 fn no_response(status: NoResponse) -> StatusCode {
@@ -129,26 +221,25 @@ fn session_of<D: Data>(
     sse: &Sse,
     headers: &HeaderMap,
     carries: &Carries,
+    peer: Option<IpAddr>,
 ) -> Result<(Arc<Session>, bool), Refusal<D>> {
     let settings = &sse.settings;
     if settings.initialize.is_none() {
-        return Ok((sse.sessions.ephemeral(), false));
+        return Ok((sse.sessions.ephemeral(peer), false));
     }
     if headers.contains_key(&settings.header) {
         return find(sse, headers).map(|session| (session, false));
     }
     match carries {
         Carries::Calls {
-            initializes: true, ..
-        } => match sse.sessions.start() {
+            initializes: Some(_),
+            ..
+        } => match sse.sessions.begin(peer) {
             Ok(session) => Ok((session, true)),
-            Err(TooMany) => Err(Box::new(refusal(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &ErrorObject::new(protocol::code::SERVER_BUSY, "Too many sessions"),
-            ))),
+            Err(full) => Err(Box::new(busy(&full, "Too many sessions"))),
         },
         _ if settings.require => Err(Box::new(missing_session())),
-        _ => Ok((sse.sessions.ephemeral(), false)),
+        _ => Ok((sse.sessions.ephemeral(peer), false)),
     }
 }
 
@@ -246,6 +337,7 @@ async fn streamed<D: Data, F>(
     session: &Arc<Session>,
     handling: F,
     guard: Box<dyn Send + Sync>,
+    (priming, close): (Option<Duration>, Option<Close>),
 ) -> Answer<D>
 where
     F: Future<Output = (Option<Vec<u8>>, Held)> + Send + 'static,
@@ -276,8 +368,8 @@ where
         }
         Some((answer, held)) => {
             finish(session, stream, answer).await;
-            let mut answer =
-                event_stream(EventStream::new(Arc::clone(session), attached, None, guard));
+            let events = EventStream::new(Arc::clone(session), attached, None, guard);
+            let mut answer = event_stream(events.primed(priming).watched(close));
             release_when_sent(&mut answer, held);
             answer
         }
@@ -288,7 +380,8 @@ where
                 finish(&task_session, stream, answer).await;
                 held.release();
             });
-            event_stream(EventStream::new(Arc::clone(session), attached, None, guard))
+            let events = EventStream::new(Arc::clone(session), attached, None, guard);
+            event_stream(events.primed(priming).watched(close))
         }
     }
 }
@@ -341,7 +434,7 @@ fn event_stream<D: Data>(events: EventStream) -> Answer<D> {
 pub(in crate::http) fn get<D: Data>(
     sse: &Sse,
     headers: &HeaderMap,
-    stop: Option<Stop>,
+    (stop, close): (Option<Stop>, Option<Close>),
     guard: Box<dyn Send + Sync>,
 ) -> Answer<D> {
     let session = match find(sse, headers) {
@@ -360,13 +453,24 @@ pub(in crate::http) fn get<D: Data>(
             }
         },
     };
+    let priming = priming(&sse.settings, &session, headers);
     match session.attach_get(resume) {
-        Ok(attached) => event_stream(EventStream::new(session, attached, stop, guard)),
+        Ok(attached) => {
+            let events = EventStream::new(session, attached, stop, guard);
+            event_stream(events.primed(priming).watched(close))
+        }
         Err(Refused::Busy) => refusal(
             StatusCode::CONFLICT,
             &ErrorObject::new(
                 protocol::code::INVALID_REQUEST,
-                "The session's stream is open already",
+                "The stream is open already: it has a reader",
+            ),
+        ),
+        Err(Refused::Unknown) => refusal(
+            StatusCode::BAD_REQUEST,
+            &ErrorObject::new(
+                protocol::code::INVALID_REQUEST,
+                "Last-Event-ID names no event of this session",
             ),
         ),
         Err(Refused::Gone) => refusal(
@@ -377,18 +481,6 @@ pub(in crate::http) fn get<D: Data>(
             ),
         ),
     }
-}
-
-/// `<stream>-<sequence>`.
-fn parse_event_id(id: &[u8]) -> Option<(u64, u64)> {
-    let id = std::str::from_utf8(id).ok()?;
-    let (stream, seq) = id.trim().split_once('-')?;
-    let stream = if stream.is_empty() {
-        STANDALONE
-    } else {
-        stream.parse().ok()?
-    };
-    Some((stream, seq.parse().ok()?))
 }
 
 /// Ends the session the header names: `200`, or `400`/`404` as for any request.
@@ -433,48 +525,4 @@ pub(in crate::http) fn check_version<D: Data>(
             ),
         ),
     )))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn event_ids_name_a_stream_and_a_sequence() {
-        assert_eq!(parse_event_id(b"3-17"), Some((3, 17)));
-        assert_eq!(parse_event_id(b"0-1"), Some((0, 1)));
-        assert_eq!(parse_event_id(b"17"), None);
-        assert_eq!(parse_event_id(b"a-1"), None);
-    }
-
-    #[test]
-    fn requests_and_the_initializing_method_are_told_apart() {
-        let initialize = Some("initialize");
-        let told = |body: &[u8]| match carries(body, 100, initialize) {
-            Carries::Responses => "responses",
-            Carries::Calls {
-                requests: true,
-                initializes: true,
-            } => "initialize",
-            Carries::Calls { requests: true, .. } => "requests",
-            Carries::Calls { .. } => "notifications",
-        };
-        assert_eq!(
-            told(br#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#),
-            "initialize"
-        );
-        assert_eq!(
-            told(br#"{"jsonrpc":"2.0","method":"initialize"}"#),
-            "notifications"
-        );
-        assert_eq!(
-            told(br#"[{"jsonrpc":"2.0","id":1,"result":2}]"#),
-            "responses"
-        );
-        assert_eq!(
-            told(br#"{"jsonrpc":"2.0","id":1,"method":"x"}"#),
-            "requests"
-        );
-        assert_eq!(told(b"{"), "requests");
-    }
 }

@@ -13,7 +13,10 @@
 
 use bytes::Bytes;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 use std::task::Waker;
+
+pub(super) use super::budget::Budget;
 
 /// The standalone stream's number.
 pub(super) const STANDALONE: u64 = 0;
@@ -36,6 +39,20 @@ struct Reader {
     lagged: bool,
     /// Which attachment this is; a resumption takes the stream over with a new one.
     generation: u64,
+    /// When it last took an event (or attached), on Tokio's clock.
+    progress: Option<tokio::time::Instant>,
+}
+
+/// What a stream's watchdog finds.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Stall {
+    /// The reader is gone (detached, taken over, or the session ended).
+    Gone,
+    /// It reads, or has nothing to read.
+    Reading,
+    /// Events waited for it a whole stall time, and it took none: it lags now (or
+    /// lagged already, still attached).
+    Stalled,
 }
 
 /// What a reader gets next.
@@ -55,9 +72,16 @@ pub(super) enum Next {
 pub(super) enum Refused {
     /// Events after the given id are no longer held.
     Gone,
-    /// A fresh standalone stream while one is open.
+    /// The id names no event this session sent (a stream or a sequence not reached).
+    Unknown,
+    /// The stream has a reader already (a fresh standalone stream while one is
+    /// open, or a resumption of a stream still read).
     Busy,
 }
+
+/// Why an event was not kept.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct OverBudget;
 
 /// The window's bounds.
 #[derive(Debug, Clone, Copy)]
@@ -70,6 +94,7 @@ pub(super) struct Window {
 #[derive(Debug)]
 pub(super) struct Log {
     window: Window,
+    budget: Arc<Budget>,
     events: VecDeque<Event>,
     bytes: usize,
     next_seq: u64,
@@ -86,9 +111,10 @@ pub(super) struct Log {
 }
 
 impl Log {
-    pub(super) fn new(window: Window) -> Self {
+    pub(super) fn new(window: Window, budget: Arc<Budget>) -> Self {
         Self {
             window,
+            budget,
             events: VecDeque::new(),
             bytes: 0,
             next_seq: 1,
@@ -121,6 +147,7 @@ impl Log {
                 waker: None,
                 lagged: false,
                 generation,
+                progress: Some(tokio::time::Instant::now()),
             },
         );
         // A reader taken over ends.
@@ -133,18 +160,26 @@ impl Log {
     /// Attaches a `GET`: the standalone stream from where it was last read, or
     /// (`Last-Event-ID`) the stream `stream` after `seq`.
     pub(super) fn attach_get(&mut self, resume: Option<(u64, u64)>) -> Result<(u64, u64), Refused> {
-        let Some((stream, seq)) = resume else {
+        let read = |stream| {
             // A reader that lagged is over, even if its connection is not closed yet.
-            if self
-                .readers
-                .get(&STANDALONE)
-                .is_some_and(|reader| !reader.lagged)
-            {
+            self.readers
+                .get(&stream)
+                .is_some_and(|reader: &Reader| !reader.lagged)
+        };
+        let Some((stream, seq)) = resume else {
+            if read(STANDALONE) {
                 return Err(Refused::Busy);
             }
             let cursor = self.standalone_read;
             return Ok((STANDALONE, self.attach(STANDALONE, cursor)));
         };
+        if stream >= self.next_stream || seq >= self.next_seq {
+            return Err(Refused::Unknown);
+        }
+        // No takeover: a stream is read by one reader at a time.
+        if read(stream) {
+            return Err(Refused::Busy);
+        }
         if self
             .dropped
             .get(&stream)
@@ -162,6 +197,14 @@ impl Log {
         Ok((stream, self.attach(stream, seq)))
     }
 
+    /// Where the reader `generation` of `stream` is: the sequence it read last.
+    pub(super) fn cursor(&self, stream: u64, generation: u64) -> u64 {
+        self.readers
+            .get(&stream)
+            .filter(|reader| reader.generation == generation)
+            .map_or(0, |reader| reader.cursor)
+    }
+
     /// Detaches a reader (its body was dropped), unless it was taken over.
     pub(super) fn detach(&mut self, stream: u64, generation: u64) {
         if self
@@ -171,6 +214,47 @@ impl Log {
         {
             self.readers.remove(&stream);
         }
+    }
+
+    /// Whether the reader `generation` of `stream` has let events wait for it `stall`
+    /// or longer without taking one; if so, it lags (its stream ends).
+    pub(super) fn stall(
+        &mut self,
+        stream: u64,
+        generation: u64,
+        stall: std::time::Duration,
+    ) -> Stall {
+        if self.ended {
+            return Stall::Gone;
+        }
+        let unread = self.has_unread(stream);
+        let Some(reader) = self.readers.get_mut(&stream) else {
+            return Stall::Gone;
+        };
+        if reader.generation != generation {
+            return Stall::Gone;
+        }
+        if reader.lagged {
+            // Left behind by the window (an appender waited the stall time for it)
+            // while still attached: its connection is stuck too.
+            return Stall::Stalled;
+        }
+        let now = tokio::time::Instant::now();
+        let idle = reader
+            .progress
+            .map_or(stall, |at| now.saturating_duration_since(at));
+        if !unread || idle < stall {
+            if !unread {
+                // Nothing waits for it: the clock starts with the next event.
+                reader.progress = Some(now);
+            }
+            return Stall::Reading;
+        }
+        reader.lagged = true;
+        if let Some(waker) = reader.waker.take() {
+            waker.wake();
+        }
+        Stall::Stalled
     }
 
     /// Whether the stream has an event its reader has not read.
@@ -209,6 +293,7 @@ impl Log {
             .find(|event| event.stream == stream && event.seq > cursor)
         {
             reader.cursor = event.seq;
+            reader.progress = Some(tokio::time::Instant::now());
             if stream == STANDALONE {
                 self.standalone_read = self.standalone_read.max(event.seq);
             }
@@ -244,9 +329,37 @@ impl Log {
     }
 
     /// Appends an event, dropping the oldest past the window; wakes its reader.
-    pub(super) fn append(&mut self, stream: u64, data: Bytes, last: bool) {
+    ///
+    /// # Errors
+    ///
+    /// [`OverBudget`] when the event does not fit in what every session holds
+    /// together, even once this log's own events are dropped: it is not kept, and the
+    /// stream's reader lags (its stream ends).
+    pub(super) fn append(
+        &mut self,
+        stream: u64,
+        data: Bytes,
+        last: bool,
+    ) -> Result<(), OverBudget> {
         let length = data.len();
         while self.overflows(length) {
+            self.drop_oldest();
+        }
+        while !self.budget.take(length) {
+            if self.events.is_empty() {
+                tracing::debug!(
+                    stream,
+                    "the replay budget of every session is spent: an event is dropped"
+                );
+                if last {
+                    self.open.remove(&stream);
+                }
+                if let Some(reader) = self.readers.get_mut(&stream) {
+                    reader.lagged = true;
+                }
+                self.wake(stream);
+                return Err(OverBudget);
+            }
             self.drop_oldest();
         }
         let seq = self.next_seq;
@@ -262,6 +375,7 @@ impl Log {
             self.open.remove(&stream);
         }
         self.wake(stream);
+        Ok(())
     }
 
     /// Ends a `POST` stream that carries no response (its handling was abandoned).
@@ -285,6 +399,7 @@ impl Log {
             return;
         };
         self.bytes -= oldest.data.len();
+        self.budget.give(oldest.data.len());
         self.dropped.insert(oldest.stream, oldest.seq);
         if let Some(reader) = self.readers.get_mut(&oldest.stream)
             && reader.cursor < oldest.seq
@@ -317,6 +432,7 @@ impl Log {
     pub(super) fn end(&mut self) {
         self.ended = true;
         self.events.clear();
+        self.budget.give(self.bytes);
         self.bytes = 0;
         for reader in self.readers.values_mut() {
             if let Some(waker) = reader.waker.take() {
@@ -334,6 +450,12 @@ impl Log {
     #[cfg(test)]
     pub(super) fn bytes(&self) -> usize {
         self.bytes
+    }
+}
+
+impl Drop for Log {
+    fn drop(&mut self) {
+        self.budget.give(self.bytes);
     }
 }
 
@@ -355,22 +477,31 @@ mod tests {
 
     #[test]
     fn a_post_stream_ends_with_its_response_and_resumes_from_an_id() {
-        let mut log = Log::new(Window {
-            events: 16,
-            bytes: 1 << 20,
-        });
-        let (stream, first) = log.open_post();
-        log.append(stream, Bytes::from_static(b"a"), false);
-        log.append(STANDALONE, Bytes::from_static(b"x"), false);
-        log.append(stream, Bytes::from_static(b"b"), false);
-        assert_eq!(read(&mut log, stream, first), ["1-1", "1-3"]);
-        log.append(stream, Bytes::from_static(b"answer"), true);
-        // Resumed after the first event: the rest again, then the end.
-        let (_, second) = log.attach_get(Some((stream, 1))).expect("held");
-        assert!(
-            matches!(log.next(stream, first, &waker()), Next::End),
-            "taken over"
+        let mut log = Log::new(
+            Window {
+                events: 16,
+                bytes: 1 << 20,
+            },
+            Budget::new(usize::MAX),
         );
+        let (stream, first) = log.open_post();
+        log.append(stream, Bytes::from_static(b"a"), false)
+            .expect("fits");
+        log.append(STANDALONE, Bytes::from_static(b"x"), false)
+            .expect("fits");
+        log.append(stream, Bytes::from_static(b"b"), false)
+            .expect("fits");
+        assert_eq!(read(&mut log, stream, first), ["1-1", "1-3"]);
+        log.append(stream, Bytes::from_static(b"answer"), true)
+            .expect("fits");
+        // No takeover while the first reader reads; once it is gone, resumed after
+        // the first event: the rest again, then the end.
+        assert_eq!(
+            log.attach_get(Some((stream, 1))).unwrap_err(),
+            Refused::Busy
+        );
+        log.detach(stream, first);
+        let (_, second) = log.attach_get(Some((stream, 1))).expect("held");
         assert_eq!(read(&mut log, stream, second), ["1-3", "1-4"]);
         assert!(matches!(log.next(stream, second, &waker()), Next::End));
         // A fresh GET reads the standalone stream's event nobody read.
@@ -381,12 +512,16 @@ mod tests {
 
     #[test]
     fn the_window_is_bounded_and_a_resumption_past_it_is_refused() {
-        let mut log = Log::new(Window {
-            events: 4,
-            bytes: 10,
-        });
+        let mut log = Log::new(
+            Window {
+                events: 4,
+                bytes: 10,
+            },
+            Budget::new(usize::MAX),
+        );
         for _ in 0..100 {
-            log.append(STANDALONE, Bytes::from_static(b"abc"), false);
+            log.append(STANDALONE, Bytes::from_static(b"abc"), false)
+                .expect("fits");
         }
         assert!(log.bytes() <= 10, "{}", log.bytes());
         assert_eq!(
@@ -398,25 +533,69 @@ mod tests {
             read(&mut log, STANDALONE, generation),
             ["0-98", "0-99", "0-100"]
         );
+        assert_eq!(log.attach_get(Some((7, 0))).unwrap_err(), Refused::Unknown);
         assert_eq!(
-            log.attach_get(Some((7, 0))).unwrap_err(),
-            Refused::Gone,
-            "unknown"
+            log.attach_get(Some((STANDALONE, 999_999))).unwrap_err(),
+            Refused::Unknown,
+            "an id not reached yet"
         );
     }
 
     #[test]
     fn a_reader_that_lags_past_the_window_ends() {
-        let mut log = Log::new(Window {
-            events: 2,
-            bytes: 1 << 20,
-        });
+        let mut log = Log::new(
+            Window {
+                events: 2,
+                bytes: 1 << 20,
+            },
+            Budget::new(usize::MAX),
+        );
         let (stream, generation) = log.open_post();
-        log.append(stream, Bytes::from_static(b"1"), false);
-        log.append(stream, Bytes::from_static(b"2"), false);
+        log.append(stream, Bytes::from_static(b"1"), false)
+            .expect("fits");
+        log.append(stream, Bytes::from_static(b"2"), false)
+            .expect("fits");
         assert!(log.must_wait(1), "the oldest is owed to the reader");
-        log.append(stream, Bytes::from_static(b"3"), false);
+        log.append(stream, Bytes::from_static(b"3"), false)
+            .expect("fits");
         assert!(matches!(log.next(stream, generation, &waker()), Next::End));
         assert!(!log.must_wait(1), "nobody keeps up any more");
+    }
+
+    #[test]
+    fn every_log_together_holds_at_most_the_budget() {
+        let budget = Budget::new(10);
+        let window = Window {
+            events: 100,
+            bytes: 1 << 20,
+        };
+        let mut first = Log::new(window, Arc::clone(&budget));
+        let mut second = Log::new(window, Arc::clone(&budget));
+        for _ in 0..3 {
+            first
+                .append(STANDALONE, Bytes::from_static(b"abc"), false)
+                .expect("fits");
+        }
+        assert_eq!(budget.used(), 9);
+        // The second log holds nothing to drop: what does not fit is refused.
+        assert_eq!(
+            second.append(STANDALONE, Bytes::from_static(b"abcd"), false),
+            Err(OverBudget)
+        );
+        // The first drops its own oldest to make room.
+        first
+            .append(STANDALONE, Bytes::from_static(b"abcd"), false)
+            .expect("fits");
+        assert_eq!((budget.used(), first.bytes()), (10, 10));
+        second
+            .append(STANDALONE, Bytes::from_static(b"a"), false)
+            .unwrap_err();
+        first.end();
+        assert_eq!(budget.used(), 0);
+        second
+            .append(STANDALONE, Bytes::from_static(b"abcd"), false)
+            .expect("fits");
+        drop(second);
+        assert_eq!(budget.used(), 0, "a log gives its bytes back when dropped");
     }
 }

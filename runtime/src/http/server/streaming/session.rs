@@ -1,15 +1,17 @@
 //! A session: its id, its event log, the client through which its handlers call the
-//! other side ([`remote`](crate::transport::remote)), its push subscriptions; and the
-//! table of live sessions, bounded in number and expiring when idle.
+//! other side ([`remote`](crate::transport::remote)), its push subscriptions, its
+//! calls in flight (which a cancellation aborts).
 
-use super::log::{Log, Next, Refused, STANDALONE, Window};
+use super::log::{Budget, Log, Next, Refused, STANDALONE, Window};
 use crate::client::{Client, Delivery, SendFuture, Transport, TransportError};
 use crate::server::{BoxFuture, Closed, Metadata, Outlet, Pushes};
 use crate::transport::remote::Remote;
 use bytes::Bytes;
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::task::Waker;
 use std::time::Duration;
 use tokio::sync::{Notify, watch};
@@ -38,20 +40,97 @@ pub(crate) struct Session {
     pushes: Pushes,
     ended: watch::Sender<bool>,
     last_active: Mutex<Instant>,
+    /// The address of the peer that started it, for the cap per peer.
+    pub(super) peer: Option<IpAddr>,
+    /// Whether it carried a request after the one that started it, or opened a
+    /// stream: sessions never used are the first to go when the table is full.
+    used: AtomicBool,
+    /// The protocol revision its start negotiated, when the answer names one.
+    revision: OnceLock<Box<str>>,
+    /// Its requests being handled, by id (JSON text), for a cancellation to abort.
+    running: Mutex<HashMap<Box<str>, futures_util::future::AbortHandle>>,
+    /// Its `POST`s of calls being handled.
+    pub(super) calls: AtomicUsize,
 }
 
 impl Session {
-    pub(super) fn new(id: Option<Box<str>>, window: Window, stall: Duration) -> Arc<Self> {
+    pub(super) fn new(
+        id: Option<Box<str>>,
+        peer: Option<IpAddr>,
+        (window, budget): (Window, Arc<Budget>),
+        stall: Duration,
+    ) -> Arc<Self> {
         Arc::new_cyclic(|weak: &Weak<Session>| Session {
             id,
-            log: Mutex::new(Log::new(window)),
+            log: Mutex::new(Log::new(window, budget)),
             room: Notify::new(),
             stall,
             client: Client::new(Link(weak.clone())),
             pushes: Pushes::new(Push(weak.clone())),
             ended: watch::Sender::new(false),
             last_active: Mutex::new(Instant::now()),
+            peer,
+            used: AtomicBool::new(false),
+            revision: OnceLock::new(),
+            running: Mutex::default(),
+            calls: AtomicUsize::new(0),
         })
+    }
+
+    /// Counts the session as used (it is no longer the first to go).
+    pub(super) fn mark_used(&self) {
+        self.used.store(true, Ordering::Relaxed);
+    }
+
+    pub(super) fn is_used(&self) -> bool {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    /// The protocol revision the session's start negotiated.
+    pub(super) fn revision(&self) -> Option<&str> {
+        self.revision.get().map(|revision| &**revision)
+    }
+
+    pub(super) fn set_revision(&self, revision: Box<str>) {
+        let _ = self.revision.set(revision);
+    }
+
+    fn running(&self) -> MutexGuard<'_, HashMap<Box<str>, futures_util::future::AbortHandle>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Makes the handling of the request `id` (JSON text) abortable by a cancellation
+    /// naming it, until it finishes. A second request with the same id in flight is
+    /// not abortable (a cancellation names one call).
+    pub(super) fn cancellable<F: Future>(
+        self: &Arc<Self>,
+        id: Option<Box<str>>,
+        handling: F,
+    ) -> impl Future<Output = Option<F::Output>> + use<F> {
+        let (abort, registration) = futures_util::future::AbortHandle::new_pair();
+        let registered = id.filter(|id| {
+            let mut running = self.running();
+            let free = !running.contains_key(id);
+            if free {
+                running.insert(id.clone(), abort);
+            }
+            free
+        });
+        let session = Arc::clone(self);
+        async move {
+            let outcome = futures_util::future::Abortable::new(handling, registration).await;
+            if let Some(id) = registered {
+                session.running().remove(&id);
+            }
+            outcome.ok()
+        }
+    }
+
+    /// Aborts the request `id` (JSON text) being handled: its handlers are dropped,
+    /// and it is not answered. `false` when no such request runs.
+    pub(super) fn cancel(&self, id: &str) -> bool {
+        let abort = self.running().remove(id);
+        abort.map(|abort| abort.abort()).is_some()
     }
 
     /// The session's id; `None` for a `POST` outside any session.
@@ -114,8 +193,7 @@ impl Session {
                     return Err(Closed);
                 }
                 if !log.must_wait(data.len()) || Instant::now() >= deadline {
-                    log.append(stream, data, last);
-                    return Ok(());
+                    return log.append(stream, data, last).map_err(|_| Closed);
                 }
             }
             tokio::select! {
@@ -123,6 +201,16 @@ impl Session {
                 () = tokio::time::sleep_until(deadline) => {}
             }
         }
+    }
+
+    /// The stall time of its streams.
+    pub(super) fn stall(&self) -> Duration {
+        self.stall
+    }
+
+    /// Tells appenders waiting for room to look again (a reader went away).
+    pub(super) fn room_made(&self) {
+        self.room.notify_waiters();
     }
 
     /// The next event for a reader; tells waiting appenders when one was read.
@@ -136,6 +224,7 @@ impl Session {
 
     pub(super) fn attach_get(&self, resume: Option<(u64, u64)>) -> Result<(u64, u64), Refused> {
         self.touch();
+        self.mark_used();
         self.log().attach_get(resume)
     }
 
@@ -145,14 +234,19 @@ impl Session {
         self.touch();
     }
 
-    fn touch(&self) {
+    pub(super) fn touch(&self) {
         *self
             .last_active
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Instant::now();
     }
 
-    fn idle_since(&self) -> Option<Instant> {
+    /// Since when the session is idle (no stream read, no call in flight); `None`
+    /// while it is in use.
+    pub(super) fn idle_since(&self) -> Option<Instant> {
+        if self.calls.load(Ordering::Acquire) > 0 {
+            return None;
+        }
         if self.log().is_read() {
             return None;
         }
@@ -171,6 +265,10 @@ impl Session {
         self.room.notify_waiters();
         self.ended.send_replace(true);
         self.client.inbox().close();
+        let running = std::mem::take(&mut *self.running());
+        for abort in running.into_values() {
+            abort.abort();
+        }
     }
 }
 
@@ -223,109 +321,5 @@ impl Outlet for Push {
                 let _ = ended.wait_for(|ended| *ended).await;
             }
         })
-    }
-}
-
-/// Why no session was started.
-#[derive(Debug)]
-pub(super) struct TooMany;
-
-/// The live sessions.
-pub(super) struct Sessions {
-    table: Mutex<HashMap<Box<str>, Arc<Session>>>,
-    max: usize,
-    idle: Duration,
-    window: Window,
-    stall: Duration,
-    /// What every id starts with ([`Streaming::session_prefix`](super::Streaming::session_prefix)).
-    prefix: Box<str>,
-}
-
-impl Sessions {
-    pub(super) fn new(max: usize, idle: Duration, window: Window, stall: Duration) -> Self {
-        Self {
-            table: Mutex::default(),
-            max,
-            idle,
-            window,
-            stall,
-            prefix: Box::default(),
-        }
-    }
-
-    /// Starts every session id with `prefix`.
-    pub(super) fn prefixed(mut self, prefix: &str) -> Self {
-        self.prefix = prefix.into();
-        self
-    }
-
-    fn table(&self) -> MutexGuard<'_, HashMap<Box<str>, Arc<Session>>> {
-        self.table.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The state of one `POST` outside any session.
-    pub(super) fn ephemeral(&self) -> Arc<Session> {
-        Session::new(None, self.window, self.stall)
-    }
-
-    /// Starts a session, after forgetting the expired ones.
-    pub(super) fn start(&self) -> Result<Arc<Session>, TooMany> {
-        let now = Instant::now();
-        let mut table = self.table();
-        table.retain(|_, session| {
-            let live = !self.expired(session, now);
-            if !live {
-                session.end();
-            }
-            live
-        });
-        if table.len() >= self.max {
-            return Err(TooMany);
-        }
-        // 128 unguessable bits, as `0x` and 32 hex digits: visible ASCII, as MCP asks.
-        let random = crate::server::random_id();
-        let id = format!("{}{}", self.prefix, random.trim_matches('"'));
-        let session = Session::new(Some(id.clone().into()), self.window, self.stall);
-        table.insert(id.into(), Arc::clone(&session));
-        Ok(session)
-    }
-
-    fn expired(&self, session: &Session, now: Instant) -> bool {
-        session
-            .idle_since()
-            .is_some_and(|since| now.saturating_duration_since(since) >= self.idle)
-    }
-
-    /// The live session `id`, as of now (an expired one is ended and forgotten).
-    pub(super) fn find(&self, id: &str) -> Option<Arc<Session>> {
-        let mut table = self.table();
-        let session = table.get(id)?;
-        if self.expired(session, Instant::now()) {
-            let session = table.remove(id)?;
-            drop(table);
-            session.end();
-            return None;
-        }
-        session.touch();
-        Some(Arc::clone(session))
-    }
-
-    /// Ends the session `id`; `false` when there was none.
-    pub(super) fn end(&self, id: &str) -> bool {
-        let removed = self.table().remove(id);
-        removed.map(|session| session.end()).is_some()
-    }
-
-    /// How many sessions are held now.
-    pub(super) fn len(&self) -> usize {
-        self.table().len()
-    }
-}
-
-impl Drop for Sessions {
-    fn drop(&mut self) {
-        for session in self.table().values() {
-            session.end();
-        }
     }
 }

@@ -1,0 +1,193 @@
+//! How a streaming client gives a call up and ends its session: a call whose exchange
+//! is dropped before its answer (its future dropped, or timed out) is cancelled with
+//! the notification [`ClientStreaming::cancellation`](super::ClientStreaming::cancellation)
+//! names, posted in the session; [`Client::end_session`](super::Client::end_session)
+//! sends `DELETE`.
+
+use super::{Client, Shared};
+use crate::client::Delivery;
+use crate::client::TransportError;
+use ::http::{HeaderMap, Method, StatusCode};
+use bytes::Bytes;
+use serde_json::value::RawValue;
+use std::sync::{Arc, Weak};
+
+/// Cancels a call when dropped armed: its exchange was given up before its answer.
+pub(super) struct GiveUp {
+    client: Weak<Shared>,
+    /// The notification to post, when there is a call to cancel.
+    notification: Option<Bytes>,
+}
+
+impl GiveUp {
+    /// The guard of the exchange of `message`: armed when the client cancels calls,
+    /// `message` is one request (not a response posted back, not a batch) and a
+    /// session is known (the call that starts one, MCP's `initialize`, is never
+    /// cancelled).
+    pub(super) fn new(client: &Client, message: &[u8], in_session: bool) -> Self {
+        let notification = client
+            .shared
+            .streams
+            .as_ref()
+            .and_then(|streams| streams.settings.cancellation.as_ref())
+            .filter(|_| in_session)
+            .and_then(|(method, param)| {
+                let id = request_id(message)?;
+                Some(notification(method, param, id))
+            });
+        Self {
+            client: Arc::downgrade(&client.shared),
+            notification,
+        }
+    }
+
+    /// The exchange ended (answered or failed): nothing to cancel.
+    pub(super) fn disarm(&mut self) {
+        self.notification = None;
+    }
+}
+
+impl Drop for GiveUp {
+    fn drop(&mut self) {
+        let Some(notification) = self.notification.take() else {
+            return;
+        };
+        let (Some(shared), Ok(runtime)) =
+            (self.client.upgrade(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let client = Client { shared };
+        runtime.spawn(async move {
+            if let Err(error) = client
+                .exchange(notification, ::http::HeaderMap::new())
+                .await
+            {
+                tracing::debug!(%error, "a cancellation could not be posted");
+            }
+        });
+    }
+}
+
+/// The id (JSON text) of `message` when it is a single request.
+fn request_id(message: &[u8]) -> Option<&RawValue> {
+    #[derive(serde::Deserialize)]
+    struct Request<'a> {
+        #[serde(borrow)]
+        id: Option<&'a RawValue>,
+        #[serde(borrow)]
+        method: Option<&'a RawValue>,
+    }
+    if message.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    let request: Request<'_> = serde_json::from_slice(message).ok()?;
+    request.method?;
+    request.id.filter(|id| id.get() != "null")
+}
+
+/// `{"jsonrpc":"2.0","method":<method>,"params":{<param>:<id>}}`.
+fn notification(method: &str, param: &str, id: &RawValue) -> Bytes {
+    let mut params = serde_json::Map::new();
+    let id: serde_json::Value = serde_json::from_str(id.get()).unwrap_or_default();
+    params.insert(param.to_owned(), id);
+    let message = serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
+    Bytes::from(message.to_string())
+}
+
+impl Client {
+    /// Posts `message` and reads the answer; under streaming, a call given up before
+    /// its answer (this future dropped) is cancelled in the session.
+    pub(super) async fn exchange(
+        &self,
+        message: Bytes,
+        extra: HeaderMap,
+    ) -> Result<Delivery, TransportError> {
+        let in_session =
+            (self.shared.streams.as_ref()).is_some_and(|streams| streams.session().is_some());
+        let mut give_up = GiveUp::new(self, &message, in_session);
+        let delivery = self.exchange_once(message, extra).await;
+        give_up.disarm();
+        delivery
+    }
+
+    /// Ends the client's session (under [`ClientBuilder::streaming`](super::ClientBuilder::streaming)):
+    /// `DELETE` with its id, as MCP's Streamable HTTP has a client do when it leaves.
+    /// The session is forgotten either way: a later call starts afresh. `Ok(false)`
+    /// when there was no session, or the server had none by that id (`404`) or does
+    /// not let clients end sessions (`405`).
+    ///
+    /// # Errors
+    ///
+    /// The [`TransportError`] of a `DELETE` that could not be sent, or was answered
+    /// with another failure status.
+    pub async fn end_session(&self) -> Result<bool, TransportError> {
+        let Some(streams) = &self.shared.streams else {
+            return Ok(false);
+        };
+        let Some(session) = streams.session() else {
+            return Ok(false);
+        };
+        streams.forget_session();
+        let header = streams.settings.header.clone();
+        let (response, lease) = self
+            .shared
+            .pool
+            .send(Bytes::new(), |message, http2| {
+                let mut request = self.request(message, http2, &::http::HeaderMap::new());
+                *request.method_mut() = Method::DELETE;
+                request
+                    .headers_mut()
+                    .insert(header.clone(), session.clone());
+                request.headers_mut().remove(::http::header::CONTENT_TYPE);
+                request
+            })
+            .await?;
+        drop(lease);
+        match response.status() {
+            status if status.is_success() => Ok(true),
+            StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => Ok(false),
+            status => Err(TransportError::from_http_status(status.as_u16())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_single_request_is_cancelled_by_its_id() {
+        let id = |message: &str| request_id(message.as_bytes()).map(|id| id.get().to_owned());
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":"a b","method":"x"}"#).as_deref(),
+            Some(r#""a b""#)
+        );
+        assert_eq!(
+            id(r#" {"jsonrpc":"2.0","method":"x","id":7}"#).as_deref(),
+            Some("7")
+        );
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":7,"result":1}"#),
+            None,
+            "a response"
+        );
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","method":"x"}"#),
+            None,
+            "a notification"
+        );
+        assert_eq!(
+            id(r#"[{"jsonrpc":"2.0","id":7,"method":"x"}]"#),
+            None,
+            "a batch"
+        );
+        let raw = RawValue::from_string("7".to_owned()).unwrap();
+        assert_eq!(
+            notification("notifications/cancelled", "requestId", &raw),
+            Bytes::from_static(
+                br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#
+            )
+        );
+    }
+}
