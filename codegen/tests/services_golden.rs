@@ -380,7 +380,10 @@ fn a_reformatted_document_generates_the_same_code() {
             let (again, beside) = generated(&copy);
             let (code, places) = split_places(&again);
             assert!(expected_code == code, "{doc}: the output changed");
-            assert!(expected_beside == beside, "{doc}: the document file changed");
+            assert!(
+                expected_beside == beside,
+                "{doc}: the document file changed"
+            );
             // The positions moved, and they are all the table holds that changed.
             assert_ne!(expected_places, places, "{doc}: the positions did not move");
         }
