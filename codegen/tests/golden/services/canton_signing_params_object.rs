@@ -86,8 +86,7 @@ mod generated {
             Error(Error),
         }
         __rt::untagged_enum!(
-            CreateKeyResult, "CreateKeyResult @ #/methods/4/result/schema", { Key(Key),
-            Error(Error) }
+            CreateKeyResult from "#/methods/4/result/schema" { Key(Key), Error(Error) }
         );
         /// Error
         ///
@@ -104,8 +103,8 @@ mod generated {
             pub error_description: String,
         }
         __rt::object!(
-            Error, "Error @ #/components/schemas/Error", true, { 0 => error "error"
-            required, 1 => error_description "error_description" required }
+            Error from "#/components/schemas/Error" deny_unknown_fields { error = "error"
+            required, error_description = "error_description" required }
         );
         /// getKeysResult
         ///
@@ -119,8 +118,7 @@ mod generated {
             Keys(Keys),
         }
         __rt::untagged_enum!(
-            GetKeysResult, "GetKeysResult @ #/methods/3/result/schema", { Error(Error),
-            Keys(Keys) }
+            GetKeysResult from "#/methods/3/result/schema" { Error(Error), Keys(Keys) }
         );
         /// getTransactionParams
         ///
@@ -154,8 +152,8 @@ mod generated {
             Transaction(Transaction),
         }
         __rt::untagged_enum!(
-            GetTransactionResult, "GetTransactionResult @ #/methods/1/result/schema", {
-            Error(Error), Transaction(Transaction) }
+            GetTransactionResult from "#/methods/1/result/schema" { Error(Error),
+            Transaction(Transaction) }
         );
         /// GetTransactionsParams
         ///
@@ -203,8 +201,8 @@ mod generated {
             TransactionsResult(TransactionsResult),
         }
         __rt::untagged_enum!(
-            GetTransactionsResult, "GetTransactionsResult @ #/methods/2/result/schema", {
-            Error(Error), TransactionsResult(TransactionsResult) }
+            GetTransactionsResult from "#/methods/2/result/schema" { Error(Error),
+            TransactionsResult(TransactionsResult) }
         );
         /// Key
         ///
@@ -225,8 +223,8 @@ mod generated {
             pub public_key: String,
         }
         __rt::object!(
-            Key, "Key @ #/components/schemas/Key", true, { 0 => id "id" required, 1 =>
-            name "name" required, 2 => public_key "publicKey" required }
+            Key from "#/components/schemas/Key" deny_unknown_fields { id = "id" required,
+            name = "name" required, public_key = "publicKey" required }
         );
         /// KeyIdentifier
         ///
@@ -246,7 +244,7 @@ mod generated {
             KeyIdentifierWithId(KeyIdentifierWithId),
         }
         __rt::untagged_enum!(
-            KeyIdentifier, "KeyIdentifier @ #/components/schemas/KeyIdentifier", {
+            KeyIdentifier from "#/components/schemas/KeyIdentifier" {
             KeyIdentifierWithPublicKey(KeyIdentifierWithPublicKey),
             KeyIdentifierWithId(KeyIdentifierWithId) }
         );
@@ -267,9 +265,8 @@ mod generated {
             pub id: String,
         }
         __rt::object!(
-            KeyIdentifierWithId,
-            "KeyIdentifierWithId @ #/components/schemas/KeyIdentifierWithId", true, { 0
-            => public_key "publicKey" optional, 1 => id "id" required }
+            KeyIdentifierWithId from "#/components/schemas/KeyIdentifierWithId"
+            deny_unknown_fields { public_key = "publicKey" optional, id = "id" required }
         );
         /// KeyIdentifierWithPublicKey
         ///
@@ -288,9 +285,9 @@ mod generated {
             pub id: Option<String>,
         }
         __rt::object!(
-            KeyIdentifierWithPublicKey,
-            "KeyIdentifierWithPublicKey @ #/components/schemas/KeyIdentifierWithPublicKey",
-            true, { 0 => public_key "publicKey" required, 1 => id "id" optional }
+            KeyIdentifierWithPublicKey from
+            "#/components/schemas/KeyIdentifierWithPublicKey" deny_unknown_fields {
+            public_key = "publicKey" required, id = "id" optional }
         );
         /// Keys
         ///
@@ -303,7 +300,8 @@ mod generated {
             pub keys: Vec<Key>,
         }
         __rt::object!(
-            Keys, "Keys @ #/components/schemas/Keys", true, { 0 => keys "keys" required }
+            Keys from "#/components/schemas/Keys" deny_unknown_fields { keys = "keys"
+            required }
         );
         /// Null
         ///
@@ -354,8 +352,8 @@ mod generated {
             Transaction(Transaction),
         }
         __rt::untagged_enum!(
-            SignTransactionResult, "SignTransactionResult @ #/methods/0/result/schema", {
-            Error(Error), Transaction(Transaction) }
+            SignTransactionResult from "#/methods/0/result/schema" { Error(Error),
+            Transaction(Transaction) }
         );
         /// SigningStatus
         ///
@@ -397,9 +395,8 @@ mod generated {
             pub tx_ids: Vec<String>,
         }
         __rt::object!(
-            SubscribeTransactionsParamsObject,
-            "SubscribeTransactionsParamsObject @ #/methods/7/params/0/schema", true, { 0
-            => tx_ids "txIds" required }
+            SubscribeTransactionsParamsObject from "#/methods/7/params/0/schema"
+            deny_unknown_fields { tx_ids = "txIds" required }
         );
         /// Transaction
         ///
@@ -426,10 +423,9 @@ mod generated {
             pub metadata: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
         }
         __rt::object!(
-            Transaction, "Transaction @ #/components/schemas/Transaction", true, { 0 =>
-            tx_id "txId" required, 1 => status "status" required, 2 => signature
-            "signature" optional, 3 => public_key "publicKey" optional, 4 => metadata
-            "metadata" optional }
+            Transaction from "#/components/schemas/Transaction" deny_unknown_fields {
+            tx_id = "txId" required, status = "status" required, signature = "signature"
+            optional, public_key = "publicKey" optional, metadata = "metadata" optional }
         );
         /// TransactionsResult
         ///
@@ -442,8 +438,8 @@ mod generated {
             pub transactions: Option<Vec<Transaction>>,
         }
         __rt::object!(
-            TransactionsResult, "TransactionsResult @ #/methods/2/result/schema/oneOf/1",
-            true, { 0 => transactions "transactions" optional }
+            TransactionsResult from "#/methods/2/result/schema/oneOf/1"
+            deny_unknown_fields { transactions = "transactions" optional }
         );
     }
     /// The params of `signTransaction`.
@@ -533,7 +529,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn sign_transaction(
             &self,
@@ -549,7 +545,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_transaction(
             &self,
@@ -565,7 +561,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_transactions(
             &self,
@@ -581,7 +577,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_keys(&self) -> Result<GetKeysResult, __rt::Error> {
             self.inner.request_declared("getKeys", &()).await
@@ -592,7 +588,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn create_key(
             &self,
@@ -604,7 +600,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn get_configuration(
             &self,
@@ -617,7 +613,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn set_configuration(
             &self,
@@ -633,7 +629,7 @@ mod generated {
         ///
         /// # Errors
         ///
-        /// The method's declared errors as `Error::Declared`, and every failure of the call.
+        /// Every failure of the call; an error the server answers is `Error::Undeclared`.
         #[inline]
         pub async fn subscribe_transactions(
             &self,
@@ -741,12 +737,14 @@ mod generated {
                 )
         }
     }
-    __rt::decode_params!(SignTransactionParams, Whole, params = "params");
-    __rt::decode_params!(GetTransactionParams, Whole, params = "params");
-    __rt::decode_params!(GetTransactionsParams, Whole, params = "params");
-    __rt::decode_params!(CreateKeyParams, Whole, params = "params");
-    __rt::decode_params!(SetConfigurationParams, Whole, params = "params");
-    __rt::decode_params!(SubscribeTransactionsParams, Whole, params = "params");
+    __rt::decode_params!(SignTransactionParams params_object { params = "params" });
+    __rt::decode_params!(GetTransactionParams params_object { params = "params" });
+    __rt::decode_params!(GetTransactionsParams params_object { params = "params" });
+    __rt::decode_params!(CreateKeyParams params_object { params = "params" });
+    __rt::decode_params!(SetConfigurationParams params_object { params = "params" });
+    __rt::decode_params!(
+        SubscribeTransactionsParams params_object { params = "params" }
+    );
     /// Wallet JSON-RPC Signing API, served: implement it, then serve `WalletJsonRpcSigningApiDispatcher::new(your_impl)`.
     ///
     /// Each handler gets the call's context (metadata, extensions) and its typed params, and
@@ -817,7 +815,9 @@ mod generated {
         > + Send;
     }
     /// The OpenRPC document of Wallet JSON-RPC Signing API, answered on `rpc.discover`.
-    pub const DOCUMENT: &str = "{\"openrpc\":\"1.2.6\",\"info\":{\"title\":\"Wallet JSON-RPC Signing API\",\"version\":\"0.1.0\",\"description\":\"An OpenRPC specification for the Signing API which allows the Wallet Gateway to interact with a Wallet Providers.\"},\"methods\":[{\"name\":\"signTransaction\",\"params\":[{\"name\":\"params\",\"schema\":{\"type\":\"object\",\"title\":\"SignTransactionParams\",\"additionalProperties\":true,\"properties\":{\"tx\":{\"title\":\"tx\",\"type\":\"string\",\"description\":\"Bytestring of the prepared transaction for verification purposes.\"},\"txHash\":{\"title\":\"txHash\",\"type\":\"string\",\"description\":\"Hash of the prepared transaction that will be signed.\"},\"keyIdentifier\":{\"$ref\":\"#/components/schemas/KeyIdentifier\",\"description\":\"Identifier for the key to use for signing. At least one of publicKey or id must be provided.\"},\"internalTxId\":{\"title\":\"internalTxId\",\"type\":\"string\",\"description\":\"Internal txId used by the Wallet Gateway to store the transaction.\"}},\"required\":[\"tx\",\"txHash\",\"keyIdentifier\"]}}],\"result\":{\"name\":\"result\",\"description\":\"The resulting transaction entry at the Wallet Provider. This will include the signature if the transaction was immediately signed.\",\"schema\":{\"title\":\"signTransactionResult\",\"oneOf\":[{\"$ref\":\"#/components/schemas/Error\"},{\"$ref\":\"#/components/schemas/Transaction\"}]}},\"description\":\"Uses the Wallet Provider to sign a transaction. This will likely be an asynchronous operation.\"},{\"name\":\"getTransaction\",\"description\":\"Get the status of a single transaction by its ID.\",\"params\":[{\"name\":\"params\",\"schema\":{\"title\":\"getTransactionParams\",\"type\":\"object\",\"additionalProperties\":true,\"properties\":{\"txId\":{\"title\":\"txId\",\"type\":\"string\",\"description\":\"Unique identifier assigned by the Signing Provider of the transaction to retrieve.\"}},\"required\":[\"txId\"]}}],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"getTransactionResult\",\"oneOf\":[{\"$ref\":\"#/components/schemas/Error\"},{\"$ref\":\"#/components/schemas/Transaction\"}]}}},{\"name\":\"getTransactions\",\"description\":\"Get the status of multiple transactions, filtering by txIds or publicKeys. Either publicKeys or txIds must be provided.\",\"params\":[{\"name\":\"params\",\"schema\":{\"title\":\"GetTransactionsParams\",\"type\":\"object\",\"additionalProperties\":true,\"properties\":{\"txIds\":{\"title\":\"txIds\",\"type\":\"array\",\"items\":{\"title\":\"txId\",\"type\":\"string\"},\"description\":\"List of unique identifiers assigned by the Signing Provider of the transactions to retrieve.\"},\"publicKeys\":{\"title\":\"publicKeys\",\"type\":\"array\",\"items\":{\"title\":\"publicKey\",\"type\":\"string\"},\"description\":\"List of public keys to filter transactions by\"}},\"required\":[]}}],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"getTransactionsResult\",\"oneOf\":[{\"$ref\":\"#/components/schemas/Error\"},{\"type\":\"object\",\"title\":\"TransactionsResult\",\"additionalProperties\":false,\"properties\":{\"transactions\":{\"title\":\"transactions\",\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Transaction\"},\"description\":\"List of transactions matching the provided filters\"}}}]}}},{\"name\":\"getKeys\",\"description\":\"Get a list of public keys availabile for signing.\",\"params\":[],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"getKeysResult\",\"oneOf\":[{\"$ref\":\"#/components/schemas/Error\"},{\"$ref\":\"#/components/schemas/Keys\"}]}}},{\"name\":\"createKey\",\"description\":\"Create a new key at the Wallet Provider.\",\"params\":[{\"name\":\"params\",\"schema\":{\"title\":\"createKeyParams\",\"type\":\"object\",\"additionalProperties\":true,\"properties\":{\"name\":{\"title\":\"name\",\"type\":\"string\",\"description\":\"A human readable name for the key.\"}},\"required\":[\"name\"]}}],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"createKeyResult\",\"oneOf\":[{\"$ref\":\"#/components/schemas/Error\"},{\"$ref\":\"#/components/schemas/Key\"}]}}},{\"name\":\"getConfiguration\",\"params\":[],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"getConfigurationResult\",\"type\":\"object\",\"additionalProperties\":true}}},{\"name\":\"setConfiguration\",\"description\":\"Set configuration parameters for the Wallet Provider. The paramaters will change depending on the Wallet Provider implementation\",\"params\":[{\"name\":\"params\",\"schema\":{\"title\":\"setConfigurationParams\",\"type\":\"object\",\"additionalProperties\":true,\"description\":\"Configuration parameters to set\"}}],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"SetConfigurationResult\",\"additionalProperties\":true,\"type\":\"object\"}}},{\"name\":\"subscribeTransactions\",\"description\":\"Subscribe to updates for specific transactions. The server will emit updates when the status of the specified transactions have changed. On initial subscription, the server will emit the current status of all subscribed transactions.\",\"params\":[{\"name\":\"params\",\"schema\":{\"title\":\"subscribeTransactionsParams\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"txIds\":{\"title\":\"txIds\",\"type\":\"array\",\"description\":\"Unique identifiers assigned by the Signing Provider of the transactions to subscribe to.\",\"items\":{\"title\":\"txId\",\"type\":\"string\"}}},\"required\":[\"txIds\"]}}],\"result\":{\"name\":\"result\",\"schema\":{\"title\":\"subscribeTransactionsResult\",\"$ref\":\"#/components/schemas/Transaction\"}}}],\"components\":{\"schemas\":{\"Null\":{\"title\":\"Null\",\"type\":\"null\",\"description\":\"Represents a null value, used in responses where no data is returned.\"},\"KeyIdentifierWithPublicKey\":{\"title\":\"KeyIdentifierWithPublicKey\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"publicKey\":{\"title\":\"publicKey\",\"type\":\"string\",\"description\":\"Public key to use to sign the transaction.\"},\"id\":{\"title\":\"id\",\"type\":\"string\",\"description\":\"Unique identifier for the key\"}},\"required\":[\"publicKey\"],\"description\":\"Key identifier with publicKey (id is optional).\"},\"KeyIdentifierWithId\":{\"title\":\"KeyIdentifierWithId\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"publicKey\":{\"title\":\"publicKey\",\"type\":\"string\",\"description\":\"Public key to use to sign the transaction.\"},\"id\":{\"title\":\"id\",\"type\":\"string\",\"description\":\"Unique identifier for the key\"}},\"required\":[\"id\"],\"description\":\"Key identifier with id (publicKey is optional).\"},\"KeyIdentifier\":{\"title\":\"KeyIdentifier\",\"oneOf\":[{\"$ref\":\"#/components/schemas/KeyIdentifierWithPublicKey\"},{\"$ref\":\"#/components/schemas/KeyIdentifierWithId\"}],\"description\":\"Identifier for a key. At least one of publicKey or id must be provided (both can also be provided).\"},\"Key\":{\"title\":\"Key\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"id\":{\"title\":\"id\",\"type\":\"string\",\"description\":\"Unique identifier for the key\"},\"name\":{\"title\":\"name\",\"type\":\"string\",\"description\":\"A human readable name for the key\"},\"publicKey\":{\"title\":\"publicKey\",\"type\":\"string\",\"description\":\"Public key associated with the key (base64 encoded).\"}},\"required\":[\"id\",\"name\",\"publicKey\"]},\"Keys\":{\"title\":\"Keys\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"keys\":{\"title\":\"keysList\",\"type\":\"array\",\"description\":\"List of keys availabile at the Wallet Provider\",\"items\":{\"$ref\":\"#/components/schemas/Key\"}}},\"required\":[\"keys\"]},\"Error\":{\"title\":\"Error\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"error\":{\"title\":\"errorCode\",\"type\":\"string\",\"description\":\"error code\"},\"error_description\":{\"title\":\"errorDescription\",\"type\":\"string\",\"description\":\"A human readable error description\"}},\"required\":[\"error\",\"error_description\"]},\"SigningStatus\":{\"type\":\"string\",\"title\":\"SigningStatus\",\"enum\":[\"pending\",\"signed\",\"rejected\",\"failed\"],\"description\":\"Status of the transaction signing process\"},\"Transaction\":{\"type\":\"object\",\"title\":\"Transaction\",\"additionalProperties\":false,\"properties\":{\"txId\":{\"title\":\"txId\",\"type\":\"string\",\"description\":\"Unique identifier of the signed transaction given by the Signing Provider. This may not be the same as the internal txId given by the Wallet Gateway.\"},\"status\":{\"$ref\":\"#/components/schemas/SigningStatus\",\"description\":\"Status of the transaction signing process.\"},\"signature\":{\"title\":\"signature\",\"type\":\"string\",\"description\":\"Signature of the transaction if it was signed.\"},\"publicKey\":{\"title\":\"publicKey\",\"type\":\"string\",\"description\":\"Public key used to sign the transaction.\"},\"metadata\":{\"title\":\"metadata\",\"type\":\"object\",\"additionalProperties\":true,\"description\":\"Additional metadata about the transaction.\"}},\"required\":[\"txId\",\"status\"]}}}}";
+    pub const DOCUMENT: &str = ::std::include_str!(
+        "canton_signing_params_object.discover.json"
+    );
     /// Routes calls to a `WalletJsonRpcSigningApiServer`: decodes each call's params straight into typed
     /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
     pub struct WalletJsonRpcSigningApiDispatcher<S> {
@@ -862,20 +862,22 @@ mod generated {
             }
             match method {
                 "signTransaction" => {
-                    arm!(SignTransactionParams, sign_transaction(params))
+                    arm!(sign_transaction(params) from SignTransactionParams)
                 }
-                "getTransaction" => arm!(GetTransactionParams, get_transaction(params)),
+                "getTransaction" => {
+                    arm!(get_transaction(params) from GetTransactionParams)
+                }
                 "getTransactions" => {
-                    arm!(GetTransactionsParams, get_transactions(params))
+                    arm!(get_transactions(params) from GetTransactionsParams)
                 }
-                "getKeys" => arm!(Either, get_keys()),
-                "createKey" => arm!(CreateKeyParams, create_key(params)),
-                "getConfiguration" => arm!(Either, get_configuration()),
+                "getKeys" => arm!(get_keys() from by_name_or_position),
+                "createKey" => arm!(create_key(params) from CreateKeyParams),
+                "getConfiguration" => arm!(get_configuration() from by_name_or_position),
                 "setConfiguration" => {
-                    arm!(SetConfigurationParams, set_configuration(params))
+                    arm!(set_configuration(params) from SetConfigurationParams)
                 }
                 "subscribeTransactions" => {
-                    arm!(SubscribeTransactionsParams, subscribe_transactions(params))
+                    arm!(subscribe_transactions(params) from SubscribeTransactionsParams)
                 }
                 _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
             }
