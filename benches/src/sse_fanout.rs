@@ -46,7 +46,12 @@ pub(crate) async fn serve(
         .with_context(|| format!("cannot bind {address}"))?;
     let bound = listener.local_addr()?;
     let max = max_connections.unwrap_or(http::DEFAULT_MAX_CONNECTIONS);
-    let streaming = http::Streaming::new().sessions(SUBSCRIBE).max_sessions(max);
+    // Every subscriber of the load generator comes from one loopback address: the
+    // per-peer cap, a guard against one hostile client, would refuse all but 64.
+    let streaming = http::Streaming::new()
+        .sessions(SUBSCRIBE)
+        .max_sessions(max)
+        .max_sessions_per_peer(max);
     let service = http::Service::new(server).streaming(streaming);
     let serve = http::Serve::new(listener, service).max_connections(max);
     tokio::spawn(serve.run(std::future::pending()));
