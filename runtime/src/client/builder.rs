@@ -56,12 +56,12 @@ impl Builder {
         self
     }
 
-    /// How much each pushed [`Subscription`] holds for a consumer that is slower than
+    /// How much each pushed [`Subscription`](super::Subscription) holds for a consumer that is slower than
     /// the server: at most `items` items and about `bytes` bytes (the messages that
     /// carried them; one message larger than `bytes` is held alone). Past either, the
     /// oldest items are dropped and the consumer gets
-    /// [`SubscriptionError::Lagged`] with the count. Defaults:
-    /// [`DEFAULT_SUBSCRIPTION_ITEMS`] (1,024) and [`DEFAULT_SUBSCRIPTION_BYTES`]
+    /// [`SubscriptionError::Lagged`](super::SubscriptionError::Lagged) with the count. Defaults:
+    /// [`DEFAULT_SUBSCRIPTION_ITEMS`](super::DEFAULT_SUBSCRIPTION_ITEMS) (1,024) and [`DEFAULT_SUBSCRIPTION_BYTES`](super::DEFAULT_SUBSCRIPTION_BYTES)
     /// (1 MiB). Pulled subscriptions hold nothing: they ask for one item at a time.
     pub fn subscription_buffer(mut self, items: usize, bytes: usize) -> Self {
         self.bounds = Bounds { items, bytes };
@@ -70,7 +70,7 @@ impl Builder {
 
     /// Whether generated clients check each call's params against the constraints of
     /// the method's schema (`minLength`, `pattern`, `maximum`, …) before sending, and
-    /// refuse to send ([`Error::Invalid`], naming the param, the JSON path and the
+    /// refuse to send ([`Error::Invalid`](super::Error::Invalid), naming the param, the JSON path and the
     /// keyword) those that break one. Off by default: the server checks them anyway
     /// (generated dispatchers do, unless generated without), and the check costs CPU on
     /// every call. Batches are not checked.
