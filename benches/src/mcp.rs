@@ -391,6 +391,7 @@ async fn measure(implementation: &str, http: bool, settings: &Settings) -> anyho
         load.spawn(move |gauge| stdio_run(pipes, in_flight, gauge, None));
         load
     };
+    // Wall-clock windows are what the bench measures: calls and CPU within them.
     tokio::time::sleep(settings.warmup).await;
     let (at, calls, cpu) = (
         Instant::now(),

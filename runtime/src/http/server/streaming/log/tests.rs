@@ -1,0 +1,139 @@
+//! The log's window, budget, readers and stalls, by the cases that bound them.
+
+use super::*;
+
+fn waker() -> Waker {
+    Waker::noop().clone()
+}
+
+fn read(log: &mut Log, stream: u64, generation: u64) -> Vec<String> {
+    let mut ids = Vec::new();
+    while let Next::Event { id, .. } = log.next(stream, generation, &waker()) {
+        ids.push(id);
+    }
+    ids
+}
+
+#[test]
+fn a_post_stream_ends_with_its_response_and_resumes_from_an_id() {
+    let mut log = Log::new(
+        Window {
+            events: 16,
+            bytes: 1 << 20,
+        },
+        Budget::new(usize::MAX),
+    );
+    let (stream, first) = log.open_post();
+    log.append(stream, Bytes::from_static(b"a"), false)
+        .expect("fits");
+    log.append(STANDALONE, Bytes::from_static(b"x"), false)
+        .expect("fits");
+    log.append(stream, Bytes::from_static(b"b"), false)
+        .expect("fits");
+    assert_eq!(read(&mut log, stream, first), ["1-1", "1-3"]);
+    log.append(stream, Bytes::from_static(b"answer"), true)
+        .expect("fits");
+    // No takeover while the first reader reads; once it is gone, resumed after
+    // the first event: the rest again, then the end.
+    assert_eq!(
+        log.attach_get(Some((stream, 1))).unwrap_err(),
+        Refused::Busy
+    );
+    log.detach(stream, first);
+    let (_, second) = log.attach_get(Some((stream, 1))).expect("held");
+    assert_eq!(read(&mut log, stream, second), ["1-3", "1-4"]);
+    assert!(matches!(log.next(stream, second, &waker()), Next::End));
+    // A fresh GET reads the standalone stream's event nobody read.
+    let (standalone, get) = log.attach_get(None).expect("none open");
+    assert_eq!(read(&mut log, standalone, get), ["0-2"]);
+    assert_eq!(log.attach_get(None).unwrap_err(), Refused::Busy);
+}
+
+#[test]
+fn the_window_is_bounded_and_a_resumption_past_it_is_refused() {
+    let mut log = Log::new(
+        Window {
+            events: 4,
+            bytes: 10,
+        },
+        Budget::new(usize::MAX),
+    );
+    for _ in 0..100 {
+        log.append(STANDALONE, Bytes::from_static(b"abc"), false)
+            .expect("fits");
+    }
+    assert!(log.bytes() <= 10, "{}", log.bytes());
+    assert_eq!(
+        log.attach_get(Some((STANDALONE, 1))).unwrap_err(),
+        Refused::Gone
+    );
+    let (_, generation) = log.attach_get(Some((STANDALONE, 97))).expect("held");
+    assert_eq!(
+        read(&mut log, STANDALONE, generation),
+        ["0-98", "0-99", "0-100"]
+    );
+    assert_eq!(log.attach_get(Some((7, 0))).unwrap_err(), Refused::Unknown);
+    assert_eq!(
+        log.attach_get(Some((STANDALONE, 999_999))).unwrap_err(),
+        Refused::Unknown,
+        "an id not reached yet"
+    );
+}
+
+#[test]
+fn a_reader_that_lags_past_the_window_ends() {
+    let mut log = Log::new(
+        Window {
+            events: 2,
+            bytes: 1 << 20,
+        },
+        Budget::new(usize::MAX),
+    );
+    let (stream, generation) = log.open_post();
+    log.append(stream, Bytes::from_static(b"1"), false)
+        .expect("fits");
+    log.append(stream, Bytes::from_static(b"2"), false)
+        .expect("fits");
+    assert!(log.must_wait(1), "the oldest is owed to the reader");
+    log.append(stream, Bytes::from_static(b"3"), false)
+        .expect("fits");
+    assert!(matches!(log.next(stream, generation, &waker()), Next::End));
+    assert!(!log.must_wait(1), "nobody keeps up any more");
+}
+
+#[test]
+fn every_log_together_holds_at_most_the_budget() {
+    let budget = Budget::new(10);
+    let window = Window {
+        events: 100,
+        bytes: 1 << 20,
+    };
+    let mut first = Log::new(window, Arc::clone(&budget));
+    let mut second = Log::new(window, Arc::clone(&budget));
+    for _ in 0..3 {
+        first
+            .append(STANDALONE, Bytes::from_static(b"abc"), false)
+            .expect("fits");
+    }
+    assert_eq!(budget.used(), 9);
+    // The second log holds nothing to drop: what does not fit is refused.
+    assert_eq!(
+        second.append(STANDALONE, Bytes::from_static(b"abcd"), false),
+        Err(OverBudget)
+    );
+    // The first drops its own oldest to make room.
+    first
+        .append(STANDALONE, Bytes::from_static(b"abcd"), false)
+        .expect("fits");
+    assert_eq!((budget.used(), first.bytes()), (10, 10));
+    second
+        .append(STANDALONE, Bytes::from_static(b"a"), false)
+        .unwrap_err();
+    first.end();
+    assert_eq!(budget.used(), 0);
+    second
+        .append(STANDALONE, Bytes::from_static(b"abcd"), false)
+        .expect("fits");
+    drop(second);
+    assert_eq!(budget.used(), 0, "a log gives its bytes back when dropped");
+}
