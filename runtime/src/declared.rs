@@ -162,7 +162,9 @@ macro_rules! __declared_errors {
     };
 }
 
-/// Implements `decode` on a method's params struct.
+/// Implements `decode` on a method's params struct, and `decode_at`, which a dispatcher
+/// calls with its [`Site`](crate::__private::Site) so that a param's decode error
+/// cites its schema under the method called, with its `file:line:col`.
 ///
 /// ```text
 /// decode_params!(DivideParams by_name_or_position { dividend = "a", divisor = "b" });
@@ -207,8 +209,21 @@ macro_rules! __decode_params {
             pub fn decode(
                 params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
             ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
+                Self::decode_at(params, ::std::option::Option::None)
+            }
+
+            #[doc = " Like `decode`, citing a schema that does not fit at `site`."]
+            #[doc = ""]
+            #[doc = " # Errors"]
+            #[doc = ""]
+            #[doc = " As `decode`."]
+            #[inline]
+            pub fn decode_at(
+                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
+                site: ::std::option::Option<$crate::__private::Site<'_>>,
+            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
                 ::std::result::Result::Ok(Self {
-                    $field: $crate::__private::decode_whole(params, $wire)?,
+                    $field: $crate::__private::decode_whole(params, $wire, site)?,
                 })
             }
         }
@@ -233,10 +248,24 @@ macro_rules! __decode_params {
             pub fn decode(
                 params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
             ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
+                Self::decode_at(params, ::std::option::Option::None)
+            }
+
+            #[doc = " Like `decode`, citing the schema of a param that does not fit at `site`."]
+            #[doc = ""]
+            #[doc = " # Errors"]
+            #[doc = ""]
+            #[doc = " As `decode`."]
+            #[inline]
+            pub fn decode_at(
+                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
+                site: ::std::option::Option<$crate::__private::Site<'_>>,
+            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
                 let $crate::__decode_params!(@nest $($field)+) = $crate::__private::decode(
                     params,
                     $crate::__private::Structure::$structure,
                     &[$($wire),+],
+                    site,
                 )?;
                 ::std::result::Result::Ok(Self { $($field),+ })
             }

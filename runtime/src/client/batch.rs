@@ -5,7 +5,7 @@ use super::error::UntypedFailure;
 use super::pending::{Ids, Outcome, Registration};
 use super::port::Delivery;
 use super::send::{Cancel, Sending, failure};
-use super::{Carries, Client, DeclaredError, Error, Shared, route, span};
+use super::{Carries, Cite, Client, DeclaredError, Error, Shared, route, span};
 use crate::protocol::{mismatch, write_typed_call};
 use bytes::Bytes;
 use serde::Serialize;
@@ -45,6 +45,7 @@ enum Call {
 pub struct Handle<R, E = Infallible> {
     serial: u64,
     index: usize,
+    cite: Cite,
     types: PhantomData<fn() -> (R, E)>,
 }
 
@@ -100,6 +101,7 @@ impl Batch {
         Handle {
             serial: self.serial,
             index: self.calls.len() - 1,
+            cite: self.client.cite(method),
             types: PhantomData,
         }
     }
@@ -292,7 +294,7 @@ impl Replies {
         }
         match self.entries.get_mut(handle.index).and_then(Option::take) {
             Some(Entry::Answered(Ok(result))) => {
-                mismatch::from_slice(&result).map_err(Error::Decode)
+                mismatch::from_slice(&result).map_err(|m| Error::Decode(handle.cite.cite(m)))
             }
             Some(Entry::Answered(Err(failure))) => Err(failure.into_error()),
             Some(Entry::Unsent(error)) => Err(Error::Encode(error)),

@@ -217,6 +217,13 @@ impl Client {
         self
     }
 
+    /// Where a decode error of `method`'s answer cites its schema: the place under that
+    /// method in the table given by [`places`](Self::places), looked up now so that an
+    /// error needs no copy of the name.
+    fn cite(&self, method: &str) -> Cite {
+        Cite(self.places.map(|p| (p, p.method(method))))
+    }
+
     /// How long a call of `method` waits: this handle's timeout when it was given one
     /// ([`with_timeout`](Self::with_timeout)), else the method's own, else the client's;
     /// and whether it was chosen for this call (the first two), in which case the call's
@@ -357,7 +364,7 @@ impl Client {
         };
         let span = span::call(method, Some(id));
         let meter = ClientCall::start(method);
-        let places = self.places.map(|p| (p, p.method(method)));
+        let cite = self.cite(method);
         async move {
             if let Err(error) = encoded {
                 meter.finish(|| ClientOutcome::failed("encode"));
@@ -384,10 +391,7 @@ impl Client {
                     return Err(failure.into_error());
                 }
             };
-            let decoded = mismatch::from_slice(&result).map_err(|m| match places {
-                Some((places, method)) => Error::Decode(places.cite(method, m)),
-                None => Error::Decode(m),
-            });
+            let decoded = mismatch::from_slice(&result).map_err(|m| Error::Decode(cite.cite(m)));
             meter.finish(|| match decoded {
                 Ok(_) => ClientOutcome::Ok,
                 Err(_) => ClientOutcome::failed("decode"),
@@ -508,5 +512,20 @@ mod tests {
         fn send<T: Send + 'static>() {}
         send::<Subscription<String>>();
         send_sync::<SubscriptionError>();
+    }
+}
+
+/// A method's place in a generated module's table of places, if the client has one (see
+/// [`Client::places`]): how a decode error of its answers cites the schema.
+#[derive(Debug, Clone, Copy)]
+struct Cite(Option<(&'static Places, Option<usize>)>);
+
+impl Cite {
+    /// `mismatch` with its schema cited under the method, with its position.
+    fn cite(self, mismatch: mismatch::Mismatch) -> mismatch::Mismatch {
+        match self.0 {
+            Some((places, method)) => places.cite(method, mismatch),
+            None => mismatch,
+        }
     }
 }

@@ -224,6 +224,13 @@ impl<T> Subscription<T> {
         }
     }
 
+    /// `mismatch` with its schema cited under the feed's notification (the method whose
+    /// params carry the items), with its position, when the client has a table of places.
+    fn cite(&self, mismatch: Mismatch) -> Mismatch {
+        let method = self.feed.notification.unwrap_or_default();
+        self.client.cite(method).cite(mismatch)
+    }
+
     fn pushed(client: Client, feed: &'static Feed, id: SubscriptionId, slot: Arc<Slot>) -> Self {
         Self::new(client, feed, id, Fed::Push(slot))
     }
@@ -258,7 +265,9 @@ impl<T: DeserializeOwned> Stream for Subscription<T> {
             Fed::Pull(next) => ready!(pull::poll(&this.client, &this.id, next, cx)),
         };
         let item = match next {
-            Next::Item(item) => mismatch::from_slice(&item).map_err(SubscriptionError::Decode),
+            Next::Item(item) => {
+                mismatch::from_slice(&item).map_err(|m| SubscriptionError::Decode(this.cite(m)))
+            }
             Next::Lagged(missed) => Err(SubscriptionError::Lagged { missed }),
             Next::Resubscribed(id) => {
                 this.id = id;

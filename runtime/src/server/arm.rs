@@ -99,14 +99,16 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 /// decodes the params and runs the handler on them.
 ///
 /// ```text
-/// arm!(self, cx, params, S, divide(dividend, divisor) from DivideParams checked)
-/// arm!(self, cx, params, S, zero() from by_position)
-/// arm!(self, cx, params, S, notification log(dividend, divisor) from DivideParams)
-/// arm!(self, cx, params, S, subscription watch(pair) from WatchParams, feed WATCH_FEED)
+/// arm!(self, cx, params of method in PLACES, S, divide(dividend, divisor) from DivideParams checked)
+/// arm!(self, cx, params of method in PLACES, S, zero() from by_position)
+/// arm!(self, cx, params of method in PLACES, S, notification log(dividend, divisor) from DivideParams)
+/// arm!(self, cx, params of method in PLACES, S, subscription watch(pair) from WatchParams, feed WATCH_FEED)
 /// ```
 ///
-/// The dispatcher passes its `self`, the call's `cx` and `params` and its server type
-/// (a generated dispatcher through a local `arm!` that passes these four). Then the
+/// The dispatcher passes its `self`, the call's `cx` and `params`, `of` the method called
+/// (its wire name) `in` the module's table of places (a param that does not decode cites
+/// its schema under that method, with its position: [`Site`](crate::__private::Site)), and its
+/// server type (a generated dispatcher through a local `arm!` that passes these). Then the
 /// method's kind: nothing for a call (the handler's result is answered), `notification`
 /// (nothing is answered), `subscription` (it opens a subscription whose items go out by
 /// `feed`). Then the
@@ -138,12 +140,14 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 ///     server: Arc<S>,
 /// }
 ///
+/// static PLACES: __rt::Places = __rt::Places::new("calc.json", &[], &[], &[]);
+///
 /// impl<S: Calc> Dispatcher<S> {
 ///     fn call(&self, method: &str, params: Option<&__rt::serde_json::value::RawValue>, cx: __rt::Context) -> __rt::Reply {
 ///         match method {
-///             "divide" => __rt::arm!(self, cx, params, S, divide(dividend, divisor) from DivideParams),
-///             "zero" => __rt::arm!(self, cx, params, S, zero() from by_position),
-///             "log" => __rt::arm!(self, cx, params, S, notification log(dividend, divisor) from DivideParams),
+///             "divide" => __rt::arm!(self, cx, params of method in PLACES, S, divide(dividend, divisor) from DivideParams),
+///             "zero" => __rt::arm!(self, cx, params of method in PLACES, S, zero() from by_position),
+///             "log" => __rt::arm!(self, cx, params of method in PLACES, S, notification log(dividend, divisor) from DivideParams),
 ///             _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
 ///         }
 ///     }
@@ -179,62 +183,66 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 #[macro_export]
 macro_rules! __arm {
     (
-        $self:ident, $cx:ident, $params:ident, $server:ident,
-        subscription $method:ident($($field:ident),*) from $ty:ident $($checked:ident)?,
+        $self:ident, $cx:ident, $params:ident of $method:ident in $places:ident, $server:ident,
+        subscription $handler:ident($($field:ident),*) from $ty:ident $($checked:ident)?,
         feed $feed:ident
     ) => {
         $crate::__private::open(
             &$self.server,
-            $crate::__arm!(@decode $params $ty $($checked)?; $($field)*),
+            $crate::__arm!(@decode $params $method $places $ty $($checked)?; $($field)*),
             $cx,
             &$feed,
             move |server, $cx, $crate::__arm!(@bind p $($field)*)| async move {
-                $server::$method(&server, $cx $(, p.$field)*).await
+                $server::$handler(&server, $cx $(, p.$field)*).await
             },
         )
     };
     (
-        $self:ident, $cx:ident, $params:ident, $server:ident,
-        notification $method:ident($($field:ident),*) from $ty:ident $($checked:ident)?
+        $self:ident, $cx:ident, $params:ident of $method:ident in $places:ident, $server:ident,
+        notification $handler:ident($($field:ident),*) from $ty:ident $($checked:ident)?
     ) => {
-        $crate::__arm!(@run notice $self, $cx, $params, $server, $method($($field),*) $ty $($checked)?)
+        $crate::__arm!(@run notice $self, $cx, $params of $method in $places, $server, $handler($($field),*) $ty $($checked)?)
     };
     // A call: the common arm, with no word for its kind.
     (
-        $self:ident, $cx:ident, $params:ident, $server:ident,
-        $method:ident($($field:ident),*) from $ty:ident $($checked:ident)?
+        $self:ident, $cx:ident, $params:ident of $method:ident in $places:ident, $server:ident,
+        $handler:ident($($field:ident),*) from $ty:ident $($checked:ident)?
     ) => {
-        $crate::__arm!(@run handle $self, $cx, $params, $server, $method($($field),*) $ty $($checked)?)
+        $crate::__arm!(@run handle $self, $cx, $params of $method in $places, $server, $handler($($field),*) $ty $($checked)?)
     };
     // `handle` or `notice`.
     (
-        @run $function:ident $self:ident, $cx:ident, $params:ident, $server:ident,
-        $method:ident($($field:ident),*) $ty:ident $($checked:ident)?
+        @run $function:ident $self:ident, $cx:ident, $params:ident of $method:ident in $places:ident, $server:ident,
+        $handler:ident($($field:ident),*) $ty:ident $($checked:ident)?
     ) => {
         $crate::__private::$function(
             &$self.server,
-            $crate::__arm!(@decode $params $ty $($checked)?; $($field)*),
+            $crate::__arm!(@decode $params $method $places $ty $($checked)?; $($field)*),
             move |server, $crate::__arm!(@bind p $($field)*)| async move {
-                $server::$method(&server, $cx $(, p.$field)*).await
+                $server::$handler(&server, $cx $(, p.$field)*).await
             },
         )
     };
     // Without params the shape of params the method accepts is named instead of a
     // params type.
-    (@decode $params:ident by_name;) => {
-        $crate::__private::decode($params, $crate::__private::Structure::ByName, &[])
+    (@decode $params:ident $method:ident $places:ident by_name;) => {
+        $crate::__private::decode($params, $crate::__private::Structure::ByName, &[], ::std::option::Option::None)
     };
-    (@decode $params:ident by_position;) => {
-        $crate::__private::decode($params, $crate::__private::Structure::ByPosition, &[])
+    (@decode $params:ident $method:ident $places:ident by_position;) => {
+        $crate::__private::decode($params, $crate::__private::Structure::ByPosition, &[], ::std::option::Option::None)
     };
-    (@decode $params:ident by_name_or_position;) => {
-        $crate::__private::decode($params, $crate::__private::Structure::Either, &[])
+    (@decode $params:ident $method:ident $places:ident by_name_or_position;) => {
+        $crate::__private::decode($params, $crate::__private::Structure::Either, &[], ::std::option::Option::None)
     };
-    (@decode $params:ident $ty:ident; $($field:ident)+) => {
-        $ty::decode($params)
+    (@decode $params:ident $method:ident $places:ident $ty:ident; $($field:ident)+) => {
+        $ty::decode_at($params, $crate::__arm!(@site $method $places))
     };
-    (@decode $params:ident $ty:ident checked; $($field:ident)+) => {
-        $ty::decode($params).and_then($crate::__private::checked)
+    (@decode $params:ident $method:ident $places:ident $ty:ident checked; $($field:ident)+) => {
+        $ty::decode_at($params, $crate::__arm!(@site $method $places))
+            .and_then($crate::__private::checked)
+    };
+    (@site $method:ident $places:ident) => {
+        ::std::option::Option::Some($crate::__private::Site::new(&$places, $method))
     };
     // The handler's params: `()` without fields (nothing left unused), else `$p`.
     (@bind $p:ident) => {

@@ -1,6 +1,6 @@
 //! What a client or a server says when a value does not fit its generated type: where in
 //! the value, what was wanted, which schema says so (its pointer, and through a generated
-//! client its `file:line:col`, under the method called),
+//! client or dispatcher its `file:line:col`, under the method called),
 //! and for an untagged enum, why the nearest variant failed. Exact texts, on Ethereum's
 //! execution-apis document (`refs-openrpc.json`), with the values real nodes and client
 //! libraries send where they deviate from it (issue 13).
@@ -133,5 +133,50 @@ fn a_decode_error_cites_the_place_under_the_method_called() {
         error.to_string(),
         "could not decode result: missing member `blockTimestamp` \
          (schema #/methods/67/result/schema/oneOf/1 at openrpc.json:16862:13)"
+    );
+}
+
+/// The server side of the same: in the bundled document the transaction a call takes is
+/// written under each of `eth_call`, `eth_createAccessList`, `eth_estimateGas`, … and
+/// its type converted at the first. A dispatcher answering `eth_estimateGas` with `-32602`
+/// cites the place under `eth_estimateGas` (`#/methods/47`), with its line and column.
+#[test]
+fn a_params_error_cites_the_place_under_the_method_called() {
+    if !CORPUS_PRESENT {
+        return;
+    }
+    use rpcsmith_corpus_types::d09::{
+        EthereumJsonRpcSpecificationDispatcher, EthereumJsonRpcSpecificationServer,
+    };
+    /// Serves nothing: every params error is answered before a handler would run.
+    struct Node;
+    impl EthereumJsonRpcSpecificationServer for Node {}
+    let server = rpcsmith::server::Server::new(EthereumJsonRpcSpecificationDispatcher::new(Node));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    let refused = |method: &str, params: Value| {
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let answer = runtime
+            .block_on(server.handle(call.to_string().as_bytes(), Default::default()))
+            .expect("a call is answered");
+        let answer: Value = serde_json::from_slice(&answer).expect("JSON");
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        answer["error"]["message"]
+            .as_str()
+            .expect("a message")
+            .to_owned()
+    };
+    // Line 9935, column 11 of the file is the `"schema"` member of `eth_estimateGas`'s
+    // `Transaction` param (checked by hand); line 8568, column 11 `eth_call`'s.
+    assert_eq!(
+        refused("eth_estimateGas", json!(["x"])),
+        "invalid param `Transaction`: expected an object, found a string \"x\" \
+         (schema #/methods/47/params/0/schema at openrpc.json:9935:11)"
+    );
+    assert_eq!(
+        refused("eth_call", json!(["x"])),
+        "invalid param `Transaction`: expected an object, found a string \"x\" \
+         (schema #/methods/41/params/0/schema at openrpc.json:8568:11)"
     );
 }

@@ -59,23 +59,23 @@ async fn invalid_params_are_described_in_json_terms_over_the_engine() {
     let cases = [
         (
             r#"{"order":"x"}"#,
-            r#"invalid param `order`: expected an object, found a string "x" (schema #/components/schemas/Order)"#,
+            r#"invalid param `order`: expected an object, found a string "x" (schema #/components/schemas/Order at orders.json:28:7)"#,
         ),
         (
             r#"{"order":{"items":[{"id":1,"qty":1},{"id":"7","qty":1}],"color":"red"}}"#,
-            r#"invalid param `order` at /items/1/id: expected an integer, found a string "7" (schema #/components/schemas/Item)"#,
+            r#"invalid param `order` at /items/1/id: expected an integer, found a string "7" (schema #/components/schemas/Item at orders.json:38:7)"#,
         ),
         (
             r#"{"order":{"items":[],"color":"blue"}}"#,
-            r#"invalid param `order` at /color: expected one of "red", "green", found a string "blue" (schema #/components/schemas/Order/properties/color)"#,
+            r#"invalid param `order` at /color: expected one of "red", "green", found a string "blue" (schema #/components/schemas/Order/properties/color at orders.json:34:11)"#,
         ),
         (
             r#"{"order":{"items":[{"id":1}],"color":"red"}}"#,
-            "invalid param `order` at /items/0: missing member `qty` (schema #/components/schemas/Item)",
+            "invalid param `order` at /items/0: missing member `qty` (schema #/components/schemas/Item at orders.json:38:7)",
         ),
         (
             r#"{"order":{"items":[],"color":"red","size":3}}"#,
-            "invalid param `order`: unknown member `size` (schema #/components/schemas/Order)",
+            "invalid param `order`: unknown member `size` (schema #/components/schemas/Order at orders.json:28:7)",
         ),
         (
             r#"{"order":{"items":[],"color":"red"},"priority":256}"#,
@@ -161,7 +161,7 @@ async fn no_message_names_rust() {
     // Objects are objects: an array of the members' values is no object.
     assert_eq!(
         refused(r#"{"order":{"items":[[]],"color":"red"}}"#).await,
-        "invalid param `order` at /items/0: expected an object, found an array (schema #/components/schemas/Item)"
+        "invalid param `order` at /items/0: expected an object, found an array (schema #/components/schemas/Item at orders.json:38:7)"
     );
 }
 
@@ -172,7 +172,7 @@ async fn a_huge_value_is_quoted_by_a_short_prefix() {
     let answer = place(&params).await;
     let prefix = "\u{e9}".repeat(32);
     let message = format!(
-        r#"invalid param `order` at /items/0/id: expected an integer, found a string \"{prefix}…\" (schema #/components/schemas/Item)"#
+        r#"invalid param `order` at /items/0/id: expected an integer, found a string \"{prefix}…\" (schema #/components/schemas/Item at orders.json:38:7)"#
     );
     assert_eq!(
         answer,
@@ -189,7 +189,7 @@ async fn a_huge_value_is_quoted_by_a_short_prefix() {
     assert_eq!(
         refused(&order).await,
         format!(
-            "invalid param `order`: unknown member `{short}…` (schema #/components/schemas/Order)"
+            "invalid param `order`: unknown member `{short}…` (schema #/components/schemas/Order at orders.json:28:7)"
         )
     );
 }
@@ -218,7 +218,7 @@ async fn the_client_sees_the_same_messages() {
             (e.code, &*e.message),
             (
                 -32602,
-                "invalid param `order` at /items/0/qty: expected an integer between 0 and 255, found an integer -1 (schema #/components/schemas/Item)"
+                "invalid param `order` at /items/0/qty: expected an integer between 0 and 255, found an integer -1 (schema #/components/schemas/Item at orders.json:38:7)"
             )
         ),
         other => panic!("expected -32602, got {other:?}"),

@@ -291,7 +291,7 @@ mod generated {
         ) -> __rt::Reply {
             macro_rules! arm {
                 ($($arm:tt)*) => {
-                    __rt::arm!(self, cx, params, S, $($arm)*)
+                    __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
                 };
             }
             match method {

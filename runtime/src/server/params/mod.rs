@@ -12,6 +12,11 @@
 //! ``invalid param `order` at /items/1/id: expected an integer, found a string "7"``),
 //! which also reads a `-0` where an integer is expected as 0.
 //!
+//! A param that does not decode cites its schema at the place written under the method
+//! called, with its `file:line:col`, when the dispatcher gives its [`Site`] (the module's
+//! [`Places`] table and the method's wire name): `(schema #/methods/3/params/0/schema at
+//! api.json:80:21)`. The table is read only for the error.
+//!
 //! A member named `_meta` in params by name is metadata about the call (trace context,
 //! as the Model Context Protocol carries it), not an argument: it is skipped unless the
 //! method declares a param of that name.
@@ -27,6 +32,7 @@ use serde::de::{
 use serde_json::value::RawValue;
 
 use crate::protocol::constraint::{Rules, Validate};
+use crate::protocol::mismatch::{Mismatch, Places};
 use crate::protocol::{ErrorObject, mismatch};
 
 /// The params member that carries metadata about a call rather than an argument.
@@ -43,6 +49,34 @@ pub enum Structure {
     Either,
 }
 
+/// Where a call's params are described: the generated module's table of places and the
+/// wire name of the method called. A param's decode error cites its schema there.
+#[derive(Debug, Clone, Copy)]
+pub struct Site<'a> {
+    places: &'static Places,
+    method: &'a str,
+}
+
+impl<'a> Site<'a> {
+    /// The params of `method` (its wire name), whose schemas `places` locates.
+    pub fn new(places: &'static Places, method: &'a str) -> Self {
+        Site { places, method }
+    }
+
+    /// `mismatch` citing its schema under the method, with its position.
+    fn cite(self, mismatch: Mismatch) -> Mismatch {
+        self.places.cite(self.places.method(self.method), mismatch)
+    }
+}
+
+/// `mismatch` cited at `site` when there is one.
+fn cited(site: Option<Site<'_>>, mismatch: Mismatch) -> Mismatch {
+    match site {
+        Some(site) => site.cite(mismatch),
+        None => mismatch,
+    }
+}
+
 /// The params of one call, split by declared param: the raw JSON of each, or `None`
 /// where it was not given (or given as `null`). Named only inside this module (it
 /// appears in [`ParamList`]'s hidden method, so it is `pub` but unreachable).
@@ -50,6 +84,7 @@ pub enum Structure {
 pub struct Params<'a> {
     values: Vec<Option<&'a RawValue>>,
     names: &'static [&'static str],
+    site: Option<Site<'a>>,
 }
 
 impl<'a> Params<'a> {
@@ -68,7 +103,11 @@ impl<'a> Params<'a> {
     ) -> Result<Self, ErrorObject> {
         let mut values = vec![None; names.len()];
         let Some(raw) = raw else {
-            return Ok(Params { values, names });
+            return Ok(Params {
+                values,
+                names,
+                site: None,
+            });
         };
         let mut parts = Parts {
             values: &mut values,
@@ -81,7 +120,18 @@ impl<'a> Params<'a> {
             let message = text.split(" at line ").next().unwrap_or(&text);
             ErrorObject::invalid_params(message.to_owned())
         })?;
-        Ok(Params { values, names })
+        Ok(Params {
+            values,
+            names,
+            site: None,
+        })
+    }
+
+    /// These params, their decode errors cited at `site` (see [`Site`]).
+    #[must_use]
+    pub fn at(mut self, site: Option<Site<'a>>) -> Self {
+        self.site = site;
+        self
     }
 
     /// Decodes the required param at `index`.
@@ -112,6 +162,7 @@ impl<'a> Params<'a> {
     fn decode<T: DeserializeOwned>(&self, index: usize, raw: &RawValue) -> Result<T, ErrorObject> {
         mismatch::from_str(raw.get()).map_err(|e| {
             let name = self.names.get(index).copied().unwrap_or("?");
+            let e = cited(self.site, e);
             ErrorObject::invalid_params(format!("invalid param `{name}`{}", e.after_subject()))
         })
     }
@@ -254,7 +305,7 @@ pub fn check<P: Validate>(params: &P) -> Result<(), ErrorObject> {
 
 /// Decodes the whole params of a call (`raw`, `None` when absent, read as `{}`) as one
 /// value: for a method whose one param is in fact its params object (the generator's
-/// params-object override), named `name` in messages.
+/// params-object override), named `name` in messages, its schema cited at `site`.
 ///
 /// # Errors
 ///
@@ -263,6 +314,7 @@ pub fn check<P: Validate>(params: &P) -> Result<(), ErrorObject> {
 pub fn decode_whole<T: DeserializeOwned>(
     raw: Option<&RawValue>,
     name: &'static str,
+    site: Option<Site<'_>>,
 ) -> Result<T, ErrorObject> {
     let text = raw.map_or("{}", RawValue::get);
     if !text.trim_start().starts_with('{') {
@@ -271,6 +323,7 @@ pub fn decode_whole<T: DeserializeOwned>(
         )));
     }
     mismatch::from_str(text).map_err(|e| {
+        let e = cited(site, e);
         ErrorObject::invalid_params(format!("invalid param `{name}`{}", e.after_subject()))
     })
 }
@@ -286,11 +339,13 @@ pub fn decode_whole<T: DeserializeOwned>(
 ///
 /// `-32602` naming the param that is missing, unknown, given twice or of the wrong type,
 /// or saying that the params are a shape the method does not accept or too many: the
-/// messages of the careful pass (`Params::parse` and `Params::required`).
+/// messages of the careful pass (`Params::parse` and `Params::required`), a param's
+/// schema cited at `site` (see [`Site`]).
 pub fn decode<P: ParamList>(
     raw: Option<&RawValue>,
     structure: Structure,
     names: &'static [&'static str],
+    site: Option<Site<'_>>,
 ) -> Result<P, ErrorObject> {
     let decoded = match raw {
         None => P::finish(P::EMPTY),
@@ -306,7 +361,7 @@ pub fn decode<P: ParamList>(
     };
     match decoded {
         Some(params) => Ok(params),
-        None => P::from_params(&Params::parse(raw, structure, names)?, 0),
+        None => P::from_params(&Params::parse(raw, structure, names)?.at(site), 0),
     }
 }
 
