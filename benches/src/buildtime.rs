@@ -93,7 +93,7 @@ impl UserCrate {
             for beside in &module.beside {
                 std::fs::write(root.join("src").join(&beside.name), &beside.contents)?;
             }
-            let main = main.replace(include, "mod petstore {\n    include!(\"petstore.rs\");\n}");
+            let main = main.replace(include, "mod petstore;");
             std::fs::write(root.join("src/main.rs"), main)?;
         }
         let crate_ = UserCrate {
@@ -178,6 +178,7 @@ fn pregenerate(document: &Path) -> anyhow::Result<rpcsmith_build::Generated> {
     settings.client = true;
     settings.server = true;
     settings.partial = true;
+    settings.module_file = true;
     let generated = rpcsmith_build::generate(document, &settings)
         .map_err(|e| anyhow::anyhow!("generating petstore: {e}"))?;
     Ok(generated)

@@ -93,6 +93,11 @@ pub struct Settings {
     /// instead of in a file beside it (default `false`): for a module with no file
     /// beside it, such as one written to standard output.
     pub document_inline: bool,
+    /// The module is a module file of its own (`mod api;`, what the CLI writes) rather
+    /// than `include!`d: it begins with an inner attribute allowing the lints generated
+    /// code can trigger (default `false`: whoever includes it allows them, as
+    /// `rpcsmith::include_api!` does).
+    pub module_file: bool,
 }
 
 impl Default for Settings {
@@ -119,6 +124,7 @@ impl Default for Settings {
             exact_numbers: false,
             document_file: None,
             document_inline: false,
+            module_file: false,
         }
     }
 }

@@ -64,7 +64,9 @@ fn writes_the_module_and_its_wrapper_only_when_changed() {
     assert!(source.contains("pub struct Pet {"), "{source}");
     let wrapper = std::fs::read_to_string(out.path().join("pets.mod.rs")).unwrap();
     assert!(
-        wrapper.ends_with("\nmod pets {\n    include!(\"pets.rs\");\n}\n"),
+        wrapper.ends_with(
+            "\n::rpcsmith::__private::generated_module! {\n    /// The API generated from `pets.json`.\n    mod pets {\n        include!(\"pets.rs\");\n    }\n}\n"
+        ),
         "{wrapper}"
     );
 
@@ -204,7 +206,7 @@ fn the_module_name_sets_the_file_names() {
     assert_eq!(emitted.file, out.path().join("zoo.rs"));
     let wrapper = std::fs::read_to_string(out.path().join("zoo.mod.rs")).unwrap();
     assert!(
-        wrapper.contains("mod zoo {\n    include!(\"zoo.rs\");\n}"),
+        wrapper.contains("    mod zoo {\n        include!(\"zoo.rs\");\n    }"),
         "{wrapper}"
     );
 }

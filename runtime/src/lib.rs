@@ -52,6 +52,7 @@ pub mod __private {
     pub use crate::__arm as arm;
     pub use crate::__declared_errors as declared_errors;
     pub use crate::__decode_params as decode_params;
+    pub use crate::__generated_module as generated_module;
     pub use crate::__object as object;
     pub use crate::__serialize_by_position as serialize_by_position;
     pub use crate::__untagged_enum as untagged_enum;
@@ -87,15 +88,18 @@ pub mod __private {
 ///
 /// - `include_api!("petstore")` declares a private `mod petstore` holding the generated
 ///   code. A `macro_rules!` macro cannot turn a string into a module name, so the build
-///   script writes, beside `petstore.rs`, a one-line `petstore.mod.rs` that declares the
+///   script writes, beside `petstore.rs`, a short `petstore.mod.rs` that declares the
 ///   module and includes `petstore.rs`; this form includes that file.
 /// - `include_api!(petstore)`, optionally with attributes and a visibility
 ///   (`include_api!(#[allow(dead_code)] pub(crate) petstore)`), declares the module itself
-///   and includes `petstore.rs`: `mod petstore { include!(concat!(env!("OUT_DIR"), "/petstore.rs")); }`.
+///   and includes `petstore.rs`: `mod petstore { include!(concat!(env!("OUT_DIR"), "/petstore.rs")); }`
+///   with the lint levels below.
 ///
-/// The generated file sets its own lint levels (its items sit in an inner module with one
-/// `#![allow]`: a program rarely uses every generated item, and they are `pub` by
-/// design), so neither form adds any.
+/// Both forms allow, on the module they declare, the lints generated code can trigger (a
+/// program rarely uses every generated item, and they are `pub` by design): the
+/// generated file holds its items directly, so that the compiler and rustdoc name them by
+/// the path you import (`petstore::PetstoreClient`), and an `include!`d file cannot set
+/// its own lint levels.
 ///
 /// `petstore` is the builder's module name: from the document's `info.title` (or its file
 /// name) by default, or what `.module(..)` set. Both forms need the module written to
@@ -107,9 +111,55 @@ macro_rules! include_api {
         include!(concat!(env!("OUT_DIR"), "/", $name, ".mod.rs"));
     };
     ($(#[$attr:meta])* $vis:vis $name:ident) => {
+        $crate::__generated_module! {
+            $(#[$attr])*
+            $vis mod $name {
+                include!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs"));
+            }
+        }
+    };
+}
+
+/// Declares a module of generated code (`include!`d inside it) with the lint levels that
+/// code needs: what [`include_api!`] and the builder's `<module>.mod.rs` expand to, for
+/// code included some other way.
+///
+/// ```text
+/// rpcsmith::__private::generated_module! {
+///     /// The petstore API.
+///     pub mod petstore {
+///         include!("petstore.rs");
+///     }
+/// }
+/// ```
+///
+/// The lints, and why generated code can trigger each, are listed in the generator
+/// (`codegen/src/render/module.rs`, `LINTS`), which writes the same list as the inner
+/// attribute of a module file (`rpcsmith generate -o src/api.rs`, declared `mod api;`);
+/// a test there checks the two lists agree.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __generated_module {
+    ($(#[$attr:meta])* $vis:vis mod $name:ident { $($items:tt)* }) => {
         $(#[$attr])*
+        #[allow(
+            dead_code,
+            unreachable_pub,
+            missing_docs,
+            deprecated,
+            rustdoc::bare_urls,
+            rustdoc::broken_intra_doc_links,
+            rustdoc::invalid_html_tags,
+            clippy::doc_lazy_continuation,
+            clippy::too_many_arguments,
+            clippy::large_enum_variant,
+            clippy::enum_variant_names,
+            clippy::should_implement_trait,
+            clippy::wrong_self_convention,
+            unused_imports,
+        )]
         $vis mod $name {
-            include!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs"));
+            $($items)*
         }
     };
 }

@@ -71,7 +71,7 @@ fn generate_one(
     }
     let _ = writeln!(
         modules,
-        "#[doc = \"Types, client and server of `{doc}`.\"]\npub mod {module} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{file}\"));\n}}"
+        "rpcsmith::include_api!(\n    #[doc = \"Types, client and server of `{doc}`.\"]\n    pub {module}\n);"
     );
     // Both globs at once name each item once: a result alias that shared a name with a
     // type would be an ambiguous glob re-export (denied with the other warnings).

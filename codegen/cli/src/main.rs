@@ -366,6 +366,8 @@ fn generate(args: &Generate) -> anyhow::Result<ExitCode> {
         builder = builder.templates_dir(dir);
     }
     let mut settings = builder.settings().clone();
+    // Declared `mod api;`, the file sets its own lint levels.
+    settings.module_file = true;
     // The document answered on `rpc.discover` goes beside the output file, named after
     // it (`src/api.rs` includes `src/api.discover.json`); standard output has no file
     // beside it, so the module holds the document itself.

@@ -35,6 +35,9 @@ fn generate_writes_the_module_to_standard_output() {
         "{source}"
     );
     assert!(source.contains("pub struct Pet {"), "{source}");
+    // A module file (`mod api;`) sets its own lint levels, its items directly in it.
+    assert!(source.contains("\n#![allow(\n    dead_code,\n"), "{source}");
+    assert!(!source.contains("mod generated"), "{source}");
 }
 
 /// `--templates DIR`: `DIR/types/struct.hbs` replaces the built-in template and
@@ -50,7 +53,7 @@ fn generate_takes_templates_and_their_partials_from_a_directory() {
     assert!(out.status.success());
     let source = text(&out.stdout);
     assert!(
-        source.contains("        /// `Money`, laid out by a partial of the templates directory.\n"),
+        source.contains("    /// `Money`, laid out by a partial of the templates directory.\n"),
         "{source}"
     );
     // A template error names the partial's file, line and column; the exit status is 1.

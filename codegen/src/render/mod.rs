@@ -150,7 +150,8 @@ impl Renderer {
         if settings.client || settings.server {
             statics.push(places::places_static(space.positions(), space.defs()));
         }
-        let module = self.render("module", &module::view(&body, statics))?;
+        let view = module::view(&body, statics, settings.module_file);
+        let module = self.render("module", &view)?;
         let serves_discover = settings.server && views.forward.is_some();
         Ok((module, rendered, serves_discover))
     }
@@ -291,7 +292,7 @@ mod tests {
         assert_eq!(err.kind(), ErrorKind::Generate);
         assert_eq!(
             err.to_string(),
-            "templates/types.hbs: at (root): template `templates/types.hbs` produced invalid Rust at rendered line 4:15: cannot parse string into token stream (in `mod generated {`)"
+            "templates/types.hbs: at (root): template `templates/types.hbs` produced invalid Rust at rendered line 2:15: cannot parse string into token stream (in `pub mod types {`)"
         );
     }
 }

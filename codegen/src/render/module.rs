@@ -1,13 +1,15 @@
 //! The view of the whole generated file (`templates/module.hbs`): the lints it allows
-//! once, the constraint checks' statics, and the rendered parts inside.
+//! once when it is a module file, the constraint checks' statics, and the rendered parts.
 
 use serde::Serialize;
 
 use super::checks::StaticView;
 
-/// The lints generated code can trigger, allowed once for the whole generated module
-/// (`templates/module.hbs`): each fires on what the document says, or on what every
-/// generated module has by design. Found by compiling the goldens and every corpus
+/// The lints generated code can trigger, allowed once for the whole generated module: by
+/// its own inner attribute in a module file (`templates/module.hbs`), else by whoever
+/// declares the module (the runtime's `__generated_module!`, which `include_api!` and the
+/// builder's `<module>.mod.rs` use, lists the same; `tests/lints.rs` checks they agree).
+/// Each fires on what the document says, or on what every generated module has by design. Found by compiling the goldens and every corpus
 /// document without them (`cargo clippy`, `cargo doc`); nothing else fires there.
 const LINTS: &[&str] = &[
     // A program rarely uses every generated item (a client-only binary never calls the
@@ -40,21 +42,25 @@ const LINTS: &[&str] = &[
     "unused_imports",
 ];
 
-/// The whole generated file: its parts, inside the module that sets their lint levels.
+/// The whole generated file: its parts, and its lint levels when it is a module file.
 #[derive(Debug, Serialize)]
 pub(crate) struct ModuleView<'a> {
     /// The lints allowed in generated code.
     pub(crate) lints: &'static [&'static str],
+    /// Whether the file is a module file (`mod api;`), which sets its own lint levels;
+    /// else it is `include!`d into a module that sets them.
+    pub(crate) module_file: bool,
     /// The constraint checks' statics, written once for the whole module.
     pub(crate) statics: Vec<StaticView>,
     /// The rendered parts: types, params, client, server.
     pub(crate) body: &'a str,
 }
 
-/// The view of the whole file around `body`.
-pub(crate) fn view(body: &str, statics: Vec<StaticView>) -> ModuleView<'_> {
+/// The view of the whole file around `body`, a module file or not.
+pub(crate) fn view(body: &str, statics: Vec<StaticView>, module_file: bool) -> ModuleView<'_> {
     ModuleView {
         lints: LINTS,
+        module_file,
         statics,
         body,
     }
