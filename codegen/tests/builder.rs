@@ -244,7 +244,7 @@ fn overrides_rename_replace_and_derive() {
     );
     assert!(
         source.contains(
-            "#[derive(schemars::JsonSchema, Default)]\n        #[schemars(rename = \"Cost\")]\n        pub struct Cost {"
+            "#[derive(schemars::JsonSchema, Default)]\n    #[schemars(rename = \"Cost\")]\n    pub struct Cost {"
         ),
         "{source}"
     );
@@ -342,7 +342,7 @@ fn property_overrides_make_optional_and_add_aliases() {
     let money = &source[source.find("pub struct Money {").unwrap()..];
     let money = &money[..money.find('}').unwrap()];
     assert!(
-        money.contains("#[serde(alias = \"amount\")]\n            #[serde(alias = \"value\")]"),
+        money.contains("#[serde(alias = \"amount\")]\n        #[serde(alias = \"value\")]"),
         "{money}"
     );
     assert!(money.contains("pub cents: Option<i64>,"), "{money}");
@@ -459,7 +459,7 @@ fn the_user_template_that_writes_invalid_rust_is_named() {
     assert_eq!(err.kind(), ErrorKind::Generate);
     assert_eq!(
         err.to_string(),
-        "tests/fixtures/builder/broken-partial/types/struct.hbs: at (root): template `tests/fixtures/builder/broken-partial/types/struct.hbs` produced invalid Rust at rendered line 12:18: cannot parse string into token stream (in `pub struct Money {`)"
+        "tests/fixtures/builder/broken-partial/types/struct.hbs: at (root): template `tests/fixtures/builder/broken-partial/types/struct.hbs` produced invalid Rust at rendered line 18:16: cannot parse string into token stream (in `pub struct Pet {`)"
     );
 }
 
