@@ -85,27 +85,10 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
     let override_errors =
         space.apply_overrides(&document.resolver, document.root, &settings.overrides);
     let services = Services::build(&mut document, &space, settings);
-    let mut collected = Diagnostics::new();
-    let found = document.warnings.iter().chain(space.diagnostics());
-    for d in found.chain(&services.diagnostics) {
-        collected.push(ErrorKind::Generate, d.clone());
-    }
-    for d in override_errors {
-        collected.push(ErrorKind::Invalid, d);
-    }
     let renderer = Renderer::new(settings);
-    match &renderer {
-        Ok(renderer) => {
-            for d in renderer.warnings() {
-                collected.push(ErrorKind::Generate, d.clone());
-            }
-        }
-        Err(e) => collected.extend_from_error(e.clone()),
-    }
-    if settings.load.is_strict() {
-        collected.make_strict();
-    }
-    let warnings = collected.finish()?;
+    let found = document.warnings.iter().chain(space.diagnostics());
+    let found = found.chain(&services.diagnostics);
+    let warnings = problems(found, override_errors, &renderer, settings).finish()?;
     // A renderer that failed is among the errors `finish` returned.
     let renderer = renderer?;
     let name = file_name(path);
@@ -148,6 +131,36 @@ pub fn generate(path: impl AsRef<Path>, settings: &Settings) -> Result<Generated
         notes: services.notes.clone(),
         beside: beside.into_iter().collect(),
     })
+}
+
+/// Every problem found before rendering: the warnings `found` (the loader's, the type
+/// space's, the services'), the overrides' errors and the renderer's warnings or error;
+/// under `strict`, warnings count as errors.
+fn problems<'a>(
+    found: impl Iterator<Item = &'a Diagnostic>,
+    override_errors: Vec<Diagnostic>,
+    renderer: &Result<Renderer, Error>,
+    settings: &Settings,
+) -> Diagnostics {
+    let mut collected = Diagnostics::new();
+    for d in found {
+        collected.push(ErrorKind::Generate, d.clone());
+    }
+    for d in override_errors {
+        collected.push(ErrorKind::Invalid, d);
+    }
+    match renderer {
+        Ok(renderer) => {
+            for d in renderer.warnings() {
+                collected.push(ErrorKind::Generate, d.clone());
+            }
+        }
+        Err(e) => collected.extend_from_error(e.clone()),
+    }
+    if settings.load.is_strict() {
+        collected.make_strict();
+    }
+    collected
 }
 
 /// An example or default value of the document, with the Rust type it should fit.

@@ -48,11 +48,11 @@ fn a_user_template_uses_a_helper_whitespace_control_and_partials_with_context() 
     let source = std::fs::read_to_string(&emitted.file).unwrap();
     // The banner partial, then the helper's text on one line (`~` took the newlines
     // around its tag), then the struct's own docs.
-    let docs = "        /// Rendered by the user's template.\n        /// STRUCT: MONEY\n        /// Generated from `#/components/schemas/Money`.\n";
+    let docs = "    /// Rendered by the user's template.\n    /// STRUCT: MONEY\n    /// Generated from `#/components/schemas/Money`.\n";
     assert!(source.contains(docs), "{source}");
     // The field partial, with the field as its context and the owner from the hash.
     assert!(
-        source.contains("            /// Money.cents: i64\n            pub cents: i64,"),
+        source.contains("        /// Money.cents: i64\n        pub cents: i64,"),
         "{source}"
     );
     assert_eq!(source.matches("/// STRUCT: ").count(), 3, "{source}");

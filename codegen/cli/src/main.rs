@@ -385,27 +385,38 @@ fn generate(args: &Generate) -> anyhow::Result<ExitCode> {
     print_diagnostics(&generated.warnings)?;
     print_notes(&generated.notes)?;
     match &args.output {
-        Some(path) => {
-            let dir = path.parent().unwrap_or(Path::new(""));
-            let mut files = vec![(path.clone(), generated.source.as_str())];
-            for beside in &generated.beside {
-                files.push((dir.join(&beside.name), beside.contents.as_str()));
-            }
-            for (file, _) in &files {
-                if let Some(error) = overwrites_an_input(file, &generated.files_read) {
-                    return failed(&args.input, &error);
-                }
-            }
-            for (file, contents) in files {
-                if let Err(error) = rpcsmith_build::write_if_changed(&file, contents) {
-                    return failed(&args.input, &error);
-                }
-            }
+        Some(path) => write_beside(path, &generated, &args.input),
+        None => {
+            std::io::stdout()
+                .lock()
+                .write_all(generated.source.as_bytes())
+                .context("cannot write to standard output")?;
+            Ok(ExitCode::SUCCESS)
         }
-        None => std::io::stdout()
-            .lock()
-            .write_all(generated.source.as_bytes())
-            .context("cannot write to standard output")?,
+    }
+}
+
+/// Writes the module to `path` and the files it includes beside it, each only when it
+/// changed; none when one of them would overwrite a file the generator read.
+fn write_beside(
+    path: &Path,
+    generated: &rpcsmith_build::Generated,
+    input: &Input,
+) -> anyhow::Result<ExitCode> {
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let mut files = vec![(path.to_path_buf(), generated.source.as_str())];
+    for beside in &generated.beside {
+        files.push((dir.join(&beside.name), beside.contents.as_str()));
+    }
+    for (file, _) in &files {
+        if let Some(error) = overwrites_an_input(file, &generated.files_read) {
+            return failed(input, &error);
+        }
+    }
+    for (file, contents) in files {
+        if let Err(error) = rpcsmith_build::write_if_changed(&file, contents) {
+            return failed(input, &error);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -40,12 +40,7 @@ pub(super) fn tie(
         return Err(format!("`{name}` has a result: it is no notification"));
     }
     let id_param = match &d.spec.id {
-        Some(id) => {
-            notification
-                .param_ty(id)
-                .ok_or_else(|| format!("`{name}` has no param `{id}`"))?;
-            id.clone()
-        }
+        Some(id) => declared_param(notification, id)?,
         None => id_param(notification, id_ty)?,
     };
     let item_param = match &d.spec.item {
@@ -106,6 +101,14 @@ fn notification<'a>(d: &Declaration<'a>, methods: &[Typed<'a>]) -> Result<Typed<
         "no notification carries its items (the document declares no {}), so their type is unknown",
         looked.join(" or ")
     ))
+}
+
+/// `param`, declared as the id's param, when `notification` has it.
+fn declared_param(notification: Typed<'_>, param: &str) -> Result<String, String> {
+    match notification.param_ty(param) {
+        Some(_) => Ok(param.to_owned()),
+        None => Err(format!("`{}` has no param `{param}`", notification.m.name)),
+    }
 }
 
 /// The notification's param whose type is the subscription id's.

@@ -12,7 +12,6 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use super::enums::word_for;
 use super::model::{Kind, Payload, Struct, Ty, TypeId, VariantHint};
 use super::{Converter, Slot, TypeSpace};
 use crate::resolve::Location;
@@ -112,7 +111,7 @@ fn rewrite_uses(space: &mut TypeSpace, plan: &mut Plan, remap: &[usize]) {
                 plan.substitute(&mut ty);
                 *hint = match ty {
                     Ty::Named(id) => VariantHint::Type(TypeId(remap[id.0])),
-                    other => VariantHint::Word(word_for(&other).to_owned()),
+                    other => VariantHint::Word(other.word().to_owned()),
                 };
             }
         }

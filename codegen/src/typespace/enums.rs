@@ -174,7 +174,7 @@ impl Converter<'_> {
     pub(super) fn untagged_variant(&self, ty: Ty, docs: Docs, validation: Validation) -> Variant {
         let hint = match &ty {
             Ty::Named(id) => VariantHint::Type(*id),
-            other => VariantHint::Word(word_for(other).to_owned()),
+            other => VariantHint::Word(other.word().to_owned()),
         };
         let payload = if ty == Ty::Unit {
             Payload::Unit
@@ -456,22 +456,4 @@ fn title_word(raw: &Value) -> Option<String> {
         .and_then(Value::as_str)
         .filter(|t| crate::naming::title_is_identifier(t))
         .map(str::to_owned)
-}
-
-/// The variant name of an untagged variant holding an unnamed type (`String`, `Integer`, …).
-pub(super) fn word_for(ty: &Ty) -> &'static str {
-    match ty {
-        Ty::Value => "Value",
-        Ty::Object => "Object",
-        Ty::Unit => "Null",
-        Ty::Bool => "Bool",
-        Ty::String => "String",
-        Ty::Int(_) => "Integer",
-        Ty::Number | Ty::Float => "Number",
-        Ty::Vec(_) => "Array",
-        Ty::Array(..) | Ty::Tuple(_) => "Tuple",
-        Ty::Map(_) => "Map",
-        Ty::Option(inner) | Ty::Box(inner) => word_for(inner),
-        Ty::Named(_) => "Type",
-    }
 }

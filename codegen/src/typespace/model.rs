@@ -71,6 +71,25 @@ pub(crate) enum Ty {
 }
 
 impl Ty {
+    /// The variant name of an untagged variant holding this type when it is unnamed
+    /// (`String`, `Integer`, …).
+    pub(crate) fn word(&self) -> &'static str {
+        match self {
+            Ty::Value => "Value",
+            Ty::Object => "Object",
+            Ty::Unit => "Null",
+            Ty::Bool => "Bool",
+            Ty::String => "String",
+            Ty::Int(_) => "Integer",
+            Ty::Number | Ty::Float => "Number",
+            Ty::Vec(_) => "Array",
+            Ty::Array(..) | Ty::Tuple(_) => "Tuple",
+            Ty::Map(_) => "Map",
+            Ty::Option(inner) | Ty::Box(inner) => inner.word(),
+            Ty::Named(_) => "Type",
+        }
+    }
+
     /// Wraps in `Option` unless it already is one (`Option<Option<T>>` collapses).
     pub(crate) fn optional(self) -> Ty {
         match self {

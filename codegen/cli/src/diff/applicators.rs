@@ -3,7 +3,7 @@
 
 use super::finding::Kind;
 use super::regular::{self, Inclusion};
-use super::schema::{Change, Walk};
+use super::schema::{Change, Places, Walk};
 use crate::shape::{Additional, Shape};
 
 impl Walk<'_, '_> {
@@ -78,26 +78,8 @@ impl Walk<'_, '_> {
         let places = (o.place("if"), n.place("if"));
         match (&oi, &ni) {
             (None, None) => return,
-            (None, Some(_)) => {
-                let message = "`if`/`then`/`else` added".to_owned();
-                return self.change(
-                    Kind::ApplicatorChanged,
-                    Change::Narrowed,
-                    message,
-                    places,
-                    path,
-                );
-            }
-            (Some(_), None) => {
-                let message = "`if`/`then`/`else` removed".to_owned();
-                return self.change(
-                    Kind::ApplicatorChanged,
-                    Change::Widened,
-                    message,
-                    places,
-                    path,
-                );
-            }
+            (None, Some(_)) => return self.presence("`if`/`then`/`else`", true, places, path),
+            (Some(_), None) => return self.presence("`if`/`then`/`else`", false, places, path),
             (Some(a), Some(b)) => {
                 let (va, vb) = (self.diff.old.get(a).cloned(), self.diff.new.get(b).cloned());
                 if va != vb {
@@ -110,29 +92,21 @@ impl Walk<'_, '_> {
             let places = (o.place(keyword), n.place(keyword));
             match (a, b) {
                 (Some(a), Some(b)) => self.schema(&a, &b, &format!("{path}!{keyword}")),
-                (None, Some(_)) => {
-                    let message = format!("`{keyword}` added");
-                    self.change(
-                        Kind::ApplicatorChanged,
-                        Change::Narrowed,
-                        message,
-                        places,
-                        path,
-                    );
-                }
-                (Some(_), None) => {
-                    let message = format!("`{keyword}` removed");
-                    self.change(
-                        Kind::ApplicatorChanged,
-                        Change::Widened,
-                        message,
-                        places,
-                        path,
-                    );
-                }
+                (None, Some(_)) => self.presence(&format!("`{keyword}`"), true, places, path),
+                (Some(_), None) => self.presence(&format!("`{keyword}`"), false, places, path),
                 (None, None) => {}
             }
         }
+    }
+
+    /// An applicator `what` added (it constrains: narrowed) or removed (widened).
+    fn presence(&mut self, what: &str, added: bool, places: Places, path: &str) {
+        let (change, word) = match added {
+            true => (Change::Narrowed, "added"),
+            false => (Change::Widened, "removed"),
+        };
+        let message = format!("{what} {word}");
+        self.change(Kind::ApplicatorChanged, change, message, places, path);
     }
 
     /// `patternProperties`: the same pattern's schemas compared; a pattern added

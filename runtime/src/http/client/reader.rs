@@ -5,7 +5,7 @@
 use super::pool::Lease;
 use super::streaming::Streams;
 use crate::client::{Delivery, SendFuture, TransportError, TransportErrorKind};
-use crate::http::sse::Parser;
+use crate::http::sse::{Event, Parser};
 use ::http::{Response, StatusCode};
 use bytes::Bytes;
 use http_body_util::BodyExt as _;
@@ -71,6 +71,16 @@ impl Resume {
     fn pause(&self, streams: &Streams) -> Duration {
         self.retry.unwrap_or(streams.settings.retry)
     }
+
+    /// Follows `event`'s `id:` and `retry:`, where it has them.
+    fn follow(&mut self, event: &Event) {
+        if event.id.is_some() {
+            self.last_id.clone_from(&event.id);
+        }
+        if event.retry.is_some() {
+            self.retry = event.retry;
+        }
+    }
 }
 
 /// Reads an event stream, handing each message to the client or its listener and
@@ -96,12 +106,7 @@ async fn pump<C: Exchanges>(
         loop {
             match parser.next() {
                 Ok(Some(event)) => {
-                    if event.id.is_some() {
-                        resume.last_id.clone_from(&event.id);
-                    }
-                    if event.retry.is_some() {
-                        resume.retry = event.retry;
-                    }
+                    resume.follow(&event);
                     if event.data.is_empty() {
                         continue;
                     }
