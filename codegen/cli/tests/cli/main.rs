@@ -1,7 +1,11 @@
-//! The `rpcsmith` CLI, run as a process.
+//! The `rpcsmith` CLI, run as a process: `generate` here, `check` and `diff` in their
+//! own files.
 
-#[path = "../../tests/support/mod.rs"]
+#[path = "../../../tests/support/mod.rs"]
 mod support;
+
+mod check;
+mod diff;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -191,54 +195,6 @@ fn generate_prints_warnings_and_succeeds() {
         "warning: ../tests/fixtures/builder/warns.json:6:5: at /components/schemas/Anything: a schema made only of `not` cannot be expressed: generated as serde_json::Value\n"
     );
     assert!(!out.stdout.is_empty());
-}
-
-#[test]
-fn check_passes_a_good_document() {
-    let out = rpcsmith(&["check", &fixture("pets.json"), "-I", &fixture("include")]);
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(text(&out.stdout), "");
-    assert_eq!(
-        text(&out.stderr),
-        "../tests/fixtures/builder/pets.json: ok, 0 warnings\n"
-    );
-}
-
-#[test]
-fn check_passes_warnings_unless_strict() {
-    let warning = "../tests/fixtures/builder/warns.json:6:5: at /components/schemas/Anything: a schema made only of `not` cannot be expressed: generated as serde_json::Value";
-    let out = rpcsmith(&["check", &fixture("warns.json")]);
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(
-        text(&out.stderr),
-        format!("warning: {warning}\n../tests/fixtures/builder/warns.json: ok, 1 warning\n")
-    );
-    let out = rpcsmith(&["check", "--strict", &fixture("warns.json")]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        text(&out.stderr),
-        format!("{warning}\n../tests/fixtures/builder/warns.json: failed, 1 error\n")
-    );
-}
-
-#[test]
-fn check_prints_the_diagnostics_of_a_broken_document_and_fails() {
-    let out = rpcsmith(&["check", &fixture("broken.json")]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(text(&out.stdout), "");
-    assert_eq!(
-        text(&out.stderr),
-        "../tests/fixtures/builder/broken.json:5:71: at /methods/0/result/schema/$ref: unresolvable $ref \"#/components/schemas/Nope\": no value at /components/schemas/Nope\n\
-         ../tests/fixtures/builder/broken.json: failed, 1 error\n"
-    );
-    // A missing $ref target in another file, found through no include directory.
-    let out = rpcsmith(&["check", &fixture("pets.json")]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("common.json"),
-        "{}",
-        text(&out.stderr)
-    );
 }
 
 #[test]
@@ -558,102 +514,6 @@ fn subscriptions_are_declared_on_the_command_line_and_noted() {
             .contains("at /methods: subscription declared on \"nothing\", which is no method"),
         "{}",
         text(&unknown.stderr)
-    );
-}
-
-// `rpcsmith diff`: its text, its JSON, and its exit status (0 when nothing breaks, 1 when
-// something does, 2 when a document does not load).
-
-fn pets(version: &str) -> String {
-    format!("tests/fixtures/diff/pets/{version}.json")
-}
-
-#[test]
-fn breaking_changes_are_listed_with_both_places_and_exit_1() {
-    let out = rpcsmith(&["diff", &pets("v1"), &pets("v2")]);
-    assert_eq!(text(&out.stderr), "");
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        text(&out.stdout),
-        "\
-breaks clients and servers: param `id` renamed `pet_id` (sent by name) (in get_pet)
-  old: tests/fixtures/diff/pets/v1.json:8:18: at /methods/0/params/0
-  new: tests/fixtures/diff/pets/v2.json:8:18: at /methods/0/params/0
-breaks clients and servers: type integer → string (in get_pet params.pet_id)
-  old: tests/fixtures/diff/pets/v1.json:8:62: at /methods/0/params/0/schema/type
-  new: tests/fixtures/diff/pets/v2.json:8:66: at /methods/0/params/0/schema/type
-breaks clients: `Pet`.name: member `name` no longer required (in get_pet result.name, list_pets result[].name)
-  old: tests/fixtures/diff/pets/v1.json:23:11: at /components/schemas/Pet/properties/name
-  new: tests/fixtures/diff/pets/v2.json:23:11: at /components/schemas/Pet/properties/name
-breaks clients: `Pet`.kind: values added: \"bird\" (in get_pet result.kind, list_pets result[].kind)
-  old: tests/fixtures/diff/pets/v1.json:24:38: at /components/schemas/Pet/properties/kind/enum
-  new: tests/fixtures/diff/pets/v2.json:24:38: at /components/schemas/Pet/properties/kind/enum
-compatible: `Pet`.tag: new optional member `tag` (in get_pet result.tag, list_pets result[].tag)
-  old: tests/fixtures/diff/pets/v1.json:21:9: at /components/schemas/Pet/properties
-  new: tests/fixtures/diff/pets/v2.json:25:11: at /components/schemas/Pet/properties/tag
-5 differences: 4 break clients, 2 break servers, 1 compatible
-"
-    );
-}
-
-#[test]
-fn compatible_changes_exit_0_and_json_names_every_field() {
-    let out = rpcsmith(&["diff", "--format", "json", &pets("v1"), &pets("v1.1")]);
-    assert_eq!(text(&out.stderr), "");
-    assert_eq!(out.status.code(), Some(0));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert_eq!(
-        json,
-        serde_json::json!({"findings": [{
-            "kind": "member-added",
-            "breaks": {"clients": false, "servers": false},
-            "message": "new optional member `tag`",
-            "schema": "`Pet`.tag",
-            "uses": ["get_pet result.tag", "list_pets result[].tag"],
-            "old": {"file": "tests/fixtures/diff/pets/v1.json", "line": 21, "column": 9,
-                    "pointer": "/components/schemas/Pet/properties"},
-            "new": {"file": "tests/fixtures/diff/pets/v1.1.json", "line": 26, "column": 11,
-                    "pointer": "/components/schemas/Pet/properties/tag"}
-        }]})
-    );
-    let same = rpcsmith(&["diff", &pets("v1"), &pets("v1")]);
-    assert_eq!(same.status.code(), Some(0));
-    assert_eq!(
-        text(&same.stdout),
-        "0 differences: 0 break clients, 0 break servers, 0 compatible\n"
-    );
-}
-
-#[test]
-fn a_document_that_does_not_load_exits_2_with_its_problems() {
-    let out = rpcsmith(&["diff", &pets("v1"), "tests/fixtures/diff/pets/none.json"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(text(&out.stdout), "");
-    assert_eq!(
-        text(&out.stderr),
-        format!(
-            "tests/fixtures/diff/pets/none.json: at (root): new document: cannot read file: no file at {here}/tests/fixtures/diff/pets/none.json (a relative path is read from the current directory, {here}; a build script runs in its package's folder)\n",
-            here = env!("CARGO_MANIFEST_DIR"),
-        )
-    );
-    let usage = rpcsmith(&["diff", &pets("v1")]);
-    assert_eq!(usage.status.code(), Some(2));
-    assert!(text(&usage.stderr).contains("Usage: rpcsmith diff"));
-}
-
-#[test]
-fn help_explains_the_exit_status() {
-    let out = rpcsmith(&["help", "diff"]);
-    let help = text(&out.stdout);
-    assert!(
-        help.contains("Usage: rpcsmith diff [OPTIONS] <OLD> <NEW>"),
-        "{help}"
-    );
-    assert!(help.contains("--format <FORMAT>"), "{help}");
-    assert!(help.contains("--server-to-client <PATTERN>"), "{help}");
-    assert!(
-        help.contains("Exit status: 0 when\nnothing breaks"),
-        "{help}"
     );
 }
 
