@@ -65,11 +65,11 @@
 //! them that is not one this module wrote (a frame too short, JSON that does not parse)
 //! is dropped with a warning, anything else is pushed to clients as it is.
 
+#[cfg(feature = "nats")]
+pub mod nats;
 mod publish;
 #[cfg(feature = "redis")]
 pub mod redis;
-#[cfg(feature = "redis")]
-mod resp;
 
 pub use publish::{Delivered, Fanout, PublishError, Topic};
 
@@ -118,6 +118,9 @@ pub enum Error {
     Refused(String),
     /// The broker answered something this client does not understand.
     Protocol(String),
+    /// The broker's settings are not valid: a URL that does not parse, a certificate
+    /// that is not PEM. Fix the settings; trying again does not help.
+    Invalid(String),
     /// The message is larger than the broker client allows.
     TooLarge {
         /// Its size in bytes.
@@ -133,6 +136,7 @@ impl fmt::Display for Error {
             Error::Unavailable(error) => write!(f, "the broker is unavailable: {error}"),
             Error::Refused(text) => write!(f, "the broker refused: {text}"),
             Error::Protocol(text) => write!(f, "the broker's answer is not understood: {text}"),
+            Error::Invalid(text) => write!(f, "the broker's settings are not valid: {text}"),
             Error::TooLarge { size, limit } => write!(
                 f,
                 "the message is {size} bytes, more than the broker client's limit of {limit}"

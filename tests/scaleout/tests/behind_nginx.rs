@@ -18,7 +18,7 @@ const IDS: [&str; 3] = ["a", "b", "c"];
 
 /// Three instances (linked to `redis` if given) behind nginx.
 async fn three_behind_nginx(redis: Option<&Redis>) -> (Vec<Instance>, Nginx) {
-    let redis = redis.map(|redis| redis.address);
+    let redis = redis.map(Redis::link);
     let mut instances = Vec::new();
     for id in IDS {
         instances.push(Instance::start(id, redis).await);
