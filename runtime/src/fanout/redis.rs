@@ -1,4 +1,4 @@
-//! A [`Broker`] on Redis pub/sub, spoken through the [`redis`](::redis) crate: `PUBLISH`
+//! A [`Broker`] on Redis pub/sub, spoken through the `redis` crate: `PUBLISH`
 //! on one multiplexed connection kept open (opened again after a failure, at the next
 //! publish), and each subscription on a pub/sub connection of its own (`SUBSCRIBE`),
 //! pinged when idle so that a broker gone silent is noticed.

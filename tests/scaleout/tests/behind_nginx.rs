@@ -12,7 +12,8 @@ use std::collections::HashSet;
 
 use rpcsmith::client::Error;
 use serde_json::{Value, json};
-use support::{Instance, Nginx, Redis, Subscriber};
+use support::brokers::Redis;
+use support::{Instance, Nginx, Subscriber};
 
 const IDS: [&str; 3] = ["a", "b", "c"];
 

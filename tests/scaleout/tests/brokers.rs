@@ -9,7 +9,8 @@ mod support;
 
 use rpcsmith::client::Error;
 use serde_json::{Value, json};
-use support::{Instance, Link, Nats, Nginx, Redis, Subscriber};
+use support::brokers::{Link, Nats, Redis};
+use support::{Instance, Nginx, Subscriber};
 
 const IDS: [&str; 2] = ["a", "b"];
 

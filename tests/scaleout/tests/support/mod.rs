@@ -5,9 +5,7 @@
 
 #![allow(dead_code, unreachable_pub)] // Each test file uses its own part.
 
-mod brokers;
-
-pub use brokers::{Link, Nats, Redis};
+pub mod brokers;
 
 use std::collections::{HashSet, VecDeque};
 use std::net::SocketAddr;
@@ -76,7 +74,7 @@ pub struct Instance {
 impl Instance {
     /// Starts instance `id`, linked to a broker if given; returns once it listens (it
     /// says so on its stdout).
-    pub async fn start(id: &str, broker: Option<&Link>) -> Instance {
+    pub async fn start(id: &str, broker: Option<&brokers::Link>) -> Instance {
         let args: Vec<&str> = std::iter::once(id)
             .chain(broker.map(|link| link.url.as_str()))
             .collect();
