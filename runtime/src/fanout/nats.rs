@@ -41,6 +41,8 @@ use crate::server::BoxFuture;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 /// Default of [`Nats::max_message_size`]: 1 MiB, the server's default `max_payload`.
 pub const DEFAULT_MAX_MESSAGE: usize = 1 << 20;
+/// Default of [`Nats::ping_interval`]: 15 seconds.
+pub const DEFAULT_PING_INTERVAL: Duration = Duration::from_secs(15);
 /// How many received messages of one subscription wait for the fan-out.
 pub const SUBSCRIPTION_CAPACITY: usize = 1024;
 /// The first pause before reconnecting, doubled after each failure up to
@@ -79,6 +81,7 @@ struct Settings {
     token: Option<String>,
     root_certificates: Option<PathBuf>,
     timeout: Duration,
+    ping_interval: Duration,
     max_message: usize,
 }
 
@@ -93,6 +96,7 @@ impl std::fmt::Debug for Settings {
             .field("token", &self.token.as_ref().map(|_| "…"))
             .field("root_certificates", &self.root_certificates)
             .field("timeout", &self.timeout)
+            .field("ping_interval", &self.ping_interval)
             .field("max_message", &self.max_message)
             .finish()
     }
@@ -117,6 +121,7 @@ impl Nats {
                 token: None,
                 root_certificates: None,
                 timeout: DEFAULT_TIMEOUT,
+                ping_interval: DEFAULT_PING_INTERVAL,
                 max_message: DEFAULT_MAX_MESSAGE,
             }),
             linked: Arc::default(),
@@ -157,6 +162,15 @@ impl Nats {
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         Arc::make_mut(&mut self.settings).timeout = timeout;
+        self
+    }
+
+    /// How often the client pings the server; with more than two pings unanswered it takes the
+    /// connection for lost (so a broker gone silent is noticed within about three
+    /// intervals) and reconnects. Default: [`DEFAULT_PING_INTERVAL`].
+    #[must_use]
+    pub fn ping_interval(mut self, interval: Duration) -> Self {
+        Arc::make_mut(&mut self.settings).ping_interval = interval;
         self
     }
 
@@ -246,6 +260,7 @@ impl Settings {
         let mut options = ConnectOptions::new()
             .connection_timeout(self.timeout)
             .request_timeout(Some(self.timeout))
+            .ping_interval(self.ping_interval)
             .subscription_capacity(SUBSCRIPTION_CAPACITY)
             .reconnect_delay_callback(|attempts| {
                 let doublings = u32::try_from(attempts.min(10)).unwrap_or(10);

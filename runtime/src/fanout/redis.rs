@@ -38,8 +38,8 @@ use crate::server::BoxFuture;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 /// Default of [`Redis::max_message_size`]: 1 MiB.
 pub const DEFAULT_MAX_MESSAGE: usize = 1 << 20;
-/// How long a subscription's connection may stay silent before it is pinged.
-const IDLE: Duration = Duration::from_secs(15);
+/// Default of [`Redis::ping_interval`]: 15 seconds.
+pub const DEFAULT_PING_INTERVAL: Duration = Duration::from_secs(15);
 
 /// A Redis server's pub/sub.
 ///
@@ -72,6 +72,7 @@ struct Settings {
     password: Option<String>,
     root_certificate: Option<Vec<u8>>,
     timeout: Duration,
+    ping_interval: Duration,
     max_message: usize,
 }
 
@@ -85,6 +86,7 @@ impl std::fmt::Debug for Settings {
             .field("password", &self.password.as_ref().map(|_| "…"))
             .field("root_certificate", &self.root_certificate.is_some())
             .field("timeout", &self.timeout)
+            .field("ping_interval", &self.ping_interval)
             .field("max_message", &self.max_message)
             .finish()
     }
@@ -107,6 +109,7 @@ impl Redis {
                 password: None,
                 root_certificate: None,
                 timeout: DEFAULT_TIMEOUT,
+                ping_interval: DEFAULT_PING_INTERVAL,
                 max_message: DEFAULT_MAX_MESSAGE,
             }),
             publisher: Arc::default(),
@@ -142,6 +145,17 @@ impl Redis {
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         Arc::make_mut(&mut self.settings).timeout = timeout;
+        self
+    }
+
+    /// How long a subscription's connection may stay silent before it is pinged; a ping
+    /// unanswered within the [`timeout`](Self::timeout) gives the subscription up (the
+    /// fan-out then subscribes again). A broker gone silent (a network partition, a
+    /// stopped process) is noticed within the sum of the two. Default:
+    /// [`DEFAULT_PING_INTERVAL`].
+    #[must_use]
+    pub fn ping_interval(mut self, interval: Duration) -> Self {
+        Arc::make_mut(&mut self.settings).ping_interval = interval;
         self
     }
 
@@ -262,15 +276,16 @@ struct Subscription {
 
 impl Subscription {
     /// The next message of the subscription; `None` once it is lost (logged). Silent
-    /// for [`IDLE`], the connection is pinged; a ping unanswered within the timeout
-    /// gives it up.
+    /// for the ping interval, the connection is pinged; a ping unanswered within the
+    /// timeout gives it up.
     async fn next_message(&mut self) -> Option<Bytes> {
         loop {
             let message = tokio::select! {
                 message = self.stream.next() => message,
                 // Wall-clock time is the point: how long the broker has been silent.
-                () = tokio::time::sleep(IDLE) => {
-                    let ping = within(self.settings.timeout, self.sink.ping::<String>());
+                () = tokio::time::sleep(self.settings.ping_interval) => {
+                    // Subscribed, Redis answers `["pong", ""]`: any answer will do.
+                    let ping = within(self.settings.timeout, self.sink.ping::<::redis::Value>());
                     if let Err(error) = ping.await {
                         tracing::warn!(%error, "the Redis subscription is lost");
                         return None;

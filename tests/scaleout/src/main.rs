@@ -5,7 +5,8 @@
 //! `scaleout-instance ID [BROKER_URL]`: `redis://` or `rediss://` for Redis, `nats://` or
 //! `tls://` for NATS; credentials and a certificate authority (a PEM file) are read from
 //! `SCALEOUT_BROKER_USER`, `SCALEOUT_BROKER_PASSWORD`, `SCALEOUT_BROKER_TOKEN` (NATS) and
-//! `SCALEOUT_BROKER_CA`. Without a broker the instance pushes to its own connections only. `scaleout-instance --mcp ID` serves MCP's Streamable HTTP
+//! `SCALEOUT_BROKER_CA`, and the brokers' ping interval (in milliseconds) from
+//! `SCALEOUT_BROKER_PING_MS`. Without a broker the instance pushes to its own connections only. `scaleout-instance --mcp ID` serves MCP's Streamable HTTP
 //! instead ([`mcp`]). Methods:
 //!
 //! | method | answer |
@@ -26,6 +27,7 @@ use rpcsmith::transport::peer::{Hub, Peer};
 use rpcsmith::transport::ws::Settings;
 use serde_json::json;
 use serde_json::value::RawValue;
+use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 
 /// The code of a publish that reached this instance's connections only.
@@ -116,8 +118,13 @@ fn link(url: String, hub: &Hub) -> std::io::Result<Fanout> {
     let var = |name| std::env::var(name).ok();
     let (user, password) = (var("SCALEOUT_BROKER_USER"), var("SCALEOUT_BROKER_PASSWORD"));
     let authority = var("SCALEOUT_BROKER_CA");
+    let ping = var("SCALEOUT_BROKER_PING_MS").map(|ms| ms.parse().map(Duration::from_millis));
+    let ping = ping.transpose().map_err(std::io::Error::other)?;
     if url.starts_with("nats://") || url.starts_with("tls://") {
         let mut nats = Nats::new(url);
+        if let Some(interval) = ping {
+            nats = nats.ping_interval(interval);
+        }
         if let Some(user) = user {
             nats = nats.user(user).password(password.unwrap_or_default());
         }
@@ -130,6 +137,9 @@ fn link(url: String, hub: &Hub) -> std::io::Result<Fanout> {
         return Ok(Fanout::new(nats, hub, "scaleout"));
     }
     let mut redis = Redis::new(url);
+    if let Some(interval) = ping {
+        redis = redis.ping_interval(interval);
+    }
     if let Some(user) = user {
         redis = redis.user(user);
     }

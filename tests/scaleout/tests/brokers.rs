@@ -19,6 +19,8 @@ trait Restartable {
     fn link(&self) -> &Link;
     async fn kill(&mut self);
     async fn restart(&mut self);
+    async fn pause(&self);
+    async fn resume(&self);
 }
 
 impl Restartable for Redis {
@@ -31,6 +33,12 @@ impl Restartable for Redis {
     async fn restart(&mut self) {
         Redis::restart(self).await;
     }
+    async fn pause(&self) {
+        Redis::pause(self).await;
+    }
+    async fn resume(&self) {
+        Redis::resume(self).await;
+    }
 }
 
 impl Restartable for Nats {
@@ -42,6 +50,12 @@ impl Restartable for Nats {
     }
     async fn restart(&mut self) {
         Nats::restart(self).await;
+    }
+    async fn pause(&self) {
+        Nats::pause(self).await;
+    }
+    async fn resume(&self) {
+        Nats::resume(self).await;
     }
 }
 
@@ -89,7 +103,8 @@ async fn flow(subscribers: &mut [Subscriber], from: usize, texts: &[&str]) {
 }
 
 /// Pushes cross through `broker`; with it down a publish fails visibly and local
-/// delivery goes on; once it is back, every instance links again and pushes cross again.
+/// delivery goes on; once it is back, every instance links again and pushes cross again;
+/// the same once it has been silent.
 async fn crosses_and_survives_a_restart(broker: &mut impl Restartable) {
     let (instances, _nginx, mut subscribers) = two_linked(broker.link()).await;
     let texts: Vec<String> = (0..10).map(|n| format!("m{n}")).collect();
@@ -128,6 +143,18 @@ async fn crosses_and_survives_a_restart(broker: &mut impl Restartable) {
     }
     // Both ways: published on "b" now.
     flow(&mut subscribers, 1, &["after", "restart"]).await;
+
+    // Gone silent (the process stopped, its connections open): every instance notices
+    // by its pings, unlinks, and links again once the broker answers.
+    broker.pause().await;
+    for instance in &instances {
+        instance.until_linked(false).await;
+    }
+    broker.resume().await;
+    for instance in &instances {
+        instance.until_linked(true).await;
+    }
+    flow(&mut subscribers, 0, &["after", "silence"]).await;
 }
 
 /// An instance given a wrong password is refused by `link`'s broker: its publish fails

@@ -11,6 +11,10 @@ use tokio::process::{Child, Command};
 
 use super::{free_port, installed, until_listening};
 
+/// The instances' ping interval of their broker connections (milliseconds): short, so
+/// that a broker gone silent is noticed soon.
+const PING_MS: &str = "200";
+
 /// The password of the brokers' users.
 const PASSWORD: &str = "s3cret-Pa55";
 
@@ -72,6 +76,18 @@ impl Process {
             child.kill().await.unwrap();
         }
     }
+
+    /// Sends `signal` (`STOP`, `CONT`) to the running process.
+    async fn signal(&self, signal: &str) {
+        let pid = self.child.as_ref().and_then(Child::id).expect("running");
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(pid.to_string())
+            .status()
+            .await
+            .unwrap();
+        assert!(status.success(), "kill -{signal} {pid}: {status}");
+    }
 }
 
 /// A `redis-server` on a loopback port, persisting nothing.
@@ -121,13 +137,14 @@ impl Redis {
                     ("SCALEOUT_BROKER_USER", "fanout".into()),
                     ("SCALEOUT_BROKER_PASSWORD", PASSWORD.into()),
                     ("SCALEOUT_BROKER_CA", cert),
+                    ("SCALEOUT_BROKER_PING_MS", PING_MS.into()),
                 ],
             }
         } else {
             config.push_str(&format!("port {port}\n"));
             Link {
                 url: format!("redis://{address}"),
-                env: Vec::new(),
+                env: vec![("SCALEOUT_BROKER_PING_MS", PING_MS.into())],
             }
         };
         let config_path = dir.path().join("redis.conf");
@@ -163,6 +180,17 @@ impl Redis {
     /// Starts it again, on the same port.
     pub async fn restart(&mut self) {
         self.process.start().await;
+    }
+
+    /// Stops the process without ending it (SIGSTOP): its connections stay open and
+    /// silent, as behind a network partition.
+    pub async fn pause(&self) {
+        self.process.signal("STOP").await;
+    }
+
+    /// Lets a paused process go on (SIGCONT).
+    pub async fn resume(&self) {
+        self.process.signal("CONT").await;
     }
 }
 
@@ -207,6 +235,7 @@ impl Nats {
                 env: vec![
                     ("SCALEOUT_BROKER_TOKEN", PASSWORD.into()),
                     ("SCALEOUT_BROKER_CA", cert),
+                    ("SCALEOUT_BROKER_PING_MS", PING_MS.into()),
                 ],
             }
         } else {
@@ -217,6 +246,7 @@ impl Nats {
                 env: vec![
                     ("SCALEOUT_BROKER_USER", "fanout".into()),
                     ("SCALEOUT_BROKER_PASSWORD", PASSWORD.into()),
+                    ("SCALEOUT_BROKER_PING_MS", PING_MS.into()),
                 ],
             }
         };
@@ -249,5 +279,16 @@ impl Nats {
     /// Starts it again, on the same port.
     pub async fn restart(&mut self) {
         self.process.start().await;
+    }
+
+    /// Stops the process without ending it (SIGSTOP): its connections stay open and
+    /// silent, as behind a network partition.
+    pub async fn pause(&self) {
+        self.process.signal("STOP").await;
+    }
+
+    /// Lets a paused process go on (SIGCONT).
+    pub async fn resume(&self) {
+        self.process.signal("CONT").await;
     }
 }
