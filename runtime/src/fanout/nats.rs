@@ -334,3 +334,51 @@ impl Subscription {
 fn unavailable(error: async_nats::client::FlushError) -> Error {
     Error::Unavailable(io::Error::other(error))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A loopback address nothing listens on (bound, then let go).
+    fn closed_port() -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("nats://{}", listener.local_addr().unwrap())
+    }
+
+    #[test]
+    fn secrets_stay_out_of_debug() {
+        let nats = Nats::new("nats://fanout:in-the-url@bus.internal:4222")
+            .user("fanout")
+            .password("set-apart")
+            .token("a-token");
+        let printed = format!("{nats:?}");
+        assert!(printed.contains("bus.internal:4222"), "{printed}");
+        for secret in ["in-the-url", "set-apart", "a-token"] {
+            assert!(!printed.contains(secret), "{printed}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_broker_that_is_not_there_is_unavailable_and_tried_again() {
+        let nats = Nats::new(closed_port()).timeout(Duration::from_secs(1));
+        for _ in 0..2 {
+            let publish = nats.publish("t", Bytes::from_static(b"{}")).await;
+            assert!(matches!(publish, Err(Error::Unavailable(_))), "{publish:?}");
+        }
+        let subscribe = nats.subscribe("t").await.map(|_| ());
+        assert!(
+            matches!(subscribe, Err(Error::Unavailable(_))),
+            "{subscribe:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_message_over_the_limit_is_refused_before_any_connection() {
+        let nats = Nats::new(closed_port()).max_message_size(4);
+        let publish = nats.publish("t", Bytes::from_static(b"12345")).await;
+        assert!(
+            matches!(publish, Err(Error::TooLarge { size: 5, limit: 4 })),
+            "{publish:?}"
+        );
+    }
+}

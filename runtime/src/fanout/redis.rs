@@ -344,3 +344,66 @@ fn classify(error: RedisError) -> Error {
         _ => Error::Refused(error.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A loopback address nothing listens on (bound, then let go).
+    fn closed_port() -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().to_string()
+    }
+
+    #[test]
+    fn a_bare_address_is_a_plain_redis_url() {
+        assert_eq!(
+            Redis::new("127.0.0.1:6379").settings.url,
+            "redis://127.0.0.1:6379"
+        );
+        let tls = Redis::new("rediss://cache.internal:6380");
+        assert_eq!(tls.settings.url, "rediss://cache.internal:6380");
+    }
+
+    #[test]
+    fn secrets_stay_out_of_debug() {
+        let redis = Redis::new("rediss://fanout:in-the-url@cache.internal:6380")
+            .user("fanout")
+            .password("set-apart");
+        let printed = format!("{redis:?}");
+        assert!(printed.contains("cache.internal:6380"), "{printed}");
+        assert!(!printed.contains("in-the-url"), "{printed}");
+        assert!(!printed.contains("set-apart"), "{printed}");
+    }
+
+    #[tokio::test]
+    async fn a_url_that_does_not_parse_is_invalid_not_unavailable() {
+        let redis = Redis::new("redis://[::1");
+        let publish = redis.publish("t", Bytes::from_static(b"{}")).await;
+        assert!(matches!(publish, Err(Error::Invalid(_))), "{publish:?}");
+        let subscribe = redis.subscribe("t").await.map(|_| ());
+        assert!(matches!(subscribe, Err(Error::Invalid(_))), "{subscribe:?}");
+    }
+
+    #[tokio::test]
+    async fn a_broker_that_is_not_there_is_unavailable() {
+        let redis = Redis::new(closed_port());
+        let publish = redis.publish("t", Bytes::from_static(b"{}")).await;
+        assert!(matches!(publish, Err(Error::Unavailable(_))), "{publish:?}");
+        let subscribe = redis.subscribe("t").await.map(|_| ());
+        assert!(
+            matches!(subscribe, Err(Error::Unavailable(_))),
+            "{subscribe:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_message_over_the_limit_is_refused_before_any_connection() {
+        let redis = Redis::new(closed_port()).max_message_size(4);
+        let publish = redis.publish("t", Bytes::from_static(b"12345")).await;
+        assert!(
+            matches!(publish, Err(Error::TooLarge { size: 5, limit: 4 })),
+            "{publish:?}"
+        );
+    }
+}
