@@ -15,7 +15,8 @@
 //! with [`Error::Unavailable`] without being queued.
 //!
 //! **Delivery.** NATS core acknowledges no publish: a publish resolves once its bytes
-//! were flushed to the server's connection. What is lost is what the
+//! were flushed to the server's connection, and one that times out (the connection died
+//! under it) may still be sent after the client reconnects. What is lost is what the
 //! [module](super) says of pub/sub; besides, a message flushed just before the server
 //! died may be lost without an error.
 //!
