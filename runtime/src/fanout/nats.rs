@@ -12,7 +12,9 @@
 //! server is away fails visibly, as with Redis: a subscription's stream ends when the
 //! client reports the connection lost (the fan-out then subscribes again, which
 //! succeeds once the client is connected), and a publish while disconnected fails
-//! with [`Error::Unavailable`] without being queued.
+//! with [`Error::Unavailable`] without being queued. A subscription counts as made once
+//! its `SUB` is flushed to the server (NATS confirms none): a message another instance
+//! publishes in the moment the server takes to read it is missed, as during any relink.
 //!
 //! **Delivery.** NATS core acknowledges no publish: a publish resolves once its bytes
 //! were flushed to the server's connection, and one that times out (the connection died
