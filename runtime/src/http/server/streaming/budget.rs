@@ -7,9 +7,15 @@
 //! after `Last-Event-ID`) but a stream's messages its duty, so a resumption given up is
 //! the lesser loss; only when no such event is left does the new event's stream end.
 
-use super::log::Log;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+/// A session's log as the budget sees it: events it can give up for another's.
+pub(super) trait Trim: Send + Sync {
+    /// Drops its oldest read events until `enough` says so, unless it is busy (never
+    /// waited for); whether any was dropped.
+    fn trim(&self, enough: &dyn Fn() -> bool) -> bool;
+}
 
 /// The bytes of events held by every session's log together, against one budget
 /// ([`Streaming::max_replay_bytes`](super::Streaming::max_replay_bytes)).
@@ -18,7 +24,7 @@ pub(super) struct Budget {
     used: AtomicUsize,
     max: usize,
     /// The sessions' logs, whose read events may be trimmed for another's event.
-    logs: Mutex<Vec<Weak<Mutex<Log>>>>,
+    logs: Mutex<Vec<Weak<dyn Trim>>>,
 }
 
 impl Budget {
@@ -31,10 +37,10 @@ impl Budget {
     }
 
     /// Registers a session's `log`: its read events may go to make room for another's.
-    pub(super) fn register(&self, log: &Arc<Mutex<Log>>) {
+    pub(super) fn register(&self, log: Weak<dyn Trim>) {
         let mut logs = self.logs.lock().unwrap_or_else(PoisonError::into_inner);
         logs.retain(|log| log.strong_count() > 0);
-        logs.push(Arc::downgrade(log));
+        logs.push(log);
     }
 
     /// Drops the oldest read events of the registered logs (those not busy now) until
@@ -47,13 +53,7 @@ impl Budget {
         let fits = || self.used().saturating_add(bytes) <= self.max;
         let mut dropped = false;
         for log in logs {
-            // The appender holds its own log; another busy one is skipped, never waited for.
-            let Ok(mut log) = log.try_lock() else {
-                continue;
-            };
-            while !fits() && log.drop_oldest_read() {
-                dropped = true;
-            }
+            dropped |= log.trim(&fits);
             if fits() {
                 break;
             }

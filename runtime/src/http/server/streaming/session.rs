@@ -62,7 +62,8 @@ impl Session {
     ) -> Arc<Self> {
         let log = Arc::new(Mutex::new(Log::new(window, Arc::clone(&budget))));
         if id.is_some() {
-            budget.register(&log);
+            let weak: Weak<Mutex<Log>> = Arc::downgrade(&log);
+            budget.register(weak);
         }
         Arc::new_cyclic(|weak: &Weak<Session>| Session {
             id,

@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::task::Waker;
 
-pub(super) use super::budget::Budget;
+pub(super) use super::budget::{Budget, Trim};
 
 /// The standalone stream's number.
 pub(super) const STANDALONE: u64 = 0;
@@ -477,3 +477,17 @@ impl Drop for Log {
 
 #[cfg(test)]
 mod tests;
+
+impl Trim for std::sync::Mutex<Log> {
+    fn trim(&self, enough: &dyn Fn() -> bool) -> bool {
+        // The appender holds its own log; another busy one is skipped, never waited for.
+        let Ok(mut log) = self.try_lock() else {
+            return false;
+        };
+        let mut dropped = false;
+        while !enough() && log.drop_oldest_read() {
+            dropped = true;
+        }
+        dropped
+    }
+}

@@ -147,7 +147,8 @@ fn a_full_budget_trims_other_sessions_read_events_before_ending_a_stream() {
     };
     let log = || {
         let log = Arc::new(std::sync::Mutex::new(Log::new(window, Arc::clone(&budget))));
-        budget.register(&log);
+        let weak: std::sync::Weak<std::sync::Mutex<Log>> = Arc::downgrade(&log);
+        budget.register(weak);
         log
     };
     let (idle, busy, live) = (log(), log(), log());
