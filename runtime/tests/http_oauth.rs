@@ -36,8 +36,8 @@ fn json_response(status: StatusCode, body: Value) -> Response {
         .into_response()
 }
 
-/// The authorization server's endpoints.
-fn authorization_server(base: &str, seen: &Shared) -> axum::Router {
+/// The authorization server's endpoints; its first token lives `lifetime` seconds.
+fn authorization_server(base: &str, seen: &Shared, lifetime: u64) -> axum::Router {
     use axum::routing::{get, post};
     let metadata = json!({
         "issuer": base,
@@ -88,7 +88,7 @@ fn authorization_server(base: &str, seen: &Shared) -> axum::Router {
                     seen.steps.push(format!("token code {} verified={verified}", form["code"]));
                     return json_response(
                         StatusCode::OK,
-                        json!({"access_token": "t1", "token_type": "Bearer", "refresh_token": "r1", "expires_in": 3600}),
+                        json!({"access_token": "t1", "token_type": "Bearer", "refresh_token": "r1", "expires_in": lifetime}),
                     );
                 }
                 seen.steps.push(format!("token {grant} {}", form["refresh_token"]));
@@ -149,12 +149,13 @@ fn protected(base: &str, seen: &Shared) -> axum::Router {
         )
 }
 
-#[tokio::test]
-async fn a_401_is_authorized_and_a_revoked_token_refreshed() {
+/// Two calls through a client of the servers whose first token lives `lifetime`
+/// seconds: what the servers saw.
+async fn two_calls(lifetime: u64) -> Vec<String> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let seen = Shared::default();
-    let app = authorization_server(&base, &seen).merge(protected(&base, &seen));
+    let app = authorization_server(&base, &seen, lifetime).merge(protected(&base, &seen));
     tokio::spawn(async move { axum::serve(listener, app).await });
     let settings = oauth::OAuth::new(oauth::FollowRedirect::new().unwrap())
         .redirect_uri("http://127.0.0.1:9/callback");
@@ -167,19 +168,45 @@ async fn a_401_is_authorized_and_a_revoked_token_refreshed() {
         let answer: Value = client.request("a", &json!([])).await.expect("authorized");
         assert_eq!(answer, "ok");
     }
+    let steps = std::mem::take(&mut seen.lock().unwrap().steps);
     let resource = format!("{base}/mcp");
+    steps
+        .into_iter()
+        .map(|step| step.replace(&resource, "<resource>"))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_401_is_authorized_and_a_revoked_token_refreshed() {
     assert_eq!(
-        seen.lock().unwrap().steps,
+        two_calls(3600).await,
         [
-            "401".to_owned(),
-            "register none".to_owned(),
-            format!("authorize c1 S256 {resource}"),
-            "token code k1 verified=true".to_owned(),
-            "call with t1".to_owned(),
+            "401",
+            "register none",
+            "authorize c1 S256 <resource>",
+            "token code k1 verified=true",
+            "call with t1",
             // t1 is revoked now: refreshed, not authorized again.
-            "401".to_owned(),
-            "token refresh_token r1".to_owned(),
-            "call with t2".to_owned(),
+            "401",
+            "token refresh_token r1",
+            "call with t2",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_token_about_to_expire_is_refreshed_before_it_is_sent() {
+    // 30 s is within the minute before expiry in which a token is refreshed first.
+    assert_eq!(
+        two_calls(30).await,
+        [
+            "401",
+            "register none",
+            "authorize c1 S256 <resource>",
+            "token code k1 verified=true",
+            "call with t1",
+            "token refresh_token r1",
+            "call with t2",
         ]
     );
 }
