@@ -14,7 +14,7 @@
 //! | token | `client_secret_basic`, `client_secret_post` or `none`, as registration and the server say |
 //! | later | refresh on expiry or `401`; at most three authorizations per request |
 //!
-//! Verifiers, `state` and nothing else secret come from the operating system's CSPRNG.
+//! The PKCE verifier and `state` come from the operating system's CSPRNG (`getrandom`).
 //!
 //! Why not the `oauth2` crate: it builds the authorization URL and the token request,
 //! a small part of this; discovery, registration, challenges and step-up are MCP's and
@@ -306,7 +306,7 @@ impl State {
             });
         };
         let resource_id = match resource.resource {
-            Some(id) if server_url.starts_with(id.trim_end_matches('/')) => id,
+            Some(id) if covers(&id, &server_url) => id,
             Some(id) => {
                 return Err(failure(format!(
                     "OAuth: the resource metadata names {id}, not this server ({server_url})"
@@ -470,6 +470,17 @@ impl State {
     }
 }
 
+/// Whether the protected resource `id` is the server at `url`, or a path above it on
+/// the same origin (`http://h/` covers `http://h/mcp`, not `http://h:80000/…` nor
+/// `http://h/mcpx`).
+fn covers(id: &str, url: &str) -> bool {
+    let id = id.trim_end_matches('/');
+    url == id
+        || url
+            .strip_prefix(id)
+            .is_some_and(|rest| rest.starts_with(['/', '?']))
+}
+
 /// Posts `message` under OAuth: a token refreshed before it expires; a `401` answered
 /// by refreshing or authorizing, a `403 insufficient_scope` by a step-up, and the
 /// message sent again.
@@ -521,5 +532,19 @@ pub(super) async fn exchange(
         }
         authorizations += 1;
         state.authorize(&challenge, step_up).await?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_resource_covers_its_url_and_the_paths_below_it_only() {
+        use super::covers;
+        assert!(covers("http://h/mcp", "http://h/mcp"));
+        assert!(covers("http://h/", "http://h/mcp"));
+        assert!(covers("http://h", "http://h/mcp"));
+        assert!(!covers("http://h/mcp", "http://h/mcpx"));
+        assert!(!covers("http://h:3000", "http://h:30001/mcp"));
+        assert!(!covers("https://evil.example.com/mcp", "http://h/mcp"));
     }
 }
