@@ -203,7 +203,17 @@ async fn client_scenario(scenario: &str) -> (String, bool, String) {
         "{} --client-metadata-url https://conformance-test.local/client-metadata.json",
         env!("CARGO_BIN_EXE_mcp-client")
     );
-    let args = ["client", "--command", &client, "--scenario", scenario];
+    // The suite gives a client 30 s by default; a loaded machine (CI builds beside it)
+    // once took longer to start one, so it gets 2 minutes (a client that hangs still fails).
+    let args = [
+        "client",
+        "--command",
+        &client,
+        "--scenario",
+        scenario,
+        "--timeout",
+        "120000",
+    ];
     let label = scenario.replace('/', "-");
     let (text, passed) = run_suite(&label, &args).await;
     let verdict = text
