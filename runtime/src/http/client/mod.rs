@@ -183,10 +183,12 @@ impl Client {
             _ => false,
         };
         if challenges && challenged {
-            let challenge = (response.headers().get(header::WWW_AUTHENTICATE))
-                .and_then(|value| value.to_str().ok())
-                .unwrap_or_default()
-                .to_owned();
+            // Every challenge, as one list: the `Bearer` one may be in any of them.
+            let challenges = response.headers().get_all(header::WWW_AUTHENTICATE);
+            let challenge = (challenges.iter())
+                .filter_map(|value| value.to_str().ok())
+                .collect::<Vec<_>>()
+                .join(", ");
             return Ok(Outcome::Challenged { status, challenge });
         }
         if let Some(streams) = &shared.streams {

@@ -207,6 +207,9 @@ mod tests {
             Challenge::default()
         );
         assert_eq!(Challenge::parse("Bearer"), Challenge::default());
+        // Several challenges joined: the Bearer one's params end where the next begins.
+        let read = Challenge::parse(r#"Bearer scope="a", Basic error="b""#);
+        assert_eq!((read.scope.as_deref(), read.error), (Some("a"), None));
     }
 
     #[test]
