@@ -375,3 +375,44 @@ async fn subscriptions_survive_a_restart_under_stream_reconnecting_over_a_unix_s
     let client = stream::Reconnecting::unix_watched(builder, Codec::Newline, path, policy());
     survives_a_restart(start, client).await;
 }
+
+/// An item that does not fit cites its schema at its place under the notification that
+/// carries the items, with its position, from the client's table of places (what a
+/// generated client gives its `Client`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_item_that_does_not_fit_cites_its_schema_with_its_position() {
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    #[serde(rename = "Tick @ #/methods/0/result/schema")]
+    struct Tick {
+        n: u32,
+    }
+    // The item's type was converted at the subscribe method's result; the same schema
+    // is written under the notification `note` too.
+    static PLACES: rpcsmith::protocol::mismatch::Places = rpcsmith::protocol::mismatch::Places::new(
+        "ticks.json",
+        &[("note", "#/methods/1"), ("subscribe", "#/methods/0")],
+        &[(
+            "#/methods/0/result/schema",
+            &["#/methods/1/params/1/schema"],
+        )],
+        &[
+            ("#/methods/0/result/schema", 12, 9),
+            ("#/methods/1/params/1/schema", 30, 11),
+        ],
+    );
+    let (peer, feeder, _events, _unmatched) = connected(Peer::builder()).await;
+    let client = peer.client().clone().places(&PLACES);
+    let mut ticks: Subscription<Tick> = subscribe(&client, "a").await;
+    feeder.publish("a", "not an item").await;
+    let next = tokio::time::timeout(PATIENCE, ticks.next())
+        .await
+        .expect("the subscription yields in time");
+    let Some(Err(error)) = next else {
+        panic!("a decode error, not {next:?}");
+    };
+    assert_eq!(
+        error.to_string(),
+        "could not decode item: expected an object, found a string \"not an item\" \
+         (schema #/methods/1/params/1/schema at ticks.json:30:11)"
+    );
+}
