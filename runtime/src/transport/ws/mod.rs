@@ -286,3 +286,41 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
             .map_err(io::Error::other)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A vector with room to spare (an answer), one without, and static bytes: each kind
+    /// of `Bytes` goes out as text when it is UTF-8, as the same bytes in binary otherwise.
+    #[test]
+    fn utf8_goes_out_as_text_and_anything_else_as_binary_unchanged() {
+        let spare = |bytes: &[u8]| {
+            let mut vec = Vec::with_capacity(bytes.len() + 32);
+            vec.extend_from_slice(bytes);
+            Bytes::from(vec)
+        };
+        let texts = [
+            spare(br#"{"jsonrpc":"2.0","result":3,"id":1}"#),
+            Bytes::from(br#"{"a":"\u00e9"}"#.to_vec()),
+            Bytes::from_static("{\"b\":\"é\"}".as_bytes()),
+        ];
+        for bytes in texts {
+            match text_or_binary(bytes.clone()) {
+                Message::Text(text) => assert_eq!(text.as_bytes(), &bytes[..]),
+                other => panic!("expected text, got {other:?}"),
+            }
+        }
+        let binaries = [
+            spare(&[b'{', 0xff, b'}']),
+            Bytes::from(vec![0xc3, 0x28]),
+            Bytes::from_static(&[0xfe]),
+        ];
+        for bytes in binaries {
+            match text_or_binary(bytes.clone()) {
+                Message::Binary(sent) => assert_eq!(sent, bytes),
+                other => panic!("expected binary, got {other:?}"),
+            }
+        }
+    }
+}
