@@ -16,7 +16,9 @@ use crate::protocol::{deadline, meta};
 /// the call carries no deadline.
 pub(super) fn of(metadata: Option<&Metadata>, params: Option<&RawValue>) -> Option<Instant> {
     let in_meta = params
-        .filter(|params| params.get().contains(r#""_meta""#))
+        // Only an object has members: params by position (the first byte `[`) are not
+        // searched.
+        .filter(|params| params.get().starts_with('{') && params.get().contains(r#""_meta""#))
         .and_then(meta::read_meta)
         .and_then(|fields| {
             fields

@@ -146,12 +146,21 @@ pub fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, Mismatch> {
 
 /// Decodes `T` from JSON bytes.
 ///
+/// The bytes are checked as UTF-8 once, whole, and then read as text: serde_json's
+/// reading of bytes checks each string on its own, which for a 118 KB block of some
+/// 6,000 strings cost 3.5 times the one check (542,000 instructions a block against
+/// 155,000, by callgrind).
+///
 /// # Errors
 ///
 /// [`Mismatch`] when `json` is not a `T` (or not JSON).
 #[inline]
 pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Mismatch> {
-    serde_json::from_slice(json).or_else(|_| carefully(json))
+    match std::str::from_utf8(json) {
+        Ok(text) => from_str(text),
+        // Not UTF-8: serde_json's reading of bytes says where.
+        Err(_) => serde_json::from_slice(json).or_else(|_| carefully(json)),
+    }
 }
 
 /// The careful reading, after the fast one failed: `T` after all when the failure was a

@@ -390,3 +390,14 @@ fn generated_types_name_their_schema_and_the_nearest_variant() {
         "{e}"
     );
 }
+
+#[test]
+fn bytes_are_read_as_text_once_checked_and_refused_when_not_utf8() {
+    assert_eq!(from_slice::<String>("\"é\"".as_bytes()), Ok("é".to_owned()));
+    assert_eq!(
+        from_slice::<Vec<String>>(br#"["a","b\u00e9"]"#),
+        from_str::<Vec<String>>(r#"["a","b\u00e9"]"#)
+    );
+    assert!(from_slice::<String>(b"\"\xff\"").is_err());
+    assert!(from_slice::<serde_json::Value>(b"[1,\"\xc3\x28\"]").is_err());
+}

@@ -90,7 +90,9 @@ enum Handled {
 /// Routes what one connection receives.
 pub(crate) struct Inbound {
     inbox: Inbox,
-    connection: Connection,
+    /// Shared by each message's handling: one reference counted per message, where a
+    /// `Connection`'s clone counts three (the server, the metadata, the in-flight count).
+    connection: Arc<Connection>,
     /// Where calls that run in tasks send their answers.
     outbox: Outbox,
     /// The cancellation the connection honours, if any.
@@ -125,7 +127,7 @@ impl Inbound {
     ) -> Self {
         Self {
             inbox,
-            connection,
+            connection: Arc::new(connection),
             outbox,
             cancel,
             order,
@@ -190,7 +192,7 @@ impl Inbound {
 
     /// The handling of one message, not yet polled.
     fn handling(&self, message: Bytes) -> Processing {
-        let connection = self.connection.clone();
+        let connection = Arc::clone(&self.connection);
         // Notifications go to this side's subscriptions first, if it has any.
         let subscriptions = self
             .inbox
