@@ -21,11 +21,8 @@ use rpcsmith::server::Server;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::api::quote;
-use crate::fanout::{Heads, SUBSCRIBE, Subscribers, opened};
+use crate::fanout::{Heads, LOOK, SUBSCRIBE, Subscribers, opened};
 use crate::load::{Gauge, Load};
-
-/// How long a subscriber waits for an event before it looks whether to stop.
-const LOOK: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The header carrying the session id (`Streaming::new`'s default).
 const SESSION: &str = "session-id";
