@@ -202,13 +202,7 @@ pub(crate) fn run(settings: &Settings) -> anyhow::Result<Results> {
     }
     let scenarios: Vec<&Scenario> = SCENARIOS
         .iter()
-        .filter(|s| match settings.only.is_empty() {
-            // Not in the default run until its subscribers receive items again: since the
-            // MCP transport's session rules (admission, budgets, watchdog) met the
-            // per-connection pump, no item reaches its GET streams (issue 28, open).
-            true => s.name != "sse_fanout",
-            false => settings.only.iter().any(|name| name == s.name),
-        })
+        .filter(|s| settings.only.is_empty() || settings.only.iter().any(|name| name == s.name))
         .collect();
     ensure!(
         !scenarios.is_empty(),

@@ -29,6 +29,9 @@ pub(crate) fn command(exe: &Path, dir: &Path) -> Command {
     command
         .arg("--tool=callgrind")
         .arg("--quiet")
+        // A profile per thread: one profile of every thread together attributes all
+        // to `clone`, which `callgrind_annotate` cannot break down.
+        .arg("--separate-threads=yes")
         .arg(format!(
             "--callgrind-out-file={}/callgrind.out.%p",
             dir.display()
@@ -56,14 +59,20 @@ pub(crate) fn dump(pid: u32, dir: &Path) -> anyhow::Result<u64> {
     let before = dumps(pid, dir)?;
     control(&["--dump", &pid.to_string()])?;
     let after = dumps(pid, dir)?;
-    let newest = after
+    // One profile per thread, each dump: their totals together.
+    let new: Vec<PathBuf> = after
         .into_iter()
         .filter(|path| !before.contains(path))
-        .max()
-        .context("callgrind_control --dump wrote no profile")?;
-    let text = std::fs::read_to_string(&newest)
-        .with_context(|| format!("reading {}", newest.display()))?;
-    total(&text).with_context(|| format!("no `summary:` or `totals:` in {}", newest.display()))
+        .collect();
+    ensure!(!new.is_empty(), "callgrind_control --dump wrote no profile");
+    let mut sum = 0;
+    for path in new {
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        sum += total(&text)
+            .with_context(|| format!("no `summary:` or `totals:` in {}", path.display()))?;
+    }
+    Ok(sum)
 }
 
 fn control(args: &[&str]) -> anyhow::Result<()> {

@@ -21,11 +21,12 @@ use rpcsmith::server::Server;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::api::quote;
-use crate::fanout::{Heads, SUBSCRIBE, Subscribers, opened};
+use crate::fanout::{Heads, LOOK, SUBSCRIBE, Subscribers, opened};
 use crate::load::{Gauge, Load};
 
-/// How long a subscriber waits for an event before it looks whether to stop.
-const LOOK: std::time::Duration = std::time::Duration::from_millis(200);
+/// Each session's replay window: events, bytes (1,000 sessions hold 32 MiB at most).
+const REPLAY_EVENTS: usize = 64;
+const REPLAY_BYTES: usize = 32 << 10;
 
 /// The header carrying the session id (`Streaming::new`'s default).
 const SESSION: &str = "session-id";
@@ -48,10 +49,15 @@ pub(crate) async fn serve(
     let max = max_connections.unwrap_or(http::DEFAULT_MAX_CONNECTIONS);
     // Every subscriber of the load generator comes from one loopback address: the
     // per-peer cap, a guard against one hostile client, would refuse all but 64.
+    // Each session's replay window small enough that every session's together fit in
+    // the server's replay budget (64 MiB): a publisher faster than its readers then
+    // waits at each session's full window. With the default windows (4 MiB each) the
+    // budget ran out first, and a stream whose event no longer fits is ended (issue 28).
     let streaming = http::Streaming::new()
         .sessions(SUBSCRIBE)
         .max_sessions(max)
-        .max_sessions_per_peer(max);
+        .max_sessions_per_peer(max)
+        .replay_window(REPLAY_EVENTS, REPLAY_BYTES);
     let service = http::Service::new(server).streaming(streaming);
     let serve = http::Serve::new(listener, service).max_connections(max);
     tokio::spawn(serve.run(std::future::pending()));

@@ -23,6 +23,8 @@ const RATIOS: &[&str] = &[
     "subscription_cpu_per_item_10k",
     "subscription_idle_rss_10k",
     "subscription_publish_peak_rss_10k",
+    "sse_items_per_s_vs_ws",
+    "sse_cpu_per_item_vs_ws",
     "metrics_on_cpu_per_call",
     "validation_cpu_per_call",
     // rpcsmith's MCP server over rmcp's, the tool `add`.
@@ -57,6 +59,8 @@ const SERVED: &[(&str, &[&str])] = &[
     ("fanout_idle", &["rpcsmith", "jsonrpsee"]),
     ("fanout10k", &["rpcsmith", "jsonrpsee"]),
     ("fanout10k_idle", &["rpcsmith", "jsonrpsee"]),
+    ("sse_fanout", &["rpcsmith"]),
+    ("sse_fanout_idle", &["rpcsmith"]),
     ("metrics", &["rpcsmith", "rpcsmith_metrics"]),
 ];
 

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use serde_json::value::RawValue;
 
@@ -299,10 +299,22 @@ async fn send_items(
     items: &mut EncodedItems,
     stop: &mut oneshot::Receiver<()>,
 ) -> bool {
-    // Allocated once an item comes, not while the subscription waits for one.
+    // The notification's start, the same for every item: written (its strings escaped)
+    // once, at the first item (a subscription waiting for one holds none), then copied.
+    let prefix = OnceLock::<Box<[u8]>>::new();
+    // The last message's length: each message is allocated at about its size at once
+    // (a fan-out's items are alike), not grown from a guess, which both reallocated and
+    // left up to half of each queued message's allocation unused.
+    let last = AtomicUsize::new(0);
     let start = |out: &mut Vec<u8>| {
-        out.reserve(256);
-        feed.write_item_start(out, id);
+        let prefix = prefix.get_or_init(|| {
+            let mut prefix = Vec::new();
+            feed.write_item_start(&mut prefix, id);
+            prefix.into_boxed_slice()
+        });
+        let guess = last.load(Ordering::Relaxed).max(prefix.len() + ITEM_GUESS);
+        out.reserve_exact(guess + MESSAGE_SLACK);
+        out.extend_from_slice(prefix);
     };
     loop {
         let mut message = Vec::new();
@@ -312,7 +324,10 @@ async fn send_items(
             written = write_next(items, &mut message, &start) => written,
         };
         match written {
-            Some(Ok(())) => feed.write_item_end(&mut message),
+            Some(Ok(())) => {
+                feed.write_item_end(&mut message);
+                last.store(message.len(), Ordering::Relaxed);
+            }
             Some(Err(error)) => {
                 tracing::error!(%error, id, "a subscription's item could not be serialized; skipped");
                 continue;
@@ -329,6 +344,12 @@ async fn send_items(
         }
     }
 }
+
+/// Room for the first item of a subscription, after its notification's start.
+const ITEM_GUESS: usize = 192;
+
+/// Room beyond the last message's length, for an item a little longer than the last.
+const MESSAGE_SLACK: usize = 32;
 
 /// The answer carrying an id (JSON text the runtime made).
 pub(crate) fn encoded_id(id: &str) -> Encoded {

@@ -211,7 +211,13 @@ impl<T> Sink<T> {
     ///
     /// [`Closed`] once the subscription has ended (the item is dropped).
     pub async fn send(&self, item: T) -> Result<(), Closed> {
-        let mut item = item;
+        // Most sends find room: only a full channel registers a waiter (two more locks
+        // of the `Notify`, per item and subscription of a fan-out).
+        let mut item = match self.mailbox.offer(item) {
+            Ok(()) => return Ok(()),
+            Err(TrySendError::Closed(_)) => return Err(Closed),
+            Err(TrySendError::Full(back)) => back,
+        };
         loop {
             let mut changed = pin!(self.mailbox.changed.notified());
             changed.as_mut().enable();

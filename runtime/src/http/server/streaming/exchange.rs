@@ -101,7 +101,8 @@ pub(in crate::http) async fn post<D: Data>(
     } else {
         let (answer, held) = handling.await;
         if started {
-            return start(&sse, &session, answer, initializes.as_deref(), no_response);
+            let started = (answer, held);
+            return start(&sse, &session, started, initializes.as_deref(), no_response);
         }
         let mut answer = whole(answer, no_response);
         release_when_sent(&mut answer, held);
@@ -114,11 +115,13 @@ pub(in crate::http) async fn post<D: Data>(
 }
 
 /// Answers the `POST` that started `session`: the session is admitted, and its id
-/// sent, only when the starting call succeeded (and the table still has room).
+/// sent, only when the starting call succeeded (and the table still has room). The
+/// subscriptions the starting call made (a session started by a subscribe call) send
+/// their items once the answer is sent; a start refused ends them with the session.
 fn start<D: Data>(
     sse: &Sse,
     session: &Arc<Session>,
-    answer: Option<Vec<u8>>,
+    (answer, held): (Option<Vec<u8>>, Held),
     id: Option<&str>,
     no_response: StatusCode,
 ) -> Answer<D> {
@@ -143,6 +146,7 @@ fn start<D: Data>(
     if let Some(id) = session.id().and_then(|id| HeaderValue::try_from(id).ok()) {
         answer.headers_mut().insert(sse.settings.header.clone(), id);
     }
+    release_when_sent(&mut answer, held);
     answer
 }
 
