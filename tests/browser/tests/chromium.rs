@@ -6,7 +6,8 @@
 //!   Chromium (`cargo test --target wasm32-unknown-unknown` with wasm-bindgen-cli's
 //!   `wasm-bindgen-test-runner` and `chromedriver`), naming the servers at compile time;
 //! - builds the example page (`examples/browser`), serves it, opens it in headless
-//!   Chromium and reads back what its generated client wrote into the page.
+//!   Chromium through `chromedriver` (WebDriver) and reads back what its generated
+//!   client wrote into the page.
 //!
 //! Needs the `wasm32-unknown-unknown` target, `wasm-bindgen-test-runner` and
 //! `wasm-bindgen` of the version in Cargo.lock (on `PATH`, or in
@@ -18,6 +19,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod servers;
+mod webdriver;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -138,17 +140,15 @@ async fn the_example_page_shows_what_the_server_answered() {
     tokio::task::spawn_blocking(built).await.unwrap();
     let site = servers::serve_files(page.path().to_owned()).await;
     let url = format!("{site}index.html?endpoint={}", servers.petstore_url());
-    let chromium = tools.chromium.clone();
-    let profile = tempfile::tempdir().unwrap();
-    let profile_dir = profile.path().to_owned();
-    let dom = tokio::task::spawn_blocking(move || read_page(&chromium, &profile_dir, &url))
-        .await
-        .unwrap();
-    let shown = dom
-        .split("<pre id=\"out\">")
-        .nth(1)
-        .and_then(|rest| rest.split("</pre>").next())
-        .unwrap_or_else(|| panic!("no #out in the page:\n{dom}"));
+    let driver = webdriver::Driver::start(&tools.chromedriver, &tools.chromium).await;
+    driver.open(&url).await;
+    // The page writes `done` (or `failed: …`) last.
+    let shown = driver
+        .text_once("out", |text| {
+            text.ends_with("done") || text.starts_with("failed")
+        })
+        .await;
+    driver.quit().await;
     assert_eq!(
         shown, "added Rex #1\nadded Tom #2\ndogs: Rex\npet #2: Tom\npet #999: not found\ndone",
         "the page showed:\n{shown}"
@@ -187,32 +187,4 @@ fn build_page(tools: &Tools, out: &Path) -> impl FnOnce() + Send + 'static {
         )
         .unwrap();
     }
-}
-
-/// The page at `url` as headless Chromium has it once the page went quiet (its fetches
-/// done): `--dump-dom` with a virtual time budget, which waits out pending requests.
-fn read_page(chromium: &Path, profile: &Path, url: &str) -> String {
-    let output = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--virtual-time-budget=30000",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(url)
-        .output()
-        .expect("chromium runs");
-    assert!(
-        output.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).expect("the DOM is text")
 }
