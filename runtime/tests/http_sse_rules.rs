@@ -99,6 +99,10 @@ async fn a_body_that_is_not_json_is_400_and_batches_follow_the_revision() {
     );
 }
 
+/// Held by each test that runs `hang` handlers, so that the count of those dropped is
+/// its own.
+static HANGING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Waits until `count` `hang` handlers have been dropped in all.
 async fn dropped(count: usize) {
     loop {
@@ -112,6 +116,7 @@ async fn dropped(count: usize) {
 
 #[tokio::test]
 async fn a_cancelled_call_is_dropped_and_not_answered() {
+    let _alone = HANGING.lock().await;
     let address = start(Service::new(tools()).streaming(Streaming::mcp())).await;
     let raw = Raw::new(address);
     let id = session(&raw, "2025-06-18").await;
@@ -305,7 +310,8 @@ async fn sessions_count_once_started_are_capped_per_peer_and_the_idle_unused_go_
     tokio::time::advance(Duration::from_secs(100)).await;
     let refused = send(&service, init("2025-06-18"), None, [10, 0, 0, 1]).await;
     assert_eq!(refused.status(), 503);
-    assert_eq!(refused.headers()["retry-after"], "499", "b, used 101 s ago");
+    // b, used 101 s ago, expires in 499 s: the hint is held to 30 s.
+    assert_eq!(refused.headers()["retry-after"], "30");
     assert_eq!(body(refused).await["error"]["code"], -32009);
     // Another peer fills the table (3), then finds every session used.
     let e = started(&service, [10, 0, 0, 2])
@@ -320,11 +326,21 @@ async fn sessions_count_once_started_are_capped_per_peer_and_the_idle_unused_go_
     assert_eq!(stats(&service), 3);
     let full = send(&service, init("2025-06-18"), None, [10, 0, 0, 3]).await;
     assert_eq!(full.status(), 503);
-    assert_eq!(full.headers()["retry-after"], "499", "b expires first");
+    assert_eq!(
+        full.headers()["retry-after"],
+        "30",
+        "b expires first, in 499 s"
+    );
+    // Under the bound, the hint is the seconds until b expires.
+    tokio::time::advance(Duration::from_secs(480)).await;
+    let later = send(&service, init("2025-06-18"), None, [10, 0, 0, 3]).await;
+    assert_eq!(later.status(), 503);
+    assert_eq!(later.headers()["retry-after"], "19", "b expires in 19 s");
 }
 
 #[tokio::test]
 async fn calls_in_flight_are_bounded_per_session_and_in_total() {
+    let _alone = HANGING.lock().await;
     let streaming = Streaming::mcp().require_accept(false).max_calls(2, 1);
     let service = Service::new(tools()).streaming(streaming);
     let peer = [127, 0, 0, 1];
@@ -412,6 +428,7 @@ impl rpcsmith::server::Dispatch for Progress {
 
 #[tokio::test]
 async fn the_client_cancels_a_call_it_gives_up_and_ends_its_session() {
+    let _alone = HANGING.lock().await;
     use rpcsmith::http::{Client, ClientStreaming};
     let service = Service::new(tools()).streaming(Streaming::mcp());
     let address = start(service.clone()).await;
@@ -446,4 +463,92 @@ async fn the_client_cancels_a_call_it_gives_up_and_ends_its_session() {
         !transport.end_session().await.expect("no session"),
         "none left"
     );
+}
+
+/// A server that records what is posted to it: `initialize` starts session `s`, a batch
+/// is answered by an event stream that carries one progress notification and then
+/// stays open, and every notification is recorded.
+async fn recording_server() -> (
+    std::net::SocketAddr,
+    tokio::sync::mpsc::UnboundedReceiver<Value>,
+) {
+    use axum::response::IntoResponse;
+    use futures_util::StreamExt as _;
+    let (heard, hearing) = tokio::sync::mpsc::unbounded_channel();
+    let app = axum::Router::new().route(
+        "/",
+        axum::routing::post(move |body: Bytes| {
+            let heard = heard.clone();
+            async move {
+                let message: Value = serde_json::from_slice(&body).unwrap();
+                if message["method"] == "initialize" {
+                    let result = json!({"jsonrpc":"2.0","id":message["id"],
+                        "result":{"protocolVersion":"2025-03-26"}});
+                    let headers = [("mcp-session-id", "s"), ("content-type", "application/json")];
+                    return (headers, result.to_string()).into_response();
+                }
+                let batch = message.is_array();
+                heard.send(message).unwrap();
+                if !batch {
+                    return axum::http::StatusCode::ACCEPTED.into_response();
+                }
+                let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0}}"#;
+                let event = Bytes::from(format!("data: {progress}\n\n"));
+                let events = futures_util::stream::once(async move { Ok::<_, std::convert::Infallible>(event) })
+                    .chain(futures_util::stream::pending());
+                ([("content-type", "text/event-stream")], axum::body::Body::from_stream(events))
+                    .into_response()
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (address, hearing)
+}
+
+#[tokio::test]
+async fn the_client_cancels_each_call_of_a_batch_it_gives_up() {
+    use rpcsmith::http::{Client, ClientStreaming};
+    let (address, mut heard) = recording_server().await;
+    let progress = std::sync::Arc::new(tokio::sync::Notify::new());
+    let listener = rpcsmith::server::Server::new(Progress(progress.clone()));
+    let transport = Client::builder(format!("http://{address}/"))
+        .streaming(ClientStreaming::mcp().serve(listener))
+        .build()
+        .expect("a client");
+    let client = rpcsmith::client::Client::new(transport);
+    let _: Value = client
+        .request("initialize", &json!({"protocolVersion": "2025-03-26"}))
+        .await
+        .expect("a session");
+    let mut batch = client.batch();
+    let _first = batch.request::<Value, _>("hang", &json!([1]));
+    let _second = batch.request::<Value, _>("hang", &json!([0]));
+    batch.notify("echo", &json!([])).expect("a notification");
+    // The batch's stream is open (it carried a notification); then the batch is given
+    // up (its future dropped).
+    tokio::select! {
+        answered = batch.send() => panic!("the hanging batch answered: {answered:?}"),
+        () = progress.notified() => {}
+    }
+    let sent = heard.recv().await.expect("the batch");
+    let ids: Vec<Value> = (sent.as_array().unwrap().iter())
+        .filter(|message| message.get("id").is_some())
+        .map(|message| message["id"].clone())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    // One `notifications/cancelled` per call of the batch, none for its notification.
+    // (Bounded: a client that sends none fails here rather than hanging.)
+    for id in ids {
+        let cancellation = tokio::time::timeout(Duration::from_secs(30), heard.recv());
+        assert_eq!(
+            cancellation
+                .await
+                .expect("a cancellation in time")
+                .expect("a cancellation"),
+            json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}})
+        );
+    }
+    assert!(heard.try_recv().is_err(), "nothing more");
 }

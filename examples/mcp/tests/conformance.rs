@@ -198,9 +198,24 @@ async fn the_pending_scenarios_fail_nothing() {
 /// `--command`: the suite's verdict line (`Passed: 5/5, 0 failed, 0 warnings`),
 /// whether it passed overall, and all it printed (the verdict goes to stderr).
 async fn client_scenario(scenario: &str) -> (String, bool, String) {
-    let client = env!("CARGO_BIN_EXE_mcp-client");
-    let args = ["client", "--command", client, "--scenario", scenario];
-    let (text, passed) = run_suite(scenario, &args).await;
+    // The URL the suite's client-id metadata document scenario expects as client id.
+    let client = format!(
+        "{} --client-metadata-url https://conformance-test.local/client-metadata.json",
+        env!("CARGO_BIN_EXE_mcp-client")
+    );
+    // The suite gives a client 30 s by default; a loaded machine (CI builds beside it)
+    // once took longer to start one, so it gets 2 minutes (a client that hangs still fails).
+    let args = [
+        "client",
+        "--command",
+        &client,
+        "--scenario",
+        scenario,
+        "--timeout",
+        "120000",
+    ];
+    let label = scenario.replace('/', "-");
+    let (text, passed) = run_suite(&label, &args).await;
     let verdict = text
         .lines()
         .find(|line| line.starts_with("Passed: "))
@@ -233,6 +248,57 @@ async fn the_generated_client_passes_the_client_scenarios_without_oauth() {
             "client scenario {scenario}: {verdict:?}, want {expected:?}\n{stdout}"
         );
     }
+}
+
+/// One client scenario that needs OAuth, run as its own test: the generated client over
+/// Streamable HTTP, authorizing with `rpcsmith::http::oauth` (redirects followed
+/// without a user), must pass every check with no warning.
+macro_rules! auth_scenario {
+    ($($test:ident: $scenario:literal => $verdict:literal,)*) => {$(
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        #[cfg_attr(
+            not(conformance_node),
+            ignore = "the MCP conformance suite or Node >= 22 missing: run `npm ci` in tests/interop"
+        )]
+        async fn $test() {
+            let (verdict, passed, stdout) = client_scenario($scenario).await;
+            assert!(
+                passed && verdict == $verdict,
+                "client scenario {}: {verdict:?}, want {:?}\n{stdout}",
+                $scenario,
+                $verdict
+            );
+        }
+    )*};
+}
+
+// The 16 OAuth client scenarios of the pinned suite's default set (revisions
+// 2025-03-26 to 2025-11-25).
+auth_scenario! {
+    auth_metadata_default: "auth/metadata-default" => "Passed: 13/13, 0 failed, 0 warnings",
+    auth_metadata_var1: "auth/metadata-var1" => "Passed: 13/13, 0 failed, 0 warnings",
+    auth_metadata_var2: "auth/metadata-var2" => "Passed: 13/13, 0 failed, 0 warnings",
+    auth_metadata_var3: "auth/metadata-var3" => "Passed: 13/13, 0 failed, 0 warnings",
+    auth_basic_cimd: "auth/basic-cimd" => "Passed: 13/13, 0 failed, 0 warnings",
+    auth_scope_from_www_authenticate: "auth/scope-from-www-authenticate" => "Passed: 14/14, 0 failed, 0 warnings",
+    auth_scope_from_scopes_supported: "auth/scope-from-scopes-supported" => "Passed: 14/14, 0 failed, 0 warnings",
+    auth_scope_omitted_when_undefined: "auth/scope-omitted-when-undefined" => "Passed: 14/14, 0 failed, 0 warnings",
+    auth_scope_step_up: "auth/scope-step-up" => "Passed: 22/22, 0 failed, 0 warnings",
+    auth_scope_retry_limit: "auth/scope-retry-limit" => "Passed: 10/10, 0 failed, 0 warnings",
+    auth_token_endpoint_auth_basic: "auth/token-endpoint-auth-basic" => "Passed: 18/18, 0 failed, 0 warnings",
+    auth_token_endpoint_auth_post: "auth/token-endpoint-auth-post" => "Passed: 18/18, 0 failed, 0 warnings",
+    auth_token_endpoint_auth_none: "auth/token-endpoint-auth-none" => "Passed: 18/18, 0 failed, 0 warnings",
+    auth_pre_registration: "auth/pre-registration" => "Passed: 13/13, 0 failed, 0 warnings",
+    auth_2025_03_26_oauth_metadata_backcompat: "auth/2025-03-26-oauth-metadata-backcompat" => "Passed: 12/12, 0 failed, 0 warnings",
+    auth_2025_03_26_oauth_endpoint_fallback: "auth/2025-03-26-oauth-endpoint-fallback" => "Passed: 7/7, 0 failed, 0 warnings",
+}
+
+// The pinned suite's draft-revision OAuth scenarios pass as well: a protected-resource
+// metadata naming another resource is refused before any authorization request.
+auth_scenario! {
+    auth_draft_resource_mismatch: "auth/resource-mismatch" => "Passed: 2/2, 0 failed, 0 warnings",
+    auth_draft_offline_access_scope: "auth/offline-access-scope" => "Passed: 12/12, 0 failed, 0 warnings",
+    auth_draft_offline_access_not_supported: "auth/offline-access-not-supported" => "Passed: 14/14, 0 failed, 0 warnings",
 }
 
 #[test]

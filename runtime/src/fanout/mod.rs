@@ -18,23 +18,21 @@
 //!    instance a    instance b    instance c     each: Server + Hub + Fanout
 //!         └────────────┼────────────┘
 //!                ┌─────┴─────┐
-//!                │   Redis   │  PUBLISH / SUBSCRIBE, one channel per topic
+//!                │Redis/NATS │  publish / subscribe, one channel per topic
 //!                └───────────┘
 //! ```
 //!
 //! The broker stands behind a small trait, [`Broker`]: publish bytes to a topic,
-//! subscribe to a topic as a stream of bytes. One implementation ships, [`redis`] (feature
-//! `redis`), a client of Redis pub/sub; another broker (NATS: `PUB`/`SUB` on a subject)
-//! implements the same two methods.
+//! subscribe to a topic as a stream of bytes. Two implementations ship, each behind its
+//! own feature so that a user compiles only the client it uses: `redis` (feature
+//! `redis`, the `redis` crate: `rediss://` TLS, ACL user and password) and `nats`
+//! (feature `nats`, `async-nats`: TLS, user and password or token).
 //!
-//! **Why Redis.** Both Redis and NATS deliver a topic's messages at most once and in
+//! **Why these two.** Both Redis and NATS deliver a topic's messages at most once and in
 //! order per publishing connection, which is what a fan-out of notifications needs, and
-//! both are packaged by the distributions (`redis-server`, `nats-server`). Redis is the
-//! one most deployments already run (sessions, caches, queues), so it adds no new
-//! service to operate; and the two commands needed (`PUBLISH`, `SUBSCRIBE`) are a few
-//! lines of its plain-text protocol (RESP), so the runtime speaks them itself
-//! ([`redis`]) instead of taking a client crate whose connection manager, buffers and
-//! reconnection would sit outside the runtime's bounds.
+//! both are packaged by the distributions (`redis-server`, `nats-server`) and sold as
+//! managed services. Each is spoken through its maintained client crate, with the TLS and
+//! authentication those services require.
 //!
 //! **Semantics.**
 //!
@@ -49,15 +47,20 @@
 //!   one at a time, so those behind an unanswered one wait their turn as well). Each
 //!   instance's subscription to the broker
 //!   is retried, with a backoff from 20 ms up to 2 s, until the broker answers again
-//!   ([`Fanout::is_linked`] says when it is).
+//!   ([`Fanout::is_linked`] says when it is). A broker client that reconnects by itself
+//!   (NATS) ends its subscription's stream when it reports the connection lost, so that
+//!   this holds for it too.
 //! - *What is lost*: what other instances publish while an instance is not linked (the
 //!   broker is down, or the link is being made again) never reaches that instance's
 //!   connections: pub/sub keeps no history. A subscriber the broker judges too slow
 //!   (Redis: `client-output-buffer-limit pubsub`) is disconnected by it and relinks, losing
-//!   what it missed. Clients that must not miss an item re-read the state they follow
+//!   what it missed (NATS drops a slow consumer's messages instead). NATS core
+//!   acknowledges no publish: a message flushed just before its server died may be lost
+//!   without an error. Clients that must not miss an item re-read the state they follow
 //!   after a reconnection of their own.
 //! - *Bounds*: a message from the broker larger than the broker client's limit is
-//!   dropped (and logged); delivery to each connection goes through its own bounded
+//!   dropped (and logged; each client's module says what bounds it before that);
+//!   delivery to each connection goes through its own bounded
 //!   queue (a full one is reported, never waited for); the fan-out holds no buffer of
 //!   its own.
 //!
@@ -65,11 +68,11 @@
 //! them that is not one this module wrote (a frame too short, JSON that does not parse)
 //! is dropped with a warning, anything else is pushed to clients as it is.
 
+#[cfg(feature = "nats")]
+pub mod nats;
 mod publish;
 #[cfg(feature = "redis")]
 pub mod redis;
-#[cfg(feature = "redis")]
-mod resp;
 
 pub use publish::{Delivered, Fanout, PublishError, Topic};
 
@@ -118,6 +121,9 @@ pub enum Error {
     Refused(String),
     /// The broker answered something this client does not understand.
     Protocol(String),
+    /// The broker's settings are not valid: a URL that does not parse, a certificate
+    /// that is not PEM. Fix the settings; trying again does not help.
+    Invalid(String),
     /// The message is larger than the broker client allows.
     TooLarge {
         /// Its size in bytes.
@@ -133,6 +139,7 @@ impl fmt::Display for Error {
             Error::Unavailable(error) => write!(f, "the broker is unavailable: {error}"),
             Error::Refused(text) => write!(f, "the broker refused: {text}"),
             Error::Protocol(text) => write!(f, "the broker's answer is not understood: {text}"),
+            Error::Invalid(text) => write!(f, "the broker's settings are not valid: {text}"),
             Error::TooLarge { size, limit } => write!(
                 f,
                 "the message is {size} bytes, more than the broker client's limit of {limit}"

@@ -62,6 +62,8 @@ pub(crate) mod server;
 mod sse;
 
 pub use crate::transport::remote;
+#[cfg(feature = "oauth")]
+pub use client::oauth;
 pub use client::{
     Client, ClientBuilder, ClientStreaming, DEFAULT_CLIENT_CONNECTIONS, DEFAULT_MAX_RESPONSE_SIZE,
 };

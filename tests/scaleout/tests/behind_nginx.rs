@@ -12,13 +12,14 @@ use std::collections::HashSet;
 
 use rpcsmith::client::Error;
 use serde_json::{Value, json};
-use support::{Instance, Nginx, Redis, Subscriber};
+use support::brokers::Redis;
+use support::{Instance, Nginx, Subscriber};
 
 const IDS: [&str; 3] = ["a", "b", "c"];
 
 /// Three instances (linked to `redis` if given) behind nginx.
 async fn three_behind_nginx(redis: Option<&Redis>) -> (Vec<Instance>, Nginx) {
-    let redis = redis.map(|redis| redis.address);
+    let redis = redis.map(Redis::link);
     let mut instances = Vec::new();
     for id in IDS {
         instances.push(Instance::start(id, redis).await);

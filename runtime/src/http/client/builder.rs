@@ -26,6 +26,8 @@ pub struct ClientBuilder {
     error: Option<TransportError>,
     #[cfg(feature = "tls")]
     tls: Option<rustls::ClientConfig>,
+    #[cfg(feature = "oauth")]
+    oauth: Option<super::oauth::OAuth>,
 }
 
 impl Client {
@@ -43,6 +45,8 @@ impl Client {
             error: None,
             #[cfg(feature = "tls")]
             tls: None,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 }
@@ -145,6 +149,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Authorizes with OAuth as MCP's authorization has a client do it (see
+    /// [`oauth`](super::oauth)): a request answered `401` (or `403` with
+    /// `error="insufficient_scope"`) is authorized, then sent again with its token.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, oauth: super::oauth::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     /// Builds the client. It connects lazily, on the first call.
     ///
     /// # Errors
@@ -162,6 +175,14 @@ impl ClientBuilder {
         connector.set_keepalive(Some(self.idle_timeout));
         #[cfg(feature = "tls")]
         let connector = tls_connector(connector, self.tls)?;
+        #[cfg(feature = "oauth")]
+        let oauth = match self.oauth {
+            Some(settings) => {
+                let fetcher = super::oauth::Fetcher::new(connector.clone());
+                Some(super::oauth::State::new(settings, fetcher, &self.url)?)
+            }
+            None => None,
+        };
         let pool = Pool::new(pool::PoolSettings {
             connector,
             target: uri.clone(),
@@ -192,6 +213,8 @@ impl ClientBuilder {
                     .streaming
                     .map(|settings| Arc::new(Streams::new(settings))),
                 stop: tokio::sync::watch::Sender::new(()),
+                #[cfg(feature = "oauth")]
+                oauth,
             }),
         })
     }

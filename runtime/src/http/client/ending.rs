@@ -1,8 +1,8 @@
 //! How a streaming client gives a call up and ends its session: a call whose exchange
 //! is dropped before its answer (its future dropped, or timed out) is cancelled with
 //! the notification [`ClientStreaming::cancellation`](super::ClientStreaming::cancellation)
-//! names, posted in the session; [`Client::end_session`](super::Client::end_session)
-//! sends `DELETE`.
+//! names, posted in the session, and so is each call of a dropped batch;
+//! [`Client::end_session`](super::Client::end_session) sends `DELETE`.
 
 use super::{Client, Shared};
 use crate::client::Delivery;
@@ -12,46 +12,51 @@ use bytes::Bytes;
 use serde_json::value::RawValue;
 use std::sync::{Arc, Weak};
 
-/// Cancels a call when dropped armed: its exchange was given up before its answer.
+/// Cancels a call, or a batch's calls, when dropped armed: its exchange was given up
+/// before its answer.
 pub(super) struct GiveUp {
     client: Weak<Shared>,
-    /// The notification to post, when there is a call to cancel.
-    notification: Option<Bytes>,
+    /// The notifications to post, one per call to cancel.
+    notifications: Vec<Bytes>,
 }
 
 impl GiveUp {
     /// The guard of the exchange of `message`: armed when the client cancels calls,
-    /// `message` is one request (not a response posted back, not a batch) and a
-    /// session is known (the call that starts one, MCP's `initialize`, is never
-    /// cancelled).
+    /// `message` holds requests (one, or a batch's; not responses posted back, not
+    /// notifications) and a session is known (the call that starts one, MCP's
+    /// `initialize`, is never cancelled).
     pub(super) fn new(client: &Client, message: &[u8], in_session: bool) -> Self {
-        let notification = client
+        let notifications = client
             .shared
             .streams
             .as_ref()
             .and_then(|streams| streams.settings.cancellation.as_ref())
             .filter(|_| in_session)
-            .and_then(|(method, param)| {
-                let id = request_id(message)?;
-                Some(notification(method, param, id))
-            });
+            .map(|(method, param)| {
+                let ids = request_ids(message);
+                ids.iter()
+                    .map(|id| notification(method, param, id))
+                    .collect()
+            })
+            .unwrap_or_default();
         Self {
             client: Arc::downgrade(&client.shared),
-            notification,
+            notifications,
         }
     }
 
     /// The exchange ended (answered or failed): nothing to cancel.
     pub(super) fn disarm(&mut self) {
-        self.notification = None;
+        self.notifications.clear();
     }
 }
 
 impl Drop for GiveUp {
     fn drop(&mut self) {
-        let Some(notification) = self.notification.take() else {
+        if self.notifications.is_empty() {
             return;
-        };
+        }
+        let notifications = std::mem::take(&mut self.notifications);
         let (Some(shared), Ok(runtime)) =
             (self.client.upgrade(), tokio::runtime::Handle::try_current())
         else {
@@ -59,31 +64,49 @@ impl Drop for GiveUp {
         };
         let client = Client { shared };
         runtime.spawn(async move {
-            if let Err(error) = client
-                .exchange(notification, ::http::HeaderMap::new())
-                .await
-            {
-                tracing::debug!(%error, "a cancellation could not be posted");
+            // One by one: a session of MCP 2025-06-18 or later takes no batch.
+            for notification in notifications {
+                if let Err(error) = client
+                    .exchange(notification, ::http::HeaderMap::new())
+                    .await
+                {
+                    tracing::debug!(%error, "a cancellation could not be posted");
+                }
             }
         });
     }
 }
 
-/// The id (JSON text) of `message` when it is a single request.
-fn request_id(message: &[u8]) -> Option<&RawValue> {
-    #[derive(serde::Deserialize)]
-    struct Request<'a> {
-        #[serde(borrow)]
-        id: Option<&'a RawValue>,
-        #[serde(borrow)]
-        method: Option<&'a RawValue>,
+/// The request a message holds, as far as cancelling it goes.
+#[derive(serde::Deserialize)]
+struct Request<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Option<&'a RawValue>,
+}
+
+impl<'a> Request<'a> {
+    /// Its id (JSON text), when it is a request with one.
+    fn id(self) -> Option<&'a RawValue> {
+        self.method?;
+        self.id.filter(|id| id.get() != "null")
     }
-    if message.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-        return None;
+}
+
+/// The ids (JSON text) of the requests `message` holds: a single request's, or those
+/// of a batch's requests (not its notifications, nor responses).
+fn request_ids(message: &[u8]) -> Vec<&RawValue> {
+    match message.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => (serde_json::from_slice::<Request<'_>>(message).ok())
+            .and_then(Request::id)
+            .into_iter()
+            .collect(),
+        Some(b'[') => serde_json::from_slice::<Vec<Request<'_>>>(message)
+            .map(|batch| batch.into_iter().filter_map(Request::id).collect())
+            .unwrap_or_default(),
+        _ => Vec::new(),
     }
-    let request: Request<'_> = serde_json::from_slice(message).ok()?;
-    request.method?;
-    request.id.filter(|id| id.get() != "null")
 }
 
 /// `{"jsonrpc":"2.0","method":<method>,"params":{<param>:<id>}}`.
@@ -157,31 +180,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_a_single_request_is_cancelled_by_its_id() {
-        let id = |message: &str| request_id(message.as_bytes()).map(|id| id.get().to_owned());
+    fn requests_and_a_batchs_requests_are_cancelled_by_their_ids() {
+        let ids = |message: &str| -> Vec<String> {
+            let ids = request_ids(message.as_bytes());
+            ids.iter().map(|id| id.get().to_owned()).collect()
+        };
         assert_eq!(
-            id(r#"{"jsonrpc":"2.0","id":"a b","method":"x"}"#).as_deref(),
-            Some(r#""a b""#)
+            ids(r#"{"jsonrpc":"2.0","id":"a b","method":"x"}"#),
+            [r#""a b""#]
         );
-        assert_eq!(
-            id(r#" {"jsonrpc":"2.0","method":"x","id":7}"#).as_deref(),
-            Some("7")
-        );
-        assert_eq!(
-            id(r#"{"jsonrpc":"2.0","id":7,"result":1}"#),
-            None,
+        assert_eq!(ids(r#" {"jsonrpc":"2.0","method":"x","id":7}"#), ["7"]);
+        assert!(
+            ids(r#"{"jsonrpc":"2.0","id":7,"result":1}"#).is_empty(),
             "a response"
         );
-        assert_eq!(
-            id(r#"{"jsonrpc":"2.0","method":"x"}"#),
-            None,
+        assert!(
+            ids(r#"{"jsonrpc":"2.0","method":"x"}"#).is_empty(),
             "a notification"
         );
         assert_eq!(
-            id(r#"[{"jsonrpc":"2.0","id":7,"method":"x"}]"#),
-            None,
-            "a batch"
+            ids(
+                r#"[{"jsonrpc":"2.0","id":7,"method":"x"},{"jsonrpc":"2.0","method":"n"},
+                {"jsonrpc":"2.0","id":"b","method":"y"},{"jsonrpc":"2.0","id":3,"result":0}]"#
+            ),
+            ["7", r#""b""#],
+            "a batch: its requests, not its notification or response"
         );
+        assert!(ids("[1, 2]").is_empty(), "not JSON-RPC");
         let raw = RawValue::from_string("7".to_owned()).unwrap();
         assert_eq!(
             notification("notifications/cancelled", "requestId", &raw),

@@ -2,6 +2,8 @@
 
 mod builder;
 mod ending;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod pool;
 mod reader;
 mod streaming;
@@ -73,6 +75,20 @@ pub(super) struct Shared {
     streams: Option<Arc<Streams>>,
     /// Dropped with the client: the task keeping its `GET` stream open stops.
     stop: tokio::sync::watch::Sender<()>,
+    /// Under [`ClientBuilder::oauth`]: the token, and how to get one.
+    #[cfg(feature = "oauth")]
+    oauth: Option<oauth::State>,
+}
+
+/// What one attempt at an exchange came to.
+pub(super) enum Outcome {
+    Delivered(Delivery),
+    /// Refused with `401`, or `403` with a challenge: OAuth's to answer.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+    Challenged {
+        status: StatusCode,
+        challenge: String,
+    },
 }
 
 impl Client {
@@ -98,6 +114,10 @@ impl Client {
         let mut request = Request::new(Full::new(message));
         *request.method_mut() = Method::POST;
         *request.headers_mut() = shared.headers.clone();
+        #[cfg(feature = "oauth")]
+        if let Some(bearer) = shared.oauth.as_ref().and_then(oauth::State::header) {
+            request.headers_mut().insert(header::AUTHORIZATION, bearer);
+        }
         if !extra.is_empty() {
             let headers = request.headers_mut();
             for (name, value) in extra {
@@ -113,11 +133,32 @@ impl Client {
         request
     }
 
+    /// Posts `message` and reads its answer, under OAuth when the client has it.
     pub(super) async fn exchange_once(
         &self,
         message: Bytes,
         extra: HeaderMap,
     ) -> Result<Delivery, TransportError> {
+        #[cfg(feature = "oauth")]
+        if let Some(state) = &self.shared.oauth {
+            return oauth::exchange(self, state, message, extra).await;
+        }
+        match self.attempt(message, &extra, false).await? {
+            Outcome::Delivered(delivery) => Ok(delivery),
+            Outcome::Challenged { status, .. } => {
+                Err(TransportError::from_http_status(status.as_u16()))
+            }
+        }
+    }
+
+    /// One exchange of `message`; a refusal OAuth can answer is handed back when
+    /// `challenges`.
+    pub(super) async fn attempt(
+        &self,
+        message: Bytes,
+        extra: &HeaderMap,
+        challenges: bool,
+    ) -> Result<Outcome, TransportError> {
         let shared = &*self.shared;
         let session = shared
             .streams
@@ -126,7 +167,7 @@ impl Client {
         let (response, lease) = shared
             .pool
             .send(message, |message, http2| {
-                let mut request = self.request(message, http2, &extra);
+                let mut request = self.request(message, http2, extra);
                 if let Some(streams) = &shared.streams {
                     let header = &streams.settings.header;
                     stream_headers(request.headers_mut(), session.as_ref(), header, None, false);
@@ -135,6 +176,21 @@ impl Client {
                 request
             })
             .await?;
+        let status = response.status();
+        let challenged = match status {
+            StatusCode::UNAUTHORIZED => true,
+            StatusCode::FORBIDDEN => response.headers().contains_key(header::WWW_AUTHENTICATE),
+            _ => false,
+        };
+        if challenges && challenged {
+            // Every challenge, as one list: the `Bearer` one may be in any of them.
+            let challenges = response.headers().get_all(header::WWW_AUTHENTICATE);
+            let challenge = (challenges.iter())
+                .filter_map(|value| value.to_str().ok())
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Ok(Outcome::Challenged { status, challenge });
+        }
         if let Some(streams) = &shared.streams {
             if response.status() == StatusCode::NOT_FOUND && session.is_some() {
                 // The session is gone: the next initialisation starts another.
@@ -145,10 +201,11 @@ impl Client {
                 self.open_stream(streams);
             }
             if response.status().is_success() && reader::is_event_stream(&response) {
-                return reader::read_post(self, streams, response, lease).await;
+                return reader::read_post(self, streams, response, lease)
+                    .await
+                    .map(Outcome::Delivered);
             }
         }
-        let status = response.status();
         let is_json = is_json(response.headers());
         let body = body::read(response.into_body(), shared.max_response_size)
             .await
@@ -170,10 +227,10 @@ impl Client {
         {
             streams.learn_version(&body);
             if let Some(body) = streams.route_whole(body.clone()) {
-                return body;
+                return body.map(Outcome::Delivered);
             }
         }
-        reply(status, is_json, body)
+        reply(status, is_json, body).map(Outcome::Delivered)
     }
 }
 

@@ -1,9 +1,11 @@
 //! The processes of the scale-out tests, each a real child process on loopback killed
-//! when dropped: `redis-server`, instances of `scaleout-instance`, and nginx in front
+//! when dropped: the brokers ([`brokers`]), instances of `scaleout-instance`, and nginx in front
 //! of them, each in a temporary directory of its own; and a WebSocket client that
 //! collects what the server pushes.
 
 #![allow(dead_code, unreachable_pub)] // Each test file uses its own part.
+
+pub mod brokers;
 
 use std::collections::{HashSet, VecDeque};
 use std::net::SocketAddr;
@@ -39,7 +41,7 @@ fn free_port() -> u16 {
 /// is missing fails here, saying so, rather than passing without it.
 fn installed(found: Option<&'static str>, program: &str) -> &'static str {
     found.unwrap_or_else(|| {
-        panic!("{program} is not installed (Debian: apt-get install nginx-light redis-server)")
+        panic!("{program} is not installed (Debian: apt-get install nginx-light redis-server nats-server)")
     })
 }
 
@@ -62,53 +64,6 @@ async fn until_listening(child: &mut Child, address: SocketAddr, what: &str, log
     }
 }
 
-/// A `redis-server` on a loopback port, persisting nothing.
-pub struct Redis {
-    pub address: SocketAddr,
-    dir: TempDir,
-    child: Option<Child>,
-}
-
-impl Redis {
-    pub async fn start() -> Redis {
-        let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
-        let mut redis = Redis {
-            address,
-            dir: tempfile::tempdir().unwrap(),
-            child: None,
-        };
-        redis.restart().await;
-        redis
-    }
-
-    /// Stops the server at once (SIGKILL) and waits for it to be gone.
-    pub async fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            child.kill().await.unwrap();
-        }
-    }
-
-    /// Starts it again, on the same port.
-    pub async fn restart(&mut self) {
-        let log = self.dir.path().join("redis.log");
-        let mut child = Command::new(installed(option_env!("SCALEOUT_REDIS"), "redis-server"))
-            .args(["--bind", "127.0.0.1", "--port"])
-            .arg(self.address.port().to_string())
-            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
-            .arg("--dir")
-            .arg(self.dir.path())
-            .arg("--logfile")
-            .arg(&log)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("redis-server starts");
-        until_listening(&mut child, self.address, "redis-server", &log).await;
-        self.child = Some(child);
-    }
-}
-
 /// One `scaleout-instance` process.
 pub struct Instance {
     pub id: String,
@@ -117,17 +72,20 @@ pub struct Instance {
 }
 
 impl Instance {
-    /// Starts instance `id`, linked to `redis` if given; returns once it listens (it
+    /// Starts instance `id`, linked to a broker if given; returns once it listens (it
     /// says so on its stdout).
-    pub async fn start(id: &str, redis: Option<SocketAddr>) -> Instance {
-        let redis = redis.map(|address| address.to_string());
-        let args: Vec<&str> = std::iter::once(id).chain(redis.as_deref()).collect();
-        Self::spawn(id, &args).await
+    pub async fn start(id: &str, broker: Option<&brokers::Link>) -> Instance {
+        let args: Vec<&str> = std::iter::once(id)
+            .chain(broker.map(|link| link.url.as_str()))
+            .collect();
+        let env = broker.map_or(&[][..], |link| &link.env);
+        Self::spawn(id, &args, env).await
     }
 
-    async fn spawn(id: &str, args: &[&str]) -> Instance {
+    async fn spawn(id: &str, args: &[&str], env: &[(&str, String)]) -> Instance {
         let mut child = Command::new(env!("CARGO_BIN_EXE_scaleout-instance"))
             .args(args)
+            .envs(env.iter().map(|(name, value)| (name, value)))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .kill_on_drop(true)
@@ -153,7 +111,7 @@ impl Instance {
     /// Starts instance `id` serving MCP's Streamable HTTP, its session ids starting
     /// with `id.` (`scaleout-instance --mcp ID`).
     pub async fn start_mcp(id: &str) -> Instance {
-        Self::spawn(id, &["--mcp", id]).await
+        Self::spawn(id, &["--mcp", id], &[]).await
     }
 
     /// An HTTP client of this instance alone (not through nginx).
@@ -161,7 +119,7 @@ impl Instance {
         Client::new(http::Client::new(&format!("http://{}/", self.address)).unwrap())
     }
 
-    /// Waits until the instance's link to Redis is `up` (or down).
+    /// Waits until the instance's link to its broker is `up` (or down).
     pub async fn until_linked(&self, up: bool) {
         let client = self.direct();
         let deadline = tokio::time::Instant::now() + PATIENCE;

@@ -6,7 +6,13 @@
 //! mcp-client <url>                                   # Streamable HTTP
 //! mcp-client --stdio <command> [args…]               # spawns the server, stdio
 //! mcp-client --everything <url> | --everything --stdio <command> [args…]
+//! mcp-client --client-metadata-url <https url> <url>    # OAuth's client id, where offered
 //! ```
+//!
+//! Over HTTP it authorizes with OAuth when the server asks (`401`): the authorization
+//! server's redirect is followed without a user ([`oauth::FollowRedirect`]), and a
+//! pre-registered client is read from `MCP_CONFORMANCE_CONTEXT` (`client_id`,
+//! `client_secret`) when the suite gives one.
 //!
 //! Without `--everything` it does what the official conformance suite's client
 //! scenarios ask (`conformance client --command "mcp-client"`, which appends the URL and
@@ -26,13 +32,13 @@ use mcp::types::{
     SamplingCapability,
 };
 use mcp::{McpClient, McpListenerDispatcher};
-use rpcsmith::http::{self, ClientStreaming};
+use rpcsmith::http::{self, ClientStreaming, oauth};
 use rpcsmith::server::Server;
 use rpcsmith::transport::peer::{Cancellation, Peer};
 use rpcsmith::transport::stream::{self, Codec};
 use serde_json::json;
 
-const USAGE: &str = "usage: mcp-client [--everything] (<url> | --stdio <command> [args…])";
+const USAGE: &str = "usage: mcp-client [--everything] [--client-metadata-url <url>] (<url> | --stdio <command> [args…])";
 
 /// The revision this client asks for.
 pub(crate) const REVISION: &str = "2025-11-25";
@@ -52,8 +58,13 @@ async fn main() {
     if everything {
         args.remove(0);
     }
+    let mut metadata_url = None;
+    if args.first().is_some_and(|a| a == "--client-metadata-url") && args.len() > 1 {
+        metadata_url = Some(args.remove(1));
+        args.remove(0);
+    }
     let answers = Answers::default();
-    let connection = match connect(&args, &answers) {
+    let connection = match connect(&args, &answers, metadata_url) {
         Ok(connection) => connection,
         Err(e) => {
             eprintln!("mcp-client: {e}\n{USAGE}");
@@ -85,7 +96,11 @@ async fn main() {
 }
 
 /// Connects as `args` say, with `answers` serving the server's requests.
-fn connect(args: &[String], answers: &Answers) -> Result<Connection, String> {
+fn connect(
+    args: &[String],
+    answers: &Answers,
+    metadata_url: Option<String>,
+) -> Result<Connection, String> {
     let listener = || Server::new(McpListenerDispatcher::new(answers.clone()));
     match args {
         [flag, command, rest @ ..] if flag == "--stdio" => {
@@ -108,6 +123,7 @@ fn connect(args: &[String], answers: &Answers) -> Result<Connection, String> {
             let streaming = ClientStreaming::mcp().serve(listener()).open_stream(true);
             let transport = http::Client::builder(url.as_str())
                 .streaming(streaming)
+                .oauth(authorization(metadata_url)?)
                 .build()
                 .map_err(|e| format!("bad url {url}: {e}"))?;
             let client = McpClient::new(rpcsmith::client::Client::new(transport.clone()));
@@ -119,6 +135,24 @@ fn connect(args: &[String], answers: &Answers) -> Result<Connection, String> {
         }
         _ => Err("no server given".to_owned()),
     }
+}
+
+/// OAuth: redirects followed without a user; the client pre-registered when
+/// `MCP_CONFORMANCE_CONTEXT` names one, else identified by `metadata_url` where the
+/// server supports client-id metadata documents, else registered.
+fn authorization(metadata_url: Option<String>) -> Result<oauth::OAuth, String> {
+    let authorizer = oauth::FollowRedirect::new().map_err(|e| e.to_string())?;
+    let mut settings = oauth::OAuth::new(authorizer).client_name("rpcsmith-mcp-client");
+    let context = std::env::var("MCP_CONFORMANCE_CONTEXT").unwrap_or_default();
+    let context: serde_json::Value = serde_json::from_str(&context).unwrap_or_default();
+    if let Some(id) = context["client_id"].as_str() {
+        let secret = context["client_secret"].as_str().map(str::to_owned);
+        settings = settings.client(id, secret);
+    }
+    if let Some(url) = metadata_url {
+        settings = settings.client_metadata_url(url);
+    }
+    Ok(settings)
 }
 
 /// What this client can do: sample, ask its user (forms), list roots.
@@ -177,7 +211,7 @@ async fn scenario(client: &McpClient) -> Result<(), String> {
     for tool in tools.tools {
         let arguments = match tool.name.as_str() {
             "add_numbers" => json!({"a": 2, "b": 3}),
-            "test_client_elicitation_defaults" | "test_reconnection" => json!({}),
+            "test_client_elicitation_defaults" | "test_reconnection" | "test-tool" => json!({}),
             _ => continue,
         };
         let outcome = client

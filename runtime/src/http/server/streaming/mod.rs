@@ -229,9 +229,12 @@ impl Streaming {
     }
 
     /// How many bytes of events every session's [replay window](Self::replay_window)
-    /// holds together. An event that does not fit, once its own session's oldest
-    /// events are dropped, is not kept: the stream it was for ends (the client may
-    /// resume it, as far as events are held).
+    /// holds together. When an event does not fit, the oldest events already read (or
+    /// that no reader waits for) go first, its own session's then other sessions':
+    /// those can no longer be replayed, but a live stream keeps its messages (MCP makes
+    /// replay a server's option, delivery its duty). An event that still does not fit,
+    /// once its own session's oldest are dropped, is not kept: the stream it was for
+    /// ends (the client may resume it, as far as events are held).
     pub fn max_replay_bytes(mut self, bytes: usize) -> Self {
         self.bounds.replay_bytes = bytes;
         self
@@ -293,7 +296,8 @@ impl Streaming {
     /// none). When the table is full, the session idle the longest among those never
     /// used after their start (no request, no stream) goes; when there is none, the
     /// start is refused `503` (`-32009`) with `Retry-After`: the seconds until the
-    /// next idle session expires.
+    /// next idle session expires, 30 at most (a session in use may end sooner, and
+    /// clients would otherwise wait out the whole idle timeout).
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.bounds.max = sessions.max(1);
         self

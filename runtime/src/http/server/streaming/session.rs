@@ -32,7 +32,7 @@ pub struct SessionId(pub String);
 /// One session (or, without an id, the state of one `POST` outside any session).
 pub(crate) struct Session {
     id: Option<Box<str>>,
-    log: Mutex<Log>,
+    log: Arc<Mutex<Log>>,
     /// Readers made progress: appenders waiting for room look again.
     room: Notify,
     stall: Duration,
@@ -60,9 +60,14 @@ impl Session {
         (window, budget): (Window, Arc<Budget>),
         stall: Duration,
     ) -> Arc<Self> {
+        let log = Arc::new(Mutex::new(Log::new(window, Arc::clone(&budget))));
+        if id.is_some() {
+            let weak: Weak<Mutex<Log>> = Arc::downgrade(&log);
+            budget.register(weak);
+        }
         Arc::new_cyclic(|weak: &Weak<Session>| Session {
             id,
-            log: Mutex::new(Log::new(window, budget)),
+            log,
             room: Notify::new(),
             stall,
             client: Client::new(Link(weak.clone())),

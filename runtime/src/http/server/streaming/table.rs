@@ -4,7 +4,10 @@
 //! A client that only ever starts sessions cannot lock others out: when the table (or
 //! its peer's share of it) is full, the session idle the longest among those never
 //! used after their start goes first; when every session is in use, the start is
-//! refused `503` with `Retry-After`, the seconds until the next idle one expires.
+//! refused `503` with `Retry-After`, the seconds until the next idle one expires, held
+//! to [`MAX_RETRY_AFTER`]: a session in use may end sooner (its client ends it, or
+//! stops using it), and an idle timeout of minutes would have well-behaved clients wait
+//! that long.
 //! Calls in flight are bounded per session and in total, so that calls whose client
 //! has gone (MCP says a disconnect is not a cancellation) cannot pile up.
 
@@ -29,6 +32,9 @@ pub(super) struct Bounds {
     pub(super) max_calls: usize,
     pub(super) session_calls: usize,
 }
+
+/// The longest `Retry-After` a full table answers with.
+pub(super) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 
 /// Why no session was started, or no call taken: full, and when to try again.
 #[derive(Debug, PartialEq, Eq)]
@@ -174,7 +180,8 @@ impl Sessions {
                     .saturating_sub(now.saturating_duration_since(since))
             })
             .min()
-            .unwrap_or(self.bounds.idle);
+            .unwrap_or(self.bounds.idle)
+            .min(MAX_RETRY_AFTER);
         Err(Full {
             retry_after: next_expiry.as_secs_f64().ceil().max(1.0) as u64,
         })

@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::task::Waker;
 
-pub(super) use super::budget::Budget;
+pub(super) use super::budget::{Budget, Trim};
 
 /// The standalone stream's number.
 pub(super) const STANDALONE: u64 = 0;
@@ -333,8 +333,8 @@ impl Log {
     /// # Errors
     ///
     /// [`OverBudget`] when the event does not fit in what every session holds
-    /// together, even once this log's own events are dropped: it is not kept, and the
-    /// stream's reader lags (its stream ends).
+    /// together, even once this log's own events and every other session's read ones
+    /// are dropped: it is not kept, and the stream's reader lags (its stream ends).
     pub(super) fn append(
         &mut self,
         stream: u64,
@@ -346,6 +346,10 @@ impl Log {
             self.drop_oldest();
         }
         while !self.budget.take(length) {
+            // This log's read events first, then other sessions', then its unread ones.
+            if self.drop_oldest_read() || self.budget.reclaim(length) {
+                continue;
+            }
             if self.events.is_empty() {
                 tracing::debug!(
                     stream,
@@ -392,6 +396,18 @@ impl Log {
         {
             waker.wake();
         }
+    }
+
+    /// Drops the oldest event when its stream's reader has read it, or none waits for
+    /// it (only its resumption is given up); whether one was dropped.
+    pub(super) fn drop_oldest_read(&mut self) -> bool {
+        let read = self.events.front().is_some_and(|oldest| {
+            (self.readers.get(&oldest.stream)).is_none_or(|reader| reader.cursor >= oldest.seq)
+        });
+        if read {
+            self.drop_oldest();
+        }
+        read
     }
 
     fn drop_oldest(&mut self) {
@@ -461,3 +477,17 @@ impl Drop for Log {
 
 #[cfg(test)]
 mod tests;
+
+impl Trim for std::sync::Mutex<Log> {
+    fn trim(&self, enough: &dyn Fn() -> bool) -> bool {
+        // The appender holds its own log; another busy one is skipped, never waited for.
+        let Ok(mut log) = self.try_lock() else {
+            return false;
+        };
+        let mut dropped = false;
+        while !enough() && log.drop_oldest_read() {
+            dropped = true;
+        }
+        dropped
+    }
+}

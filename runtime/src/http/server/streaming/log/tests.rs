@@ -137,3 +137,64 @@ fn every_log_together_holds_at_most_the_budget() {
     drop(second);
     assert_eq!(budget.used(), 0, "a log gives its bytes back when dropped");
 }
+
+#[test]
+fn a_full_budget_trims_other_sessions_read_events_before_ending_a_stream() {
+    let budget = Budget::new(10);
+    let window = Window {
+        events: 100,
+        bytes: 1 << 20,
+    };
+    let log = || {
+        let log = Arc::new(std::sync::Mutex::new(Log::new(window, Arc::clone(&budget))));
+        let weak: std::sync::Weak<std::sync::Mutex<Log>> = Arc::downgrade(&log);
+        budget.register(weak);
+        log
+    };
+    let (idle, busy, live) = (log(), log(), log());
+    // An idle session's standalone events, with no reader waiting: only replay.
+    for _ in 0..2 {
+        (idle.lock().unwrap())
+            .append(STANDALONE, Bytes::from_static(b"ab"), false)
+            .expect("fits");
+    }
+    // A session whose POST stream's reader has not read its event yet.
+    let (stream, _) = busy.lock().unwrap().open_post();
+    (busy.lock().unwrap())
+        .append(stream, Bytes::from_static(b"abcd"), false)
+        .expect("fits");
+    assert_eq!(budget.used(), 8);
+    // A live stream's 5 bytes: the idle session's two events go, oldest first, not
+    // the unread one.
+    let (live_stream, generation) = live.lock().unwrap().open_post();
+    (live.lock().unwrap())
+        .append(live_stream, Bytes::from_static(b"abcde"), false)
+        .expect("room made in the idle session");
+    assert_eq!(idle.lock().unwrap().bytes(), 0);
+    assert_eq!(busy.lock().unwrap().bytes(), 4);
+    assert_eq!(budget.used(), 9);
+    let mut reading = live.lock().unwrap();
+    let expected = [format!("{live_stream}-1")];
+    assert_eq!(read(&mut reading, live_stream, generation), expected);
+    drop(reading);
+    // Read now, the live event goes in its turn for another session's.
+    let other = log();
+    let (stream, _) = other.lock().unwrap().open_post();
+    (other.lock().unwrap())
+        .append(stream, Bytes::from_static(b"abcdef"), false)
+        .expect("room made in the live session");
+    assert_eq!(live.lock().unwrap().bytes(), 0);
+    // Nothing read is left anywhere: what does not fit ends its stream.
+    let last = log();
+    let (stream, _) = last.lock().unwrap().open_post();
+    assert_eq!(
+        (last.lock().unwrap()).append(stream, Bytes::from_static(b"a"), false),
+        Err(OverBudget)
+    );
+    assert_eq!(
+        busy.lock().unwrap().bytes(),
+        4,
+        "unread events are never trimmed for another"
+    );
+    assert_eq!(other.lock().unwrap().bytes(), 6);
+}
