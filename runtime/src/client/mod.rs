@@ -352,17 +352,7 @@ impl Client {
         let encoded = write_typed_call(&mut message, Some(id), method, params);
         let shared = Arc::clone(&self.shared);
         let (timeout, deadline) = self.timeout_of(method);
-        let carries = if deadline {
-            Some(Carries::Call {
-                method: method.into(),
-                id,
-            })
-        } else {
-            shared.carries(|| Carries::Call {
-                method: method.into(),
-                id,
-            })
-        };
+        let carries = call_carries(&shared, method, id, deadline);
         let span = span::call(method, Some(id));
         let meter = ClientCall::start(method);
         let cite = self.cite(method);
@@ -462,6 +452,20 @@ impl Client {
             per_call: self.per_call,
             places: self.places,
         }
+    }
+}
+
+/// What the transport is told of call `id` of `method`: always under a `deadline` (its
+/// expiry travels with it), otherwise only when middleware may read it.
+fn call_carries(shared: &Shared, method: &str, id: u64, deadline: bool) -> Option<Carries> {
+    let call = || Carries::Call {
+        method: method.into(),
+        id,
+    };
+    if deadline {
+        Some(call())
+    } else {
+        shared.carries(call)
     }
 }
 

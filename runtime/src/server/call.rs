@@ -52,24 +52,7 @@ pub(crate) fn start<'a>(
     let entered = span.enter();
     // `Ok(future)` still running, `Err(result)` answered.
     let begun = catch_unwind(AssertUnwindSafe(|| {
-        let mut future: BoxFuture<'a, CallResult> = if shared.middleware.is_empty() {
-            match shared.endpoint.call(method, params, context).0 {
-                ReplyInner::Ready(result) => return Err(result),
-                ReplyInner::Pending(future) => future,
-                // The endpoint resolves subscription calls: not met here.
-                inner @ ReplyInner::Stream(_) => super::dispatch::Reply(inner).into_future(),
-            }
-        } else {
-            Next::start(&shared.middleware, &shared.endpoint).run(Call {
-                method,
-                params,
-                context,
-            })
-        };
-        match future.as_mut().poll(cx) {
-            Poll::Ready(result) => Err(result),
-            Poll::Pending => Ok(future),
-        }
+        begin(shared, method, params, context, cx)
     }));
     drop(entered);
     let future = match begun {
@@ -89,6 +72,35 @@ pub(crate) fn start<'a>(
     match running.poll_deadline(cx) {
         Poll::Ready(result) => Started::Done(metered(&mut running.meter, result)),
         Poll::Pending => Started::Running(running),
+    }
+}
+
+/// Runs the call's handler (through the middleware, if any) and polls it once with
+/// `cx`: `Ok` with its future while it is still running, `Err` with its answer.
+fn begin<'a>(
+    shared: &'a Shared,
+    method: &'a str,
+    params: Option<&'a RawValue>,
+    context: Context,
+    cx: &mut TaskContext<'_>,
+) -> Result<BoxFuture<'a, CallResult>, CallResult> {
+    let mut future: BoxFuture<'a, CallResult> = if shared.middleware.is_empty() {
+        match shared.endpoint.call(method, params, context).0 {
+            ReplyInner::Ready(result) => return Err(result),
+            ReplyInner::Pending(future) => future,
+            // The endpoint resolves subscription calls: not met here.
+            inner @ ReplyInner::Stream(_) => super::dispatch::Reply(inner).into_future(),
+        }
+    } else {
+        Next::start(&shared.middleware, &shared.endpoint).run(Call {
+            method,
+            params,
+            context,
+        })
+    };
+    match future.as_mut().poll(cx) {
+        Poll::Ready(result) => Err(result),
+        Poll::Pending => Ok(future),
     }
 }
 

@@ -15,9 +15,10 @@ use super::body::{self, ReadError};
 use super::media::is_json;
 use crate::client::{Delivery, Inbox, SendFuture, Transport, TransportError, TransportErrorKind};
 use ::http::header::{self, HeaderMap, HeaderName, HeaderValue};
-use ::http::{Method, Request, StatusCode, Uri};
+use ::http::{Method, Request, Response, StatusCode, Uri};
 use bytes::Bytes;
 use http_body_util::Full;
+use hyper::body::Incoming;
 use pool::Pool;
 use reader::{Exchanges, Opened};
 use std::future::Future;
@@ -167,59 +168,23 @@ impl Client {
         let (response, lease) = shared
             .pool
             .send(message, |message, http2| {
-                let mut request = self.request(message, http2, extra);
-                if let Some(streams) = &shared.streams {
-                    let header = &streams.settings.header;
-                    stream_headers(request.headers_mut(), session.as_ref(), header, None, false);
-                    version_header(request.headers_mut(), streams);
-                }
-                request
+                self.streamed_request(message, http2, extra, session.as_ref())
             })
             .await?;
         let status = response.status();
-        let challenged = match status {
-            StatusCode::UNAUTHORIZED => true,
-            StatusCode::FORBIDDEN => response.headers().contains_key(header::WWW_AUTHENTICATE),
-            _ => false,
-        };
-        if challenges && challenged {
-            // Every challenge, as one list: the `Bearer` one may be in any of them.
-            let challenges = response.headers().get_all(header::WWW_AUTHENTICATE);
-            let challenge = (challenges.iter())
-                .filter_map(|value| value.to_str().ok())
-                .collect::<Vec<_>>()
-                .join(", ");
+        if challenges && let Some(challenge) = challenge(&response) {
             return Ok(Outcome::Challenged { status, challenge });
         }
         if let Some(streams) = &shared.streams {
-            if response.status() == StatusCode::NOT_FOUND && session.is_some() {
-                // The session is gone: the next initialisation starts another.
-                streams.forget_session();
-            }
-            let header = response.headers().get(&streams.settings.header);
-            if streams.keep_session(header) {
-                self.open_stream(streams);
-            }
-            if response.status().is_success() && reader::is_event_stream(&response) {
+            self.follow_session(streams, &response, session.is_some());
+            if status.is_success() && reader::is_event_stream(&response) {
                 return reader::read_post(self, streams, response, lease)
                     .await
                     .map(Outcome::Delivered);
             }
         }
         let is_json = is_json(response.headers());
-        let body = body::read(response.into_body(), shared.max_response_size)
-            .await
-            .map_err(|error| match error {
-                ReadError::TooLarge => TransportError::new(
-                    TransportErrorKind::Io,
-                    "the HTTP response body is over the size limit",
-                ),
-                ReadError::Body(error) => TransportError::with_source(
-                    TransportErrorKind::Io,
-                    "reading the HTTP response body failed",
-                    error,
-                ),
-            })?;
+        let body = read_body(response, shared.max_response_size).await?;
         // Read whole: the connection can carry the next exchange.
         lease.release();
         if let Some(streams) = &shared.streams
@@ -232,6 +197,73 @@ impl Client {
         }
         reply(status, is_json, body).map(Outcome::Delivered)
     }
+
+    /// [`Self::request`], with a streaming client's headers: its session, its protocol
+    /// version.
+    fn streamed_request(
+        &self,
+        message: Bytes,
+        http2: bool,
+        extra: &HeaderMap,
+        session: Option<&HeaderValue>,
+    ) -> Request<Full<Bytes>> {
+        let mut request = self.request(message, http2, extra);
+        if let Some(streams) = &self.shared.streams {
+            let header = &streams.settings.header;
+            stream_headers(request.headers_mut(), session, header, None, false);
+            version_header(request.headers_mut(), streams);
+        }
+        request
+    }
+
+    /// Follows the session a response names: forgets a session the server no longer
+    /// knows (`404` to a request that sent one), keeps a new one and opens its stream.
+    fn follow_session(&self, streams: &Arc<Streams>, response: &Response<Incoming>, sent: bool) {
+        if response.status() == StatusCode::NOT_FOUND && sent {
+            // The session is gone: the next initialisation starts another.
+            streams.forget_session();
+        }
+        let header = response.headers().get(&streams.settings.header);
+        if streams.keep_session(header) {
+            self.open_stream(streams);
+        }
+    }
+}
+
+/// The challenges of a refusal OAuth can answer (`401`, or `403` with a challenge), as
+/// one list: the `Bearer` one may be in any of them. `None` for any other response.
+fn challenge(response: &Response<Incoming>) -> Option<String> {
+    let challenged = match response.status() {
+        StatusCode::UNAUTHORIZED => true,
+        StatusCode::FORBIDDEN => response.headers().contains_key(header::WWW_AUTHENTICATE),
+        _ => false,
+    };
+    if !challenged {
+        return None;
+    }
+    let challenges = response.headers().get_all(header::WWW_AUTHENTICATE);
+    let challenge = (challenges.iter())
+        .filter_map(|value| value.to_str().ok())
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(challenge)
+}
+
+/// A whole response body, at most `max` bytes.
+async fn read_body(response: Response<Incoming>, max: usize) -> Result<Bytes, TransportError> {
+    body::read(response.into_body(), max)
+        .await
+        .map_err(|error| match error {
+            ReadError::TooLarge => TransportError::new(
+                TransportErrorKind::Io,
+                "the HTTP response body is over the size limit",
+            ),
+            ReadError::Body(error) => TransportError::with_source(
+                TransportErrorKind::Io,
+                "reading the HTTP response body failed",
+                error,
+            ),
+        })
 }
 
 /// What an exchange's status and body say.

@@ -55,7 +55,7 @@ pub(in crate::http) async fn post<D: Data>(
         Ok(found) => found,
         Err(answer) => return *answer,
     };
-    let (requests, initializes, single, batch) = match carries {
+    let calls = match carries {
         Carries::Responses => {
             session.deliver(body);
             return empty(no_response);
@@ -66,14 +66,57 @@ pub(in crate::http) async fn post<D: Data>(
             }
             return empty(no_response);
         }
-        Carries::Unparsable(_) => (true, None, None, false),
+        Carries::Unparsable(_) => Calls {
+            requests: true,
+            initializes: None,
+            single: None,
+            batch: false,
+        },
         Carries::Calls {
             requests,
             initializes,
             single,
             batch,
-        } => (requests, initializes, single, batch),
+        } => Calls {
+            requests,
+            initializes,
+            single,
+            batch,
+        },
     };
+    handle_calls(&sse, post, headers, body, guard, (session, started), calls).await
+}
+
+/// The calls a `POST` carries.
+struct Calls {
+    /// Whether any of them is a request (not only notifications).
+    requests: bool,
+    /// The id (JSON text) of the session-starting request among them.
+    initializes: Option<Box<str>>,
+    /// The id (JSON text) of the one request, when it is one request alone.
+    single: Option<Box<str>>,
+    batch: bool,
+}
+
+/// Handles the calls of a `POST` on its session (`started` by it or not): answered
+/// as JSON, or as an event stream once a handler sends something on it.
+async fn handle_calls<D: Data>(
+    sse: &Sse,
+    post: Post,
+    headers: &HeaderMap,
+    body: Bytes,
+    guard: Box<dyn Send + Sync>,
+    (session, started): (Arc<Session>, bool),
+    calls: Calls,
+) -> Answer<D> {
+    let settings = &sse.settings;
+    let no_response = no_response(settings.no_response.unwrap_or(post.no_response));
+    let Calls {
+        requests,
+        initializes,
+        single,
+        batch,
+    } = calls;
     if batch && let Err(refused) = batches_allowed(settings, &session, headers) {
         return *refused;
     }
@@ -102,7 +145,7 @@ pub(in crate::http) async fn post<D: Data>(
         let (answer, held) = handling.await;
         if started {
             let started = (answer, held);
-            return start(&sse, &session, started, initializes.as_deref(), no_response);
+            return start(sse, &session, started, initializes.as_deref(), no_response);
         }
         let mut answer = whole(answer, no_response);
         release_when_sent(&mut answer, held);
