@@ -327,34 +327,8 @@ fn method(
 ) -> Method {
     let rust = names.fns.claim(&field_name(&m.name));
     let base = names.base(&rust, types);
-    let mut args = Namer::default();
-    args.claim("cx");
-    args.claim("self_");
     let whole = params_object(m, settings, document, diagnostics);
-    let params = m
-        .params
-        .iter()
-        .zip(&types.params)
-        .map(|(p, t)| {
-            let stream = stream_param(m, p, whole, document, diagnostics);
-            Param {
-                wire: p.name.clone(),
-                rust: args.claim(&field_name(&p.name)),
-                ty: t.ty.clone(),
-                // The params object itself: always sent (`{}` when it has nothing to say).
-                required: p.required || whole,
-                deprecated: p.deprecated,
-                docs: docs(p.summary.as_deref(), p.description.as_deref()),
-                // A stream's schema is its items': its id is not checked against it.
-                validation: if stream {
-                    crate::typespace::Validation::default()
-                } else {
-                    t.validation.clone()
-                },
-                stream,
-            }
-        })
-        .collect();
+    let params = method_params(m, types, whole, document, diagnostics);
     let sends = match m.param_structure {
         _ if whole => ParamsBy::Name,
         ParamStructure::ByName => ParamsBy::Name,
@@ -377,6 +351,43 @@ fn method(
         part: Part::Plain,
         idempotent: idempotent(m, document, diagnostics),
     }
+}
+
+/// The params of `m`, named clear of the generated code's own (`cx`, `self_`); `whole`
+/// when its one param is its whole params object.
+fn method_params(
+    m: &ResolvedMethod,
+    types: &MethodTypes,
+    whole: bool,
+    document: &Document,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Param> {
+    let mut args = Namer::default();
+    args.claim("cx");
+    args.claim("self_");
+    m.params
+        .iter()
+        .zip(&types.params)
+        .map(|(p, t)| {
+            let stream = stream_param(m, p, whole, document, diagnostics);
+            Param {
+                wire: p.name.clone(),
+                rust: args.claim(&field_name(&p.name)),
+                ty: t.ty.clone(),
+                // The params object itself: always sent (`{}` when it has nothing to say).
+                required: p.required || whole,
+                deprecated: p.deprecated,
+                docs: docs(p.summary.as_deref(), p.description.as_deref()),
+                // A stream's schema is its items': its id is not checked against it.
+                validation: if stream {
+                    crate::typespace::Validation::default()
+                } else {
+                    t.validation.clone()
+                },
+                stream,
+            }
+        })
+        .collect()
 }
 
 /// Whether the settings make `m`'s one param its whole params object. A method named

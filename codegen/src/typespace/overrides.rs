@@ -43,13 +43,8 @@ impl TypeSpace {
                 continue;
             }
             if key == EVERY_TYPE {
-                if o.rename.is_some() || o.replace.is_some() || is_for_property(o) {
-                    let message = "override \"*\": only derives apply to every type";
+                if let Err(message) = self.apply_to_every_type(o) {
                     problems.push(at_key(message.to_owned()));
-                    continue;
-                }
-                for def in &mut self.defs {
-                    def.derives.extend(o.derives.iter().cloned());
                 }
                 continue;
             }
@@ -68,17 +63,7 @@ impl TypeSpace {
             }
             let fields = self.fields_at(&found);
             if fields.is_empty() {
-                let mut message = format!(
-                    "override {key:?}: no generated type or field comes from this schema (nothing applied)"
-                );
-                if let Some(near) = self.nearest_type(&wanted) {
-                    let near = if key.starts_with('/') {
-                        near.trim_start_matches('#')
-                    } else {
-                        near
-                    };
-                    message.push_str(&format!(": did you mean {near:?}?"));
-                }
+                let message = self.unmatched(key, &wanted);
                 problems.push(Diagnostic::warning(
                     &document,
                     (0, 0),
@@ -95,6 +80,39 @@ impl TypeSpace {
             }
         }
         problems
+    }
+
+    /// Applies the `*` override: its derives, to every type.
+    ///
+    /// # Errors
+    ///
+    /// What else it asks for (a rename, a replacement, a property's override): `*` takes
+    /// derives only.
+    fn apply_to_every_type(&mut self, o: &Override) -> Result<(), &'static str> {
+        if o.rename.is_some() || o.replace.is_some() || is_for_property(o) {
+            return Err("override \"*\": only derives apply to every type");
+        }
+        for def in &mut self.defs {
+            def.derives.extend(o.derives.iter().cloned());
+        }
+        Ok(())
+    }
+
+    /// The warning for an override `key` (looked up as `wanted`) that matches nothing,
+    /// with the nearest type's key when one is near.
+    fn unmatched(&self, key: &str, wanted: &str) -> String {
+        let mut message = format!(
+            "override {key:?}: no generated type or field comes from this schema (nothing applied)"
+        );
+        if let Some(near) = self.nearest_type(wanted) {
+            let near = if key.starts_with('/') {
+                near.trim_start_matches('#')
+            } else {
+                near
+            };
+            message.push_str(&format!(": did you mean {near:?}?"));
+        }
+        message
     }
 
     /// The schema pointer of a generated type nearest to the misspelt `wanted`.

@@ -103,18 +103,7 @@ impl Converter<'_> {
         let mut deny = !parts.is_empty();
         let mut extra = None;
         for part in parts {
-            let raw = self.resolver.get(part).cloned_shallow();
-            if let Some(Value::Array(req)) = raw.get("required") {
-                required.extend(req.iter().filter_map(Value::as_str).map(str::to_owned));
-            }
-            let props_at = part.key("properties");
-            if let Some(Value::Object(p)) = self.resolver.get(&props_at) {
-                for key in p.keys() {
-                    if Some(key.as_str()) != skip && !props.contains_key(key) {
-                        props.insert(key.clone(), props_at.key(key));
-                    }
-                }
-            }
+            self.gather_properties(part, skip, &mut props, &mut required);
             self.note_unchecked_keys(part, !props.is_empty());
             match self.extra_of(part) {
                 Some(Extra::Deny) => {}
@@ -156,6 +145,30 @@ impl Converter<'_> {
             deny_unknown: deny && flattened.is_empty() && extra.is_none(),
             extra,
             flattened,
+        }
+    }
+
+    /// Adds the properties of the object at `part` to `props` (a property already there,
+    /// from an earlier part, is kept; `skip` is left out), and its `required` names to
+    /// `required`.
+    fn gather_properties(
+        &self,
+        part: &Location,
+        skip: Option<&str>,
+        props: &mut IndexMap<String, Location>,
+        required: &mut IndexSet<String>,
+    ) {
+        let raw = self.resolver.get(part).cloned_shallow();
+        if let Some(Value::Array(req)) = raw.get("required") {
+            required.extend(req.iter().filter_map(Value::as_str).map(str::to_owned));
+        }
+        let props_at = part.key("properties");
+        if let Some(Value::Object(p)) = self.resolver.get(&props_at) {
+            for key in p.keys() {
+                if Some(key.as_str()) != skip && !props.contains_key(key) {
+                    props.insert(key.clone(), props_at.key(key));
+                }
+            }
         }
     }
 

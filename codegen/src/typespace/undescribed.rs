@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::{Field, Kind, Payload, Struct, Tagging, Ty, TypeSpace};
+use super::{Enum, Field, Kind, Payload, Struct, Tagging, Ty, TypeSpace};
 
 /// The places (JSON pointers into `value`) of the members of `value`, an example of
 /// `ty`, that no generated type keeps: members of an object whose struct does not list
@@ -49,35 +49,47 @@ fn walk(
         (Ty::Named(id), _) => match space.def(*id).map(|d| &d.kind) {
             Some(Kind::Alias(t) | Kind::Newtype(t)) => walk(space, t, value, at, out, depth + 1),
             Some(Kind::Struct(s)) => members(space, &[s], value, &at, out, depth),
-            Some(Kind::Enum(e)) => {
-                let structs: Vec<&Struct> = e
-                    .variants
-                    .iter()
-                    .filter_map(|v| match &v.payload {
-                        Payload::Struct(s) => Some(s),
-                        _ => None,
-                    })
-                    .collect();
-                if !structs.is_empty() {
-                    members(space, &structs, value, &at, out, depth);
-                }
-                for v in &e.variants {
-                    match (&v.payload, &v.wire, &e.tagging) {
-                        (Payload::Newtype(t), Some(key), Tagging::External) => {
-                            if let Some(inner) = value.get(key) {
-                                walk(space, t, inner, format!("{at}/{key}"), out, depth + 1);
-                            }
-                        }
-                        (Payload::Newtype(t), _, Tagging::Untagged) => {
-                            walk(space, t, value, at.clone(), out, depth + 1)
-                        }
-                        _ => {}
-                    }
-                }
-            }
+            Some(Kind::Enum(e)) => variants(space, e, value, &at, out, depth),
             _ => {}
         },
         _ => {}
+    }
+}
+
+/// The members of `value`, an example of the sum `e`, that none of its variants keeps:
+/// those no struct variant lists, and those inside its newtype variants (the externally
+/// tagged one named in `value`, every untagged one).
+fn variants(
+    space: &TypeSpace,
+    e: &Enum,
+    value: &Value,
+    at: &str,
+    out: &mut BTreeSet<String>,
+    depth: usize,
+) {
+    let structs: Vec<&Struct> = e
+        .variants
+        .iter()
+        .filter_map(|v| match &v.payload {
+            Payload::Struct(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    if !structs.is_empty() {
+        members(space, &structs, value, at, out, depth);
+    }
+    for v in &e.variants {
+        match (&v.payload, &v.wire, &e.tagging) {
+            (Payload::Newtype(t), Some(key), Tagging::External) => {
+                if let Some(inner) = value.get(key) {
+                    walk(space, t, inner, format!("{at}/{key}"), out, depth + 1);
+                }
+            }
+            (Payload::Newtype(t), _, Tagging::Untagged) => {
+                walk(space, t, value, at.to_owned(), out, depth + 1)
+            }
+            _ => {}
+        }
     }
 }
 
