@@ -44,11 +44,9 @@ pub(crate) const SUBSCRIBE: &str = "items_subscribe";
 pub(crate) const NOTIFICATION: &str = "items_subscription";
 pub(crate) const UNSUBSCRIBE: &str = "items_unsubscribe";
 
-/// Items a subscription may have waiting to be written: jsonrpsee's default buffer of a
-/// connection.
-const BUFFERED: usize = 1024;
-
-/// The capacity of each rpcsmith subscription's channel. Smaller than jsonrpsee's buffer:
+/// The capacity of each rpcsmith subscription's channel: items a subscription may have
+/// waiting to be written. Smaller than jsonrpsee's default buffer of a connection (1,024
+/// messages, which jsonrpsee's server here keeps):
 /// rpcsmith's connection queue holds up to 4 KiB of written-out items besides (about 16
 /// heads), and every channel of a publisher faster than its readers fills up, each slot
 /// 16 bytes (1,024 of them: 16 MiB over 1,000 subscribers at the publishing peak).
