@@ -249,7 +249,7 @@ impl Shared {
             cancel.disarm();
             Ok(outcomes)
         };
-        tokio::time::timeout(timeout, exchange)
+        super::rt::timeout(timeout, exchange)
             .await
             .unwrap_or(Err(UntypedFailure::Timeout))
     }

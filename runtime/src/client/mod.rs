@@ -88,6 +88,7 @@ mod port;
 mod pull;
 mod registry;
 mod route;
+pub(crate) mod rt;
 mod send;
 mod slot;
 mod span;

@@ -37,7 +37,7 @@ impl Sending {
     /// The instant the caller stops waiting, when it goes with the message.
     fn deadline(&self) -> Option<SystemTime> {
         self.deadline
-            .then(|| SystemTime::now().checked_add(self.timeout))
+            .then(|| super::rt::now().checked_add(self.timeout))
             .flatten()
     }
 }
@@ -102,7 +102,7 @@ impl Shared {
             cancel.disarm();
             outcome
         };
-        tokio::time::timeout(timeout, exchange)
+        super::rt::timeout(timeout, exchange)
             .await
             .unwrap_or(Err(UntypedFailure::Timeout))
     }
@@ -144,7 +144,7 @@ impl Shared {
             }
             Ok(())
         };
-        tokio::time::timeout(timeout, exchange)
+        super::rt::timeout(timeout, exchange)
             .await
             .unwrap_or(Err(UntypedFailure::Timeout))
     }
@@ -160,7 +160,7 @@ impl Shared {
         if self.pending.is_closed() {
             return Err(UntypedFailure::Closed);
         }
-        let reply = tokio::time::timeout(timeout, self.send(message, carries, None))
+        let reply = super::rt::timeout(timeout, self.send(message, carries, None))
             .await
             .map_err(|_| UntypedFailure::Timeout)?
             .map_err(failure)?;

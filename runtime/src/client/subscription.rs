@@ -360,13 +360,9 @@ impl Unsent {
     }
 
     /// Sends the call through `client` from a task, not waiting for its answer (which
-    /// the client then ignores); nothing without a Tokio runtime.
+    /// the client then ignores); nothing without a runtime (Tokio's, or a browser's).
     fn send_from_task(self, client: &Client) {
         let method = self.method;
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            tracing::debug!(method, "no runtime to unsubscribe from");
-            return;
-        };
         let id = client.next_id();
         let message = self.with_id(id);
         let shared = Arc::clone(&client.shared);
@@ -375,12 +371,15 @@ impl Unsent {
             method: method.into(),
             id,
         });
-        runtime.spawn(async move {
-            let sent = tokio::time::timeout(timeout, shared.send(message, carries, None)).await;
+        let spawned = super::rt::spawn(async move {
+            let sent = super::rt::timeout(timeout, shared.send(message, carries, None)).await;
             if !matches!(sent, Ok(Ok(_))) {
                 tracing::debug!(method, "could not send the unsubscribe call");
             }
         });
+        if !spawned {
+            tracing::debug!(method, "no runtime to unsubscribe from");
+        }
     }
 }
 

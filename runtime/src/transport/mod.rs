@@ -32,6 +32,8 @@ pub mod broker {
 pub mod http {
     pub use crate::http::*;
 }
+#[cfg(all(feature = "browser", target_arch = "wasm32"))]
+pub mod browser;
 #[cfg(feature = "memory")]
 pub mod memory;
 mod moved;

@@ -162,7 +162,7 @@ impl Middleware for Retry {
                 let method = exchange.method().unwrap_or_default();
                 crate::metrics::record_client_retry(method);
                 tracing::debug!(method, retry = retries, ?delay, "retrying");
-                tokio::time::sleep(delay).await;
+                crate::client::rt::sleep(delay).await;
             }
         })
     }

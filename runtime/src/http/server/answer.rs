@@ -64,6 +64,15 @@ impl<D: Buf> ResponseBody<D> {
     }
 }
 
+/// An empty body: what a tower layer in front of the service answers by itself with.
+/// tower-http's `CorsLayer` needs it to answer a browser's preflight `OPTIONS`, so that
+/// it wraps the service directly (`http::serve(listener, cors.layer(service), …)`).
+impl<D: Data> Default for ResponseBody<D> {
+    fn default() -> Self {
+        Self::whole(D::from_vec(Vec::new()))
+    }
+}
+
 impl<D> std::fmt::Debug for ResponseBody<D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = match self.kind {
