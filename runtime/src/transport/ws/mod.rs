@@ -34,7 +34,7 @@
 //! - **Reading**: the socket is read [`Settings::read_buffer`] bytes at a time while
 //!   large messages arrive, through a buffer given back as soon as there is nothing more
 //!   to read: an idle connection holds no read buffer of that size.
-//! - **Writing**: outgoing messages are gathered (up to 8 KiB) so that a burst goes out
+//! - **Writing**: outgoing messages are gathered (up to 4 KiB) so that a burst goes out
 //!   in one write of the socket, through a buffer given back once it is sent: after a
 //!   burst, a connection holds no write buffer.
 //! - **Close**: a close frame from the other side ends the connection cleanly; dropping
