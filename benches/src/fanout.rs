@@ -44,9 +44,13 @@ pub(crate) const SUBSCRIBE: &str = "items_subscribe";
 pub(crate) const NOTIFICATION: &str = "items_subscription";
 pub(crate) const UNSUBSCRIBE: &str = "items_unsubscribe";
 
-/// Items a subscription may have waiting to be written: jsonrpsee's default buffer of a
-/// connection, and the capacity of each rpcsmith subscription's channel.
-const BUFFERED: usize = 1024;
+/// The capacity of each rpcsmith subscription's channel: items a subscription may have
+/// waiting to be written. Smaller than jsonrpsee's default buffer of a connection (1,024
+/// messages, which jsonrpsee's server here keeps):
+/// rpcsmith's connection queue holds up to 4 KiB of written-out items besides (about 16
+/// heads), and every channel of a publisher faster than its readers fills up, each slot
+/// 16 bytes (1,024 of them: 16 MiB over 1,000 subscribers at the publishing peak).
+const CHANNEL: usize = 64;
 
 /// The head numbered `number`: about 250 bytes on the wire, like an Ethereum new head's
 /// leading fields.
@@ -208,7 +212,7 @@ struct Fanned {
 
 impl items::ItemsServer for Fanned {
     async fn items_subscribe(&self, _cx: Context) -> Result<Items<Head>, Failure> {
-        let (sink, items) = shared_channel(BUFFERED);
+        let (sink, items) = shared_channel(CHANNEL);
         self.publisher
             .join(sink)
             .map_err(|e| ErrorObject::new(-32000, e.to_string()))?;

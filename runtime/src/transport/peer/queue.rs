@@ -19,8 +19,8 @@ use tokio::sync::{Notify, mpsc};
 /// next item is queued too. A subscription whose items come faster than its reader
 /// takes them then keeps them in its own channel (items serialized once for many
 /// subscriptions are a shared reference each there) rather than as whole messages in
-/// the connection's queue and the WebSocket's write buffer, which keeps the most it
-/// ever held: with the budget (4 MiB) as the only bound, a fan-out to 1,000 slow
+/// the connection's queue and the WebSocket's write buffer (tungstenite's, which kept
+/// the most it ever held, before `ws::writing`): with the budget (4 MiB) as the only bound, a fan-out to 1,000 slow
 /// subscribers held over 100 KiB of written-out messages per connection (issue 28).
 /// 4 KiB still gives the writer a dozen small items per write.
 pub(crate) const PUSH_ROOM: usize = 4 * 1024;

@@ -1,7 +1,7 @@
 //! The client side of opening a WebSocket: where the URL points, TCP, TLS for `wss://`
 //! (the `tls` feature), then the handshake.
 
-use super::reading::Reading;
+use super::Buffered;
 use super::{Settings, buffered};
 use crate::client::{TransportError, TransportErrorKind};
 use std::io;
@@ -107,7 +107,7 @@ pub(super) async fn open(
     request: Request,
     config: WebSocketConfig,
     settings: &Settings,
-) -> Result<WebSocketStream<Reading<Stream>>, TransportError> {
+) -> Result<WebSocketStream<Buffered<Stream>>, TransportError> {
     let failed = |e| {
         TransportError::with_source(
             TransportErrorKind::Connect,

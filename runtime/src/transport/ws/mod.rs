@@ -34,6 +34,9 @@
 //! - **Reading**: the socket is read [`Settings::read_buffer`] bytes at a time while
 //!   large messages arrive, through a buffer given back as soon as there is nothing more
 //!   to read: an idle connection holds no read buffer of that size.
+//! - **Writing**: outgoing messages are gathered (up to 4 KiB) so that a burst goes out
+//!   in one write of the socket, through a buffer given back once it is sent: after a
+//!   burst, a connection holds no write buffer.
 //! - **Close**: a close frame from the other side ends the connection cleanly; dropping
 //!   the last [`Peer`]/[`Client`](crate::client::Client) sends one, and so does a
 //!   [`serve`](crate::http::serve) that shuts down, for each connection it upgraded.
@@ -42,6 +45,7 @@ mod dial;
 mod reading;
 mod reconnect;
 mod upgrade;
+mod writing;
 
 pub use reconnect::{ConnectionState, Reconnect, Reconnecting};
 
@@ -63,6 +67,7 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
+use writing::Writing;
 
 /// WebSocket settings beyond the [`Builder`]'s.
 #[derive(Debug, Clone)]
@@ -114,30 +119,31 @@ impl Settings {
 /// clearing was 93 % of the instructions of a WebSocket call; through 8 KiB, 38 %.)
 const FRAME_READ: usize = 2 * 1024;
 
-/// What tungstenite gathers of outgoing frames before it writes them to the socket
-/// (its default is 128 KiB). Its buffer is never shrunk, so a connection keeps the most
-/// it ever gathered: with 128 KiB, each connection of a fan-out whose items came
-/// faster than its reader took them held up to 128 KiB for the rest of its life (the
-/// server's peak RSS while publishing to 1,000 subscribers, issue 28). 8 KiB still
-/// writes a burst of small messages in one `write`, up to 16 KiB each.
-const WRITE_BUFFER: usize = 8 * 1024;
-
 /// The tungstenite configuration for a peer's message limit, over a stream read through
-/// a [`Reading`] (see [`FRAME_READ`]) and written through [`WRITE_BUFFER`].
+/// a [`Reading`] (see [`FRAME_READ`]) and written through a [`Writing`]: tungstenite
+/// writes each frame at once (its own buffer, never shrunk, then holds one frame), and
+/// the [`Writing`] gathers them into a buffer given back after each flush.
 pub(crate) fn config(builder: &Builder) -> WebSocketConfig {
     let limit = builder.message_limit();
     WebSocketConfig::default()
         .read_buffer_size(FRAME_READ)
-        .write_buffer_size(WRITE_BUFFER)
+        .write_buffer_size(0)
         .max_message_size(Some(limit))
         .max_frame_size(Some(limit))
 }
 
 /// A connection's stream, read [`Settings::read_buffer`] bytes at a time when messages
-/// are large, through a buffer released whenever the connection is idle.
-pub(crate) fn buffered<S: AsyncRead>(settings: &Settings, stream: S) -> Reading<S> {
-    Reading::new(stream, settings.read_buffer.max(FRAME_READ * 2))
+/// are large, through a buffer released whenever the connection is idle, and written
+/// through a buffer released after each flush.
+pub(crate) fn buffered<S: AsyncRead>(settings: &Settings, stream: S) -> Buffered<S> {
+    Writing::new(Reading::new(
+        stream,
+        settings.read_buffer.max(FRAME_READ * 2),
+    ))
 }
+
+/// A connection's stream as [`buffered`] makes it.
+pub(crate) type Buffered<S> = Writing<Reading<S>>;
 
 impl Builder {
     /// Starts a peer on an open WebSocket (server or client side). The stream's own
