@@ -44,13 +44,12 @@ pub(crate) const SUBSCRIBE: &str = "items_subscribe";
 pub(crate) const NOTIFICATION: &str = "items_subscription";
 pub(crate) const UNSUBSCRIBE: &str = "items_unsubscribe";
 
-/// The capacity of each rpcsmith subscription's channel: items a subscription may have
-/// waiting to be written. Smaller than jsonrpsee's default buffer of a connection (1,024
-/// messages, which jsonrpsee's server here keeps):
-/// rpcsmith's connection queue holds up to 4 KiB of written-out items besides (about 16
-/// heads), and every channel of a publisher faster than its readers fills up, each slot
-/// 16 bytes (1,024 of them: 16 MiB over 1,000 subscribers at the publishing peak).
-const CHANNEL: usize = 64;
+/// Items a subscription may have waiting to be written: the capacity of each rpcsmith
+/// subscription's channel, and jsonrpsee's buffer of a connection (one subscription per
+/// connection here; jsonrpsee's default is 1,024 messages). The same bound on both, so
+/// that memory at the publishing peak compares like with like: a publisher faster than
+/// its readers fills every channel to its bound.
+pub(crate) const CHANNEL: usize = 64;
 
 /// The head numbered `number`: about 250 bytes on the wire, like an Ethereum new head's
 /// leading fields.

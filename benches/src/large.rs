@@ -261,7 +261,7 @@ async fn serve(
                 let (_number, _hydrated): (String, bool) = params.parse()?;
                 Ok::<_, jsonrpsee::types::ErrorObjectOwned>((**block).clone())
             })?;
-            crate::serve::jsonrpsee(module, transport, "127.0.0.1:0".parse()?, None).await
+            crate::serve::jsonrpsee(module, transport, "127.0.0.1:0".parse()?, None, None).await
         }
     }
 }

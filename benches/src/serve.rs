@@ -159,11 +159,19 @@ pub(crate) fn run(
                     }
                 }
                 (Impl::Jsonrpsee, None) => {
-                    jsonrpsee(api::jsonrpsee_module(), transport, address, max_connections).await?
+                    jsonrpsee(
+                        api::jsonrpsee_module(),
+                        transport,
+                        address,
+                        max_connections,
+                        None,
+                    )
+                    .await?
                 }
                 (Impl::Jsonrpsee, Some(start)) => {
                     let module = fanout::jsonrpsee_module(Arc::clone(start));
-                    jsonrpsee(module, transport, address, max_connections).await?
+                    let buffered = Some(fanout::CHANNEL);
+                    jsonrpsee(module, transport, address, max_connections, buffered).await?
                 }
                 (Impl::Floor, None) => floor(transport, address).await?,
                 (Impl::Handwritten, None) => hand_written(transport, address).await?,
@@ -225,12 +233,15 @@ async fn rpcsmith(
 }
 
 /// jsonrpsee's server for `module`, limited as rpcsmith's server is by default where the
-/// two have the same knob: connections, batch length, request and response size.
+/// two have the same knob: connections, batch length, request and response size; and,
+/// where given, the messages a connection may have waiting (`buffered`: the fan-out gives
+/// jsonrpsee the bound its rpcsmith server gives each subscription's channel).
 pub(crate) async fn jsonrpsee<Ctx: Send + Sync + 'static>(
     module: RpcModule<Ctx>,
     transport: Transport,
     address: SocketAddr,
     max_connections: Option<usize>,
+    buffered: Option<usize>,
 ) -> anyhow::Result<SocketAddr> {
     let limits = Limits::default();
     let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
@@ -241,6 +252,10 @@ pub(crate) async fn jsonrpsee<Ctx: Send + Sync + 'static>(
         .set_batch_request_config(BatchRequestConfig::Limit(clamp(limits.max_batch_len)))
         .max_request_body_size(clamp(limits.max_request_size))
         .max_response_body_size(clamp(limits.max_response_size));
+    let config = match buffered {
+        Some(n) => config.set_message_buffer_capacity(clamp(n.max(1))),
+        None => config,
+    };
     let config = match transport {
         Transport::Http => config.http_only(),
         Transport::Ws => config.ws_only(),

@@ -51,8 +51,9 @@ pub(crate) async fn serve(
     // per-peer cap, a guard against one hostile client, would refuse all but 64.
     // Each session's replay window small enough that every session's together fit in
     // the server's replay budget (64 MiB): a publisher faster than its readers then
-    // waits at each session's full window. With the default windows (4 MiB each) the
-    // budget ran out first, and a stream whose event no longer fits is ended (issue 28).
+    // waits at each session's full window. The default windows (4 MiB each) work too,
+    // since a full budget gives up events already read, but hold about twice the memory
+    // at the publishing peak (151 against 85 MB, measured 2026-11-29).
     let streaming = http::Streaming::new()
         .sessions(SUBSCRIBE)
         .max_sessions(max)
