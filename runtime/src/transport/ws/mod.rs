@@ -279,6 +279,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
         if let Err(error) = ready!(Pin::new(&mut self.stream).poll_close(cx)) {
             tracing::debug!(%error, "closing the WebSocket failed");
         }
+        // A server's tungstenite writes its answer to the peer's close frame, then reports
+        // the connection closed without flushing it: the answer may still wait in the
+        // stream's gathering buffer (`Writing`). Shutting the stream down sends it, and
+        // closes the TCP connection from this side first, as RFC 6455 asks of a server.
+        if let Err(error) = ready!(Pin::new(self.stream.get_mut()).poll_shutdown(cx)) {
+            tracing::debug!(%error, "shutting the WebSocket's stream down failed");
+        }
         Poll::Ready(())
     }
 
