@@ -250,6 +250,21 @@ async fn the_generated_client_passes_the_client_scenarios_without_oauth() {
     }
 }
 
+/// The suite's `sse-retry` client scenario: the client must reconnect to a GET stream the
+/// server closed, with `Last-Event-ID`, after the `retry:` interval the server gave. It
+/// passes here, but the suite's own check is a timing window (the reconnection within
+/// 500 ms + 200 ms of the `retry:` interval), which a loaded machine misses now and then;
+/// so it runs only when asked for, on a quiet machine.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the suite's sse-retry check is a 200 ms timing window, flaky on a loaded machine: run with --ignored"]
+async fn the_generated_client_reconnects_after_the_retry_interval() {
+    let (verdict, passed, stdout) = client_scenario("sse-retry").await;
+    assert!(
+        passed && verdict.starts_with("Passed: ") && verdict.contains(" 0 failed"),
+        "client scenario sse-retry: {verdict:?}\n{stdout}"
+    );
+}
+
 /// One client scenario that needs OAuth, run as its own test: the generated client over
 /// Streamable HTTP, authorizing with `rpcsmith::http::oauth` (redirects followed
 /// without a user), must pass every check with no warning.
