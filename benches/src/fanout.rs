@@ -250,9 +250,6 @@ pub(crate) struct Subscribers {
     pub(crate) count: usize,
 }
 
-/// How long a subscriber waits for an item before it looks whether to stop.
-pub(crate) const LOOK: Duration = Duration::from_millis(200);
-
 /// Connections opened at once while subscribing.
 const OPENING: usize = 64;
 
@@ -432,14 +429,14 @@ impl Heads {
 async fn receive(mut stream: WsStream, id: String, gauge: Gauge) -> anyhow::Result<()> {
     let mut heads = Heads::new(id);
     while gauge.running() {
-        // Looks at the gauge now and then even while no item comes (a server slowed
-        // down by callgrind): a load must stop when told, and 1,000 subscribers each
-        // waiting for one more item outlasted the stop's timeout. `next` keeps a
-        // partly read message in the stream, so giving up the wait loses nothing.
-        let Ok(text) = tokio::time::timeout(LOOK, next_text(&mut stream)).await else {
-            continue;
+        // A load must stop when told, even while no item comes (a server slowed down by
+        // callgrind): 1,000 subscribers each waiting for one more item outlasted the
+        // stop's timeout. `next` keeps a partly read message in the stream, so giving up
+        // the wait loses nothing.
+        let text = tokio::select! {
+            text = next_text(&mut stream) => text?,
+            () = gauge.stopped() => break,
         };
-        let text = text?;
         heads.check(&text)?;
         gauge.add(1);
     }

@@ -19,6 +19,7 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
+use tokio::sync::Notify;
 use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
@@ -33,12 +34,26 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(10);
 pub(crate) struct Gauge {
     calls: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
+    /// Wakes the tasks waiting in [`Gauge::stopped`] when the load stops.
+    stopping: Arc<Notify>,
 }
 
 impl Gauge {
     /// Whether the task should make another call.
     pub(crate) fn running(&self) -> bool {
         !self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Completes once the load is told to stop: for a task that waits for the server
+    /// (a subscriber waiting for its next item) to stop waiting when told.
+    pub(crate) async fn stopped(&self) {
+        let notified = self.stopping.notified();
+        let mut notified = std::pin::pin!(notified);
+        // Registered before the flag is read, so a stop in between is not missed.
+        notified.as_mut().enable();
+        if self.running() {
+            notified.await;
+        }
     }
 
     /// Counts `calls` completed calls.
@@ -88,6 +103,7 @@ impl Load {
     /// The first task's failure, or a timeout when a task does not finish.
     pub(crate) async fn stop(mut self) -> anyhow::Result<()> {
         self.gauge.stop.store(true, Ordering::Relaxed);
+        self.gauge.stopping.notify_waiters();
         let all = async {
             while let Some(joined) = self.tasks.join_next().await {
                 joined.context("a load task panicked")??;

@@ -21,7 +21,7 @@ use rpcsmith::server::Server;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::api::quote;
-use crate::fanout::{Heads, LOOK, SUBSCRIBE, Subscribers, opened};
+use crate::fanout::{Heads, SUBSCRIBE, Subscribers, opened};
 use crate::load::{Gauge, Load};
 
 /// Each session's replay window: events, bytes (1,000 sessions hold 32 MiB at most).
@@ -139,10 +139,11 @@ async fn receive(mut body: Incoming, id: String, gauge: Gauge) -> anyhow::Result
     let mut heads = Heads::new(id);
     let mut buffer = BytesMut::new();
     while gauge.running() {
-        // Looks at the gauge now and then even while no event comes (a server slowed
-        // down by a profiler): a load must stop when told.
-        let Ok(frame) = tokio::time::timeout(LOOK, body.frame()).await else {
-            continue;
+        // A load must stop when told, even while no event comes (a server slowed down
+        // by a profiler); a frame not yet read stays in the body.
+        let frame = tokio::select! {
+            frame = body.frame() => frame,
+            () = gauge.stopped() => break,
         };
         let Some(frame) = frame else {
             bail!("the event stream ended");
