@@ -153,7 +153,9 @@ async fn driver_ready(port: u16) -> bool {
 }
 
 /// Polls `state` until it gives a value, for at most [`PATIENCE`]: a state the test
-/// waits for, not a length of time.
+/// waits for, not a length of time. The state lives in other processes (chromedriver,
+/// the page in Chromium), which offer nothing to wait on, so it is asked again every
+/// 50 ms.
 async fn wait_for<T, F: Future<Output = Option<T>>>(what: &str, mut state: impl FnMut() -> F) -> T {
     let polled = async {
         loop {
