@@ -333,7 +333,33 @@ macro_rules! __serialize_by_position {
     (@split $name:ident [$($field:ident)*] [] $next:ident $(, $($rest:tt)*)?) => {
         $crate::__serialize_by_position!(@split $name [$($field)* $next] [] $($($rest)*)?);
     };
-    (@split $name:ident [$($field:ident)*] []) => {
+    // Every field sent: more than serde's largest tuple (16), or none, one by one.
+    (@split $name:ident [
+        $f1:ident $f2:ident $f3:ident $f4:ident $f5:ident $f6:ident $f7:ident $f8:ident
+        $f9:ident $f10:ident $f11:ident $f12:ident $f13:ident $f14:ident $f15:ident $f16:ident
+        $f17:ident $($more:ident)*
+    ] []) => {
+        $crate::__serialize_by_position!(@each $name [
+            $f1 $f2 $f3 $f4 $f5 $f6 $f7 $f8 $f9 $f10 $f11 $f12 $f13 $f14 $f15 $f16 $f17 $($more)*
+        ]);
+    };
+    (@split $name:ident [] []) => {
+        $crate::__serialize_by_position!(@each $name []);
+    };
+    // Else as the tuple of references to the fields: one call for the compiler to check,
+    // where writing them one by one is a call and a `?` each.
+    (@split $name:ident [$($field:ident)+] []) => {
+        impl $crate::__private::serde::Serialize for $name {
+            #[inline]
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                $crate::__private::serde::Serialize::serialize(&($(&self.$field,)+), serializer)
+            }
+        }
+    };
+    (@each $name:ident [$($field:ident)*]) => {
         impl $crate::__private::serde::Serialize for $name {
             #[inline]
             fn serialize<S: $crate::__private::serde::Serializer>(

@@ -4,7 +4,7 @@
 //! [`crate::__private`]; not a public API: it changes with the generator.
 //!
 //! What serde's derives write per struct, this writes once: the member names are looked
-//! up by [`Members`] (generic over the format only), a value is read by [`read_member`]
+//! up by [`Members`] (generic over the format and the type's enum of members), a value is read by [`read_member`]
 //! (or [`read_present`], which keeps a `null` apart from absence), a member's absence
 //! settled, a member counted and written: each member is [`required`], [`optional`] or
 //! [`present`] (optional, and a `null` kept apart from absence), a module of those
@@ -21,36 +21,45 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeStruct};
 
-/// Finds a member's name among an object's: its index, or `None` for a name it does
-/// not have (an error when `DENY`: the schema says `additionalProperties: false`).
+/// Finds a member's name among an object's: its key (`K`, the type's own field-less enum
+/// of its members), or `None` for a name it does not have (an error when `DENY`: the
+/// schema says `additionalProperties: false`).
 ///
 /// The lookup is the type's own `match` on the name (`index`), which the compiler turns
 /// into a switch on the length and a comparison or two, as it does serde's derived field
-/// visitor; the names are for the error of an unknown member.
-#[derive(Clone, Copy)]
-pub struct Members<const DENY: bool> {
+/// visitor; the names are for the error of an unknown member, and for a format that
+/// names members by their place (`visit_u64`).
+pub struct Members<K, const DENY: bool> {
     names: &'static [&'static str],
-    index: fn(&str) -> Option<usize>,
+    index: fn(&str) -> Option<K>,
 }
 
-impl<const DENY: bool> Members<DENY> {
-    /// The members `names`, found by `index` (`Some(i)` when `names[i]` is the name).
-    pub const fn new(names: &'static [&'static str], index: fn(&str) -> Option<usize>) -> Self {
+impl<K, const DENY: bool> Clone for Members<K, DENY> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K, const DENY: bool> Copy for Members<K, DENY> {}
+
+impl<K, const DENY: bool> Members<K, DENY> {
+    /// The members `names`, found by `index` (the key of `names[i]` for that name).
+    pub const fn new(names: &'static [&'static str], index: fn(&str) -> Option<K>) -> Self {
         Members { names, index }
     }
 
     #[inline]
-    fn find<E: de::Error>(self, name: &str) -> Result<Option<usize>, E> {
+    fn find<E: de::Error>(self, name: &str) -> Result<Option<K>, E> {
         match (self.index)(name) {
-            Some(index) => Ok(Some(index)),
+            Some(key) => Ok(Some(key)),
             None if DENY => Err(E::unknown_field(name, self.names)),
             None => Ok(None),
         }
     }
 }
 
-impl<'de, const DENY: bool> DeserializeSeed<'de> for Members<DENY> {
-    type Value = Option<usize>;
+impl<'de, K, const DENY: bool> DeserializeSeed<'de> for Members<K, DENY> {
+    type Value = Option<K>;
 
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -58,8 +67,8 @@ impl<'de, const DENY: bool> DeserializeSeed<'de> for Members<DENY> {
     }
 }
 
-impl<'de, const DENY: bool> Visitor<'de> for Members<DENY> {
-    type Value = Option<usize>;
+impl<'de, K, const DENY: bool> Visitor<'de> for Members<K, DENY> {
+    type Value = Option<K>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("field identifier")
@@ -79,13 +88,14 @@ impl<'de, const DENY: bool> Visitor<'de> for Members<DENY> {
     }
 
     fn visit_u64<E: de::Error>(self, index: u64) -> Result<Self::Value, E> {
-        match usize::try_from(index) {
-            Ok(index) if index < self.names.len() => Ok(Some(index)),
-            _ if DENY => Err(E::invalid_value(
+        let name = usize::try_from(index).ok().and_then(|i| self.names.get(i));
+        match name {
+            Some(name) => Ok((self.index)(name)),
+            None if DENY => Err(E::invalid_value(
                 de::Unexpected::Unsigned(index),
                 &"the index of a field",
             )),
-            _ => Ok(None),
+            None => Ok(None),
         }
     }
 }
@@ -299,13 +309,12 @@ macro_rules! __object {
                 D: $crate::__private::serde::Deserializer<'de>,
             {
                 const MEMBERS: &[&str] = &[$($name),*];
-                // Each member's index in `MEMBERS`: the order of a field-less enum's
-                // variants, named after the fields.
-                #[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
-                mod member {
-                    enum Order { $($field),* }
-                    $( pub(super) const $field: usize = Order::$field as usize; )*
-                }
+                // Each member's key: a variant of a field-less enum named after the
+                // field (lower case, so that it hides no generated type). Variants
+                // rather than numbered constants: the compiler checks them for less
+                // (BENCHMARKS.md, "Compile time of the generated module").
+                #[allow(non_camel_case_types)]
+                enum member { $($field),* }
                 struct Object;
                 impl<'de> $crate::__private::serde::de::Visitor<'de> for Object {
                     type Value = $ty;
@@ -323,18 +332,18 @@ macro_rules! __object {
                         A: $crate::__private::serde::de::MapAccess<'de>,
                     {
                         $( let mut $field = ::std::option::Option::None; )*
-                        fn index(name: &str) -> ::std::option::Option<usize> {
+                        fn index(name: &str) -> ::std::option::Option<member> {
                             match name {
                                 $( $name => ::std::option::Option::Some(member::$field), )*
                                 _ => ::std::option::Option::None,
                             }
                         }
-                        let members = $crate::__private::Members::<$deny>::new(MEMBERS, index);
+                        let members = $crate::__private::Members::<member, $deny>::new(MEMBERS, index);
                         while let ::std::option::Option::Some(key) = map.next_key_seed(members)? {
                             match key {
                                 $( ::std::option::Option::Some(member::$field) =>
                                     $crate::__private::$kind::read(&mut map, &mut $field, $name)?, )*
-                                _ => {
+                                ::std::option::Option::None => {
                                     map.next_value::<$crate::__private::serde::de::IgnoredAny>()?;
                                 }
                             }
@@ -536,6 +545,42 @@ mod tests {
                 text
             );
         }
+    }
+
+    /// An object with no members at all: its enum of members has no variant.
+    #[derive(Debug, PartialEq)]
+    struct Nothing {}
+    crate::__object!(Nothing deny_unknown_fields {});
+
+    #[test]
+    fn an_object_without_members_reads_and_writes_as_empty() {
+        assert_eq!(serde_json::from_str::<Nothing>("{}").unwrap(), Nothing {});
+        let error = serde_json::from_str::<Nothing>(r#"{"a": 1}"#).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("unknown field `a`, there are no fields")
+        );
+        assert_eq!(serde_json::to_string(&Nothing {}).unwrap(), "{}");
+    }
+
+    #[test]
+    fn a_format_that_names_members_by_their_place_finds_them() {
+        use serde::Deserialize as _;
+        use serde::de::value::{Error, MapDeserializer};
+        let by_place = |members: Vec<(u64, &'static str)>| {
+            Pet::deserialize(MapDeserializer::<_, Error>::new(members.into_iter()))
+                .map_err(|e| e.to_string())
+        };
+        // (serde's value deserializers read no `Option`: only `name`, the first, is given.)
+        assert_eq!(by_place(vec![(0, "Tom")]).unwrap().name, "Tom");
+        let twice = by_place(vec![(0, "Tom"), (0, "Tim")]).unwrap_err();
+        assert_eq!(twice, "duplicate field `name`");
+        let beyond = by_place(vec![(0, "Tom"), (3, "x")]).unwrap_err();
+        assert_eq!(
+            beyond,
+            "invalid value: integer `3`, expected the index of a field"
+        );
     }
 
     #[test]
