@@ -64,7 +64,7 @@ pub mod __private {
         Format, Pattern, Rules, Validate, Violation, member, param, whole,
     };
     pub use crate::protocol::mismatch::{Places, untagged};
-    pub use crate::protocol::object::{Members, optional, present, required};
+    pub use crate::protocol::object::{Members, optional, present, required, unknown_member};
     pub use crate::protocol::{ErrorObject, Feed};
     pub use crate::server::arm::{checked, handle, notice, open};
     pub use crate::server::failure::answer;

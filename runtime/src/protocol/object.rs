@@ -3,9 +3,9 @@
 //! its `Deserialize` and its `Serialize` from them. Reached through
 //! [`crate::__private`]; not a public API: it changes with the generator.
 //!
-//! What serde's derives write per struct, this writes once: the member names are looked
-//! up by [`Members`] (generic over the format and the type's enum of members), a value is read by [`read_member`]
-//! (or [`read_present`], which keeps a `null` apart from absence), a member's absence
+//! What serde's derives write per struct, this writes once: a member's name is read by
+//! [`Members`] (generic over the format only) and matched by the type's own `match`, a
+//! value is read by [`read_member`] (or [`read_present`], which keeps a `null` apart from absence), a member's absence
 //! settled, a member counted and written: each member is [`required`], [`optional`] or
 //! [`present`] (optional, and a `null` kept apart from absence), a module of those
 //! steps. A type then compiles only its `visit_map` and its `serialize`: no field enum
@@ -16,50 +16,33 @@
 //! …, expected struct …`; a value is written as the derive writes it (an absent optional
 //! member left out).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeStruct};
 
-/// Finds a member's name among an object's: its key (`K`, the type's own field-less enum
-/// of its members), or `None` for a name it does not have (an error when `DENY`: the
-/// schema says `additionalProperties: false`).
+/// Reads a member's name: borrowed from the input where the format lends it (an owned
+/// copy only for a name with escapes, or from a reader), or, for a format that names
+/// members by their place, the name at that place in `names`. The type's own `match` on
+/// the name then reads the member, as serde's derived field visitor would find it.
 ///
-/// The lookup is the type's own `match` on the name (`index`), which the compiler turns
-/// into a switch on the length and a comparison or two, as it does serde's derived field
-/// visitor; the names are for the error of an unknown member, and for a format that
-/// names members by their place (`visit_u64`).
-pub struct Members<K, const DENY: bool> {
+/// `None` for a place beyond `names` (an error when `DENY`: the schema says
+/// `additionalProperties: false`; an unknown name is the type's `match` to refuse).
+#[derive(Clone, Copy)]
+pub struct Members<const DENY: bool> {
     names: &'static [&'static str],
-    index: fn(&str) -> Option<K>,
 }
 
-impl<K, const DENY: bool> Clone for Members<K, DENY> {
-    fn clone(&self) -> Self {
-        *self
+impl<const DENY: bool> Members<DENY> {
+    /// The members `names`, in the order of their places.
+    pub const fn new(names: &'static [&'static str]) -> Self {
+        Members { names }
     }
 }
 
-impl<K, const DENY: bool> Copy for Members<K, DENY> {}
-
-impl<K, const DENY: bool> Members<K, DENY> {
-    /// The members `names`, found by `index` (the key of `names[i]` for that name).
-    pub const fn new(names: &'static [&'static str], index: fn(&str) -> Option<K>) -> Self {
-        Members { names, index }
-    }
-
-    #[inline]
-    fn find<E: de::Error>(self, name: &str) -> Result<Option<K>, E> {
-        match (self.index)(name) {
-            Some(key) => Ok(Some(key)),
-            None if DENY => Err(E::unknown_field(name, self.names)),
-            None => Ok(None),
-        }
-    }
-}
-
-impl<'de, K, const DENY: bool> DeserializeSeed<'de> for Members<K, DENY> {
-    type Value = Option<K>;
+impl<'de, const DENY: bool> DeserializeSeed<'de> for Members<DENY> {
+    type Value = Option<Cow<'de, str>>;
 
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -67,30 +50,33 @@ impl<'de, K, const DENY: bool> DeserializeSeed<'de> for Members<K, DENY> {
     }
 }
 
-impl<'de, K, const DENY: bool> Visitor<'de> for Members<K, DENY> {
-    type Value = Option<K>;
+impl<'de, const DENY: bool> Visitor<'de> for Members<DENY> {
+    type Value = Option<Cow<'de, str>>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("field identifier")
     }
 
     #[inline]
+    fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Borrowed(name)))
+    }
+
     fn visit_str<E: de::Error>(self, name: &str) -> Result<Self::Value, E> {
-        self.find(name)
+        Ok(Some(Cow::Owned(name.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, name: String) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(name)))
     }
 
     fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<Self::Value, E> {
-        match std::str::from_utf8(name) {
-            Ok(name) => self.find(name),
-            Err(_) if DENY => Err(E::unknown_field(&String::from_utf8_lossy(name), self.names)),
-            Err(_) => Ok(None),
-        }
+        Ok(Some(String::from_utf8_lossy(name).into_owned().into()))
     }
 
     fn visit_u64<E: de::Error>(self, index: u64) -> Result<Self::Value, E> {
-        let name = usize::try_from(index).ok().and_then(|i| self.names.get(i));
-        match name {
-            Some(name) => Ok((self.index)(name)),
+        match usize::try_from(index).ok().and_then(|i| self.names.get(i)) {
+            Some(name) => Ok(Some(Cow::Borrowed(name))),
             None if DENY => Err(E::invalid_value(
                 de::Unexpected::Unsigned(index),
                 &"the index of a field",
@@ -98,6 +84,13 @@ impl<'de, K, const DENY: bool> Visitor<'de> for Members<K, DENY> {
             None => Ok(None),
         }
     }
+}
+
+/// The error of a member `name` the object does not have, when it refuses unknown
+/// members (`names` are those it has).
+#[cold]
+pub fn unknown_member<E: de::Error>(name: &str, names: &'static [&'static str]) -> E {
+    E::unknown_field(name, names)
 }
 
 /// Reads the value of the member `name` into `slot`.
@@ -309,12 +302,6 @@ macro_rules! __object {
                 D: $crate::__private::serde::Deserializer<'de>,
             {
                 const MEMBERS: &[&str] = &[$($name),*];
-                // Each member's key: a variant of a field-less enum named after the
-                // field (lower case, so that it hides no generated type). Variants
-                // rather than numbered constants: the compiler checks them for less
-                // (BENCHMARKS.md, "Compile time of the generated module").
-                #[allow(non_camel_case_types)]
-                enum member { $($field),* }
                 struct Object;
                 impl<'de> $crate::__private::serde::de::Visitor<'de> for Object {
                     type Value = $ty;
@@ -332,18 +319,20 @@ macro_rules! __object {
                         A: $crate::__private::serde::de::MapAccess<'de>,
                     {
                         $( let mut $field = ::std::option::Option::None; )*
-                        fn index(name: &str) -> ::std::option::Option<member> {
-                            match name {
-                                $( $name => ::std::option::Option::Some(member::$field), )*
-                                _ => ::std::option::Option::None,
-                            }
-                        }
-                        let members = $crate::__private::Members::<member, $deny>::new(MEMBERS, index);
-                        while let ::std::option::Option::Some(key) = map.next_key_seed(members)? {
-                            match key {
-                                $( ::std::option::Option::Some(member::$field) =>
+                        // One `match` on each member's name: no number or key per member
+                        // for the compiler to check (BENCHMARKS.md, "Compile time of the
+                        // generated module").
+                        let members = $crate::__private::Members::<$deny>::new(MEMBERS);
+                        while let ::std::option::Option::Some(name) = map.next_key_seed(members)? {
+                            match name.as_deref() {
+                                $( ::std::option::Option::Some($name) =>
                                     $crate::__private::$kind::read(&mut map, &mut $field, $name)?, )*
-                                ::std::option::Option::None => {
+                                ::std::option::Option::Some(name) if $deny => {
+                                    return ::std::result::Result::Err(
+                                        $crate::__private::unknown_member(name, MEMBERS),
+                                    );
+                                }
+                                _ => {
                                     map.next_value::<$crate::__private::serde::de::IgnoredAny>()?;
                                 }
                             }
