@@ -320,8 +320,8 @@ macro_rules! __object {
                     {
                         $( let mut $field = ::std::option::Option::None; )*
                         // One `match` on each member's name: no number or key per member
-                        // for the compiler to check (BENCHMARKS.md, "Compile time of the
-                        // generated module").
+                        // for the compiler to check (BENCHMARKS.md, "Issue 30: compile
+                        // time of the generated module").
                         let members = $crate::__private::Members::<$deny>::new(MEMBERS);
                         while let ::std::option::Option::Some(name) = map.next_key_seed(members)? {
                             match name.as_deref() {
