@@ -125,12 +125,23 @@ pub(crate) fn parse<'a, T>(
     convert: fn(Member<'a>) -> T,
 ) -> Result<Top<T>, ParseError> {
     let text = std::str::from_utf8(bytes).map_err(|_| ParseError::Syntax)?;
+    parse_text(text, max_batch, convert)
+}
+
+/// [`parse`] of text checked as UTF-8 already (a WebSocket text message): not checked
+/// again.
+#[inline]
+pub(crate) fn parse_text<'a, T>(
+    text: &'a str,
+    max_batch: usize,
+    convert: fn(Member<'a>) -> T,
+) -> Result<Top<T>, ParseError> {
     let too_large = Cell::new(false);
     let seed = TopSeed {
         max_batch,
         too_large: &too_large,
         convert,
-        input_len: bytes.len(),
+        input_len: text.len(),
     };
     let mut de = serde_json::Deserializer::from_str(text);
     let top = seed

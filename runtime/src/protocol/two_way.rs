@@ -132,11 +132,27 @@ impl<'a> TwoWay<'a> {
         max_batch_len: usize,
         intercept: Option<&str>,
     ) -> Sorted<'a> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Self::sort_text(text, max_batch_len, intercept),
+            Err(_) => Sorted::Calls {
+                message: Err(ErrorObject::parse_error()),
+                intercepted: None,
+            },
+        }
+    }
+
+    /// [`sort`](Self::sort) of text checked as UTF-8 already (a WebSocket text message):
+    /// its bytes are not checked again.
+    pub(crate) fn sort_text(
+        text: &'a str,
+        max_batch_len: usize,
+        intercept: Option<&str>,
+    ) -> Sorted<'a> {
         let calls = |message| Sorted::Calls {
             message,
             intercepted: None,
         };
-        match fields::parse(bytes, max_batch_len, Part::from_member) {
+        match fields::parse_text(text, max_batch_len, Part::from_member) {
             Ok(Top::Single(Part::Response(member))) => {
                 Sorted::Responses(Response::from_member(member).map(Members::Single))
             }

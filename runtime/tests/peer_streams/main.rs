@@ -5,6 +5,7 @@
 
 #[path = "../peer_support/mod.rs"]
 mod peer_support;
+mod pipelined;
 mod raw;
 
 use futures_util::FutureExt;

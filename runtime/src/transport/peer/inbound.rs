@@ -12,6 +12,7 @@
 use super::cancellation::Cancellation;
 use super::lane::{Lane, Order, Work};
 use super::queue::{Answers, Outbox};
+use super::wire::Incoming;
 use crate::client::{Inbox, ReceivedAnswers};
 use crate::protocol::{Entry, ErrorObject, Id, Message, Sorted, TwoWay, write_error};
 use crate::server::{Connection, Held, Input, Limits, hold};
@@ -159,17 +160,21 @@ impl Inbound {
     /// `answers`); else in a task of their own, or on the lane when they must wait
     /// their turn (then they are not polled here unless the lane is idle). `cx` is the
     /// connection task's, which a call still pending leaves.
-    pub(crate) fn route(&self, message: Bytes, answers: &mut Answers, cx: &mut Context<'_>) {
+    pub(crate) fn route(&self, message: Incoming, answers: &mut Answers, cx: &mut Context<'_>) {
         if self.busy(answers) {
             return self.route_busy(&message, answers);
         }
-        let lane = self.lane.as_ref().filter(|_| self.in_order(&message));
+        let lane = self
+            .lane
+            .as_ref()
+            .filter(|_| self.in_order(message.as_bytes()));
         // To name the call in a cancellation, should it not finish at once.
         let kept = self.cancel.is_some().then(|| message.clone());
+        let kept_id = || kept.as_ref().map(Incoming::as_bytes).and_then(single_id);
         let bytes = message.len();
         let mut handling = self.handling(message);
         if let Some(lane) = lane.filter(|lane| !lane.is_idle()) {
-            return self.queue_on(lane, handling, kept.as_deref().and_then(single_id), bytes);
+            return self.queue_on(lane, handling, kept_id(), bytes);
         }
         match handling.as_mut().poll(cx) {
             Poll::Ready(Handled::Answer(Some(answer), held)) => {
@@ -181,7 +186,7 @@ impl Inbound {
             Poll::Ready(Handled::Responses(delivery)) => self.inbox.deliver_read(delivery),
             Poll::Ready(Handled::Cancel(id)) => self.cancel(&id, answers),
             Poll::Pending => {
-                let id = kept.as_deref().and_then(single_id);
+                let id = kept_id();
                 match lane {
                     Some(lane) => self.queue_on(lane, handling, id, bytes),
                     None => self.spawn(handling, id, bytes),
@@ -191,7 +196,7 @@ impl Inbound {
     }
 
     /// The handling of one message, not yet polled.
-    fn handling(&self, message: Bytes) -> Processing {
+    fn handling(&self, message: Incoming) -> Processing {
         let connection = Arc::clone(&self.connection);
         // Notifications go to this side's subscriptions first, if it has any.
         let subscriptions = self
@@ -204,13 +209,15 @@ impl Inbound {
             let (calls, params) = if message.len() > max_size {
                 (Err(ErrorObject::request_too_large()), None)
             } else {
-                match TwoWay::sort(
-                    &message,
-                    max_batch_len,
-                    cancel.as_deref().map(Cancellation::method),
-                ) {
+                let intercept = cancel.as_deref().map(Cancellation::method);
+                let sorted = match message.text() {
+                    Some(text) => TwoWay::sort_text(text, max_batch_len, intercept),
+                    None => TwoWay::sort(message.as_bytes(), max_batch_len, intercept),
+                };
+                match sorted {
                     Sorted::Responses(read) => {
-                        return Handled::Responses(ReceivedAnswers::read(&message, read));
+                        let bytes = message.to_bytes();
+                        return Handled::Responses(ReceivedAnswers::read(&bytes, read));
                     }
                     Sorted::Calls {
                         message,
@@ -266,14 +273,14 @@ impl Inbound {
 
     /// Routes a message that found every slot for calls taken: responses and
     /// cancellations as usual, calls refused.
-    fn route_busy(&self, message: &Bytes, answers: &mut Answers) {
+    fn route_busy(&self, message: &Incoming, answers: &mut Answers) {
         let cancel = self.cancel.as_deref();
         match TwoWay::parse(
-            message,
+            message.as_bytes(),
             self.max_batch_len,
             cancel.map(Cancellation::method),
         ) {
-            TwoWay::Responses => self.inbox.deliver(message.clone()),
+            TwoWay::Responses => self.inbox.deliver(message.to_bytes()),
             TwoWay::Calls {
                 message: calls,
                 intercepted: params,
@@ -393,14 +400,16 @@ impl Inbound {
 
 /// Whether `calls` is a single notification that `inbox`'s subscriptions took as an
 /// item (`message` is its bytes).
-fn is_item(inbox: &Inbox, calls: &Result<Message<'_>, ErrorObject>, message: &Bytes) -> bool {
+fn is_item(inbox: &Inbox, calls: &Result<Message<'_>, ErrorObject>, message: &Incoming) -> bool {
     if !inbox.routes_notifications() {
         return false;
     }
     match calls {
-        Ok(Message::Single(Entry::Notification(notification))) => {
-            inbox.route_notification(&notification.method, notification.params, message)
-        }
+        Ok(Message::Single(Entry::Notification(notification))) => inbox.route_notification(
+            &notification.method,
+            notification.params,
+            &message.to_bytes(),
+        ),
         _ => false,
     }
 }

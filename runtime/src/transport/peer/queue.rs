@@ -237,6 +237,8 @@ impl WeakOutbox {
 /// order they were made; counted against the budget like the queue.
 pub(crate) struct Answers {
     waiting: VecDeque<Bytes>,
+    /// Their size in bytes.
+    bytes: usize,
     budget: Arc<Budget>,
 }
 
@@ -244,6 +246,7 @@ impl Answers {
     pub(crate) fn new(budget: Arc<Budget>) -> Self {
         Self {
             waiting: VecDeque::new(),
+            bytes: 0,
             budget,
         }
     }
@@ -251,12 +254,20 @@ impl Answers {
     /// Adds an answer; the budget counts it until the driver writes it.
     pub(crate) fn push(&mut self, answer: Bytes) {
         self.budget.take(answer.len());
+        self.bytes += answer.len();
         self.waiting.push_back(answer);
     }
 
-    /// The oldest answer; still counted until written.
+    /// The oldest answer; still counted by the budget until written.
     pub(crate) fn pop(&mut self) -> Option<Bytes> {
-        self.waiting.pop_front()
+        let answer = self.waiting.pop_front()?;
+        self.bytes -= answer.len();
+        Some(answer)
+    }
+
+    /// The size of the answers waiting, in bytes.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
     }
 
     pub(crate) fn len(&self) -> usize {

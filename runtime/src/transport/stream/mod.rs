@@ -189,7 +189,7 @@ where
 {
     futures_util::stream::unfold(reader, |mut reader| async move {
         let received = match reader.read().await {
-            Ok(Some(message)) => Received::Message(message),
+            Ok(Some(message)) => Received::Message(message.into()),
             Ok(None) => Received::Closed,
             Err(error) if error.is_recoverable() => {
                 tracing::debug!(%error, "skipped a frame");

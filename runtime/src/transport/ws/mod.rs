@@ -49,7 +49,7 @@ mod writing;
 
 pub use reconnect::{ConnectionState, Reconnect, Reconnecting};
 
-use super::peer::wire::{Received, Wire};
+use super::peer::wire::{Incoming, Received, Wire};
 use super::peer::{Builder, Peer};
 use crate::client::{TransportError, TransportErrorKind};
 use bytes::Bytes;
@@ -246,8 +246,9 @@ fn close_frame(error: &WsError) -> Option<CloseFrame> {
 impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
     fn poll_receive(&mut self, cx: &mut Context<'_>) -> Poll<Received> {
         Poll::Ready(match ready!(self.stream.poll_next_unpin(cx)) {
-            Some(Ok(Message::Text(text))) => Received::Message(text.into()),
-            Some(Ok(Message::Binary(bytes))) => Received::Message(bytes),
+            // Checked as UTF-8 by tungstenite: the message is read as the text it is.
+            Some(Ok(Message::Text(text))) => Received::Message(Incoming::Text(text)),
+            Some(Ok(Message::Binary(bytes))) => Received::Message(bytes.into()),
             Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => Received::Signal,
             Some(Ok(Message::Close(_))) | None => Received::Closed,
             Some(Err(error)) => {
