@@ -361,7 +361,7 @@ async fn ws_floor(stream: TcpStream) {
 }
 
 /// What tungstenite takes from the socket's buffer at once, as in rpcsmith's WebSocket.
-const WS_FLOOR_FRAME_READ: usize = 2 * 1024;
+const WS_FLOOR_FRAME_READ: usize = 1024;
 
 /// The socket read 8 KiB at a time (rpcsmith's default `ws::Settings::read_buffer`).
 fn ws_floor_io(stream: TcpStream) -> tokio::io::BufReader<TcpStream> {
