@@ -8,8 +8,9 @@
 //! cannot make progress (the other side reads no more) never stops reading, so the two
 //! sides cannot block each other — up to the connection's [`Budget`]: while what waits
 //! to be written holds it all, reading pauses, so a peer that sends without reading
-//! cannot make this side hold more. A stream that takes nothing for the stall timeout while reading is paused, or
-//! while the connection is letting out its last messages, is dropped.
+//! cannot make this side hold more. A stream that takes nothing for the stall timeout
+//! while reading is paused, or while the connection is letting out its last messages,
+//! is dropped.
 
 use super::inbound::Inbound;
 use super::link::Stop;
