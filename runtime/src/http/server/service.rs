@@ -557,6 +557,7 @@ fn metadata(parts: ::http::request::Parts) -> Metadata {
         peer: parts.extensions.get::<PeerAddr>().map(|peer| peer.0),
         headers: Some(parts.headers),
         extensions: parts.extensions,
+        ..Metadata::default()
     }
 }
 
