@@ -4,7 +4,7 @@
 use super::super::written::Data;
 use super::events::{Close, EventStream, Stop};
 use super::log::Refused;
-use super::rules::{Carries, carries, initialised, parse_event_id};
+use super::rules::{Calls, Carries, carries, initialised, parse_event_id};
 use super::session::Session;
 use super::table::Full;
 use super::{Sse, Streaming};
@@ -66,36 +66,10 @@ pub(in crate::http) async fn post<D: Data>(
             }
             return empty(no_response);
         }
-        Carries::Unparsable(_) => Calls {
-            requests: true,
-            initializes: None,
-            single: None,
-            batch: false,
-        },
-        Carries::Calls {
-            requests,
-            initializes,
-            single,
-            batch,
-        } => Calls {
-            requests,
-            initializes,
-            single,
-            batch,
-        },
+        Carries::Unparsable(_) => Calls::UNPARSABLE,
+        Carries::Calls(calls) => calls,
     };
     handle_calls(&sse, post, headers, body, guard, (session, started), calls).await
-}
-
-/// The calls a `POST` carries.
-struct Calls {
-    /// Whether any of them is a request (not only notifications).
-    requests: bool,
-    /// The id (JSON text) of the session-starting request among them.
-    initializes: Option<Box<str>>,
-    /// The id (JSON text) of the one request, when it is one request alone.
-    single: Option<Box<str>>,
-    batch: bool,
 }
 
 /// Handles the calls of a `POST` on its session (`started` by it or not): answered
@@ -278,10 +252,10 @@ fn session_of<D: Data>(
         return find(sse, headers).map(|session| (session, false));
     }
     match carries {
-        Carries::Calls {
+        Carries::Calls(Calls {
             initializes: Some(_),
             ..
-        } => match sse.sessions.begin(peer) {
+        }) => match sse.sessions.begin(peer) {
             Ok(session) => Ok((session, true)),
             Err(full) => Err(Box::new(busy(&full, "Too many sessions"))),
         },

@@ -15,14 +15,28 @@ pub(super) enum Carries {
     Cancel(Box<str>),
     /// A body refused whole (not JSON, an empty batch, a batch too long): its error.
     Unparsable(ErrorObject),
-    Calls {
-        requests: bool,
-        /// The id (JSON text) of the session-starting request it carries.
-        initializes: Option<Box<str>>,
-        /// The id (JSON text) of its one request, when it is one request alone.
-        single: Option<Box<str>>,
-        batch: bool,
-    },
+    Calls(Calls),
+}
+
+/// The calls a `POST` carries.
+pub(super) struct Calls {
+    /// Whether any of them is a request (not only notifications).
+    pub(super) requests: bool,
+    /// The id (JSON text) of the session-starting request among them.
+    pub(super) initializes: Option<Box<str>>,
+    /// The id (JSON text) of the one request, when it is one request alone.
+    pub(super) single: Option<Box<str>>,
+    pub(super) batch: bool,
+}
+
+impl Calls {
+    /// A body refused whole, handled as one request (its answer is the error).
+    pub(super) const UNPARSABLE: Calls = Calls {
+        requests: true,
+        initializes: None,
+        single: None,
+        batch: false,
+    };
 }
 
 pub(super) fn carries(body: &[u8], max_batch_len: usize, settings: &Streaming) -> Carries {
@@ -64,12 +78,12 @@ pub(super) fn carries(body: &[u8], max_batch_len: usize, settings: &Streaming) -
             protocol::Entry::Notification(_) => {}
         }
     }
-    Carries::Calls {
+    Carries::Calls(Calls {
         requests,
         initializes,
         single,
         batch,
-    }
+    })
 }
 
 /// The id a cancellation's `params` name in their by-name member `param`.
@@ -160,17 +174,17 @@ mod tests {
             Carries::Responses => "responses".to_owned(),
             Carries::Cancel(id) => format!("cancel {id}"),
             Carries::Unparsable(error) => format!("unparsable {}", error.code),
-            Carries::Calls {
+            Carries::Calls(Calls {
                 initializes: Some(id),
                 ..
-            } => format!("initialize {id}"),
-            Carries::Calls {
+            }) => format!("initialize {id}"),
+            Carries::Calls(Calls {
                 requests: true,
                 single,
                 batch,
                 ..
-            } => format!("requests {single:?} {batch}"),
-            Carries::Calls { .. } => "notifications".to_owned(),
+            }) => format!("requests {single:?} {batch}"),
+            Carries::Calls(_) => "notifications".to_owned(),
         };
         let cases: [(&[u8], &str); 8] = [
             (br#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#, "initialize 1"),
