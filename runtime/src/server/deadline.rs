@@ -51,27 +51,19 @@ mod tests {
         RawValue::from_string(text.to_owned()).unwrap()
     }
 
-    fn headers(value: &str) -> Metadata {
-        let mut metadata = Metadata::default();
-        let mut headers = http::HeaderMap::new();
-        headers.insert(deadline::HEADER, value.parse().unwrap());
-        metadata.headers = Some(headers);
-        metadata
-    }
-
     #[tokio::test(start_paused = true)]
     async fn read_from_meta_or_header_the_earlier_winning() {
         let at = |secs| deadline::format(SystemTime::now() + Duration::from_secs(secs)).unwrap();
         let left = |deadline: Option<Instant>| deadline.map(|d| (d - Instant::now()).as_secs());
         let params = raw(&format!(r#"{{"_meta":{{"deadline":"{}"}},"a":1}}"#, at(60)));
         assert!(matches!(left(of(None, Some(&params))), Some(58..=60)));
-        let header = headers(&at(30));
+        let header = Metadata::carrying_deadline(&at(30));
         assert!(matches!(left(of(Some(&header), None)), Some(28..=30)));
         assert!(matches!(
             left(of(Some(&header), Some(&params))),
             Some(28..=30)
         ));
-        let later = headers(&at(90));
+        let later = Metadata::carrying_deadline(&at(90));
         assert!(matches!(
             left(of(Some(&later), Some(&params))),
             Some(58..=60)
@@ -79,8 +71,11 @@ mod tests {
         assert_eq!(of(None, Some(&raw(r#"{"a":1}"#))), None);
         assert_eq!(of(None, Some(&raw(r#"[{"_meta":1}]"#))), None);
         let garbage = raw(r#"{"_meta":{"deadline":"soon"}}"#);
-        assert_eq!(of(Some(&headers("soon")), Some(&garbage)), None);
-        let past = headers("2009-11-10T23:00:00Z");
+        assert_eq!(
+            of(Some(&Metadata::carrying_deadline("soon")), Some(&garbage)),
+            None
+        );
+        let past = Metadata::carrying_deadline("2009-11-10T23:00:00Z");
         assert_eq!(of(Some(&past), None), Some(Instant::now()));
     }
 }

@@ -99,21 +99,25 @@ impl Clone for HeaderDeadline {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn with_deadline(value: &str) -> Metadata {
+impl Metadata {
+    /// Metadata whose headers carry `value` as the deadline header (for tests).
+    pub(super) fn carrying_deadline(value: &str) -> Metadata {
         let mut metadata = Metadata::default();
         let mut headers = http::HeaderMap::new();
         headers.insert(deadline::HEADER, value.parse().unwrap());
         metadata.headers = Some(headers);
         metadata
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     #[test]
     fn the_header_deadline_is_the_headers_own_and_a_clone_reads_its_own() {
         let early = "2030-01-01T00:00:00Z";
-        let metadata = with_deadline(early);
+        let metadata = Metadata::carrying_deadline(early);
         let read = metadata.header_deadline();
         assert_eq!(read, deadline::parse(early));
         assert!(read.is_some());
@@ -122,12 +126,12 @@ mod tests {
         // A clone whose headers change reads them, not the first one's.
         let mut copy = metadata.clone();
         let late = "2031-01-01T00:00:00Z";
-        copy.headers = with_deadline(late).headers;
+        copy.headers = Metadata::carrying_deadline(late).headers;
         assert_eq!(copy.header_deadline(), deadline::parse(late));
         copy.headers = None;
         assert_eq!(metadata.clone().header_deadline(), read);
         assert_eq!(Metadata::default().header_deadline(), None);
-        assert_eq!(with_deadline("soon").header_deadline(), None);
+        assert_eq!(Metadata::carrying_deadline("soon").header_deadline(), None);
         // Debug names the public fields only.
         assert!(!format!("{metadata:?}").contains("header_deadline"));
     }
