@@ -2,8 +2,9 @@
 //!
 //! `build.rs` generates the petstore client from `schemas/petstore.json`; this crate
 //! compiles for `wasm32-unknown-unknown` with rpcsmith's `browser` feature, and
-//! `index.html` loads it. `run` (built for `wasm32` only) adds two pets, lists them, fetches one, asks for one
-//! that does not exist (a declared error, typed) and writes each answer into the page.
+//! `index.html` loads it. `run` (built for `wasm32` only) adds two pets, lists them,
+//! fetches one, asks for one that does not exist (a declared error, typed) and writes
+//! each answer into the page.
 //!
 //! Build and serve it (the server must allow the page's origin, see the guide's
 //! "In a browser"):

@@ -5,10 +5,10 @@
 //!
 //! What serde's derives write per struct, this writes once: a member's name is read by
 //! [`Members`] (generic over the format only) and matched by the type's own `match`, a
-//! value is read by [`read_member`] (or [`read_present`], which keeps a `null` apart from absence), a member's absence
-//! settled, a member counted and written: each member is [`required`], [`optional`] or
-//! [`present`] (optional, and a `null` kept apart from absence), a module of those
-//! steps. A type then compiles only its `visit_map` and its `serialize`: no field enum
+//! value is read by [`read_member`] (or [`read_present`], which keeps a `null` apart
+//! from absence), a member's absence settled, a member counted and written: each member
+//! is [`required`], [`optional`] or [`present`] (optional, and a `null` kept apart from
+//! absence), a module of those steps. A type then compiles only its `visit_map` and its `serialize`: no field enum
 //! with its three visitors, no `visit_seq` (a JSON array is not an object: it is
 //! refused, where the derive read its elements as the fields in order), and no serde
 //! attribute on the type or its fields. Every error reads as the derive's: `missing
