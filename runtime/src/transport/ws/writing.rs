@@ -51,9 +51,7 @@ impl<S> Writing<S> {
     fn held(&self) -> usize {
         self.buffer.capacity()
     }
-}
 
-impl<S> Writing<S> {
     /// Adds `bytes` (less than [`WRITE_BUFFER`] in all, with what is gathered) to the
     /// buffer, grown to fit them (at least doubled, at most [`WRITE_BUFFER`]): a single
     /// small answer, what most flushes carry, takes a small allocation, which the
