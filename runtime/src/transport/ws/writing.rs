@@ -63,8 +63,7 @@ impl<S> Writing<S> {
         if needed > self.buffer.capacity() {
             let grown = needed
                 .max(self.buffer.capacity() * 2)
-                .max(MIN_GATHER)
-                .min(WRITE_BUFFER);
+                .clamp(MIN_GATHER, WRITE_BUFFER);
             self.buffer.reserve_exact(grown - self.buffer.len());
         }
         self.buffer.extend_from_slice(bytes);
