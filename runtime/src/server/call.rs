@@ -85,11 +85,10 @@ fn begin<'a>(
     cx: &mut TaskContext<'_>,
 ) -> Result<BoxFuture<'a, CallResult>, CallResult> {
     let mut future: BoxFuture<'a, CallResult> = if shared.middleware.is_empty() {
-        match shared.endpoint.call(method, params, context).0 {
+        match shared.endpoint.answer(method, params, context).0 {
             ReplyInner::Ready(result) => return Err(result),
             ReplyInner::Pending(future) => future,
-            // The endpoint resolves subscription calls: not met here.
-            inner @ ReplyInner::Stream(_) => super::dispatch::Reply(inner).into_future(),
+            ReplyInner::Stream(call) => shared.endpoint.resolve(call).into_future(),
         }
     } else {
         Next::start(&shared.middleware, &shared.endpoint).run(Call {
