@@ -162,9 +162,12 @@ macro_rules! __declared_errors {
     };
 }
 
-/// Implements `decode` on a method's params struct, and `decode_at`, which a dispatcher
-/// calls with its [`Site`](crate::__private::Site) so that a param's decode error
-/// cites its schema under the method called, with its `file:line:col`.
+/// Implements `decode` on a method's params struct. It takes the call's params
+/// (`Some(&raw)`, or `None` when absent), or from a dispatcher a
+/// [`CallParams`](crate::__private::CallParams) that says where their schemas are
+/// written, so that a param's decode error cites its schema under the method called,
+/// with its `file:line:col`. One function for both: it costs the compiler what one
+/// function costs (BENCHMARKS.md, "Issue 30: compile cost … (branch `compile`)").
 ///
 /// ```text
 /// decode_params!(DivideParams by_name_or_position { dividend = "a", divisor = "b" });
@@ -206,24 +209,11 @@ macro_rules! __decode_params {
             #[doc = ""]
             #[doc = " `-32602` when the params are not an object or do not decode."]
             #[inline]
-            pub fn decode(
-                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
-            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
-                Self::decode_at(params, ::std::option::Option::None)
-            }
-
-            #[doc = " Like `decode`, citing a schema that does not fit at `site`."]
-            #[doc = ""]
-            #[doc = " # Errors"]
-            #[doc = ""]
-            #[doc = " As `decode`."]
-            #[inline]
-            pub fn decode_at(
-                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
-                site: ::std::option::Option<$crate::__private::Site<'_>>,
+            pub fn decode<'a>(
+                params: impl ::std::convert::Into<$crate::__private::CallParams<'a>>,
             ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
                 ::std::result::Result::Ok(Self {
-                    $field: $crate::__private::decode_whole(params, $wire, site)?,
+                    $field: $crate::__private::decode_whole(params.into(), $wire)?,
                 })
             }
         }
@@ -245,27 +235,13 @@ macro_rules! __decode_params {
             #[doc = ""]
             #[doc = " `-32602` naming the param that is missing, unknown or of the wrong type."]
             #[inline]
-            pub fn decode(
-                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
-            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
-                Self::decode_at(params, ::std::option::Option::None)
-            }
-
-            #[doc = " Like `decode`, citing the schema of a param that does not fit at `site`."]
-            #[doc = ""]
-            #[doc = " # Errors"]
-            #[doc = ""]
-            #[doc = " As `decode`."]
-            #[inline]
-            pub fn decode_at(
-                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
-                site: ::std::option::Option<$crate::__private::Site<'_>>,
+            pub fn decode<'a>(
+                params: impl ::std::convert::Into<$crate::__private::CallParams<'a>>,
             ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
                 let $crate::__decode_params!(@nest $($field)+) = $crate::__private::decode(
-                    params,
+                    params.into(),
                     $crate::__private::Structure::$structure,
                     &[$($wire),+],
-                    site,
                 )?;
                 ::std::result::Result::Ok(Self { $($field),+ })
             }

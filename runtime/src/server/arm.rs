@@ -107,7 +107,7 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 ///
 /// The dispatcher passes its `self`, the call's `cx` and `params`, `of` the method called
 /// (its wire name) `in` the module's table of places (a param that does not decode cites
-/// its schema under that method, with its position: [`Site`](crate::__private::Site)), and its
+/// its schema under that method, with its position: [`CallParams::at`](crate::__private::CallParams::at)), and its
 /// server type (a generated dispatcher through a local `arm!` that passes these). Then the
 /// method's kind: nothing for a call (the handler's result is answered), `notification`
 /// (nothing is answered), `subscription` (it opens a subscription whose items go out by
@@ -140,7 +140,7 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 ///     server: Arc<S>,
 /// }
 ///
-/// static PLACES: __rt::Places = __rt::Places::new("calc.json", &[], &[], &[]);
+/// static PLACES: __rt::Places = __rt::Places::new("calc.json", "", "");
 ///
 /// impl<S: Calc> Dispatcher<S> {
 ///     fn call(&self, method: &str, params: Option<&__rt::serde_json::value::RawValue>, cx: __rt::Context) -> __rt::Reply {
@@ -226,23 +226,20 @@ macro_rules! __arm {
     // Without params the shape of params the method accepts is named instead of a
     // params type.
     (@decode $params:ident $method:ident $places:ident by_name;) => {
-        $crate::__private::decode($params, $crate::__private::Structure::ByName, &[], ::std::option::Option::None)
+        $crate::__private::decode($params.into(), $crate::__private::Structure::ByName, &[])
     };
     (@decode $params:ident $method:ident $places:ident by_position;) => {
-        $crate::__private::decode($params, $crate::__private::Structure::ByPosition, &[], ::std::option::Option::None)
+        $crate::__private::decode($params.into(), $crate::__private::Structure::ByPosition, &[])
     };
     (@decode $params:ident $method:ident $places:ident by_name_or_position;) => {
-        $crate::__private::decode($params, $crate::__private::Structure::Either, &[], ::std::option::Option::None)
+        $crate::__private::decode($params.into(), $crate::__private::Structure::Either, &[])
     };
     (@decode $params:ident $method:ident $places:ident $ty:ident; $($field:ident)+) => {
-        $ty::decode_at($params, $crate::__arm!(@site $method $places))
+        $ty::decode($crate::__private::CallParams::at($params, &$places, $method))
     };
     (@decode $params:ident $method:ident $places:ident $ty:ident checked; $($field:ident)+) => {
-        $ty::decode_at($params, $crate::__arm!(@site $method $places))
+        $ty::decode($crate::__private::CallParams::at($params, &$places, $method))
             .and_then($crate::__private::checked)
-    };
-    (@site $method:ident $places:ident) => {
-        ::std::option::Option::Some($crate::__private::Site::new(&$places, $method))
     };
     // The handler's params: `()` without fields (nothing left unused), else `$p`.
     (@bind $p:ident) => {

@@ -3,19 +3,18 @@ use ::rpcsmith::__private as __rt;
 static R0: __rt::Rules<'static> = __rt::Rules::NONE.min_length(1);
 static PLACES: __rt::Places = __rt::Places::new(
     "petstore.json",
-    &[
-        ("add_pet", "#/methods/0"),
-        ("get_pet", "#/methods/2"),
-        ("list_pets", "#/methods/1"),
-        ("pet_visited", "#/methods/3"),
-    ],
-    &[],
-    &[
-        ("#/components/schemas/Kind", 50, 7),
-        ("#/components/schemas/NotFound", 62, 7),
-        ("#/components/schemas/Pet", 51, 7),
-        ("#/components/schemas/PetId", 49, 7),
-    ],
+    "\
+add_pet\t#/methods/0\n\
+get_pet\t#/methods/2\n\
+list_pets\t#/methods/1\n\
+pet_visited\t#/methods/3\n\
+",
+    "\
+#/components/schemas/Kind\t50\t7\n\
+#/components/schemas/NotFound\t62\t7\n\
+#/components/schemas/Pet\t51\t7\n\
+#/components/schemas/PetId\t49\t7\n\
+",
 );
 pub mod types {
     use super::__rt;

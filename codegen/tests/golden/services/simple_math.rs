@@ -2,12 +2,14 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "simple-math-openrpc.json",
-    &[("addition", "#/methods/0"), ("subtraction", "#/methods/1")],
-    &[],
-    &[
-        ("#/components/contentDescriptors/c/schema", 112, 17),
-        ("#/components/schemas/Integer", 118, 13),
-    ],
+    "\
+addition\t#/methods/0\n\
+subtraction\t#/methods/1\n\
+",
+    "\
+#/components/contentDescriptors/c/schema\t112\t17\n\
+#/components/schemas/Integer\t118\t13\n\
+",
 );
 pub mod types {
     use super::__rt;
