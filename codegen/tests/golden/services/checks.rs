@@ -414,9 +414,10 @@ impl<S: ChecksServer> __rt::Dispatch for ChecksDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

@@ -4007,9 +4007,10 @@ impl<S: McpServer> __rt::Dispatch for McpDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {
@@ -4767,9 +4768,10 @@ impl<S: McpListener> __rt::Dispatch for McpListenerDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

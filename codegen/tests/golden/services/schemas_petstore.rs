@@ -340,9 +340,10 @@ impl<S: PetstoreServer> __rt::Dispatch for PetstoreDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

@@ -364,9 +364,10 @@ impl<S: StreamsServer> __rt::Dispatch for StreamsDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {
@@ -511,9 +512,10 @@ impl<S: StreamsListener> __rt::Dispatch for StreamsListenerDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

@@ -247,9 +247,10 @@ impl<S: TickerServer> __rt::Dispatch for TickerDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {
@@ -403,9 +404,10 @@ impl<S: TickerListener> __rt::Dispatch for TickerListenerDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {
