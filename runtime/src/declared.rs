@@ -162,12 +162,10 @@ macro_rules! __declared_errors {
     };
 }
 
-/// Implements `decode` on a method's params struct. It takes the call's params
-/// (`Some(&raw)`, or `None` when absent), or from a dispatcher a
-/// [`CallParams`](crate::__private::CallParams) that says where their schemas are
-/// written, so that a param's decode error cites its schema under the method called,
-/// with its `file:line:col`. One function for both: it costs the compiler what one
-/// function costs (BENCHMARKS.md, "Issue 30: compile cost … (branch `compile`)").
+/// Implements `decode` on a method's params struct. It takes the call's params as a
+/// [`CallParams`](crate::server::CallParams) (`Some(&raw).into()`), which from a
+/// dispatcher also says where their schemas are written, so that a param's decode error
+/// cites its schema under the method called, with its `file:line:col`.
 ///
 /// ```text
 /// decode_params!(DivideParams by_name_or_position { dividend = "a", divisor = "b" });
@@ -192,10 +190,10 @@ macro_rules! __declared_errors {
 /// rpcsmith::__private::decode_params!(DivideParams by_name_or_position { dividend = "a", divisor = "b" });
 ///
 /// let raw = rpcsmith::__private::serde_json::value::RawValue::from_string(r#"{"a":7,"b":2}"#.to_owned()).unwrap();
-/// let params = DivideParams::decode(Some(&raw)).unwrap();
+/// let params = DivideParams::decode(Some(&raw).into()).unwrap();
 /// assert_eq!((params.dividend, params.divisor), (7, 2));
 /// let raw = rpcsmith::__private::serde_json::value::RawValue::from_string("[7]".to_owned()).unwrap();
-/// assert_eq!(DivideParams::decode(Some(&raw)).err().map(|e| e.code), Some(-32602));
+/// assert_eq!(DivideParams::decode(Some(&raw).into()).err().map(|e| e.code), Some(-32602));
 /// ```
 #[doc(hidden)]
 #[macro_export]
@@ -209,11 +207,11 @@ macro_rules! __decode_params {
             #[doc = ""]
             #[doc = " `-32602` when the params are not an object or do not decode."]
             #[inline]
-            pub fn decode<'a>(
-                params: impl ::std::convert::Into<$crate::__private::CallParams<'a>>,
+            pub fn decode(
+                params: $crate::server::CallParams<'_>,
             ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
                 ::std::result::Result::Ok(Self {
-                    $field: $crate::__private::decode_whole(params.into(), $wire)?,
+                    $field: $crate::__private::decode_whole(params, $wire)?,
                 })
             }
         }
@@ -235,11 +233,11 @@ macro_rules! __decode_params {
             #[doc = ""]
             #[doc = " `-32602` naming the param that is missing, unknown or of the wrong type."]
             #[inline]
-            pub fn decode<'a>(
-                params: impl ::std::convert::Into<$crate::__private::CallParams<'a>>,
+            pub fn decode(
+                params: $crate::server::CallParams<'_>,
             ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
                 let $crate::__decode_params!(@nest $($field)+) = $crate::__private::decode(
-                    params.into(),
+                    params,
                     $crate::__private::Structure::$structure,
                     &[$($wire),+],
                 )?;

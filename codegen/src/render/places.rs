@@ -62,13 +62,17 @@ pub(crate) fn places_static(positions: &Positions, defs: &[TypeDef]) -> StaticVi
 }
 
 /// A string literal of `lines` (their fields joined by tabs, each line ending in `\n`),
-/// one line of the literal each: `"\` then lines `\n\`. A line with a field holding a
-/// tab or a line break is left out (it could not be told apart).
+/// one line of the literal each: the first after the opening quote, the others after a
+/// `\` that ends the line before. A line with a field holding a tab or a line break is
+/// left out (it could not be told apart).
 fn text_literal<'a>(lines: impl Iterator<Item = Vec<&'a str>>) -> String {
-    let mut out = String::from("\"\\\n");
+    let mut out = String::from("\"");
     for fields in lines {
         if fields.iter().any(|f| f.contains(['\t', '\n'])) {
             continue;
+        }
+        if out.len() > 1 {
+            out.push_str("\\\n");
         }
         let line = fields.join("\t");
         let quoted = string_literal(&line);
@@ -81,7 +85,7 @@ fn text_literal<'a>(lines: impl Iterator<Item = Vec<&'a str>>) -> String {
             }
             _ => out.push_str(inner),
         }
-        out.push_str("\\n\\\n");
+        out.push_str("\\n");
     }
     out.push('"');
     out

@@ -2,18 +2,15 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "openrpc-signing-api.json",
-    "\
-createKey\t#/methods/4\n\
+    "createKey\t#/methods/4\n\
 getConfiguration\t#/methods/5\n\
 getKeys\t#/methods/3\n\
 getTransaction\t#/methods/1\n\
 getTransactions\t#/methods/2\n\
 setConfiguration\t#/methods/6\n\
 signTransaction\t#/methods/0\n\
-subscribeTransactions\t#/methods/7\n\
-",
-    "\
-#/components/schemas/Error\t377\t13\n\
+subscribeTransactions\t#/methods/7\n",
+    "#/components/schemas/Error\t377\t13\n\
 #/components/schemas/Key\t338\t13\n\
 #/components/schemas/KeyIdentifier\t326\t13\n\
 #/components/schemas/KeyIdentifierWithId\t307\t13\n\
@@ -32,8 +29,7 @@ subscribeTransactions\t#/methods/7\n\
 #/methods/3/result/schema\t163\t17\n\
 #/methods/4/params/0/schema\t182\t21\n\
 #/methods/4/result/schema\t199\t17\n\
-#/methods/7/params/0/schema\t253\t21\n\
-",
+#/methods/7/params/0/schema\t253\t21\n",
 );
 pub mod types {
     use super::__rt;

@@ -11,17 +11,13 @@ static R7: __rt::Rules<'static> = __rt::Rules::NONE.values(&R3);
 static R8: __rt::Rules<'static> = __rt::Rules::NONE.min_items(1);
 static PLACES: __rt::Places = __rt::Places::new(
     "checks.json",
-    "\
-heights\t#/methods/2\n\
+    "heights\t#/methods/2\n\
 open\t#/methods/0\n\
-wide\t#/methods/1\n\
-",
-    "\
-#/components/schemas/Account\t222\t7\n\
+wide\t#/methods/1\n",
+    "#/components/schemas/Account\t222\t7\n\
 #/components/schemas/CountsByHeight\t253\t7\n\
 #/components/schemas/Named\t210\t7\n\
-#/components/schemas/Tree\t246\t7\n\
-",
+#/components/schemas/Tree\t246\t7\n",
 );
 pub mod types {
     use super::__rt;

@@ -5,17 +5,14 @@ static R1: __rt::Rules<'static> = __rt::Rules::NONE.min_items(2).max_items(2);
 static R2: __rt::Rules<'static> = __rt::Rules::NONE.maximum(255.0);
 static PLACES: __rt::Places = __rt::Places::new(
     "openrpc.json",
-    "\
-expr_eval\t#/methods/4\n\
+    "expr_eval\t#/methods/4\n\
 job_configure\t#/methods/6\n\
 robot_command\t#/methods/3\n\
 shape_area\t#/methods/0\n\
 user_get\t#/methods/1\n\
 user_list\t#/methods/2\n\
-user_search\t#/methods/5\n\
-",
-    "\
-#/components/schemas/Command\t210\t7\n\
+user_search\t#/methods/5\n",
+    "#/components/schemas/Command\t210\t7\n\
 #/components/schemas/Command/oneOf/2/properties/data\t253\t15\n\
 #/components/schemas/Event\t298\t7\n\
 #/components/schemas/Expr\t380\t7\n\
@@ -29,8 +26,7 @@ user_search\t#/methods/5\n\
 #/components/schemas/Tree\t638\t7\n\
 #/components/schemas/User\t660\t7\n\
 #/components/schemas/UserId\t736\t7\n\
-#/components/schemas/UserPage\t742\t7\n\
-",
+#/components/schemas/UserPage\t742\t7\n",
 );
 pub mod types {
     use super::__rt;

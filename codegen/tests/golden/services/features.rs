@@ -2,20 +2,16 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "features.json",
-    "\
-Filecoin.ChainHead\t#/methods/4\n\
+    "Filecoin.ChainHead\t#/methods/4\n\
 add\t#/methods/0\n\
 divide\t#/methods/2\n\
 eth_getBalance\t#/methods/3\n\
 greet\t#/methods/1\n\
 log\t#/methods/5\n\
-new\t#/methods/6\n\
-",
-    "\
-#/methods/2/errors/0/data\t37\t11\n\
+new\t#/methods/6\n",
+    "#/methods/2/errors/0/data\t37\t11\n\
 shared.json#/components/schemas/Currency\t13\t7\n\
-shared.json#/components/schemas/Money\t4\t7\n\
-",
+shared.json#/components/schemas/Money\t4\t7\n",
 );
 pub mod types {
     use super::__rt;

@@ -2,20 +2,16 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "link-example-openrpc.json",
-    "\
-get_pull_requests_by_id\t#/methods/4\n\
+    "get_pull_requests_by_id\t#/methods/4\n\
 get_pull_requests_by_repository\t#/methods/3\n\
 get_repositories_by_owner\t#/methods/1\n\
 get_repository\t#/methods/2\n\
 get_user_by_name\t#/methods/0\n\
-merge_pull_request\t#/methods/5\n\
-",
-    "\
-#/components/schemas/pullrequest\t257\t13\n\
+merge_pull_request\t#/methods/5\n",
+    "#/components/schemas/pullrequest\t257\t13\n\
 #/components/schemas/repository\t246\t13\n\
 #/components/schemas/user\t235\t13\n\
-#/methods/3/params/2/schema\t107\t21\n\
-",
+#/methods/3/params/2/schema\t107\t21\n",
 );
 pub mod types {
     use super::__rt;

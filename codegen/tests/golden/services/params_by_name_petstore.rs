@@ -2,15 +2,11 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "params-by-name-petstore-openrpc.json",
-    "\
-create_pet\t#/methods/1\n\
+    "create_pet\t#/methods/1\n\
 get_pet\t#/methods/2\n\
-list_pets\t#/methods/0\n\
-",
-    "\
-#/components/schemas/Pet\t113\t13\n\
-#/components/schemas/Pets\t130\t13\n\
-",
+list_pets\t#/methods/0\n",
+    "#/components/schemas/Pet\t113\t13\n\
+#/components/schemas/Pets\t130\t13\n",
 );
 pub mod types {
     use super::__rt;

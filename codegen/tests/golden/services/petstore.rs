@@ -3,16 +3,12 @@ use ::rpcsmith::__private as __rt;
 static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
 static PLACES: __rt::Places = __rt::Places::new(
     "petstore-openrpc.json",
-    "\
-create_pet\t#/methods/1\n\
+    "create_pet\t#/methods/1\n\
 get_pet\t#/methods/2\n\
-list_pets\t#/methods/0\n\
-",
-    "\
-#/components/schemas/Pet\t178\t13\n\
+list_pets\t#/methods/0\n",
+    "#/components/schemas/Pet\t178\t13\n\
 #/components/schemas/PetId\t174\t13\n\
-#/components/schemas/Pets\t196\t13\n\
-",
+#/components/schemas/Pets\t196\t13\n",
 );
 pub mod types {
     use super::__rt;

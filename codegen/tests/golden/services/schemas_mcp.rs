@@ -16,8 +16,7 @@ static R12: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"boolean\"");
 static R13: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"array\"");
 static PLACES: __rt::Places = __rt::Places::new(
     "mcp.json",
-    "\
-completion/complete\t#/methods/20\n\
+    "completion/complete\t#/methods/20\n\
 elicitation/create\t#/methods/22\n\
 initialize\t#/methods/0\n\
 logging/setLevel\t#/methods/18\n\
@@ -47,10 +46,8 @@ tasks/get\t#/methods/26\n\
 tasks/list\t#/methods/29\n\
 tasks/result\t#/methods/27\n\
 tools/call\t#/methods/6\n\
-tools/list\t#/methods/5\n\
-",
-    "\
-#/components/contentDescriptors/TaskId/schema\t344\t55\n\
+tools/list\t#/methods/5\n",
+    "#/components/contentDescriptors/TaskId/schema\t344\t55\n\
 #/components/contentDescriptors/Uri/schema\t342\t49\n\
 #/components/errors/ResourceNotFound/data\t1172\t9\n\
 #/components/schemas/Annotations\t501\t7\n\
@@ -167,8 +164,7 @@ tools/list\t#/methods/5\n\
 #/components/schemas/ToolUseContent\t610\t7\n\
 #/components/schemas/ToolUseContent/properties/type\t615\t11\n\
 #/methods/21/params/3/schema\t228\t37\n\
-#/methods/22/params/0/schema\t246\t27\n\
-",
+#/methods/22/params/0/schema\t246\t27\n",
 );
 pub mod types {
     use super::__rt;

@@ -3,18 +3,14 @@ use ::rpcsmith::__private as __rt;
 static R0: __rt::Rules<'static> = __rt::Rules::NONE.min_length(1);
 static PLACES: __rt::Places = __rt::Places::new(
     "petstore.json",
-    "\
-add_pet\t#/methods/0\n\
+    "add_pet\t#/methods/0\n\
 get_pet\t#/methods/2\n\
 list_pets\t#/methods/1\n\
-pet_visited\t#/methods/3\n\
-",
-    "\
-#/components/schemas/Kind\t50\t7\n\
+pet_visited\t#/methods/3\n",
+    "#/components/schemas/Kind\t50\t7\n\
 #/components/schemas/NotFound\t62\t7\n\
 #/components/schemas/Pet\t51\t7\n\
-#/components/schemas/PetId\t49\t7\n\
-",
+#/components/schemas/PetId\t49\t7\n",
 );
 pub mod types {
     use super::__rt;

@@ -26,13 +26,10 @@ static R10: __rt::Rules<'static> = __rt::Rules::NONE.pattern(&P9);
 static R11: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
 static PLACES: __rt::Places = __rt::Places::new(
     "starknet_trace_api_openrpc.json",
-    "\
-starknet_simulateTransactions\t#/methods/1\n\
+    "starknet_simulateTransactions\t#/methods/1\n\
 starknet_traceBlockTransactions\t#/methods/2\n\
-starknet_traceTransaction\t#/methods/0\n\
-",
-    "\
-#/components/errors/NO_TRACE_AVAILABLE/data\t464\t17\n\
+starknet_traceTransaction\t#/methods/0\n",
+    "#/components/errors/NO_TRACE_AVAILABLE/data\t464\t17\n\
 #/components/errors/NO_TRACE_AVAILABLE/data/properties/status\t468\t25\n\
 #/components/schemas/CALL_TYPE\t384\t13\n\
 #/components/schemas/ENTRY_POINT_TYPE\t376\t13\n\
@@ -125,8 +122,7 @@ starknet_api_openrpc.json#/components/schemas/STRUCT_MEMBER\t3516\t13\n\
 starknet_api_openrpc.json#/components/schemas/TXN_HASH\t1300\t13\n\
 starknet_api_openrpc.json#/components/schemas/TYPED_PARAMETER\t3617\t13\n\
 starknet_api_openrpc.json#/components/schemas/u128\t1118\t13\n\
-starknet_api_openrpc.json#/components/schemas/u64\t1112\t13\n\
-",
+starknet_api_openrpc.json#/components/schemas/u64\t1112\t13\n",
 );
 pub mod types {
     use super::__rt;

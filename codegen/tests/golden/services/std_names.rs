@@ -2,8 +2,7 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "std_names.json",
-    "\
-as_mut\t#/methods/16\n\
+    "as_mut\t#/methods/16\n\
 as_ref\t#/methods/6\n\
 borrow\t#/methods/10\n\
 clone\t#/methods/0\n\
@@ -20,16 +19,13 @@ to_owned\t#/methods/3\n\
 to_string\t#/methods/9\n\
 try_into\t#/methods/5\n\
 type_id\t#/methods/11\n\
-wrap\t#/methods/17\n\
-",
-    "\
-#/components/schemas/Option\t372\t7\n\
+wrap\t#/methods/17\n",
+    "#/components/schemas/Option\t372\t7\n\
 #/components/schemas/Result\t380\t7\n\
 #/components/schemas/SELF\t343\t7\n\
 #/components/schemas/Self\t327\t7\n\
 #/components/schemas/String\t351\t7\n\
-#/components/schemas/self\t335\t7\n\
-",
+#/components/schemas/self\t335\t7\n",
 );
 pub mod types {
     use super::__rt;

@@ -3,21 +3,17 @@ use ::rpcsmith::__private as __rt;
 static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
 static PLACES: __rt::Places = __rt::Places::new(
     "streams.json",
-    "\
-jobs_cancel\t#/methods/6\n\
+    "jobs_cancel\t#/methods/6\n\
 jobs_progress\t#/methods/5\n\
 jobs_start\t#/methods/4\n\
 ping\t#/methods/7\n\
 watch_subscribeTicks\t#/methods/0\n\
 watch_subscriptionReset\t#/methods/2\n\
 watch_subscriptionTicks\t#/methods/1\n\
-watch_unsubscribe\t#/methods/3\n\
-",
-    "\
-#/components/schemas/Progress\t87\t7\n\
+watch_unsubscribe\t#/methods/3\n",
+    "#/components/schemas/Progress\t87\t7\n\
 #/components/schemas/SubscriptionId\t78\t7\n\
-#/components/schemas/Tick\t79\t7\n\
-",
+#/components/schemas/Tick\t79\t7\n",
 );
 pub mod types {
     use super::__rt;

@@ -3,17 +3,13 @@ use ::rpcsmith::__private as __rt;
 static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0).maximum(60.0);
 static PLACES: __rt::Places = __rt::Places::new(
     "ticker.json",
-    "\
-subscribe\t#/methods/0\n\
+    "subscribe\t#/methods/0\n\
 ticker_confirm\t#/methods/3\n\
 ticker_tick\t#/methods/2\n\
-unsubscribe\t#/methods/1\n\
-",
-    "\
-#/components/schemas/Price\t57\t7\n\
+unsubscribe\t#/methods/1\n",
+    "#/components/schemas/Price\t57\t7\n\
 #/components/schemas/SubscriptionId\t56\t7\n\
-#/methods/3/errors/0/data\t49\t11\n\
-",
+#/methods/3/errors/0/data\t49\t11\n",
 );
 pub mod types {
     use super::__rt;
