@@ -63,8 +63,8 @@ pub(crate) fn places_static(positions: &Positions, defs: &[TypeDef]) -> StaticVi
 
 /// A string literal of `lines` (their fields joined by tabs, each line ending in `\n`),
 /// one line of the literal each: the first after the opening quote, the others after a
-/// `\` that ends the line before. A line with a field holding a tab or a line break is
-/// left out (it could not be told apart).
+/// `\` that ends the line before (all on one line when the literal is short). A line with
+/// a field holding a tab or a line break is left out (it could not be told apart).
 fn text_literal<'a>(lines: impl Iterator<Item = Vec<&'a str>>) -> String {
     let mut out = String::from("\"");
     for fields in lines {
@@ -88,8 +88,15 @@ fn text_literal<'a>(lines: impl Iterator<Item = Vec<&'a str>>) -> String {
         out.push_str("\\n");
     }
     out.push('"');
+    // A short table reads on one line, as a short slice would be written.
+    if out.len() <= SHORT {
+        out = out.replace("\\\n", "");
+    }
     out
 }
+
+/// The longest literal written on one line (about what is left of a line beside it).
+const SHORT: usize = 64;
 
 #[cfg(test)]
 mod tests {
@@ -113,5 +120,8 @@ mod tests {
         );
         let empty: syn::LitStr = syn::parse_str(&text_literal(std::iter::empty())).unwrap();
         assert_eq!(empty.value(), "");
+        let short =
+            text_literal(vec![vec!["a", "#/methods/0"], vec!["b", "#/methods/1"]].into_iter());
+        assert_eq!(short, r#""a\t#/methods/0\nb\t#/methods/1\n""#);
     }
 }
