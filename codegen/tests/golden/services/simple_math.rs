@@ -2,8 +2,7 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "simple-math-openrpc.json",
-    "addition\t#/methods/0\n\
-subtraction\t#/methods/1\n",
+    "addition\t#/methods/0\nsubtraction\t#/methods/1\n",
     "#/components/contentDescriptors/c/schema\t112\t17\n\
 #/components/schemas/Integer\t118\t13\n",
 );
