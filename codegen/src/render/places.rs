@@ -89,10 +89,12 @@ fn text_literal<'a>(lines: impl Iterator<Item = Vec<&'a str>>) -> String {
     }
     out.push('"');
     // A short table reads on one line, as a short slice would be written.
-    if out.len() <= SHORT {
-        out = out.replace("\\\n", "");
+    let one_line = out.replace("\\\n", "");
+    if one_line.len() <= SHORT {
+        one_line
+    } else {
+        out
     }
-    out
 }
 
 /// The longest literal written on one line (about what is left of a line beside it).

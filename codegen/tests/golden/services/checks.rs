@@ -11,9 +11,7 @@ static R7: __rt::Rules<'static> = __rt::Rules::NONE.values(&R3);
 static R8: __rt::Rules<'static> = __rt::Rules::NONE.min_items(1);
 static PLACES: __rt::Places = __rt::Places::new(
     "checks.json",
-    "heights\t#/methods/2\n\
-open\t#/methods/0\n\
-wide\t#/methods/1\n",
+    "heights\t#/methods/2\nopen\t#/methods/0\nwide\t#/methods/1\n",
     "#/components/schemas/Account\t222\t7\n\
 #/components/schemas/CountsByHeight\t253\t7\n\
 #/components/schemas/Named\t210\t7\n\
