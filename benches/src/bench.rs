@@ -50,7 +50,12 @@ pub(crate) const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "ws",
         drive: Drive::Ws,
-        impls: &[Impl::Rpcsmith, Impl::Jsonrpsee, Impl::Floor],
+        impls: &[
+            Impl::Rpcsmith,
+            Impl::Jsonrpsee,
+            Impl::Floor,
+            Impl::Handwritten,
+        ],
     },
     Scenario {
         name: "batch100",

@@ -86,6 +86,14 @@ const RATIOS: &[Ratio] = &[
         Metric::ServerCpuPerCall,
         Impl::Floor,
     ),
+    // The part of the WebSocket floor's gap that is not JSON-RPC work at all: against
+    // the same tokio-tungstenite server answering with the hand-written dispatcher.
+    ratio(
+        "ws_cpu_per_call_vs_handwritten",
+        "ws",
+        Metric::ServerCpuPerCall,
+        Impl::Handwritten,
+    ),
     ratio("batch100_calls_per_s", "batch100", Metric::CallsPerS, J),
     ratio("batch1000_calls_per_s", "batch1000", Metric::CallsPerS, J),
     ratio("inprocess_ns_per_call", "inprocess", Metric::NsPerCall, J),
@@ -240,7 +248,8 @@ fn legend(settings: &Settings) -> String {
     let n10 = n * 10;
     format!(
         "  http         {c} keep-alive HTTP/1.1 connections, one call in flight each (raw load generator)\n\
-         \x20 ws           {c} WebSocket connections, one call in flight each (raw load generator)\n\
+         \x20 ws           {c} WebSocket connections, one call in flight each (raw load generator; handwritten:\n\
+         \x20              the bare tokio-tungstenite server answering with the hand-written dispatcher)\n\
          \x20 floor        (http, ws) a bare hyper server answering a fixed body; a bare tokio-tungstenite\n\
          \x20              server answering a fixed message: the cost of the protocol alone\n\
          \x20 batch100     {b} HTTP/1.1 connections posting batches of 100 calls (handwritten: the bare hyper\n\

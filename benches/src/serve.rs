@@ -2,7 +2,8 @@
 //! (HTTP, WebSocket), jsonrpsee's (HTTP, WebSocket), and the floors: a bare hyper
 //! HTTP/1.1 server that reads each request and answers a fixed body (or, for batches,
 //! answers it with the hand-written dispatcher of `floor`), and a bare tokio-tungstenite
-//! server that reads each message and answers a fixed message. For the fan-out
+//! server that reads each message and answers a fixed message (or, as `handwritten`,
+//! answers it with that dispatcher). For the fan-out
 //! scenario, rpcsmith and jsonrpsee serve the `items` subscription instead (`fanout`).
 //!
 //! Each listener prints one line, `serving <api> with <impl> on <url>`, as soon as it is
@@ -43,7 +44,8 @@ pub(crate) enum Impl {
     /// tokio-tungstenite server answering a fixed message.
     Floor,
     /// The hand-written parse-once dispatcher (`floor`), in process or behind the same
-    /// bare hyper server as `Floor`: the floor of the in-process and batch scenarios.
+    /// bare hyper or tokio-tungstenite server as `Floor`: the floor of the in-process and
+    /// batch scenarios, and the floor with JSON-RPC work of the WebSocket one.
     Handwritten,
     /// rpcsmith's generated server with the runtime's `metrics` feature and the
     /// Prometheus recorder: a binary of its own, `rpcsmith-bench-metrics` (see
@@ -282,20 +284,37 @@ async fn floor(transport: Transport, address: SocketAddr) -> anyhow::Result<Sock
             })
             .await
         }
-        Transport::Ws => bare_tungstenite(address).await,
+        Transport::Ws => bare_tungstenite(address, fixed_message).await,
     }
 }
 
-/// The bare hyper server, each request answered by the hand-written dispatcher
-/// (an empty body when nothing is answered).
+/// The hand-written dispatcher (`floor`) behind the floor's server of `transport`: the
+/// bare hyper server, each request answered by it (an empty body when nothing is
+/// answered), or the bare tokio-tungstenite server, each message answered by it (nothing
+/// sent when nothing is answered). Over WebSocket this is the floor with the JSON-RPC
+/// work done: the lower bound of what a JSON-RPC server over tokio-tungstenite costs.
 async fn hand_written(transport: Transport, address: SocketAddr) -> anyhow::Result<SocketAddr> {
-    if transport != Transport::Http {
-        bail!("the hand-written dispatcher is served over HTTP only");
+    match transport {
+        Transport::Http => {
+            bare_hyper(address, |body| {
+                crate::floor::handle(body).map_or_else(Bytes::new, Bytes::from)
+            })
+            .await
+        }
+        Transport::Ws => bare_tungstenite(address, hand_written_message).await,
     }
-    bare_hyper(address, |body| {
-        crate::floor::handle(body).map_or_else(Bytes::new, Bytes::from)
-    })
-    .await
+}
+
+/// The hand-written dispatcher's answer to one WebSocket message, as text (serde_json
+/// writes UTF-8; checked, as rpcsmith checks its answers, since proving it needs `unsafe`).
+fn hand_written_message(message: &[u8]) -> Option<Utf8Bytes> {
+    let answer = crate::floor::handle(message)?;
+    String::from_utf8(answer).ok().map(Utf8Bytes::from)
+}
+
+/// The fixed answer of the WebSocket floor, whatever the message.
+fn fixed_message(_: &[u8]) -> Option<Utf8Bytes> {
+    Some(Utf8Bytes::from_static(api::FLOOR_ANSWER))
 }
 
 /// hyper's HTTP/1.1 server, each request's body read whole and `answer`ed.
@@ -309,9 +328,12 @@ async fn bare_hyper(address: SocketAddr, answer: fn(&[u8]) -> Bytes) -> anyhow::
     .await
 }
 
-/// tokio-tungstenite's server on its own listener.
-async fn bare_tungstenite(address: SocketAddr) -> anyhow::Result<SocketAddr> {
-    each_connection(address, ws_floor).await
+/// What the bare tokio-tungstenite server answers to a message (`None`: nothing).
+type Answer = fn(&[u8]) -> Option<Utf8Bytes>;
+
+/// tokio-tungstenite's server on its own listener, each message `answer`ed.
+async fn bare_tungstenite(address: SocketAddr, answer: Answer) -> anyhow::Result<SocketAddr> {
+    each_connection(address, move |stream| ws_floor(stream, answer)).await
 }
 
 /// Listens on `address` and runs `serve` on each accepted connection (Nagle off) in a
@@ -335,27 +357,28 @@ where
 }
 
 /// tokio-tungstenite's server (its own handshake, no HTTP server in front), each
-/// message read whole and the fixed answer sent as a text message, flushed at once.
+/// message read whole and `answer`ed as a text message, flushed at once.
 ///
 /// It reads the socket as rpcsmith's WebSocket does ([`ws_floor_io`]): tungstenite's
 /// default 128 KiB read buffer, which it zero-fills before every read, would cost more
 /// than everything else here, and make a floor no careful server stands on.
-async fn ws_floor(stream: TcpStream) {
+async fn ws_floor(stream: TcpStream, answer: Answer) {
     let config = WebSocketConfig::default().read_buffer_size(WS_FLOOR_FRAME_READ);
     let io = ws_floor_io(stream);
     let Ok(mut socket) = tokio_tungstenite::accept_async_with_config(io, Some(config)).await else {
         return;
     };
-    let answer = Utf8Bytes::from_static(api::FLOOR_ANSWER);
     while let Some(Ok(message)) = socket.next().await {
-        match message {
-            Message::Text(_) | Message::Binary(_) => {
-                if socket.send(Message::Text(answer.clone())).await.is_err() {
-                    return;
-                }
-            }
+        let answered = match &message {
+            Message::Text(text) => answer(text.as_bytes()),
+            Message::Binary(bytes) => answer(bytes),
             Message::Close(_) => return,
-            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => {}
+            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => None,
+        };
+        if let Some(text) = answered
+            && socket.send(Message::Text(text)).await.is_err()
+        {
+            return;
         }
     }
 }

@@ -10,7 +10,8 @@
 //! most [`WRITE_BUFFER`] bytes, which it gives back to the allocator once a flush has
 //! sent it. A burst of small messages still goes out in one `write` of the socket; the
 //! cost is one allocation per flush (a flush carries every message the connection had
-//! ready, not one per message).
+//! ready, not one per message), sized to what is gathered: a small one for a single
+//! answer, served from the allocator's per-thread cache.
 
 use std::io;
 use std::pin::Pin;
@@ -50,7 +51,28 @@ impl<S> Writing<S> {
     fn held(&self) -> usize {
         self.buffer.capacity()
     }
+
+    /// Adds `bytes` (less than [`WRITE_BUFFER`] in all, with what is gathered) to the
+    /// buffer, grown to fit them (at least doubled, at most [`WRITE_BUFFER`]): a single
+    /// small answer, what most flushes carry, takes a small allocation, which the
+    /// allocator serves from its per-thread cache. (A whole [`WRITE_BUFFER`] taken for
+    /// each flush and given back after it went through the allocator's slower paths:
+    /// 520 instructions a small call, by callgrind, a twentieth of the server's work.)
+    fn gather(&mut self, bytes: &[u8]) {
+        let needed = self.buffer.len() + bytes.len();
+        if needed > self.buffer.capacity() {
+            let grown = needed
+                .max(self.buffer.capacity() * 2)
+                .clamp(MIN_GATHER, WRITE_BUFFER);
+            self.buffer.reserve_exact(grown - self.buffer.len());
+        }
+        self.buffer.extend_from_slice(bytes);
+    }
 }
+
+/// The smallest buffer taken for gathering: room for a typical small answer and its
+/// frame header.
+const MIN_GATHER: usize = 128;
 
 impl<S: AsyncWrite + Unpin> Writing<S> {
     /// Writes out everything gathered; keeps the (now empty) buffer.
@@ -92,10 +114,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Writing<S> {
         if bytes.len() >= WRITE_BUFFER {
             return Pin::new(&mut this.inner).poll_write(cx, bytes);
         }
-        if this.buffer.capacity() == 0 {
-            this.buffer.reserve_exact(WRITE_BUFFER);
-        }
-        this.buffer.extend_from_slice(bytes);
+        this.gather(bytes);
         Poll::Ready(Ok(bytes.len()))
     }
 
@@ -128,7 +147,8 @@ mod tests {
         for _ in 0..10 {
             writing.write_all(&[b'a'; 300]).await.unwrap();
         }
-        assert_eq!(writing.held(), WRITE_BUFFER, "gathered, not yet sent");
+        assert!(writing.held() >= 3000, "gathered, not yet sent");
+        assert!(writing.held() <= WRITE_BUFFER);
         let mut probe = [0_u8; 1];
         assert!(
             far.read(&mut probe).now_or_never().is_none(),
@@ -139,6 +159,19 @@ mod tests {
         let mut got = vec![0_u8; 3000];
         far.read_exact(&mut got).await.unwrap();
         assert!(got.iter().all(|&b| b == b'a'));
+    }
+
+    #[tokio::test]
+    async fn a_single_small_message_takes_a_small_buffer() {
+        let (near, mut far) = tokio::io::duplex(1024);
+        let mut writing = Writing::new(near);
+        writing.write_all(&[b'a'; 40]).await.unwrap();
+        assert_eq!(writing.held(), MIN_GATHER, "not a whole gathering buffer");
+        writing.flush().await.unwrap();
+        assert_eq!(writing.held(), 0);
+        let mut got = [0_u8; 40];
+        far.read_exact(&mut got).await.unwrap();
+        assert_eq!(got, [b'a'; 40]);
     }
 
     #[tokio::test]
