@@ -1,13 +1,14 @@
 //! Batches: members run concurrently up to a limit, responses come out in request order.
 
-use std::task::{Context as TaskContext, Waker};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll, Waker};
 
-use futures_util::FutureExt;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
 use crate::protocol::{Entry, ErrorObject, Id, write_error};
 
-use super::call::{self, Started};
+use super::call::{self, Running, Started};
 use super::dispatch::CallResult;
 use super::respond::{error_message, write_response};
 use super::shared::{Origin, Shared};
@@ -28,10 +29,12 @@ pub(crate) async fn run(
 ) -> Option<Vec<u8>> {
     let limit = shared.limits.batch_concurrency.max(1);
     let mut ordered = Ordered::new(entries, shared.limits.max_response_size);
-    let mut pending = FuturesUnordered::new();
+    // Made when a call first waits: a batch whose calls all finish on their first poll
+    // (the usual case) allocates no set (its queue and stub task, two allocations).
+    let mut pending: Option<FuturesUnordered<Numbered<'_>>> = None;
     for (index, entry) in entries.iter().enumerate() {
-        while pending.len() >= limit {
-            if let Some((done, result)) = pending.next().await {
+        while let Some(set) = pending.as_mut().filter(|set| set.len() >= limit) {
+            if let Some((done, result)) = set.next().await {
                 ordered.complete(done, result);
             }
         }
@@ -50,11 +53,14 @@ pub(crate) async fn run(
         let mut cx = TaskContext::from_waker(Waker::noop());
         match call::start(shared, origin, method, id, params, &mut cx) {
             Started::Done(result) => ordered.complete(index, result),
-            Started::Running(running) => {
-                pending.push(running.map(move |result| (index, result)));
-            }
+            Started::Running(running) => pending
+                .get_or_insert_with(FuturesUnordered::new)
+                .push(Numbered { index, running }),
         }
     }
+    let Some(mut pending) = pending else {
+        return ordered.finish();
+    };
     while let Some((done, result)) = pending.next().await {
         ordered.complete(done, result);
         if ordered.too_large() {
@@ -62,6 +68,23 @@ pub(crate) async fn run(
         }
     }
     ordered.finish()
+}
+
+/// A call of the batch still running, answering with its entry's index.
+struct Numbered<'a> {
+    index: usize,
+    running: Running<'a>,
+}
+
+impl Future for Numbered<'_> {
+    type Output = (usize, CallResult);
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let index = self.index;
+        Pin::new(&mut self.running)
+            .poll(cx)
+            .map(|result| (index, result))
+    }
 }
 
 /// The answer to a batch whose response outgrew `max_response_size`.
@@ -115,51 +138,49 @@ impl<'e, 'a> Ordered<'e, 'a> {
                 self.parked.resize(self.entries.len(), None);
             }
             let mut aside = Vec::new();
-            self.write(index, result, &mut aside);
+            write(self.entries.get(index), result, self.max_size, &mut aside);
             self.parked_len += aside.len();
             if let Some(slot) = self.parked.get_mut(index) {
                 *slot = Some(aside);
             }
             return;
         }
-        let mut out = std::mem::take(&mut self.out);
-        self.write_separated(index, result, &mut out);
+        // In order: straight into the answer.
+        self.write_separated(index, result);
         self.next += 1;
         while let Some(aside) = self.parked.get_mut(self.next).and_then(Option::take) {
             self.parked_len -= aside.len();
             if !aside.is_empty() {
-                self.separate(&mut out);
-                out.extend_from_slice(&aside);
+                self.separate();
+                self.out.extend_from_slice(&aside);
             }
             self.next += 1;
         }
-        self.out = out;
     }
 
-    fn separate(&mut self, out: &mut Vec<u8>) {
+    /// Counts one more response, after a `,` unless it is the first.
+    fn separate(&mut self) {
         if self.written > 0 {
-            out.push(b',');
+            self.out.push(b',');
         }
         self.written += 1;
     }
 
-    fn write_separated(&mut self, index: usize, result: &CallResult, out: &mut Vec<u8>) {
-        let mark = out.len();
-        self.separate(out);
-        let body = out.len();
-        self.write(index, result, out);
-        if out.len() == body {
-            out.truncate(mark);
+    /// Writes entry `index`'s response at the end of the answer, with its separator;
+    /// nothing for a notification.
+    fn write_separated(&mut self, index: usize, result: &CallResult) {
+        let mark = self.out.len();
+        self.separate();
+        let body = self.out.len();
+        write(
+            self.entries.get(index),
+            result,
+            self.max_size,
+            &mut self.out,
+        );
+        if self.out.len() == body {
+            self.out.truncate(mark);
             self.written -= 1;
-        }
-    }
-
-    /// Writes entry `index`'s response, or nothing for a notification.
-    fn write(&self, index: usize, result: &CallResult, out: &mut Vec<u8>) {
-        match self.entries.get(index) {
-            Some(Entry::Request(r)) => write_response(out, &r.id, result, self.max_size),
-            Some(Entry::Invalid(error)) => write_error(out, &Id::NULL, error),
-            Some(Entry::Notification(_)) | None => {}
         }
     }
 
@@ -179,5 +200,14 @@ impl<'e, 'a> Ordered<'e, 'a> {
             return Some(too_large());
         }
         Some(self.out)
+    }
+}
+
+/// Writes `entry`'s response to `out`, or nothing for a notification.
+fn write(entry: Option<&Entry<'_>>, result: &CallResult, max_size: usize, out: &mut Vec<u8>) {
+    match entry {
+        Some(Entry::Request(r)) => write_response(out, &r.id, result, max_size),
+        Some(Entry::Invalid(error)) => write_error(out, &Id::NULL, error),
+        Some(Entry::Notification(_)) | None => {}
     }
 }
