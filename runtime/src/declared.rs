@@ -162,8 +162,9 @@ macro_rules! __declared_errors {
     };
 }
 
-/// Implements `decode` on a method's params struct, and `decode_at`, which a dispatcher
-/// calls with its [`Site`](crate::__private::Site) so that a param's decode error
+/// Implements `decode` on a method's params struct. It takes the call's params as a
+/// [`CallParams`](crate::server::CallParams) (`Some(&raw).into()`), which from a
+/// dispatcher also says where their schemas are written, so that a param's decode error
 /// cites its schema under the method called, with its `file:line:col`.
 ///
 /// ```text
@@ -189,10 +190,10 @@ macro_rules! __declared_errors {
 /// rpcsmith::__private::decode_params!(DivideParams by_name_or_position { dividend = "a", divisor = "b" });
 ///
 /// let raw = rpcsmith::__private::serde_json::value::RawValue::from_string(r#"{"a":7,"b":2}"#.to_owned()).unwrap();
-/// let params = DivideParams::decode(Some(&raw)).unwrap();
+/// let params = DivideParams::decode(Some(&raw).into()).unwrap();
 /// assert_eq!((params.dividend, params.divisor), (7, 2));
 /// let raw = rpcsmith::__private::serde_json::value::RawValue::from_string("[7]".to_owned()).unwrap();
-/// assert_eq!(DivideParams::decode(Some(&raw)).err().map(|e| e.code), Some(-32602));
+/// assert_eq!(DivideParams::decode(Some(&raw).into()).err().map(|e| e.code), Some(-32602));
 /// ```
 #[doc(hidden)]
 #[macro_export]
@@ -207,23 +208,10 @@ macro_rules! __decode_params {
             #[doc = " `-32602` when the params are not an object or do not decode."]
             #[inline]
             pub fn decode(
-                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
-            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
-                Self::decode_at(params, ::std::option::Option::None)
-            }
-
-            #[doc = " Like `decode`, citing a schema that does not fit at `site`."]
-            #[doc = ""]
-            #[doc = " # Errors"]
-            #[doc = ""]
-            #[doc = " As `decode`."]
-            #[inline]
-            pub fn decode_at(
-                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
-                site: ::std::option::Option<$crate::__private::Site<'_>>,
+                params: $crate::server::CallParams<'_>,
             ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
                 ::std::result::Result::Ok(Self {
-                    $field: $crate::__private::decode_whole(params, $wire, site)?,
+                    $field: $crate::__private::decode_whole(params, $wire)?,
                 })
             }
         }
@@ -246,26 +234,12 @@ macro_rules! __decode_params {
             #[doc = " `-32602` naming the param that is missing, unknown or of the wrong type."]
             #[inline]
             pub fn decode(
-                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
-            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
-                Self::decode_at(params, ::std::option::Option::None)
-            }
-
-            #[doc = " Like `decode`, citing the schema of a param that does not fit at `site`."]
-            #[doc = ""]
-            #[doc = " # Errors"]
-            #[doc = ""]
-            #[doc = " As `decode`."]
-            #[inline]
-            pub fn decode_at(
-                params: ::std::option::Option<&$crate::__private::serde_json::value::RawValue>,
-                site: ::std::option::Option<$crate::__private::Site<'_>>,
+                params: $crate::server::CallParams<'_>,
             ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
                 let $crate::__decode_params!(@nest $($field)+) = $crate::__private::decode(
                     params,
                     $crate::__private::Structure::$structure,
                     &[$($wire),+],
-                    site,
                 )?;
                 ::std::result::Result::Ok(Self { $($field),+ })
             }

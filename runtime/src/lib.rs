@@ -68,7 +68,7 @@ pub mod __private {
     pub use crate::protocol::{ErrorObject, Feed};
     pub use crate::server::arm::{checked, handle, notice, open};
     pub use crate::server::failure::answer;
-    pub use crate::server::params::{Site, Structure, check, decode, decode_whole};
+    pub use crate::server::params::{CallParams, Site, Structure, check, decode, decode_whole};
     pub use crate::server::{
         Context, Dispatch, Failure, Items, Reply, encode, subscribe, unsubscribe, unsubscribe_or,
     };

@@ -390,15 +390,9 @@ async fn an_item_that_does_not_fit_cites_its_schema_with_its_position() {
     // is written under the notification `note` too.
     static PLACES: rpcsmith::protocol::mismatch::Places = rpcsmith::protocol::mismatch::Places::new(
         "ticks.json",
-        &[("note", "#/methods/1"), ("subscribe", "#/methods/0")],
-        &[(
-            "#/methods/0/result/schema",
-            &["#/methods/1/params/1/schema"],
-        )],
-        &[
-            ("#/methods/0/result/schema", 12, 9),
-            ("#/methods/1/params/1/schema", 30, 11),
-        ],
+        "note\t#/methods/1\nsubscribe\t#/methods/0\n",
+        "#/methods/0/result/schema\t12\t9\n\
+         #/methods/1/params/1/schema\t30\t11\t#/methods/0/result/schema\n",
     );
     let (peer, feeder, _events, _unmatched) = connected(Peer::builder()).await;
     let client = peer.client().clone().places(&PLACES);

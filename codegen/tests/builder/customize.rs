@@ -243,7 +243,9 @@ fn an_unknown_template_name_is_a_warning_listing_the_known_ones() {
 }
 
 /// A user's partial that writes broken Rust is named, not the `types.hbs` that includes
-/// it (nor `templates/*.hbs`), even beside another user template that is fine.
+/// it (nor `templates/*.hbs`), even beside another user template that is fine. (The line
+/// is the rendered module's: the `PLACES` table above the types writes a line per method
+/// and per place, unless short.)
 #[test]
 fn the_user_template_that_writes_invalid_rust_is_named() {
     let out = tempfile::tempdir().unwrap();
@@ -251,6 +253,6 @@ fn the_user_template_that_writes_invalid_rust_is_named() {
     assert_eq!(err.kind(), ErrorKind::Generate);
     assert_eq!(
         err.to_string(),
-        "tests/fixtures/builder/broken-partial/types/struct.hbs: at (root): template `tests/fixtures/builder/broken-partial/types/struct.hbs` produced invalid Rust at rendered line 18:16: cannot parse string into token stream (in `pub struct Pet {`)"
+        "tests/fixtures/builder/broken-partial/types/struct.hbs: at (root): template `tests/fixtures/builder/broken-partial/types/struct.hbs` produced invalid Rust at rendered line 21:16: cannot parse string into token stream (in `pub struct Pet {`)"
     );
 }

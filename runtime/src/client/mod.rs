@@ -523,7 +523,7 @@ mod tests {
 /// A method's place in a generated module's table of places, if the client has one (see
 /// [`Client::places`]): how a decode error of its answers cites the schema.
 #[derive(Debug, Clone, Copy)]
-struct Cite(Option<(&'static Places, Option<usize>)>);
+struct Cite(Option<(&'static Places, Option<&'static str>)>);
 
 impl Cite {
     /// `mismatch` with its schema cited under the method, with its position.

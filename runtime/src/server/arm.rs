@@ -10,6 +10,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use futures_util::FutureExt as _;
 use serde::Serialize;
 
 use crate::protocol::constraint::Validate;
@@ -30,14 +31,15 @@ pub fn handle<S, P, F, R, E>(
 ) -> Reply
 where
     F: Future<Output = Result<R, Failure<E>>> + Send + 'static,
-    R: Serialize,
-    E: Into<ErrorObject>,
+    R: Serialize + 'static,
+    E: Into<ErrorObject> + 'static,
 {
     match params {
-        Ok(params) => {
-            let future = handler(Arc::clone(server), params);
-            Reply::future(async move { answer(future.await) })
-        }
+        // `map`, not `async move { answer(future.await) }`: an `async` block holds the
+        // handler's future twice (captured, and moved to where it is awaited), which made
+        // the box twice the size and moved the handler's future once more on the first
+        // poll (520 bytes boxed and 256 moved per call for `add(a, b)`, BENCHMARKS.md).
+        Ok(params) => Reply::future(handler(Arc::clone(server), params).map(answer)),
         Err(error) => Reply::err(error),
     }
 }
@@ -53,12 +55,9 @@ where
     F: Future<Output = ()> + Send + 'static,
 {
     match params {
+        // `map`, as in `handle`.
         Ok(params) => {
-            let future = handler(Arc::clone(server), params);
-            Reply::future(async move {
-                future.await;
-                super::encode(&())
-            })
+            Reply::future(handler(Arc::clone(server), params).map(|()| super::encode(&())))
         }
         Err(error) => Reply::err(error),
     }
@@ -99,16 +98,18 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 /// decodes the params and runs the handler on them.
 ///
 /// ```text
-/// arm!(self, cx, params of method in PLACES, S, divide(dividend, divisor) from DivideParams checked)
-/// arm!(self, cx, params of method in PLACES, S, zero() from by_position)
-/// arm!(self, cx, params of method in PLACES, S, notification log(dividend, divisor) from DivideParams)
-/// arm!(self, cx, params of method in PLACES, S, subscription watch(pair) from WatchParams, feed WATCH_FEED)
+/// arm!(self, cx, at, S, divide(dividend, divisor) from DivideParams checked)
+/// arm!(self, cx, at, S, zero() from by_position)
+/// arm!(self, cx, at, S, notification log(dividend, divisor) from DivideParams)
+/// arm!(self, cx, at, S, subscription watch(pair) from WatchParams, feed WATCH_FEED)
 /// ```
 ///
-/// The dispatcher passes its `self`, the call's `cx` and `params`, `of` the method called
-/// (its wire name) `in` the module's table of places (a param that does not decode cites
-/// its schema under that method, with its position: [`Site`](crate::__private::Site)), and its
-/// server type (a generated dispatcher through a local `arm!` that passes these). Then the
+/// The dispatcher passes its `self`, the call's `cx`, its params `at` (a
+/// [`CallParams`](crate::__private::CallParams), made once per call by
+/// [`CallParams::at`](crate::__private::CallParams::at) from the params, the module's
+/// table of places and the method's wire name: a param that does not decode cites its
+/// schema under that method, with its position) and its server type (a generated
+/// dispatcher through a local `arm!` that passes these). Then the
 /// method's kind: nothing for a call (the handler's result is answered), `notification`
 /// (nothing is answered), `subscription` (it opens a subscription whose items go out by
 /// `feed`). Then the
@@ -116,7 +117,10 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 /// the params struct (`checked`: its constraints are checked before the handler runs)
 /// or, for a method without params, the shape of params it accepts (`by_name`,
 /// `by_position` or `by_name_or_position`). Like `__declared_errors!`, it saves generated
-/// text, not compile work: it expands to the call the generator wrote before.
+/// text, not compile work: it expands to the call the generator wrote before. The params
+/// are made once before the `match` rather than in each arm: in a dispatcher of hundreds
+/// of arms, each arm's temporaries cost the borrow checker in proportion to the whole
+/// function (BENCHMARKS.md, "Issue 30: compile cost … (branch `compile`)").
 ///
 /// ```
 /// use std::sync::Arc;
@@ -140,14 +144,15 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 ///     server: Arc<S>,
 /// }
 ///
-/// static PLACES: __rt::Places = __rt::Places::new("calc.json", &[], &[], &[]);
+/// static PLACES: __rt::Places = __rt::Places::new("calc.json", "", "");
 ///
 /// impl<S: Calc> Dispatcher<S> {
 ///     fn call(&self, method: &str, params: Option<&__rt::serde_json::value::RawValue>, cx: __rt::Context) -> __rt::Reply {
+///         let at = __rt::CallParams::at(params, &PLACES, method);
 ///         match method {
-///             "divide" => __rt::arm!(self, cx, params of method in PLACES, S, divide(dividend, divisor) from DivideParams),
-///             "zero" => __rt::arm!(self, cx, params of method in PLACES, S, zero() from by_position),
-///             "log" => __rt::arm!(self, cx, params of method in PLACES, S, notification log(dividend, divisor) from DivideParams),
+///             "divide" => __rt::arm!(self, cx, at, S, divide(dividend, divisor) from DivideParams),
+///             "zero" => __rt::arm!(self, cx, at, S, zero() from by_position),
+///             "log" => __rt::arm!(self, cx, at, S, notification log(dividend, divisor) from DivideParams),
 ///             _ => __rt::Reply::err(__rt::ErrorObject::method_not_found()),
 ///         }
 ///     }
@@ -183,13 +188,13 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
 #[macro_export]
 macro_rules! __arm {
     (
-        $self:ident, $cx:ident, $params:ident of $method:ident in $places:ident, $server:ident,
+        $self:ident, $cx:ident, $params:ident, $server:ident,
         subscription $handler:ident($($field:ident),*) from $ty:ident $($checked:ident)?,
         feed $feed:ident
     ) => {
         $crate::__private::open(
             &$self.server,
-            $crate::__arm!(@decode $params $method $places $ty $($checked)?; $($field)*),
+            $crate::__arm!(@decode $params $ty $($checked)?; $($field)*),
             $cx,
             &$feed,
             move |server, $cx, $crate::__arm!(@bind p $($field)*)| async move {
@@ -198,26 +203,26 @@ macro_rules! __arm {
         )
     };
     (
-        $self:ident, $cx:ident, $params:ident of $method:ident in $places:ident, $server:ident,
+        $self:ident, $cx:ident, $params:ident, $server:ident,
         notification $handler:ident($($field:ident),*) from $ty:ident $($checked:ident)?
     ) => {
-        $crate::__arm!(@run notice $self, $cx, $params of $method in $places, $server, $handler($($field),*) $ty $($checked)?)
+        $crate::__arm!(@run notice $self, $cx, $params, $server, $handler($($field),*) $ty $($checked)?)
     };
     // A call: the common arm, with no word for its kind.
     (
-        $self:ident, $cx:ident, $params:ident of $method:ident in $places:ident, $server:ident,
+        $self:ident, $cx:ident, $params:ident, $server:ident,
         $handler:ident($($field:ident),*) from $ty:ident $($checked:ident)?
     ) => {
-        $crate::__arm!(@run handle $self, $cx, $params of $method in $places, $server, $handler($($field),*) $ty $($checked)?)
+        $crate::__arm!(@run handle $self, $cx, $params, $server, $handler($($field),*) $ty $($checked)?)
     };
     // `handle` or `notice`.
     (
-        @run $function:ident $self:ident, $cx:ident, $params:ident of $method:ident in $places:ident, $server:ident,
+        @run $function:ident $self:ident, $cx:ident, $params:ident, $server:ident,
         $handler:ident($($field:ident),*) $ty:ident $($checked:ident)?
     ) => {
         $crate::__private::$function(
             &$self.server,
-            $crate::__arm!(@decode $params $method $places $ty $($checked)?; $($field)*),
+            $crate::__arm!(@decode $params $ty $($checked)?; $($field)*),
             move |server, $crate::__arm!(@bind p $($field)*)| async move {
                 $server::$handler(&server, $cx $(, p.$field)*).await
             },
@@ -225,24 +230,20 @@ macro_rules! __arm {
     };
     // Without params the shape of params the method accepts is named instead of a
     // params type.
-    (@decode $params:ident $method:ident $places:ident by_name;) => {
-        $crate::__private::decode($params, $crate::__private::Structure::ByName, &[], ::std::option::Option::None)
+    (@decode $params:ident by_name;) => {
+        $crate::__private::decode($params, $crate::__private::Structure::ByName, &[])
     };
-    (@decode $params:ident $method:ident $places:ident by_position;) => {
-        $crate::__private::decode($params, $crate::__private::Structure::ByPosition, &[], ::std::option::Option::None)
+    (@decode $params:ident by_position;) => {
+        $crate::__private::decode($params, $crate::__private::Structure::ByPosition, &[])
     };
-    (@decode $params:ident $method:ident $places:ident by_name_or_position;) => {
-        $crate::__private::decode($params, $crate::__private::Structure::Either, &[], ::std::option::Option::None)
+    (@decode $params:ident by_name_or_position;) => {
+        $crate::__private::decode($params, $crate::__private::Structure::Either, &[])
     };
-    (@decode $params:ident $method:ident $places:ident $ty:ident; $($field:ident)+) => {
-        $ty::decode_at($params, $crate::__arm!(@site $method $places))
+    (@decode $params:ident $ty:ident; $($field:ident)+) => {
+        $ty::decode($params)
     };
-    (@decode $params:ident $method:ident $places:ident $ty:ident checked; $($field:ident)+) => {
-        $ty::decode_at($params, $crate::__arm!(@site $method $places))
-            .and_then($crate::__private::checked)
-    };
-    (@site $method:ident $places:ident) => {
-        ::std::option::Option::Some($crate::__private::Site::new(&$places, $method))
+    (@decode $params:ident $ty:ident checked; $($field:ident)+) => {
+        $ty::decode($params).and_then($crate::__private::checked)
     };
     // The handler's params: `()` without fields (nothing left unused), else `$p`.
     (@bind $p:ident) => {

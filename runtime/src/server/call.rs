@@ -47,8 +47,13 @@ pub(crate) fn start<'a>(
     if deadline.is_some_and(|deadline| deadline <= tokio::time::Instant::now()) {
         return Started::Done(metered(&mut meter, Err(ErrorObject::deadline_exceeded())));
     }
-    let context = Context::from_parts(method, id, origin.metadata.cloned(), origin.connection)
-        .with_deadline(deadline);
+    let context = Context::from_parts(
+        method,
+        id,
+        origin.metadata.cloned(),
+        origin.connection,
+        deadline,
+    );
     let entered = span.enter();
     // `Ok(future)` still running, `Err(result)` answered.
     let begun = catch_unwind(AssertUnwindSafe(|| {

@@ -46,14 +46,17 @@ pub struct Context {
 impl Context {
     /// A context for a call of `method`; `id` is `None` for a notification.
     pub fn new(method: &str, id: Option<Id<'_>>, metadata: Metadata) -> Self {
-        Self::from_parts(method, id.as_ref(), metadata.into_shared(), None)
+        Self::from_parts(method, id.as_ref(), metadata.into_shared(), None, None)
     }
 
+    /// A call's context, built whole: a context is about 100 bytes, and each step that
+    /// returned it changed (as `with_deadline` did) moved it once more.
     pub(crate) fn from_parts(
         method: &str,
         id: Option<&Id<'_>>,
         metadata: Option<Arc<Metadata>>,
         connection: Option<ConnectionId>,
+        deadline: Option<Instant>,
     ) -> Self {
         let id_json = id.map_or("", Id::as_json);
         Context {
@@ -62,15 +65,9 @@ impl Context {
             has_id: id.is_some(),
             metadata,
             connection,
-            deadline: None,
+            deadline,
             extensions: http::Extensions::new(),
         }
-    }
-
-    /// This context, for a call whose caller stops waiting at `deadline`.
-    pub(crate) fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
-        self.deadline = deadline;
-        self
     }
 
     /// The method called.

@@ -120,6 +120,7 @@ pub use handling::Input;
 pub use limits::Limits;
 pub use metadata::Metadata;
 pub use middleware::{Call, Middleware, Next};
+pub use params::CallParams;
 pub(crate) use push::random_id;
 pub use push::{Held, Outlet, Pushes, hold};
 pub use rate::{Rate, RateLimit};

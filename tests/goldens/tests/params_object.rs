@@ -25,12 +25,13 @@ fn the_one_param_is_sent_as_the_params_object() {
 
 #[test]
 fn the_server_reads_the_params_object_as_the_one_param() {
-    let decoded = GetTransactionParams::decode(Some(&raw(r#"{"txId":"t-1"}"#))).expect("decodes");
+    let decoded =
+        GetTransactionParams::decode(Some(&raw(r#"{"txId":"t-1"}"#)).into()).expect("decodes");
     assert_eq!(decoded.params.tx_id, "t-1");
     // Wrapped as the document literally says, it is refused: `txId` is missing.
-    let wrapped = GetTransactionParams::decode(Some(&raw(r#"{"params":{"txId":"t-1"}}"#)));
+    let wrapped = GetTransactionParams::decode(Some(&raw(r#"{"params":{"txId":"t-1"}}"#)).into());
     assert_eq!(wrapped.err().map(|e| e.code), Some(-32602));
-    let array = GetTransactionParams::decode(Some(&raw(r#"["t-1"]"#))).expect_err("refused");
+    let array = GetTransactionParams::decode(Some(&raw(r#"["t-1"]"#)).into()).expect_err("refused");
     assert_eq!(
         (array.code, &*array.message),
         (-32602, "params must be an object (`params`)")

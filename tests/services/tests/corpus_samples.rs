@@ -294,7 +294,7 @@ mod starknet {
         let by_position = r#"["0xa","0xb",{"block_hash":"0xc"}]"#;
         for json in [by_name, by_position] {
             let raw = RawValue::from_string(json.into()).unwrap();
-            let params = StarknetGetStorageAtParams::decode(Some(&raw)).unwrap();
+            let params = StarknetGetStorageAtParams::decode(Some(&raw).into()).unwrap();
             assert_eq!(params.block_id, types::BlockId::BlockHash("0xc".into()));
             assert_eq!(params.response_flags, None);
         }
@@ -302,7 +302,7 @@ mod starknet {
             r#"{"contract_address":"0xa","key":"0xb","block_id":"newest"}"#.into(),
         )
         .unwrap();
-        let e = StarknetGetStorageAtParams::decode(Some(&raw)).unwrap_err();
+        let e = StarknetGetStorageAtParams::decode(Some(&raw).into()).unwrap_err();
         assert!(
             e.message.starts_with("invalid param `block_id`"),
             "{}",
@@ -310,7 +310,7 @@ mod starknet {
         );
         // `starknet_getTransactionStatus` is by name only.
         let raw = RawValue::from_string(r#"["0x1"]"#.into()).unwrap();
-        let e = StarknetGetTransactionStatusParams::decode(Some(&raw)).unwrap_err();
+        let e = StarknetGetTransactionStatusParams::decode(Some(&raw).into()).unwrap_err();
         assert_eq!(e.message, "params must be an object (by name)");
     }
 
@@ -369,7 +369,7 @@ mod ethereum {
             r#"{"Block":"latest","Address":"0xab"}"#,
         ] {
             let raw = RawValue::from_string(json.into()).unwrap();
-            let params = EthGetBalanceParams::decode(Some(&raw)).unwrap();
+            let params = EthGetBalanceParams::decode(Some(&raw).into()).unwrap();
             assert_eq!(params.address, "0xab");
         }
     }

@@ -2,39 +2,34 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "openrpc-signing-api.json",
-    &[
-        ("createKey", "#/methods/4"),
-        ("getConfiguration", "#/methods/5"),
-        ("getKeys", "#/methods/3"),
-        ("getTransaction", "#/methods/1"),
-        ("getTransactions", "#/methods/2"),
-        ("setConfiguration", "#/methods/6"),
-        ("signTransaction", "#/methods/0"),
-        ("subscribeTransactions", "#/methods/7"),
-    ],
-    &[],
-    &[
-        ("#/components/schemas/Error", 377, 13),
-        ("#/components/schemas/Key", 338, 13),
-        ("#/components/schemas/KeyIdentifier", 326, 13),
-        ("#/components/schemas/KeyIdentifierWithId", 307, 13),
-        ("#/components/schemas/KeyIdentifierWithPublicKey", 288, 13),
-        ("#/components/schemas/Keys", 361, 13),
-        ("#/components/schemas/Null", 283, 13),
-        ("#/components/schemas/SigningStatus", 395, 13),
-        ("#/components/schemas/Transaction", 401, 13),
-        ("#/methods/0/params/0/schema", 14, 21),
-        ("#/methods/0/result/schema", 46, 17),
-        ("#/methods/1/params/0/schema", 66, 21),
-        ("#/methods/1/result/schema", 83, 17),
-        ("#/methods/2/params/0/schema", 102, 21),
-        ("#/methods/2/result/schema", 132, 17),
-        ("#/methods/2/result/schema/oneOf/1", 138, 25),
-        ("#/methods/3/result/schema", 163, 17),
-        ("#/methods/4/params/0/schema", 182, 21),
-        ("#/methods/4/result/schema", 199, 17),
-        ("#/methods/7/params/0/schema", 253, 21),
-    ],
+    "createKey\t#/methods/4\n\
+getConfiguration\t#/methods/5\n\
+getKeys\t#/methods/3\n\
+getTransaction\t#/methods/1\n\
+getTransactions\t#/methods/2\n\
+setConfiguration\t#/methods/6\n\
+signTransaction\t#/methods/0\n\
+subscribeTransactions\t#/methods/7\n",
+    "#/components/schemas/Error\t377\t13\n\
+#/components/schemas/Key\t338\t13\n\
+#/components/schemas/KeyIdentifier\t326\t13\n\
+#/components/schemas/KeyIdentifierWithId\t307\t13\n\
+#/components/schemas/KeyIdentifierWithPublicKey\t288\t13\n\
+#/components/schemas/Keys\t361\t13\n\
+#/components/schemas/Null\t283\t13\n\
+#/components/schemas/SigningStatus\t395\t13\n\
+#/components/schemas/Transaction\t401\t13\n\
+#/methods/0/params/0/schema\t14\t21\n\
+#/methods/0/result/schema\t46\t17\n\
+#/methods/1/params/0/schema\t66\t21\n\
+#/methods/1/result/schema\t83\t17\n\
+#/methods/2/params/0/schema\t102\t21\n\
+#/methods/2/result/schema\t132\t17\n\
+#/methods/2/result/schema/oneOf/1\t138\t25\n\
+#/methods/3/result/schema\t163\t17\n\
+#/methods/4/params/0/schema\t182\t21\n\
+#/methods/4/result/schema\t199\t17\n\
+#/methods/7/params/0/schema\t253\t21\n",
 );
 pub mod types {
     use super::__rt;
@@ -814,9 +809,10 @@ for WalletJsonRpcSigningApiDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

@@ -11,14 +11,11 @@ static R7: __rt::Rules<'static> = __rt::Rules::NONE.values(&R3);
 static R8: __rt::Rules<'static> = __rt::Rules::NONE.min_items(1);
 static PLACES: __rt::Places = __rt::Places::new(
     "checks.json",
-    &[("heights", "#/methods/2"), ("open", "#/methods/0"), ("wide", "#/methods/1")],
-    &[],
-    &[
-        ("#/components/schemas/Account", 222, 7),
-        ("#/components/schemas/CountsByHeight", 253, 7),
-        ("#/components/schemas/Named", 210, 7),
-        ("#/components/schemas/Tree", 246, 7),
-    ],
+    "heights\t#/methods/2\nopen\t#/methods/0\nwide\t#/methods/1\n",
+    "#/components/schemas/Account\t222\t7\n\
+#/components/schemas/CountsByHeight\t253\t7\n\
+#/components/schemas/Named\t210\t7\n\
+#/components/schemas/Tree\t246\t7\n",
 );
 pub mod types {
     use super::__rt;
@@ -411,9 +408,10 @@ impl<S: ChecksServer> __rt::Dispatch for ChecksDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

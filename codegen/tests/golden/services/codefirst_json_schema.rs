@@ -5,33 +5,28 @@ static R1: __rt::Rules<'static> = __rt::Rules::NONE.min_items(2).max_items(2);
 static R2: __rt::Rules<'static> = __rt::Rules::NONE.maximum(255.0);
 static PLACES: __rt::Places = __rt::Places::new(
     "openrpc.json",
-    &[
-        ("expr_eval", "#/methods/4"),
-        ("job_configure", "#/methods/6"),
-        ("robot_command", "#/methods/3"),
-        ("shape_area", "#/methods/0"),
-        ("user_get", "#/methods/1"),
-        ("user_list", "#/methods/2"),
-        ("user_search", "#/methods/5"),
-    ],
-    &[],
-    &[
-        ("#/components/schemas/Command", 210, 7),
-        ("#/components/schemas/Command/oneOf/2/properties/data", 253, 15),
-        ("#/components/schemas/Event", 298, 7),
-        ("#/components/schemas/Expr", 380, 7),
-        ("#/components/schemas/Key", 435, 7),
-        ("#/components/schemas/Key/anyOf/2", 449, 11),
-        ("#/components/schemas/Point", 473, 7),
-        ("#/components/schemas/Refusal", 493, 7),
-        ("#/components/schemas/Settings", 515, 7),
-        ("#/components/schemas/Shape", 544, 7),
-        ("#/components/schemas/Shape/oneOf/2/properties/rect", 568, 15),
-        ("#/components/schemas/Tree", 638, 7),
-        ("#/components/schemas/User", 660, 7),
-        ("#/components/schemas/UserId", 736, 7),
-        ("#/components/schemas/UserPage", 742, 7),
-    ],
+    "expr_eval\t#/methods/4\n\
+job_configure\t#/methods/6\n\
+robot_command\t#/methods/3\n\
+shape_area\t#/methods/0\n\
+user_get\t#/methods/1\n\
+user_list\t#/methods/2\n\
+user_search\t#/methods/5\n",
+    "#/components/schemas/Command\t210\t7\n\
+#/components/schemas/Command/oneOf/2/properties/data\t253\t15\n\
+#/components/schemas/Event\t298\t7\n\
+#/components/schemas/Expr\t380\t7\n\
+#/components/schemas/Key\t435\t7\n\
+#/components/schemas/Key/anyOf/2\t449\t11\n\
+#/components/schemas/Point\t473\t7\n\
+#/components/schemas/Refusal\t493\t7\n\
+#/components/schemas/Settings\t515\t7\n\
+#/components/schemas/Shape\t544\t7\n\
+#/components/schemas/Shape/oneOf/2/properties/rect\t568\t15\n\
+#/components/schemas/Tree\t638\t7\n\
+#/components/schemas/User\t660\t7\n\
+#/components/schemas/UserId\t736\t7\n\
+#/components/schemas/UserPage\t742\t7\n",
 );
 pub mod types {
     use super::__rt;
@@ -1115,9 +1110,10 @@ impl<S: CodefirstServer> __rt::Dispatch for CodefirstDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

@@ -2,21 +2,16 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "features.json",
-    &[
-        ("Filecoin.ChainHead", "#/methods/4"),
-        ("add", "#/methods/0"),
-        ("divide", "#/methods/2"),
-        ("eth_getBalance", "#/methods/3"),
-        ("greet", "#/methods/1"),
-        ("log", "#/methods/5"),
-        ("new", "#/methods/6"),
-    ],
-    &[],
-    &[
-        ("#/methods/2/errors/0/data", 37, 11),
-        ("shared.json#/components/schemas/Currency", 13, 7),
-        ("shared.json#/components/schemas/Money", 4, 7),
-    ],
+    "Filecoin.ChainHead\t#/methods/4\n\
+add\t#/methods/0\n\
+divide\t#/methods/2\n\
+eth_getBalance\t#/methods/3\n\
+greet\t#/methods/1\n\
+log\t#/methods/5\n\
+new\t#/methods/6\n",
+    "#/methods/2/errors/0/data\t37\t11\n\
+shared.json#/components/schemas/Currency\t13\t7\n\
+shared.json#/components/schemas/Money\t4\t7\n",
 );
 pub mod types {
     use super::__rt;
@@ -491,9 +486,10 @@ impl<S: FeaturesServer> __rt::Dispatch for FeaturesDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

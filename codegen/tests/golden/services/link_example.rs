@@ -2,21 +2,16 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "link-example-openrpc.json",
-    &[
-        ("get_pull_requests_by_id", "#/methods/4"),
-        ("get_pull_requests_by_repository", "#/methods/3"),
-        ("get_repositories_by_owner", "#/methods/1"),
-        ("get_repository", "#/methods/2"),
-        ("get_user_by_name", "#/methods/0"),
-        ("merge_pull_request", "#/methods/5"),
-    ],
-    &[],
-    &[
-        ("#/components/schemas/pullrequest", 257, 13),
-        ("#/components/schemas/repository", 246, 13),
-        ("#/components/schemas/user", 235, 13),
-        ("#/methods/3/params/2/schema", 107, 21),
-    ],
+    "get_pull_requests_by_id\t#/methods/4\n\
+get_pull_requests_by_repository\t#/methods/3\n\
+get_repositories_by_owner\t#/methods/1\n\
+get_repository\t#/methods/2\n\
+get_user_by_name\t#/methods/0\n\
+merge_pull_request\t#/methods/5\n",
+    "#/components/schemas/pullrequest\t257\t13\n\
+#/components/schemas/repository\t246\t13\n\
+#/components/schemas/user\t235\t13\n\
+#/methods/3/params/2/schema\t107\t21\n",
 );
 pub mod types {
     use super::__rt;
@@ -468,9 +463,10 @@ impl<S: LinksServer> __rt::Dispatch for LinksDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

@@ -2,13 +2,11 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "params-by-name-petstore-openrpc.json",
-    &[
-        ("create_pet", "#/methods/1"),
-        ("get_pet", "#/methods/2"),
-        ("list_pets", "#/methods/0"),
-    ],
-    &[],
-    &[("#/components/schemas/Pet", 113, 13), ("#/components/schemas/Pets", 130, 13)],
+    "create_pet\t#/methods/1\n\
+get_pet\t#/methods/2\n\
+list_pets\t#/methods/0\n",
+    "#/components/schemas/Pet\t113\t13\n\
+#/components/schemas/Pets\t130\t13\n",
 );
 pub mod types {
     use super::__rt;
@@ -213,9 +211,10 @@ impl<S: PetstoreByNameServer> __rt::Dispatch for PetstoreByNameDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

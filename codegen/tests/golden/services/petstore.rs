@@ -3,17 +3,12 @@ use ::rpcsmith::__private as __rt;
 static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
 static PLACES: __rt::Places = __rt::Places::new(
     "petstore-openrpc.json",
-    &[
-        ("create_pet", "#/methods/1"),
-        ("get_pet", "#/methods/2"),
-        ("list_pets", "#/methods/0"),
-    ],
-    &[],
-    &[
-        ("#/components/schemas/Pet", 178, 13),
-        ("#/components/schemas/PetId", 174, 13),
-        ("#/components/schemas/Pets", 196, 13),
-    ],
+    "create_pet\t#/methods/1\n\
+get_pet\t#/methods/2\n\
+list_pets\t#/methods/0\n",
+    "#/components/schemas/Pet\t178\t13\n\
+#/components/schemas/PetId\t174\t13\n\
+#/components/schemas/Pets\t196\t13\n",
 );
 pub mod types {
     use super::__rt;
@@ -268,9 +263,10 @@ impl<S: PetstoreServer> __rt::Dispatch for PetstoreDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

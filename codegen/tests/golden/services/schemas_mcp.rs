@@ -16,176 +16,155 @@ static R12: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"boolean\"");
 static R13: __rt::Rules<'static> = __rt::Rules::NONE.constant("\"array\"");
 static PLACES: __rt::Places = __rt::Places::new(
     "mcp.json",
-    &[
-        ("completion/complete", "#/methods/20"),
-        ("elicitation/create", "#/methods/22"),
-        ("initialize", "#/methods/0"),
-        ("logging/setLevel", "#/methods/18"),
-        ("notifications/cancelled", "#/methods/4"),
-        ("notifications/elicitation/complete", "#/methods/23"),
-        ("notifications/initialized", "#/methods/1"),
-        ("notifications/message", "#/methods/19"),
-        ("notifications/progress", "#/methods/3"),
-        ("notifications/prompts/list_changed", "#/methods/17"),
-        ("notifications/resources/list_changed", "#/methods/14"),
-        ("notifications/resources/updated", "#/methods/13"),
-        ("notifications/roots/list_changed", "#/methods/25"),
-        ("notifications/tasks/status", "#/methods/30"),
-        ("notifications/tools/list_changed", "#/methods/7"),
-        ("ping", "#/methods/2"),
-        ("prompts/get", "#/methods/16"),
-        ("prompts/list", "#/methods/15"),
-        ("resources/list", "#/methods/8"),
-        ("resources/read", "#/methods/10"),
-        ("resources/subscribe", "#/methods/11"),
-        ("resources/templates/list", "#/methods/9"),
-        ("resources/unsubscribe", "#/methods/12"),
-        ("roots/list", "#/methods/24"),
-        ("sampling/createMessage", "#/methods/21"),
-        ("tasks/cancel", "#/methods/28"),
-        ("tasks/get", "#/methods/26"),
-        ("tasks/list", "#/methods/29"),
-        ("tasks/result", "#/methods/27"),
-        ("tools/call", "#/methods/6"),
-        ("tools/list", "#/methods/5"),
-    ],
-    &[],
-    &[
-        ("#/components/contentDescriptors/TaskId/schema", 344, 55),
-        ("#/components/contentDescriptors/Uri/schema", 342, 49),
-        ("#/components/errors/ResourceNotFound/data", 1172, 9),
-        ("#/components/schemas/Annotations", 501, 7),
-        ("#/components/schemas/AudioContent", 543, 7),
-        ("#/components/schemas/AudioContent/properties/type", 548, 11),
-        ("#/components/schemas/BlobResourceContents", 600, 7),
-        ("#/components/schemas/BooleanSchema", 998, 7),
-        ("#/components/schemas/BooleanSchema/properties/type", 1002, 11),
-        ("#/components/schemas/CallToolOutcome", 762, 7),
-        ("#/components/schemas/CallToolResult", 751, 7),
-        ("#/components/schemas/Capability", 398, 7),
-        ("#/components/schemas/ClientCapabilities", 408, 7),
-        ("#/components/schemas/ClientTasksCapability", 435, 7),
-        ("#/components/schemas/ClientTasksCapability/properties/requests", 441, 11),
-        (
-            "#/components/schemas/ClientTasksCapability/properties/requests/properties/elicitation",
-            445,
-            15,
-        ),
-        (
-            "#/components/schemas/ClientTasksCapability/properties/requests/properties/sampling",
-            444,
-            15,
-        ),
-        ("#/components/schemas/CompleteResult", 916, 7),
-        ("#/components/schemas/CompleteResult/properties/completion", 920, 11),
-        ("#/components/schemas/CompletionArgument", 904, 7),
-        ("#/components/schemas/CompletionContext", 912, 7),
-        ("#/components/schemas/CompletionReference", 880, 7),
-        ("#/components/schemas/ContentBlock", 510, 7),
-        ("#/components/schemas/CreateMessageOutcome", 692, 7),
-        ("#/components/schemas/CreateMessageResult", 680, 7),
-        ("#/components/schemas/CreateTaskResult", 1139, 7),
-        ("#/components/schemas/Cursor", 355, 7),
-        ("#/components/schemas/ElicitOutcome", 1101, 7),
-        ("#/components/schemas/ElicitResult", 1082, 7),
-        ("#/components/schemas/ElicitResult/properties/action", 1087, 11),
-        ("#/components/schemas/ElicitValue", 1092, 7),
-        ("#/components/schemas/ElicitationCapability", 427, 7),
-        ("#/components/schemas/EmbeddedResource", 572, 7),
-        ("#/components/schemas/EmbeddedResource/properties/type", 577, 11),
-        ("#/components/schemas/EmptyResult", 369, 7),
-        ("#/components/schemas/EnumSchema", 1008, 7),
-        ("#/components/schemas/EnumSchema/properties/type", 1013, 11),
-        ("#/components/schemas/GetPromptResult", 866, 7),
-        ("#/components/schemas/Icon", 374, 7),
-        ("#/components/schemas/Icon/properties/theme", 382, 11),
-        ("#/components/schemas/ImageContent", 531, 7),
-        ("#/components/schemas/ImageContent/properties/type", 536, 11),
-        ("#/components/schemas/Implementation", 385, 7),
-        ("#/components/schemas/InitializeResult", 485, 7),
-        ("#/components/schemas/ListChanged", 403, 7),
-        ("#/components/schemas/ListPromptsResult", 849, 7),
-        ("#/components/schemas/ListResourceTemplatesResult", 809, 7),
-        ("#/components/schemas/ListResourcesResult", 800, 7),
-        ("#/components/schemas/ListRootsResult", 942, 7),
-        ("#/components/schemas/ListTasksResult", 1153, 7),
-        ("#/components/schemas/ListToolsResult", 742, 7),
-        ("#/components/schemas/LoggingLevel", 875, 7),
-        ("#/components/schemas/Meta", 356, 7),
-        ("#/components/schemas/ModelHint", 672, 7),
-        ("#/components/schemas/ModelPreferences", 662, 7),
-        ("#/components/schemas/MultiEnumSchema", 1041, 7),
-        ("#/components/schemas/MultiEnumSchema/properties/items", 1051, 11),
-        (
-            "#/components/schemas/MultiEnumSchema/properties/items/properties/type",
-            1055,
-            15,
-        ),
-        ("#/components/schemas/MultiEnumSchema/properties/type", 1046, 11),
-        ("#/components/schemas/NumberSchema", 986, 7),
-        ("#/components/schemas/NumberSchema/properties/type", 990, 11),
-        ("#/components/schemas/ObjectSchema", 710, 7),
-        ("#/components/schemas/ObjectSchema/properties/type", 716, 11),
-        ("#/components/schemas/PrimitiveSchema", 961, 7),
-        ("#/components/schemas/ProgressToken", 351, 7),
-        ("#/components/schemas/Prompt", 836, 7),
-        ("#/components/schemas/PromptArgument", 826, 7),
-        ("#/components/schemas/PromptMessage", 858, 7),
-        ("#/components/schemas/ReadResourceResult", 818, 7),
-        ("#/components/schemas/RequestId", 347, 7),
-        ("#/components/schemas/RequestMeta", 361, 7),
-        ("#/components/schemas/RequestedSchema", 950, 7),
-        ("#/components/schemas/RequestedSchema/properties/type", 956, 11),
-        ("#/components/schemas/Resource", 769, 7),
-        ("#/components/schemas/ResourceContents", 583, 7),
-        ("#/components/schemas/ResourceLink", 555, 7),
-        ("#/components/schemas/ResourceLink/properties/type", 560, 11),
-        ("#/components/schemas/ResourceTemplate", 785, 7),
-        ("#/components/schemas/ResourcesCapability", 463, 7),
-        ("#/components/schemas/Role", 496, 7),
-        ("#/components/schemas/Root", 932, 7),
-        ("#/components/schemas/SamplingCapability", 419, 7),
-        ("#/components/schemas/SamplingContent", 635, 7),
-        ("#/components/schemas/SamplingContents", 645, 7),
-        ("#/components/schemas/SamplingMessage", 652, 7),
-        ("#/components/schemas/ServerCapabilities", 450, 7),
-        ("#/components/schemas/ServerTasksCapability", 471, 7),
-        ("#/components/schemas/ServerTasksCapability/properties/requests", 477, 11),
-        (
-            "#/components/schemas/ServerTasksCapability/properties/requests/properties/tools",
-            480,
-            15,
-        ),
-        ("#/components/schemas/StringSchema", 973, 7),
-        ("#/components/schemas/StringSchema/properties/format", 982, 11),
-        ("#/components/schemas/StringSchema/properties/type", 977, 11),
-        ("#/components/schemas/Task", 1118, 7),
-        ("#/components/schemas/TaskMetadata", 1108, 7),
-        ("#/components/schemas/TaskPayload", 1148, 7),
-        ("#/components/schemas/TaskResult", 1132, 7),
-        ("#/components/schemas/TaskStatus", 1113, 7),
-        ("#/components/schemas/TextContent", 520, 7),
-        ("#/components/schemas/TextContent/properties/type", 525, 11),
-        ("#/components/schemas/TextResourceContents", 590, 7),
-        ("#/components/schemas/TitledEnumSchema", 1021, 7),
-        ("#/components/schemas/TitledEnumSchema/properties/type", 1026, 11),
-        ("#/components/schemas/TitledMultiEnumSchema", 1062, 7),
-        ("#/components/schemas/TitledMultiEnumSchema/properties/items", 1072, 11),
-        ("#/components/schemas/TitledMultiEnumSchema/properties/type", 1067, 11),
-        ("#/components/schemas/TitledValue", 1033, 7),
-        ("#/components/schemas/Tool", 722, 7),
-        ("#/components/schemas/ToolAnnotations", 699, 7),
-        ("#/components/schemas/ToolChoice", 676, 7),
-        ("#/components/schemas/ToolChoice/properties/mode", 678, 25),
-        ("#/components/schemas/ToolExecution", 738, 7),
-        ("#/components/schemas/ToolExecution/properties/taskSupport", 740, 25),
-        ("#/components/schemas/ToolResultContent", 622, 7),
-        ("#/components/schemas/ToolResultContent/properties/type", 627, 11),
-        ("#/components/schemas/ToolUseContent", 610, 7),
-        ("#/components/schemas/ToolUseContent/properties/type", 615, 11),
-        ("#/methods/21/params/3/schema", 228, 37),
-        ("#/methods/22/params/0/schema", 246, 27),
-    ],
+    "completion/complete\t#/methods/20\n\
+elicitation/create\t#/methods/22\n\
+initialize\t#/methods/0\n\
+logging/setLevel\t#/methods/18\n\
+notifications/cancelled\t#/methods/4\n\
+notifications/elicitation/complete\t#/methods/23\n\
+notifications/initialized\t#/methods/1\n\
+notifications/message\t#/methods/19\n\
+notifications/progress\t#/methods/3\n\
+notifications/prompts/list_changed\t#/methods/17\n\
+notifications/resources/list_changed\t#/methods/14\n\
+notifications/resources/updated\t#/methods/13\n\
+notifications/roots/list_changed\t#/methods/25\n\
+notifications/tasks/status\t#/methods/30\n\
+notifications/tools/list_changed\t#/methods/7\n\
+ping\t#/methods/2\n\
+prompts/get\t#/methods/16\n\
+prompts/list\t#/methods/15\n\
+resources/list\t#/methods/8\n\
+resources/read\t#/methods/10\n\
+resources/subscribe\t#/methods/11\n\
+resources/templates/list\t#/methods/9\n\
+resources/unsubscribe\t#/methods/12\n\
+roots/list\t#/methods/24\n\
+sampling/createMessage\t#/methods/21\n\
+tasks/cancel\t#/methods/28\n\
+tasks/get\t#/methods/26\n\
+tasks/list\t#/methods/29\n\
+tasks/result\t#/methods/27\n\
+tools/call\t#/methods/6\n\
+tools/list\t#/methods/5\n",
+    "#/components/contentDescriptors/TaskId/schema\t344\t55\n\
+#/components/contentDescriptors/Uri/schema\t342\t49\n\
+#/components/errors/ResourceNotFound/data\t1172\t9\n\
+#/components/schemas/Annotations\t501\t7\n\
+#/components/schemas/AudioContent\t543\t7\n\
+#/components/schemas/AudioContent/properties/type\t548\t11\n\
+#/components/schemas/BlobResourceContents\t600\t7\n\
+#/components/schemas/BooleanSchema\t998\t7\n\
+#/components/schemas/BooleanSchema/properties/type\t1002\t11\n\
+#/components/schemas/CallToolOutcome\t762\t7\n\
+#/components/schemas/CallToolResult\t751\t7\n\
+#/components/schemas/Capability\t398\t7\n\
+#/components/schemas/ClientCapabilities\t408\t7\n\
+#/components/schemas/ClientTasksCapability\t435\t7\n\
+#/components/schemas/ClientTasksCapability/properties/requests\t441\t11\n\
+#/components/schemas/ClientTasksCapability/properties/requests/properties/elicitation\t445\t15\n\
+#/components/schemas/ClientTasksCapability/properties/requests/properties/sampling\t444\t15\n\
+#/components/schemas/CompleteResult\t916\t7\n\
+#/components/schemas/CompleteResult/properties/completion\t920\t11\n\
+#/components/schemas/CompletionArgument\t904\t7\n\
+#/components/schemas/CompletionContext\t912\t7\n\
+#/components/schemas/CompletionReference\t880\t7\n\
+#/components/schemas/ContentBlock\t510\t7\n\
+#/components/schemas/CreateMessageOutcome\t692\t7\n\
+#/components/schemas/CreateMessageResult\t680\t7\n\
+#/components/schemas/CreateTaskResult\t1139\t7\n\
+#/components/schemas/Cursor\t355\t7\n\
+#/components/schemas/ElicitOutcome\t1101\t7\n\
+#/components/schemas/ElicitResult\t1082\t7\n\
+#/components/schemas/ElicitResult/properties/action\t1087\t11\n\
+#/components/schemas/ElicitValue\t1092\t7\n\
+#/components/schemas/ElicitationCapability\t427\t7\n\
+#/components/schemas/EmbeddedResource\t572\t7\n\
+#/components/schemas/EmbeddedResource/properties/type\t577\t11\n\
+#/components/schemas/EmptyResult\t369\t7\n\
+#/components/schemas/EnumSchema\t1008\t7\n\
+#/components/schemas/EnumSchema/properties/type\t1013\t11\n\
+#/components/schemas/GetPromptResult\t866\t7\n\
+#/components/schemas/Icon\t374\t7\n\
+#/components/schemas/Icon/properties/theme\t382\t11\n\
+#/components/schemas/ImageContent\t531\t7\n\
+#/components/schemas/ImageContent/properties/type\t536\t11\n\
+#/components/schemas/Implementation\t385\t7\n\
+#/components/schemas/InitializeResult\t485\t7\n\
+#/components/schemas/ListChanged\t403\t7\n\
+#/components/schemas/ListPromptsResult\t849\t7\n\
+#/components/schemas/ListResourceTemplatesResult\t809\t7\n\
+#/components/schemas/ListResourcesResult\t800\t7\n\
+#/components/schemas/ListRootsResult\t942\t7\n\
+#/components/schemas/ListTasksResult\t1153\t7\n\
+#/components/schemas/ListToolsResult\t742\t7\n\
+#/components/schemas/LoggingLevel\t875\t7\n\
+#/components/schemas/Meta\t356\t7\n\
+#/components/schemas/ModelHint\t672\t7\n\
+#/components/schemas/ModelPreferences\t662\t7\n\
+#/components/schemas/MultiEnumSchema\t1041\t7\n\
+#/components/schemas/MultiEnumSchema/properties/items\t1051\t11\n\
+#/components/schemas/MultiEnumSchema/properties/items/properties/type\t1055\t15\n\
+#/components/schemas/MultiEnumSchema/properties/type\t1046\t11\n\
+#/components/schemas/NumberSchema\t986\t7\n\
+#/components/schemas/NumberSchema/properties/type\t990\t11\n\
+#/components/schemas/ObjectSchema\t710\t7\n\
+#/components/schemas/ObjectSchema/properties/type\t716\t11\n\
+#/components/schemas/PrimitiveSchema\t961\t7\n\
+#/components/schemas/ProgressToken\t351\t7\n\
+#/components/schemas/Prompt\t836\t7\n\
+#/components/schemas/PromptArgument\t826\t7\n\
+#/components/schemas/PromptMessage\t858\t7\n\
+#/components/schemas/ReadResourceResult\t818\t7\n\
+#/components/schemas/RequestId\t347\t7\n\
+#/components/schemas/RequestMeta\t361\t7\n\
+#/components/schemas/RequestedSchema\t950\t7\n\
+#/components/schemas/RequestedSchema/properties/type\t956\t11\n\
+#/components/schemas/Resource\t769\t7\n\
+#/components/schemas/ResourceContents\t583\t7\n\
+#/components/schemas/ResourceLink\t555\t7\n\
+#/components/schemas/ResourceLink/properties/type\t560\t11\n\
+#/components/schemas/ResourceTemplate\t785\t7\n\
+#/components/schemas/ResourcesCapability\t463\t7\n\
+#/components/schemas/Role\t496\t7\n\
+#/components/schemas/Root\t932\t7\n\
+#/components/schemas/SamplingCapability\t419\t7\n\
+#/components/schemas/SamplingContent\t635\t7\n\
+#/components/schemas/SamplingContents\t645\t7\n\
+#/components/schemas/SamplingMessage\t652\t7\n\
+#/components/schemas/ServerCapabilities\t450\t7\n\
+#/components/schemas/ServerTasksCapability\t471\t7\n\
+#/components/schemas/ServerTasksCapability/properties/requests\t477\t11\n\
+#/components/schemas/ServerTasksCapability/properties/requests/properties/tools\t480\t15\n\
+#/components/schemas/StringSchema\t973\t7\n\
+#/components/schemas/StringSchema/properties/format\t982\t11\n\
+#/components/schemas/StringSchema/properties/type\t977\t11\n\
+#/components/schemas/Task\t1118\t7\n\
+#/components/schemas/TaskMetadata\t1108\t7\n\
+#/components/schemas/TaskPayload\t1148\t7\n\
+#/components/schemas/TaskResult\t1132\t7\n\
+#/components/schemas/TaskStatus\t1113\t7\n\
+#/components/schemas/TextContent\t520\t7\n\
+#/components/schemas/TextContent/properties/type\t525\t11\n\
+#/components/schemas/TextResourceContents\t590\t7\n\
+#/components/schemas/TitledEnumSchema\t1021\t7\n\
+#/components/schemas/TitledEnumSchema/properties/type\t1026\t11\n\
+#/components/schemas/TitledMultiEnumSchema\t1062\t7\n\
+#/components/schemas/TitledMultiEnumSchema/properties/items\t1072\t11\n\
+#/components/schemas/TitledMultiEnumSchema/properties/type\t1067\t11\n\
+#/components/schemas/TitledValue\t1033\t7\n\
+#/components/schemas/Tool\t722\t7\n\
+#/components/schemas/ToolAnnotations\t699\t7\n\
+#/components/schemas/ToolChoice\t676\t7\n\
+#/components/schemas/ToolChoice/properties/mode\t678\t25\n\
+#/components/schemas/ToolExecution\t738\t7\n\
+#/components/schemas/ToolExecution/properties/taskSupport\t740\t25\n\
+#/components/schemas/ToolResultContent\t622\t7\n\
+#/components/schemas/ToolResultContent/properties/type\t627\t11\n\
+#/components/schemas/ToolUseContent\t610\t7\n\
+#/components/schemas/ToolUseContent/properties/type\t615\t11\n\
+#/methods/21/params/3/schema\t228\t37\n\
+#/methods/22/params/0/schema\t246\t27\n",
 );
 pub mod types {
     use super::__rt;
@@ -4024,9 +4003,10 @@ impl<S: McpServer> __rt::Dispatch for McpDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {
@@ -4784,9 +4764,10 @@ impl<S: McpListener> __rt::Dispatch for McpListenerDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

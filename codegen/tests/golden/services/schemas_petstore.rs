@@ -3,19 +3,14 @@ use ::rpcsmith::__private as __rt;
 static R0: __rt::Rules<'static> = __rt::Rules::NONE.min_length(1);
 static PLACES: __rt::Places = __rt::Places::new(
     "petstore.json",
-    &[
-        ("add_pet", "#/methods/0"),
-        ("get_pet", "#/methods/2"),
-        ("list_pets", "#/methods/1"),
-        ("pet_visited", "#/methods/3"),
-    ],
-    &[],
-    &[
-        ("#/components/schemas/Kind", 50, 7),
-        ("#/components/schemas/NotFound", 62, 7),
-        ("#/components/schemas/Pet", 51, 7),
-        ("#/components/schemas/PetId", 49, 7),
-    ],
+    "add_pet\t#/methods/0\n\
+get_pet\t#/methods/2\n\
+list_pets\t#/methods/1\n\
+pet_visited\t#/methods/3\n",
+    "#/components/schemas/Kind\t50\t7\n\
+#/components/schemas/NotFound\t62\t7\n\
+#/components/schemas/Pet\t51\t7\n\
+#/components/schemas/PetId\t49\t7\n",
 );
 pub mod types {
     use super::__rt;
@@ -341,9 +336,10 @@ impl<S: PetstoreServer> __rt::Dispatch for PetstoreDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

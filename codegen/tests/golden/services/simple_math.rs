@@ -2,12 +2,9 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "simple-math-openrpc.json",
-    &[("addition", "#/methods/0"), ("subtraction", "#/methods/1")],
-    &[],
-    &[
-        ("#/components/contentDescriptors/c/schema", 112, 17),
-        ("#/components/schemas/Integer", 118, 13),
-    ],
+    "addition\t#/methods/0\nsubtraction\t#/methods/1\n",
+    "#/components/contentDescriptors/c/schema\t112\t17\n\
+#/components/schemas/Integer\t118\t13\n",
 );
 pub mod types {
     use super::__rt;
@@ -194,9 +191,10 @@ impl<S: SimpleMathServer> __rt::Dispatch for SimpleMathDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

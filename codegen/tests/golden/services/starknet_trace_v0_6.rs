@@ -26,299 +26,103 @@ static R10: __rt::Rules<'static> = __rt::Rules::NONE.pattern(&P9);
 static R11: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
 static PLACES: __rt::Places = __rt::Places::new(
     "starknet_trace_api_openrpc.json",
-    &[
-        ("starknet_simulateTransactions", "#/methods/1"),
-        ("starknet_traceBlockTransactions", "#/methods/2"),
-        ("starknet_traceTransaction", "#/methods/0"),
-    ],
-    &[
-        (
-            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/version",
-            &[
-                "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0/properties/version",
-                "starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1/properties/version",
-            ],
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/version",
-            &[
-                "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0/properties/version",
-                "starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3/properties/version",
-            ],
-        ),
-    ],
-    &[
-        ("#/components/errors/NO_TRACE_AVAILABLE/data", 464, 17),
-        ("#/components/errors/NO_TRACE_AVAILABLE/data/properties/status", 468, 25),
-        ("#/components/schemas/CALL_TYPE", 384, 13),
-        ("#/components/schemas/ENTRY_POINT_TYPE", 376, 13),
-        ("#/components/schemas/EVENT", 438, 13),
-        ("#/components/schemas/FUNCTION_INVOCATION", 300, 13),
-        ("#/components/schemas/NESTED_CALL", 297, 13),
-        ("#/components/schemas/ORDERED_EVENT", 392, 13),
-        ("#/components/schemas/ORDERED_MESSAGE", 412, 13),
-        ("#/components/schemas/SIMULATION_FLAG", 289, 13),
-        ("#/components/schemas/TRANSACTION_TRACE", 150, 13),
-        (
-            "#/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation",
-            160,
-            29,
-        ),
-        (
-            "#/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation/oneOf/1",
-            166,
-            37,
-        ),
-        ("#/methods/1/result/schema/items/schema", 82, 25),
-        ("#/methods/2/result/schema/items", 126, 21),
-        (
-            "starknet_api_openrpc.json#/components/errors/TRANSACTION_EXECUTION_ERROR/data",
-            3922,
-            17,
-        ),
-        ("starknet_api_openrpc.json#/components/schemas/ADDRESS", 1282, 13),
-        ("starknet_api_openrpc.json#/components/schemas/BLOCK_HASH", 1317, 13),
-        ("starknet_api_openrpc.json#/components/schemas/BLOCK_ID", 1016, 13),
-        ("starknet_api_openrpc.json#/components/schemas/BLOCK_NUMBER", 1311, 13),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN",
-            1974,
-            13,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1",
-            1991,
-            13,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0",
-            1994,
-            21,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0/properties/type",
-            1998,
-            29,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0/properties/version",
-            2015,
-            29,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2",
-            2050,
-            13,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0",
-            2054,
-            21,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/type",
-            2058,
-            29,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/version",
-            2080,
-            29,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3",
-            2116,
-            13,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0",
-            2120,
-            21,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0/properties/type",
-            2124,
-            29,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0/properties/version",
-            2141,
-            29,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_DEPLOY_ACCOUNT_TXN",
-            1970,
-            13,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/BROADCASTED_INVOKE_TXN",
-            1966,
-            13,
-        ),
-        ("starknet_api_openrpc.json#/components/schemas/BROADCASTED_TXN", 1953, 13),
-        ("starknet_api_openrpc.json#/components/schemas/CONTRACT_ABI", 3436, 13),
-        ("starknet_api_openrpc.json#/components/schemas/CONTRACT_ABI_ENTRY", 3443, 13),
-        ("starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS", 3287, 13),
-        (
-            "starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS/properties/entry_points_by_type",
-            3304,
-            21,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM",
-            1579,
-            13,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM/properties/storage_entries/items",
-            1592,
-            25,
-        ),
-        ("starknet_api_openrpc.json#/components/schemas/DA_MODE", 3705, 13),
-        (
-            "starknet_api_openrpc.json#/components/schemas/DEPLOYED_CONTRACT_ITEM",
-            1559,
-            13,
-        ),
-        ("starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN", 2218, 13),
-        (
-            "starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1",
-            2232,
-            13,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1/properties/type",
-            2237,
-            21,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1/properties/version",
-            2249,
-            21,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3",
-            2296,
-            13,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3/properties/type",
-            2301,
-            21,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3/properties/version",
-            2308,
-            21,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/DEPRECATED_CAIRO_ENTRY_POINT",
-            3396,
-            13,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS",
-            3348,
-            13,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS/properties/entry_points_by_type",
-            3359,
-            21,
-        ),
-        ("starknet_api_openrpc.json#/components/schemas/EVENT_ABI_ENTRY", 3536, 13),
-        ("starknet_api_openrpc.json#/components/schemas/EVENT_ABI_TYPE", 3467, 13),
-        ("starknet_api_openrpc.json#/components/schemas/EVENT_CONTENT", 958, 13),
-        ("starknet_api_openrpc.json#/components/schemas/EXECUTION_RESOURCES", 3771, 13),
-        ("starknet_api_openrpc.json#/components/schemas/FEE_ESTIMATE", 3652, 13),
-        ("starknet_api_openrpc.json#/components/schemas/FELT", 1305, 13),
-        ("starknet_api_openrpc.json#/components/schemas/FUNCTION_ABI_ENTRY", 3578, 13),
-        ("starknet_api_openrpc.json#/components/schemas/FUNCTION_ABI_TYPE", 3474, 13),
-        ("starknet_api_openrpc.json#/components/schemas/FUNCTION_CALL", 3259, 13),
-        (
-            "starknet_api_openrpc.json#/components/schemas/FUNCTION_STATE_MUTABILITY",
-            3571,
-            13,
-        ),
-        ("starknet_api_openrpc.json#/components/schemas/INVOKE_TXN", 2651, 13),
-        ("starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0", 2436, 13),
-        (
-            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/type",
-            2441,
-            21,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/version",
-            2453,
-            21,
-        ),
-        ("starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1", 2493, 13),
-        (
-            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0",
-            2497,
-            21,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/type",
-            2500,
-            29,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/version",
-            2524,
-            29,
-        ),
-        ("starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3", 2554, 13),
-        (
-            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0",
-            2558,
-            21,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/type",
-            2561,
-            29,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/version",
-            2580,
-            29,
-        ),
-        ("starknet_api_openrpc.json#/components/schemas/MSG_TO_L1", 3145, 13),
-        ("starknet_api_openrpc.json#/components/schemas/NUM_AS_HEX", 1106, 13),
-        ("starknet_api_openrpc.json#/components/schemas/PRICE_UNIT", 3644, 13),
-        ("starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS", 3733, 13),
-        (
-            "starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS_MAPPING",
-            3714,
-            13,
-        ),
-        ("starknet_api_openrpc.json#/components/schemas/SIERRA_ENTRY_POINT", 3416, 13),
-        ("starknet_api_openrpc.json#/components/schemas/SIGNATURE", 1641, 13),
-        ("starknet_api_openrpc.json#/components/schemas/STATE_DIFF", 1130, 13),
-        (
-            "starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/declared_classes/items",
-            1153,
-            25,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/nonces/items",
-            1203,
-            25,
-        ),
-        (
-            "starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/replaced_classes/items",
-            1182,
-            25,
-        ),
-        ("starknet_api_openrpc.json#/components/schemas/STRUCT_ABI_ENTRY", 3483, 13),
-        ("starknet_api_openrpc.json#/components/schemas/STRUCT_ABI_TYPE", 3460, 13),
-        ("starknet_api_openrpc.json#/components/schemas/STRUCT_MEMBER", 3516, 13),
-        ("starknet_api_openrpc.json#/components/schemas/TXN_HASH", 1300, 13),
-        ("starknet_api_openrpc.json#/components/schemas/TYPED_PARAMETER", 3617, 13),
-        ("starknet_api_openrpc.json#/components/schemas/u128", 1118, 13),
-        ("starknet_api_openrpc.json#/components/schemas/u64", 1112, 13),
-    ],
+    "starknet_simulateTransactions\t#/methods/1\n\
+starknet_traceBlockTransactions\t#/methods/2\n\
+starknet_traceTransaction\t#/methods/0\n",
+    "#/components/errors/NO_TRACE_AVAILABLE/data\t464\t17\n\
+#/components/errors/NO_TRACE_AVAILABLE/data/properties/status\t468\t25\n\
+#/components/schemas/CALL_TYPE\t384\t13\n\
+#/components/schemas/ENTRY_POINT_TYPE\t376\t13\n\
+#/components/schemas/EVENT\t438\t13\n\
+#/components/schemas/FUNCTION_INVOCATION\t300\t13\n\
+#/components/schemas/NESTED_CALL\t297\t13\n\
+#/components/schemas/ORDERED_EVENT\t392\t13\n\
+#/components/schemas/ORDERED_MESSAGE\t412\t13\n\
+#/components/schemas/SIMULATION_FLAG\t289\t13\n\
+#/components/schemas/TRANSACTION_TRACE\t150\t13\n\
+#/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation\t160\t29\n\
+#/components/schemas/TRANSACTION_TRACE/oneOf/0/properties/execute_invocation/oneOf/1\t166\t37\n\
+#/methods/1/result/schema/items/schema\t82\t25\n\
+#/methods/2/result/schema/items\t126\t21\n\
+starknet_api_openrpc.json#/components/errors/TRANSACTION_EXECUTION_ERROR/data\t3922\t17\n\
+starknet_api_openrpc.json#/components/schemas/ADDRESS\t1282\t13\n\
+starknet_api_openrpc.json#/components/schemas/BLOCK_HASH\t1317\t13\n\
+starknet_api_openrpc.json#/components/schemas/BLOCK_ID\t1016\t13\n\
+starknet_api_openrpc.json#/components/schemas/BLOCK_NUMBER\t1311\t13\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN\t1974\t13\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1\t1991\t13\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0\t1994\t21\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0/properties/type\t1998\t29\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V1/allOf/0/properties/version\t2015\t29\tstarknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/version\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2\t2050\t13\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0\t2054\t21\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/type\t2058\t29\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V2/allOf/0/properties/version\t2080\t29\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3\t2116\t13\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0\t2120\t21\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0/properties/type\t2124\t29\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DECLARE_TXN_V3/allOf/0/properties/version\t2141\t29\tstarknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/version\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_DEPLOY_ACCOUNT_TXN\t1970\t13\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_INVOKE_TXN\t1966\t13\n\
+starknet_api_openrpc.json#/components/schemas/BROADCASTED_TXN\t1953\t13\n\
+starknet_api_openrpc.json#/components/schemas/CONTRACT_ABI\t3436\t13\n\
+starknet_api_openrpc.json#/components/schemas/CONTRACT_ABI_ENTRY\t3443\t13\n\
+starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS\t3287\t13\n\
+starknet_api_openrpc.json#/components/schemas/CONTRACT_CLASS/properties/entry_points_by_type\t3304\t21\n\
+starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM\t1579\t13\n\
+starknet_api_openrpc.json#/components/schemas/CONTRACT_STORAGE_DIFF_ITEM/properties/storage_entries/items\t1592\t25\n\
+starknet_api_openrpc.json#/components/schemas/DA_MODE\t3705\t13\n\
+starknet_api_openrpc.json#/components/schemas/DEPLOYED_CONTRACT_ITEM\t1559\t13\n\
+starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN\t2218\t13\n\
+starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1\t2232\t13\n\
+starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1/properties/type\t2237\t21\n\
+starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V1/properties/version\t2249\t21\tstarknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/version\n\
+starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3\t2296\t13\n\
+starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3/properties/type\t2301\t21\n\
+starknet_api_openrpc.json#/components/schemas/DEPLOY_ACCOUNT_TXN_V3/properties/version\t2308\t21\tstarknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/version\n\
+starknet_api_openrpc.json#/components/schemas/DEPRECATED_CAIRO_ENTRY_POINT\t3396\t13\n\
+starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS\t3348\t13\n\
+starknet_api_openrpc.json#/components/schemas/DEPRECATED_CONTRACT_CLASS/properties/entry_points_by_type\t3359\t21\n\
+starknet_api_openrpc.json#/components/schemas/EVENT_ABI_ENTRY\t3536\t13\n\
+starknet_api_openrpc.json#/components/schemas/EVENT_ABI_TYPE\t3467\t13\n\
+starknet_api_openrpc.json#/components/schemas/EVENT_CONTENT\t958\t13\n\
+starknet_api_openrpc.json#/components/schemas/EXECUTION_RESOURCES\t3771\t13\n\
+starknet_api_openrpc.json#/components/schemas/FEE_ESTIMATE\t3652\t13\n\
+starknet_api_openrpc.json#/components/schemas/FELT\t1305\t13\n\
+starknet_api_openrpc.json#/components/schemas/FUNCTION_ABI_ENTRY\t3578\t13\n\
+starknet_api_openrpc.json#/components/schemas/FUNCTION_ABI_TYPE\t3474\t13\n\
+starknet_api_openrpc.json#/components/schemas/FUNCTION_CALL\t3259\t13\n\
+starknet_api_openrpc.json#/components/schemas/FUNCTION_STATE_MUTABILITY\t3571\t13\n\
+starknet_api_openrpc.json#/components/schemas/INVOKE_TXN\t2651\t13\n\
+starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0\t2436\t13\n\
+starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/type\t2441\t21\n\
+starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V0/properties/version\t2453\t21\n\
+starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1\t2493\t13\n\
+starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0\t2497\t21\n\
+starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/type\t2500\t29\n\
+starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V1/allOf/0/properties/version\t2524\t29\n\
+starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3\t2554\t13\n\
+starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0\t2558\t21\n\
+starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/type\t2561\t29\n\
+starknet_api_openrpc.json#/components/schemas/INVOKE_TXN_V3/allOf/0/properties/version\t2580\t29\n\
+starknet_api_openrpc.json#/components/schemas/MSG_TO_L1\t3145\t13\n\
+starknet_api_openrpc.json#/components/schemas/NUM_AS_HEX\t1106\t13\n\
+starknet_api_openrpc.json#/components/schemas/PRICE_UNIT\t3644\t13\n\
+starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS\t3733\t13\n\
+starknet_api_openrpc.json#/components/schemas/RESOURCE_BOUNDS_MAPPING\t3714\t13\n\
+starknet_api_openrpc.json#/components/schemas/SIERRA_ENTRY_POINT\t3416\t13\n\
+starknet_api_openrpc.json#/components/schemas/SIGNATURE\t1641\t13\n\
+starknet_api_openrpc.json#/components/schemas/STATE_DIFF\t1130\t13\n\
+starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/declared_classes/items\t1153\t25\n\
+starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/nonces/items\t1203\t25\n\
+starknet_api_openrpc.json#/components/schemas/STATE_DIFF/properties/replaced_classes/items\t1182\t25\n\
+starknet_api_openrpc.json#/components/schemas/STRUCT_ABI_ENTRY\t3483\t13\n\
+starknet_api_openrpc.json#/components/schemas/STRUCT_ABI_TYPE\t3460\t13\n\
+starknet_api_openrpc.json#/components/schemas/STRUCT_MEMBER\t3516\t13\n\
+starknet_api_openrpc.json#/components/schemas/TXN_HASH\t1300\t13\n\
+starknet_api_openrpc.json#/components/schemas/TYPED_PARAMETER\t3617\t13\n\
+starknet_api_openrpc.json#/components/schemas/u128\t1118\t13\n\
+starknet_api_openrpc.json#/components/schemas/u64\t1112\t13\n",
 );
 pub mod types {
     use super::__rt;
@@ -2751,9 +2555,10 @@ impl<S: StarkNetTraceApiServer> __rt::Dispatch for StarkNetTraceApiDispatcher<S>
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

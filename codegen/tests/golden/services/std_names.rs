@@ -2,35 +2,30 @@
 use ::rpcsmith::__private as __rt;
 static PLACES: __rt::Places = __rt::Places::new(
     "std_names.json",
-    &[
-        ("as_mut", "#/methods/16"),
-        ("as_ref", "#/methods/6"),
-        ("borrow", "#/methods/10"),
-        ("clone", "#/methods/0"),
-        ("clone_from", "#/methods/1"),
-        ("clone_into", "#/methods/2"),
-        ("drop", "#/methods/7"),
-        ("eq", "#/methods/8"),
-        ("from_block", "#/methods/13"),
-        ("into", "#/methods/4"),
-        ("into_inner2", "#/methods/15"),
-        ("next", "#/methods/14"),
-        ("self", "#/methods/12"),
-        ("to_owned", "#/methods/3"),
-        ("to_string", "#/methods/9"),
-        ("try_into", "#/methods/5"),
-        ("type_id", "#/methods/11"),
-        ("wrap", "#/methods/17"),
-    ],
-    &[],
-    &[
-        ("#/components/schemas/Option", 372, 7),
-        ("#/components/schemas/Result", 380, 7),
-        ("#/components/schemas/SELF", 343, 7),
-        ("#/components/schemas/Self", 327, 7),
-        ("#/components/schemas/String", 351, 7),
-        ("#/components/schemas/self", 335, 7),
-    ],
+    "as_mut\t#/methods/16\n\
+as_ref\t#/methods/6\n\
+borrow\t#/methods/10\n\
+clone\t#/methods/0\n\
+clone_from\t#/methods/1\n\
+clone_into\t#/methods/2\n\
+drop\t#/methods/7\n\
+eq\t#/methods/8\n\
+from_block\t#/methods/13\n\
+into\t#/methods/4\n\
+into_inner2\t#/methods/15\n\
+next\t#/methods/14\n\
+self\t#/methods/12\n\
+to_owned\t#/methods/3\n\
+to_string\t#/methods/9\n\
+try_into\t#/methods/5\n\
+type_id\t#/methods/11\n\
+wrap\t#/methods/17\n",
+    "#/components/schemas/Option\t372\t7\n\
+#/components/schemas/Result\t380\t7\n\
+#/components/schemas/SELF\t343\t7\n\
+#/components/schemas/Self\t327\t7\n\
+#/components/schemas/String\t351\t7\n\
+#/components/schemas/self\t335\t7\n",
 );
 pub mod types {
     use super::__rt;
@@ -814,9 +809,10 @@ impl<S: StdNamesServer> __rt::Dispatch for StdNamesDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

@@ -3,22 +3,17 @@ use ::rpcsmith::__private as __rt;
 static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0);
 static PLACES: __rt::Places = __rt::Places::new(
     "streams.json",
-    &[
-        ("jobs_cancel", "#/methods/6"),
-        ("jobs_progress", "#/methods/5"),
-        ("jobs_start", "#/methods/4"),
-        ("ping", "#/methods/7"),
-        ("watch_subscribeTicks", "#/methods/0"),
-        ("watch_subscriptionReset", "#/methods/2"),
-        ("watch_subscriptionTicks", "#/methods/1"),
-        ("watch_unsubscribe", "#/methods/3"),
-    ],
-    &[],
-    &[
-        ("#/components/schemas/Progress", 87, 7),
-        ("#/components/schemas/SubscriptionId", 78, 7),
-        ("#/components/schemas/Tick", 79, 7),
-    ],
+    "jobs_cancel\t#/methods/6\n\
+jobs_progress\t#/methods/5\n\
+jobs_start\t#/methods/4\n\
+ping\t#/methods/7\n\
+watch_subscribeTicks\t#/methods/0\n\
+watch_subscriptionReset\t#/methods/2\n\
+watch_subscriptionTicks\t#/methods/1\n\
+watch_unsubscribe\t#/methods/3\n",
+    "#/components/schemas/Progress\t87\t7\n\
+#/components/schemas/SubscriptionId\t78\t7\n\
+#/components/schemas/Tick\t79\t7\n",
 );
 pub mod types {
     use super::__rt;
@@ -365,9 +360,10 @@ impl<S: StreamsServer> __rt::Dispatch for StreamsDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {
@@ -512,9 +508,10 @@ impl<S: StreamsListener> __rt::Dispatch for StreamsListenerDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

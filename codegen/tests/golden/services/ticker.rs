@@ -3,18 +3,13 @@ use ::rpcsmith::__private as __rt;
 static R0: __rt::Rules<'static> = __rt::Rules::NONE.minimum(1.0).maximum(60.0);
 static PLACES: __rt::Places = __rt::Places::new(
     "ticker.json",
-    &[
-        ("subscribe", "#/methods/0"),
-        ("ticker_confirm", "#/methods/3"),
-        ("ticker_tick", "#/methods/2"),
-        ("unsubscribe", "#/methods/1"),
-    ],
-    &[],
-    &[
-        ("#/components/schemas/Price", 57, 7),
-        ("#/components/schemas/SubscriptionId", 56, 7),
-        ("#/methods/3/errors/0/data", 49, 11),
-    ],
+    "subscribe\t#/methods/0\n\
+ticker_confirm\t#/methods/3\n\
+ticker_tick\t#/methods/2\n\
+unsubscribe\t#/methods/1\n",
+    "#/components/schemas/Price\t57\t7\n\
+#/components/schemas/SubscriptionId\t56\t7\n\
+#/methods/3/errors/0/data\t49\t11\n",
 );
 pub mod types {
     use super::__rt;
@@ -248,9 +243,10 @@ impl<S: TickerServer> __rt::Dispatch for TickerDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {
@@ -404,9 +400,10 @@ impl<S: TickerListener> __rt::Dispatch for TickerListenerDispatcher<S> {
         params: Option<&__rt::serde_json::value::RawValue>,
         cx: __rt::Context,
     ) -> __rt::Reply {
+        let at = __rt::CallParams::at(params, &PLACES, method);
         macro_rules! arm {
             ($($arm:tt)*) => {
-                __rt::arm!(self, cx, params of method in PLACES, S, $($arm)*)
+                __rt::arm!(self, cx, at, S, $($arm)*)
             };
         }
         match method {

@@ -14,14 +14,14 @@
 //!
 //! A param that does not decode cites its schema at the place written under the method
 //! called, with its `file:line:col`, when the dispatcher gives its [`Site`] (the module's
-//! [`Places`] table and the method's wire name): `(schema #/methods/3/params/0/schema at
+//! [`Places`] table and the method's wire name) with the params ([`CallParams::at`]): `(schema #/methods/3/params/0/schema at
 //! api.json:80:21)`. The table is read only for the error.
 //!
 //! A member named `_meta` in params by name is metadata about the call (trace context,
 //! as the Model Context Protocol carries it), not an argument: it is skipped unless the
 //! method declares a param of that name.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -66,6 +66,62 @@ impl<'a> Site<'a> {
     /// `mismatch` citing its schema under the method, with its position.
     fn cite(self, mismatch: Mismatch) -> Mismatch {
         self.places.cite(self.places.method(self.method), mismatch)
+    }
+}
+
+/// A call's params as a generated params struct's `decode` takes them: the raw params
+/// (`None` when absent) and, from a generated dispatcher, where their schemas are written,
+/// so that a param that does not decode cites its schema under the method called, with
+/// its `file:line:col`.
+///
+/// `Some(&raw).into()` makes one without that place (a `&RawValue` or a
+/// `&Box<RawValue>`); `CallParams::default()` stands for absent params:
+///
+/// ```
+/// use rpcsmith::server::CallParams;
+///
+/// /// The params of `divide`.
+/// pub struct DivideParams {
+///     pub dividend: i64,
+///     pub divisor: i64,
+/// }
+/// rpcsmith::__private::decode_params!(DivideParams by_name_or_position { dividend = "a", divisor = "b" });
+///
+/// let raw = rpcsmith::__private::serde_json::value::RawValue::from_string("[7, 2]".to_owned()).unwrap();
+/// let params = DivideParams::decode(Some(&raw).into()).unwrap();
+/// assert_eq!((params.dividend, params.divisor), (7, 2));
+/// let missing = DivideParams::decode(CallParams::default()).err().unwrap();
+/// assert_eq!(missing.message, "missing param `a`");
+/// ```
+///
+/// One type rather than a second function beside `decode` for the dispatcher: each
+/// function of a params struct costs the compiler, and a generic `decode` taking either
+/// cost 0.9 % of corpus D19's compile in instructions (BENCHMARKS.md, "Issue 30: compile
+/// cost … (branch `compile`)").
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CallParams<'a> {
+    raw: Option<&'a RawValue>,
+    site: Option<Site<'a>>,
+}
+
+impl<'a> CallParams<'a> {
+    /// The params `raw` of a call of `method` (its wire name), whose schemas `places`
+    /// (a generated module's `PLACES`) locates: what a generated dispatcher passes.
+    pub fn at(raw: Option<&'a RawValue>, places: &'static Places, method: &'a str) -> Self {
+        CallParams {
+            raw,
+            site: Some(Site::new(places, method)),
+        }
+    }
+}
+
+/// `Some(&raw)` of a `RawValue` or of what holds one (a `Box<RawValue>`), without a place.
+impl<'a, T: Borrow<RawValue> + ?Sized> From<Option<&'a T>> for CallParams<'a> {
+    fn from(raw: Option<&'a T>) -> Self {
+        CallParams {
+            raw: raw.map(Borrow::borrow),
+            site: None,
+        }
     }
 }
 
@@ -303,19 +359,20 @@ pub fn check<P: Validate>(params: &P) -> Result<(), ErrorObject> {
         .map_err(|violation| violation.to_error_object())
 }
 
-/// Decodes the whole params of a call (`raw`, `None` when absent, read as `{}`) as one
-/// value: for a method whose one param is in fact its params object (the generator's
-/// params-object override), named `name` in messages, its schema cited at `site`.
+/// Decodes the whole params of a call (`None` when absent, read as `{}`) as one value:
+/// for a method whose one param is in fact its params object (the generator's
+/// params-object override), named `name` in messages, its schema cited at the params'
+/// site.
 ///
 /// # Errors
 ///
 /// `-32602` when the params are not an object, or do not decode as `T` (the message
 /// names `name` and what is wrong inside it).
 pub fn decode_whole<T: DeserializeOwned>(
-    raw: Option<&RawValue>,
+    params: CallParams<'_>,
     name: &'static str,
-    site: Option<Site<'_>>,
 ) -> Result<T, ErrorObject> {
+    let CallParams { raw, site } = params;
     let text = raw.map_or("{}", RawValue::get);
     if !text.trim_start().starts_with('{') {
         return Err(ErrorObject::invalid_params(format!(
@@ -328,7 +385,7 @@ pub fn decode_whole<T: DeserializeOwned>(
     })
 }
 
-/// Decodes the params of a call (`raw`, `None` when absent) of a method whose params are
+/// Decodes the params of a call (`None` when absent) of a method whose params are
 /// `names`, into `P`: their types in declaration order, as nested pairs ending in `()`
 /// (`(A, (B, ()))` for two params).
 ///
@@ -340,13 +397,13 @@ pub fn decode_whole<T: DeserializeOwned>(
 /// `-32602` naming the param that is missing, unknown, given twice or of the wrong type,
 /// or saying that the params are a shape the method does not accept or too many: the
 /// messages of the careful pass (`Params::parse` and `Params::required`), a param's
-/// schema cited at `site` (see [`Site`]).
+/// schema cited at the params' site (see [`CallParams`]).
 pub fn decode<P: ParamList>(
-    raw: Option<&RawValue>,
+    params: CallParams<'_>,
     structure: Structure,
     names: &'static [&'static str],
-    site: Option<Site<'_>>,
 ) -> Result<P, ErrorObject> {
+    let CallParams { raw, site } = params;
     let decoded = match raw {
         None => P::finish(P::EMPTY),
         Some(raw) => {

@@ -115,31 +115,31 @@ fn one_pass_decodes_as_the_careful_way() {
         let r = raw(json);
         for s in [Structure::ByName, Structure::ByPosition, Structure::Either] {
             let case = format!("{json} {s:?}");
-            let two = decode::<Two>(Some(&r), s, NAMES, None);
+            let two = decode::<Two>(Some(&r).into(), s, NAMES);
             assert_eq!(two, careful(Some(&r), s, NAMES), "{case}");
-            let nullable = decode::<Nullable>(Some(&r), s, NAMES, None);
+            let nullable = decode::<Nullable>(Some(&r).into(), s, NAMES);
             assert_eq!(nullable, careful(Some(&r), s, NAMES), "{case}");
-            let none = decode::<()>(Some(&r), s, &[], None);
+            let none = decode::<()>(Some(&r).into(), s, &[]);
             assert_eq!(none, careful(Some(&r), s, &[]), "{case}");
         }
     }
     assert_eq!(
-        decode::<Nullable>(None, Structure::Either, NAMES, None),
+        decode::<Nullable>(None::<&RawValue>.into(), Structure::Either, NAMES),
         Ok((None, (None, ())))
     );
-    let e = decode::<Two>(None, Structure::Either, NAMES, None).unwrap_err();
+    let e = decode::<Two>(None::<&RawValue>.into(), Structure::Either, NAMES).unwrap_err();
     assert_eq!((e.code, &*e.message), (-32602, "missing param `a`"));
     let r = raw(r#"{"a": "x", "c": 2}"#);
-    let e = decode::<Two>(Some(&r), Structure::Either, NAMES, None).unwrap_err();
+    let e = decode::<Two>(Some(&r).into(), Structure::Either, NAMES).unwrap_err();
     assert_eq!(e.message, "unknown param `c`", "shape errors come first");
     let r = raw(r#"{"_meta": {"traceparent": "00-x"}, "b": "y", "a": 2}"#);
     assert_eq!(
-        decode::<Two>(Some(&r), Structure::Either, NAMES, None),
+        decode::<Two>(Some(&r).into(), Structure::Either, NAMES),
         Ok((2, (Some("y".to_owned()), ()))),
         "`_meta` is metadata, not a param"
     );
     let r = raw(r#"{"b": 7}"#);
-    let e = decode::<Two>(Some(&r), Structure::Either, NAMES, None).unwrap_err();
+    let e = decode::<Two>(Some(&r).into(), Structure::Either, NAMES).unwrap_err();
     assert_eq!(
         e.message, "missing param `a`",
         "errors in declaration order"
@@ -151,11 +151,11 @@ fn negative_zero_is_an_integer_param() {
     type Two = (i64, (Option<u8>, ()));
     for json in ["[-0, -0]", r#"{"b": -0, "a": -0}"#] {
         let r = raw(json);
-        let two = decode::<Two>(Some(&r), Structure::Either, NAMES, None);
+        let two = decode::<Two>(Some(&r).into(), Structure::Either, NAMES);
         assert_eq!(two, Ok((0, (Some(0), ()))), "{json}");
     }
     let r = raw("[-0.5]");
-    let e = decode::<Two>(Some(&r), Structure::Either, NAMES, None).unwrap_err();
+    let e = decode::<Two>(Some(&r).into(), Structure::Either, NAMES).unwrap_err();
     assert_eq!(
         e.message,
         "invalid param `a`: expected an integer, found a number -0.5"
@@ -172,25 +172,19 @@ fn a_param_cites_its_schema_under_the_method_called_with_its_position() {
     }
     static PLACES: Places = Places::new(
         "api.json",
-        &[("get_block", "#/methods/0"), ("send_tx", "#/methods/1")],
-        &[(
-            "#/methods/0/params/0/schema",
-            &["#/methods/1/params/0/schema"],
-        )],
-        &[
-            ("#/methods/0/params/0/schema", 12, 19),
-            ("#/methods/1/params/0/schema", 40, 19),
-        ],
+        "get_block\t#/methods/0\nsend_tx\t#/methods/1\n",
+        "#/methods/0/params/0/schema\t12\t19\n\
+         #/methods/1/params/0/schema\t40\t19\t#/methods/0/params/0/schema\n",
     );
     let r = raw(r#"[{"hash": 5}]"#);
-    let site = Some(Site::new(&PLACES, "send_tx"));
-    let e = decode::<(Tx, ())>(Some(&r), Structure::Either, &["tx"], site).unwrap_err();
+    let at = CallParams::at(Some(&r), &PLACES, "send_tx");
+    let e = decode::<(Tx, ())>(at, Structure::Either, &["tx"]).unwrap_err();
     assert_eq!(
         e.message,
         "invalid param `tx` at /hash: expected a string, found an integer 5 \
          (schema #/methods/1/params/0/schema at api.json:40:19)"
     );
-    let e = decode::<(Tx, ())>(Some(&r), Structure::Either, &["tx"], None).unwrap_err();
+    let e = decode::<(Tx, ())>(Some(&r).into(), Structure::Either, &["tx"]).unwrap_err();
     assert_eq!(
         e.message,
         "invalid param `tx` at /hash: expected a string, found an integer 5 \
@@ -198,7 +192,8 @@ fn a_param_cites_its_schema_under_the_method_called_with_its_position() {
         "without a site, the type's own place"
     );
     let r = raw(r#"{"hash": 5}"#);
-    let e = decode_whole::<Tx>(Some(&r), "tx", site).unwrap_err();
+    let at = CallParams::at(Some(&r), &PLACES, "send_tx");
+    let e = decode_whole::<Tx>(at, "tx").unwrap_err();
     assert!(
         e.message
             .ends_with("(schema #/methods/1/params/0/schema at api.json:40:19)")
