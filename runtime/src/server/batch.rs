@@ -51,7 +51,7 @@ pub(crate) async fn run(
         };
         // Polled once at once (the set of pending calls polls them with its own waker).
         let mut cx = TaskContext::from_waker(Waker::noop());
-        match call::start(shared, origin, method, id, params, &mut cx) {
+        match call::start(shared, origin, method, params, id, &mut cx) {
             Started::Done(result) => ordered.complete(index, result),
             Started::Running(running) => pending
                 .get_or_insert_with(FuturesUnordered::new)

@@ -28,12 +28,16 @@ pub(crate) enum Started<'a> {
 /// Starts a call: takes an in-flight slot, builds its context and span, runs the sync part
 /// (decoding params) and polls the handler once with `cx`; returns the answer, or the
 /// running call when the handler is still waiting.
+///
+/// `params` comes before `id`: the arguments are eight words, six go in registers, and a
+/// two-word `params` passed on the stack was reloaded with one 16-byte load that store
+/// forwarding cannot serve (BENCHMARKS.md, "where the per-call time went").
 pub(crate) fn start<'a>(
     shared: &'a Shared,
     origin: Origin<'_, 'a>,
     method: &'a str,
-    id: Option<&Id<'_>>,
     params: Option<&'a RawValue>,
+    id: Option<&Id<'_>>,
     cx: &mut TaskContext<'_>,
 ) -> Started<'a> {
     let mut meter = shared.meter.call(method);
@@ -90,11 +94,10 @@ fn begin<'a>(
     cx: &mut TaskContext<'_>,
 ) -> Result<BoxFuture<'a, CallResult>, CallResult> {
     let mut future: BoxFuture<'a, CallResult> = if shared.middleware.is_empty() {
-        match shared.endpoint.call(method, params, context).0 {
+        match shared.endpoint.answer(method, params, context).0 {
             ReplyInner::Ready(result) => return Err(result),
             ReplyInner::Pending(future) => future,
-            // The endpoint resolves subscription calls: not met here.
-            inner @ ReplyInner::Stream(_) => super::dispatch::Reply(inner).into_future(),
+            ReplyInner::Stream(call) => shared.endpoint.resolve(call).into_future(),
         }
     } else {
         Next::start(&shared.middleware, &shared.endpoint).run(Call {

@@ -39,6 +39,24 @@ impl Endpoint {
     /// the rest to the dispatcher, and resolves the subscription calls it returns.
     #[inline]
     pub(crate) fn call(&self, method: &str, params: Option<&RawValue>, context: Context) -> Reply {
+        match self.answer(method, params, context) {
+            Reply(ReplyInner::Stream(call)) => self.streams.resolve(call),
+            reply => reply,
+        }
+    }
+
+    /// [`call`](Self::call) without resolving the subscription calls: every arm's reply is
+    /// the callee's, written where the caller wants it. `call` moved the dispatcher's reply
+    /// once more to look at it, and the reload of a value just written by narrower stores
+    /// stalls the core (BENCHMARKS.md, "where the per-call time went"); the caller matches
+    /// the reply anyway and resolves [`ReplyInner::Stream`] with [`resolve`](Self::resolve).
+    #[inline]
+    pub(crate) fn answer(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        context: Context,
+    ) -> Reply {
         match self.system.get(method) {
             Some(Provider::Method(provider)) => provider.call(params, context, &self.catalog),
             Some(Provider::Pulls) => self
@@ -46,11 +64,13 @@ impl Endpoint {
                 .answer(method, params)
                 .unwrap_or_else(|| Reply::err(ErrorObject::method_not_found())),
             None if method.starts_with("rpc.") => Reply::err(ErrorObject::method_not_found()),
-            None => match self.dispatch.call(method, params, context) {
-                Reply(ReplyInner::Stream(call)) => self.streams.resolve(call),
-                reply => reply,
-            },
+            None => self.dispatch.call(method, params, context),
         }
+    }
+
+    /// Opens or closes the subscription of a reply [`answer`](Self::answer) left unresolved.
+    pub(crate) fn resolve(&self, call: super::stream_call::StreamCall) -> Reply {
+        self.streams.resolve(call)
     }
 
     /// The server's meters, labelling calls by the names this endpoint answers: the

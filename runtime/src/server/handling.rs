@@ -198,8 +198,8 @@ fn single<'a>(
                         shared,
                         origin,
                         &method,
-                        id.as_ref(),
                         params,
+                        id.as_ref(),
                         cx,
                     ))
                 })
@@ -213,7 +213,7 @@ fn single<'a>(
             return poll_once(owned, cx);
         }
     };
-    match call::start(shared, caller.origin(), method, id.as_ref(), params, cx) {
+    match call::start(shared, caller.origin(), method, params, id.as_ref(), cx) {
         Started::Done(result) => Ok(respond(shared, id, result)),
         Started::Running(running) => Err(Box::pin(async move {
             let result = running.await;
