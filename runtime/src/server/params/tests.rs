@@ -1,6 +1,7 @@
 //! The params decoders, against the careful reading they stand for.
 
 use super::*;
+use crate::protocol::mismatch::Places;
 
 const NAMES: &[&str] = &["a", "b"];
 
