@@ -40,7 +40,7 @@ impl Endpoint {
     #[inline]
     pub(crate) fn call(&self, method: &str, params: Option<&RawValue>, context: Context) -> Reply {
         match self.answer(method, params, context) {
-            Reply(ReplyInner::Stream(call)) => self.streams.resolve(call),
+            Reply(ReplyInner::Stream(call)) => self.resolve(call),
             reply => reply,
         }
     }

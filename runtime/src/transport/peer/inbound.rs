@@ -179,9 +179,7 @@ impl Inbound {
         match handling.as_mut().poll(cx) {
             Poll::Ready(Handled::Answer(Some(answer), held)) => {
                 answers.push(answer.into());
-                if !held.is_empty() {
-                    held.release();
-                }
+                held.release();
             }
             // Subscriptions opened by notifications have no id anyone knows: they end.
             Poll::Ready(Handled::Answer(None, _)) => {}
