@@ -60,8 +60,9 @@ pub mod __private {
     pub use crate::client::{
         Batch, Client, DeclaredError, Error, Handle, Replies, Subscription, SubscriptionError,
     };
+    pub use crate::declared::document;
     pub use crate::protocol::constraint::{
-        Format, Pattern, Rules, Validate, Violation, member, param, whole,
+        Format, Pattern, Rules, Validate, Violation, first_violation, member, param, whole,
     };
     pub use crate::protocol::mismatch::{Places, untagged};
     pub use crate::protocol::object::{Members, optional, present, required, unknown_member};
