@@ -179,7 +179,10 @@ fn recover<'a, T>(
         Ok(members) => {
             let read = |raw: &'a RawValue| serde_json::from_str(raw.get()).unwrap_or(Member::Other);
             Ok(Top::Batch(
-                members.into_iter().map(|raw| convert.make(read(raw))).collect(),
+                members
+                    .into_iter()
+                    .map(|raw| convert.make(read(raw)))
+                    .collect(),
             ))
         }
         Err(_) if too_large.get() => Err(ParseError::BatchTooLarge),
