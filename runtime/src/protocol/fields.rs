@@ -363,8 +363,9 @@ impl<F> TopSeed<'_, F> {
     }
 }
 
-/// What each member becomes: a plain function of the member (`Entry::from_member`), a
-/// type of its own per caller so that it is inlined where the member is read.
+/// Converts a member into what the caller keeps: any `Fn(Member) -> T + Copy`
+/// (`Entry::from_member`, `Response::from_member`). A type of its own per caller, not a
+/// function pointer, so that the conversion is inlined where the member is read.
 pub(crate) trait Make<'a>: Copy {
     /// What a member becomes.
     type Made;
