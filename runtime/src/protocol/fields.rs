@@ -408,7 +408,8 @@ impl<'de, F: Make<'de>> Visitor<'de> for Pushed<'_, F::Made, F> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(self.other())
+        self.other();
+        Ok(())
     }
 
     #[inline(always)]
