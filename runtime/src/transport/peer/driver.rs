@@ -250,6 +250,7 @@ impl<W: Wire> Driver<W> {
         let mut took = false;
         let mut queued = false;
         loop {
+            let mut from_queue = false;
             if self.held.is_none() {
                 self.held = self.answers.pop();
             }
@@ -258,6 +259,7 @@ impl<W: Wire> Driver<W> {
                     Poll::Ready(Some(message)) => {
                         self.held = Some(message);
                         queued = true;
+                        from_queue = true;
                     }
                     Poll::Ready(None) => self.queue_done = true,
                     Poll::Pending => {}
@@ -274,7 +276,14 @@ impl<W: Wire> Driver<W> {
             match self.held.take() {
                 Some(message) => {
                     let bytes = message.len();
-                    self.wire.send(message)?;
+                    // An answer with nothing else to write before the flush (the usual
+                    // single call): the wire need not gather it. What the queue gives
+                    // is gathered, for the deferred flush below.
+                    if !from_queue && !ping && self.answers.is_empty() && self.queue.is_empty() {
+                        self.wire.send_alone(message)?;
+                    } else {
+                        self.wire.send(message)?;
+                    }
                     self.meter.sent(bytes);
                     self.budget.give_back(bytes);
                 }

@@ -89,6 +89,14 @@ pub(crate) trait Wire: Send + Unpin + 'static {
     /// Buffers one message; call only after [`poll_ready`](Self::poll_ready) said so.
     fn send(&mut self, message: Bytes) -> io::Result<()>;
 
+    /// As [`send`](Self::send), for a message that is most likely the only one before
+    /// the next flush (an answer made alone, with nothing else waiting): a wire that
+    /// gathers messages for the flush may write this one through at once instead, when
+    /// nothing is gathered before it.
+    fn send_alone(&mut self, message: Bytes) -> io::Result<()> {
+        self.send(message)
+    }
+
     /// Writes out what is buffered.
     fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
 

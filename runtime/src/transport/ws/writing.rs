@@ -34,6 +34,9 @@ pub(crate) struct Writing<S> {
     buffer: Vec<u8>,
     /// How much of `buffer` the stream has taken already.
     written: usize,
+    /// Writes go straight to the stream while nothing is gathered (see
+    /// [`write_through`](Self::write_through)).
+    through: bool,
 }
 
 impl<S> Writing<S> {
@@ -43,7 +46,16 @@ impl<S> Writing<S> {
             inner,
             buffer: Vec::new(),
             written: 0,
+            through: false,
         }
+    }
+
+    /// While `on`, a write that finds nothing gathered goes straight to the stream,
+    /// taking no buffer; what the stream does not take at once is gathered as usual.
+    /// For a message that is the only one before the flush: gathering it would only
+    /// take a buffer, copy it there, and give the buffer back at the flush.
+    pub(crate) fn write_through(&mut self, on: bool) {
+        self.through = on;
     }
 
     /// The capacity of the buffer held now (for tests).
@@ -114,6 +126,12 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Writing<S> {
         if bytes.len() >= WRITE_BUFFER {
             return Pin::new(&mut this.inner).poll_write(cx, bytes);
         }
+        if this.through
+            && this.buffer.is_empty()
+            && let Poll::Ready(wrote) = Pin::new(&mut this.inner).poll_write(cx, bytes)
+        {
+            return Poll::Ready(wrote);
+        }
         this.gather(bytes);
         Poll::Ready(Ok(bytes.len()))
     }
@@ -172,6 +190,37 @@ mod tests {
         let mut got = [0_u8; 40];
         far.read_exact(&mut got).await.unwrap();
         assert_eq!(got, [b'a'; 40]);
+    }
+
+    #[tokio::test]
+    async fn a_message_written_through_takes_no_buffer_unless_the_stream_is_full() {
+        let (near, mut far) = tokio::io::duplex(64);
+        let mut writing = Writing::new(near);
+        writing.write_through(true);
+        writing.write_all(&[b'a'; 40]).await.unwrap();
+        assert_eq!(writing.held(), 0, "straight to the stream");
+        let mut got = [0_u8; 40];
+        far.read_exact(&mut got).await.unwrap();
+        assert_eq!(got, [b'a'; 40]);
+
+        // The stream takes 64 bytes: the rest of the first write, and all of the second
+        // (something is gathered before it), wait for the flush, in order.
+        let first: Vec<u8> = (0..100_u8).collect();
+        let second = [b'z'; 10];
+        writing.write_all(&first).await.unwrap();
+        assert_eq!(writing.held(), MIN_GATHER, "what the stream did not take");
+        writing.write_all(&second).await.unwrap();
+        writing.write_through(false);
+        let reader = tokio::spawn(async move {
+            let mut got = vec![0_u8; 110];
+            far.read_exact(&mut got).await.unwrap();
+            got
+        });
+        writing.flush().await.unwrap();
+        assert_eq!(writing.held(), 0);
+        let got = reader.await.unwrap();
+        assert_eq!(&got[..100], &first[..]);
+        assert_eq!(&got[100..], &second[..]);
     }
 
     #[tokio::test]
