@@ -15,7 +15,7 @@
 use super::inbound::Inbound;
 use super::link::Stop;
 use super::queue::{Answers, Budget};
-use super::wire::{Received, Wire};
+use super::wire::{Outgoing, Received, Wire};
 use crate::metrics::ConnectionMeter;
 use bytes::Bytes;
 use std::future::Future;
@@ -52,7 +52,7 @@ pub(crate) struct Driver<W> {
     /// Answers made here, waiting for room.
     answers: Answers,
     /// A message taken out of turn, waiting for room.
-    held: Option<Bytes>,
+    held: Option<Outgoing>,
     /// What waits to be written, in bytes (`answers`, `held` and the queue).
     budget: Arc<Budget>,
     /// Reading waits for the budget to have room.
@@ -257,7 +257,7 @@ impl<W: Wire> Driver<W> {
             if self.held.is_none() && !self.queue_done {
                 match self.poll_queue(cx) {
                     Poll::Ready(Some(message)) => {
-                        self.held = Some(message);
+                        self.held = Some(Outgoing::Shared(message));
                         queued = true;
                         from_queue = true;
                     }

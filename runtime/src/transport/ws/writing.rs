@@ -15,7 +15,7 @@
 
 use std::io;
 use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll, Waker, ready};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 /// The most outgoing bytes gathered before they are written to the socket (about 16
@@ -100,6 +100,40 @@ impl<S: AsyncWrite + Unpin> Writing<S> {
         self.buffer.clear();
         self.written = 0;
         Poll::Ready(Ok(()))
+    }
+}
+
+impl<S: AsyncWrite + Unpin> Writing<S> {
+    /// Writes one whole frame (`header`, then `payload`) straight to the stream, in one
+    /// vectored write, when nothing is gathered: what the stream does not take at once
+    /// is gathered for the flush. `false`, writing nothing, when something is gathered
+    /// already (the frame would overtake it), when the frame is not smaller than
+    /// [`WRITE_BUFFER`], or when the stream cannot write both parts in one call.
+    ///
+    /// # Errors
+    ///
+    /// When writing to the stream fails.
+    pub(crate) fn put_alone(&mut self, header: &[u8], payload: &[u8]) -> io::Result<bool> {
+        let total = header.len() + payload.len();
+        if !self.buffer.is_empty() || total >= WRITE_BUFFER || !self.inner.is_write_vectored() {
+            return Ok(false);
+        }
+        let parts = [io::IoSlice::new(header), io::IoSlice::new(payload)];
+        // No task to wake: what the stream does not take now waits for the flush,
+        // which polls with the connection task's own.
+        let mut cx = Context::from_waker(Waker::noop());
+        let wrote = match Pin::new(&mut self.inner).poll_write_vectored(&mut cx, &parts) {
+            Poll::Ready(Ok(wrote)) => wrote,
+            Poll::Ready(Err(error)) => return Err(error),
+            Poll::Pending => 0,
+        };
+        if wrote < header.len() {
+            self.gather(&header[wrote..]);
+            self.gather(payload);
+        } else if wrote < total {
+            self.gather(&payload[wrote - header.len()..]);
+        }
+        Ok(true)
     }
 }
 
@@ -221,6 +255,74 @@ mod tests {
         let got = reader.await.unwrap();
         assert_eq!(&got[..100], &first[..]);
         assert_eq!(&got[100..], &second[..]);
+    }
+
+    /// A stream that writes several parts in one call (a socket's `writev`), taking what
+    /// its inner stream has room for.
+    struct Vectored<S>(S);
+
+    impl<S: AsyncWrite + Unpin> AsyncWrite for Vectored<S> {
+        fn poll_write(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            bytes: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            Pin::new(&mut self.0).poll_write(cx, bytes)
+        }
+
+        fn poll_write_vectored(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            parts: &[io::IoSlice<'_>],
+        ) -> Poll<io::Result<usize>> {
+            let joined = parts.concat();
+            Pin::new(&mut self.0).poll_write(cx, &joined)
+        }
+
+        fn is_write_vectored(&self) -> bool {
+            true
+        }
+
+        fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Pin::new(&mut self.0).poll_flush(cx)
+        }
+
+        fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Pin::new(&mut self.0).poll_shutdown(cx)
+        }
+    }
+
+    #[tokio::test]
+    async fn a_frame_put_alone_goes_straight_out_and_waits_only_for_what_the_stream_refused() {
+        let (near, mut far) = tokio::io::duplex(64);
+        let mut writing = Writing::new(Vectored(near));
+        assert!(writing.put_alone(b"hh", b"payload").unwrap());
+        assert_eq!(writing.held(), 0, "straight to the stream");
+        let mut got = [0_u8; 9];
+        far.read_exact(&mut got).await.unwrap();
+        assert_eq!(&got, b"hhpayload");
+
+        // The stream takes 64 bytes: the rest waits for the flush; a frame put alone
+        // then is not taken (it would overtake what waits), nor is a large one.
+        let payload: Vec<u8> = (0..100_u8).collect();
+        assert!(writing.put_alone(b"HH", &payload).unwrap());
+        assert_eq!(writing.held(), MIN_GATHER, "what the stream did not take");
+        assert!(!writing.put_alone(b"h", b"later").unwrap());
+        let reader = tokio::spawn(async move {
+            let mut got = vec![0_u8; 102];
+            far.read_exact(&mut got).await.unwrap();
+            got
+        });
+        writing.flush().await.unwrap();
+        assert_eq!(writing.held(), 0);
+        let got = reader.await.unwrap();
+        assert_eq!(&got[..2], b"HH");
+        assert_eq!(&got[2..], &payload[..]);
+        assert!(!writing.put_alone(b"h", &[0; WRITE_BUFFER]).unwrap());
+
+        // A stream that cannot write the parts together: never put alone.
+        let (plain, _far) = tokio::io::duplex(64);
+        assert!(!Writing::new(plain).put_alone(b"h", b"x").unwrap());
     }
 
     #[tokio::test]
