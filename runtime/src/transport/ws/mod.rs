@@ -249,32 +249,70 @@ struct Hooks<S> {
     /// Tells the stream to write through, or to gather again (a [`Writing`]'s
     /// [`write_through`](Writing::write_through); nothing for a stream made otherwise).
     through: fn(&mut S, bool),
-    /// Writes a whole frame (header, payload) to the stream when nothing is gathered
-    /// there ([`Writing::put_alone`]); `false` when it wrote nothing. A server's answer
+    /// Writes a whole frame to the stream when nothing is gathered there
+    /// ([`Writing::put_alone`]); gives it back when it wrote nothing. A server's answer
     /// made alone goes out so: framed here (an unmasked frame is a two- to ten-byte
-    /// header), written with the header in one vectored write, without tungstenite's
-    /// frame, its copy into its own buffer, the `Bytes` its frame takes, and its flush
-    /// (about 1,000 instructions a call, by callgrind, BENCHMARKS.md). A client's frames
-    /// must be masked: they always go through tungstenite.
+    /// header, written in front of the answer in its own vector), in one write, without
+    /// tungstenite's frame, its copy into its own buffer, the `Bytes` its frame takes,
+    /// and its flush (about 700 instructions a call, by callgrind, BENCHMARKS.md). A
+    /// client's frames must be masked: they always go through tungstenite.
     direct: Option<Direct<S>>,
 }
 
-/// See [`Hooks::direct`].
-type Direct<S> = fn(&mut S, &[u8], &[u8]) -> io::Result<bool>;
+/// See [`Hooks::direct`]: the whole frame, given back when it was not written.
+type Direct<S> = fn(&mut S, Framed) -> io::Result<Option<Framed>>;
 
 impl<S: AsyncRead + AsyncWrite + Unpin> Hooks<Buffered<S>> {
     fn buffered(server: bool) -> Self {
         Hooks {
             through: Writing::write_through,
-            direct: server.then_some(Writing::put_alone as Direct<Buffered<S>>),
+            direct: server.then_some(Writing::put_frame as Direct<Buffered<S>>),
         }
     }
 }
 
+/// An answer with its frame's header written in front of it (the answer moved up by
+/// the header's two to four bytes, within its vector's spare room as a rule).
+struct Framed {
+    bytes: Vec<u8>,
+    header: usize,
+}
+
+/// `answer` as a server's whole frame: text when it is UTF-8 (JSON written by serde),
+/// binary otherwise, as [`text_or_binary`] makes tungstenite's.
+fn framed(mut answer: Vec<u8>) -> Framed {
+    let len = answer.len();
+    let (header, used) = frame_header(std::str::from_utf8(&answer).is_ok(), len);
+    answer.resize(len + used, 0);
+    answer.copy_within(..len, used);
+    answer[..used].copy_from_slice(&header[..used]);
+    Framed {
+        bytes: answer,
+        header: used,
+    }
+}
+
+/// The answer of a [`Framed`] one that was not written.
+fn unframed(frame: Framed) -> Vec<u8> {
+    let mut bytes = frame.bytes;
+    bytes.drain(..frame.header);
+    bytes
+}
+
+impl<S: AsyncWrite + Unpin> Writing<S> {
+    /// [`put_alone`](Writing::put_alone) for a [`Framed`] answer.
+    fn put_frame(&mut self, frame: Framed) -> io::Result<Option<Framed>> {
+        Ok((!self.put_alone(&frame.bytes)?).then_some(frame))
+    }
+}
+
+/// The longest header of an unmasked frame.
+const MAX_HEADER: usize = 10;
+
 /// The header of a whole unmasked frame of `len` bytes (a server's, RFC 6455 section
 /// 5.2), text or binary: its bytes and its length.
-fn frame_header(text: bool, len: usize) -> ([u8; 10], usize) {
-    let mut header = [0_u8; 10];
+fn frame_header(text: bool, len: usize) -> ([u8; MAX_HEADER], usize) {
+    let mut header = [0_u8; MAX_HEADER];
     header[0] = 0x80 | if text { 0x1 } else { 0x2 };
     match len {
         0..=125 => {
@@ -369,13 +407,20 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
     /// nothing to write, and no gathering buffer is taken and given back for this one
     /// message.
     fn send_alone(&mut self, message: Outgoing) -> io::Result<()> {
-        if let Some(direct) = self.hooks.direct.filter(|_| self.open) {
-            let bytes = message.as_bytes();
-            let (header, len) = frame_header(std::str::from_utf8(bytes).is_ok(), bytes.len());
-            if direct(self.stream.get_mut(), &header[..len], bytes)? {
-                return Ok(());
+        let message = match (self.hooks.direct, message) {
+            // Only one the direct write can take (under the gathering buffer's size):
+            // framing another here would move its bytes for nothing.
+            (Some(direct), Outgoing::Made(answer))
+                if self.open && answer.len() + MAX_HEADER < writing::WRITE_BUFFER =>
+            {
+                match direct(self.stream.get_mut(), framed(answer))? {
+                    None => return Ok(()),
+                    // Not taken: the answer goes through tungstenite after all.
+                    Some(frame) => Outgoing::Made(unframed(frame)),
+                }
             }
-        }
+            (_, message) => message,
+        };
         (self.hooks.through)(self.stream.get_mut(), true);
         let sent = self.send(message);
         (self.hooks.through)(self.stream.get_mut(), false);
@@ -479,6 +524,27 @@ mod tests {
                     "{len}, {text}"
                 );
             }
+        }
+        // A whole answer framed in its own vector is tungstenite's frame of it, and
+        // unframed it is the answer again.
+        let answers: [&[u8]; 4] = [
+            b"{}",
+            "{\"é\":1}".as_bytes(),
+            &[b'{', 0xff, b'}'],
+            &[b'x'; 300],
+        ];
+        for answer in answers {
+            let data = match std::str::from_utf8(answer) {
+                Ok(_) => OpData::Text,
+                Err(_) => OpData::Binary,
+            };
+            let mut theirs = Vec::new();
+            Frame::message(answer.to_vec(), OpCode::Data(data), true)
+                .format(&mut theirs)
+                .unwrap();
+            let frame = framed(answer.to_vec());
+            assert_eq!(frame.bytes, theirs);
+            assert_eq!(unframed(frame), answer);
         }
     }
 }
