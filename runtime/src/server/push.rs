@@ -521,8 +521,8 @@ mod tests {
     use super::*;
 
     /// A subscription started on a later poll of the handling is held by the innermost
-    /// hold; outside any, nothing is held; a hold inside
-    /// another leaves the outer one as it was.
+    /// hold; outside any, nothing is held; a hold inside another leaves the outer one as
+    /// it was.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn holds_follow_the_handling_across_polls_and_nest() {
         assert!(held().is_none(), "outside a hold");
@@ -531,10 +531,13 @@ mod tests {
             let outer_release = held().expect("inside the outer hold");
             let (released, inner) = hold(async {
                 tokio::task::yield_now().await;
-                held().expect("inside the inner hold")
+                held()
             })
             .await;
-            ((released, inner), outer_release)
+            (
+                (released.expect("inside the inner hold"), inner),
+                outer_release,
+            )
         })
         .await;
         let (mut inner_release, inner) = inner;
