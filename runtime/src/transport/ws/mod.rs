@@ -36,7 +36,9 @@
 //!   to read: an idle connection holds no read buffer of that size.
 //! - **Writing**: outgoing messages are gathered (up to 4 KiB) so that a burst goes out
 //!   in one write of the socket, through a buffer given back once it is sent: after a
-//!   burst, a connection holds no write buffer.
+//!   burst, a connection holds no write buffer. An answer with nothing else to send
+//!   (a single call's) is written at once, and on a server's side framed by the runtime
+//!   itself, past tungstenite (see `Hooks::direct` in the source).
 //! - **Close**: a close frame from the other side ends the connection cleanly; dropping
 //!   the last [`Peer`]/[`Client`](crate::client::Client) sends one, and so does a
 //!   [`serve`](crate::http::serve) that shuts down, for each connection it upgraded.

@@ -224,6 +224,18 @@ mod tests {
         assert_eq!(got, [b'a'; 40]);
     }
 
+    /// Reads `len` bytes from `far` in a task of its own (while this side flushes).
+    fn read_exactly(
+        mut far: tokio::io::DuplexStream,
+        len: usize,
+    ) -> tokio::task::JoinHandle<Vec<u8>> {
+        tokio::spawn(async move {
+            let mut got = vec![0_u8; len];
+            far.read_exact(&mut got).await.unwrap();
+            got
+        })
+    }
+
     #[tokio::test]
     async fn a_message_written_through_takes_no_buffer_unless_the_stream_is_full() {
         let (near, mut far) = tokio::io::duplex(64);
@@ -243,11 +255,7 @@ mod tests {
         assert_eq!(writing.held(), MIN_GATHER, "what the stream did not take");
         writing.write_all(&second).await.unwrap();
         writing.write_through(false);
-        let reader = tokio::spawn(async move {
-            let mut got = vec![0_u8; 110];
-            far.read_exact(&mut got).await.unwrap();
-            got
-        });
+        let reader = read_exactly(far, 110);
         writing.flush().await.unwrap();
         assert_eq!(writing.held(), 0);
         let got = reader.await.unwrap();
@@ -271,11 +279,7 @@ mod tests {
         assert!(writing.put_alone(&frame).unwrap());
         assert_eq!(writing.held(), MIN_GATHER, "what the stream did not take");
         assert!(!writing.put_alone(b"later").unwrap());
-        let reader = tokio::spawn(async move {
-            let mut got = vec![0_u8; 102];
-            far.read_exact(&mut got).await.unwrap();
-            got
-        });
+        let reader = read_exactly(far, 102);
         writing.flush().await.unwrap();
         assert_eq!(writing.held(), 0);
         assert_eq!(reader.await.unwrap(), frame);
