@@ -256,7 +256,7 @@ struct Hooks<S> {
     /// made alone goes out so: framed here (an unmasked frame is a two- to ten-byte
     /// header, written in front of the answer in its own vector), in one write, without
     /// tungstenite's frame, its copy into its own buffer, the `Bytes` its frame takes,
-    /// and its flush (about 700 instructions a call, by callgrind, BENCHMARKS.md). A
+    /// and its flush (about 750 instructions a call, by callgrind, BENCHMARKS.md). A
     /// client's frames must be masked: they always go through tungstenite.
     direct: Option<Direct<S>>,
 }
