@@ -122,7 +122,7 @@ pub(crate) enum ParseError {
 pub(crate) fn parse<'a, T>(
     bytes: &'a [u8],
     max_batch: usize,
-    convert: fn(Member<'a>) -> T,
+    convert: impl Make<'a, Made = T>,
 ) -> Result<Top<T>, ParseError> {
     let text = std::str::from_utf8(bytes).map_err(|_| ParseError::Syntax)?;
     parse_text(text, max_batch, convert)
@@ -134,7 +134,7 @@ pub(crate) fn parse<'a, T>(
 pub(crate) fn parse_text<'a, T>(
     text: &'a str,
     max_batch: usize,
-    convert: fn(Member<'a>) -> T,
+    convert: impl Make<'a, Made = T>,
 ) -> Result<Top<T>, ParseError> {
     let too_large = Cell::new(false);
     let seed = TopSeed {
@@ -162,13 +162,13 @@ pub(crate) fn parse_text<'a, T>(
 fn recover<'a, T>(
     text: &'a str,
     max_batch: usize,
-    convert: fn(Member<'a>) -> T,
+    convert: impl Make<'a, Made = T>,
 ) -> Result<Top<T>, ParseError> {
     if serde_json::from_str::<IgnoredAny>(text).is_err() {
         return Err(ParseError::Syntax);
     }
     if !text.trim_start().starts_with('[') {
-        return Ok(Top::Single(convert(Member::Other)));
+        return Ok(Top::Single(convert.make(Member::Other)));
     }
     let too_large = Cell::new(false);
     let seed = RawMembers {
@@ -179,7 +179,10 @@ fn recover<'a, T>(
         Ok(members) => {
             let read = |raw: &'a RawValue| serde_json::from_str(raw.get()).unwrap_or(Member::Other);
             Ok(Top::Batch(
-                members.into_iter().map(|raw| convert(read(raw))).collect(),
+                members
+                    .into_iter()
+                    .map(|raw| convert.make(read(raw)))
+                    .collect(),
             ))
         }
         Err(_) if too_large.get() => Err(ParseError::BatchTooLarge),
@@ -289,16 +292,16 @@ impl<'de> Visitor<'de> for StrVisitor {
     }
 }
 
-struct TopSeed<'c, 'de, T> {
+struct TopSeed<'c, F> {
     max_batch: usize,
     too_large: &'c Cell<bool>,
-    convert: fn(Member<'de>) -> T,
+    convert: F,
     input_len: usize,
 }
 
-impl<'de, T> DeserializeSeed<'de> for TopSeed<'_, 'de, T> {
-    type Value = Top<T>;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Top<T>, D::Error> {
+impl<'de, F: Make<'de>> DeserializeSeed<'de> for TopSeed<'_, F> {
+    type Value = Top<F::Made>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
@@ -307,28 +310,37 @@ impl<'de, T> DeserializeSeed<'de> for TopSeed<'_, 'de, T> {
 /// sizing the batch's vector from the input length avoids regrowing it.
 const MIN_MEMBER_LEN: usize = 30;
 
-impl<'de, T> Visitor<'de> for TopSeed<'_, 'de, T> {
-    type Value = Top<T>;
+impl<'de, F: Make<'de>> Visitor<'de> for TopSeed<'_, F> {
+    type Value = Top<F::Made>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON-RPC message")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top<T>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let guess = self.input_len / MIN_MEMBER_LEN + 1;
         let mut members = Vec::with_capacity(guess.min(self.max_batch));
-        while let Some(member) = seq.next_element::<Member<'de>>()? {
+        loop {
             if members.len() == self.max_batch {
-                self.too_large.set(true);
-                return Err(de::Error::custom("batch too large"));
+                if seq.next_element::<IgnoredAny>()?.is_some() {
+                    self.too_large.set(true);
+                    return Err(de::Error::custom("batch too large"));
+                }
+                break;
             }
-            members.push((self.convert)(member));
+            let pushed = Pushed {
+                convert: self.convert,
+                into: &mut members,
+            };
+            if seq.next_element_seed(pushed)?.is_none() {
+                break;
+            }
         }
         Ok(Top::Batch(members))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Top<T>, A::Error> {
-        read_fields(map).map(|f| Top::Single((self.convert)(Member::Object(f))))
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        read_fields(map).map(|f| Top::Single(self.convert.make(Member::Object(f))))
     }
 
     other_values!();
@@ -342,9 +354,80 @@ impl MemberVisitor {
     }
 }
 
-impl<T> TopSeed<'_, '_, T> {
-    fn other(self) -> Top<T> {
-        Top::Single((self.convert)(Member::Other))
+impl<F> TopSeed<'_, F> {
+    fn other<'de>(self) -> Top<F::Made>
+    where
+        F: Make<'de>,
+    {
+        Top::Single(self.convert.make(Member::Other))
+    }
+}
+
+/// Converts a member into what the caller keeps: any `Fn(Member) -> T + Copy`
+/// (`Entry::from_member`, `Response::from_member`). A type of its own per caller, not a
+/// function pointer, so that the conversion is inlined where the member is read.
+pub(crate) trait Make<'a>: Copy {
+    /// What a member becomes.
+    type Made;
+    /// Converts one member.
+    fn make(self, member: Member<'a>) -> Self::Made;
+}
+
+impl<'a, T, F: Fn(Member<'a>) -> T + Copy> Make<'a> for F {
+    type Made = T;
+    #[inline(always)]
+    fn make(self, member: Member<'a>) -> T {
+        self(member)
+    }
+}
+
+/// One batch member, read, converted and pushed onto the batch in one step: the
+/// member's fields are converted where they were read, and the result goes straight
+/// into the vector, rather than being returned (as a [`Member`], then as what it became)
+/// through serde's layers, each a copy, and reloaded at once: copies whose loads store
+/// forwarding cannot serve (BENCHMARKS.md, "Issue 30: the batch ratio, second round").
+struct Pushed<'v, T, F> {
+    convert: F,
+    into: &'v mut Vec<T>,
+}
+
+impl<'de, F: Make<'de>> DeserializeSeed<'de> for Pushed<'_, F::Made, F> {
+    type Value = ();
+    #[inline(always)]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, F: Make<'de>> Visitor<'de> for Pushed<'_, F::Made, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        self.other();
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        let fields = read_fields(map)?;
+        self.into.push(self.convert.make(Member::Object(fields)));
+        Ok(())
+    }
+
+    other_values!();
+}
+
+impl<T, F> Pushed<'_, T, F> {
+    fn other<'de>(self)
+    where
+        F: Make<'de, Made = T>,
+    {
+        self.into.push(self.convert.make(Member::Other));
     }
 }
 

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 use serde_json::value::RawValue;
 
-use super::fields::{self, Fields, Member, ParseError, Top};
+use super::fields::{self, Fields, Member, ParseError, Str, Top};
 use super::{ErrorObject, Id};
 
 /// Longest request id accepted, in bytes of its JSON text (a string's quotes and
@@ -105,37 +105,47 @@ impl<'a> Message<'a> {
 }
 
 impl<'a> Entry<'a> {
+    /// Inlined where the member is read, and the entry returned whole (not as an
+    /// `Option` unwrapped by the caller): built in place rather than returned and copied
+    /// (BENCHMARKS.md, "Issue 30: the batch ratio, second round").
+    #[inline]
     pub(crate) fn from_member(member: Member<'a>) -> Self {
-        let invalid = || Entry::Invalid(ErrorObject::invalid_request());
         match member {
-            Member::Object(fields) => Self::from_fields(fields).unwrap_or_else(invalid),
-            Member::Other => invalid(),
+            Member::Object(fields) => Self::from_fields(fields),
+            Member::Other => Self::invalid(),
         }
     }
 
-    fn from_fields(f: Fields<'a>) -> Option<Self> {
+    fn invalid() -> Self {
+        Entry::Invalid(ErrorObject::invalid_request())
+    }
+
+    fn from_fields(f: Fields<'a>) -> Self {
         if f.duplicate || !fields::is_version_2(&f.jsonrpc) {
-            return None;
+            return Self::invalid();
         }
-        let method = f.method?.0?;
+        let Some(Str(Some(method))) = f.method else {
+            return Self::invalid();
+        };
         let params = match f.params {
             None => None,
             Some(raw) => match raw.get().as_bytes().first() {
                 Some(b'[' | b'{') => Some(raw),
                 Some(b'n') => None,
-                _ => return None,
+                _ => return Self::invalid(),
             },
         };
-        Some(match f.id {
-            None => Entry::Notification(Notification { method, params }),
-            // Answers echo the id: one of any length would make every error a copy.
-            Some(raw) if raw.get().len() > MAX_ID_LEN => return None,
-            Some(raw) => Entry::Request(Request {
-                id: Id::from_raw(raw)?,
-                method,
-                params,
-            }),
-        })
+        let Some(raw) = f.id else {
+            return Entry::Notification(Notification { method, params });
+        };
+        // Answers echo the id: one of any length would make every error a copy.
+        if raw.get().len() > MAX_ID_LEN {
+            return Self::invalid();
+        }
+        match Id::from_raw(raw) {
+            Some(id) => Entry::Request(Request { id, method, params }),
+            None => Self::invalid(),
+        }
     }
 }
 

@@ -10,41 +10,41 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use futures_util::FutureExt as _;
 use serde::Serialize;
 
 use crate::protocol::constraint::Validate;
 use crate::protocol::{ErrorObject, Feed};
 
-use super::dispatch::Reply;
-use super::failure::{Failure, answer};
+use super::dispatch::{CallResult, Reply};
+use super::failure::Failure;
 use super::params::check;
 use super::{Context, Items, subscribe};
 
 /// Answers `params`' error at once, or runs `handler` on the server and the decoded
-/// params and answers with its result (its declared error as its error object).
+/// params: its future answers the call (`__arm!` writes one that turns the handler's
+/// result into the answer with [`answer`](super::failure::answer), its declared error as
+/// its error object).
+///
+/// The answer is made inside the future that awaits the handler rather than by a `map`
+/// around it: about 20 instructions a call fewer (BENCHMARKS.md, "Issue 28, item 3,
+/// second round").
 #[inline]
-pub fn handle<S, P, F, R, E>(
+pub fn handle<S, P, F>(
     server: &Arc<S>,
     params: Result<P, ErrorObject>,
     handler: impl FnOnce(Arc<S>, P) -> F,
 ) -> Reply
 where
-    F: Future<Output = Result<R, Failure<E>>> + Send + 'static,
-    R: Serialize + 'static,
-    E: Into<ErrorObject> + 'static,
+    F: Future<Output = CallResult> + Send + 'static,
 {
     match params {
-        // `map`, not `async move { answer(future.await) }`: an `async` block holds the
-        // handler's future twice (captured, and moved to where it is awaited), which made
-        // the box twice the size and moved the handler's future once more on the first
-        // poll (520 bytes boxed and 256 moved per call for `add(a, b)`, BENCHMARKS.md).
-        Ok(params) => Reply::future(handler(Arc::clone(server), params).map(answer)),
+        Ok(params) => Reply::future(handler(Arc::clone(server), params)),
         Err(error) => Reply::err(error),
     }
 }
 
-/// Like [`handle`], for a notification: its handler answers nothing.
+/// Like [`handle`], for a notification: its handler answers nothing, and its future
+/// (as `__arm!` writes it) answers `null` with [`noticed`].
 #[inline]
 pub fn notice<S, P, F>(
     server: &Arc<S>,
@@ -52,15 +52,15 @@ pub fn notice<S, P, F>(
     handler: impl FnOnce(Arc<S>, P) -> F,
 ) -> Reply
 where
-    F: Future<Output = ()> + Send + 'static,
+    F: Future<Output = CallResult> + Send + 'static,
 {
-    match params {
-        // `map`, as in `handle`.
-        Ok(params) => {
-            Reply::future(handler(Arc::clone(server), params).map(|()| super::encode(&())))
-        }
-        Err(error) => Reply::err(error),
-    }
+    handle(server, params, handler)
+}
+
+/// What a notification's handler answers: `null` (the engine sends nothing).
+#[inline]
+pub fn noticed((): ()) -> CallResult {
+    super::encode(&())
 }
 
 /// Like [`handle`], for a subscription: its handler gives the items, which
@@ -206,25 +206,25 @@ macro_rules! __arm {
         $self:ident, $cx:ident, $params:ident, $server:ident,
         notification $handler:ident($($field:ident),*) from $ty:ident $($checked:ident)?
     ) => {
-        $crate::__arm!(@run notice $self, $cx, $params, $server, $handler($($field),*) $ty $($checked)?)
+        $crate::__arm!(@run notice noticed $self, $cx, $params, $server, $handler($($field),*) $ty $($checked)?)
     };
     // A call: the common arm, with no word for its kind.
     (
         $self:ident, $cx:ident, $params:ident, $server:ident,
         $handler:ident($($field:ident),*) from $ty:ident $($checked:ident)?
     ) => {
-        $crate::__arm!(@run handle $self, $cx, $params, $server, $handler($($field),*) $ty $($checked)?)
+        $crate::__arm!(@run handle answer $self, $cx, $params, $server, $handler($($field),*) $ty $($checked)?)
     };
     // `handle` or `notice`.
     (
-        @run $function:ident $self:ident, $cx:ident, $params:ident, $server:ident,
+        @run $function:ident $finish:ident $self:ident, $cx:ident, $params:ident, $server:ident,
         $handler:ident($($field:ident),*) $ty:ident $($checked:ident)?
     ) => {
         $crate::__private::$function(
             &$self.server,
             $crate::__arm!(@decode $params $ty $($checked)?; $($field)*),
             move |server, $crate::__arm!(@bind p $($field)*)| async move {
-                $server::$handler(&server, $cx $(, p.$field)*).await
+                $crate::__private::$finish($server::$handler(&server, $cx $(, p.$field)*).await)
             },
         )
     };
@@ -260,22 +260,25 @@ mod tests {
 
     #[tokio::test]
     async fn an_arm_answers_the_params_error_or_the_handlers_result() {
+        use super::super::failure::answer;
         let server = Arc::new(2_u8);
         let failed = handle(
             &server,
             Err(ErrorObject::invalid_params("no")),
-            |_, (): ()| async { Ok::<u8, Failure>(0) },
+            |_, (): ()| async { answer(Ok::<u8, Failure>(0)) },
         );
         assert_eq!(failed.into_future().await.unwrap_err().code, -32602);
         let doubled = handle(&server, Ok(21_u8), |s, n| async move {
-            Ok::<u8, Failure>(*s * n)
+            answer(Ok::<u8, Failure>(*s * n))
         });
         assert_eq!(doubled.into_future().await.unwrap().json(), "42");
         let declared = handle(&server, Ok(()), |_, ()| async {
-            Err::<u8, _>(Failure::Declared(ErrorObject::new(7, "seven")))
+            answer(Err::<u8, _>(Failure::Declared(ErrorObject::new(
+                7, "seven",
+            ))))
         });
         assert_eq!(declared.into_future().await.unwrap_err().code, 7);
-        let noticed = notice(&server, Ok(()), |_, ()| async {});
+        let noticed = notice(&server, Ok(()), |_, ()| async { noticed(()) });
         assert_eq!(noticed.into_future().await.unwrap().json(), "null");
     }
 

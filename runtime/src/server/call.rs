@@ -51,22 +51,30 @@ pub(crate) fn start<'a>(
     if deadline.is_some_and(|deadline| deadline <= tokio::time::Instant::now()) {
         return Started::Done(metered(&mut meter, Err(ErrorObject::deadline_exceeded())));
     }
-    let context = Context::from_parts(
-        method,
-        id,
-        origin.metadata.cloned(),
-        origin.connection,
-        deadline,
-    );
     let entered = span.enter();
-    // `Ok(future)` still running, `Err(result)` answered.
+    // The answer, when the handler gave it on its first poll, is written here by `begin`;
+    // `catch_unwind` returns only the running future. It returned the answer too (about
+    // 64 bytes, written by `begin` and read back at once: a reload that store forwarding
+    // cannot serve, BENCHMARKS.md, "Issue 28, item 3, second round").
+    let mut answered = None;
     let begun = catch_unwind(AssertUnwindSafe(|| {
-        begin(shared, method, params, context, cx)
+        begin(
+            shared,
+            method,
+            params,
+            (&origin, id, deadline),
+            cx,
+            &mut answered,
+        )
     }));
     drop(entered);
     let future = match begun {
-        Ok(Ok(future)) => future,
-        Ok(Err(result)) => return Started::Done(metered(&mut meter, result)),
+        Ok(Some(future)) => future,
+        // `begin` wrote the answer before it returned `None`.
+        Ok(None) => {
+            let result = answered.unwrap_or_else(|| Err(ErrorObject::internal_error()));
+            return Started::Done(metered(&mut meter, result));
+        }
         Err(_) => return Started::Done(metered(&mut meter, Err(panicked(&span)))),
     };
     let mut running = Running {
@@ -84,18 +92,41 @@ pub(crate) fn start<'a>(
     }
 }
 
-/// Runs the call's handler (through the middleware, if any) and polls it once with
-/// `cx`: `Ok` with its future while it is still running, `Err` with its answer.
+/// What a call's [`Context`] is made of besides its method: its origin, id and deadline.
+type Parts<'p, 'a> = (
+    &'p Origin<'p, 'a>,
+    Option<&'p Id<'p>>,
+    Option<tokio::time::Instant>,
+);
+
+/// Builds the call's context, runs its handler (through the middleware, if any) and polls
+/// it once with `cx`: its future while it is still running, else `None` with its answer
+/// in `answered`.
+///
+/// The context is built here, where it is handed on, rather than by `start`: a context is
+/// about 100 bytes, and `start` moved it into the closure `catch_unwind` runs and out again.
+#[inline]
 fn begin<'a>(
     shared: &'a Shared,
     method: &'a str,
     params: Option<&'a RawValue>,
-    context: Context,
+    (origin, id, deadline): Parts<'_, 'a>,
     cx: &mut TaskContext<'_>,
-) -> Result<BoxFuture<'a, CallResult>, CallResult> {
+    answered: &mut Option<CallResult>,
+) -> Option<BoxFuture<'a, CallResult>> {
+    let context = Context::from_parts(
+        method,
+        id,
+        origin.metadata.cloned(),
+        origin.connection,
+        deadline,
+    );
     let mut future: BoxFuture<'a, CallResult> = if shared.middleware.is_empty() {
         match shared.endpoint.answer(method, params, context).0 {
-            ReplyInner::Ready(result) => return Err(result),
+            ReplyInner::Ready(result) => {
+                *answered = Some(result);
+                return None;
+            }
             ReplyInner::Pending(future) => future,
             ReplyInner::Stream(call) => shared.endpoint.resolve(call).into_future(),
         }
@@ -107,8 +138,11 @@ fn begin<'a>(
         })
     };
     match future.as_mut().poll(cx) {
-        Poll::Ready(result) => Err(result),
-        Poll::Pending => Ok(future),
+        Poll::Ready(result) => {
+            *answered = Some(result);
+            None
+        }
+        Poll::Pending => Some(future),
     }
 }
 

@@ -59,15 +59,21 @@ impl Context {
         deadline: Option<Instant>,
     ) -> Self {
         let id_json = id.map_or("", Id::as_json);
-        Context {
-            text: Text::new(method, id_json),
+        let mut context = Context {
+            text: Text::EMPTY,
             method_len: method.len(),
             has_id: id.is_some(),
             metadata,
             connection,
             deadline,
             extensions: http::Extensions::new(),
-        }
+        };
+        // Written where it stays: a text built apart and moved in was read back at once,
+        // in wider loads than the few bytes' stores that wrote it, which store forwarding
+        // cannot serve (`from_parts` 13.7 → 11.0 ns a call, BENCHMARKS.md, "Issue 28,
+        // item 3, second round").
+        context.text.set(method, id_json);
+        context
     }
 
     /// The method called.
@@ -157,18 +163,22 @@ enum Text {
 const INLINE: usize = 38;
 
 impl Text {
-    fn new(first: &str, second: &str) -> Self {
+    const EMPTY: Text = Text::Inline {
+        len: 0,
+        bytes: [0; INLINE],
+    };
+
+    /// Makes this text `first` followed by `second`.
+    fn set(&mut self, first: &str, second: &str) {
         let len = first.len() + second.len();
-        if len > INLINE {
-            return Text::Heap([first, second].concat().into_boxed_str());
-        }
-        let mut bytes = [0; INLINE];
-        bytes[..first.len()].copy_from_slice(first.as_bytes());
-        bytes[first.len()..len].copy_from_slice(second.as_bytes());
-        // `len <= INLINE < 256`.
-        Text::Inline {
-            len: len as u8,
-            bytes,
+        match self {
+            Text::Inline { len: inline, bytes } if len <= INLINE => {
+                bytes[..first.len()].copy_from_slice(first.as_bytes());
+                bytes[first.len()..len].copy_from_slice(second.as_bytes());
+                // `len <= INLINE < 256`.
+                *inline = len as u8;
+            }
+            _ => *self = Text::Heap([first, second].concat().into_boxed_str()),
         }
     }
 

@@ -146,6 +146,10 @@ impl Server {
     /// Nothing runs before the future is polled; a message whose calls all finish on
     /// their first poll is answered within that poll, without allocating more than the
     /// answer.
+    // Inlined so that the future is built where its caller keeps it: returned from
+    // another crate, it was written field by field and copied at once, a reload store
+    // forwarding cannot serve (BENCHMARKS.md, "Issue 28, item 3, second round").
+    #[inline]
     pub fn handle<'a>(
         &'a self,
         message: &'a [u8],

@@ -66,6 +66,7 @@ type FirstPoll<'a> = Result<Option<Vec<u8>>, BoxFuture<'a, Option<Vec<u8>>>>;
 
 impl<'a> Handling<'a> {
     /// A message handled as if on a connection of its own.
+    #[inline]
     pub(crate) fn alone(
         shared: &'a Shared,
         metadata: Option<Arc<Metadata>>,
@@ -79,6 +80,7 @@ impl<'a> Handling<'a> {
         Self::start(shared, Caller::Counted(origin), input)
     }
 
+    #[inline]
     fn start(shared: &'a Shared, caller: Caller<'a>, input: Input<'a>) -> Self {
         Handling {
             step: Step::Start {

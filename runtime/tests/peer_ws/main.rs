@@ -241,6 +241,19 @@ async fn a_close_frame_from_the_client_ends_its_connection_on_the_server() {
     assert_eq!(hub.clients().len(), 1);
     raw.close(None).await.unwrap();
     // The server answers the close frame, and the stream ends.
+    answers_the_close(&mut raw).await;
+    assert!(
+        eventually(|| hub.clients().is_empty()).await,
+        "the server forgot the connection"
+    );
+}
+
+/// Checks that after this side's close frame the server answers with its own and the
+/// stream ends, nothing else arriving.
+async fn answers_the_close<S>(raw: &mut S)
+where
+    S: futures_util::Stream<Item = Result<Message, WsError>> + Unpin,
+{
     let mut ended = false;
     while let Ok(Some(message)) = tokio::time::timeout(PATIENCE, raw.next()).await {
         if !matches!(
@@ -252,10 +265,35 @@ async fn a_close_frame_from_the_client_ends_its_connection_on_the_server() {
         ended = true;
     }
     assert!(ended, "the server answered the close frame");
-    assert!(
-        eventually(|| hub.clients().is_empty()).await,
-        "the server forgot the connection"
-    );
+}
+
+/// Answers the server frames itself (each made alone) and the frames tungstenite writes
+/// for it (a pong, the close handshake) go out whole and in order, at every length
+/// encoding of a frame's header: read by tungstenite as the client.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_pongs_and_the_close_handshake_arrive_as_whole_frames() {
+    let address = http_and_ws(ServerSide::default(), Peer::builder()).await;
+    let mut raw = raw_client(address).await;
+    raw.send(Message::Ping(b"are you there".to_vec().into()))
+        .await
+        .unwrap();
+    match tokio::time::timeout(PATIENCE, raw.next()).await {
+        Ok(Some(Ok(Message::Pong(payload)))) => assert_eq!(&payload[..], b"are you there"),
+        other => panic!("expected the pong, got {other:?}"),
+    }
+    // Answers with a 7-bit and a 16-bit length (framed by the server itself) and a
+    // 64-bit one (over 4 KiB: framed by tungstenite), each with non-ASCII text.
+    for (id, len) in [(1, 10), (2, 300), (3, 70_000)] {
+        let text = "é".repeat(len / 2);
+        let call =
+            serde_json::json!({"jsonrpc": "2.0", "method": "echo", "params": [text], "id": id});
+        raw.send(Message::text(call.to_string())).await.unwrap();
+        let answer = next_json(&mut raw).await;
+        assert_eq!(answer["id"], id);
+        assert_eq!(answer["result"][0], text.as_str());
+    }
+    raw.close(None).await.unwrap();
+    answers_the_close(&mut raw).await;
 }
 
 /// A WebSocket server for one connection that reads one message, then closes the

@@ -15,7 +15,7 @@
 use super::inbound::Inbound;
 use super::link::Stop;
 use super::queue::{Answers, Budget};
-use super::wire::{Received, Wire};
+use super::wire::{Outgoing, Received, Wire};
 use crate::metrics::ConnectionMeter;
 use bytes::Bytes;
 use std::future::Future;
@@ -52,7 +52,7 @@ pub(crate) struct Driver<W> {
     /// Answers made here, waiting for room.
     answers: Answers,
     /// A message taken out of turn, waiting for room.
-    held: Option<Bytes>,
+    held: Option<Outgoing>,
     /// What waits to be written, in bytes (`answers`, `held` and the queue).
     budget: Arc<Budget>,
     /// Reading waits for the budget to have room.
@@ -250,14 +250,16 @@ impl<W: Wire> Driver<W> {
         let mut took = false;
         let mut queued = false;
         loop {
+            let mut from_queue = false;
             if self.held.is_none() {
                 self.held = self.answers.pop();
             }
             if self.held.is_none() && !self.queue_done {
                 match self.poll_queue(cx) {
                     Poll::Ready(Some(message)) => {
-                        self.held = Some(message);
+                        self.held = Some(Outgoing::Shared(message));
                         queued = true;
+                        from_queue = true;
                     }
                     Poll::Ready(None) => self.queue_done = true,
                     Poll::Pending => {}
@@ -274,7 +276,14 @@ impl<W: Wire> Driver<W> {
             match self.held.take() {
                 Some(message) => {
                     let bytes = message.len();
-                    self.wire.send(message)?;
+                    // An answer with nothing else to write before the flush (the usual
+                    // single call): the wire need not gather it. What the queue gives
+                    // is gathered, for the deferred flush below.
+                    if !from_queue && !ping && self.answers.is_empty() && self.queue.is_empty() {
+                        self.wire.send_alone(message)?;
+                    } else {
+                        self.wire.send(message)?;
+                    }
                     self.meter.sent(bytes);
                     self.budget.give_back(bytes);
                 }

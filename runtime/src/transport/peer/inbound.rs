@@ -12,11 +12,10 @@
 use super::cancellation::Cancellation;
 use super::lane::{Lane, Order, Work};
 use super::queue::{Answers, Outbox};
-use super::wire::Incoming;
+use super::wire::{Incoming, Outgoing};
 use crate::client::{Inbox, ReceivedAnswers};
 use crate::protocol::{Entry, ErrorObject, Id, Message, Sorted, TwoWay, write_error};
 use crate::server::{Connection, Held, Input, Limits, hold};
-use bytes::Bytes;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::future::Future;
@@ -178,7 +177,7 @@ impl Inbound {
         }
         match handling.as_mut().poll(cx) {
             Poll::Ready(Handled::Answer(Some(answer), held)) => {
-                answers.push(answer.into());
+                answers.push(Outgoing::Made(answer));
                 held.release();
             }
             // Subscriptions opened by notifications have no id anyone knows: they end.
@@ -306,7 +305,7 @@ impl Inbound {
             || running.bytes >= self.max_running_bytes
     }
 
-    fn answer_if_room(&self, answer: Bytes, answers: &mut Answers) {
+    fn answer_if_room(&self, answer: Outgoing, answers: &mut Answers) {
         if answers.len() < self.max_answers {
             answers.push(answer);
         } else {
@@ -433,7 +432,7 @@ impl Drop for Inbound {
     }
 }
 
-fn null_error(error: &ErrorObject) -> Bytes {
+fn null_error(error: &ErrorObject) -> Outgoing {
     let mut out = Vec::with_capacity(96);
     write_error(&mut out, &Id::NULL, error);
     out.into()

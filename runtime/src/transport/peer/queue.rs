@@ -9,6 +9,7 @@
 //! (TCP's flow control does the rest), and the server holds at most the budget plus one
 //! message per sender for it.
 
+use super::wire::Outgoing;
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -236,7 +237,7 @@ impl WeakOutbox {
 /// Answers made in the connection's own task, waiting for room on the stream, in the
 /// order they were made; counted against the budget like the queue.
 pub(crate) struct Answers {
-    waiting: VecDeque<Bytes>,
+    waiting: VecDeque<Outgoing>,
     /// Their size in bytes.
     bytes: usize,
     budget: Arc<Budget>,
@@ -252,14 +253,14 @@ impl Answers {
     }
 
     /// Adds an answer; the budget counts it until the driver writes it.
-    pub(crate) fn push(&mut self, answer: Bytes) {
+    pub(crate) fn push(&mut self, answer: Outgoing) {
         self.budget.take(answer.len());
         self.bytes += answer.len();
         self.waiting.push_back(answer);
     }
 
     /// The oldest answer; still counted by the budget until written.
-    pub(crate) fn pop(&mut self) -> Option<Bytes> {
+    pub(crate) fn pop(&mut self) -> Option<Outgoing> {
         let answer = self.waiting.pop_front()?;
         self.bytes -= answer.len();
         Some(answer)

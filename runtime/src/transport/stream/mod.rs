@@ -50,9 +50,8 @@ pub use framing::{Codec, FrameError, FrameReader, write_frame};
 pub use listen::{serve_tcp, serve_unix};
 pub use reconnect::{ConnectionState, Reconnect, Reconnecting};
 
-use super::peer::wire::{Received, Wire};
+use super::peer::wire::{Outgoing, Received, Wire};
 use super::peer::{Builder, Peer};
-use bytes::Bytes;
 use futures_util::Stream;
 use std::io;
 use std::pin::Pin;
@@ -253,8 +252,8 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Wire for Framed<W> {
         self.poll_write_out(cx)
     }
 
-    fn send(&mut self, message: Bytes) -> io::Result<()> {
-        framing::put_frame(&mut self.out, self.codec, &message);
+    fn send(&mut self, message: Outgoing) -> io::Result<()> {
+        framing::put_frame(&mut self.out, self.codec, message.as_bytes());
         Ok(())
     }
 

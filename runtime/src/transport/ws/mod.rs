@@ -36,7 +36,9 @@
 //!   to read: an idle connection holds no read buffer of that size.
 //! - **Writing**: outgoing messages are gathered (up to 4 KiB) so that a burst goes out
 //!   in one write of the socket, through a buffer given back once it is sent: after a
-//!   burst, a connection holds no write buffer.
+//!   burst, a connection holds no write buffer. An answer with nothing else to send
+//!   (a single call's) is written at once, and on a server's side framed by the runtime
+//!   itself, past tungstenite (see `Hooks::direct` in the source).
 //! - **Close**: a close frame from the other side ends the connection cleanly; dropping
 //!   the last [`Peer`]/[`Client`](crate::client::Client) sends one, and so does a
 //!   [`serve`](crate::http::serve) that shuts down, for each connection it upgraded.
@@ -49,7 +51,7 @@ mod writing;
 
 pub use reconnect::{ConnectionState, Reconnect, Reconnecting};
 
-use super::peer::wire::{Incoming, Received, Wire};
+use super::peer::wire::{Incoming, Outgoing, Received, Wire};
 use super::peer::{Builder, Peer};
 use crate::client::{TransportError, TransportErrorKind};
 use bytes::Bytes;
@@ -162,7 +164,26 @@ impl Builder {
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        self.start(Socket::new(stream, &settings))
+        let hooks = Hooks {
+            through: |_, _| {},
+            direct: None,
+        };
+        self.start(Socket::new(stream, &settings, hooks))
+    }
+
+    /// [`websocket`](Self::websocket), on a stream [`buffered`] made: an answer with
+    /// nothing before it is written through rather than gathered, and on a server's
+    /// side (`server`) framed here (see [`Hooks::direct`]).
+    pub(crate) fn websocket_buffered<S>(
+        self,
+        stream: WebSocketStream<Buffered<S>>,
+        settings: Settings,
+        server: bool,
+    ) -> Peer
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        self.start(Socket::new(stream, &settings, Hooks::buffered(server)))
     }
 }
 
@@ -185,7 +206,7 @@ pub async fn connect(
     let request = client_request(request)?;
     let target = dial::Target::new(&request, &settings)?;
     let stream = dial::open(&target, request, config(&builder), &settings).await?;
-    Ok(builder.websocket(stream, settings))
+    Ok(builder.websocket_buffered(stream, settings, false))
 }
 
 /// `request` as a client's handshake request.
@@ -202,14 +223,113 @@ struct Socket<S> {
     keep_alive: Option<Duration>,
     /// The close frame to send instead of a plain one: why reading failed.
     close: Option<CloseFrame>,
+    hooks: Hooks<S>,
+    /// Whether tungstenite may have something to write or flush: it wrote a message,
+    /// a ping, a close, or it read a ping or a close (it answers those itself). While
+    /// not, a flush goes to the stream directly.
+    owed: bool,
+    /// Whether no close was read or sent (nor reading failed): only then may a frame
+    /// be written past tungstenite, which refuses data after a close.
+    open: bool,
 }
 
 impl<S> Socket<S> {
-    fn new(stream: WebSocketStream<S>, settings: &Settings) -> Self {
+    fn new(stream: WebSocketStream<S>, settings: &Settings, hooks: Hooks<S>) -> Self {
         Self {
             stream,
             keep_alive: settings.keep_alive,
             close: None,
+            hooks,
+            owed: false,
+            open: true,
+        }
+    }
+}
+
+/// What a stream [`buffered`] made lets a [`Socket`] do beside tungstenite.
+struct Hooks<S> {
+    /// Tells the stream to write through, or to gather again (a [`Writing`]'s
+    /// [`write_through`](Writing::write_through); nothing for a stream made otherwise).
+    through: fn(&mut S, bool),
+    /// Writes a whole frame to the stream when nothing is gathered there
+    /// ([`Writing::put_alone`]); gives it back when it wrote nothing. A server's answer
+    /// made alone goes out so: framed here (an unmasked frame is a two- to ten-byte
+    /// header, written in front of the answer in its own vector), in one write, without
+    /// tungstenite's frame, its copy into its own buffer, the `Bytes` its frame takes,
+    /// and its flush (about 750 instructions a call, by callgrind, BENCHMARKS.md). A
+    /// client's frames must be masked: they always go through tungstenite.
+    direct: Option<Direct<S>>,
+}
+
+/// See [`Hooks::direct`]: the whole frame, given back when it was not written.
+type Direct<S> = fn(&mut S, Framed) -> io::Result<Option<Framed>>;
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Hooks<Buffered<S>> {
+    fn buffered(server: bool) -> Self {
+        Hooks {
+            through: Writing::write_through,
+            direct: server.then_some(Writing::put_frame as Direct<Buffered<S>>),
+        }
+    }
+}
+
+/// An answer with its frame's header written in front of it (the answer moved up by
+/// the header's two to four bytes, within its vector's spare room as a rule).
+struct Framed {
+    bytes: Vec<u8>,
+    header: usize,
+}
+
+/// `answer` as a server's whole frame: text when it is UTF-8 (JSON written by serde),
+/// binary otherwise, as [`text_or_binary`] makes tungstenite's.
+fn framed(mut answer: Vec<u8>) -> Framed {
+    let len = answer.len();
+    let (header, used) = frame_header(std::str::from_utf8(&answer).is_ok(), len);
+    answer.resize(len + used, 0);
+    answer.copy_within(..len, used);
+    answer[..used].copy_from_slice(&header[..used]);
+    Framed {
+        bytes: answer,
+        header: used,
+    }
+}
+
+/// The answer of a [`Framed`] one that was not written.
+fn unframed(frame: Framed) -> Vec<u8> {
+    let mut bytes = frame.bytes;
+    bytes.drain(..frame.header);
+    bytes
+}
+
+impl<S: AsyncWrite + Unpin> Writing<S> {
+    /// [`put_alone`](Writing::put_alone) for a [`Framed`] answer.
+    fn put_frame(&mut self, frame: Framed) -> io::Result<Option<Framed>> {
+        Ok((!self.put_alone(&frame.bytes)?).then_some(frame))
+    }
+}
+
+/// The longest header of an unmasked frame.
+const MAX_HEADER: usize = 10;
+
+/// The header of a whole unmasked frame of `len` bytes (a server's, RFC 6455 section
+/// 5.2), text or binary: its bytes and its length.
+fn frame_header(text: bool, len: usize) -> ([u8; MAX_HEADER], usize) {
+    let mut header = [0_u8; MAX_HEADER];
+    header[0] = 0x80 | if text { 0x1 } else { 0x2 };
+    match len {
+        0..=125 => {
+            header[1] = len as u8;
+            (header, 2)
+        }
+        126..=0xffff => {
+            header[1] = 126;
+            header[2..4].copy_from_slice(&(len as u16).to_be_bytes());
+            (header, 4)
+        }
+        _ => {
+            header[1] = 127;
+            header[2..10].copy_from_slice(&(len as u64).to_be_bytes());
+            (header, 10)
         }
     }
 }
@@ -246,10 +366,15 @@ fn close_frame(error: &WsError) -> Option<CloseFrame> {
 
 impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
     fn poll_receive(&mut self, cx: &mut Context<'_>) -> Poll<Received> {
-        Poll::Ready(match ready!(self.stream.poll_next_unpin(cx)) {
+        let received = match ready!(self.stream.poll_next_unpin(cx)) {
             // Checked as UTF-8 by tungstenite: the message is read as the text it is.
-            Some(Ok(Message::Text(text))) => Received::Message(Incoming::Text(text)),
-            Some(Ok(Message::Binary(bytes))) => Received::Message(bytes.into()),
+            Some(Ok(Message::Text(text))) => {
+                return Poll::Ready(Received::Message(Incoming::Text(text)));
+            }
+            Some(Ok(Message::Binary(bytes))) => {
+                return Poll::Ready(Received::Message(bytes.into()));
+            }
+            // A ping's pong is tungstenite's to send.
             Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => Received::Signal,
             Some(Ok(Message::Close(_))) | None => Received::Closed,
             Some(Err(error)) => {
@@ -257,7 +382,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
                 self.close = close_frame(&error);
                 Received::Closed
             }
-        })
+        };
+        self.owed = true;
+        if matches!(received, Received::Closed) {
+            self.open = false;
+        }
+        Poll::Ready(received)
     }
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -266,19 +396,51 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
             .map_err(io::Error::other)
     }
 
-    fn send(&mut self, message: Bytes) -> io::Result<()> {
+    fn send(&mut self, message: Outgoing) -> io::Result<()> {
+        self.owed = true;
         Pin::new(&mut self.stream)
-            .start_send(text_or_binary(message))
+            .start_send(text_or_binary(message.into_bytes()))
             .map_err(io::Error::other)
+    }
+
+    /// Framed here and written straight to the stream, on a server's side (see
+    /// [`Hooks::direct`]); else through tungstenite, written through to the stream at
+    /// once when nothing is gathered before it. Either way the flush that follows has
+    /// nothing to write, and no gathering buffer is taken and given back for this one
+    /// message.
+    fn send_alone(&mut self, message: Outgoing) -> io::Result<()> {
+        let message = match (self.hooks.direct, message) {
+            // Only one the direct write can take (under the gathering buffer's size):
+            // framing another here would move its bytes for nothing.
+            (Some(direct), Outgoing::Made(answer))
+                if self.open && answer.len() + MAX_HEADER < writing::WRITE_BUFFER =>
+            {
+                match direct(self.stream.get_mut(), framed(answer))? {
+                    None => return Ok(()),
+                    // Not taken: the answer goes through tungstenite after all.
+                    Some(frame) => Outgoing::Made(unframed(frame)),
+                }
+            }
+            (_, message) => message,
+        };
+        (self.hooks.through)(self.stream.get_mut(), true);
+        let sent = self.send(message);
+        (self.hooks.through)(self.stream.get_mut(), false);
+        sent
     }
 
     fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream)
-            .poll_flush(cx)
-            .map_err(io::Error::other)
+        if !self.owed {
+            return Pin::new(self.stream.get_mut()).poll_flush(cx);
+        }
+        ready!(Pin::new(&mut self.stream).poll_flush(cx)).map_err(io::Error::other)?;
+        self.owed = false;
+        Poll::Ready(Ok(()))
     }
 
     fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        self.open = false;
+        self.owed = true;
         if let Some(frame) = self.close.take() {
             // Queued by tungstenite, and sent by the close below.
             let _ = Pin::new(&mut self.stream).start_send(Message::Close(Some(frame)));
@@ -301,6 +463,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
     }
 
     fn ping(&mut self) -> io::Result<()> {
+        self.owed = true;
         Pin::new(&mut self.stream)
             .start_send(Message::Ping(Bytes::new()))
             .map_err(io::Error::other)
@@ -343,6 +506,47 @@ mod tests {
         ];
         for bytes in binaries {
             assert_eq!(sent(&bytes), OpCode::Data(OpData::Binary), "{bytes:?}");
+        }
+    }
+
+    /// The header written here for a server's frame is the one tungstenite writes, at
+    /// every length boundary of RFC 6455's three length encodings.
+    #[test]
+    fn frame_headers_are_tungstenites() {
+        for len in [0, 1, 125, 126, 127, 4000, 0xffff, 0x1_0000, 200_000] {
+            for (text, data) in [(true, OpData::Text), (false, OpData::Binary)] {
+                let mut theirs = Vec::new();
+                Frame::message(vec![b'x'; len], OpCode::Data(data), true)
+                    .format(&mut theirs)
+                    .unwrap();
+                let (header, used) = frame_header(text, len);
+                assert_eq!(
+                    header[..used],
+                    theirs[..theirs.len() - len],
+                    "{len}, {text}"
+                );
+            }
+        }
+        // A whole answer framed in its own vector is tungstenite's frame of it, and
+        // unframed it is the answer again.
+        let answers: [&[u8]; 4] = [
+            b"{}",
+            "{\"é\":1}".as_bytes(),
+            &[b'{', 0xff, b'}'],
+            &[b'x'; 300],
+        ];
+        for answer in answers {
+            let data = match std::str::from_utf8(answer) {
+                Ok(_) => OpData::Text,
+                Err(_) => OpData::Binary,
+            };
+            let mut theirs = Vec::new();
+            Frame::message(answer.to_vec(), OpCode::Data(data), true)
+                .format(&mut theirs)
+                .unwrap();
+            let frame = framed(answer.to_vec());
+            assert_eq!(frame.bytes, theirs);
+            assert_eq!(unframed(frame), answer);
         }
     }
 }

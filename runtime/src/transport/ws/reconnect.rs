@@ -1,6 +1,6 @@
 //! A WebSocket client that reconnects.
 
-use super::{Settings, Socket, client_request, config, dial};
+use super::{Hooks, Settings, Socket, client_request, config, dial};
 use crate::client::{Client, TransportError};
 use crate::transport::peer::{Builder, reconnecting};
 pub use crate::transport::peer::{ConnectionState, Reconnect};
@@ -99,7 +99,7 @@ impl Reconnecting {
                 let stream = dial::open(&target, request, config, &settings)
                     .await
                     .map_err(io::Error::other)?;
-                Ok(Socket::new(stream, &settings))
+                Ok(Socket::new(stream, &settings, Hooks::buffered(false)))
             }
         };
         Ok(reconnecting(builder, policy, connect))

@@ -184,7 +184,7 @@ where
     let stream = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
     builder
         .accepted_on(crate::metrics::Transport::Ws)
-        .websocket(stream, settings)
+        .websocket_buffered(stream, settings, true)
 }
 
 /// Serves `peer` until it closes, or until the server it came on (under
