@@ -12,6 +12,39 @@
 //! They save generated text (an enum and its impls are written as one table of its
 //! variants, codes and messages instead of the enum and six impls of about sixty formatted
 //! lines), not compile work: the compiler expands them to the same items.
+//!
+//! `__document!` is what a generated `DOCUMENT` is made with from the file beside the
+//! module: it saves compile work (see its docs).
+
+/// The document a generated module answers on `rpc.discover`, from the file beside the
+/// module: `DOCUMENT = document!("petstore.discover.json")`, the file's text
+/// (`include_str!`, the path relative to the module's file as for `include_str!`).
+///
+/// It is the value of a call ([`document_text`]) rather than the `include_str!` itself:
+/// a `const` whose value is a literal is written into the crate's metadata as that
+/// literal printed again, which for a 2 MB document costs about 100 million compiler
+/// instructions (1 % of compiling the execution APIs' module: BENCHMARKS.md, "Issue 30:
+/// D09's compile cost"); the value of a call is not printed. A macro keeps the generated
+/// line as short as the bare `include_str!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __document {
+    ($file:literal) => {
+        $crate::__private::document_text(::std::include_str!($file))
+    };
+}
+
+/// `text`, unchanged: what `__document!` makes a generated
+/// `DOCUMENT` with (see there why).
+///
+/// ```
+/// const DOCUMENT: &str = rpcsmith::__private::document_text(r#"{"openrpc":"1.3.2"}"#);
+/// assert_eq!(DOCUMENT, r#"{"openrpc":"1.3.2"}"#);
+/// ```
+#[must_use]
+pub const fn document_text(text: &'static str) -> &'static str {
+    text
+}
 
 /// Defines and implements a method's error enum (see the module docs).
 ///
@@ -48,9 +81,76 @@
 /// assert!(DivideError::from_object(ErrorObject::new(3, "other")).is_err());
 /// assert_eq!(DivideError::Busy.message(), " busy\n");
 /// ```
+///
+/// An enum none of whose variants carries `data` (most are) is written by a rule of its
+/// own, with the same items and behaviour:
+///
+/// ```
+/// rpcsmith::__private::declared_errors!(LookupError for "lookup" {
+///     Missing { code = 4444, message = "Pruned history unavailable" },
+///     Gone { code = -32001, message = "Resource not found" },
+/// });
+///
+/// use rpcsmith::client::DeclaredError as _;
+/// use rpcsmith::protocol::ErrorObject;
+/// use rpcsmith::server::Failure;
+///
+/// let object = ErrorObject::from(LookupError::Gone);
+/// assert_eq!((object.code, &*object.message, object.data.is_none()), (-32001, "Resource not found", true));
+/// assert_eq!(LookupError::from_object(object), Ok(LookupError::Gone));
+/// assert_eq!(LookupError::Missing.to_string(), "Pruned history unavailable (code 4444)");
+/// assert!(LookupError::from_object(ErrorObject::new(3, "other")).is_err());
+/// assert!(matches!(Failure::from(LookupError::Missing), Failure::Declared(LookupError::Missing)));
+/// ```
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __declared_errors {
+    // No variant carries `data` (the common case): the conversion into an error object
+    // is one call, and no variant needs the rules for data below (each rule applied is
+    // one more expansion per variant: BENCHMARKS.md, "Issue 30: D09's compile cost").
+    (
+        $name:ident for $method:literal {
+            $(
+                $variant:ident {
+                    code = $code:literal,
+                    message = $message:literal
+                    $(, doc = $doc:literal)?
+                    $(,)?
+                }
+            ),+
+            $(,)?
+        }
+    ) => {
+        #[doc = ::std::concat!(" The errors `", $method, "` declares.")]
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum $name {
+            $(
+                #[doc = $crate::__declared_errors!(@doc $code, $message, [$($doc)?])]
+                $variant,
+            )+
+        }
+
+        $crate::__declared_errors!(@common $name { $($variant = $code, $message;)+ });
+
+        impl $crate::client::DeclaredError for $name {
+            #[inline]
+            fn from_object(
+                error: $crate::protocol::ErrorObject,
+            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
+                match error.code {
+                    $( $code => ::std::result::Result::Ok(Self::$variant), )+
+                    _ => ::std::result::Result::Err(error),
+                }
+            }
+        }
+
+        impl ::std::convert::From<$name> for $crate::protocol::ErrorObject {
+            #[inline]
+            fn from(error: $name) -> Self {
+                $crate::protocol::ErrorObject::new(error.code(), error.message())
+            }
+        }
+    };
     (
         $name:ident for $method:literal {
             $(
@@ -74,6 +174,34 @@ macro_rules! __declared_errors {
             )+
         }
 
+        $crate::__declared_errors!(@common $name { $($variant = $code, $message;)+ });
+
+        impl $crate::client::DeclaredError for $name {
+            #[inline]
+            fn from_object(
+                error: $crate::protocol::ErrorObject,
+            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
+                match error.code {
+                    $( $code => $crate::__declared_errors!(@decode error $variant $($data)?), )+
+                    _ => ::std::result::Result::Err(error),
+                }
+            }
+        }
+
+        impl ::std::convert::From<$name> for $crate::protocol::ErrorObject {
+            #[inline]
+            fn from(error: $name) -> Self {
+                match error {
+                    $( $crate::__declared_errors!(@pattern $name $variant data $($data)?) =>
+                        $crate::__declared_errors!(@object $code, $message, data $($data)?), )+
+                }
+            }
+        }
+
+    };
+    // What both forms write: `code()`, `message()`, `Display`, `Error`, and the
+    // conversion into a handler's `Failure`.
+    (@common $name:ident { $($variant:ident = $code:literal, $message:literal;)+ }) => {
         impl $name {
             #[doc = " The error's code."]
             #[inline]
@@ -100,28 +228,6 @@ macro_rules! __declared_errors {
         }
 
         impl ::std::error::Error for $name {}
-
-        impl $crate::client::DeclaredError for $name {
-            #[inline]
-            fn from_object(
-                error: $crate::protocol::ErrorObject,
-            ) -> ::std::result::Result<Self, $crate::protocol::ErrorObject> {
-                match error.code {
-                    $( $code => $crate::__declared_errors!(@decode error $variant $($data)?), )+
-                    _ => ::std::result::Result::Err(error),
-                }
-            }
-        }
-
-        impl ::std::convert::From<$name> for $crate::protocol::ErrorObject {
-            #[inline]
-            fn from(error: $name) -> Self {
-                match error {
-                    $( $crate::__declared_errors!(@pattern $name $variant data $($data)?) =>
-                        $crate::__declared_errors!(@object $code, $message, data $($data)?), )+
-                }
-            }
-        }
 
         impl ::std::convert::From<$name> for $crate::server::Failure<$name> {
             #[inline]

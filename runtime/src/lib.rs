@@ -52,6 +52,7 @@ pub mod __private {
     pub use crate::__arm as arm;
     pub use crate::__declared_errors as declared_errors;
     pub use crate::__decode_params as decode_params;
+    pub use crate::__document as document;
     pub use crate::__generated_module as generated_module;
     pub use crate::__object as object;
     pub use crate::__serialize_by_position as serialize_by_position;
@@ -60,8 +61,9 @@ pub mod __private {
     pub use crate::client::{
         Batch, Client, DeclaredError, Error, Handle, Replies, Subscription, SubscriptionError,
     };
+    pub use crate::declared::document_text;
     pub use crate::protocol::constraint::{
-        Format, Pattern, Rules, Validate, Violation, member, param, whole,
+        Format, Pattern, Rules, Validate, Violation, first_violation, member, param, whole,
     };
     pub use crate::protocol::mismatch::{Places, untagged};
     pub use crate::protocol::object::{Members, optional, present, required, unknown_member};

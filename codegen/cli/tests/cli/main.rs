@@ -130,7 +130,7 @@ fn generate_writes_a_file_only_when_it_changes() {
     let beside = dir.path().join("api.discover.json");
     let document = std::fs::read_to_string(&beside).unwrap();
     serde_json::from_str::<serde_json::Value>(&document).expect("the document is JSON");
-    let include = "::std::include_str!(\"api.discover.json\")";
+    let include = "__rt::document!(\"api.discover.json\")";
     assert!(written.contains(include), "{written}");
     let stdout = rpcsmith(&["generate", &fixture("pets.json"), "-I", &fixture("include")]);
     assert_eq!(

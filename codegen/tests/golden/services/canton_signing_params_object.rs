@@ -769,9 +769,7 @@ pub trait WalletJsonRpcSigningApiServer: Send + Sync + 'static {
     > + Send;
 }
 /// The OpenRPC document of Wallet JSON-RPC Signing API, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!(
-    "canton_signing_params_object.discover.json"
-);
+pub const DOCUMENT: &str = __rt::document!("canton_signing_params_object.discover.json");
 /// Routes calls to a `WalletJsonRpcSigningApiServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct WalletJsonRpcSigningApiDispatcher<S> {

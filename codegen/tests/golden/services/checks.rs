@@ -371,7 +371,7 @@ pub trait ChecksServer: Send + Sync + 'static {
     > + Send;
 }
 /// The OpenRPC document of Checks, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("checks.discover.json");
+pub const DOCUMENT: &str = __rt::document!("checks.discover.json");
 /// Routes calls to a `ChecksServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct ChecksDispatcher<S> {

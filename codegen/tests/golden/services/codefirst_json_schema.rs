@@ -1073,7 +1073,7 @@ pub trait CodefirstServer: Send + Sync + 'static {
     ) -> impl ::std::future::Future<Output = ()> + Send;
 }
 /// The OpenRPC document of Codefirst, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("codefirst_json_schema.discover.json");
+pub const DOCUMENT: &str = __rt::document!("codefirst_json_schema.discover.json");
 /// Routes calls to a `CodefirstServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct CodefirstDispatcher<S> {

@@ -449,7 +449,7 @@ pub trait FeaturesServer: Send + Sync + 'static {
     ) -> impl ::std::future::Future<Output = Result<New2Result, __rt::Failure>> + Send;
 }
 /// The OpenRPC document of Features, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("features.discover.json");
+pub const DOCUMENT: &str = __rt::document!("features.discover.json");
 /// Routes calls to a `FeaturesServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct FeaturesDispatcher<S> {

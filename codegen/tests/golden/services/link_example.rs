@@ -426,7 +426,7 @@ pub trait LinksServer: Send + Sync + 'static {
     > + Send;
 }
 /// The OpenRPC document of Links, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("link_example.discover.json");
+pub const DOCUMENT: &str = __rt::document!("link_example.discover.json");
 /// Routes calls to a `LinksServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct LinksDispatcher<S> {

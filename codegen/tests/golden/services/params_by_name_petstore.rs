@@ -174,7 +174,7 @@ pub trait PetstoreByNameServer: Send + Sync + 'static {
     ) -> impl ::std::future::Future<Output = Result<GetPetResult, __rt::Failure>> + Send;
 }
 /// The OpenRPC document of Petstore By Name, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("params_by_name_petstore.discover.json");
+pub const DOCUMENT: &str = __rt::document!("params_by_name_petstore.discover.json");
 /// Routes calls to a `PetstoreByNameServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct PetstoreByNameDispatcher<S> {

@@ -3966,7 +3966,7 @@ pub trait McpServer: Send + Sync + 'static {
     ) -> impl ::std::future::Future<Output = ()> + Send;
 }
 /// The OpenRPC document of Mcp, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("schemas_mcp.discover.json");
+pub const DOCUMENT: &str = __rt::document!("schemas_mcp.discover.json");
 /// Routes calls to a `McpServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct McpDispatcher<S> {

@@ -299,7 +299,7 @@ pub trait PetstoreServer: Send + Sync + 'static {
     ) -> impl ::std::future::Future<Output = ()> + Send;
 }
 /// The OpenRPC document of Petstore, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("schemas_petstore.discover.json");
+pub const DOCUMENT: &str = __rt::document!("schemas_petstore.discover.json");
 /// Routes calls to a `PetstoreServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct PetstoreDispatcher<S> {

@@ -154,7 +154,7 @@ pub trait SimpleMathServer: Send + Sync + 'static {
     > + Send;
 }
 /// The OpenRPC document of Simple Math, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("simple_math.discover.json");
+pub const DOCUMENT: &str = __rt::document!("simple_math.discover.json");
 /// Routes calls to a `SimpleMathServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct SimpleMathDispatcher<S> {

@@ -2518,7 +2518,7 @@ pub trait StarkNetTraceApiServer: Send + Sync + 'static {
     > + Send;
 }
 /// The OpenRPC document of StarkNet Trace API, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("starknet_trace_v0_6.discover.json");
+pub const DOCUMENT: &str = __rt::document!("starknet_trace_v0_6.discover.json");
 /// Routes calls to a `StarkNetTraceApiServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct StarkNetTraceApiDispatcher<S> {

@@ -772,7 +772,7 @@ pub trait StdNamesServer: Send + Sync + 'static {
     ) -> impl ::std::future::Future<Output = Result<WrapResult, __rt::Failure>> + Send;
 }
 /// The OpenRPC document of Std names, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("std_names.discover.json");
+pub const DOCUMENT: &str = __rt::document!("std_names.discover.json");
 /// Routes calls to a `StdNamesServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct StdNamesDispatcher<S> {

@@ -323,7 +323,7 @@ pub trait StreamsServer: Send + Sync + 'static {
     ) -> impl ::std::future::Future<Output = Result<PingResult, __rt::Failure>> + Send;
 }
 /// The OpenRPC document of Streams, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("streams.discover.json");
+pub const DOCUMENT: &str = __rt::document!("streams.discover.json");
 /// Routes calls to a `StreamsServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct StreamsDispatcher<S> {

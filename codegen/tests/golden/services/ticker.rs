@@ -206,7 +206,7 @@ pub trait TickerServer: Send + Sync + 'static {
     > + Send;
 }
 /// The OpenRPC document of Ticker, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("ticker.discover.json");
+pub const DOCUMENT: &str = __rt::document!("ticker.discover.json");
 /// Routes calls to a `TickerServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct TickerDispatcher<S> {

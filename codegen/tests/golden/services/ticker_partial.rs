@@ -221,7 +221,7 @@ pub trait TickerServer: Send + Sync + 'static {
     }
 }
 /// The OpenRPC document of Ticker, answered on `rpc.discover`.
-pub const DOCUMENT: &str = ::std::include_str!("ticker_partial.discover.json");
+pub const DOCUMENT: &str = __rt::document!("ticker_partial.discover.json");
 /// Routes calls to a `TickerServer`: decodes each call's params straight into typed
 /// arguments and encodes its result. Serve it with `rpcsmith::server::Server::new`.
 pub struct TickerDispatcher<S> {

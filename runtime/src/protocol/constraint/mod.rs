@@ -487,9 +487,32 @@ pub fn whole<T: Serialize + ?Sized>(value: &T, rules: &Rules<'_>) -> Result<(), 
     check::whole(value, rules)
 }
 
+/// The first [`Violation`] of `checks`, in order: what a generated `Validate` returns
+/// from its list of checks (`__validate!`).
+///
+/// Every check is made before this is called (they are independent and have no
+/// effects; on a value that passes, every one is made anyway): the same answer as a
+/// `?` after each, but one expression for the compiler to check instead of a `?` (a
+/// `match`, a trait call and a return) per check, which cost a module of 86 such impls
+/// about 160 million compiler instructions (BENCHMARKS.md, "Issue 30: D09's compile
+/// cost").
+///
+/// # Errors
+///
+/// The first violation of `checks`.
+#[inline]
+pub fn first_violation<const N: usize>(
+    checks: [Result<(), Violation>; N],
+) -> Result<(), Violation> {
+    for check in checks {
+        check?;
+    }
+    Ok(())
+}
+
 /// Implements [`Validate`] on a generated type whose check is a straight list of calls
 /// (no match on an enum's variants), the calls made in the order listed, the first
-/// [`Violation`] returned:
+/// [`Violation`] returned ([`first_violation`]):
 ///
 /// - a method's params struct: `param(field, "name", RULES)` per checked param
 ///   ([`param`]: the field against `RULES`, a violation naming the param); the rules the
@@ -541,11 +564,12 @@ macro_rules! __validate {
                 &self,
                 rules: &$crate::__private::Rules<'_>,
             ) -> ::std::result::Result<(), $crate::__private::Violation> {
-                $crate::__private::whole(self, rules)?;
-                $( $crate::__private::whole(self, &$own)?; )?
-                $( $crate::__private::member(&self.$member, $key, &$member_rules)?; )*
-                $( $crate::__private::Validate::validate(&self.$part, &$part_rules)?; )*
-                ::std::result::Result::Ok(())
+                $crate::__private::first_violation([
+                    $crate::__private::whole(self, rules),
+                    $( $crate::__private::whole(self, &$own), )?
+                    $( $crate::__private::member(&self.$member, $key, &$member_rules), )*
+                    $( $crate::__private::Validate::validate(&self.$part, &$part_rules), )*
+                ])
             }
         }
     };
@@ -556,8 +580,9 @@ macro_rules! __validate {
                 &self,
                 _: &$crate::__private::Rules<'_>,
             ) -> ::std::result::Result<(), $crate::__private::Violation> {
-                $( $crate::__private::param(&self.$field, $param, &$rules)?; )+
-                ::std::result::Result::Ok(())
+                $crate::__private::first_violation([
+                    $( $crate::__private::param(&self.$field, $param, &$rules), )+
+                ])
             }
         }
     };
