@@ -22,6 +22,7 @@ pub mod client;
 mod declared;
 #[cfg(feature = "schemars")]
 pub mod describe;
+mod document;
 #[cfg(feature = "broker")]
 pub mod fanout;
 pub mod guide;
@@ -61,7 +62,7 @@ pub mod __private {
     pub use crate::client::{
         Batch, Client, DeclaredError, Error, Handle, Replies, Subscription, SubscriptionError,
     };
-    pub use crate::declared::document_text;
+    pub use crate::document::document_text;
     pub use crate::protocol::constraint::{
         Format, Pattern, Rules, Validate, Violation, first_violation, member, param, whole,
     };

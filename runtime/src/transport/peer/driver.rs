@@ -250,21 +250,8 @@ impl<W: Wire> Driver<W> {
         let mut took = false;
         let mut queued = false;
         loop {
-            let mut from_queue = false;
-            if self.held.is_none() {
-                self.held = self.answers.pop();
-            }
-            if self.held.is_none() && !self.queue_done {
-                match self.poll_queue(cx) {
-                    Poll::Ready(Some(message)) => {
-                        self.held = Some(Outgoing::Shared(message));
-                        queued = true;
-                        from_queue = true;
-                    }
-                    Poll::Ready(None) => self.queue_done = true,
-                    Poll::Pending => {}
-                }
-            }
+            let from_queue = self.hold_next(cx);
+            queued |= from_queue;
             let ping = self.keep_alive.as_ref().is_some_and(|k| k.ping);
             if self.held.is_none() && !ping {
                 break;
@@ -297,6 +284,34 @@ impl<W: Wire> Driver<W> {
             self.unflushed = true;
             took = true;
         }
+        self.flush(cx, queued, took)
+    }
+
+    /// Holds the next message to write: an answer first, else what the queue gives.
+    /// Whether it came from the queue.
+    fn hold_next(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.held.is_none() {
+            self.held = self.answers.pop();
+        }
+        if self.held.is_some() || self.queue_done {
+            return false;
+        }
+        match self.poll_queue(cx) {
+            Poll::Ready(Some(message)) => {
+                self.held = Some(Outgoing::Shared(message));
+                true
+            }
+            Poll::Ready(None) => {
+                self.queue_done = true;
+                false
+            }
+            Poll::Pending => false,
+        }
+    }
+
+    /// Flushes what was written, or defers the flush when the queue gave some of it
+    /// (`queued`); `took`: whether the stream took something already. Whether it did.
+    fn flush(&mut self, cx: &mut Context<'_>, queued: bool, mut took: bool) -> io::Result<bool> {
         if self.unflushed && queued && !self.deferred {
             // What the queue gave (pushes, calls answered in tasks, this side's calls)
             // is flushed after the other tasks had their turn: what they queue for this
