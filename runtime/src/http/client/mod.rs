@@ -178,7 +178,10 @@ impl Client {
         if let Some(streams) = &shared.streams {
             self.follow_session(streams, &response, session.is_some());
             if status.is_success() && reader::is_event_stream(&response) {
-                return reader::read_post(self, streams, response, lease)
+                // Boxed: the event-stream reader's state would otherwise be part of
+                // every exchange's future, which the transport boxes (issue 30: the
+                // plain JSON exchange paid for its size in each allocation and copy).
+                return Box::pin(reader::read_post(self, streams, response, lease))
                     .await
                     .map(Outcome::Delivered);
             }
