@@ -88,16 +88,9 @@ macro_rules! __declared_errors {
             $(,)?
         }
     ) => {
-        #[doc = ::std::concat!(" The errors `", $method, "` declares.")]
-        #[derive(Debug, Clone, PartialEq)]
-        pub enum $name {
-            $(
-                #[doc = $crate::__declared_errors!(@doc $code, $message, [$($doc)?])]
-                $variant,
-            )+
-        }
-
-        $crate::__declared_errors!(@common $name { $($variant = $code, $message;)+ });
+        $crate::__declared_errors!(@common $name for $method {
+            $($variant = $code, $message, [$($doc)?];)+
+        });
 
         impl $crate::client::DeclaredError for $name {
             #[inline]
@@ -132,16 +125,9 @@ macro_rules! __declared_errors {
             $(,)?
         }
     ) => {
-        #[doc = ::std::concat!(" The errors `", $method, "` declares.")]
-        #[derive(Debug, Clone, PartialEq)]
-        pub enum $name {
-            $(
-                #[doc = $crate::__declared_errors!(@doc $code, $message, [$($doc)?] $($data)?)]
-                $variant $(($data))?,
-            )+
-        }
-
-        $crate::__declared_errors!(@common $name { $($variant = $code, $message;)+ });
+        $crate::__declared_errors!(@common $name for $method {
+            $($variant = $code, $message, [$($doc)?] $($data)?;)+
+        });
 
         impl $crate::client::DeclaredError for $name {
             #[inline]
@@ -166,9 +152,20 @@ macro_rules! __declared_errors {
         }
 
     };
-    // What both forms write: `code()`, `message()`, `Display`, `Error`, and the
-    // conversion into a handler's `Failure`.
-    (@common $name:ident { $($variant:ident = $code:literal, $message:literal;)+ }) => {
+    // What both forms write, in one expansion per enum: the enum, `code()`, `message()`,
+    // `Display`, `Error`, and the conversion into a handler's `Failure`.
+    (@common $name:ident for $method:literal {
+        $($variant:ident = $code:literal, $message:literal, [$($doc:literal)?] $($data:ty)?;)+
+    }) => {
+        #[doc = ::std::concat!(" The errors `", $method, "` declares.")]
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum $name {
+            $(
+                #[doc = $crate::__declared_errors!(@doc $code, $message, [$($doc)?] $($data)?)]
+                $variant $(($data))?,
+            )+
+        }
+
         impl $name {
             #[doc = " The error's code."]
             #[inline]
