@@ -69,7 +69,7 @@ pub mod __private {
     pub use crate::protocol::mismatch::{Places, untagged};
     pub use crate::protocol::object::{Members, optional, present, required, unknown_member};
     pub use crate::protocol::{ErrorObject, Feed};
-    pub use crate::server::arm::{checked, handle, notice, noticed, open};
+    pub use crate::server::arm::{checked, handle, noticed, open};
     pub use crate::server::failure::answer;
     pub use crate::server::params::{CallParams, Site, Structure, check, decode, decode_whole};
     pub use crate::server::{

@@ -43,21 +43,9 @@ where
     }
 }
 
-/// Like [`handle`], for a notification: its handler answers nothing, and its future
-/// (as `__arm!` writes it) answers `null` with [`noticed`].
-#[inline]
-pub fn notice<S, P, F>(
-    server: &Arc<S>,
-    params: Result<P, ErrorObject>,
-    handler: impl FnOnce(Arc<S>, P) -> F,
-) -> Reply
-where
-    F: Future<Output = CallResult> + Send + 'static,
-{
-    handle(server, params, handler)
-}
-
-/// What a notification's handler answers: `null` (the engine sends nothing).
+/// What a notification's handler answers: `null` (the engine sends nothing). `__arm!`
+/// runs a notification through [`handle`] with this in place of
+/// [`answer`](super::failure::answer).
 #[inline]
 pub fn noticed((): ()) -> CallResult {
     super::encode(&())
@@ -94,7 +82,7 @@ pub fn checked<P: Validate>(params: P) -> Result<P, ErrorObject> {
     check(&params).map(|()| params)
 }
 
-/// One arm of a generated dispatcher: the call of [`handle`], [`notice`] or [`open`] that
+/// One arm of a generated dispatcher: the call of [`handle`] or [`open`] that
 /// decodes the params and runs the handler on them.
 ///
 /// ```text
@@ -206,21 +194,22 @@ macro_rules! __arm {
         $self:ident, $cx:ident, $params:ident, $server:ident,
         notification $handler:ident($($field:ident),*) from $ty:ident $($checked:ident)?
     ) => {
-        $crate::__arm!(@run notice noticed $self, $cx, $params, $server, $handler($($field),*) $ty $($checked)?)
+        $crate::__arm!(@run noticed $self, $cx, $params, $server, $handler($($field),*) $ty $($checked)?)
     };
     // A call: the common arm, with no word for its kind.
     (
         $self:ident, $cx:ident, $params:ident, $server:ident,
         $handler:ident($($field:ident),*) from $ty:ident $($checked:ident)?
     ) => {
-        $crate::__arm!(@run handle answer $self, $cx, $params, $server, $handler($($field),*) $ty $($checked)?)
+        $crate::__arm!(@run answer $self, $cx, $params, $server, $handler($($field),*) $ty $($checked)?)
     };
-    // `handle` or `notice`.
+    // A call or a notification: `handle`, its future finishing the handler's result
+    // with `answer` (a call) or `noticed` (a notification).
     (
-        @run $function:ident $finish:ident $self:ident, $cx:ident, $params:ident, $server:ident,
+        @run $finish:ident $self:ident, $cx:ident, $params:ident, $server:ident,
         $handler:ident($($field:ident),*) $ty:ident $($checked:ident)?
     ) => {
-        $crate::__private::$function(
+        $crate::__private::handle(
             &$self.server,
             $crate::__arm!(@decode $params $ty $($checked)?; $($field)*),
             move |server, $crate::__arm!(@bind p $($field)*)| async move {
@@ -278,7 +267,7 @@ mod tests {
             ))))
         });
         assert_eq!(declared.into_future().await.unwrap_err().code, 7);
-        let noticed = notice(&server, Ok(()), |_, ()| async { noticed(()) });
+        let noticed = handle(&server, Ok(()), |_, ()| async { noticed(()) });
         assert_eq!(noticed.into_future().await.unwrap().json(), "null");
     }
 
