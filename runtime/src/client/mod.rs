@@ -229,6 +229,7 @@ impl Client {
     /// ([`with_timeout`](Self::with_timeout)), else the method's own, else the client's;
     /// and whether it was chosen for this call (the first two), in which case the call's
     /// deadline goes with it ([`protocol::deadline`](crate::protocol::deadline)).
+    #[inline]
     fn timeout_of(&self, method: &str) -> (Duration, bool) {
         if self.per_call {
             return (self.timeout, self.shared.deadlines);
@@ -457,6 +458,7 @@ impl Client {
 
 /// What the transport is told of call `id` of `method`: always under a `deadline` (its
 /// expiry travels with it), otherwise only when middleware may read it.
+#[inline]
 fn call_carries(shared: &Shared, method: &str, id: u64, deadline: bool) -> Option<Carries> {
     let call = || Carries::Call {
         method: method.into(),

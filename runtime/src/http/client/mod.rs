@@ -192,7 +192,7 @@ impl Client {
             }
         }
         let is_json = is_json(response.headers());
-        let body = read_body(response, shared.max_response_size).await?;
+        let body = read_body(response.into_body(), shared.max_response_size).await?;
         // Read whole: the connection can carry the next exchange.
         lease.release();
         if let Some(streams) = &shared.streams
@@ -234,7 +234,7 @@ impl Client {
             .await?;
         let status = response.status();
         let is_json = is_json(response.headers());
-        let body = read_body(response, shared.max_response_size).await?;
+        let body = read_body(response.into_body(), shared.max_response_size).await?;
         // Read whole: the connection can carry the next exchange.
         lease.release();
         reply(status, is_json, body)
@@ -291,21 +291,20 @@ fn challenge(response: &Response<Incoming>) -> Option<String> {
     Some(challenge)
 }
 
-/// A whole response body, at most `max` bytes.
-async fn read_body(response: Response<Incoming>, max: usize) -> Result<Bytes, TransportError> {
-    body::read(response.into_body(), max)
-        .await
-        .map_err(|error| match error {
-            ReadError::TooLarge => TransportError::new(
-                TransportErrorKind::Io,
-                "the HTTP response body is over the size limit",
-            ),
-            ReadError::Body(error) => TransportError::with_source(
-                TransportErrorKind::Io,
-                "reading the HTTP response body failed",
-                error,
-            ),
-        })
+/// A whole response body, at most `max` bytes. The body, not the response: the
+/// exchange's future holds what this one takes (issue 30).
+async fn read_body(body: Incoming, max: usize) -> Result<Bytes, TransportError> {
+    body::read(body, max).await.map_err(|error| match error {
+        ReadError::TooLarge => TransportError::new(
+            TransportErrorKind::Io,
+            "the HTTP response body is over the size limit",
+        ),
+        ReadError::Body(error) => TransportError::with_source(
+            TransportErrorKind::Io,
+            "reading the HTTP response body failed",
+            error,
+        ),
+    })
 }
 
 /// What an exchange's status and body say.
