@@ -357,7 +357,10 @@ impl Client {
         let span = span::call(method, Some(id));
         let meter = ClientCall::start(method);
         let cite = self.cite(method);
-        async move {
+        let recorded = span.clone();
+        // Instrumented from outside: wrapping the inner call moved its whole future
+        // twice more on every call (issue 30).
+        let call = async move {
             if let Err(error) = encoded {
                 meter.finish(|| ClientOutcome::failed("encode"));
                 return Err(Error::Encode(error));
@@ -373,9 +376,8 @@ impl Client {
                     },
                     None,
                 )
-                .instrument(span.clone())
                 .await;
-            span::record(&span, &result);
+            span::record(&recorded, &result);
             let result = match result {
                 Ok(result) => result,
                 Err(failure) => {
@@ -389,7 +391,8 @@ impl Client {
                 Err(_) => ClientOutcome::failed("decode"),
             });
             decoded
-        }
+        };
+        call.instrument(span)
     }
 
     /// Sends `method` as a notification: no id, no result. `params` as in
