@@ -48,6 +48,8 @@ pub use feed::Feed;
 pub use id::{Id, IdKind};
 pub use message::{Entry, Message, Notification, Request};
 pub use mismatch::Mismatch;
+pub(crate) use fields::Top;
+pub(crate) use message::{read, refusal};
 pub(crate) use response::Members;
 pub use response::{DecodeError, Response, Responses};
 #[cfg(feature = "stream")]

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::task::{Context as TaskContext, Poll};
 
-use crate::protocol::{Entry, ErrorObject, Id, Message};
+use crate::protocol::{self, Entry, ErrorObject, Id, Message, Top};
 
 use super::batch;
 use super::call::{self, Started};
@@ -102,19 +102,32 @@ impl Future for Handling<'_> {
             this.step = Step::Done;
             return Poll::Ready(answer);
         }
-        let begun = match std::mem::replace(&mut this.step, Step::Done) {
-            Step::Start {
-                shared,
-                caller,
-                input: Input::Bytes(message),
-            } => begin(shared, caller, message, cx),
-            Step::Start {
-                shared,
-                caller,
-                input: Input::Parsed(message),
-            } => begin_parsed(shared, caller, message, cx),
-            Step::Waiting(_) | Step::Done => {
-                panic!("a message's answer was polled after it was given")
+        // Bytes, the in-process path: the step's fields are taken one by one rather than
+        // the step moved out whole (its words, just written by `Server::handle`'s caller,
+        // reloaded 16 bytes at a time: a stall, BENCHMARKS.md, "Issue 28, item 3, third
+        // round").
+        let begun = if let Step::Start {
+            shared,
+            caller,
+            input: Input::Bytes(message),
+        } = &mut this.step
+        {
+            let (shared, message, caller) = (*shared, *message, caller.take());
+            this.step = Step::Done;
+            begin(shared, caller, message, cx)
+        } else {
+            match std::mem::replace(&mut this.step, Step::Done) {
+                Step::Start {
+                    shared,
+                    caller,
+                    input,
+                } => match input {
+                    Input::Bytes(message) => begin(shared, caller, message, cx),
+                    Input::Parsed(message) => begin_parsed(shared, caller, message, cx),
+                },
+                Step::Waiting(_) | Step::Done => {
+                    panic!("a message's answer was polled after it was given")
+                }
             }
         };
         match begun {
@@ -128,6 +141,9 @@ impl Future for Handling<'_> {
 }
 
 /// The first poll: everything that can be done at once.
+///
+/// The bytes are read by [`protocol::read`] and its result matched here, not made into a
+/// [`Message`] first: the single entry is used where the parser wrote it.
 fn begin<'a>(
     shared: &'a Shared,
     caller: Caller<'a>,
@@ -138,26 +154,37 @@ fn begin<'a>(
     if message.len() > limits.max_request_size {
         return Ok(Some(error_message(&ErrorObject::request_too_large())));
     }
-    begin_parsed(
-        shared,
-        caller,
-        Message::parse_limited(message, limits.max_batch_len),
-        cx,
-    )
+    match protocol::read(message, limits.max_batch_len) {
+        Ok(Top::Single(entry)) => single(shared, caller, entry, cx),
+        Ok(Top::Batch(entries)) if entries.is_empty() => {
+            Ok(Some(error_message(&ErrorObject::invalid_request())))
+        }
+        Ok(Top::Batch(entries)) => batch(shared, caller, entries, cx),
+        Err(error) => Ok(Some(error_message(&protocol::refusal(error)))),
+    }
 }
 
-/// The first poll, once the message is read.
+/// The first poll of a message its transport has read.
 fn begin_parsed<'a>(
     shared: &'a Shared,
     caller: Caller<'a>,
     message: Result<Message<'a>, ErrorObject>,
     cx: &mut TaskContext<'_>,
 ) -> FirstPoll<'a> {
-    let entries = match message {
-        Err(error) => return Ok(Some(error_message(&error))),
-        Ok(Message::Single(entry)) => return single(shared, caller, entry, cx),
-        Ok(Message::Batch(entries)) => entries,
-    };
+    match message {
+        Err(error) => Ok(Some(error_message(&error))),
+        Ok(Message::Single(entry)) => single(shared, caller, entry, cx),
+        Ok(Message::Batch(entries)) => batch(shared, caller, entries, cx),
+    }
+}
+
+/// A batch: its calls run together, in one boxed future.
+fn batch<'a>(
+    shared: &'a Shared,
+    caller: Caller<'a>,
+    entries: Vec<Entry<'a>>,
+    cx: &mut TaskContext<'_>,
+) -> FirstPoll<'a> {
     shared.meter.batch(entries.len());
     let batch: BoxFuture<'a, _> = match caller {
         Caller::Alone(metadata) => Box::pin(async move {
@@ -225,6 +252,14 @@ fn single<'a>(
 }
 
 impl<'a> Caller<'a> {
+    /// The caller, leaving one with nothing in its place.
+    fn take(&mut self) -> Self {
+        match self {
+            Caller::Alone(metadata) => Caller::Alone(metadata.take()),
+            Caller::Counted(origin) => Caller::Counted(*origin),
+        }
+    }
+
     fn origin(&self) -> Origin<'_, 'a> {
         match self {
             Caller::Alone(metadata) => Origin {
