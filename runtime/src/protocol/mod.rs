@@ -45,11 +45,11 @@ mod write;
 pub use constraint::{Validate, Violation};
 pub use error::{ErrorObject, code};
 pub use feed::Feed;
+pub(crate) use fields::Top;
 pub use id::{Id, IdKind};
 pub use message::{Entry, Message, Notification, Request};
-pub use mismatch::Mismatch;
-pub(crate) use fields::Top;
 pub(crate) use message::{read, refusal};
+pub use mismatch::Mismatch;
 pub(crate) use response::Members;
 pub use response::{DecodeError, Response, Responses};
 #[cfg(feature = "stream")]

@@ -251,7 +251,15 @@ fn single<'a>(
     };
     let mut answered = None;
     let origin = caller.origin();
-    match call::start_into(shared, origin, method, params, id.as_ref(), cx, &mut answered) {
+    match call::start_into(
+        shared,
+        origin,
+        method,
+        params,
+        id.as_ref(),
+        cx,
+        &mut answered,
+    ) {
         None => Ok(respond(shared, id, answered)),
         Some(running) => Err(Box::pin(async move {
             let result = running.await;
