@@ -229,6 +229,7 @@ impl Client {
     /// ([`with_timeout`](Self::with_timeout)), else the method's own, else the client's;
     /// and whether it was chosen for this call (the first two), in which case the call's
     /// deadline goes with it ([`protocol::deadline`](crate::protocol::deadline)).
+    #[inline]
     fn timeout_of(&self, method: &str) -> (Duration, bool) {
         if self.per_call {
             return (self.timeout, self.shared.deadlines);
@@ -356,7 +357,10 @@ impl Client {
         let span = span::call(method, Some(id));
         let meter = ClientCall::start(method);
         let cite = self.cite(method);
-        async move {
+        let recorded = span.clone();
+        // Instrumented from outside: wrapping the inner call moved its whole future
+        // twice more on every call (issue 30).
+        let call = async move {
             if let Err(error) = encoded {
                 meter.finish(|| ClientOutcome::failed("encode"));
                 return Err(Error::Encode(error));
@@ -372,9 +376,8 @@ impl Client {
                     },
                     None,
                 )
-                .instrument(span.clone())
                 .await;
-            span::record(&span, &result);
+            span::record(&recorded, &result);
             let result = match result {
                 Ok(result) => result,
                 Err(failure) => {
@@ -388,7 +391,8 @@ impl Client {
                 Err(_) => ClientOutcome::failed("decode"),
             });
             decoded
-        }
+        };
+        call.instrument(span)
     }
 
     /// Sends `method` as a notification: no id, no result. `params` as in
@@ -457,6 +461,7 @@ impl Client {
 
 /// What the transport is told of call `id` of `method`: always under a `deadline` (its
 /// expiry travels with it), otherwise only when middleware may read it.
+#[inline]
 fn call_carries(shared: &Shared, method: &str, id: u64, deadline: bool) -> Option<Carries> {
     let call = || Carries::Call {
         method: method.into(),

@@ -20,14 +20,16 @@ mod native {
     use std::future::Future;
     use std::time::{Duration, SystemTime};
 
-    /// Runs `future` for at most `duration`.
-    pub(crate) async fn timeout<F: Future>(
+    /// Runs `future` for at most `duration`. Not `async`: a future of this function's
+    /// own would hold `future` twice, its argument and Tokio's `Timeout` (issue 30: every
+    /// call's future carried both, and each of them is copied when it moves).
+    pub(crate) fn timeout<F: Future>(
         duration: Duration,
         future: F,
-    ) -> Result<F::Output, Elapsed> {
-        tokio::time::timeout(duration, future)
-            .await
-            .map_err(|_| Elapsed)
+    ) -> impl Future<Output = Result<F::Output, Elapsed>> {
+        futures_util::FutureExt::map(tokio::time::timeout(duration, future), |result| {
+            result.map_err(|_| Elapsed)
+        })
     }
 
     /// Waits `duration`.

@@ -79,7 +79,13 @@ impl Shared {
         slot: Option<Arc<Slot>>,
     ) -> Result<Bytes, UntypedFailure> {
         if self.request_response {
-            return self.exchange(id, message, sending).await;
+            // Not through a function of its own: each layer of future keeps its own
+            // copy of the message and its `Sending` (issue 30).
+            let (ids, mut outcome) = ([id], [None]);
+            self.exchange_into(&ids, message, sending, &mut outcome)
+                .await?;
+            let [outcome] = outcome;
+            return outcome.unwrap_or(Err(UntypedFailure::Missing));
         }
         let deadline = sending.deadline();
         let Sending {
@@ -107,16 +113,6 @@ impl Shared {
             .unwrap_or(Err(UntypedFailure::Timeout))
     }
 
-    /// Sends one call over a request/response transport and reads its result from the
-    /// answer `send` returns.
-    pub(super) async fn exchange(&self, id: u64, message: Bytes, sending: Sending) -> Outcome {
-        let mut outcome = [None];
-        self.exchange_into(&[id], message, sending, &mut outcome)
-            .await?;
-        let [outcome] = outcome;
-        outcome.unwrap_or(Err(UntypedFailure::Missing))
-    }
-
     /// Sends the calls `ids` (ascending) as one message over a request/response
     /// transport, and reads the outcome of each from the answer `send` returns into
     /// `outcomes` (in the order of `ids`; `None` where the answer has none).
@@ -135,8 +131,12 @@ impl Shared {
             timeout, carries, ..
         } = sending;
         let _waiting = self.pending.waiting_inline(ids.len());
+        // Made before the timer, in the same poll as the timer would have made it: the
+        // future below then holds the boxed exchange, not a second copy of the message
+        // and what it carries (issue 30).
+        let sent = self.send(message, carries, deadline);
         let exchange = async {
-            match self.send(message, carries, deadline).await {
+            match sent.await {
                 Ok(Delivery::Answer(answer)) => route::read_answer(&answer, ids, outcomes),
                 // A request/response transport has nothing to route.
                 Ok(Delivery::NoAnswer | Delivery::Routed) => {}

@@ -28,10 +28,7 @@ pub(crate) enum Started<'a> {
 /// Starts a call: takes an in-flight slot, builds its context and span, runs the sync part
 /// (decoding params) and polls the handler once with `cx`; returns the answer, or the
 /// running call when the handler is still waiting.
-///
-/// `params` comes before `id`: the arguments are eight words, six go in registers, and a
-/// two-word `params` passed on the stack was reloaded with one 16-byte load that store
-/// forwarding cannot serve (BENCHMARKS.md, "where the per-call time went").
+#[inline]
 pub(crate) fn start<'a>(
     shared: &'a Shared,
     origin: Origin<'_, 'a>,
@@ -40,23 +37,46 @@ pub(crate) fn start<'a>(
     id: Option<&Id<'_>>,
     cx: &mut TaskContext<'_>,
 ) -> Started<'a> {
+    let mut answered = None;
+    match start_into(shared, origin, method, params, id, cx, &mut answered) {
+        Some(running) => Started::Running(running),
+        None => Started::Done(answered.unwrap_or_else(|| Err(ErrorObject::internal_error()))),
+    }
+}
+
+/// [`start`], with the answer written into `answered` when there is one at once (then
+/// `None` is returned), so that a single call's answer is written once, where it is
+/// read: returned inside [`Started`], it was written by `begin`, copied, and reloaded by
+/// the caller 16 bytes at a time (BENCHMARKS.md, "Issue 28, item 3, third round").
+///
+/// `params` comes before `id`: the arguments are eight words, six go in registers, and a
+/// two-word `params` passed on the stack was reloaded with one 16-byte load that store
+/// forwarding cannot serve (BENCHMARKS.md, "where the per-call time went").
+pub(crate) fn start_into<'a>(
+    shared: &'a Shared,
+    origin: Origin<'_, 'a>,
+    method: &'a str,
+    params: Option<&'a RawValue>,
+    id: Option<&Id<'_>>,
+    cx: &mut TaskContext<'_>,
+    answered: &mut Option<CallResult>,
+) -> Option<Running<'a>> {
     let mut meter = shared.meter.call(method);
     let Some(slot) = Slot::acquire(origin.in_flight, shared.limits.max_in_flight) else {
-        return Started::Done(metered(&mut meter, Err(ErrorObject::server_busy())));
+        return done(&mut meter, answered, Err(ErrorObject::server_busy()));
     };
     let span = tracing::debug_span!("call", method, id = id.map(Id::as_json));
     #[cfg(feature = "otel")]
     super::trace_context::adopt(&span, origin.metadata.map(|metadata| &**metadata), params);
     let deadline = super::deadline::of(origin.metadata.map(|metadata| &**metadata), params);
     if deadline.is_some_and(|deadline| deadline <= tokio::time::Instant::now()) {
-        return Started::Done(metered(&mut meter, Err(ErrorObject::deadline_exceeded())));
+        return done(&mut meter, answered, Err(ErrorObject::deadline_exceeded()));
     }
     let entered = span.enter();
-    // The answer, when the handler gave it on its first poll, is written here by `begin`;
-    // `catch_unwind` returns only the running future. It returned the answer too (about
-    // 64 bytes, written by `begin` and read back at once: a reload that store forwarding
-    // cannot serve, BENCHMARKS.md, "Issue 28, item 3, second round").
-    let mut answered = None;
+    // The answer, when the handler gave it on its first poll, is written into `answered`
+    // by `begin`; `catch_unwind` returns only the running future. It returned the answer
+    // too (about 64 bytes, written by `begin` and read back at once: a reload that store
+    // forwarding cannot serve, BENCHMARKS.md, "Issue 28, item 3, second round").
     let begun = catch_unwind(AssertUnwindSafe(|| {
         begin(
             shared,
@@ -64,7 +84,7 @@ pub(crate) fn start<'a>(
             params,
             (&origin, id, deadline),
             cx,
-            &mut answered,
+            answered,
         )
     }));
     drop(entered);
@@ -72,10 +92,11 @@ pub(crate) fn start<'a>(
         Ok(Some(future)) => future,
         // `begin` wrote the answer before it returned `None`.
         Ok(None) => {
-            let result = answered.unwrap_or_else(|| Err(ErrorObject::internal_error()));
-            return Started::Done(metered(&mut meter, result));
+            let result = answered.get_or_insert_with(|| Err(ErrorObject::internal_error()));
+            meter.finish(result.as_ref().err().map(|error| error.code));
+            return None;
         }
-        Err(_) => return Started::Done(metered(&mut meter, Err(panicked(&span)))),
+        Err(_) => return done(&mut meter, answered, Err(panicked(&span))),
     };
     let mut running = Running {
         future,
@@ -87,9 +108,19 @@ pub(crate) fn start<'a>(
         meter,
     };
     match running.poll_deadline(cx) {
-        Poll::Ready(result) => Started::Done(metered(&mut running.meter, result)),
-        Poll::Pending => Started::Running(running),
+        Poll::Ready(result) => done(&mut running.meter, answered, result),
+        Poll::Pending => Some(running),
     }
+}
+
+/// Records `result` with `meter` and writes it into `answered`: no running call.
+fn done<'a>(
+    meter: &mut CallMeter<'_>,
+    answered: &mut Option<CallResult>,
+    result: CallResult,
+) -> Option<Running<'a>> {
+    *answered = Some(metered(meter, result));
+    None
 }
 
 /// What a call's [`Context`] is made of besides its method: its origin, id and deadline.
@@ -122,7 +153,20 @@ fn begin<'a>(
         deadline,
     );
     let mut future: BoxFuture<'a, CallResult> = if shared.middleware.is_empty() {
-        match shared.endpoint.answer(method, params, context).0 {
+        let mut reply = shared.endpoint.answer(method, params, context);
+        // A handler's future is polled where the dispatcher wrote it, and moved out only
+        // if it waits: moved first, its two words (written one by one) were reloaded 16
+        // bytes at a time (BENCHMARKS.md, "Issue 28, item 3, third round").
+        if let ReplyInner::Pending(future) = &mut reply.0 {
+            return match future.as_mut().poll(cx) {
+                Poll::Ready(result) => {
+                    *answered = Some(result);
+                    None
+                }
+                Poll::Pending => Some(reply.into_future()),
+            };
+        }
+        match reply.0 {
             ReplyInner::Ready(result) => {
                 *answered = Some(result);
                 return None;

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::task::{Context as TaskContext, Poll};
 
-use crate::protocol::{Entry, ErrorObject, Id, Message};
+use crate::protocol::{self, Entry, ErrorObject, Id, Message, Top};
 
 use super::batch;
 use super::call::{self, Started};
@@ -102,23 +102,38 @@ impl Future for Handling<'_> {
             this.step = Step::Done;
             return Poll::Ready(answer);
         }
-        let begun = match std::mem::replace(&mut this.step, Step::Done) {
-            Step::Start {
-                shared,
-                caller,
-                input: Input::Bytes(message),
-            } => begin(shared, caller, message, cx),
-            Step::Start {
-                shared,
-                caller,
-                input: Input::Parsed(message),
-            } => begin_parsed(shared, caller, message, cx),
-            Step::Waiting(_) | Step::Done => {
-                panic!("a message's answer was polled after it was given")
+        // Bytes, the in-process path: the message is handled with the step's fields where
+        // they lie (the caller borrowed, taken only by a batch or a call that keeps it),
+        // rather than the step moved out whole: its words, just written by
+        // `Server::handle`'s caller, were reloaded 16 bytes at a time, a stall
+        // (BENCHMARKS.md, "Issue 28, item 3, third round").
+        let begun = if let Step::Start {
+            shared,
+            caller,
+            input: Input::Bytes(message),
+        } = &mut this.step
+        {
+            begin(shared, caller, message, cx)
+        } else {
+            match std::mem::replace(&mut this.step, Step::Done) {
+                Step::Start {
+                    shared,
+                    mut caller,
+                    input,
+                } => match input {
+                    Input::Bytes(message) => begin(shared, &mut caller, message, cx),
+                    Input::Parsed(message) => begin_parsed(shared, &mut caller, message, cx),
+                },
+                Step::Waiting(_) | Step::Done => {
+                    panic!("a message's answer was polled after it was given")
+                }
             }
         };
         match begun {
-            Ok(answer) => Poll::Ready(answer),
+            Ok(answer) => {
+                this.step = Step::Done;
+                Poll::Ready(answer)
+            }
             Err(waiting) => {
                 this.step = Step::Waiting(waiting);
                 Poll::Pending
@@ -128,9 +143,15 @@ impl Future for Handling<'_> {
 }
 
 /// The first poll: everything that can be done at once.
+///
+/// The bytes are read by [`protocol::read`] and its result matched here, not made into a
+/// [`Message`] first: the single entry is used where the parser wrote it. Inlined into
+/// the poll, as is [`single`]: called, each copied its arguments (the caller, the entry)
+/// and reloaded them 16 bytes at a time.
+#[inline(always)]
 fn begin<'a>(
     shared: &'a Shared,
-    caller: Caller<'a>,
+    caller: &mut Caller<'a>,
     message: &'a [u8],
     cx: &mut TaskContext<'_>,
 ) -> FirstPoll<'a> {
@@ -138,26 +159,37 @@ fn begin<'a>(
     if message.len() > limits.max_request_size {
         return Ok(Some(error_message(&ErrorObject::request_too_large())));
     }
-    begin_parsed(
-        shared,
-        caller,
-        Message::parse_limited(message, limits.max_batch_len),
-        cx,
-    )
+    match protocol::read(message, limits.max_batch_len) {
+        Ok(Top::Single(entry)) => single(shared, caller, entry, cx),
+        Ok(Top::Batch(entries)) if entries.is_empty() => {
+            Ok(Some(error_message(&ErrorObject::invalid_request())))
+        }
+        Ok(Top::Batch(entries)) => batch(shared, caller.take(), entries, cx),
+        Err(error) => Ok(Some(error_message(&protocol::refusal(error)))),
+    }
 }
 
-/// The first poll, once the message is read.
+/// The first poll of a message its transport has read.
 fn begin_parsed<'a>(
     shared: &'a Shared,
-    caller: Caller<'a>,
+    caller: &mut Caller<'a>,
     message: Result<Message<'a>, ErrorObject>,
     cx: &mut TaskContext<'_>,
 ) -> FirstPoll<'a> {
-    let entries = match message {
-        Err(error) => return Ok(Some(error_message(&error))),
-        Ok(Message::Single(entry)) => return single(shared, caller, entry, cx),
-        Ok(Message::Batch(entries)) => entries,
-    };
+    match message {
+        Err(error) => Ok(Some(error_message(&error))),
+        Ok(Message::Single(entry)) => single(shared, caller, entry, cx),
+        Ok(Message::Batch(entries)) => batch(shared, caller.take(), entries, cx),
+    }
+}
+
+/// A batch: its calls run together, in one boxed future.
+fn batch<'a>(
+    shared: &'a Shared,
+    caller: Caller<'a>,
+    entries: Vec<Entry<'a>>,
+    cx: &mut TaskContext<'_>,
+) -> FirstPoll<'a> {
     shared.meter.batch(entries.len());
     let batch: BoxFuture<'a, _> = match caller {
         Caller::Alone(metadata) => Box::pin(async move {
@@ -177,9 +209,10 @@ fn begin_parsed<'a>(
 }
 
 /// A single call: answered at once unless its handler waits.
+#[inline(always)]
 fn single<'a>(
     shared: &'a Shared,
-    caller: Caller<'a>,
+    caller: &mut Caller<'a>,
     entry: Entry<'a>,
     cx: &mut TaskContext<'_>,
 ) -> FirstPoll<'a> {
@@ -193,6 +226,7 @@ fn single<'a>(
         // A method name with escapes: the running call may borrow its unescaped text,
         // which must then live in the future that runs it.
         Cow::Owned(method) => {
+            let caller = caller.take();
             let owned = Box::pin(async move {
                 let origin = caller.origin();
                 let started = std::future::poll_fn(|cx| {
@@ -210,21 +244,39 @@ fn single<'a>(
                     Started::Done(result) => result,
                     Started::Running(running) => running.await,
                 };
-                respond(shared, id, result)
+                respond(shared, id, Some(result))
             });
             return poll_once(owned, cx);
         }
     };
-    match call::start(shared, caller.origin(), method, params, id.as_ref(), cx) {
-        Started::Done(result) => Ok(respond(shared, id, result)),
-        Started::Running(running) => Err(Box::pin(async move {
+    let mut answered = None;
+    let origin = caller.origin();
+    match call::start_into(
+        shared,
+        origin,
+        method,
+        params,
+        id.as_ref(),
+        cx,
+        &mut answered,
+    ) {
+        None => Ok(respond(shared, id, answered)),
+        Some(running) => Err(Box::pin(async move {
             let result = running.await;
-            respond(shared, id, result)
+            respond(shared, id, Some(result))
         })),
     }
 }
 
 impl<'a> Caller<'a> {
+    /// The caller, leaving one with nothing in its place.
+    fn take(&mut self) -> Self {
+        match self {
+            Caller::Alone(metadata) => Caller::Alone(metadata.take()),
+            Caller::Counted(origin) => Caller::Counted(*origin),
+        }
+    }
+
     fn origin(&self) -> Origin<'_, 'a> {
         match self {
             Caller::Alone(metadata) => Origin {
@@ -248,12 +300,14 @@ fn poll_once<'a>(
 }
 
 /// A single call's response: its result's buffer becomes the response when it can.
-fn respond(shared: &Shared, id: Option<Id<'_>>, result: CallResult) -> Option<Vec<u8>> {
+/// The result comes as the `Option` [`call::start_into`] wrote it into (always `Some`).
+fn respond(shared: &Shared, id: Option<Id<'_>>, result: Option<CallResult>) -> Option<Vec<u8>> {
     let id = id?;
     let max_size = shared.limits.max_response_size;
     Some(match result {
-        Ok(encoded) if encoded.len() <= max_size => encoded.into_response(&id),
-        _ => {
+        Some(Ok(encoded)) if encoded.len() <= max_size => encoded.into_response(&id),
+        result => {
+            let result = result.unwrap_or_else(|| Err(ErrorObject::internal_error()));
             let mut out = Vec::with_capacity(96);
             write_response(&mut out, &id, &result, max_size);
             out

@@ -66,10 +66,7 @@ impl Drop for GiveUp {
         runtime.spawn(async move {
             // One by one: a session of MCP 2025-06-18 or later takes no batch.
             for notification in notifications {
-                if let Err(error) = client
-                    .exchange(notification, ::http::HeaderMap::new())
-                    .await
-                {
+                if let Err(error) = client.exchange(notification, None).await {
                     tracing::debug!(%error, "a cancellation could not be posted");
                 }
             }
@@ -124,12 +121,12 @@ impl Client {
     pub(super) async fn exchange(
         &self,
         message: Bytes,
-        extra: HeaderMap,
+        extra: Option<HeaderMap>,
     ) -> Result<Delivery, TransportError> {
         let in_session =
             (self.shared.streams.as_ref()).is_some_and(|streams| streams.session().is_some());
         let mut give_up = GiveUp::new(self, &message, in_session);
-        let delivery = self.exchange_once(message, extra).await;
+        let delivery = self.exchange_once(message, extra.as_ref()).await;
         give_up.disarm();
         delivery
     }
@@ -157,7 +154,7 @@ impl Client {
             .shared
             .pool
             .send(Bytes::new(), |message, http2| {
-                let mut request = self.request(message, http2, &::http::HeaderMap::new());
+                let mut request = self.request(message, http2, None);
                 *request.method_mut() = Method::DELETE;
                 request
                     .headers_mut()

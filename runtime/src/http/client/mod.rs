@@ -110,7 +110,12 @@ impl Client {
     /// A request posting `message`: over HTTP/1.1 to the URL's path, with `Host`; over
     /// HTTP/2 to the whole URL (`:scheme` and `:authority` come from it), without.
     /// `extra` headers (this exchange's own) are added after the client's.
-    fn request(&self, message: Bytes, http2: bool, extra: &HeaderMap) -> Request<Full<Bytes>> {
+    fn request(
+        &self,
+        message: Bytes,
+        http2: bool,
+        extra: Option<&HeaderMap>,
+    ) -> Request<Full<Bytes>> {
         let shared = &*self.shared;
         let mut request = Request::new(Full::new(message));
         *request.method_mut() = Method::POST;
@@ -119,7 +124,7 @@ impl Client {
         if let Some(bearer) = shared.oauth.as_ref().and_then(oauth::State::header) {
             request.headers_mut().insert(header::AUTHORIZATION, bearer);
         }
-        if !extra.is_empty() {
+        if let Some(extra) = extra {
             let headers = request.headers_mut();
             for (name, value) in extra {
                 headers.insert(name, value.clone());
@@ -138,13 +143,13 @@ impl Client {
     pub(super) async fn exchange_once(
         &self,
         message: Bytes,
-        extra: HeaderMap,
+        extra: Option<&HeaderMap>,
     ) -> Result<Delivery, TransportError> {
         #[cfg(feature = "oauth")]
         if let Some(state) = &self.shared.oauth {
             return oauth::exchange(self, state, message, extra).await;
         }
-        match self.attempt(message, &extra, false).await? {
+        match self.attempt(message, extra, false).await? {
             Outcome::Delivered(delivery) => Ok(delivery),
             Outcome::Challenged { status, .. } => {
                 Err(TransportError::from_http_status(status.as_u16()))
@@ -157,7 +162,7 @@ impl Client {
     pub(super) async fn attempt(
         &self,
         message: Bytes,
-        extra: &HeaderMap,
+        extra: Option<&HeaderMap>,
         challenges: bool,
     ) -> Result<Outcome, TransportError> {
         let shared = &*self.shared;
@@ -187,7 +192,7 @@ impl Client {
             }
         }
         let is_json = is_json(response.headers());
-        let body = read_body(response, shared.max_response_size).await?;
+        let body = read_body(response.into_body(), shared.max_response_size).await?;
         // Read whole: the connection can carry the next exchange.
         lease.release();
         if let Some(streams) = &shared.streams
@@ -201,13 +206,47 @@ impl Client {
         reply(status, is_json, body).map(Outcome::Delivered)
     }
 
+    /// Whether exchanges are [`plain`](Self::plain): the client neither streams nor
+    /// holds an OAuth token.
+    fn is_plain(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        if self.shared.oauth.is_some() {
+            return false;
+        }
+        self.shared.streams.is_none()
+    }
+
+    /// One exchange of a client that neither streams nor holds an OAuth token: what
+    /// [`exchange`](Self::exchange) comes to for it, in a future of its own with no
+    /// session, no cancellation guard and no challenge to hand back. The transport boxes
+    /// it on every call; small, it is served from the allocator's per-thread cache
+    /// (issue 30: BENCHMARKS.md, "the HTTP client, second round").
+    async fn plain(
+        &self,
+        message: Bytes,
+        extra: Option<&HeaderMap>,
+    ) -> Result<Delivery, TransportError> {
+        let shared = &*self.shared;
+        let (response, lease) = (shared.pool)
+            .send(message, |message, http2| {
+                self.request(message, http2, extra)
+            })
+            .await?;
+        let status = response.status();
+        let is_json = is_json(response.headers());
+        let body = read_body(response.into_body(), shared.max_response_size).await?;
+        // Read whole: the connection can carry the next exchange.
+        lease.release();
+        reply(status, is_json, body)
+    }
+
     /// [`Self::request`], with a streaming client's headers: its session, its protocol
     /// version.
     fn streamed_request(
         &self,
         message: Bytes,
         http2: bool,
-        extra: &HeaderMap,
+        extra: Option<&HeaderMap>,
         session: Option<&HeaderValue>,
     ) -> Request<Full<Bytes>> {
         let mut request = self.request(message, http2, extra);
@@ -252,21 +291,20 @@ fn challenge(response: &Response<Incoming>) -> Option<String> {
     Some(challenge)
 }
 
-/// A whole response body, at most `max` bytes.
-async fn read_body(response: Response<Incoming>, max: usize) -> Result<Bytes, TransportError> {
-    body::read(response.into_body(), max)
-        .await
-        .map_err(|error| match error {
-            ReadError::TooLarge => TransportError::new(
-                TransportErrorKind::Io,
-                "the HTTP response body is over the size limit",
-            ),
-            ReadError::Body(error) => TransportError::with_source(
-                TransportErrorKind::Io,
-                "reading the HTTP response body failed",
-                error,
-            ),
-        })
+/// A whole response body, at most `max` bytes. The body, not the response: the
+/// exchange's future holds what this one takes (issue 30).
+async fn read_body(body: Incoming, max: usize) -> Result<Bytes, TransportError> {
+    body::read(body, max).await.map_err(|error| match error {
+        ReadError::TooLarge => TransportError::new(
+            TransportErrorKind::Io,
+            "the HTTP response body is over the size limit",
+        ),
+        ReadError::Body(error) => TransportError::with_source(
+            TransportErrorKind::Io,
+            "reading the HTTP response body failed",
+            error,
+        ),
+    })
 }
 
 /// What an exchange's status and body say.
@@ -317,7 +355,7 @@ impl Exchanges for Client {
     }
 
     fn post(&self, message: Bytes) -> SendFuture<'_> {
-        Box::pin(self.exchange(message, HeaderMap::new()))
+        Box::pin(self.exchange(message, None))
     }
 
     fn get<'a>(
@@ -327,7 +365,7 @@ impl Exchanges for Client {
     ) -> Pin<Box<dyn Future<Output = Opened<'a>> + Send + 'a>> {
         let session = streams.session();
         Box::pin(self.shared.pool.send(Bytes::new(), move |message, http2| {
-            let mut request = self.request(message, http2, &HeaderMap::new());
+            let mut request = self.request(message, http2, None);
             *request.method_mut() = Method::GET;
             let header = &streams.settings.header;
             stream_headers(request.headers_mut(), session.as_ref(), header, last, true);
@@ -388,7 +426,12 @@ impl Transport for Client {
     }
 
     fn send(&self, message: Bytes) -> SendFuture<'_> {
-        Box::pin(self.exchange(message, HeaderMap::new()))
+        if self.is_plain() {
+            // Made in its box, not moved there: one copy of the future less a call.
+            let boxed = Box::write(Box::new_uninit(), self.plain(message, None));
+            return Box::into_pin(boxed);
+        }
+        Box::pin(self.exchange(message, None))
     }
 
     fn carries_headers(&self) -> bool {
@@ -398,7 +441,10 @@ impl Transport for Client {
     /// Each of `headers` replaces the client's own header of that name (a per-call
     /// `Authorization` overrides the builder's).
     fn send_with_headers(&self, message: Bytes, headers: HeaderMap) -> SendFuture<'_> {
-        Box::pin(self.exchange(message, headers))
+        if self.is_plain() {
+            return Box::pin(async move { self.plain(message, Some(&headers)).await });
+        }
+        Box::pin(self.exchange(message, Some(headers)))
     }
 }
 

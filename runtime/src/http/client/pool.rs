@@ -11,6 +11,7 @@ use super::body;
 use crate::client::{TransportError, TransportErrorKind};
 use ::http::{Request, Response, Uri};
 use bytes::Bytes;
+use futures_util::future::Either;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::client::conn::{TrySendError, http1, http2};
@@ -109,7 +110,10 @@ impl Pool {
         loop {
             // The request is made once the connection is known, so that the future
             // holds only the message while it waits for one.
-            let mut lease = self.checkout().await?;
+            let mut lease = match self.ready() {
+                Some(lease) => lease,
+                None => self.checkout().await?,
+            };
             let sent = lease.send(request(message, lease.is_http2())).await;
             match sent {
                 Ok(response) => return Ok((response, lease)),
@@ -120,6 +124,32 @@ impl Pool {
                 },
             }
         }
+    }
+
+    /// A connection that takes the exchange at once, the way most exchanges find one:
+    /// the HTTP/2 connection, or the kept-alive HTTP/1.1 one used last when it is ready
+    /// and an exchange may start. `None` leaves the rest to [`checkout`](Self::checkout)
+    /// (waiting for a turn, a connection still finishing its last answer, a closed one,
+    /// a new one). Not `async`: the common case polls no future of its own (issue 30).
+    #[inline]
+    fn ready(&self) -> Option<Lease<'_>> {
+        if let Some(sender) = self.http2() {
+            return Some(Lease::Http2(sender));
+        }
+        let exchange = self.inner.exchanges.try_acquire().ok()?;
+        let sender = {
+            let mut idle = lock(&self.inner.idle);
+            if !idle.last()?.sender.is_ready() {
+                return None;
+            }
+            idle.pop()?.sender
+        };
+        Some(Lease::Http1 {
+            sender,
+            reused: true,
+            pool: self,
+            _exchange: exchange,
+        })
     }
 
     /// A connection for one exchange: the HTTP/2 connection, a kept-alive HTTP/1.1
@@ -274,13 +304,17 @@ impl Lease<'_> {
         matches!(self, Lease::Http1 { reused: true, .. })
     }
 
-    async fn send(
+    /// Sends `request` on the connection. Not `async`: hyper's future already holds the
+    /// request until it is written, and a future of this function's own would hold it
+    /// a second time (issue 30: every exchange's future carried both).
+    fn send(
         &mut self,
         request: Request<Body>,
-    ) -> Result<Response<Incoming>, TrySendError<Request<Body>>> {
+    ) -> impl Future<Output = Result<Response<Incoming>, TrySendError<Request<Body>>>> + Send + '_
+    {
         match self {
-            Lease::Http1 { sender, .. } => sender.try_send_request(request).await,
-            Lease::Http2(sender) => sender.try_send_request(request).await,
+            Lease::Http1 { sender, .. } => Either::Left(sender.try_send_request(request)),
+            Lease::Http2(sender) => Either::Right(sender.try_send_request(request)),
         }
     }
 

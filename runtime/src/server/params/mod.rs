@@ -324,7 +324,10 @@ pub fn decode<P: ParamList>(
     structure: Structure,
     names: &'static [&'static str],
 ) -> Result<P, ErrorObject> {
-    let CallParams { raw, site } = params;
+    // The site is read only when the params do not decode: taken apart here, it was
+    // copied on every call, a reload of words the dispatcher had just written
+    // (BENCHMARKS.md, "Issue 28, item 3, third round").
+    let raw = params.raw;
     let decoded = match raw {
         None => P::finish(P::EMPTY),
         Some(raw) => {
@@ -339,7 +342,7 @@ pub fn decode<P: ParamList>(
     };
     match decoded {
         Some(params) => Ok(params),
-        None => P::from_params(&Params::parse(raw, structure, names)?.at(site), 0),
+        None => P::from_params(&Params::parse(raw, structure, names)?.at(params.site), 0),
     }
 }
 

@@ -488,7 +488,7 @@ pub(super) async fn exchange(
     client: &Client,
     state: &State,
     message: Bytes,
-    extra: HeaderMap,
+    extra: Option<&HeaderMap>,
 ) -> Result<Delivery, TransportError> {
     if state.expired() {
         let _flow = state.flow.lock().await;
@@ -499,7 +499,7 @@ pub(super) async fn exchange(
     let (mut authorizations, mut refreshed, mut rounds) = (0u8, false, 0u8);
     loop {
         let generation = state.generation();
-        let (status, challenge) = match client.attempt(message.clone(), &extra, true).await? {
+        let (status, challenge) = match client.attempt(message.clone(), extra, true).await? {
             super::Outcome::Delivered(delivery) => return Ok(delivery),
             super::Outcome::Challenged { status, challenge } => {
                 (status, Challenge::parse(&challenge))
