@@ -7,7 +7,7 @@
 //! what it returns once the message's answer is queued: so a subscription's items are
 //! queued after the answer that carries its id.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
@@ -393,30 +393,20 @@ fn hashed_bits() -> [u8; 16] {
 }
 
 thread_local! {
-    /// How many holds are entered on this thread: set only while a [`Holding`] polls its
-    /// message's handling, wherever that runs (what a task-local is, without tokio's
-    /// `task_local!` scope, whose poll, the block around it and its lazily initialised key
-    /// were about 300 instructions a WebSocket call, by callgrind).
-    static DEPTH: Cell<usize> = const { Cell::new(0) };
-    /// The subscriptions started while handling the messages being polled on this
-    /// thread, the innermost hold's last; each [`Scope`] takes its own at its end.
-    static STARTED: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
-    /// The length of [`STARTED`], read without touching it: most polls start no
-    /// subscription, and entering and leaving a hold then only counts (a `Vec` swapped
-    /// in and out of a thread-local at each poll was about 140 instructions a call).
-    static COUNT: Cell<usize> = const { Cell::new(0) };
+    /// The subscriptions started while handling the message being polled on this thread,
+    /// held until its answer is queued; `None` outside [`hold`]. Set only while a
+    /// [`Holding`] polls its message's handling, wherever that runs: what a task-local
+    /// is, without tokio's `task_local!` scope (whose poll, the block around it and its
+    /// lazily initialised key were about 300 instructions a WebSocket call, by callgrind).
+    static HELD: Cell<Option<Vec<oneshot::Sender<()>>>> = const { Cell::new(None) };
 }
 
 /// A hold on the subscriptions a message started, for its answer to be queued first.
 fn held() -> Option<oneshot::Receiver<()>> {
-    if DEPTH.get() == 0 {
-        return None;
-    }
+    let mut held = HELD.try_with(Cell::take).ok().flatten()?;
     let (release, released) = oneshot::channel();
-    STARTED
-        .try_with(|started| started.borrow_mut().push(release))
-        .ok()?;
-    COUNT.set(COUNT.get() + 1);
+    held.push(release);
+    HELD.try_with(|slot| slot.set(Some(held))).ok()?;
     Some(released)
 }
 
@@ -434,16 +424,6 @@ impl Held {
     /// none.
     #[inline]
     pub fn release(self) {
-        if self.0.capacity() == 0 {
-            // It owns nothing: dropping it would still call the slice's drop glue out of
-            // line (about 13 instructions a call, by callgrind).
-            std::mem::forget(self);
-            return;
-        }
-        self.release_all();
-    }
-
-    fn release_all(self) {
         for release in self.0 {
             let _ = release.send(());
         }
@@ -476,7 +456,7 @@ pub fn hold<F: Future>(handling: F) -> impl Future<Output = (F::Output, Held)> {
 
 pin_project_lite::pin_project! {
     /// The future [`hold`] returns: `handling`, polled with the subscriptions it starts
-    /// gathered in `held` (through [`STARTED`], for the poll).
+    /// gathered in `held` (through [`HELD`], set for the poll).
     struct Holding<F> {
         #[pin]
         handling: F,
@@ -500,43 +480,38 @@ impl<F: Future> Future for Holding<F> {
     }
 }
 
-/// One message's hold, entered for as long as it lives (a panicking poll included):
-/// what [`held`] starts meanwhile is this hold's, and goes to `held` at its end; an outer
-/// hold keeps what it had.
+/// [`HELD`] set to one message's hold for as long as it lives (a panicking poll
+/// included); what was there before (an outer hold, or none) is put back after.
 struct Scope<'a> {
     held: &'a mut Vec<oneshot::Sender<()>>,
-    /// Where this hold's subscriptions start in [`STARTED`].
-    base: usize,
+    outer: Option<Vec<oneshot::Sender<()>>>,
+    /// Whether the thread-local was set (not while the thread's locals are being
+    /// destroyed: then the handling runs outside any hold).
+    entered: bool,
 }
 
 impl<'a> Scope<'a> {
     fn enter(held: &'a mut Vec<oneshot::Sender<()>>) -> Self {
-        let base = COUNT.get();
-        // What this hold gathered in its earlier polls goes back on top (not while the
-        // thread's locals are being destroyed: then it stays where it is).
-        if !held.is_empty() {
-            let more = held.len();
-            if STARTED
-                .try_with(|started| started.borrow_mut().append(held))
-                .is_ok()
-            {
-                COUNT.set(base + more);
-            }
+        let (outer, entered) = match HELD.try_with(|slot| slot.replace(Some(std::mem::take(held))))
+        {
+            Ok(outer) => (outer, true),
+            Err(_) => (None, false),
+        };
+        Scope {
+            held,
+            outer,
+            entered,
         }
-        DEPTH.set(DEPTH.get() + 1);
-        Scope { held, base }
     }
 }
 
 impl Drop for Scope<'_> {
     fn drop(&mut self) {
-        DEPTH.set(DEPTH.get() - 1);
-        if COUNT.get() > self.base {
-            let _ = STARTED.try_with(|started| {
-                let mut started = started.borrow_mut();
-                self.held.extend(started.drain(self.base..));
-            });
-            COUNT.set(self.base);
+        if self.entered {
+            let outer = self.outer.take();
+            if let Ok(Some(mine)) = HELD.try_with(|slot| slot.replace(outer)) {
+                *self.held = mine;
+            }
         }
     }
 }

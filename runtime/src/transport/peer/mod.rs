@@ -82,7 +82,6 @@ mod lane;
 mod link;
 mod outlet;
 mod queue;
-mod spare;
 mod switch;
 pub(crate) mod wire;
 
