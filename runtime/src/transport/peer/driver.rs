@@ -69,10 +69,6 @@ pub(crate) struct Driver<W> {
     deferred: bool,
     /// The queue is closed and empty.
     queue_done: bool,
-    /// The queue holds this task's waker: its last poll found it empty, and nothing was
-    /// sent nor did it close since (either would have woken the task and taken the
-    /// waker, see [`poll_queue`](Self::poll_queue)).
-    queue_armed: bool,
     /// Writing is over: only the stream's close is left.
     closing: bool,
     /// The waker the stop signal and the keep-alive timer hold: they are told again
@@ -107,7 +103,6 @@ impl<W: Wire> Driver<W> {
             unflushed: false,
             deferred: false,
             queue_done: false,
-            queue_armed: false,
             closing: false,
             waker: None,
             meter: ConnectionMeter::open(None),
@@ -128,8 +123,6 @@ impl<W: Wire> Driver<W> {
             .is_some_and(|waker| waker.will_wake(cx.waker()));
         if !known {
             self.waker = Some(cx.waker().clone());
-            // The queue holds the old waker, if any.
-            self.queue_armed = false;
             if self.stop.poll(cx).is_ready() {
                 return true;
             }
@@ -222,26 +215,14 @@ impl<W: Wire> Driver<W> {
         self.paused = false;
     }
 
-    /// The next message of the queue, when there is one.
-    ///
-    /// From a poll that found it empty until a message is sent or the queue closes, the
-    /// queue holds this task's waker, and either of those wakes the task (after the
-    /// message is in): while reading runs (so [`must_stop`](Self::must_stop) has seen
-    /// this poll's waker), an open queue found empty needs no poll, which would take
-    /// its waker again and the task's cooperative budget (190 instructions a WebSocket
-    /// call, by callgrind, against about 35 for the two looks). A poll turned away by the
-    /// budget registers nothing, so it does not count as one that found it empty.
+    /// The next message of the queue, when there is one. Polled every time: skipping
+    /// the poll while the queue was thought to hold this task's waker (8a5ce5d) left a
+    /// client's call unsent or unanswered in about a third of the runs of the bench's
+    /// `client_ws` (32 calls in flight on one WebSocket; branch wshang: no hang in 10
+    /// runs without the skip, 5 in 16 with it). How the wake-up was lost is not known
+    /// yet; the skip saved about 190 instructions a WebSocket call.
     fn poll_queue(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
-        if self.queue_armed
-            && self.inbound.is_some()
-            && self.queue.is_empty()
-            && !self.queue.is_closed()
-        {
-            return Poll::Pending;
-        }
-        let polled = self.queue.poll_recv(cx);
-        self.queue_armed = polled.is_pending() && tokio::task::coop::has_budget_remaining();
-        polled
+        self.queue.poll_recv(cx)
     }
 
     /// Writes what is waiting, as far as the stream takes it, then flushes; whether the
