@@ -215,16 +215,6 @@ impl<W: Wire> Driver<W> {
         self.paused = false;
     }
 
-    /// The next message of the queue, when there is one. Polled every time: skipping
-    /// the poll while the queue was thought to hold this task's waker (8a5ce5d) left a
-    /// client's call unsent or unanswered in about a third of the runs of the bench's
-    /// `client_ws` (32 calls in flight on one WebSocket; branch wshang: no hang in 10
-    /// runs without the skip, 5 in 16 with it). How the wake-up was lost is not known
-    /// yet; the skip saved about 190 instructions a WebSocket call.
-    fn poll_queue(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
-        self.queue.poll_recv(cx)
-    }
-
     /// Writes what is waiting, as far as the stream takes it, then flushes; whether the
     /// stream took anything.
     fn poll_write(&mut self, cx: &mut Context<'_>) -> io::Result<bool> {
@@ -277,7 +267,10 @@ impl<W: Wire> Driver<W> {
         if self.held.is_some() || self.queue_done {
             return false;
         }
-        match self.poll_queue(cx) {
+        // Polled on every wake-up: skipping the poll while the queue was thought to hold
+        // this task's waker (8a5ce5d) lost a client's call in about a third of the bench's
+        // `client_ws` runs (branch wshang); how the wake-up was lost is not known yet.
+        match self.queue.poll_recv(cx) {
             Poll::Ready(Some(message)) => {
                 self.held = Some(Outgoing::Shared(message));
                 true
