@@ -119,12 +119,15 @@ impl Future for Handling<'_> {
                 Step::Start {
                     shared,
                     mut caller,
-                    input,
-                } => match input {
-                    Input::Bytes(message) => begin(shared, &mut caller, message, cx),
-                    Input::Parsed(message) => begin_parsed(shared, &mut caller, message, cx),
-                },
-                Step::Waiting(_) | Step::Done => {
+                    input: Input::Parsed(message),
+                } => begin_parsed(shared, &mut caller, message, cx),
+                // Bytes were handled where they lie, above.
+                Step::Start {
+                    input: Input::Bytes(_),
+                    ..
+                }
+                | Step::Waiting(_)
+                | Step::Done => {
                     panic!("a message's answer was polled after it was given")
                 }
             }
