@@ -267,9 +267,13 @@ impl<W: Wire> Driver<W> {
         if self.held.is_some() || self.queue_done {
             return false;
         }
-        // Polled on every wake-up: skipping the poll while the queue was thought to hold
-        // this task's waker (8a5ce5d) lost a client's call in about a third of the bench's
-        // `client_ws` runs (branch wshang); how the wake-up was lost is not known yet.
+        // Polled on every wake-up, even when the last poll found it empty and nothing
+        // has been sent since. A sender pushes its message, then wakes the queue's
+        // task, taking the waker the queue holds; if this task took the message and
+        // registered again in between, the late wake takes the new registration. The
+        // skip of 8a5ce5d assumed the queue still held the waker: the next message then
+        // woke nobody, and a client with 32 calls in flight on one WebSocket hung in
+        // about a third of the bench's `client_ws` runs.
         match self.queue.poll_recv(cx) {
             Poll::Ready(Some(message)) => {
                 self.held = Some(Outgoing::Shared(message));
