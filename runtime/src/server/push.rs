@@ -3,19 +3,15 @@
 //! [`Pushes`], the connection's registry of push subscriptions around it, which the
 //! transport installs in the connection's [`Metadata`](super::Metadata) extensions.
 //!
-//! The transport also wraps the handling of each message in [`hold`], and releases
+//! The transport also wraps the handling of each message in [`hold`](super::hold()), and releases
 //! what it returns once the message's answer is queued: so a subscription's items are
 //! queued after the answer that carries its id.
 
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt;
-use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
-use std::task::{Context, Poll};
 
 use serde_json::value::RawValue;
 
@@ -27,6 +23,7 @@ use crate::protocol::{ErrorObject, Feed, IdKind};
 
 use super::dispatch::BoxFuture;
 use super::encoded::Encoded;
+use super::hold::held;
 use super::pump::{Drained, Pump};
 use super::sink::Closed;
 use super::stream_call::{EncodedItems, write_next};
@@ -198,7 +195,7 @@ impl Drop for Reservation {
 
 impl Reservation {
     /// Makes the subscription live: gives it its id, starts its pump (held until the
-    /// answer is queued, inside [`hold`]), and returns the id to answer.
+    /// answer is queued, inside [`hold`](super::hold())), and returns the id to answer.
     pub(crate) fn start(mut self, feed: &'static Feed, items: EncodedItems) -> Encoded {
         let Some(pushes) = self.pushes.take() else {
             return encoded_id("null");
@@ -392,181 +389,9 @@ fn hashed_bits() -> [u8; 16] {
     ((u128::from(half(0)) << 64) | u128::from(half(1))).to_be_bytes()
 }
 
-thread_local! {
-    /// The subscriptions started while handling the message being polled on this thread,
-    /// held until its answer is queued; `None` outside [`hold`]. Set only while a
-    /// [`Holding`] polls its message's handling, wherever that runs: what a task-local
-    /// is, without tokio's `task_local!` scope (whose poll, the block around it and its
-    /// lazily initialised key were about 300 instructions a WebSocket call, by callgrind).
-    static HELD: Cell<Option<Vec<oneshot::Sender<()>>>> = const { Cell::new(None) };
-}
-
-/// A hold on the subscriptions a message started, for its answer to be queued first.
-fn held() -> Option<oneshot::Receiver<()>> {
-    let mut held = HELD.try_with(Cell::take).ok().flatten()?;
-    let (release, released) = oneshot::channel();
-    held.push(release);
-    HELD.try_with(|slot| slot.set(Some(held))).ok()?;
-    Some(released)
-}
-
-/// The subscriptions one message started, whose items wait until its answer is queued:
-/// [`release`](Self::release) them then. Dropped unreleased (the answer was not
-/// sent), they end.
-#[must_use = "the subscriptions stay held until released"]
-#[derive(Debug, Default)]
-pub struct Held(Vec<oneshot::Sender<()>>);
-
-impl Held {
-    /// Lets the held subscriptions send their items: call it once the message's answer
-    /// is queued on the connection, ahead of anything queued after. Inlined: most
-    /// messages start no subscription, and the call was most of the cost of releasing
-    /// none.
-    #[inline]
-    pub fn release(self) {
-        for release in self.0 {
-            let _ = release.send(());
-        }
-    }
-
-    /// Whether the message started no subscription.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-/// Runs `handling` (the engine's handling of one message) so that the push
-/// subscriptions it starts hold their items until the returned [`Held`] is released.
-/// Outside it, a subscription sends at once, and its first items may then overtake its
-/// answer.
-///
-/// ```
-/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let (answer, held) = rpcsmith::server::hold(async { Some(b"{}".to_vec()) }).await;
-/// // … queue `answer` on the connection, then:
-/// held.release();
-/// # });
-/// ```
-pub fn hold<F: Future>(handling: F) -> impl Future<Output = (F::Output, Held)> {
-    Holding {
-        handling,
-        held: Vec::new(),
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// The future [`hold`] returns: `handling`, polled with the subscriptions it starts
-    /// gathered in `held` (through [`HELD`], set for the poll).
-    struct Holding<F> {
-        #[pin]
-        handling: F,
-        held: Vec<oneshot::Sender<()>>,
-    }
-}
-
-impl<F: Future> Future for Holding<F> {
-    type Output = (F::Output, Held);
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let output = {
-            let _scope = Scope::enter(this.held);
-            this.handling.poll(cx)
-        };
-        match output {
-            Poll::Ready(output) => Poll::Ready((output, Held(std::mem::take(this.held)))),
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-/// [`HELD`] set to one message's hold for as long as it lives (a panicking poll
-/// included); what was there before (an outer hold, or none) is put back after.
-struct Scope<'a> {
-    held: &'a mut Vec<oneshot::Sender<()>>,
-    outer: Option<Vec<oneshot::Sender<()>>>,
-    /// Whether the thread-local was set (not while the thread's locals are being
-    /// destroyed: then the handling runs outside any hold).
-    entered: bool,
-}
-
-impl<'a> Scope<'a> {
-    fn enter(held: &'a mut Vec<oneshot::Sender<()>>) -> Self {
-        let (outer, entered) = match HELD.try_with(|slot| slot.replace(Some(std::mem::take(held))))
-        {
-            Ok(outer) => (outer, true),
-            Err(_) => (None, false),
-        };
-        Scope {
-            held,
-            outer,
-            entered,
-        }
-    }
-}
-
-impl Drop for Scope<'_> {
-    fn drop(&mut self) {
-        if self.entered {
-            let outer = self.outer.take();
-            if let Ok(Some(mine)) = HELD.try_with(|slot| slot.replace(outer)) {
-                *self.held = mine;
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A subscription started on a later poll of the handling is held by the innermost
-    /// hold; outside any, nothing is held; a hold inside another leaves the outer one as
-    /// it was.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn holds_follow_the_handling_across_polls_and_nest() {
-        assert!(held().is_none(), "outside a hold");
-        let ((inner, outer_release), outer) = hold(async {
-            tokio::task::yield_now().await;
-            let outer_release = held().expect("inside the outer hold");
-            let (released, inner) = hold(async {
-                tokio::task::yield_now().await;
-                held()
-            })
-            .await;
-            (
-                (released.expect("inside the inner hold"), inner),
-                outer_release,
-            )
-        })
-        .await;
-        let (mut inner_release, inner) = inner;
-        assert_eq!(inner.0.len(), 1, "the inner hold has its own");
-        assert_eq!(outer.0.len(), 1, "the outer hold kept only its own");
-        assert!(held().is_none(), "outside again");
-        assert!(inner_release.try_recv().is_err(), "held until released");
-        inner.release();
-        assert_eq!(inner_release.try_recv(), Ok(()));
-        drop(outer);
-        let mut outer_release = outer_release;
-        assert!(
-            outer_release.try_recv().is_err(),
-            "dropped unreleased: the subscription ends"
-        );
-    }
-
-    /// A handling that panics leaves no hold behind on the thread.
-    #[test]
-    fn a_panicking_handling_leaves_no_hold() {
-        let caught = std::panic::catch_unwind(|| {
-            futures_util::FutureExt::now_or_never(hold(async {
-                let _ = held();
-                panic!("the handler failed");
-            }))
-        });
-        assert!(caught.is_err());
-        assert!(held().is_none());
-    }
 
     #[test]
     fn random_ids_are_128_bits_of_hex_and_distinct() {

@@ -8,18 +8,24 @@
 //! sends its answer through the connection's queue and which a cancellation, or the end
 //! of the connection, aborts. Under an [`Order`] other than the default, the messages
 //! it names go to the connection's [`Lane`] instead, one after another.
+//!
+//! A handling that finishes on its first poll leaves its box to the thread's next
+//! message ([`spare`](super::spare)); the busy check reads the calls running apart, and
+//! the bytes they hold, without a lock.
 
 use super::cancellation::Cancellation;
 use super::lane::{Lane, Order, Work};
 use super::queue::{Answers, Outbox};
+use super::spare::{Boxed, Kept, Start};
 use super::wire::{Incoming, Outgoing};
 use crate::client::{Inbox, ReceivedAnswers};
 use crate::protocol::{Entry, ErrorObject, Id, Message, Sorted, TwoWay, write_error};
 use crate::server::{Connection, Held, Input, Limits, hold};
 use serde_json::value::RawValue;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::future::Future;
-use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
 use tokio::task::AbortHandle;
@@ -41,11 +47,66 @@ struct Task {
     bytes: usize,
 }
 
-impl Spawned {
+/// The spawned calls, and their count and bytes as the busy check reads them: written
+/// under the lock whenever they change, read without it (the mutex was about 40
+/// instructions of every WebSocket call, by callgrind).
+#[derive(Default)]
+struct Running {
+    spawned: Mutex<Spawned>,
+    tasks: AtomicUsize,
+    bytes: AtomicUsize,
+}
+
+impl Running {
+    fn lock(&self) -> Guard<'_> {
+        Guard {
+            spawned: self.spawned.lock().unwrap_or_else(PoisonError::into_inner),
+            running: self,
+        }
+    }
+
+    /// How many calls run apart, and the bytes of their messages.
+    fn load(&self) -> (usize, usize) {
+        (
+            self.tasks.load(Ordering::Acquire),
+            self.bytes.load(Ordering::Acquire),
+        )
+    }
+}
+
+/// The spawned calls, locked; the figures the busy check reads follow each change.
+struct Guard<'a> {
+    spawned: MutexGuard<'a, Spawned>,
+    running: &'a Running,
+}
+
+impl Guard<'_> {
+    /// The serial number of the next call.
+    fn next(&mut self) -> u64 {
+        let serial = self.spawned.next;
+        self.spawned.next = serial.wrapping_add(1);
+        serial
+    }
+
+    fn insert(&mut self, serial: u64, task: Task) {
+        self.spawned.bytes += task.bytes;
+        self.spawned.tasks.insert(serial, task);
+        self.publish();
+    }
+
     fn remove(&mut self, serial: u64) -> Option<Task> {
-        let task = self.tasks.remove(&serial)?;
-        self.bytes -= task.bytes;
+        let task = self.spawned.tasks.remove(&serial)?;
+        self.spawned.bytes -= task.bytes;
+        self.publish();
         Some(task)
+    }
+
+    fn publish(&self) {
+        let running = self.running;
+        running
+            .tasks
+            .store(self.spawned.tasks.len(), Ordering::Release);
+        running.bytes.store(self.spawned.bytes, Ordering::Release);
     }
 }
 
@@ -67,14 +128,40 @@ impl Abort {
 }
 
 /// The spawned calls, shared with the tasks that run them.
-type SpawnedCalls = Arc<Mutex<Spawned>>;
-
-fn lock(running: &SpawnedCalls) -> MutexGuard<'_, Spawned> {
-    running.lock().unwrap_or_else(PoisonError::into_inner)
-}
+type SpawnedCalls = Arc<Running>;
 
 /// A message, being handled.
-type Processing = Pin<Box<dyn Future<Output = Handled> + Send>>;
+type Processing = Boxed<Handled>;
+
+thread_local! {
+    /// Starts the handling of each message routed on this thread, in the box of the last
+    /// one that finished on its first poll.
+    static STARTER: Cell<Option<Box<dyn Start<Parts, Handled>>>> = const { Cell::new(None) };
+}
+
+/// Runs `start` with the thread's starter (a new one while the thread's locals are being
+/// destroyed).
+fn with_starter<R>(start: impl FnOnce(&mut dyn Start<Parts, Handled>) -> R) -> R {
+    let mut starter = STARTER
+        .try_with(Cell::take)
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| Box::new(Kept::new(handling)));
+    let started = start(&mut *starter);
+    let _ = STARTER.try_with(|slot| slot.set(Some(starter)));
+    started
+}
+
+/// What the handling of one message owns.
+struct Parts {
+    message: Incoming,
+    connection: Arc<Connection>,
+    /// This side's subscriptions, when notifications go to them first.
+    subscriptions: Option<Inbox>,
+    max_size: usize,
+    max_batch_len: usize,
+    cancel: Option<Arc<Cancellation>>,
+}
 
 /// What became of a message.
 enum Handled {
@@ -171,71 +258,47 @@ impl Inbound {
         let kept = self.cancel.is_some().then(|| message.clone());
         let kept_id = || kept.as_ref().map(Incoming::as_bytes).and_then(single_id);
         let bytes = message.len();
-        let mut handling = self.handling(message);
+        let parts = self.parts(message);
         if let Some(lane) = lane.filter(|lane| !lane.is_idle()) {
+            let handling = with_starter(|starter| starter.boxed(parts));
             return self.queue_on(lane, handling, kept_id(), bytes);
         }
-        match handling.as_mut().poll(cx) {
-            Poll::Ready(Handled::Answer(Some(answer), held)) => {
+        let handled = match with_starter(|starter| starter.poll_first(parts, cx)) {
+            Ok(handled) => handled,
+            Err(handling) => {
+                let id = kept_id();
+                return match lane {
+                    Some(lane) => self.queue_on(lane, handling, id, bytes),
+                    None => self.spawn(handling, id, bytes),
+                };
+            }
+        };
+        match handled {
+            Handled::Answer(Some(answer), held) => {
                 answers.push(Outgoing::Made(answer));
                 held.release();
             }
             // Subscriptions opened by notifications have no id anyone knows: they end.
-            Poll::Ready(Handled::Answer(None, _)) => {}
-            Poll::Ready(Handled::Responses(delivery)) => self.inbox.deliver_read(delivery),
-            Poll::Ready(Handled::Cancel(id)) => self.cancel(&id, answers),
-            Poll::Pending => {
-                let id = kept_id();
-                match lane {
-                    Some(lane) => self.queue_on(lane, handling, id, bytes),
-                    None => self.spawn(handling, id, bytes),
-                }
-            }
+            Handled::Answer(None, _) => {}
+            Handled::Responses(delivery) => self.inbox.deliver_read(delivery),
+            Handled::Cancel(id) => self.cancel(&id, answers),
         }
     }
 
-    /// The handling of one message, not yet polled.
-    fn handling(&self, message: Incoming) -> Processing {
-        let connection = Arc::clone(&self.connection);
-        // Notifications go to this side's subscriptions first, if it has any.
-        let subscriptions = self
-            .inbox
-            .routes_notifications()
-            .then(|| self.inbox.clone());
-        let (max_size, max_batch_len) = (self.max_size, self.max_batch_len);
-        let cancel = self.cancel.clone();
-        Box::pin(async move {
-            let (calls, params) = if message.len() > max_size {
-                (Err(ErrorObject::request_too_large()), None)
-            } else {
-                let intercept = cancel.as_deref().map(Cancellation::method);
-                let sorted = match message.text() {
-                    Some(text) => TwoWay::sort_text(text, max_batch_len, intercept),
-                    None => TwoWay::sort(message.as_bytes(), max_batch_len, intercept),
-                };
-                match sorted {
-                    Sorted::Responses(read) => {
-                        let bytes = message.to_bytes();
-                        return Handled::Responses(ReceivedAnswers::read(&bytes, read));
-                    }
-                    Sorted::Calls {
-                        message,
-                        intercepted,
-                    } => (message, intercepted),
-                }
-            };
-            if let Some(id) = cancel_target(cancel.as_deref(), params) {
-                return Handled::Cancel(id.get().into());
-            }
-            if let Some(inbox) = &subscriptions
-                && is_item(inbox, &calls, &message)
-            {
-                return Handled::Answer(None, Held::default());
-            }
-            let input = Input::Parsed(calls);
-            let (answer, held) = hold(connection.handle_input(input)).await;
-            Handled::Answer(answer, held)
-        })
+    /// What the handling of `message` needs.
+    fn parts(&self, message: Incoming) -> Parts {
+        Parts {
+            message,
+            connection: Arc::clone(&self.connection),
+            // Notifications go to this side's subscriptions first, if it has any.
+            subscriptions: self
+                .inbox
+                .routes_notifications()
+                .then(|| self.inbox.clone()),
+            max_size: self.max_size,
+            max_batch_len: self.max_batch_len,
+            cancel: self.cancel.clone(),
+        }
     }
 
     /// Whether `message` must wait its turn under the connection's [`Order`]: calls it
@@ -300,9 +363,8 @@ impl Inbound {
     /// Whether every slot for calls is taken, or the calls running in tasks hold the
     /// byte budget with their messages.
     fn busy(&self, answers: &Answers) -> bool {
-        let running = lock(&self.running);
-        running.tasks.len() + answers.len() >= self.max_calls
-            || running.bytes >= self.max_running_bytes
+        let (tasks, bytes) = self.running.load();
+        tasks + answers.len() >= self.max_calls || bytes >= self.max_running_bytes
     }
 
     fn answer_if_room(&self, answer: Outgoing, answers: &mut Answers) {
@@ -316,24 +378,20 @@ impl Inbound {
     /// Finishes a call in a task; its answer goes out unless it was cancelled meanwhile.
     fn spawn(&self, handling: Processing, id: Option<Box<str>>, bytes: usize) {
         // The lock is held until the task is registered, so it cannot finish unseen.
-        let mut guard = lock(&self.running);
-        let serial = guard.next;
-        guard.next = guard.next.wrapping_add(1);
+        let mut guard = self.running.lock();
+        let serial = guard.next();
         let handle = tokio::spawn(self.finishing(handling, serial));
         let abort = Abort::Task(handle.abort_handle());
-        guard.bytes += bytes;
-        guard.tasks.insert(serial, Task { abort, id, bytes });
+        guard.insert(serial, Task { abort, id, bytes });
     }
 
     /// Queues a call on the lane, behind what waits there.
     fn queue_on(&self, lane: &Lane, handling: Processing, id: Option<Box<str>>, bytes: usize) {
-        let mut guard = lock(&self.running);
-        let serial = guard.next;
-        guard.next = guard.next.wrapping_add(1);
+        let mut guard = self.running.lock();
+        let serial = guard.next();
         let work: Work = Box::pin(self.finishing(handling, serial));
         let abort = Abort::Lane(lane.push(work));
-        guard.bytes += bytes;
-        guard.tasks.insert(serial, Task { abort, id, bytes });
+        guard.insert(serial, Task { abort, id, bytes });
     }
 
     /// A call's handling to its end: its answer goes out unless it was cancelled
@@ -347,7 +405,7 @@ impl Inbound {
         let tasks = Arc::clone(&self.running);
         async move {
             let outcome = handling.await;
-            let still_wanted = lock(&tasks).remove(serial).is_some();
+            let still_wanted = tasks.lock().remove(serial).is_some();
             if let (Handled::Answer(Some(answer), held), true) = (outcome, still_wanted)
                 && outbox.send(answer.into()).await.is_ok()
             {
@@ -374,8 +432,9 @@ impl Inbound {
     /// cancelled if the connection's [`Cancellation`] says so.
     fn cancel(&self, id: &str, answers: &mut Answers) {
         let task = {
-            let mut guard = lock(&self.running);
+            let mut guard = self.running.lock();
             let serial = guard
+                .spawned
                 .tasks
                 .iter()
                 .find(|(_, task)| task.id.as_deref() == Some(id))
@@ -394,6 +453,50 @@ impl Inbound {
             write_error(&mut out, &id, &error);
             self.answer_if_room(out.into(), answers);
         }
+    }
+}
+
+/// The handling of one message, not yet polled.
+fn handling(parts: Parts) -> impl Future<Output = Handled> + Send {
+    let Parts {
+        message,
+        connection,
+        subscriptions,
+        max_size,
+        max_batch_len,
+        cancel,
+    } = parts;
+    async move {
+        let (calls, params) = if message.len() > max_size {
+            (Err(ErrorObject::request_too_large()), None)
+        } else {
+            let intercept = cancel.as_deref().map(Cancellation::method);
+            let sorted = match message.text() {
+                Some(text) => TwoWay::sort_text(text, max_batch_len, intercept),
+                None => TwoWay::sort(message.as_bytes(), max_batch_len, intercept),
+            };
+            match sorted {
+                Sorted::Responses(read) => {
+                    let bytes = message.to_bytes();
+                    return Handled::Responses(ReceivedAnswers::read(&bytes, read));
+                }
+                Sorted::Calls {
+                    message,
+                    intercepted,
+                } => (message, intercepted),
+            }
+        };
+        if let Some(id) = cancel_target(cancel.as_deref(), params) {
+            return Handled::Cancel(id.get().into());
+        }
+        if let Some(inbox) = &subscriptions
+            && is_item(inbox, &calls, &message)
+        {
+            return Handled::Answer(None, Held::default());
+        }
+        let input = Input::Parsed(calls);
+        let (answer, held) = hold(connection.handle_input(input)).await;
+        Handled::Answer(answer, held)
     }
 }
 
@@ -425,7 +528,7 @@ fn cancel_target<'a>(
 impl Drop for Inbound {
     /// Aborts every call still running when the connection's reading ends.
     fn drop(&mut self) {
-        let tasks = std::mem::take(&mut lock(&self.running).tasks);
+        let tasks = std::mem::take(&mut self.running.lock().spawned.tasks);
         for task in tasks.into_values() {
             task.abort.abort();
         }

@@ -82,6 +82,7 @@ mod lane;
 mod link;
 mod outlet;
 mod queue;
+mod spare;
 mod switch;
 pub(crate) mod wire;
 
