@@ -377,6 +377,11 @@ impl Client {
     }
 
     /// A call of `method`, whose decode errors cite their schema as `cite` says.
+    ///
+    /// Always inlined: called, it returned its ~900-byte future into a temporary that the
+    /// caller's `.await` copied twice (`IntoFuture`, then its own state); inlined, the
+    /// future is built where it is awaited (−2 copies, ~−220 instructions a call,
+    /// BENCHMARKS.md "Issue 30: the HTTP client, third round").
     #[inline(always)]
     fn start<R, E, P>(
         &self,
