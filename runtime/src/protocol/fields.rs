@@ -112,6 +112,8 @@ pub(crate) enum ParseError {
     Syntax,
     /// A batch with more members than allowed.
     BatchTooLarge,
+    /// An empty array: neither a batch of calls nor one of responses.
+    EmptyBatch,
 }
 
 /// Reads `bytes` in one pass, converting each member as it is read; batches longer than
@@ -148,6 +150,7 @@ pub(crate) fn parse_text<'a, T>(
         .deserialize(&mut de)
         .and_then(|top| de.end().map(|()| top));
     match top {
+        Ok(Top::Batch(members)) if members.is_empty() => Err(ParseError::EmptyBatch),
         Ok(top) => Ok(top),
         Err(_) if too_large.get() => Err(ParseError::BatchTooLarge),
         Err(_) => recover(text, max_batch, convert),

@@ -96,7 +96,6 @@ impl<'a> Message<'a> {
     pub fn parse_limited(bytes: &'a [u8], max_batch_len: usize) -> Result<Self, ErrorObject> {
         match read(bytes, max_batch_len) {
             Ok(Top::Single(entry)) => Ok(Message::Single(entry)),
-            Ok(Top::Batch(entries)) if entries.is_empty() => Err(ErrorObject::invalid_request()),
             Ok(Top::Batch(entries)) => Ok(Message::Batch(entries)),
             Err(error) => Err(refusal(error)),
         }
@@ -104,10 +103,9 @@ impl<'a> Message<'a> {
 }
 
 /// The engine's read of a message's bytes: [`Message::parse_limited`] without the
-/// [`Message`], whose rules the engine applies as it matches (an empty batch is
-/// `-32600`; a [`ParseError`] is answered with its [`refusal`]). The engine matches the
-/// single entry where the parser wrote it; made into a `Message` it was copied whole at
-/// once (64 bytes written by narrower stores, read back by 16-byte loads that store
+/// [`Message`] (a [`ParseError`], the empty batch among them, is answered with its
+/// [`refusal`]). The engine matches the single entry where the parser wrote it; made
+/// into a `Message` it was copied whole at once (64 bytes written by narrower stores, read back by 16-byte loads that store
 /// forwarding cannot serve: about 6 ns a call, BENCHMARKS.md, "Issue 28, item 3, third
 /// round").
 #[inline]
@@ -120,6 +118,7 @@ pub(crate) fn refusal(error: ParseError) -> ErrorObject {
     match error {
         ParseError::Syntax => ErrorObject::parse_error(),
         ParseError::BatchTooLarge => ErrorObject::batch_too_large(),
+        ParseError::EmptyBatch => ErrorObject::invalid_request(),
     }
 }
 

@@ -131,10 +131,8 @@ impl<'a> Responses<'a> {
     pub(crate) fn parse_members(bytes: &'a [u8]) -> Result<Members<'a>, DecodeError> {
         match fields::parse(bytes, usize::MAX, Response::from_member) {
             Ok(Top::Single(response)) => response.map(Members::Single),
-            Ok(Top::Batch(responses)) if responses.is_empty() => {
-                Err(DecodeError::not_a_response("an empty array"))
-            }
             Ok(Top::Batch(responses)) => Ok(Members::Batch(responses)),
+            Err(ParseError::EmptyBatch) => Err(DecodeError::not_a_response("an empty array")),
             Err(ParseError::Syntax | ParseError::BatchTooLarge) => Err(DecodeError {
                 reason: Reason::Syntax,
             }),

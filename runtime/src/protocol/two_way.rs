@@ -6,9 +6,9 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-use super::fields::{self, Member, ParseError, Top};
+use super::fields::{self, Member, Top};
 use super::response::Members;
-use super::{DecodeError, Entry, ErrorObject, Message, Response};
+use super::{DecodeError, Entry, ErrorObject, Message, Response, refusal};
 
 /// What a message received on a two-way connection is.
 ///
@@ -162,7 +162,6 @@ impl<'a> TwoWay<'a> {
                     .filter(|(method, _)| Some(&**method) == intercept)
                     .and_then(|(_, params)| params),
             },
-            Ok(Top::Batch(parts)) if parts.is_empty() => calls(Err(ErrorObject::invalid_request())),
             Ok(Top::Batch(parts)) if parts.iter().all(|part| matches!(part, Part::Response(_))) => {
                 let members = parts.into_iter().map(Part::into_response).collect();
                 Sorted::Responses(Ok(Members::Batch(members)))
@@ -170,8 +169,7 @@ impl<'a> TwoWay<'a> {
             Ok(Top::Batch(parts)) => calls(Ok(Message::Batch(
                 parts.into_iter().map(Part::into_entry).collect(),
             ))),
-            Err(ParseError::Syntax) => calls(Err(ErrorObject::parse_error())),
-            Err(ParseError::BatchTooLarge) => calls(Err(ErrorObject::batch_too_large())),
+            Err(error) => calls(Err(refusal(error))),
         }
     }
 }

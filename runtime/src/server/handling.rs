@@ -164,9 +164,6 @@ fn begin<'a>(
     }
     match protocol::read(message, limits.max_batch_len) {
         Ok(Top::Single(entry)) => single(shared, caller, entry, cx),
-        Ok(Top::Batch(entries)) if entries.is_empty() => {
-            Ok(Some(error_message(&ErrorObject::invalid_request())))
-        }
         Ok(Top::Batch(entries)) => batch(shared, caller.take(), entries, cx),
         Err(error) => Ok(Some(error_message(&protocol::refusal(error)))),
     }
