@@ -237,12 +237,12 @@ fn method_and_param_names_are_rust_names() {
     let source = &generated.source;
     assert_eq!(generated.methods, 7);
     for expected in [
-        "pub async fn eth_get_balance(",
+        "pub fn eth_get_balance(",
         "\"eth_getBalance\" =>",
-        "pub async fn filecoin_chain_head(",
+        "pub fn filecoin_chain_head(",
         "\"Filecoin.ChainHead\" =>",
         // `new` is the client's constructor: the method gets another name.
-        "pub async fn new2(",
+        "pub fn new2(",
         "r#type: String",
         // The enum is defined by `declared_errors!`, its data type given there.
         "DivideError for \"divide\" {",
@@ -333,8 +333,8 @@ fn a_document_of_what_the_client_serves_has_only_a_push_and_a_listener() {
         assert!(!source.contains(absent), "`{absent}` generated");
     }
     for present in [
-        "pub async fn subscribe(",
-        "pub async fn ticker_confirm(",
+        "pub fn subscribe(",
+        "pub fn ticker_confirm(",
         "pub trait TickerListener",
         "\"unsubscribe\" =>",
     ] {

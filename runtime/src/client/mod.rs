@@ -222,7 +222,7 @@ impl Client {
     /// method in the table given by [`places`](Self::places), looked up now so that an
     /// error needs no copy of the name.
     fn cite(&self, method: &str) -> Cite {
-        Cite(self.places.map(|p| (p, p.method(method))))
+        Cite(self.places.map(|p| (p, Under::Found(p.method(method)))))
     }
 
     /// How long a call of `method` waits: this handle's timeout when it was given one
@@ -305,7 +305,7 @@ impl Client {
         self.request_declared::<R, Infallible, P>(method, params)
     }
 
-    /// [`request_declared`](Self::request_declared), once `params` pass
+    /// [`request_static`](Self::request_static), once `params` pass
     /// [`check_params`](Self::check_params): what generated clients call for params with
     /// constraints.
     ///
@@ -315,7 +315,7 @@ impl Client {
     /// as [`request_declared`](Self::request_declared).
     pub fn request_checked<R, E, P>(
         &self,
-        method: &str,
+        method: &'static str,
         params: &P,
     ) -> impl Future<Output = Result<R, Error<E>>> + Send + use<R, E, P>
     where
@@ -325,8 +325,32 @@ impl Client {
     {
         let call = self
             .check_params(params)
-            .map(|()| self.request_declared(method, params));
+            .map(|()| self.request_static(method, params));
         async move { call?.await }
+    }
+
+    /// [`request_declared`](Self::request_declared) of a method whose name lives for ever
+    /// (a literal): what generated clients call. Where `request_declared` looks the
+    /// method's place up in the table of [`places`](Self::places) on every call (its name
+    /// is only borrowed), this keeps the name and looks the place up only when the result
+    /// fails to decode; the error is the same.
+    ///
+    /// # Errors
+    ///
+    /// As [`request_declared`](Self::request_declared).
+    #[inline]
+    pub fn request_static<R, E, P>(
+        &self,
+        method: &'static str,
+        params: &P,
+    ) -> impl Future<Output = Result<R, Error<E>>> + Send + use<R, E, P>
+    where
+        R: DeserializeOwned,
+        E: DeclaredError,
+        P: Serialize + ?Sized,
+    {
+        let cite = Cite(self.places.map(|p| (p, Under::Wire(method))));
+        self.start(method, params, cite)
     }
 
     /// Calls `method`, whose declared errors are `E`, and decodes its result as `R`;
@@ -338,10 +362,32 @@ impl Client {
     /// error, [`Error::Decode`] when the result does not fit `R`, [`Error::Encode`]
     /// when the params cannot be serialised to an array or object, and the transport,
     /// timeout and connection failures of [`Error`].
+    #[inline]
     pub fn request_declared<R, E, P>(
         &self,
         method: &str,
         params: &P,
+    ) -> impl Future<Output = Result<R, Error<E>>> + Send + use<R, E, P>
+    where
+        R: DeserializeOwned,
+        E: DeclaredError,
+        P: Serialize + ?Sized,
+    {
+        self.start(method, params, self.cite(method))
+    }
+
+    /// A call of `method`, whose decode errors cite their schema as `cite` says.
+    ///
+    /// Always inlined: called, it returned its ~900-byte future into a temporary that the
+    /// caller's `.await` copied twice (`IntoFuture`, then its own state); inlined, the
+    /// future is built where it is awaited (−2 copies, ~−220 instructions a call,
+    /// BENCHMARKS.md "Issue 30: the HTTP client, third round").
+    #[inline(always)]
+    fn start<R, E, P>(
+        &self,
+        method: &str,
+        params: &P,
+        cite: Cite,
     ) -> impl Future<Output = Result<R, Error<E>>> + Send + use<R, E, P>
     where
         R: DeserializeOwned,
@@ -356,7 +402,6 @@ impl Client {
         let carries = call_carries(&shared, method, id, deadline);
         let span = span::call(method, Some(id));
         let meter = ClientCall::start(method);
-        let cite = self.cite(method);
         let recorded = span.clone();
         // Instrumented from outside: wrapping the inner call moved its whole future
         // twice more on every call (issue 30).
@@ -511,6 +556,44 @@ mod tests {
 
     fn send_sync<T: Send + Sync + 'static>() {}
 
+    /// A name kept for a decode error cites the same place as one looked up at the call.
+    #[test]
+    fn a_kept_name_cites_as_a_name_looked_up_at_once() {
+        static PLACES: Places = Places::new(
+            "api.json",
+            "get_block\t#/methods/0\nget_tx\t#/methods/1\n",
+            "#/methods/0/result/schema/properties/tx\t12\t9\n\
+             #/methods/1/result/schema\t40\t7\t#/methods/0/result/schema/properties/tx\n",
+        );
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(rename(deserialize = "Tx @ #/methods/0/result/schema/properties/tx"))]
+        struct Tx {
+            #[expect(dead_code, reason = "only its type is read")]
+            hash: String,
+        }
+        let mismatch = || mismatch::from_slice::<Tx>(br#"{"hash": 5}"#).expect_err("no string");
+        for (wire, cited) in [
+            ("get_tx", Some("#/methods/1/result/schema at api.json:40:7")),
+            (
+                "get_block",
+                Some("#/methods/0/result/schema/properties/tx at api.json:12:9"),
+            ),
+            (
+                "nope",
+                Some("#/methods/0/result/schema/properties/tx at api.json:12:9"),
+            ),
+        ] {
+            let kept = Cite(Some((&PLACES, Under::Wire(wire)))).cite(mismatch());
+            let found = Cite(Some((&PLACES, Under::Found(PLACES.method(wire))))).cite(mismatch());
+            assert_eq!(kept.schema(), cited, "{wire}");
+            assert_eq!(kept.to_string(), found.to_string(), "{wire}");
+        }
+        assert_eq!(
+            Cite(None).cite(mismatch()).schema(),
+            Some("#/methods/0/result/schema/properties/tx")
+        );
+    }
+
     #[test]
     fn client_types_cross_threads() {
         send_sync::<Client>();
@@ -528,13 +611,22 @@ mod tests {
 /// A method's place in a generated module's table of places, if the client has one (see
 /// [`Client::places`]): how a decode error of its answers cites the schema.
 #[derive(Debug, Clone, Copy)]
-struct Cite(Option<(&'static Places, Option<&'static str>)>);
+struct Cite(Option<(&'static Places, Under)>);
+
+/// The method a [`Cite`] cites under: its pointer, already looked up, or its wire name,
+/// looked up only when an error is cited ([`Client::request_static`]).
+#[derive(Debug, Clone, Copy)]
+enum Under {
+    Found(Option<&'static str>),
+    Wire(&'static str),
+}
 
 impl Cite {
     /// `mismatch` with its schema cited under the method, with its position.
     fn cite(self, mismatch: mismatch::Mismatch) -> mismatch::Mismatch {
         match self.0 {
-            Some((places, method)) => places.cite(method, mismatch),
+            Some((places, Under::Found(method))) => places.cite(method, mismatch),
+            Some((places, Under::Wire(wire))) => places.cite(places.method(wire), mismatch),
             None => mismatch,
         }
     }

@@ -1,7 +1,7 @@
 //! Where a value that does not fit is said to break the document, on the project's
 //! petstore (`schemas/petstore.json`, its golden `schemas_petstore`): the dispatcher's
-//! `-32602` and a batch handle's decode error cite the schema with its `file:line:col`
-//! from the module's table of places, as a single call's decode error does.
+//! `-32602`, a single call's decode error and a batch handle's cite the schema with its
+//! `file:line:col` from the module's table of places.
 
 use rpcsmith::client::{Client, Delivery, SendFuture, Transport};
 use rpcsmith::server::{Context, Failure, Server};
@@ -97,6 +97,41 @@ async fn a_batch_handle_cites_its_schema_with_its_position() {
     let pet = batch.get_pet(1);
     let mut replies = batch.send().await.expect("sent");
     let error = replies.take(pet).expect_err("a fish is no kind");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "could not decode result at /kind: expected one of \"cat\", \"dog\", \"bird\", \
+             found a string \"fish\" {KIND}"
+        )
+    );
+}
+
+/// Answers a single call with a pet whose kind the document lacks.
+struct FishyOne;
+
+impl Transport for FishyOne {
+    fn send(&self, message: bytes::Bytes) -> SendFuture<'_> {
+        let call: Value = serde_json::from_slice(&message).expect("a call");
+        let pet = json!({"id": 1, "name": "nemo", "kind": "fish"});
+        let answer = json!({"jsonrpc": "2.0", "id": call["id"], "result": pet});
+        let body = bytes::Bytes::from(answer.to_string());
+        Box::pin(async move { Ok(Delivery::Answer(body)) })
+    }
+
+    fn is_request_response(&self) -> bool {
+        true
+    }
+}
+
+/// The generated method passes its wire name as a literal, so the method's place is looked
+/// up only now that the result fails to decode: the message is a batch handle's.
+#[tokio::test]
+async fn a_single_call_cites_its_schema_with_its_position() {
+    let client = PetstoreClient::new(Client::new(FishyOne));
+    // The call's future borrows nothing: it outlives the client's handle.
+    let call = client.get_pet(1);
+    drop(client);
+    let error = call.await.expect_err("a fish is no kind");
     assert_eq!(
         error.to_string(),
         format!(

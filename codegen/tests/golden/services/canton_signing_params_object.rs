@@ -490,13 +490,13 @@ impl WalletJsonRpcSigningApiClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn sign_transaction(
+    pub fn sign_transaction(
         &self,
         params: types::SignTransactionParamsObject,
-    ) -> Result<SignTransactionResult, __rt::Error> {
-        self.inner
-            .request_declared("signTransaction", &SignTransactionParams { params })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<SignTransactionResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("signTransaction", &SignTransactionParams { params })
     }
     /// Get the status of a single transaction by its ID.
     ///
@@ -506,13 +506,13 @@ impl WalletJsonRpcSigningApiClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn get_transaction(
+    pub fn get_transaction(
         &self,
         params: types::GetTransactionParamsObject,
-    ) -> Result<GetTransactionResult, __rt::Error> {
-        self.inner
-            .request_declared("getTransaction", &GetTransactionParams { params })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<GetTransactionResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("getTransaction", &GetTransactionParams { params })
     }
     /// Get the status of multiple transactions, filtering by txIds or publicKeys. Either publicKeys or txIds must be provided.
     ///
@@ -522,13 +522,13 @@ impl WalletJsonRpcSigningApiClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn get_transactions(
+    pub fn get_transactions(
         &self,
         params: types::GetTransactionsParamsObject,
-    ) -> Result<GetTransactionsResult, __rt::Error> {
-        self.inner
-            .request_declared("getTransactions", &GetTransactionsParams { params })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<GetTransactionsResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("getTransactions", &GetTransactionsParams { params })
     }
     /// Get a list of public keys availabile for signing.
     ///
@@ -538,8 +538,12 @@ impl WalletJsonRpcSigningApiClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn get_keys(&self) -> Result<GetKeysResult, __rt::Error> {
-        self.inner.request_declared("getKeys", &()).await
+    pub fn get_keys(
+        &self,
+    ) -> impl ::std::future::Future<
+        Output = Result<GetKeysResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("getKeys", &())
     }
     /// Create a new key at the Wallet Provider.
     ///
@@ -549,11 +553,13 @@ impl WalletJsonRpcSigningApiClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn create_key(
+    pub fn create_key(
         &self,
         params: types::CreateKeyParamsObject,
-    ) -> Result<CreateKeyResult, __rt::Error> {
-        self.inner.request_declared("createKey", &CreateKeyParams { params }).await
+    ) -> impl ::std::future::Future<
+        Output = Result<CreateKeyResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("createKey", &CreateKeyParams { params })
     }
     /// Calls `getConfiguration`.
     ///
@@ -561,10 +567,12 @@ impl WalletJsonRpcSigningApiClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn get_configuration(
+    pub fn get_configuration(
         &self,
-    ) -> Result<GetConfigurationResult, __rt::Error> {
-        self.inner.request_declared("getConfiguration", &()).await
+    ) -> impl ::std::future::Future<
+        Output = Result<GetConfigurationResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("getConfiguration", &())
     }
     /// Set configuration parameters for the Wallet Provider. The paramaters will change depending on the Wallet Provider implementation
     ///
@@ -574,13 +582,13 @@ impl WalletJsonRpcSigningApiClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn set_configuration(
+    pub fn set_configuration(
         &self,
         params: __rt::serde_json::Map<String, __rt::serde_json::Value>,
-    ) -> Result<SetConfigurationResult, __rt::Error> {
-        self.inner
-            .request_declared("setConfiguration", &SetConfigurationParams { params })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<SetConfigurationResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("setConfiguration", &SetConfigurationParams { params })
     }
     /// Subscribe to updates for specific transactions. The server will emit updates when the status of the specified transactions have changed. On initial subscription, the server will emit the current status of all subscribed transactions.
     ///
@@ -590,18 +598,19 @@ impl WalletJsonRpcSigningApiClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn subscribe_transactions(
+    pub fn subscribe_transactions(
         &self,
         params: types::SubscribeTransactionsParamsObject,
-    ) -> Result<SubscribeTransactionsResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<SubscribeTransactionsResult, __rt::Error>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "subscribeTransactions",
                 &SubscribeTransactionsParams {
                     params,
                 },
             )
-            .await
     }
 }
 /// A typed batch of Wallet JSON-RPC Signing API calls: add calls (each gives a typed handle), `send`, then

@@ -152,14 +152,16 @@ impl ChecksClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn open(
+    pub fn open(
         &self,
         account: types::Account,
         tree: Option<types::Tree>,
         note: Option<String>,
-    ) -> Result<OpenResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<OpenResult, __rt::Error>,
+    > + Send + use<> {
         let params = OpenParams { account, tree, note };
-        self.inner.request_checked("open", &params).await
+        self.inner.request_checked("open", &params)
     }
     /// Calls `wide`.
     ///
@@ -167,7 +169,7 @@ impl ChecksClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn wide(
+    pub fn wide(
         &self,
         p0: u64,
         p1: u64,
@@ -186,9 +188,11 @@ impl ChecksClient {
         p14: u64,
         p15: u64,
         p16: u64,
-    ) -> Result<WideResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<WideResult, __rt::Error>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "wide",
                 &WideParams {
                     p0,
@@ -210,7 +214,6 @@ impl ChecksClient {
                     p16,
                 },
             )
-            .await
     }
     /// Counts by block height: a map whose keys are numbers (patternProperties beside additionalProperties: false).
     ///
@@ -220,12 +223,14 @@ impl ChecksClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn heights(
+    pub fn heights(
         &self,
         counts: types::CountsByHeight,
-    ) -> Result<HeightsResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<HeightsResult, __rt::Error>,
+    > + Send + use<> {
         let params = HeightsParams { counts };
-        self.inner.request_checked("heights", &params).await
+        self.inner.request_checked("heights", &params)
     }
 }
 /// A typed batch of Checks calls: add calls (each gives a typed handle), `send`, then

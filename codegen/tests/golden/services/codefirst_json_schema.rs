@@ -820,12 +820,14 @@ impl CodefirstClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn shape_area(
+    pub fn shape_area(
         &self,
         shape: types::Shape,
-    ) -> Result<ShapeAreaResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<ShapeAreaResult, __rt::Error>,
+    > + Send + use<> {
         let params = ShapeAreaParams { shape };
-        self.inner.request_checked("shape_area", &params).await
+        self.inner.request_checked("shape_area", &params)
     }
     /// Calls `user_get`.
     ///
@@ -833,12 +835,14 @@ impl CodefirstClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn user_get(
+    pub fn user_get(
         &self,
         id: types::UserId,
         with_scores: Option<bool>,
-    ) -> Result<UserGetResult, __rt::Error<UserGetError>> {
-        self.inner.request_declared("user_get", &UserGetParams { id, with_scores }).await
+    ) -> impl ::std::future::Future<
+        Output = Result<UserGetResult, __rt::Error<UserGetError>>,
+    > + Send + use<> {
+        self.inner.request_static("user_get", &UserGetParams { id, with_scores })
     }
     /// Calls `user_list`.
     ///
@@ -846,8 +850,13 @@ impl CodefirstClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn user_list(&self, page: u32) -> Result<UserListResult, __rt::Error> {
-        self.inner.request_declared("user_list", &UserListParams { page }).await
+    pub fn user_list(
+        &self,
+        page: u32,
+    ) -> impl ::std::future::Future<
+        Output = Result<UserListResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("user_list", &UserListParams { page })
     }
     /// Calls `robot_command`.
     ///
@@ -855,16 +864,18 @@ impl CodefirstClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn robot_command(
+    pub fn robot_command(
         &self,
         command: types::Command,
         keys: Vec<types::Key>,
-    ) -> Result<RobotCommandResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<RobotCommandResult, __rt::Error>,
+    > + Send + use<> {
         let params = RobotCommandParams {
             command,
             keys,
         };
-        self.inner.request_checked("robot_command", &params).await
+        self.inner.request_checked("robot_command", &params)
     }
     /// Calls `expr_eval`.
     ///
@@ -872,13 +883,15 @@ impl CodefirstClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn expr_eval(
+    pub fn expr_eval(
         &self,
         expr: types::Expr,
         tree: types::Tree,
-    ) -> Result<ExprEvalResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<ExprEvalResult, __rt::Error>,
+    > + Send + use<> {
         let params = ExprEvalParams { expr, tree };
-        self.inner.request_checked("expr_eval", &params).await
+        self.inner.request_checked("expr_eval", &params)
     }
     /// Calls `user_search`.
     ///
@@ -886,14 +899,14 @@ impl CodefirstClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn user_search(
+    pub fn user_search(
         &self,
         query: String,
         limit: Option<u32>,
-    ) -> Result<UserSearchResult, __rt::Error> {
-        self.inner
-            .request_declared("user_search", &UserSearchParams { query, limit })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<UserSearchResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("user_search", &UserSearchParams { query, limit })
     }
     /// Calls `job_configure`.
     ///

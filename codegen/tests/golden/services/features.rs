@@ -168,8 +168,14 @@ impl FeaturesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn add(&self, a: i64, b: i64) -> Result<AddResult, __rt::Error> {
-        self.inner.request_declared("add", &(a, b)).await
+    pub fn add(
+        &self,
+        a: i64,
+        b: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<AddResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("add", &(a, b))
     }
     /// Calls `greet`.
     ///
@@ -177,14 +183,16 @@ impl FeaturesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn greet(
+    pub fn greet(
         &self,
         name: String,
         greeting: Option<String>,
         punctuation: Option<String>,
-    ) -> Result<GreetResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<GreetResult, __rt::Error>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "greet",
                 &GreetParams {
                     name,
@@ -192,7 +200,6 @@ impl FeaturesClient {
                     punctuation,
                 },
             )
-            .await
     }
     /// Divides; declares its errors.
     ///
@@ -202,12 +209,14 @@ impl FeaturesClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn divide(
+    pub fn divide(
         &self,
         numerator: i64,
         denominator: i64,
-    ) -> Result<DivideResult, __rt::Error<DivideError>> {
-        self.inner.request_declared("divide", &(numerator, denominator)).await
+    ) -> impl ::std::future::Future<
+        Output = Result<DivideResult, __rt::Error<DivideError>>,
+    > + Send + use<> {
+        self.inner.request_static("divide", &(numerator, denominator))
     }
     /// Calls `eth_getBalance`.
     ///
@@ -215,14 +224,16 @@ impl FeaturesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn eth_get_balance(
+    pub fn eth_get_balance(
         &self,
         address: String,
         block: Option<String>,
         unit: Option<String>,
-    ) -> Result<EthGetBalanceResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<EthGetBalanceResult, __rt::Error>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "eth_getBalance",
                 &EthGetBalanceParams {
                     address,
@@ -230,7 +241,6 @@ impl FeaturesClient {
                     unit,
                 },
             )
-            .await
     }
     /// Calls `Filecoin.ChainHead`.
     ///
@@ -238,10 +248,12 @@ impl FeaturesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn filecoin_chain_head(
+    pub fn filecoin_chain_head(
         &self,
-    ) -> Result<FilecoinChainHeadResult, __rt::Error> {
-        self.inner.request_declared("Filecoin.ChainHead", &()).await
+    ) -> impl ::std::future::Future<
+        Output = Result<FilecoinChainHeadResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("Filecoin.ChainHead", &())
     }
     /// A notification: no result.
     ///
@@ -265,8 +277,13 @@ impl FeaturesClient {
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[deprecated]
     #[inline]
-    pub async fn new2(&self, r#type: String) -> Result<New2Result, __rt::Error> {
-        self.inner.request_declared("new", &(r#type,)).await
+    pub fn new2(
+        &self,
+        r#type: String,
+    ) -> impl ::std::future::Future<
+        Output = Result<New2Result, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("new", &(r#type,))
     }
 }
 /// A typed batch of Features calls: add calls (each gives a typed handle), `send`, then

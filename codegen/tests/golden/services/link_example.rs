@@ -172,11 +172,13 @@ impl LinksClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn get_user_by_name(
+    pub fn get_user_by_name(
         &self,
         username: String,
-    ) -> Result<GetUserByNameResult, __rt::Error> {
-        self.inner.request_declared("get_user_by_name", &(username,)).await
+    ) -> impl ::std::future::Future<
+        Output = Result<GetUserByNameResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("get_user_by_name", &(username,))
     }
     /// Calls `get_repositories_by_owner`.
     ///
@@ -184,11 +186,13 @@ impl LinksClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn get_repositories_by_owner(
+    pub fn get_repositories_by_owner(
         &self,
         username: String,
-    ) -> Result<GetRepositoriesByOwnerResult, __rt::Error> {
-        self.inner.request_declared("get_repositories_by_owner", &(username,)).await
+    ) -> impl ::std::future::Future<
+        Output = Result<GetRepositoriesByOwnerResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("get_repositories_by_owner", &(username,))
     }
     /// Calls `get_repository`.
     ///
@@ -196,12 +200,14 @@ impl LinksClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn get_repository(
+    pub fn get_repository(
         &self,
         username: String,
         slug: String,
-    ) -> Result<GetRepositoryResult, __rt::Error> {
-        self.inner.request_declared("get_repository", &(username, slug)).await
+    ) -> impl ::std::future::Future<
+        Output = Result<GetRepositoryResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("get_repository", &(username, slug))
     }
     /// Calls `get_pull_requests_by_repository`.
     ///
@@ -209,14 +215,16 @@ impl LinksClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn get_pull_requests_by_repository(
+    pub fn get_pull_requests_by_repository(
         &self,
         username: String,
         slug: String,
         state: Option<types::GetPullRequestsByRepositoryState>,
-    ) -> Result<GetPullRequestsByRepositoryResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<GetPullRequestsByRepositoryResult, __rt::Error>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "get_pull_requests_by_repository",
                 &GetPullRequestsByRepositoryParams {
                     username,
@@ -224,7 +232,6 @@ impl LinksClient {
                     state,
                 },
             )
-            .await
     }
     /// Calls `get_pull_requests_by_id`.
     ///
@@ -232,15 +239,15 @@ impl LinksClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn get_pull_requests_by_id(
+    pub fn get_pull_requests_by_id(
         &self,
         username: String,
         slug: String,
         pid: String,
-    ) -> Result<GetPullRequestsByIdResult, __rt::Error> {
-        self.inner
-            .request_declared("get_pull_requests_by_id", &(username, slug, pid))
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<GetPullRequestsByIdResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("get_pull_requests_by_id", &(username, slug, pid))
     }
     /// Calls `merge_pull_request`.
     ///
@@ -248,13 +255,15 @@ impl LinksClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn merge_pull_request(
+    pub fn merge_pull_request(
         &self,
         username: String,
         slug: String,
         pid: String,
-    ) -> Result<MergePullRequestResult, __rt::Error> {
-        self.inner.request_declared("merge_pull_request", &(username, slug, pid)).await
+    ) -> impl ::std::future::Future<
+        Output = Result<MergePullRequestResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("merge_pull_request", &(username, slug, pid))
     }
 }
 /// A typed batch of Links calls: add calls (each gives a typed handle), `send`, then

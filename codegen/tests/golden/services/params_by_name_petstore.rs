@@ -75,11 +75,13 @@ impl PetstoreByNameClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn list_pets(
+    pub fn list_pets(
         &self,
         limit: Option<i64>,
-    ) -> Result<ListPetsResult, __rt::Error> {
-        self.inner.request_declared("list_pets", &ListPetsParams { limit }).await
+    ) -> impl ::std::future::Future<
+        Output = Result<ListPetsResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("list_pets", &ListPetsParams { limit })
     }
     /// Create a pet
     ///
@@ -89,8 +91,12 @@ impl PetstoreByNameClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn create_pet(&self) -> Result<CreatePetResult, __rt::Error> {
-        self.inner.request_declared("create_pet", &()).await
+    pub fn create_pet(
+        &self,
+    ) -> impl ::std::future::Future<
+        Output = Result<CreatePetResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("create_pet", &())
     }
     /// Info for a specific pet
     ///
@@ -100,8 +106,13 @@ impl PetstoreByNameClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn get_pet(&self, pet_id: String) -> Result<GetPetResult, __rt::Error> {
-        self.inner.request_declared("get_pet", &(pet_id,)).await
+    pub fn get_pet(
+        &self,
+        pet_id: String,
+    ) -> impl ::std::future::Future<
+        Output = Result<GetPetResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("get_pet", &(pet_id,))
     }
 }
 /// A typed batch of Petstore By Name calls: add calls (each gives a typed handle), `send`, then

@@ -91,12 +91,14 @@ impl PetstoreClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn list_pets(
+    pub fn list_pets(
         &self,
         limit: Option<u64>,
-    ) -> Result<ListPetsResult, __rt::Error<ListPetsError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<ListPetsResult, __rt::Error<ListPetsError>>,
+    > + Send + use<> {
         let params = ListPetsParams { limit };
-        self.inner.request_checked("list_pets", &params).await
+        self.inner.request_checked("list_pets", &params)
     }
     /// Create a pet
     ///
@@ -106,20 +108,21 @@ impl PetstoreClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn create_pet(
+    pub fn create_pet(
         &self,
         new_pet_name: String,
         new_pet_tag: Option<String>,
-    ) -> Result<CreatePetResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<CreatePetResult, __rt::Error>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "create_pet",
                 &CreatePetParams {
                     new_pet_name,
                     new_pet_tag,
                 },
             )
-            .await
     }
     /// Info for a specific pet
     ///
@@ -129,11 +132,13 @@ impl PetstoreClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn get_pet(
+    pub fn get_pet(
         &self,
         pet_id: types::PetId,
-    ) -> Result<GetPetResult, __rt::Error> {
-        self.inner.request_declared("get_pet", &(pet_id,)).await
+    ) -> impl ::std::future::Future<
+        Output = Result<GetPetResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("get_pet", &(pet_id,))
     }
 }
 /// A typed batch of Petstore calls: add calls (each gives a typed handle), `send`, then

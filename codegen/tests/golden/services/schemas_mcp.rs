@@ -2868,20 +2868,22 @@ impl McpClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn initialize(
+    pub fn initialize(
         &self,
         protocol_version: String,
         capabilities: types::ClientCapabilities,
         client_info: types::Implementation,
         meta: Option<types::RequestMeta>,
-    ) -> Result<InitializeResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<InitializeResult, __rt::Error>,
+    > + Send + use<> {
         let params = InitializeParams {
             protocol_version,
             capabilities,
             client_info,
             meta,
         };
-        self.inner.request_checked("initialize", &params).await
+        self.inner.request_checked("initialize", &params)
     }
     /// Client → server: the handshake is done; other requests may follow.
     ///
@@ -2912,11 +2914,13 @@ impl McpClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn ping(
+    pub fn ping(
         &self,
         meta: Option<types::RequestMeta>,
-    ) -> Result<PingResult, __rt::Error> {
-        self.inner.request_declared("ping", &PingParams { meta }).await
+    ) -> impl ::std::future::Future<
+        Output = Result<PingResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("ping", &PingParams { meta })
     }
     /// Either side, while it works on a request that carried `_meta.progressToken`: how far it has come. `progress` grows with every notification; `total` when known.
     ///
@@ -2980,14 +2984,14 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn tools_list(
+    pub fn tools_list(
         &self,
         cursor: Option<types::Cursor>,
         meta: Option<types::RequestMeta>,
-    ) -> Result<ToolsListResult, __rt::Error<ToolsListError>> {
-        self.inner
-            .request_declared("tools/list", &ToolsListParams { cursor, meta })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<ToolsListResult, __rt::Error<ToolsListError>>,
+    > + Send + use<> {
+        self.inner.request_static("tools/list", &ToolsListParams { cursor, meta })
     }
     /// Client → server: runs a tool. A tool that fails says so in its result (`isError: true`, the reason as content); an unknown tool or arguments that do not fit are a protocol error. With `task`, the server may answer at once with the task that runs the call instead of its result.
     ///
@@ -2997,15 +3001,17 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn tools_call(
+    pub fn tools_call(
         &self,
         name: String,
         arguments: Option<__rt::serde_json::Map<String, __rt::serde_json::Value>>,
         task: Option<types::TaskMetadata>,
         meta: Option<types::RequestMeta>,
-    ) -> Result<ToolsCallResult, __rt::Error<ToolsCallError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<ToolsCallResult, __rt::Error<ToolsCallError>>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "tools/call",
                 &ToolsCallParams {
                     name,
@@ -3014,7 +3020,6 @@ impl McpClient {
                     meta,
                 },
             )
-            .await
     }
     /// Client → server: the resources the server offers, a page at a time.
     ///
@@ -3024,20 +3029,21 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn resources_list(
+    pub fn resources_list(
         &self,
         cursor: Option<types::Cursor>,
         meta: Option<types::RequestMeta>,
-    ) -> Result<ResourcesListResult, __rt::Error<ResourcesListError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<ResourcesListResult, __rt::Error<ResourcesListError>>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "resources/list",
                 &ResourcesListParams {
                     cursor,
                     meta,
                 },
             )
-            .await
     }
     /// Client → server: the server's resource templates (URI templates, RFC 6570), a page at a time.
     ///
@@ -3047,20 +3053,24 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn resources_templates_list(
+    pub fn resources_templates_list(
         &self,
         cursor: Option<types::Cursor>,
         meta: Option<types::RequestMeta>,
-    ) -> Result<ResourcesTemplatesListResult, __rt::Error<ResourcesTemplatesListError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResourcesTemplatesListResult,
+            __rt::Error<ResourcesTemplatesListError>,
+        >,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "resources/templates/list",
                 &ResourcesTemplatesListParams {
                     cursor,
                     meta,
                 },
             )
-            .await
     }
     /// Client → server: the contents of a resource (one or more parts, text or base64 bytes).
     ///
@@ -3070,13 +3080,15 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn resources_read(
+    pub fn resources_read(
         &self,
         uri: types::Uri,
         meta: Option<types::RequestMeta>,
-    ) -> Result<ResourcesReadResult, __rt::Error<ResourcesReadError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<ResourcesReadResult, __rt::Error<ResourcesReadError>>,
+    > + Send + use<> {
         let params = ResourcesReadParams { uri, meta };
-        self.inner.request_checked("resources/read", &params).await
+        self.inner.request_checked("resources/read", &params)
     }
     /// Client → server: tell me with `notifications/resources/updated` when this resource changes (a server whose `resources.subscribe` capability is true).
     ///
@@ -3086,16 +3098,18 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn resources_subscribe(
+    pub fn resources_subscribe(
         &self,
         uri: types::Uri,
         meta: Option<types::RequestMeta>,
-    ) -> Result<ResourcesSubscribeResult, __rt::Error<ResourcesSubscribeError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<ResourcesSubscribeResult, __rt::Error<ResourcesSubscribeError>>,
+    > + Send + use<> {
         let params = ResourcesSubscribeParams {
             uri,
             meta,
         };
-        self.inner.request_checked("resources/subscribe", &params).await
+        self.inner.request_checked("resources/subscribe", &params)
     }
     /// Client → server: stop telling me about this resource.
     ///
@@ -3105,16 +3119,21 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn resources_unsubscribe(
+    pub fn resources_unsubscribe(
         &self,
         uri: types::Uri,
         meta: Option<types::RequestMeta>,
-    ) -> Result<ResourcesUnsubscribeResult, __rt::Error<ResourcesUnsubscribeError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResourcesUnsubscribeResult,
+            __rt::Error<ResourcesUnsubscribeError>,
+        >,
+    > + Send + use<> {
         let params = ResourcesUnsubscribeParams {
             uri,
             meta,
         };
-        self.inner.request_checked("resources/unsubscribe", &params).await
+        self.inner.request_checked("resources/unsubscribe", &params)
     }
     /// Client → server: the prompts the server offers, a page at a time.
     ///
@@ -3124,14 +3143,14 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn prompts_list(
+    pub fn prompts_list(
         &self,
         cursor: Option<types::Cursor>,
         meta: Option<types::RequestMeta>,
-    ) -> Result<PromptsListResult, __rt::Error<PromptsListError>> {
-        self.inner
-            .request_declared("prompts/list", &PromptsListParams { cursor, meta })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<PromptsListResult, __rt::Error<PromptsListError>>,
+    > + Send + use<> {
+        self.inner.request_static("prompts/list", &PromptsListParams { cursor, meta })
     }
     /// Client → server: a prompt filled in with `arguments`, as messages.
     ///
@@ -3141,14 +3160,16 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn prompts_get(
+    pub fn prompts_get(
         &self,
         name: String,
         arguments: Option<::std::collections::BTreeMap<String, String>>,
         meta: Option<types::RequestMeta>,
-    ) -> Result<PromptsGetResult, __rt::Error<PromptsGetError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<PromptsGetResult, __rt::Error<PromptsGetError>>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "prompts/get",
                 &PromptsGetParams {
                     name,
@@ -3156,7 +3177,6 @@ impl McpClient {
                     meta,
                 },
             )
-            .await
     }
     /// Client → server: send `notifications/message` from this level up (a server with the `logging` capability).
     ///
@@ -3166,20 +3186,21 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn logging_set_level(
+    pub fn logging_set_level(
         &self,
         level: types::LoggingLevel,
         meta: Option<types::RequestMeta>,
-    ) -> Result<LoggingSetLevelResult, __rt::Error<LoggingSetLevelError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<LoggingSetLevelResult, __rt::Error<LoggingSetLevelError>>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "logging/setLevel",
                 &LoggingSetLevelParams {
                     level,
                     meta,
                 },
             )
-            .await
     }
     /// Client → server: values that could complete an argument of a prompt or of a resource template, as the user types (a server with the `completions` capability).
     ///
@@ -3189,15 +3210,17 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn completion_complete(
+    pub fn completion_complete(
         &self,
         r#ref: types::CompletionReference,
         argument: types::CompletionArgument,
         context: Option<types::CompletionContext>,
         meta: Option<types::RequestMeta>,
-    ) -> Result<CompletionCompleteResult, __rt::Error<CompletionCompleteError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<CompletionCompleteResult, __rt::Error<CompletionCompleteError>>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "completion/complete",
                 &CompletionCompleteParams {
                     r#ref,
@@ -3206,7 +3229,6 @@ impl McpClient {
                     meta,
                 },
             )
-            .await
     }
     /// Client → server: the list of roots changed (a client whose `roots.listChanged` capability is true).
     ///
@@ -3237,12 +3259,14 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn tasks_get(
+    pub fn tasks_get(
         &self,
         task_id: types::TaskId,
         meta: Option<types::RequestMeta>,
-    ) -> Result<TasksGetResult, __rt::Error<TasksGetError>> {
-        self.inner.request_declared("tasks/get", &TasksGetParams { task_id, meta }).await
+    ) -> impl ::std::future::Future<
+        Output = Result<TasksGetResult, __rt::Error<TasksGetError>>,
+    > + Send + use<> {
+        self.inner.request_static("tasks/get", &TasksGetParams { task_id, meta })
     }
     /// Either side, to the side running a task: the result of the request the task runs (the answer that request would have had), once the task is done; the answer waits until then.
     ///
@@ -3252,14 +3276,14 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn tasks_result(
+    pub fn tasks_result(
         &self,
         task_id: types::TaskId,
         meta: Option<types::RequestMeta>,
-    ) -> Result<TasksResultResult, __rt::Error<TasksResultError>> {
-        self.inner
-            .request_declared("tasks/result", &TasksResultParams { task_id, meta })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<TasksResultResult, __rt::Error<TasksResultError>>,
+    > + Send + use<> {
+        self.inner.request_static("tasks/result", &TasksResultParams { task_id, meta })
     }
     /// Either side, to the side running a task: stop it. The answer is the task, cancelled.
     ///
@@ -3269,14 +3293,14 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn tasks_cancel(
+    pub fn tasks_cancel(
         &self,
         task_id: types::TaskId,
         meta: Option<types::RequestMeta>,
-    ) -> Result<TasksCancelResult, __rt::Error<TasksCancelError>> {
-        self.inner
-            .request_declared("tasks/cancel", &TasksCancelParams { task_id, meta })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<TasksCancelResult, __rt::Error<TasksCancelError>>,
+    > + Send + use<> {
+        self.inner.request_static("tasks/cancel", &TasksCancelParams { task_id, meta })
     }
     /// Either side, to the side running tasks: its tasks, a page at a time.
     ///
@@ -3286,14 +3310,14 @@ impl McpClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn tasks_list(
+    pub fn tasks_list(
         &self,
         cursor: Option<types::Cursor>,
         meta: Option<types::RequestMeta>,
-    ) -> Result<TasksListResult, __rt::Error<TasksListError>> {
-        self.inner
-            .request_declared("tasks/list", &TasksListParams { cursor, meta })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<TasksListResult, __rt::Error<TasksListError>>,
+    > + Send + use<> {
+        self.inner.request_static("tasks/list", &TasksListParams { cursor, meta })
     }
     /// Either side, from the side running a task: the task's state changed.
     ///
@@ -4140,11 +4164,13 @@ impl McpPush {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn ping(
+    pub fn ping(
         &self,
         meta: Option<types::RequestMeta>,
-    ) -> Result<PingResult, __rt::Error> {
-        self.inner.request_declared("ping", &PingParams { meta }).await
+    ) -> impl ::std::future::Future<
+        Output = Result<PingResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("ping", &PingParams { meta })
     }
     /// Either side, while it works on a request that carried `_meta.progressToken`: how far it has come. `progress` grows with every notification; `total` when known.
     ///
@@ -4318,7 +4344,7 @@ impl McpPush {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn sampling_create_message(
+    pub fn sampling_create_message(
         &self,
         messages: Vec<types::SamplingMessage>,
         model_preferences: Option<types::ModelPreferences>,
@@ -4332,7 +4358,12 @@ impl McpPush {
         tool_choice: Option<types::ToolChoice>,
         task: Option<types::TaskMetadata>,
         meta: Option<types::RequestMeta>,
-    ) -> Result<SamplingCreateMessageResult, __rt::Error<SamplingCreateMessageError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            SamplingCreateMessageResult,
+            __rt::Error<SamplingCreateMessageError>,
+        >,
+    > + Send + use<> {
         let params = SamplingCreateMessageParams {
             messages,
             model_preferences,
@@ -4347,7 +4378,7 @@ impl McpPush {
             task,
             meta,
         };
-        self.inner.request_checked("sampling/createMessage", &params).await
+        self.inner.request_checked("sampling/createMessage", &params)
     }
     /// Server → client: asks the user for information, through a form the client draws from `requestedSchema` (mode `form`, the default) or at a URL the client opens (mode `url`). The user accepts, declines or cancels. With `task`, the client may answer with a task instead.
     ///
@@ -4357,7 +4388,7 @@ impl McpPush {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn elicitation_create(
+    pub fn elicitation_create(
         &self,
         mode: Option<types::ElicitationCreateMode>,
         message: String,
@@ -4366,7 +4397,9 @@ impl McpPush {
         url: Option<String>,
         task: Option<types::TaskMetadata>,
         meta: Option<types::RequestMeta>,
-    ) -> Result<ElicitationCreateResult, __rt::Error<ElicitationCreateError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<ElicitationCreateResult, __rt::Error<ElicitationCreateError>>,
+    > + Send + use<> {
         let params = ElicitationCreateParams {
             mode,
             message,
@@ -4376,7 +4409,7 @@ impl McpPush {
             task,
             meta,
         };
-        self.inner.request_checked("elicitation/create", &params).await
+        self.inner.request_checked("elicitation/create", &params)
     }
     /// Server → client: the out-of-band interaction of a `url` elicitation finished.
     ///
@@ -4409,11 +4442,13 @@ impl McpPush {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn roots_list(
+    pub fn roots_list(
         &self,
         meta: Option<types::RequestMeta>,
-    ) -> Result<RootsListResult, __rt::Error> {
-        self.inner.request_declared("roots/list", &RootsListParams { meta }).await
+    ) -> impl ::std::future::Future<
+        Output = Result<RootsListResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("roots/list", &RootsListParams { meta })
     }
     /// Either side, to the side running a task: its state now.
     ///
@@ -4423,12 +4458,14 @@ impl McpPush {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn tasks_get(
+    pub fn tasks_get(
         &self,
         task_id: types::TaskId,
         meta: Option<types::RequestMeta>,
-    ) -> Result<TasksGetResult, __rt::Error<TasksGetError>> {
-        self.inner.request_declared("tasks/get", &TasksGetParams { task_id, meta }).await
+    ) -> impl ::std::future::Future<
+        Output = Result<TasksGetResult, __rt::Error<TasksGetError>>,
+    > + Send + use<> {
+        self.inner.request_static("tasks/get", &TasksGetParams { task_id, meta })
     }
     /// Either side, to the side running a task: the result of the request the task runs (the answer that request would have had), once the task is done; the answer waits until then.
     ///
@@ -4438,14 +4475,14 @@ impl McpPush {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn tasks_result(
+    pub fn tasks_result(
         &self,
         task_id: types::TaskId,
         meta: Option<types::RequestMeta>,
-    ) -> Result<TasksResultResult, __rt::Error<TasksResultError>> {
-        self.inner
-            .request_declared("tasks/result", &TasksResultParams { task_id, meta })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<TasksResultResult, __rt::Error<TasksResultError>>,
+    > + Send + use<> {
+        self.inner.request_static("tasks/result", &TasksResultParams { task_id, meta })
     }
     /// Either side, to the side running a task: stop it. The answer is the task, cancelled.
     ///
@@ -4455,14 +4492,14 @@ impl McpPush {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn tasks_cancel(
+    pub fn tasks_cancel(
         &self,
         task_id: types::TaskId,
         meta: Option<types::RequestMeta>,
-    ) -> Result<TasksCancelResult, __rt::Error<TasksCancelError>> {
-        self.inner
-            .request_declared("tasks/cancel", &TasksCancelParams { task_id, meta })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<TasksCancelResult, __rt::Error<TasksCancelError>>,
+    > + Send + use<> {
+        self.inner.request_static("tasks/cancel", &TasksCancelParams { task_id, meta })
     }
     /// Either side, to the side running tasks: its tasks, a page at a time.
     ///
@@ -4472,14 +4509,14 @@ impl McpPush {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn tasks_list(
+    pub fn tasks_list(
         &self,
         cursor: Option<types::Cursor>,
         meta: Option<types::RequestMeta>,
-    ) -> Result<TasksListResult, __rt::Error<TasksListError>> {
-        self.inner
-            .request_declared("tasks/list", &TasksListParams { cursor, meta })
-            .await
+    ) -> impl ::std::future::Future<
+        Output = Result<TasksListResult, __rt::Error<TasksListError>>,
+    > + Send + use<> {
+        self.inner.request_static("tasks/list", &TasksListParams { cursor, meta })
     }
     /// Either side, from the side running a task: the task's state changed.
     ///

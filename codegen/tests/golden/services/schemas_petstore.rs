@@ -142,14 +142,16 @@ impl PetstoreClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn add_pet(
+    pub fn add_pet(
         &self,
         name: String,
         kind: types::Kind,
         tags: Option<Vec<String>>,
-    ) -> Result<AddPetResult, __rt::Error> {
+    ) -> impl ::std::future::Future<
+        Output = Result<AddPetResult, __rt::Error>,
+    > + Send + use<> {
         let params = AddPetParams { name, kind, tags };
-        self.inner.request_checked("add_pet", &params).await
+        self.inner.request_checked("add_pet", &params)
     }
     /// Lists the pets, oldest first; `limit` caps how many.
     ///
@@ -159,12 +161,14 @@ impl PetstoreClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn list_pets(
+    pub fn list_pets(
         &self,
         kind: types::Kind,
         limit: Option<u32>,
-    ) -> Result<ListPetsResult, __rt::Error> {
-        self.inner.request_declared("list_pets", &ListPetsParams { kind, limit }).await
+    ) -> impl ::std::future::Future<
+        Output = Result<ListPetsResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("list_pets", &ListPetsParams { kind, limit })
     }
     /// Returns one pet.
     ///
@@ -174,11 +178,13 @@ impl PetstoreClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn get_pet(
+    pub fn get_pet(
         &self,
         id: types::PetId,
-    ) -> Result<GetPetResult, __rt::Error<GetPetError>> {
-        self.inner.request_declared("get_pet", &(id,)).await
+    ) -> impl ::std::future::Future<
+        Output = Result<GetPetResult, __rt::Error<GetPetError>>,
+    > + Send + use<> {
+        self.inner.request_static("get_pet", &(id,))
     }
     /// Tells the store someone looked at a pet. A notification: no answer.
     ///

@@ -63,12 +63,14 @@ impl SimpleMathClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn addition(
+    pub fn addition(
         &self,
         a: Option<types::Integer>,
         b: Option<types::Integer>,
-    ) -> Result<AdditionResult, __rt::Error> {
-        self.inner.request_declared("addition", &AdditionParams { a, b }).await
+    ) -> impl ::std::future::Future<
+        Output = Result<AdditionResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("addition", &AdditionParams { a, b })
     }
     /// Calls `subtraction`.
     ///
@@ -76,12 +78,14 @@ impl SimpleMathClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn subtraction(
+    pub fn subtraction(
         &self,
         a: Option<types::Integer>,
         b: Option<types::Integer>,
-    ) -> Result<SubtractionResult, __rt::Error> {
-        self.inner.request_declared("subtraction", &SubtractionParams { a, b }).await
+    ) -> impl ::std::future::Future<
+        Output = Result<SubtractionResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("subtraction", &SubtractionParams { a, b })
     }
 }
 /// A typed batch of Simple Math calls: add calls (each gives a typed handle), `send`, then

@@ -2345,17 +2345,19 @@ impl StarkNetTraceApiClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn starknet_trace_transaction(
+    pub fn starknet_trace_transaction(
         &self,
         transaction_hash: types::TxnHash,
-    ) -> Result<
-        StarknetTraceTransactionResult,
-        __rt::Error<StarknetTraceTransactionError>,
-    > {
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            StarknetTraceTransactionResult,
+            __rt::Error<StarknetTraceTransactionError>,
+        >,
+    > + Send + use<> {
         let params = StarknetTraceTransactionParams {
             transaction_hash,
         };
-        self.inner.request_checked("starknet_traceTransaction", &params).await
+        self.inner.request_checked("starknet_traceTransaction", &params)
     }
     /// Simulate a given sequence of transactions on the requested state, and generate the execution traces. Note that some of the transactions may revert, in which case no error is thrown, but revert details can be seen on the returned trace object. . Note that some of the transactions may revert, this will be reflected by the revert_error property in the trace. Other types of failures (e.g. unexpected error or failure in the validation phase) will result in TRANSACTION_EXECUTION_ERROR.
     ///
@@ -2365,21 +2367,23 @@ impl StarkNetTraceApiClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn starknet_simulate_transactions(
+    pub fn starknet_simulate_transactions(
         &self,
         block_id: types::BlockId,
         transactions: Vec<types::BroadcastedTxn>,
         simulation_flags: Vec<types::SimulationFlag>,
-    ) -> Result<
-        StarknetSimulateTransactionsResult,
-        __rt::Error<StarknetSimulateTransactionsError>,
-    > {
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            StarknetSimulateTransactionsResult,
+            __rt::Error<StarknetSimulateTransactionsError>,
+        >,
+    > + Send + use<> {
         let params = StarknetSimulateTransactionsParams {
             block_id,
             transactions,
             simulation_flags,
         };
-        self.inner.request_checked("starknet_simulateTransactions", &params).await
+        self.inner.request_checked("starknet_simulateTransactions", &params)
     }
     /// Retrieve traces for all transactions in the given block
     ///
@@ -2391,17 +2395,19 @@ impl StarkNetTraceApiClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn starknet_trace_block_transactions(
+    pub fn starknet_trace_block_transactions(
         &self,
         block_id: types::BlockId,
-    ) -> Result<
-        StarknetTraceBlockTransactionsResult,
-        __rt::Error<StarknetTraceBlockTransactionsError>,
-    > {
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            StarknetTraceBlockTransactionsResult,
+            __rt::Error<StarknetTraceBlockTransactionsError>,
+        >,
+    > + Send + use<> {
         let params = StarknetTraceBlockTransactionsParams {
             block_id,
         };
-        self.inner.request_checked("starknet_traceBlockTransactions", &params).await
+        self.inner.request_checked("starknet_traceBlockTransactions", &params)
     }
 }
 /// A typed batch of StarkNet Trace API calls: add calls (each gives a typed handle), `send`, then

@@ -329,8 +329,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn clone2(&self, value: i64) -> Result<Clone2Result, __rt::Error> {
-        self.inner.request_declared("clone", &(value,)).await
+    pub fn clone2(
+        &self,
+        value: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<Clone2Result, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("clone", &(value,))
     }
     /// Calls `clone_from`.
     ///
@@ -338,11 +343,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn clone_from2(
+    pub fn clone_from2(
         &self,
         value: i64,
-    ) -> Result<CloneFrom2Result, __rt::Error> {
-        self.inner.request_declared("clone_from", &(value,)).await
+    ) -> impl ::std::future::Future<
+        Output = Result<CloneFrom2Result, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("clone_from", &(value,))
     }
     /// Calls `clone_into`.
     ///
@@ -350,11 +357,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn clone_into2(
+    pub fn clone_into2(
         &self,
         value: i64,
-    ) -> Result<CloneInto2Result, __rt::Error> {
-        self.inner.request_declared("clone_into", &(value,)).await
+    ) -> impl ::std::future::Future<
+        Output = Result<CloneInto2Result, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("clone_into", &(value,))
     }
     /// Calls `to_owned`.
     ///
@@ -362,8 +371,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn to_owned2(&self, value: i64) -> Result<ToOwned2Result, __rt::Error> {
-        self.inner.request_declared("to_owned", &(value,)).await
+    pub fn to_owned2(
+        &self,
+        value: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<ToOwned2Result, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("to_owned", &(value,))
     }
     /// Calls `into`.
     ///
@@ -371,8 +385,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn into2(&self, value: i64) -> Result<Into2Result, __rt::Error> {
-        self.inner.request_declared("into", &(value,)).await
+    pub fn into2(
+        &self,
+        value: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<Into2Result, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("into", &(value,))
     }
     /// Calls `try_into`.
     ///
@@ -380,8 +399,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn try_into2(&self, value: i64) -> Result<TryInto2Result, __rt::Error> {
-        self.inner.request_declared("try_into", &(value,)).await
+    pub fn try_into2(
+        &self,
+        value: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<TryInto2Result, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("try_into", &(value,))
     }
     /// Calls `as_ref`.
     ///
@@ -389,8 +413,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn as_ref(&self, value: i64) -> Result<AsRefResult, __rt::Error> {
-        self.inner.request_declared("as_ref", &(value,)).await
+    pub fn as_ref(
+        &self,
+        value: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<AsRefResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("as_ref", &(value,))
     }
     /// Calls `drop`.
     ///
@@ -398,8 +427,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn drop(&self, value: i64) -> Result<DropResult, __rt::Error> {
-        self.inner.request_declared("drop", &(value,)).await
+    pub fn drop(
+        &self,
+        value: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<DropResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("drop", &(value,))
     }
     /// Calls `eq`.
     ///
@@ -407,8 +441,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn eq(&self, value: i64) -> Result<EqResult, __rt::Error> {
-        self.inner.request_declared("eq", &(value,)).await
+    pub fn eq(
+        &self,
+        value: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<EqResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("eq", &(value,))
     }
     /// Calls `to_string`.
     ///
@@ -416,8 +455,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn to_string(&self, value: i64) -> Result<ToStringResult, __rt::Error> {
-        self.inner.request_declared("to_string", &(value,)).await
+    pub fn to_string(
+        &self,
+        value: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<ToStringResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("to_string", &(value,))
     }
     /// Calls `borrow`.
     ///
@@ -425,8 +469,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn borrow(&self, value: i64) -> Result<BorrowResult, __rt::Error> {
-        self.inner.request_declared("borrow", &(value,)).await
+    pub fn borrow(
+        &self,
+        value: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<BorrowResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("borrow", &(value,))
     }
     /// Calls `type_id`.
     ///
@@ -434,8 +483,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn type_id(&self, value: i64) -> Result<TypeIdResult, __rt::Error> {
-        self.inner.request_declared("type_id", &(value,)).await
+    pub fn type_id(
+        &self,
+        value: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<TypeIdResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("type_id", &(value,))
     }
     /// Calls `self`.
     ///
@@ -443,8 +497,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn self_(&self, value: i64) -> Result<SelfValueResult, __rt::Error> {
-        self.inner.request_declared("self", &(value,)).await
+    pub fn self_(
+        &self,
+        value: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<SelfValueResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("self", &(value,))
     }
     /// Calls `from_block`.
     ///
@@ -452,8 +511,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn from_block(&self, value: i64) -> Result<FromBlockResult, __rt::Error> {
-        self.inner.request_declared("from_block", &(value,)).await
+    pub fn from_block(
+        &self,
+        value: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<FromBlockResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("from_block", &(value,))
     }
     /// Calls `next`.
     ///
@@ -461,8 +525,12 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn next(&self) -> Result<NextResult, __rt::Error> {
-        self.inner.request_declared("next", &()).await
+    pub fn next(
+        &self,
+    ) -> impl ::std::future::Future<
+        Output = Result<NextResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("next", &())
     }
     /// Calls `into_inner2`.
     ///
@@ -470,11 +538,13 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn into_inner2(
+    pub fn into_inner2(
         &self,
         value: i64,
-    ) -> Result<IntoInner2Result, __rt::Error> {
-        self.inner.request_declared("into_inner2", &(value,)).await
+    ) -> impl ::std::future::Future<
+        Output = Result<IntoInner2Result, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("into_inner2", &(value,))
     }
     /// Calls `as_mut`.
     ///
@@ -491,12 +561,14 @@ impl StdNamesClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn wrap(
+    pub fn wrap(
         &self,
         value: Option<types::String>,
         code: Option<types::Result>,
-    ) -> Result<WrapResult, __rt::Error> {
-        self.inner.request_declared("wrap", &WrapParams { value, code }).await
+    ) -> impl ::std::future::Future<
+        Output = Result<WrapResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("wrap", &WrapParams { value, code })
     }
 }
 /// A typed batch of Std names calls: add calls (each gives a typed handle), `send`, then

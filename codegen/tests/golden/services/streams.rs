@@ -178,18 +178,19 @@ impl StreamsClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn watch_unsubscribe(
+    pub fn watch_unsubscribe(
         &self,
         subscription_id: types::SubscriptionId,
-    ) -> Result<WatchUnsubscribeResult, __rt::Error<WatchUnsubscribeError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<WatchUnsubscribeResult, __rt::Error<WatchUnsubscribeError>>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "watch_unsubscribe",
                 &WatchUnsubscribeParams {
                     subscription_id,
                 },
             )
-            .await
     }
     /// Starts a job; its progress is pulled.
     ///
@@ -215,8 +216,13 @@ impl StreamsClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn jobs_cancel(&self, job: i64) -> Result<JobsCancelResult, __rt::Error> {
-        self.inner.request_declared("jobs_cancel", &(job,)).await
+    pub fn jobs_cancel(
+        &self,
+        job: i64,
+    ) -> impl ::std::future::Future<
+        Output = Result<JobsCancelResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("jobs_cancel", &(job,))
     }
     /// Calls `ping`.
     ///
@@ -224,8 +230,12 @@ impl StreamsClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn ping(&self) -> Result<PingResult, __rt::Error> {
-        self.inner.request_declared("ping", &()).await
+    pub fn ping(
+        &self,
+    ) -> impl ::std::future::Future<
+        Output = Result<PingResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("ping", &())
     }
 }
 /// A typed batch of Streams calls: add calls (each gives a typed handle), `send`, then

@@ -115,13 +115,15 @@ impl TickerClient {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn subscribe(
+    pub fn subscribe(
         &self,
         symbol: String,
         every: Option<u8>,
-    ) -> Result<SubscribeResult, __rt::Error<SubscribeError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<SubscribeResult, __rt::Error<SubscribeError>>,
+    > + Send + use<> {
         let params = SubscribeParams { symbol, every };
-        self.inner.request_checked("subscribe", &params).await
+        self.inner.request_checked("subscribe", &params)
     }
     /// Calls `unsubscribe`.
     ///
@@ -129,11 +131,13 @@ impl TickerClient {
     ///
     /// Every failure of the call; an error the server answers is `Error::Undeclared`.
     #[inline]
-    pub async fn unsubscribe(
+    pub fn unsubscribe(
         &self,
         subscription: types::SubscriptionId,
-    ) -> Result<UnsubscribeResult, __rt::Error> {
-        self.inner.request_declared("unsubscribe", &(subscription,)).await
+    ) -> impl ::std::future::Future<
+        Output = Result<UnsubscribeResult, __rt::Error>,
+    > + Send + use<> {
+        self.inner.request_static("unsubscribe", &(subscription,))
     }
 }
 /// A typed batch of Ticker calls: add calls (each gives a typed handle), `send`, then
@@ -313,20 +317,21 @@ impl TickerPush {
     ///
     /// The method's declared errors as `Error::Declared`, and every failure of the call.
     #[inline]
-    pub async fn ticker_confirm(
+    pub fn ticker_confirm(
         &self,
         question: String,
         deadline: Option<i64>,
-    ) -> Result<TickerConfirmResult, __rt::Error<TickerConfirmError>> {
+    ) -> impl ::std::future::Future<
+        Output = Result<TickerConfirmResult, __rt::Error<TickerConfirmError>>,
+    > + Send + use<> {
         self.inner
-            .request_declared(
+            .request_static(
                 "ticker_confirm",
                 &TickerConfirmParams {
                     question,
                     deadline,
                 },
             )
-            .await
     }
 }
 __rt::decode_params!(

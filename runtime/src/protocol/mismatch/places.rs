@@ -37,8 +37,8 @@ pub struct Places {
     file: &'static str,
     methods: &'static str,
     places: &'static str,
-    /// `methods` split into `(wire name, pointer)`, on first use: a client looks its
-    /// method up on every call.
+    /// `methods` split into `(wire name, pointer)`, on first use: a client given a
+    /// borrowed method name looks it up on every call.
     index: OnceLock<Box<[(&'static str, &'static str)]>>,
 }
 
@@ -54,8 +54,9 @@ impl Places {
         }
     }
 
-    /// The pointer of method `wire` (`#/methods/3`), looked up once per call so that an
-    /// error needs no copy of the name.
+    /// The pointer of method `wire` (`#/methods/3`): looked up when an error is cited, or
+    /// once per call where only a borrowed name is known then, so that an error needs no
+    /// copy of the name.
     pub fn method(&self, wire: &str) -> Option<&'static str> {
         let index = self.index.get_or_init(|| {
             lines(self.methods)
