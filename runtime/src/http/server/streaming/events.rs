@@ -14,8 +14,7 @@ use std::time::Duration;
 /// shuts down).
 pub(crate) type Stop = Pin<Box<dyn Future<Output = ()> + Send>>;
 
-/// Closes the connection a stream is sent on (under [`serve`](crate::http::serve)).
-pub(crate) type Close = Arc<dyn Fn() + Send + Sync>;
+pub(crate) use super::log::Close;
 
 /// One stream of a session, read as its answer's body is sent.
 pub(crate) struct EventStream {
@@ -55,10 +54,14 @@ impl EventStream {
     /// ([`Streaming::stall_timeout`](super::Streaming::stall_timeout)) for a reader
     /// that took none (its socket is full: the client does not read), the stream ends
     /// and its connection is closed with `close`, which frees what the kernel holds
-    /// for it too.
+    /// for it too. The log closes it, as soon as the reader lags, whoever finds that
+    /// first (this watch, or an appender the window left it behind for).
     pub(super) fn watched(self, close: Option<Close>) -> Self {
         let session = Arc::downgrade(&self.session);
         let (stream, generation) = (self.stream, self.generation);
+        if let Some(close) = close {
+            self.session.log().close_on_lag(stream, generation, close);
+        }
         let stall = self.session.stall().max(Duration::from_millis(1));
         tokio::spawn(async move {
             loop {
@@ -77,9 +80,6 @@ impl EventStream {
                     "an event stream's reader made no progress: its connection closes"
                 );
                 session.room_made();
-                if let Some(close) = &close {
-                    close();
-                }
                 return;
             }
         });

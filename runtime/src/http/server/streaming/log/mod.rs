@@ -31,16 +31,52 @@ pub(super) struct Event {
     pub(super) last: bool,
 }
 
+/// Closes the connection a stream is sent on (under [`serve`](crate::http::serve)).
+pub(crate) type Close = Arc<dyn Fn() + Send + Sync>;
+
 /// A reader attached to a stream: where it is, and the task to wake.
 #[derive(Debug, Default)]
 struct Reader {
     cursor: u64,
     waker: Option<Waker>,
     lagged: bool,
+    /// Closes its connection when it lags ([`Log::close_on_lag`]).
+    close: Closer,
     /// Which attachment this is; a resumption takes the stream over with a new one.
     generation: u64,
     /// When it last took an event (or attached), on Tokio's clock.
     progress: Option<tokio::time::Instant>,
+}
+
+/// A reader's [`Close`], if it is watched.
+#[derive(Default)]
+struct Closer(Option<Close>);
+
+impl std::fmt::Debug for Closer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Closer(Some)"
+        } else {
+            "Closer(None)"
+        })
+    }
+}
+
+impl Reader {
+    /// Its stream ends: its task is woken, and its connection, stuck on what the
+    /// client did not read, is closed. Closed here, whoever finds the lag first (an
+    /// appender left it behind, the watch found it stalled): a stream's watch that
+    /// came later could find it taken over by a new `GET` or detached, and leave the
+    /// connection open for ever.
+    fn lag(&mut self) {
+        self.lagged = true;
+        if let Some(waker) = self.waker.take() {
+            waker.wake();
+        }
+        if let Some(close) = &self.close.0 {
+            close();
+        }
+    }
 }
 
 /// What a stream's watchdog finds.
@@ -146,6 +182,7 @@ impl Log {
                 cursor,
                 waker: None,
                 lagged: false,
+                close: Closer::default(),
                 generation,
                 progress: Some(tokio::time::Instant::now()),
             },
@@ -205,6 +242,18 @@ impl Log {
             .map_or(0, |reader| reader.cursor)
     }
 
+    /// Has the reader `generation` of `stream` close its connection with `close` when
+    /// it lags.
+    pub(super) fn close_on_lag(&mut self, stream: u64, generation: u64, close: Close) {
+        if let Some(reader) = self
+            .readers
+            .get_mut(&stream)
+            .filter(|reader| reader.generation == generation)
+        {
+            reader.close = Closer(Some(close));
+        }
+    }
+
     /// Detaches a reader (its body was dropped), unless it was taken over.
     pub(super) fn detach(&mut self, stream: u64, generation: u64) {
         if self
@@ -250,10 +299,7 @@ impl Log {
             }
             return Stall::Reading;
         }
-        reader.lagged = true;
-        if let Some(waker) = reader.waker.take() {
-            waker.wake();
-        }
+        reader.lag();
         Stall::Stalled
     }
 
@@ -359,9 +405,8 @@ impl Log {
                     self.open.remove(&stream);
                 }
                 if let Some(reader) = self.readers.get_mut(&stream) {
-                    reader.lagged = true;
+                    reader.lag();
                 }
-                self.wake(stream);
                 return Err(OverBudget);
             }
             self.drop_oldest();
@@ -424,10 +469,7 @@ impl Log {
                 stream = oldest.stream,
                 "an event stream's client reads too slowly: its stream ends"
             );
-            reader.lagged = true;
-            if let Some(waker) = reader.waker.take() {
-                waker.wake();
-            }
+            reader.lag();
         }
         if oldest.stream == STANDALONE {
             self.standalone_read = self.standalone_read.max(oldest.seq);

@@ -101,6 +101,54 @@ fn a_reader_that_lags_past_the_window_ends() {
     assert!(!log.must_wait(1), "nobody keeps up any more");
 }
 
+/// The connection of a `GET` the window left behind is closed at once: a fresh `GET`
+/// may take the stream over before the stream's watch looks again, and the watch then
+/// finds its reader gone (the case of a release build, where the bulk of pushes ends
+/// within one stall time).
+#[test]
+fn a_watched_reader_left_behind_closes_its_connection_once_even_if_taken_over() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let mut log = Log::new(
+        Window {
+            events: 2,
+            bytes: 1 << 20,
+        },
+        Budget::new(usize::MAX),
+    );
+    let (stream, stalled) = log.attach_get(None).expect("the first GET");
+    let closed = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&closed);
+    log.close_on_lag(
+        stream,
+        stalled,
+        Arc::new(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+        }),
+    );
+    for item in [&b"1"[..], b"2"] {
+        log.append(stream, Bytes::from_static(item), false)
+            .expect("fits");
+    }
+    assert_eq!(closed.load(Ordering::SeqCst), 0, "it may still read them");
+    log.append(stream, Bytes::from_static(b"3"), false)
+        .expect("fits");
+    assert_eq!(closed.load(Ordering::SeqCst), 1, "closed when left behind");
+    let (_, fresh) = log.attach_get(None).expect("a lagged reader is over");
+    assert_ne!(fresh, stalled);
+    assert_eq!(
+        log.stall(stream, stalled, std::time::Duration::ZERO),
+        Stall::Gone,
+        "the watch finds it taken over"
+    );
+    log.append(stream, Bytes::from_static(b"4"), false)
+        .expect("fits");
+    assert_eq!(
+        closed.load(Ordering::SeqCst),
+        1,
+        "the fresh reader's is not"
+    );
+}
+
 #[test]
 fn every_log_together_holds_at_most_the_budget() {
     let budget = Budget::new(10);
