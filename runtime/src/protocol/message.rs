@@ -105,9 +105,9 @@ impl<'a> Message<'a> {
 /// The engine's read of a message's bytes: [`Message::parse_limited`] without the
 /// [`Message`] (a [`ParseError`], the empty batch among them, is answered with its
 /// [`refusal`]). The engine matches the single entry where the parser wrote it; made
-/// into a `Message` it was copied whole at once (64 bytes written by narrower stores, read back by 16-byte loads that store
-/// forwarding cannot serve: about 6 ns a call, BENCHMARKS.md, "Issue 28, item 3, third
-/// round").
+/// into a `Message` it was copied whole at once (64 bytes written by narrower stores,
+/// read back by 16-byte loads that store forwarding cannot serve: about 6 ns a call,
+/// BENCHMARKS.md, "Issue 28, item 3, third round").
 #[inline]
 pub(crate) fn read(bytes: &[u8], max_batch_len: usize) -> Result<Top<Entry<'_>>, ParseError> {
     fields::parse(bytes, max_batch_len, Entry::from_member)

@@ -1,7 +1,7 @@
 //! The body of an answer that is an event stream: the events of one stream of a
 //! session, as `text/event-stream`, until the stream ends.
 
-use super::log::{Next, Stall};
+use super::log::{Close, Next, Stall};
 use super::session::Session;
 use crate::http::sse::encode_into;
 use std::future::Future;
@@ -13,8 +13,6 @@ use std::time::Duration;
 /// A future that resolves when the stream must end whatever else happens (the server
 /// shuts down).
 pub(crate) type Stop = Pin<Box<dyn Future<Output = ()> + Send>>;
-
-pub(crate) use super::log::Close;
 
 /// One stream of a session, read as its answer's body is sent.
 pub(crate) struct EventStream {

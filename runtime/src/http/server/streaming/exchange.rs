@@ -2,7 +2,8 @@
 //! stream), `GET` (the session's standalone stream, or a resumed one), `DELETE`.
 
 use super::super::written::Data;
-use super::events::{Close, EventStream, Stop};
+use super::events::{EventStream, Stop};
+use super::log::Close;
 use super::log::Refused;
 use super::rules::{Calls, Carries, carries, initialised, parse_event_id};
 use super::session::Session;

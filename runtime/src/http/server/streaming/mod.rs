@@ -10,7 +10,8 @@ mod log;
 mod session;
 mod table;
 
-pub(crate) use events::{Close, Stop};
+pub(crate) use events::Stop;
+pub(crate) use log::Close;
 pub use session::SessionId;
 
 use super::answer::NoResponse;

@@ -6,6 +6,11 @@ fn waker() -> Waker {
     Waker::noop().clone()
 }
 
+/// A log of `events` and `bytes` at most, under no shared budget.
+fn windowed(events: usize, bytes: usize) -> Log {
+    Log::new(Window { events, bytes }, Budget::new(usize::MAX))
+}
+
 fn read(log: &mut Log, stream: u64, generation: u64) -> Vec<String> {
     let mut ids = Vec::new();
     while let Next::Event { id, .. } = log.next(stream, generation, &waker()) {
@@ -16,13 +21,7 @@ fn read(log: &mut Log, stream: u64, generation: u64) -> Vec<String> {
 
 #[test]
 fn a_post_stream_ends_with_its_response_and_resumes_from_an_id() {
-    let mut log = Log::new(
-        Window {
-            events: 16,
-            bytes: 1 << 20,
-        },
-        Budget::new(usize::MAX),
-    );
+    let mut log = windowed(16, 1 << 20);
     let (stream, first) = log.open_post();
     log.append(stream, Bytes::from_static(b"a"), false)
         .expect("fits");
@@ -51,13 +50,7 @@ fn a_post_stream_ends_with_its_response_and_resumes_from_an_id() {
 
 #[test]
 fn the_window_is_bounded_and_a_resumption_past_it_is_refused() {
-    let mut log = Log::new(
-        Window {
-            events: 4,
-            bytes: 10,
-        },
-        Budget::new(usize::MAX),
-    );
+    let mut log = windowed(4, 10);
     for _ in 0..100 {
         log.append(STANDALONE, Bytes::from_static(b"abc"), false)
             .expect("fits");
@@ -82,13 +75,7 @@ fn the_window_is_bounded_and_a_resumption_past_it_is_refused() {
 
 #[test]
 fn a_reader_that_lags_past_the_window_ends() {
-    let mut log = Log::new(
-        Window {
-            events: 2,
-            bytes: 1 << 20,
-        },
-        Budget::new(usize::MAX),
-    );
+    let mut log = windowed(2, 1 << 20);
     let (stream, generation) = log.open_post();
     log.append(stream, Bytes::from_static(b"1"), false)
         .expect("fits");
@@ -108,13 +95,7 @@ fn a_reader_that_lags_past_the_window_ends() {
 #[test]
 fn a_watched_reader_left_behind_closes_its_connection_once_even_if_taken_over() {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let mut log = Log::new(
-        Window {
-            events: 2,
-            bytes: 1 << 20,
-        },
-        Budget::new(usize::MAX),
-    );
+    let mut log = windowed(2, 1 << 20);
     let (stream, stalled) = log.attach_get(None).expect("the first GET");
     let closed = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&closed);
