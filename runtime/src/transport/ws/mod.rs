@@ -33,7 +33,10 @@
 //!   whole periods; pending calls then fail with `Closed`.
 //! - **Reading**: the socket is read [`Settings::read_buffer`] bytes at a time while
 //!   large messages arrive, through a buffer given back as soon as there is nothing more
-//!   to read: an idle connection holds no read buffer of that size.
+//!   to read: an idle connection holds no read buffer of that size. A server reads a
+//!   client's frame that is a whole message itself (the usual case), and leaves every
+//!   other frame (pings, closes, fragments, anything it refuses) to tungstenite, which
+//!   answers them as before (see `frames.rs` in the source).
 //! - **Writing**: outgoing messages are gathered (up to 4 KiB) so that a burst goes out
 //!   in one write of the socket, through a buffer given back once it is sent: after a
 //!   burst, a connection holds no write buffer. An answer with nothing else to send
@@ -44,6 +47,7 @@
 //!   [`serve`](crate::http::serve) that shuts down, for each connection it upgraded.
 
 mod dial;
+mod frames;
 mod reading;
 mod reconnect;
 mod upgrade;
@@ -56,7 +60,7 @@ use super::peer::{Builder, Peer};
 use crate::client::{TransportError, TransportErrorKind};
 use bytes::Bytes;
 use futures_util::{Sink, StreamExt};
-use reading::Reading;
+use reading::{Next, Reading};
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -167,22 +171,27 @@ impl Builder {
         let hooks = Hooks {
             through: |_, _| {},
             direct: None,
+            read: None,
         };
         self.start(Socket::new(stream, &settings, hooks))
     }
 
     /// [`websocket`](Self::websocket), on a stream [`buffered`] made: an answer with
     /// nothing before it is written through rather than gathered, and on a server's
-    /// side (`server`) framed here (see [`Hooks::direct`]).
+    /// side (`server`) framed here (see [`Hooks::direct`]), where the client's frames
+    /// that are whole messages are read here too (see [`Hooks::read`]).
     pub(crate) fn websocket_buffered<S>(
         self,
-        stream: WebSocketStream<Buffered<S>>,
+        mut stream: WebSocketStream<Buffered<S>>,
         settings: Settings,
         server: bool,
     ) -> Peer
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
+        if server {
+            stream.get_mut().get_mut().read_frames(self.message_limit());
+        }
         self.start(Socket::new(stream, &settings, Hooks::buffered(server)))
     }
 }
@@ -234,6 +243,16 @@ struct Socket<S> {
 }
 
 impl<S> Socket<S> {
+    /// Reading failed with `error`: the connection closes, with the close frame it
+    /// calls for.
+    fn failed(&mut self, error: WsError) -> Received {
+        tracing::debug!(%error, "WebSocket read failed; closing");
+        self.close = close_frame(&error);
+        self.owed = true;
+        self.open = false;
+        Received::Closed
+    }
+
     fn new(stream: WebSocketStream<S>, settings: &Settings, hooks: Hooks<S>) -> Self {
         Self {
             stream,
@@ -259,18 +278,36 @@ struct Hooks<S> {
     /// and its flush (about 750 instructions a call, by callgrind, BENCHMARKS.md). A
     /// client's frames must be masked: they always go through tungstenite.
     direct: Option<Direct<S>>,
+    /// Reads the next message from the stream when it is a whole frame
+    /// ([`Reading::poll_message`]), on a server's side: a client's usual message is read
+    /// without tungstenite's bridge from async to its blocking reads (about 1,700
+    /// instructions a call, by callgrind, BENCHMARKS.md; see `frames.rs`). Every other
+    /// frame is tungstenite's to read.
+    read: Option<ReadMessage<S>>,
 }
 
 /// See [`Hooks::direct`]: the whole frame, given back when it was not written.
 type Direct<S> = fn(&mut S, Framed) -> io::Result<Option<Framed>>;
+
+/// See [`Hooks::read`].
+type ReadMessage<S> = fn(&mut S, &mut Context<'_>) -> Poll<io::Result<Next>>;
 
 impl<S: AsyncRead + AsyncWrite + Unpin> Hooks<Buffered<S>> {
     fn buffered(server: bool) -> Self {
         Hooks {
             through: Writing::write_through,
             direct: server.then_some(Writing::put_frame as Direct<Buffered<S>>),
+            read: server.then_some(read_message as ReadMessage<Buffered<S>>),
         }
     }
+}
+
+/// [`Hooks::read`] of a stream [`buffered`] made.
+fn read_message<S: AsyncRead + Unpin>(
+    stream: &mut Buffered<S>,
+    cx: &mut Context<'_>,
+) -> Poll<io::Result<Next>> {
+    stream.get_mut().poll_message(cx)
 }
 
 /// An answer with its frame's header written in front of it (the answer moved up by
@@ -366,6 +403,14 @@ fn close_frame(error: &WsError) -> Option<CloseFrame> {
 
 impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
     fn poll_receive(&mut self, cx: &mut Context<'_>) -> Poll<Received> {
+        if let (Some(read), true) = (self.hooks.read, self.open) {
+            match ready!(read(self.stream.get_mut(), cx)) {
+                Ok(Next::Message(message)) => return Poll::Ready(Received::Message(message)),
+                Ok(Next::Lent) => {}
+                Ok(Next::NotUtf8(error)) => return Poll::Ready(self.failed(error.into())),
+                Err(error) => return Poll::Ready(self.failed(WsError::Io(error))),
+            }
+        }
         let received = match ready!(self.stream.poll_next_unpin(cx)) {
             // Checked as UTF-8 by tungstenite: the message is read as the text it is.
             Some(Ok(Message::Text(text))) => {
@@ -377,11 +422,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send + 'static> Wire for Socket<S> {
             // A ping's pong is tungstenite's to send.
             Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => Received::Signal,
             Some(Ok(Message::Close(_))) | None => Received::Closed,
-            Some(Err(error)) => {
-                tracing::debug!(%error, "WebSocket read failed; closing");
-                self.close = close_frame(&error);
-                Received::Closed
-            }
+            Some(Err(error)) => return Poll::Ready(self.failed(error)),
         };
         self.owed = true;
         if matches!(received, Received::Closed) {

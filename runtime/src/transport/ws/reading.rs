@@ -12,12 +12,20 @@
 //! nothing per read). The buffer is released as soon as it is drained and the stream has nothing
 //! more, so that thousands of idle connections do not each keep one (a `BufReader`
 //! did, for the connection's lifetime).
+//!
+//! A server's [`Reading`] also reads its client's frames itself when they are whole
+//! messages, and lends tungstenite every other frame, exactly its bytes (see
+//! [`frames`](super::frames)).
 
+use super::frames::{self, After, Frame};
+use crate::transport::peer::wire::Incoming;
 use bytes::{Buf as _, BytesMut};
 use std::io;
+use std::mem::MaybeUninit;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, ReadBuf};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 /// A stream read through a buffer that exists only while data waits in it.
 #[derive(Debug)]
@@ -32,7 +40,36 @@ pub(crate) struct Reading<S> {
     held: bool,
     /// The size of `buffer` when it is held.
     capacity: usize,
+    /// How a server shares its client's frames with tungstenite; `None`: tungstenite
+    /// reads everything (a client's side, or after a close).
+    frames: Option<Sharing>,
 }
+
+/// A server's frames, shared with tungstenite (see [`frames`](super::frames)).
+#[derive(Debug)]
+struct Sharing {
+    /// The longest message read here (longer ones are lent, and refused).
+    limit: usize,
+    /// What tungstenite may still read of the frames lent to it.
+    lent: u64,
+    /// Whether tungstenite is inside a fragmented message: its next frames are lent.
+    fragmented: bool,
+}
+
+/// What [`Reading::poll_message`] found.
+#[derive(Debug)]
+pub(crate) enum Next {
+    /// A whole message, read here.
+    Message(Incoming),
+    /// A text message that is not UTF-8.
+    NotUtf8(std::str::Utf8Error),
+    /// Nothing read here: tungstenite reads the next frame.
+    Lent,
+}
+
+/// How much is read from the socket at once into a read of no buffer held: a usual
+/// message arrives in one such read, and is then copied into a buffer of its own size.
+const FIRST_READ: usize = super::FRAME_READ;
 
 impl<S> Reading<S> {
     /// `inner`, read through a buffer of `capacity` bytes when reads are large.
@@ -42,7 +79,18 @@ impl<S> Reading<S> {
             buffer: BytesMut::new(),
             held: false,
             capacity,
+            frames: None,
         }
+    }
+
+    /// Reads a client's frames that are whole messages here, up to `limit` bytes each
+    /// (a server's side; see [`frames`](super::frames)). Before the first read only.
+    pub(crate) fn read_frames(&mut self, limit: usize) {
+        self.frames = Some(Sharing {
+            limit,
+            lent: 0,
+            fragmented: false,
+        });
     }
 
     /// Whether a buffer is held now (for tests).
@@ -80,6 +128,183 @@ impl<S: AsyncRead + Unpin> Reading<S> {
     }
 }
 
+impl<S: AsyncRead + Unpin> Reading<S> {
+    /// The next message, when it is a whole frame read here (a server's side; see
+    /// [`frames`](super::frames)); [`Next::Lent`] when tungstenite reads the next
+    /// frame: lent to it whole, or everything when it reads everything.
+    pub(crate) fn poll_message(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Next>> {
+        let limit = match &self.frames {
+            Some(sharing) if sharing.lent == 0 && !sharing.fragmented => sharing.limit,
+            _ => return Poll::Ready(Ok(Next::Lent)),
+        };
+        loop {
+            let wanted = match frames::classify(&self.buffer, limit) {
+                Frame::Whole {
+                    header,
+                    payload,
+                    mask,
+                    text,
+                } if self.buffer.len() >= header + payload => {
+                    return Poll::Ready(Ok(self.take(header + payload, header, mask, text)));
+                }
+                Frame::Whole {
+                    header, payload, ..
+                } => header + payload - self.buffer.len(),
+                Frame::Partial => 1,
+                frame => {
+                    self.lend(frame);
+                    return Poll::Ready(Ok(Next::Lent));
+                }
+            };
+            if !ready!(self.poll_more(cx, wanted))? {
+                // The end of the stream: tungstenite reads what is left, and reports it.
+                self.frames = None;
+                return Poll::Ready(Ok(Next::Lent));
+            }
+        }
+    }
+
+    /// Takes the whole message of `whole` bytes at the buffer's front: a `header`, then
+    /// the payload masked with `mask`.
+    fn take(&mut self, whole: usize, header: usize, mask: [u8; 4], text: bool) -> Next {
+        let mut message = if self.buffer.len() == whole {
+            // The usual case: the buffer held this message alone and goes with it.
+            std::mem::take(&mut self.buffer)
+        } else {
+            self.buffer.split_to(whole)
+        };
+        message.advance(header);
+        frames::unmask(&mut message, mask);
+        let message = message.freeze();
+        if !text {
+            return Next::Message(Incoming::Bytes(message));
+        }
+        match Utf8Bytes::try_from(message) {
+            Ok(text) => Next::Message(Incoming::Text(text)),
+            Err(error) => Next::NotUtf8(error),
+        }
+    }
+
+    /// Lends tungstenite the frame at the buffer's front (or, for a header that does not
+    /// parse, everything).
+    fn lend(&mut self, frame: Frame) {
+        let Some(sharing) = &mut self.frames else {
+            return;
+        };
+        let (length, then) = match frame {
+            Frame::Lend { length, then } => (length, then),
+            // Within a fragmented message (tungstenite refuses it there).
+            Frame::Whole {
+                header, payload, ..
+            } => ((header + payload) as u64, After::Completed),
+            Frame::Partial | Frame::Broken => (0, After::Closed),
+        };
+        sharing.lent = length;
+        match then {
+            After::Nothing => {}
+            After::Fragmented => sharing.fragmented = true,
+            After::Completed => sharing.fragmented = false,
+            After::Closed => self.frames = None,
+        }
+    }
+
+    /// Reads more of the stream into the buffer, which lacks `wanted` bytes of a frame:
+    /// `false` at the end of the stream. While nothing is held and little is wanted
+    /// (a header), the read goes onto the stack and only what came is kept, in a buffer
+    /// of its size: an idle connection's read holds nothing, and a usual message is
+    /// allocated once. Else the buffer grows by up to [`capacity`](Self::capacity)
+    /// bytes a read, however large the frame says it is, so that a client must send
+    /// what it announced before it is held.
+    fn poll_more(&mut self, cx: &mut Context<'_>, wanted: usize) -> Poll<io::Result<bool>> {
+        if self.buffer.is_empty() && wanted <= FIRST_READ {
+            self.buffer = BytesMut::new();
+            let mut space = [MaybeUninit::<u8>::uninit(); FIRST_READ];
+            let mut read = ReadBuf::uninit(&mut space);
+            ready!(Pin::new(&mut self.inner).poll_read(cx, &mut read))?;
+            self.buffer = BytesMut::from(read.filled());
+            return Poll::Ready(Ok(!self.buffer.is_empty()));
+        }
+        self.buffer
+            .reserve(wanted.clamp(FIRST_READ, self.capacity.max(FIRST_READ)));
+        let read = std::pin::pin!(self.inner.read_buf(&mut self.buffer));
+        Poll::Ready(Ok(ready!(read.poll(cx))? > 0))
+    }
+
+    /// tungstenite's read of the frames lent to it. When it has read them all and reads
+    /// on (within a fragmented message), the next frame is lent to it, whatever it is.
+    fn poll_lent(&mut self, cx: &mut Context<'_>, out: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        loop {
+            let Some(sharing) = &mut self.frames else {
+                return self.poll_through(cx, out);
+            };
+            let (lent, limit) = (sharing.lent, sharing.limit);
+            if lent > 0 && !self.buffer.is_empty() {
+                let count = out
+                    .remaining()
+                    .min(self.buffer.len())
+                    .min(usize::try_from(lent).unwrap_or(usize::MAX));
+                out.put_slice(&self.buffer[..count]);
+                self.buffer.advance(count);
+                sharing.lent -= count as u64;
+                return Poll::Ready(Ok(()));
+            }
+            if lent > 0 {
+                // The rest of a frame lent: at the end of the stream, tungstenite sees it.
+                let wanted = usize::try_from(lent).unwrap_or(usize::MAX);
+                if !ready!(self.poll_more(cx, wanted))? {
+                    return Poll::Ready(Ok(()));
+                }
+                continue;
+            }
+            match frames::classify(&self.buffer, limit) {
+                Frame::Partial => {
+                    if !ready!(self.poll_more(cx, 1))? {
+                        self.frames = None;
+                    }
+                }
+                frame => self.lend(frame),
+            }
+        }
+    }
+
+    /// tungstenite's read when it reads everything: from the buffer while it holds
+    /// something, else as described in this module's documentation.
+    fn poll_through(
+        &mut self,
+        cx: &mut Context<'_>,
+        out: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        if self.buffer.is_empty() {
+            // Drained, the buffer is filled again while it is held: a large message
+            // goes on being read `capacity` bytes at a time. (Tested on its capacity,
+            // which a drained `BytesMut` reports as nothing, a 118 KB message took a
+            // read of `out`'s size between the buffer's two: four reads, not three.)
+            if !self.held || out.remaining() >= self.capacity {
+                self.release();
+                return self.poll_direct(cx, out);
+            }
+            match self.poll_fill(cx) {
+                Poll::Pending => {
+                    // Drained, and nothing more for now: idle until the next message.
+                    self.release();
+                    return Poll::Pending;
+                }
+                Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
+                Poll::Ready(Ok(false)) => {
+                    // The end of the stream.
+                    self.release();
+                    return Poll::Ready(Ok(()));
+                }
+                Poll::Ready(Ok(true)) => {}
+            }
+        }
+        let count = out.remaining().min(self.buffer.len());
+        out.put_slice(&self.buffer[..count]);
+        self.buffer.advance(count);
+        Poll::Ready(Ok(()))
+    }
+}
+
 impl<S: AsyncRead + Unpin> AsyncRead for Reading<S> {
     fn poll_read(
         self: Pin<&mut Self>,
@@ -87,34 +312,11 @@ impl<S: AsyncRead + Unpin> AsyncRead for Reading<S> {
         out: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if this.buffer.is_empty() {
-            // Drained, the buffer is filled again while it is held: a large message
-            // goes on being read `capacity` bytes at a time. (Tested on its capacity,
-            // which a drained `BytesMut` reports as nothing, a 118 KB message took a
-            // read of `out`'s size between the buffer's two: four reads, not three.)
-            if !this.held || out.remaining() >= this.capacity {
-                this.release();
-                return this.poll_direct(cx, out);
-            }
-            match this.poll_fill(cx) {
-                Poll::Pending => {
-                    // Drained, and nothing more for now: idle until the next message.
-                    this.release();
-                    return Poll::Pending;
-                }
-                Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
-                Poll::Ready(Ok(false)) => {
-                    // The end of the stream.
-                    this.release();
-                    return Poll::Ready(Ok(()));
-                }
-                Poll::Ready(Ok(true)) => {}
-            }
+        if this.frames.is_some() {
+            this.poll_lent(cx, out)
+        } else {
+            this.poll_through(cx, out)
         }
-        let count = out.remaining().min(this.buffer.len());
-        out.put_slice(&this.buffer[..count]);
-        this.buffer.advance(count);
-        Poll::Ready(Ok(()))
     }
 }
 
@@ -149,105 +351,4 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Reading<S> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use tokio::io::AsyncWriteExt as _;
-
-    #[tokio::test]
-    async fn small_reads_hold_no_buffer_and_large_ones_release_it_when_drained() {
-        let (mut near, far) = tokio::io::duplex(64 * 1024);
-        let mut reading = Reading::new(far, 1024);
-        let mut out = [0_u8; 16];
-
-        near.write_all(b"hello").await.unwrap();
-        let read = reading.read(&mut out).await.unwrap();
-        assert_eq!(&out[..read], b"hello");
-        assert!(
-            !reading.holds_buffer(),
-            "a small read goes straight through"
-        );
-
-        let message: Vec<u8> = (0..3000_u32).map(|i| (i % 251) as u8).collect();
-        near.write_all(&message).await.unwrap();
-        let mut got = Vec::new();
-        while got.len() < message.len() {
-            let read = reading.read(&mut out).await.unwrap();
-            got.extend_from_slice(&out[..read]);
-            if got.len() == 16 {
-                assert!(reading.holds_buffer(), "a full read takes a buffer");
-            }
-        }
-        assert_eq!(got, message, "every byte, in order");
-        // Drained: the next read finds nothing waiting and gives the buffer back.
-        let pending = futures_util::FutureExt::now_or_never(reading.read(&mut out));
-        assert!(pending.is_none(), "nothing to read");
-        assert!(
-            !reading.holds_buffer(),
-            "an idle connection holds no buffer"
-        );
-
-        drop(near);
-        assert_eq!(
-            reading.read(&mut out).await.unwrap(),
-            0,
-            "the end of the stream"
-        );
-    }
-
-    /// A stream that counts the reads that gave bytes.
-    struct Counted<S> {
-        inner: S,
-        reads: usize,
-    }
-
-    impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {
-        fn poll_read(
-            self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-            out: &mut ReadBuf<'_>,
-        ) -> Poll<io::Result<()>> {
-            let this = self.get_mut();
-            let before = out.filled().len();
-            ready!(Pin::new(&mut this.inner).poll_read(cx, out))?;
-            if out.filled().len() > before {
-                this.reads += 1;
-            }
-            Poll::Ready(Ok(()))
-        }
-    }
-
-    #[tokio::test]
-    async fn a_large_message_is_read_a_whole_buffer_at_a_time() {
-        let (mut near, far) = tokio::io::duplex(64 * 1024);
-        let mut reading = Reading::new(
-            Counted {
-                inner: far,
-                reads: 0,
-            },
-            1024,
-        );
-        let message: Vec<u8> = (0..3000_u32).map(|i| (i % 251) as u8).collect();
-        near.write_all(&message).await.unwrap();
-        let mut out = [0_u8; 16];
-        let mut got = Vec::new();
-        while got.len() < message.len() {
-            let read = reading.read(&mut out).await.unwrap();
-            got.extend_from_slice(&out[..read]);
-        }
-        assert_eq!(got, message, "every byte, in order");
-        // 16 bytes straight into `out`, then 1,024, 1,024 and the last 936 through the
-        // buffer: a drained buffer is filled again, not left for another small read.
-        assert_eq!(reading.inner.reads, 4);
-    }
-
-    #[tokio::test]
-    async fn writes_go_through() {
-        let (near, mut far) = tokio::io::duplex(1024);
-        let mut reading = Reading::new(near, 1024);
-        reading.write_all(b"answer").await.unwrap();
-        reading.flush().await.unwrap();
-        let mut out = [0_u8; 6];
-        far.read_exact(&mut out).await.unwrap();
-        assert_eq!(&out, b"answer");
-    }
-}
+mod tests;

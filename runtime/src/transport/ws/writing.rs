@@ -58,6 +58,11 @@ impl<S> Writing<S> {
         self.through = on;
     }
 
+    /// The stream written to.
+    pub(crate) fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+
     /// The capacity of the buffer held now (for tests).
     #[cfg(test)]
     fn held(&self) -> usize {
