@@ -190,7 +190,10 @@ impl Builder {
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         if server {
-            stream.get_mut().get_mut().read_frames(self.message_limit());
+            stream
+                .get_mut()
+                .get_mut()
+                .read_frames(self.message_limit(), true);
         }
         self.start(Socket::new(stream, &settings, Hooks::buffered(server)))
     }
@@ -279,10 +282,10 @@ struct Hooks<S> {
     /// client's frames must be masked: they always go through tungstenite.
     direct: Option<Direct<S>>,
     /// Reads the next message from the stream when it is a whole frame
-    /// ([`Reading::poll_message`]), on a server's side: a client's usual message is read
-    /// without tungstenite's bridge from async to its blocking reads (about 1,700
-    /// instructions a call, by callgrind, BENCHMARKS.md; see `frames.rs`). Every other
-    /// frame is tungstenite's to read.
+    /// ([`Reading::poll_message`]): the usual message is read without tungstenite's
+    /// bridge from async to its blocking reads (about 900 instructions a server's call,
+    /// by callgrind, BENCHMARKS.md; see `frames.rs`). Every other frame is tungstenite's
+    /// to read.
     read: Option<ReadMessage<S>>,
 }
 
@@ -297,7 +300,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Hooks<Buffered<S>> {
         Hooks {
             through: Writing::write_through,
             direct: server.then_some(Writing::put_frame as Direct<Buffered<S>>),
-            read: server.then_some(read_message as ReadMessage<Buffered<S>>),
+            read: Some(read_message),
         }
     }
 }

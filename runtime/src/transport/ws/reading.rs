@@ -13,9 +13,10 @@
 //! more, so that thousands of idle connections do not each keep one (a `BufReader`
 //! did, for the connection's lifetime).
 //!
-//! A server's [`Reading`] also reads its client's frames itself when they are whole
-//! messages, and lends tungstenite every other frame, exactly its bytes (see
-//! [`frames`](super::frames)).
+//! A [`Reading`] also reads the frames it receives itself when they are whole messages,
+//! and lends tungstenite every other frame, exactly its bytes (see
+//! [`frames`](super::frames)); on a client's side, only after the handshake's answer,
+//! of which it gives tungstenite no more than the answer.
 
 use super::frames::{self, After, Frame};
 use crate::transport::peer::wire::Incoming;
@@ -40,16 +41,21 @@ pub(crate) struct Reading<S> {
     held: bool,
     /// The size of `buffer` when it is held.
     capacity: usize,
-    /// How a server shares its client's frames with tungstenite; `None`: tungstenite
-    /// reads everything (a client's side, or after a close).
+    /// How the frames received are shared with tungstenite; `None`: tungstenite reads
+    /// everything (a stream made otherwise, or after a close).
     frames: Option<Sharing>,
+    /// While a client's handshake answer is read: how many bytes of its end (`\r\n\r\n`)
+    /// the bytes given to tungstenite end with.
+    handshake: Option<usize>,
 }
 
-/// A server's frames, shared with tungstenite (see [`frames`](super::frames)).
+/// The frames received, shared with tungstenite (see [`frames`](super::frames)).
 #[derive(Debug)]
 struct Sharing {
     /// The longest message read here (longer ones are lent, and refused).
     limit: usize,
+    /// Whether frames come masked (from a client, to a server).
+    masked: bool,
     /// What tungstenite may still read of the frames lent to it.
     lent: u64,
     /// Whether tungstenite is inside a fragmented message: its next frames are lent.
@@ -80,17 +86,22 @@ impl<S> Reading<S> {
             held: false,
             capacity,
             frames: None,
+            handshake: None,
         }
     }
 
-    /// Reads a client's frames that are whole messages here, up to `limit` bytes each
-    /// (a server's side; see [`frames`](super::frames)). Before the first read only.
-    pub(crate) fn read_frames(&mut self, limit: usize) {
+    /// Reads the frames received that are whole messages here, up to `limit` bytes each
+    /// (see [`frames`](super::frames)): a server's, from its first read (its handshake
+    /// was read by HTTP), or a client's, once tungstenite has read the handshake's answer
+    /// through this (and it is given that answer alone). Before the first read only.
+    pub(crate) fn read_frames(&mut self, limit: usize, server: bool) {
         self.frames = Some(Sharing {
             limit,
+            masked: server,
             lent: 0,
             fragmented: false,
         });
+        self.handshake = (!server).then_some(0);
     }
 
     /// Whether a buffer is held now (for tests).
@@ -133,12 +144,16 @@ impl<S: AsyncRead + Unpin> Reading<S> {
     /// [`frames`](super::frames)); [`Next::Lent`] when tungstenite reads the next
     /// frame: lent to it whole, or everything when it reads everything.
     pub(crate) fn poll_message(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Next>> {
-        let limit = match &self.frames {
-            Some(sharing) if sharing.lent == 0 && !sharing.fragmented => sharing.limit,
+        let (limit, masked) = match &self.frames {
+            Some(sharing)
+                if sharing.lent == 0 && !sharing.fragmented && self.handshake.is_none() =>
+            {
+                (sharing.limit, sharing.masked)
+            }
             _ => return Poll::Ready(Ok(Next::Lent)),
         };
         loop {
-            let wanted = match frames::classify(&self.buffer, limit) {
+            let wanted = match frames::classify(&self.buffer, limit, masked) {
                 Frame::Whole {
                     header,
                     payload,
@@ -165,8 +180,8 @@ impl<S: AsyncRead + Unpin> Reading<S> {
     }
 
     /// Takes the whole message of `whole` bytes at the buffer's front: a `header`, then
-    /// the payload masked with `mask`.
-    fn take(&mut self, whole: usize, header: usize, mask: [u8; 4], text: bool) -> Next {
+    /// the payload, masked with `mask` if any.
+    fn take(&mut self, whole: usize, header: usize, mask: Option<[u8; 4]>, text: bool) -> Next {
         let mut message = if self.buffer.len() == whole {
             // The usual case: the buffer held this message alone and goes with it.
             std::mem::take(&mut self.buffer)
@@ -174,7 +189,9 @@ impl<S: AsyncRead + Unpin> Reading<S> {
             self.buffer.split_to(whole)
         };
         message.advance(header);
-        frames::unmask(&mut message, mask);
+        if let Some(mask) = mask {
+            frames::unmask(&mut message, mask);
+        }
         let message = message.freeze();
         if !text {
             return Next::Message(Incoming::Bytes(message));
@@ -237,7 +254,7 @@ impl<S: AsyncRead + Unpin> Reading<S> {
             let Some(sharing) = &mut self.frames else {
                 return self.poll_through(cx, out);
             };
-            let (lent, limit) = (sharing.lent, sharing.limit);
+            let (lent, limit, masked) = (sharing.lent, sharing.limit, sharing.masked);
             if lent > 0 && !self.buffer.is_empty() {
                 let count = out
                     .remaining()
@@ -256,7 +273,7 @@ impl<S: AsyncRead + Unpin> Reading<S> {
                 }
                 continue;
             }
-            match frames::classify(&self.buffer, limit) {
+            match frames::classify(&self.buffer, limit, masked) {
                 Frame::Partial => {
                     if !ready!(self.poll_more(cx, 1))? {
                         self.frames = None;
@@ -265,6 +282,37 @@ impl<S: AsyncRead + Unpin> Reading<S> {
                 frame => self.lend(frame),
             }
         }
+    }
+
+    /// tungstenite's read of a client's handshake answer: the answer's bytes up to its
+    /// blank line, no further (`matched`: how many bytes of `\r\n\r\n` those given so
+    /// far end with). Whatever follows is frames, for [`poll_message`](Self::poll_message).
+    fn poll_handshake(
+        &mut self,
+        cx: &mut Context<'_>,
+        out: &mut ReadBuf<'_>,
+        mut matched: usize,
+    ) -> Poll<io::Result<()>> {
+        if self.buffer.is_empty() && !ready!(self.poll_more(cx, 1))? {
+            return Poll::Ready(Ok(()));
+        }
+        let mut count = 0;
+        for &byte in self.buffer.iter().take(out.remaining()) {
+            count += 1;
+            matched = match (matched, byte) {
+                (0 | 2, b'\r') => matched + 1,
+                (1 | 3, b'\n') => matched + 1,
+                (_, b'\r') => 1,
+                _ => 0,
+            };
+            if matched == 4 {
+                break;
+            }
+        }
+        out.put_slice(&self.buffer[..count]);
+        self.buffer.advance(count);
+        self.handshake = (matched < 4).then_some(matched);
+        Poll::Ready(Ok(()))
     }
 
     /// tungstenite's read when it reads everything: from the buffer while it holds
@@ -312,10 +360,10 @@ impl<S: AsyncRead + Unpin> AsyncRead for Reading<S> {
         out: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if this.frames.is_some() {
-            this.poll_lent(cx, out)
-        } else {
-            this.poll_through(cx, out)
+        match (&this.frames, this.handshake) {
+            (Some(_), Some(matched)) => this.poll_handshake(cx, out, matched),
+            (Some(_), None) => this.poll_lent(cx, out),
+            (None, _) => this.poll_through(cx, out),
         }
     }
 }

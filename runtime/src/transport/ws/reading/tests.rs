@@ -102,7 +102,7 @@ async fn writes_go_through() {
     assert_eq!(&out, b"answer");
 }
 
-/// What a client sends, in frames its tungstenite would write.
+/// What one side sends, in frames its tungstenite would write.
 #[derive(Debug, Clone)]
 enum Sent {
     Text(String),
@@ -112,8 +112,9 @@ enum Sent {
     Fragmented(Vec<String>),
     /// A text frame that is not UTF-8.
     NotUtf8,
-    /// A text frame without a mask (a client's must have one).
-    Unmasked,
+    /// A text frame masked when it must not be (a server's), or not when it must be (a
+    /// client's).
+    WrongMask,
     /// Longer than the limit.
     TooBig,
     /// A whole text message inside a fragmented one, after a ping (a client must not).
@@ -123,12 +124,13 @@ enum Sent {
 /// The message limit of the property below.
 const LIMIT: usize = 3000;
 
-/// `sent` as a client's frames, masked with `mask`.
-fn wire(sent: &[Sent], mask: [u8; 4]) -> Vec<u8> {
+/// `sent` as frames to a server (masked with `mask`), or to a client (not masked).
+fn wire(sent: &[Sent], mask: [u8; 4], to_server: bool) -> Vec<u8> {
     use tokio_tungstenite::tungstenite::protocol::frame::Frame as WsFrame;
     use tokio_tungstenite::tungstenite::protocol::frame::coding::{Control, Data, OpCode};
     let mut out = Vec::new();
-    let mut put = |opcode, is_final, payload: &[u8], masked: bool| {
+    let mut put = |opcode, is_final, payload: &[u8], right: bool| {
+        let masked = right == to_server;
         let mut frame = WsFrame::message(payload.to_vec(), OpCode::Data(Data::Text), is_final);
         frame.header_mut().opcode = opcode;
         frame.header_mut().mask = masked.then_some(mask);
@@ -154,7 +156,7 @@ fn wire(sent: &[Sent], mask: [u8; 4]) -> Vec<u8> {
                 }
             }
             Sent::NotUtf8 => put(text, true, &[b'a', 0xff, b'b'], true),
-            Sent::Unmasked => put(text, true, b"bare", false),
+            Sent::WrongMask => put(text, true, b"wrong", false),
             Sent::TooBig => put(binary, true, &[7; LIMIT + 1], true),
             Sent::Overlapping => {
                 put(text, false, b"first", true);
@@ -180,11 +182,19 @@ fn said(message: Option<Result<Message, WsError>>) -> (String, bool) {
     }
 }
 
-/// Everything a server reads from `wire`, written to it in pieces of `pieces` bytes:
-/// through a [`Reading`] that shares frames with tungstenite when `shared`, else by
-/// tungstenite alone.
-async fn read_all(wire: Vec<u8>, pieces: Vec<usize>, shared: bool) -> Vec<String> {
+/// A server's answer to a client's handshake, as far as a [`Reading`] looks at it.
+const ANSWER: &[u8] = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n";
+
+/// Everything a server (or a client, after the handshake's `ANSWER`) reads from `wire`,
+/// written to it in pieces of `pieces` bytes: through a [`Reading`] that shares frames
+/// with tungstenite when `shared`, else by tungstenite alone.
+async fn read_all(wire: Vec<u8>, pieces: Vec<usize>, shared: bool, server: bool) -> Vec<String> {
     use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+    let wire = if server {
+        wire
+    } else {
+        [ANSWER, &wire].concat()
+    };
     let (mut near, far) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         let mut rest = &wire[..];
@@ -202,15 +212,32 @@ async fn read_all(wire: Vec<u8>, pieces: Vec<usize>, shared: bool) -> Vec<String
     });
     let mut reading = Reading::new(far, 2048);
     if shared {
-        reading.read_frames(LIMIT);
+        reading.read_frames(LIMIT, server);
     }
+    if !server {
+        // The handshake's answer, read as tungstenite reads it: never past its end.
+        let mut answer = Vec::new();
+        while answer.len() < ANSWER.len() {
+            let mut out = [0_u8; 4096];
+            let read = if shared {
+                reading.read(&mut out).await.unwrap()
+            } else {
+                reading
+                    .read(&mut out[..ANSWER.len() - answer.len()])
+                    .await
+                    .unwrap()
+            };
+            answer.extend_from_slice(&out[..read]);
+        }
+        assert_eq!(answer, ANSWER, "the answer, and nothing after it");
+    }
+    let role = if server { Role::Server } else { Role::Client };
     let config = WebSocketConfig::default()
         .read_buffer_size(super::super::FRAME_READ)
         .max_message_size(Some(LIMIT))
         .max_frame_size(Some(LIMIT));
     let mut ws =
-        tokio_tungstenite::WebSocketStream::from_raw_socket(reading, Role::Server, Some(config))
-            .await;
+        tokio_tungstenite::WebSocketStream::from_raw_socket(reading, role, Some(config)).await;
     let mut heard = Vec::new();
     loop {
         let next = std::future::poll_fn(|cx| ws.get_mut().poll_message(cx)).await;
@@ -235,26 +262,27 @@ fn sent() -> impl proptest::strategy::Strategy<Value = Sent> {
         2 => proptest::collection::vec(any::<u8>(), 0..10).prop_map(Sent::Ping),
         2 => proptest::collection::vec("[a-z]{0,9}", 2..4).prop_map(Sent::Fragmented),
         1 => Just(Sent::NotUtf8),
-        1 => Just(Sent::Unmasked),
+        1 => Just(Sent::WrongMask),
         1 => Just(Sent::TooBig),
         1 => Just(Sent::Overlapping),
     ]
 }
 
 proptest::proptest! {
-    /// Whatever a client sends, and however the bytes arrive, a server whose `Reading`
-    /// reads whole messages itself reads what tungstenite alone reads: the same
-    /// messages, pings, refusals and close, in the same order.
+    /// Whatever one side sends, and however the bytes arrive, the other side whose
+    /// `Reading` reads whole messages itself reads what tungstenite alone reads: the same
+    /// messages, pings, refusals and close, in the same order. A server or a client.
     #[test]
-    fn a_server_reads_what_tungstenite_alone_reads(
+    fn each_side_reads_what_tungstenite_alone_reads(
         sent in proptest::collection::vec(sent(), 0..10),
         pieces in proptest::collection::vec(1_usize..700, 1..8),
         mask in proptest::prelude::any::<[u8; 4]>(),
+        server in proptest::prelude::any::<bool>(),
     ) {
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let wire = wire(&sent, mask);
-        let alone = runtime.block_on(read_all(wire.clone(), pieces.clone(), false));
-        let shared = runtime.block_on(read_all(wire, pieces, true));
+        let wire = wire(&sent, mask, server);
+        let alone = runtime.block_on(read_all(wire.clone(), pieces.clone(), false, server));
+        let shared = runtime.block_on(read_all(wire, pieces, true, server));
         proptest::prop_assert_eq!(shared, alone);
     }
 }
