@@ -97,9 +97,12 @@ pub(super) fn classify(bytes: &[u8], limit: usize, masked: bool) -> Frame {
     } else {
         None
     };
+    // Within the limit, and (whatever the limit) its length and the header's in a
+    // `usize`: a message read here is held whole.
+    let fits = payload <= limit as u64 && payload <= isize::MAX as u64 / 2;
     let plain = fin && !extended && mask.is_some() == masked;
     match opcode {
-        TEXT | BINARY if plain && payload <= limit as u64 => {
+        TEXT | BINARY if plain && fits => {
             Frame::Whole {
                 header,
                 // Within `limit`, a `usize`.
@@ -230,6 +233,14 @@ mod tests {
         assert_eq!(lent(more, true, b"rest"), After::Completed);
         // Over the limit: tungstenite refuses it with 1009.
         assert_eq!(lent(text, true, &[b'x'; 1025]), After::Completed);
+        // A length no buffer holds, whatever the limit: lent, not read here.
+        let huge = [
+            0x82, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4,
+        ];
+        assert!(matches!(
+            classify(&huge, usize::MAX, true),
+            Frame::Lend { length, .. } if length == 14 + (i64::MAX as u64)
+        ));
         // Unmasked, from a client: tungstenite refuses it with 1002.
         let mut unmasked = Vec::new();
         WsFrame::message(b"x".to_vec(), text, true)

@@ -140,9 +140,10 @@ impl<S: AsyncRead + Unpin> Reading<S> {
 }
 
 impl<S: AsyncRead + Unpin> Reading<S> {
-    /// The next message, when it is a whole frame read here (a server's side; see
+    /// The next message, when it is a whole frame read here (see
     /// [`frames`](super::frames)); [`Next::Lent`] when tungstenite reads the next
-    /// frame: lent to it whole, or everything when it reads everything.
+    /// frame: lent to it whole, or everything when it reads everything (a stream made
+    /// otherwise, a client's before its handshake, after a close).
     pub(crate) fn poll_message(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Next>> {
         let (limit, masked) = match &self.frames {
             Some(sharing)
