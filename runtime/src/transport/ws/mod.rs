@@ -116,11 +116,12 @@ impl Settings {
     }
 }
 
-/// How much tungstenite takes from the connection's read buffer at once. It clears that
-/// much of its own buffer before every read (and there are two reads per message, the
-/// second finding nothing): kept small, that costs next to nothing, while the socket is
-/// still read [`Settings::read_buffer`] bytes at a time when messages are large, by a
-/// [`Reading`] below it.
+/// How much tungstenite takes from the connection's read buffer at once, when it reads
+/// (the frames a [`Reading`] lends it: pings, closes, fragments; and everything on a
+/// stream made otherwise). It clears that much of its own buffer before every read (and
+/// there are two reads per message, the second finding nothing): kept small, that costs
+/// next to nothing, while the socket is still read [`Settings::read_buffer`] bytes at a
+/// time when messages are large, by the [`Reading`] below it.
 /// (With tungstenite reading the socket itself through its default 128 KiB buffer, the
 /// clearing was 93 % of the instructions of a WebSocket call; through 8 KiB, 38 %.)
 /// tungstenite also allocates that buffer when the connection starts and keeps it for

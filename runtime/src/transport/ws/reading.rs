@@ -1,7 +1,8 @@
 //! A WebSocket connection's read buffer, held only while there is something to read: an
 //! idle connection holds none.
 //!
-//! tungstenite reads the stream [`FRAME_READ`](super::FRAME_READ) bytes at a time (it
+//! Where tungstenite reads the stream itself (a stream with no frames shared, below), it
+//! reads [`FRAME_READ`](super::FRAME_READ) bytes at a time (it
 //! clears that much of its own buffer before every read, so it is kept small); a larger
 //! message would then take many small reads of the socket. [`Reading`] reads into
 //! tungstenite's buffer directly while messages are small, and through a buffer of its
