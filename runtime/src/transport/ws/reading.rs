@@ -16,7 +16,7 @@
 //!
 //! A [`Reading`] also reads the frames it receives itself when they are whole messages,
 //! and lends tungstenite every other frame, exactly its bytes (see
-//! [`frames`](super::frames)); on a client's side, only after the handshake's answer,
+//! [`frames`]); on a client's side, only after the handshake's answer,
 //! of which it gives tungstenite no more than the answer.
 
 use super::frames::{self, After, Frame};
@@ -50,7 +50,7 @@ pub(crate) struct Reading<S> {
     handshake: Option<usize>,
 }
 
-/// The frames received, shared with tungstenite (see [`frames`](super::frames)).
+/// The frames received, shared with tungstenite (see [`frames`]).
 #[derive(Debug)]
 struct Sharing {
     /// The longest message read here (longer ones are lent, and refused).
@@ -92,7 +92,7 @@ impl<S> Reading<S> {
     }
 
     /// Reads the frames received that are whole messages here, up to `limit` bytes each
-    /// (see [`frames`](super::frames)): a server's, from its first read (its handshake
+    /// (see [`frames`]): a server's, from its first read (its handshake
     /// was read by HTTP), or a client's, once tungstenite has read the handshake's answer
     /// through this (and it is given that answer alone). Before the first read only.
     pub(crate) fn read_frames(&mut self, limit: usize, server: bool) {
@@ -142,7 +142,7 @@ impl<S: AsyncRead + Unpin> Reading<S> {
 
 impl<S: AsyncRead + Unpin> Reading<S> {
     /// The next message, when it is a whole frame read here (see
-    /// [`frames`](super::frames)); [`Next::Lent`] when tungstenite reads the next
+    /// [`frames`]); [`Next::Lent`] when tungstenite reads the next
     /// frame: lent to it whole, or everything when it reads everything (a stream made
     /// otherwise, a client's before its handshake, after a close).
     pub(crate) fn poll_message(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Next>> {
