@@ -127,15 +127,17 @@ pub(super) async fn open(
     // Whole messages read past tungstenite once it has read the handshake's answer.
     let limit = config.max_message_size.unwrap_or(usize::MAX);
     stream.get_mut().read_frames(limit, false);
-    let (stream, _) = tokio_tungstenite::client_async_with_config(request, stream, Some(config))
-        .await
-        .map_err(|e| {
-            TransportError::with_source(
-                TransportErrorKind::Connect,
-                "WebSocket handshake failed",
-                e,
-            )
-        })?;
+    let (mut stream, _) =
+        tokio_tungstenite::client_async_with_config(request, stream, Some(config))
+            .await
+            .map_err(|e| {
+                TransportError::with_source(
+                    TransportErrorKind::Connect,
+                    "WebSocket handshake failed",
+                    e,
+                )
+            })?;
+    stream.get_mut().get_mut().handshake_read();
     Ok(stream)
 }
 

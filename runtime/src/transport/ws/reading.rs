@@ -45,9 +45,9 @@ pub(crate) struct Reading<S> {
     /// How the frames received are shared with tungstenite; `None`: tungstenite reads
     /// everything (a stream made otherwise, or after a close).
     frames: Option<Sharing>,
-    /// While a client's handshake answer is read: how many bytes of its end (`\r\n\r\n`)
-    /// the bytes given to tungstenite end with.
-    handshake: Option<usize>,
+    /// While a client's handshake answer is read: whether the line given to tungstenite
+    /// last has something in it (the answer ends with an empty line).
+    handshake: Option<bool>,
 }
 
 /// The frames received, shared with tungstenite (see [`frames`]).
@@ -102,7 +102,16 @@ impl<S> Reading<S> {
             lent: 0,
             fragmented: false,
         });
-        self.handshake = (!server).then_some(0);
+        self.handshake = (!server).then_some(true);
+    }
+
+    /// Tells a client's `Reading` that tungstenite has read the handshake's answer. If it
+    /// was not seen to end (an answer this reads otherwise than tungstenite), nothing is
+    /// read past tungstenite on this connection.
+    pub(crate) fn handshake_read(&mut self) {
+        if self.handshake.take().is_some() {
+            self.frames = None;
+        }
     }
 
     /// Whether a buffer is held now (for tests).
@@ -286,34 +295,36 @@ impl<S: AsyncRead + Unpin> Reading<S> {
         }
     }
 
-    /// tungstenite's read of a client's handshake answer: the answer's bytes up to its
-    /// blank line, no further (`matched`: how many bytes of `\r\n\r\n` those given so
-    /// far end with). Whatever follows is frames, for [`poll_message`](Self::poll_message).
+    /// tungstenite's read of a client's handshake answer: the answer's bytes up to the
+    /// empty line that ends it, no further (`line`: whether the line given last has
+    /// something in it; a line ends with `\n`, and a `\r` counts for nothing, as
+    /// tungstenite's parser reads lines). Whatever follows is frames, for
+    /// [`poll_message`](Self::poll_message).
     fn poll_handshake(
         &mut self,
         cx: &mut Context<'_>,
         out: &mut ReadBuf<'_>,
-        mut matched: usize,
+        mut line: bool,
     ) -> Poll<io::Result<()>> {
         if self.buffer.is_empty() && !ready!(self.poll_more(cx, 1))? {
             return Poll::Ready(Ok(()));
         }
-        let mut count = 0;
+        let (mut count, mut ended) = (0, false);
         for &byte in self.buffer.iter().take(out.remaining()) {
             count += 1;
-            matched = match (matched, byte) {
-                (0 | 2, b'\r') => matched + 1,
-                (1 | 3, b'\n') => matched + 1,
-                (_, b'\r') => 1,
-                _ => 0,
-            };
-            if matched == 4 {
-                break;
+            match byte {
+                b'\n' if !line => {
+                    ended = true;
+                    break;
+                }
+                b'\n' => line = false,
+                b'\r' => {}
+                _ => line = true,
             }
         }
         out.put_slice(&self.buffer[..count]);
         self.buffer.advance(count);
-        self.handshake = (matched < 4).then_some(matched);
+        self.handshake = (!ended).then_some(line);
         Poll::Ready(Ok(()))
     }
 
@@ -363,7 +374,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Reading<S> {
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         match (&this.frames, this.handshake) {
-            (Some(_), Some(matched)) => this.poll_handshake(cx, out, matched),
+            (Some(_), Some(line)) => this.poll_handshake(cx, out, line),
             (Some(_), None) => this.poll_lent(cx, out),
             (None, _) => this.poll_through(cx, out),
         }

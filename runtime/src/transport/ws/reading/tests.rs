@@ -182,18 +182,28 @@ fn said(message: Option<Result<Message, WsError>>) -> (String, bool) {
     }
 }
 
-/// A server's answer to a client's handshake, as far as a [`Reading`] looks at it.
-const ANSWER: &[u8] = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n";
+/// A server's answer to a client's handshake, as far as a [`Reading`] looks at it: its
+/// lines ending in `\r\n`, or (as tungstenite's parser also reads them) in `\n`.
+const ANSWERS: [&[u8]; 2] = [
+    b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n",
+    b"HTTP/1.1 101 Switching Protocols\nUpgrade: websocket\n\n",
+];
 
-/// Everything a server (or a client, after the handshake's `ANSWER`) reads from `wire`,
+/// Everything a server (or a client, after the handshake's `answer`) reads from `wire`,
 /// written to it in pieces of `pieces` bytes: through a [`Reading`] that shares frames
 /// with tungstenite when `shared`, else by tungstenite alone.
-async fn read_all(wire: Vec<u8>, pieces: Vec<usize>, shared: bool, server: bool) -> Vec<String> {
+async fn read_all(
+    wire: Vec<u8>,
+    pieces: Vec<usize>,
+    shared: bool,
+    server: bool,
+    answer: &[u8],
+) -> Vec<String> {
     use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
     let wire = if server {
         wire
     } else {
-        [ANSWER, &wire].concat()
+        [answer, &wire].concat()
     };
     let (mut near, far) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
@@ -216,20 +226,21 @@ async fn read_all(wire: Vec<u8>, pieces: Vec<usize>, shared: bool, server: bool)
     }
     if !server {
         // The handshake's answer, read as tungstenite reads it: never past its end.
-        let mut answer = Vec::new();
-        while answer.len() < ANSWER.len() {
+        let mut read_answer = Vec::new();
+        while read_answer.len() < answer.len() {
             let mut out = [0_u8; 4096];
             let read = if shared {
                 reading.read(&mut out).await.unwrap()
             } else {
                 reading
-                    .read(&mut out[..ANSWER.len() - answer.len()])
+                    .read(&mut out[..answer.len() - read_answer.len()])
                     .await
                     .unwrap()
             };
-            answer.extend_from_slice(&out[..read]);
+            read_answer.extend_from_slice(&out[..read]);
         }
-        assert_eq!(answer, ANSWER, "the answer, and nothing after it");
+        assert_eq!(read_answer, answer, "the answer, and nothing after it");
+        reading.handshake_read();
     }
     let role = if server { Role::Server } else { Role::Client };
     let config = WebSocketConfig::default()
@@ -278,11 +289,32 @@ proptest::proptest! {
         pieces in proptest::collection::vec(1_usize..700, 1..8),
         mask in proptest::prelude::any::<[u8; 4]>(),
         server in proptest::prelude::any::<bool>(),
+        answer in proptest::sample::select(&ANSWERS[..]),
     ) {
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
         let wire = wire(&sent, mask, server);
-        let alone = runtime.block_on(read_all(wire.clone(), pieces.clone(), false, server));
-        let shared = runtime.block_on(read_all(wire, pieces, true, server));
+        let alone = runtime.block_on(read_all(wire.clone(), pieces.clone(), false, server, answer));
+        let shared = runtime.block_on(read_all(wire, pieces, true, server, answer));
         proptest::prop_assert_eq!(shared, alone);
     }
+}
+
+#[tokio::test]
+async fn a_handshake_answer_not_seen_to_end_leaves_every_frame_to_tungstenite() {
+    let (mut near, far) = tokio::io::duplex(1024);
+    let mut reading = Reading::new(far, 2048);
+    reading.read_frames(LIMIT, false);
+    near.write_all(b"HTTP/1.1 101 Switching Protocols\r\n")
+        .await
+        .unwrap();
+    let mut out = [0_u8; 64];
+    let read = reading.read(&mut out).await.unwrap();
+    assert_eq!(read, 34, "the answer so far");
+    // Its end never seen: tungstenite reads everything after.
+    reading.handshake_read();
+    near.write_all(&[0x81, 1, b'x']).await.unwrap();
+    let next = std::future::poll_fn(|cx| reading.poll_message(cx)).await;
+    assert!(matches!(next, Ok(Next::Lent)), "{next:?}");
+    let read = reading.read(&mut out).await.unwrap();
+    assert_eq!(&out[..read], &[0x81, 1, b'x'], "the frame, as it came");
 }
