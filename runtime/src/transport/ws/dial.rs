@@ -123,10 +123,7 @@ pub(super) async fn open(
         None => Stream::Plain(socket),
         Some(secure) => secure_stream(secure, socket).await?,
     };
-    let mut stream = buffered(settings, stream);
-    // Whole messages read past tungstenite once it has read the handshake's answer.
-    let limit = config.max_message_size.unwrap_or(usize::MAX);
-    stream.get_mut().read_frames(limit, false);
+    let stream = buffered(settings, stream, &config, false);
     let (mut stream, _) =
         tokio_tungstenite::client_async_with_config(request, stream, Some(config))
             .await

@@ -29,7 +29,7 @@
 //! answer (the server's first frames, if they came in the same packet) for itself, and a
 //! read here would overtake them.
 
-/// What the bytes at the front of a server's read buffer begin with.
+/// What the bytes at the front of a connection's read buffer begin with.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Frame {
     /// Not a whole header yet.
@@ -45,8 +45,8 @@ pub(super) enum Frame {
     /// A frame for tungstenite: its length in all (header and payload), and what it
     /// changes.
     Lend { length: u64, then: After },
-    /// A header that does not parse (an unknown opcode, a length over 2^63):
-    /// tungstenite reads it, and everything after it, and refuses it.
+    /// A header with a reserved opcode: tungstenite reads it, and everything after it,
+    /// and refuses it.
     Broken,
 }
 

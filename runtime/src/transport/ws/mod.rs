@@ -33,10 +33,10 @@
 //!   whole periods; pending calls then fail with `Closed`.
 //! - **Reading**: the socket is read [`Settings::read_buffer`] bytes at a time while
 //!   large messages arrive, through a buffer given back as soon as there is nothing more
-//!   to read: an idle connection holds no read buffer of that size. A server reads a
-//!   client's frame that is a whole message itself (the usual case), and leaves every
-//!   other frame (pings, closes, fragments, anything it refuses) to tungstenite, which
-//!   answers them as before (see `frames.rs` in the source).
+//!   to read: an idle connection holds no read buffer of that size. A connection reads
+//!   a frame that is a whole message itself (the usual case), and leaves every other
+//!   frame (pings, closes, fragments, anything it refuses) to tungstenite, which answers
+//!   them as before (see `frames.rs` in the source).
 //! - **Writing**: outgoing messages are gathered (up to 4 KiB) so that a burst goes out
 //!   in one write of the socket, through a buffer given back once it is sent: after a
 //!   burst, a connection holds no write buffer. An answer with nothing else to send
@@ -146,12 +146,19 @@ pub(crate) fn config(builder: &Builder) -> WebSocketConfig {
 
 /// A connection's stream, read [`Settings::read_buffer`] bytes at a time when messages
 /// are large, through a buffer released whenever the connection is idle, and written
-/// through a buffer released after each flush.
-pub(crate) fn buffered<S: AsyncRead>(settings: &Settings, stream: S) -> Buffered<S> {
-    Writing::new(Reading::new(
-        stream,
-        settings.read_buffer.max(FRAME_READ * 2),
-    ))
+/// through a buffer released after each flush. Frames that are whole messages, within
+/// `config`'s message limit, are read past tungstenite: a `server`'s from the start, a
+/// client's once tungstenite has read the handshake's answer (see
+/// [`Reading::read_frames`]).
+pub(crate) fn buffered<S: AsyncRead>(
+    settings: &Settings,
+    stream: S,
+    config: &WebSocketConfig,
+    server: bool,
+) -> Buffered<S> {
+    let mut reading = Reading::new(stream, settings.read_buffer.max(FRAME_READ * 2));
+    reading.read_frames(config.max_message_size.unwrap_or(usize::MAX), server);
+    Writing::new(reading)
 }
 
 /// A connection's stream as [`buffered`] makes it.
@@ -177,25 +184,19 @@ impl Builder {
         self.start(Socket::new(stream, &settings, hooks))
     }
 
-    /// [`websocket`](Self::websocket), on a stream [`buffered`] made: an answer with
-    /// nothing before it is written through rather than gathered, and on a server's
-    /// side (`server`) framed here (see [`Hooks::direct`]), where the client's frames
-    /// that are whole messages are read here too (see [`Hooks::read`]).
+    /// [`websocket`](Self::websocket), on a stream [`buffered`] made: frames that are
+    /// whole messages are read past tungstenite (see [`Hooks::read`]), and an answer with
+    /// nothing before it is written through rather than gathered, on a server's side
+    /// (`server`) framed here (see [`Hooks::direct`]).
     pub(crate) fn websocket_buffered<S>(
         self,
-        mut stream: WebSocketStream<Buffered<S>>,
+        stream: WebSocketStream<Buffered<S>>,
         settings: Settings,
         server: bool,
     ) -> Peer
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        if server {
-            stream
-                .get_mut()
-                .get_mut()
-                .read_frames(self.message_limit(), true);
-        }
         self.start(Socket::new(stream, &settings, Hooks::buffered(server)))
     }
 }

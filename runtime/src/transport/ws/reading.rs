@@ -45,9 +45,6 @@ pub(crate) struct Reading<S> {
     /// How the frames received are shared with tungstenite; `None`: tungstenite reads
     /// everything (a stream made otherwise, or after a close).
     frames: Option<Sharing>,
-    /// While a client's handshake answer is read: whether the line given to tungstenite
-    /// last has something in it (the answer ends with an empty line).
-    handshake: Option<bool>,
 }
 
 /// The frames received, shared with tungstenite (see [`frames`]).
@@ -61,6 +58,9 @@ struct Sharing {
     lent: u64,
     /// Whether tungstenite is inside a fragmented message: its next frames are lent.
     fragmented: bool,
+    /// While a client's handshake answer is read: whether the line given to tungstenite
+    /// last has something in it (the answer ends with an empty line).
+    handshake: Option<bool>,
 }
 
 /// What [`Reading::poll_message`] found.
@@ -87,7 +87,6 @@ impl<S> Reading<S> {
             held: false,
             capacity,
             frames: None,
-            handshake: None,
         }
     }
 
@@ -101,15 +100,15 @@ impl<S> Reading<S> {
             masked: server,
             lent: 0,
             fragmented: false,
+            handshake: (!server).then_some(true),
         });
-        self.handshake = (!server).then_some(true);
     }
 
     /// Tells a client's `Reading` that tungstenite has read the handshake's answer. If it
     /// was not seen to end (an answer this reads otherwise than tungstenite), nothing is
     /// read past tungstenite on this connection.
     pub(crate) fn handshake_read(&mut self) {
-        if self.handshake.take().is_some() {
+        if self.frames.as_ref().is_some_and(|s| s.handshake.is_some()) {
             self.frames = None;
         }
     }
@@ -140,10 +139,11 @@ impl<S: AsyncRead + Unpin> Reading<S> {
         Poll::Ready(Ok(()))
     }
 
-    /// Fills the (empty, held) buffer from the stream: `false` at the end of the stream.
-    fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<bool>> {
-        // Empty: this takes back the space of what was read from it, without copying.
-        self.buffer.reserve(self.capacity);
+    /// Reads the stream into the buffer, with room for at least `room` bytes more:
+    /// `false` at the end of the stream. (Empty, the buffer takes back the space of what
+    /// was read from it, without copying.)
+    fn poll_fill(&mut self, cx: &mut Context<'_>, room: usize) -> Poll<io::Result<bool>> {
+        self.buffer.reserve(room);
         let read = std::pin::pin!(self.inner.read_buf(&mut self.buffer));
         Poll::Ready(Ok(ready!(read.poll(cx))? > 0))
     }
@@ -157,7 +157,7 @@ impl<S: AsyncRead + Unpin> Reading<S> {
     pub(crate) fn poll_message(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Next>> {
         let (limit, masked) = match &self.frames {
             Some(sharing)
-                if sharing.lent == 0 && !sharing.fragmented && self.handshake.is_none() =>
+                if sharing.lent == 0 && !sharing.fragmented && sharing.handshake.is_none() =>
             {
                 (sharing.limit, sharing.masked)
             }
@@ -252,10 +252,7 @@ impl<S: AsyncRead + Unpin> Reading<S> {
             self.buffer = BytesMut::from(read.filled());
             return Poll::Ready(Ok(!self.buffer.is_empty()));
         }
-        self.buffer
-            .reserve(wanted.clamp(FIRST_READ, self.capacity.max(FIRST_READ)));
-        let read = std::pin::pin!(self.inner.read_buf(&mut self.buffer));
-        Poll::Ready(Ok(ready!(read.poll(cx))? > 0))
+        self.poll_fill(cx, wanted.clamp(FIRST_READ, self.capacity.max(FIRST_READ)))
     }
 
     /// tungstenite's read of the frames lent to it. When it has read them all and reads
@@ -324,7 +321,9 @@ impl<S: AsyncRead + Unpin> Reading<S> {
         }
         out.put_slice(&self.buffer[..count]);
         self.buffer.advance(count);
-        self.handshake = (!ended).then_some(line);
+        if let Some(sharing) = &mut self.frames {
+            sharing.handshake = (!ended).then_some(line);
+        }
         Poll::Ready(Ok(()))
     }
 
@@ -344,7 +343,7 @@ impl<S: AsyncRead + Unpin> Reading<S> {
                 self.release();
                 return self.poll_direct(cx, out);
             }
-            match self.poll_fill(cx) {
+            match self.poll_fill(cx, self.capacity) {
                 Poll::Pending => {
                     // Drained, and nothing more for now: idle until the next message.
                     self.release();
@@ -373,10 +372,10 @@ impl<S: AsyncRead + Unpin> AsyncRead for Reading<S> {
         out: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        match (&this.frames, this.handshake) {
-            (Some(_), Some(line)) => this.poll_handshake(cx, out, line),
-            (Some(_), None) => this.poll_lent(cx, out),
-            (None, _) => this.poll_through(cx, out),
+        match this.frames.as_ref().map(|sharing| sharing.handshake) {
+            Some(Some(line)) => this.poll_handshake(cx, out, line),
+            Some(None) => this.poll_lent(cx, out),
+            None => this.poll_through(cx, out),
         }
     }
 }

@@ -180,7 +180,7 @@ where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let config = super::config(&builder);
-    let io = super::buffered(&settings, io);
+    let io = super::buffered(&settings, io, &config, true);
     let stream = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
     builder
         .accepted_on(crate::metrics::Transport::Ws)
