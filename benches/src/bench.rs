@@ -226,9 +226,19 @@ pub(crate) fn run(settings: &Settings) -> anyhow::Result<Results> {
     for round in 0..settings.rounds {
         eprintln!("round {} of {}", round + 1, settings.rounds);
         for &scenario in &scenarios {
+            if let Drive::InProcess = scenario.drive {
+                for (implementation, ns) in inprocess.round(settings.inprocess_calls)? {
+                    let sample = in_process(ns, settings.inprocess_calls);
+                    results
+                        .samples
+                        .entry((scenario.name, implementation))
+                        .or_default()
+                        .push(sample);
+                }
+                continue;
+            }
             for implementation in rotated(scenario.impls, round) {
                 let sample = match scenario.drive {
-                    Drive::InProcess => in_process(&inprocess, implementation, settings),
                     Drive::FanOut { scale } => {
                         let count = settings.subscribers * scale;
                         fanned_out(&runtime, implementation, settings, count, Transport::Ws)
@@ -237,6 +247,7 @@ pub(crate) fn run(settings: &Settings) -> anyhow::Result<Results> {
                         let count = settings.subscribers;
                         fanned_out(&runtime, implementation, settings, count, Transport::Http)
                     }
+                    Drive::InProcess => unreachable!("measured above, every side in turns"),
                     _ => served(&runtime, scenario, implementation, settings),
                 }
                 .with_context(|| {
@@ -257,18 +268,9 @@ fn rotated(impls: &[Impl], round: usize) -> Vec<Impl> {
     order
 }
 
-fn in_process(
-    inprocess: &InProcess,
-    implementation: Impl,
-    settings: &Settings,
-) -> anyhow::Result<Sample> {
-    let calls = settings.inprocess_calls;
-    let ns = match implementation {
-        Impl::Rpcsmith => inprocess.rpcsmith(calls)?,
-        Impl::Handwritten => inprocess.hand_written(calls)?,
-        _ => inprocess.jsonrpsee(calls)?,
-    };
-    Ok(Sample {
+/// A sample of `calls` calls in process at `ns` nanoseconds each.
+fn in_process(ns: f64, calls: u64) -> Sample {
+    Sample {
         calls,
         elapsed: Duration::from_secs_f64(ns * calls as f64 / 1e9),
         server_cpu: Duration::ZERO,
@@ -276,7 +278,7 @@ fn in_process(
         server_rss_kib: 0,
         idle_rss_kib: 0,
         server_instructions: 0,
-    })
+    }
 }
 
 /// Starts a fresh server, loads it, and measures one window.
