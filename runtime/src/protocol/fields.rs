@@ -66,7 +66,7 @@ pub(crate) enum Top<T> {
 /// marked for inlining: since the reader has a second user (`TwoWay`), the compiler
 /// had made the key, the string and the loop over members calls of their own per member,
 /// about 50 instructions a message more than when they were one function.
-enum Key {
+pub(super) enum Key {
     Jsonrpc,
     Method,
     Params,
@@ -94,7 +94,15 @@ impl Visitor<'_> for KeyVisitor {
 
     #[inline(always)]
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-        Ok(match key {
+        Ok(Key::of(key))
+    }
+}
+
+impl Key {
+    /// The key named `key` (unescaped).
+    #[inline(always)]
+    pub(super) fn of(key: &str) -> Key {
+        match key {
             "jsonrpc" => Key::Jsonrpc,
             "method" => Key::Method,
             "params" => Key::Params,
@@ -102,7 +110,7 @@ impl Visitor<'_> for KeyVisitor {
             "result" => Key::Result,
             "error" => Key::Error,
             _ => Key::Other,
-        })
+        }
     }
 }
 
@@ -132,8 +140,22 @@ pub(crate) fn parse<'a, T>(
 
 /// [`parse`] of text checked as UTF-8 already (a WebSocket text message): not checked
 /// again.
+///
+/// The common message is read by hand ([`super::envelope`]); any other, through serde.
 #[inline]
 pub(crate) fn parse_text<'a, T>(
+    text: &'a str,
+    max_batch: usize,
+    convert: impl Make<'a, Made = T>,
+) -> Result<Top<T>, ParseError> {
+    match super::envelope::read(text, max_batch, convert) {
+        Some(top) => Ok(top),
+        None => parse_by_serde(text, max_batch, convert),
+    }
+}
+
+/// [`parse_text`] through serde's visitors, whatever the message.
+pub(super) fn parse_by_serde<'a, T>(
     text: &'a str,
     max_batch: usize,
     convert: impl Make<'a, Made = T>,
@@ -463,28 +485,39 @@ impl<'de> Visitor<'de> for MemberVisitor {
 fn read_fields<'de, A: MapAccess<'de>>(mut map: A) -> Result<Fields<'de>, A::Error> {
     let mut f = Fields::default();
     while let Some(key) = map.next_key::<Key>()? {
-        let slot = match key {
-            Key::Jsonrpc => {
-                let value = map.next_value::<Str<'de>>()?;
-                f.duplicate |= f.jsonrpc.replace(value).is_some();
-                continue;
-            }
-            Key::Method => {
-                let value = map.next_value::<Str<'de>>()?;
-                f.duplicate |= f.method.replace(value).is_some();
-                continue;
-            }
-            Key::Params => &mut f.params,
-            Key::Id => &mut f.id,
-            Key::Result => &mut f.result,
-            Key::Error => &mut f.error,
-            Key::Other => {
+        let duplicate = match f.slot(key) {
+            Slot::Str(slot) => slot.replace(map.next_value::<Str<'de>>()?).is_some(),
+            Slot::Raw(slot) => slot.replace(map.next_value::<&'de RawValue>()?).is_some(),
+            Slot::Skip => {
                 map.next_value::<IgnoredAny>()?;
-                continue;
+                false
             }
         };
-        let value = map.next_value::<&'de RawValue>()?;
-        f.duplicate |= slot.replace(value).is_some();
+        f.duplicate |= duplicate;
     }
     Ok(f)
+}
+
+/// Where a member's value goes: a string's slot, a raw value's, or nowhere (a member
+/// the protocol does not name).
+pub(super) enum Slot<'f, 'a> {
+    Str(&'f mut Option<Str<'a>>),
+    Raw(&'f mut Option<&'a RawValue>),
+    Skip,
+}
+
+impl<'a> Fields<'a> {
+    /// The slot of the member named by `key`.
+    #[inline(always)]
+    pub(super) fn slot(&mut self, key: Key) -> Slot<'_, 'a> {
+        match key {
+            Key::Jsonrpc => Slot::Str(&mut self.jsonrpc),
+            Key::Method => Slot::Str(&mut self.method),
+            Key::Params => Slot::Raw(&mut self.params),
+            Key::Id => Slot::Raw(&mut self.id),
+            Key::Result => Slot::Raw(&mut self.result),
+            Key::Error => Slot::Raw(&mut self.error),
+            Key::Other => Slot::Skip,
+        }
+    }
 }

@@ -24,6 +24,7 @@
 
 pub mod constraint;
 pub mod deadline;
+mod envelope;
 mod error;
 mod escape;
 mod feed;

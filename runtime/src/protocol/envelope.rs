@@ -1,0 +1,151 @@
+//! The common message read by hand: an object, or a batch of objects, whose member names
+//! and `jsonrpc` and `method` strings have no escapes. Each member's value is still read
+//! by serde_json, as borrowed raw JSON; only the envelope's punctuation, its names and
+//! its two short strings are read here. Anything else (escapes, a control character in a
+//! string, a scalar or an empty batch, a batch at its
+//! limit, a syntax error, text after the message) gives `None`, and [`super::fields`]
+//! reads the whole message through serde as before, so that every answer to an unusual
+//! message is serde's.
+//!
+//! Why by hand: through serde's visitors, the envelope of
+//! `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}` cost about 2,150
+//! instructions (a call through `next_key` and `next_value` per member, each result
+//! returned through memory and reloaded at once, wider than it was written: loads that
+//! store forwarding cannot serve). Read here, it costs about 600 (BENCHMARKS.md, "Issue
+//! 28, item 3, fourth round").
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::fields::{Fields, Key, Make, Member, Slot, Str, Top};
+
+/// The message in `text` when it has the common shape (see the module's doc), its
+/// members converted by `convert`; `None` to leave it to serde.
+#[inline]
+pub(super) fn read<'a, F: Make<'a>>(
+    text: &'a str,
+    max_batch: usize,
+    convert: F,
+) -> Option<Top<F::Made>> {
+    let mut cursor = Cursor { text, at: 0 };
+    let top = match cursor.next()? {
+        b'{' => Top::Single(convert.make(Member::Object(cursor.object()?))),
+        b'[' => Top::Batch(cursor.batch(max_batch, convert)?),
+        _ => return None,
+    };
+    cursor.skip_whitespace();
+    (cursor.at == text.len()).then_some(top)
+}
+
+/// The text and how far it has been read.
+struct Cursor<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// The next byte that is not JSON whitespace, consumed.
+    #[inline(always)]
+    fn next(&mut self) -> Option<u8> {
+        self.skip_whitespace();
+        let byte = *self.text.as_bytes().get(self.at)?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    #[inline(always)]
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.text.as_bytes().get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    /// A batch's members, its `[` read: objects only, and fewer than `max_batch`.
+    fn batch<F: Make<'a>>(&mut self, max_batch: usize, convert: F) -> Option<Vec<F::Made>> {
+        let mut members = Vec::new();
+        loop {
+            if members.len() == max_batch || self.next()? != b'{' {
+                return None;
+            }
+            members.push(convert.make(Member::Object(self.object()?)));
+            match self.next()? {
+                b',' => {}
+                b']' => return Some(members),
+                _ => return None,
+            }
+        }
+    }
+
+    /// An object's members, its `{` read.
+    #[inline(always)]
+    fn object(&mut self) -> Option<Fields<'a>> {
+        let mut fields = Fields::default();
+        let mut first = true;
+        loop {
+            match self.next()? {
+                b'"' => {}
+                b'}' if first => return Some(fields),
+                _ => return None,
+            }
+            first = false;
+            let key = Key::of(self.plain_str()?);
+            if self.next()? != b':' {
+                return None;
+            }
+            let duplicate = match fields.slot(key) {
+                Slot::Str(slot) => slot.replace(self.str()?).is_some(),
+                Slot::Raw(slot) => slot.replace(self.raw()?).is_some(),
+                Slot::Skip => self.raw().map(|_| false)?,
+            };
+            fields.duplicate |= duplicate;
+            match self.next()? {
+                b',' => {}
+                b'}' => return Some(fields),
+                _ => return None,
+            }
+        }
+    }
+
+    /// A member that should be a string: its text, or `Str(None)` when it is another
+    /// kind of value.
+    #[inline(always)]
+    fn str(&mut self) -> Option<Str<'a>> {
+        self.skip_whitespace();
+        if self.text.as_bytes().get(self.at) != Some(&b'"') {
+            return self.raw().map(|_| Str(None));
+        }
+        self.at += 1;
+        self.plain_str().map(|text| Str(Some(Cow::Borrowed(text))))
+    }
+
+    /// A string with no escape and no control character, its opening quote read.
+    #[inline(always)]
+    fn plain_str(&mut self) -> Option<&'a str> {
+        let start = self.at;
+        let rest = self.text.as_bytes().get(start..)?;
+        let len = rest
+            .iter()
+            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
+        if rest.get(len) != Some(&b'"') {
+            return None;
+        }
+        self.at = start + len + 1;
+        self.text.get(start..start + len)
+    }
+
+    /// One JSON value, read by serde_json.
+    #[inline(always)]
+    fn raw(&mut self) -> Option<&'a RawValue> {
+        let rest = self.text.get(self.at..)?;
+        let raw = <&RawValue>::deserialize(&mut serde_json::Deserializer::from_str(rest)).ok()?;
+        // The value is a part of `rest`: it ends where its text ends.
+        let end = raw.get().as_ptr() as usize + raw.get().len();
+        self.at += end - rest.as_ptr() as usize;
+        Some(raw)
+    }
+}
+
+#[cfg(test)]
+mod tests;
