@@ -90,7 +90,7 @@ impl<'a> Cursor<'a> {
                 _ => return None,
             }
             first = false;
-            let key = Key::of(self.plain_str()?);
+            let key = self.key()?;
             if self.next()? != b':' {
                 return None;
             }
@@ -106,6 +106,28 @@ impl<'a> Cursor<'a> {
                 _ => return None,
             }
         }
+    }
+
+    /// A member's name, its opening quote read: the six names the protocol gives are
+    /// matched where they lie, by their bytes and the closing quote; any other name is
+    /// read as a string first.
+    #[inline(always)]
+    fn key(&mut self) -> Option<Key> {
+        let rest = self.text.as_bytes().get(self.at..)?;
+        let (key, name): (Key, &[u8]) = match rest.first()? {
+            b'j' => (Key::Jsonrpc, b"jsonrpc\""),
+            b'm' => (Key::Method, b"method\""),
+            b'p' => (Key::Params, b"params\""),
+            b'i' => (Key::Id, b"id\""),
+            b'r' => (Key::Result, b"result\""),
+            b'e' => (Key::Error, b"error\""),
+            _ => return self.plain_str().map(Key::of),
+        };
+        if !rest.starts_with(name) {
+            return self.plain_str().map(Key::of);
+        }
+        self.at += name.len();
+        Some(key)
     }
 
     /// A member that should be a string: its text, or `Str(None)` when it is another
@@ -125,9 +147,7 @@ impl<'a> Cursor<'a> {
     fn plain_str(&mut self) -> Option<&'a str> {
         let start = self.at;
         let rest = self.text.as_bytes().get(start..)?;
-        let len = rest
-            .iter()
-            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
+        let len = plain_len(rest);
         if rest.get(len) != Some(&b'"') {
             return None;
         }
@@ -145,6 +165,39 @@ impl<'a> Cursor<'a> {
         self.at += end - rest.as_ptr() as usize;
         Some(raw)
     }
+}
+
+/// How many bytes of `bytes` come before the first quote, backslash or control
+/// character (all of them when there is none), eight bytes a step: a method name is
+/// often longer than a word (`eth_getBlockByNumber`).
+#[inline(always)]
+fn plain_len(bytes: &[u8]) -> usize {
+    const ONES: u64 = u64::MAX / 255;
+    const HIGH: u64 = ONES << 7;
+    let mut words = bytes.chunks_exact(8);
+    let mut len = 0;
+    for word in words.by_ref() {
+        let mut eight = [0; 8];
+        eight.copy_from_slice(word);
+        let word = u64::from_le_bytes(eight);
+        // The lowest byte whose high bit is set is the first below 0x20, quote or
+        // backslash (higher ones may be set by the subtraction's borrow).
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let found = ((word.wrapping_sub(ONES * 0x20) & !word)
+            | (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash))
+            & HIGH;
+        if found != 0 {
+            return len + found.trailing_zeros() as usize / 8;
+        }
+        len += 8;
+    }
+    let tail = words.remainder();
+    len + tail
+        .iter()
+        .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
+        .unwrap_or(tail.len())
 }
 
 #[cfg(test)]

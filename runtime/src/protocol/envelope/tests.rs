@@ -194,3 +194,20 @@ proptest! {
         prop_assert!(whole, "{} is left to serde", text);
     }
 }
+
+proptest! {
+    /// The word-at-a-time scan stops where a byte-at-a-time one does.
+    #[test]
+    fn plain_len_finds_the_first_quote_backslash_or_control(
+        bytes in prop::collection::vec(
+            prop::sample::select(vec![b'a', b'"', b'\\', 0x00, 0x1f, 0x20, 0x7f, 0x80, 0xff, b'!', b'#']),
+            0..40,
+        ),
+    ) {
+        let expected = bytes
+            .iter()
+            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
+            .unwrap_or(bytes.len());
+        prop_assert_eq!(plain_len(&bytes), expected);
+    }
+}
