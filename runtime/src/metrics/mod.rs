@@ -8,7 +8,7 @@
 //! |---|---|---|---|
 //! | `rpcsmith_server_calls_total` | counter | `method`, `code` | calls answered (notifications included), by method and outcome: `code` is `ok`, the JSON-RPC error code (`-32601`), or `cancelled` (the call was dropped unanswered: its connection closed, its batch outgrew the response limit) |
 //! | `rpcsmith_server_call_duration_seconds` | histogram | `method` | from the call's start (its params still to decode) to its result |
-//! | `rpcsmith_server_calls_in_flight` | gauge | | calls started and not yet finished, every connection together |
+//! | `rpcsmith_server_calls_in_flight` | gauge | | calls whose handler is waiting (started, and not finished on its first poll) and not yet finished, every connection together |
 //! | `rpcsmith_server_batch_size` | histogram | | entries per batch received |
 //! | `rpcsmith_server_connections` | gauge | `transport` | connections a server accepted and still holds: `http` (under `http::serve`), `ws` (upgrades), `tcp` and `unix` (`transport::stream::serve_tcp`, `serve_unix`), `stdio` (`transport::stream::stdio`) |
 //! | `rpcsmith_server_received_bytes_total` | counter | `transport` | message bytes received (HTTP: request bodies; WebSocket and byte streams: messages, framing excluded) |

@@ -109,7 +109,10 @@ pub(crate) fn start_into<'a>(
     };
     match running.poll_deadline(cx) {
         Poll::Ready(result) => done(&mut running.meter, answered, result),
-        Poll::Pending => Some(running),
+        Poll::Pending => {
+            running.meter.wait();
+            Some(running)
+        }
     }
 }
 
