@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context as _, ensure};
+use anyhow::{Context as _, bail, ensure};
 
 use crate::inprocess::InProcess;
 use crate::load::Load;
@@ -113,6 +113,9 @@ pub(crate) struct Settings {
     pub(crate) rounds: usize,
     pub(crate) warmup: Duration,
     pub(crate) window: Duration,
+    /// Turns each side of a served scenario takes in a round, the window shared among
+    /// them ([`in_turns`]).
+    pub(crate) turns: usize,
     pub(crate) workers: usize,
     /// Connections of the raw load generator, single calls (HTTP and WebSocket).
     pub(crate) connections: usize,
@@ -134,6 +137,7 @@ impl Settings {
             rounds: 7,
             warmup: Duration::from_millis(250),
             window: Duration::from_millis(1000),
+            turns: 5,
             workers: 2,
             connections: 32,
             batch_connections: 8,
@@ -151,6 +155,7 @@ impl Settings {
             rounds: 1,
             warmup: Duration::from_millis(30),
             window: Duration::from_millis(150),
+            turns: 1,
             connections: 4,
             batch_connections: 2,
             client_concurrency: 4,
@@ -162,7 +167,7 @@ impl Settings {
 }
 
 /// What one window measured.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Sample {
     pub(crate) calls: u64,
     pub(crate) elapsed: Duration,
@@ -226,14 +231,11 @@ pub(crate) fn run(settings: &Settings) -> anyhow::Result<Results> {
     for round in 0..settings.rounds {
         eprintln!("round {} of {}", round + 1, settings.rounds);
         for &scenario in &scenarios {
-            if let Drive::InProcess = scenario.drive {
-                for (implementation, ns) in inprocess.round(settings.inprocess_calls)? {
-                    let sample = in_process(ns, settings.inprocess_calls);
-                    results
-                        .samples
-                        .entry((scenario.name, implementation))
-                        .or_default()
-                        .push(sample);
+            if let Some(sides) = side_by_side(&runtime, &inprocess, scenario, round, settings) {
+                let sides = sides.with_context(|| format!("scenario {}", scenario.name))?;
+                for (implementation, sample) in sides {
+                    let key = (scenario.name, implementation);
+                    results.samples.entry(key).or_default().push(sample);
                 }
                 continue;
             }
@@ -247,7 +249,6 @@ pub(crate) fn run(settings: &Settings) -> anyhow::Result<Results> {
                         let count = settings.subscribers;
                         fanned_out(&runtime, implementation, settings, count, Transport::Http)
                     }
-                    Drive::InProcess => unreachable!("measured above, every side in turns"),
                     _ => served(&runtime, scenario, implementation, settings),
                 }
                 .with_context(|| {
@@ -259,6 +260,30 @@ pub(crate) fn run(settings: &Settings) -> anyhow::Result<Results> {
         }
     }
     Ok(results)
+}
+
+/// A round of `scenario` measured with every side at once (in process, or in turns),
+/// or `None` when each side is measured on its own.
+fn side_by_side(
+    runtime: &tokio::runtime::Runtime,
+    inprocess: &InProcess,
+    scenario: &Scenario,
+    round: usize,
+    settings: &Settings,
+) -> Option<anyhow::Result<Vec<(Impl, Sample)>>> {
+    match scenario.drive {
+        Drive::InProcess => Some(inprocess.round(settings.inprocess_calls).map(|sides| {
+            let calls = settings.inprocess_calls;
+            sides
+                .into_iter()
+                .map(|(side, ns)| (side, in_process(ns, calls)))
+                .collect()
+        })),
+        Drive::Http { .. } | Drive::Ws | Drive::Client(_) if crate::callgrind::dir().is_none() => {
+            Some(runtime.block_on(in_turns(scenario, round, settings)))
+        }
+        _ => None,
+    }
 }
 
 /// `impls` starting at a different one each round.
@@ -281,6 +306,90 @@ fn in_process(ns: f64, calls: u64) -> Sample {
     }
 }
 
+/// Every implementation of a served scenario at once, each on a fresh server under a
+/// load of its own, measured in turns: each load runs in turn for a slice of the window
+/// (the others paused, their servers idle), [`Settings::turns`] times, and each side's
+/// sample adds its slices up.
+///
+/// Turns, not one server after the other: this machine's neighbours take a share of the
+/// cores that changes from second to second (the same server's CPU per call moved by 6 %
+/// between consecutive runs), so servers measured seconds apart were not measured alike.
+/// (Under callgrind, where instructions are the measure, each server runs a window of
+/// its own, as [`served`] does.)
+async fn in_turns(
+    scenario: &Scenario,
+    round: usize,
+    settings: &Settings,
+) -> anyhow::Result<Vec<(Impl, Sample)>> {
+    let mut sides = Vec::new();
+    for implementation in rotated(scenario.impls, round) {
+        let server = proc::Server::start(implementation, transport(scenario), settings.workers)?;
+        let load = start_load(scenario, implementation, server.url(), settings).await?;
+        load.pause();
+        sides.push((implementation, server, load, Sample::default()));
+    }
+    for (_, _, load, _) in &sides {
+        load.resume();
+        tokio::time::sleep(settings.warmup).await;
+        load.pause();
+    }
+    let turns = settings.turns.max(1);
+    let slice = settings.window / turns as u32;
+    for _ in 0..turns {
+        for (_, server, load, sample) in &mut sides {
+            load.resume();
+            tokio::time::sleep(SETTLE).await;
+            let before = Reading::take(load, server.pid())?;
+            tokio::time::sleep(slice).await;
+            let after = Reading::take(load, server.pid())?;
+            load.pause();
+            sample.add(&before, &after);
+        }
+    }
+    let mut measured = Vec::new();
+    for (implementation, server, load, mut sample) in sides {
+        sample.server_rss_kib = proc::peak_rss_kib(Some(server.pid()))?;
+        load.stop().await?;
+        ensure!(
+            sample.calls > 0,
+            "{} completed no call",
+            implementation.name()
+        );
+        measured.push((implementation, sample));
+    }
+    Ok(measured)
+}
+
+/// How long a resumed load runs before its slice is measured: its connections each
+/// have a call in flight again.
+const SETTLE: Duration = Duration::from_millis(20);
+
+fn transport(scenario: &Scenario) -> Transport {
+    match scenario.drive {
+        Drive::Ws | Drive::Client(Transport::Ws) => Transport::Ws,
+        _ => Transport::Http,
+    }
+}
+
+/// The load of a served scenario on `url`.
+async fn start_load(
+    scenario: &Scenario,
+    implementation: Impl,
+    url: &str,
+    settings: &Settings,
+) -> anyhow::Result<Load> {
+    match scenario.drive {
+        Drive::Http { batch } => load::http(url, batch, connections(settings, batch)).await,
+        Drive::Ws => load::ws(url, settings.connections).await,
+        Drive::Client(transport) => {
+            clients::load(implementation, transport, url, settings.client_concurrency).await
+        }
+        Drive::InProcess | Drive::FanOut { .. } | Drive::SseFanOut => {
+            bail!("in-process and fan-out scenarios are run apart")
+        }
+    }
+}
+
 /// Starts a fresh server, loads it, and measures one window.
 fn served(
     runtime: &tokio::runtime::Runtime,
@@ -288,23 +397,10 @@ fn served(
     implementation: Impl,
     settings: &Settings,
 ) -> anyhow::Result<Sample> {
-    let transport = match scenario.drive {
-        Drive::Ws | Drive::Client(Transport::Ws) => Transport::Ws,
-        _ => Transport::Http,
-    };
-    let server = proc::Server::start(implementation, transport, settings.workers)?;
+    let server = proc::Server::start(implementation, transport(scenario), settings.workers)?;
     let url = server.url();
     runtime.block_on(async {
-        let load = match scenario.drive {
-            Drive::Http { batch } => load::http(url, batch, connections(settings, batch)).await?,
-            Drive::Ws => load::ws(url, settings.connections).await?,
-            Drive::Client(transport) => {
-                clients::load(implementation, transport, url, settings.client_concurrency).await?
-            }
-            Drive::InProcess | Drive::FanOut { .. } | Drive::SseFanOut => {
-                unreachable!("in-process and fan-out scenarios are run apart")
-            }
-        };
+        let load = start_load(scenario, implementation, url, settings).await?;
         window(load, server.pid(), settings).await
     })
 }
@@ -357,6 +453,16 @@ struct Reading {
     calls: u64,
     server_cpu: Duration,
     client_cpu: Duration,
+}
+
+impl Sample {
+    /// Adds the calls, time and CPU between two readings of one load.
+    fn add(&mut self, before: &Reading, after: &Reading) {
+        self.calls += after.calls - before.calls;
+        self.elapsed += after.at - before.at;
+        self.server_cpu += after.server_cpu.saturating_sub(before.server_cpu);
+        self.client_cpu += after.client_cpu.saturating_sub(before.client_cpu);
+    }
 }
 
 impl Reading {

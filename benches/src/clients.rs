@@ -66,7 +66,7 @@ async fn rpcsmith_client(transport: Transport, url: &str) -> anyhow::Result<AddC
 }
 
 async fn rpcsmith_loop(client: AddClient, gauge: Gauge) -> anyhow::Result<()> {
-    while gauge.running() {
+    while gauge.next().await {
         let sum = client.add(1, 2).await.context("rpcsmith client: add")?;
         ensure!(sum == 3, "rpcsmith client: add(1, 2) = {sum}");
         gauge.add(1);
@@ -103,7 +103,7 @@ async fn jsonrpsee_loop(
     client: &impl jsonrpsee::core::client::ClientT,
     gauge: Gauge,
 ) -> anyhow::Result<()> {
-    while gauge.running() {
+    while gauge.next().await {
         let sum: i64 = client
             .request("add", rpc_params![1, 2])
             .await

@@ -36,6 +36,10 @@ pub(crate) struct Gauge {
     stop: Arc<AtomicBool>,
     /// Wakes the tasks waiting in [`Gauge::stopped`] when the load stops.
     stopping: Arc<Notify>,
+    /// Set while another load has its turn ([`Load::pause`]).
+    paused: Arc<AtomicBool>,
+    /// Wakes the tasks waiting in [`Gauge::next`] when the load resumes or stops.
+    resumed: Arc<Notify>,
 }
 
 impl Gauge {
@@ -53,6 +57,21 @@ impl Gauge {
         notified.as_mut().enable();
         if self.running() {
             notified.await;
+        }
+    }
+
+    /// Whether the task should make another call, once the load is not paused: a load
+    /// paused for another's turn makes no call until resumed.
+    pub(crate) async fn next(&self) -> bool {
+        loop {
+            let resumed = self.resumed.notified();
+            let mut resumed = std::pin::pin!(resumed);
+            // Registered before the flags are read, so a resume in between is not missed.
+            resumed.as_mut().enable();
+            if !self.paused.load(Ordering::Relaxed) || !self.running() {
+                return self.running();
+            }
+            resumed.await;
         }
     }
 
@@ -96,6 +115,18 @@ impl Load {
         Ok(())
     }
 
+    /// Lets each task finish the call it is in, then make no other until
+    /// [`Load::resume`] (tasks that loop on [`Gauge::next`]).
+    pub(crate) fn pause(&self) {
+        self.gauge.paused.store(true, Ordering::Relaxed);
+    }
+
+    /// Lets paused tasks call again.
+    pub(crate) fn resume(&self) {
+        self.gauge.paused.store(false, Ordering::Relaxed);
+        self.gauge.resumed.notify_waiters();
+    }
+
     /// Stops every task and waits for them.
     ///
     /// # Errors
@@ -104,6 +135,7 @@ impl Load {
     pub(crate) async fn stop(mut self) -> anyhow::Result<()> {
         self.gauge.stop.store(true, Ordering::Relaxed);
         self.gauge.stopping.notify_waiters();
+        self.gauge.resumed.notify_waiters();
         let all = async {
             while let Some(joined) = self.tasks.join_next().await {
                 joined.context("a load task panicked")??;
@@ -184,7 +216,7 @@ async fn http_loop(
 ) -> anyhow::Result<()> {
     let mut checker = Checker::new(len);
     let (parts, ()) = request.body(())?.into_parts();
-    while gauge.running() {
+    while gauge.next().await {
         sender.ready().await.context("the HTTP connection closed")?;
         let request = hyper::Request::from_parts(clone_parts(&parts), Full::new(body.clone()));
         let response = sender.send_request(request).await.context("HTTP request")?;
@@ -235,7 +267,7 @@ type WsStream = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsSt
 
 async fn ws_loop(mut stream: WsStream, body: Utf8Bytes, gauge: Gauge) -> anyhow::Result<()> {
     let mut checker = Checker::new(1);
-    while gauge.running() {
+    while gauge.next().await {
         stream.send(Message::Text(body.clone())).await?;
         let answer = loop {
             match stream.next().await.context("the WebSocket closed")?? {
