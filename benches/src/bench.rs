@@ -1,6 +1,8 @@
 //! The scenarios and the rounds: each round runs every scenario once per implementation,
-//! in an order that rotates from round to round, each on a fresh server process, so that
-//! load from elsewhere on the machine hits every implementation alike.
+//! in an order that rotates from round to round, each on a fresh server process. The
+//! sides of a served scenario run at once and are loaded in turns ([`in_turns`]), and
+//! the in-process sides are timed in turns too, so that load from elsewhere on the
+//! machine hits every implementation alike.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

@@ -272,10 +272,13 @@ fn legend(settings: &Settings) -> String {
 /// Prints the table of medians.
 pub(crate) fn table(results: &Results, settings: &Settings) {
     println!(
-        "\nMedians of {} rounds; each server scenario on a fresh server process, {} ms warm-up, {} ms window.",
+        "\nMedians of {} rounds; each server scenario on fresh server processes, {} ms warm-up, \
+         a {} ms window (the sides of a served scenario all up at once, loaded in turns of \
+         {} ms).",
         settings.rounds,
         settings.warmup.as_millis(),
-        settings.window.as_millis()
+        settings.window.as_millis(),
+        (settings.window / settings.turns.max(1) as u32).as_millis()
     );
     println!("{}\n", legend(settings));
     println!(
