@@ -5,7 +5,8 @@
 //! string, a scalar or an empty batch, a batch at its
 //! limit, a syntax error, text after the message) gives `None`, and [`super::fields`]
 //! reads the whole message through serde as before, so that every answer to an unusual
-//! message is serde's.
+//! message is serde's. (serde_json skips a raw value without a depth limit either way:
+//! a value read here by a reader of its own is refused or kept as through serde.)
 //!
 //! Why by hand: through serde's visitors, the envelope of
 //! `{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}` cost about 2,150
@@ -19,7 +20,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::fields::{Fields, Key, Make, Member, Slot, Str, Top};
+use super::fields::{Fields, Key, MIN_MEMBER_LEN, Make, Member, Slot, Str, Top};
 
 /// The message in `text` when it has the common shape (see the module's doc), its
 /// members converted by `convert`; `None` to leave it to serde.
@@ -64,7 +65,8 @@ impl<'a> Cursor<'a> {
 
     /// A batch's members, its `[` read: objects only, and fewer than `max_batch`.
     fn batch<F: Make<'a>>(&mut self, max_batch: usize, convert: F) -> Option<Vec<F::Made>> {
-        let mut members = Vec::new();
+        let guess = self.text.len() / MIN_MEMBER_LEN + 1;
+        let mut members = Vec::with_capacity(guess.min(max_batch));
         loop {
             if members.len() == max_batch || self.next()? != b'{' {
                 return None;
@@ -160,9 +162,11 @@ impl<'a> Cursor<'a> {
     fn raw(&mut self) -> Option<&'a RawValue> {
         let rest = self.text.get(self.at..)?;
         let raw = <&RawValue>::deserialize(&mut serde_json::Deserializer::from_str(rest)).ok()?;
-        // The value is a part of `rest`: it ends where its text ends.
+        // The value is a part of `rest` (a `&RawValue` is only ever borrowed from its
+        // input): it ends where its text ends.
         let end = raw.get().as_ptr() as usize + raw.get().len();
-        self.at += end - rest.as_ptr() as usize;
+        let read = end.checked_sub(rest.as_ptr() as usize)?;
+        self.at += read.min(rest.len());
         Some(raw)
     }
 }

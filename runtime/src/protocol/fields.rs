@@ -333,7 +333,7 @@ impl<'de, F: Make<'de>> DeserializeSeed<'de> for TopSeed<'_, F> {
 
 /// The shortest call a batch can hold, `{"jsonrpc":"2.0","method":"a"}`, is 30 bytes:
 /// sizing the batch's vector from the input length avoids regrowing it.
-const MIN_MEMBER_LEN: usize = 30;
+pub(super) const MIN_MEMBER_LEN: usize = 30;
 
 impl<'de, F: Make<'de>> Visitor<'de> for TopSeed<'_, F> {
     type Value = Top<F::Made>;

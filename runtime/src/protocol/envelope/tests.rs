@@ -211,3 +211,12 @@ proptest! {
         prop_assert_eq!(plain_len(&bytes), expected);
     }
 }
+
+#[test]
+fn deep_values_read_alike() {
+    let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    let text = format!(r#"{{"jsonrpc":"2.0","method":"a","params":{deep},"id":1}}"#);
+    let hand = by_hand(&text, 10);
+    assert!(hand.is_some());
+    assert_eq!(hand.map(Ok), Some(by_serde(&text, 10)));
+}
