@@ -278,7 +278,14 @@ fn side_by_side(
             let calls = settings.inprocess_calls;
             sides
                 .into_iter()
-                .map(|(side, ns)| (side, in_process(ns, calls)))
+                .map(|(side, elapsed)| {
+                    let sample = Sample {
+                        calls,
+                        elapsed,
+                        ..Sample::default()
+                    };
+                    (side, sample)
+                })
                 .collect()
         })),
         Drive::Http { .. } | Drive::Ws | Drive::Client(_) if crate::callgrind::dir().is_none() => {
@@ -293,19 +300,6 @@ fn rotated(impls: &[Impl], round: usize) -> Vec<Impl> {
     let mut order = impls.to_vec();
     order.rotate_left(round % impls.len());
     order
-}
-
-/// A sample of `calls` calls in process at `ns` nanoseconds each.
-fn in_process(ns: f64, calls: u64) -> Sample {
-    Sample {
-        calls,
-        elapsed: Duration::from_secs_f64(ns * calls as f64 / 1e9),
-        server_cpu: Duration::ZERO,
-        client_cpu: Duration::ZERO,
-        server_rss_kib: 0,
-        idle_rss_kib: 0,
-        server_instructions: 0,
-    }
 }
 
 /// Every implementation of a served scenario at once, each on a fresh server under a
@@ -330,11 +324,13 @@ async fn in_turns(
         load.pause();
         sides.push((implementation, server, load, Sample::default()));
     }
+    // Each side warms up in turn, for the warm-up's wall-clock time.
     for (_, _, load, _) in &sides {
         load.resume();
         tokio::time::sleep(settings.warmup).await;
         load.pause();
     }
+    // Wall-clock slices are what is measured: each sleep is a load's time to run.
     let turns = settings.turns.max(1);
     let slice = settings.window / turns as u32;
     for _ in 0..turns {
@@ -493,19 +489,15 @@ async fn window(load: Load, pid: u32, settings: &Settings) -> anyhow::Result<Sam
         Some(dir) => crate::callgrind::dump(pid, dir)?,
         None => 0,
     };
-    let server_rss_kib = proc::peak_rss_kib(Some(pid))?;
+    let mut sample = Sample {
+        server_rss_kib: proc::peak_rss_kib(Some(pid))?,
+        server_instructions,
+        ..Sample::default()
+    };
+    sample.add(&before, &after);
     // A task that failed during the window (a wrong answer, a closed connection) fails
     // the scenario here.
     load.stop().await?;
-    let calls = after.calls - before.calls;
-    ensure!(calls > 0, "no call completed in the window");
-    Ok(Sample {
-        calls,
-        elapsed: after.at - before.at,
-        server_cpu: after.server_cpu.saturating_sub(before.server_cpu),
-        client_cpu: after.client_cpu.saturating_sub(before.client_cpu),
-        server_rss_kib,
-        idle_rss_kib: 0,
-        server_instructions,
-    })
+    ensure!(sample.calls > 0, "no call completed in the window");
+    Ok(sample)
 }
