@@ -116,20 +116,22 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     fn key(&mut self) -> Option<Key> {
         let rest = self.text.as_bytes().get(self.at..)?;
-        let (key, name): (Key, &[u8]) = match rest.first()? {
-            b'j' => (Key::Jsonrpc, b"jsonrpc\""),
-            b'm' => (Key::Method, b"method\""),
-            b'p' => (Key::Params, b"params\""),
-            b'i' => (Key::Id, b"id\""),
-            b'r' => (Key::Result, b"result\""),
-            b'e' => (Key::Error, b"error\""),
-            _ => return self.plain_str().map(Key::of),
+        let known: Option<(Key, &[u8])> = match rest.first()? {
+            b'j' => Some((Key::Jsonrpc, b"jsonrpc\"")),
+            b'm' => Some((Key::Method, b"method\"")),
+            b'p' => Some((Key::Params, b"params\"")),
+            b'i' => Some((Key::Id, b"id\"")),
+            b'r' => Some((Key::Result, b"result\"")),
+            b'e' => Some((Key::Error, b"error\"")),
+            _ => None,
         };
-        if !rest.starts_with(name) {
-            return self.plain_str().map(Key::of);
+        match known {
+            Some((key, name)) if rest.starts_with(name) => {
+                self.at += name.len();
+                Some(key)
+            }
+            _ => self.plain_str().map(Key::of),
         }
-        self.at += name.len();
-        Some(key)
     }
 
     /// A member that should be a string: its text, or `Str(None)` when it is another
