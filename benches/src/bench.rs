@@ -305,12 +305,8 @@ fn rotated(impls: &[Impl], round: usize) -> Vec<Impl> {
 /// Every implementation of a served scenario at once, each on a fresh server under a
 /// load of its own, measured in turns: each load runs in turn for a slice of the window
 /// (the others paused, their servers idle), [`Settings::turns`] times, and each side's
-/// sample adds its slices up.
-///
-/// Turns, not one server after the other: this machine's neighbours take a share of the
-/// cores that changes from second to second (the same server's CPU per call moved by 6 %
-/// between consecutive runs), so servers measured seconds apart were not measured alike.
-/// (Under callgrind, where instructions are the measure, each server runs a window of
+/// sample adds its slices up ([`load::Turns`]: the same server's CPU per call moved by
+/// 6 % between consecutive runs when servers were measured one after the other). (Under callgrind, where instructions are the measure, each server runs a window of
 /// its own, as [`served`] does.)
 async fn in_turns(
     scenario: &Scenario,
@@ -322,30 +318,20 @@ async fn in_turns(
         let server = proc::Server::start(implementation, transport(scenario), settings.workers)?;
         let load = start_load(scenario, implementation, server.url(), settings).await?;
         load.pause();
-        sides.push((implementation, server, load, Sample::default()));
+        sides.push((implementation, server, load));
     }
-    // Each side warms up in turn, for the warm-up's wall-clock time.
-    for (_, _, load, _) in &sides {
-        load.resume();
-        tokio::time::sleep(settings.warmup).await;
-        load.pause();
-    }
-    // Wall-clock slices are what is measured: each sleep is a load's time to run.
-    let turns = settings.turns.max(1);
-    let slice = settings.window / turns as u32;
-    for _ in 0..turns {
-        for (_, server, load, sample) in &mut sides {
-            load.resume();
-            tokio::time::sleep(SETTLE).await;
-            let before = Reading::take(load, server.pid())?;
-            tokio::time::sleep(slice).await;
-            let after = Reading::take(load, server.pid())?;
-            load.pause();
-            sample.add(&before, &after);
-        }
-    }
+    let turns = load::Turns {
+        warmup: settings.warmup,
+        turns: settings.turns,
+        slice: settings.window / settings.turns.max(1) as u32,
+    };
+    let loads: Vec<&Load> = sides.iter().map(|(_, _, load)| load).collect();
+    let mut samples = vec![Sample::default(); sides.len()];
+    let read = |i: usize| Reading::take(&sides[i].2, sides[i].1.pid());
+    let add = |i: usize, before: Reading, after: Reading| samples[i].add(&before, &after);
+    turns.run(&loads, read, add).await?;
     let mut measured = Vec::new();
-    for (implementation, server, load, mut sample) in sides {
+    for ((implementation, server, load), mut sample) in sides.into_iter().zip(samples) {
         sample.server_rss_kib = proc::peak_rss_kib(Some(server.pid()))?;
         load.stop().await?;
         ensure!(
@@ -357,10 +343,6 @@ async fn in_turns(
     }
     Ok(measured)
 }
-
-/// How long a resumed load runs before its slice is measured: its connections each
-/// have a call in flight again.
-const SETTLE: Duration = Duration::from_millis(20);
 
 fn transport(scenario: &Scenario) -> Transport {
     match scenario.drive {

@@ -13,8 +13,9 @@
 //!
 //! Both servers and both clients run in this process, each server on a runtime of its
 //! own (the `--workers` threads) and the clients on another, `CONCURRENCY` calls in
-//! flight. Rounds alternate the two; the ratio is the median over rounds of the ratio
-//! of calls per second within each.
+//! flight. The two clients take turns within each round (`load::Turns`), the other
+//! one paused; the ratio is the median over rounds of the ratio of calls per second
+//! within each.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -32,7 +33,7 @@ use rpcsmith::transport::ws;
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-use crate::load::{Gauge, Load};
+use crate::load::{Gauge, Load, Turns};
 use crate::report::median;
 use crate::serve::{Impl, Transport};
 
@@ -150,36 +151,37 @@ pub(crate) fn report(settings: &Settings) -> anyhow::Result<()> {
     ];
     let only =
         |t: Transport| (settings.transport.as_deref()).is_none_or(|name| name == scheme_name(t));
+    let impls: Vec<Impl> = [Impl::Rpcsmith, Impl::Jsonrpsee]
+        .into_iter()
+        .filter(|&i| settings.implementation.is_none_or(|only| only == i))
+        .collect();
     for (name, transport) in transports.into_iter().filter(|&(_, t)| only(t)) {
+        let mut loads = Vec::new();
+        for &implementation in &impls {
+            let url = &urls
+                .iter()
+                .find(|(i, t, _)| *i == implementation && *t == transport)
+                .context("no server for the scenario")?
+                .2;
+            let number = block.number.clone();
+            loads.push(clients.block_on(start(implementation, transport, url, number))?);
+        }
         let mut ratios = Vec::with_capacity(rounds);
-        for _ in 0..rounds {
-            let mut per_s = [1.0; 2];
-            for (slot, implementation) in [Impl::Rpcsmith, Impl::Jsonrpsee].into_iter().enumerate()
-            {
-                if settings.implementation.is_some_and(|i| i != implementation) {
-                    continue;
-                }
-                let url = &urls
-                    .iter()
-                    .find(|(i, t, _)| *i == implementation && *t == transport)
-                    .context("no server for the scenario")?
-                    .2;
-                let number = block.number.clone();
-                per_s[slot] = clients.block_on(calls_per_s(
-                    implementation,
-                    transport,
-                    url,
-                    number,
-                    window,
-                ))?;
+        for round in 0..rounds {
+            let per_s = clients.block_on(calls_per_s(&loads, window, round == 0))?;
+            for (implementation, per_s) in impls.iter().zip(&per_s) {
                 println!(
-                    "large_result {} {}: {:.0} calls/s",
+                    "large_result {} {}: {per_s:.0} calls/s",
                     scheme_name(transport),
                     implementation.name(),
-                    per_s[slot]
                 );
             }
-            ratios.push(per_s[0] / per_s[1]);
+            if let [ours, theirs] = per_s[..] {
+                ratios.push(ours / theirs);
+            }
+        }
+        for load in loads {
+            clients.block_on(load.stop())?;
         }
         if settings.implementation.is_none() {
             println!("ratio {name} {:.3}", median(ratios));
@@ -266,16 +268,16 @@ async fn serve(
     }
 }
 
-/// Calls per second of `implementation`'s client at `url` over `window`, after a
-/// warm-up; every answer's block number checked.
-async fn calls_per_s(
+/// `implementation`'s client at `url`, [`CONCURRENCY`] calls in flight, paused: every
+/// answer's block number checked.
+async fn start(
     implementation: Impl,
     transport: Transport,
     url: &str,
     number: String,
-    window: Duration,
-) -> anyhow::Result<f64> {
+) -> anyhow::Result<Load> {
     let mut load = Load::default();
+    load.pause();
     match implementation {
         Impl::Rpcsmith => {
             let client = rpcsmith_client(transport, url).await?;
@@ -297,15 +299,33 @@ async fn calls_per_s(
             }
         },
     }
-    // Wall-clock windows are what is measured: a quarter of one to warm up, then one.
-    tokio::time::sleep(window / 4).await;
-    let (start, calls) = (Instant::now(), load.calls());
-    tokio::time::sleep(window).await;
-    let done = load.calls() - calls;
-    let elapsed = start.elapsed();
-    load.stop().await?;
-    Ok(done as f64 / elapsed.as_secs_f64())
+    Ok(load)
 }
+
+/// Calls per second of each of `loads` in one round of `window`, the loads taking
+/// [`TURNS`] turns ([`Turns`]): a quarter of the window to warm up first, when `warm`.
+async fn calls_per_s(loads: &[Load], window: Duration, warm: bool) -> anyhow::Result<Vec<f64>> {
+    let turns = Turns {
+        warmup: if warm { window / 4 } else { Duration::ZERO },
+        turns: TURNS,
+        slice: window / TURNS as u32,
+    };
+    let loads: Vec<&Load> = loads.iter().collect();
+    let mut counted = vec![(0, Duration::ZERO); loads.len()];
+    let read = |i: usize| Ok((loads[i].calls(), Instant::now()));
+    let add = |i: usize, (calls, start): (u64, Instant), (end_calls, end): (u64, Instant)| {
+        counted[i].0 += end_calls - calls;
+        counted[i].1 += end - start;
+    };
+    turns.run(&loads, read, add).await?;
+    Ok(counted
+        .into_iter()
+        .map(|(calls, elapsed)| calls as f64 / elapsed.as_secs_f64())
+        .collect())
+}
+
+/// Turns each load takes in a round.
+const TURNS: usize = 5;
 
 /// rpcsmith's generated client for the server at `url`.
 async fn rpcsmith_client(transport: Transport, url: &str) -> anyhow::Result<BlockClient> {
@@ -358,7 +378,7 @@ async fn jsonrpsee_calls<C: ClientT>(client: &C, number: &str, calls: u64) -> an
 }
 
 async fn rpcsmith_loop(client: BlockClient, number: String, gauge: Gauge) -> anyhow::Result<()> {
-    while gauge.running() {
+    while gauge.next().await {
         let block = client
             .eth_get_block_by_number(NUMBER.to_owned(), true)
             .await
@@ -385,7 +405,7 @@ async fn jsonrpsee_loop<C: ClientT + Send + Sync>(
     number: String,
     gauge: Gauge,
 ) -> anyhow::Result<()> {
-    while gauge.running() {
+    while gauge.next().await {
         let block: Block = client
             .request("eth_getBlockByNumber", rpc_params![NUMBER, true])
             .await

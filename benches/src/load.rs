@@ -149,6 +149,59 @@ impl Load {
     }
 }
 
+/// How a set of loads takes turns: each warms up once, then, `turns` times, each in turn
+/// runs alone for a settling moment and a measured `slice`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Turns {
+    pub(crate) warmup: Duration,
+    pub(crate) turns: usize,
+    pub(crate) slice: Duration,
+}
+
+/// How long a resumed load runs before its slice is measured: its tasks each have a
+/// call in flight again.
+const SETTLE: Duration = Duration::from_millis(20);
+
+impl Turns {
+    /// Runs `loads` (paused) in turns: each resumed alone, the others paused;
+    /// `read(i)` is taken at the start and at the end of each of load `i`'s slices,
+    /// and `add(i, before, after)` counts the slice. Each load is paused again after.
+    ///
+    /// Turns, not one load after the other: this machine's neighbours take a share of
+    /// the cores that changes from second to second, so loads measured seconds apart
+    /// were not measured alike.
+    ///
+    /// # Errors
+    ///
+    /// The first failure of `read`.
+    pub(crate) async fn run<R>(
+        self,
+        loads: &[&Load],
+        mut read: impl FnMut(usize) -> anyhow::Result<R>,
+        mut add: impl FnMut(usize, R, R),
+    ) -> anyhow::Result<()> {
+        // Each load warms up in turn, for the warm-up's wall-clock time.
+        for load in loads {
+            load.resume();
+            tokio::time::sleep(self.warmup).await;
+            load.pause();
+        }
+        // Wall-clock slices are what is measured: each sleep is a load's time to run.
+        for _ in 0..self.turns.max(1) {
+            for (i, load) in loads.iter().enumerate() {
+                load.resume();
+                tokio::time::sleep(SETTLE).await;
+                let before = read(i)?;
+                tokio::time::sleep(self.slice).await;
+                let after = read(i)?;
+                load.pause();
+                add(i, before, after);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Checks answers to one body: the first in full, then the others against it.
 struct Checker {
     len: usize,
