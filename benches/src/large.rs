@@ -54,9 +54,10 @@ const NUMBER: &str = "0x68b3";
 /// How the scenario runs.
 #[derive(Debug)]
 pub(crate) struct Settings {
-    /// Rounds, each measuring every implementation once per transport.
+    /// Rounds, each measuring every implementation per transport, in turns.
     pub(crate) rounds: usize,
-    /// The measured window of one implementation, after a quarter of it as warm-up.
+    /// What one implementation is measured for in a round ([`TURNS`] slices); a quarter
+    /// of it warms each up before the first round.
     pub(crate) window: Duration,
     /// Worker threads of the servers' runtime, and of the clients'.
     pub(crate) workers: usize,
@@ -69,9 +70,9 @@ pub(crate) struct Settings {
     pub(crate) calls: Option<u64>,
 }
 
-/// Runs the scenario: `rounds` rounds of a `window` per implementation and transport;
-/// prints calls per second and the ratios, or a `skip large_result:` line without the
-/// corpus.
+/// Runs the scenario: `rounds` rounds of a `window` per implementation and transport,
+/// the implementations in turns; prints calls per second and the ratios, or a `skip
+/// large_result:` line without the corpus.
 ///
 /// # Errors
 ///

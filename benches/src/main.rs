@@ -219,11 +219,11 @@ struct IdleArgs {
 
 #[derive(Debug, Args)]
 struct LargeArgs {
-    /// Rounds, alternating the two implementations.
+    /// Rounds; the ratio is their median.
     #[arg(long, default_value_t = 5)]
     rounds: usize,
-    /// The measured window of each implementation per round, after a quarter of it
-    /// as warm-up.
+    /// What each implementation is measured for in a round, in five turns taken with
+    /// the other's; a quarter of it warms each up before the first round.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     window_ms: u64,
     /// Tokio worker threads of the servers' runtime and of the clients'.
