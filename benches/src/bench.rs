@@ -306,7 +306,8 @@ fn rotated(impls: &[Impl], round: usize) -> Vec<Impl> {
 /// load of its own, measured in turns: each load runs in turn for a slice of the window
 /// (the others paused, their servers idle), [`Settings::turns`] times, and each side's
 /// sample adds its slices up ([`load::Turns`]: the same server's CPU per call moved by
-/// 6 % between consecutive runs when servers were measured one after the other). (Under callgrind, where instructions are the measure, each server runs a window of
+/// 6 % between consecutive runs when servers were measured one after the other).
+/// (Under callgrind, where instructions are the measure, each server runs a window of
 /// its own, as [`served`] does.)
 async fn in_turns(
     scenario: &Scenario,

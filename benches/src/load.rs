@@ -153,8 +153,11 @@ impl Load {
 /// runs alone for a settling moment and a measured `slice`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Turns {
+    /// Each load's warm-up, once, before the turns.
     pub(crate) warmup: Duration,
+    /// How many times each load takes its turn.
     pub(crate) turns: usize,
+    /// The measured part of one turn.
     pub(crate) slice: Duration,
 }
 
