@@ -20,7 +20,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::fields::{Fields, Key, MIN_MEMBER_LEN, Make, Member, Slot, Str, Top};
+use super::fields::{Fields, Key, Make, Member, Slot, Str, Top, batch_capacity};
 
 /// The message in `text` when it has the common shape (see the module's doc), its
 /// members converted by `convert`; `None` to leave it to serde.
@@ -65,8 +65,7 @@ impl<'a> Cursor<'a> {
 
     /// A batch's members, its `[` read: objects only, and fewer than `max_batch`.
     fn batch<F: Make<'a>>(&mut self, max_batch: usize, convert: F) -> Option<Vec<F::Made>> {
-        let guess = self.text.len() / MIN_MEMBER_LEN + 1;
-        let mut members = Vec::with_capacity(guess.min(max_batch));
+        let mut members = Vec::with_capacity(batch_capacity(self.text.len(), max_batch));
         loop {
             if members.len() == max_batch || self.next()? != b'{' {
                 return None;

@@ -333,7 +333,14 @@ impl<'de, F: Make<'de>> DeserializeSeed<'de> for TopSeed<'_, F> {
 
 /// The shortest call a batch can hold, `{"jsonrpc":"2.0","method":"a"}`, is 30 bytes:
 /// sizing the batch's vector from the input length avoids regrowing it.
-pub(super) const MIN_MEMBER_LEN: usize = 30;
+const MIN_MEMBER_LEN: usize = 30;
+
+/// The room to make for the members of a batch read from `input_len` bytes, of at most
+/// `max_batch` members: as many as the shortest member could fill.
+#[inline]
+pub(super) fn batch_capacity(input_len: usize, max_batch: usize) -> usize {
+    (input_len / MIN_MEMBER_LEN + 1).min(max_batch)
+}
 
 impl<'de, F: Make<'de>> Visitor<'de> for TopSeed<'_, F> {
     type Value = Top<F::Made>;
@@ -343,8 +350,7 @@ impl<'de, F: Make<'de>> Visitor<'de> for TopSeed<'_, F> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let guess = self.input_len / MIN_MEMBER_LEN + 1;
-        let mut members = Vec::with_capacity(guess.min(self.max_batch));
+        let mut members = Vec::with_capacity(batch_capacity(self.input_len, self.max_batch));
         loop {
             if members.len() == self.max_batch {
                 if seq.next_element::<IgnoredAny>()?.is_some() {
