@@ -166,6 +166,15 @@ impl Settings {
             ..Self::full()
         }
     }
+
+    /// How the sides of a served scenario take turns ([`in_turns`]).
+    pub(crate) fn turn_plan(&self) -> load::Turns {
+        load::Turns {
+            warmup: self.warmup,
+            turns: self.turns,
+            window: self.window,
+        }
+    }
 }
 
 /// What one window measured.
@@ -321,16 +330,11 @@ async fn in_turns(
         load.pause();
         sides.push((implementation, server, load));
     }
-    let turns = load::Turns {
-        warmup: settings.warmup,
-        turns: settings.turns,
-        slice: settings.window / settings.turns.max(1) as u32,
-    };
     let loads: Vec<&Load> = sides.iter().map(|(_, _, load)| load).collect();
     let mut samples = vec![Sample::default(); sides.len()];
     let read = |i: usize| Reading::take(&sides[i].2, sides[i].1.pid());
     let add = |i: usize, before: Reading, after: Reading| samples[i].add(&before, &after);
-    turns.run(&loads, read, add).await?;
+    settings.turn_plan().run(&loads, read, add).await?;
     let mut measured = Vec::new();
     for ((implementation, server, load), mut sample) in sides.into_iter().zip(samples) {
         sample.server_rss_kib = proc::peak_rss_kib(Some(server.pid()))?;

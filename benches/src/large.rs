@@ -309,7 +309,7 @@ async fn calls_per_s(loads: &[Load], window: Duration, warm: bool) -> anyhow::Re
     let turns = Turns {
         warmup: if warm { window / 4 } else { Duration::ZERO },
         turns: TURNS,
-        slice: window / TURNS as u32,
+        window,
     };
     let loads: Vec<&Load> = loads.iter().collect();
     let mut counted = vec![(0, Duration::ZERO); loads.len()];

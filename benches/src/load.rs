@@ -150,22 +150,28 @@ impl Load {
 }
 
 /// How a set of loads takes turns: each warms up once, then, `turns` times, each in turn
-/// runs alone for a settling moment and a measured `slice`.
+/// runs alone for a settling moment and a measured [`slice`](Turns::slice) of its
+/// `window`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Turns {
     /// Each load's warm-up, once, before the turns.
     pub(crate) warmup: Duration,
     /// How many times each load takes its turn.
     pub(crate) turns: usize,
-    /// The measured part of one turn.
-    pub(crate) slice: Duration,
+    /// What each load is measured for in all, shared among its turns.
+    pub(crate) window: Duration,
 }
 
-/// How long a resumed load runs before its slice is measured: its tasks each have a
-/// call in flight again.
+/// How long a resumed load runs before its slice is measured, so that its tasks each
+/// have a call in flight again: wall-clock time, as the slice is.
 const SETTLE: Duration = Duration::from_millis(20);
 
 impl Turns {
+    /// The measured part of one turn.
+    pub(crate) fn slice(&self) -> Duration {
+        self.window / self.turns.max(1) as u32
+    }
+
     /// Runs `loads` (paused) in turns: each resumed alone, the others paused;
     /// `read(i)` is taken at the start and at the end of each of load `i`'s slices,
     /// and `add(i, before, after)` counts the slice. Each load is paused again after.
@@ -190,12 +196,13 @@ impl Turns {
             load.pause();
         }
         // Wall-clock slices are what is measured: each sleep is a load's time to run.
+        let slice = self.slice();
         for _ in 0..self.turns.max(1) {
             for (i, load) in loads.iter().enumerate() {
                 load.resume();
                 tokio::time::sleep(SETTLE).await;
                 let before = read(i)?;
-                tokio::time::sleep(self.slice).await;
+                tokio::time::sleep(slice).await;
                 let after = read(i)?;
                 load.pause();
                 add(i, before, after);

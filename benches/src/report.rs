@@ -278,7 +278,7 @@ pub(crate) fn table(results: &Results, settings: &Settings) {
         settings.rounds,
         settings.warmup.as_millis(),
         settings.window.as_millis(),
-        (settings.window / settings.turns.max(1) as u32).as_millis()
+        settings.turn_plan().slice().as_millis()
     );
     println!("{}\n", legend(settings));
     println!(
