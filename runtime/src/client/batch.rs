@@ -4,6 +4,7 @@
 use super::error::UntypedFailure;
 use super::pending::{Ids, Outcome, Registration};
 use super::port::Delivery;
+use super::route::Answer;
 use super::send::{Cancel, Sending, failure};
 use super::{Carries, Cite, Client, DeclaredError, Error, Shared, route, span};
 use crate::protocol::{mismatch, write_typed_call};
@@ -243,7 +244,8 @@ impl Shared {
             }
             let mut outcomes = Vec::with_capacity(receivers.len());
             for receiver in receivers {
-                outcomes.push(receiver.await.unwrap_or(Err(UntypedFailure::Closed)));
+                let delivered = receiver.await.unwrap_or(Err(UntypedFailure::Closed));
+                outcomes.push(delivered.and_then(Answer::read));
             }
             registration.settled();
             cancel.disarm();

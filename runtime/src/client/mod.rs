@@ -87,6 +87,7 @@ mod middleware;
 mod pending;
 mod port;
 mod pull;
+mod quick;
 mod registry;
 mod route;
 pub(crate) mod rt;
@@ -110,6 +111,8 @@ pub use middleware::{
     RefreshFuture, Retry,
 };
 pub use port::{Delivery, HostedItems, Hosting, SendFuture, Transport};
+#[cfg(feature = "stream")]
+pub(crate) use quick::Utf8;
 pub use route::Inbox;
 #[cfg(feature = "stream")]
 pub(crate) use route::Received as ReceivedAnswers;
@@ -119,13 +122,14 @@ pub use transport_error::{TransportError, TransportErrorKind};
 
 use crate::metrics::{ClientCall, ClientOutcome};
 use crate::protocol::constraint::{Rules, Validate};
-use crate::protocol::mismatch::{self, Places};
+use crate::protocol::mismatch::Places;
 use crate::protocol::write_typed_call;
 use bytes::Bytes;
 use cite::{Cite, Under};
 use error::UntypedFailure;
 use pending::Pending;
 use registry::Registry;
+use route::Answer;
 use send::Sending;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -424,15 +428,15 @@ impl Client {
                     None,
                 )
                 .await;
-            span::record(&recorded, &result);
-            let result = match result {
-                Ok(result) => result,
+            let decoded = result.and_then(Answer::decode);
+            span::record(&recorded, &decoded);
+            let decoded = match decoded {
+                Ok(decoded) => decoded.map_err(|m| Error::Decode(cite.cite(m))),
                 Err(failure) => {
                     meter.finish(|| failure.outcome());
                     return Err(failure.into_error());
                 }
             };
-            let decoded = mismatch::from_slice(&result).map_err(|m| Error::Decode(cite.cite(m)));
             meter.finish(|| match decoded {
                 Ok(_) => ClientOutcome::Ok,
                 Err(_) => ClientOutcome::failed("decode"),

@@ -1,6 +1,7 @@
 //! The table of calls waiting for their response, keyed by request id.
 
 use super::error::UntypedFailure;
+use super::route::Answer;
 use super::slot::Slot;
 use bytes::Bytes;
 use std::collections::HashMap;
@@ -12,6 +13,10 @@ use tokio::sync::oneshot;
 /// What a call receives: the bytes of its `result`, or why there is none.
 pub(crate) type Outcome = Result<Bytes, UntypedFailure>;
 
+/// What a reader hands a waiting call: its answer, read or to be read
+/// ([`Answer::read`]), or why there is none.
+pub(crate) type Delivered = Result<Answer, UntypedFailure>;
+
 /// The calls' table: ids are sequential `u64`s, so a multiplicative hash spreads them
 /// well at a fraction of SipHash's cost (ids are chosen by the client, not the peer).
 type Calls = HashMap<u64, Waiter, BuildHasherDefault<IdHasher>>;
@@ -20,7 +25,7 @@ type Calls = HashMap<u64, Waiter, BuildHasherDefault<IdHasher>>;
 /// result starts routing.
 #[derive(Debug)]
 pub(crate) struct Waiter {
-    sender: oneshot::Sender<Outcome>,
+    sender: oneshot::Sender<Delivered>,
     slot: Option<Arc<Slot>>,
 }
 
@@ -31,7 +36,7 @@ impl Waiter {
     }
 
     /// Gives the call its outcome (the call may no longer care).
-    pub(crate) fn send(self, outcome: Outcome) {
+    pub(crate) fn send(self, outcome: Delivered) {
         let _ = self.sender.send(outcome);
     }
 }
@@ -75,7 +80,7 @@ impl Pending {
     }
 
     /// Registers call `id`; the receiver gets its outcome.
-    pub(crate) fn insert(&self, id: u64) -> oneshot::Receiver<Outcome> {
+    pub(crate) fn insert(&self, id: u64) -> oneshot::Receiver<Delivered> {
         self.insert_subscribing(id, None)
     }
 
@@ -85,7 +90,7 @@ impl Pending {
         &self,
         id: u64,
         slot: Option<Arc<Slot>>,
-    ) -> oneshot::Receiver<Outcome> {
+    ) -> oneshot::Receiver<Delivered> {
         let (sender, receiver) = oneshot::channel();
         self.calls().insert(id, Waiter { sender, slot });
         if self.is_closed() {
@@ -96,7 +101,7 @@ impl Pending {
 
     /// Gives call `id` its outcome. Returns false when no such call is waiting (it was
     /// answered already, timed out, or its future was dropped).
-    pub(crate) fn complete(&self, id: u64, outcome: Outcome) -> bool {
+    pub(crate) fn complete(&self, id: u64, outcome: Delivered) -> bool {
         match self.take(id) {
             Some(waiter) => {
                 waiter.send(outcome);
@@ -245,10 +250,11 @@ mod tests {
         let pending = Pending::default();
         let mut receiver = pending.insert(7);
         assert_eq!(pending.len(), 1);
-        assert!(pending.complete(7, Ok(Bytes::from_static(b"1"))));
+        let one = Answer::Result(Bytes::from_static(b"1"));
+        assert!(pending.complete(7, Ok(one)));
         assert!(!pending.complete(7, Err(UntypedFailure::Missing)));
         assert_eq!(
-            receiver.try_recv().ok().and_then(Result::ok),
+            receiver.try_recv().ok().and_then(|d| d.and_then(Answer::read).ok()),
             Some(Bytes::from_static(b"1"))
         );
         assert_eq!(pending.len(), 0);

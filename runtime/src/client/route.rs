@@ -2,10 +2,13 @@
 
 use super::codec::{self, ResponseId, slice_of};
 use super::error::UntypedFailure;
-use super::pending::{Outcome, Pending};
+use super::pending::{Delivered, Outcome, Pending};
+use super::quick::{self, Utf8};
 use super::registry::Registry;
+use crate::protocol::mismatch::{self, Mismatch};
 use crate::protocol::{DecodeError, ErrorObject, Members, Responses};
 use bytes::Bytes;
+use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
@@ -18,7 +21,7 @@ pub(crate) fn route_answer(pending: &Pending, answer: &Bytes, ids: &[u64]) {
     read_answer(answer, ids, &mut outcomes);
     for (&id, outcome) in ids.iter().zip(outcomes) {
         if let Some(outcome) = outcome {
-            pending.complete(id, outcome);
+            pending.complete(id, outcome.map(Answer::Result));
         }
     }
 }
@@ -35,6 +38,20 @@ pub(crate) fn route_answer(pending: &Pending, answer: &Bytes, ids: &[u64]) {
 /// it (which may be the answer they lack), could not be read, and [`UntypedFailure::Missing`]
 /// otherwise.
 pub(crate) fn read_answer(answer: &Bytes, ids: &[u64], outcomes: &mut [Option<Outcome>]) {
+    read_answer_of(answer, Utf8::Unknown, ids, outcomes);
+}
+
+/// [`read_answer`] of an answer whose bytes may be known to be UTF-8.
+fn read_answer_of(answer: &Bytes, utf8: Utf8, ids: &[u64], outcomes: &mut [Option<Outcome>]) {
+    if let Some((id, result)) = quick::read(answer, utf8) {
+        if let Ok(index) = ids.binary_search(&id) {
+            outcomes[index].get_or_insert(Ok(answer.slice(result)));
+        }
+        for slot in outcomes.iter_mut().filter(|slot| slot.is_none()) {
+            *slot = Some(Err(UntypedFailure::Missing));
+        }
+        return;
+    }
     let mut null_error: Option<ErrorObject> = None;
     let parsed = codec::parse_answer(answer, |id, body| match id {
         ResponseId::Number(id) => match ids.binary_search(&id) {
@@ -141,7 +158,9 @@ impl Inbox {
         if self.pending.strong_count() == 0 {
             return;
         }
-        self.deliver_read(Received::read(&message, Responses::parse_members(&message)));
+        let delivery = Received::quick(&message, Utf8::Unknown, || message.clone())
+            .unwrap_or_else(|| Received::read(&message, Responses::parse_members(&message)));
+        self.deliver_read(delivery);
     }
 
     /// Routes responses read already (see [`Received::read`]) to the calls waiting for
@@ -156,11 +175,16 @@ impl Inbox {
                 Some(waiter) => {
                     // A subscribe call's subscription is routed before the next message
                     // is read: an item right behind the answer finds it.
-                    if let (Some(slot), Ok(result), Some(registry)) =
-                        (waiter.slot(), &outcome, &subscriptions)
-                    {
-                        registry.register(slot, result);
-                    }
+                    let outcome = match (waiter.slot(), &subscriptions) {
+                        (Some(slot), Some(registry)) => {
+                            let outcome = outcome.and_then(Answer::read);
+                            if let Ok(result) = &outcome {
+                                registry.register(slot, result);
+                            }
+                            outcome.map(Answer::Result)
+                        }
+                        _ => outcome,
+                    };
                     waiter.send(outcome);
                 }
                 None => tracing::debug!(id, "ignored a response to no pending call"),
@@ -223,21 +247,98 @@ impl Received {
     pub(crate) fn read(message: &Bytes, read: Result<Members<'_>, DecodeError>) -> Self {
         let mut answers = Answers::None;
         let parsed = codec::visit_answer(read, |id, body| {
-            answers.push(id, outcome(message, body));
+            answers.push(id, outcome(message, body).map(Answer::Result));
         });
         Received { answers, parsed }
+    }
+
+    /// A large answer of one response, routed by its id alone ([`quick::route`]): the
+    /// call's task reads it ([`Answer::decode`]). `bytes` are the message's, `shared`
+    /// gives them shared.
+    pub(crate) fn quick(bytes: &[u8], utf8: Utf8, shared: impl FnOnce() -> Bytes) -> Option<Self> {
+        let routed = quick::route(bytes)?;
+        let id = routed.id;
+        let message = shared();
+        Some(Received {
+            answers: Answers::One(
+                ResponseId::Number(id),
+                Ok(Answer::Unread {
+                    message,
+                    utf8,
+                    routed,
+                }),
+            ),
+            parsed: Ok(None),
+        })
+    }
+}
+
+/// An answer for one call, as its reader hands it over.
+#[derive(Debug, Clone)]
+pub(crate) enum Answer {
+    /// The bytes of its `result`.
+    Result(Bytes),
+    /// A large answer routed by its id alone ([`quick::route`]), which the call's task
+    /// reads: the reader goes on to the next message while it does.
+    Unread {
+        message: Bytes,
+        utf8: Utf8,
+        routed: quick::Routed,
+    },
+}
+
+impl Answer {
+    /// The call's outcome: its result, read already, or read now from the whole
+    /// answer as an exchange's answer is ([`read_answer`]): an answer that turns out
+    /// not to be a response fails the call with [`UntypedFailure::Invalid`].
+    pub(crate) fn read(self) -> Outcome {
+        match self {
+            Answer::Result(result) => Ok(result),
+            Answer::Unread {
+                message,
+                utf8,
+                routed,
+            } => {
+                let mut outcome = [None];
+                read_answer_of(&message, utf8, &[routed.id], &mut outcome);
+                let [outcome] = outcome;
+                outcome.unwrap_or(Err(UntypedFailure::Missing))
+            }
+        }
+    }
+
+    /// The result decoded as a `T`. An unread answer's result is first taken where
+    /// [`quick::route`] guessed it to lie: when that is UTF-8 and decodes, it was the
+    /// result, and the answer is not read again; else the answer is read whole
+    /// ([`read`](Self::read)) and its result decoded.
+    pub(crate) fn decode<T: DeserializeOwned>(self) -> Result<Result<T, Mismatch>, UntypedFailure> {
+        if let Answer::Unread {
+            message,
+            routed:
+                quick::Routed {
+                    result: Some(guess),
+                    ..
+                },
+            ..
+        } = &self
+            && let Ok(text) = std::str::from_utf8(&message[guess.clone()])
+            && let Ok(value) = mismatch::from_str(text)
+        {
+            return Ok(Ok(value));
+        }
+        Ok(mismatch::from_slice(&self.read()?))
     }
 }
 
 /// A message's responses: one needs no vector.
 enum Answers {
     None,
-    One(ResponseId, Outcome),
-    Many(Vec<(ResponseId, Outcome)>),
+    One(ResponseId, Delivered),
+    Many(Vec<(ResponseId, Delivered)>),
 }
 
 impl Answers {
-    fn push(&mut self, id: ResponseId, outcome: Outcome) {
+    fn push(&mut self, id: ResponseId, outcome: Delivered) {
         match std::mem::replace(self, Answers::None) {
             Answers::None => *self = Answers::One(id, outcome),
             Answers::One(first_id, first) => {
@@ -250,7 +351,7 @@ impl Answers {
         }
     }
 
-    fn for_each(self, mut each: impl FnMut(ResponseId, Outcome)) {
+    fn for_each(self, mut each: impl FnMut(ResponseId, Delivered)) {
         match self {
             Answers::None => {}
             Answers::One(id, outcome) => each(id, outcome),
@@ -326,7 +427,10 @@ mod tests {
         let pending = Arc::new(Pending::default());
         let mut receivers: Vec<_> = (1..=4).map(|id| pending.insert(id)).collect();
         route_answer(&pending, &answer, &[1, 2, 3, 4]);
-        let outcomes: Vec<_> = receivers.iter_mut().map(|r| r.try_recv().ok()).collect();
+        let outcomes: Vec<_> = receivers
+            .iter_mut()
+            .map(|r| r.try_recv().ok().map(|d| d.and_then(Answer::read)))
+            .collect();
         assert!(matches!(&outcomes[0], Some(Ok(r)) if &r[..] == b"1"));
         assert!(matches!(
             &outcomes[1],

@@ -8,7 +8,8 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 
 use super::error::UntypedFailure;
-use super::pending::{Ids, Outcome, Pending, Registration};
+use super::pending::{Delivered, Ids, Outcome, Pending, Registration};
+use super::route::Answer;
 use super::slot::Slot;
 use super::{
     Carries, Delivery, Exchange, Next, SendFuture, Shared, Transport, TransportError,
@@ -77,7 +78,7 @@ impl Shared {
         message: Bytes,
         sending: Sending,
         slot: Option<Arc<Slot>>,
-    ) -> Result<Bytes, UntypedFailure> {
+    ) -> Delivered {
         if self.request_response {
             // Not through a function of its own: each layer of future keeps its own
             // copy of the message and its `Sending` (issue 30).
@@ -85,7 +86,9 @@ impl Shared {
             self.exchange_into(&ids, message, sending, &mut outcome)
                 .await?;
             let [outcome] = outcome;
-            return outcome.unwrap_or(Err(UntypedFailure::Missing));
+            return outcome
+                .unwrap_or(Err(UntypedFailure::Missing))
+                .map(Answer::Result);
         }
         let deadline = sending.deadline();
         let Sending {

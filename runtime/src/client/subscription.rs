@@ -3,6 +3,7 @@
 
 use super::error::UntypedFailure;
 use super::pull;
+use super::route::Answer;
 use super::send::Sending;
 use super::slot::{Next, Slot};
 use super::subscription_id::OneParam;
@@ -194,7 +195,8 @@ impl<T> Subscription<T> {
                 Sending::new(self.client.timeout, carries),
                 None,
             )
-            .await;
+            .await
+            .and_then(Answer::read);
         let answer = match answered {
             Ok(answer) => answer,
             // The document's error for an id the server does not know: nothing was
@@ -518,6 +520,7 @@ async fn issue(
             Sending::new(timeout, carries),
             Some(Arc::clone(slot)),
         )
-        .await?;
+        .await
+        .and_then(Answer::read)?;
     Ok(SubscriptionId::from_result(&result))
 }

@@ -18,7 +18,7 @@ use super::lane::{Lane, Order, Work};
 use super::queue::{Answers, Outbox};
 use super::spare::{Boxed, Kept, Start};
 use super::wire::{Incoming, Outgoing};
-use crate::client::{Inbox, ReceivedAnswers};
+use crate::client::{Inbox, ReceivedAnswers, Utf8};
 use crate::protocol::{Entry, ErrorObject, Id, Message, Sorted, TwoWay, write_error};
 use crate::server::{Connection, Held, Input, Limits, hold};
 use serde_json::value::RawValue;
@@ -247,6 +247,16 @@ impl Inbound {
     /// their turn (then they are not polled here unless the lane is idle). `cx` is the
     /// connection task's, which a call still pending leaves.
     pub(crate) fn route(&self, message: Incoming, answers: &mut Answers, cx: &mut Context<'_>) {
+        let utf8 = if message.text().is_some() {
+            Utf8::Known
+        } else {
+            Utf8::Unknown
+        };
+        if let Some(received) =
+            ReceivedAnswers::quick(message.as_bytes(), utf8, || message.to_bytes())
+        {
+            return self.inbox.deliver_read(received);
+        }
         if self.busy(answers) {
             return self.route_busy(&message, answers);
         }
