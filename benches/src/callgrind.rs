@@ -32,6 +32,10 @@ pub(crate) fn command(exe: &Path, dir: &Path) -> Command {
         // A profile per thread: one profile of every thread together attributes all
         // to `clone`, which `callgrind_annotate` cannot break down.
         .arg("--separate-threads=yes")
+        // Names written out in every dump: a dump whose names were given in an earlier
+        // one cannot be read alone (`callgrind_annotate` finds no function in it).
+        .arg("--compress-strings=no")
+        .arg("--compress-pos=no")
         .arg(format!(
             "--callgrind-out-file={}/callgrind.out.%p",
             dir.display()

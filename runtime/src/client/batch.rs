@@ -2,9 +2,8 @@
 //! through its own typed [`Handle`].
 
 use super::error::UntypedFailure;
-use super::pending::{Ids, Outcome, Registration};
+use super::pending::{Answer, Ids, Outcome, Registration};
 use super::port::Delivery;
-use super::route::Answer;
 use super::send::{Cancel, Sending, failure};
 use super::{Carries, Cite, Client, DeclaredError, Error, Shared, route, span};
 use crate::protocol::{mismatch, write_typed_call};

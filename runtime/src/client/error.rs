@@ -81,7 +81,9 @@ pub enum Error<E = Infallible> {
     Decode(Mismatch),
     /// The answer was not a JSON-RPC response; or, in a batch answer, some member could
     /// not be read and this call got no answer it could match (the unreadable member
-    /// may have been it). The calls whose answers could be read get them.
+    /// may have been it). The calls whose answers could be read get them. On a stream,
+    /// an answer that cannot be read is matched to no call, except a large one (4 KiB
+    /// or more) routed by its id before it is read whole: that call gets this error.
     InvalidResponse(String),
     /// The server answered the exchange but not this call (a batch answer missing
     /// this entry, or no body where a response was due).

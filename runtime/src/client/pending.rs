@@ -1,7 +1,7 @@
 //! The table of calls waiting for their response, keyed by request id.
 
 use super::error::UntypedFailure;
-use super::route::Answer;
+use super::quick::{Routed, Utf8};
 use super::slot::Slot;
 use bytes::Bytes;
 use std::collections::HashMap;
@@ -16,6 +16,20 @@ pub(crate) type Outcome = Result<Bytes, UntypedFailure>;
 /// What a reader hands a waiting call: its answer, read or to be read
 /// ([`Answer::read`]), or why there is none.
 pub(crate) type Delivered = Result<Answer, UntypedFailure>;
+
+/// An answer for one call, as its reader hands it over.
+#[derive(Debug, Clone)]
+pub(crate) enum Answer {
+    /// The bytes of its `result`.
+    Result(Bytes),
+    /// A large answer routed by its id alone ([`super::quick::route`]), which the call's task
+    /// reads ([`Answer::decode`]): the reader goes on to the next message while it does.
+    Unread {
+        message: Bytes,
+        utf8: Utf8,
+        routed: Routed,
+    },
+}
 
 /// The calls' table: ids are sequential `u64`s, so a multiplicative hash spreads them
 /// well at a fraction of SipHash's cost (ids are chosen by the client, not the peer).
@@ -253,10 +267,10 @@ mod tests {
         let one = Answer::Result(Bytes::from_static(b"1"));
         assert!(pending.complete(7, Ok(one)));
         assert!(!pending.complete(7, Err(UntypedFailure::Missing)));
-        assert_eq!(
-            receiver.try_recv().ok().and_then(|d| d.and_then(Answer::read).ok()),
-            Some(Bytes::from_static(b"1"))
-        );
+        assert!(matches!(
+            receiver.try_recv(),
+            Ok(Ok(Answer::Result(one))) if one == Bytes::from_static(b"1")
+        ));
         assert_eq!(pending.len(), 0);
     }
 

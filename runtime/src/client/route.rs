@@ -2,7 +2,7 @@
 
 use super::codec::{self, ResponseId, slice_of};
 use super::error::UntypedFailure;
-use super::pending::{Delivered, Outcome, Pending};
+use super::pending::{Answer, Delivered, Outcome, Pending};
 use super::quick::{self, Utf8};
 use super::registry::Registry;
 use crate::protocol::mismatch::{self, Mismatch};
@@ -271,20 +271,6 @@ impl Received {
             parsed: Ok(None),
         })
     }
-}
-
-/// An answer for one call, as its reader hands it over.
-#[derive(Debug, Clone)]
-pub(crate) enum Answer {
-    /// The bytes of its `result`.
-    Result(Bytes),
-    /// A large answer routed by its id alone ([`quick::route`]), which the call's task
-    /// reads: the reader goes on to the next message while it does.
-    Unread {
-        message: Bytes,
-        utf8: Utf8,
-        routed: quick::Routed,
-    },
 }
 
 impl Answer {

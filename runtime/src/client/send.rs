@@ -8,8 +8,7 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 
 use super::error::UntypedFailure;
-use super::pending::{Delivered, Ids, Outcome, Pending, Registration};
-use super::route::Answer;
+use super::pending::{Answer, Delivered, Ids, Outcome, Pending, Registration};
 use super::slot::Slot;
 use super::{
     Carries, Delivery, Exchange, Next, SendFuture, Shared, Transport, TransportError,

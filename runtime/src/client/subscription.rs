@@ -2,8 +2,8 @@
 //! ([`Subscription`]), and how a client makes one.
 
 use super::error::UntypedFailure;
+use super::pending::Answer;
 use super::pull;
-use super::route::Answer;
 use super::send::Sending;
 use super::slot::{Next, Slot};
 use super::subscription_id::OneParam;
