@@ -15,7 +15,7 @@ pub(crate) type Outcome = Result<Bytes, UntypedFailure>;
 
 /// What a reader hands a waiting call: its answer, read or to be read
 /// ([`Answer::read`]), or why there is none.
-pub(crate) type Delivered = Result<Answer, UntypedFailure>;
+pub(crate) type Handover = Result<Answer, UntypedFailure>;
 
 /// An answer for one call, as its reader hands it over.
 #[derive(Debug, Clone)]
@@ -39,7 +39,7 @@ type Calls = HashMap<u64, Waiter, BuildHasherDefault<IdHasher>>;
 /// result starts routing.
 #[derive(Debug)]
 pub(crate) struct Waiter {
-    sender: oneshot::Sender<Delivered>,
+    sender: oneshot::Sender<Handover>,
     slot: Option<Arc<Slot>>,
 }
 
@@ -50,7 +50,7 @@ impl Waiter {
     }
 
     /// Gives the call its outcome (the call may no longer care).
-    pub(crate) fn send(self, outcome: Delivered) {
+    pub(crate) fn send(self, outcome: Handover) {
         let _ = self.sender.send(outcome);
     }
 }
@@ -94,7 +94,7 @@ impl Pending {
     }
 
     /// Registers call `id`; the receiver gets its outcome.
-    pub(crate) fn insert(&self, id: u64) -> oneshot::Receiver<Delivered> {
+    pub(crate) fn insert(&self, id: u64) -> oneshot::Receiver<Handover> {
         self.insert_subscribing(id, None)
     }
 
@@ -104,7 +104,7 @@ impl Pending {
         &self,
         id: u64,
         slot: Option<Arc<Slot>>,
-    ) -> oneshot::Receiver<Delivered> {
+    ) -> oneshot::Receiver<Handover> {
         let (sender, receiver) = oneshot::channel();
         self.calls().insert(id, Waiter { sender, slot });
         if self.is_closed() {
@@ -115,7 +115,7 @@ impl Pending {
 
     /// Gives call `id` its outcome. Returns false when no such call is waiting (it was
     /// answered already, timed out, or its future was dropped).
-    pub(crate) fn complete(&self, id: u64, outcome: Delivered) -> bool {
+    pub(crate) fn complete(&self, id: u64, outcome: Handover) -> bool {
         match self.take(id) {
             Some(waiter) => {
                 waiter.send(outcome);

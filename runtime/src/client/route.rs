@@ -2,7 +2,7 @@
 
 use super::codec::{self, ResponseId, slice_of};
 use super::error::UntypedFailure;
-use super::pending::{Answer, Delivered, Outcome, Pending};
+use super::pending::{Answer, Handover, Outcome, Pending};
 use super::quick::{self, Utf8};
 use super::registry::Registry;
 use crate::protocol::mismatch::{self, Mismatch};
@@ -319,12 +319,12 @@ impl Answer {
 /// A message's responses: one needs no vector.
 enum Answers {
     None,
-    One(ResponseId, Delivered),
-    Many(Vec<(ResponseId, Delivered)>),
+    One(ResponseId, Handover),
+    Many(Vec<(ResponseId, Handover)>),
 }
 
 impl Answers {
-    fn push(&mut self, id: ResponseId, outcome: Delivered) {
+    fn push(&mut self, id: ResponseId, outcome: Handover) {
         match std::mem::replace(self, Answers::None) {
             Answers::None => *self = Answers::One(id, outcome),
             Answers::One(first_id, first) => {
@@ -337,7 +337,7 @@ impl Answers {
         }
     }
 
-    fn for_each(self, mut each: impl FnMut(ResponseId, Delivered)) {
+    fn for_each(self, mut each: impl FnMut(ResponseId, Handover)) {
         match self {
             Answers::None => {}
             Answers::One(id, outcome) => each(id, outcome),

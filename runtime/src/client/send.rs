@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 
 use super::error::UntypedFailure;
-use super::pending::{Answer, Delivered, Ids, Outcome, Pending, Registration};
+use super::pending::{Answer, Handover, Ids, Outcome, Pending, Registration};
 use super::slot::Slot;
 use super::{
     Carries, Delivery, Exchange, Next, SendFuture, Shared, Transport, TransportError,
@@ -69,7 +69,8 @@ impl Shared {
         }
     }
 
-    /// Sends one call and waits for its result bytes. A subscribe call carries its
+    /// Sends one call and waits for its answer, read or to be read by the caller
+    /// ([`Answer::decode`], [`Answer::read`]). A subscribe call carries its
     /// subscription's `slot`, routed as its answer is (on a message stream).
     pub(super) async fn call(
         &self,
@@ -77,7 +78,7 @@ impl Shared {
         message: Bytes,
         sending: Sending,
         slot: Option<Arc<Slot>>,
-    ) -> Delivered {
+    ) -> Handover {
         if self.request_response {
             // Not through a function of its own: each layer of future keeps its own
             // copy of the message and its `Sending` (issue 30).
