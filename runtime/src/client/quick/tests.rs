@@ -248,3 +248,72 @@ proptest! {
         }
     }
 }
+
+/// The text of an answer's members: JSON's punctuation, names, numbers and escapes.
+fn member_soup() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just("\"jsonrpc\":\"2.0\""),
+            Just("\"id\":7"),
+            Just("\"id\":8"),
+            Just("\"result\":"),
+            Just("\"error\":{\"code\":1,\"message\":\"m\"}"),
+            Just("[1,{\"a\":\"]\\\"\"}]"),
+            Just(","),
+            Just(":"),
+            Just("{"),
+            Just("}"),
+            Just("["),
+            Just("]"),
+            Just("\""),
+            Just("\\"),
+            Just(" "),
+            Just("\u{e9}"),
+        ],
+        0..24,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    /// Whatever follows and precedes a large result, routing and reading never panic,
+    /// and a call decodes a result only when the general reader finds that result, for
+    /// the id routed.
+    #[test]
+    fn a_call_decodes_only_what_the_general_reader_reads(
+        before in prop_oneof![
+            Just(r#""jsonrpc":"2.0","id":7,"#.to_owned()),
+            Just(r#""id":7,"jsonrpc":"2.0","#.to_owned()),
+            Just(r#""jsonrpc":"2.0","#.to_owned()),
+            member_soup().prop_map(|soup| format!(r#""jsonrpc":"2.0",{soup}"#)),
+            member_soup(),
+        ],
+        after in prop_oneof![
+            Just(String::new()),
+            Just(r#","id":7"#.to_owned()),
+            Just(r#" , "id" : 8 "#.to_owned()),
+            Just(r#","x":[1],"id":7"#.to_owned()),
+            Just(r#","error":{"code":1,"message":"m"},"id":7"#.to_owned()),
+            member_soup().prop_map(|soup| format!(r#"{soup},"id":7"#)),
+            member_soup(),
+        ],
+        pad in 0..64_usize,
+    ) {
+        use crate::client::pending::Answer;
+        let filler = format!("[{}0]", "1,".repeat(FROM / 2 + pad));
+        let answer = format!("{{{before}\"result\":{filler}{after}}}");
+        let message = bytes::Bytes::from(answer.clone());
+        let _ = read(&message, Utf8::Unknown);
+        let Some(routed) = route(&message) else {
+            return Ok(());
+        };
+        let id = routed.id;
+        let unread = || Answer::Unread { message: message.clone(), utf8: Utf8::Known, routed: routed.clone() };
+        let _ = unread().read();
+        if let Ok(Ok(value)) = unread().decode::<serde_json::Value>() {
+            let (general_id, result) = general(answer.as_bytes()).expect("a response");
+            prop_assert_eq!(general_id, id);
+            prop_assert_eq!(value, serde_json::from_str::<serde_json::Value>(&answer[result]).unwrap());
+        }
+    }
+}
