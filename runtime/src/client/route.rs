@@ -43,17 +43,41 @@ pub(crate) fn read_answer(answer: &Bytes, ids: &[u64], outcomes: &mut [Option<Ou
 
 /// [`read_answer`] of an answer whose bytes may be known to be UTF-8.
 fn read_answer_of(answer: &Bytes, utf8: Utf8, ids: &[u64], outcomes: &mut [Option<Outcome>]) {
-    if let Some((id, result)) = quick::read(answer, utf8) {
-        if let Ok(index) = ids.binary_search(&id) {
-            outcomes[index].get_or_insert(Ok(answer.slice(result)));
+    let mut null_error: Option<ErrorObject> = None;
+    let parsed = match quick::read(answer, utf8) {
+        // One response, read without serde's walk of its result; the calls it does not
+        // answer are left to the common end below, as for any answer read whole.
+        Some((id, result)) => {
+            if let Ok(index) = ids.binary_search(&id) {
+                outcomes[index].get_or_insert(Ok(answer.slice(result)));
+            }
+            Ok(None)
         }
-        for slot in outcomes.iter_mut().filter(|slot| slot.is_none()) {
-            *slot = Some(Err(UntypedFailure::Missing));
-        }
+        None => read_whole(answer, ids, outcomes, &mut null_error),
+    };
+    if outcomes.iter().all(Option::is_some) {
         return;
     }
-    let mut null_error: Option<ErrorObject> = None;
-    let parsed = codec::parse_answer(answer, |id, body| match id {
+    let leftover = match (parsed, null_error) {
+        (Err(reason), _) => UntypedFailure::Invalid(reason),
+        (Ok(_), Some(error)) => UntypedFailure::Error(error),
+        (Ok(Some(reason)), None) => UntypedFailure::Invalid(reason),
+        (Ok(None), None) => UntypedFailure::Missing,
+    };
+    for slot in outcomes.iter_mut().filter(|slot| slot.is_none()) {
+        *slot = Some(Err(leftover.clone()));
+    }
+}
+
+/// The responses of `answer` read through [`codec::parse_answer`] into `outcomes`, the
+/// first error with `id: null` into `null_error`; what could not be read, as it says.
+fn read_whole(
+    answer: &Bytes,
+    ids: &[u64],
+    outcomes: &mut [Option<Outcome>],
+    null_error: &mut Option<ErrorObject>,
+) -> Result<Option<String>, String> {
+    codec::parse_answer(answer, |id, body| match id {
         ResponseId::Number(id) => match ids.binary_search(&id) {
             // The first response to a call is its outcome; a repeated one is ignored.
             Ok(index) if outcomes[index].is_none() => {
@@ -70,19 +94,7 @@ fn read_answer_of(answer: &Bytes, utf8: Utf8, ids: &[u64], outcomes: &mut [Optio
         ResponseId::Other => {
             tracing::debug!("ignored a response to a call this exchange did not carry");
         }
-    });
-    if outcomes.iter().all(Option::is_some) {
-        return;
-    }
-    let leftover = match (parsed, null_error) {
-        (Err(reason), _) => UntypedFailure::Invalid(reason),
-        (Ok(_), Some(error)) => UntypedFailure::Error(error),
-        (Ok(Some(reason)), None) => UntypedFailure::Invalid(reason),
-        (Ok(None), None) => UntypedFailure::Missing,
-    };
-    for slot in outcomes.iter_mut().filter(|slot| slot.is_none()) {
-        *slot = Some(Err(leftover.clone()));
-    }
+    })
 }
 
 /// Where a message stream transport delivers what it receives; see

@@ -247,11 +247,7 @@ impl Inbound {
     /// their turn (then they are not polled here unless the lane is idle). `cx` is the
     /// connection task's, which a call still pending leaves.
     pub(crate) fn route(&self, message: Incoming, answers: &mut Answers, cx: &mut Context<'_>) {
-        let utf8 = if message.text().is_some() {
-            Utf8::Known
-        } else {
-            Utf8::Unknown
-        };
+        let utf8 = message.text().map_or(Utf8::Unknown, |_| Utf8::Known);
         if let Some(received) =
             ReceivedAnswers::quick(message.as_bytes(), utf8, || message.to_bytes())
         {
