@@ -98,6 +98,7 @@ impl<'a> Cursor<'a> {
             let duplicate = match fields.slot(key) {
                 Slot::Str(slot) => slot.replace(self.str()?).is_some(),
                 Slot::Raw(slot) => slot.replace(self.raw()?).is_some(),
+                Slot::Id(slot) => slot.replace(self.id()?).is_some(),
                 Slot::Skip => self.raw().map(|_| false)?,
             };
             fields.duplicate |= duplicate;
@@ -158,6 +159,33 @@ impl<'a> Cursor<'a> {
         self.text.get(start..start + len)
     }
 
+    /// An id's JSON text. The usual ids, an integer (`-?(0|[1-9][0-9]*)`, followed by
+    /// what may follow a member: a comma, the object's end or whitespace) or a string
+    /// with no escape, are read here: JSON as they are, and what serde_json would read
+    /// (about 150 instructions a call fewer than its raw value). Any other value is
+    /// read by serde_json.
+    #[inline(always)]
+    fn id(&mut self) -> Option<&'a str> {
+        self.skip_whitespace();
+        let start = self.at;
+        let bytes = self.text.as_bytes();
+        let end = match *bytes.get(start)? {
+            b'"' => {
+                let len = plain_len(bytes.get(start + 1..)?);
+                (bytes.get(start + 1 + len) == Some(&b'"')).then_some(start + len + 2)
+            }
+            b'-' | b'0'..=b'9' => integer_end(bytes, start),
+            _ => None,
+        };
+        match end {
+            Some(end) => {
+                self.at = end;
+                self.text.get(start..end)
+            }
+            None => self.raw().map(RawValue::get),
+        }
+    }
+
     /// One JSON value, read by serde_json.
     #[inline(always)]
     fn raw(&mut self) -> Option<&'a RawValue> {
@@ -170,6 +198,29 @@ impl<'a> Cursor<'a> {
         self.at += read.min(rest.len());
         Some(raw)
     }
+}
+
+/// Where the integer at `start` ends, when it is written as JSON writes one
+/// (`-?(0|[1-9][0-9]*)`) and followed by a comma, a `}` or whitespace; `None` for
+/// anything else (a fraction, an exponent, a leading zero, the text's end).
+#[inline(always)]
+fn integer_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut at = start + usize::from(bytes.get(start) == Some(&b'-'));
+    match bytes.get(at)? {
+        b'0' => at += 1,
+        b'1'..=b'9' => {
+            at += 1;
+            while let Some(b'0'..=b'9') = bytes.get(at) {
+                at += 1;
+            }
+        }
+        _ => return None,
+    }
+    matches!(
+        bytes.get(at),
+        Some(b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t')
+    )
+    .then_some(at)
 }
 
 /// How many bytes of `bytes` come before the first quote, backslash or control

@@ -42,7 +42,9 @@ pub(crate) struct Fields<'a> {
     pub(crate) jsonrpc: Option<Str<'a>>,
     pub(crate) method: Option<Str<'a>>,
     pub(crate) params: Option<&'a RawValue>,
-    pub(crate) id: Option<&'a RawValue>,
+    /// The id's JSON text, as a raw value's (read by hand when it is an integer or a
+    /// plain string, see [`super::envelope`]).
+    pub(crate) id: Option<&'a str>,
     pub(crate) result: Option<&'a RawValue>,
     pub(crate) error: Option<&'a RawValue>,
     pub(crate) duplicate: bool,
@@ -494,6 +496,10 @@ fn read_fields<'de, A: MapAccess<'de>>(mut map: A) -> Result<Fields<'de>, A::Err
         let duplicate = match f.slot(key) {
             Slot::Str(slot) => slot.replace(map.next_value::<Str<'de>>()?).is_some(),
             Slot::Raw(slot) => slot.replace(map.next_value::<&'de RawValue>()?).is_some(),
+            Slot::Id(slot) => {
+                let raw = map.next_value::<&'de RawValue>()?;
+                slot.replace(raw.get()).is_some()
+            }
             Slot::Skip => {
                 map.next_value::<IgnoredAny>()?;
                 false
@@ -504,11 +510,12 @@ fn read_fields<'de, A: MapAccess<'de>>(mut map: A) -> Result<Fields<'de>, A::Err
     Ok(f)
 }
 
-/// Where a member's value goes: a string's slot, a raw value's, or nowhere (a member
-/// the protocol does not name).
+/// Where a member's value goes: a string's slot, a raw value's, the id's (its JSON
+/// text), or nowhere (a member the protocol does not name).
 pub(super) enum Slot<'f, 'a> {
     Str(&'f mut Option<Str<'a>>),
     Raw(&'f mut Option<&'a RawValue>),
+    Id(&'f mut Option<&'a str>),
     Skip,
 }
 
@@ -520,7 +527,7 @@ impl<'a> Fields<'a> {
             Key::Jsonrpc => Slot::Str(&mut self.jsonrpc),
             Key::Method => Slot::Str(&mut self.method),
             Key::Params => Slot::Raw(&mut self.params),
-            Key::Id => Slot::Raw(&mut self.id),
+            Key::Id => Slot::Id(&mut self.id),
             Key::Result => Slot::Raw(&mut self.result),
             Key::Error => Slot::Raw(&mut self.error),
             Key::Other => Slot::Skip,

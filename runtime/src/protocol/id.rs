@@ -68,7 +68,11 @@ impl<'a> Id<'a> {
 
     /// Reads an id from raw JSON; `None` when the value is an object, an array or a boolean.
     pub fn from_raw(raw: &'a RawValue) -> Option<Self> {
-        let json = raw.get();
+        Self::from_json(raw.get())
+    }
+
+    /// [`from_raw`](Self::from_raw) of a raw value's text.
+    pub(crate) fn from_json(json: &'a str) -> Option<Self> {
         match json.as_bytes().first()? {
             b'"' | b'n' | b'-' | b'0'..=b'9' => Some(Id {
                 json: Cow::Borrowed(json),

@@ -157,10 +157,10 @@ impl<'a> Entry<'a> {
             return Entry::Notification(Notification { method, params });
         };
         // Answers echo the id: one of any length would make every error a copy.
-        if raw.get().len() > MAX_ID_LEN {
+        if raw.len() > MAX_ID_LEN {
             return Self::invalid();
         }
-        match Id::from_raw(raw) {
+        match Id::from_json(raw) {
             Some(id) => Entry::Request(Request { id, method, params }),
             None => Self::invalid(),
         }

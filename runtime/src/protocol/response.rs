@@ -81,7 +81,8 @@ impl<'a> Response<'a> {
             return Err(bad("\"jsonrpc\" is not \"2.0\""));
         }
         let id = f.id.ok_or_else(|| bad("no \"id\""))?;
-        let id = Id::from_raw(id).ok_or_else(|| bad("\"id\" is not a number, a string or null"))?;
+        let id =
+            Id::from_json(id).ok_or_else(|| bad("\"id\" is not a number, a string or null"))?;
         let payload = match (f.result, f.error) {
             (Some(result), None) => Ok(result),
             (None, Some(error)) => {

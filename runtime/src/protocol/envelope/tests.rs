@@ -22,7 +22,12 @@ fn seen(member: Member<'_>) -> Seen {
     let raw = |r: Option<&RawValue>| r.map(|r| r.get().to_owned());
     Seen::Object {
         strings: [string(f.jsonrpc), string(f.method)],
-        raws: [raw(f.params), raw(f.id), raw(f.result), raw(f.error)],
+        raws: [
+            raw(f.params),
+            f.id.map(str::to_owned),
+            raw(f.result),
+            raw(f.error),
+        ],
         duplicate: f.duplicate,
     }
 }
@@ -118,6 +123,10 @@ fn token() -> impl Strategy<Value = &'static str> {
         "\"é\"",
         "1",
         "-0",
+        "-",
+        "-17",
+        "90",
+        "\"\"",
         "1.5e3",
         "01",
         "1e400",
@@ -209,6 +218,51 @@ proptest! {
             .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
             .unwrap_or(bytes.len());
         prop_assert_eq!(plain_len(&bytes), expected);
+    }
+}
+
+proptest! {
+    /// Ids of every kind, the integers and plain strings read by hand among them, read
+    /// as serde reads them wherever they stand, or left to serde.
+    #[test]
+    fn ids_read_alike(
+        id in prop::collection::vec(
+            prop::sample::select(vec!["0", "1", "9", "-", "+", ".", "e", "E", "\"", "\\", "a", " ", "\n", "}", ",", "]", "null"]),
+            0..8,
+        ),
+        layout in 0_usize..3,
+    ) {
+        let id = id.concat();
+        let text = match layout {
+            0 => format!(r#"{{"jsonrpc":"2.0","method":"a","id":{id}}}"#),
+            1 => format!(r#"{{"id":{id},"jsonrpc":"2.0","method":"a"}}"#),
+            _ => format!(r#"[{{"jsonrpc":"2.0","id":{id}}},{{"id":{id}}}]"#),
+        };
+        if let Some(hand) = by_hand(&text, 10) {
+            prop_assert_eq!(Ok(hand), by_serde(&text, 10), "{}", text);
+        }
+    }
+}
+
+#[test]
+fn the_usual_ids_are_read_by_hand() {
+    for id in [
+        "0",
+        "-0",
+        "7",
+        "-42",
+        "18446744073709551616",
+        r#""""#,
+        r#""a-1""#,
+    ] {
+        for text in [
+            format!(r#"{{"jsonrpc":"2.0","method":"a","id":{id}}}"#),
+            format!(r#"{{"id":{id} ,"method":"a"}}"#),
+        ] {
+            let hand = by_hand(&text, 10);
+            assert!(hand.is_some(), "{text} is left to serde");
+            assert_eq!(hand.map(Ok), Some(by_serde(&text, 10)), "{text}");
+        }
     }
 }
 
