@@ -111,27 +111,22 @@ impl<'a> Cursor<'a> {
     }
 
     /// A member's name, its opening quote read: the six names the protocol gives are
-    /// matched where they lie, by their bytes and the closing quote; any other name is
-    /// read as a string first.
+    /// matched where they lie, by their bytes and the closing quote (compared as
+    /// constants: through `starts_with`, each name was a call of `memcmp`, about 30
+    /// instructions a member); any other name is read as a string first.
     #[inline(always)]
     fn key(&mut self) -> Option<Key> {
-        let rest = self.text.as_bytes().get(self.at..)?;
-        let known: Option<(Key, &[u8])> = match rest.first()? {
-            b'j' => Some((Key::Jsonrpc, b"jsonrpc\"")),
-            b'm' => Some((Key::Method, b"method\"")),
-            b'p' => Some((Key::Params, b"params\"")),
-            b'i' => Some((Key::Id, b"id\"")),
-            b'r' => Some((Key::Result, b"result\"")),
-            b'e' => Some((Key::Error, b"error\"")),
-            _ => None,
+        let (key, len) = match self.text.as_bytes().get(self.at..)? {
+            [b'j', b's', b'o', b'n', b'r', b'p', b'c', b'"', ..] => (Key::Jsonrpc, 8),
+            [b'm', b'e', b't', b'h', b'o', b'd', b'"', ..] => (Key::Method, 7),
+            [b'p', b'a', b'r', b'a', b'm', b's', b'"', ..] => (Key::Params, 7),
+            [b'i', b'd', b'"', ..] => (Key::Id, 3),
+            [b'r', b'e', b's', b'u', b'l', b't', b'"', ..] => (Key::Result, 7),
+            [b'e', b'r', b'r', b'o', b'r', b'"', ..] => (Key::Error, 6),
+            _ => return self.plain_str().map(Key::of),
         };
-        match known {
-            Some((key, name)) if rest.starts_with(name) => {
-                self.at += name.len();
-                Some(key)
-            }
-            _ => self.plain_str().map(Key::of),
-        }
+        self.at += len;
+        Some(key)
     }
 
     /// A member that should be a string: its text, or `Str(None)` when it is another
