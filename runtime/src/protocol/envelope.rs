@@ -47,18 +47,24 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    /// The next byte that is not JSON whitespace, consumed.
+    /// The next byte that is not JSON whitespace, consumed. Each byte is loaded once
+    /// (skipping the whitespace first, then loading the byte after it, loaded the byte
+    /// twice: about 50 instructions a message more).
     #[inline(always)]
     fn next(&mut self) -> Option<u8> {
-        self.skip_whitespace();
-        let byte = *self.text.as_bytes().get(self.at)?;
+        let bytes = self.text.as_bytes();
+        let mut byte = *bytes.get(self.at)?;
+        while is_whitespace(byte) {
+            self.at += 1;
+            byte = *bytes.get(self.at)?;
+        }
         self.at += 1;
         Some(byte)
     }
 
     #[inline(always)]
     fn skip_whitespace(&mut self) {
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.text.as_bytes().get(self.at) {
+        while self.text.as_bytes().get(self.at).is_some_and(|&b| is_whitespace(b)) {
             self.at += 1;
         }
     }
@@ -193,6 +199,12 @@ impl<'a> Cursor<'a> {
         self.at += read.min(rest.len());
         Some(raw)
     }
+}
+
+/// Whether `byte` is JSON whitespace (what is above a space never is).
+#[inline(always)]
+fn is_whitespace(byte: u8) -> bool {
+    byte <= b' ' && matches!(byte, b' ' | b'\n' | b'\r' | b'\t')
 }
 
 /// Where the integer at `start` ends, when it is written as JSON writes one
