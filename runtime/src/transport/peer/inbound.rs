@@ -502,7 +502,6 @@ fn handling(parts: Parts) -> impl Future<Output = Handled> + Send {
         }
         let input = Input::Parsed(calls);
         let (answer, held) = hold(connection.handle_input(input)).await;
-        message.recycle();
         Handled::Answer(answer, held)
     }
 }

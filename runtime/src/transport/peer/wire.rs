@@ -2,8 +2,7 @@
 //! side of it ([`Wire`]). (How a received message is told apart, calls or responses, is
 //! [`TwoWay`](crate::protocol::TwoWay).)
 
-use bytes::{Bytes, BytesMut};
-use std::cell::Cell;
+use bytes::Bytes;
 use std::io;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -68,41 +67,6 @@ impl Incoming {
     pub(crate) fn len(&self) -> usize {
         self.as_bytes().len()
     }
-
-    /// Gives the message's buffer, once handled, for the next message read on this
-    /// thread ([`read_buffer`]), unless something else still holds it or it is larger
-    /// than 4 KiB.
-    pub(crate) fn recycle(self) {
-        let bytes = match self {
-            Incoming::Bytes(bytes) => bytes,
-            #[cfg(feature = "ws")]
-            Incoming::Text(text) => text.into(),
-        };
-        if let Ok(mut buffer) = bytes.try_into_mut()
-            && buffer.capacity() <= MAX_SPARE_READ
-        {
-            buffer.clear();
-            SPARE_READ.set(buffer);
-        }
-    }
-}
-
-thread_local! {
-    /// The buffer of the last message handled on this thread, for the next one read.
-    static SPARE_READ: Cell<BytesMut> = Cell::new(BytesMut::new());
-}
-
-/// Largest buffer kept for the next read.
-const MAX_SPARE_READ: usize = 4096;
-
-/// An empty buffer to read a message into: the last one handled on this thread gave its
-/// own back ([`Incoming::recycle`]), or a new one. A connection that reads a small
-/// message at a time, each handled at once, then reads each into the buffer of the one
-/// before, where each took a buffer and gave it back (an allocation and a free, about
-/// 150 instructions a WebSocket call by callgrind); an idle connection still holds none.
-#[cfg_attr(not(feature = "ws"), allow(dead_code))]
-pub(crate) fn read_buffer() -> BytesMut {
-    SPARE_READ.take()
 }
 
 /// A message to send: an answer made on this connection, as its vector (a wire that

@@ -20,7 +20,7 @@
 //! of which it gives tungstenite no more than the answer.
 
 use super::frames::{self, After, Frame};
-use crate::transport::peer::wire::{Incoming, read_buffer};
+use crate::transport::peer::wire::Incoming;
 use bytes::{Buf as _, BytesMut};
 use std::io;
 use std::mem::MaybeUninit;
@@ -238,10 +238,9 @@ impl<S: AsyncRead + Unpin> Reading<S> {
 
     /// Reads more of the stream into the buffer, which lacks `wanted` bytes of a frame:
     /// `false` at the end of the stream. While nothing is held and little is wanted
-    /// (a header), the read goes onto the stack and only what came is kept, in the
-    /// buffer of the last message handled on this thread ([`read_buffer`]) or one of
-    /// its size: an idle connection's read holds nothing, and a usual message is
-    /// allocated once at most. Else the buffer grows by up to [`capacity`](Self::capacity)
+    /// (a header), the read goes onto the stack and only what came is kept, in a buffer
+    /// of its size: an idle connection's read holds nothing, and a usual message is
+    /// allocated once. Else the buffer grows by up to [`capacity`](Self::capacity)
     /// bytes a read, however large the frame says it is, so that a client must send
     /// what it announced before it is held.
     fn poll_more(&mut self, cx: &mut Context<'_>, wanted: usize) -> Poll<io::Result<bool>> {
@@ -250,8 +249,7 @@ impl<S: AsyncRead + Unpin> Reading<S> {
             let mut space = [MaybeUninit::<u8>::uninit(); FIRST_READ];
             let mut read = ReadBuf::uninit(&mut space);
             ready!(Pin::new(&mut self.inner).poll_read(cx, &mut read))?;
-            self.buffer = read_buffer();
-            self.buffer.extend_from_slice(read.filled());
+            self.buffer = BytesMut::from(read.filled());
             return Poll::Ready(Ok(!self.buffer.is_empty()));
         }
         self.poll_fill(cx, wanted.clamp(FIRST_READ, self.capacity.max(FIRST_READ)))
