@@ -64,7 +64,12 @@ impl<'a> Cursor<'a> {
 
     #[inline(always)]
     fn skip_whitespace(&mut self) {
-        while self.text.as_bytes().get(self.at).is_some_and(|&b| is_whitespace(b)) {
+        while self
+            .text
+            .as_bytes()
+            .get(self.at)
+            .is_some_and(|&b| is_whitespace(b))
+        {
             self.at += 1;
         }
     }
