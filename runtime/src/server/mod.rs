@@ -114,6 +114,7 @@ pub use access::Access;
 pub use connection_id::ConnectionId;
 pub use context::Context;
 pub use dispatch::{BoxFuture, CallResult, Dispatch, Reply};
+#[cfg(feature = "ws")]
 pub(crate) use encoded::reuse;
 pub use encoded::{Encoded, encode};
 pub use engine::{Builder, Connection, Server};
