@@ -1,7 +1,8 @@
 //! The common message read by hand: an object, or a batch of objects, whose member names
 //! and `jsonrpc` and `method` strings have no escapes. Each member's value is still read
-//! by serde_json, as borrowed raw JSON; only the envelope's punctuation, its names and
-//! its two short strings are read here. Anything else (escapes, a control character in a
+//! by serde_json, as borrowed raw JSON; only the envelope's punctuation, its names, its
+//! two short strings and the usual ids (an integer, a string with no escape) are read
+//! here. Anything else (escapes, a control character in a
 //! string, a scalar or an empty batch, a batch at its
 //! limit, a syntax error, text after the message) gives `None`, and [`super::fields`]
 //! reads the whole message through serde as before, so that every answer to an unusual
@@ -168,7 +169,7 @@ impl<'a> Cursor<'a> {
     /// An id's JSON text. The usual ids, an integer (`-?(0|[1-9][0-9]*)`, followed by
     /// what may follow a member: a comma, the object's end or whitespace) or a string
     /// with no escape, are read here: JSON as they are, and what serde_json would read
-    /// (about 150 instructions a call fewer than its raw value). Any other value is
+    /// (about 120 instructions a call fewer than its raw value, by callgrind). Any other value is
     /// read by serde_json.
     #[inline(always)]
     fn id(&mut self) -> Option<&'a str> {
