@@ -17,9 +17,9 @@ pub(super) struct Framed {
 }
 
 /// `answer` as a server's whole frame: text when it is UTF-8 (JSON written by serde),
-/// binary otherwise, as [`text_or_binary`](super::text_or_binary) makes tungstenite's. ASCII, the usual
-/// answer, is told by a word-at-a-time test (about 25 instructions for a small
-/// answer, where the UTF-8 check took 70).
+/// binary otherwise, as [`text_or_binary`](super::text_or_binary) makes tungstenite's.
+/// ASCII, the usual answer, is told by a word-at-a-time test (about 25 instructions for
+/// a small answer, where the UTF-8 check took 70).
 pub(super) fn framed(mut answer: Vec<u8>) -> Framed {
     let len = answer.len();
     let text = answer.is_ascii() || std::str::from_utf8(&answer).is_ok();
