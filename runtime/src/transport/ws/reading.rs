@@ -21,7 +21,7 @@
 
 use super::frames::{self, After, Frame};
 use crate::transport::peer::wire::Incoming;
-use bytes::{Buf as _, BytesMut};
+use bytes::{Buf as _, Bytes, BytesMut};
 use std::io;
 use std::mem::MaybeUninit;
 use std::pin::Pin;
@@ -74,8 +74,30 @@ pub(crate) enum Next {
     Lent,
 }
 
+/// What [`Reading::poll_first`] read.
+enum First {
+    /// A whole message.
+    Message(Next),
+    /// Something else, for the buffer.
+    Kept(BytesMut),
+    /// The end of the stream.
+    End,
+}
+
+/// A message's `payload`, unmasked: checked as UTF-8 if it is `text`.
+fn whole_message(payload: Bytes, text: bool) -> Next {
+    if !text {
+        return Next::Message(Incoming::Bytes(payload));
+    }
+    match Utf8Bytes::try_from(payload) {
+        Ok(text) => Next::Message(Incoming::Text(text)),
+        Err(error) => Next::NotUtf8(error),
+    }
+}
+
 /// How much is read from the socket at once into a read of no buffer held: a usual
-/// message arrives in one such read, and is then copied into a buffer of its own size.
+/// message arrives in one such read, and its payload alone is then copied into a buffer
+/// of its own size.
 const FIRST_READ: usize = super::FRAME_READ;
 
 impl<S> Reading<S> {
@@ -164,6 +186,17 @@ impl<S: AsyncRead + Unpin> Reading<S> {
             _ => return Poll::Ready(Ok(Next::Lent)),
         };
         loop {
+            if self.buffer.is_empty() {
+                // Nothing buffered: the usual case, a message in one read of its own.
+                match ready!(self.poll_first(cx, limit, masked))? {
+                    First::Message(next) => return Poll::Ready(Ok(next)),
+                    First::Kept(bytes) => self.buffer = bytes,
+                    First::End => {
+                        self.frames = None;
+                        return Poll::Ready(Ok(Next::Lent));
+                    }
+                }
+            }
             let wanted = match frames::classify(&self.buffer, limit, masked) {
                 Frame::Whole {
                     header,
@@ -190,6 +223,56 @@ impl<S: AsyncRead + Unpin> Reading<S> {
         }
     }
 
+    /// Reads the stream onto the stack, no buffer held: a read that is exactly one whole
+    /// message is that message, its payload copied once into a buffer of its size;
+    /// anything else goes into a buffer, for [`poll_message`](Self::poll_message) to
+    /// read on. (Kept first and taken from the buffer, the usual message cost about 100
+    /// instructions more: the buffer's bookkeeping, its header skipped, the empty buffer
+    /// it left dropped, and the buffer classified empty before the read.)
+    fn poll_first(
+        &mut self,
+        cx: &mut Context<'_>,
+        limit: usize,
+        masked: bool,
+    ) -> Poll<io::Result<First>> {
+        self.poll_on_stack(cx, |bytes| {
+            if bytes.is_empty() {
+                return First::End;
+            }
+            if let Frame::Whole {
+                header,
+                payload,
+                mask,
+                text,
+            } = frames::classify(bytes, limit, masked)
+                && bytes.len() == header + payload
+            {
+                let payload = &mut bytes[header..];
+                if let Some(mask) = mask {
+                    frames::unmask(payload, mask);
+                }
+                return First::Message(whole_message(Bytes::from(payload.to_vec()), text));
+            }
+            First::Kept(BytesMut::from(&*bytes))
+        })
+    }
+
+    /// Reads the stream onto the stack, up to [`FIRST_READ`] bytes, and gives what came
+    /// to `then` (the buffer, empty, is released first: an idle connection holds none).
+    fn poll_on_stack<R>(
+        &mut self,
+        cx: &mut Context<'_>,
+        then: impl FnOnce(&mut [u8]) -> R,
+    ) -> Poll<io::Result<R>> {
+        if self.buffer.capacity() > 0 {
+            self.buffer = BytesMut::new();
+        }
+        let mut space = [MaybeUninit::<u8>::uninit(); FIRST_READ];
+        let mut read = ReadBuf::uninit(&mut space);
+        ready!(Pin::new(&mut self.inner).poll_read(cx, &mut read))?;
+        Poll::Ready(Ok(then(read.filled_mut())))
+    }
+
     /// Takes the whole message of `whole` bytes at the buffer's front: a `header`, then
     /// the payload, masked with `mask` if any.
     fn take(&mut self, whole: usize, header: usize, mask: Option<[u8; 4]>, text: bool) -> Next {
@@ -203,14 +286,7 @@ impl<S: AsyncRead + Unpin> Reading<S> {
         if let Some(mask) = mask {
             frames::unmask(&mut message, mask);
         }
-        let message = message.freeze();
-        if !text {
-            return Next::Message(Incoming::Bytes(message));
-        }
-        match Utf8Bytes::try_from(message) {
-            Ok(text) => Next::Message(Incoming::Text(text)),
-            Err(error) => Next::NotUtf8(error),
-        }
+        whole_message(message.freeze(), text)
     }
 
     /// Lends tungstenite the frame at the buffer's front (or, for a header that does not
@@ -245,11 +321,7 @@ impl<S: AsyncRead + Unpin> Reading<S> {
     /// what it announced before it is held.
     fn poll_more(&mut self, cx: &mut Context<'_>, wanted: usize) -> Poll<io::Result<bool>> {
         if self.buffer.is_empty() && wanted <= FIRST_READ {
-            self.buffer = BytesMut::new();
-            let mut space = [MaybeUninit::<u8>::uninit(); FIRST_READ];
-            let mut read = ReadBuf::uninit(&mut space);
-            ready!(Pin::new(&mut self.inner).poll_read(cx, &mut read))?;
-            self.buffer = BytesMut::from(read.filled());
+            self.buffer = ready!(self.poll_on_stack(cx, |bytes| BytesMut::from(&*bytes)))?;
             return Poll::Ready(Ok(!self.buffer.is_empty()));
         }
         self.poll_fill(cx, wanted.clamp(FIRST_READ, self.capacity.max(FIRST_READ)))

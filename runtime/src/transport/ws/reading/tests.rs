@@ -124,17 +124,20 @@ enum Sent {
 /// The message limit of the property below.
 const LIMIT: usize = 3000;
 
-/// `sent` as frames to a server (masked with `mask`), or to a client (not masked).
-fn wire(sent: &[Sent], mask: [u8; 4], to_server: bool) -> Vec<u8> {
+/// `sent` as frames to a server (masked with `mask`), or to a client (not masked), and
+/// each frame's length.
+fn wire(sent: &[Sent], mask: [u8; 4], to_server: bool) -> (Vec<u8>, Vec<usize>) {
     use tokio_tungstenite::tungstenite::protocol::frame::Frame as WsFrame;
     use tokio_tungstenite::tungstenite::protocol::frame::coding::{Control, Data, OpCode};
-    let mut out = Vec::new();
+    let (mut out, mut lengths) = (Vec::new(), Vec::new());
     let mut put = |opcode, is_final, payload: &[u8], right: bool| {
         let masked = right == to_server;
         let mut frame = WsFrame::message(payload.to_vec(), OpCode::Data(Data::Text), is_final);
         frame.header_mut().opcode = opcode;
         frame.header_mut().mask = masked.then_some(mask);
+        let before = out.len();
         frame.format(&mut out).unwrap();
+        lengths.push(out.len() - before);
     };
     let (text, binary) = (OpCode::Data(Data::Text), OpCode::Data(Data::Binary));
     for item in sent {
@@ -166,7 +169,7 @@ fn wire(sent: &[Sent], mask: [u8; 4], to_server: bool) -> Vec<u8> {
         }
     }
     put(OpCode::Control(Control::Close), true, &[3, 232], true);
-    out
+    (out, lengths)
 }
 
 /// What a server's tungstenite read, in words, with `true` when it ends the reading.
@@ -282,17 +285,25 @@ fn sent() -> impl proptest::strategy::Strategy<Value = Sent> {
 proptest::proptest! {
     /// Whatever one side sends, and however the bytes arrive, the other side whose
     /// `Reading` reads whole messages itself reads what tungstenite alone reads: the same
-    /// messages, pings, refusals and close, in the same order. A server or a client.
+    /// messages, pings, refusals and close, in the same order. A server or a client;
+    /// the bytes in pieces of any size, or each frame in a write of its own (the usual
+    /// case, a message in one read of its own).
     #[test]
     fn each_side_reads_what_tungstenite_alone_reads(
         sent in proptest::collection::vec(sent(), 0..10),
         pieces in proptest::collection::vec(1_usize..700, 1..8),
+        by_frame in proptest::prelude::any::<bool>(),
         mask in proptest::prelude::any::<[u8; 4]>(),
         server in proptest::prelude::any::<bool>(),
         answer in proptest::sample::select(&ANSWERS[..]),
     ) {
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let wire = wire(&sent, mask, server);
+        let (wire, lengths) = wire(&sent, mask, server);
+        let pieces = match (by_frame, server) {
+            (false, _) => pieces,
+            (true, true) => lengths,
+            (true, false) => [vec![answer.len()], lengths].concat(),
+        };
         let alone = runtime.block_on(read_all(wire.clone(), pieces.clone(), false, server, answer));
         let shared = runtime.block_on(read_all(wire, pieces, true, server, answer));
         proptest::prop_assert_eq!(shared, alone);
