@@ -12,19 +12,18 @@
 //! while reading is paused, or while the connection is letting out its last messages,
 //! is dropped.
 
+use super::doorbell::Queue;
 use super::inbound::Inbound;
 use super::link::Stop;
 use super::queue::{Answers, Budget};
 use super::wire::{Outgoing, Received, Wire};
 use crate::metrics::ConnectionMeter;
-use bytes::Bytes;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
-use tokio::sync::mpsc;
 use tokio::time::{Instant, Sleep};
 
 /// Most messages read in a row before what they produced is written.
@@ -46,7 +45,7 @@ const WRITE_AT: usize = 16 * 1024;
 pub(crate) struct Driver<W> {
     wire: W,
     /// Messages from clients, from pushes, and the answers of calls that ran in tasks.
-    queue: mpsc::Receiver<Bytes>,
+    queue: Queue,
     /// `None` once reading has ended.
     inbound: Option<Inbound>,
     /// Answers made here, waiting for room.
@@ -82,7 +81,7 @@ pub(crate) struct Driver<W> {
 impl<W: Wire> Driver<W> {
     pub(crate) fn new(
         wire: W,
-        (queue, budget): (mpsc::Receiver<Bytes>, Arc<Budget>),
+        (queue, budget): (Queue, Arc<Budget>),
         inbound: Inbound,
         (stop, stall_timeout): (Arc<Stop>, Duration),
         final_connection: bool,
@@ -267,13 +266,12 @@ impl<W: Wire> Driver<W> {
         if self.held.is_some() || self.queue_done {
             return false;
         }
-        // Polled on every wake-up, even when the last poll found it empty and nothing
-        // has been sent since. A sender pushes its message, then wakes the queue's
-        // task, taking the waker the queue holds; if this task took the message and
-        // registered again in between, the late wake takes the new registration. The
-        // skip of 8a5ce5d assumed the queue still held the waker: the next message then
-        // woke nobody, and a client with 32 calls in flight on one WebSocket hung in
-        // about a third of the bench's `client_ws` runs.
+        // Asked on every wake-up; it looks into tokio's queue only when its bell rang
+        // or its last look found something (see `doorbell`). (Skipping tokio's
+        // `poll_recv` while relying on the waker it registered, as 8a5ce5d did, lost
+        // wake-ups: a sender's late wake took the registration made after its message
+        // was taken, and a client with 32 calls in flight on one WebSocket hung in
+        // about a third of the bench's `client_ws` runs.)
         match self.queue.poll_recv(cx) {
             Poll::Ready(Some(message)) => {
                 self.held = Some(Outgoing::Shared(message));

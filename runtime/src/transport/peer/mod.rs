@@ -76,6 +76,7 @@
 
 mod bridge;
 mod cancellation;
+mod doorbell;
 mod driver;
 mod inbound;
 mod lane;

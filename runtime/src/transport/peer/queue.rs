@@ -9,6 +9,7 @@
 //! (TCP's flow control does the rest), and the server holds at most the budget plus one
 //! message per sender for it.
 
+use super::doorbell::{Bell, Queue};
 use super::wire::Outgoing;
 use bytes::Bytes;
 use std::collections::VecDeque;
@@ -134,6 +135,7 @@ impl Budget {
 pub(crate) struct Outbox {
     sender: mpsc::Sender<Bytes>,
     budget: Arc<Budget>,
+    bell: Arc<Bell>,
 }
 
 /// Why [`Outbox::try_send`] did not queue a message.
@@ -146,9 +148,18 @@ pub(crate) enum Refused {
 
 impl Outbox {
     /// A queue `depth` messages deep, and its receiving end.
-    pub(crate) fn new(depth: usize, budget: Arc<Budget>) -> (Self, mpsc::Receiver<Bytes>) {
+    pub(crate) fn new(depth: usize, budget: Arc<Budget>) -> (Self, Queue) {
         let (sender, receiver) = mpsc::channel(depth.max(1));
-        (Self { sender, budget }, receiver)
+        let bell = Arc::new(Bell::default());
+        let queue = Queue::new(receiver, Arc::clone(&bell));
+        (
+            Self {
+                sender,
+                budget,
+                bell,
+            },
+            queue,
+        )
     }
 
     /// Queues `message`, waiting first for room in the budget, then in the queue.
@@ -166,7 +177,9 @@ impl Outbox {
         self.sender.send(message).await.map_err(|returned| {
             self.budget.give_back(bytes);
             returned.0
-        })
+        })?;
+        self.bell.ring();
+        Ok(())
     }
 
     /// Queues a push subscription's `message`, waiting first until fewer than
@@ -200,7 +213,9 @@ impl Outbox {
                 mpsc::error::TrySendError::Full(_) => Refused::Full,
                 mpsc::error::TrySendError::Closed(_) => Refused::Closed,
             }
-        })
+        })?;
+        self.bell.ring();
+        Ok(())
     }
 
     /// Waits until the connection's queue is closed (the connection has ended).
@@ -213,6 +228,7 @@ impl Outbox {
         WeakOutbox {
             sender: self.sender.downgrade(),
             budget: Arc::clone(&self.budget),
+            bell: Arc::clone(&self.bell),
         }
     }
 }
@@ -222,6 +238,7 @@ impl Outbox {
 pub(crate) struct WeakOutbox {
     sender: mpsc::WeakSender<Bytes>,
     budget: Arc<Budget>,
+    bell: Arc<Bell>,
 }
 
 impl WeakOutbox {
@@ -230,6 +247,7 @@ impl WeakOutbox {
         Some(Outbox {
             sender: self.sender.upgrade()?,
             budget: Arc::clone(&self.budget),
+            bell: Arc::clone(&self.bell),
         })
     }
 }
@@ -294,7 +312,9 @@ mod tests {
         let mut waiting = std::pin::pin!(outbox.push(Bytes::from_static(b"next")));
         assert!(waiting.as_mut().now_or_never().is_none());
         outbox.send(Bytes::from_static(b"an answer")).await.unwrap();
-        let written = queue.recv().await.unwrap();
+        let written = std::future::poll_fn(|cx| queue.poll_recv(cx))
+            .await
+            .unwrap();
         budget.give_back(written.len());
         waiting.await.unwrap();
         assert_eq!(budget.queued(), 9 + 4);
@@ -317,7 +337,9 @@ mod tests {
 
         let mut waiting = std::pin::pin!(outbox.send(Bytes::from_static(b"y")));
         assert!(waiting.as_mut().now_or_never().is_none());
-        let written = queue.recv().await.unwrap();
+        let written = std::future::poll_fn(|cx| queue.poll_recv(cx))
+            .await
+            .unwrap();
         budget.give_back(written.len());
         waiting.await.unwrap();
         assert_eq!((budget.queued(), budget.peak()), (1, 12));
