@@ -69,7 +69,10 @@ enum Part<'a> {
 }
 
 impl<'a> Part<'a> {
-    fn from_member(member: Member<'a>) -> Self {
+    /// `member`, its method and params named too when `naming` (a method is
+    /// intercepted).
+    #[inline(always)]
+    fn from_member(member: Member<'a>, naming: bool) -> Self {
         let named = match &member {
             Member::Object(f)
                 if !f.duplicate
@@ -78,11 +81,11 @@ impl<'a> Part<'a> {
             {
                 return Part::Response(member);
             }
-            Member::Object(f) => match &f.method {
+            Member::Object(f) if naming => match &f.method {
                 Some(fields::Str(Some(method))) => Some((method.clone(), f.params)),
                 _ => None,
             },
-            Member::Other => None,
+            Member::Object(_) | Member::Other => None,
         };
         Part::Entry {
             entry: Entry::from_member(member),
@@ -152,7 +155,9 @@ impl<'a> TwoWay<'a> {
             message,
             intercepted: None,
         };
-        match fields::parse_text(text, max_batch_len, Part::from_member) {
+        let naming = intercept.is_some();
+        let part = move |member| Part::from_member(member, naming);
+        match fields::parse_text(text, max_batch_len, part) {
             Ok(Top::Single(Part::Response(member))) => {
                 Sorted::Responses(Response::from_member(member).map(Members::Single))
             }
