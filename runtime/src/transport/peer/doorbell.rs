@@ -112,6 +112,18 @@ impl Queue {
     }
 }
 
+impl Drop for Queue {
+    /// The bell outlives the connection in its senders (a hub's, say): it lets go of
+    /// the task, whose memory a waker keeps.
+    fn drop(&mut self) {
+        self.bell
+            .waker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::queue::{Budget, Outbox};
@@ -204,6 +216,23 @@ mod tests {
             .expect("every message read: a wake-up was lost")
             .unwrap();
         assert_eq!(read, SENDERS * EACH);
+    }
+
+    /// A queue dropped (its connection ended) takes its task's waker out of the bell,
+    /// which its senders may keep for a while.
+    #[test]
+    fn a_dropped_queue_lets_go_of_its_task() {
+        let (_outbox, mut queue) = outbox(4);
+        let waker = std::task::Waker::from(Arc::new(Counted::default()));
+        assert!(
+            queue
+                .poll_recv(&mut std::task::Context::from_waker(&waker))
+                .is_pending()
+        );
+        let bell = Arc::clone(&queue.bell);
+        assert!(bell.waker.lock().unwrap().is_some());
+        drop(queue);
+        assert!(bell.waker.lock().unwrap().is_none());
     }
 
     /// A closed queue gives what it holds, then its end.
