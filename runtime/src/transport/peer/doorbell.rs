@@ -14,7 +14,7 @@
 
 use bytes::Bytes;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 use tokio::sync::mpsc;
 
@@ -32,7 +32,7 @@ impl Bell {
     /// bell was rung already since it last looked.
     pub(crate) fn ring(&self) {
         if !self.rung.swap(true, Ordering::AcqRel)
-            && let Some(waker) = &*self.waker.lock().unwrap_or_else(PoisonError::into_inner)
+            && let Some(waker) = &*self.locked()
         {
             waker.wake_by_ref();
         }
@@ -45,7 +45,12 @@ impl Bell {
 
     /// Has the bell wake `waker`'s task from now on.
     fn hang(&self, waker: &Waker) {
-        *self.waker.lock().unwrap_or_else(PoisonError::into_inner) = Some(waker.clone());
+        *self.locked() = Some(waker.clone());
+    }
+
+    /// The task's waker, locked (a sender that panicked holding it left it whole).
+    fn locked(&self) -> MutexGuard<'_, Option<Waker>> {
+        self.waker.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -53,7 +58,7 @@ impl Bell {
 #[derive(Debug)]
 pub(crate) struct Queue {
     receiver: mpsc::Receiver<Bytes>,
-    bell: std::sync::Arc<Bell>,
+    bell: Arc<Bell>,
     /// The waker the bell holds, to tell when the task's changes.
     hung: Option<Waker>,
     /// Whether the last look found a message, or could not tell (more may wait).
@@ -63,7 +68,7 @@ pub(crate) struct Queue {
 }
 
 impl Queue {
-    pub(crate) fn new(receiver: mpsc::Receiver<Bytes>, bell: std::sync::Arc<Bell>) -> Self {
+    pub(crate) fn new(receiver: mpsc::Receiver<Bytes>, bell: Arc<Bell>) -> Self {
         Self {
             receiver,
             bell,
@@ -116,11 +121,7 @@ impl Drop for Queue {
     /// The bell outlives the connection in its senders (a hub's, say): it lets go of
     /// the task, whose memory a waker keeps.
     fn drop(&mut self) {
-        self.bell
-            .waker
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+        self.bell.locked().take();
     }
 }
 

@@ -191,10 +191,7 @@ impl<S: AsyncRead + Unpin> Reading<S> {
                 match ready!(self.poll_first(cx, limit, masked))? {
                     First::Message(next) => return Poll::Ready(Ok(next)),
                     First::Kept(bytes) => self.buffer = bytes,
-                    First::End => {
-                        self.frames = None;
-                        return Poll::Ready(Ok(Next::Lent));
-                    }
+                    First::End => return Poll::Ready(Ok(self.ended())),
                 }
             }
             let wanted = match frames::classify(&self.buffer, limit, masked) {
@@ -216,11 +213,16 @@ impl<S: AsyncRead + Unpin> Reading<S> {
                 }
             };
             if !ready!(self.poll_more(cx, wanted))? {
-                // The end of the stream: tungstenite reads what is left, and reports it.
-                self.frames = None;
-                return Poll::Ready(Ok(Next::Lent));
+                return Poll::Ready(Ok(self.ended()));
             }
         }
+    }
+
+    /// The end of the stream, met by [`poll_message`](Self::poll_message): tungstenite
+    /// reads what is left, and reports it.
+    fn ended(&mut self) -> Next {
+        self.frames = None;
+        Next::Lent
     }
 
     /// Reads the stream onto the stack, no buffer held: a read that is exactly one whole
