@@ -132,9 +132,19 @@ impl Server {
     /// together with every other handle given `in_flight` (the requests of one HTTP
     /// socket, each with its own headers) against [`Limits::max_in_flight`].
     pub fn connection_sharing(&self, metadata: Metadata, in_flight: &InFlight) -> Connection {
+        self.connection_shared(metadata.into_shared(), in_flight)
+    }
+
+    /// [`connection_sharing`](Self::connection_sharing), the metadata shared already
+    /// (`None`: none).
+    pub(crate) fn connection_shared(
+        &self,
+        metadata: Option<Arc<Metadata>>,
+        in_flight: &InFlight,
+    ) -> Connection {
         Connection {
             shared: self.shared.clone(),
-            metadata: metadata.into_shared(),
+            metadata,
             in_flight: in_flight.clone(),
         }
     }
@@ -155,7 +165,17 @@ impl Server {
         message: &'a [u8],
         metadata: Metadata,
     ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
-        Handling::alone(&self.shared, metadata.into_shared(), Input::Bytes(message))
+        self.handle_shared(message, metadata.into_shared())
+    }
+
+    /// [`handle`](Self::handle), the metadata shared already (`None`: none).
+    #[inline]
+    pub(crate) fn handle_shared<'a>(
+        &'a self,
+        message: &'a [u8],
+        metadata: Option<Arc<Metadata>>,
+    ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'a {
+        Handling::alone(&self.shared, metadata, Input::Bytes(message))
     }
 }
 
