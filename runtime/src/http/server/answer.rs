@@ -6,7 +6,7 @@ use super::streaming::events::EventStream;
 use super::written::{Data, Written};
 use crate::protocol::{self, ErrorObject, Id};
 use ::http::header::{self, HeaderValue};
-use ::http::{Response, StatusCode};
+use ::http::{Response, StatusCode, Version};
 use bytes::{Buf, Bytes};
 use http_body_util::Full;
 use hyper::body::{Body, Frame, SizeHint};
@@ -147,4 +147,44 @@ pub(super) fn refusal<D: Data>(status: StatusCode, error: &ErrorObject) -> Answe
     let mut body = Vec::with_capacity(96);
     protocol::write_error(&mut body, &Id::NULL, error);
     json(status, body)
+}
+
+/// The answer to a body that did not arrive in time. Over HTTP/1.1 the rest of it
+/// would be read as the next request: the connection closes.
+pub(super) fn too_slow<D: Data>(version: Version) -> Answer<D> {
+    let mut answer = refusal(
+        StatusCode::REQUEST_TIMEOUT,
+        &ErrorObject::new(
+            protocol::code::TIMEOUT,
+            "The request body did not arrive in time",
+        ),
+    );
+    if version < Version::HTTP_2 {
+        answer
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    answer
+}
+
+/// The answer on a connection past [`Serve::max_connections`](super::Serve::max_connections).
+pub(super) fn too_many_connections<D: Data>() -> Answer<D> {
+    let mut answer = refusal(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &ErrorObject::new(
+            protocol::code::SERVER_BUSY,
+            "Too many connections, retry later",
+        ),
+    );
+    answer
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    answer
+}
+
+pub(super) fn too_large<D: Data>() -> Answer<D> {
+    refusal(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &ErrorObject::request_too_large(),
+    )
 }

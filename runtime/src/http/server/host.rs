@@ -148,9 +148,10 @@ impl Hosts {
         }
         let mut named = headers.get_all(header::HOST).iter();
         let host = match (named.next(), authority) {
-            // A loopback name is answered whatever the listener (below), and known by its
-            // bytes: parsed as an authority, it was about 700 instructions a request
-            // (an allocation, an IP address read, BENCHMARKS.md, "The Host check").
+            // A loopback name is answered whatever the listener (below), and known by
+            // its bytes: parsed as an authority, with an allocation and an IP address
+            // read, it cost about 1,300 instructions a request (BENCHMARKS.md, "The HTTP
+            // request's Host check and future").
             (Some(host), _) if self.by_listener && is_loopback_authority(host.as_bytes()) => {
                 return named.next().is_none();
             }

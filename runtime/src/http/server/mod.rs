@@ -5,6 +5,7 @@
 mod answer;
 mod closing;
 mod connection;
+mod exchange;
 mod host;
 mod origin;
 mod refusal;

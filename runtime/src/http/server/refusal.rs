@@ -8,9 +8,9 @@
 //! [`MAX_REFUSING`] are being refused at once; past that, a connection is closed as
 //! soon as it is accepted.
 
+use super::answer;
 use super::closing::{Guard, Signal};
 use super::connection;
-use super::service;
 use ::http::Request;
 use hyper::body::Incoming;
 use std::convert::Infallible;
@@ -101,6 +101,6 @@ impl hyper::service::Service<Request<Incoming>> for Refuse {
 
     fn call(&self, _: Request<Incoming>) -> Self::Future {
         self.answered.notify_one();
-        std::future::ready(Ok(service::too_many_connections()))
+        std::future::ready(Ok(answer::too_many_connections()))
     }
 }

@@ -1,18 +1,19 @@
 //! The HTTP server side: a `tower::Service` that feeds request bodies to the server engine.
 
-use super::answer::{Answer, NoResponse, ResponseBody, empty, json_body, refusal};
+use super::answer::{Answer, NoResponse, ResponseBody, refusal, too_large};
+use super::exchange::{Exchange, StreamingPost};
 use super::host::{Admission, Hosts};
 use super::origin::Origins;
 use super::streaming::{self, Sse, Streaming};
 use super::unsent::Unsent;
 use super::upgrade::Upgrade;
 use super::written::Data;
-use crate::http::body::{self, ReadError};
+use crate::http::body;
 use crate::http::media::is_json;
 use crate::protocol::{self, ErrorObject};
 use crate::server::{InFlight, Metadata, Server};
 use ::http::header::{self, HeaderValue};
-use ::http::{Method, Request, StatusCode, Version};
+use ::http::{Method, Request, StatusCode};
 use hyper::body::Body;
 use std::convert::Infallible;
 use std::future::Future;
@@ -420,160 +421,6 @@ impl Opening {
         let guard = Box::new((guard, self.busy));
         streaming::get(&self.sse, &self.headers, self.stop, guard)
     }
-}
-
-/// What a `POST` to a streaming service keeps for after its body is read: the
-/// settings, its headers (`Accept`, the session), and its hold on the connection.
-pub(super) struct StreamingPost {
-    sse: Arc<Sse>,
-    headers: ::http::HeaderMap,
-    busy: Option<Box<dyn Send + Sync>>,
-    /// The request's metadata, which the session of a streamed answer adds to.
-    metadata: Metadata,
-}
-
-/// A request accepted for reading: its body, and what handling it needs.
-pub(super) struct Exchange<B> {
-    /// The streaming settings, and the request's headers and metadata, under
-    /// [`Service::streaming`]: boxed, as the usual request needs none of it.
-    streaming: Option<Box<StreamingPost>>,
-    server: Server,
-    body: B,
-    limit: usize,
-    body_timeout: Option<Duration>,
-    version: Version,
-    /// The request's metadata, shared as its calls' contexts hold it (`None` when it is
-    /// empty, or in `streaming`). Held so, and the streaming part boxed, the request's
-    /// future is about 1,000 bytes rather than 1,264: under the 1,032 bytes glibc keeps
-    /// a cache of blocks for on each thread, its box costs about 400 instructions less
-    /// to allocate and free (BENCHMARKS.md, "The Host check, and the request's future").
-    metadata: Option<Arc<Metadata>>,
-    in_flight: Option<InFlight>,
-    unsent: Option<Arc<Unsent>>,
-    no_response: NoResponse,
-}
-
-impl<B> Exchange<B>
-where
-    B: Body,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    /// Reads the body, has the engine handle it, and answers; `guard` is dropped with
-    /// the future (the connection counts the request as in progress until then).
-    pub(super) async fn finish<G: Send + Sync + 'static, D: Data>(
-        self,
-        guard: G,
-    ) -> Result<Answer<D>, Infallible> {
-        let body = match before(self.body_timeout, body::read(self.body, self.limit)).await {
-            Some(Ok(body)) => body,
-            Some(Err(ReadError::TooLarge)) => return Ok(too_large()),
-            Some(Err(ReadError::Body(_))) => return Ok(empty(StatusCode::BAD_REQUEST)),
-            None => return Ok(too_slow(self.version)),
-        };
-        if let Some(post) = self.streaming {
-            let StreamingPost {
-                sse,
-                headers,
-                busy,
-                metadata,
-            } = *post;
-            let close = self
-                .unsent
-                .map(|unsent| Arc::new(move || unsent.close()) as streaming::Close);
-            let post = streaming::Post {
-                server: self.server,
-                metadata,
-                in_flight: self.in_flight,
-                no_response: self.no_response,
-                close,
-            };
-            let guard = Box::new((guard, busy));
-            // Boxed: held inline, its state would grow every request's future (it is
-            // moved into a box per request, so its size is copied each time).
-            return Ok(Box::pin(streaming::post(sse, post, &headers, body, guard)).await);
-        }
-        let _guard = guard;
-        let answer = match self.in_flight {
-            Some(in_flight) => {
-                let connection = self.server.connection_shared(self.metadata, &in_flight);
-                connection.handle(&body).await
-            }
-            None => self.server.handle_shared(&body, self.metadata).await,
-        };
-        self.server
-            .meter()
-            .http_exchange(body.len(), answer.as_ref().map_or(0, Vec::len));
-        Ok(match answer {
-            Some(response) => {
-                let length = response.len();
-                let body = match &self.unsent {
-                    Some(unsent) => D::held(response, unsent.hold(length)),
-                    None => D::from_vec(response),
-                };
-                json_body(StatusCode::OK, body)
-            }
-            None => empty(match self.no_response {
-                NoResponse::NoContent => StatusCode::NO_CONTENT,
-                NoResponse::Accepted => StatusCode::ACCEPTED,
-            }),
-        })
-    }
-}
-
-/// `future`'s output, or `None` when it is not ready within `timeout`; a future ready
-/// at once arms no timer, and allocates none (the timer of one that waits is boxed,
-/// so that the usual request's future stays small).
-async fn before<F: Future>(timeout: Option<Duration>, future: F) -> Option<F::Output> {
-    let mut future = std::pin::pin!(future);
-    let Some(timeout) = timeout else {
-        return Some(future.await);
-    };
-    if let Poll::Ready(output) =
-        std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await
-    {
-        return Some(output);
-    }
-    Box::pin(tokio::time::timeout(timeout, future)).await.ok()
-}
-
-/// The answer to a body that did not arrive in time. Over HTTP/1.1 the rest of it
-/// would be read as the next request: the connection closes.
-pub(super) fn too_slow<D: Data>(version: Version) -> Answer<D> {
-    let mut answer = refusal(
-        StatusCode::REQUEST_TIMEOUT,
-        &ErrorObject::new(
-            protocol::code::TIMEOUT,
-            "The request body did not arrive in time",
-        ),
-    );
-    if version < Version::HTTP_2 {
-        answer
-            .headers_mut()
-            .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    }
-    answer
-}
-
-/// The answer on a connection past [`Serve::max_connections`](super::Serve::max_connections).
-pub(super) fn too_many_connections<D: Data>() -> Answer<D> {
-    let mut answer = refusal(
-        StatusCode::SERVICE_UNAVAILABLE,
-        &ErrorObject::new(
-            protocol::code::SERVER_BUSY,
-            "Too many connections, retry later",
-        ),
-    );
-    answer
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    answer
-}
-
-pub(super) fn too_large<D: Data>() -> Answer<D> {
-    refusal(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        &ErrorObject::request_too_large(),
-    )
 }
 
 /// What the engine learns of the HTTP request: peer, headers and extensions.

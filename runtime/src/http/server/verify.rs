@@ -13,7 +13,8 @@ use http_body_util::Full;
 use hyper::body::Body;
 
 use super::answer::{Answer, refusal};
-use super::service::{DEFAULT_BODY_TIMEOUT, too_large, too_slow};
+use super::answer::{too_large, too_slow};
+use super::service::DEFAULT_BODY_TIMEOUT;
 use crate::http::body::{self, ReadError};
 use crate::protocol::sign::Verifier;
 
