@@ -28,7 +28,8 @@ pub(super) struct StreamingPost {
 /// A request accepted for reading: its body, and what handling it needs.
 pub(super) struct Exchange<B> {
     /// The streaming settings, and the request's headers and metadata, under
-    /// [`Service::streaming`](super::Service::streaming): boxed, as the usual request needs none of it.
+    /// [`Service::streaming`](super::Service::streaming): boxed, as the usual request
+    /// needs none of it.
     pub(super) streaming: Option<Box<StreamingPost>>,
     pub(super) server: Server,
     pub(super) body: B,
