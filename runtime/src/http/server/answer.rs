@@ -182,6 +182,7 @@ pub(super) fn too_many_connections<D: Data>() -> Answer<D> {
     answer
 }
 
+/// The answer to a body over the size allowed.
 pub(super) fn too_large<D: Data>() -> Answer<D> {
     refusal(
         StatusCode::PAYLOAD_TOO_LARGE,

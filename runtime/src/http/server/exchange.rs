@@ -25,23 +25,28 @@ pub(super) struct StreamingPost {
     pub(super) metadata: Metadata,
 }
 
+/// Who answers a request once its body is read.
+pub(super) enum Answerer {
+    /// The engine, with the request's metadata shared as its calls' contexts hold it
+    /// (`None` when it is empty).
+    Engine(Option<Arc<Metadata>>),
+    /// A streaming service ([`Service::streaming`](super::Service::streaming)): boxed,
+    /// as the usual request needs none of it.
+    Streaming(Box<StreamingPost>),
+}
+
 /// A request accepted for reading: its body, and what handling it needs.
 pub(super) struct Exchange<B> {
-    /// The streaming settings, and the request's headers and metadata, under
-    /// [`Service::streaming`](super::Service::streaming): boxed, as the usual request
-    /// needs none of it.
-    pub(super) streaming: Option<Box<StreamingPost>>,
+    /// Metadata shared and the streaming part boxed, the request's future is 736 bytes
+    /// rather than 1,264: under the 1,032 bytes up to which glibc keeps blocks in a
+    /// cache of each thread, its box costs about 500 instructions less to allocate and
+    /// free (BENCHMARKS.md, "The HTTP request's Host check and future").
+    pub(super) answerer: Answerer,
     pub(super) server: Server,
     pub(super) body: B,
     pub(super) limit: usize,
     pub(super) body_timeout: Option<Duration>,
     pub(super) version: Version,
-    /// The request's metadata, shared as its calls' contexts hold it (`None` when it is
-    /// empty, or in `streaming`). Held so, and the streaming part boxed, the request's
-    /// future is 736 bytes rather than 1,264: under the 1,032 bytes up to which glibc
-    /// keeps blocks in a cache of each thread, its box costs about 500 instructions less
-    /// to allocate and free (BENCHMARKS.md, "The HTTP request's Host check and future").
-    pub(super) metadata: Option<Arc<Metadata>>,
     pub(super) in_flight: Option<InFlight>,
     pub(super) unsent: Option<Arc<Unsent>>,
     pub(super) no_response: NoResponse,
@@ -64,35 +69,34 @@ where
             Some(Err(ReadError::Body(_))) => return Ok(empty(StatusCode::BAD_REQUEST)),
             None => return Ok(too_slow(self.version)),
         };
-        if let Some(post) = self.streaming {
-            let StreamingPost {
-                sse,
-                headers,
-                busy,
-                metadata,
-            } = *post;
-            let close = self
-                .unsent
-                .map(|unsent| Arc::new(move || unsent.close()) as streaming::Close);
-            let post = streaming::Post {
-                server: self.server,
-                metadata,
-                in_flight: self.in_flight,
-                no_response: self.no_response,
-                close,
-            };
-            let guard = Box::new((guard, busy));
-            // Boxed: held inline, its state would grow every request's future (it is
-            // moved into a box per request, so its size is copied each time).
-            return Ok(Box::pin(streaming::post(sse, post, &headers, body, guard)).await);
-        }
+        let metadata = match self.answerer {
+            Answerer::Engine(metadata) => metadata,
+            Answerer::Streaming(post) => {
+                let post = *post;
+                let close = self
+                    .unsent
+                    .map(|unsent| Arc::new(move || unsent.close()) as streaming::Close);
+                let engine = streaming::Post {
+                    server: self.server,
+                    metadata: post.metadata,
+                    in_flight: self.in_flight,
+                    no_response: self.no_response,
+                    close,
+                };
+                let guard = Box::new((guard, post.busy));
+                // Boxed: held inline, its state would grow every request's future (it
+                // is moved into a box per request, so its size is copied each time).
+                let answer = streaming::post(post.sse, engine, &post.headers, body, guard);
+                return Ok(Box::pin(answer).await);
+            }
+        };
         let _guard = guard;
         let answer = match self.in_flight {
             Some(in_flight) => {
-                let connection = self.server.connection_shared(self.metadata, &in_flight);
+                let connection = self.server.connection_shared(metadata, &in_flight);
                 connection.handle(&body).await
             }
-            None => self.server.handle_shared(&body, self.metadata).await,
+            None => self.server.handle_shared(&body, metadata).await,
         };
         self.server
             .meter()

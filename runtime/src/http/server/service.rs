@@ -1,7 +1,7 @@
 //! The HTTP server side: a `tower::Service` that feeds request bodies to the server engine.
 
 use super::answer::{Answer, NoResponse, ResponseBody, refusal, too_large};
-use super::exchange::{Exchange, StreamingPost};
+use super::exchange::{Answerer, Exchange, StreamingPost};
 use super::host::{Admission, Hosts};
 use super::origin::Origins;
 use super::streaming::{self, Sse, Streaming};
@@ -325,26 +325,22 @@ impl Service {
         });
         let mut metadata = metadata(parts);
         metadata.peer = metadata.peer.or(origin.peer);
-        let (streaming, metadata) = match streaming {
-            Some((sse, headers, busy)) => {
-                let post = StreamingPost {
-                    sse,
-                    headers,
-                    busy,
-                    metadata,
-                };
-                (Some(Box::new(post)), None)
-            }
-            None => (None, metadata.into_shared()),
+        let answerer = match streaming {
+            Some((sse, headers, busy)) => Answerer::Streaming(Box::new(StreamingPost {
+                sse,
+                headers,
+                busy,
+                metadata,
+            })),
+            None => Answerer::Engine(metadata.into_shared()),
         };
         Begun::Reading(Exchange {
-            streaming,
+            answerer,
             server: self.server.clone(),
             body,
             limit,
             body_timeout: self.config.body_timeout,
             version,
-            metadata,
             in_flight,
             unsent,
             no_response: self.config.no_response,

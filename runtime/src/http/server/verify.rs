@@ -12,8 +12,7 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Body;
 
-use super::answer::{Answer, refusal};
-use super::answer::{too_large, too_slow};
+use super::answer::{Answer, refusal, too_large, too_slow};
 use super::service::DEFAULT_BODY_TIMEOUT;
 use crate::http::body::{self, ReadError};
 use crate::protocol::sign::Verifier;
