@@ -184,6 +184,8 @@ pub(crate) struct Sample {
     pub(crate) elapsed: Duration,
     /// CPU time of the server process (user + system, every thread); zero in process.
     pub(crate) server_cpu: Duration,
+    /// The user part of `server_cpu` (the rest is the kernel's work for the server).
+    pub(crate) server_user_cpu: Duration,
     /// CPU time of this process (the load generator or the client under test).
     pub(crate) client_cpu: Duration,
     /// The server process's peak resident memory; zero in process.
@@ -437,6 +439,7 @@ struct Reading {
     at: Instant,
     calls: u64,
     server_cpu: Duration,
+    server_user_cpu: Duration,
     client_cpu: Duration,
 }
 
@@ -446,16 +449,19 @@ impl Sample {
         self.calls += after.calls - before.calls;
         self.elapsed += after.at - before.at;
         self.server_cpu += after.server_cpu.saturating_sub(before.server_cpu);
+        self.server_user_cpu += after.server_user_cpu.saturating_sub(before.server_user_cpu);
         self.client_cpu += after.client_cpu.saturating_sub(before.client_cpu);
     }
 }
 
 impl Reading {
     fn take(load: &Load, pid: u32) -> anyhow::Result<Self> {
+        let server = proc::cpu_times(Some(pid))?;
         Ok(Reading {
             at: Instant::now(),
             calls: load.calls(),
-            server_cpu: proc::cpu_time(Some(pid))?,
+            server_cpu: server.total,
+            server_user_cpu: server.user,
             client_cpu: proc::cpu_time(None)?,
         })
     }

@@ -240,10 +240,33 @@ pub(crate) fn build_metrics_server() -> anyhow::Result<()> {
 ///
 /// When `/proc/<pid>/stat` cannot be read or parsed.
 pub(crate) fn cpu_time(pid: Option<u32>) -> anyhow::Result<Duration> {
+    Ok(cpu_times(pid)?.total)
+}
+
+/// A process's CPU time, and its user part.
+pub(crate) struct CpuTimes {
+    /// User + system, all threads.
+    pub(crate) total: Duration,
+    /// The process's own code (the rest is the kernel's work for it: sockets,
+    /// scheduling, which a server's code changes little).
+    pub(crate) user: Duration,
+}
+
+/// [`cpu_time`], with its user part, read at once.
+///
+/// # Errors
+///
+/// When `/proc/<pid>/stat` cannot be read or parsed.
+pub(crate) fn cpu_times(pid: Option<u32>) -> anyhow::Result<CpuTimes> {
     let path = proc_path(pid, "stat");
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
-    let ticks = parse_stat_ticks(&text, 14).with_context(|| format!("parsing {path}"))?;
-    Ok(Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64))
+    let ticks = |field| stat_field(&text, field).with_context(|| format!("parsing {path}"));
+    let (user, system) = (ticks(14)?, ticks(15)?);
+    let time = |ticks: u64| Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64);
+    Ok(CpuTimes {
+        total: time(user + system),
+        user: time(user),
+    })
 }
 
 /// CPU time of the calling thread: the first field of `/proc/thread-self/schedstat`
@@ -282,11 +305,13 @@ pub(crate) fn children_cpu_time() -> anyhow::Result<Duration> {
 /// stime; 16 and 17: cutime + cstime). The second field (the command name, in
 /// parentheses) may hold spaces, so fields are counted after its `)`.
 fn parse_stat_ticks(stat: &str, first: usize) -> Option<u64> {
+    Some(stat_field(stat, first)? + stat_field(stat, first + 1)?)
+}
+
+/// Field `n` (counted from 1) of a `/proc/<pid>/stat` line, as a number.
+fn stat_field(stat: &str, n: usize) -> Option<u64> {
     let after_name = &stat[stat.rfind(')')? + 1..];
-    let mut fields = after_name.split_whitespace().skip(first - 3);
-    let utime: u64 = fields.next()?.parse().ok()?;
-    let stime: u64 = fields.next()?.parse().ok()?;
-    Some(utime + stime)
+    after_name.split_whitespace().nth(n - 3)?.parse().ok()
 }
 
 /// Peak resident set size (`VmHWM`) of process `pid`, or of this process, in KiB.
@@ -375,6 +400,8 @@ mod tests {
         assert_eq!(parse_stat_ticks(stat, 14), Some(10));
         assert_eq!(parse_stat_ticks(stat, 16), Some(11));
         assert_eq!(parse_stat_ticks("garbage", 14), None);
+        assert_eq!(stat_field(stat, 14), Some(7));
+        assert_eq!(stat_field(stat, 15), Some(3));
     }
 
     #[test]

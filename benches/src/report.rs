@@ -12,6 +12,10 @@ enum Metric {
     CallsPerS,
     NsPerCall,
     ServerCpuPerCall,
+    /// The user part of [`Metric::ServerCpuPerCall`]: the server's own code.
+    ServerUserCpuPerCall,
+    /// The system part of [`Metric::ServerCpuPerCall`]: the kernel's work for the server.
+    ServerSystemCpuPerCall,
     ClientCpuPerCall,
     /// Calls per second of CPU, server and load generator together: throughput with the
     /// share of the cores that other processes took out.
@@ -31,6 +35,14 @@ impl Metric {
             Metric::CallsPerS => calls / sample.elapsed.as_secs_f64(),
             Metric::NsPerCall => sample.elapsed.as_nanos() as f64 / calls,
             Metric::ServerCpuPerCall => sample.server_cpu.as_nanos() as f64 / calls,
+            Metric::ServerUserCpuPerCall => sample.server_user_cpu.as_nanos() as f64 / calls,
+            Metric::ServerSystemCpuPerCall => {
+                sample
+                    .server_cpu
+                    .saturating_sub(sample.server_user_cpu)
+                    .as_nanos() as f64
+                    / calls
+            }
             Metric::ClientCpuPerCall => sample.client_cpu.as_nanos() as f64 / calls,
             Metric::CallsPerCpuS => calls / (sample.server_cpu + sample.client_cpu).as_secs_f64(),
             Metric::IdleRss => sample.idle_rss_kib as f64,
@@ -93,6 +105,20 @@ const RATIOS: &[Ratio] = &[
         "ws",
         Metric::ServerCpuPerCall,
         Impl::Handwritten,
+    ),
+    // The floor's gap in two parts: the server's own code, and the kernel's work for it
+    // (the same system calls a call for both, so about the same).
+    ratio(
+        "ws_user_cpu_per_call_vs_floor",
+        "ws",
+        Metric::ServerUserCpuPerCall,
+        Impl::Floor,
+    ),
+    ratio(
+        "ws_system_cpu_per_call_vs_floor",
+        "ws",
+        Metric::ServerSystemCpuPerCall,
+        Impl::Floor,
     ),
     ratio("batch100_calls_per_s", "batch100", Metric::CallsPerS, J),
     ratio("batch1000_calls_per_s", "batch1000", Metric::CallsPerS, J),
