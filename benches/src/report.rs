@@ -291,7 +291,8 @@ fn legend(settings: &Settings) -> String {
          \x20 sse_fanout   rpcsmith's fanout over Streamable HTTP: {n} sessions each subscribed once, items on their GET event streams\n\
          \x20 metrics      as http: rpcsmith against itself built with the `metrics` feature and the Prometheus recorder\n\
          Servers and load generator each run {w} Tokio worker threads on this machine's cores; server CPU is\n\
-         the server process's user + system time (every thread) over the window, client CPU this process's."
+         the server process's user + system time (every thread) over the window, client CPU this process's\n\
+         (`ws_user_cpu_per_call_vs_floor` and `ws_system_cpu_per_call_vs_floor`: each part alone, in 10 ms ticks)."
     )
 }
 
