@@ -16,12 +16,11 @@ use std::task::Poll;
 use std::time::Duration;
 
 /// What a `POST` to a streaming service keeps for after its body is read: the
-/// settings, its headers (`Accept`, the session), and its hold on the connection.
+/// settings, its hold on the connection, and its metadata (whose headers name the
+/// session and say what the client accepts; the session adds to it).
 pub(super) struct StreamingPost {
     pub(super) sse: Arc<Sse>,
-    pub(super) headers: ::http::HeaderMap,
     pub(super) busy: Option<Box<dyn Send + Sync>>,
-    /// The request's metadata, which the session of a streamed answer adds to.
     pub(super) metadata: Metadata,
 }
 
@@ -86,7 +85,7 @@ where
                 let guard = Box::new((guard, post.busy));
                 // Boxed: held inline, its state would grow every request's future (it
                 // is moved into a box per request, so its size is copied each time).
-                let answer = streaming::post(post.sse, engine, &post.headers, body, guard);
+                let answer = streaming::post(post.sse, engine, body, guard);
                 return Ok(Box::pin(answer).await);
             }
         };

@@ -319,17 +319,12 @@ impl Service {
             return Begun::Answered(too_large());
         }
         let version = parts.version;
-        let streaming = self.config.streaming.as_ref().map(|sse| {
-            let busy = busy(&parts.extensions);
-            (Arc::clone(sse), parts.headers.clone(), busy)
-        });
         let mut metadata = metadata(parts);
         metadata.peer = metadata.peer.or(origin.peer);
-        let answerer = match streaming {
-            Some((sse, headers, busy)) => Answerer::Streaming(Box::new(StreamingPost {
-                sse,
-                headers,
-                busy,
+        let answerer = match &self.config.streaming {
+            Some(sse) => Answerer::Streaming(Box::new(StreamingPost {
+                sse: Arc::clone(sse),
+                busy: busy(&metadata.extensions),
                 metadata,
             })),
             None => Answerer::Engine(metadata.into_shared()),

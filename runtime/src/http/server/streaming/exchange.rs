@@ -31,6 +31,14 @@ pub(in crate::http) struct Post {
     pub(in crate::http) close: Option<Close>,
 }
 
+impl Post {
+    /// The request's headers (none when its metadata has none).
+    fn headers(&self) -> &HeaderMap {
+        static NONE: std::sync::LazyLock<HeaderMap> = std::sync::LazyLock::new(HeaderMap::new);
+        self.metadata.headers.as_ref().unwrap_or(&NONE)
+    }
+}
+
 /// A refusal, boxed: an answer is large, and refusals are rare.
 pub(in crate::http) type Refusal<D> = Box<Answer<D>>;
 
@@ -40,7 +48,6 @@ pub(in crate::http) type Refusal<D> = Box<Answer<D>>;
 pub(in crate::http) async fn post<D: Data>(
     sse: Arc<Sse>,
     post: Post,
-    headers: &HeaderMap,
     body: Bytes,
     guard: Box<dyn Send + Sync>,
 ) -> Answer<D> {
@@ -52,7 +59,7 @@ pub(in crate::http) async fn post<D: Data>(
         return refusal(StatusCode::BAD_REQUEST, error);
     }
     let peer = post.metadata.peer.map(|peer| peer.ip());
-    let (session, started) = match session_of(&sse, headers, &carries, peer) {
+    let (session, started) = match session_of(&sse, post.headers(), &carries, peer) {
         Ok(found) => found,
         Err(answer) => return *answer,
     };
@@ -70,7 +77,7 @@ pub(in crate::http) async fn post<D: Data>(
         Carries::Unparsable(_) => Calls::UNPARSABLE,
         Carries::Calls(calls) => calls,
     };
-    handle_calls(&sse, post, headers, body, guard, (session, started), calls).await
+    handle_calls(&sse, post, body, guard, (session, started), calls).await
 }
 
 /// Handles the calls of a `POST` on its session (`started` by it or not): answered
@@ -78,7 +85,6 @@ pub(in crate::http) async fn post<D: Data>(
 async fn handle_calls<D: Data>(
     sse: &Sse,
     post: Post,
-    headers: &HeaderMap,
     body: Bytes,
     guard: Box<dyn Send + Sync>,
     (session, started): (Arc<Session>, bool),
@@ -92,9 +98,16 @@ async fn handle_calls<D: Data>(
         single,
         batch,
     } = calls;
+    let headers = post.headers();
     if batch && let Err(refused) = batches_allowed(settings, &session, headers) {
         return *refused;
     }
+    // What the headers say is read before the metadata (holding them) goes to the
+    // engine.
+    let events = requests && accepts_events(headers) && !started;
+    let priming = events
+        .then(|| priming(settings, &session, headers))
+        .flatten();
     if requests && !started {
         session.mark_used();
     }
@@ -113,8 +126,7 @@ async fn handle_calls<D: Data>(
         hold(async move { connection.handle(&body).await }).await
     });
     let handling = async move { handling.await.unwrap_or_default() };
-    let mut answer = if requests && accepts_events(headers) && !started {
-        let priming = priming(settings, &session, headers);
+    let mut answer = if events {
         streamed(&session, handling, guard, (priming, post.close)).await
     } else {
         let (answer, held) = handling.await;
